@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class AnnotationConfig(AppConfig):
+    name = "annotation"
+    verbose_name = "Items and answers"

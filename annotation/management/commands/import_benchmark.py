@@ -1,0 +1,52 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from annotation import benchmarks
+from annotation.benchmarks.base import DatasetError
+from annotation.services import benchmark_import, benchmark_sources_fetch, benchmark_sources_verify
+
+
+class Command(BaseCommand):
+    help = ("Import a benchmark's items. Reads the published files from --source (or DATASETS_DIR/<name>); "
+            "without either, downloads them from the pinned URLs and checks their sha256. Atomic and idempotent.")
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("benchmark", choices=sorted(benchmarks.REGISTRY))
+        parser.add_argument("--source", type=Path, help="directory holding the published files")
+        parser.add_argument("--download-to", type=Path, help="where downloaded files go (default var/datasets/<name>)")
+        parser.add_argument("--seed", type=int, help="seed for generated benchmarks")
+        parser.add_argument("--episodes", type=int, help="episodes for generated benchmarks")
+
+    def handle(self, *args, benchmark: str, source: Path | None, download_to: Path | None, seed: int | None,
+               episodes: int | None, **options) -> None:
+        definition = benchmarks.get(benchmark)
+        if source is None and definition.source_files():
+            shared = os.environ.get("DATASETS_DIR") or settings.DATASETS_DIR
+            if shared and (Path(shared) / benchmark).is_dir():
+                source = Path(shared) / benchmark
+            else:
+                target = download_to or Path(settings.VAR_DIR) / "datasets" / benchmark
+                self.stdout.write(f"Downloading {benchmark} from its pinned URLs to {target} ...")
+                try:
+                    source = benchmark_sources_fetch(name=benchmark, dest=target)
+                except DatasetError as exc:
+                    raise CommandError(str(exc)) from exc
+        if source is not None and not source.is_dir():
+            raise CommandError(f"--source {source} is not a directory")
+        if source is not None:
+            for warning in benchmark_sources_verify(name=benchmark, source=source):
+                self.stderr.write(f"warning: {warning}")
+        opts = {key: value for key, value in (("seed", seed), ("episodes", episodes)) if value is not None}
+        try:
+            result = benchmark_import(name=benchmark, source=source, options=opts)
+        except DatasetError as exc:
+            raise CommandError(f"Refused, nothing was written: {exc}") from exc
+        splits = ", ".join(f"{split} {count}" for split, count in sorted(result.splits.items()))
+        self.stdout.write(self.style.SUCCESS(
+            f"{benchmark}: {result.created} created, {result.updated} updated, {result.unchanged} unchanged "
+            f"({splits}); {result.assets} assets"))

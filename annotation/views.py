@@ -1,0 +1,185 @@
+"""The participant's path: entry link → consent → instructions → items → done.
+
+The server keeps each participant's step; every request lands on the current step, which is what
+makes refreshes, back buttons, second tabs and replayed POSTs harmless.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import HttpResponseClientRedirect
+
+from annotation.services import Outcome, response_submit
+from studies.forms import AnswerForm, ConsentForm, EntryForm
+from studies.models import Participant, Study
+from studies.selectors import answered_responses, current_item, get_participant_for_request, get_study_by_link, remember_participant
+from studies.services import Refusal, item_mark_shown, participant_begin, participant_consent, participant_enter
+
+_PROLIFIC_PARAMS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
+
+
+def _step_url(study: Study) -> str:
+    return reverse("annotation:step", args=[study.link])
+
+
+def _problem(request: HttpRequest, title: str, message: str, status: int = 400) -> HttpResponse:
+    return render(request, "annotation/problem.html", {"title": title, "message": message}, status=status)
+
+
+def _no_session(request: HttpRequest) -> HttpResponse:
+    return _problem(request, "We could not find your place in this study",
+                    "Please open the study again from Prolific, using the link there: your answers so far are saved.")
+
+
+@require_GET
+def enter(request: HttpRequest, link: str) -> HttpResponse:
+    study = get_study_by_link(link)
+    if not any(name in request.GET for name in _PROLIFIC_PARAMS):
+        if get_participant_for_request(request, study) is not None:
+            return redirect(_step_url(study))
+        return _problem(request, "This link is incomplete",
+                        "The link has no Prolific ID (PROLIFIC_PID). Please open the study from Prolific.")
+    form = EntryForm(request.GET)
+    if not form.is_valid():
+        details = "; ".join(f"{field} {' '.join(errors)}" for field, errors in form.errors.items())
+        return _problem(request, "This link is not valid", f"Please open the study from Prolific again ({details}).")
+    entry = participant_enter(study=study, pid=form.cleaned_data["PROLIFIC_PID"],
+                              prolific_study_id=form.cleaned_data["STUDY_ID"],
+                              prolific_session_id=form.cleaned_data["SESSION_ID"])
+    if entry.participant is None:
+        return _refusal(request, study, entry.refusal)
+    remember_participant(request, entry.participant)
+    if entry.resumed and entry.participant.step == Participant.Step.DONE:
+        return render(request, "annotation/done.html", _done_context(entry.participant, already=True))
+    return redirect(_step_url(study))
+
+
+def _refusal(request: HttpRequest, study: Study, refusal: Refusal | None) -> HttpResponse:
+    messages = {
+        Refusal.NOT_LIVE: ("This study is not open", "The study is not accepting participants at the moment. "
+                           "Please return it on Prolific; you will not be penalised."),
+        Refusal.FULL: ("This study is full", "All places have been taken. Please return the study on Prolific; "
+                       "you will not be penalised."),
+        Refusal.OTHER_STUDY_IN_GROUP: ("You have already taken part", "Thank you for your interest. You have "
+                                       "already taken part in a closely related study, so we cannot include you "
+                                       "again. Please return this study on Prolific."),
+    }
+    title, message = messages.get(refusal, ("This study is not available", "Please return the study on Prolific."))
+    return _problem(request, title, message, status=200)
+
+
+def _done_context(participant: Participant, already: bool = False) -> dict:
+    code = participant.completion_code()
+    return {
+        "study": participant.study, "participant": participant, "code": code, "already": already,
+        "redirect_url": f"{settings.PROLIFIC_COMPLETE_URL}?cc={code}",
+    }
+
+
+@require_GET
+def step(request: HttpRequest, link: str) -> HttpResponse:
+    study = get_study_by_link(link)
+    participant = get_participant_for_request(request, study)
+    if participant is None:
+        return _no_session(request)
+    return _render_step(request, participant)
+
+
+def _render_step(request: HttpRequest, participant: Participant) -> HttpResponse:
+    study = participant.study
+    context = {"study": study, "participant": participant}
+    match participant.step:
+        case Participant.Step.CONSENT:
+            return render(request, "annotation/consent.html", context)
+        case Participant.Step.INSTRUCTIONS:
+            return render(request, "annotation/instructions.html", context)
+        case Participant.Step.ITEMS:
+            participant = item_mark_shown(participant=participant)
+            template = "annotation/partials/_item.html" if request.htmx else "annotation/item_page.html"
+            return render(request, template, _item_context(participant))
+        case Participant.Step.DONE:
+            if request.htmx:
+                return HttpResponseClientRedirect(_step_url(study))
+            return render(request, "annotation/done.html", _done_context(participant))
+        case Participant.Step.DECLINED:
+            code = study.no_consent_code
+            return render(request, "annotation/declined.html", {**context, "code": code,
+                          "redirect_url": f"{settings.PROLIFIC_COMPLETE_URL}?cc={code}" if code else ""})
+        case _:
+            return _problem(request, "Your place in this study has ended",
+                            "Your reserved place timed out or was returned, and it has been given to another "
+                            "participant. Please return the study on Prolific.", status=200)
+
+
+def _item_context(participant: Participant, error: str = "") -> dict:
+    item = current_item(participant)
+    definition = participant.study.definition
+    design = participant.study.design
+    return {
+        "study": participant.study, "participant": participant, "item": item, "error": error,
+        "position": participant.answered + 1, "total": participant.total,
+        "percent": round(100 * participant.answered / max(participant.total, 1)),
+        "shown": definition.present(item.prompt, design) if item else {},
+        "choices": definition.choices(item.prompt, design) if item else [],
+        "item_template": definition.item_template,
+        "history": _history(participant, item) if item and definition.shows_history else [],
+    }
+
+
+def _history(participant: Participant, item) -> list[dict]:
+    """Earlier answers as plain data, for benchmarks that reveal the correct label after each one."""
+    answered = [
+        {"prompt": response.item.prompt, "gold": response.item.gold, "raw_answer": response.raw_answer,
+         "answer": response.answer, "correct": response.correct}
+        for response in answered_responses(participant)
+    ]
+    return participant.study.definition.history(answered, item.prompt)
+
+
+@require_POST
+def consent(request: HttpRequest, link: str) -> HttpResponse:
+    study = get_study_by_link(link)
+    participant = get_participant_for_request(request, study)
+    if participant is None:
+        return _no_session(request)
+    form = ConsentForm(request.POST)
+    if form.is_valid():
+        participant_consent(participant=participant, agree=form.cleaned_data["agree"])
+    return redirect(_step_url(study))
+
+
+@require_POST
+def begin(request: HttpRequest, link: str) -> HttpResponse:
+    study = get_study_by_link(link)
+    participant = get_participant_for_request(request, study)
+    if participant is None:
+        return _no_session(request)
+    participant_begin(participant=participant)
+    return redirect(_step_url(study))
+
+
+@require_POST
+def answer(request: HttpRequest, link: str) -> HttpResponse:
+    study = get_study_by_link(link)
+    participant = get_participant_for_request(request, study)
+    if participant is None:
+        return _no_session(request)
+    form = AnswerForm(request.POST)
+    error = ""
+    if form.is_valid():
+        extra = {key: form.cleaned_data[key] for key in ("pasted", "option_order") if form.cleaned_data[key]}
+        result = response_submit(participant_id=participant.pk, item_id=form.cleaned_data["item"],
+                                 position=form.cleaned_data["position"], raw_answer=form.cleaned_data["answer"],
+                                 extra=extra)
+        error = result.message if result.outcome is Outcome.INVALID else ""
+    participant.refresh_from_db()
+    if error and participant.step == Participant.Step.ITEMS:
+        template = "annotation/partials/_item.html" if request.htmx else "annotation/item_page.html"
+        return render(request, template, _item_context(participant, error), status=422 if not request.htmx else 200)
+    if request.htmx:
+        return _render_step(request, participant)
+    return redirect(_step_url(study))

@@ -1,0 +1,45 @@
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from annotation import benchmarks
+from studies.services import StudyError, study_create
+
+
+class Command(BaseCommand):
+    help = "Create a live study from imported items; prints the participant link as its last line."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--benchmark", required=True, choices=sorted(benchmarks.REGISTRY))
+        parser.add_argument("--name", required=True)
+        parser.add_argument("--units", type=int, help="number of units (implicature default 4)")
+        parser.add_argument("--per-unit", type=int, help="complete participants per unit (default 5)")
+        parser.add_argument("--unit-size", type=int, help="items per unit (implicature default 150)")
+        parser.add_argument("--attention-checks", type=int, help="attention checks per participant (default 3)")
+        parser.add_argument("--exclude-at", type=int, help="excluded at this many failed checks (default 2)")
+        parser.add_argument("--template", type=int, help="template shown to humans (implicature default 2)")
+        parser.add_argument("--group", default="", help="refuse participants who took a study of this group")
+        parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                            help="any other design setting of the benchmark (repeatable)")
+        parser.add_argument("--draft", action="store_true", help="create as draft instead of live")
+
+    def handle(self, *args, **options) -> None:
+        design = {
+            "units": options["units"], "per_unit": options["per_unit"], "unit_size": options["unit_size"],
+            "attention_checks": options["attention_checks"], "exclude_at": options["exclude_at"],
+            "template": options["template"],
+        }
+        for pair in options["set"]:
+            key, sep, value = pair.partition("=")
+            if not sep:
+                raise CommandError(f"--set {pair!r}: expected KEY=VALUE")
+            design[key] = int(value) if value.lstrip("-").isdigit() else value
+        try:
+            study = study_create(name=options["name"], benchmark=options["benchmark"], design=design,
+                                 group=options["group"], status="draft" if options["draft"] else "live")
+        except StudyError as exc:
+            raise CommandError(str(exc)) from exc
+        units = study.units.count()
+        self.stdout.write(f"Created study {study.name!r} ({study.benchmark}): {units} units × "
+                          f"{study.design.get('per_unit')} participants, {study.attention_checks} attention checks")
+        self.stdout.write(study.participant_url())

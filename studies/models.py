@@ -1,0 +1,187 @@
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+from annotation import benchmarks
+
+
+def _new_link() -> str:
+    return secrets.token_urlsafe(9)
+
+
+def _new_code() -> str:
+    return secrets.token_hex(4).upper()
+
+
+class Study(models.Model):
+    class Status(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        LIVE = "live", "Live"
+        CLOSED = "closed", "Closed"
+
+    name = models.CharField(max_length=200, unique=True)
+    benchmark = models.CharField(max_length=40, choices=benchmarks.choices)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    link = models.SlugField(max_length=40, unique=True, default=_new_link, help_text="the study's URL token")
+    group = models.CharField(
+        max_length=100, blank=True,
+        help_text="studies sharing a group refuse a participant who already took one of them",
+    )
+    design = models.JSONField(default=dict, blank=True, help_text="the benchmark's design settings")
+    consent_text = models.TextField()
+    instructions_text = models.TextField()
+    attention_checks = models.PositiveIntegerField(default=3, help_text="attention checks per participant")
+    exclude_at = models.PositiveIntegerField(default=2, help_text="excluded at this many failures (0: never)")
+    completion_code = models.CharField(max_length=40, default=_new_code)
+    failed_attention_code = models.CharField(
+        max_length=40, blank=True, help_text="given instead of the completion code to excluded participants, if set",
+    )
+    no_consent_code = models.CharField(max_length=40, blank=True, help_text="given to those who decline consent, if set")
+    estimated_minutes = models.PositiveIntegerField(default=30)
+    reward_pence = models.PositiveIntegerField(default=450, help_text="reward in pence (GBP)")
+    reservation_timeout_minutes = models.PositiveIntegerField(default=60)
+    is_imported = models.BooleanField(default=False, help_text="answers imported from a published human study")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = "studies"
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def definition(self) -> benchmarks.Benchmark:
+        return benchmarks.get(self.benchmark)
+
+    def participant_path(self) -> str:
+        return f"/s/{self.link}/"
+
+    def participant_url(self) -> str:
+        return (f"{settings.PUBLIC_URL}{self.participant_path()}"
+                "?PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}")
+
+    def reservation_cutoff(self):
+        return timezone.now() - timedelta(minutes=self.reservation_timeout_minutes)
+
+
+class Unit(models.Model):
+    """What one participant does: an ordered list of items, answered by `capacity` participants."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="units")
+    label = models.CharField(max_length=60)
+    position = models.PositiveIntegerField()
+    capacity = models.PositiveIntegerField()
+    category = models.CharField(max_length=60, blank=True, help_text="balancing category (e.g. salient feature)")
+    items = models.ManyToManyField("annotation.Item", through="UnitItem", related_name="units")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["study", "position"], name="unit_unique_position")]
+        ordering = ["study_id", "position"]
+
+    def __str__(self) -> str:
+        return f"{self.study.name} / {self.label}"
+
+
+class UnitItem(models.Model):
+    unit = models.ForeignKey(Unit, on_delete=models.CASCADE, related_name="unit_items")
+    item = models.ForeignKey("annotation.Item", on_delete=models.PROTECT)
+    order = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["unit", "item"], name="unititem_unique_item"),
+            models.UniqueConstraint(fields=["unit", "order"], name="unititem_unique_order"),
+        ]
+        ordering = ["unit_id", "order"]
+
+    def __str__(self) -> str:
+        return f"{self.unit} #{self.order}"
+
+
+class ParticipantQuerySet(models.QuerySet):
+    def holding_slot(self):
+        """Participants who count against their unit's capacity: working now, or complete and kept."""
+        return self.filter(
+            models.Q(status=Participant.Status.ACTIVE) | models.Q(status=Participant.Status.COMPLETED, excluded=False)
+        )
+
+    def stale(self, study: Study):
+        return self.filter(study=study, status=Participant.Status.ACTIVE, last_seen_at__lt=study.reservation_cutoff())
+
+
+class Participant(models.Model):
+    """One Prolific participant in one study: their slot, their step and their progress."""
+
+    class Status(models.TextChoices):
+        ACTIVE = "active", "Active (slot reserved)"
+        COMPLETED = "completed", "Completed"
+        TIMED_OUT = "timed_out", "Timed out"
+        RETURNED = "returned", "Returned"
+        DECLINED = "declined", "Declined consent"
+
+    class Step(models.TextChoices):
+        CONSENT = "consent", "Consent"
+        INSTRUCTIONS = "instructions", "Instructions"
+        ITEMS = "items", "Items"
+        DONE = "done", "Done"
+        DECLINED = "declined", "Declined"
+        RELEASED = "released", "Slot released"
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="participants")
+    unit = models.ForeignKey(Unit, on_delete=models.PROTECT, null=True, blank=True, related_name="participants")
+    prolific_pid = models.CharField(max_length=64)
+    prolific_study_id = models.CharField(max_length=64, blank=True)
+    prolific_session_id = models.CharField(max_length=64, blank=True)
+    pseudonym = models.CharField(max_length=12)
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.ACTIVE)
+    step = models.CharField(max_length=14, choices=Step.choices, default=Step.CONSENT)
+    sequence = models.JSONField(default=list, help_text="item ids in the order shown, attention checks included")
+    answered = models.PositiveIntegerField(default=0, help_text="answers stored so far")
+    current_shown_at = models.DateTimeField(null=True, blank=True, help_text="when the current item was first shown")
+    attention_failures = models.PositiveIntegerField(default=0)
+    excluded = models.BooleanField(default=False)
+    exclusion_reason = models.CharField(max_length=200, blank=True)
+    is_imported = models.BooleanField(default=False)
+    started_at = models.DateTimeField(default=timezone.now)
+    last_seen_at = models.DateTimeField(default=timezone.now)
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    objects = ParticipantQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["study", "prolific_pid"], name="participant_once_per_study"),
+            models.UniqueConstraint(fields=["study", "pseudonym"], name="participant_unique_pseudonym"),
+        ]
+        indexes = [
+            # serves assignment: slots held per unit, and the sweep of stale reservations
+            models.Index(fields=["study", "status", "last_seen_at"], name="participant_slot_lookup"),
+            # serves the study-group refusal: has this PID taken any study of the group?
+            models.Index(fields=["prolific_pid"], name="participant_pid"),
+        ]
+        ordering = ["study_id", "id"]
+        permissions = [("view_identity", "Can see Prolific IDs (payment disputes)")]
+
+    def __str__(self) -> str:
+        return f"{self.study.name} / {self.pseudonym}"
+
+    @property
+    def total(self) -> int:
+        return len(self.sequence)
+
+    @property
+    def duration_seconds(self) -> float | None:
+        if self.completed_at is None:
+            return None
+        return (self.completed_at - self.started_at).total_seconds()
+
+    def completion_code(self) -> str:
+        if self.excluded and self.study.failed_attention_code:
+            return self.study.failed_attention_code
+        return self.study.completion_code
