@@ -7,7 +7,10 @@ apps, the engine and the stats look a benchmark up by the `benchmark` CharField 
 from __future__ import annotations
 
 from .base import Benchmark, DatasetError, ImportBundle, ItemData, Scored, SourceFile
+from .ambibench import AmbiBench
 from .implicature import Implicature
+from .instruction_induction import InstructionInduction
+from .miqa import MiQA
 
 REGISTRY: dict[str, Benchmark] = {}
 
@@ -31,5 +34,8 @@ def choices() -> list[tuple[str, str]]:
 
 
 register(Implicature())
+register(AmbiBench())
+register(MiQA())
+register(InstructionInduction())
 
 __all__ = ["Benchmark", "DatasetError", "ImportBundle", "ItemData", "Scored", "SourceFile", "REGISTRY", "register", "get", "choices"]

@@ -57,7 +57,11 @@ class AccuracyAcrossUnits(JsonResult):
 
     n_units: int
     mean: float | None
+    # Std of the unit means.
     mean_std: float | None
+    # Average of the within-unit participant stds: the "± 2.3" Ruis et al. print beside the
+    # human mean of 86.2% (their std of the four subset means would be 1.6).
+    mean_within_unit_std: float | None
     best: float | None
     best_std: float | None
     worst: float | None
@@ -156,15 +160,20 @@ def accuracy_by_unit(
 def accuracy_across_units(
     summaries: Sequence[AccuracySummary], *, ddof: int = 0
 ) -> AccuracyAcrossUnits:
-    """Average the per-unit mean, best and worst over units (units without data are skipped)."""
+    """Average the per-unit mean, best and worst over units (units without data are skipped).
+
+    ``ddof`` applies to the spread across units; the within-unit stds keep the summaries' own.
+    """
     present = [s for s in summaries if s.mean is not None]
     mean, mean_spread = mean_std([s.mean for s in present if s.mean is not None], ddof=ddof)
     best, best_spread = mean_std([s.best for s in present if s.best is not None], ddof=ddof)
     worst, worst_spread = mean_std([s.worst for s in present if s.worst is not None], ddof=ddof)
+    within, _ = mean_std([s.std for s in present if s.std is not None])
     return AccuracyAcrossUnits(
         n_units=len(present),
         mean=mean,
         mean_std=mean_spread,
+        mean_within_unit_std=within,
         best=best,
         best_std=best_spread,
         worst=worst,

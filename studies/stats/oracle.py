@@ -74,9 +74,11 @@ def oracle_accuracy(features: Sequence[str], examples: Sequence[Example]) -> lis
     alive = _hypotheses(features, examples)
     accuracy = []
     for position, (values, label) in enumerate(examples, start=1):
-        if not alive:
-            raise ValueError(f"no hypothesis explains the labels before position {position}")
         right = [h for h in alive if h.predict(values) == label]
+        if not right:
+            # Outside the task family (mislabelled or mis-featured example): the oracle's
+            # numbers would be meaningless from here on, so stop instead of scoring 0.
+            raise ValueError(f"no hypothesis explains the labels up to position {position}")
         accuracy.append(len(right) / len(alive))
         alive = right
     return accuracy

@@ -1,0 +1,48 @@
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def chromium_path() -> str | None:
+    return os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.fixture(scope="session")
+def browser():
+    path = chromium_path()
+    if path is None:
+        pytest.fail("Chromium is needed for browser tests: `apt-get install chromium` (scripts/setup installs it)")
+    # Playwright's sync API runs an event loop in this thread; the ORM calls the tests make here are safe.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=path, headless=True, args=CHROMIUM_FLAGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context()
+    # Prolific is outside this machine: a local stand-in answers its completion URL.
+    context.route("https://app.prolific.com/**", lambda route: route.fulfill(
+        status=200, content_type="text/html",
+        body=f"<html><body><h1 id='prolific'>Prolific stand-in</h1><p id='url'>{route.request.url}</p></body></html>"))
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS

@@ -1,0 +1,37 @@
+from __future__ import annotations
+
+import pytest
+
+from annotation.models import Item, Response
+from studies.models import Participant
+from tests.factories import entry_url, pid, small_study
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_a_participant_completes_a_short_study_with_the_keyboard(live_server, page, artifacts, implicature_source):
+    from annotation.services import benchmark_import
+
+    benchmark_import(name="implicature", source=implicature_source)
+    study = small_study("browser pilot", units=1, unit_size=6, per_unit=1, attention_checks=2)
+    page.goto(live_server.url + entry_url(study, pid(77)))
+    page.wait_for_selector("#consent")
+    page.keyboard.press("Enter")  # the agree button has the focus
+    page.wait_for_selector("#instructions")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#item-area")
+    participant = Participant.objects.get(study=study)
+    for position in range(1, participant.total + 1):
+        page.wait_for_selector(f"#progress >> text={position} of {participant.total}")
+        item = Item.objects.get(pk=participant.sequence[position - 1])
+        assert item.meta.get("implicature", "@@") not in page.content()
+        if position == 3:
+            page.screenshot(path=str(artifacts / "implicature-item.png"), full_page=True)
+        page.keyboard.press("y" if item.gold == "yes" else "2")
+    page.wait_for_selector("#prolific", timeout=15000)
+    assert page.url == f"https://app.prolific.com/submissions/complete?cc={study.completion_code}"
+    participant.refresh_from_db()
+    assert participant.status == Participant.Status.COMPLETED
+    answers = Response.objects.filter(participant=participant)
+    assert answers.count() == participant.total == 8
+    assert all(answers.values_list("correct", flat=True))
