@@ -20,7 +20,7 @@ from studies.stats.bootstrap import (
     DEFAULT_SEED,
     bootstrap_mean_ci,
 )
-from studies.stats.ratings import Rating, RatingLike, as_ratings, group_by_unit
+from studies.stats.ratings import RatingLike, as_ratings, group_by_unit
 from studies.stats.results import JsonResult, mean_std
 
 

@@ -193,9 +193,7 @@ def krippendorff_alpha(
     return finite_or_none(alpha)
 
 
-def icc2k(
-    ratings: Iterable[RatingLike], *, scores: Mapping[str, float] | None = None
-) -> IccResult:
+def icc2k(ratings: Iterable[RatingLike], *, scores: Mapping[str, float] | None = None) -> IccResult:
     """ICC(2,k): two-way random effects, absolute agreement, mean of k raters.
 
     Shrout & Fleiss (1979), eq. for ICC(2,k) (= McGraw & Wong's ICC(A,k)) on the n × k matrix

@@ -55,7 +55,10 @@ def _hypotheses(features: Sequence[str], examples: Sequence[Example]) -> list[_H
         # Binary feature: "X iff value == first seen value" and its negation cover both
         # mappings, whether the values are booleans or strings, seen once or both.
         reference = seen[0]
-        hypotheses += [_Hypothesis(feature, reference, True), _Hypothesis(feature, reference, False)]
+        hypotheses += [
+            _Hypothesis(feature, reference, True),
+            _Hypothesis(feature, reference, False),
+        ]
     return hypotheses
 
 

@@ -43,11 +43,20 @@ def as_ratings(rows: Iterable[RatingLike]) -> list[Rating]:
                 annotator=str(row["annotator"]),
                 item=str(row["item"]),
                 answer=None if answer is None else str(answer),
-                correct=None if correct is None else bool(correct),
+                correct=_as_outcome(correct),
                 unit=None if unit is None else str(unit),
             )
         )
     return ratings
+
+
+def _as_outcome(value: Any) -> bool | None:
+    # bool("False") is True: refuse text so a CSV round trip cannot flip wrong answers to right.
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    raise TypeError(f"correct must be a bool, 0/1 or None, got {value!r}")
 
 
 def group_by_unit(ratings: Iterable[Rating]) -> dict[str | None, list[Rating]]:

@@ -38,7 +38,8 @@ class JsonResult:
     """Mixin for result dataclasses: ``to_dict()`` gives plain JSON values, never NaN."""
 
     def to_dict(self) -> dict[str, Any]:
-        return _jsonable(asdict(self))  # type: ignore[call-overload]
+        payload: dict[str, Any] = _jsonable(asdict(self))  # type: ignore[call-overload]
+        return payload
 
 
 def mean_std(values: Sequence[float], *, ddof: int = 0) -> tuple[float | None, float | None]:
@@ -53,7 +54,11 @@ def mean_std(values: Sequence[float], *, ddof: int = 0) -> tuple[float | None, f
 def coerce_rows(cls: type[RowT], rows: Iterable[RowT | Mapping[str, Any]]) -> list[RowT]:
     """Accept dataclass instances of ``cls`` or mappings with its field names (extras ignored)."""
     names = [f.name for f in fields(cls)]  # type: ignore[arg-type]
-    return [
-        row if isinstance(row, cls) else cls(**{n: row[n] for n in names if n in row})  # type: ignore[index, operator]
-        for row in rows
-    ]
+    coerced: list[RowT] = []
+    for row in rows:
+        if isinstance(row, cls):
+            coerced.append(row)
+        else:
+            mapping: Mapping[str, Any] = row  # type: ignore[assignment]
+            coerced.append(cls(**{name: mapping[name] for name in names if name in mapping}))
+    return coerced

@@ -24,8 +24,13 @@ def _ratings() -> list[Rating]:
     for annotator, outcomes in {"B1": [1, 1], "B2": [0, 1], "B3": [1, None]}.items():
         for index, ok in enumerate(outcomes):
             rows.append(
-                Rating(annotator, f"j{index}", None if ok is None else "No",
-                       None if ok is None else bool(ok), "u2")
+                Rating(
+                    annotator,
+                    f"j{index}",
+                    None if ok is None else "No",
+                    None if ok is None else bool(ok),
+                    "u2",
+                )
             )
     return rows
 
@@ -43,6 +48,11 @@ def test_it_accepts_mappings_as_rows() -> None:
         {"annotator": "A", "item": "2", "answer": "No", "correct": False},
     ]
     assert participant_accuracy(rows)[0].accuracy == 0.5
+
+
+def test_it_refuses_text_outcomes() -> None:
+    with pytest.raises(TypeError):
+        participant_accuracy([{"annotator": "A", "item": "1", "correct": "False"}])
 
 
 def test_it_summarises_a_unit_with_mean_best_worst_std_and_ci() -> None:

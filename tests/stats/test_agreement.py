@@ -68,7 +68,10 @@ def test_krippendorff_alpha_allows_missing_answers() -> None:
     assert krippendorff_alpha(_table(missing)) == pytest.approx(2 / 3)
     # Pairwise kappa uses the items both answered: A2–A3 over items 1–3:
     # p_o 2/3, p_e 1/3·2/3 + 2/3·1/3 = 4/9 → (2/3 − 4/9)/(5/9) = 0.4; A1–A3 identical → 1.
-    kappas = {(p.annotator_a, p.annotator_b): (p.n_items, p.kappa) for p in pairwise_kappas(_table(missing))}
+    kappas = {
+        (p.annotator_a, p.annotator_b): (p.n_items, p.kappa)
+        for p in pairwise_kappas(_table(missing))
+    }
     assert kappas[("A2", "A3")] == (3, pytest.approx(0.4))
     assert kappas[("A1", "A3")] == (3, pytest.approx(1.0))
 
@@ -84,7 +87,9 @@ def test_krippendorff_alpha_ordinal_takes_scores() -> None:
     grades = {"A": ["wrong", "ambiguous", "correct"], "B": ["wrong", "ambiguous", "correct"]}
     assert krippendorff_alpha(_table(grades), level="ordinal", scores=MIQA_GRADES) == 1.0
     with pytest.raises(ValueError):
-        krippendorff_alpha(_table({"A": ["meh"], "B": ["wrong"]}), level="ordinal", scores=MIQA_GRADES)
+        krippendorff_alpha(
+            _table({"A": ["meh"], "B": ["wrong"]}), level="ordinal", scores=MIQA_GRADES
+        )
 
 
 def test_identical_constant_ratings_leave_kappa_undefined() -> None:
@@ -140,7 +145,10 @@ def test_icc2k_on_miqa_grades() -> None:
     # SSR = 2·Σ(row mean − 5/12)² = 13/12, SSC = 3·Σ(col mean − 5/12)² = 1/24,
     # SST = 29/24 → SSE = 1/12. MSR = 13/24, MSC = 1/24, MSE = 1/24.
     # ICC(2,k) = (13/24 − 1/24) / (13/24 + 0/3) = 12/13.
-    grades = {"R1": ["correct", "ambiguous", "wrong", "wrong"], "R2": ["correct", "wrong", "wrong", None]}
+    grades = {
+        "R1": ["correct", "ambiguous", "wrong", "wrong"],
+        "R2": ["correct", "wrong", "wrong", None],
+    }
     result = icc2k(_table(grades), scores=MIQA_GRADES)
     assert result.icc == pytest.approx(12 / 13)
     assert (result.n_items, result.n_raters, result.n_items_dropped) == (3, 2, 1)

@@ -2,7 +2,12 @@ from __future__ import annotations
 
 import pytest
 
-from studies.stats import InstructionScore, TemplateAnswer, implicature_breakdown, instruction_induction_by_task
+from studies.stats import (
+    InstructionScore,
+    TemplateAnswer,
+    implicature_breakdown,
+    instruction_induction_by_task,
+)
 
 # Item i1 (Generalised) and i2 (no type → Other) under the six templates.
 OUTCOMES = {1: (1, 1), 2: (1, 0), 3: (0, 0), 4: (1, 0), 5: (1, 1), 6: (0, 1)}
@@ -27,8 +32,14 @@ def test_implicature_accuracy_per_template_and_group() -> None:
 def test_implicature_accuracy_per_type_over_templates() -> None:
     per_type = {t.implicature_type: t for t in implicature_breakdown(ANSWERS).per_type}
     # Generalised (i1): 1,1,0,1,1,0 → 2/3 ± √(2/9). Other (i2): 1,0,0,0,1,1 → 1/2 ± 1/2.
-    assert (per_type["Generalised"].mean, per_type["Generalised"].std) == pytest.approx((2 / 3, (2 / 9) ** 0.5))
-    assert (per_type["Other"].mean, per_type["Other"].std, per_type["Other"].n_items) == (0.5, 0.5, 1)
+    assert (per_type["Generalised"].mean, per_type["Generalised"].std) == pytest.approx(
+        (2 / 3, (2 / 9) ** 0.5)
+    )
+    assert (per_type["Other"].mean, per_type["Other"].std, per_type["Other"].n_items) == (
+        0.5,
+        0.5,
+        1,
+    )
 
 
 def test_a_missing_template_group_is_none() -> None:

@@ -13,21 +13,38 @@ def _rate(annotator: str, item: str, answer: str | None) -> Rating:
 
 HUMANS = [
     # i1: Y Y N → majority Y (2/3); shares correct 2/3.
-    _rate("H1", "i1", "Y"), _rate("H2", "i1", "Y"), _rate("H3", "i1", "N"),
+    _rate("H1", "i1", "Y"),
+    _rate("H2", "i1", "Y"),
+    _rate("H3", "i1", "N"),
     # i2: N N N → majority N; share correct 1.
-    _rate("H1", "i2", "N"), _rate("H2", "i2", "N"), _rate("H3", "i2", "N"),
+    _rate("H1", "i2", "N"),
+    _rate("H2", "i2", "N"),
+    _rate("H3", "i2", "N"),
     # i3: Y N, H3 missing → a tie; share correct 1/2.
-    _rate("H1", "i3", "Y"), _rate("H2", "i3", "N"), _rate("H3", "i3", None),
+    _rate("H1", "i3", "Y"),
+    _rate("H2", "i3", "N"),
+    _rate("H3", "i3", None),
     # i4: Y Y N → majority Y (2/3); share correct 1/3.
-    _rate("H1", "i4", "Y"), _rate("H2", "i4", "Y"), _rate("H3", "i4", "N"),
+    _rate("H1", "i4", "Y"),
+    _rate("H2", "i4", "Y"),
+    _rate("H3", "i4", "N"),
 ]
-MODEL = [_rate("gpt", "i1", "Y"), _rate("gpt", "i2", "Y"), _rate("gpt", "i3", "Y"), _rate("gpt", "i4", "N")]
+MODEL = [
+    _rate("gpt", "i1", "Y"),
+    _rate("gpt", "i2", "Y"),
+    _rate("gpt", "i3", "Y"),
+    _rate("gpt", "i4", "N"),
+]
 
 
 def test_the_majority_needs_strictly_more_votes() -> None:
     majority = human_majority(HUMANS)
     assert (majority["i1"].answer, majority["i1"].share) == ("Y", pytest.approx(2 / 3))
-    assert (majority["i3"].answer, majority["i3"].share, majority["i3"].n_answers) == (None, None, 2)
+    assert (majority["i3"].answer, majority["i3"].share, majority["i3"].n_answers) == (
+        None,
+        None,
+        2,
+    )
 
 
 def test_it_puts_the_model_beside_the_humans() -> None:
@@ -50,7 +67,9 @@ def test_it_measures_agreement_with_the_human_majority_without_ties() -> None:
     assert result.n_items_majority == 3
     assert result.kappa_vs_majority == pytest.approx(-0.5)
     assert result.agreement_with_majority == pytest.approx(1 / 3)
-    assert [(d.item, d.model_answer, d.majority_answer, d.model_correct) for d in result.disagreements] == [
+    assert [
+        (d.item, d.model_answer, d.majority_answer, d.model_correct) for d in result.disagreements
+    ] == [
         ("i2", "Y", "N", False),
         ("i4", "N", "Y", True),
     ]
@@ -58,9 +77,14 @@ def test_it_measures_agreement_with_the_human_majority_without_ties() -> None:
 
 def test_it_rejects_two_model_answers_for_one_item() -> None:
     with pytest.raises(ValueError):
-        model_vs_humans(MODEL + [_rate("gpt", "i1", "N")], HUMANS)
+        model_vs_humans([*MODEL, _rate("gpt", "i1", "N")], HUMANS)
 
 
 def test_without_shared_items_everything_is_undefined() -> None:
     result = model_vs_humans([], HUMANS)
-    assert (result.n_items, result.gap, result.gap_ci_low, result.kappa_vs_majority) == (0, None, None, None)
+    assert (result.n_items, result.gap, result.gap_ci_low, result.kappa_vs_majority) == (
+        0,
+        None,
+        None,
+        None,
+    )

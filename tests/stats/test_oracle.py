@@ -2,7 +2,13 @@ from __future__ import annotations
 
 import pytest
 
-from studies.stats import OracleEpisode, PositionAnswer, oracle_accuracy, oracle_curve, position_curves
+from studies.stats import (
+    OracleEpisode,
+    PositionAnswer,
+    oracle_accuracy,
+    oracle_curve,
+    position_curves,
+)
 
 # subject–location construction; the true task happens to be `subject` (human → X).
 SUBJECT_LOCATION = OracleEpisode(
@@ -31,15 +37,27 @@ PRONOUN_RELIGIOUS = OracleEpisode(
 
 
 def test_the_oracle_is_chance_until_the_examples_disambiguate() -> None:
-    assert oracle_accuracy(SUBJECT_LOCATION.features, SUBJECT_LOCATION.examples) == [0.5, 1.0, 0.5, 1.0]
-    assert oracle_accuracy(PRONOUN_RELIGIOUS.features, PRONOUN_RELIGIOUS.examples) == [0.5, 0.5, 1.0]
+    assert oracle_accuracy(SUBJECT_LOCATION.features, SUBJECT_LOCATION.examples) == [
+        0.5,
+        1.0,
+        0.5,
+        1.0,
+    ]
+    assert oracle_accuracy(PRONOUN_RELIGIOUS.features, PRONOUN_RELIGIOUS.examples) == [
+        0.5,
+        0.5,
+        1.0,
+    ]
 
 
 def test_the_oracle_curve_averages_episodes_per_position() -> None:
     curve = oracle_curve([SUBJECT_LOCATION, PRONOUN_RELIGIOUS])
     # (0.5 + 0.5)/2, (1 + 0.5)/2, (0.5 + 1)/2, then episode 1 alone.
     assert [(p.position, p.accuracy, p.n_episodes) for p in curve.points] == [
-        (1, 0.5, 2), (2, 0.75, 2), (3, 0.75, 2), (4, 1.0, 1)
+        (1, 0.5, 2),
+        (2, 0.75, 2),
+        (3, 0.75, 2),
+        (4, 1.0, 1),
     ]
     assert all(p.ci_low is None for p in curve.points)
 
@@ -59,9 +77,12 @@ def _answer(episode: str, position: int, score: float, feature: str, fmt: str) -
 
 
 ANSWERS = [
-    _answer("e1", 1, 1, "subject", "arrow"), _answer("e1", 2, 1, "subject", "arrow"),
-    _answer("e2", 1, 0, "subject", "qa"), _answer("e2", 2, 1, "subject", "qa"),
-    _answer("e3", 1, 1, "location", "arrow"), _answer("e3", 2, 0, "location", "arrow"),
+    _answer("e1", 1, 1, "subject", "arrow"),
+    _answer("e1", 2, 1, "subject", "arrow"),
+    _answer("e2", 1, 0, "subject", "qa"),
+    _answer("e2", 2, 1, "subject", "qa"),
+    _answer("e3", 1, 1, "location", "arrow"),
+    _answer("e3", 2, 0, "location", "arrow"),
 ]
 
 
@@ -84,6 +105,9 @@ def test_position_curves_group_by_feature_and_format_or_not_at_all() -> None:
 
 
 def test_position_curves_accept_mappings_and_reject_duplicates() -> None:
-    rows = [{"episode": "e1", "position": 1, "score": 1.0}, {"episode": "e1", "position": 1, "score": 0.0}]
+    rows = [
+        {"episode": "e1", "position": 1, "score": 1.0},
+        {"episode": "e1", "position": 1, "score": 0.0},
+    ]
     with pytest.raises(ValueError):
         position_curves(rows, by=())

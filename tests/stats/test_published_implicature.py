@@ -76,9 +76,10 @@ def test_it_reproduces_table_7_per_subset(ratings: list[Rating]) -> None:
         annotators, mean, best, worst, kappa = TABLE_7[summary.unit]
         ours = [p.accuracy for p in summary.participants]
         print(
-            f"subset {summary.unit}: annotators {[round(100 * a, 2) for a in ours]} vs {annotators};"
-            f" mean {100 * summary.mean:.2f} vs {mean}; best {100 * summary.best:.2f} vs {best};"
-            f" worst {100 * summary.worst:.2f} vs {worst}; IAA {iaa.mean_pairwise_kappa:.3f} vs {kappa}"
+            f"subset {summary.unit}: annotators {[round(100 * a, 2) for a in ours]}"
+            f" vs {annotators}; mean {100 * summary.mean:.2f} vs {mean};"
+            f" best {100 * summary.best:.2f} vs {best}; worst {100 * summary.worst:.2f} vs {worst};"
+            f" IAA {iaa.mean_pairwise_kappa:.3f} vs {kappa}"
         )
         assert ours == pytest.approx([a / 100 for a in annotators], abs=ACCURACY_TOLERANCE)
         assert summary.mean == pytest.approx(mean / 100, abs=ACCURACY_TOLERANCE)
@@ -93,9 +94,12 @@ def test_it_reproduces_table_7_totals(ratings: list[Rating]) -> None:
     kappa = kappa_across_units(agreement_by_unit(ratings))
     print(
         f"total: mean {100 * spread.mean:.2f} ± {100 * spread.mean_within_unit_std:.2f}"
-        f" (std of subset means {100 * spread.mean_std:.2f}) vs {TOTAL['mean']} ± {STD['mean']};"
-        f" best {100 * spread.best:.2f} ± {100 * spread.best_std:.2f} vs {TOTAL['best']} ± {STD['best']};"
-        f" worst {100 * spread.worst:.2f} ± {100 * spread.worst_std:.2f} vs {TOTAL['worst']} ± {STD['worst']};"
+        f" (std of subset means {100 * spread.mean_std:.2f})"
+        f" vs {TOTAL['mean']} ± {STD['mean']};"
+        f" best {100 * spread.best:.2f} ± {100 * spread.best_std:.2f}"
+        f" vs {TOTAL['best']} ± {STD['best']};"
+        f" worst {100 * spread.worst:.2f} ± {100 * spread.worst_std:.2f}"
+        f" vs {TOTAL['worst']} ± {STD['worst']};"
         f" IAA {kappa.mean:.3f} ± {kappa.std:.3f} vs {TOTAL['kappa']} ± {STD['kappa']}"
     )
     assert spread.mean == pytest.approx(TOTAL["mean"] / 100, abs=ACCURACY_TOLERANCE)
