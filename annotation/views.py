@@ -16,6 +16,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from annotation.services import Outcome, response_submit
 from studies.forms import AnswerForm, ConsentForm, EntryForm
 from studies.models import Participant, Study
+from studies.prolific import SignatureError, signing_enabled, verify_signed_link
 from studies.selectors import answered_responses, current_item, get_participant_for_request, get_study_by_link, remember_participant
 from studies.services import Refusal, item_mark_shown, participant_begin, participant_consent, participant_enter
 
@@ -47,6 +48,11 @@ def enter(request: HttpRequest, link: str) -> HttpResponse:
     if not form.is_valid():
         details = "; ".join(f"{field} {' '.join(errors)}" for field, errors in form.errors.items())
         return _problem(request, "This link is not valid", f"Please open the study from Prolific again ({details}).")
+    if signing_enabled():
+        try:
+            verify_signed_link(request.GET.get(settings.PROLIFIC_JWT_PARAM), pid=form.cleaned_data["PROLIFIC_PID"])
+        except SignatureError as exc:
+            return _problem(request, "This link could not be verified", f"Please open the study from Prolific again ({exc}).")
     entry = participant_enter(study=study, pid=form.cleaned_data["PROLIFIC_PID"],
                               prolific_study_id=form.cleaned_data["STUDY_ID"],
                               prolific_session_id=form.cleaned_data["SESSION_ID"])

@@ -137,6 +137,7 @@ RESERVATION_TIMEOUT_MINUTES = env_int("RESERVATION_TIMEOUT_MINUTES", 60)
 #: optional Prolific URL signing: the JWKS to check against and the audience (our domain)
 PROLIFIC_JWKS_URL = env_str("PROLIFIC_JWKS_URL")
 PROLIFIC_JWT_AUDIENCE = env_str("PROLIFIC_JWT_AUDIENCE")
+PROLIFIC_JWT_PARAM = env_str("PROLIFIC_JWT_PARAM", "jwt")
 MODEL_CACHE_DIR = env_str("PARITY_MODEL_CACHE", str(VAR_DIR / "models"))
 
 REST_FRAMEWORK = {

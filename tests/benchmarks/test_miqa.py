@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -237,7 +238,7 @@ def test_generative_answers_are_parsed_with_an_error_per_line(tmp_path) -> None:
     ]
     for bad, message in cases:
         path.write_text(json.dumps(good[0]) + "\n" + bad + "\n", encoding="utf-8")
-        with pytest.raises(DatasetError, match=message):
+        with pytest.raises(DatasetError, match=re.escape(message)):
             parse_generative_answers(path)
     path.write_text(json.dumps(good[0]) + "\n", encoding="utf-8")
     with pytest.raises(DatasetError, match="row 1: unknown question_id"):

@@ -14,15 +14,11 @@ from .prompts import (
     INDUCTION_MAX_TOKENS,
     TASK_METRICS,
     execution_prompt,
-    execution_score,
     in_context_prompt,
     induction_prompt,
-    normalise_instruction,
-    normalise_output,
 )
 
 __all__ = [
     "EXECUTION_MAX_TOKENS", "INDUCTION_MAX_TOKENS", "InstructionInduction", "PROMPTS_PER_TASK", "TASKS",
-    "TASK_METRICS", "execute_entries", "execution_prompt", "execution_score", "in_context_prompt",
-    "induction_prompt", "normalise_instruction", "normalise_output",
+    "TASK_METRICS", "execute_entries", "execution_prompt", "in_context_prompt", "induction_prompt",
 ]

@@ -1,0 +1,119 @@
+"""Run rows through a causal LM in token-budget batches and read log-probs at the read positions.
+
+Rows are sorted by length (longest first, ties by index: deterministic), packed into batches
+whose padded size fits the token budget, right-padded, and run under torch.inference_mode.
+Only the positions that are read reach the vocabulary projection where the model supports
+`logits_to_keep` with a boolean mask; those logits are cast to fp32 before the log-softmax,
+and each batch syncs with the host once (a single `.tolist()`).
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Sequence
+
+from .plan import Row
+
+#: per row, per read: (log-prob, target is the argmax)
+RowScores = list[tuple[float, bool]]
+
+
+@dataclass(frozen=True)
+class Batch:
+    rows: tuple[int, ...]  # indices into the row list, longest first
+    width: int  # padded length
+
+
+def make_batches(lengths: Sequence[int], *, token_budget: int, max_rows: int) -> list[Batch]:
+    """Greedy packing of length-sorted rows: a batch grows while rows x width fits the budget."""
+    order = sorted(range(len(lengths)), key=lambda i: (-lengths[i], i))
+    batches: list[Batch] = []
+    current: list[int] = []
+    for index in order:
+        width = lengths[current[0]] if current else lengths[index]
+        if current and ((len(current) + 1) * width > token_budget or len(current) >= max_rows):
+            batches.append(Batch(tuple(current), lengths[current[0]]))
+            current = []
+        current.append(index)
+    if current:
+        batches.append(Batch(tuple(current), lengths[current[0]]))
+    return batches
+
+
+def _accepts_logits_to_keep(model: Any) -> bool:
+    try:
+        return "logits_to_keep" in inspect.signature(model.forward).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+class RowRunner:
+    """Scores rows for one loaded causal model."""
+
+    def __init__(self, model: Any, *, device: str, pad_token_id: int) -> None:
+        self.model = model
+        self.device = device
+        self.pad_token_id = pad_token_id
+        self._keep_mask = _accepts_logits_to_keep(model)
+
+    def run(self, rows: Sequence[Row], batches: Sequence[Batch],
+            on_batch: Callable[[Batch, list[RowScores]], None]) -> None:
+        for batch in batches:
+            on_batch(batch, self.run_batch([rows[i] for i in batch.rows]))
+
+    def run_batch(self, rows: Sequence[Row]) -> list[RowScores]:
+        import torch
+
+        width = max(len(row.tokens) for row in rows)
+        with torch.inference_mode():
+            input_ids = torch.full((len(rows), width), self.pad_token_id, dtype=torch.long)
+            attention = torch.zeros((len(rows), width), dtype=torch.long)
+            keep = torch.zeros((len(rows), width), dtype=torch.bool)
+            for r, row in enumerate(rows):
+                input_ids[r, :len(row.tokens)] = torch.tensor(row.tokens, dtype=torch.long)
+                attention[r, :len(row.tokens)] = 1
+                keep[r, list(row.positions)] = True
+            # the flat index of (row, position) among the kept positions, in row-major order
+            flat = torch.cumsum(keep.flatten(), 0).view(len(rows), width) - 1
+            read_rows = torch.tensor([r for r, row in enumerate(rows) for _ in row.positions], dtype=torch.long)
+            read_positions = torch.tensor([p for row in rows for p in row.positions], dtype=torch.long)
+            read_index = flat[read_rows, read_positions]
+            targets = torch.tensor([t for row in rows for t in row.targets], dtype=torch.long)
+            same_length = all(len(row.tokens) == width for row in rows)
+            logits = self._kept_logits(input_ids, None if same_length else attention, keep)
+            picked = logits[read_index.to(logits.device)].float()
+            logprobs = torch.log_softmax(picked, dim=-1)
+            targets = targets.to(logits.device)
+            chosen = logprobs.gather(1, targets[:, None]).squeeze(1)
+            greedy = picked.argmax(dim=-1) == targets
+            values = torch.stack([chosen, greedy.float()]).tolist()
+        scores: list[RowScores] = []
+        cursor = 0
+        for row in rows:
+            n = len(row.positions)
+            scores.append([(values[0][cursor + i], values[1][cursor + i] == 1.0) for i in range(n)])
+            cursor += n
+        return scores
+
+    def _kept_logits(self, input_ids: Any, attention: Any, keep: Any) -> Any:
+        """Logits of the kept positions only, shape (n_kept, vocab), in row-major order."""
+        device = self.device
+        kwargs: dict[str, Any] = {"input_ids": input_ids.to(device), "use_cache": False}
+        if attention is not None:
+            kwargs["attention_mask"] = attention.to(device)
+        if self._keep_mask:
+            logits = self.model(**kwargs, logits_to_keep=keep.to(device)).logits
+            if logits.dim() == 2 and logits.shape[0] == int(keep.sum()):
+                return logits
+            # an implementation that ignores a boolean mask: fall back to all positions
+            self._keep_mask = False
+            if logits.dim() == 3 and logits.shape[1] == keep.shape[1]:
+                return logits[keep.to(logits.device)]
+        logits = self.model(**kwargs).logits
+        return logits[keep.to(logits.device)]
+
+
+def chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start:start + size]

@@ -1,0 +1,178 @@
+"""Instruction-induction text rules and execution-accuracy metrics (Honovich et al., Appendix A).
+
+Pure Python. The rules follow the authors' scripts (`postprocess_instructions.py`, `evaluate.py`,
+`prepare_for_execution.py`): an output is normalised before comparison (first line, text before
+the first '.', lower-case, '-' to space, punctuation stripped, plus the scripts' removal of
+" and " and of the "Sentence 1:"/"Sentence 2:" markers); whitespace runs are collapsed, so
+"3 - probably" and "3 -probably" compare equal.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections import Counter
+from typing import Any, Mapping, Sequence
+
+EXACT = "exact"
+F1 = "f1"
+EXACT_SET = "exact_set"
+CONTAINS = "contains"
+METRICS = (EXACT, F1, EXACT_SET, CONTAINS)
+
+#: task -> metric; every task not listed is scored by exact match
+TASK_METRICS: dict[str, str] = {
+    "common_concept": F1,
+    "informal_to_formal": F1,
+    "orthography_starts_with": EXACT_SET,
+    "taxonomy_animal": EXACT_SET,
+    "synonyms": CONTAINS,
+}
+#: execute-set fields that hold further acceptable answers beside `output`
+EXTRA_ANSWER_FIELDS: dict[str, str] = {
+    "rhymes": "other_rhymes",
+    "translation_en-de": "possible_translations",
+    "translation_en-es": "possible_translations",
+    "translation_en-fr": "possible_translations",
+    "word_in_context": "possible_outputs",
+}
+LEAD_INS = ("probably:", "most likely:", "probably", "most likely", "to")
+_PUNCTUATION = str.maketrans("", "", string.punctuation)
+
+
+# -- generated text ---------------------------------------------------------------------------
+
+
+def cut_at_newline_after_text(text: str) -> tuple[str, bool]:
+    """The text up to the first newline that follows some non-blank text, and whether one was found.
+
+    Leading blank lines do not stop a generation: a model often opens with a newline.
+    """
+    seen_text = False
+    for index, char in enumerate(text):
+        if char == "\n":
+            if seen_text:
+                return text[:index], True
+        elif not char.isspace():
+            seen_text = True
+    return text, False
+
+
+def first_line(text: str) -> str:
+    return cut_at_newline_after_text(text)[0].strip()
+
+
+def normalize_instruction(generated: str) -> str:
+    """A generated instruction as it is scored and executed (the authors' post-processing).
+
+    Drops a leading ':' and a lead-in ("probably", "most likely", "to" ...), keeps the first line,
+    and unwraps an instruction that is wholly a quote of more than three words.
+    """
+    text = generated
+    if text.startswith(":"):
+        text = text[1:]
+    text = text.strip()
+    for lead_in in LEAD_INS:
+        # a word boundary, so that "today ..." does not lose its "to"
+        if re.match(re.escape(lead_in) + (r"" if lead_in.endswith(":") else r"\b"), text):
+            text = text[len(lead_in):].strip()
+    text = first_line(text)
+    quoted = re.findall(r"\"([a-zA-Z\.,'\\/]+ [a-zA-Z \.,'\\/]+)\"", text)
+    if quoted and len(quoted[0].split()) > 3:
+        text = quoted[0]
+    return text.replace('"', "").strip()
+
+
+def normalize_output(text: str) -> str:
+    """An execution output or a gold answer, as the metrics compare them."""
+    text = text.replace(" and ", " ").replace("Sentence 1:", " ").replace("Sentence 2:", " ").strip()
+    text = text.split("\n")[0].split(".")[0].lower().replace("-", " ")
+    return " ".join(text.translate(_PUNCTUATION).split())
+
+
+# -- metrics ------------------------------------------------------------------------------------
+
+
+def exact_match(prediction: str, answer: str) -> float:
+    return float(normalize_output(prediction) == normalize_output(answer))
+
+
+def unigram_f1(prediction: str, answer: str) -> float:
+    predicted, expected = normalize_output(prediction).split(), normalize_output(answer).split()
+    common = sum((Counter(predicted) & Counter(expected)).values())
+    if common == 0:
+        return 0.0
+    precision, recall = common / len(predicted), common / len(expected)
+    return 2 * precision * recall / (precision + recall)
+
+
+def exact_set_match(prediction: str, answer: str) -> float:
+    return float(set(normalize_output(prediction).split()) == set(normalize_output(answer).split()))
+
+
+def contains(prediction: str, answer: str) -> float:
+    """The gold answer appears as whole words in the prediction (a list of synonyms is fine)."""
+    expected = normalize_output(answer)
+    if not expected:
+        return 0.0
+    return float(re.search(rf"\b{re.escape(expected)}\b", normalize_output(prediction)) is not None)
+
+
+_METRIC_FUNCTIONS = {EXACT: exact_match, F1: unigram_f1, EXACT_SET: exact_set_match, CONTAINS: contains}
+
+
+def metric_for(task: str) -> str:
+    return TASK_METRICS.get(task, EXACT)
+
+
+def execution_score(task: str, prediction: str, answers: Sequence[str]) -> float:
+    """The task's metric against every acceptable answer; the best one counts (0..1)."""
+    if not answers:
+        raise ValueError("no acceptable answers given")
+    function = _METRIC_FUNCTIONS[metric_for(task)]
+    return max(function(prediction, answer) for answer in answers)
+
+
+def execution_accuracy(task: str, predictions: Sequence[str], answer_sets: Sequence[Sequence[str]]) -> float:
+    """Mean score of one instruction's outputs over a task's execute inputs."""
+    if len(predictions) != len(answer_sets):
+        raise ValueError(f"{len(predictions)} predictions for {len(answer_sets)} answer sets")
+    if not predictions:
+        raise ValueError("no predictions to score")
+    return sum(execution_score(task, p, a) for p, a in zip(predictions, answer_sets)) / len(predictions)
+
+
+# -- execute set --------------------------------------------------------------------------------
+
+
+def execution_prompt(instruction: str, test_input: str) -> str:
+    return f"Instruction: {instruction}\nInput: {test_input}\nOutput:"
+
+
+def execute_inputs(task: str, example: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
+    """(input, acceptable answers) pairs that one raw execute-set example yields.
+
+    cause_and_effect yields both sentence orders; common_concept joins its items; sentence
+    similarity accepts the number, the words or both ("3", "probably", "3 - probably").
+    """
+    if task == "cause_and_effect":
+        cause, effect = str(example["cause"]), str(example["effect"])
+        return [(f"Sentence 1: {cause} Sentence 2: {effect}", [cause]),
+                (f"Sentence 1: {effect} Sentence 2: {cause}", [cause])]
+    if task == "common_concept":
+        return [(", ".join(example["items"]), _unique(example["all_common_concepts"]))]
+    output = str(example["output"])
+    if task == "sentence_similarity":
+        number, _, words = output.partition(" - ")
+        return [(str(example["input"]), _unique([output, number, words] if words else [output]))]
+    extra = example.get(EXTRA_ANSWER_FIELDS.get(task, ""), [])
+    return [(str(example["input"]), _unique([output, *extra]))]
+
+
+def _unique(values: Sequence[Any]) -> list[str]:
+    seen: dict[str, None] = {}
+    for value in values:
+        text = str(value).strip()
+        if text:
+            seen.setdefault(text, None)
+    return list(seen)

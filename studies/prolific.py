@@ -1,0 +1,44 @@
+"""Prolific's optional signed study links: a JWT checked against Prolific's published JWKS.
+
+Off unless PROLIFIC_JWKS_URL is set. The checks follow Prolific's documentation: the signature
+(key chosen by `kid`), `exp`, `aud` (our domain), and — when the token names one — the participant.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import jwt
+from django.conf import settings
+
+
+class SignatureError(ValueError):
+    pass
+
+
+def signing_enabled() -> bool:
+    return bool(settings.PROLIFIC_JWKS_URL)
+
+
+@lru_cache(maxsize=4)
+def _jwks_client(url: str) -> jwt.PyJWKClient:
+    # PyJWKClient caches the key set (Prolific asks clients to refresh at least daily).
+    return jwt.PyJWKClient(url, cache_keys=True, lifespan=6 * 3600)
+
+
+def verify_signed_link(token: str | None, *, pid: str) -> dict:
+    """Return the token's claims, or raise SignatureError with a reason a participant can read."""
+    if not token:
+        raise SignatureError("the link is not signed")
+    try:
+        key = _jwks_client(settings.PROLIFIC_JWKS_URL).get_signing_key_from_jwt(token)
+        claims = jwt.decode(token, key.key, algorithms=["RS256"], audience=settings.PROLIFIC_JWT_AUDIENCE or None,
+                            options={"require": ["exp", "aud"]})
+    except jwt.ExpiredSignatureError:
+        raise SignatureError("the link has expired") from None
+    except (jwt.PyJWKClientError, jwt.InvalidTokenError) as exc:
+        raise SignatureError(f"the link's signature is not valid ({exc})") from None
+    named = (claims.get("prolific") or {}).get("PROLIFIC_PID") if isinstance(claims.get("prolific"), dict) else None
+    if named and named != pid:
+        raise SignatureError("the link was signed for another participant")
+    return claims
