@@ -34,7 +34,7 @@ def test_a_scripted_participant_walks_the_paper_design_to_the_prolific_redirect(
     assert positions(participant.sequence) != positions(other.participant.sequence)
 
 
-def test_time_from_shown_to_answered_is_recorded_on_the_server(implicature, freezer=None):
+def test_time_from_shown_to_answered_is_recorded_on_the_server(implicature):
     study = small_study()
     bot = Bot(study, pid(3))
     bot.enter(); bot.post("consent", {"agree": "yes"}); bot.post("begin", {})
@@ -217,6 +217,13 @@ def test_failing_attention_checks_excludes_at_the_threshold_with_a_reason(implic
     assert "failed 2 attention checks" in participant.exclusion_reason
     assert "FAILEDAC" in done.content.decode()
     one_failure = Bot(study, pid(14))
-    failed = []
-    one_failure.complete(choose=lambda item: ("no" if item.is_attention_check and not failed.append(1) and len(failed) == 1 else item.gold))
+    checks_seen = []
+
+    def fail_first_check(item):
+        if item.is_attention_check:
+            checks_seen.append(item.pk)
+            return "no" if len(checks_seen) == 1 else "yes"
+        return item.gold
+
+    one_failure.complete(choose=fail_first_check)
     assert one_failure.participant.attention_failures == 1 and not one_failure.participant.excluded

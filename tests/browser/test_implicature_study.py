@@ -9,6 +9,17 @@ from tests.factories import entry_url, pid, small_study
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
+def wait_until_interactive(page) -> None:
+    """A person waits for the page to be there before pressing keys: scripts loaded, swap settled."""
+    page.wait_for_function("document.readyState === 'complete' && !!window.htmx")
+    page.wait_for_selector("#item-area:not(.htmx-swapping):not(.htmx-settling):not(.htmx-request)")
+
+
+def press_when_focused(page, key: str) -> None:
+    page.wait_for_function("document.readyState === 'complete' && document.activeElement?.type === 'submit'")
+    page.keyboard.press(key)
+
+
 def test_a_participant_completes_a_short_study_with_the_keyboard(live_server, page, artifacts, implicature_source):
     from annotation.services import benchmark_import
 
@@ -16,13 +27,14 @@ def test_a_participant_completes_a_short_study_with_the_keyboard(live_server, pa
     study = small_study("browser pilot", units=1, unit_size=6, per_unit=1, attention_checks=2)
     page.goto(live_server.url + entry_url(study, pid(77)))
     page.wait_for_selector("#consent")
-    page.keyboard.press("Enter")  # the agree button has the focus
+    press_when_focused(page, "Enter")  # the agree button has the focus
     page.wait_for_selector("#instructions")
-    page.keyboard.press("Enter")
+    press_when_focused(page, "Enter")
     page.wait_for_selector("#item-area")
     participant = Participant.objects.get(study=study)
     for position in range(1, participant.total + 1):
         page.wait_for_selector(f"#progress >> text={position} of {participant.total}")
+        wait_until_interactive(page)
         item = Item.objects.get(pk=participant.sequence[position - 1])
         assert item.meta.get("implicature", "@@") not in page.content()
         if position == 3:
