@@ -1,7 +1,8 @@
 from __future__ import annotations
 
 from django.contrib import admin, messages
-from django.db.models import Avg, Count, Q
+from django.db.models import Avg, Count, FloatField, IntegerField, Q
+from django.db.models.functions import Cast
 from django.http import HttpRequest
 from django.utils.html import format_html, format_html_join
 
@@ -97,7 +98,9 @@ class ParticipantAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(
-            _accuracy=Avg("responses__correct", filter=Q(responses__is_attention_check=False)))
+            # a boolean cannot be averaged on PostgreSQL: average it as 0/1
+            _accuracy=Avg(Cast("responses__correct", IntegerField()), filter=Q(responses__is_attention_check=False),
+                          output_field=FloatField()))
 
     def get_search_fields(self, request):
         return ["pseudonym", "prolific_pid"] if can_see_identities(request) else ["pseudonym"]
