@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 
 from annotation import benchmarks
@@ -56,6 +57,12 @@ class Response(models.Model):
     answered_at = models.DateTimeField()
     duration_ms = models.PositiveIntegerField()
     extra = models.JSONField(default=dict, blank=True, help_text="e.g. option order shown, paste events")
+    # A researcher's mark on a written answer (instruction induction's manual verification), kept
+    # beside the answer; written only by `responses_verify`.
+    verified_correct = models.BooleanField(null=True, blank=True, help_text="researcher's mark; empty until verified")
+    verified_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                                    related_name="+")
+    verified_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -64,6 +71,7 @@ class Response(models.Model):
             models.UniqueConstraint(fields=["participant", "position"], name="response_once_per_position"),
         ]
         ordering = ["participant_id", "position"]
+        permissions = [("verify_response", "Can mark written answers correct or incorrect")]
 
     def __str__(self) -> str:
         return f"{self.participant} #{self.position}: {self.raw_answer[:30]}"

@@ -16,6 +16,7 @@ from django.utils import timezone
 from annotation import benchmarks
 from annotation.benchmarks.base import DatasetError, ImportBundle, sha256_of
 from annotation.models import BenchmarkAsset, Item, Response
+from annotation.selectors import item_data, screen_for, verifiable_responses
 
 
 @dataclass(frozen=True)
@@ -68,9 +69,35 @@ def benchmark_import(*, name: str, source: Path | None, options: Mapping[str, An
     Idempotent: items are matched by (benchmark, key); a re-import of the same files changes nothing.
     """
     definition = benchmarks.get(name)
-    bundle: ImportBundle = definition.load(source or Path("."), options or {})
+    bundle: ImportBundle = definition.load(source or Path("."), _with_prerequisites(definition, options))
     checks = definition.attention_checks()
     return _write_bundle(name, ImportBundle(items=list(bundle.items) + checks, assets=list(bundle.assets)))
+
+
+def benchmark_records_import(*, name: str, records: list[Mapping[str, Any]],
+                             options: Mapping[str, Any] | None = None) -> ImportResult:
+    """Items from records in memory (e.g. a model run's answers), checked and written like an import."""
+    definition = benchmarks.get(name)
+    bundle = definition.load_records(records, _with_prerequisites(definition, options))
+    return _write_bundle(name, bundle)
+
+
+def rating_items_from_answers(answers: list[dict[str, str]]) -> ImportResult:
+    """MiQA generative answers ({"question_id", "model", "answer"} each) become items to rate.
+
+    Idempotent: an answer already imported (same question and model, same text) is unchanged.
+    Raises DatasetError naming the record when one is malformed or its question is unknown.
+    """
+    return benchmark_records_import(name="miqa_rating", records=answers)
+
+
+def _with_prerequisites(definition: benchmarks.Benchmark, options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The options, plus the imported items of the benchmarks `definition` builds on."""
+    merged = dict(options or {})
+    if definition.builds_on:
+        merged["items"] = {other: [item_data(item) for item in Item.objects.filter(benchmark=other).order_by("key")]
+                           for other in definition.builds_on}
+    return merged
 
 
 @transaction.atomic
@@ -141,9 +168,13 @@ def response_submit(*, participant_id: int, item_id: int, position: int, raw_ans
             return SubmitResult(Outcome.IGNORED)
         item = Item.objects.get(pk=item_id)
         definition = participant.study.definition
-        scored = definition.score(raw_answer, item.gold)
-        if not scored.valid and not definition.free_text_answers:
-            return SubmitResult(Outcome.INVALID, message="Please choose one of the answers.")
+        design = participant.study.design
+        scored = definition.score(raw_answer, item.gold, design)
+        message = definition.refusal(raw_answer, scored, design)
+        if message:
+            return SubmitResult(Outcome.INVALID, message=message)
+        # what the participant was shown (e.g. the option order) is the server's, not the form's
+        extra = {**(extra or {}), **screen_for(participant, item).record}
         now = timezone.now()
         shown_at = participant.current_shown_at or now
         try:
@@ -181,3 +212,24 @@ def _advance(participant, item: Item, correct: bool, now) -> None:
         participant.completed_at = now
         fields += ["step", "status", "completed_at"]
     participant.save(update_fields=fields)
+
+
+# -- a researcher's verification ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class VerifyResult:
+    marked: int
+    skipped: int  # not answers of a benchmark verified by hand (or attention checks)
+
+
+def responses_verify(*, response_ids: list[int], correct: bool | None, user) -> VerifyResult:
+    """Mark written answers correct or incorrect (None clears the mark), recording who and when.
+
+    Only the verification fields change: the answer, its score and its times stay as stored.
+    """
+    ids = set(response_ids)
+    chosen = verifiable_responses().filter(pk__in=ids)
+    marked = chosen.update(verified_correct=correct, verified_by=user if correct is not None else None,
+                           verified_at=timezone.now() if correct is not None else None)
+    return VerifyResult(marked=marked, skipped=len(ids) - marked)

@@ -13,6 +13,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from annotation.selectors import screen_for
 from annotation.services import Outcome, response_submit
 from studies.forms import AnswerForm, ConsentForm, EntryForm
 from studies.models import Participant, Study
@@ -121,18 +122,20 @@ def _render_step(request: HttpRequest, participant: Participant) -> HttpResponse
                             "participant. Please return the study on Prolific.", status=200)
 
 
-def _item_context(participant: Participant, error: str = "") -> dict:
+def _item_context(participant: Participant, error: str = "", typed: str = "", pasted: bool = False) -> dict:
+    """`typed`/`pasted`: a refused answer, given back so that the participant can complete it."""
     item = current_item(participant)
     definition = participant.study.definition
-    design = participant.study.design
+    screen = screen_for(participant, item) if item else None
     return {
         "study": participant.study, "participant": participant, "item": item, "error": error,
         "position": participant.answered + 1, "total": participant.total,
         "percent": round(100 * participant.answered / max(participant.total, 1)),
-        "shown": definition.present(item.prompt, design) if item else {},
-        "choices": definition.choices(item.prompt, design) if item else [],
-        "item_template": definition.item_template,
+        "shown": screen.shown if screen else {},
+        "choices": screen.choices if screen else [],
+        "item_template": screen.template if screen else definition.item_template,
         "history": _history(participant, item) if item and definition.shows_history else [],
+        "typed": typed, "pasted": pasted,
     }
 
 
@@ -185,7 +188,9 @@ def answer(request: HttpRequest, link: str) -> HttpResponse:
     participant.refresh_from_db()
     if error and participant.step == Participant.Step.ITEMS:
         template = "annotation/partials/_item.html" if request.htmx else "annotation/item_page.html"
-        return render(request, template, _item_context(participant, error), status=422 if not request.htmx else 200)
+        context = _item_context(participant, error, typed=form.cleaned_data["answer"],
+                                pasted=form.cleaned_data["pasted"])
+        return render(request, template, context, status=422 if not request.htmx else 200)
     if request.htmx:
         return _render_step(request, participant)
     return redirect(_step_url(study))

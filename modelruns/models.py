@@ -1,0 +1,166 @@
+"""Model specs, runs of a model over a study's items, their shards and the model's answers."""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import Q
+
+
+class ModelSpec(models.Model):
+    """Which model, exactly: what the engine loads, and how."""
+
+    class Kind(models.TextChoices):
+        CAUSAL = "causal", "Causal LM (decoder-only)"
+        SEQ2SEQ = "seq2seq", "Seq2seq LM (encoder-decoder)"
+        NLI = "nli", "NLI cross-encoder"
+        EMBEDDING = "embedding", "Sentence embedding"
+
+    class Dtype(models.TextChoices):
+        FLOAT32 = "float32", "float32"
+        BFLOAT16 = "bfloat16", "bfloat16"
+        FLOAT16 = "float16", "float16"
+
+    name = models.CharField(max_length=200, unique=True, help_text="how runs and results name it")
+    model = models.CharField(max_length=500, help_text="a Hugging Face id, a local path, or an alias such as smollm2")
+    revision = models.CharField(max_length=100, blank=True, help_text="a Hub branch, tag or commit; blank: main")
+    dtype = models.CharField(max_length=10, choices=Dtype.choices, default=Dtype.FLOAT32)
+    device = models.CharField(max_length=20, default="auto", help_text="auto, cpu, cuda, cuda:1 ...")
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.CAUSAL)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["model", "revision", "dtype", "device", "kind"], name="modelspec_unique_load"),
+        ]
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ModelRunQuerySet(models.QuerySet):
+    def active(self) -> ModelRunQuerySet:
+        return self.filter(status__in=ModelRun.ACTIVE)
+
+
+class ModelRun(models.Model):
+    """One model over one study's items under one setting (template, k-shot, format ...)."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+        CANCELLED = "cancelled", "Cancelled"
+
+    ACTIVE = (Status.QUEUED, Status.RUNNING)
+    FINISHED = (Status.DONE, Status.FAILED, Status.CANCELLED)
+
+    study = models.ForeignKey("studies.Study", on_delete=models.CASCADE, related_name="model_runs")
+    spec = models.ForeignKey(ModelSpec, on_delete=models.PROTECT, related_name="runs")
+    setting = models.JSONField(default=dict, help_text="the benchmark's model setting, defaults filled in")
+    setting_key = models.CharField(max_length=500, help_text="the setting as canonical JSON (one live run per setting)")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    progress_done = models.PositiveIntegerField(default=0, help_text="items in finished shards")
+    progress_total = models.PositiveIntegerField(default=0)
+    shard_size = models.PositiveIntegerField(default=64)
+    lease_seconds = models.PositiveIntegerField(
+        default=300, help_text="a shard whose worker sent no heartbeat for this long is taken over")
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    engine_version = models.CharField(max_length=40, blank=True)
+    model_identity = models.JSONField(default=dict, blank=True,
+                                      help_text="what the engine loaded: model id, resolved revision, dtype, device")
+
+    objects = ModelRunQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            # a second start of the same model, study and setting returns the live run instead
+            models.UniqueConstraint(fields=["study", "spec", "setting_key"], condition=~Q(status__in=["failed", "cancelled"]),
+                                    name="modelrun_once_per_setting"),
+            models.CheckConstraint(condition=Q(progress_done__lte=models.F("progress_total")),
+                                   name="modelrun_progress_within_total"),
+        ]
+        # serves the study's runs partial: a study's runs, newest first
+        indexes = [models.Index(fields=["study", "-created_at"], name="modelrun_study_recent")]
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.spec} on {self.study} #{self.pk}"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in self.ACTIVE
+
+    @property
+    def percent(self) -> int:
+        return int(100 * self.progress_done / self.progress_total) if self.progress_total else 0
+
+    @property
+    def duration_seconds(self) -> float | None:
+        if self.started_at is None:
+            return None
+        return ((self.finished_at or self.started_at) - self.started_at).total_seconds()
+
+    def setting_label(self) -> str:
+        return self.study.definition.model_setting_label(self.setting)
+
+
+class ModelShard(models.Model):
+    """A slice of a run's items that one task scores; claimed with a lease, written idempotently."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    run = models.ForeignKey(ModelRun, on_delete=models.CASCADE, related_name="shards")
+    index = models.PositiveIntegerField()
+    item_ids = models.JSONField(help_text="the items this shard scores, in order")
+    size = models.PositiveIntegerField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveIntegerField(default=0, help_text="times claimed")
+    errors = models.PositiveIntegerField(default=0, help_text="times its scoring raised an error")
+    worker = models.CharField(max_length=200, blank=True, help_text="who holds or last held the shard")
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    error = models.TextField(blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["run", "index"], name="modelshard_unique_index")]
+        # serves claiming: a run's pending or stale shards, in order
+        indexes = [models.Index(fields=["run", "status", "index"], name="modelshard_claim")]
+        ordering = ["run_id", "index"]
+
+    def __str__(self) -> str:
+        return f"run {self.run_id} shard {self.index}"
+
+
+class ModelResponse(models.Model):
+    """A model's answer to one item, in the result schema of `annotation.Response`."""
+
+    run = models.ForeignKey(ModelRun, on_delete=models.CASCADE, related_name="responses")
+    item = models.ForeignKey("annotation.Item", on_delete=models.PROTECT, related_name="model_responses")
+    variant = models.CharField(max_length=40, blank=True, default="",
+                               help_text="when a setting answers an item more than once")
+    raw_answer = models.TextField(help_text="what the model gave, before normalisation")
+    answer = models.TextField(blank=True, help_text="normalised; empty when invalid")
+    valid = models.BooleanField()
+    correct = models.BooleanField()
+    scores = models.JSONField(default=dict, blank=True, help_text="log-probs, probabilities, metrics")
+    truncated_tokens = models.PositiveIntegerField(default=0, help_text="prompt tokens cut to fit the window")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            # a shard that runs twice (a retry, a worker that was presumed dead) writes nothing new
+            models.UniqueConstraint(fields=["run", "item", "variant"], name="modelresponse_once_per_item"),
+        ]
+        ordering = ["run_id", "item_id", "variant"]
+
+    def __str__(self) -> str:
+        return f"run {self.run_id} / {self.item_id}: {self.answer or self.raw_answer[:30]}"

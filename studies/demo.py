@@ -17,6 +17,7 @@ from django.db import transaction
 
 from annotation.models import Item
 from annotation.services import benchmark_import, benchmark_sources_fetch
+from modelruns.demo import demo_model_run
 from studies.models import Study
 from studies.services import study_create
 
@@ -74,8 +75,52 @@ def _demo_study(report: DemoReport, name: str, benchmark: str, **design) -> None
 STEPS: list[Callable[[DemoReport], None]] = [demo_researcher, demo_implicature]
 
 
+def demo_ambibench(report: DemoReport) -> None:
+    """Generated from seed 0 (no files); the demo study is the paper's 96 episodes, 16 per feature."""
+    if not Item.objects.filter(benchmark="ambibench", split="episode").exists():
+        result = benchmark_import(name="ambibench", source=None, options={"seed": 0})
+        report.say(f"Generated AmbiBench (seed 0): {result.created} items")
+    _demo_study(report, "AmbiBench demo", "ambibench")
+
+
+def demo_miqa(report: DemoReport) -> None:
+    if not Item.objects.filter(benchmark="miqa", split="test").exists():
+        result = benchmark_import(name="miqa", source=source_dir("miqa"))
+        report.say(f"Imported MiQA: {result.created} items")
+    _demo_study(report, "MiQA demo", "miqa")
+
+
+def demo_instruction_induction(report: DemoReport) -> None:
+    if not Item.objects.filter(benchmark="instruction_induction", split="induce").exists():
+        result = benchmark_import(name="instruction_induction", source=source_dir("instruction_induction"))
+        report.say(f"Imported instruction induction: {result.created} items")
+    _demo_study(report, "Instruction induction demo", "instruction_induction")
+
+
+STEPS += [demo_ambibench, demo_miqa, demo_instruction_induction]
+STEPS.append(demo_model_run)  # after the implicature study it runs on
+
+
 def demo_setup() -> DemoReport:
     report = DemoReport()
     for step in STEPS:
         step(report)
     return report
+
+
+BASELINE_STUDY = "Implicature: published human baseline (Ruis et al.)"
+
+
+def demo_human_baseline(report: DemoReport) -> None:
+    """Ruis et al.'s 20 published annotators as a closed study, so the first results page shows real people."""
+    from studies.services_import import human_baseline_import
+
+    study = Study.objects.filter(name=BASELINE_STUDY).first()
+    if study is None:
+        result = human_baseline_import(benchmark="implicature", source=source_dir("implicature"), name=BASELINE_STUDY)
+        study = result.study
+        report.say(result.message)
+    report.say(f"Results: {settings.PUBLIC_URL}/studies/{study.pk}/results/ (all studies: {settings.PUBLIC_URL}/studies/)")
+
+
+STEPS.append(demo_human_baseline)  # needs the implicature test items of demo_implicature

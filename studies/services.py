@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -132,16 +133,22 @@ def _resume(study: Study, participant: Participant, now) -> Entry:
 
 
 def _emptiest_unit(study: Study) -> Unit | None:
-    units = (
+    """The open unit whose balancing category holds the fewest slots, then the emptiest, then the
+    first by position. Units without a category (implicature) share one, so this is the emptiest.
+    Called under the study's row lock, so the counts cannot change before the slot is taken."""
+    units = list(
         Unit.objects.filter(study=study)
         .annotate(held=Count("participants", filter=Q(participants__status=Participant.Status.ACTIVE)
                              | Q(participants__status=Participant.Status.COMPLETED, participants__excluded=False)))
-        .order_by("held", "position")
+        .order_by("position")
     )
+    held_by_category: Counter[str] = Counter()
     for unit in units:
-        if unit.held < unit.capacity:
-            return unit
-    return None
+        held_by_category[unit.category] += unit.held
+    open_units = [unit for unit in units if unit.held < unit.capacity]
+    if not open_units:
+        return None
+    return min(open_units, key=lambda unit: (held_by_category[unit.category], unit.held, unit.position))
 
 
 def _sequence(study: Study, unit: Unit, pid: str) -> list[int]:

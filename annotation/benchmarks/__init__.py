@@ -11,6 +11,7 @@ from .ambibench import AmbiBench
 from .implicature import Implicature
 from .instruction_induction import InstructionInduction
 from .miqa import MiQA
+from .miqa_rating import MiQARating
 
 REGISTRY: dict[str, Benchmark] = {}
 
@@ -37,5 +38,6 @@ register(Implicature())
 register(AmbiBench())
 register(MiQA())
 register(InstructionInduction())
+register(MiQARating())
 
 __all__ = ["Benchmark", "DatasetError", "ImportBundle", "ItemData", "Scored", "SourceFile", "REGISTRY", "register", "get", "choices"]

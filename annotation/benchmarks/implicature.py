@@ -13,6 +13,7 @@ from typing import Any, Mapping, Sequence
 
 import yaml
 
+from . import implicature_model
 from .base import (
     Asset,
     Benchmark,
@@ -20,6 +21,7 @@ from .base import (
     DatasetError,
     ImportBundle,
     ItemData,
+    ModelAnswer,
     SourceFile,
     read_csv,
 )
@@ -248,3 +250,27 @@ class Implicature(Benchmark):
             raise ValueError(f"{units} units of {size} items need {units * size} {design['split']} items; "
                              f"only {len(pool)} are imported")
         return [[item.key for item in pool[i * size:(i + 1) * size]] for i in range(units)]
+
+    # -- the model side (implicature_model.py) ----------------------------------------------
+    default_model_setting: Mapping[str, Any] = implicature_model.DEFAULT_SETTING
+
+    def check_model_setting(self, setting: Mapping[str, Any]) -> None:
+        implicature_model.check_setting(setting)
+
+    def model_settings(self, sweep: bool = False) -> list[dict[str, Any]]:
+        return implicature_model.sweep_settings() if sweep else [self.model_setting()]
+
+    def model_setting_label(self, setting: Mapping[str, Any]) -> str:
+        return implicature_model.setting_label(setting)
+
+    def model_pool_split(self, setting: Mapping[str, Any]) -> str | None:
+        return "dev" if int(setting.get("k", 0)) > 0 else None
+
+    def model_requests(self, items: Sequence[ItemData], assets: Mapping[str, Any], setting: Mapping[str, Any], *,
+                       pool: Sequence[ItemData] = (), prior: Mapping[str, Any] | None = None,
+                       kind: str = "causal") -> list[Any]:
+        return implicature_model.requests(items, assets, setting, pool)
+
+    def model_answers(self, items: Sequence[ItemData], setting: Mapping[str, Any], results: Mapping[str, Any], *,
+                      assets: Mapping[str, Any] | None = None, kind: str = "causal") -> dict[str, ModelAnswer]:
+        return implicature_model.answers(items, setting, results)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Collection, Mapping, Sequence
 
+from . import miqa_model
 from .base import (
     Benchmark,
     ChoicePrompt,
@@ -24,6 +25,8 @@ from .base import (
     DatasetError,
     ImportBundle,
     ItemData,
+    ModelAnswer,
+    Screen,
     SourceFile,
     seeded_rng,
 )
@@ -299,7 +302,7 @@ def option_order(participant: str, item_key: str, seed: int = 0) -> tuple[str, s
 class MiQA(Benchmark):
     name = "miqa"
     title = "MiQA: metaphorical inference (Comsa et al.)"
-    item_template = "annotation/partials/_item_binary.html"
+    item_template = "annotation/partials/_item_miqa.html"
     default_design: Mapping[str, Any] = {
         "split": "test",
         "units": 1,
@@ -345,6 +348,15 @@ class MiQA(Benchmark):
             "order": list(_check_order(order)),
         }
 
+    def screen(self, item_key: str, item_prompt: Mapping[str, Any], design: Mapping[str, Any], *,
+               viewer: str) -> Screen:
+        """The options in this participant's random order (`shuffle_options`), stored with the
+        answer as e.g. "ba"; the answer itself is the option key, whatever the order."""
+        order = option_order(viewer, item_key, int(design.get("seed", 0))) if design.get("shuffle_options") \
+            else OPTION_KEYS
+        return Screen(template=self.item_template, shown=self.present(item_prompt, design, order),
+                      choices=self.choices(item_prompt, design, order), record={"option_order": "".join(order)})
+
     def parse_answer(self, raw: str) -> str | None:
         value = raw.strip().lower()
         return value if value in OPTION_KEYS else None
@@ -364,3 +376,28 @@ class MiQA(Benchmark):
     def choice_prompt(self, item_prompt: Mapping[str, Any], wording: int | str = 3,
                       order: Sequence[str] = OPTION_KEYS, shots: Sequence[ItemData] = (), seed: int = 0) -> ChoicePrompt:
         return choice_prompt(item_prompt, wording, order, shots, seed)
+
+    # -- model runs (miqa_model.py) ------------------------------------------------------------
+    default_model_setting: Mapping[str, Any] = miqa_model.DEFAULT_SETTING
+    model_kinds = ("causal", "seq2seq", "nli")
+
+    def check_model_setting(self, setting: Mapping[str, Any]) -> None:
+        miqa_model.check_setting(setting)
+
+    def model_settings(self, sweep: bool = False) -> list[dict[str, Any]]:
+        return miqa_model.sweep_settings() if sweep else [self.model_setting()]
+
+    def model_setting_label(self, setting: Mapping[str, Any]) -> str:
+        return miqa_model.setting_label(setting)
+
+    def model_pool_split(self, setting: Mapping[str, Any]) -> str | None:
+        return "test" if int(setting.get("k", 0)) > 0 else None
+
+    def model_requests(self, items: Sequence[ItemData], assets: Mapping[str, Any], setting: Mapping[str, Any], *,
+                       pool: Sequence[ItemData] = (), prior: Mapping[str, Any] | None = None,
+                       kind: str = "causal") -> list[Any]:
+        return miqa_model.requests(items, setting, pool, kind)
+
+    def model_answers(self, items: Sequence[ItemData], setting: Mapping[str, Any], results: Mapping[str, Any], *,
+                      assets: Mapping[str, Any] | None = None, kind: str = "causal") -> dict[str, ModelAnswer]:
+        return miqa_model.answers(items, results, kind)

@@ -15,6 +15,8 @@ from typing import Any, Callable, Iterator, Sequence
 
 from .plan import Row
 
+#: a shared prefix shorter than this is not worth a separate pass
+MIN_SHARED_PREFIX = 4
 #: per row, per read: (log-prob, target is the argmax)
 RowScores = list[tuple[float, bool]]
 
@@ -55,7 +57,9 @@ class RowRunner:
         self.model = model
         self.device = device
         self.pad_token_id = pad_token_id
-        self._keep_mask = _accepts_logits_to_keep(model)
+        self._keep_mask: bool | None = None  # probed on the first batch
+        self._share_prefix = True
+        self.last_shared = 0  # prefix tokens the last batch ran once for all its rows
 
     def run(self, rows: Sequence[Row], batches: Sequence[Batch],
             on_batch: Callable[[Batch, list[RowScores]], None]) -> None:
@@ -68,11 +72,9 @@ class RowRunner:
         width = max(len(row.tokens) for row in rows)
         with torch.inference_mode():
             input_ids = torch.full((len(rows), width), self.pad_token_id, dtype=torch.long)
-            attention = torch.zeros((len(rows), width), dtype=torch.long)
             keep = torch.zeros((len(rows), width), dtype=torch.bool)
             for r, row in enumerate(rows):
                 input_ids[r, :len(row.tokens)] = torch.tensor(row.tokens, dtype=torch.long)
-                attention[r, :len(row.tokens)] = 1
                 keep[r, list(row.positions)] = True
             # the flat index of (row, position) among the kept positions, in row-major order
             flat = torch.cumsum(keep.flatten(), 0).view(len(rows), width) - 1
@@ -80,8 +82,9 @@ class RowRunner:
             read_positions = torch.tensor([p for row in rows for p in row.positions], dtype=torch.long)
             read_index = flat[read_rows, read_positions]
             targets = torch.tensor([t for row in rows for t in row.targets], dtype=torch.long)
-            same_length = all(len(row.tokens) == width for row in rows)
-            logits = self._kept_logits(input_ids, None if same_length else attention, keep)
+            shared = self._shared_prefix(rows)
+            logits = self._kept_logits(input_ids, keep, shared)
+            self.last_shared = shared if self._share_prefix else 0
             picked = logits[read_index.to(logits.device)].float()
             logprobs = torch.log_softmax(picked, dim=-1)
             targets = targets.to(logits.device)
@@ -96,22 +99,56 @@ class RowRunner:
             cursor += n
         return scores
 
-    def _kept_logits(self, input_ids: Any, attention: Any, keep: Any) -> Any:
-        """Logits of the kept positions only, shape (n_kept, vocab), in row-major order."""
+    def _shared_prefix(self, rows: Sequence[Row]) -> int:
+        """Tokens every row of the batch starts with and reads nothing in (0 when not worth it)."""
+        if len(rows) < 2 or not self._share_prefix:
+            return 0
+        first = rows[0].tokens
+        limit = min(min(len(row.tokens) for row in rows) - 1, min(min(row.positions) for row in rows))
+        length = 0
+        while length < limit and all(row.tokens[length] == first[length] for row in rows):
+            length += 1
+        return length if length >= MIN_SHARED_PREFIX else 0
+
+    def _kept_logits(self, input_ids: Any, keep: Any, shared: int) -> Any:
+        """Logits of the kept positions only, shape (n_kept, vocab), in row-major order.
+
+        Right padding needs no attention mask in a causal model: a real token never attends to
+        the pads after it. A prefix that every row shares is run once and its key/value cache
+        copied to every row, so the rows only pay for what follows it.
+        """
+        if self._keep_mask is None:
+            self._keep_mask = self._probe_keep_mask()
+        if shared:
+            try:
+                prefix = self.model(input_ids=input_ids[:1, :shared].to(self.device), use_cache=True, logits_to_keep=1)
+                cache = prefix.past_key_values
+                cache.batch_repeat_interleave(input_ids.shape[0])
+                return self._forward(input_ids[:, shared:], keep[:, shared:], {"past_key_values": cache, "use_cache": True})
+            except (AttributeError, NotImplementedError, TypeError, ValueError):
+                self._share_prefix = False  # a model without a usable cache: run rows whole
+        return self._forward(input_ids, keep, {"use_cache": False})
+
+    def _forward(self, input_ids: Any, keep: Any, kwargs: dict[str, Any]) -> Any:
         device = self.device
-        kwargs: dict[str, Any] = {"input_ids": input_ids.to(device), "use_cache": False}
-        if attention is not None:
-            kwargs["attention_mask"] = attention.to(device)
         if self._keep_mask:
-            logits = self.model(**kwargs, logits_to_keep=keep.to(device)).logits
-            if logits.dim() == 2 and logits.shape[0] == int(keep.sum()):
-                return logits
-            # an implementation that ignores a boolean mask: fall back to all positions
-            self._keep_mask = False
-            if logits.dim() == 3 and logits.shape[1] == keep.shape[1]:
-                return logits[keep.to(logits.device)]
-        logits = self.model(**kwargs).logits
+            return self.model(input_ids=input_ids.to(device), logits_to_keep=keep.to(device), **kwargs).logits
+        logits = self.model(input_ids=input_ids.to(device), **kwargs).logits
         return logits[keep.to(logits.device)]
+
+    def _probe_keep_mask(self) -> bool:
+        """Whether the model projects only the positions of a boolean `logits_to_keep` mask."""
+        import torch
+
+        if not _accepts_logits_to_keep(self.model):
+            return False
+        keep = torch.tensor([[False, True, False]], device=self.device)
+        ids = torch.full((1, 3), self.pad_token_id, dtype=torch.long, device=self.device)
+        try:
+            logits = self.model(input_ids=ids, logits_to_keep=keep, use_cache=False).logits
+        except (IndexError, RuntimeError, TypeError, ValueError):
+            return False
+        return logits.dim() == 2 and logits.shape[0] == 1
 
 
 def chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:

@@ -225,7 +225,7 @@ def resolve_source(name: str, *, revision: str | None = None, cache_dir: str | P
     return ResolvedSource(name, name, revision or "main", False)
 
 
-def _hub_kwargs(source: ResolvedSource) -> dict[str, Any]:
+def hub_kwargs(source: ResolvedSource) -> dict[str, Any]:
     if source.is_local:
         return {}
     kwargs: dict[str, Any] = {"revision": source.revision}
@@ -235,7 +235,7 @@ def _hub_kwargs(source: ResolvedSource) -> dict[str, Any]:
     return kwargs
 
 
-def _not_found_on_hub(name: str, error: Exception) -> ModelNotFound:
+def not_found_on_hub(name: str, error: Exception) -> ModelNotFound:
     why = "HF_HUB_OFFLINE is set and it is not in the local cache" if hub_offline() else f"{type(error).__name__}: {error}"
     return ModelNotFound(name, [
         f"alias {name!r} (known aliases: {', '.join(sorted(ALIASES))})",
@@ -248,11 +248,11 @@ def load_tokenizer(source: ResolvedSource, name: str) -> Any:
     from transformers import AutoTokenizer
 
     try:
-        tokenizer = AutoTokenizer.from_pretrained(source.location, use_fast=True, **_hub_kwargs(source))
+        tokenizer = AutoTokenizer.from_pretrained(source.location, use_fast=True, **hub_kwargs(source))
     except OSError as error:
         if source.is_local:
             raise
-        raise _not_found_on_hub(name, error) from error
+        raise not_found_on_hub(name, error) from error
     if not getattr(tokenizer, "is_fast", False):
         raise ValueError(f"{source.model_id}: the engine needs a fast tokenizer (character offsets); none is available")
     return tokenizer
@@ -309,7 +309,7 @@ def converted_gguf(gguf: Path, cache_dir: Path) -> Path:
 # -- loaders ------------------------------------------------------------------------------------
 
 
-def _torch_dtype(dtype: str) -> Any:
+def torch_dtype(dtype: str) -> Any:
     import torch
 
     return {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[dtype]
@@ -351,11 +351,11 @@ def _load(name: str, auto_class: str, kind: str, *, revision: str | None, dtype:
     tokenizer = load_tokenizer(source, name)
     model_class = getattr(transformers, auto_class)
     try:
-        model = model_class.from_pretrained(source.location, dtype=_torch_dtype(dtype), **_hub_kwargs(source))
+        model = model_class.from_pretrained(source.location, dtype=torch_dtype(dtype), **hub_kwargs(source))
     except OSError as error:
         if source.is_local:
             raise
-        raise _not_found_on_hub(name, error) from error
+        raise not_found_on_hub(name, error) from error
     model.to(device)
     model.eval()
     revision_id = source.revision

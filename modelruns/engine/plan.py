@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from .requests import ChoiceRequest, MultiReadRequest
-from .tokens import Span, TextEncoder, continuation_spans
+from .tokens import Span, TextEncoder, continuation_spans_many
 
 
 @dataclass(frozen=True)
@@ -116,8 +116,8 @@ def _plan_spans(book: RowBook, spans: Sequence[Span], owner: str) -> tuple[list[
 
 def plan_choices(encoder: TextEncoder, book: RowBook, requests: Sequence[ChoiceRequest]) -> list[PlannedChoice]:
     planned = []
-    for request in requests:
-        spans = continuation_spans(encoder, request.context, request.continuations)
+    all_spans = continuation_spans_many(encoder, [(r.context, r.continuations) for r in requests])
+    for request, spans in zip(requests, all_spans):
         slots, rows = _plan_spans(book, spans, request.key)
         planned.append(PlannedChoice(tuple(slots), tuple(sorted(rows))))
     return planned
@@ -129,7 +129,8 @@ def plan_reads(encoder: TextEncoder, book: RowBook, requests: Sequence[MultiRead
 
 def _plan_one_read_request(encoder: TextEncoder, book: RowBook, request: MultiReadRequest) -> PlannedReads:
     full = encoder.encode_many([request.text])[0]
-    per_read_spans = [continuation_spans(encoder, request.text[:read.offset], read.candidates) for read in request.reads]
+    per_read_spans = continuation_spans_many(encoder, [(request.text[:read.offset], read.candidates)
+                                                       for read in request.reads])
     if len(full.ids) - 1 > book.max_length:
         # the whole text does not fit: each read is scored on its own, left-truncated context
         results = [_plan_spans(book, spans, request.key) for spans in per_read_spans]

@@ -91,18 +91,25 @@ class Span:
 
 def continuation_spans(encoder: TextEncoder, context: str, continuations: Sequence[str]) -> list[Span]:
     """One span per continuation, each found inside the tokenization of `context + continuation`."""
-    spans = []
-    for encoded in encoder.encode_many([context + continuation for continuation in continuations]):
-        start = encoded.split_at(len(context))
-        if start == 0:
-            encoded = encoder.with_prefix(encoded)
-            start = 1
-        if start == len(encoded.ids):
-            raise ValueError(f"continuation of {context[-30:]!r} produced no token")
-        spans.append(Span(encoded, start, len(encoded.ids)))
-    return spans
+    return continuation_spans_many(encoder, [(context, continuations)])[0]
 
 
-def candidate_spans(encoder: TextEncoder, text: str, offset: int, candidates: Sequence[str]) -> list[Span]:
-    """Each candidate as the text would tokenize with it at `offset` (the text after it dropped)."""
-    return continuation_spans(encoder, text[:offset], candidates)
+def continuation_spans_many(encoder: TextEncoder,
+                            groups: Sequence[tuple[str, Sequence[str]]]) -> list[list[Span]]:
+    """continuation_spans for many (context, continuations) at once: one batched tokenizer call."""
+    texts = [context + continuation for context, continuations in groups for continuation in continuations]
+    encodings = iter(encoder.encode_many(texts))
+    spans_per_group = []
+    for context, continuations in groups:
+        spans = []
+        for _ in continuations:
+            encoded = next(encodings)
+            start = encoded.split_at(len(context))
+            if start == 0:
+                encoded = encoder.with_prefix(encoded)
+                start = 1
+            if start == len(encoded.ids):
+                raise ValueError(f"continuation of {context[-30:]!r} produced no token")
+            spans.append(Span(encoded, start, len(encoded.ids)))
+        spans_per_group.append(spans)
+    return spans_per_group

@@ -6,7 +6,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ..base import Asset, Benchmark, ChoicePrompt, ImportBundle, ItemData
+from ..base import Asset, Benchmark, ChoicePrompt, ImportBundle, ItemData, ModelAnswer, Screen
+from . import model as model_side
 from .generator import (
     EPISODE_LENGTH,
     INSTRUCTION_LEVELS,
@@ -55,6 +56,8 @@ class AmbiBench(Benchmark):
     name = "ambibench"
     title = "AmbiBench: task ambiguity (Tamkin et al.)"
     item_template = "annotation/partials/_item_ambibench_episode.html"
+    #: Section 4.2: the instruction, both labelled examples and the query on one screen
+    instruction_template = "annotation/partials/_item_ambibench_instruction.html"
     free_text_answers = True
     shows_history = True
     default_design: Mapping[str, Any] = {
@@ -96,6 +99,11 @@ class AmbiBench(Benchmark):
             shown.update(sentence=item_prompt["sentence"], position=item_prompt["position"],
                          episode=item_prompt["episode"], length=EPISODE_LENGTH)
         return shown
+
+    def screen(self, item_key: str, item_prompt: Mapping[str, Any], design: Mapping[str, Any], *,
+               viewer: str) -> Screen:
+        template = self.instruction_template if "examples" in item_prompt else self.item_template
+        return Screen(template=template, shown=self.present(item_prompt, design))
 
     def history(self, answered: Sequence[Mapping[str, Any]], current_prompt: Mapping[str, Any]) -> list[dict[str, Any]]:
         """Earlier sentences of the same episode, each with its correct label (which replaces the answer)."""
@@ -196,3 +204,25 @@ class AmbiBench(Benchmark):
 
     def choice_prompt(self, item_prompt: Mapping[str, Any]) -> ChoicePrompt:
         return disambiguation_prompt(item_prompt)
+
+    # -- model runs (model.py) -----------------------------------------------------------------
+    default_model_setting: Mapping[str, Any] = model_side.DEFAULT_SETTING
+    model_kinds = ("causal",)
+
+    def check_model_setting(self, setting: Mapping[str, Any]) -> None:
+        model_side.check_setting(setting)
+
+    def model_settings(self, sweep: bool = False) -> list[dict[str, Any]]:
+        return model_side.sweep_settings() if sweep else [self.model_setting()]
+
+    def model_groups(self, items: Sequence[ItemData], setting: Mapping[str, Any]) -> list[list[str]]:
+        return model_side.groups(items)
+
+    def model_requests(self, items: Sequence[ItemData], assets: Mapping[str, Any], setting: Mapping[str, Any], *,
+                       pool: Sequence[ItemData] = (), prior: Mapping[str, Any] | None = None,
+                       kind: str = "causal") -> list[Any]:
+        return model_side.requests(items, setting)
+
+    def model_answers(self, items: Sequence[ItemData], setting: Mapping[str, Any], results: Mapping[str, Any], *,
+                      assets: Mapping[str, Any] | None = None, kind: str = "causal") -> dict[str, ModelAnswer]:
+        return model_side.answers(items, setting, results)

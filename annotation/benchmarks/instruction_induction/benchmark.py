@@ -8,7 +8,8 @@ import math
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ..base import Asset, Benchmark, DatasetError, ImportBundle, ItemData, Scored, SourceFile, seeded_rng
+from ..base import Asset, Benchmark, DatasetError, ImportBundle, ItemData, ModelAnswer, Scored, SourceFile, seeded_rng
+from . import model as model_side
 from . import sources
 from .prompts import (
     INDUCTION_PREFIX,
@@ -144,6 +145,7 @@ class InstructionInduction(Benchmark):
     title = "Instruction induction (Honovich et al.)"
     item_template = "annotation/partials/_item_instruction.html"
     free_text_answers = False
+    manual_verification = True  # Section 3.3: a researcher marks each written instruction correct or not
     default_design: Mapping[str, Any] = {
         "split": "induce",
         "tasks_per_participant": 6,
@@ -207,6 +209,17 @@ class InstructionInduction(Benchmark):
         answer = self.parse_answer(raw, design)
         return Scored(answer=answer, correct=False, valid=answer is not None)
 
+    def refusal(self, raw: str, scored: Scored, design: Mapping[str, Any]) -> str:
+        if scored.valid:
+            return ""
+        minimum = int(design.get("min_chars", self.default_design["min_chars"]))
+        written = len(raw.strip())
+        return (f"Please write the instruction in at least {minimum} characters "
+                f"(you wrote {written}). Your answer has not been saved yet.")
+
+    def item_category(self, item: ItemData) -> str:
+        return str(item.meta.get("task", ""))
+
     # -- design --------------------------------------------------------------------------
     def build_units(self, items: Sequence[ItemData], design: Mapping[str, Any]) -> list[list[str]]:
         """Units of `tasks_per_participant` different tasks, one prompt each, until every task has
@@ -238,3 +251,21 @@ class InstructionInduction(Benchmark):
                 uses[task] += 1
             units.append(unit)
         return units
+
+    # -- model runs (model.py) -----------------------------------------------------------------
+    default_model_setting: Mapping[str, Any] = model_side.DEFAULT_SETTING
+
+    def check_model_setting(self, setting: Mapping[str, Any]) -> None:
+        model_side.check_setting(setting)
+
+    def model_setting_label(self, setting: Mapping[str, Any]) -> str:
+        return model_side.setting_label(setting)
+
+    def model_requests(self, items: Sequence[ItemData], assets: Mapping[str, Any], setting: Mapping[str, Any], *,
+                       pool: Sequence[ItemData] = (), prior: Mapping[str, Any] | None = None,
+                       kind: str = "causal") -> list[Any]:
+        return model_side.requests(items, assets, setting, prior or {})
+
+    def model_answers(self, items: Sequence[ItemData], setting: Mapping[str, Any], results: Mapping[str, Any], *,
+                      assets: Mapping[str, Any] | None = None, kind: str = "causal") -> dict[str, ModelAnswer]:
+        return model_side.answers(items, setting, results, assets or {})

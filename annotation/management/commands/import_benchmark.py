@@ -17,7 +17,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("benchmark", choices=sorted(benchmarks.REGISTRY))
-        parser.add_argument("--source", type=Path, help="directory holding the published files")
+        parser.add_argument("--source", type=Path,
+                            help="directory holding the published files; a file for benchmarks that read one "
+                                 "(miqa_rating: a JSONL of question_id, model, answer)")
         parser.add_argument("--download-to", type=Path, help="where downloaded files go (default var/datasets/<name>)")
         parser.add_argument("--seed", type=int, help="seed for generated benchmarks")
         parser.add_argument("--episodes", type=int, help="episodes for generated benchmarks")
@@ -36,9 +38,13 @@ class Command(BaseCommand):
                     source = benchmark_sources_fetch(name=benchmark, dest=target)
                 except DatasetError as exc:
                     raise CommandError(str(exc)) from exc
-        if source is not None and not source.is_dir():
+        if definition.source_is_file:
+            if source is None or not source.is_file():
+                raise CommandError(f"{benchmark} reads one file: give it as --source FILE"
+                                   + (f" ({source} is not a file)" if source is not None else ""))
+        elif source is not None and not source.is_dir():
             raise CommandError(f"--source {source} is not a directory")
-        if source is not None:
+        if source is not None and not definition.source_is_file:
             for warning in benchmark_sources_verify(name=benchmark, source=source):
                 self.stderr.write(f"warning: {warning}")
         opts = {key: value for key, value in (("seed", seed), ("episodes", episodes)) if value is not None}

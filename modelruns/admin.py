@@ -1,0 +1,107 @@
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.db.models import Count, Q
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html
+
+from modelruns import services
+from modelruns.models import ModelResponse, ModelRun, ModelShard, ModelSpec
+
+
+@admin.register(ModelSpec)
+class ModelSpecAdmin(admin.ModelAdmin):
+    list_display = ["name", "model", "revision", "dtype", "device", "kind", "n_runs", "created_at"]
+    list_filter = ["kind", "dtype", "device"]
+    search_fields = ["name", "model"]
+
+    def get_queryset(self, request: HttpRequest):
+        return super().get_queryset(request).annotate(_runs=Count("runs"))
+
+    @admin.display(description="runs", ordering="_runs")
+    def n_runs(self, spec: ModelSpec) -> int:
+        return spec._runs
+
+
+class ModelShardInline(admin.TabularInline):
+    model = ModelShard
+    fields = ["index", "size", "status", "attempts", "errors", "worker", "heartbeat_at", "finished_at"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
+@admin.register(ModelRun)
+class ModelRunAdmin(admin.ModelAdmin):
+    list_display = ["id", "study", "spec", "setting_text", "status", "progress", "accuracy", "started_at", "finished_at"]
+    list_filter = ["status", "spec", "study__benchmark", "study"]
+    list_select_related = ["study", "spec"]
+    search_fields = ["study__name", "spec__name", "spec__model"]
+    readonly_fields = ["study", "spec", "setting", "status", "progress_done", "progress_total", "shard_size",
+                       "lease_seconds", "created_at", "started_at", "finished_at", "engine_version", "model_identity",
+                       "error", "runs_page"]
+    exclude = ["setting_key"]
+    inlines = [ModelShardInline]
+    actions = ["cancel_runs", "resume_runs"]
+
+    def get_queryset(self, request: HttpRequest):
+        return super().get_queryset(request).annotate(
+            _answered=Count("responses"), _correct=Count("responses", filter=Q(responses__correct=True)))
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # runs start from the study's runs page or `manage.py run_model`
+
+    @admin.display(description="setting")
+    def setting_text(self, run: ModelRun) -> str:
+        return run.setting_label()
+
+    @admin.display(description="progress")
+    def progress(self, run: ModelRun) -> str:
+        return f"{run.progress_done}/{run.progress_total}"
+
+    @admin.display(description="accuracy", ordering="_correct")
+    def accuracy(self, run: ModelRun) -> str:
+        return f"{100 * run._correct / run._answered:.1f}% ({run._correct}/{run._answered})" if run._answered else "—"
+
+    @admin.display(description="study's runs page")
+    def runs_page(self, run: ModelRun) -> str:
+        url = reverse("modelruns:study_runs", args=[run.study_id])
+        return format_html('<a href="{}">{}</a>', url, url)
+
+    @admin.action(description="Cancel the selected runs")
+    def cancel_runs(self, request: HttpRequest, queryset) -> None:
+        for run in queryset:
+            services.modelrun_cancel(run=run)
+        self.message_user(request, f"Cancelled {queryset.count()} run(s).", messages.SUCCESS)
+
+    @admin.action(description="Resume the selected runs (queue unfinished shards; retry failed ones)")
+    def resume_runs(self, request: HttpRequest, queryset) -> None:
+        resumed = 0
+        for run in queryset:
+            try:
+                services.modelrun_resume(run=run)
+                resumed += 1
+            except services.ModelRunError as exc:
+                self.message_user(request, f"Run {run.pk}: {exc}", messages.WARNING)
+        self.message_user(request, f"Resumed {resumed} run(s).", messages.SUCCESS)
+
+
+@admin.register(ModelResponse)
+class ModelResponseAdmin(admin.ModelAdmin):
+    list_display = ["run", "item", "variant", "answer", "valid", "correct", "truncated_tokens"]
+    list_filter = ["correct", "valid", "run__spec", "run"]
+    list_select_related = ["run__spec", "run__study", "item"]
+    search_fields = ["item__key", "answer", "raw_answer"]
+    readonly_fields = ["run", "item", "variant", "raw_answer", "answer", "valid", "correct", "scores",
+                       "truncated_tokens", "created_at"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False

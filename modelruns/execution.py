@@ -1,0 +1,44 @@
+"""Score one shard: ask the benchmark what to run, run it, ask the benchmark what it means.
+
+No writes here: the answers go back to the caller (services.shard_complete writes them).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from annotation.benchmarks.base import ModelAnswer
+from modelruns import selectors
+from modelruns.models import ModelRun, ModelShard
+from modelruns.scoring import Progress, Scorer
+
+#: request stages a benchmark may chain (instruction induction uses two: generate, then execute)
+MAX_STAGES = 5
+
+
+def shard_answers(run: ModelRun, shard: ModelShard, scorer: Scorer, progress: Progress | None = None,
+                  assets: Mapping[str, Any] | None = None) -> dict[int, ModelAnswer]:
+    """Each of the shard's items (by item id) with its model answer."""
+    definition = run.study.definition
+    setting = run.setting
+    kind = run.spec.kind
+    items = selectors.items_by_id(list(shard.item_ids))
+    data = [selectors.item_data(item) for item in items]
+    split = definition.model_pool_split(setting)
+    pool = selectors.pool_items(run.study.benchmark, split) if split else []
+    if assets is None:
+        assets = selectors.benchmark_assets(run.study.benchmark)
+    results: dict[str, Any] = {}
+    for _ in range(MAX_STAGES):
+        asked = definition.model_requests(data, assets, setting, pool=pool, prior=results, kind=kind)
+        new = [request for request in asked if request.key not in results]
+        if not new:
+            break
+        results.update(scorer.run(new, progress))
+    else:
+        raise RuntimeError(f"{definition.name} still asked for new requests after {MAX_STAGES} stages")
+    answers = definition.model_answers(data, setting, results, assets=assets, kind=kind)
+    missing = [item.key for item in items if item.key not in answers]
+    if missing:
+        raise RuntimeError(f"{definition.name} gave no answer for {', '.join(missing[:5])}")
+    return {item.pk: answers[item.key] for item in items}

@@ -1,0 +1,112 @@
+from __future__ import annotations
+
+import time
+from typing import Any, TextIO
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from modelruns import selectors, services
+from modelruns.forms import parse_setting_pairs
+from modelruns.models import ModelRun, ModelSpec
+from modelruns.tasks import run_shard
+from studies.models import Study
+
+
+class ProgressBar:
+    """A one-line text progress bar, redrawn at most every `every` seconds."""
+
+    def __init__(self, out: TextIO, label: str, width: int = 30, every: float = 0.2) -> None:
+        self.out, self.label, self.width, self.every = out, label, width, every
+        self.started = time.monotonic()
+        self.drawn = -1.0
+
+    def __call__(self, done: float, total: int) -> None:
+        now = time.monotonic()
+        if now - self.drawn < self.every and done < total:
+            return
+        self.drawn = now
+        filled = int(self.width * done / total) if total else self.width
+        self.out.write(f"\r{self.label} [{'#' * filled}{'.' * (self.width - filled)}] "
+                       f"{int(done)}/{total} items  {now - self.started:.1f} s", ending="")
+        self.out.flush()
+
+
+def _runs_in_process() -> bool:
+    from django_tasks.backends.immediate import ImmediateBackend
+
+    return isinstance(run_shard.get_backend(), ImmediateBackend)
+
+
+class Command(BaseCommand):
+    help = ("Run a model over a study's items: creates the run(s) and queues one task per shard for the "
+            "task workers (`manage.py db_worker`, or with TASK_QUEUE=redis `manage.py rqworker models "
+            "--job-class django_tasks_rq.Job --worker-class rq.worker.SimpleWorker`). With --wait, or "
+            "TASK_QUEUE=immediate, it runs here with a progress bar. Starting the same model, study and "
+            "setting again resumes the run instead of duplicating it.")
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--study", required=True, help="the study's name (or id)")
+        parser.add_argument("--model", required=True, help="a Hugging Face id, a local path, or an alias (smollm2)")
+        parser.add_argument("--kind", default=ModelSpec.Kind.CAUSAL, choices=ModelSpec.Kind.values)
+        parser.add_argument("--revision", default="", help="Hub branch, tag or commit")
+        parser.add_argument("--dtype", default=ModelSpec.Dtype.FLOAT32, choices=ModelSpec.Dtype.values)
+        parser.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:1 ...")
+        parser.add_argument("--setting", nargs="+", action="extend", default=[], metavar="KEY=VALUE",
+                            help="model setting of the benchmark, e.g. template=2 k=5")
+        parser.add_argument("--sweep", action="store_true", help="one run per setting of the paper's grid")
+        parser.add_argument("--wait", action="store_true", help="run here and now, with a progress bar")
+        parser.add_argument("--shard-size", type=int, default=services.DEFAULT_SHARD_SIZE, help="items per task")
+        parser.add_argument("--lease", type=int, default=services.DEFAULT_LEASE_SECONDS,
+                            help="seconds without a heartbeat after which a shard is taken over")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        study = self._study(options["study"])
+        try:
+            overrides = parse_setting_pairs(options["setting"])
+            spec = services.modelspec_get_or_create(model=options["model"], revision=options["revision"],
+                                                    dtype=options["dtype"], device=options["device"],
+                                                    kind=options["kind"])
+            here = options["wait"] or _runs_in_process()
+            started = services.modelruns_start(study=study, spec=spec, overrides=overrides, sweep=options["sweep"],
+                                               shard_size=options["shard_size"], lease_seconds=options["lease"],
+                                               enqueue=not here)
+        except (ValueError, services.ModelRunError) as exc:
+            raise CommandError(str(exc)) from exc
+        for item in started:
+            run = item.run
+            state = "created" if item.created else f"already {run.get_status_display().lower()}"
+            self.stdout.write(f"Run {run.pk}: {spec.name} on {study.name!r}, {run.setting_label()} "
+                              f"({run.progress_total} items, {run.shards.count()} shards) — {state}")
+        if not here:
+            self.stdout.write("Queued for the task workers.")
+            return
+        failed = [self._work(item.run) for item in started]
+        if any(failed):
+            raise CommandError(f"{sum(failed)} run(s) failed")
+
+    def _study(self, name: str) -> Study:
+        study = Study.objects.filter(name=name).first()
+        if study is None and name.isdigit():
+            study = Study.objects.filter(pk=int(name)).first()
+        if study is None:
+            raise CommandError(f"no study named {name!r}")
+        return study
+
+    def _work(self, run: ModelRun) -> bool:
+        """Score the run here; True when it failed."""
+        bar = ProgressBar(self.stdout, f"run {run.pk}")
+        started = time.monotonic()
+        services.modelrun_work(run=run, worker=services.worker_name("run_model"), on_progress=bar)
+        self.stdout.write("")
+        run.refresh_from_db()
+        if run.status == ModelRun.Status.FAILED:
+            self.stderr.write(f"Run {run.pk} failed: {run.error}")
+            return True
+        accuracy = selectors.run_accuracy(run)
+        score = f"accuracy {accuracy:.1%}" if accuracy is not None else "no answers"
+        identity = run.model_identity
+        self.stdout.write(f"Run {run.pk}: {run.get_status_display().lower()} in {time.monotonic() - started:.1f} s, "
+                          f"{run.progress_done}/{run.progress_total} items, {score} "
+                          f"(model {identity.get('model_id', run.spec.model)} @ {identity.get('revision', '?')}, "
+                          f"engine {run.engine_version})")
+        return False

@@ -1,0 +1,166 @@
+"""Between a ModelSpec and the engine: load a model once per process and answer any request type.
+
+A worker keeps what it loaded (keyed by what makes a load distinct), so the shards of a run that
+land on the same worker pay for loading once. Scores are cached by content under
+MODEL_CACHE_DIR/scores, shared by every worker that sees that directory.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from django.conf import settings
+
+from annotation.benchmarks.base import PairRequest, SimilarityRequest
+from modelruns.engine import (
+    ENGINE_VERSION,
+    ChoiceRequest,
+    GenerationRequest,
+    MultiReadRequest,
+)
+
+#: called as progress(requests finished, requests in the current engine call)
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class LoadKey:
+    model: str
+    revision: str
+    dtype: str
+    device: str
+    kind: str
+
+
+def model_cache_dir() -> Path:
+    return Path(settings.MODEL_CACHE_DIR)
+
+
+def score_cache_dir() -> Path:
+    return model_cache_dir() / "scores"
+
+
+class Scorer:
+    """Everything one spec needs: its engine (LMs) or its NLI model, plus any embedder asked for."""
+
+    def __init__(self, key: LoadKey) -> None:
+        self.key = key
+        self._engine: Any = None
+        self._nli: Any = None
+        self._embedders: dict[str, Any] = {}
+
+    # -- loading -------------------------------------------------------------------------------
+    def load(self) -> None:
+        """Load the spec's model now (a worker does this before it claims any work)."""
+        if self.key.kind in ("causal", "seq2seq"):
+            self.engine()
+        elif self.key.kind == "nli":
+            self.nli()
+
+    def engine(self) -> Any:
+        if self._engine is None:
+            from modelruns.engine import Engine, ScoreCache, load_causal_lm, load_seq2seq
+
+            loader = load_causal_lm if self.key.kind == "causal" else load_seq2seq
+            loaded = loader(self.key.model, revision=self.key.revision or None, dtype=self.key.dtype,
+                            device=self.key.device, cache_dir=model_cache_dir())
+            self._engine = Engine(loaded, cache=ScoreCache(score_cache_dir()))
+        return self._engine
+
+    def nli(self) -> Any:
+        if self._nli is None:
+            from modelruns.engine import load_nli
+
+            self._nli = load_nli(self.key.model, revision=self.key.revision or None, dtype=self.key.dtype,
+                                 device=self.key.device, cache_dir=model_cache_dir())
+        return self._nli
+
+    def embedder(self, name: str) -> Any:
+        if name not in self._embedders:
+            from modelruns.engine import load_embedder
+
+            device = self.key.device if self.key.kind != "nli" else "auto"
+            self._embedders[name] = load_embedder(name, device=device, cache_dir=model_cache_dir())
+        return self._embedders[name]
+
+    def identity(self) -> dict[str, str]:
+        """What was loaded, as recorded on the run."""
+        if self._engine is not None:
+            identity, device = self._engine.model.identity, self._engine.model.device
+        elif self._nli is not None:
+            identity, device = self._nli.identity, self._nli.device
+        else:
+            return {}
+        return {"model_id": identity.model_id, "revision": identity.revision, "dtype": identity.dtype,
+                "device": device, "engine_version": ENGINE_VERSION}
+
+    # -- scoring -------------------------------------------------------------------------------
+    def run(self, requests: Sequence[Any], progress: Progress | None = None) -> dict[str, Any]:
+        """Results by request key, whatever mix of request types `requests` holds."""
+        by_type: dict[type, list[Any]] = {}
+        for request in requests:
+            by_type.setdefault(type(request), []).append(request)
+        results: dict[str, Any] = {}
+        for kind, batch in by_type.items():
+            if kind is ChoiceRequest:
+                found = self._lm("choice scoring").score_choices(batch, progress=progress)
+            elif kind is MultiReadRequest:
+                found = self._lm("multi-read scoring").score_reads(batch, progress=progress)
+            elif kind is GenerationRequest:
+                found = self._lm("generation").generate(batch, progress=progress)
+            elif kind is PairRequest:
+                found = self._pairs(batch)
+            elif kind is SimilarityRequest:
+                found = self._similarities(batch)
+            else:
+                raise TypeError(f"no scorer for {kind.__name__}")
+            for request, result in zip(batch, found):
+                results[request.key] = result
+        return results
+
+    def _lm(self, what: str) -> Any:
+        if self.key.kind not in ("causal", "seq2seq"):
+            raise ValueError(f"{what} needs a causal or seq2seq model; {self.key.model} is a {self.key.kind} model")
+        return self.engine()
+
+    def _pairs(self, batch: Sequence[PairRequest]) -> list[Any]:
+        if self.key.kind != "nli":
+            raise ValueError(f"NLI scoring needs an nli model; {self.key.model} is a {self.key.kind} model")
+        return self.nli().score([(request.premise, request.hypothesis) for request in batch])
+
+    def _similarities(self, batch: Sequence[SimilarityRequest]) -> list[Any]:
+        from modelruns.engine import bertscore_many
+
+        results: list[Any] = [None] * len(batch)
+        by_model: dict[str, list[int]] = {}
+        for index, request in enumerate(batch):
+            by_model.setdefault(request.model, []).append(index)
+        for name, indices in by_model.items():
+            scores = bertscore_many(self.embedder(name), [(batch[i].candidate, batch[i].references) for i in indices])
+            for index, score in zip(indices, scores):
+                results[index] = score
+        return results
+
+
+_LOADED: dict[LoadKey, Scorer] = {}
+_LOCK = threading.Lock()
+
+
+def scorer_for(key: LoadKey) -> Scorer:
+    """The process's scorer for a spec. Only the latest spec stays loaded: a GPU worker that moves
+    on to another model must not keep the previous one's weights in memory."""
+    with _LOCK:
+        scorer = _LOADED.get(key)
+        if scorer is None:
+            _LOADED.clear()
+            scorer = _LOADED[key] = Scorer(key)
+        return scorer
+
+
+def forget_loaded() -> None:
+    """Drop every loaded model (tests; a worker that must free memory)."""
+    with _LOCK:
+        _LOADED.clear()

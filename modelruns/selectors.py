@@ -1,0 +1,69 @@
+"""Reads about model runs (who may see them is decided by `studies.results.selectors`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Count, Q, QuerySet
+
+from annotation.benchmarks.base import ItemData
+from annotation.models import BenchmarkAsset, Item
+from modelruns.models import ModelResponse, ModelRun, ModelSpec
+from studies.models import Study, UnitItem
+
+
+def runs_for_study(study: Study) -> QuerySet[ModelRun]:
+    """A study's runs, newest first, with their spec and answer counts (accuracy = correct / answered)."""
+    return (
+        ModelRun.objects.filter(study=study)
+        .select_related("spec", "study")
+        .annotate(n_answered=Count("responses"), n_correct=Count("responses", filter=Q(responses__correct=True)),
+                  n_invalid=Count("responses", filter=Q(responses__valid=False)))
+        .order_by("-created_at", "-pk")
+    )
+
+
+def run_accuracy(run: ModelRun) -> float | None:
+    counts = ModelResponse.objects.filter(run=run).aggregate(total=Count("pk"), correct=Count("pk", filter=Q(correct=True)))
+    return counts["correct"] / counts["total"] if counts["total"] else None
+
+
+def known_specs() -> QuerySet[ModelSpec]:
+    return ModelSpec.objects.order_by("name")
+
+
+# -- what a run reads -------------------------------------------------------------------------
+
+
+def item_data(item: Item) -> ItemData:
+    return ItemData(key=item.key, split=item.split, prompt=item.prompt, gold=item.gold, meta=item.meta,
+                    is_attention_check=item.is_attention_check)
+
+
+def study_items(study: Study) -> list[Item]:
+    """The items a model run scores: every item of the study's units, once, in unit order."""
+    rows = (UnitItem.objects.filter(unit__study=study, item__is_attention_check=False)
+            .select_related("item").order_by("unit__position", "order"))
+    seen: dict[int, Item] = {}
+    for row in rows:
+        seen.setdefault(row.item_id, row.item)
+    return list(seen.values())
+
+
+def items_by_id(item_ids: list[int]) -> list[Item]:
+    """Items in the order of `item_ids`."""
+    found = Item.objects.in_bulk(item_ids)
+    missing = [pk for pk in item_ids if pk not in found]
+    if missing:
+        raise LookupError(f"items {missing[:5]} no longer exist")
+    return [found[pk] for pk in item_ids]
+
+
+def pool_items(benchmark: str, split: str) -> list[ItemData]:
+    """The items k-shot examples are drawn from."""
+    return [item_data(item) for item in
+            Item.objects.filter(benchmark=benchmark, split=split, is_attention_check=False).order_by("key")]
+
+
+def benchmark_assets(benchmark: str) -> dict[str, Any]:
+    return dict(BenchmarkAsset.objects.filter(benchmark=benchmark).values_list("key", "data"))

@@ -1,0 +1,39 @@
+"""Reads behind the API's list endpoints (querysets with their relations loaded)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import QuerySet
+
+from studies.models import Participant, Study, Unit, UnitItem
+from studies.selectors import units_with_counts
+
+
+def study_units_of(study: Study) -> QuerySet[Unit]:
+    return units_with_counts(study)
+
+
+def study_items_of(study: Study) -> QuerySet[UnitItem]:
+    return UnitItem.objects.filter(unit__study=study).select_related("item", "unit").order_by("unit__position", "order")
+
+
+def participants_of(study: Study) -> QuerySet[Participant]:
+    return Participant.objects.filter(study=study).select_related("unit").order_by("pk")
+
+
+def model_runs_of(study: Study) -> list[dict[str, Any]]:
+    """The study's model runs with answer counts; empty where the modelruns app has none."""
+    try:
+        from modelruns.selectors import runs_for_study
+    except ImportError:
+        return []
+    rows = []
+    for run in runs_for_study(study):
+        rows.append({
+            "id": run.pk, "model": str(run.spec), "setting": run.setting, "setting_label": run.setting_label(),
+            "status": run.status, "n_answered": run.n_answered, "n_correct": run.n_correct,
+            "n_invalid": run.n_invalid, "accuracy": run.n_correct / run.n_answered if run.n_answered else None,
+            "created_at": run.created_at, "finished_at": run.finished_at,
+        })
+    return rows

@@ -1,0 +1,169 @@
+"""Charts of a study's results, drawn on the server with matplotlib (Agg) as inline SVG.
+
+`matplotlib.figure.Figure` is used directly, never pyplot: no global state, safe in threads. Text
+stays text in the SVG (`svg.fonttype: none`) and ids are salted per chart so several charts can sit
+in one page; the output is deterministic for the same results.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+from matplotlib.axes import Axes  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+HUMAN_COLOUR = "#1d2330"
+ORACLE_COLOUR = "#8a8f99"
+MODEL_COLOURS = ("#2f5fd0", "#d0652f", "#2f9d5f", "#a03fb5", "#b5a13f", "#3fa9b5", "#b53f64", "#6b4f2f")
+
+
+def _svg(figure: Figure, salt: str) -> str:
+    buffer = io.StringIO()
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": salt}):
+        figure.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None})
+    text = buffer.getvalue()
+    return text[text.index("<svg"):]  # inline: no XML declaration or doctype
+
+
+def _curve_xy(curve: dict[str, Any]) -> tuple[list[int], list[float], list[float | None], list[float | None]]:
+    points = curve["points"]
+    return ([p["position"] for p in points], [p["accuracy"] for p in points],
+            [p["ci_low"] for p in points], [p["ci_high"] for p in points])
+
+
+def _draw_curve(ax: Axes, curve: dict[str, Any] | None, label: str, colour: str, *, dashed: bool = False) -> None:
+    if not curve or not curve.get("points"):
+        return
+    x, y, low, high = _curve_xy(curve)
+    ax.plot(x, y, label=label, color=colour, linestyle="--" if dashed else "-", linewidth=1.8,
+            marker=None if dashed else "o", markersize=3)
+    band = [(xi, lo, hi) for xi, lo, hi in zip(x, low, high) if lo is not None and hi is not None]
+    if band:
+        ax.fill_between([b[0] for b in band], [b[1] for b in band], [b[2] for b in band], color=colour, alpha=0.15,
+                        linewidth=0)
+
+
+def _position_axes(ax: Axes, title: str) -> None:
+    ax.set_title(title, fontsize=10)
+    ax.set_xlim(0.5, 20.5)
+    ax.set_ylim(0, 1.02)
+    ax.set_xticks([1, 5, 10, 15, 20])
+    ax.axhline(0.5, color="#c5cad3", linewidth=0.8, zorder=0)
+    ax.grid(axis="y", color="#eceef2", linewidth=0.6)
+
+
+def _panel_curve(part: dict[str, Any], feature: str | None) -> dict[str, Any] | None:
+    """The overall curve of humans, a model or the oracle, or its curve for one salient feature."""
+    if feature is None:
+        return part["overall"]
+    return next((c for c in part["by_feature"] if c["group"].get("salient_feature") == feature), None)
+
+
+def position_chart(section: dict[str, Any]) -> str:
+    """Accuracy by position 1–20: humans and each model with 95% CI bands, and the oracle; one panel
+    for all episodes, then one per salient feature."""
+    humans, models, oracle = section["humans"], section["models"], section["oracle"]
+    features = sorted({c["group"].get("salient_feature") for c in humans["by_feature"]}
+                      | {c["group"].get("salient_feature") for m in models for c in m["by_feature"]} - {None})
+    panels = [("All episodes", None), *[(f"Salient feature: {f.replace('_', ' ')}", f) for f in features]]
+    columns = min(3, len(panels))
+    rows = -(-len(panels) // columns)
+    figure = Figure(figsize=(3.6 * columns, 2.8 * rows + 0.6))
+    axes = figure.subplots(rows, columns, squeeze=False)
+    for index, (title, feature) in enumerate(panels):
+        ax = axes[index // columns][index % columns]
+        _position_axes(ax, title)
+        _draw_curve(ax, _panel_curve(humans, feature), "Humans", HUMAN_COLOUR)
+        for number, model in enumerate(models):
+            _draw_curve(ax, _panel_curve(model, feature), model["label"], MODEL_COLOURS[number % len(MODEL_COLOURS)])
+        _draw_curve(ax, _panel_curve(oracle, feature), "Bayesian oracle", ORACLE_COLOUR, dashed=True)
+        if index % columns == 0:
+            ax.set_ylabel("accuracy")
+        ax.set_xlabel("position in episode")
+    for index in range(len(panels), rows * columns):
+        axes[index // columns][index % columns].set_visible(False)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    if handles:
+        figure.legend(handles, labels, loc="lower center", ncol=min(4, len(labels)), frameon=False, fontsize=8,
+                      bbox_to_anchor=(0.5, -0.02))
+    figure.tight_layout(rect=(0, 0.06, 1, 1))
+    return _svg(figure, "positions")
+
+
+def bar_chart(title: str, categories: list[str], series: list[tuple[str, list[float | None]]], *,
+              reference: tuple[str, float] | None = None, salt: str = "bars") -> str:
+    """Grouped bars: one group per category, one bar per series (None draws no bar). A series named
+    "Humans" is drawn in the humans' colour; models keep their colour order of the position chart."""
+    width_in = min(12.0, max(5.0, 0.45 * len(categories) * max(1, len(series)) + 1.5))
+    figure = Figure(figsize=(width_in, 3.6 + 0.18 * len(series)))
+    ax = figure.subplots()
+    width = 0.8 / max(1, len(series))
+    models = 0
+    for number, (name, values) in enumerate(series):
+        if name == "Humans":
+            colour = HUMAN_COLOUR
+        else:
+            colour = MODEL_COLOURS[models % len(MODEL_COLOURS)]
+            models += 1
+        xs = [i + (number - (len(series) - 1) / 2) * width for i in range(len(categories))]
+        present = [(x, v) for x, v in zip(xs, values) if v is not None]
+        ax.bar([p[0] for p in present], [p[1] for p in present], width=width, label=name, color=colour, alpha=0.85)
+    if reference is not None:
+        ax.axhline(reference[1], color=HUMAN_COLOUR, linestyle=":", linewidth=1.2, label=reference[0])
+    ax.axhline(0.5, color="#c5cad3", linewidth=0.8, zorder=0)
+    ax.set_xticks(range(len(categories)))
+    tilted = len(categories) > 5
+    ax.set_xticklabels([c.replace("_", " ") for c in categories], rotation=20 if tilted else 0,
+                       ha="right" if tilted else "center", fontsize=8)
+    ax.set_ylim(0, 1.02)
+    ax.set_ylabel("accuracy")
+    ax.set_title(title, fontsize=10)
+    ax.grid(axis="y", color="#eceef2", linewidth=0.6)
+    ax.legend(fontsize=7, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.16 if tilted else -0.08),
+              ncol=min(3, len(series) + (reference is not None)))
+    figure.tight_layout()
+    return _svg(figure, salt)
+
+
+def category_chart(results: dict[str, Any]) -> str | None:
+    section = results["breakdowns"].get("by_category")
+    if not section or not section["rows"]:
+        return None
+    rows = section["rows"]
+    categories = [row["category"] or "—" for row in rows]
+    series = [("Humans", [row["human"]["mean"] for row in rows])]
+    for index, model in enumerate(rows[0]["models"]):
+        series.append((model["label"], [row["models"][index]["accuracy"] for row in rows]))
+    title = f"Accuracy per {(section['field'] or 'category').replace('_', ' ')}"
+    return bar_chart(title, categories, series, salt="categories")
+
+
+def template_chart(results: dict[str, Any]) -> str | None:
+    groups = results["breakdowns"].get("by_template")
+    if not groups:
+        return None
+    templates = sorted({int(t) for group in groups for t in group["per_template"]})
+    series = [(f"{g['model']} ({g['setting_key']})", [g["per_template"].get(str(t)) for t in templates])
+              for g in groups]
+    human = results["human"]["accuracy"]["mean"]
+    reference = ("Humans", human) if human is not None else None
+    return bar_chart("Model accuracy per prompt template", [f"T{t}" for t in templates], series, reference=reference,
+                     salt="templates")
+
+
+def study_charts(results: dict[str, Any]) -> dict[str, str]:
+    """Every chart that says something for this study, by name."""
+    charts: dict[str, str] = {}
+    positions = results["breakdowns"].get("by_position")
+    if positions and (positions["humans"]["overall"] or positions["models"] or positions["oracle"]["overall"]):
+        charts["positions"] = position_chart(positions)
+    for name, draw in (("templates", template_chart), ("categories", category_chart)):
+        svg = draw(results)
+        if svg:
+            charts[name] = svg
+    return charts

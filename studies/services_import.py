@@ -1,0 +1,258 @@
+"""Importing a published human study: its annotators become imported participants of a closed study
+and their answers `Response` rows, so the published baseline is read like any study of ours.
+
+Files are read and checked completely before anything is written (one transaction), each row is
+matched to an imported item by order and its text verified, and importing the same name again
+changes nothing.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from annotation import benchmarks
+from annotation.benchmarks.base import DatasetError
+from annotation.benchmarks.implicature import normalise, parse_label
+from annotation.models import Item, Response
+from studies.models import Participant, Study, Unit, UnitItem
+
+
+class ImportRefused(ValueError):
+    """The import cannot go ahead (a name clash, missing items); nothing was written."""
+
+
+@dataclass(frozen=True)
+class PublishedRow:
+    row: int  # the row in its file as a spreadsheet counts (the header is row 1)
+    prompt: dict[str, str]
+    gold: str
+    answers: tuple[str, ...]  # one per annotator column, as written in the file
+
+
+@dataclass(frozen=True)
+class PublishedSubset:
+    """One published file: the items of one unit, answered by the same annotators."""
+
+    file: str
+    label: str
+    annotators: tuple[str, ...]
+    rows: tuple[PublishedRow, ...]
+
+
+@dataclass(frozen=True)
+class PublishedStudy:
+    benchmark: str
+    source: str
+    split: str
+    subsets: tuple[PublishedSubset, ...]
+    #: prompt fields a file row must match on its item (compared after normalising whitespace/case)
+    match_fields: tuple[str, ...]
+
+    @property
+    def n_responses(self) -> int:
+        return sum(len(s.rows) * len(s.annotators) for s in self.subsets)
+
+
+@dataclass(frozen=True)
+class BaselineImportResult:
+    study: Study
+    created: bool
+    participants: int
+    responses: int
+
+    @property
+    def message(self) -> str:
+        if not self.created:
+            return (f"Study {self.study.name!r} is already imported ({self.participants} participants, "
+                    f"{self.responses} answers); nothing was written.")
+        return (f"Imported {self.study.name!r}: {self.study.units.count()} units, {self.participants} participants, "
+                f"{self.responses} answers (closed study, id {self.study.pk}).")
+
+
+# -- reading published files ------------------------------------------------------------------
+
+
+def read_rows(path: Path, required: Sequence[str]) -> list[tuple[int, dict[str, str]]]:
+    """(row, values) pairs of a CSV, `row` counted as a spreadsheet does (the header is row 1; a
+    quoted field may span lines). Refuses a missing file, missing columns and short rows; extra
+    columns (the 1-150 file's helper columns) are ignored."""
+    name = path.name
+    if not path.is_file():
+        raise DatasetError(name, "file not found")
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DatasetError(name, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    try:
+        header = [column.strip() for column in next(reader)]
+    except StopIteration:
+        raise DatasetError(name, "file is empty") from None
+    except csv.Error as exc:
+        raise DatasetError(name, f"unreadable header ({exc})", row=1) from exc
+    missing = [column for column in required if column not in header]
+    if missing:
+        raise DatasetError(name, f"missing column(s) {', '.join(missing)}", row=1)
+    needed = max(header.index(column) for column in required) + 1
+    rows: list[tuple[int, dict[str, str]]] = []
+    number = 1
+    try:
+        for values in reader:
+            number += 1
+            if not any(value.strip() for value in values):
+                continue
+            if len(values) < needed:
+                raise DatasetError(name, f"expected at least {needed} fields, found {len(values)} (truncated?; "
+                                         f"text line {reader.line_num})", row=number)
+            rows.append((number, {column: values[header.index(column)] for column in required}))
+    except csv.Error as exc:
+        raise DatasetError(name, f"malformed CSV ({exc}; text line {reader.line_num})", row=number + 1) from exc
+    return rows
+
+
+IMPLICATURE_SUBSETS = ("1-150", "151-300", "301-450", "451-600")
+IMPLICATURE_ANNOTATORS = tuple(f"Annotator {number}" for number in range(1, 6))
+
+
+def read_implicature_human_eval(source: Path) -> PublishedStudy:
+    """Ruis et al.'s human evaluation (Appendix E): four files of 150 test rows in test-file order,
+    five annotators each, every label Yes or No."""
+    required = ("Utterance", "Response", "Ground truth", *IMPLICATURE_ANNOTATORS)
+    subsets = []
+    for label in IMPLICATURE_SUBSETS:
+        name = f"human_eval_{label}.csv"
+        rows = read_rows(source / name, required)
+        first, last = (int(bound) for bound in label.split("-"))
+        if len(rows) != last - first + 1:
+            raise DatasetError(name, f"expected {last - first + 1} rows, found {len(rows)} (truncated?)")
+        parsed = []
+        for line, row in rows:
+            for column in ("Utterance", "Response"):
+                if not row[column].strip():
+                    raise DatasetError(name, f"empty {column}", row=line)
+            gold = parse_label(row["Ground truth"])
+            if gold is None or row["Ground truth"].strip().lower() not in {"yes", "no"}:
+                raise DatasetError(name, f"Ground truth is {row['Ground truth']!r}, expected Yes or No", row=line)
+            answers = tuple(row[column].strip() for column in IMPLICATURE_ANNOTATORS)
+            for column, answer in zip(IMPLICATURE_ANNOTATORS, answers):
+                if answer.lower() not in {"yes", "no"}:
+                    raise DatasetError(name, f"{column} is {answer!r}, expected Yes or No", row=line)
+            parsed.append(PublishedRow(line, {"utterance": row["Utterance"], "response": row["Response"]},
+                                       gold, answers))
+        subsets.append(PublishedSubset(name, label, IMPLICATURE_ANNOTATORS, tuple(parsed)))
+    return PublishedStudy(benchmark="implicature", source="Ruis et al. (2022), Appendix E human evaluation",
+                          split="test", subsets=tuple(subsets), match_fields=("utterance", "response"))
+
+
+#: benchmarks with a published human study, and the reader of its files
+PUBLISHED_READERS: dict[str, Callable[[Path], PublishedStudy]] = {"implicature": read_implicature_human_eval}
+
+
+# -- matching and writing ---------------------------------------------------------------------
+
+
+def _matched_items(published: PublishedStudy) -> list[list[Item]]:
+    """Each subset's items, by row order over the split's items; refuses any row whose text differs."""
+    items = list(Item.objects.filter(benchmark=published.benchmark, split=published.split,
+                                     is_attention_check=False).order_by("key"))
+    if not items:
+        raise ImportRefused(f"no {published.benchmark} {published.split} items are imported yet: "
+                            f"run `manage.py import_benchmark {published.benchmark}` first")
+    matched, offset = [], 0
+    for subset in published.subsets:
+        unit_items = []
+        for row in subset.rows:
+            if offset >= len(items):
+                raise DatasetError(subset.file, f"more rows than the {len(items)} imported {published.split} items",
+                                   row=row.row)
+            item = items[offset]
+            for name in published.match_fields:
+                if normalise(row.prompt[name]) != normalise(str(item.prompt.get(name, ""))):
+                    raise DatasetError(subset.file, f"{name} {row.prompt[name]!r} does not match item {item.key} "
+                                       f"({item.prompt.get(name)!r})", row=row.row)
+            if row.gold != item.gold:
+                raise DatasetError(subset.file, f"ground truth {row.gold!r} differs from item {item.key}'s "
+                                   f"{item.gold!r}", row=row.row)
+            unit_items.append(item)
+            offset += 1
+        matched.append(unit_items)
+    return matched
+
+
+def _already_imported(name: str, published: PublishedStudy) -> BaselineImportResult | None:
+    study = Study.objects.filter(name=name).first()
+    if study is None:
+        return None
+    responses = Response.objects.filter(participant__study=study).count()
+    if (study.is_imported and study.benchmark == published.benchmark
+            and study.design.get("imported_from") == published.source and responses == published.n_responses):
+        return BaselineImportResult(study, created=False, participants=study.participants.count(), responses=responses)
+    raise ImportRefused(f"a study named {name!r} already exists and is not this import; choose another --name")
+
+
+def human_baseline_import(*, benchmark: str, source: Path, name: str, dry_run: bool = False) -> BaselineImportResult:
+    """Import a published human study as a closed study of imported participants (A1..An)."""
+    reader = PUBLISHED_READERS.get(benchmark)
+    if reader is None:
+        raise ImportRefused(f"no published human study is known for {benchmark!r}; "
+                            f"known: {', '.join(sorted(PUBLISHED_READERS))}")
+    published = reader(Path(source))
+    try:
+        with transaction.atomic():
+            existing = _already_imported(name, published)
+            if existing is not None:
+                return existing
+            matched = _matched_items(published)
+            result = _write(name, published, matched)
+            if dry_run:
+                transaction.set_rollback(True)
+            return result
+    except IntegrityError as exc:
+        raise ImportRefused(f"could not import {name!r}: {exc}") from exc
+
+
+def _write(name: str, published: PublishedStudy, matched: list[list[Item]]) -> BaselineImportResult:
+    definition = benchmarks.get(published.benchmark)
+    per_unit = max(len(subset.annotators) for subset in published.subsets)
+    study = Study.objects.create(
+        name=name, benchmark=published.benchmark, status=Study.Status.CLOSED, is_imported=True,
+        design=definition.design({"units": len(published.subsets), "per_unit": per_unit,
+                                  "unit_size": max(len(s.rows) for s in published.subsets), "attention_checks": 0,
+                                  "exclude_at": 0, "imported_from": published.source}),
+        consent_text=f"Imported: {published.source}. No consent was collected on this platform.",
+        instructions_text=definition.default_instructions, attention_checks=0, exclude_at=0,
+    )
+    now = timezone.now()
+    number, participants, responses = 0, 0, []
+    for position, (subset, items) in enumerate(zip(published.subsets, matched), start=1):
+        unit = Unit.objects.create(study=study, label=subset.label, position=position,
+                                   capacity=len(subset.annotators))
+        UnitItem.objects.bulk_create([UnitItem(unit=unit, item=item, order=order)
+                                      for order, item in enumerate(items, start=1)])
+        for column_index, column in enumerate(subset.annotators):
+            number += 1
+            participant = Participant.objects.create(
+                study=study, unit=unit, prolific_pid=f"imported-s{position}-a{column_index + 1}",
+                pseudonym=f"A{number}", status=Participant.Status.COMPLETED, step=Participant.Step.DONE,
+                sequence=[item.pk for item in items], answered=len(items), is_imported=True,
+                started_at=now, last_seen_at=now, completed_at=now,
+            )
+            participants += 1
+            for order, (row, item) in enumerate(zip(subset.rows, items), start=1):
+                raw = row.answers[column_index]
+                scored = definition.score(raw, item.gold)
+                responses.append(Response(
+                    participant=participant, item=item, position=order, raw_answer=raw, answer=scored.answer or "",
+                    valid=scored.valid, correct=scored.correct, is_attention_check=False, shown_at=now,
+                    answered_at=now, duration_ms=0,
+                    extra={"source_file": subset.file, "source_row": row.row, "source_column": column},
+                ))
+    Response.objects.bulk_create(responses, batch_size=1000)
+    return BaselineImportResult(study, created=True, participants=participants, responses=len(responses))

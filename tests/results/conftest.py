@@ -1,0 +1,174 @@
+"""Studies with hand-checkable results, built once per test module and wiped at its end.
+
+`pilot`: an implicature study of 2 units × 5 items (golds no, no, no, yes, no in both units), two
+attention checks each, completed by scripted Bots through the HTTP views:
+  U1: A1 all gold (5/5); A3 fails both attention checks and answers every item wrong (excluded);
+      A4 wrong on test-0002 (4/5).
+  U2: A2 all gold (5/5); A5 wrong on test-0006 and test-0009 (3/5).
+and two finished model runs: template 2 (wrong on test-0003 only) and template 3 (all gold).
+
+`ambi`: an AmbiBench study of six one-episode units; two participants answer through the services:
+  P1 types "maybe" at position 1 (invalid free text) and the wrong label at position 2, then gold;
+  P2 types every gold label in lower case.
+
+`baseline`: Ruis et al.'s published human evaluation, imported with `import_annotations`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import pytest
+
+from tests.conftest import datasets_dir
+from tests.factories import Bot, pid, small_study
+
+PILOT_PIDS = {"A1": pid(0xA1), "A2": pid(0xA2), "A3": pid(0xA3), "A4": pid(0xA4), "A5": pid(0xA5)}
+AMBI_PIDS = ("5f0c1a2b3c4d5e6f7a8b9c01", "5f0c1a2b3c4d5e6f7a8b9c02")
+FLIP = {"yes": "no", "no": "yes"}
+
+
+@dataclass
+class Built:
+    study_id: int
+    name: str
+    pids: list[str] = field(default_factory=list)
+    sessions: list[str] = field(default_factory=list)
+
+
+def _wipe() -> None:
+    from django.contrib.auth import get_user_model
+
+    from annotation.models import BenchmarkAsset, Item, Response
+    from modelruns.models import ModelResponse, ModelRun, ModelSpec
+    from studies.models import Participant, Study, Unit, UnitItem
+
+    for model in (ModelResponse, ModelRun, ModelSpec, Response, Participant, UnitItem, Unit, Study, Item,
+                  BenchmarkAsset):
+        model.objects.all().delete()
+    get_user_model().objects.all().delete()
+
+
+@pytest.fixture(scope="module")
+def world(django_db_setup, django_db_blocker):
+    """Unblocks the database for a module's shared data and wipes it all at the module's end."""
+    with django_db_blocker.unblock():
+        yield
+        _wipe()
+
+
+def _choose_wrong_on(keys: set[str]):
+    return lambda item: FLIP[item.gold] if item.key in keys else item.gold
+
+
+def _excluded_answers(item) -> str:
+    return "no" if item.is_attention_check else FLIP[item.gold]
+
+
+def model_run(study, name: str, setting: dict, answers: dict[str, str]):
+    from annotation.models import Item
+    from modelruns.models import ModelResponse, ModelRun, ModelSpec
+
+    spec, _ = ModelSpec.objects.get_or_create(name=name, defaults={"model": f"local/{name}"})
+    run = ModelRun.objects.create(study=study, spec=spec, setting=setting,
+                                  setting_key=json.dumps(setting, sort_keys=True), status=ModelRun.Status.DONE,
+                                  progress_done=len(answers), progress_total=len(answers))
+    items = {item.key: item for item in Item.objects.filter(benchmark=study.benchmark, key__in=answers)}
+    ModelResponse.objects.bulk_create([
+        ModelResponse(run=run, item=items[key], raw_answer=f" {answer}", answer=answer, valid=True,
+                      correct=answer == items[key].gold, scores={})
+        for key, answer in answers.items()
+    ])
+    return run
+
+
+@pytest.fixture(scope="module")
+def pilot(world, implicature_source) -> Built:
+    from annotation.models import Item
+    from annotation.services import benchmark_import
+
+    benchmark_import(name="implicature", source=implicature_source)
+    study = small_study("pilot results", unit_size=5, units=2, per_unit=2, attention_checks=2, exclude_at=2)
+    plan = [("A1", None), ("A2", None), ("A3", _excluded_answers), ("A4", _choose_wrong_on({"test-0002"})),
+            ("A5", _choose_wrong_on({"test-0006", "test-0009"}))]
+    for name, choose in plan:
+        Bot(study, PILOT_PIDS[name]).complete(choose)
+    golds = dict(Item.objects.filter(benchmark="implicature", key__in=[f"test-{n:04d}" for n in range(1, 11)])
+                 .values_list("key", "gold"))
+    base = {"variant": "ranking", "k": 0, "seed": 0}
+    model_run(study, "tiny-lm", {**base, "template": 2},
+              {key: FLIP[gold] if key == "test-0003" else gold for key, gold in golds.items()})
+    model_run(study, "tiny-lm", {**base, "template": 3}, golds)
+    return Built(study.pk, study.name, pids=list(PILOT_PIDS.values()), sessions=["SESSION0001"])
+
+
+@pytest.fixture(scope="module")
+def implicature_source():
+    path = datasets_dir() / "implicature"
+    if not path.is_dir():
+        pytest.fail(f"the published implicature files are expected at {path} (set DATASETS_DIR)")
+    return path
+
+
+def _answer_all(study, prolific_pid: str, answer_for) -> None:
+    from annotation.models import Item
+    from annotation.services import response_submit
+    from studies.services import item_mark_shown, participant_begin, participant_consent, participant_enter
+
+    participant = participant_enter(study=study, pid=prolific_pid, prolific_session_id="SESSIONAMBI").participant
+    participant_consent(participant=participant, agree=True)
+    participant = participant_begin(participant=participant)
+    items = Item.objects.in_bulk(participant.sequence)
+    for position, item_id in enumerate(participant.sequence, start=1):
+        item_mark_shown(participant=participant)
+        item = items[item_id]
+        response_submit(participant_id=participant.pk, item_id=item_id, position=position,
+                        raw_answer=answer_for(int(item.meta["position"]), item.gold))
+
+
+@pytest.fixture(scope="module")
+def ambi(world) -> Built:
+    from annotation.services import benchmark_import
+    from studies.services import study_create
+
+    benchmark_import(name="ambibench", source=None, options={"episodes": 12, "instruction_prompts": 12})
+    study = study_create(name="ambi results", benchmark="ambibench", design={"per_feature": 1})
+
+    def first(position: int, gold: str) -> str:
+        if position == 1:
+            return "maybe"
+        return ("Y" if gold == "X" else "X") if position == 2 else gold
+
+    _answer_all(study, AMBI_PIDS[0], first)
+    _answer_all(study, AMBI_PIDS[1], lambda position, gold: gold.lower())
+    return Built(study.pk, study.name, pids=list(AMBI_PIDS), sessions=["SESSIONAMBI"])
+
+
+BASELINE_NAME = "Ruis et al. human baseline"
+
+
+@pytest.fixture(scope="module")
+def baseline(world, implicature_source) -> Built:
+    from annotation.services import benchmark_import
+    from studies.services_import import human_baseline_import
+
+    benchmark_import(name="implicature", source=implicature_source)
+    result = human_baseline_import(benchmark="implicature", source=implicature_source, name=BASELINE_NAME)
+    return Built(result.study.pk, BASELINE_NAME)
+
+
+@pytest.fixture
+def staff_client(client, django_user_model):
+    # no password: hashing one costs a second per test, and force_login needs none
+    user = django_user_model.objects.create(username="staff", is_staff=True)
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def member_client(client, django_user_model):
+    """Signed in, but not staff."""
+    user = django_user_model.objects.create(username="member")
+    client.force_login(user)
+    return client
