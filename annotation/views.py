@@ -6,6 +6,9 @@ makes refreshes, back buttons, second tabs and replayed POSTs harmless.
 
 from __future__ import annotations
 
+from functools import wraps
+from typing import Callable
+
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -87,12 +90,22 @@ def _done_context(participant: Participant, already: bool = False) -> dict:
     }
 
 
+def participant_view(view: Callable[[HttpRequest, Participant], HttpResponse]) -> Callable[[HttpRequest, str], HttpResponse]:
+    """Resolve the study link and this browser's participant, or explain how to get back in."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, link: str) -> HttpResponse:
+        participant = get_participant_for_request(request, get_study_by_link(link))
+        if participant is None:
+            return _no_session(request)
+        return view(request, participant)
+
+    return wrapper
+
+
 @require_GET
-def step(request: HttpRequest, link: str) -> HttpResponse:
-    study = get_study_by_link(link)
-    participant = get_participant_for_request(request, study)
-    if participant is None:
-        return _no_session(request)
+@participant_view
+def step(request: HttpRequest, participant: Participant) -> HttpResponse:
     return _render_step(request, participant)
 
 
@@ -150,33 +163,24 @@ def _history(participant: Participant, item) -> list[dict]:
 
 
 @require_POST
-def consent(request: HttpRequest, link: str) -> HttpResponse:
-    study = get_study_by_link(link)
-    participant = get_participant_for_request(request, study)
-    if participant is None:
-        return _no_session(request)
+@participant_view
+def consent(request: HttpRequest, participant: Participant) -> HttpResponse:
     form = ConsentForm(request.POST)
     if form.is_valid():
         participant_consent(participant=participant, agree=form.cleaned_data["agree"])
-    return redirect(_step_url(study))
+    return redirect(_step_url(participant.study))
 
 
 @require_POST
-def begin(request: HttpRequest, link: str) -> HttpResponse:
-    study = get_study_by_link(link)
-    participant = get_participant_for_request(request, study)
-    if participant is None:
-        return _no_session(request)
+@participant_view
+def begin(request: HttpRequest, participant: Participant) -> HttpResponse:
     participant_begin(participant=participant)
-    return redirect(_step_url(study))
+    return redirect(_step_url(participant.study))
 
 
 @require_POST
-def answer(request: HttpRequest, link: str) -> HttpResponse:
-    study = get_study_by_link(link)
-    participant = get_participant_for_request(request, study)
-    if participant is None:
-        return _no_session(request)
+@participant_view
+def answer(request: HttpRequest, participant: Participant) -> HttpResponse:
     form = AnswerForm(request.POST)
     error = ""
     if form.is_valid():
@@ -193,4 +197,4 @@ def answer(request: HttpRequest, link: str) -> HttpResponse:
         return render(request, template, context, status=422 if not request.htmx else 200)
     if request.htmx:
         return _render_step(request, participant)
-    return redirect(_step_url(study))
+    return redirect(_step_url(participant.study))
