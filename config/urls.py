@@ -9,7 +9,7 @@ admin.site.site_header = "Parity — studies, humans and models"
 admin.site.site_title = "Parity"
 
 urlpatterns = [
-    path("", RedirectView.as_view(pattern_name="admin:index", permanent=False)),
+    path("", RedirectView.as_view(pattern_name="studies:list", permanent=False)),
     path("admin/", admin.site.urls),
     path("runs/", include("modelruns.urls")),
     path("studies/", include("studies.urls")),

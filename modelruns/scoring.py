@@ -82,8 +82,7 @@ class Scorer:
         if name not in self._embedders:
             from modelruns.engine import load_embedder
 
-            device = self.key.device if self.key.kind != "nli" else "auto"
-            self._embedders[name] = load_embedder(name, device=device, cache_dir=model_cache_dir())
+            self._embedders[name] = load_embedder(name, device=self.key.device, cache_dir=model_cache_dir())
         return self._embedders[name]
 
     def identity(self) -> dict[str, str]:

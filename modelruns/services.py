@@ -195,7 +195,8 @@ def modelrun_resume(*, run: ModelRun) -> ModelRun:
         if ModelRun.objects.filter(study=run.study, spec=run.spec, setting_key=run.setting_key).exclude(
                 status__in=[ModelRun.Status.FAILED, ModelRun.Status.CANCELLED]).exists():
             raise ModelRunError("another live run has the same model and setting")
-        run.shards.filter(status=ModelShard.Status.FAILED).update(status=ModelShard.Status.PENDING, attempts=0, error="")
+        run.shards.filter(status=ModelShard.Status.FAILED).update(status=ModelShard.Status.PENDING, attempts=0, errors=0,
+                                                                  error="")
         run.status, run.error, run.finished_at = ModelRun.Status.QUEUED, "", None
         run.save(update_fields=["status", "error", "finished_at"])
     if run.is_active:

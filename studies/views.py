@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.urls import NoReverseMatch, reverse
+from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from studies.exports import FORMATS, export_study
@@ -25,12 +25,9 @@ from studies.results.headlines import study_headlines
 from studies.results.tables import paper_tables
 
 
-def _model_runs_url(study: Study) -> str | None:
-    """The model-runs partial of this study, when the modelruns app serves one."""
-    try:
-        return reverse("modelruns:study_runs", args=[study.pk])
-    except NoReverseMatch:
-        return None
+def _model_runs_url(study: Study) -> str:
+    """The model-runs partial of this study (loaded by htmx into the results page)."""
+    return reverse("modelruns:study_runs", args=[study.pk])
 
 
 @login_required

@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterator, Sequence
 from .plan import Row
 
 #: a shared prefix shorter than this is not worth a separate pass
-MIN_SHARED_PREFIX = 4
+MIN_SHARED_PREFIX = 2
 #: per row, per read: (log-prob, target is the argmax)
 RowScores = list[tuple[float, bool]]
 

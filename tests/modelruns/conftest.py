@@ -1,0 +1,46 @@
+"""Model-run fixtures: a tiny random Llama saved on the spot (the engine tests' builders), a score
+cache of the session, and a small implicature study."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.engine.conftest import _save_llama, train_tokenizer
+
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+@pytest.fixture(scope="session")
+def tiny_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A random two-layer Llama with a small byte-level BPE tokenizer, loadable by path."""
+    tokenizer_dir = tmp_path_factory.mktemp("run-tokenizer")
+    train_tokenizer(tokenizer_dir)
+    return _save_llama(tmp_path_factory.mktemp("run-llama"), tokenizer_dir, seed=0)
+
+
+@pytest.fixture(scope="session")
+def session_model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("run-model-cache")
+
+
+@pytest.fixture(autouse=True)
+def _model_cache(settings, session_model_cache: Path) -> None:
+    settings.MODEL_CACHE_DIR = str(session_model_cache)
+
+
+@pytest.fixture
+def small_implicature_study(implicature):
+    from tests.factories import small_study
+
+    return small_study("model pilot", unit_size=5, units=2, per_unit=1, attention_checks=0)
+
+
+@pytest.fixture
+def tiny_spec(tiny_model_dir: Path):
+    from modelruns.services import modelspec_get_or_create
+
+    return modelspec_get_or_create(model=str(tiny_model_dir), device="cpu")

