@@ -17,7 +17,7 @@ from django.db import transaction
 
 from annotation.models import Item
 from annotation.services import benchmark_import, benchmark_sources_fetch
-from modelruns.demo import demo_model_run
+from modelruns.demo import demo_model_runs
 from studies.models import Study
 from studies.services import study_create
 
@@ -71,10 +71,6 @@ def _demo_study(report: DemoReport, name: str, benchmark: str, **design) -> None
     report.studies.append(study)
 
 
-#: the steps, in order; each benchmark's demo adds its own
-STEPS: list[Callable[[DemoReport], None]] = [demo_researcher, demo_implicature]
-
-
 def demo_ambibench(report: DemoReport) -> None:
     """Generated from seed 0 (no files); the demo study is the paper's 96 episodes, 16 per feature."""
     if not Item.objects.filter(benchmark="ambibench", split="episode").exists():
@@ -97,17 +93,6 @@ def demo_instruction_induction(report: DemoReport) -> None:
     _demo_study(report, "Instruction induction demo", "instruction_induction")
 
 
-STEPS += [demo_ambibench, demo_miqa, demo_instruction_induction]
-STEPS.append(demo_model_run)  # after the implicature study it runs on
-
-
-def demo_setup() -> DemoReport:
-    report = DemoReport()
-    for step in STEPS:
-        step(report)
-    return report
-
-
 BASELINE_STUDY = "Implicature: published human baseline (Ruis et al.)"
 
 
@@ -123,4 +108,15 @@ def demo_human_baseline(report: DemoReport) -> None:
     report.say(f"Results: {settings.PUBLIC_URL}/studies/{study.pk}/results/ (all studies: {settings.PUBLIC_URL}/studies/)")
 
 
-STEPS.append(demo_human_baseline)  # needs the implicature test items of demo_implicature
+#: the steps, in order: data before the studies on it, studies before the model runs on them
+STEPS: list[Callable[[DemoReport], None]] = [
+    demo_researcher, demo_implicature, demo_human_baseline, demo_ambibench, demo_miqa,
+    demo_instruction_induction, demo_model_runs,
+]
+
+
+def demo_setup() -> DemoReport:
+    report = DemoReport()
+    for step in STEPS:
+        step(report)
+    return report
