@@ -8,17 +8,15 @@ changes nothing.
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from annotation import benchmarks
-from annotation.benchmarks.base import DatasetError
+from annotation.benchmarks.base import DatasetError, read_csv_rows
 from annotation.benchmarks.implicature import normalise, parse_label
 from annotation.models import Item, Response
 from studies.models import Participant, Study, Unit, UnitItem
@@ -79,44 +77,6 @@ class BaselineImportResult:
 # -- reading published files ------------------------------------------------------------------
 
 
-def read_rows(path: Path, required: Sequence[str]) -> list[tuple[int, dict[str, str]]]:
-    """(row, values) pairs of a CSV, `row` counted as a spreadsheet does (the header is row 1; a
-    quoted field may span lines). Refuses a missing file, missing columns and short rows; extra
-    columns (the 1-150 file's helper columns) are ignored."""
-    name = path.name
-    if not path.is_file():
-        raise DatasetError(name, "file not found")
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise DatasetError(name, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
-    try:
-        header = [column.strip() for column in next(reader)]
-    except StopIteration:
-        raise DatasetError(name, "file is empty") from None
-    except csv.Error as exc:
-        raise DatasetError(name, f"unreadable header ({exc})", row=1) from exc
-    missing = [column for column in required if column not in header]
-    if missing:
-        raise DatasetError(name, f"missing column(s) {', '.join(missing)}", row=1)
-    needed = max(header.index(column) for column in required) + 1
-    rows: list[tuple[int, dict[str, str]]] = []
-    number = 1
-    try:
-        for values in reader:
-            number += 1
-            if not any(value.strip() for value in values):
-                continue
-            if len(values) < needed:
-                raise DatasetError(name, f"expected at least {needed} fields, found {len(values)} (truncated?; "
-                                         f"text line {reader.line_num})", row=number)
-            rows.append((number, {column: values[header.index(column)] for column in required}))
-    except csv.Error as exc:
-        raise DatasetError(name, f"malformed CSV ({exc}; text line {reader.line_num})", row=number + 1) from exc
-    return rows
-
-
 IMPLICATURE_SUBSETS = ("1-150", "151-300", "301-450", "451-600")
 IMPLICATURE_ANNOTATORS = tuple(f"Annotator {number}" for number in range(1, 6))
 
@@ -128,7 +88,7 @@ def read_implicature_human_eval(source: Path) -> PublishedStudy:
     subsets = []
     for label in IMPLICATURE_SUBSETS:
         name = f"human_eval_{label}.csv"
-        rows = read_rows(source / name, required)
+        rows = read_csv_rows(source / name, required)
         first, last = (int(bound) for bound in label.split("-"))
         if len(rows) != last - first + 1:
             raise DatasetError(name, f"expected {last - first + 1} rows, found {len(rows)} (truncated?)")

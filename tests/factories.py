@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass, field
 
+from django.db import connections
 from django.test import Client
 
 from annotation.models import Item
@@ -72,3 +74,27 @@ class Bot:
         while self.participant.step == Participant.Step.ITEMS:
             self.answer_current(choose)
         return self.client.get(f"/s/{self.study.link}/step/")
+
+
+def arrive_at_once(study: Study, pids: list[str]) -> list[BaseException]:
+    """Every PID enters the study in its own thread, released together; returns what they raised."""
+    from studies.services import participant_enter
+
+    barrier = threading.Barrier(len(pids))
+    errors: list[BaseException] = []
+
+    def arrive(participant_pid: str) -> None:
+        try:
+            barrier.wait()
+            participant_enter(study=study, pid=participant_pid)
+        except BaseException as exc:  # surfaced to the test
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=arrive, args=(participant_pid,)) for participant_pid in pids]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return errors

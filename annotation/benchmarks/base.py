@@ -303,40 +303,51 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
-def read_csv(path: Path, required: Sequence[str], *, name: str | None = None) -> list[dict[str, str]]:
-    """Read a CSV with a real parser; refuse missing columns, ragged or truncated rows."""
-    label = name or path.name
+def read_text(path: Path, label: str | None = None, *, encoding: str = "utf-8-sig") -> str:
+    """A published text file, or a DatasetError naming it."""
+    label = label or path.name
     if not path.is_file():
         raise DatasetError(label, "file not found")
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        return path.read_text(encoding=encoding)
     except UnicodeDecodeError as exc:
         raise DatasetError(label, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+
+
+def read_csv_rows(path: Path, required: Sequence[str], *, name: str | None = None) -> list[tuple[int, dict[str, str]]]:
+    """(row, values) pairs of a CSV read with a real parser, `row` counted as a spreadsheet does
+    (the header is row 1; a quoted field may span lines). Refuses a missing file, missing columns,
+    short (truncated) rows and malformed quoting; extra columns are ignored."""
+    label = name or path.name
+    reader = csv.reader(io.StringIO(read_text(path, label), newline=""), strict=True)
     try:
-        header = next(reader)
+        header = [column.strip() for column in next(reader)]
     except StopIteration:
         raise DatasetError(label, "file is empty") from None
     except csv.Error as exc:
         raise DatasetError(label, f"unreadable header ({exc})", row=1) from exc
-    header = [column.strip() for column in header]
     missing = [column for column in required if column not in header]
     if missing:
         raise DatasetError(label, f"missing column(s) {', '.join(missing)}; found {', '.join(header)}", row=1)
-    rows: list[dict[str, str]] = []
-    width = len(header)
     needed = max(header.index(column) for column in required) + 1 if required else 0
+    rows: list[tuple[int, dict[str, str]]] = []
+    number = 1
     try:
         for values in reader:
-            line = reader.line_num
+            number += 1
             if not any(value.strip() for value in values):
                 continue
             if len(values) < needed:
-                raise DatasetError(label, f"expected {width} fields, found {len(values)} (truncated?)", row=line)
-            rows.append(dict(zip(header, values)))
+                raise DatasetError(label, f"expected at least {needed} fields, found {len(values)} "
+                                          f"(truncated?; text line {reader.line_num})", row=number)
+            rows.append((number, {column: values[header.index(column)] for column in required}))
     except csv.Error as exc:
-        raise DatasetError(label, f"malformed CSV ({exc})", row=reader.line_num) from exc
+        raise DatasetError(label, f"malformed CSV ({exc}; text line {reader.line_num})", row=number + 1) from exc
     return rows
+
+
+def read_csv(path: Path, required: Sequence[str], *, name: str | None = None) -> list[dict[str, str]]:
+    return [values for _, values in read_csv_rows(path, required, name=name)]
 
 
 def seeded_rng(*parts: object) -> random.Random:

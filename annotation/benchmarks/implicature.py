@@ -23,7 +23,7 @@ from .base import (
     ItemData,
     ModelAnswer,
     SourceFile,
-    read_csv,
+    read_csv_rows,
 )
 
 _REPO = "https://raw.githubusercontent.com/LauraRuis/do-pigs-fly/45eaae00896d065f173e65476f64a823f464c7c7"
@@ -167,14 +167,14 @@ class Implicature(Benchmark):
         items: list[ItemData] = []
         counts = {"yes": 0, "no": 0}
         for split, filename in (("test", "test_conversational_implicatures.csv"), ("dev", "dev_conversational_implicatures.csv")):
-            rows = read_csv(source / filename, ("Context utterance", "Response utterance", "Implicature"))
+            rows = read_csv_rows(source / filename, ("Context utterance", "Response utterance", "Implicature"))
             if not rows:
                 raise DatasetError(filename, "no rows")
-            for index, row in enumerate(rows, start=1):
+            for index, (line, row) in enumerate(rows, start=1):
                 label = parse_label(row["Implicature"])
                 if label is None or not row["Context utterance"].strip() or not row["Response utterance"].strip():
                     raise DatasetError(filename, f"cannot parse a yes/no label from {row['Implicature']!r}"
-                                       if label is None else "empty utterance or response", row=index + 1)
+                                       if label is None else "empty utterance or response", row=line)
                 key_text = normalise(row["Context utterance"]) + "||" + normalise(row["Response utterance"])
                 item_type = types.get(key_text, "Other") if split == "test" else "Other"
                 counts[label] += split == "test"
@@ -198,9 +198,8 @@ class Implicature(Benchmark):
         return ImportBundle(items=items, assets=assets)
 
     def _types(self, path: Path) -> dict[str, str]:
-        rows = read_csv(path, ("Utterance", "Response", "Type"))
         types = {}
-        for index, row in enumerate(rows, start=2):
+        for index, row in read_csv_rows(path, ("Utterance", "Response", "Type")):
             kind = row["Type"].strip()
             if kind not in TYPES:
                 raise DatasetError(path.name, f"unknown type {kind!r}", row=index)

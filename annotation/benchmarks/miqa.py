@@ -28,6 +28,7 @@ from .base import (
     ModelAnswer,
     Screen,
     SourceFile,
+    read_text,
     seeded_rng,
 )
 
@@ -108,12 +109,7 @@ class MiqaRow:
 def read_rows(path: Path, expected: int | None = ROWS) -> list[MiqaRow]:
     """The TSV with its exact header, four non-empty tab-separated fields a row, `expected` rows."""
     label = path.name
-    if not path.is_file():
-        raise DatasetError(label, "file not found")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise DatasetError(label, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    text = read_text(path, label, encoding="utf-8")
     lines = list(csv.reader(io.StringIO(text, newline=""), delimiter="\t", quoting=csv.QUOTE_NONE, strict=True))
     if not lines:
         raise DatasetError(label, "file is empty")

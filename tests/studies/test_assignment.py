@@ -1,16 +1,15 @@
 from __future__ import annotations
 
-import threading
 from collections import Counter
 from datetime import timedelta
 
 import pytest
-from django.db import connection, connections
+from django.db import connection
 from django.utils import timezone
 
 from studies.models import Participant
 from studies.services import participant_enter, participants_mark_returned
-from tests.factories import Bot, pid, small_study
+from tests.factories import Bot, arrive_at_once, pid, small_study
 
 pytestmark = pytest.mark.django_db
 
@@ -67,23 +66,7 @@ def test_forty_participants_entering_at_once_end_balanced_with_no_unit_over_capa
 
     benchmark_import(name="implicature", source=implicature_source)
     study = small_study("crowd", units=4, per_unit=9, unit_size=10)
-    barrier = threading.Barrier(40)
-    errors: list[BaseException] = []
-
-    def arrive(n: int) -> None:
-        try:
-            barrier.wait()
-            participant_enter(study=study, pid=pid(1000 + n))
-        except BaseException as exc:  # surfaced below
-            errors.append(exc)
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=arrive, args=(n,)) for n in range(40)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    errors = arrive_at_once(study, [pid(1000 + n) for n in range(40)])
     assert not errors
     per_unit = Counter(Participant.objects.filter(study=study).values_list("unit__position", flat=True))
     assert per_unit == Counter({1: 9, 2: 9, 3: 9, 4: 9})

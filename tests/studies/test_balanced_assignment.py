@@ -3,18 +3,17 @@ the six salient features), concurrency-safe on PostgreSQL."""
 
 from __future__ import annotations
 
-import threading
 from collections import Counter
 
 import pytest
-from django.db import connection, connections
+from django.db import connection
 from django.db.models import F
 
 from annotation.benchmarks.ambibench import FEATURES
 from studies.models import Participant, Unit
 from studies.services import participant_enter, participants_mark_returned
 from tests.annotation.helpers import ambibench_study, import_ambibench
-from tests.factories import pid
+from tests.factories import arrive_at_once, pid
 
 pytestmark = pytest.mark.django_db
 
@@ -62,23 +61,7 @@ def test_twelve_participants_arriving_at_once_end_two_per_feature(db):
     import_ambibench()
     study = ambibench_study("crowd balanced", per_feature=3)
     _group_positions_by_feature(study)
-    barrier = threading.Barrier(12)
-    errors: list[BaseException] = []
-
-    def arrive(n: int) -> None:
-        try:
-            barrier.wait()
-            participant_enter(study=study, pid=pid(2000 + n))
-        except BaseException as exc:  # surfaced below
-            errors.append(exc)
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=arrive, args=(n,)) for n in range(12)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    errors = arrive_at_once(study, [pid(2000 + n) for n in range(12)])
     assert not errors
     assert _held_per_feature(study) == {feature: 2 for feature in FEATURES}
     assert Participant.objects.filter(study=study).values("unit").distinct().count() == 12
