@@ -74,13 +74,15 @@ class _Progress:
 
 class Engine:
     def __init__(self, model: LoadedModel, *, cache: ScoreCache | str | Path | None = None,
-                 token_budget: int | None = None, max_batch_rows: int = 64, generation_batch_size: int = 32,
-                 progress: ProgressCallback | None = None) -> None:
+                 token_budget: int | None = None, max_batch_rows: int = 64, max_padding: float | None = None,
+                 generation_batch_size: int = 32, progress: ProgressCallback | None = None) -> None:
         self.model = model
         self.cache = ScoreCache(cache) if isinstance(cache, (str, Path)) else cache
         on_gpu = model.device.startswith("cuda")
-        # on a CPU, large batches buy little and padding costs real time; a GPU wants them full
-        self.token_budget = token_budget or (32768 if on_gpu else 2048)
+        # on a CPU, large batches buy little and every padded token costs real time; a GPU wants
+        # its batches full and pays for padding mostly in memory
+        self.token_budget = token_budget or (32768 if on_gpu else 1024)
+        self.max_padding = max_padding if max_padding is not None else (0.25 if on_gpu else 0.1)
         self.max_batch_rows = max_batch_rows
         self.generation_batch_size = generation_batch_size
         self.progress = progress
@@ -182,7 +184,7 @@ class Engine:
         if self._runner is None:
             self._runner = RowRunner(self.model.model, device=self.model.device, pad_token_id=self.model.pad_token_id)
         batches = make_batches([len(rows[i].tokens) for i in pending], token_budget=self.token_budget,
-                               max_rows=self.max_batch_rows)
+                               max_rows=self.max_batch_rows, max_padding=self.max_padding)
         for batch in batches:
             members = [pending[i] for i in batch.rows]
             started = time.perf_counter()
@@ -221,7 +223,8 @@ class Engine:
         tracker.finished([i for i, s in enumerate(scores) if s is not None])
         pending = [i for i, s in enumerate(scores) if s is None]
         lengths = [len(flat[i].source) + len(flat[i].labels) for i in pending]
-        for batch in make_batches(lengths, token_budget=self.token_budget, max_rows=self.max_batch_rows):
+        for batch in make_batches(lengths, token_budget=self.token_budget, max_rows=self.max_batch_rows,
+                                  max_padding=self.max_padding):
             members = [pending[i] for i in batch.rows]
             started = time.perf_counter()
             batch_scores = score_pairs(self.model, [flat[i] for i in members])

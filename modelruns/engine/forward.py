@@ -1,7 +1,9 @@
 """Run rows through a causal LM in token-budget batches and read log-probs at the read positions.
 
-Rows are sorted by length (longest first, ties by index: deterministic), packed into batches
-whose padded size fits the token budget, right-padded, and run under torch.inference_mode.
+Rows are sorted by length (longest first, ties by index: deterministic) and packed into batches
+whose padded size fits the token budget and whose rows differ little in length; right padding,
+no attention mask (causal attention never looks ahead to the pads), torch.inference_mode.
+A prefix that all rows of a batch share is run once and its key/value cache reused by every row.
 Only the positions that are read reach the vocabulary projection where the model supports
 `logits_to_keep` with a boolean mask; those logits are cast to fp32 before the log-softmax,
 and each batch syncs with the host once (a single `.tolist()`).
@@ -11,7 +13,7 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Sequence
 
 from .plan import Row
 
@@ -27,16 +29,20 @@ class Batch:
     width: int  # padded length
 
 
-def make_batches(lengths: Sequence[int], *, token_budget: int, max_rows: int) -> list[Batch]:
-    """Greedy packing of length-sorted rows: a batch grows while rows x width fits the budget."""
+def make_batches(lengths: Sequence[int], *, token_budget: int, max_rows: int,
+                 max_padding: float = 1.0) -> list[Batch]:
+    """Greedy packing of length-sorted rows: a batch grows while rows x width fits the budget
+    and the next row would be padded by at most `max_padding` of the batch width."""
     order = sorted(range(len(lengths)), key=lambda i: (-lengths[i], i))
     batches: list[Batch] = []
     current: list[int] = []
     for index in order:
-        width = lengths[current[0]] if current else lengths[index]
-        if current and ((len(current) + 1) * width > token_budget or len(current) >= max_rows):
-            batches.append(Batch(tuple(current), lengths[current[0]]))
-            current = []
+        if current:
+            width = lengths[current[0]]
+            if ((len(current) + 1) * width > token_budget or len(current) >= max_rows
+                    or width - lengths[index] > max_padding * width):
+                batches.append(Batch(tuple(current), width))
+                current = []
         current.append(index)
     if current:
         batches.append(Batch(tuple(current), lengths[current[0]]))
@@ -60,11 +66,6 @@ class RowRunner:
         self._keep_mask: bool | None = None  # probed on the first batch
         self._share_prefix = True
         self.last_shared = 0  # prefix tokens the last batch ran once for all its rows
-
-    def run(self, rows: Sequence[Row], batches: Sequence[Batch],
-            on_batch: Callable[[Batch, list[RowScores]], None]) -> None:
-        for batch in batches:
-            on_batch(batch, self.run_batch([rows[i] for i in batch.rows]))
 
     def run_batch(self, rows: Sequence[Row]) -> list[RowScores]:
         import torch
@@ -125,7 +126,7 @@ class RowRunner:
                 cache = prefix.past_key_values
                 cache.batch_repeat_interleave(input_ids.shape[0])
                 return self._forward(input_ids[:, shared:], keep[:, shared:], {"past_key_values": cache, "use_cache": True})
-            except (AttributeError, NotImplementedError, TypeError, ValueError):
+            except (AttributeError, NotImplementedError, RuntimeError, TypeError, ValueError):
                 self._share_prefix = False  # a model without a usable cache: run rows whole
         return self._forward(input_ids, keep, {"use_cache": False})
 
@@ -149,8 +150,3 @@ class RowRunner:
         except (IndexError, RuntimeError, TypeError, ValueError):
             return False
         return logits.dim() == 2 and logits.shape[0] == 1
-
-
-def chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
-    for start in range(0, len(items), size):
-        yield items[start:start + size]

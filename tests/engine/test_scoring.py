@@ -85,13 +85,16 @@ def test_a_merged_first_token_compares_like_the_full_texts(tiny_lm: Any) -> None
     assert result.scores[0].logprob - result.scores[1].logprob == pytest.approx(totals[0] - totals[1], abs=TOL)
 
 
-@pytest.mark.parametrize("budget,max_rows", [(16, 1), (64, 3), (200, 5), (100000, 64)])
-def test_scores_do_not_depend_on_batching_padding_or_request_order(tiny_lm: Any, budget: int, max_rows: int) -> None:
+@pytest.mark.parametrize("budget,max_rows,max_padding", [(16, 1, 1.0), (64, 3, 0.1), (200, 5, 1.0), (100000, 64, 1.0),
+                                                        (100000, 64, 0.0)])
+def test_scores_do_not_depend_on_batching_padding_or_request_order(tiny_lm: Any, budget: int, max_rows: int,
+                                                                  max_padding: float) -> None:
     requests = mixed_requests()
     reference = as_numbers(Engine(tiny_lm, token_budget=10**6, max_batch_rows=1).score_choices(requests))
     shuffled = list(range(len(requests)))
     random.Random(budget).shuffle(shuffled)
-    results = Engine(tiny_lm, token_budget=budget, max_batch_rows=max_rows).score_choices([requests[i] for i in shuffled])
+    engine = Engine(tiny_lm, token_budget=budget, max_batch_rows=max_rows, max_padding=max_padding)
+    results = engine.score_choices([requests[i] for i in shuffled])
     assert [r.key for r in results] == [requests[i].key for i in shuffled]
     assert_close(as_numbers(results), [reference[i] for i in shuffled])
 

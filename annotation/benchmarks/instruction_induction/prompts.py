@@ -1,13 +1,15 @@
 """Instruction induction texts (Honovich et al., Section 3-4, Appendix A): the induction prompt
 (Figure 1), the execution prompt and the in-context verification prompt. The execution metrics
-and the clean-up of generated text live with the engine (`modelruns.engine.metrics`); the
-task -> metric table is kept here too because it is stored with an import.
+and the clean-up of generated text live with the engine (`modelruns.engine.metrics`); its
+task -> metric table is stored with an import as the `metrics` asset.
 """
 
 from __future__ import annotations
 
 import re
 from typing import Sequence
+
+from modelruns.engine import metrics
 
 INDUCTION_PREFIX = (
     "I gave a friend an instruction and five inputs. The friend read the instruction and wrote an output "
@@ -19,14 +21,8 @@ DEMONSTRATION_SEPARATOR = "\n\n"
 INDUCTION_MAX_TOKENS = 50
 EXECUTION_MAX_TOKENS = 30
 
-#: task -> execution metric; every other task uses exact match
-TASK_METRICS: dict[str, str] = {
-    "common_concept": "f1",
-    "informal_to_formal": "f1",
-    "orthography_starts_with": "exact_set",
-    "taxonomy_animal": "exact_set",
-    "synonyms": "contains",
-}
+#: task -> execution metric (every other task: exact match); the engine scores with this one map
+TASK_METRICS = metrics.TASK_METRICS
 
 
 def demonstration(x: str, y: str) -> str:
