@@ -26,20 +26,24 @@ def _bert_config(tokenizer: Any, **extra: Any) -> Any:
                       num_attention_heads=4, max_position_embeddings=128, pad_token_id=tokenizer.pad_token_id, **extra)
 
 
-@pytest.fixture(scope="module")
-def nli_dir(tmp_path_factory: pytest.TempPathFactory, tokenizer_dir: Path) -> Path:
+def save_tiny_nli(directory: Path, tokenizer_dir: Path, labels: dict[int, str]) -> Path:
+    """A randomly initialised BERT pair classifier with these labels, saved like a hub model."""
     import torch
     from transformers import BertForSequenceClassification
 
-    directory = tmp_path_factory.mktemp("nli")
     tokenizer = _pair_tokenizer(tokenizer_dir)
-    labels = {0: "ENTAILMENT", 1: "CONTRADICTION", 2: "NEUTRAL"}
     torch.manual_seed(0)
-    model = BertForSequenceClassification(_bert_config(tokenizer, num_labels=3, id2label=labels,
+    model = BertForSequenceClassification(_bert_config(tokenizer, num_labels=len(labels), id2label=labels,
                                                        label2id={v: k for k, v in labels.items()}))
     model.save_pretrained(directory)
     tokenizer.save_pretrained(directory)
     return directory
+
+
+@pytest.fixture(scope="module")
+def nli_dir(tmp_path_factory: pytest.TempPathFactory, tokenizer_dir: Path) -> Path:
+    return save_tiny_nli(tmp_path_factory.mktemp("nli"), tokenizer_dir,
+                         {0: "ENTAILMENT", 1: "CONTRADICTION", 2: "NEUTRAL"})
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ from modelruns.models import ModelResponse, ModelRun
 from studies.models import UnitItem
 from studies.services import study_create
 from tests.conftest import datasets_dir
-from tests.engine.test_encoders import _bert_config, _pair_tokenizer
+from tests.engine.test_encoders import save_tiny_nli
 
 pytestmark = pytest.mark.django_db
 
@@ -50,18 +50,8 @@ def test_miqa_runs_both_orders_with_shots(tiny_spec):
 
 @pytest.fixture(scope="module")
 def nli_model_dir(tmp_path_factory: pytest.TempPathFactory, tiny_model_dir: Path) -> Path:
-    import torch
-    from transformers import BertForSequenceClassification
-
-    directory = tmp_path_factory.mktemp("run-nli")
-    tokenizer = _pair_tokenizer(tiny_model_dir)
-    labels = {0: "entailment", 1: "neutral", 2: "contradiction"}
-    torch.manual_seed(0)
-    model = BertForSequenceClassification(_bert_config(tokenizer, num_labels=3, id2label=labels,
-                                                       label2id={v: k for k, v in labels.items()}))
-    model.save_pretrained(directory)
-    tokenizer.save_pretrained(directory)
-    return directory
+    return save_tiny_nli(tmp_path_factory.mktemp("run-nli"), tiny_model_dir,
+                         {0: "entailment", 1: "neutral", 2: "contradiction"})
 
 
 def test_miqa_with_an_nli_spec_scores_one_minus_p_contradiction(nli_model_dir):
