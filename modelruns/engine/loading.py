@@ -340,8 +340,10 @@ def tokenizer_adds_bos(tokenizer: Any) -> bool:
     return len(with_special) > len(plain) and with_special[0] == bos
 
 
-def _load(name: str, auto_class: str, kind: str, *, revision: str | None, dtype: str, device: str,
-          cache_dir: str | Path | None, add_bos: bool | None, max_length: int | None) -> LoadedModel:
+def load_pretrained(name: str, auto_class: str, *, revision: str | None, dtype: str, device: str,
+                    cache_dir: str | Path | None) -> tuple[Any, Any, ModelIdentity, str, ResolvedSource]:
+    """Any transformers model class with its tokenizer, in eval mode on `device`; the identity
+    records the Hub commit actually loaded. Every loader of the engine goes through here."""
     import torch  # noqa: F401  (fail early, with the import error, before any file work)
     import transformers
 
@@ -362,12 +364,19 @@ def _load(name: str, auto_class: str, kind: str, *, revision: str | None, dtype:
     commit = getattr(model.config, "_commit_hash", None)
     if not source.is_local and commit:
         revision_id = commit
+    return model, tokenizer, ModelIdentity(source.model_id, revision_id, dtype), device, source
+
+
+def _load(name: str, auto_class: str, kind: str, *, revision: str | None, dtype: str, device: str,
+          cache_dir: str | Path | None, add_bos: bool | None, max_length: int | None) -> LoadedModel:
+    model, tokenizer, identity, device, source = load_pretrained(
+        name, auto_class, revision=revision, dtype=dtype, device=device, cache_dir=cache_dir)
     if tokenizer.pad_token_id is None and tokenizer.eos_token_id is not None:
         tokenizer.pad_token = tokenizer.eos_token
     return LoadedModel(
         model=model,
         tokenizer=tokenizer,
-        identity=ModelIdentity(source.model_id, revision_id, dtype),
+        identity=identity,
         kind=kind,
         device=device,
         add_bos=tokenizer_adds_bos(tokenizer) if add_bos is None else add_bos,

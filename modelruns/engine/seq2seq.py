@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+from .forward import read_scores
 from .loading import LoadedModel
 from .requests import ChoiceRequest
 
@@ -58,15 +59,4 @@ def score_pairs(loaded: LoadedModel, pairs: Sequence[Seq2SeqPair]) -> list[list[
         logits = loaded.model(input_ids=input_ids.to(device), attention_mask=attention.to(device),
                               labels=labels.to(device)).logits
         mask = (labels != -100).to(logits.device)
-        picked = logits[mask].float()
-        targets = labels.to(logits.device)[mask]
-        chosen = torch.log_softmax(picked, dim=-1).gather(1, targets[:, None]).squeeze(1)
-        greedy = picked.argmax(dim=-1) == targets
-        values = torch.stack([chosen, greedy.float()]).tolist()
-    scores: list[list[tuple[float, bool]]] = []
-    cursor = 0
-    for pair in pairs:
-        n = len(pair.labels)
-        scores.append([(values[0][cursor + i], values[1][cursor + i] == 1.0) for i in range(n)])
-        cursor += n
-    return scores
+        return read_scores(logits[mask], labels.to(logits.device)[mask], [len(pair.labels) for pair in pairs])
