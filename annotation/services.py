@@ -1,8 +1,8 @@
-"""Writes about items and answers: importing benchmarks, storing a participant's answer."""
+"""Writes about items: importing benchmarks and their published files."""
 
 from __future__ import annotations
 
-import enum
+from collections import Counter
 import shutil
 import tempfile
 import urllib.request
@@ -10,23 +10,39 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from django.db import IntegrityError, transaction
-from django.utils import timezone
+from django.db import transaction
+from django.db.models import Count
 
 from annotation import benchmarks
 from annotation.benchmarks.base import DatasetError, ImportBundle, sha256_of
-from annotation.models import BenchmarkAsset, Item, Response
-from annotation.selectors import item_data, screen_for, verifiable_responses
+from annotation.models import BenchmarkAsset, Item
+from annotation.selectors import item_data
 
 
 @dataclass(frozen=True)
 class ImportResult:
     benchmark: str
     created: int
-    updated: int
+    updated: int  # text, gold or split changed (never of an item with answers)
     unchanged: int
     assets: int
     splits: dict[str, int]
+    relabelled: int = 0  # only the item's details changed (its row number, its type label)
+
+
+class AnsweredItemsChanged(DatasetError):
+    """The import would change what items with stored answers ask or count as right; nothing was written."""
+
+    def __init__(self, benchmark: str, changes: list[str]) -> None:
+        listed = "; ".join(changes[:20]) + (f"; and {len(changes) - 20} more" if len(changes) > 20 else "")
+        super().__init__(benchmark, f"{len(changes)} item(s) that already have answers would change, which would "
+                                    f"change the meaning of those answers: {listed}. Import the corrected data "
+                                    "as a new benchmark version or remove the studies first.")
+        self.changes = changes
+
+
+#: what an item asks and what counts as right; changing them under stored answers rewrites those answers
+_ANSWER_DEFINING = ("split", "prompt", "gold", "is_attention_check")
 
 
 def benchmark_sources_fetch(*, name: str, dest: Path) -> Path:
@@ -100,10 +116,44 @@ def _with_prerequisites(definition: benchmarks.Benchmark, options: Mapping[str, 
     return merged
 
 
+def _refuse_repeated_keys(name: str, bundle: ImportBundle) -> None:
+    counts = Counter(data.key for data in bundle.items)
+    repeated = sorted(key for key, count in counts.items() if count > 1)
+    if repeated:
+        raise DatasetError(name, f"{len(repeated)} item key(s) occur more than once: {', '.join(repeated[:20])}")
+
+
+def _answered_changes(items: list[tuple[Item, list[str]]]) -> list[str]:
+    """'KEY (gold 'yes' -> 'no'; 3 human and 0 model answers)' for each changed item that has answers."""
+    if not items:
+        return []
+    counted = {item.pk: item for item in Item.objects.filter(pk__in=[item.pk for item, _ in items]).annotate(
+        humans=Count("responses", distinct=True), models=Count("model_responses", distinct=True))}
+    changes = []
+    for item, fields in items:
+        counts = counted[item.pk]
+        if counts.humans or counts.models:
+            changes.append(f"{item.key} ({', '.join(fields)}; {counts.humans} human and {counts.models} model answers)")
+    return changes
+
+
+def _describe_change(field: str, old: Any, new: Any) -> str:
+    if field == "prompt":
+        return "text changed"
+    return f"{field} {old!r} -> {new!r}"
+
+
 @transaction.atomic
 def _write_bundle(name: str, bundle: ImportBundle) -> ImportResult:
+    """Items are matched by key, which each benchmark derives from the source's own id or from the
+    item's content, never from its row. An item's details (meta) may be refreshed freely; its text
+    and gold may change only while nobody, human or model, has answered it."""
+    _refuse_repeated_keys(name, bundle)
     existing = {item.key: item for item in Item.objects.filter(benchmark=name)}
-    created, updated, unchanged = [], 0, 0
+    created: list[Item] = []
+    changed_items: list[tuple[Item, list[str]]] = []
+    defining: list[tuple[Item, list[str]]] = []  # changes of what the item asks or counts as right
+    unchanged = 0
     for data in bundle.items:
         fields = {
             "split": data.split,
@@ -120,116 +170,22 @@ def _write_bundle(name: str, bundle: ImportBundle) -> ImportResult:
         if not changed:
             unchanged += 1
             continue
+        described = [_describe_change(field, getattr(item, field), fields[field])
+                     for field in changed if field in _ANSWER_DEFINING]
+        if described:
+            defining.append((item, described))
         for field in changed:
             setattr(item, field, fields[field])
+        changed_items.append((item, changed))
+    refused = _answered_changes(defining)
+    if refused:
+        raise AnsweredItemsChanged(name, refused)
+    for item, changed in changed_items:
         item.save(update_fields=changed)
-        updated += 1
     Item.objects.bulk_create(created, batch_size=500)
     for asset in bundle.assets:
         BenchmarkAsset.objects.update_or_create(benchmark=name, key=asset.key, defaults={"data": asset.data})
     return ImportResult(
-        benchmark=name, created=len(created), updated=updated, unchanged=unchanged,
-        assets=len(bundle.assets), splits=bundle.summary(),
+        benchmark=name, created=len(created), updated=len(defining), unchanged=unchanged,
+        assets=len(bundle.assets), splits=bundle.summary(), relabelled=len(changed_items) - len(defining),
     )
-
-
-# -- answers ------------------------------------------------------------------------------
-
-
-class Outcome(enum.Enum):
-    STORED = "stored"
-    IGNORED = "ignored"  # a replay, a double click, a stale tab: nothing written
-    INVALID = "invalid"  # refused with a message; nothing written
-
-
-@dataclass(frozen=True)
-class SubmitResult:
-    outcome: Outcome
-    response: Response | None = None
-    message: str = ""
-
-
-def response_submit(*, participant_id: int, item_id: int, position: int, raw_answer: str,
-                    extra: Mapping[str, Any] | None = None) -> SubmitResult:
-    """Store the answer to the participant's *current* item, exactly once.
-
-    Anything else (a second copy of a double submit, a replayed POST, an answer to an earlier item,
-    a second tab) is ignored: the caller shows the current step again.
-    """
-    from studies.models import Participant
-
-    with transaction.atomic():
-        # The row lock serialises concurrent submits of one participant on PostgreSQL; on SQLite
-        # the IMMEDIATE transaction mode does the same for the whole database.
-        participant = Participant.objects.select_for_update().select_related("study").get(pk=participant_id)
-        if participant.step != Participant.Step.ITEMS:
-            return SubmitResult(Outcome.IGNORED)
-        if position != participant.answered + 1 or participant.sequence[participant.answered] != item_id:
-            return SubmitResult(Outcome.IGNORED)
-        item = Item.objects.get(pk=item_id)
-        definition = participant.study.definition
-        design = participant.study.design
-        scored = definition.score(raw_answer, item.gold, design)
-        message = definition.refusal(raw_answer, scored, design)
-        if message:
-            return SubmitResult(Outcome.INVALID, message=message)
-        # what the participant was shown (e.g. the option order) is the server's, not the form's
-        extra = {**(extra or {}), **screen_for(participant, item).record}
-        now = timezone.now()
-        shown_at = participant.current_shown_at or now
-        try:
-            with transaction.atomic():
-                response = Response.objects.create(
-                    participant=participant, item=item, position=position, raw_answer=raw_answer,
-                    answer=scored.answer or "", valid=scored.valid, correct=scored.correct,
-                    is_attention_check=item.is_attention_check, shown_at=shown_at, answered_at=now,
-                    duration_ms=max(0, int((now - shown_at).total_seconds() * 1000)), extra=dict(extra or {}),
-                )
-        except IntegrityError:
-            return SubmitResult(Outcome.IGNORED)
-        _advance(participant, item, scored.correct, now)
-    return SubmitResult(Outcome.STORED, response=response)
-
-
-def _advance(participant, item: Item, correct: bool, now) -> None:
-    from studies.models import Participant
-
-    participant.answered += 1
-    participant.current_shown_at = None
-    participant.last_seen_at = now
-    fields = ["answered", "current_shown_at", "last_seen_at"]
-    if item.is_attention_check and not correct:
-        participant.attention_failures += 1
-        fields.append("attention_failures")
-        threshold = participant.study.exclude_at
-        if threshold and participant.attention_failures >= threshold and not participant.excluded:
-            participant.excluded = True
-            participant.exclusion_reason = f"failed {participant.attention_failures} attention checks (threshold {threshold})"
-            fields += ["excluded", "exclusion_reason"]
-    if participant.answered >= len(participant.sequence):
-        participant.step = Participant.Step.DONE
-        participant.status = Participant.Status.COMPLETED
-        participant.completed_at = now
-        fields += ["step", "status", "completed_at"]
-    participant.save(update_fields=fields)
-
-
-# -- a researcher's verification ------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class VerifyResult:
-    marked: int
-    skipped: int  # not answers of a benchmark verified by hand (or attention checks)
-
-
-def responses_verify(*, response_ids: list[int], correct: bool | None, user) -> VerifyResult:
-    """Mark written answers correct or incorrect (None clears the mark), recording who and when.
-
-    Only the verification fields change: the answer, its score and its times stay as stored.
-    """
-    ids = set(response_ids)
-    chosen = verifiable_responses().filter(pk__in=ids)
-    marked = chosen.update(verified_correct=correct, verified_by=user if correct is not None else None,
-                           verified_at=timezone.now() if correct is not None else None)
-    return VerifyResult(marked=marked, skipped=len(ids) - marked)

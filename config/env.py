@@ -54,3 +54,12 @@ def embedded_secret(var_dir: Path) -> str:
     path.write_text(key)
     path.chmod(0o600)
     return key
+
+
+def env_rate(name: str, default: str) -> str:
+    """A request rate as the API's throttles read it: `<count>/<second|minute|hour|day>`."""
+    raw = os.environ.get(name) or default
+    count, _, period = raw.strip().partition("/")
+    if not count.isdigit() or not period or period[0] not in "smhd":
+        raise ConfigError(f"{name}={raw!r} is not a rate (use e.g. 120/minute, 1000/hour, 10/second)")
+    return raw.strip()

@@ -6,11 +6,12 @@ once per installation under var/. Everything else is chosen with environment var
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
 
-from config.env import ConfigError, embedded_secret, env_bool, env_int, env_list, env_str
+from config.env import ConfigError, embedded_secret, env_bool, env_int, env_list, env_rate, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("PARITY_VAR_DIR", str(BASE_DIR / "var")))
@@ -30,11 +31,12 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
+    "knox",
     "drf_spectacular",
     "django_htmx",
     "django_tasks",
     "django_tasks_db",
+    "axes",
     "annotation",
     "studies",
     "modelruns",
@@ -51,6 +53,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # last: turns a lockout found during the request into the lockout response
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -76,7 +80,10 @@ try:
     DATABASES = {
         "default": dj_database_url.parse(
             env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'parity.sqlite3'}"),
+            # scripts/serve keeps connections open (60 s): a request then skips the connection setup,
+            # and a connection the database dropped is checked and replaced before it is used
             conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0),
+            conn_health_checks=env_int("DATABASE_CONN_MAX_AGE", 0) > 0,
         )
     }
 except ValueError as exc:
@@ -110,12 +117,57 @@ WHITENOISE_USE_FINDERS = True
 
 LOGIN_URL = "admin:login"
 
+# -- failed logins (django-axes) -------------------------------------------------------------
+# After LOGIN_FAILURE_LIMIT failed logins from one address (admin password or API token), that
+# address is refused, the right credentials included, until LOGIN_COOLOFF_MINUTES have passed
+# since its last failure. `manage.py axes_reset` lifts every lockout at once.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = ["ip_address"]
+AXES_RESET_ON_SUCCESS = True
+#: proxies in front of the application that append the client's address to X-Forwarded-For
+#: (0: REMOTE_ADDR is the client); the lockout and the API's throttles count per client address
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
+AXES_CLIENT_IP_CALLABLE = "config.client_address.client_address"
+if AXES_FAILURE_LIMIT < 1 or AXES_COOLOFF_TIME <= timedelta(0):
+    raise ConfigError("LOGIN_FAILURE_LIMIT and LOGIN_COOLOFF_MINUTES must be at least 1")
+
+# The API's throttles count requests here: per process by default; point CACHE_URL at Redis when
+# several processes serve the site, so that they share one count.
+CACHE_URL = env_str("CACHE_URL")
+if CACHE_URL.startswith(("redis://", "rediss://")):
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}}
+elif CACHE_URL:
+    raise ConfigError(f"CACHE_URL={CACHE_URL!r}: use redis://host:port/db (or leave it unset)")
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+if CACHE_URL:
+    # sessions stay in the database, read through the shared cache: a participant's request costs
+    # no session query (never with a per-process cache, whose copies would go stale)
+    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+
 SESSION_COOKIE_AGE = 60 * 60 * 24 * 14
-SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", False)
+# -- HTTPS (a deployment sets HTTPS=1; the embedded server speaks plain HTTP on localhost) ---------
+HTTPS = env_bool("HTTPS", False)
+#: redirect http:// to https://; off where the proxy in front already does it
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", HTTPS)
+# a proxy's or process manager's health checks talk plain HTTP to the server behind the proxy
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^livez$"]
+SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", HTTPS)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+#: participants see a page saying what to do (e.g. allow cookies) instead of Django's bare 403
+CSRF_FAILURE_VIEW = "studies.participation.views.csrf_failure"
+#: Strict-Transport-Security: browsers use only HTTPS for this site (and its subdomains) for this long
+SECURE_HSTS_SECONDS = env_int("HSTS_SECONDS", 31_536_000 if HTTPS else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("HSTS_INCLUDE_SUBDOMAINS", HTTPS)
+SECURE_HSTS_PRELOAD = env_bool("HSTS_PRELOAD", HTTPS)
+if env_bool("BEHIND_TLS_PROXY", False):
+    # the proxy terminates TLS and says so in this header (it must overwrite any the client sent)
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 # -- the task queue ----------------------------------------------------------------------
-# "database" (embedded default; `manage.py db_worker` runs it) or "redis" (RQ workers anywhere).
+# "database" (embedded default; `manage.py run_worker` runs it) or "redis" (RQ workers anywhere).
 TASK_QUEUE = env_str("TASK_QUEUE", "database")
 REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6379/0")
 if TASK_QUEUE == "database":
@@ -138,18 +190,50 @@ RESERVATION_TIMEOUT_MINUTES = env_int("RESERVATION_TIMEOUT_MINUTES", 60)
 PROLIFIC_JWKS_URL = env_str("PROLIFIC_JWKS_URL")
 PROLIFIC_JWT_AUDIENCE = env_str("PROLIFIC_JWT_AUDIENCE")
 PROLIFIC_JWT_PARAM = env_str("PROLIFIC_JWT_PARAM", "jwt")
+if PROLIFIC_JWKS_URL and not PROLIFIC_JWT_AUDIENCE:
+    # Prolific's tokens always carry `aud`: without the audience to compare it with, every link is refused
+    raise ConfigError("PROLIFIC_JWKS_URL is set: set PROLIFIC_JWT_AUDIENCE to this site's domain too")
+#: Prolific's researcher API (studies/prolific_api): where, the token, how long to wait for an answer
+PROLIFIC_API_URL = env_str("PROLIFIC_API_URL", "https://api.prolific.com/api/v1/")
+PROLIFIC_API_TOKEN = env_str("PROLIFIC_API_TOKEN")
+try:
+    PROLIFIC_TIMEOUT_SECONDS = float(env_str("PROLIFIC_TIMEOUT_SECONDS", "15"))
+except ValueError:
+    raise ConfigError("PROLIFIC_TIMEOUT_SECONDS must be a number of seconds") from None
+#: the workspace whose webhooks `manage.py prolific hooks` subscribes to
+PROLIFIC_WORKSPACE_ID = env_str("PROLIFIC_WORKSPACE_ID")
+#: a webhook secret made outside Parity (those made by `manage.py prolific hooks` are stored)
+PROLIFIC_WEBHOOK_SECRET = env_str("PROLIFIC_WEBHOOK_SECRET")
 MODEL_CACHE_DIR = env_str("PARITY_MODEL_CACHE", str(VAR_DIR / "models"))
+#: what a model run may load (comma-separated): aliases or exact Hub ids, Hub organisations ending in
+#: "/" ("HuggingFaceTB/"), absolute directories ("/srv/models"); see modelruns/sources.py
+PARITY_MODEL_SOURCES = env_list("PARITY_MODEL_SOURCES", ["smollm2"])
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "studies.api.auth.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "studies.api.throttles.CappedPagination",
     "PAGE_SIZE": 100,
+    "DEFAULT_THROTTLE_CLASSES": [
+        "studies.api.throttles.AnonymousRateThrottle",
+        "studies.api.throttles.ResearcherRateThrottle",
+    ],
+    # 0: REMOTE_ADDR; DRF's default (None) would count per X-Forwarded-For, which any client can vary
+    "NUM_PROXIES": TRUSTED_PROXY_COUNT,
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env_rate("API_THROTTLE_ANON", "30/minute"),
+        "user": env_rate("API_THROTTLE_USER", "300/minute"),
+    },
 }
+#: the most rows one page of an API list returns, whatever `?limit=` asks
+API_MAX_PAGE_SIZE = env_int("API_MAX_PAGE_SIZE", 1000)
+# API tokens are kept as hashes (made by `manage.py create_api_token` or in the admin) and sent as
+# `Authorization: Token <token>`; they last until deleted unless made with a validity.
+REST_KNOX = {"TOKEN_TTL": None, "AUTH_HEADER_PREFIX": "Token"}
 SPECTACULAR_SETTINGS = {"TITLE": "Parity API", "VERSION": "1.0.0", "SERVE_INCLUDE_SCHEMA": False}
 
 LOGGING = {

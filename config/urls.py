@@ -5,15 +5,22 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView
 
+from config.health import health, live
+
 admin.site.site_header = "Parity — studies, humans and models"
 admin.site.site_title = "Parity"
 
+handler404 = "studies.api.views.page_not_found"
+
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="studies:list", permanent=False)),
+    path("healthz", health, name="health"),
+    path("livez", live, name="live"),
     path("admin/", admin.site.urls),
     path("runs/", include("modelruns.urls")),
-    path("studies/", include("studies.urls")),
+    path("studies/", include("studies.results.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/", include("studies.api.urls")),
-    path("", include("annotation.urls")),
+    path("prolific/", include("studies.prolific_api.urls")),
+    path("", include("studies.participation.urls")),
 ]

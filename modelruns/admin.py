@@ -7,14 +7,22 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from modelruns import services
-from modelruns.models import ModelResponse, ModelRun, ModelShard, ModelSpec
+from modelruns.models import InstructionScore, ModelResponse, ModelRun, ModelShard, ModelSpec
+from studies.access import RUN_MODEL, has_permission
+from studies.admin_base import ResearcherAdmin
 
 
 @admin.register(ModelSpec)
-class ModelSpecAdmin(admin.ModelAdmin):
+class ModelSpecAdmin(ResearcherAdmin):
     list_display = ["name", "model", "revision", "dtype", "device", "kind", "n_runs", "created_at"]
     list_filter = ["kind", "dtype", "device"]
     search_fields = ["name", "model"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # a spec is made when a run starts (`modelspec_get_or_create` checks the model's source)
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
 
     def get_queryset(self, request: HttpRequest):
         return super().get_queryset(request).annotate(_runs=Count("runs"))
@@ -26,7 +34,8 @@ class ModelSpecAdmin(admin.ModelAdmin):
 
 class ModelShardInline(admin.TabularInline):
     model = ModelShard
-    fields = ["index", "size", "status", "attempts", "errors", "worker", "heartbeat_at", "finished_at"]
+    fields = ["index", "size", "status", "attempts", "errors", "worker", "heartbeat_at", "reclaims", "reclaimed_at",
+              "finished_at"]
     readonly_fields = fields
     extra = 0
     can_delete = False
@@ -37,9 +46,10 @@ class ModelShardInline(admin.TabularInline):
 
 
 @admin.register(ModelRun)
-class ModelRunAdmin(admin.ModelAdmin):
+class ModelRunAdmin(ResearcherAdmin):
+    study_path = "study"
     list_display = ["id", "study", "spec", "setting_text", "status", "progress", "accuracy", "started_at", "finished_at"]
-    list_filter = ["status", "spec", "study__benchmark", "study"]
+    list_filter = ["status", "spec", "study__benchmark", ("study", admin.RelatedOnlyFieldListFilter)]
     list_select_related = ["study", "spec"]
     search_fields = ["study__name", "spec__name", "spec__model"]
     readonly_fields = ["study", "spec", "setting", "status", "progress_done", "progress_total", "shard_size",
@@ -55,6 +65,12 @@ class ModelRunAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # runs start from the study's runs page or `manage.py run_model`
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False  # a run changes through its actions (cancel, resume) and its workers
+
+    def has_run_permission(self, request: HttpRequest) -> bool:
+        return has_permission(request.user, RUN_MODEL)
 
     @admin.display(description="setting")
     def setting_text(self, run: ModelRun) -> str:
@@ -73,13 +89,14 @@ class ModelRunAdmin(admin.ModelAdmin):
         url = reverse("modelruns:study_runs", args=[run.study_id])
         return format_html('<a href="{}">{}</a>', url, url)
 
-    @admin.action(description="Cancel the selected runs")
+    @admin.action(description="Cancel the selected runs", permissions=["run"])
     def cancel_runs(self, request: HttpRequest, queryset) -> None:
         for run in queryset:
             services.modelrun_cancel(run=run)
         self.message_user(request, f"Cancelled {queryset.count()} run(s).", messages.SUCCESS)
 
-    @admin.action(description="Resume the selected runs (queue unfinished shards; retry failed ones)")
+    @admin.action(description="Resume the selected runs (queue unfinished shards; retry failed ones)",
+                  permissions=["run"])
     def resume_runs(self, request: HttpRequest, queryset) -> None:
         resumed = 0
         for run in queryset:
@@ -92,13 +109,34 @@ class ModelRunAdmin(admin.ModelAdmin):
 
 
 @admin.register(ModelResponse)
-class ModelResponseAdmin(admin.ModelAdmin):
+class ModelResponseAdmin(ResearcherAdmin):
+    study_path = "run__study"
     list_display = ["run", "item", "variant", "answer", "valid", "correct", "truncated_tokens"]
-    list_filter = ["correct", "valid", "run__spec", "run"]
+    list_filter = ["correct", "valid", "run__spec", ("run", admin.RelatedOnlyFieldListFilter)]
     list_select_related = ["run__spec", "run__study", "item"]
     search_fields = ["item__key", "answer", "raw_answer"]
     readonly_fields = ["run", "item", "variant", "raw_answer", "answer", "valid", "correct", "scores",
                        "truncated_tokens", "created_at"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
+@admin.register(InstructionScore)
+class InstructionScoreAdmin(ResearcherAdmin):
+    """Written and gold instructions as executed by a chosen model (`manage.py score_instructions`)."""
+
+    study_path = "study"
+    list_display = ["study", "executor", "source", "task", "instruction", "execution_accuracy", "reference_similarity"]
+    list_filter = ["source", "executor", ("study", admin.RelatedOnlyFieldListFilter), "task"]
+    list_select_related = ["study", "executor"]
+    search_fields = ["instruction", "task"]
+    readonly_fields = ["study", "executor", "source", "task", "response", "gold_index", "instruction",
+                       "execution_accuracy", "reference_similarity", "similarity_model", "setting", "outputs",
+                       "created_at"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

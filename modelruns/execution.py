@@ -1,13 +1,14 @@
 """Score one shard: ask the benchmark what to run, run it, ask the benchmark what it means.
 
-No writes here: the answers go back to the caller (services.shard_complete writes them).
+No writes here: the answers go back to the caller (`modelruns.work.shard_complete` writes them).
 """
 
 from __future__ import annotations
 
 from typing import Any, Mapping
 
-from annotation.benchmarks.base import ModelAnswer
+from annotation.benchmarks.base import ModelAnswer, answer_variants
+from annotation.selectors import item_data
 from modelruns import selectors
 from modelruns.models import ModelRun, ModelShard
 from modelruns.scoring import Progress, Scorer
@@ -17,13 +18,13 @@ MAX_STAGES = 5
 
 
 def shard_answers(run: ModelRun, shard: ModelShard, scorer: Scorer, progress: Progress | None = None,
-                  assets: Mapping[str, Any] | None = None) -> dict[int, ModelAnswer]:
-    """Each of the shard's items (by item id) with its model answer."""
+                  assets: Mapping[str, Any] | None = None) -> dict[int, list[ModelAnswer]]:
+    """Each of the shard's items (by item id) with its model answers (one per variant)."""
     definition = run.study.definition
     setting = run.setting
     kind = run.spec.kind
     items = selectors.items_by_id(list(shard.item_ids))
-    data = [selectors.item_data(item) for item in items]
+    data = [item_data(item) for item in items]
     split = definition.model_pool_split(setting)
     pool = selectors.pool_items(run.study.benchmark, split) if split else []
     if assets is None:
@@ -41,4 +42,4 @@ def shard_answers(run: ModelRun, shard: ModelShard, scorer: Scorer, progress: Pr
     missing = [item.key for item in items if item.key not in answers]
     if missing:
         raise RuntimeError(f"{definition.name} gave no answer for {', '.join(missing[:5])}")
-    return {item.pk: answers[item.key] for item in items}
+    return {item.pk: answer_variants(answers[item.key]) for item in items}

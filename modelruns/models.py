@@ -87,6 +87,7 @@ class ModelRun(models.Model):
         # serves the study's runs partial: a study's runs, newest first
         indexes = [models.Index(fields=["study", "-created_at"], name="modelrun_study_recent")]
         ordering = ["-created_at"]
+        permissions = [("run_model", "Can start, cancel and resume model runs")]
 
     def __str__(self) -> str:
         return f"{self.spec} on {self.study} #{self.pk}"
@@ -127,6 +128,8 @@ class ModelShard(models.Model):
     errors = models.PositiveIntegerField(default=0, help_text="times its scoring raised an error")
     worker = models.CharField(max_length=200, blank=True, help_text="who holds or last held the shard")
     heartbeat_at = models.DateTimeField(null=True, blank=True)
+    reclaims = models.PositiveIntegerField(default=0, help_text="times taken back from a worker whose lease ran out")
+    reclaimed_at = models.DateTimeField(null=True, blank=True, help_text="when it was last taken back")
     finished_at = models.DateTimeField(null=True, blank=True)
     error = models.TextField(blank=True)
 
@@ -141,7 +144,7 @@ class ModelShard(models.Model):
 
 
 class ModelResponse(models.Model):
-    """A model's answer to one item, in the result schema of `annotation.Response`."""
+    """A model's answer to one item, in the result schema of `studies.Response`."""
 
     run = models.ForeignKey(ModelRun, on_delete=models.CASCADE, related_name="responses")
     item = models.ForeignKey("annotation.Item", on_delete=models.PROTECT, related_name="model_responses")
@@ -164,3 +167,48 @@ class ModelResponse(models.Model):
 
     def __str__(self) -> str:
         return f"run {self.run_id} / {self.item_id}: {self.answer or self.raw_answer[:30]}"
+
+
+class InstructionScore(models.Model):
+    """A written or gold instruction of an instruction-induction study, executed by a chosen model
+    and compared with the gold instructions, exactly as a model's own instructions are."""
+
+    class Source(models.TextChoices):
+        WRITTEN = "written", "Written by a participant"
+        GOLD = "gold", "Gold (the benchmark's references)"
+
+    study = models.ForeignKey("studies.Study", on_delete=models.CASCADE, related_name="instruction_scores")
+    executor = models.ForeignKey(ModelSpec, on_delete=models.PROTECT, related_name="instruction_scores")
+    source = models.CharField(max_length=10, choices=Source.choices)
+    task = models.CharField(max_length=100)
+    response = models.ForeignKey("studies.Response", on_delete=models.CASCADE, null=True, blank=True,
+                                 related_name="instruction_scores", help_text="the written answer (written only)")
+    gold_index = models.PositiveIntegerField(null=True, blank=True, help_text="position in the task's gold list")
+    instruction = models.TextField()
+    execution_accuracy = models.FloatField()
+    reference_similarity = models.FloatField(null=True, blank=True,
+                                             help_text="best F1 over the gold set (without itself, for gold)")
+    similarity_model = models.CharField(max_length=200)
+    setting = models.JSONField(default=dict, help_text="execute_limit and similarity model used")
+    outputs = models.JSONField(default=list, blank=True, help_text="the executor's outputs, in execute-set order")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["study", "executor", "response"], condition=Q(source="written"),
+                                    name="instructionscore_once_per_written"),
+            models.UniqueConstraint(fields=["study", "executor", "task", "gold_index"], condition=Q(source="gold"),
+                                    name="instructionscore_once_per_gold"),
+            models.CheckConstraint(
+                condition=(Q(source="written", response__isnull=False, gold_index__isnull=True)
+                           | Q(source="gold", response__isnull=True, gold_index__isnull=False)),
+                name="instructionscore_written_or_gold"),
+        ]
+        indexes = [
+            # the results page reads a study's scores
+            models.Index(fields=["study", "executor"], name="instructionscore_study"),
+        ]
+        ordering = ["study_id", "executor_id", "source", "task", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.source} {self.task}: {self.instruction[:40]}"

@@ -18,8 +18,15 @@ from annotation.benchmarks.base import PairRequest, SimilarityRequest
 from modelruns.engine import (
     ENGINE_VERSION,
     ChoiceRequest,
+    Engine,
     GenerationRequest,
     MultiReadRequest,
+    ScoreCache,
+    bertscore_many,
+    load_causal_lm,
+    load_embedder,
+    load_nli,
+    load_seq2seq,
 )
 
 #: called as progress(requests finished, requests in the current engine call)
@@ -35,12 +42,8 @@ class LoadKey:
     kind: str
 
 
-def model_cache_dir() -> Path:
-    return Path(settings.MODEL_CACHE_DIR)
-
-
 def score_cache_dir() -> Path:
-    return model_cache_dir() / "scores"
+    return Path(settings.MODEL_CACHE_DIR) / "scores"
 
 
 class Scorer:
@@ -62,27 +65,21 @@ class Scorer:
 
     def engine(self) -> Any:
         if self._engine is None:
-            from modelruns.engine import Engine, ScoreCache, load_causal_lm, load_seq2seq
-
             loader = load_causal_lm if self.key.kind == "causal" else load_seq2seq
             loaded = loader(self.key.model, revision=self.key.revision or None, dtype=self.key.dtype,
-                            device=self.key.device, cache_dir=model_cache_dir())
+                            device=self.key.device, cache_dir=settings.MODEL_CACHE_DIR)
             self._engine = Engine(loaded, cache=ScoreCache(score_cache_dir()))
         return self._engine
 
     def nli(self) -> Any:
         if self._nli is None:
-            from modelruns.engine import load_nli
-
             self._nli = load_nli(self.key.model, revision=self.key.revision or None, dtype=self.key.dtype,
-                                 device=self.key.device, cache_dir=model_cache_dir())
+                                 device=self.key.device, cache_dir=settings.MODEL_CACHE_DIR)
         return self._nli
 
     def embedder(self, name: str) -> Any:
         if name not in self._embedders:
-            from modelruns.engine import load_embedder
-
-            self._embedders[name] = load_embedder(name, device=self.key.device, cache_dir=model_cache_dir())
+            self._embedders[name] = load_embedder(name, device=self.key.device, cache_dir=settings.MODEL_CACHE_DIR)
         return self._embedders[name]
 
     def identity(self) -> dict[str, str]:
@@ -131,8 +128,6 @@ class Scorer:
         return self.nli().score([(request.premise, request.hypothesis) for request in batch])
 
     def _similarities(self, batch: Sequence[SimilarityRequest]) -> list[Any]:
-        from modelruns.engine import bertscore_many
-
         results: list[Any] = [None] * len(batch)
         by_model: dict[str, list[int]] = {}
         for index, request in enumerate(batch):
@@ -157,9 +152,3 @@ def scorer_for(key: LoadKey) -> Scorer:
             _LOADED.clear()
             scorer = _LOADED[key] = Scorer(key)
         return scorer
-
-
-def forget_loaded() -> None:
-    """Drop every loaded model (tests; a worker that must free memory)."""
-    with _LOCK:
-        _LOADED.clear()

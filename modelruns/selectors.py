@@ -4,19 +4,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Prefetch, Q, QuerySet
 
 from annotation.benchmarks.base import ItemData
 from annotation.models import BenchmarkAsset, Item
-from modelruns.models import ModelResponse, ModelRun, ModelSpec
-from studies.models import Study, UnitItem
+from annotation.selectors import item_data
+from studies.models import Participant, Response, Study, UnitItem
+from modelruns.models import ModelResponse, ModelRun, ModelShard, ModelSpec
 
 
 def runs_for_study(study: Study) -> QuerySet[ModelRun]:
-    """A study's runs, newest first, with their spec and answer counts (accuracy = correct / answered)."""
+    """A study's runs, newest first, with their spec, answer counts (accuracy = correct / answered)
+    and, as `reclaimed_shards`, the shards taken back from a stopped worker."""
     return (
         ModelRun.objects.filter(study=study)
         .select_related("spec", "study")
+        .prefetch_related(Prefetch("shards", queryset=ModelShard.objects.filter(reclaims__gt=0).order_by("index"),
+                                   to_attr="reclaimed_shards"))
         .annotate(n_answered=Count("responses"), n_correct=Count("responses", filter=Q(responses__correct=True)),
                   n_invalid=Count("responses", filter=Q(responses__valid=False)))
         .order_by("-created_at", "-pk")
@@ -33,11 +37,6 @@ def known_specs() -> QuerySet[ModelSpec]:
 
 
 # -- what a run reads -------------------------------------------------------------------------
-
-
-def item_data(item: Item) -> ItemData:
-    return ItemData(key=item.key, split=item.split, prompt=item.prompt, gold=item.gold, meta=item.meta,
-                    is_attention_check=item.is_attention_check)
 
 
 def study_items(study: Study) -> list[Item]:
@@ -67,3 +66,17 @@ def pool_items(benchmark: str, split: str) -> list[ItemData]:
 
 def benchmark_assets(benchmark: str) -> dict[str, Any]:
     return dict(BenchmarkAsset.objects.filter(benchmark=benchmark).values_list("key", "data"))
+
+
+def written_instructions(study: Study) -> QuerySet[Response]:
+    """The instructions a study's kept participants wrote: valid answers of completed, not excluded
+    participants (the answers the results page counts), with their items."""
+    return (Response.objects.filter(participant__study=study, participant__excluded=False,
+                                    participant__status=Participant.Status.COMPLETED,
+                                    is_attention_check=False, valid=True)
+            .select_related("item", "participant").order_by("participant_id", "position"))
+
+
+def study_tasks(study: Study) -> list[str]:
+    """The instruction-induction tasks a study's items come from, sorted."""
+    return sorted({task for item in study_items(study) if (task := study.definition.category_of(item.meta)) is not None})

@@ -1,48 +1,41 @@
-"""Writes about model runs: starting, claiming and completing shards, finishing, cancelling, resuming.
+"""Writes about model runs: starting them and queueing a task per shard, cancelling, resuming, and
+the sweep that recovers what killed workers left.
 
-How a run survives killed workers: a run is cut into shards (runs of whole item groups). Every
-shard gets a task; a task claims a shard with a conditional UPDATE (one winner, on SQLite and
-PostgreSQL alike), sends heartbeats while the engine works, and writes the shard's answers and
-its `done` mark in one transaction, with the (run, item, variant) constraint turning any second
-write into a no-op. A shard whose worker stops sending heartbeats for `lease_seconds` can be
-claimed again. A task keeps claiming shards of its run until none is left, and while other
-workers hold the last ones it waits, so as long as one task of the run is alive the run finishes.
+What a task does with its shard (claim, score, write its answers, finish the run) is in
+`modelruns.work`. Imports run one way: services → tasks → work, and services → work. When no task
+of a run is left (its worker was killed holding the last shard), the periodic sweep
+(`modelrun_sweep`, run by `manage.py run_worker` and `manage.py sweep_runs`) takes the shard back
+and queues a task for it.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import os
-import socket
-import time
-import traceback
 from dataclasses import dataclass
-from datetime import timedelta
-from typing import Any, Callable, Mapping
+from datetime import datetime, timedelta
+from typing import Any, Mapping
 
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q, Sum
+from django.db.models import F
 from django.utils import timezone
 
-from annotation.benchmarks.base import ModelAnswer
-from modelruns import execution, selectors
+from annotation.benchmarks.base import DatasetError
+from annotation.selectors import item_data
+from annotation.services import rating_items_from_answers
+from modelruns import selectors, workers
 from modelruns.engine import ENGINE_VERSION
-from modelruns.models import ModelResponse, ModelRun, ModelShard, ModelSpec
-from modelruns.scoring import LoadKey, Scorer, scorer_for
+from modelruns.models import ModelRun, ModelShard, ModelSpec
+from modelruns.sources import model_source_problem
+from modelruns.tasks import run_shard
+from modelruns.work import modelrun_finish_if_complete, open_shards
 from studies.models import Study
+from studies.services import StudyError, study_create
 
 logger = logging.getLogger(__name__)
 
-#: a shard that raised this many times fails its run
-MAX_ERRORS = 3
-#: a shard claimed this many times without finishing (workers keep dying on it) fails its run
-MAX_CLAIMS = 6
 DEFAULT_SHARD_SIZE = 64
 DEFAULT_LEASE_SECONDS = 120
-
-#: called as on_progress(items done, items in the run)
-RunProgress = Callable[[float, int], None]
 
 
 class ModelRunError(ValueError):
@@ -53,11 +46,6 @@ class ModelRunError(ValueError):
 class StartedRun:
     run: ModelRun
     created: bool  # False: the same model, study and setting already had a live run
-
-
-def worker_name(suffix: str = "") -> str:
-    name = f"{socket.gethostname()}:{os.getpid()}"
-    return f"{name}:{suffix}" if suffix else name
 
 
 # -- specs and runs ---------------------------------------------------------------------------
@@ -73,6 +61,7 @@ def modelspec_get_or_create(*, model: str, revision: str = "", dtype: str = Mode
         raise ModelRunError(f"dtype must be one of {', '.join(ModelSpec.Dtype.values)}, not {dtype!r}")
     if kind not in ModelSpec.Kind.values:
         raise ModelRunError(f"kind must be one of {', '.join(ModelSpec.Kind.values)}, not {kind!r}")
+    _check_source(model)
     lookup = {"model": model, "revision": revision.strip(), "dtype": dtype, "device": device.strip() or "auto", "kind": kind}
     spec = ModelSpec.objects.filter(**lookup).first()
     if spec is not None:
@@ -87,6 +76,12 @@ def modelspec_get_or_create(*, model: str, revision: str = "", dtype: str = Mode
             return ModelSpec.objects.create(name=candidate, **lookup)
     except IntegrityError:  # someone created the same spec a moment ago
         return ModelSpec.objects.get(**lookup)
+
+
+def _check_source(model: str) -> None:
+    problem = model_source_problem(model)
+    if problem is not None:
+        raise ModelRunError(problem)
 
 
 def _spec_name(lookup: Mapping[str, str]) -> str:
@@ -123,6 +118,7 @@ def modelrun_start(*, study: Study, spec: ModelSpec, setting: Mapping[str, Any] 
     unfinished shards again, which resumes a run whose workers were lost); a failed or cancelled
     run does not count, so starting again after a failure makes a fresh run.
     """
+    _check_source(spec.model)
     definition = study.definition
     if spec.kind not in definition.model_kinds:
         raise ModelRunError(f"{definition.title} is scored with {' or '.join(definition.model_kinds)} models, "
@@ -145,7 +141,7 @@ def modelrun_start(*, study: Study, spec: ModelSpec, setting: Mapping[str, Any] 
     if not items:
         raise ModelRunError(f"study {study.name!r} has no items to score")
     by_key = {item.key: item.pk for item in items}
-    groups = definition.model_groups([selectors.item_data(item) for item in items], full)
+    groups = definition.model_groups([item_data(item) for item in items], full)
     shards = _shard_item_ids([[by_key[key] for key in group] for group in groups], shard_size)
     try:
         with transaction.atomic():
@@ -166,17 +162,18 @@ def modelrun_enqueue(*, run: ModelRun) -> int:
 
     A shard whose task is already queued gets a second one; the second finds nothing to claim.
     """
-    from modelruns.tasks import run_shard
-
     ids = list(run.shards.exclude(status__in=[ModelShard.Status.DONE, ModelShard.Status.FAILED])
                .order_by("index").values_list("pk", flat=True))
+    _shards_enqueue(ids)
+    return len(ids)
 
+
+def _shards_enqueue(shard_ids: list[int]) -> None:
     def send() -> None:
-        for shard_id in ids:
+        for shard_id in shard_ids:
             run_shard.enqueue(shard_id)
 
     transaction.on_commit(send)
-    return len(ids)
 
 
 def modelrun_cancel(*, run: ModelRun) -> ModelRun:
@@ -190,7 +187,8 @@ def modelrun_cancel(*, run: ModelRun) -> ModelRun:
 @transaction.atomic
 def modelrun_resume(*, run: ModelRun) -> ModelRun:
     """Queue an active run's unfinished shards again, or retry a failed run's failed shards."""
-    run = ModelRun.objects.select_for_update().get(pk=run.pk)
+    run = ModelRun.objects.select_for_update().select_related("spec").get(pk=run.pk)
+    _check_source(run.spec.model)
     if run.status == ModelRun.Status.FAILED:
         if ModelRun.objects.filter(study=run.study, spec=run.spec, setting_key=run.setting_key).exclude(
                 status__in=[ModelRun.Status.FAILED, ModelRun.Status.CANCELLED]).exists():
@@ -204,209 +202,62 @@ def modelrun_resume(*, run: ModelRun) -> ModelRun:
     return run
 
 
-def _modelrun_fail(run: ModelRun, error: str) -> None:
-    ModelRun.objects.filter(pk=run.pk, status__in=ModelRun.ACTIVE).update(
-        status=ModelRun.Status.FAILED, error=error[:10000], finished_at=timezone.now())
+# -- the sweep: what killed workers leave behind -----------------------------------------------
 
 
-def _modelrun_mark_running(run: ModelRun, identity: Mapping[str, str]) -> None:
-    now = timezone.now()
-    ModelRun.objects.filter(pk=run.pk, status=ModelRun.Status.QUEUED).update(status=ModelRun.Status.RUNNING, started_at=now)
-    ModelRun.objects.filter(pk=run.pk, started_at__isnull=True).update(started_at=now)
-    if identity and run.model_identity != identity:
-        ModelRun.objects.filter(pk=run.pk).update(model_identity=dict(identity))
+@dataclass(frozen=True)
+class SweepReport:
+    reclaimed: int  # shards taken back from workers whose lease ran out
+    lost_tasks: int  # queue rows of stopped workers marked failed
+    requeued: int  # tasks queued for those shards
+    finished: int  # runs marked done because every shard was
 
 
-def modelrun_finish_if_complete(*, run: ModelRun) -> bool:
-    """Mark the run done when every shard is; True when it is (now or before)."""
-    if run.shards.exclude(status=ModelShard.Status.DONE).exists():
-        return False
-    ModelRun.objects.filter(pk=run.pk, status__in=ModelRun.ACTIVE).update(
-        status=ModelRun.Status.DONE, finished_at=timezone.now(), progress_done=F("progress_total"))
-    return True
-
-
-# -- shards -----------------------------------------------------------------------------------
-
-
-def _claimable(run: ModelRun, now) -> Q:
+def shards_reclaim_stale(*, run: ModelRun, now: datetime | None = None) -> list[ModelShard]:
+    """Give the run's shards whose worker sent no heartbeat for the lease back to `pending`;
+    returns them as they were (with the worker that held them)."""
+    now = now or timezone.now()
     stale = now - timedelta(seconds=run.lease_seconds)
-    return Q(status=ModelShard.Status.PENDING) | Q(status=ModelShard.Status.RUNNING, heartbeat_at__lt=stale)
+    reclaimed = []
+    for shard in run.shards.filter(status=ModelShard.Status.RUNNING, heartbeat_at__lt=stale):
+        # conditional on the same holder and a lease still run out: a heartbeat or a takeover in between wins
+        if ModelShard.objects.filter(pk=shard.pk, status=ModelShard.Status.RUNNING, worker=shard.worker,
+                                     heartbeat_at__lt=stale).update(
+                status=ModelShard.Status.PENDING, reclaims=F("reclaims") + 1, reclaimed_at=now):
+            logger.warning("run %s: shard %s taken back from %s (no heartbeat for %s s)", run.pk, shard.index,
+                           shard.worker, run.lease_seconds)
+            reclaimed.append(shard)
+    return reclaimed
 
 
-def shard_claim(*, run: ModelRun, worker: str, prefer: int | None = None) -> ModelShard | None:
-    """Take a pending shard, or one whose worker went silent; `prefer` is tried first.
+def modelrun_sweep(*, now: datetime | None = None) -> SweepReport:
+    """Recover what stopped workers left: shards whose lease ran out go back to `pending` with a
+    task queued for each, queue rows of stopped workers are marked failed (and their shard queued
+    again when nothing else holds it), and runs whose shards are all done are finished.
 
-    The claim is a conditional UPDATE: of two workers racing for a shard exactly one matches.
+    Safe to run at any time, from any number of processes: every change is a conditional UPDATE,
+    and a task too many finds nothing to claim.
     """
-    now = timezone.now()
-    claimable = _claimable(run, now)
-    candidates = list(run.shards.filter(claimable).order_by("index").values_list("pk", "attempts"))
-    candidates.sort(key=lambda row: row[0] != prefer)
-    for pk, attempts in candidates:
-        if attempts >= MAX_CLAIMS:
-            if ModelShard.objects.filter(Q(pk=pk) & claimable).update(status=ModelShard.Status.FAILED, finished_at=now,
-                                                                       error="claimed too often without finishing"):
-                _modelrun_fail(run, f"shard {pk} was claimed {attempts} times without finishing: "
-                                    "workers keep stopping on it (out of memory?)")
-            return None
-        claimed = ModelShard.objects.filter(Q(pk=pk) & claimable).update(
-            status=ModelShard.Status.RUNNING, worker=worker, heartbeat_at=now, attempts=F("attempts") + 1)
-        if claimed:
-            return ModelShard.objects.get(pk=pk)
-    return None
+    now = now or timezone.now()
+    runs = list(ModelRun.objects.active())
+    reclaimed = [shard for run in runs for shard in shards_reclaim_stale(run=run, now=now)]
+    lost = workers.lost_tasks_fail(task_ids=[workers.task_id_of(shard.worker) for shard in reclaimed])
+    lost_shards = [int(task.args[0]) for task in lost
+                   if task.task_path == run_shard.module_path and task.args and str(task.args[0]).isdigit()]
+    orphans = ModelShard.objects.filter(pk__in=lost_shards, status=ModelShard.Status.PENDING,
+                                        run__status__in=ModelRun.ACTIVE).values_list("pk", flat=True)
+    requeue = sorted({shard.pk for shard in reclaimed} | set(orphans))
+    _shards_enqueue(requeue)
+    finished = sum(1 for run in runs if not open_shards(run).exists() and modelrun_finish_if_complete(run=run))
+    return SweepReport(reclaimed=len(reclaimed), lost_tasks=len(lost), requeued=len(requeue), finished=finished)
 
 
-def shard_heartbeat(*, shard: ModelShard, worker: str) -> bool:
-    """Renew the lease; False when another worker took the shard over (its answers will match)."""
-    return bool(ModelShard.objects.filter(pk=shard.pk, worker=worker, status=ModelShard.Status.RUNNING)
-                .update(heartbeat_at=timezone.now()))
-
-
-@transaction.atomic
-def shard_complete(*, shard: ModelShard, worker: str, answers: Mapping[int, ModelAnswer]) -> int:
-    """Write a shard's answers and mark it done; returns how many rows were new.
-
-    Idempotent: answers already stored (a retry, a worker presumed dead that finished after all)
-    are left alone by the unique constraint, and a done shard stays done.
-    """
-    # Locking the run row serialises the shards of one run finishing at the same moment, so the
-    # progress sum each computes includes the others' committed shards.
-    run = ModelRun.objects.select_for_update().get(pk=shard.run_id)
-    existing = ModelResponse.objects.filter(run=run, item_id__in=list(answers)).count()
-    ModelResponse.objects.bulk_create([
-        ModelResponse(run=run, item_id=item_id, variant=answer.variant, raw_answer=answer.raw_answer,
-                      answer=answer.answer, valid=answer.valid, correct=answer.correct, scores=dict(answer.scores),
-                      truncated_tokens=answer.truncated_tokens)
-        for item_id, answer in answers.items()
-    ], ignore_conflicts=True, batch_size=500)
-    created = ModelResponse.objects.filter(run=run, item_id__in=list(answers)).count() - existing
-    now = timezone.now()
-    if ModelShard.objects.filter(pk=shard.pk).exclude(status=ModelShard.Status.DONE).update(
-            status=ModelShard.Status.DONE, finished_at=now, worker=worker, error=""):
-        done = run.shards.filter(status=ModelShard.Status.DONE).aggregate(items=Sum("size"))["items"] or 0
-        ModelRun.objects.filter(pk=run.pk).update(progress_done=min(done, run.progress_total))
-    modelrun_finish_if_complete(run=run)
-    return created
-
-
-def shard_fail(*, shard: ModelShard, worker: str, error: str) -> None:
-    """Give the shard back for another try, or fail it (and the run) after MAX_ERRORS errors."""
-    errors = shard.errors + 1
-    if errors >= MAX_ERRORS:
-        ModelShard.objects.filter(pk=shard.pk).update(status=ModelShard.Status.FAILED, errors=errors,
-                                                      error=error[-10000:], finished_at=timezone.now())
-        _modelrun_fail(shard.run, f"shard {shard.index} failed {errors} times; last error:\n{error[-8000:]}")
-    else:
-        ModelShard.objects.filter(pk=shard.pk, worker=worker).update(status=ModelShard.Status.PENDING, errors=errors,
-                                                                     error=error[-10000:])
-
-
-# -- doing the work ---------------------------------------------------------------------------
-
-
-def _scorer(spec: ModelSpec) -> Scorer:
-    return scorer_for(LoadKey(spec.model, spec.revision, spec.dtype, spec.device, spec.kind))
-
-
-def _open_shards(run: ModelRun):
-    return run.shards.filter(status__in=[ModelShard.Status.PENDING, ModelShard.Status.RUNNING])
-
-
-def _seconds_until_claimable(run: ModelRun) -> float | None:
-    """0 when a shard can be claimed now, the wait until the next lease runs out, None when all are finished."""
-    beats = list(_open_shards(run).values_list("status", "heartbeat_at"))
-    if not beats:
-        return None
-    if any(status == ModelShard.Status.PENDING for status, _ in beats):
-        return 0.0
-    now = timezone.now()
-    expiries = [(beat + timedelta(seconds=run.lease_seconds) - now).total_seconds() for _, beat in beats if beat]
-    return max(0.0, min(expiries)) if expiries else 0.0
-
-
-class _Heartbeat:
-    """The engine's progress callback: renews the lease now and then and reports progress."""
-
-    def __init__(self, shard: ModelShard, worker: str, run: ModelRun, on_progress: RunProgress | None) -> None:
-        self.shard, self.worker, self.run, self.on_progress = shard, worker, run, on_progress
-        self.interval = max(0.5, run.lease_seconds / 6)
-        self.last = time.monotonic()
-
-    def __call__(self, done: int, total: int) -> None:
-        if time.monotonic() - self.last >= self.interval:
-            shard_heartbeat(shard=self.shard, worker=self.worker)
-            self.last = time.monotonic()
-        if self.on_progress is not None and total:
-            self.on_progress(self.run.progress_done + self.shard.size * done / total, self.run.progress_total)
-
-
-def _shard_process(run: ModelRun, shard: ModelShard, scorer: Scorer, worker: str,
-                   on_progress: RunProgress | None) -> None:
-    try:
-        answers = execution.shard_answers(run, shard, scorer, _Heartbeat(shard, worker, run, on_progress))
-    except Exception:  # noqa: BLE001 - any error of one shard is recorded on it, and retried
-        logger.exception("shard %s of run %s failed", shard.index, run.pk)
-        shard_fail(shard=shard, worker=worker, error=traceback.format_exc())
-        return
-    shard_complete(shard=shard, worker=worker, answers=answers)
-
-
-def modelrun_work(*, run: ModelRun, worker: str, prefer: int | None = None,
-                  on_progress: RunProgress | None = None, sleep: Callable[[float], None] = time.sleep) -> int:
-    """Claim and score shards of `run` until none is left; returns how many this call scored.
-
-    While every remaining shard is held by another worker, wait: if that worker dies its lease
-    runs out and this call takes the shard over.
-    """
-    run = ModelRun.objects.select_related("spec", "study").filter(pk=run.pk).first()
-    if run is None:  # deleted while its tasks waited in the queue
-        return 0
-    if run.status not in ModelRun.ACTIVE or _seconds_until_claimable(run) is None:
-        modelrun_finish_if_complete(run=run)
-        return 0
-    scorer = _scorer(run.spec)
-    try:
-        scorer.load()
-    except Exception as exc:  # noqa: BLE001 - the run says why, instead of retrying forever
-        logger.exception("loading %s failed", run.spec)
-        _modelrun_fail(run, f"loading {run.spec.model!r} failed: {type(exc).__name__}: {exc}")
-        return 0
-    _modelrun_mark_running(run, scorer.identity())
-    scored = 0
-    while True:
-        run.refresh_from_db(fields=["status", "progress_done"])
-        if run.status not in ModelRun.ACTIVE:
-            break
-        shard = shard_claim(run=run, worker=worker, prefer=prefer)
-        if shard is not None:
-            _shard_process(run, shard, scorer, worker, on_progress)
-            scored += 1
-            if on_progress is not None:
-                run.refresh_from_db(fields=["progress_done"])
-                on_progress(run.progress_done, run.progress_total)
-            continue
-        wait = _seconds_until_claimable(run)
-        if wait is None:
-            break
-        sleep(min(max(wait, 0.2), 2.0))
-    modelrun_finish_if_complete(run=run)
-    return scored
-
-
-def shard_work(*, shard_id: int, worker: str) -> int:
-    """The task body: work on the shard's run, starting with that shard."""
-    shard = ModelShard.objects.select_related("run").filter(pk=shard_id).first()
-    if shard is None:
-        return 0
-    return modelrun_work(run=shard.run, worker=worker, prefer=shard_id)
-
-
-def modelruns_start(*, study: Study, spec: ModelSpec, overrides: Mapping[str, Any] | None = None, sweep: bool = False,
-                    shard_size: int = DEFAULT_SHARD_SIZE, lease_seconds: int = DEFAULT_LEASE_SECONDS,
-                    enqueue: bool = True) -> list[StartedRun]:
-    """One run with the default setting (plus `overrides`), or with `sweep` one per setting of the
-    benchmark's grid (each with `overrides` applied)."""
+def modelrun_start_many(*, study: Study, spec: ModelSpec, overrides: Mapping[str, Any] | None = None,
+                       sweep: bool = False, shard_size: int = DEFAULT_SHARD_SIZE,
+                       lease_seconds: int = DEFAULT_LEASE_SECONDS, enqueue: bool = True) -> list[StartedRun]:
+    """The runs a researcher asks for (page, command): one with the default setting (plus
+    `overrides`), or with `sweep` one per setting of the benchmark's grid (each with `overrides`
+    applied). Each is started by `modelrun_start`."""
     definition = study.definition
     try:
         settings = [{**grid, **(overrides or {})} for grid in definition.model_settings(sweep=True)] if sweep \
@@ -415,3 +266,47 @@ def modelruns_start(*, study: Study, spec: ModelSpec, overrides: Mapping[str, An
         raise ModelRunError(str(exc)) from exc
     return [modelrun_start(study=study, spec=spec, setting=setting, shard_size=shard_size,
                            lease_seconds=lease_seconds, enqueue=enqueue) for setting in settings]
+
+
+# -- MiQA's generative task: a run's written answers become a rating study ------------------------
+
+#: the paper's design (Section 5.2): each rater grades a share of the answers, several per answer
+RATING_RATERS_PER_BLOCK = 3
+RATING_BLOCK_SIZE = 50
+
+
+@transaction.atomic
+def modelrun_rating_study(*, run: ModelRun, raters_per_block: int = RATING_RATERS_PER_BLOCK,
+                          block_size: int = RATING_BLOCK_SIZE) -> Study:
+    """A `miqa_rating` study of a finished generative MiQA run's answers, in blocks of
+    `block_size` answers each graded by `raters_per_block` raters (a rater takes one block).
+
+    Idempotent: the same run gives back the study made the first time. The answers are imported
+    under "<model> (run <id>)", so two runs of one model never overwrite each other's answers.
+    """
+    definition = run.study.definition
+    rating_benchmark = definition.rating_benchmark
+    variant = definition.rated_variant(run.setting) if rating_benchmark else ""
+    if not variant:
+        raise ModelRunError(f"run {run.pk} is not a generative MiQA run (setting wording=generative)")
+    if run.status != ModelRun.Status.DONE:
+        raise ModelRunError(f"run {run.pk} is {run.get_status_display().lower()}: rate its answers once it is done")
+    name = f"{run.study.name}: answers of run {run.pk} rated"
+    existing = Study.objects.filter(name=name, benchmark=rating_benchmark).first()
+    if existing is not None:
+        return existing
+    model = f"{run.spec.name} (run {run.pk})"
+    answers = run.responses.filter(variant=variant).select_related("item").order_by("item__key")
+    records = [{"question_id": definition.rated_question_id(response.item.meta), "model": model,
+                "answer": response.answer} for response in answers]
+    if not records:
+        raise ModelRunError(f"run {run.pk} has no written answers to rate")
+    try:
+        rating_items_from_answers(records)
+        # the rating study belongs to those who work on the rated study
+        rating = study_create(name=name, benchmark=rating_benchmark, owner=run.study.owner,
+                              design={"models": model, "per_unit": raters_per_block, "unit_size": block_size})
+        rating.collaborators.set(run.study.collaborators.all())
+        return rating
+    except (DatasetError, StudyError, ValueError) as exc:
+        raise ModelRunError(str(exc)) from exc

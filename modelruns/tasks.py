@@ -1,11 +1,11 @@
 """Background tasks: one per shard of a model run, on the "models" queue of whichever backend
-TASK_QUEUE selects (the database queue with `manage.py db_worker`, or Redis with RQ workers)."""
+TASK_QUEUE selects (the database queue with `manage.py run_worker`, or Redis with RQ workers)."""
 
 from __future__ import annotations
 
 from django_tasks import TaskContext, task
 
-from modelruns import services
+from modelruns import work
 
 
 @task(queue_name="models", takes_context=True)
@@ -14,4 +14,4 @@ def run_shard(context: TaskContext, shard_id: int) -> int:
 
     Safe to run any number of times, anywhere: claims and writes are idempotent.
     """
-    return services.shard_work(shard_id=shard_id, worker=services.worker_name(context.task_result.id[:12]))
+    return work.shard_work(shard_id=shard_id, worker=work.worker_name(context.task_result.id[:12]))

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import HttpResponseClientRedirect
 
 from modelruns import selectors, services
 from modelruns.forms import RunStartForm
+from modelruns.models import ModelRun
 from studies.models import Study
-from studies.results.selectors import get_study_for_researcher
+from studies.access import RUN_MODEL, VIEW_MODELRUN, get_study_for_researcher
 
 PARTIAL = "modelruns/partials/_runs.html"
 PAGE = "modelruns/study_runs.html"
@@ -26,21 +29,21 @@ def _render_runs(request: HttpRequest, study: Study, form: RunStartForm, status:
 @login_required
 @require_GET
 def study_runs(request: HttpRequest, study_id: int) -> HttpResponse:
-    study = get_study_for_researcher(request.user, study_id)
+    study = get_study_for_researcher(request.user, study_id, VIEW_MODELRUN)
     return _render_runs(request, study, RunStartForm(study=study))
 
 
 @login_required
 @require_POST
 def start(request: HttpRequest, study_id: int) -> HttpResponse:
-    study = get_study_for_researcher(request.user, study_id)
+    study = get_study_for_researcher(request.user, study_id, RUN_MODEL)
     form = RunStartForm(request.POST, study=study)
     if form.is_valid():
         data = form.cleaned_data
         try:
             spec = services.modelspec_get_or_create(model=data["model"], revision=data["revision"], dtype=data["dtype"],
                                                     device=data["device"], kind=data["kind"])
-            services.modelruns_start(study=study, spec=spec, overrides=data["setting"], sweep=data["sweep"])
+            services.modelrun_start_many(study=study, spec=spec, overrides=data["setting"], sweep=data["sweep"])
         except services.ModelRunError as exc:
             form.add_error(None, str(exc))
         else:
@@ -49,3 +52,18 @@ def start(request: HttpRequest, study_id: int) -> HttpResponse:
             return _render_runs(request, study, RunStartForm(study=study))
     # htmx swaps only 2xx responses: the partial with the form's errors comes back as 200 there
     return _render_runs(request, study, form, status=200 if request.htmx else 400)
+
+
+@login_required
+@require_POST
+def rate(request: HttpRequest, study_id: int, run_id: int) -> HttpResponse:
+    """The "Rate these answers" button: a generative MiQA run's answers become a rating study."""
+    study = get_study_for_researcher(request.user, study_id)
+    run = get_object_or_404(ModelRun.objects.select_related("spec", "study"), pk=run_id, study=study)
+    try:
+        rating = services.modelrun_rating_study(run=run)
+    except services.ModelRunError as exc:
+        return render(request, "annotation/problem.html", {"title": "These answers cannot be rated",
+                                                           "message": str(exc)}, status=400)
+    url = reverse("studies:results", args=[rating.pk])
+    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)

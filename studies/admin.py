@@ -1,33 +1,66 @@
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin, messages
 from django.db.models import Avg, Count, FloatField, IntegerField, Q
 from django.db.models.functions import Cast
-from django.http import HttpRequest
+from django.shortcuts import redirect, render
 from django.utils.html import format_html, format_html_join
 
 from studies import services
+from studies.access import EXCLUDE_PARTICIPANT, has_permission, may_manage_access
+from studies.admin_base import ResearcherAdmin
+from studies.identity import can_see_identities
 from studies.models import Participant, Study, Unit
+from studies.monitor import FLAGS, participant_flags
+from studies.participation import admin as participation_admin  # noqa: F401 (registers the answers' admin)
+from studies.pay import hourly_pay
+from studies.prolific_api import admin as prolific_admin
 from studies.selectors import median_minutes, units_with_counts
 
 
-def can_see_identities(request: HttpRequest) -> bool:
-    return request.user.has_perm("studies.view_identity")
-
-
 @admin.register(Study)
-class StudyAdmin(admin.ModelAdmin):
-    list_display = ["name", "benchmark", "status", "group", "n_participants", "n_completed", "created_at"]
+class StudyAdmin(ResearcherAdmin):
+    study_path = ""
+    list_display = ["name", "benchmark", "status", "group", "owner", "n_participants", "n_completed", "created_at"]
     list_filter = ["benchmark", "status", "is_imported"]
     search_fields = ["name", "group"]
     readonly_fields = ["link", "participant_link", "unit_counts", "pay"]
+    list_select_related = ["owner"]
+    filter_horizontal = ["collaborators"]
+    actions = [prolific_admin.create_on_prolific]
     fieldsets = [
         (None, {"fields": ["name", "benchmark", "status", "group", "link", "participant_link"]}),
+        ("Who works on it", {"fields": ["owner", "collaborators"]}),
         ("Participants see", {"fields": ["consent_text", "instructions_text"]}),
         ("Design", {"fields": ["design", "attention_checks", "exclude_at", "reservation_timeout_minutes", "unit_counts"]}),
-        ("Prolific", {"fields": ["completion_code", "failed_attention_code", "no_consent_code",
+        ("Prolific", {"fields": ["pid_format", "completion_code", "failed_attention_code", "no_consent_code",
                                  "estimated_minutes", "reward_pence", "pay"]}),
     ]
+
+    def add_view(self, request, form_url="", extra_context=None):
+        """A study is created on the researcher's page (`/studies/new/`), from the benchmark's declared
+        design options, through `study_create`: never from hand-written design JSON here."""
+        return redirect("studies:new")
+
+    def has_prolific_permission(self, request) -> bool:
+        return has_permission(request.user, prolific_admin.CHANGE_STUDY)
+
+    def get_readonly_fields(self, request, obj=None):
+        fixed = [*self.readonly_fields]
+        if obj is not None:
+            # the units were built from the benchmark and design; the status moves through the
+            # study page's launch / pause / close (`study_set_status`), never to an arbitrary value
+            fixed += ["benchmark", "design", "attention_checks", "exclude_at", "status"]
+        if not request.user.is_superuser:
+            fixed.append("owner")  # a study changes hands through a superuser
+        if obj is not None and not may_manage_access(request.user, obj):
+            fixed.append("collaborators")
+        return fixed
+
+    def save_model(self, request, obj, form, change):
+        m2m = {field.name for field in Study._meta.many_to_many}  # written by save_related
+        services.study_update(study=obj, fields=[name for name in form.changed_data if name not in m2m])
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(
@@ -60,17 +93,27 @@ class StudyAdmin(admin.ModelAdmin):
     def pay(self, study: Study) -> str:
         median = median_minutes(study) if study.pk else None
         minutes = median or study.estimated_minutes
-        hourly = study.reward_pence / 100 / max(minutes, 1e-9) * 60
+        pay = hourly_pay(study.reward_pence, minutes)
         basis = f"median completion {median:.1f} min" if median else f"estimate {study.estimated_minutes} min"
-        verdict = "below Prolific's £6/h minimum" if hourly < 6 else ("below the recommended £9/h" if hourly < 9 else "ok")
-        return f"£{hourly:.2f}/h on {basis} ({verdict})"
+        return f"{pay} on {basis} ({pay.verdict})"
 
 
 @admin.register(Unit)
-class UnitAdmin(admin.ModelAdmin):
+class UnitAdmin(ResearcherAdmin):
+    """Units are built with their study (`study_create`); only how many complete each one changes here."""
+
+    study_path = "study"
     list_display = ["__str__", "category", "capacity"]
-    list_filter = ["study"]
+    list_filter = [("study", admin.RelatedOnlyFieldListFilter)]
     list_select_related = ["study"]
+    fields = ["study", "label", "position", "category", "capacity"]
+    readonly_fields = ["study", "label", "position", "category"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def save_model(self, request, obj, form, change):
+        services.unit_set_capacity(unit=obj, capacity=form.cleaned_data["capacity"])
 
 
 class ExcludedFilter(admin.SimpleListFilter):
@@ -86,15 +129,46 @@ class ExcludedFilter(admin.SimpleListFilter):
         return queryset
 
 
+class ReviewFlagFilter(admin.SimpleListFilter):
+    """The monitor's review flags (`studies.monitor`), each participant judged within their own study."""
+
+    title = "flagged for review"
+    parameter_name = "flag"
+    CHOICES: dict[str, tuple[str, set[str]]] = {
+        "fast": ("Fast responder (3 SD or per-item time)", {"fast_completion", "fast_items"}),
+        "straight_lining": ("Same answer throughout", {"straight_lining"}),
+        "pasted": ("Pasted a written answer", {"pasted"}),
+        "any": ("Any flag", set(FLAGS)),
+    }
+
+    def lookups(self, request, model_admin):
+        return [(value, label) for value, (label, _flags) in self.CHOICES.items()]
+
+    def queryset(self, request, queryset):
+        if self.value() not in self.CHOICES:
+            return queryset
+        wanted = self.CHOICES[self.value()][1]
+        flagged = participant_flags(queryset)
+        return queryset.filter(pk__in=[pk for pk, marks in flagged.items() if wanted & set(marks)])
+
+
+class ExclusionReasonForm(forms.Form):
+    reason = forms.CharField(max_length=200, help_text="kept with each participant; exports and the API show it")
+
+
 @admin.register(Participant)
-class ParticipantAdmin(admin.ModelAdmin):
+class ParticipantAdmin(ResearcherAdmin):
+    study_path = "study"
     list_display = ["pseudonym", "study", "unit", "status", "step", "progress", "attention_failures",
                     "duration", "accuracy", "excluded", "exclusion_reason"]
-    list_filter = ["study", "status", "step", ExcludedFilter, "unit"]
+    list_filter = [("study", admin.RelatedOnlyFieldListFilter), "status", "step", ExcludedFilter, ReviewFlagFilter,
+                   ("unit", admin.RelatedOnlyFieldListFilter)]
     list_select_related = ["study", "unit"]
-    actions = ["exclude_participants", "include_participants", "mark_returned"]
+    actions = ["exclude_participants", "exclude_with_reason", "include_participants", "mark_returned", "erase_identity"]
+    # exclusion changes through the actions (`participants_exclude` / `participants_include`) only
     readonly_fields = ["study", "unit", "pseudonym", "status", "step", "answered", "attention_failures",
-                       "started_at", "last_seen_at", "completed_at", "sequence", "current_shown_at", "is_imported"]
+                       "excluded", "exclusion_reason", "started_at", "last_seen_at", "completed_at", "sequence",
+                       "current_shown_at", "is_imported"]
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(
@@ -102,23 +176,28 @@ class ParticipantAdmin(admin.ModelAdmin):
             _accuracy=Avg(Cast("responses__correct", IntegerField()), filter=Q(responses__is_attention_check=False),
                           output_field=FloatField()))
 
-    def get_search_fields(self, request):
-        return ["pseudonym", "prolific_pid"] if can_see_identities(request) else ["pseudonym"]
+    search_fields = ["pseudonym", "prolific_pid"]  # the PID only for those who may see it (ResearcherAdmin)
 
     def get_list_display(self, request):
         columns = list(super().get_list_display(request))
-        return columns[:1] + ["prolific_pid"] + columns[1:] if can_see_identities(request) else columns
+        return columns[:1] + ["prolific_pid"] + columns[1:] if can_see_identities(request.user) else columns
 
     def get_fields(self, request, obj=None):
-        identity = ["prolific_pid", "prolific_study_id", "prolific_session_id"] if can_see_identities(request) else []
+        identity = list(Participant.IDENTITY_FIELDS) if can_see_identities(request.user) else []
         return ["study", "unit", "pseudonym", *identity, "status", "step", "answered", "attention_failures",
                 "excluded", "exclusion_reason", "started_at", "last_seen_at", "completed_at", "is_imported"]
 
     def get_readonly_fields(self, request, obj=None):
-        return [*self.readonly_fields, "prolific_pid", "prolific_study_id", "prolific_session_id"]
+        return [*self.readonly_fields, *Participant.IDENTITY_FIELDS]
+
+    def has_exclude_permission(self, request) -> bool:
+        return has_permission(request.user, EXCLUDE_PARTICIPANT)
 
     def has_add_permission(self, request):
         return False
+
+    def has_change_permission(self, request, obj=None):
+        return False  # every field is read-only: a participant changes through the actions
 
     @admin.display(description="answered")
     def progress(self, participant: Participant) -> str:
@@ -133,18 +212,50 @@ class ParticipantAdmin(admin.ModelAdmin):
     def accuracy(self, participant: Participant) -> str:
         return f"{participant._accuracy:.1%}" if participant._accuracy is not None else "—"
 
-    @admin.action(description="Exclude from results")
+    @admin.action(description="Exclude from results", permissions=["exclude"])
     def exclude_participants(self, request, queryset):
         count = services.participants_exclude(participant_ids=list(queryset.values_list("pk", flat=True)),
                                               reason=f"excluded by {request.user.get_username()}")
         self.message_user(request, f"{count} participant(s) excluded.", messages.SUCCESS)
 
-    @admin.action(description="Include in results again")
+    @admin.action(description="Exclude from results, with a reason…", permissions=["exclude"])
+    def exclude_with_reason(self, request, queryset):
+        """Asks for the reason (suggesting the participants' review flags), then excludes."""
+        flagged = participant_flags(queryset)
+        if "apply" in request.POST:
+            form = ExclusionReasonForm(request.POST)
+            if form.is_valid():
+                count = services.participants_exclude(participant_ids=list(queryset.values_list("pk", flat=True)),
+                                                      reason=form.cleaned_data["reason"])
+                self.message_user(request, f"{count} participant(s) excluded.", messages.SUCCESS)
+                return None
+        else:
+            words = [FLAGS[name] for name in FLAGS if any(name in marks for marks in flagged.values())]
+            form = ExclusionReasonForm(initial={"reason": f"flagged for review: {'; '.join(words)}" if words else ""})
+        rows = [(participant, [FLAGS[name] for name in flagged.get(participant.pk, [])]) for participant in queryset]
+        return render(request, "admin/studies/participant/exclude_with_reason.html", {
+            **self.admin_site.each_context(request), "title": "Exclude participants with a reason", "rows": rows,
+            "form": form, "opts": self.model._meta, "action": "exclude_with_reason"})
+
+    @admin.action(description="Include in results again", permissions=["exclude"])
     def include_participants(self, request, queryset):
         count = services.participants_include(participant_ids=list(queryset.values_list("pk", flat=True)))
         self.message_user(request, f"{count} participant(s) included.", messages.SUCCESS)
 
-    @admin.action(description="Mark as returned on Prolific (frees the slot)")
+    @admin.action(description="Mark as returned on Prolific (frees the slot)", permissions=["exclude"])
     def mark_returned(self, request, queryset):
         count = services.participants_mark_returned(participant_ids=list(queryset.values_list("pk", flat=True)))
         self.message_user(request, f"{count} participant(s) marked returned.", messages.SUCCESS)
+
+    def has_erase_identity_permission(self, request) -> bool:
+        return request.user.has_perm("studies.erase_identity")
+
+    @admin.action(description="Erase Prolific identity (data-erasure request; answers kept)",
+                  permissions=["erase_identity"])
+    def erase_identity(self, request, queryset):
+        erased = 0
+        for participant in queryset.filter(erased_at__isnull=True, is_imported=False).select_related("study"):
+            services.participant_erase(study=participant.study, prolific_pid=participant.prolific_pid)
+            erased += 1
+        self.message_user(request, f"{erased} participant identit{'y' if erased == 1 else 'ies'} erased.",
+                          messages.SUCCESS)

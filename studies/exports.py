@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from django import forms
 from django.utils.text import slugify
 
 from studies.results import study_results
@@ -42,6 +43,13 @@ LONG_COLUMNS: tuple[str, ...] = (
 )
 #: a raw answer longer than this is treated as free text even when it parses as a label
 MAX_LABEL_CHARS = 20
+
+
+class ExportForm(forms.Form):
+    """An export request: the format (from the URL) and whether free text may leave."""
+
+    format = forms.ChoiceField(choices=[(name, name) for name in FORMATS])
+    include_free_text = forms.BooleanField(required=False)
 
 
 class ExportError(ValueError):
@@ -110,18 +118,34 @@ def wide_table(data: StudyData, *, include_free_text: bool = False) -> tuple[lis
     return columns, ordered
 
 
-def _csv_value(value: Any) -> Any:
+#: a spreadsheet reads a cell starting with one of these as a formula (OWASP, "CSV Injection")
+FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> Any:
+    """One cell of a CSV export, safe to open in a spreadsheet.
+
+    Text starting with a formula trigger gets a leading single quote, as OWASP advises: a
+    participant's free text such as `=HYPERLINK(...)` then shows as text instead of running.
+    Numbers are left alone (a negative number is data, not a formula)."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, str) and value.startswith(FORMULA_TRIGGERS):
+        return "'" + value
     return value
 
 
 def _csv(columns: list[str] | tuple[str, ...], rows: list[dict[str, Any]]) -> bytes:
+    """Every CSV export (long and wide; page, API and command) is written here, cell by cell."""
     buffer = io.StringIO(newline="")
-    writer = csv.DictWriter(buffer, fieldnames=list(columns), extrasaction="raise", lineterminator="\n")
-    writer.writeheader()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow([csv_cell(column) for column in columns])
+    known = set(columns)
     for row in rows:
-        writer.writerow({key: _csv_value(value) for key, value in row.items()})
+        unknown = set(row) - known
+        if unknown:
+            raise ValueError(f"row has columns outside the header: {sorted(unknown)}")
+        writer.writerow([csv_cell(row.get(column, "")) for column in columns])
     return buffer.getvalue().encode("utf-8")
 
 

@@ -22,7 +22,12 @@ class Study(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft", "Draft"
         LIVE = "live", "Live"
+        PAUSED = "paused", "Paused"
         CLOSED = "closed", "Closed"
+
+    class PidFormat(models.TextChoices):
+        PROLIFIC = "prolific", "Prolific ID: 24 hexadecimal characters"
+        TOKEN = "token", "Any ID of 1–64 letters, digits, '-' or '_' (other recruiters, pilots)"
 
     name = models.CharField(max_length=200, unique=True)
     benchmark = models.CharField(max_length=40, choices=benchmarks.choices)
@@ -45,12 +50,25 @@ class Study(models.Model):
     estimated_minutes = models.PositiveIntegerField(default=30)
     reward_pence = models.PositiveIntegerField(default=450, help_text="reward in pence (GBP)")
     reservation_timeout_minutes = models.PositiveIntegerField(default=60)
+    pid_format = models.CharField(
+        max_length=10, choices=PidFormat.choices, default=PidFormat.PROLIFIC,
+        help_text="what a PROLIFIC_PID in the study link must look like; anything else is refused",
+    )
     is_imported = models.BooleanField(default=False, help_text="answers imported from a published human study")
+    pseudonyms_issued = models.PositiveIntegerField(
+        default=0, help_text="pseudonyms handed out so far; the next participant is A<n+1>, whoever was deleted")
+    # who sees and acts on the study (pages, admin, API, exports); superusers see every study.
+    # What each of them may do is decided by their permissions (see `studies.access`).
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                              related_name="owned_studies", help_text="the researcher the study belongs to")
+    collaborators = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="shared_studies",
+                                           help_text="other researchers who work on the study")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         verbose_name_plural = "studies"
         ordering = ["-created_at"]
+        permissions = [("export_study", "Can export a study's answers and tables")]
 
     def __str__(self) -> str:
         return self.name
@@ -138,6 +156,10 @@ class Participant(models.Model):
     prolific_pid = models.CharField(max_length=64)
     prolific_study_id = models.CharField(max_length=64, blank=True)
     prolific_session_id = models.CharField(max_length=64, blank=True)
+    session_changes = models.JSONField(
+        default=list, blank=True,
+        help_text="each entry with a SESSION_ID other than the one stored: when, from, to, and whether it was let in",
+    )
     pseudonym = models.CharField(max_length=12)
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.ACTIVE)
     step = models.CharField(max_length=14, choices=Step.choices, default=Step.CONSENT)
@@ -151,6 +173,11 @@ class Participant(models.Model):
     started_at = models.DateTimeField(default=timezone.now)
     last_seen_at = models.DateTimeField(default=timezone.now)
     completed_at = models.DateTimeField(null=True, blank=True)
+    erased_at = models.DateTimeField(null=True, blank=True, help_text="when the Prolific identity was erased on request")
+
+    #: the fields that identify a person on Prolific: shown, filtered, searched and ordered on only for
+    #: users holding `studies.view_identity` (see `studies.identity`), and never exported
+    IDENTITY_FIELDS: tuple[str, ...] = ("prolific_pid", "prolific_study_id", "prolific_session_id", "session_changes")
 
     objects = ParticipantQuerySet.as_manager()
 
@@ -166,7 +193,11 @@ class Participant(models.Model):
             models.Index(fields=["prolific_pid"], name="participant_pid"),
         ]
         ordering = ["study_id", "id"]
-        permissions = [("view_identity", "Can see Prolific IDs (payment disputes)")]
+        permissions = [
+            ("view_identity", "Can see Prolific IDs (payment disputes)"),
+            ("erase_identity", "Can erase a participant's Prolific identity (data-erasure requests)"),
+            ("exclude_participant", "Can exclude participants, include them again and mark them returned"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.study.name} / {self.pseudonym}"
@@ -185,3 +216,244 @@ class Participant(models.Model):
         if self.excluded and self.study.failed_attention_code:
             return self.study.failed_attention_code
         return self.study.completion_code
+
+
+class Response(models.Model):
+    """A participant's answer to one item. Written once by `response_submit`; never edited."""
+
+    participant = models.ForeignKey(Participant, on_delete=models.CASCADE, related_name="responses")
+    item = models.ForeignKey("annotation.Item", on_delete=models.PROTECT, related_name="responses")
+    position = models.PositiveIntegerField(help_text="1-based position in the participant's sequence")
+    raw_answer = models.TextField(help_text="exactly what the participant gave")
+    answer = models.CharField(max_length=200, blank=True, help_text="normalised; empty when invalid")
+    valid = models.BooleanField()
+    correct = models.BooleanField()
+    is_attention_check = models.BooleanField(default=False)
+    shown_at = models.DateTimeField()
+    answered_at = models.DateTimeField()
+    duration_ms = models.PositiveIntegerField()
+    extra = models.JSONField(default=dict, blank=True, help_text="e.g. option order shown, paste events")
+    # A researcher's mark on a written answer (instruction induction's manual verification), kept
+    # beside the answer; written only by `responses_verify`.
+    verified_correct = models.BooleanField(null=True, blank=True, help_text="researcher's mark; empty until verified")
+    verified_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                                    related_name="+")
+    verified_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        # the table keeps the name it had when answers lived in the items app
+        db_table = "annotation_response"
+        constraints = [
+            # the database refuses a second answer to the same item, whatever the race
+            models.UniqueConstraint(fields=["participant", "item"], name="response_once_per_item"),
+            models.UniqueConstraint(fields=["participant", "position"], name="response_once_per_position"),
+        ]
+        ordering = ["participant_id", "position"]
+        permissions = [("verify_response", "Can mark written answers correct or incorrect")]
+
+    def __str__(self) -> str:
+        return f"{self.participant} #{self.position}: {self.raw_answer[:30]}"
+
+
+# -- Prolific: the study there, its submissions, webhook deliveries, flags and bonuses ---------------
+# Written only by the services of `studies.prolific_api`.
+
+
+class RecruitTarget(models.TextChoices):
+    CI_WIDTH = "ci_width", "95% CI of human accuracy at most this wide (points)"
+    PER_UNIT = "per_unit", "completions in every unit"
+
+
+class ProlificStudy(models.Model):
+    """The Prolific study that recruits for a Parity study, and the policies Parity applies to it."""
+
+    class Status(models.TextChoices):
+        UNPUBLISHED = "UNPUBLISHED", "Draft on Prolific"
+        ACTIVE = "ACTIVE", "Published (recruiting)"
+        PAUSED = "PAUSED", "Paused"
+        AWAITING_REVIEW = "AWAITING REVIEW", "Stopped, awaiting review"
+        COMPLETED = "COMPLETED", "Completed"
+
+    study = models.OneToOneField(Study, on_delete=models.CASCADE, related_name="prolific")
+    prolific_id = models.CharField(max_length=64, unique=True)
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.UNPUBLISHED)
+    places = models.PositiveIntegerField(help_text="total_available_places on Prolific (only ever raised)")
+    reject_excluded = models.BooleanField(
+        default=True, help_text="reject excluded participants where Prolific's rules allow it (several failed "
+        "attention checks on studies of 5 minutes or more, one on shorter ones); otherwise approve and flag")
+    bonus_per_correct_pence = models.PositiveIntegerField(
+        default=0, help_text="bonus per correct answer (attention checks not counted), in pence; 0: no bonus")
+    created_at = models.DateTimeField(auto_now_add=True)
+    synced_at = models.DateTimeField(null=True, blank=True, help_text="the last pull of the submissions")
+    # recruiting until precise (`manage.py prolific recruit`): no target kind, no recruiting
+    target_kind = models.CharField(max_length=10, blank=True, choices=RecruitTarget.choices,
+                                   help_text="recruit until this target is met, then stop the study")
+    target_value = models.FloatField(null=True, blank=True,
+                                     help_text="CI width in points, or completions per unit")
+    target_step = models.PositiveIntegerField(default=10, help_text="places added per raise")
+    max_spend_pence = models.PositiveIntegerField(
+        null=True, blank=True, help_text="most spent on rewards (reward × places), in pence; Prolific's fee is on top")
+
+    class Meta:
+        verbose_name = "Prolific study"
+        verbose_name_plural = "Prolific studies"
+
+    def __str__(self) -> str:
+        return f"{self.study.name} on Prolific ({self.prolific_id})"
+
+
+class ProlificSubmission(models.Model):
+    """A submission as Prolific last reported it, and the one review decision Parity took on it."""
+
+    class Decision(models.TextChoices):
+        APPROVE = "approve", "Approve"
+        REJECT = "reject", "Reject"
+
+    prolific_study = models.ForeignKey(ProlificStudy, on_delete=models.CASCADE, related_name="submissions")
+    submission_id = models.CharField(max_length=64, unique=True)
+    prolific_pid = models.CharField(max_length=64)
+    participant = models.ForeignKey(Participant, on_delete=models.SET_NULL, null=True, blank=True,
+                                    related_name="prolific_submissions")
+    status = models.CharField(max_length=20)
+    study_code = models.CharField(max_length=40, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    # one decision per submission, stored before it is sent: a retry sends the same one again
+    decision = models.CharField(max_length=10, choices=Decision.choices, blank=True)
+    decision_reason = models.TextField(blank=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decision_sent_at = models.DateTimeField(null=True, blank=True)
+
+    IDENTITY_FIELDS: tuple[str, ...] = ("submission_id", "prolific_pid")
+
+    class Meta:
+        ordering = ["prolific_study_id", "id"]
+        indexes = [
+            # serves matching Prolific's submissions to Parity's participants
+            models.Index(fields=["prolific_study", "prolific_pid"], name="prolific_submission_pid"),
+        ]
+
+    def __str__(self) -> str:
+        who = self.participant.pseudonym if self.participant_id else "no participant"
+        return f"{self.prolific_study.study.name} / {who}: {self.status}"
+
+
+class RecruitmentPoint(models.Model):
+    """One step of recruiting until precise: where the study stood and what Parity did."""
+
+    prolific_study = models.ForeignKey(ProlificStudy, on_delete=models.CASCADE, related_name="recruitment_points")
+    at = models.DateTimeField(auto_now_add=True)
+    completed = models.PositiveIntegerField(help_text="completed participants (excluded ones too)")
+    kept = models.PositiveIntegerField(help_text="completed, non-excluded participants (the CI's)")
+    ci_width = models.FloatField(null=True, blank=True, help_text="95% CI width of human accuracy, points")
+    places = models.PositiveIntegerField(help_text="places on Prolific after the step")
+    action = models.CharField(max_length=10)
+    reason = models.TextField()
+
+    class Meta:
+        ordering = ["prolific_study_id", "at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.prolific_study.study.name} at {self.at:%Y-%m-%d %H:%M}: {self.action}"
+
+
+class ProlificEvent(models.Model):
+    """A webhook delivery, stored before it is acknowledged; its event id makes replays no-ops."""
+
+    event_id = models.CharField(max_length=100, unique=True)
+    event_type = models.CharField(max_length=60)
+    payload = models.JSONField()
+    received_at = models.DateTimeField(auto_now_add=True)
+    processed_at = models.DateTimeField(null=True, blank=True)
+    error = models.TextField(blank=True, help_text="why applying it failed (the next sync applies it again)")
+
+    class Meta:
+        ordering = ["-received_at"]
+
+    def __str__(self) -> str:
+        return f"{self.event_type} {self.event_id}"
+
+
+class ProlificHookSecret(models.Model):
+    """A webhook signing secret made by `manage.py prolific hooks` (every stored one is accepted)."""
+
+    secret = models.CharField(max_length=200)
+    workspace_id = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"webhook secret of {self.workspace_id or 'Prolific'} ({self.created_at:%Y-%m-%d})"
+
+
+class ProlificFlag(models.Model):
+    """Something a researcher should look at: Prolific and Parity disagree, or a decision was softened."""
+
+    class Kind(models.TextChoices):
+        NO_PARTICIPANT = "no_participant", "Submission with no Parity participant"
+        NO_SUBMISSION = "no_submission", "Parity completion with no Prolific submission"
+        UNFINISHED = "unfinished", "Submitted on Prolific, not finished in Parity (left for review by hand)"
+        EXCLUDED_APPROVED = "excluded_approved", "Excluded, but approved (rejection not allowed)"
+        UNKNOWN_STUDY = "unknown_study", "Webhook for a study Parity does not know"
+        BUDGET_REACHED = "budget_reached", "Budget reached before the recruitment target"
+
+    prolific_study = models.ForeignKey(ProlificStudy, on_delete=models.CASCADE, null=True, blank=True,
+                                       related_name="flags")
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    #: what the flag is about: a submission id or a participant's pseudonym (one flag per subject and kind)
+    subject = models.CharField(max_length=100)
+    participant = models.ForeignKey(Participant, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    detail = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    resolved = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [models.UniqueConstraint(fields=["prolific_study", "kind", "subject"], name="prolific_flag_once")]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()}: {self.subject}"
+
+
+class BonusBatch(models.Model):
+    """One bulk bonus on Prolific. computed → created (Prolific's bulk id stored) → paying → paid.
+
+    A retry continues from the stored state: a created batch is paid, never created again; a batch
+    left `paying` (the pay call was sent, its answer lost) is never paid again automatically."""
+
+    class State(models.TextChoices):
+        COMPUTED = "computed", "Computed"
+        CREATED = "created", "Created on Prolific"
+        PAYING = "paying", "Pay sent, answer unknown (check on Prolific)"
+        PAID = "paid", "Paid"
+
+    prolific_study = models.ForeignKey(ProlificStudy, on_delete=models.CASCADE, related_name="bonus_batches")
+    state = models.CharField(max_length=10, choices=State.choices, default=State.COMPUTED)
+    bulk_id = models.CharField(max_length=64, blank=True)
+    total_pence = models.PositiveIntegerField()
+    computed_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(null=True, blank=True)
+    paid_at = models.DateTimeField(null=True, blank=True)
+    note = models.TextField(blank=True)
+
+    class Meta:
+        verbose_name_plural = "bonus batches"
+        ordering = ["-computed_at"]
+
+    def __str__(self) -> str:
+        return f"{self.prolific_study.study.name}: £{self.total_pence / 100:.2f} ({self.state})"
+
+
+class BonusLine(models.Model):
+    """A participant's bonus: at most one per participant, whatever the retries."""
+
+    batch = models.ForeignKey(BonusBatch, on_delete=models.CASCADE, related_name="lines")
+    participant = models.OneToOneField(Participant, on_delete=models.CASCADE, related_name="bonus")
+    #: the PID as it was when the bonus was computed (the CSV sent to Prolific is built from it)
+    prolific_pid = models.CharField(max_length=64)
+    amount_pence = models.PositiveIntegerField()
+
+    IDENTITY_FIELDS: tuple[str, ...] = ("prolific_pid",)
+
+    def __str__(self) -> str:
+        return f"{self.participant}: £{self.amount_pence / 100:.2f}"

@@ -26,8 +26,12 @@ def _jwks_client(url: str) -> jwt.PyJWKClient:
     return jwt.PyJWKClient(url, cache_keys=True, lifespan=6 * 3600)
 
 
-def verify_signed_link(token: str | None, *, pid: str) -> dict:
-    """Return the token's claims, or raise SignatureError with a reason a participant can read."""
+def verify_signed_link(token: str | None, *, pid: str, study_id: str = "", session_id: str = "") -> dict:
+    """Return the token's claims, or raise SignatureError with a reason a participant can read.
+
+    The `prolific` claim carries the link's parameters as Prolific filled them in: it must name this
+    PROLIFIC_PID (a token signed for nobody in particular would let any made-up ID in), and the
+    STUDY_ID and SESSION_ID it names must be the link's."""
     if not token:
         raise SignatureError("the link is not signed")
     try:
@@ -38,7 +42,12 @@ def verify_signed_link(token: str | None, *, pid: str) -> dict:
         raise SignatureError("the link has expired") from None
     except (jwt.PyJWKClientError, jwt.InvalidTokenError) as exc:
         raise SignatureError(f"the link's signature is not valid ({exc})") from None
-    named = (claims.get("prolific") or {}).get("PROLIFIC_PID") if isinstance(claims.get("prolific"), dict) else None
-    if named and named != pid:
+    named = claims.get("prolific") if isinstance(claims.get("prolific"), dict) else {}
+    if not named.get("PROLIFIC_PID"):
+        raise SignatureError("the link's signature does not name a participant")
+    if str(named["PROLIFIC_PID"]).lower() != pid.lower():
         raise SignatureError("the link was signed for another participant")
+    for name, value in (("STUDY_ID", study_id), ("SESSION_ID", session_id)):
+        if named.get(name) and named[name] != value:
+            raise SignatureError(f"the link's {name} is not the one Prolific signed")
     return claims

@@ -7,8 +7,8 @@ from statistics import median
 from django.db.models import Count, Q, QuerySet
 from django.http import Http404, HttpRequest
 
-from annotation.models import Item, Response
-from studies.models import Participant, Study, Unit
+from annotation.models import Item
+from studies.models import Participant, Response, Study, Unit
 
 SESSION_KEY = "parity:participants"
 
@@ -25,7 +25,21 @@ def get_participant_for_request(request: HttpRequest, study: Study) -> Participa
     participant_id = request.session.get(SESSION_KEY, {}).get(str(study.pk))
     if participant_id is None:
         return None
-    return Participant.objects.select_related("study", "unit").filter(pk=participant_id, study=study).first()
+    # an erased identity is no longer anyone's: the browser that entered as it cannot resume it
+    return _known_participants([participant_id]).filter(study=study).first()
+
+
+def get_participant_by_link(request: HttpRequest, link: str) -> Participant | None:
+    """This browser's participant in the study at `link`, with the study, in one query (or None:
+    the study does not exist, or this browser has not entered it)."""
+    known = [pk for pk in request.session.get(SESSION_KEY, {}).values() if isinstance(pk, int)]
+    if not known:
+        return None
+    return _known_participants(known).filter(study__link=link).first()
+
+
+def _known_participants(ids: list[int]) -> QuerySet[Participant]:
+    return Participant.objects.select_related("study").filter(pk__in=ids, erased_at__isnull=True)
 
 
 def remember_participant(request: HttpRequest, participant: Participant) -> None:
@@ -35,9 +49,14 @@ def remember_participant(request: HttpRequest, participant: Participant) -> None
 
 
 def current_item(participant: Participant) -> Item | None:
+    item_id = current_item_id(participant)
+    return None if item_id is None else Item.objects.get(pk=item_id)
+
+
+def current_item_id(participant: Participant) -> int | None:
     if participant.step != Participant.Step.ITEMS or participant.answered >= len(participant.sequence):
         return None
-    return Item.objects.get(pk=participant.sequence[participant.answered])
+    return participant.sequence[participant.answered]
 
 
 def answered_responses(participant: Participant) -> QuerySet[Response]:

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import enum
+import secrets
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Mapping
 
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Count, Q, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from annotation import benchmarks
-from annotation.benchmarks.base import ItemData, seeded_rng
-from annotation.models import Item
+from annotation.benchmarks.base import seeded_rng
+from annotation.models import BenchmarkAsset, Item
+from annotation.selectors import item_data
 from studies.models import Participant, Study, Unit, UnitItem
 
 
@@ -21,15 +24,11 @@ class StudyError(ValueError):
     pass
 
 
-def _item_data(item: Item) -> ItemData:
-    return ItemData(key=item.key, split=item.split, prompt=item.prompt, gold=item.gold, meta=item.meta,
-                    is_attention_check=item.is_attention_check)
-
-
 @transaction.atomic
 def study_create(*, name: str, benchmark: str, design: Mapping[str, Any] | None = None,
-                 status: str = Study.Status.LIVE, group: str = "", **fields: Any) -> Study:
-    """Create a study and its units from the imported items, following the benchmark's design."""
+                 status: str = Study.Status.LIVE, group: str = "", owner: Any = None, **fields: Any) -> Study:
+    """Create a study and its units from the imported items, following the benchmark's design.
+    `owner` (a user) sees and acts on it; without one only superusers do."""
     definition = benchmarks.get(benchmark)
     merged = definition.design(design)
     if Study.objects.filter(name=name).exists():
@@ -41,25 +40,22 @@ def study_create(*, name: str, benchmark: str, design: Mapping[str, Any] | None 
     available_checks = Item.objects.filter(benchmark=benchmark, is_attention_check=True).count()
     if attention > available_checks:
         raise StudyError(f"{attention} attention checks asked for, but {benchmark} has {available_checks}")
-    template = merged.get("template")
-    if template is not None and "human_template" not in merged:
-        templates = definition_asset(benchmark, "templates")
-        if templates and str(template) in templates:
-            merged["human_template"] = templates[str(template)]["example_template_text"]
+    assets = {key: definition_asset(benchmark, key) for key in definition.design_assets}
+    merged = definition.resolve_design(merged, assets)
     try:
-        units = definition.build_units([_item_data(item) for item in items], merged)
+        units = definition.build_units([item_data(item) for item in items], merged)
     except (ValueError, KeyError) as exc:
         raise StudyError(str(exc)) from exc
     study = Study.objects.create(
         name=name, benchmark=benchmark, status=status, group=group, design=merged,
         consent_text=fields.pop("consent_text", None) or definition.default_consent,
         instructions_text=fields.pop("instructions_text", None) or definition.default_instructions,
-        attention_checks=attention, exclude_at=int(merged.get("exclude_at", 0)), **fields,
+        attention_checks=attention, exclude_at=int(merged.get("exclude_at", 0)), owner=owner, **fields,
     )
     by_key = {item.key: item for item in items}
     capacity = int(merged.get("per_unit", 1))
     for position, keys in enumerate(units, start=1):
-        category = definition.unit_category([_item_data(by_key[key]) for key in keys]) if keys else ""
+        category = definition.unit_category([item_data(by_key[key]) for key in keys]) if keys else ""
         unit = Unit.objects.create(study=study, label=f"U{position}", position=position, capacity=capacity,
                                    category=category)
         UnitItem.objects.bulk_create([UnitItem(unit=unit, item=by_key[key], order=order)
@@ -67,9 +63,55 @@ def study_create(*, name: str, benchmark: str, design: Mapping[str, Any] | None 
     return study
 
 
-def definition_asset(benchmark: str, key: str) -> Any:
-    from annotation.models import BenchmarkAsset
+def study_update(*, study: Study, fields: list[str]) -> Study:
+    """Write a researcher's edits of `fields` only: the counters other services write on the same row
+    (`pseudonyms_issued`, as participants enter) are never written back from a stale copy."""
+    if fields:
+        study.save(update_fields=fields)
+    return study
 
+
+def unit_set_capacity(*, unit: Unit, capacity: int) -> Unit:
+    """How many participants complete `unit`; those already assigned keep their place."""
+    unit.capacity = capacity
+    unit.save(update_fields=["capacity"])
+    return unit
+
+
+def study_assign_owner(*, study: Study, owner: Any) -> Study:
+    """Give the study to `owner` (who then sees and acts on it)."""
+    study.owner = owner
+    study.save(update_fields=["owner"])
+    return study
+
+
+#: where a study may go from each status: launched, paused and resumed, closed for good
+STATUS_MOVES: dict[str, tuple[str, ...]] = {
+    Study.Status.DRAFT: (Study.Status.LIVE,),
+    Study.Status.LIVE: (Study.Status.PAUSED, Study.Status.CLOSED),
+    Study.Status.PAUSED: (Study.Status.LIVE, Study.Status.CLOSED),
+    Study.Status.CLOSED: (),
+}
+
+
+def study_set_status(*, study: Study, status: str) -> Study:
+    """Launch, pause, resume or close a study. Paused or closed, it lets nobody new in; those already
+    working may finish (Prolific lets a participant who started complete their submission)."""
+    with transaction.atomic():
+        # the row lock orders this with `participant_enter`, which reads the status under the same lock
+        locked = Study.objects.select_for_update().get(pk=study.pk)
+        if locked.is_imported:
+            raise StudyError("An imported study has no participants to recruit; its status cannot change.")
+        if status not in STATUS_MOVES.get(locked.status, ()):
+            wanted = Study.Status(status).label.lower() if status in Study.Status.values else repr(status)
+            raise StudyError(f"A {locked.get_status_display().lower()} study cannot become {wanted}.")
+        locked.status = status
+        locked.save(update_fields=["status"])
+    study.status = status
+    return study
+
+
+def definition_asset(benchmark: str, key: str) -> Any:
     asset = BenchmarkAsset.objects.filter(benchmark=benchmark, key=key).first()
     return asset.data if asset else None
 
@@ -79,9 +121,11 @@ def definition_asset(benchmark: str, key: str) -> Any:
 
 class Refusal(enum.Enum):
     NOT_LIVE = "not_live"
+    PAUSED = "paused"  # come back later, or return the study
     FULL = "full"
     OTHER_STUDY_IN_GROUP = "group"
     RELEASED = "released"
+    OTHER_SESSION = "other_session"  # this PID is taking part from another browser and Prolific session
 
 
 @dataclass(frozen=True)
@@ -91,8 +135,14 @@ class Entry:
     resumed: bool = False
 
 
-def participant_enter(*, study: Study, pid: str, prolific_study_id: str = "", prolific_session_id: str = "") -> Entry:
-    """Admit a participant: resume the same PID, or reserve a slot in the emptiest unit."""
+def participant_enter(*, study: Study, pid: str, prolific_study_id: str = "", prolific_session_id: str = "",
+                      same_browser: bool = False) -> Entry:
+    """Admit a participant: resume the same PID, or reserve a slot in the emptiest unit.
+
+    A PID alone does not resume someone's place: the request must come from the browser session
+    that entered as this PID (`same_browser`), or carry the SESSION_ID stored for it (the same
+    Prolific submission, opened again from Prolific). Every entry with another SESSION_ID is
+    recorded on the participant; only the same browser may move them to a new one."""
     with transaction.atomic():
         # Locking the study row serialises assignment within one study on PostgreSQL, so two
         # participants entering at once can never both take a unit's last slot.
@@ -100,36 +150,99 @@ def participant_enter(*, study: Study, pid: str, prolific_study_id: str = "", pr
         now = timezone.now()
         existing = Participant.objects.filter(study=study, prolific_pid=pid).first()
         if existing is not None:
+            if not _may_resume(existing, prolific_session_id, same_browser, now):
+                return Entry(None, Refusal.OTHER_SESSION)
             return _resume(study, existing, now)
         if study.group and Participant.objects.filter(study__group=study.group, prolific_pid=pid).exists():
             return Entry(None, Refusal.OTHER_STUDY_IN_GROUP)
         if study.status != Study.Status.LIVE:
-            return Entry(None, Refusal.NOT_LIVE)
+            return Entry(None, Refusal.PAUSED if study.status == Study.Status.PAUSED else Refusal.NOT_LIVE)
         reservations_reclaim(study=study, now=now)
         unit = _emptiest_unit(study)
         if unit is None:
             return Entry(None, Refusal.FULL)
-        number = Participant.objects.filter(study=study).count() + 1
         participant = Participant.objects.create(
             study=study, unit=unit, prolific_pid=pid, prolific_study_id=prolific_study_id,
-            prolific_session_id=prolific_session_id, pseudonym=f"A{number}",
+            prolific_session_id=prolific_session_id, pseudonym=_next_pseudonym(study),
             sequence=_sequence(study, unit, pid), started_at=now, last_seen_at=now,
         )
     return Entry(participant)
 
 
+def _next_pseudonym(study: Study) -> str:
+    """A1, A2, ... from the study's own counter, never from a count of the rows: a deleted or
+    erased participant leaves a gap instead of a number the next entrant would collide with.
+    Called under the study's row lock, so two entrants can never draw the same number."""
+    study.pseudonyms_issued += 1
+    study.save(update_fields=["pseudonyms_issued"])
+    return f"A{study.pseudonyms_issued}"
+
+
+#: session changes kept per participant (the newest), so a stream of refused entries stays bounded
+MAX_SESSION_CHANGES = 50
+
+
+def _may_resume(participant: Participant, session_id: str, same_browser: bool, now) -> bool:
+    stored = participant.prolific_session_id
+    if session_id and session_id != stored:
+        allowed = same_browser
+        participant.session_changes = [*participant.session_changes, {
+            "at": now.isoformat(), "from": stored, "to": session_id, "resumed": allowed,
+        }][-MAX_SESSION_CHANGES:]
+        fields = ["session_changes"]
+        if allowed:
+            participant.prolific_session_id = session_id
+            fields.append("prolific_session_id")
+        participant.save(update_fields=fields)
+        return allowed
+    return same_browser or bool(stored and session_id == stored)
+
+
 def _resume(study: Study, participant: Participant, now) -> Entry:
     if participant.status == Participant.Status.TIMED_OUT:
-        # Prolific lets a timed-out participant finish: give the slot back if the unit still has one.
-        holding = Participant.objects.filter(unit=participant.unit).holding_slot().count()
-        if holding >= participant.unit.capacity:
-            participant.step = Participant.Step.RELEASED
-            participant.save(update_fields=["step"])
+        # taking the slot back writes the status and the time seen
+        if not slot_take_back(participant=participant, now=now):
             return Entry(participant, Refusal.RELEASED, resumed=True)
-        participant.status = Participant.Status.ACTIVE
+        return Entry(participant, resumed=True)
     participant.last_seen_at = now
-    participant.save(update_fields=["status", "last_seen_at"])
+    participant.save(update_fields=["last_seen_at"])
     return Entry(participant, resumed=True)
+
+
+def participant_lock(*, participant_id: int, with_study: bool, study: Study | None = None) -> Participant:
+    """The participant's row, locked for a write. With `with_study`, the study's row is locked
+    first, in the order `participant_enter` takes them: a timed-out participant taking back their
+    slot is then serialised with assignment, so a unit never goes past its capacity. Without it,
+    `study` (the participant's study, when the caller has read it) saves reading it again."""
+    if with_study:
+        study_id = Participant.objects.values_list("study_id", flat=True).get(pk=participant_id)
+        Study.objects.select_for_update().only("pk").get(pk=study_id)
+    elif study is not None:
+        participant = Participant.objects.select_for_update().get(pk=participant_id)
+        if participant.study_id == study.pk:
+            participant.study = study
+            return participant
+    # `of`: only the participant's row; locking the joined study row on every answer would
+    # serialise all of a study's submits
+    return (Participant.objects.select_for_update(of=("self",)).select_related("study", "unit")
+            .get(pk=participant_id))
+
+
+def slot_take_back(*, participant: Participant, now=None) -> bool:
+    """A timed-out participant is back (Prolific lets them finish): they hold their slot again if
+    their unit still has room; if it was given to someone else, their step becomes RELEASED and
+    nothing more of theirs is stored. Call it holding the study's and the participant's row locks."""
+    if participant.status != Participant.Status.TIMED_OUT:
+        return participant.status == Participant.Status.ACTIVE
+    if participant.unit is None or (Participant.objects.filter(unit=participant.unit_id).holding_slot()
+                                    .exclude(pk=participant.pk).count() >= participant.unit.capacity):
+        participant.step = Participant.Step.RELEASED
+        participant.save(update_fields=["step"])
+        return False
+    participant.status = Participant.Status.ACTIVE
+    participant.last_seen_at = now or timezone.now()
+    participant.save(update_fields=["status", "last_seen_at"])
+    return True
 
 
 def _emptiest_unit(study: Study) -> Unit | None:
@@ -170,6 +283,12 @@ def _sequence(study: Study, unit: Unit, pid: str) -> list[int]:
     return sequence
 
 
+def participant_sequence(*, study: Study, unit: Unit, seed: str) -> list[int]:
+    """The item ids someone entering as `seed` would be shown in `unit`, attention checks included
+    (the researcher's preview walks such a sequence without storing anything)."""
+    return _sequence(study, unit, seed)
+
+
 def reservations_reclaim(*, study: Study, now=None) -> int:
     """Free the slots of participants inactive longer than the study's reservation timeout."""
     return Participant.objects.stale(study).update(status=Participant.Status.TIMED_OUT)
@@ -207,17 +326,31 @@ def participant_begin(*, participant: Participant) -> Participant:
     return participant
 
 
-@transaction.atomic
 def item_mark_shown(*, participant: Participant) -> Participant:
-    """Record (once) when the current item was first shown: the start of its response time."""
-    participant = _locked(participant)
+    """Record (once) when the current item was first shown: the start of its response time.
+
+    A working participant costs one UPDATE, row-locked by the database itself; a timed-out one
+    takes their slot back first under the study's and their own row locks, or learns that it was
+    given away."""
     now = timezone.now()
-    participant.last_seen_at = now
-    fields = ["last_seen_at"]
-    if participant.step == Participant.Step.ITEMS and participant.current_shown_at is None:
-        participant.current_shown_at = now
-        fields.append("current_shown_at")
-    participant.save(update_fields=fields)
+    if participant.status == Participant.Status.ACTIVE and participant.step == Participant.Step.ITEMS:
+        marked = (Participant.objects.filter(pk=participant.pk, status=Participant.Status.ACTIVE,
+                                             step=Participant.Step.ITEMS, answered=participant.answered)
+                  .update(last_seen_at=now, current_shown_at=Coalesce("current_shown_at", Value(now))))
+        if marked:
+            participant.last_seen_at = now
+            participant.current_shown_at = participant.current_shown_at or now
+            return participant
+    with transaction.atomic():
+        participant = participant_lock(participant_id=participant.pk, with_study=True)
+        if not slot_take_back(participant=participant):
+            return participant
+        participant.last_seen_at = now
+        fields = ["last_seen_at"]
+        if participant.step == Participant.Step.ITEMS and participant.current_shown_at is None:
+            participant.current_shown_at = now
+            fields.append("current_shown_at")
+        participant.save(update_fields=fields)
     return participant
 
 
@@ -233,3 +366,62 @@ def participants_mark_returned(*, participant_ids: list[int]) -> int:
     """Prolific says they returned the study: their reserved slot reopens."""
     return (Participant.objects.filter(pk__in=participant_ids, status=Participant.Status.ACTIVE)
             .update(status=Participant.Status.RETURNED, step=Participant.Step.RELEASED))
+
+
+# -- data-erasure requests --------------------------------------------------------------------
+
+
+class ErasureError(ValueError):
+    """The erasure cannot be done (no such participant); nothing was written."""
+
+
+@dataclass(frozen=True)
+class Erasure:
+    study: str
+    pseudonym: str
+    answers_deleted: int
+    participant_deleted: bool
+    dry_run: bool
+
+    @property
+    def message(self) -> str:
+        done = "would be" if self.dry_run else "was"
+        if self.participant_deleted:
+            return (f"{self.pseudonym} of {self.study!r} {done} deleted with {self.answers_deleted} answer(s); "
+                    "the pseudonym is not reused.")
+        return f"The Prolific identity of {self.pseudonym} of {self.study!r} {done} erased; answers kept."
+
+
+def participant_erase(*, study: Study, prolific_pid: str, delete_answers: bool = False,
+                      dry_run: bool = False) -> Erasure:
+    """Honour a data-erasure request for one Prolific ID in one study.
+
+    The Prolific, study and session ids are replaced by a random token (no hash: a hash of a
+    known PID could be recomputed), so nothing links the answers back to the person and the same
+    PID can neither find nor resume the old session; a reserved slot is released. With
+    `delete_answers` the participant and every answer go (their pseudonym is never handed out again).
+    """
+    with transaction.atomic():
+        participant = (Participant.objects.select_for_update().select_related("study")
+                       .filter(study=study, prolific_pid__in={prolific_pid, prolific_pid.lower()}).first())
+        if participant is None:
+            raise ErasureError(f"no participant of {study.name!r} has this Prolific ID (already erased?)")
+        answers = participant.responses.count()
+        result = Erasure(study=study.name, pseudonym=participant.pseudonym,
+                         answers_deleted=answers if delete_answers else 0,
+                         participant_deleted=delete_answers, dry_run=dry_run)
+        if dry_run:
+            return result
+        if delete_answers:
+            participant.delete()
+            return result
+        participant.prolific_pid = f"erased-{secrets.token_hex(16)}"
+        participant.prolific_study_id = participant.prolific_session_id = ""
+        participant.session_changes = []
+        participant.erased_at = timezone.now()
+        fields = ["prolific_pid", "prolific_study_id", "prolific_session_id", "session_changes", "erased_at"]
+        if participant.status == Participant.Status.ACTIVE:
+            participant.status, participant.step = Participant.Status.RETURNED, Participant.Step.RELEASED
+            fields += ["status", "step"]
+        participant.save(update_fields=fields)
+    return result

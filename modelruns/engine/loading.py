@@ -4,7 +4,8 @@ torch and transformers are imported inside the functions that need them, so impo
 engine stays cheap for the Django side.
 
 A GGUF file (the `smollm2` alias) is dequantised once and written as a safetensors copy under the
-model cache (argument, env `PARITY_MODEL_CACHE`, default `~/.cache/parity/models`), named by the
+model cache (the `cache_dir` argument: the Django side passes `settings.MODEL_CACHE_DIR`, itself
+env `PARITY_MODEL_CACHE`, default `var/models`; without one `~/.cache/parity/models`), named by the
 GGUF's sha256: later loads read that copy in well under a second instead of re-converting.
 """
 
@@ -109,10 +110,10 @@ class LoadedModel:
 
 
 def model_cache_dir(cache_dir: str | Path | None = None) -> Path:
+    """`cache_dir`, or the engine's own default for callers outside the app (scripts, notebooks)."""
     if cache_dir is not None:
         return Path(cache_dir).expanduser()
-    env = os.environ.get("PARITY_MODEL_CACHE")
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "parity" / "models"
+    return Path.home() / ".cache" / "parity" / "models"
 
 
 def hub_offline() -> bool:

@@ -3,8 +3,8 @@
 Pure Python. The rules follow the authors' scripts (`postprocess_instructions.py`, `evaluate.py`,
 `prepare_for_execution.py`): an output is normalised before comparison (first line, text before
 the first '.', lower-case, '-' to space, punctuation stripped, plus the scripts' removal of
-" and " and of the "Sentence 1:"/"Sentence 2:" markers); whitespace runs are collapsed, so
-"3 - probably" and "3 -probably" compare equal.
+" and " and of the "Sentence 1:"/"Sentence 2:" markers), exactly as their `normalize_prediction`:
+runs of spaces are kept, so "positive ." (normalised "positive ") does not match "positive".
 """
 
 from __future__ import annotations
@@ -43,40 +43,41 @@ _PUNCTUATION = str.maketrans("", "", string.punctuation)
 # -- generated text ---------------------------------------------------------------------------
 
 
-def cut_at_newline_after_text(text: str) -> tuple[str, bool]:
-    """The text up to the first newline that follows some non-blank text, and whether one was found.
+def _without_markers(text: str) -> str:
+    """What the authors' `normalize_prediction` removes before it takes the first line."""
+    return text.replace(" and ", " ").replace("Sentence 1:", " ").replace("Sentence 2:", " ")
 
-    Leading blank lines do not stop a generation: a model often opens with a newline.
+
+def first_line_settled(text: str) -> bool:
+    """Whether more generated text can no longer change what `normalize_output` reads: a newline
+    lies between non-blank text (the markers it removes do not count as text).
+
+    Their normalisation strips the whole output before it keeps the first line, so the line's
+    trailing spaces count only when something follows the newline: generation stops here, not at
+    the newline itself, and the output is scored exactly as the authors' full 30 tokens would be.
     """
-    seen_text = False
-    for index, char in enumerate(text):
-        if char == "\n":
-            if seen_text:
-                return text[:index], True
-        elif not char.isspace():
-            seen_text = True
-    return text, False
-
-
-def first_line(text: str) -> str:
-    return cut_at_newline_after_text(text)[0].strip()
+    return "\n" in _without_markers(text).strip()
 
 
 def normalize_instruction(generated: str) -> str:
-    """A generated instruction as it is scored and executed (the authors' post-processing).
+    """A generated instruction as it is scored and executed: the authors' post-processing
+    (`normalize_predicted_instruction` in `postprocess_instructions.py`), applied to the whole
+    generation (50 tokens, no stop at a newline).
 
-    Drops a leading ':' and a lead-in ("probably", "most likely", "to" ...), keeps the first line,
-    and unwraps an instruction that is wholly a quote of more than three words.
+    Drops one leading ':', then each lead-in in turn ("probably:", "most likely:", "probably",
+    "most likely", "to") when the text starts with it (a plain prefix test, as theirs: "today"
+    loses its "to"), and only then keeps the first line, so that ':\n\n"Write the plural form"'
+    keeps its instruction. An instruction that is wholly a quote of more than three words is
+    unwrapped and double quotes are removed.
     """
     text = generated
     if text.startswith(":"):
         text = text[1:]
     text = text.strip()
     for lead_in in LEAD_INS:
-        # a word boundary, so that "today ..." does not lose its "to"
-        if re.match(re.escape(lead_in) + (r"" if lead_in.endswith(":") else r"\b"), text):
+        if text.startswith(lead_in):
             text = text[len(lead_in):].strip()
-    text = first_line(text)
+    text = text.strip().split("\n")[0]
     quoted = re.findall(r"\"([a-zA-Z\.,'\\/]+ [a-zA-Z \.,'\\/]+)\"", text)
     if quoted and len(quoted[0].split()) > 3:
         text = quoted[0]
@@ -84,10 +85,11 @@ def normalize_instruction(generated: str) -> str:
 
 
 def normalize_output(text: str) -> str:
-    """An execution output or a gold answer, as the metrics compare them."""
-    text = text.replace(" and ", " ").replace("Sentence 1:", " ").replace("Sentence 2:", " ").strip()
+    """An execution output or a gold answer, as the metrics compare them (the authors'
+    `normalize_prediction` in `evaluate.py`: spaces are neither collapsed nor stripped after the cut)."""
+    text = _without_markers(text).strip()
     text = text.split("\n")[0].split(".")[0].lower().replace("-", " ")
-    return " ".join(text.translate(_PUNCTUATION).split())
+    return text.translate(_PUNCTUATION)
 
 
 # -- metrics ------------------------------------------------------------------------------------
@@ -113,9 +115,7 @@ def exact_set_match(prediction: str, answer: str) -> float:
 def contains(prediction: str, answer: str) -> float:
     """The gold answer appears as whole words in the prediction (a list of synonyms is fine)."""
     expected = normalize_output(answer)
-    if not expected:
-        return 0.0
-    return float(re.search(rf"\b{re.escape(expected)}\b", normalize_output(prediction)) is not None)
+    return float(re.search(rf"\b({re.escape(expected)})\b", normalize_output(prediction)) is not None)
 
 
 _METRIC_FUNCTIONS = {EXACT: exact_match, F1: unigram_f1, EXACT_SET: exact_set_match, CONTAINS: contains}

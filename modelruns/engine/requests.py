@@ -60,7 +60,8 @@ class MultiReadRequest:
 
 @dataclass(frozen=True)
 class GenerationRequest:
-    """Greedy continuation of `prompt`; with `stop_at_newline`, stop at a newline after some text."""
+    """Greedy continuation of `prompt`; with `stop_at_newline`, stop once the first line is settled
+    (a newline between non-blank text), which is all that instruction-induction scoring reads."""
 
     key: str
     prompt: str
@@ -76,6 +77,10 @@ class ContinuationScore:
     logprob: float
     n_tokens: int
     is_greedy: bool  # every token of the continuation is the model's argmax at its position
+    # The model's most likely token where the continuation starts, and its log-prob: what it
+    # would have said instead (None from results made without them).
+    top_logprob: float | None = None
+    top_token: str | None = None
 
     @property
     def mean_logprob(self) -> float:

@@ -40,8 +40,8 @@ def prepare_pairs(loaded: LoadedModel, requests: Sequence[ChoiceRequest]) -> lis
     return prepared
 
 
-def score_pairs(loaded: LoadedModel, pairs: Sequence[Seq2SeqPair]) -> list[list[tuple[float, bool]]]:
-    """Per pair, per label token: (log-prob, is argmax); one host sync for the batch."""
+def score_pairs(loaded: LoadedModel, pairs: Sequence[Seq2SeqPair]) -> list[list[tuple[float, bool, float, int]]]:
+    """Per pair, per label token: (log-prob, is argmax, top log-prob, top id); one host sync for the batch."""
     import torch
 
     pad = loaded.pad_token_id

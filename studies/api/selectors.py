@@ -6,6 +6,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 
+from modelruns.selectors import runs_for_study
 from studies.models import Participant, Study, Unit, UnitItem
 from studies.selectors import units_with_counts
 
@@ -23,11 +24,7 @@ def participants_of(study: Study) -> QuerySet[Participant]:
 
 
 def model_runs_of(study: Study) -> list[dict[str, Any]]:
-    """The study's model runs with answer counts; empty where the modelruns app has none."""
-    try:
-        from modelruns.selectors import runs_for_study
-    except ImportError:
-        return []
+    """The study's model runs with answer counts."""
     rows = []
     for run in runs_for_study(study):
         rows.append({

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from studies.api import views
+from studies.api import monitor, views
 
 app_name = "api"
 
@@ -16,5 +16,6 @@ urlpatterns = [
     path("studies/<int:study_id>/responses/", views.ResponseListApi.as_view(), name="study_responses"),
     path("studies/<int:study_id>/model-runs/", views.ModelRunListApi.as_view(), name="study_model_runs"),
     path("studies/<int:study_id>/results/", views.StudyResultsApi.as_view(), name="study_results"),
+    path("studies/<int:study_id>/monitor/", monitor.StudyMonitorApi.as_view(), name="study_monitor"),
     path("studies/<int:study_id>/exports/<str:fmt>/", views.StudyExportApi.as_view(), name="study_export"),
 ]

@@ -1,26 +1,48 @@
 """The researchers' JSON API: one APIView per operation, reading through the same selectors, results
-assembly and exports as the pages. Staff only (token or session); participants and anonymous
-callers get 401, signed-in non-staff users 403. Pseudonyms only: no Prolific or session ids."""
+assembly and exports as the pages. Researchers only (token or session), on their own studies
+(`studies.access`): participants and anonymous callers get 401, accounts without the operation's
+permission 403, someone else's study 404. Pseudonyms only: no Prolific or session ids."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.views import defaults
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers, status
-from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from studies.access import (
+    EXCLUDE_PARTICIPANT,
+    EXPORT_STUDY,
+    VIEW_MODELRUN,
+    VIEW_PARTICIPANT,
+    VIEW_RESPONSE,
+    VIEW_STUDY,
+    get_study_for_researcher,
+    studies_for_user,
+)
 from studies.api.permissions import IsResearcher
+from studies.api.schema import ResearcherApiSchema
 from studies.api.selectors import model_runs_of, participants_of, study_items_of, study_units_of
+from studies.api.throttles import CappedPagination, ThrottledBeforeRefused
 from studies.exports import FORMATS, export_study, long_rows
+from studies.identity import parameter_touches_identity
 from studies.models import Participant, Study
-from studies.results import ResultFilters, ResultsFilterForm, get_study_for_researcher, load_study_data, study_results
+from studies.results import ResultFilters, ResultsFilterForm, load_study_data, study_results
 from studies.services import participants_exclude, participants_include
+
+
+def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """The site's 404 handler: JSON, as the schema documents it, for a path under /api/ that matches no
+    operation (a study id that is not a number, say); the site's page elsewhere."""
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": "Not found."}, status=404)
+    return defaults.page_not_found(request, exception)
 
 
 def paginated(name: str, serializer: type[serializers.Serializer]) -> serializers.Serializer:
@@ -32,21 +54,41 @@ def paginated(name: str, serializer: type[serializers.Serializer]) -> serializer
 
 
 #: LimitOffsetPagination's query parameters, for the schema of the list endpoints
-PAGE = [OpenApiParameter("limit", int, description="rows per page (default 100)"),
+PAGE = [OpenApiParameter("limit", int, description="rows per page (default 100; more than API_MAX_PAGE_SIZE, "
+                                                    "default 1000, is cut to it)"),
         OpenApiParameter("offset", int, description="rows to skip")]
 
 
 def page_of(request: Request, view: APIView, rows: Any, serializer: type[serializers.Serializer]) -> Response:
-    paginator = LimitOffsetPagination()
+    paginator = CappedPagination()
     page = paginator.paginate_queryset(rows, request, view=view)
     return paginator.get_paginated_response(serializer(page, many=True).data)
 
 
-class ResearcherApi(APIView):
+class ResearcherApi(ThrottledBeforeRefused, APIView):
     permission_classes = [IsResearcher]
+    schema = ResearcherApiSchema()
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        super().initial(request, *args, **kwargs)
+        refused = [name for name in request.query_params
+                   if parameter_touches_identity(name, request.query_params.getlist(name))]
+        if refused:
+            raise serializers.ValidationError({name: "The API is pseudonymous: Prolific participant, study and "
+                                                     "session ids cannot be filtered, searched or ordered on."
+                                               for name in refused})
+
+    #: the permission this operation needs, besides the study being the caller's
+    permission = VIEW_STUDY
 
     def study(self, request: Request, study_id: int) -> Study:
-        return get_study_for_researcher(request.user, study_id)
+        return get_study_for_researcher(request.user, study_id, self.permission)
+
+    def given(self, data: Any) -> dict[str, Any]:
+        """`data` checked by the operation's InputSerializer (a 400 with the errors otherwise)."""
+        serializer = self.InputSerializer(data=data)  # type: ignore[attr-defined]
+        serializer.is_valid(raise_exception=True)
+        return dict(serializer.validated_data)
 
 
 class StudyOutput(serializers.ModelSerializer):
@@ -63,7 +105,7 @@ class StudyOutput(serializers.ModelSerializer):
 class StudyListApi(ResearcherApi):
     @extend_schema(operation_id="studies_list", parameters=PAGE, responses=paginated("StudyList", StudyOutput))
     def get(self, request: Request) -> Response:
-        return page_of(request, self, Study.objects.order_by("-created_at", "-pk"), StudyOutput)
+        return page_of(request, self, studies_for_user(request.user).order_by("-created_at", "-pk"), StudyOutput)
 
 
 class UnitOutput(serializers.Serializer):
@@ -133,6 +175,8 @@ class ParticipantOutput(serializers.ModelSerializer):
 
 
 class ParticipantListApi(ResearcherApi):
+    permission = VIEW_PARTICIPANT
+
     @extend_schema(operation_id="studies_participants_list", parameters=PAGE,
                    responses=paginated("ParticipantList", ParticipantOutput))
     def get(self, request: Request, study_id: int) -> Response:
@@ -140,7 +184,10 @@ class ParticipantListApi(ResearcherApi):
 
 
 class ParticipantExclusionApi(ResearcherApi):
-    """Exclude a participant from the results, or include them again (reversible; staff only)."""
+    """Exclude a participant from the results, or include them again (reversible; needs
+    `studies.exclude_participant`)."""
+
+    permission = EXCLUDE_PARTICIPANT
 
     class InputSerializer(serializers.Serializer):
         excluded = serializers.BooleanField()
@@ -155,10 +202,9 @@ class ParticipantExclusionApi(ResearcherApi):
         participant = participants_of(study).filter(pseudonym=pseudonym).first()
         if participant is None:
             raise Http404("No participant has this pseudonym in this study.")
-        given = self.InputSerializer(data=request.data)
-        given.is_valid(raise_exception=True)
-        if given.validated_data["excluded"]:
-            reason = given.validated_data["reason"] or f"excluded by {request.user.get_username()}"
+        given = self.given(request.data)
+        if given["excluded"]:
+            reason = given["reason"] or f"excluded by {request.user.get_username()}"
             participants_exclude(participant_ids=[participant.pk], reason=reason)
         else:
             participants_include(participant_ids=[participant.pk])
@@ -168,6 +214,8 @@ class ParticipantExclusionApi(ResearcherApi):
 
 class ResponseListApi(ResearcherApi):
     """Every human answer in the long export's shape (pseudonymous; free text only on request)."""
+
+    permission = VIEW_RESPONSE
 
     class InputSerializer(serializers.Serializer):
         unit = serializers.CharField(required=False, max_length=60)
@@ -206,9 +254,7 @@ class ResponseListApi(ResearcherApi):
                    responses=paginated("ResponseList", OutputSerializer))
     def get(self, request: Request, study_id: int) -> Response:
         study = self.study(request, study_id)
-        given = self.InputSerializer(data=request.query_params)
-        given.is_valid(raise_exception=True)
-        options = given.validated_data
+        options = self.given(request.query_params)
         rows = [row for row in long_rows(load_study_data(study), include_free_text=options["include_free_text"])
                 if (not options.get("unit") or row["unit"] == options["unit"])
                 and (options["include_excluded"] or not row["excluded"])
@@ -217,6 +263,8 @@ class ResponseListApi(ResearcherApi):
 
 
 class ModelRunListApi(ResearcherApi):
+    permission = VIEW_MODELRUN
+
     class OutputSerializer(serializers.Serializer):
         id = serializers.IntegerField()
         model = serializers.CharField()
@@ -268,32 +316,37 @@ class StudyResultsApi(ResearcherApi):
     @extend_schema(operation_id="studies_results_retrieve", parameters=[InputSerializer], responses=OutputSerializer)
     def get(self, request: Request, study_id: int) -> Response:
         data = load_study_data(self.study(request, study_id))
-        given = self.InputSerializer(data=request.query_params)
-        given.is_valid(raise_exception=True)
-        form = ResultsFilterForm(given.validated_data, data_for=data)
+        form = ResultsFilterForm(self.given(request.query_params), data_for=data)
         if not form.is_valid():
             return Response(form.errors, status=status.HTTP_400_BAD_REQUEST)
         filters: ResultFilters = form.filters()
         return Response(study_results(data, filters))
 
 
+#: the content types of the export formats, for the schema
+EXPORT_MEDIA_TYPES = sorted({content_type.split(";")[0] for content_type, _suffix in FORMATS.values()})
+
+
 class StudyExportApi(ResearcherApi):
+    permission = EXPORT_STUDY
+
     class InputSerializer(serializers.Serializer):
         include_free_text = serializers.BooleanField(required=False, default=False)
 
         class Meta:
             ref_name = "StudyExportInput"
 
-    @extend_schema(operation_id="studies_export_retrieve", parameters=[InputSerializer],
-                   responses={200: OpenApiResponse(OpenApiTypes.BINARY, description=", ".join(FORMATS))})
+    @extend_schema(operation_id="studies_export_retrieve",
+                   parameters=[InputSerializer,
+                               OpenApiParameter("fmt", str, OpenApiParameter.PATH, enum=list(FORMATS))],
+                   responses={(200, media): OpenApiResponse(OpenApiTypes.BINARY, description=", ".join(FORMATS))
+                              for media in EXPORT_MEDIA_TYPES})
     def get(self, request: Request, study_id: int, fmt: str) -> HttpResponse:
         study = self.study(request, study_id)
         if fmt not in FORMATS:
             raise Http404(f"No export format {fmt!r}; known: {', '.join(FORMATS)}.")
-        given = self.InputSerializer(data=request.query_params)
-        given.is_valid(raise_exception=True)
-        exported = export_study(load_study_data(study), fmt,
-                                include_free_text=given.validated_data["include_free_text"])
+        given = self.given(request.query_params)
+        exported = export_study(load_study_data(study), fmt, include_free_text=given["include_free_text"])
         response = HttpResponse(exported.content, content_type=exported.content_type)
         response["Content-Disposition"] = f'attachment; filename="{exported.filename}"'
         return response

@@ -5,15 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from studies.access import get_study_for_researcher, researcher_studies
 from studies.models import Study
 from studies.results.assemble import N_BOOT, SEED, study_results
 from studies.results.forms import ResultFilters, ResultsFilterForm
 from studies.results.selectors import (
     StudyData,
-    get_study_for_researcher,
     load_studies_data,
     load_study_data,
-    researcher_studies,
 )
 
 

@@ -10,13 +10,20 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from studies.results.breakdowns import breakdowns, oracle_points
+from studies.results.breakdowns import breakdowns
 from studies.results.forms import ResultFilters
-from studies.results.rows import human_ratings, human_rows, model_item_scores, model_ratings, run_rows, selected_runs
+from studies.results.rows import (
+    averaged_item_scores,
+    human_ratings,
+    human_rows,
+    model_item_scores,
+    model_ratings,
+    run_rows,
+    selected_runs,
+)
 from studies.results.selectors import ModelAnswer, RunInfo, StudyData
 from studies.models import Participant
 from studies.stats import (
-    MIQA_GRADES,
     AccuracySummary,
     AgreementSummary,
     Rating,
@@ -27,6 +34,7 @@ from studies.stats import (
     bootstrap_mean_ci,
     fleiss_kappa,
     icc2k,
+    icc2k_by_blocks,
     kappa_across_units,
     krippendorff_alpha,
     model_vs_humans,
@@ -87,7 +95,32 @@ def human_section(data: StudyData, ratings: list[Rating], units: list[AccuracySu
         "fleiss_kappa": fleiss_kappa(ratings),
         "krippendorff_alpha": krippendorff_alpha(ratings),
         "percent_agreement": percent_agreement(ratings),
-        "icc2k": icc2k(ratings, scores=MIQA_GRADES).icc if data.is_graded else None,
+        # per block of the same raters (`icc2k_by_blocks`): a pooled matrix would drop every answer
+        # that some rater did not grade
+        "icc2k": icc2k_by_blocks(ratings, scores=data.answer_scale).icc if data.is_graded else None,
+    }
+
+
+def graded_section(data: StudyData, ratings: list[Rating]) -> dict[str, Any]:
+    """A rating study (MiQA's generative task): ICC(2,k) over blocks of answers graded by the same
+    raters (see `icc2k_by_blocks`), and each model's generative score: per answer the mean of its
+    grades (correct 1, ambiguous 0.5, wrong 0), averaged over the model's answers."""
+    scale = data.answer_scale
+    blocks = icc2k_by_blocks(ratings, scores=scale)
+    grades: dict[str, list[float]] = defaultdict(list)
+    for rating in ratings:
+        if rating.answer in scale:
+            grades[rating.item].append(scale[rating.answer])
+    per_model: dict[str, list[float]] = defaultdict(list)
+    for key, values in grades.items():
+        per_model[data.study.definition.graded_subject(data.items[key].meta)].append(sum(values) / len(values))
+    return {
+        "icc_form": "ICC(2,k): two-way random effects, absolute agreement, mean of k raters (Shrout & Fleiss 1979)",
+        "icc2k": blocks.icc, "n_items": blocks.n_items, "n_blocks": blocks.n_blocks,
+        "n_items_without_icc": blocks.n_items_without_icc,
+        "blocks": [block.to_dict() for block in blocks.blocks],
+        "generative_scores": [{"model": model, "n_answers": len(values), "score": mean_or_none(values)}
+                              for model, values in sorted(per_model.items())],
     }
 
 
@@ -118,7 +151,7 @@ def units_section(data: StudyData, ratings: list[Rating], units: list[AccuracySu
             "fleiss_kappa": agr.fleiss_kappa if agr else None,
             "krippendorff_alpha": agr.krippendorff_alpha if agr else None,
             "percent_agreement": agr.percent_agreement if agr else None,
-            "icc2k": (icc2k(by_unit[unit.label], scores=MIQA_GRADES).icc
+            "icc2k": (icc2k(by_unit[unit.label], scores=data.answer_scale).icc
                       if data.is_graded and by_unit[unit.label] else None),
         })
     return rows
@@ -149,11 +182,13 @@ def model_entry(data: StudyData, run: RunInfo, rows: list[ModelAnswer], humans: 
     gap, gap_ci = (_gap(scores, humans, n_boot=n_boot) if has_variants
                    else (versus.gap, interval(versus.gap_ci_low, versus.gap_ci_high)))
     return {
-        "run": run.id, "model": run.model, "setting": dict(run.setting), "setting_key": run.setting_key,
+        "run": run.id, "model": run.model, "setting": dict(run.setting), "setting_key": run.setting_label,
         "label": run.label, "status": run.status,
         "n_items": len(ratings), "n_answers": len(rows), "n_valid": sum(m.valid for m in rows),
         "accuracy": mean_or_none(list(scores.values())),
         "accuracy_ci95": interval(ci.low, ci.high) if ci else None,
+        # MiQA: the decision on both presentations' log-likelihoods averaged, one per item
+        "accuracy_averaged_likelihood": mean_or_none(list(averaged_item_scores(data, rows).values())),
         "human_accuracy_same_items": versus.human_accuracy if not has_variants else None,
         "gap_to_humans": gap,
         "gap_ci95": gap_ci,
@@ -196,7 +231,6 @@ def study_results(data: StudyData, filters: ResultFilters | None = None, *, n_bo
         # raters differ between units, so the pooled matrix is incomplete: report the units' mean too
         results["human"]["icc2k_mean_across_units"] = mean_or_none(
             [unit["icc2k"] for unit in results["units"] if unit["icc2k"] is not None])
-    oracle = oracle_points(results["breakdowns"])
-    if oracle is not None:
-        results["oracle_by_position"] = oracle
+        results["graded"] = graded_section(data, ratings)
+    results.update(study.definition.headline_results(results["breakdowns"]))
     return results

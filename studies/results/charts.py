@@ -167,3 +167,25 @@ def study_charts(results: dict[str, Any]) -> dict[str, str]:
         if svg:
             charts[name] = svg
     return charts
+
+
+def arrivals_chart(timeline: list[dict[str, Any]]) -> str | None:
+    """Cumulative arrivals and completions over time (minutes since the first arrival), as steps."""
+    if not timeline:
+        return None
+    start = timeline[0]["at"]
+    minutes = [(point["at"] - start).total_seconds() / 60 for point in timeline]
+    figure = Figure(figsize=(7.5, 2.6))
+    ax = figure.subplots()
+    ax.step(minutes, [point["arrivals"] for point in timeline], where="post", label="arrivals",
+            color=MODEL_COLOURS[0], linewidth=1.8)
+    ax.step(minutes, [point["completions"] for point in timeline], where="post", label="completions",
+            color=HUMAN_COLOUR, linewidth=1.8)
+    ax.set_xlabel(f"minutes since the first arrival ({start:%Y-%m-%d %H:%M} UTC)")
+    ax.set_ylabel("participants")
+    ax.set_ylim(0, max(point["arrivals"] for point in timeline) + 1)
+    ax.set_xlim(0, max(minutes[-1], 1))
+    ax.grid(axis="y", color="#eceef2", linewidth=0.6)
+    ax.legend(fontsize=8, frameon=False, loc="upper left")
+    figure.tight_layout()
+    return _svg(figure, "arrivals")

@@ -29,7 +29,13 @@ def summary_cards(results: dict[str, Any]) -> list[Card]:
         Card("Percent agreement", pct(human["percent_agreement"])),
         Card("Items · answers", str(human["n_items"]), f"{human['n_answers']} answers"),
     ]
-    if human["icc2k"] is not None:
+    graded = results.get("graded")
+    if graded:
+        # each rater grades a share of the answers: ICC per block of the same raters, weighted
+        cards.append(Card("ICC(2,k), blocks of the same raters", num(graded["icc2k"]),
+                          f"{graded['n_blocks']} block(s) · {graded['n_items_without_icc']} of {graded['n_items']} "
+                          "answers without ICC (one rater)"))
+    elif human["icc2k"] is not None:
         cards.append(Card("ICC(2,k)", num(human["icc2k"])))
     return cards
 

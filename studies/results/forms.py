@@ -15,7 +15,7 @@ class ResultFilters:
     category: str | None = None
     #: a model's name (its spec), all of its runs
     model: str | None = None
-    #: a setting key such as "k=0, template=2" (see `setting_key`)
+    #: a setting as the benchmark names it, such as "template 2, k=0" (see `setting_label`)
     setting: str | None = None
 
     def as_query(self) -> dict[str, str]:
@@ -27,7 +27,7 @@ def filter_choices(data: StudyData) -> dict[str, list[str]]:
         "unit": [unit.label for unit in data.units],
         "category": data.categories,
         "model": sorted({run.model for run in data.runs}),
-        "setting": sorted({run.setting_key for run in data.runs}),
+        "setting": sorted({run.setting_label for run in data.runs}),
     }
 
 
@@ -52,16 +52,3 @@ class ResultsFilterForm(forms.Form):
     def filters(self) -> ResultFilters:
         """The cleaned filters; call after `is_valid()`."""
         return ResultFilters(**{name: self.cleaned_data.get(name) or None for name in self.fields})
-
-
-class ExportForm(forms.Form):
-    """An export request: the format (from the URL) and whether free text may leave."""
-
-    format = forms.ChoiceField(choices=[])
-    include_free_text = forms.BooleanField(required=False)
-
-    def __init__(self, *args, **kwargs) -> None:
-        from studies.exports import FORMATS  # studies.exports imports this package
-
-        super().__init__(*args, **kwargs)
-        self.fields["format"].choices = [(name, name) for name in FORMATS]

@@ -27,7 +27,7 @@ def human_rows(data: StudyData, filters: ResultFilters) -> list[HumanAnswer]:
 
 def selected_runs(data: StudyData, filters: ResultFilters) -> list[RunInfo]:
     return [run for run in data.runs if (not filters.model or run.model == filters.model)
-            and (not filters.setting or run.setting_key == filters.setting)]
+            and (not filters.setting or run.setting_label == filters.setting)]
 
 
 def run_rows(data: StudyData, run: RunInfo, filters: ResultFilters) -> list[ModelAnswer]:
@@ -47,6 +47,16 @@ def model_item_scores(data: StudyData, rows: list[ModelAnswer]) -> dict[str, flo
         if m.correct is not None and data.items[m.item_key].gold:
             outcomes[m.item_key].append(1.0 if m.correct else 0.0)
     return {key: sum(values) / len(values) for key, values in outcomes.items()}
+
+
+def averaged_item_scores(data: StudyData, rows: list[ModelAnswer]) -> dict[str, float]:
+    """Per item, 1/0 for the decision on all its presentations together, where the benchmark keeps
+    one (its definition's `averaged_score`); empty otherwise."""
+    score = data.study.definition.averaged_score
+    if not score:
+        return {}
+    return {m.item_key: 1.0 if m.scores[score] else 0.0 for m in rows
+            if score in m.scores and data.items[m.item_key].gold}
 
 
 def model_ratings(data: StudyData, run: RunInfo, rows: list[ModelAnswer]) -> list[Rating]:

@@ -11,38 +11,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Iterable, Mapping
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.core.exceptions import PermissionDenied
-from django.http import Http404
-
-from annotation.models import Response
-from studies.models import Participant, Study, UnitItem
-from studies.stats import MIQA_GRADES
-
-#: item meta fields that name an item's category, in order of preference (the first one any item of
-#: a study carries is that study's category): AmbiBench, implicature, instruction induction, MiQA
-CATEGORY_FIELDS: tuple[str, ...] = ("salient_feature", "type", "task", "direction")
-
-
-def _require_researcher(user: AbstractBaseUser | AnonymousUser) -> None:
-    """Results, exports and the API are for researchers: active staff accounts. The one place
-    that decides it; participants have no account at all."""
-    if not (user.is_authenticated and user.is_active and user.is_staff):
-        raise PermissionDenied("Results are for researchers (staff accounts) only.")
-
-
-def get_study_for_researcher(user: AbstractBaseUser | AnonymousUser, study_id: int) -> Study:
-    """The study, for a researcher; 403 for anyone else, 404 when there is no such study."""
-    _require_researcher(user)
-    study = Study.objects.filter(pk=study_id).first()
-    if study is None:
-        raise Http404("No study has this id.")
-    return study
-
-
-def researcher_studies(user: AbstractBaseUser | AnonymousUser) -> list[Study]:
-    _require_researcher(user)
-    return list(Study.objects.order_by("-created_at", "-pk"))
+from modelruns.models import InstructionScore, ModelResponse, ModelRun
+from studies.models import Participant, Response, Study, UnitItem
 
 
 @dataclass(frozen=True)
@@ -103,11 +73,11 @@ class RunInfo:
     setting: Mapping[str, Any]
     status: str
     #: the benchmark's name for the setting ("template 2, k=0"); also the setting filter's value
-    setting_key: str
+    setting_label: str
 
     @property
     def label(self) -> str:
-        return f"{self.model} ({self.setting_key})"
+        return f"{self.model} ({self.setting_label})"
 
 
 @dataclass(frozen=True)
@@ -122,6 +92,20 @@ class ModelAnswer:
     scores: Mapping[str, Any]
 
 
+@dataclass(frozen=True)
+class BaselineScore:
+    """A written or gold instruction executed by a chosen model (instruction induction's baselines)."""
+
+    executor: str
+    source: str  # "written" or "gold"
+    task: str
+    #: whose answer to which item, for a written instruction
+    participant_id: int | None
+    item_key: str | None
+    execution_accuracy: float
+    reference_similarity: float | None
+
+
 @dataclass
 class StudyData:
     study: Study
@@ -130,6 +114,7 @@ class StudyData:
     humans: list[HumanAnswer] = field(default_factory=list)
     runs: list[RunInfo] = field(default_factory=list)
     model_answers: list[ModelAnswer] = field(default_factory=list)
+    baseline_scores: list[BaselineScore] = field(default_factory=list)
 
     @cached_property
     def answers_by_run(self) -> dict[int, list[ModelAnswer]]:
@@ -140,13 +125,17 @@ class StudyData:
 
     @cached_property
     def category_field(self) -> str | None:
-        present = {name for item in self.items.values() for name in CATEGORY_FIELDS if name in item.meta}
-        return next((name for name in CATEGORY_FIELDS if name in present), None)
+        """The benchmark's category field, when any of the study's items carries it."""
+        name = self.study.definition.category_field
+        return name if name and any(name in item.meta for item in self.items.values()) else None
 
     def category_of(self, meta: Mapping[str, Any]) -> str | None:
-        name = self.category_field
-        value = meta.get(name) if name else None
-        return None if value is None else str(value)
+        return self.study.definition.category_of(meta) if self.category_field else None
+
+    @property
+    def answer_scale(self) -> Mapping[str, float]:
+        """The grades of a study whose answers are graded, not right or wrong (empty otherwise)."""
+        return self.study.definition.answer_scale
 
     @property
     def categories(self) -> list[str]:
@@ -156,24 +145,26 @@ class StudyData:
     @cached_property
     def answer_space(self) -> frozenset[str]:
         """The labels an answer is compared on: the gold values of the study's items, or the grades
-        of a rating study; empty for open-ended answers (written instructions), which are free text."""
+        on the benchmark's answer scale; empty for open-ended answers (written instructions), which are
+        free text."""
         golds = frozenset(item.gold for item in self.items.values() if item.gold)
         if golds:
             return golds
         given = {h.answer for h in self.humans if h.valid and h.answer}
-        return frozenset(given) if given and given <= set(MIQA_GRADES) else frozenset()
+        return frozenset(given) if given and given <= set(self.answer_scale) else frozenset()
 
     @property
     def is_graded(self) -> bool:
-        return bool(self.answer_space) and self.answer_space <= set(MIQA_GRADES)
+        return bool(self.answer_space) and self.answer_space <= set(self.answer_scale)
 
     def label(self, answer: str | None) -> str | None:
         """The answer when it lies in the answer space, else None (invalid, or free text)."""
         return answer if answer and answer in self.answer_space else None
 
 
-def setting_key(setting: Mapping[str, Any]) -> str:
-    """A stable, readable key for a model setting, e.g. "k=0, template=2"."""
+def generic_setting_label(setting: Mapping[str, Any]) -> str:
+    """A stable, readable name for a model setting, e.g. "k=0, template=2" (not the run's canonical
+    `ModelRun.setting_key`)."""
     return ", ".join(f"{name}={setting[name]}" for name in sorted(setting)) if setting else "default"
 
 
@@ -182,7 +173,7 @@ def setting_label(study: Study, setting: Mapping[str, Any]) -> str:
     try:
         return str(study.definition.model_setting_label(setting))
     except (AttributeError, KeyError, TypeError, ValueError):
-        return setting_key(setting)
+        return generic_setting_label(setting)
 
 
 def load_study_data(study: Study) -> StudyData:
@@ -197,6 +188,7 @@ def load_studies_data(studies: Iterable[Study]) -> dict[int, StudyData]:
     _load_units_and_items(data)
     _load_humans(data)
     _load_models(data)
+    _load_baselines(data)
     return data
 
 
@@ -250,22 +242,25 @@ def _load_humans(data: dict[int, StudyData]) -> None:
 _SCORE_KEYS = frozenset({"execution_accuracy", "reference_similarity", "reference_f1"})
 
 
-def _modelruns() -> tuple[Any, Any] | None:
-    """The model-run tables, when the modelruns app defines them (results work without)."""
-    try:
-        from modelruns.models import ModelResponse, ModelRun
-    except ImportError:
-        return None
-    return ModelRun, ModelResponse
+def _load_baselines(data: dict[int, StudyData]) -> None:
+    """Instruction induction's written and gold instructions as executed by chosen models (one
+    query, only when instruction-induction studies are asked for)."""
+    wanted = [pk for pk, study_data in data.items() if study_data.study.definition.executes_instructions]
+    if not wanted:
+        return
+    rows = (InstructionScore.objects.filter(study_id__in=wanted).order_by("study_id", "executor__name", "pk")
+            .values("study_id", "executor__name", "source", "task", "response__participant_id",
+                    "response__item__key", "execution_accuracy", "reference_similarity"))
+    for row in rows:
+        data[row["study_id"]].baseline_scores.append(BaselineScore(
+            executor=row["executor__name"], source=row["source"], task=row["task"],
+            participant_id=row["response__participant_id"], item_key=row["response__item__key"],
+            execution_accuracy=row["execution_accuracy"], reference_similarity=row["reference_similarity"]))
 
 
 def _load_models(data: dict[int, StudyData]) -> None:
-    tables = _modelruns()
-    if tables is None:
-        return
-    model_run, model_response = tables
     # a run enters the results once it is done; its progress is the model-runs page's business
-    runs = (model_run.objects.filter(study_id__in=list(data), status="done").select_related("spec")
+    runs = (ModelRun.objects.filter(study_id__in=list(data), status="done").select_related("spec")
             .order_by("study_id", "spec__name", "pk"))
     study_of: dict[int, int] = {}
     for run in runs:
@@ -273,10 +268,10 @@ def _load_models(data: dict[int, StudyData]) -> None:
         study_data = data[run.study_id]
         setting = run.setting or {}
         study_data.runs.append(RunInfo(id=run.pk, model=str(run.spec), setting=setting, status=str(run.status),
-                                       setting_key=setting_label(study_data.study, setting)))
+                                       setting_label=setting_label(study_data.study, setting)))
     if not study_of:
         return
-    rows = (model_response.objects.filter(run_id__in=list(study_of)).order_by("run_id", "item__key", "variant")
+    rows = (ModelResponse.objects.filter(run_id__in=list(study_of)).order_by("run_id", "item__key", "variant")
             .values("run_id", "item__key", "variant", "answer", "valid", "correct", "scores"))
     for row in rows:
         study_data = data[study_of[row["run_id"]]]
@@ -285,5 +280,6 @@ def _load_models(data: dict[int, StudyData]) -> None:
         study_data.model_answers.append(ModelAnswer(
             run_id=row["run_id"], item_key=row["item__key"], variant=row["variant"] or "",
             answer=row["answer"] or None, valid=bool(row["valid"]),
-            correct=row["correct"], scores=row["scores"] or {},
+            # a written answer waiting for people's grades (MiQA's generative task) is not scored
+            correct=None if (row["scores"] or {}).get("ungraded") else row["correct"], scores=row["scores"] or {},
         ))

@@ -69,6 +69,12 @@ def comparison_table(results: dict[str, Any]) -> Table:
         rows.append([model["model"], model["setting_key"], str(model["n_items"]), pct(model["accuracy"]),
                      ci(model["accuracy_ci95"]), signed_pct(model["gap_to_humans"]), ci(model["gap_ci95"]),
                      num(model["kappa_vs_human_majority"])])
+    if any(model.get("accuracy_averaged_likelihood") is not None for model in results["models"]):
+        # MiQA: accuracy is over both option orders; the averaged-likelihood decision beside it
+        columns.append("Accuracy, orders' likelihoods averaged")
+        rows[0].append("—")
+        for row, model in zip(rows[1:], results["models"]):
+            row.append(pct(model.get("accuracy_averaged_likelihood")))
     return Table("comparison", "Humans and models on the same items", columns, rows)
 
 
@@ -84,17 +90,26 @@ def category_table(results: dict[str, Any]) -> Table | None:
     return Table("by_category", f"Accuracy per {title}", columns, rows)
 
 
+def _mean_std(mean: float | None, std: float | None) -> str:
+    if mean is None:
+        return "—"
+    return f"{pct(mean)} ± {num(None if std is None else 100 * std, 1)}"
+
+
 def template_table(results: dict[str, Any]) -> Table | None:
     groups = results["breakdowns"].get("by_template")
     if not groups:
         return None
     templates = sorted({int(t) for group in groups for t in group["per_template"]})
-    columns = ["Model", "Setting", *[f"T{t}" for t in templates], "Mean ± std", "Structured", "Natural"]
+    columns = ["Model", "Setting", *[f"T{t}" for t in templates], "Mean ± std", "Structured ± std", "Natural ± std",
+               "T7–9 ± std"]
     rows = [[group["model"], group["setting_key"], *[pct(group["per_template"].get(str(t))) for t in templates],
-             f"{pct(group['mean'])} ± {num(None if group['std'] is None else 100 * group['std'], 1)}",
-             pct(group["structured_mean"]), pct(group["natural_mean"])] for group in groups]
-    return Table("by_template", "Model accuracy per prompt template (structured: 1, 3, 4; natural: 2, 5, 6)",
-                 columns, rows)
+             _mean_std(group["mean"], group["std"]), _mean_std(group["structured_mean"], group["structured_std"]),
+             _mean_std(group["natural_mean"], group["natural_std"]), _mean_std(group["extra_mean"], group["extra_std"])]
+            for group in groups]
+    return Table("by_template", "Model accuracy per prompt template: mean ± population std over templates 1–6 "
+                 "(structured: 1, 3, 4; natural: 2, 5, 6), templates 7–9 apart; a contrastive setting's mean is "
+                 "over its own templates", columns, rows)
 
 
 def position_table(results: dict[str, Any]) -> Table | None:
@@ -119,24 +134,63 @@ def position_table(results: dict[str, Any]) -> Table | None:
 
 def task_table(results: dict[str, Any]) -> Table | None:
     section = results["breakdowns"].get("by_task")
-    if not section or not (section["humans"] or section["models"]):
+    if not section or not (section["humans"] or section["models"] or section.get("gold")):
         return None
-    tasks = sorted({t["task"] for t in section["humans"]} | {t["task"] for m in section["models"] for t in m["tasks"]})
+    gold = {t["task"]: t for t in section.get("gold", [])}
+    tasks = sorted({t["task"] for t in section["humans"]} | set(gold)
+                   | {t["task"] for m in section["models"] for t in m["tasks"]})
     humans = {t["task"]: t for t in section["humans"]}
     models = [(m["label"], {t["task"]: t for t in m["tasks"]}) for m in section["models"]]
-    columns = ["Task", "Human instructions", "Verified correct", "Human similarity",
-               *[f"{label} execution" for label, _ in models]]
-    rows = [[task, str(humans.get(task, {}).get("n_instructions", 0)), pct(humans.get(task, {}).get("share_verified")),
-             num(humans.get(task, {}).get("reference_similarity")),
-             *[pct(scores.get(task, {}).get("execution_accuracy")) for _, scores in models]] for task in tasks]
-    return Table("by_task", "Instruction induction per task", columns, rows)
+    executor = f" ({section['executor']})" if section.get("executor") else ""
+    columns = ["Task", "Human instructions", "Verified correct", f"Human execution{executor}", "Human similarity",
+               f"Gold execution{executor}", "Gold similarity",
+               *[heading for label, _ in models for heading in (f"{label} execution", f"{label} similarity")]]
+    rows = []
+    for task in tasks:
+        human, ceiling = humans.get(task, {}), gold.get(task, {})
+        rows.append([task, str(human.get("n_instructions", 0)), pct(human.get("share_verified")),
+                     pct(human.get("execution_accuracy")), num(human.get("reference_similarity")),
+                     pct(ceiling.get("execution_accuracy")), num(ceiling.get("reference_similarity")),
+                     *[cell for _, scores in models for cell in (pct(scores.get(task, {}).get("execution_accuracy")),
+                                                                 num(scores.get(task, {}).get("reference_similarity")))]])
+    return Table("by_task", "Instruction induction per task: humans, gold ceiling and models", columns, rows)
+
+
+def wording_table(results: dict[str, Any]) -> Table | None:
+    """Comsa et al.'s Table 3: accuracy (over both option orders) per direction and k."""
+    groups = results["breakdowns"].get("by_wording")
+    if not groups:
+        return None
+    shots = ("0", "1", "5")
+    columns = ["Model", "Prompt", *[f"implies, {k}-shot" for k in shots], *[f"implied-by, {k}-shot" for k in shots],
+               "0-shot by wording"]
+    rows = []
+    for group in groups:
+        choice = ", ".join(f"{wording}: {pct(score)}" for wording, score in group["zero_shot"].items()) or "—"
+        for row in group["rows"]:
+            cells = [pct((row["by_k"][k] or {}).get(direction)) for direction in ("implies", "implied-by") for k in shots]
+            rows.append([group["model"], row["prompt"], *cells, choice if row["wording"] == group["best_wording"] else ""])
+    return Table("by_wording", "Accuracy per direction and shots, best 0-shot wording and baselines "
+                 "(cf. Comsa et al., Table 3)", columns, rows)
+
+
+def generative_table(results: dict[str, Any]) -> Table | None:
+    """MiQA's generative task (Table 3's last row): each model's answers graded by the raters."""
+    graded = results.get("graded")
+    if not graded or not graded["generative_scores"]:
+        return None
+    rows = [[row["model"] or "—", str(row["n_answers"]), pct(row["score"]), num(graded["icc2k"]),
+             str(graded["n_items_without_icc"])] for row in graded["generative_scores"]]
+    return Table("generative", "Generative score (correct 1, ambiguous 0.5, wrong 0; mean over raters) and "
+                 + graded["icc_form"], ["Model", "Answers", "Generative score", "ICC(2,k)", "Answers without ICC"], rows)
 
 
 def paper_tables(results: dict[str, Any]) -> list[Table]:
     # a unit table says something where units have several annotators (not AmbiBench's one per episode)
     several = any(unit["n_annotators"] > 1 for unit in results["units"])
     tables = [unit_table(results) if several else None, comparison_table(results), category_table(results),
-              template_table(results), position_table(results), task_table(results)]
+              template_table(results), position_table(results), task_table(results), wording_table(results),
+              generative_table(results)]
     return [table for table in tables if table is not None]
 
 

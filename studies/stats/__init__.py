@@ -1,6 +1,8 @@
 """Pure statistics for human-vs-model studies: plain data in, JSON-friendly dataclasses out.
 
 No Django here (a test checks it), so results can be recomputed from an export in a notebook.
+Only general statistics live here; a benchmark's own (AmbiBench's oracle and position curves,
+implicature's templates, instruction induction's tasks) live in its package.
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ from studies.stats.accuracy import (
     summarise_participants,
 )
 from studies.stats.agreement import (
-    MIQA_GRADES,
     AgreementSummary,
     IccResult,
     KappaAcrossUnits,
@@ -26,6 +27,7 @@ from studies.stats.agreement import (
     cohen_kappa,
     fleiss_kappa,
     icc2k,
+    icc2k_by_blocks,
     kappa_across_units,
     krippendorff_alpha,
     mean_pairwise_kappa,
@@ -33,17 +35,6 @@ from studies.stats.agreement import (
     percent_agreement,
 )
 from studies.stats.bootstrap import Interval, bootstrap_mean_ci, bootstrap_means
-from studies.stats.breakdowns import (
-    NATURAL_TEMPLATES,
-    STRUCTURED_TEMPLATES,
-    ImplicatureBreakdown,
-    InstructionScore,
-    TaskSummary,
-    TemplateAnswer,
-    TypeAccuracy,
-    implicature_breakdown,
-    instruction_induction_by_task,
-)
 from studies.stats.compare import (
     ItemDisagreement,
     MajorityAnswer,
@@ -51,41 +42,21 @@ from studies.stats.compare import (
     human_majority,
     model_vs_humans,
 )
-from studies.stats.oracle import OracleEpisode, oracle_accuracy, oracle_curve
-from studies.stats.positions import (
-    PositionAnswer,
-    PositionCurve,
-    PositionPoint,
-    position_curve,
-    position_curves,
-)
 from studies.stats.ratings import Rating, as_ratings
 
 __all__ = [
-    "MIQA_GRADES",
-    "NATURAL_TEMPLATES",
-    "STRUCTURED_TEMPLATES",
     "AccuracyAcrossUnits",
     "AccuracySummary",
     "AgreementSummary",
     "IccResult",
-    "ImplicatureBreakdown",
-    "InstructionScore",
     "Interval",
     "ItemDisagreement",
     "KappaAcrossUnits",
     "MajorityAnswer",
     "ModelVsHumans",
-    "OracleEpisode",
     "PairKappa",
     "ParticipantAccuracy",
-    "PositionAnswer",
-    "PositionCurve",
-    "PositionPoint",
     "Rating",
-    "TaskSummary",
-    "TemplateAnswer",
-    "TypeAccuracy",
     "accuracy_across_units",
     "accuracy_by_unit",
     "accuracy_summary",
@@ -98,18 +69,13 @@ __all__ = [
     "fleiss_kappa",
     "human_majority",
     "icc2k",
-    "implicature_breakdown",
-    "instruction_induction_by_task",
+    "icc2k_by_blocks",
     "kappa_across_units",
     "krippendorff_alpha",
     "mean_pairwise_kappa",
     "model_vs_humans",
-    "oracle_accuracy",
-    "oracle_curve",
     "pairwise_kappas",
     "participant_accuracy",
     "percent_agreement",
-    "position_curve",
-    "position_curves",
     "summarise_participants",
 ]

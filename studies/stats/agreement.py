@@ -29,13 +29,9 @@ from studies.stats.ratings import (
     as_ratings,
     group_by_unit,
 )
-from studies.stats.results import JsonResult, finite_or_none, mean_std
+from studies.stats.results import JsonResult, finite_or_none, mean_of_present, mean_std
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
-
-# MiQA's generative task: raters grade each model answer (Comsa et al.).
-MIQA_GRADES: Mapping[str, float] = {"correct": 1.0, "ambiguous": 0.5, "wrong": 0.0}
-
 
 @dataclass(frozen=True)
 class PairKappa(JsonResult):
@@ -106,8 +102,7 @@ def pairwise_kappas(ratings: Iterable[RatingLike]) -> list[PairKappa]:
 
 def mean_pairwise_kappa(ratings: Iterable[RatingLike]) -> float | None:
     """The IAA of Ruis et al. (Table 7) when given one unit's ratings."""
-    defined = [pair.kappa for pair in pairwise_kappas(ratings) if pair.kappa is not None]
-    return float(np.mean(defined)) if defined else None
+    return mean_of_present(pair.kappa for pair in pairwise_kappas(ratings))
 
 
 def _item_counts(ratings: Iterable[Rating]) -> list[Counter[str]]:
@@ -127,8 +122,7 @@ def _pair_agreement(counts: Counter[str]) -> float:
 
 def percent_agreement(ratings: Iterable[RatingLike]) -> float | None:
     """Mean over items (with ≥ 2 answers) of the share of annotator pairs that agree."""
-    per_item = [_pair_agreement(c) for c in _item_counts(as_ratings(ratings)) if c.total() >= 2]
-    return float(np.mean(per_item)) if per_item else None
+    return mean_of_present(_pair_agreement(c) for c in _item_counts(as_ratings(ratings)) if c.total() >= 2)
 
 
 def fleiss_kappa(ratings: Iterable[RatingLike]) -> float | None:
@@ -170,7 +164,7 @@ def krippendorff_alpha(
     """Krippendorff's alpha via the ``krippendorff`` package; missing answers allowed.
 
     Nominal answers are coded as category indices. Other levels need numbers: ``scores`` maps
-    each answer to its value (e.g. :data:`MIQA_GRADES`), otherwise answers are parsed as floats.
+    each answer to its value (e.g. a benchmark's `answer_scale`), otherwise answers are parsed as floats.
     None when the package finds alpha undefined (one annotator, one value in all the data, no
     item with two answers).
     """
@@ -199,7 +193,7 @@ def icc2k(ratings: Iterable[RatingLike], *, scores: Mapping[str, float] | None =
     Shrout & Fleiss (1979), eq. for ICC(2,k) (= McGraw & Wong's ICC(A,k)) on the n × k matrix
     of items × raters: (MSR − MSE) / (MSR + (MSC − MSE) / n), with MSR the between-items,
     MSC the between-raters and MSE the residual mean square of the two-way ANOVA.
-    ``scores`` maps graded answers to numbers (e.g. :data:`MIQA_GRADES`).
+    ``scores`` maps graded answers to numbers (e.g. a benchmark's `answer_scale`).
     """
     table = answers_by_annotator(as_ratings(ratings))
     raters = list(table)
@@ -222,6 +216,58 @@ def icc2k(ratings: Iterable[RatingLike], *, scores: Mapping[str, float] | None =
     return IccResult(icc=finite_or_none(icc), n_items=n, n_raters=k, n_items_dropped=dropped)
 
 
+@dataclass(frozen=True)
+class IccBlock(JsonResult):
+    raters: list[str]
+    n_items: int
+    icc: float | None
+
+
+@dataclass(frozen=True)
+class IccByBlocks(JsonResult):
+    """ICC(2,k) where raters grade a share of the items each (Comsa et al.: every author graded at
+    least two thirds of the answers): the items fall into blocks graded by the same raters."""
+
+    icc: float | None  # the blocks' ICC(2,k), weighted by their items; None when no block has one
+    n_items: int
+    n_blocks: int
+    # items in blocks whose ICC is undefined (one rater, or a single item): counted, never hidden
+    n_items_without_icc: int
+    blocks: list[IccBlock]
+
+
+def icc2k_by_blocks(ratings: Iterable[RatingLike], *, scores: Mapping[str, float] | None = None) -> IccByBlocks:
+    """ICC(2,k), two-way random effects, absolute agreement, mean of k raters (Shrout & Fleiss
+    1979, Case 2; McGraw & Wong's ICC(A,k)), for ratings where each rater grades only a share.
+
+    The ICC needs a full items × raters matrix, so instead of dropping every item some rater did
+    not grade, the items are grouped by the exact set of raters who graded them; each block gets
+    its own ICC(2,k) (k = that block's raters), and the result is their average weighted by the
+    number of items. A block with one rater or one item has no ICC; its items are counted in
+    ``n_items_without_icc``.
+    """
+    rows = as_ratings(ratings)
+    table = answers_by_annotator(rows)
+    raters_of: dict[str, list[str]] = defaultdict(list)
+    for rater, answers in table.items():
+        for item in answers:
+            raters_of[item].append(rater)
+    groups: dict[tuple[str, ...], set[str]] = defaultdict(set)
+    for item, raters in raters_of.items():
+        groups[tuple(sorted(raters))].add(item)
+    blocks, weighted, weight, without = [], 0.0, 0, 0
+    for raters, items in sorted(groups.items()):
+        result = icc2k([r for r in rows if r.item in items and r.annotator in raters], scores=scores)
+        blocks.append(IccBlock(raters=list(raters), n_items=len(items), icc=result.icc))
+        if result.icc is None:
+            without += len(items)
+        else:
+            weighted += result.icc * len(items)
+            weight += len(items)
+    return IccByBlocks(icc=finite_or_none(weighted / weight) if weight else None, n_items=len(raters_of),
+                       n_blocks=len(blocks), n_items_without_icc=without, blocks=blocks)
+
+
 def agreement_summary(
     ratings: Iterable[RatingLike],
     *,
@@ -238,7 +284,7 @@ def agreement_summary(
         unit=unit,
         n_annotators=len({r.annotator for r in answered}),
         n_items=len({r.item for r in answered}),
-        mean_pairwise_kappa=float(np.mean(defined)) if defined else None,
+        mean_pairwise_kappa=mean_of_present(defined),
         n_pairs=len(pairs),
         n_pairs_undefined=len(pairs) - len(defined),
         fleiss_kappa=fleiss_kappa(rows),

@@ -51,6 +51,11 @@ def mean_std(values: Sequence[float], *, ddof: int = 0) -> tuple[float | None, f
     return float(data.mean()), std
 
 
+def mean_of_present(values: Iterable[float | None]) -> float | None:
+    """The mean of the values that are not None; None when there are none."""
+    return mean_std([float(value) for value in values if value is not None])[0]
+
+
 def coerce_rows(cls: type[RowT], rows: Iterable[RowT | Mapping[str, Any]]) -> list[RowT]:
     """Accept dataclass instances of ``cls`` or mappings with its field names (extras ignored)."""
     names = [f.name for f in fields(cls)]  # type: ignore[arg-type]

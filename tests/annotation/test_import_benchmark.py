@@ -6,6 +6,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from annotation.models import BenchmarkAsset, Item
+from tests.factories import row_key
 
 
 def test_it_imports_the_published_implicature_files(implicature_source, db, capsys):
@@ -18,7 +19,7 @@ def test_it_imports_the_published_implicature_files(implicature_source, db, caps
     assert dev.filter(gold="yes").count() == 52 and dev.filter(gold="no").count() == 66
     assert test.exclude(meta__type="Other").count() > 200
     assert test.filter(meta__type="Idiom").count() == 44
-    elaborate = test.get(key="test-0004")
+    elaborate = test.get(meta__row=4)
     assert elaborate.gold == "yes" and elaborate.meta["implicature"].startswith("Yes. But")
     templates = BenchmarkAsset.objects.get(benchmark="implicature", key="templates").data
     assert sorted(templates, key=int) == [str(n) for n in range(1, 10)]
@@ -108,3 +109,17 @@ def test_without_a_source_or_datasets_dir_it_downloads_and_checks_the_sha256(db,
     served[tampered] = by_url[tampered]
     call_command("import_benchmark", "implicature", "--download-to", str(tmp_path / "dl"))
     assert Item.objects.filter(split="test").count() == 600
+
+
+def test_a_re_import_updates_texts_in_place(implicature_source, db, capsys):
+    """Items stored with their ends' spaces trimmed (as earlier imports did) get the published text back."""
+    call_command("import_benchmark", "implicature", "--source", str(implicature_source))
+    item = Item.objects.get(benchmark="implicature", key=row_key(28))
+    Item.objects.filter(pk=item.pk).update(prompt={key: value.strip() for key, value in item.prompt.items()})
+    ids = set(Item.objects.values_list("id", flat=True))
+    capsys.readouterr()
+    call_command("import_benchmark", "implicature", "--source", str(implicature_source))
+    assert "0 created, 1 updated, 722 unchanged" in capsys.readouterr().out
+    assert set(Item.objects.values_list("id", flat=True)) == ids
+    item.refresh_from_db()
+    assert item.prompt == {"utterance": "you got anything to sell? ", "response": " I can get it."}

@@ -17,6 +17,7 @@ from annotation.benchmarks.miqa import (
     choice_prompt,
     generative_prompt,
     generative_question_id,
+    question_key,
     nli_pairs,
     option_order,
     parse_generative_answers,
@@ -67,8 +68,10 @@ def test_150_rows_give_300_questions_150_in_each_direction(items, source) -> Non
     assert len(items) == 300
     assert len({item.key for item in items}) == 300
     assert Counter(item.meta["direction"] for item in items) == {"implies": 150, "implied-by": 150}
-    assert items[0].key == "miqa-001-implies" and items[1].key == "miqa-001-implied-by"
-    assert items[-1].key == "miqa-150-implied-by"
+    # keys name the direction and hash the question's own sentences, not the row it sits on
+    assert items[0].key.startswith("miqa-implies-") and items[1].key.startswith("miqa-implied-by-")
+    assert items[0].key == question_key("implies", items[0].prompt["statement"], *items[0].prompt["options"].values())
+    assert [item.meta["row"] for item in items[:2]] == [1, 1] and items[-1].meta["row"] == 150
     rows = _published_rows(source)
     for item in items:
         lp, mp, lc, mc = rows[item.meta["row"] - 1]
@@ -174,10 +177,25 @@ def test_humans_see_two_buttons_in_the_order_given_and_never_the_gold(items) -> 
     item = items[0]
     shown = BENCH.present(item.prompt, BENCH.design(), order=("b", "a"))
     assert shown["question"] == item.prompt["question"]
-    assert [(o["value"], o["label"], o["keys"]) for o in shown["options"]] == [
-        ("b", item.prompt["options"]["b"], ["1"]), ("a", item.prompt["options"]["a"], ["2"])]
-    assert "gold" not in shown and "correct" not in json.dumps(shown)
-    assert [o["value"] for o in BENCH.present(item.prompt, BENCH.design())["options"]] == ["a", "b"]
+    assert [(o["position"], o["label"]) for o in shown["options"]] == [
+        ("1", item.prompt["options"]["b"]), ("2", item.prompt["options"]["a"])]
+    assert "gold" not in shown and "correct" not in json.dumps(shown) and "order" not in shown
+
+
+def test_the_buttons_post_screen_positions_that_the_screen_maps_to_the_options(items) -> None:
+    """Whatever the order, a button's value is its position; only the server's screen knows the key."""
+    for item in items[:40]:
+        screen = BENCH.screen(item.key, item.prompt, BENCH.design(), viewer="participant-7")
+        order = screen.record["option_order"]
+        assert [(c.value, c.keys) for c in screen.choices] == [("1", ("1",)), ("2", ("2",))]
+        assert [c.label for c in screen.choices] == [item.prompt["options"][key] for key in order]
+        assert screen.answer_for("1") == order[0] and screen.answer_for(" 2 ") == order[1]
+        assert screen.answer_for("a") == "" and screen.answer_for("b") == "" and screen.answer_for("3") == ""
+    fixed = BENCH.design({"shuffle_options": False})
+    orders = [BENCH.screen(item.key, item.prompt, fixed, viewer=viewer).record["option_order"]
+              for item in items for viewer in ("participant-1", "participant-2")]
+    assert orders[0::2] == orders[1::2], "without shuffling, every participant sees the same order"
+    assert 110 < orders[0::2].count("ab") < 190, "... drawn at random per question"
 
 
 def test_the_option_order_is_random_per_participant_but_reproducible(items) -> None:
@@ -202,7 +220,8 @@ def test_the_default_unit_is_all_300_questions_for_15_participants(items) -> Non
     assert design["per_unit"] == 15 and len(units) == 1 and sorted(units[0]) == sorted(item.key for item in items)
     halves = BENCH.build_units(items, BENCH.design({"units": 2, "unit_size": 150}))
     assert [len(unit) for unit in halves] == [150, 150]
-    assert {key[:8] for key in halves[0]}.isdisjoint({key[:8] for key in halves[1]}), "a row stays in one unit"
+    row_of = {item.key: item.meta["row"] for item in items}
+    assert {row_of[key] for key in halves[0]} == set(range(1, 76)), "a row stays in one unit, in file order"
     with pytest.raises(ValueError, match="need 600"):
         BENCH.build_units(items, BENCH.design({"units": 2}))
 

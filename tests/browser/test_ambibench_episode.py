@@ -2,8 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.models import Item, Response
-from studies.models import Participant
+from annotation.models import Item
+from studies.models import Participant, Response
+from tests.browser.helpers import press_when_focused
 from tests.annotation.helpers import ambibench_study, import_ambibench
 from tests.factories import entry_url, pid
 
@@ -14,10 +15,12 @@ def test_a_participant_types_through_a_twenty_sentence_episode_with_the_keyboard
     import_ambibench()
     study = ambibench_study("browser episode")
     page.goto(live_server.url + entry_url(study, pid(88)))
+    page.wait_for_selector("#start")
+    press_when_focused(page, "Enter")
     page.wait_for_selector("#consent")
-    page.keyboard.press("Enter")
+    press_when_focused(page, "Enter")
     page.wait_for_selector("#instructions >> text=Continue the pattern")
-    page.keyboard.press("Enter")
+    press_when_focused(page, "Enter")
     page.wait_for_selector("#ambibench-episode")
     participant = Participant.objects.get(study=study)
     items = [Item.objects.get(pk=item_id) for item_id in participant.sequence]
@@ -26,7 +29,8 @@ def test_a_participant_types_through_a_twenty_sentence_episode_with_the_keyboard
         page.wait_for_selector(f'#current-example[data-position="{position}"]')
         assert page.locator("#episode-history li").count() == position - 1
         assert page.locator("#current-example .label-shown").count() == 0
-        assert page.evaluate("document.activeElement.id") == "answer-box", "the box has the focus"
+        # the box takes the focus (autofocus on load, participant.js after a swap) before the person types
+        page.wait_for_function("document.activeElement?.id === 'answer-box'", timeout=5000)
         if position == 12:
             page.screenshot(path=str(artifacts / "ambibench-episode-12.png"), full_page=True)
         # right from the fifth sentence on, with a wrong and an invalid answer early

@@ -2,8 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.models import Item, Response
-from studies.models import Participant
+from annotation.models import Item
+from studies.models import Participant, Response
+from tests.browser.helpers import press_when_focused
 from tests.factories import entry_url, pid, small_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -15,17 +16,15 @@ def wait_until_interactive(page) -> None:
     page.wait_for_selector("#item-area:not(.htmx-swapping):not(.htmx-settling):not(.htmx-request)")
 
 
-def press_when_focused(page, key: str) -> None:
-    page.wait_for_function("document.readyState === 'complete' && document.activeElement?.type === 'submit'")
-    page.keyboard.press(key)
-
-
 def test_a_participant_completes_a_short_study_with_the_keyboard(live_server, page, artifacts, implicature_source):
     from annotation.services import benchmark_import
 
     benchmark_import(name="implicature", source=implicature_source)
     study = small_study("browser pilot", units=1, unit_size=6, per_unit=1, attention_checks=2)
     page.goto(live_server.url + entry_url(study, pid(77)))
+    page.wait_for_selector("#start")
+    assert not Participant.objects.filter(study=study).exists(), "opening the link reserves nothing"
+    press_when_focused(page, "Enter")  # Start has the focus
     page.wait_for_selector("#consent")
     press_when_focused(page, "Enter")  # the agree button has the focus
     page.wait_for_selector("#instructions")

@@ -7,7 +7,7 @@ import pytest
 
 from modelruns.engine import Engine, GenerationRequest
 from modelruns.engine.generation import _stop_criteria
-from modelruns.engine.metrics import cut_at_newline_after_text
+from modelruns.engine.metrics import first_line_settled
 
 PROMPTS = [
     "Instruction: Write the plural form.\nInput: cat\nOutput:",
@@ -43,28 +43,29 @@ def test_batched_left_padded_generation_equals_one_sequence_greedy_decoding(tiny
         assert result.stop_reason in {"length", "eos"}
 
 
-def test_the_stop_rule_ends_a_row_at_a_newline_after_text_only(tokenizer_dir: Path) -> None:
+def test_the_stop_rule_ends_a_row_once_its_first_line_is_settled(tokenizer_dir: Path) -> None:
     import torch
     from transformers import AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir)
     newline = tokenizer("\n", add_special_tokens=False)["input_ids"]
     word = tokenizer("cats", add_special_tokens=False)["input_ids"]
-    rows = [newline + newline, newline + word, newline + word + newline, word + newline]
+    rows = [newline + newline, newline + word, newline + word + newline, word + newline, word + newline + word,
+            newline + word + newline + newline + word]
     width = max(len(r) for r in rows)
     batch = torch.tensor([r + [tokenizer.pad_token_id] * (width - len(r)) for r in rows])
-    stop = _stop_criteria(tokenizer, 0, [50] * 4, [True] * 4, {tokenizer.eos_token_id})
+    stop = _stop_criteria(tokenizer, 0, [50] * len(rows), [True] * len(rows), {tokenizer.eos_token_id})
     for length in range(1, width + 1):
         stop(batch[:, :length], None)
-    assert [at is not None for at in stop.finished_at] == [False, False, True, True]
+    # a newline after text stops a row only once more text follows it: its trailing spaces may count
+    assert [at is not None for at in stop.finished_at] == [False, False, False, False, True, True]
 
 
-def test_generated_text_is_cut_at_the_first_newline_after_text(tiny_lm: Any) -> None:
+def test_generated_text_is_whole_and_stops_once_the_first_line_is_settled(tiny_lm: Any) -> None:
     requests = [GenerationRequest(f"g{i}", prompt, 12) for i, prompt in enumerate(PROMPTS)]
     for result in Engine(tiny_lm).generate(requests):
-        text, found = cut_at_newline_after_text(result.raw_text)
-        assert result.text == text
-        assert (result.stop_reason == "newline") == found
+        assert result.text == result.raw_text
+        assert (result.stop_reason == "newline") == first_line_settled(result.raw_text)
 
 
 def test_an_eos_token_stops_generation(tiny_lm: Any) -> None:

@@ -50,6 +50,9 @@ def test_one_pass_over_an_episode_equals_twenty_prefix_passes(tiny_lm: Any, fmt:
         assert [s.logprob for s in read_result.scores] == pytest.approx([s.logprob for s in choice.scores], abs=TOL)
         assert [s.n_tokens for s in read_result.scores] == [s.n_tokens for s in choice.scores]
         assert [s.is_greedy for s in read_result.scores] == [s.is_greedy for s in choice.scores]
+        assert [s.top_token for s in read_result.scores] == [s.top_token for s in choice.scores]
+        assert [s.top_logprob for s in read_result.scores] == pytest.approx([s.top_logprob for s in choice.scores],
+                                                                             abs=TOL)
     if fmt == "arrow":
         assert engine.stats.rows == 1  # "X" and "Y" are single tokens: the whole episode is one row
 

@@ -150,6 +150,34 @@ def test_is_greedy_says_whether_every_token_is_the_argmax(tiny_lm: Any) -> None:
             assert score.is_greedy == (tuple(argmax) == span.tokens)
 
 
+def test_each_score_carries_the_models_top_token_where_the_continuation_starts(tiny_lm: Any) -> None:
+    import torch
+
+    requests = mixed_requests()
+    encoder = TextEncoder(tiny_lm.tokenizer, add_bos=tiny_lm.add_bos, prefix_token_id=tiny_lm.prefix_token_id)
+    for request, result in zip(requests, Engine(tiny_lm).score_choices(requests)):
+        for span, score in zip(continuation_spans(encoder, request.context, request.continuations), result.scores):
+            with torch.no_grad():
+                logits = tiny_lm.model(input_ids=torch.tensor([list(span.encoded.ids)])).logits[0, span.start - 1]
+            logprobs = torch.log_softmax(logits.float(), dim=-1)
+            assert score.top_token == tiny_lm.tokenizer.decode([int(logprobs.argmax())])
+            assert score.top_logprob == pytest.approx(float(logprobs.max()), abs=TOL)
+            assert score.top_logprob >= score.logprob - TOL
+
+
+def test_scores_cached_by_an_older_engine_version_are_not_reused(tiny_lm: Any, tmp_path: Path, monkeypatch) -> None:
+    from modelruns.engine import cache
+
+    requests = implicature_requests(3)
+    monkeypatch.setattr(cache, "ENGINE_VERSION", "1")
+    Engine(tiny_lm, cache=tmp_path / "cache").score_choices(requests)
+    monkeypatch.undo()
+    engine = Engine(tiny_lm, cache=tmp_path / "cache")
+    results = engine.score_choices(requests)
+    assert engine.stats.cache_hits == 0 and engine.stats.rows_run == engine.stats.rows
+    assert all(score.top_token is not None for result in results for score in result.scores)
+
+
 def test_a_context_longer_than_the_window_is_cut_on_the_left_and_the_cut_recorded(short_window_lm: Any) -> None:
     long_context = "The hiker is in the cave. " * 6 + "which means"
     short = ChoiceRequest("short", "which means", (" yes", " no"))

@@ -32,11 +32,17 @@ def _model_cache(settings, session_model_cache: Path) -> None:
     settings.MODEL_CACHE_DIR = str(session_model_cache)
 
 
+@pytest.fixture(autouse=True)
+def _model_sources(settings, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Runs here load the bundled smollm2 and the tiny models saved under this session's temporary folder."""
+    settings.PARITY_MODEL_SOURCES = ["smollm2", str(tmp_path_factory.getbasetemp())]
+
+
 @pytest.fixture
-def small_implicature_study(implicature):
+def small_implicature_study(implicature, researcher):
     from tests.factories import small_study
 
-    return small_study("model pilot", unit_size=5, units=2, per_unit=1, attention_checks=0)
+    return small_study("model pilot", unit_size=5, units=2, per_unit=1, attention_checks=0, owner=researcher)
 
 
 @pytest.fixture

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from modelruns.demo import demo_model_runs
 from modelruns.models import ModelRun
-from studies.demo import BASELINE_STUDY, STEPS, DemoReport, demo_human_baseline, demo_implicature
+from studies.demo import BASELINE_STUDY, STEPS, DemoReport, demo_human_baseline, demo_model_runs, demo_step
 from tests.conftest import datasets_dir
 
 pytestmark = pytest.mark.django_db
+
+demo_implicature = demo_step("implicature")
 
 
 def test_the_demo_queues_the_smollm2_runs_once(monkeypatch, django_capture_on_commit_callbacks):

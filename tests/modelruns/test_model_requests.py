@@ -10,7 +10,7 @@ import jinja2
 import pytest
 
 from annotation import benchmarks
-from annotation.benchmarks import implicature_model
+from annotation.benchmarks.implicature import model as implicature_model
 from annotation.benchmarks.base import ItemData, PairRequest, SimilarityRequest
 from modelruns.engine import ChoiceRequest, GenerationRequest, MultiReadRequest
 from tests.conftest import datasets_dir
@@ -20,6 +20,8 @@ from tests.conftest import datasets_dir
 class Score:
     logprob: float
     is_greedy: bool = False
+    top_logprob: float | None = None
+    top_token: str | None = None
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,14 @@ class Choice:
     def best(self) -> int:
         values = [score.logprob for score in self.scores]
         return values.index(max(values))
+
+
+@dataclass(frozen=True)
+class Generated:
+    text: str
+    raw_text: str = ""
+    stop_reason: str = "newline"
+    truncated_tokens: int = 0
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +81,9 @@ def test_the_sweeps_are_the_papers_grids():
     assert len(implicature) == 9 * 6 + 2 * 3
     assert {(s["template"], s["k"]) for s in implicature if s["variant"] == "ranking"} == {
         (t, k) for t in range(1, 10) for k in (0, 1, 5, 10, 15, 30)}
-    assert len(benchmarks.get("miqa").model_settings(sweep=True)) == 4 * 3 + 2
+    miqa = benchmarks.get("miqa").model_settings(sweep=True)
+    assert {(s["wording"], s["k"]) for s in miqa} == {  # Table 3: four wordings, both baselines, k = 0, 1, 5
+        (wording, k) for wording in ("1", "2", "3", "4", "empty", "pick") for k in (0, 1, 5)} and len(miqa) == 18
     assert [s["format"] for s in benchmarks.get("ambibench").model_settings(sweep=True)] == ["arrow", "qa"]
     assert benchmarks.get("implicature").model_settings() == [_setting()]
 
@@ -188,8 +200,10 @@ def test_ambibench_reads_all_20_labels_of_an_episode_in_one_request(ambibench_it
     ordered = sorted(episode, key=lambda item: item.prompt["position"])
     fmt = ordered[0].prompt["format"]
     lead = " " if fmt == "qa" else ""
+    other = "" if lead else " "
     for item, read in zip(ordered, request.reads):
-        assert read.candidates == (lead + "X", lead + "Y")
+        # both spellings of each label, read at the same place (merged as the authors' combine_keys does)
+        assert read.candidates == (lead + "X", lead + "Y", other + "X", other + "Y")
         assert request.text[read.offset:read.offset + len(lead) + 1] == lead + item.gold
         assert request.text[:read.offset].endswith(item.prompt["sentence"] + ("\nA:" if fmt == "qa" else "\n>"))
 
@@ -205,26 +219,64 @@ def test_ambibench_format_setting_renders_every_episode_in_that_format(ambibench
         [item.key for item in episodes if item.prompt["episode"] == key] for key in ("ep-0001", "ep-0002", "ep-0003")]
 
 
+@dataclass(frozen=True)
+class Reads:
+    reads: tuple[Any, ...]
+    truncated_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    scores: tuple[Score, ...]
+
+
+def _read(fmt: str, percentages: dict[str, float]) -> ReadResult:
+    """A label read as the engine returns it, from a top-k table like the OpenAI API's (percent)."""
+    from annotation.benchmarks.ambibench.model import spellings
+
+    top = max(percentages, key=percentages.get)
+    top_logprob = math.log(percentages[top] / 100)
+    return ReadResult(tuple(Score(math.log(percentages.get(text, 1e-6) / 100), text == top, top_logprob, top)
+                            for text in spellings(fmt)))
+
+
 def test_ambibench_answers_take_the_likelier_label_and_record_p_correct(ambibench_items):
     definition = benchmarks.get("ambibench")
     episode = [item for item in ambibench_items if item.split == "episode" and item.prompt["episode"] == "ep-0002"]
-
-    @dataclass(frozen=True)
-    class Reads:
-        reads: tuple[Any, ...]
-        truncated_tokens: int = 0
-
-    @dataclass(frozen=True)
-    class ReadResult:
-        scores: tuple[Score, ...]
-
-    reads = tuple(ReadResult((Score(math.log(0.7), True), Score(math.log(0.2)))) for _ in range(20))
-    answers = definition.model_answers(episode, definition.model_setting(), {"ep-0002": Reads(reads)})
+    reads = tuple(_read("arrow", {"X": 70, "Y": 20}) for _ in range(20))
+    answers = definition.model_answers(episode, definition.model_setting({"format": "arrow"}), {"ep-0002": Reads(reads)})
     for item in episode:
         answer = answers[item.key]
         assert answer.answer == "X" and answer.correct == (item.gold == "X") and answer.valid
-        assert answer.scores["p_correct"] == pytest.approx(0.7 if item.gold == "X" else 0.2)
+        assert answer.scores["p_correct"] == pytest.approx(0.7 if item.gold == "X" else 0.2, abs=1e-6)
         assert answer.scores["position"] == item.prompt["position"]
+
+
+# Top-k tables (percent) at a label position, the gold label, and what the authors' rule gives:
+# kunhanda/task_ambiguity metric_wrangler.py `MetricWrangler.check_accuracy` after `combine_keys`
+# (commit 1667ceb), run on these very tables: (accuracy, argmax key after merging).
+AUTHORS_CASES = [
+    ({"X": 40, " X": 10, "Y": 20, " Y": 5, "\n": 3}, "X", (1, "X")),
+    ({"\n": 50, "X": 30, " X": 10, "Y": 5}, "X", (0, "\n")),
+    ({"Z": 35, "X": 25, " X": 15, "Y": 10}, "X", (1, "X")),
+    ({" Y": 30, "X": 28, " X": 5, "Y": 4}, "Y", (1, "Y")),
+    ({" the": 45, " X": 30, " Y": 20}, "X", (0, " the")),
+]
+
+
+@pytest.mark.parametrize(("percentages", "gold", "expected"), AUTHORS_CASES)
+@pytest.mark.parametrize("fmt", ["arrow", "qa"])
+def test_ambibench_merges_both_spellings_and_an_answer_outweighed_by_another_token_is_invalid(
+        ambibench_items, percentages, gold, expected, fmt):
+    definition = benchmarks.get("ambibench")
+    item = next(item for item in ambibench_items if item.split == "instruction" and item.gold == gold)
+    answer = definition.model_answers([item], definition.model_setting({"format": fmt}),
+                                      {item.key: Choice(_read(fmt, percentages).scores)})[item.key]
+    accuracy, said = expected
+    assert answer.correct == bool(accuracy)
+    assert answer.valid == (said in ("X", "Y"))
+    assert (answer.answer, answer.raw_answer) == ((said, said) if answer.valid else ("", said))
+    assert answer.scores["top_is_label"] == (max(percentages, key=percentages.get).strip() in ("X", "Y"))
 
 
 def test_ambibench_instruction_prompts_compare_x_and_y_after_the_query(ambibench_items):
@@ -233,7 +285,7 @@ def test_ambibench_instruction_prompts_compare_x_and_y_after_the_query(ambibench
     requests = definition.model_requests(prompts, {}, definition.model_setting({"format": "qa"}))
     assert len(requests) == len(prompts) and all(isinstance(request, ChoiceRequest) for request in requests)
     for item, request in zip(prompts, requests):
-        assert request.continuations == (" X", " Y")
+        assert request.continuations == (" X", " Y", "X", "Y")
         assert request.context.endswith(f"Q: {item.prompt['query']}\nA:")
 
 
@@ -256,15 +308,29 @@ def test_miqa_asks_each_question_twice_with_the_options_swapped(miqa_items):
     assert requests[0].context.count("\n\n") == 1  # one solved question before it
 
 
-def test_miqa_averages_the_two_orders_before_picking(miqa_items):
+def test_miqa_scores_each_option_order_as_its_own_answer(miqa_items):
+    """Appendix A: each question is presented twice, the options swapped; Table 3's accuracies are
+    over both presentations (multiples of 1/300 per direction). The averaged decision rides along."""
     definition = benchmarks.get("miqa")
     item = miqa_items[0]  # gold "b"
     results = {f"{item.key}|ab": Choice((Score(-1.0), Score(-4.0))),  # this order prefers a by 3
                f"{item.key}|ba": Choice((Score(-6.0), Score(-2.0)))}  # this one prefers b by 4
-    answer = definition.model_answers([item], definition.model_setting(), results)[item.key]
-    assert answer.answer == "b" and answer.correct
-    assert answer.scores["mean_logprob"] == {"a": -3.5, "b": -3.0}
-    assert answer.scores["order_accuracy"] == 0.5
+    answers = definition.model_answers([item], definition.model_setting(), results)[item.key]
+    assert [(a.variant, a.answer, a.correct) for a in answers] == [("ab", "a", False), ("ba", "b", True)]
+    assert answers[0].scores["logprobs"] == {"a": -1.0, "b": -4.0}
+    for answer in answers:
+        assert answer.scores["mean_logprob"] == {"a": -3.5, "b": -3.0}
+        assert answer.scores["averaged_pick"] == "b" and answer.scores["averaged_correct"] is True
+
+
+def test_a_tie_between_the_options_is_no_answer_and_counts_wrong(miqa_items):
+    definition = benchmarks.get("miqa")
+    item = miqa_items[1]  # implied-by, gold "a"
+    results = {f"{item.key}|ab": Choice((Score(-2.0), Score(-2.0))),
+               f"{item.key}|ba": Choice((Score(-2.0), Score(-2.0)))}
+    answers = definition.model_answers([item], definition.model_setting(), results)[item.key]
+    assert [(a.answer, a.raw_answer, a.valid, a.correct) for a in answers] == [("", "tie", False, False)] * 2
+    assert answers[0].scores["averaged_pick"] == "" and answers[0].scores["averaged_correct"] is False
 
 
 def test_miqa_with_an_nli_model_scores_one_minus_p_contradiction(miqa_items):
@@ -297,14 +363,8 @@ def test_instruction_induction_generates_then_executes_then_compares():
               "references": {"antonyms": ["Write the opposite.", "Give an antonym."]}}
     setting = definition.model_setting({"execute_limit": "2"})
     [first] = definition.model_requests([item], assets, setting, prior={})
-    assert isinstance(first, GenerationRequest) and first.max_new_tokens == 50 and first.stop_at_newline
-
-    @dataclass(frozen=True)
-    class Generated:
-        text: str
-        raw_text: str = ""
-        stop_reason: str = "newline"
-        truncated_tokens: int = 0
+    # all 50 tokens, as the authors generate them: a model that opens with ':\n\n' still gets its instruction
+    assert isinstance(first, GenerationRequest) and first.max_new_tokens == 50 and not first.stop_at_newline
 
     @dataclass(frozen=True)
     class Similar:
@@ -312,7 +372,8 @@ def test_instruction_induction_generates_then_executes_then_compares():
         reference_index: int
         model_name: str
 
-    prior = {first.key: Generated(" probably write the opposite word", " probably write the opposite word\n")}
+    raw = ' probably:\n\n"write the opposite word"\n\nInput: hot'
+    prior = {first.key: Generated(raw, raw, "length")}
     later = [r for r in definition.model_requests([item], assets, setting, prior=prior) if r.key not in prior]
     assert [r.prompt for r in later if isinstance(r, GenerationRequest)] == [
         "Instruction: write the opposite word\nInput: hot\nOutput:", "Instruction: write the opposite word\nInput: up\nOutput:"]
@@ -325,3 +386,74 @@ def test_instruction_induction_generates_then_executes_then_compares():
     assert answer.answer == "write the opposite word" and answer.valid
     assert answer.scores["execution_accuracy"] == 0.5 and answer.scores["reference_f1"] == 0.8
     assert answer.scores["similarity_model"] == "all-MiniLM-L6-v2"
+
+
+def test_written_and_gold_instructions_are_executed_and_compared_like_a_models():
+    from annotation.benchmarks.instruction_induction import model as induction
+
+    definition = benchmarks.get("instruction_induction")
+    assets = {"execute": {"antonyms": [{"input": "hot", "outputs": ["cold"]}, {"input": "up", "outputs": ["down"]}]}}
+    references = {"antonyms": ["Write the opposite.", "Give an antonym.", "Reverse the meaning."]}
+    setting = definition.model_setting({"similarity_model": "embedder-x"})
+    gold = induction.gold_instructions(references, ["antonyms", "sum"])
+    # leave-one-out: each gold instruction against the other gold instructions of its task only
+    assert [(g.text, g.references) for g in gold] == [
+        ("Write the opposite.", ("Give an antonym.", "Reverse the meaning.")),
+        ("Give an antonym.", ("Write the opposite.", "Reverse the meaning.")),
+        ("Reverse the meaning.", ("Write the opposite.", "Give an antonym."))]
+    assert [g.gold_index for g in gold] == [0, 1, 2]
+    written = [induction.written_instruction("written|1", "antonyms", "Write the opposite.", references),
+               induction.written_instruction("written|2", "antonyms", "Write the opposite.", references)]
+    assert written[0].references == tuple(references["antonyms"])  # a person's: against every gold one
+    instructions = [*written, *gold]
+    asked = induction.baseline_requests(instructions, assets, setting)
+    executions = [r for r in asked if isinstance(r, GenerationRequest)]
+    # the same text is executed once (6 prompts for 3 distinct texts), with the model run's prompt and limits
+    assert len(executions) == 6 and {r.max_new_tokens for r in executions} == {30}
+    assert "Instruction: Give an antonym.\nInput: up\nOutput:" in {r.prompt for r in executions}
+    similarity = [r for r in asked if isinstance(r, SimilarityRequest)]
+    assert len(similarity) == 5 and {r.model for r in similarity} == {"embedder-x"}
+
+    @dataclass(frozen=True)
+    class Out:
+        text: str
+
+    @dataclass(frozen=True)
+    class Similar:
+        f1: float
+        model_name: str = "embedder-x"
+
+    outputs = {"Write the opposite.": (" cold", " down."), "Give an antonym.": (" cold", " left"),
+               "Reverse the meaning.": (" hot", " up")}
+    results = {r.key: Out(outputs[r.prompt.split("\n")[0].removeprefix("Instruction: ")][int(r.key[-1])])
+               for r in executions}
+    results.update({r.key: Similar(0.5) for r in similarity})
+    scores = induction.baseline_scores(instructions, assets, setting, results)
+    assert scores["written|1"]["execution_accuracy"] == 1.0 and scores["written|2"]["reference_similarity"] == 0.5
+    assert scores["gold|antonyms|1"]["execution_accuracy"] == 0.5
+    assert scores["gold|antonyms|2"]["execution_accuracy"] == 0.0 and scores["gold|antonyms|2"]["outputs"] == [" hot", " up"]
+
+
+def test_in_context_verification_solves_one_execute_input_from_the_five_demonstrations():
+    definition = benchmarks.get("instruction_induction")
+    demonstrations = [["hot", "cold"], ["up", "down"], ["big", "small"], ["old", "new"], ["wet", "dry"]]
+    items = [ItemData(key=f"antonyms-00{n}", split="induce", gold="", meta={"task": "antonyms", "n": n},
+                      prompt={"task": "antonyms", "text": "...", "demonstrations": demonstrations}) for n in (1, 2, 3)]
+    assets = {"execute": {"antonyms": [{"input": "fast", "outputs": ["slow"]}, {"input": "light", "outputs": ["dark", "heavy"]}]}}
+    setting = definition.model_setting({"mode": "in_context"})
+    assert definition.model_setting_label(setting) == "in-context verification (5 demonstrations, no instruction)"
+    asked = definition.model_requests(items, assets, setting, prior={})
+    # no instruction: the demonstrations in the Input/Output format, then the prompt's own test input
+    assert [r.prompt for r in asked] == [
+        "Input: hot\nOutput: cold\n\nInput: up\nOutput: down\n\nInput: big\nOutput: small\n\n"
+        f"Input: old\nOutput: new\n\nInput: wet\nOutput: dry\n\nInput: {x}\nOutput:" for x in ("fast", "light", "fast")]
+    assert all(isinstance(r, GenerationRequest) and r.max_new_tokens == 30 for r in asked)
+    assert definition.model_requests(items, assets, setting, prior={r.key: None for r in asked}) == asked
+
+    results = {asked[0].key: Generated(" Slow."), asked[1].key: Generated(" heavy"), asked[2].key: Generated(" quick")}
+    answers = definition.model_answers(items, setting, results, assets=assets)
+    assert [answers[item.key].scores["execution_accuracy"] for item in items] == [1.0, 1.0, 0.0]
+    assert answers["antonyms-001"].answer == "slow" and answers["antonyms-001"].correct
+    assert answers["antonyms-003"].scores["input"] == "fast" and not answers["antonyms-003"].correct
+    with pytest.raises(ValueError, match="mode must be one of induce, in_context"):
+        definition.model_setting({"mode": "zero-shot"})

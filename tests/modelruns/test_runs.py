@@ -9,7 +9,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from modelruns import execution, services
+from annotation.benchmarks.base import ModelAnswer
+from modelruns import execution, services, work
 from modelruns.models import ModelResponse, ModelRun, ModelShard
 from modelruns.scoring import scorer_for
 
@@ -44,15 +45,15 @@ def test_run_model_scores_every_item_once_and_reports_accuracy(small_implicature
 
 def test_starting_the_same_run_again_returns_it_and_a_shard_rerun_writes_nothing(small_implicature_study, tiny_spec):
     run = _start(small_implicature_study, tiny_spec)
-    assert services.modelrun_work(run=run, worker="w1") == 3
+    assert work.modelrun_work(run=run, worker="w1") == 3
     again = services.modelrun_start(study=small_implicature_study, spec=tiny_spec, enqueue=False)
     assert not again.created and again.run.pk == run.pk
-    assert services.modelrun_work(run=run, worker="w1") == 0
+    assert work.modelrun_work(run=run, worker="w1") == 0
     run.refresh_from_db()
     shard = run.shards.get(index=0)
-    answers = execution.shard_answers(run, shard, scorer_for(services._scorer(tiny_spec).key))
+    answers = execution.shard_answers(run, shard, scorer_for(work._scorer(tiny_spec).key))
     before = list(ModelResponse.objects.filter(run=run).values_list("pk", "answer", "scores"))
-    assert services.shard_complete(shard=shard, worker="w2", answers=answers) == 0
+    assert work.shard_complete(shard=shard, worker="w2", answers=answers) == 0
     assert list(ModelResponse.objects.filter(run=run).values_list("pk", "answer", "scores")) == before
     run.refresh_from_db()
     assert run.status == ModelRun.Status.DONE and run.progress_done == 10
@@ -60,12 +61,12 @@ def test_starting_the_same_run_again_returns_it_and_a_shard_rerun_writes_nothing
 
 def test_a_shard_of_a_silent_worker_is_taken_over_and_nothing_is_duplicated(small_implicature_study, tiny_spec):
     run = _start(small_implicature_study, tiny_spec, lease_seconds=30)
-    dead = services.shard_claim(run=run, worker="dead-worker")
+    dead = work.shard_claim(run=run, worker="dead-worker")
     assert dead is not None and dead.index == 0
-    assert services.shard_claim(run=run, worker="other", prefer=dead.pk).pk != dead.pk  # a live lease holds
+    assert work.shard_claim(run=run, worker="other", prefer=dead.pk).pk != dead.pk  # a live lease holds
     ModelShard.objects.filter(run=run).exclude(pk=dead.pk).update(status=ModelShard.Status.PENDING, worker="")
     ModelShard.objects.filter(pk=dead.pk).update(heartbeat_at=timezone.now() - timedelta(seconds=31))
-    assert services.modelrun_work(run=run, worker="survivor") == 3
+    assert work.modelrun_work(run=run, worker="survivor") == 3
     dead.refresh_from_db()
     assert dead.status == ModelShard.Status.DONE and dead.worker == "survivor" and dead.attempts == 2
     assert ModelResponse.objects.filter(run=run).count() == 10
@@ -75,14 +76,14 @@ def test_a_shard_of_a_silent_worker_is_taken_over_and_nothing_is_duplicated(smal
 
 def test_a_worker_waits_for_a_live_shard_and_takes_it_over_when_its_lease_runs_out(small_implicature_study, tiny_spec):
     run = _start(small_implicature_study, tiny_spec, lease_seconds=30)
-    held = services.shard_claim(run=run, worker="slow-worker")
+    held = work.shard_claim(run=run, worker="slow-worker")
     waits: list[float] = []
 
     def sleep(seconds: float) -> None:  # the holder dies while we wait
         waits.append(seconds)
         ModelShard.objects.filter(pk=held.pk).update(heartbeat_at=timezone.now() - timedelta(seconds=60))
 
-    assert services.modelrun_work(run=run, worker="survivor", sleep=sleep) == 3
+    assert work.modelrun_work(run=run, worker="survivor", sleep=sleep) == 3
     assert len(waits) == 1 and 0 < waits[0] <= 2
     assert ModelResponse.objects.filter(run=run).count() == 10
 
@@ -94,11 +95,11 @@ def test_a_shard_that_keeps_failing_fails_the_run_with_the_error(small_implicatu
         raise RuntimeError("the benchmark could not build its prompt")
 
     monkeypatch.setattr(execution, "shard_answers", broken)
-    services.modelrun_work(run=run, worker="w1")
+    work.modelrun_work(run=run, worker="w1")
     run.refresh_from_db()
     assert run.status == ModelRun.Status.FAILED and "could not build its prompt" in run.error
     shard = run.shards.get(status=ModelShard.Status.FAILED)
-    assert shard.errors == services.MAX_ERRORS
+    assert shard.errors == work.MAX_ERRORS
     assert ModelResponse.objects.filter(run=run).count() == 0
     retried = services.modelrun_start(study=small_implicature_study, spec=tiny_spec, enqueue=False)
     assert retried.created  # a failed run does not block a fresh one
@@ -113,7 +114,8 @@ def test_a_model_that_cannot_be_found_fails_the_run_with_what_was_tried(small_im
     assert run.status == ModelRun.Status.FAILED and "not found" in run.error and "nowhere" in run.error
 
 
-def test_bad_settings_and_wrong_model_kinds_are_refused_before_anything_is_made(small_implicature_study):
+def test_bad_settings_and_wrong_model_kinds_are_refused_before_anything_is_made(small_implicature_study, settings):
+    settings.PARITY_MODEL_SOURCES = [*settings.PARITY_MODEL_SOURCES, "some/"]
     with pytest.raises(CommandError, match="template must be one of"):
         call_command("run_model", "--study", "model pilot", "--model", "smollm2", "--setting", "template=42")
     with pytest.raises(CommandError, match="scored with causal or seq2seq models, not nli"):
@@ -143,16 +145,16 @@ def test_without_wait_the_shards_are_queued_for_the_database_worker(small_implic
 
 
 def test_a_sweep_starts_one_run_per_setting_and_a_second_sweep_none(small_implicature_study, tiny_spec):
-    first = services.modelruns_start(study=small_implicature_study, spec=tiny_spec, sweep=True, enqueue=False)
+    first = services.modelrun_start_many(study=small_implicature_study, spec=tiny_spec, sweep=True, enqueue=False)
     assert len(first) == 60 and all(item.created for item in first)
-    second = services.modelruns_start(study=small_implicature_study, spec=tiny_spec, sweep=True, enqueue=False)
+    second = services.modelrun_start_many(study=small_implicature_study, spec=tiny_spec, sweep=True, enqueue=False)
     assert not any(item.created for item in second) and ModelRun.objects.count() == 60
 
 
 def test_cancel_stops_a_run_between_shards(small_implicature_study, tiny_spec):
     run = _start(small_implicature_study, tiny_spec)
     services.modelrun_cancel(run=run)
-    assert services.modelrun_work(run=run, worker="w1") == 0
+    assert work.modelrun_work(run=run, worker="w1") == 0
     run.refresh_from_db()
     assert run.status == ModelRun.Status.CANCELLED and not ModelResponse.objects.filter(run=run).exists()
 
@@ -167,12 +169,28 @@ def test_a_failed_run_resumes_where_it_stopped(small_implicature_study, tiny_spe
         return original(run_, shard, *args, **kwargs)
 
     monkeypatch.setattr(execution, "shard_answers", fails_on_the_second_shard)
-    services.modelrun_work(run=run, worker="w1")
+    work.modelrun_work(run=run, worker="w1")
     run.refresh_from_db()
     assert run.status == ModelRun.Status.FAILED and ModelResponse.objects.filter(run=run).count() == 4
     monkeypatch.setattr(execution, "shard_answers", original)
     services.modelrun_resume(run=run)
-    services.modelrun_work(run=run, worker="w2")
+    work.modelrun_work(run=run, worker="w2")
     run.refresh_from_db()
     assert run.status == ModelRun.Status.DONE and not run.error and ModelResponse.objects.filter(run=run).count() == 10
     assert run.shards.get(index=1).worker == "w2"
+
+
+def test_generated_nul_characters_are_stored_as_replacement_characters(small_implicature_study, tiny_spec):
+    """PostgreSQL's text and jsonb cannot hold NUL, which a model may generate: the shard's write
+    would fail on every retry. Each NUL is stored as U+FFFD, in the answer, the raw text and the scores."""
+    run = _start(small_implicature_study, tiny_spec)
+    shard = run.shards.get(index=0)
+    generated = "asked.\x00 next\x00"
+    answers = {item_id: ModelAnswer(answer=generated, raw_answer=generated, valid=True, correct=False,
+                                    scores={"outputs": [generated], generated: 1})
+               for item_id in shard.item_ids}
+    assert work.shard_complete(shard=shard, worker="w1", answers=answers) == len(shard.item_ids)
+    stored = "asked.\ufffd next\ufffd"
+    for response in ModelResponse.objects.filter(run=run):
+        assert response.answer == response.raw_answer == stored
+        assert response.scores == {"outputs": [stored], stored: 1}

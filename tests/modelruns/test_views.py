@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from modelruns import services
+from modelruns import services, work
 from modelruns.models import ModelRun, ModelShard
+from tests import personas
 
 pytestmark = pytest.mark.django_db
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -26,7 +27,7 @@ def test_anonymous_visitors_are_sent_to_the_login(client, urls):
 
 
 def test_logged_in_non_researchers_are_refused(client, django_user_model, urls):
-    user = django_user_model.objects.create_user("participant-ish", password="a-long-test-password")
+    user = personas.member("participant-ish")
     client.force_login(user)
     assert client.get(urls[0]).status_code == 403
     assert client.post(urls[1], {"model": "smollm2"}).status_code == 403
@@ -66,7 +67,7 @@ def test_starting_a_run_from_the_form_queues_it_and_the_partial_polls(researcher
 
 def test_a_finished_run_shows_its_accuracy_and_polling_stops(researcher_client, urls, small_implicature_study, tiny_spec):
     run = services.modelrun_start(study=small_implicature_study, spec=tiny_spec, enqueue=False).run
-    services.modelrun_work(run=run, worker="w1")
+    work.modelrun_work(run=run, worker="w1")
     run.refresh_from_db()
     correct = run.responses.filter(correct=True).count()
     partial = researcher_client.get(urls[0], **HTMX).content.decode()
@@ -98,8 +99,28 @@ def test_the_partial_costs_a_fixed_number_of_queries(researcher_client, urls, sm
 
 def test_the_admin_lists_runs_responses_and_specs(researcher_client, small_implicature_study, tiny_spec):
     run = services.modelrun_start(study=small_implicature_study, spec=tiny_spec, enqueue=False).run
-    services.modelrun_work(run=run, worker="w1")
+    work.modelrun_work(run=run, worker="w1")
     for url in ("/admin/modelruns/modelrun/", "/admin/modelruns/modelresponse/", "/admin/modelruns/modelspec/",
                 f"/admin/modelruns/modelrun/{run.pk}/change/", "/admin/modelruns/modelrun/?status__exact=done"):
         assert researcher_client.get(url).status_code == 200, url
     assert ModelShard.objects.filter(run=run, status=ModelShard.Status.DONE).count() == 1
+
+
+def test_the_runs_page_says_when_a_shard_was_reclaimed(researcher_client, urls, small_implicature_study, tiny_spec):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    run = services.modelrun_start(study=small_implicature_study, spec=tiny_spec, shard_size=4, lease_seconds=30,
+                                  enqueue=False).run
+    held = work.shard_claim(run=run, worker="silent")
+    ModelShard.objects.filter(pk=held.pk).update(heartbeat_at=timezone.now() - timedelta(seconds=31))
+    services.modelrun_sweep()
+    html = researcher_client.get(urls[0], **HTMX).content.decode()
+    reclaimed_at = ModelShard.objects.get(pk=held.pk).reclaimed_at
+    assert (f"Shard 0 (4 items) was reclaimed at {reclaimed_at:%Y-%m-%d %H:%M:%S} UTC from a worker whose lease ran out; "
+            "it is queued again.") in " ".join(html.split())
+    work.modelrun_work(run=run, worker="fresh")
+    html = researcher_client.get(urls[0]).content.decode()
+    assert "Shard 0 (4 items) was reclaimed at" in html and "it has finished since." in " ".join(html.split())
+    assert "Shard 1 " not in html

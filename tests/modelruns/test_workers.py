@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.db import connection
 
 from modelruns.models import ModelResponse, ModelRun, ModelShard
@@ -73,7 +74,7 @@ def _env(tmp_path: Path, model_cache: Path) -> dict[str, str]:
     env.update(DATABASE_URL=_database_url(), TASK_QUEUE="redis", REDIS_URL=REDIS_URL, HF_HUB_OFFLINE="1",
                PARITY_MODEL_CACHE=str(model_cache), PARITY_VAR_DIR=str(tmp_path / "var"),
                DJANGO_SETTINGS_MODULE="config.settings", PYTHONPATH=str(REPO), TOKENIZERS_PARALLELISM="false",
-               OMP_NUM_THREADS="1")
+               OMP_NUM_THREADS="1", PARITY_MODEL_SOURCES=",".join(settings.PARITY_MODEL_SOURCES))
     return env
 
 

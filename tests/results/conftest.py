@@ -3,9 +3,9 @@
 `pilot`: an implicature study of 2 units × 5 items (golds no, no, no, yes, no in both units), two
 attention checks each, completed by scripted Bots through the HTTP views:
   U1: A1 all gold (5/5); A3 fails both attention checks and answers every item wrong (excluded);
-      A4 wrong on test-0002 (4/5).
-  U2: A2 all gold (5/5); A5 wrong on test-0006 and test-0009 (3/5).
-and two finished model runs: template 2 (wrong on test-0003 only) and template 3 (all gold).
+      A4 wrong on the item of test row 2 (4/5).
+  U2: A2 all gold (5/5); A5 wrong on test rows 6 and 9 (3/5).
+and two finished model runs: template 2 (wrong on test row 3 only) and template 3 (all gold).
 
 `ambi`: an AmbiBench study of six one-episode units; two participants answer through the services:
   P1 types "maybe" at position 1 (invalid free text) and the wrong label at position 2, then gold;
@@ -16,13 +16,12 @@ and two finished model runs: template 2 (wrong on test-0003 only) and template 3
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
 import pytest
 
-from tests.conftest import datasets_dir
-from tests.factories import Bot, pid, small_study
+from tests.conftest import dataset
+from tests.factories import Bot, pid, row_key, small_study
 
 PILOT_PIDS = {"A1": pid(0xA1), "A2": pid(0xA2), "A3": pid(0xA3), "A4": pid(0xA4), "A5": pid(0xA5)}
 AMBI_PIDS = ("5f0c1a2b3c4d5e6f7a8b9c01", "5f0c1a2b3c4d5e6f7a8b9c02")
@@ -40,7 +39,8 @@ class Built:
 def _wipe() -> None:
     from django.contrib.auth import get_user_model
 
-    from annotation.models import BenchmarkAsset, Item, Response
+    from annotation.models import BenchmarkAsset, Item
+    from studies.models import Response
     from modelruns.models import ModelResponse, ModelRun, ModelSpec
     from studies.models import Participant, Study, Unit, UnitItem
 
@@ -69,10 +69,11 @@ def _excluded_answers(item) -> str:
 def model_run(study, name: str, setting: dict, answers: dict[str, str]):
     from annotation.models import Item
     from modelruns.models import ModelResponse, ModelRun, ModelSpec
+    from modelruns.services import setting_key
 
     spec, _ = ModelSpec.objects.get_or_create(name=name, defaults={"model": f"local/{name}"})
     run = ModelRun.objects.create(study=study, spec=spec, setting=setting,
-                                  setting_key=json.dumps(setting, sort_keys=True), status=ModelRun.Status.DONE,
+                                  setting_key=setting_key(setting), status=ModelRun.Status.DONE,
                                   progress_done=len(answers), progress_total=len(answers))
     items = {item.key: item for item in Item.objects.filter(benchmark=study.benchmark, key__in=answers)}
     ModelResponse.objects.bulk_create([
@@ -90,30 +91,27 @@ def pilot(world, implicature_source) -> Built:
 
     benchmark_import(name="implicature", source=implicature_source)
     study = small_study("pilot results", unit_size=5, units=2, per_unit=2, attention_checks=2, exclude_at=2)
-    plan = [("A1", None), ("A2", None), ("A3", _excluded_answers), ("A4", _choose_wrong_on({"test-0002"})),
-            ("A5", _choose_wrong_on({"test-0006", "test-0009"}))]
+    plan = [("A1", None), ("A2", None), ("A3", _excluded_answers), ("A4", _choose_wrong_on({row_key(2)})),
+            ("A5", _choose_wrong_on({row_key(6), row_key(9)}))]
     for name, choose in plan:
         Bot(study, PILOT_PIDS[name]).complete(choose)
-    golds = dict(Item.objects.filter(benchmark="implicature", key__in=[f"test-{n:04d}" for n in range(1, 11)])
+    golds = dict(Item.objects.filter(benchmark="implicature", key__in=[row_key(n) for n in range(1, 11)])
                  .values_list("key", "gold"))
     base = {"variant": "ranking", "k": 0, "seed": 0}
     model_run(study, "tiny-lm", {**base, "template": 2},
-              {key: FLIP[gold] if key == "test-0003" else gold for key, gold in golds.items()})
+              {key: FLIP[gold] if key == row_key(3) else gold for key, gold in golds.items()})
     model_run(study, "tiny-lm", {**base, "template": 3}, golds)
     return Built(study.pk, study.name, pids=list(PILOT_PIDS.values()), sessions=["SESSION0001"])
 
 
 @pytest.fixture(scope="module")
 def implicature_source():
-    path = datasets_dir() / "implicature"
-    if not path.is_dir():
-        pytest.fail(f"the published implicature files are expected at {path} (set DATASETS_DIR)")
-    return path
+    return dataset("implicature")
 
 
 def _answer_all(study, prolific_pid: str, answer_for) -> None:
     from annotation.models import Item
-    from annotation.services import response_submit
+    from studies.participation.services import response_submit
     from studies.services import item_mark_shown, participant_begin, participant_consent, participant_enter
 
     participant = participant_enter(study=study, pid=prolific_pid, prolific_session_id="SESSIONAMBI").participant
@@ -160,8 +158,13 @@ def baseline(world, implicature_source) -> Built:
 
 @pytest.fixture
 def staff_client(client, django_user_model):
-    # no password: hashing one costs a second per test, and force_login needs none
-    user = django_user_model.objects.create(username="staff", is_staff=True)
+    """A researcher (not a superuser) who collaborates on every study of the module."""
+    from studies.models import Study
+    from tests.personas import user_with
+
+    user = user_with("staff")
+    for study in Study.objects.all():
+        study.collaborators.add(user)
     client.force_login(user)
     return client
 
@@ -169,6 +172,7 @@ def staff_client(client, django_user_model):
 @pytest.fixture
 def member_client(client, django_user_model):
     """Signed in, but not staff."""
-    user = django_user_model.objects.create(username="member")
-    client.force_login(user)
+    from tests.personas import member
+
+    client.force_login(member())
     return client

@@ -9,10 +9,11 @@ from django.test import Client
 from drf_spectacular.drainage import GENERATOR_STATS
 from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.validation import validate_schema
-from rest_framework.authtoken.models import Token
+from knox.models import AuthToken
 from rest_framework.test import APIClient
 
-from tests.factories import Bot, pid, small_study
+from tests.factories import Bot, pid, row_key, small_study
+from tests.personas import user_with
 
 pytestmark = pytest.mark.django_db
 
@@ -24,22 +25,28 @@ WRITE = "/api/studies/{id}/participants/A4/exclusion/"
 
 def _token_client(user) -> APIClient:
     api = APIClient()
-    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    api.credentials(HTTP_AUTHORIZATION=f"Token {AuthToken.objects.create(user)[1]}")
     return api
 
 
 @pytest.fixture
-def staff_api(django_user_model):
-    return _token_client(django_user_model.objects.create(username="staff-api", is_staff=True))
+def staff_api(pilot):
+    """A researcher (not a superuser) who collaborates on the pilot study."""
+    from studies.models import Study
+
+    user = user_with("staff-api")
+    Study.objects.get(pk=pilot.study_id).collaborators.add(user)
+    return _token_client(user)
 
 
 @pytest.fixture
 def member_api(django_user_model):
-    return _token_client(django_user_model.objects.create(username="member-api"))
+    """Signed in, staff even, but holding no researcher permission."""
+    return _token_client(user_with("member-api", [], is_staff=True))
 
 
 @pytest.mark.parametrize("url", READS)
-def test_every_read_needs_a_staff_account(url, pilot, staff_api, member_api):
+def test_every_read_needs_a_researcher_account(url, pilot, staff_api, member_api):
     url = url.format(id=pilot.study_id)
     assert APIClient().get(url).status_code == 401
     assert member_api.get(url).status_code == 403
@@ -57,7 +64,7 @@ def test_a_signed_in_staff_session_reads_too(pilot, staff_client):
     assert staff_client.get(f"/api/studies/{pilot.study_id}/").status_code == 200
 
 
-def test_excluding_through_the_api_is_staff_only_and_changes_the_results(pilot, staff_api, member_api):
+def test_excluding_through_the_api_is_for_researchers_only_and_changes_the_results(pilot, staff_api, member_api):
     url = WRITE.format(id=pilot.study_id)
     assert APIClient().post(url, {"excluded": True}, format="json").status_code == 401
     assert member_api.post(url, {"excluded": True}, format="json").status_code == 403
@@ -104,7 +111,7 @@ def test_study_items_runs_and_exports(pilot, staff_api):
     detail = staff_api.get(f"/api/studies/{pilot.study_id}/").json()
     assert [u["label"] for u in detail["units"]] == ["U1", "U2"] and detail["units"][0]["completed"] == 2
     items = staff_api.get(f"/api/studies/{pilot.study_id}/items/", {"limit": 3}).json()
-    assert items["count"] == 10 and [i["key"] for i in items["results"]] == ["test-0001", "test-0002", "test-0003"]
+    assert items["count"] == 10 and [i["key"] for i in items["results"]] == [row_key(1), row_key(2), row_key(3)]
     runs = staff_api.get(f"/api/studies/{pilot.study_id}/model-runs/").json()["results"]
     assert sorted(r["accuracy"] for r in runs) == [0.9, 1.0] and {r["model"] for r in runs} == {"tiny-lm"}
     export = staff_api.get(f"/api/studies/{pilot.study_id}/exports/wide-csv/")
@@ -123,3 +130,16 @@ def test_the_generated_openapi_schema_is_valid_and_covers_the_api():
     assert {"/api/studies/", "/api/studies/{study_id}/results/", "/api/studies/{study_id}/exports/{fmt}/",
             "/api/studies/{study_id}/participants/{pseudonym}/exclusion/"} <= paths
     assert Client().get("/api/schema/").status_code == 200
+
+
+@pytest.mark.parametrize("query", ["prolific_pid=x", "prolific_pid__regex=^[0-9a-f]", "prolific_pid__startswith=0",
+                                   "PROLIFIC_PID=x", "prolific_session_id=SESSION0001", "prolific_study_id=S",
+                                   "participant__prolific_pid__startswith=0", "ordering=prolific_pid",
+                                   "ordering=pseudonym,-prolific_session_id"])
+def test_identity_parameters_are_refused_by_every_read(query, pilot, researcher):
+    api = _token_client(researcher)
+    for url in READS:
+        response = api.get(f"{url.format(id=pilot.study_id)}?{query}")
+        assert response.status_code == 400, url
+        assert "pseudonymous" in json.dumps(response.json())
+        assert not any(p in response.content.decode() for p in pilot.pids)

@@ -12,6 +12,7 @@ import pytest
 from studies.exports import FORMATS, LONG_COLUMNS, export_study
 from studies.models import Study
 from studies.results import load_study_data
+from tests.factories import row_key
 
 pytestmark = pytest.mark.django_db
 
@@ -49,8 +50,8 @@ def test_the_long_csv_has_one_row_per_annotator_and_item_with_flags(pilot):
     checks = [r for r in rows if r["is_attention_check"] == "true"]
     assert len(checks) == 10 and {r["answer"] for r in checks if r["annotator"] == "A3"} == {"no"}
     a4 = {r["item_key"]: r for r in rows if r["annotator"] == "A4" and r["is_attention_check"] == "false"}
-    assert a4["test-0002"]["answer"] == "yes" and a4["test-0002"]["correct"] == "false"
-    assert a4["test-0001"]["raw_answer"] == "no" and a4["test-0001"]["gold"] == "no"
+    assert a4[row_key(2)]["answer"] == "yes" and a4[row_key(2)]["correct"] == "false"
+    assert a4[row_key(1)]["raw_answer"] == "no" and a4[row_key(1)]["gold"] == "no"
     assert sorted(int(r["position"]) for r in rows if r["annotator"] == "A4") == list(range(1, 8))
     assert all(int(r["response_time_ms"]) >= 0 for r in rows)
 
@@ -60,7 +61,7 @@ def test_the_wide_csv_has_one_column_per_annotator(pilot):
     rows = _rows(exported.content)
     assert list(rows[0])[-5:] == ["A1", "A2", "A3 (excluded)", "A4", "A5"]
     items = [r for r in rows if r["is_attention_check"] == "false"]
-    assert [r["item_key"] for r in items] == [f"test-{n:04d}" for n in range(1, 11)]
+    assert [r["item_key"] for r in items] == [row_key(n) for n in range(1, 11)]
     first = items[0]
     assert (first["A1"], first["A4"], first["A2"]) == ("no", "no", "")
     assert items[5]["A5"] == "yes" and items[5]["unit"] == "U2"

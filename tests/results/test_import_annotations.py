@@ -10,10 +10,9 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.models import Response
-from studies.models import Participant, Study
+from studies.models import Participant, Response, Study
 from studies.results import results_for_study
-from studies.services_import import IMPLICATURE_SUBSETS
+from annotation.benchmarks.implicature.published import SUBSETS as IMPLICATURE_SUBSETS
 from tests.results.conftest import BASELINE_NAME
 
 pytestmark = pytest.mark.django_db
@@ -47,9 +46,9 @@ def test_it_makes_a_closed_study_of_20_imported_annotators_and_3000_answers(base
     responses = Response.objects.filter(participant__study=study)
     assert responses.count() == 4 * 5 * 150
     first = responses.select_related("item").get(participant=participants[0], position=1)
-    assert first.item.key == "test-0001" and first.duration_ms == 0 and first.shown_at == first.answered_at
+    assert first.item.meta["row"] == 1 and first.duration_ms == 0 and first.shown_at == first.answered_at
     last = responses.select_related("item").get(participant=participants[19], position=150)
-    assert last.item.key == "test-0600" and last.extra["source_file"] == "human_eval_451-600.csv"
+    assert last.item.meta["row"] == 600 and last.extra["source_file"] == "human_eval_451-600.csv"
 
 
 def test_the_numbers_reproduce_table_7(baseline):
@@ -106,7 +105,7 @@ def _edit(path: Path, row: int, column: str, old: str, new: str) -> None:
     ("human_eval_301-450.csv", 40, "Annotator 3", "No", "Maybe",
      r"human_eval_301-450.csv, row 40: Annotator 3 is 'Maybe'"),
     ("human_eval_151-300.csv", 4, "Utterance", "?", "??",
-     r"human_eval_151-300.csv, row 4: utterance .* does not match item test-0153"),
+     r"human_eval_151-300.csv, row 4: no imported test item has this utterance and response"),
 ])
 def test_a_broken_copy_is_refused_naming_file_and_row_and_nothing_is_written(
         baseline, implicature_source, tmp_path, file, row, column, old, new, message):

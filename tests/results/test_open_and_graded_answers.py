@@ -11,8 +11,10 @@ import pytest
 from studies.exports import export_study
 from studies.models import Study
 from studies.results import study_results
+from studies.results.tables import paper_tables
 from studies.results.selectors import HumanAnswer, ItemInfo, ModelAnswer, RunInfo, StudyData, UnitInfo
-from studies.stats import MIQA_GRADES, Rating, icc2k
+from annotation.benchmarks.miqa import RATING_SCALE as MIQA_GRADES
+from studies.stats import Rating, icc2k
 
 
 def _answer(annotator: str, item: str, answer: str, meta: dict, gold: str = "", unit: str = "U1",
@@ -62,7 +64,7 @@ def _instruction_rows() -> list[HumanAnswer]:
 
 def test_written_instructions_are_summarised_per_task_without_accuracy_or_kappa():
     data = _data("induction", "instruction_induction", _instruction_rows())
-    data.runs = [RunInfo(id=7, model="tiny-lm", setting={}, status="done", setting_key="default")]
+    data.runs = [RunInfo(id=7, model="tiny-lm", setting={}, status="done", setting_label="default")]
     data.model_answers = [
         ModelAnswer(run_id=7, item_key=key, variant="", answer="Reverse the word.", valid=True, correct=False,
                     scores={"execution_accuracy": accuracy, "reference_f1": 0.5})
@@ -94,7 +96,7 @@ def test_a_model_answering_each_item_in_two_option_orders_is_scored_by_their_mea
               _answer("A1", "q2", "a", meta, gold="a"), _answer("A2", "q2", "b", meta, gold="a")]
     humans = [HumanAnswer(**{**vars(h), "correct": h.answer == h.gold}) for h in humans]
     data = _data("miqa", "miqa", humans)
-    data.runs = [RunInfo(id=3, model="tiny-lm", setting={}, status="done", setting_key="default")]
+    data.runs = [RunInfo(id=3, model="tiny-lm", setting={}, status="done", setting_label="default")]
     data.model_answers = [
         ModelAnswer(run_id=3, item_key=key, variant=variant, answer=answer, valid=True, correct=answer == gold,
                     scores={})
@@ -105,3 +107,74 @@ def test_a_model_answering_each_item_in_two_option_orders_is_scored_by_their_mea
     assert model["accuracy"] == pytest.approx((1 + 0.5) / 2)
     # humans: q1 2/2, q2 1/2 right; the orders of q2 disagree, so only q1 enters the majority kappa
     assert model["gap_to_humans"] == pytest.approx(0.0) and model["n_items_with_majority"] == 1
+    assert model["accuracy_averaged_likelihood"] is None
+
+
+def test_miqa_accuracy_is_over_both_presentations_with_the_averaged_decision_beside_it():
+    """Three questions, two presentations each: 3 of 6 presentations right (Table 3's rule), while
+    the averaged likelihoods decide 2 of 3 questions right."""
+    meta = {"direction": "implies"}
+    humans = [HumanAnswer(**{**vars(h), "correct": h.answer == h.gold})
+              for h in (_answer("A1", "q1", "b", meta, gold="b"), _answer("A1", "q2", "a", meta, gold="a"),
+                        _answer("A1", "q3", "b", meta, gold="b"))]
+    data = _data("miqa", "miqa", humans)
+    data.runs = [RunInfo(id=4, model="tiny-lm", setting={}, status="done", setting_label="wording 3, k=0")]
+    rows = (("q1", "b", "ab", "b", True), ("q1", "b", "ba", "b", True),
+            ("q2", "a", "ab", "b", False), ("q2", "a", "ba", "", False),  # a tie: no answer, wrong
+            ("q3", "b", "ab", "a", True), ("q3", "b", "ba", "b", True))
+    data.model_answers = [ModelAnswer(run_id=4, item_key=key, variant=variant, answer=answer or None,
+                                      valid=bool(answer), correct=answer == gold,
+                                      scores={"averaged_correct": averaged})
+                          for key, gold, variant, answer, averaged in rows]
+    results = study_results(data, n_boot=200)
+    (model,) = results["models"]
+    assert model["n_answers"] == 6 and model["accuracy"] == pytest.approx(3 / 6)
+    assert model["accuracy_averaged_likelihood"] == pytest.approx(2 / 3)
+    table = next(t for t in paper_tables(results) if t.key == "comparison")
+    assert table.columns[-1] == "Accuracy, orders' likelihoods averaged" and table.rows[1][-1] == "66.7%"
+    assert table.rows[1][3] == "50.0%"
+
+
+def test_the_miqa_table_reuses_each_models_best_zero_shot_wording_at_one_and_five_shots():
+    """Section 5.1 and Table 3, hand-built: model m1 does best with wording 2 at 0 shots, so its
+    1- and 5-shot cells are wording 2's; wording 1's 5-shot run, though better, is not chosen.
+    Model m2's wordings tie at 0 shots: the lower number is taken."""
+    implies, implied_by = {"direction": "implies"}, {"direction": "implied-by"}
+    humans = [HumanAnswer(**{**vars(h), "correct": True})
+              for h in (_answer("A1", "i1", "b", implies, gold="b"), _answer("A1", "i2", "b", implies, gold="b"),
+                        _answer("A1", "r1", "a", implied_by, gold="a"), _answer("A1", "r2", "a", implied_by, gold="a"))]
+    data = _data("miqa", "miqa", humans)
+    # per run: which of the 4 items x 2 orders are right, as (i1, i2, r1, r2) counts of right orders
+    grid = {("m1", "1", 0): (1, 1, 0, 0), ("m1", "2", 0): (2, 1, 1, 1), ("m1", "2", 1): (2, 2, 1, 1),
+            ("m1", "2", 5): (2, 2, 2, 1), ("m1", "1", 5): (2, 2, 2, 2), ("m1", "empty", 0): (2, 2, 0, 0),
+            ("m1", "pick", 1): (1, 1, 1, 1), ("m2", "3", 0): (1, 1, 1, 1), ("m2", "4", 0): (1, 1, 1, 1),
+            ("m2", "generative", 0): None}  # written answers, not scored: not a candidate
+    data.runs, data.model_answers = [], []
+    for run_id, ((model, wording, k), right) in enumerate(grid.items(), start=1):
+        data.runs.append(RunInfo(id=run_id, model=model, setting={"wording": wording, "k": k, "seed": 0},
+                                 status="done", setting_label=f"{wording}, k={k}"))
+        if right is None:
+            data.model_answers += [ModelAnswer(run_id=run_id, item_key=key, variant="generative", answer="Yes.",
+                                               valid=True, correct=None, scores={"ungraded": True})
+                                   for key in ("i1", "i2")]
+            continue
+        for key, n_right in zip(("i1", "i2", "r1", "r2"), right):
+            gold = data.items[key].gold
+            for index, variant in enumerate(("ab", "ba")):
+                answer = gold if index < n_right else ("a" if gold == "b" else "b")
+                data.model_answers.append(ModelAnswer(run_id=run_id, item_key=key, variant=variant, answer=answer,
+                                                      valid=True, correct=answer == gold, scores={}))
+    results = study_results(data, n_boot=100)
+    m1, m2 = results["breakdowns"]["by_wording"]
+    assert m1["best_wording"] == "2" and m1["zero_shot"] == {"1": 0.25, "2": 0.625}
+    best, empty, pick = m1["rows"]
+    assert best["prompt"] == "wording 2 (best 0-shot)"
+    assert {k: cell["implies"] for k, cell in best["by_k"].items()} == {"0": 0.75, "1": 1.0, "5": 1.0}
+    assert {k: cell["implied-by"] for k, cell in best["by_k"].items()} == {"0": 0.5, "1": 0.5, "5": 0.75}
+    assert empty["by_k"]["0"] == {"all": 0.5, "implies": 1.0, "implied-by": 0.0} and empty["by_k"]["1"] is None
+    assert pick["by_k"]["1"]["all"] == 0.5 and pick["by_k"]["0"] is None
+    assert m2["best_wording"] == "3" and [row["wording"] for row in m2["rows"]] == ["3"]
+    assert m2["zero_shot"] == {"3": 0.5, "4": 0.5}
+    table = next(t for t in paper_tables(results) if t.key == "by_wording")
+    assert table.rows[0][:8] == ["m1", "wording 2 (best 0-shot)", "75.0%", "100.0%", "100.0%", "50.0%", "50.0%", "75.0%"]
+    assert table.rows[0][8] == "1: 25.0%, 2: 62.5%"

@@ -10,8 +10,10 @@ from tests.factories import Bot, pid
 
 pytestmark = pytest.mark.django_db
 
-#: session and user, then units+items, answers, runs, model answers (and the runs partial's url)
-MAX_QUERIES = 8
+#: session and user, the user's permissions (Django loads a non-superuser's user and group permissions
+#: once per request: 2), then units+items, answers, runs, model answers (and the runs partial's url);
+#: the ownership check is part of the study query itself
+MAX_QUERIES = 10
 
 
 def _url(built, suffix: str = "results/") -> str:

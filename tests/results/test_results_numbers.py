@@ -8,6 +8,7 @@ import pytest
 
 from studies.models import Study
 from studies.results import ResultFilters, load_study_data, results_for_study, study_results
+from tests.factories import row_key
 
 pytestmark = pytest.mark.django_db
 
@@ -60,7 +61,7 @@ def test_each_model_run_sits_beside_the_humans(pilot_results):
     # differs from the majority on item 3 only: p_o = 6/7, p_e = 2/7·1/7 + 5/7·6/7 = 32/49
     assert template2["n_tied_items"] == 3 and template2["n_items_with_majority"] == 7
     assert template2["kappa_vs_human_majority"] == pytest.approx(10 / 17)
-    assert [d["item"] for d in template2["disagreements"]] == ["test-0003"]
+    assert [d["item"] for d in template2["disagreements"]] == [row_key(3)]
     assert models[3]["accuracy"] == 1.0 and models[3]["disagreements"] == []
 
 
@@ -69,7 +70,7 @@ def test_the_implicature_breakdowns_by_template_and_type(pilot_results):
     assert group["per_template"] == pytest.approx({"2": 0.9, "3": 1.0})
     assert group["structured_mean"] == 1.0 and group["natural_mean"] == pytest.approx(0.9)
     by_type = {row["category"]: row for row in pilot_results["breakdowns"]["by_category"]["rows"]}
-    # Idiom items: test-0001, 0006, 0008; A5 is wrong on 0006, so A5 scores 1/2 and the others 1/1
+    # Idiom items: test rows 1, 6 and 8; A5 is wrong on row 6, so A5 scores 1/2 and the others 1/1
     assert by_type["Idiom"]["n_items"] == 3
     assert by_type["Idiom"]["human"]["mean"] == pytest.approx((1 + 1 + 1 + 0.5) / 4)
     assert "oracle_by_position" not in pilot_results
@@ -84,7 +85,7 @@ def test_filters_narrow_humans_and_models_to_a_unit_category_and_setting(pilot):
     setting = study_results(data, ResultFilters(setting="template 3, k=0"), n_boot=200)
     assert [m["setting"]["template"] for m in setting["models"]] == [3]
     category = study_results(data, ResultFilters(category="Generalised"), n_boot=200)
-    assert category["human"]["n_items"] == 1  # test-0009, on which A5 is wrong
+    assert category["human"]["n_items"] == 1  # test row 9, on which A5 is wrong
     assert category["human"]["accuracy"]["mean"] == pytest.approx(0.5)
 
 
@@ -104,6 +105,8 @@ def test_ambibench_curves_by_position_with_the_oracle(ambi):
     # P1 is invalid ("maybe", counted wrong) at 1 and wrong at 2; P2 is right everywhere
     assert [p["accuracy"] for p in points[:3]] == [0.5, 0.5, 1.0]
     assert points[0]["n_episodes"] == 2
+    assert [p["n_invalid"] for p in points[:3]] == [1, 0, 0]
+    assert (humans["overall"]["n_answers"], humans["overall"]["n_invalid"]) == (40, 1)
     assert len(humans["by_feature"]) == 2 and len(humans["by_feature_format"]) == 2
     assert results["human"]["accuracy"]["mean"] == pytest.approx((18 / 20 + 1.0) / 2)
     assert {row["category"] for row in results["breakdowns"]["by_category"]["rows"]} <= {

@@ -2,14 +2,15 @@ from __future__ import annotations
 
 import pytest
 
+from annotation.benchmarks.miqa import RATING_SCALE as MIQA_GRADES
 from studies.stats import (
-    MIQA_GRADES,
     Rating,
     agreement_by_unit,
     agreement_summary,
     cohen_kappa,
     fleiss_kappa,
     icc2k,
+    icc2k_by_blocks,
     kappa_across_units,
     krippendorff_alpha,
     mean_pairwise_kappa,
@@ -156,3 +157,30 @@ def test_icc2k_on_miqa_grades() -> None:
 
 def test_icc2k_is_undefined_for_one_rater() -> None:
     assert icc2k(_table({"R1": ["1", "2"]})).icc is None
+
+
+def test_icc2k_by_blocks_keeps_items_graded_by_only_some_raters() -> None:
+    """Two blocks of answers, each graded by its own raters, and one answer graded by one rater.
+    No item is graded by every rater, so the pooled matrix is empty; the blocks are not dropped:
+    Shrout & Fleiss's 6 × 4 table (ICC(2,4) = 0.620) and the 3 × 2 MiQA grades above (12/13),
+    averaged with weights 6 and 3; the lone answer is counted as without ICC."""
+    judges = {"J1": ["9", "6", "8", "7", "10", "6"], "J2": ["2", "1", "4", "1", "5", "2"],
+              "J3": ["5", "3", "6", "2", "6", "4"], "J4": ["8", "2", "8", "6", "9", "7"]}
+    first = _table(judges)
+    grades = {"R1": ["correct", "ambiguous", "wrong", "correct"], "R2": ["correct", "wrong", "wrong", None]}
+    second = [Rating(r.annotator, f"g{r.item}", None if r.answer is None else str(MIQA_GRADES[r.answer]))
+              for r in _table(grades)]
+    ratings = first + second
+    assert icc2k(ratings).icc is None and icc2k(ratings).n_items_dropped == 10  # what pooling would do
+    result = icc2k_by_blocks(ratings)
+    assert (result.n_items, result.n_blocks, result.n_items_without_icc) == (10, 3, 1)
+    assert result.icc == pytest.approx((6 * 0.6201 + 3 * 12 / 13) / 9, abs=0.001)
+    assert sorted((block.raters, block.n_items) for block in result.blocks) == [
+        (["J1", "J2", "J3", "J4"], 6), (["R1"], 1), (["R1", "R2"], 3)]
+
+
+def test_icc2k_by_blocks_on_a_full_matrix_is_the_plain_icc() -> None:
+    judges = {"J1": ["9", "6", "8", "7", "10", "6"], "J2": ["2", "1", "4", "1", "5", "2"],
+              "J3": ["5", "3", "6", "2", "6", "4"], "J4": ["8", "2", "8", "6", "9", "7"]}
+    result = icc2k_by_blocks(_table(judges))
+    assert result.icc == pytest.approx(0.620, abs=0.001) and result.n_items_without_icc == 0

@@ -6,16 +6,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from studies.stats import (
-    OracleEpisode,
-    Rating,
-    accuracy_summary,
-    agreement_summary,
-    icc2k,
-    implicature_breakdown,
-    model_vs_humans,
-    oracle_curve,
-)
+from annotation.benchmarks.ambibench.oracle import OracleEpisode, oracle_curve
+from annotation.benchmarks.implicature.stats import implicature_breakdown
+from studies.stats import Rating, accuracy_summary, agreement_summary, icc2k, model_vs_humans
 
 ROOT = Path(__file__).resolve().parents[2]
 

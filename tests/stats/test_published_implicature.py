@@ -9,7 +9,6 @@ accuracies (as fractions) and 0.01 for kappas; the Std row has one decimal, henc
 from __future__ import annotations
 
 import csv
-from pathlib import Path
 
 import pytest
 
@@ -20,9 +19,10 @@ from studies.stats import (
     agreement_by_unit,
     kappa_across_units,
 )
+from tests.conftest import datasets_dir
 
 # Published data are read from beside the repository, never copied into it.
-DATA = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "implicature"
+DATA = datasets_dir() / "implicature"
 SUBSETS = ("1-150", "151-300", "301-450", "451-600")
 
 # Table 7: per-annotator accuracy (%) and IAA per subset.

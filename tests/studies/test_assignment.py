@@ -4,7 +4,6 @@ from collections import Counter
 from datetime import timedelta
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from studies.models import Participant
@@ -27,7 +26,7 @@ def test_units_fill_evenly_and_never_past_capacity(implicature):
 
 def test_a_timed_out_reservation_is_reclaimed_and_a_returned_one_reopens(implicature):
     study = small_study(units=1, per_unit=1)
-    first = participant_enter(study=study, pid=pid(1)).participant
+    first = participant_enter(study=study, pid=pid(1), prolific_session_id="SESSION1").participant
     assert participant_enter(study=study, pid=pid(2)).refusal.value == "full"
     Participant.objects.filter(pk=first.pk).update(last_seen_at=timezone.now() - timedelta(minutes=61))
     second = participant_enter(study=study, pid=pid(2)).participant
@@ -35,7 +34,7 @@ def test_a_timed_out_reservation_is_reclaimed_and_a_returned_one_reopens(implica
     first.refresh_from_db()
     assert first.status == Participant.Status.TIMED_OUT
     # the timed-out participant comes back: the place went to someone else, so they are told so
-    back = participant_enter(study=study, pid=pid(1))
+    back = participant_enter(study=study, pid=pid(1), prolific_session_id="SESSION1")
     assert back.refusal.value == "released"
     participants_mark_returned(participant_ids=[second.pk])
     assert participant_enter(study=study, pid=pid(3)).participant is not None
@@ -59,12 +58,7 @@ def test_excluded_completions_free_their_slot_for_a_replacement(implicature):
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_forty_participants_entering_at_once_end_balanced_with_no_unit_over_capacity(implicature_source):
-    if connection.vendor != "postgresql":
-        pytest.skip("row locks are exercised on PostgreSQL (set DATABASE_URL=postgres://...)")
-    from annotation.services import benchmark_import
-
-    benchmark_import(name="implicature", source=implicature_source)
+def test_forty_participants_entering_at_once_end_balanced_with_no_unit_over_capacity(postgres, implicature):
     study = small_study("crowd", units=4, per_unit=9, unit_size=10)
     errors = arrive_at_once(study, [pid(1000 + n) for n in range(40)])
     assert not errors

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from django.db import connection
 from django.db.models import F
 
 from annotation.benchmarks.ambibench import FEATURES
@@ -55,9 +54,7 @@ def test_a_returned_place_is_refilled_in_the_feature_that_lost_it(db):
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_twelve_participants_arriving_at_once_end_two_per_feature(db):
-    if connection.vendor != "postgresql":
-        pytest.skip("row locks are exercised on PostgreSQL (set DATABASE_URL=postgres://...)")
+def test_twelve_participants_arriving_at_once_end_two_per_feature(postgres):
     import_ambibench()
     study = ambibench_study("crowd balanced", per_feature=3)
     _group_positions_by_feature(study)

@@ -14,7 +14,7 @@ from jwt.algorithms import RSAAlgorithm
 
 from studies.models import Participant
 from studies.prolific import _jwks_client
-from tests.factories import entry_url, pid, small_study
+from tests.factories import Bot, entry_url, pid, small_study
 
 pytestmark = pytest.mark.django_db
 
@@ -53,8 +53,8 @@ def signing(settings):
 
 def test_a_correctly_signed_link_enters(implicature, client, signing):
     study = small_study()
-    token = signing({"prolific": {"PROLIFIC_PID": pid(1)}})
-    response = client.get(entry_url(study, pid(1)) + f"&jwt={token}", follow=True)
+    token = signing({"prolific": {"PROLIFIC_PID": pid(1), "SESSION_ID": "SESSION0001"}})
+    response = Bot(study, pid(1), client=client).enter(jwt=token)
     assert response.status_code == 200 and Participant.objects.filter(prolific_pid=pid(1)).exists()
 
 
@@ -64,6 +64,8 @@ def test_a_correctly_signed_link_enters(implicature, client, signing):
     ("audience", "signature is not valid"),
     ("other pid", "another participant"),
     ("unknown key", "signature is not valid"),
+    ("nobody named", "does not name a participant"),
+    ("other session", "SESSION_ID is not the one Prolific signed"),
 ])
 def test_a_bad_signature_is_refused_with_a_reason_and_nothing_written(implicature, client, signing, case, reason):
     study = small_study()
@@ -73,7 +75,27 @@ def test_a_bad_signature_is_refused_with_a_reason_and_nothing_written(implicatur
         "audience": signing({"aud": "elsewhere.example.org"}),
         "other pid": signing({"prolific": {"PROLIFIC_PID": pid(2)}}),
         "unknown key": signing({}, kid="not-published"),
+        "nobody named": signing({"prolific": {"workspace_id": "w1"}}),
+        "other session": signing({"prolific": {"PROLIFIC_PID": pid(1), "SESSION_ID": "SESSION0002"}}),
     }
-    response = client.get(entry_url(study, pid(1)) + f"&jwt={tokens[case]}")
-    assert response.status_code == 400 and reason in response.content.decode()
+    page = client.get(entry_url(study, pid(1), jwt=tokens[case]))
+    assert page.status_code == 400 and reason in page.content.decode()
+    # posting the start form directly (skipping the page) is refused the same way
+    posted = client.post(f"/s/{study.link}/", {"PROLIFIC_PID": pid(1), "STUDY_ID": "STUDY0001",
+                                              "SESSION_ID": "SESSION0001", "jwt": tokens[case]})
+    assert posted.status_code == 400 and reason in posted.content.decode()
     assert not Participant.objects.exists()
+
+
+def test_turning_signing_on_without_an_audience_fails_at_start_up():
+    """Prolific's tokens always carry `aud`; without one to compare, every participant would be refused."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {**os.environ, "PROLIFIC_JWKS_URL": "https://api.prolific.com/.well-known/study/jwks.json",
+           "PROLIFIC_JWT_AUDIENCE": "", "DJANGO_SETTINGS_MODULE": "config.settings"}
+    done = subprocess.run([sys.executable, "-c", "import django; django.setup()"], env=env, capture_output=True,
+                          text=True, cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode != 0 and "set PROLIFIC_JWT_AUDIENCE" in done.stderr

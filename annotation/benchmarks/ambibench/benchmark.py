@@ -6,8 +6,10 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ..base import Asset, Benchmark, ChoicePrompt, ImportBundle, ItemData, ModelAnswer, Screen
+from ..base import Asset, Benchmark, ChoicePrompt, DemoSetup, ImportBundle, ItemData, ResultsInput, Screen
+from ..design import DesignOption
 from . import model as model_side
+from . import results as results_side
 from .generator import (
     EPISODE_LENGTH,
     INSTRUCTION_LEVELS,
@@ -68,8 +70,22 @@ class AmbiBench(Benchmark):
         "exclude_at": 0,
         "format": "arrow",
     }
+    design_options = (
+        DesignOption("split", "What people see", kind="choice",
+                     choices=(("episode", "20-sentence episodes (Section 4.3)"),
+                              ("instruction", "one instruction with two labelled examples (Section 4.2)"))),
+        DesignOption("per_feature", "Episodes per salient feature", minimum=1,
+                     help="one unit each, balanced over the six features (the paper: 16, 96 in all)"),
+        DesignOption("per_unit", "Participants per episode", minimum=1),
+        DesignOption("format", "Format", kind="choice",
+                     choices=(("arrow", "arrow (sentence -> X)"), ("qa", "Q/A"), ("both", "both, alternating"))),
+    )
     default_consent = CONSENT
     default_instructions = INSTRUCTIONS
+    category_field = "salient_feature"
+    #: generated from seed 0 (no files); the demo study is the paper's 96 episodes, 16 per feature
+    demo = DemoSetup(study="AmbiBench demo", split="episode", imported="Generated AmbiBench (seed 0): {created} items",
+                     reads_files=False, options={"seed": 0})
 
     # -- data in -------------------------------------------------------------------------
     def load(self, source: Path, options: Mapping[str, Any] | None = None) -> ImportBundle:
@@ -206,23 +222,17 @@ class AmbiBench(Benchmark):
         return disambiguation_prompt(item_prompt)
 
     # -- model runs (model.py) -----------------------------------------------------------------
+    model_module = model_side
     default_model_setting: Mapping[str, Any] = model_side.DEFAULT_SETTING
     model_kinds = ("causal",)
-
-    def check_model_setting(self, setting: Mapping[str, Any]) -> None:
-        model_side.check_setting(setting)
-
-    def model_settings(self, sweep: bool = False) -> list[dict[str, Any]]:
-        return model_side.sweep_settings() if sweep else [self.model_setting()]
 
     def model_groups(self, items: Sequence[ItemData], setting: Mapping[str, Any]) -> list[list[str]]:
         return model_side.groups(items)
 
-    def model_requests(self, items: Sequence[ItemData], assets: Mapping[str, Any], setting: Mapping[str, Any], *,
-                       pool: Sequence[ItemData] = (), prior: Mapping[str, Any] | None = None,
-                       kind: str = "causal") -> list[Any]:
-        return model_side.requests(items, setting)
+    # -- results (results.py) --------------------------------------------------------------
+    def breakdowns(self, results_input: ResultsInput) -> dict[str, Any]:
+        return results_side.breakdowns(results_input)
 
-    def model_answers(self, items: Sequence[ItemData], setting: Mapping[str, Any], results: Mapping[str, Any], *,
-                      assets: Mapping[str, Any] | None = None, kind: str = "causal") -> dict[str, ModelAnswer]:
-        return model_side.answers(items, setting, results)
+    def headline_results(self, breakdowns: Mapping[str, Any]) -> dict[str, Any]:
+        points = results_side.oracle_points(dict(breakdowns))
+        return {} if points is None else {"oracle_by_position": points}

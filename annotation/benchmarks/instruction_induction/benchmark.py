@@ -8,8 +8,21 @@ import math
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ..base import Asset, Benchmark, DatasetError, ImportBundle, ItemData, ModelAnswer, Scored, SourceFile, seeded_rng
+from ..base import (
+    Asset,
+    Benchmark,
+    DatasetError,
+    DemoSetup,
+    ImportBundle,
+    ItemData,
+    ResultsInput,
+    Scored,
+    SourceFile,
+    seeded_rng,
+)
+from ..design import DesignOption
 from . import model as model_side
+from . import results as results_side
 from . import sources
 from .prompts import (
     INDUCTION_PREFIX,
@@ -49,12 +62,28 @@ INSTRUCTIONS = (
 )
 
 
+class _RepeatedName(ValueError):
+    pass
+
+
+def _refusing_repeated_names(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for name, value in pairs:
+        if name in found:
+            raise _RepeatedName(name)
+        found[name] = value
+    return found
+
+
 def _read_json(source: Path, relative: str) -> Any:
     path = source / relative
     if not path.is_file():
         raise DatasetError(relative, "file not found")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=_refusing_repeated_names)
+    except _RepeatedName as exc:
+        raise DatasetError(relative, f"the name {exc.args[0]!r} appears twice in one object (an example id "
+                                     "must be unique; JSON would silently keep the last)") from None
     except UnicodeDecodeError as exc:
         raise DatasetError(relative, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     except json.JSONDecodeError as exc:
@@ -156,7 +185,20 @@ class InstructionInduction(Benchmark):
         "exclude_at": 0,
         "seed": 0,
     }
+    design_options = (
+        DesignOption("tasks_per_participant", "Tasks per participant", minimum=1, maximum=24,
+                     help="each a different task, balanced so that tasks are used evenly"),
+        DesignOption("annotators_per_task", "Participants per task", minimum=1,
+                     help="how many people write an instruction for each task"),
+        DesignOption("per_unit", "Participants per unit", minimum=1),
+        DesignOption("min_chars", "Shortest instruction accepted (characters)", minimum=1),
+        DesignOption("seed", "Seed of the prompt draw", minimum=0),
+    )
     default_consent = CONSENT
+    category_field = "task"
+    demo = DemoSetup(study="Instruction induction demo", split="induce",
+                     imported="Imported instruction induction: {created} items")
+    executes_instructions = True
     default_instructions = INSTRUCTIONS
 
     def source_files(self) -> list[SourceFile]:
@@ -253,19 +295,9 @@ class InstructionInduction(Benchmark):
         return units
 
     # -- model runs (model.py) -----------------------------------------------------------------
+    model_module = model_side
     default_model_setting: Mapping[str, Any] = model_side.DEFAULT_SETTING
 
-    def check_model_setting(self, setting: Mapping[str, Any]) -> None:
-        model_side.check_setting(setting)
-
-    def model_setting_label(self, setting: Mapping[str, Any]) -> str:
-        return model_side.setting_label(setting)
-
-    def model_requests(self, items: Sequence[ItemData], assets: Mapping[str, Any], setting: Mapping[str, Any], *,
-                       pool: Sequence[ItemData] = (), prior: Mapping[str, Any] | None = None,
-                       kind: str = "causal") -> list[Any]:
-        return model_side.requests(items, assets, setting, prior or {})
-
-    def model_answers(self, items: Sequence[ItemData], setting: Mapping[str, Any], results: Mapping[str, Any], *,
-                      assets: Mapping[str, Any] | None = None, kind: str = "causal") -> dict[str, ModelAnswer]:
-        return model_side.answers(items, setting, results, assets or {})
+    # -- results (results.py) --------------------------------------------------------------
+    def breakdowns(self, results_input: ResultsInput) -> dict[str, Any]:
+        return results_side.breakdowns(results_input)

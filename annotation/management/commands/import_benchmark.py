@@ -1,13 +1,12 @@
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation import benchmarks
 from annotation.benchmarks.base import DatasetError
+from annotation.selectors import datasets_dir, download_dir
 from annotation.services import benchmark_import, benchmark_sources_fetch, benchmark_sources_verify
 
 
@@ -28,11 +27,11 @@ class Command(BaseCommand):
                episodes: int | None, **options) -> None:
         definition = benchmarks.get(benchmark)
         if source is None and definition.source_files():
-            shared = os.environ.get("DATASETS_DIR") or settings.DATASETS_DIR
-            if shared and (Path(shared) / benchmark).is_dir():
-                source = Path(shared) / benchmark
+            shared = datasets_dir(benchmark)
+            if shared is not None and shared.is_dir():
+                source = shared
             else:
-                target = download_to or Path(settings.VAR_DIR) / "datasets" / benchmark
+                target = download_to or download_dir(benchmark)
                 self.stdout.write(f"Downloading {benchmark} from its pinned URLs to {target} ...")
                 try:
                     source = benchmark_sources_fetch(name=benchmark, dest=target)
@@ -53,6 +52,7 @@ class Command(BaseCommand):
         except DatasetError as exc:
             raise CommandError(f"Refused, nothing was written: {exc}") from exc
         splits = ", ".join(f"{split} {count}" for split, count in sorted(result.splits.items()))
+        relabelled = f", {result.relabelled} with new row numbers or labels only" if result.relabelled else ""
         self.stdout.write(self.style.SUCCESS(
-            f"{benchmark}: {result.created} created, {result.updated} updated, {result.unchanged} unchanged "
-            f"({splits}); {result.assets} assets"))
+            f"{benchmark}: {result.created} created, {result.updated} updated, {result.unchanged} unchanged"
+            f"{relabelled} ({splits}); {result.assets} assets"))

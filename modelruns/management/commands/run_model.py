@@ -5,11 +5,11 @@ from typing import Any, TextIO
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from modelruns import selectors, services
+from modelruns import selectors, services, work
 from modelruns.forms import parse_setting_pairs
 from modelruns.models import ModelRun, ModelSpec
+from modelruns.management.options import add_model_options, model_spec, study_named
 from modelruns.tasks import run_shard
-from studies.models import Study
 
 
 class ProgressBar:
@@ -39,20 +39,13 @@ def _runs_in_process() -> bool:
 
 class Command(BaseCommand):
     help = ("Run a model over a study's items: creates the run(s) and queues one task per shard for the "
-            "task workers (`manage.py db_worker`, or with TASK_QUEUE=redis `manage.py rqworker models "
+            "task workers (`manage.py run_worker`, or with TASK_QUEUE=redis `manage.py rqworker models "
             "--job-class django_tasks_rq.Job --worker-class rq.worker.SimpleWorker`). With --wait, or "
             "TASK_QUEUE=immediate, it runs here with a progress bar. Starting the same model, study and "
             "setting again resumes the run instead of duplicating it.")
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--study", required=True, help="the study's name (or id)")
-        parser.add_argument("--model", required=True, help="a Hugging Face id, a local path, or an alias (smollm2)")
-        parser.add_argument("--kind", default=ModelSpec.Kind.CAUSAL, choices=ModelSpec.Kind.values)
-        parser.add_argument("--revision", default="", help="Hub branch, tag or commit")
-        parser.add_argument("--dtype", default=ModelSpec.Dtype.FLOAT32, choices=ModelSpec.Dtype.values)
-        parser.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:1 ...")
-        parser.add_argument("--setting", nargs="+", action="extend", default=[], metavar="KEY=VALUE",
-                            help="model setting of the benchmark, e.g. template=2 k=5")
+        add_model_options(parser, "--model", ModelSpec.Kind.values, "model setting of the benchmark, e.g. template=2 k=5")
         parser.add_argument("--sweep", action="store_true", help="one run per setting of the paper's grid")
         parser.add_argument("--wait", action="store_true", help="run here and now, with a progress bar")
         parser.add_argument("--shard-size", type=int, default=services.DEFAULT_SHARD_SIZE, help="items per task")
@@ -60,16 +53,14 @@ class Command(BaseCommand):
                             help="seconds without a heartbeat after which a shard is taken over")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        study = self._study(options["study"])
+        study = study_named(options["study"])
         try:
             overrides = parse_setting_pairs(options["setting"])
-            spec = services.modelspec_get_or_create(model=options["model"], revision=options["revision"],
-                                                    dtype=options["dtype"], device=options["device"],
-                                                    kind=options["kind"])
+            spec = model_spec(options, "model")
             here = options["wait"] or _runs_in_process()
-            started = services.modelruns_start(study=study, spec=spec, overrides=overrides, sweep=options["sweep"],
-                                               shard_size=options["shard_size"], lease_seconds=options["lease"],
-                                               enqueue=not here)
+            started = services.modelrun_start_many(study=study, spec=spec, overrides=overrides,
+                                                   sweep=options["sweep"], shard_size=options["shard_size"],
+                                                   lease_seconds=options["lease"], enqueue=not here)
         except (ValueError, services.ModelRunError) as exc:
             raise CommandError(str(exc)) from exc
         for item in started:
@@ -84,19 +75,11 @@ class Command(BaseCommand):
         if any(failed):
             raise CommandError(f"{sum(failed)} run(s) failed")
 
-    def _study(self, name: str) -> Study:
-        study = Study.objects.filter(name=name).first()
-        if study is None and name.isdigit():
-            study = Study.objects.filter(pk=int(name)).first()
-        if study is None:
-            raise CommandError(f"no study named {name!r}")
-        return study
-
     def _work(self, run: ModelRun) -> bool:
         """Score the run here; True when it failed."""
         bar = ProgressBar(self.stdout, f"run {run.pk}")
         started = time.monotonic()
-        services.modelrun_work(run=run, worker=services.worker_name("run_model"), on_progress=bar)
+        work.modelrun_work(run=run, worker=work.worker_name("run_model"), on_progress=bar)
         self.stdout.write("")
         run.refresh_from_db()
         if run.status == ModelRun.Status.FAILED:

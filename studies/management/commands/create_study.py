@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation import benchmarks
+from studies.models import Study
 from studies.services import StudyError, study_create
 
 
@@ -22,8 +24,18 @@ class Command(BaseCommand):
         parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                             help="any other design setting of the benchmark (repeatable)")
         parser.add_argument("--draft", action="store_true", help="create as draft instead of live")
+        parser.add_argument("--owner", metavar="USERNAME",
+                            help="the researcher who sees and acts on the study (without one: superusers only)")
+        parser.add_argument("--pid-format", choices=list(Study.PidFormat.values), default=Study.PidFormat.PROLIFIC,
+                            help="what a PROLIFIC_PID must look like: 'prolific' (24 hex characters, the default) "
+                                 "or 'token' (any 1-64 letters, digits, '-' or '_', for pilots and other recruiters)")
 
     def handle(self, *args, **options) -> None:
+        owner = None
+        if options["owner"]:
+            owner = get_user_model().objects.filter(username=options["owner"]).first()
+            if owner is None:
+                raise CommandError(f"--owner {options['owner']!r}: no user has this username")
         design = {
             "units": options["units"], "per_unit": options["per_unit"], "unit_size": options["unit_size"],
             "attention_checks": options["attention_checks"], "exclude_at": options["exclude_at"],
@@ -36,7 +48,8 @@ class Command(BaseCommand):
             design[key] = int(value) if value.lstrip("-").isdigit() else value
         try:
             study = study_create(name=options["name"], benchmark=options["benchmark"], design=design,
-                                 group=options["group"], status="draft" if options["draft"] else "live")
+                                 group=options["group"], status="draft" if options["draft"] else "live",
+                                 owner=owner, pid_format=options["pid_format"])
         except StudyError as exc:
             raise CommandError(str(exc)) from exc
         units = study.units.count()

@@ -1,0 +1,91 @@
+"""AmbiBench's results beside overall accuracy (Tamkin et al., Section 4.3): accuracy by example
+position, per salient feature and per feature and format, with bootstrap CIs over episodes, and
+the Bayesian oracle over the same episodes."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any, Iterable
+
+from ..base import ResultsInput
+from .oracle import OracleEpisode, oracle_curve
+from .positions import PositionAnswer, position_curve, position_curves
+
+
+def is_position_item(meta: Any) -> bool:
+    return "episode" in meta and "position" in meta
+
+
+def _position_answer(episode: str, meta: Any, correct: bool, valid: bool) -> PositionAnswer:
+    return PositionAnswer(episode=episode, position=int(meta["position"]), score=1.0 if correct else 0.0,
+                          salient_feature=meta.get("salient_feature"), format=meta.get("format"), valid=valid)
+
+
+def _curves(answers: list[PositionAnswer], *, n_boot: int, seed: int) -> dict[str, Any]:
+    if not answers:
+        return {"overall": None, "by_feature": [], "by_feature_format": []}
+    return {
+        "overall": position_curve(answers, n_boot=n_boot, seed=seed).to_dict(),
+        "by_feature": [c.to_dict() for c in position_curves(answers, by=("salient_feature",), n_boot=n_boot,
+                                                             seed=seed)],
+        "by_feature_format": [c.to_dict() for c in position_curves(answers, n_boot=n_boot, seed=seed)],
+    }
+
+
+def _oracle_episodes(items: Iterable[Any]) -> dict[str | None, list[OracleEpisode]]:
+    episodes: dict[str, list[Any]] = defaultdict(list)
+    for item in items:
+        if is_position_item(item.meta) and isinstance(item.meta.get("features"), dict) and item.gold:
+            episodes[str(item.meta["episode"])].append(item)
+    by_feature: dict[str | None, list[OracleEpisode]] = defaultdict(list)
+    for episode in sorted(episodes):
+        ordered = sorted(episodes[episode], key=lambda item: int(item.meta["position"]))
+        features = tuple(ordered[0].meta["features"])
+        oracle = OracleEpisode(features=features, examples=[(i.meta["features"], i.gold) for i in ordered])
+        by_feature[None].append(oracle)
+        by_feature[ordered[0].meta.get("salient_feature")].append(oracle)
+    return by_feature
+
+
+def _oracle(results: ResultsInput) -> dict[str, Any]:
+    items = [item for key, item in results.items.items() if results.item_passes(key)]
+    try:
+        groups = _oracle_episodes(items)
+        overall = oracle_curve(groups.get(None, [])).to_dict() if groups.get(None) else None
+        features = [{**oracle_curve(episodes).to_dict(), "group": {"salient_feature": feature}}
+                    for feature, episodes in sorted(groups.items(), key=lambda kv: str(kv[0])) if feature is not None]
+    except ValueError:
+        # episodes outside the oracle's task family (not two binary features): no oracle
+        return {"overall": None, "by_feature": []}
+    return {"overall": overall, "by_feature": features}
+
+
+def by_position(results: ResultsInput) -> dict[str, Any]:
+    # For humans one episode is one participant's run through it.
+    n_boot, seed, items = results.n_boot, results.seed, results.items
+    human_answers = [_position_answer(f"{h.annotator}/{h.meta['episode']}", h.meta, h.correct, h.valid)
+                     for h in results.humans if is_position_item(h.meta)]
+    models = []
+    for run in results.runs:
+        answers = [_position_answer(f"{items[m.item_key].meta['episode']}/{m.variant}",
+                                    items[m.item_key].meta, bool(m.correct), m.valid)
+                   for m in results.rows_by_run[run.id] if is_position_item(items[m.item_key].meta)]
+        if answers:
+            models.append({"run": run.id, "label": run.label, **_curves(answers, n_boot=n_boot, seed=seed)})
+    return {"humans": _curves(human_answers, n_boot=n_boot, seed=seed), "models": models,
+            "oracle": _oracle(results)}
+
+
+def breakdowns(results: ResultsInput) -> dict[str, Any]:
+    if any(is_position_item(item.meta) for item in results.items.values()):
+        return {"by_position": by_position(results)}
+    return {}
+
+
+def oracle_points(sections: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """The oracle's accuracy per position, reported beside the study's headline numbers."""
+    curve = sections.get("by_position", {}).get("oracle", {}).get("overall")
+    if curve is None:
+        return None
+    return [{"position": p["position"], "n_episodes": p["n_episodes"], "accuracy": p["accuracy"]}
+            for p in curve["points"]]

@@ -1,0 +1,33 @@
+"""Reading implicature's labels and exchanges as the authors do: the published yes/no parser, the
+text kept from a cell, the content key of an exchange."""
+
+from __future__ import annotations
+
+from ..base import content_key
+
+#: the registry key
+NAME = "implicature"
+
+
+def parse_label(text: str) -> str | None:
+    """The published rule: 'yes' in the first 5 lower-cased chars, else 'no' in the first 4."""
+    lowered = text.strip().lower()
+    if "yes" in lowered[:5]:
+        return "yes"
+    if "no" in lowered[:4]:
+        return "no"
+    return None
+
+
+def clean_text(text: str) -> str:
+    """An utterance or response as the authors' loader keeps it: only line breaks are stripped from
+    the ends (`_process_text` in do-pigs-fly's src/dataset.py); spaces stay, since the model reads
+    them. Their reader keeps a cell's Windows "\r\n" and strips the "\n" alone; a stray "\r" in a
+    prompt is an accident of that reader, so both characters go."""
+    return text.strip("\r\n")
+
+
+def item_key(split: str, utterance: str, response: str) -> str:
+    """An implicature is its exchange: the key hashes utterance and response (not the label, which a
+    corrected file may change), so a row inserted above it does not give it another item's key."""
+    return f"{split}-{content_key(utterance, response)}"

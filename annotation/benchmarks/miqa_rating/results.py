@@ -1,0 +1,16 @@
+"""The results of rating MiQA's generative answers: no breakdown beside the graded section (ICC(2,k)
+per block and each model's generative score), which the results code draws for every study whose
+benchmark has an answer scale; the grades are MiQA's one scale (`miqa.RATING_SCALE`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..base import ResultsInput
+from ..miqa import RATING_SCALE
+
+ANSWER_SCALE = RATING_SCALE
+
+
+def breakdowns(results: ResultsInput) -> dict[str, Any]:
+    return {}

@@ -1,0 +1,81 @@
+"""Instruction-induction baselines: a study's written instructions and the gold instructions,
+executed by a chosen model and compared with the gold set, exactly as a model's own instructions
+are (Honovich et al., Table 2's human and gold rows).
+
+Scoring again with the same executor replaces that executor's earlier scores for the study.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from django.db import transaction
+
+from annotation.benchmarks.instruction_induction import model as induction
+from modelruns import selectors
+from modelruns.models import InstructionScore, ModelSpec
+from modelruns.scoring import LoadKey, Progress, scorer_for
+from modelruns.storable import storable
+from studies.models import Study
+
+
+class InstructionScoringError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class ScoredInstructions:
+    written: int
+    gold: int
+    tasks: int
+
+
+def _scorer(spec: ModelSpec) -> Any:
+    return scorer_for(LoadKey(spec.model, spec.revision, spec.dtype, spec.device, spec.kind))
+
+
+def instructionscores_compute(*, study: Study, executor: ModelSpec, setting: Mapping[str, Any] | None = None,
+                              progress: Progress | None = None) -> ScoredInstructions:
+    """Execute the study's written instructions and its tasks' gold instructions with `executor`
+    (same prompt, decoding and metric as a model's instructions) and store their scores."""
+    if not study.definition.executes_instructions:
+        raise InstructionScoringError(f"study {study.name!r} is not an instruction-induction study")
+    if executor.kind not in ("causal", "seq2seq"):
+        raise InstructionScoringError(f"the executor must be a causal or seq2seq model, not {executor.kind}")
+    definition = study.definition
+    try:
+        full = definition.model_setting(setting)
+    except ValueError as exc:
+        raise InstructionScoringError(str(exc)) from exc
+    if full.get("mode", "induce") != "induce":
+        raise InstructionScoringError("written and gold instructions are executed; mode is a model-run setting")
+    assets = selectors.benchmark_assets(study.benchmark)
+    references = assets.get("references") or {}
+    tasks = selectors.study_tasks(study)
+    responses = {f"written|{response.pk}": response for response in selectors.written_instructions(study)}
+    # the whole text as written (`answer` is a copy cut to its column's length)
+    instructions = [induction.written_instruction(key, str(response.item.meta["task"]), response.raw_answer.strip(),
+                                                  references) for key, response in responses.items()]
+    instructions += induction.gold_instructions(references, tasks)
+    if not instructions:
+        raise InstructionScoringError(f"study {study.name!r} has no instructions to score")
+    scorer = _scorer(executor)
+    results = scorer.run(induction.baseline_requests(instructions, assets, full), progress)
+    scores = induction.baseline_scores(instructions, assets, full, results)
+    rows = []
+    for instruction in instructions:
+        score = scores[instruction.key]
+        gold = instruction.gold_index is not None
+        rows.append(InstructionScore(
+            study=study, executor=executor, task=instruction.task, response=responses.get(instruction.key),
+            source=InstructionScore.Source.GOLD if gold else InstructionScore.Source.WRITTEN,
+            gold_index=instruction.gold_index,
+            instruction=storable(instruction.text), execution_accuracy=score["execution_accuracy"],
+            reference_similarity=score["reference_similarity"], similarity_model=score["similarity_model"],
+            setting=dict(full), outputs=storable(score["outputs"])))
+    with transaction.atomic():
+        InstructionScore.objects.filter(study=study, executor=executor).delete()
+        InstructionScore.objects.bulk_create(rows, batch_size=500)
+    written = sum(row.source == InstructionScore.Source.WRITTEN for row in rows)
+    return ScoredInstructions(written=written, gold=len(rows) - written, tasks=len(tasks))

@@ -1,0 +1,251 @@
+"""What a worker does with a model run: claim a shard, score it, write its answers, finish the run.
+
+How a run survives killed workers: a run is cut into shards (runs of whole item groups). Every
+shard gets a task; a task claims a shard with a conditional UPDATE (one winner, on SQLite and
+PostgreSQL alike), sends heartbeats while the engine works, and writes the shard's answers and
+its `done` mark in one transaction, with the (run, item, variant) constraint turning any second
+write into a no-op. A shard whose worker stops sending heartbeats for `lease_seconds` can be
+claimed again. A task keeps claiming shards of its run until none is left, and while other
+workers hold the last ones it waits, so as long as one task of the run is alive the run finishes.
+Queueing the tasks, and the sweep that takes back what killed workers left, are in
+`modelruns.services`; the task itself (`modelruns.tasks`) calls `shard_work`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import time
+import traceback
+from datetime import timedelta
+from typing import Callable, Mapping, Sequence
+
+from django.db import transaction
+from django.db.models import Case, F, PositiveIntegerField, Q, Sum, When
+from django.utils import timezone
+
+from annotation.benchmarks.base import ModelAnswer, answer_variants
+from modelruns import execution
+from modelruns.models import ModelResponse, ModelRun, ModelShard, ModelSpec
+from modelruns.scoring import LoadKey, Scorer, scorer_for
+from modelruns.storable import storable
+
+logger = logging.getLogger(__name__)
+
+#: a shard that raised this many times fails its run
+MAX_ERRORS = 3
+#: a shard claimed this many times without finishing (workers keep dying on it) fails its run
+MAX_CLAIMS = 6
+
+#: called as on_progress(items done, items in the run)
+RunProgress = Callable[[float, int], None]
+
+def worker_name(suffix: str = "") -> str:
+    name = f"{socket.gethostname()}:{os.getpid()}"
+    return f"{name}:{suffix}" if suffix else name
+
+
+def _modelrun_fail(run: ModelRun, error: str) -> None:
+    ModelRun.objects.filter(pk=run.pk, status__in=ModelRun.ACTIVE).update(
+        status=ModelRun.Status.FAILED, error=error[:10000], finished_at=timezone.now())
+
+
+def _modelrun_mark_running(run: ModelRun, identity: Mapping[str, str]) -> None:
+    now = timezone.now()
+    ModelRun.objects.filter(pk=run.pk, status=ModelRun.Status.QUEUED).update(status=ModelRun.Status.RUNNING, started_at=now)
+    ModelRun.objects.filter(pk=run.pk, started_at__isnull=True).update(started_at=now)
+    if identity and run.model_identity != identity:
+        ModelRun.objects.filter(pk=run.pk).update(model_identity=dict(identity))
+
+
+def modelrun_finish_if_complete(*, run: ModelRun) -> bool:
+    """Mark the run done when every shard is; True when it is (now or before)."""
+    if run.shards.exclude(status=ModelShard.Status.DONE).exists():
+        return False
+    ModelRun.objects.filter(pk=run.pk, status__in=ModelRun.ACTIVE).update(
+        status=ModelRun.Status.DONE, finished_at=timezone.now(), progress_done=F("progress_total"))
+    return True
+
+
+# -- shards -----------------------------------------------------------------------------------
+
+
+def _claimable(run: ModelRun, now) -> Q:
+    stale = now - timedelta(seconds=run.lease_seconds)
+    return Q(status=ModelShard.Status.PENDING) | Q(status=ModelShard.Status.RUNNING, heartbeat_at__lt=stale)
+
+
+def shard_claim(*, run: ModelRun, worker: str, prefer: int | None = None) -> ModelShard | None:
+    """Take a pending shard, or one whose worker went silent; `prefer` is tried first.
+
+    The claim is a conditional UPDATE: of two workers racing for a shard exactly one matches.
+    """
+    now = timezone.now()
+    claimable = _claimable(run, now)
+    candidates = list(run.shards.filter(claimable).order_by("index").values_list("pk", "attempts"))
+    candidates.sort(key=lambda row: row[0] != prefer)
+    for pk, attempts in candidates:
+        if attempts >= MAX_CLAIMS:
+            if ModelShard.objects.filter(Q(pk=pk) & claimable).update(status=ModelShard.Status.FAILED, finished_at=now,
+                                                                       error="claimed too often without finishing"):
+                _modelrun_fail(run, f"shard {pk} was claimed {attempts} times without finishing: "
+                                    "workers keep stopping on it (out of memory?)")
+            return None
+        # the SET expressions read the row as it was: a RUNNING shard here is one whose lease ran out
+        taken_over = Q(status=ModelShard.Status.RUNNING)
+        claimed = ModelShard.objects.filter(Q(pk=pk) & claimable).update(
+            status=ModelShard.Status.RUNNING, worker=worker, heartbeat_at=now, attempts=F("attempts") + 1,
+            reclaims=Case(When(taken_over, then=F("reclaims") + 1), default=F("reclaims"),
+                          output_field=PositiveIntegerField()),
+            reclaimed_at=Case(When(taken_over, then=now), default=F("reclaimed_at")))
+        if claimed:
+            return ModelShard.objects.get(pk=pk)
+    return None
+
+
+def shard_heartbeat(*, shard: ModelShard, worker: str) -> bool:
+    """Renew the lease; False when another worker took the shard over (its answers will match)."""
+    return bool(ModelShard.objects.filter(pk=shard.pk, worker=worker, status=ModelShard.Status.RUNNING)
+                .update(heartbeat_at=timezone.now()))
+
+
+@transaction.atomic
+def shard_complete(*, shard: ModelShard, worker: str,
+                   answers: Mapping[int, ModelAnswer | Sequence[ModelAnswer]]) -> int:
+    """Write a shard's answers and mark it done; returns how many rows were new.
+
+    Idempotent: answers already stored (a retry, a worker presumed dead that finished after all)
+    are left alone by the unique constraint, and a done shard stays done.
+    """
+    # Locking the run row serialises the shards of one run finishing at the same moment, so the
+    # progress sum each computes includes the others' committed shards.
+    run = ModelRun.objects.select_for_update().get(pk=shard.run_id)
+    existing = ModelResponse.objects.filter(run=run, item_id__in=list(answers)).count()
+    ModelResponse.objects.bulk_create([
+        ModelResponse(run=run, item_id=item_id, variant=answer.variant, raw_answer=storable(answer.raw_answer),
+                      answer=storable(answer.answer), valid=answer.valid, correct=answer.correct,
+                      scores=storable(dict(answer.scores)),
+                      truncated_tokens=answer.truncated_tokens)
+        for item_id, given in answers.items() for answer in answer_variants(given)
+    ], ignore_conflicts=True, batch_size=500)
+    created = ModelResponse.objects.filter(run=run, item_id__in=list(answers)).count() - existing
+    now = timezone.now()
+    if ModelShard.objects.filter(pk=shard.pk).exclude(status=ModelShard.Status.DONE).update(
+            status=ModelShard.Status.DONE, finished_at=now, worker=worker, error=""):
+        done = run.shards.filter(status=ModelShard.Status.DONE).aggregate(items=Sum("size"))["items"] or 0
+        ModelRun.objects.filter(pk=run.pk).update(progress_done=min(done, run.progress_total))
+    modelrun_finish_if_complete(run=run)
+    return created
+
+
+def shard_fail(*, shard: ModelShard, worker: str, error: str) -> None:
+    """Give the shard back for another try, or fail it (and the run) after MAX_ERRORS errors."""
+    errors = shard.errors + 1
+    if errors >= MAX_ERRORS:
+        ModelShard.objects.filter(pk=shard.pk).update(status=ModelShard.Status.FAILED, errors=errors,
+                                                      error=error[-10000:], finished_at=timezone.now())
+        _modelrun_fail(shard.run, f"shard {shard.index} failed {errors} times; last error:\n{error[-8000:]}")
+    else:
+        ModelShard.objects.filter(pk=shard.pk, worker=worker).update(status=ModelShard.Status.PENDING, errors=errors,
+                                                                     error=error[-10000:])
+
+
+# -- doing the work ---------------------------------------------------------------------------
+
+
+def _scorer(spec: ModelSpec) -> Scorer:
+    return scorer_for(LoadKey(spec.model, spec.revision, spec.dtype, spec.device, spec.kind))
+
+
+def open_shards(run: ModelRun):
+    return run.shards.filter(status__in=[ModelShard.Status.PENDING, ModelShard.Status.RUNNING])
+
+
+def _seconds_until_claimable(run: ModelRun) -> float | None:
+    """0 when a shard can be claimed now, the wait until the next lease runs out, None when all are finished."""
+    beats = list(open_shards(run).values_list("status", "heartbeat_at"))
+    if not beats:
+        return None
+    if any(status == ModelShard.Status.PENDING for status, _ in beats):
+        return 0.0
+    now = timezone.now()
+    expiries = [(beat + timedelta(seconds=run.lease_seconds) - now).total_seconds() for _, beat in beats if beat]
+    return max(0.0, min(expiries)) if expiries else 0.0
+
+
+class _Heartbeat:
+    """The engine's progress callback: renews the lease now and then and reports progress."""
+
+    def __init__(self, shard: ModelShard, worker: str, run: ModelRun, on_progress: RunProgress | None) -> None:
+        self.shard, self.worker, self.run, self.on_progress = shard, worker, run, on_progress
+        self.interval = max(0.5, run.lease_seconds / 6)
+        self.last = time.monotonic()
+
+    def __call__(self, done: int, total: int) -> None:
+        if time.monotonic() - self.last >= self.interval:
+            shard_heartbeat(shard=self.shard, worker=self.worker)
+            self.last = time.monotonic()
+        if self.on_progress is not None and total:
+            self.on_progress(self.run.progress_done + self.shard.size * done / total, self.run.progress_total)
+
+
+def _shard_process(run: ModelRun, shard: ModelShard, scorer: Scorer, worker: str,
+                   on_progress: RunProgress | None) -> None:
+    try:
+        answers = execution.shard_answers(run, shard, scorer, _Heartbeat(shard, worker, run, on_progress))
+    except Exception:  # noqa: BLE001 - any error of one shard is recorded on it, and retried
+        logger.exception("shard %s of run %s failed", shard.index, run.pk)
+        shard_fail(shard=shard, worker=worker, error=traceback.format_exc())
+        return
+    shard_complete(shard=shard, worker=worker, answers=answers)
+
+
+def modelrun_work(*, run: ModelRun, worker: str, prefer: int | None = None,
+                  on_progress: RunProgress | None = None, sleep: Callable[[float], None] = time.sleep) -> int:
+    """Claim and score shards of `run` until none is left; returns how many this call scored.
+
+    While every remaining shard is held by another worker, wait: if that worker dies its lease
+    runs out and this call takes the shard over.
+    """
+    run = ModelRun.objects.select_related("spec", "study").filter(pk=run.pk).first()
+    if run is None:  # deleted while its tasks waited in the queue
+        return 0
+    if run.status not in ModelRun.ACTIVE or _seconds_until_claimable(run) is None:
+        modelrun_finish_if_complete(run=run)
+        return 0
+    scorer = _scorer(run.spec)
+    try:
+        scorer.load()
+    except Exception as exc:  # noqa: BLE001 - the run says why, instead of retrying forever
+        logger.exception("loading %s failed", run.spec)
+        _modelrun_fail(run, f"loading {run.spec.model!r} failed: {type(exc).__name__}: {exc}")
+        return 0
+    _modelrun_mark_running(run, scorer.identity())
+    scored = 0
+    while True:
+        run.refresh_from_db(fields=["status", "progress_done"])
+        if run.status not in ModelRun.ACTIVE:
+            break
+        shard = shard_claim(run=run, worker=worker, prefer=prefer)
+        if shard is not None:
+            _shard_process(run, shard, scorer, worker, on_progress)
+            scored += 1
+            if on_progress is not None:
+                run.refresh_from_db(fields=["progress_done"])
+                on_progress(run.progress_done, run.progress_total)
+            continue
+        wait = _seconds_until_claimable(run)
+        if wait is None:
+            break
+        sleep(min(max(wait, 0.2), 2.0))
+    modelrun_finish_if_complete(run=run)
+    return scored
+
+
+def shard_work(*, shard_id: int, worker: str) -> int:
+    """The task body: work on the shard's run, starting with that shard."""
+    shard = ModelShard.objects.select_related("run").filter(pk=shard_id).first()
+    if shard is None:
+        return 0
+    return modelrun_work(run=shard.run, worker=worker, prefer=shard_id)

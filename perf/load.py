@@ -1,0 +1,417 @@
+"""Simulated participants over real HTTP, and the database check that follows a load.
+
+A participant is an aiohttp session with its own cookie jar that walks a study as a browser does:
+the study link, the start page's form, consent, instructions, then one answer per item, on either
+path of the answer form:
+- `nojs`: the form's own POST, answered 302 to the step page, which the participant then GETs;
+- `htmx`: the POST htmx sends (`HX-Request: true`, the CSRF token in `X-CSRFToken`), answered with
+  the next item's fragment; after the last item an `HX-Redirect` to the done page.
+Nothing is followed automatically: every request is one the participant makes and counts.
+
+A request that fails (connection refused or cut, a timeout, a 5xx) is never sent again as it was:
+like a person, the participant reloads the step page and goes on from what the server shows (or
+opens the study link again when the server no longer knows them). Only an answer POST answered
+200 or 302 counts as acknowledged; `verify` then checks each one is stored exactly once.
+
+Pure Python (aiohttp only): the benchmark `perf/participants.py` and the serving fault test share it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from html import unescape
+from typing import Awaitable, Callable, Iterable, Sequence
+
+import aiohttp
+
+PATHS = ("htmx", "nojs")
+
+_CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+_START_FORM = re.compile(r'id="start".*?<form[^>]*action="([^"]+)"(.*?)</form>', re.S)
+_HIDDEN = re.compile(r'<input type="hidden" name="([^"]+)" value="([^"]*)">')
+_ITEM = re.compile(r'name="item" value="(\d+)"')
+_POSITION = re.compile(r'name="position" value="(\d+)"')
+_CHOICES = re.compile(r'<button type="submit" name="answer" value="([^"]+)"')
+_CODE = re.compile(r'id="completion-code">([^<]+)<')
+_KINDS = (("item", 'id="item-area"'), ("done", 'id="done"'), ("consent", 'id="consent"'),
+          ("instructions", 'id="instructions"'), ("start", 'id="start"'))
+
+
+class Failed(Exception):
+    """A request that got no usable answer: the participant reloads."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    pid: str
+    position: int
+    item: int
+    answer: str
+
+
+@dataclass
+class Outcome:
+    """What one participant did and saw."""
+
+    pid: str
+    completed: bool = False
+    code: str = ""
+    acknowledged: list[Answer] = field(default_factory=list)
+    answer_ms: list[float] = field(default_factory=list)
+    statuses: Counter = field(default_factory=Counter)
+    failures: int = 0
+    reloads: int = 0
+    error: str = ""
+
+    @property
+    def server_errors(self) -> int:
+        return sum(count for status, count in self.statuses.items() if status >= 500)
+
+
+def page_kind(html: str) -> str:
+    for kind, marker in _KINDS:
+        if marker in html:
+            return kind
+    return "problem"
+
+
+class Participant:
+    """One person with one browser: `start` (to the first item), `answer_all`, `finish` (the done page)."""
+
+    def __init__(self, http: aiohttp.ClientSession, *, base_url: str, link: str, pid: str, path: str,
+                 session_id: str, on_answer: Callable[[Answer], None] | None = None,
+                 max_failures: int = 50, backoff: float = 0.25) -> None:
+        if path not in PATHS:
+            raise ValueError(f"path must be one of {PATHS}, not {path!r}")
+        self.http, self.base, self.link, self.path = http, base_url.rstrip("/"), link, path
+        self.outcome = Outcome(pid)
+        self.session_id, self.on_answer = session_id, on_answer
+        self.max_failures, self.backoff = max_failures, backoff
+        self.page = ""
+        #: where an `HX-Redirect` sends the browser next
+        self.next_url = ""
+        self.reloading = False
+        self.rng = random.Random(pid)
+
+    # -- requests -----------------------------------------------------------------------------
+
+    async def _send(self, method: str, url: str, data: dict | None = None,
+                    headers: dict | None = None) -> tuple[int, dict, str, float]:
+        began = time.perf_counter()
+        try:
+            async with self.http.request(method, url if url.startswith("http") else self.base + url, data=data,
+                                         headers=headers, allow_redirects=False) as answer:
+                body = await answer.text()
+        except (aiohttp.ClientError, asyncio.TimeoutError, ConnectionError) as exc:
+            raise Failed(f"{method} {url}: {type(exc).__name__}") from exc
+        took = (time.perf_counter() - began) * 1000
+        self.outcome.statuses[answer.status] += 1
+        if answer.status >= 500:
+            raise Failed(f"{method} {url}: {answer.status}")
+        return answer.status, dict(answer.headers), body, took
+
+    async def _get(self, url: str) -> str:
+        """GET `url` and the redirects it answers, as a browser does."""
+        for _ in range(5):
+            status, headers, body, _took = await self._send("GET", url)
+            if status not in (301, 302, 303):
+                return body
+            url = headers["Location"]
+        raise Failed(f"too many redirects from {url}")
+
+    async def _post_form(self, action: str, fields: dict) -> str:
+        token = _CSRF.search(self.page)
+        status, headers, body, _took = await self._send(
+            "POST", action, {**fields, "csrfmiddlewaretoken": unescape(token.group(1)) if token else ""})
+        if status in (301, 302, 303):
+            return await self._get(headers["Location"])
+        return body
+
+    @property
+    def _entry_url(self) -> str:
+        return (f"/s/{self.link}/?PROLIFIC_PID={self.outcome.pid}&STUDY_ID=PERFSTUDY0001"
+                f"&SESSION_ID={self.session_id}")
+
+    # -- the walk -----------------------------------------------------------------------------
+
+    async def _act(self, until: str) -> bool:
+        """One step from the current page; True once the page is `until` (or done)."""
+        kind = page_kind(self.page)
+        if kind == until or kind == "done":
+            if kind == "done":
+                code = _CODE.search(self.page)
+                self.outcome.completed, self.outcome.code = True, code.group(1) if code else ""
+            return True
+        if kind == "start":
+            form = _START_FORM.search(self.page)
+            fields = {name: unescape(value) for name, value in _HIDDEN.findall(form.group(2))}
+            self.page = await self._post_form(unescape(form.group(1)), fields)
+        elif kind == "consent":
+            self.page = await self._post_form(f"/s/{self.link}/consent/", {"agree": "yes"})
+        elif kind == "instructions":
+            self.page = await self._post_form(f"/s/{self.link}/begin/", {})
+        elif kind == "item":
+            await self._answer()
+        else:  # the server does not know this browser (lost cookie) or refused it: open the link again
+            self.outcome.reloads += 1
+            self.page = await self._get(self._entry_url)
+            if page_kind(self.page) == "problem":
+                raise Failed(f"refused: {' '.join(re.sub(r'<[^>]+>', ' ', self.page).split())[:200]}")
+        return False
+
+    async def _answer(self) -> None:
+        item, position = int(_ITEM.search(self.page).group(1)), int(_POSITION.search(self.page).group(1))
+        value = self.rng.choice(_CHOICES.findall(self.page))
+        token = unescape(_CSRF.search(self.page).group(1))
+        data = {"csrfmiddlewaretoken": token, "item": str(item), "position": str(position), "answer": value}
+        headers = None
+        if self.path == "htmx":
+            headers = {"HX-Request": "true", "HX-Target": "item-area", "HX-Trigger": "answer-form",
+                       "HX-Current-URL": f"{self.base}/s/{self.link}/step/", "X-CSRFToken": token}
+        status, answer_headers, body, took = await self._send("POST", f"/s/{self.link}/answer/", data, headers)
+        if status in (200, 302):
+            answer = Answer(self.outcome.pid, position, item, value)
+            self.outcome.acknowledged.append(answer)
+            self.outcome.answer_ms.append(took)
+            if self.on_answer is not None:
+                self.on_answer(answer)
+        if "HX-Redirect" in answer_headers:  # htmx loads it as a whole page (next, or in `finish`)
+            self.page, self.next_url = "", answer_headers["HX-Redirect"]
+        elif status in (301, 302, 303):
+            self.page = await self._get(answer_headers["Location"])
+        else:
+            self.page = body
+
+    async def walk(self, until: str, stop_at_redirect: bool = False) -> None:
+        """Go on until the page is `until` ("item": the first item; "done"), or with
+        `stop_at_redirect` until an answer is answered with an `HX-Redirect` (the last one); every
+        failed request is followed by a reload, until `max_failures` of them."""
+        while True:
+            try:
+                if not self.page:
+                    if self.reloading:
+                        url = f"/s/{self.link}/step/"
+                    elif stop_at_redirect and self.next_url:
+                        return
+                    else:
+                        url = self.next_url or self._entry_url
+                    self.page = await self._get(url)
+                    self.reloading, self.next_url = False, ""
+                if await self._act(until):
+                    return
+            except Failed as exc:
+                self.outcome.failures += 1
+                if self.outcome.failures > self.max_failures:
+                    self.outcome.error = f"gave up after {self.outcome.failures} failed requests (last: {exc})"
+                    raise
+                await asyncio.sleep(min(self.backoff * self.outcome.failures, 2.0))
+                self.outcome.reloads += 1
+                self.page, self.reloading = "", True
+
+    async def start(self) -> None:
+        await self.walk("item")
+
+    async def answer_all(self) -> None:
+        await self.walk("done", stop_at_redirect=True)
+
+    async def finish(self) -> None:
+        await self.walk("done")
+
+
+# -- many participants ------------------------------------------------------------------------------
+
+
+@dataclass
+class Load:
+    """Participants who walked a study together, and how long each phase took (seconds)."""
+
+    path: str
+    concurrency: int
+    outcomes: list[Outcome]
+    phases: dict[str, float]
+
+    @property
+    def acknowledged(self) -> list[Answer]:
+        return [answer for outcome in self.outcomes for answer in outcome.acknowledged]
+
+    @property
+    def completed(self) -> int:
+        return sum(outcome.completed for outcome in self.outcomes)
+
+    @property
+    def server_errors(self) -> int:
+        return sum(outcome.server_errors for outcome in self.outcomes)
+
+    @property
+    def answers_per_second(self) -> float:
+        return len(self.acknowledged) / self.phases["answering"] if self.phases.get("answering") else 0.0
+
+    def answer_percentiles(self, *quantiles: float) -> list[float]:
+        times = sorted(ms for outcome in self.outcomes for ms in outcome.answer_ms)
+        if not times:
+            return [float("nan")] * len(quantiles)
+        return [times[min(len(times) - 1, int(q / 100 * len(times)))] for q in quantiles]
+
+
+def pids(count: int, prefix: int = 0) -> list[str]:
+    """Distinct Prolific IDs (24 hexadecimal characters); `prefix` keeps separate runs apart."""
+    return [f"{prefix:08x}{n:016x}" for n in range(count)]
+
+
+def connector(concurrency: int) -> aiohttp.TCPConnector:
+    return aiohttp.TCPConnector(limit=concurrency, limit_per_host=concurrency, force_close=True)
+
+
+async def run_participants(*, base_url: str, link: str, pids: Sequence[str], path: str, concurrency: int,
+                           phased: bool = True, timeout: float = 60.0,
+                           on_answer: Callable[[Answer], None] | None = None, backoff: float = 0.25, max_failures: int = 50) -> Load:
+    """Walk every PID through the study, `concurrency` participants (and connections) at a time.
+
+    `phased`: all reach their first item, then all answer (the timed "answering" phase: answer POSTs,
+    and on the no-JS path the step pages they redirect to), then all load the done page. Otherwise
+    each walks straight through and the one phase is "answering"."""
+    gate = asyncio.Semaphore(concurrency)
+    shared = connector(concurrency)
+    sessions = [aiohttp.ClientSession(connector=shared, connector_owner=False,
+                                      cookie_jar=aiohttp.CookieJar(unsafe=True),  # cookies on 127.0.0.1
+                                      timeout=aiohttp.ClientTimeout(total=timeout)) for _ in pids]
+    people = [Participant(http, base_url=base_url, link=link, pid=pid, path=path, session_id=f"S{pid[-12:]}",
+                          on_answer=on_answer, backoff=backoff, max_failures=max_failures)
+              for http, pid in zip(sessions, pids)]
+
+    async def each(step: Callable[[Participant], Awaitable[None]]) -> float:
+        async def one(person: Participant) -> None:
+            if person.outcome.error:
+                return
+            async with gate:
+                try:
+                    await step(person)
+                except Failed:
+                    pass  # recorded in the outcome
+                except Exception as exc:  # a page the client cannot read: recorded, the others go on
+                    person.outcome.error = f"{type(exc).__name__}: {exc}"
+        began = time.perf_counter()
+        await asyncio.gather(*(one(person) for person in people))
+        return time.perf_counter() - began
+
+    phases: dict[str, float] = {}
+    try:
+        if phased:
+            phases["entering"] = await each(Participant.start)
+            phases["answering"] = await each(Participant.answer_all)
+            phases["finishing"] = await each(Participant.finish)
+        else:
+            phases["answering"] = await each(Participant.finish)
+    finally:
+        for http in sessions:
+            await http.close()
+        await shared.close()
+    return Load(path, concurrency, [person.outcome for person in people], phases)
+
+
+async def hammer(url: str, *, concurrency: int, seconds: float) -> tuple[int, int, float]:
+    """GET `url` from `concurrency` clients for `seconds`: (answered 200, failed, requests/s)."""
+    ok = failed = 0
+    async with aiohttp.ClientSession(connector=connector(concurrency),
+                                     timeout=aiohttp.ClientTimeout(total=60)) as http:
+        stop = time.perf_counter() + seconds
+
+        async def client() -> None:
+            nonlocal ok, failed
+            while time.perf_counter() < stop:
+                try:
+                    async with http.get(url) as answer:
+                        await answer.read()
+                        ok, failed = (ok + 1, failed) if answer.status == 200 else (ok, failed + 1)
+                except (aiohttp.ClientError, asyncio.TimeoutError):
+                    failed += 1
+
+        began = time.perf_counter()
+        await asyncio.gather(*(client() for _ in range(concurrency)))
+        took = time.perf_counter() - began
+    return ok, failed, ok / took
+
+
+# -- the database check -------------------------------------------------------------------------
+
+
+@dataclass
+class Verification:
+    """The database after a load, against what the participants were told."""
+
+    acknowledged: int
+    stored: int
+    missing: list[Answer]
+    stored_twice: list[Answer]
+    duplicate_positions: list[tuple]
+    completed_not_stored: list[str]
+    unit_completed: dict[int, int]
+    unit_capacity: dict[int, int]
+    over_capacity: list[int]
+    problems: list[str]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+Query = Callable[[str], list[tuple]]
+_SLUG = re.compile(r"^[-A-Za-z0-9_]+$")
+
+
+def verify(query: Query, *, link: str, outcomes: Iterable[Outcome], exact: bool) -> Verification:
+    """Check the study's rows: every acknowledged answer stored exactly once (same item, same answer),
+    no (participant, position) twice, every participant who saw the done page stored as completed
+    with all their answers, no unit past its capacity, and with `exact` (the participants fill the
+    study) the same number completed in every unit. `query(sql)` runs plain SQL on the database."""
+    if not _SLUG.match(link):
+        raise ValueError(f"not a study link: {link!r}")
+    outcomes = list(outcomes)
+    study = f"(SELECT id FROM studies_study WHERE link = '{link}')"
+    rows = query("SELECT p.prolific_pid, r.position, r.item_id, r.raw_answer FROM annotation_response r "
+                 f"JOIN studies_participant p ON p.id = r.participant_id WHERE p.study_id = {study}")
+    stored = Counter(Answer(pid, int(position), int(item), answer) for pid, position, item, answer in rows)
+    positions = Counter((pid, int(position)) for pid, position, _item, _answer in rows)
+    acknowledged = [answer for outcome in outcomes for answer in outcome.acknowledged]
+    missing = [answer for answer in acknowledged if stored[answer] == 0]
+    twice = [answer for answer in acknowledged if stored[answer] > 1]
+    duplicate_positions = [key for key, count in positions.items() if count > 1]
+
+    people = {pid: (status, step, int(answered)) for pid, status, step, answered in query(
+        f"SELECT prolific_pid, status, step, answered FROM studies_participant WHERE study_id = {study}")}
+    per_pid = Counter(pid for pid, _position in positions.elements())
+    completed_not_stored = [
+        outcome.pid for outcome in outcomes if outcome.completed and (
+            people.get(outcome.pid, ("", "", 0))[:2] != ("completed", "done")
+            or per_pid[outcome.pid] != people[outcome.pid][2])]
+
+    units = query(
+        "SELECT u.id, u.capacity, "
+        "SUM(CASE WHEN p.status = 'completed' THEN 1 ELSE 0 END), "
+        "SUM(CASE WHEN p.status = 'active' OR (p.status = 'completed' AND NOT p.excluded) THEN 1 ELSE 0 END) "
+        f"FROM studies_unit u LEFT JOIN studies_participant p ON p.unit_id = u.id WHERE u.study_id = {study} "
+        "GROUP BY u.id, u.capacity ORDER BY u.id")
+    unit_completed = {int(unit): int(done or 0) for unit, _capacity, done, _held in units}
+    unit_capacity = {int(unit): int(capacity) for unit, capacity, _done, _held in units}
+    over = [int(unit) for unit, capacity, _done, held in units if int(held or 0) > int(capacity)]
+
+    problems = []
+    if missing:
+        problems.append(f"{len(missing)} acknowledged answers are not stored, e.g. {missing[:3]}")
+    if twice:
+        problems.append(f"{len(twice)} acknowledged answers are stored twice, e.g. {twice[:3]}")
+    if duplicate_positions:
+        problems.append(f"{len(duplicate_positions)} (participant, position) pairs stored twice")
+    if completed_not_stored:
+        problems.append(f"{len(completed_not_stored)} participants saw the done page but are not stored complete")
+    if over:
+        problems.append(f"units past their capacity: {over}")
+    if exact and len(set(unit_completed.values())) > 1:
+        problems.append(f"completed per unit differ: {sorted(unit_completed.values())}")
+    return Verification(len(acknowledged), len(rows), missing, twice, duplicate_positions, completed_not_stored,
+                        unit_completed, unit_capacity, over, problems)

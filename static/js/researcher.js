@@ -1,0 +1,58 @@
+// Researcher pages: the implied hourly pay as the reward and the minutes are typed, and copy buttons.
+(function () {
+  "use strict";
+  function updatePay() {
+    const out = document.getElementById("hourly-pay");
+    const reward = document.getElementById("id_reward");
+    const minutes = document.getElementById("id_estimated_minutes");
+    if (!out || !reward || !minutes) return;
+    const pence = Math.round(parseFloat(reward.value) * 100);
+    const mins = parseInt(minutes.value, 10);
+    const value = document.getElementById("hourly-pay-value");
+    const verdict = document.getElementById("hourly-pay-verdict");
+    if (!(pence > 0) || !(mins > 0)) {
+      value.textContent = "—";
+      verdict.textContent = "enter a reward and the minutes";
+      out.className = "pay-low";
+      return;
+    }
+    const perHour = pence / mins * 60;
+    const minimum = Number(out.dataset.minimum), recommended = Number(out.dataset.recommended);
+    value.textContent = "£" + (perHour / 100).toFixed(2) + "/h";
+    if (perHour < minimum) {
+      verdict.textContent = "below Prolific's £" + (minimum / 100).toFixed(0) + "/h minimum";
+      out.className = "pay-bad";
+    } else if (perHour < recommended) {
+      verdict.textContent = "below the recommended £" + (recommended / 100).toFixed(0) + "/h";
+      out.className = "pay-low";
+    } else {
+      verdict.textContent = "ok";
+      out.className = "pay-ok";
+    }
+  }
+  document.addEventListener("input", function (event) {
+    if (event.target && (event.target.id === "id_reward" || event.target.id === "id_estimated_minutes")) updatePay();
+  });
+  document.addEventListener("click", function (event) {
+    const button = event.target.closest ? event.target.closest("[data-copy]") : null;
+    if (!button) return;
+    const source = document.querySelector(button.dataset.copy);
+    if (!source) return;
+    const text = source.textContent.trim();
+    const done = function () { button.textContent = "Copied"; button.dataset.copied = "true"; };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(done, function () { fallbackCopy(text); done(); });
+    } else {
+      fallbackCopy(text);
+      done();
+    }
+  });
+  function fallbackCopy(text) {
+    const area = document.createElement("textarea");
+    area.value = text;
+    document.body.appendChild(area);
+    area.select();
+    document.execCommand("copy");
+    area.remove();
+  }
+})();

@@ -1,0 +1,68 @@
+"""The base of every admin that can reach participants: a researcher sees the rows of their own
+studies only (superusers: all), and Prolific identities are shown, filtered, searched and ordered on
+only for users holding `studies.view_identity`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from studies.access import studies_for_user
+from studies.identity import can_see_identities, lookup_touches_identity
+
+
+def _field_name(entry: Any) -> str | None:
+    """The field path a list_display / search / ordering / list_filter entry names, if it names one."""
+    if isinstance(entry, (list, tuple)):
+        entry = entry[0]
+    return entry.lstrip("^=@-") if isinstance(entry, str) else None
+
+
+class ResearcherAdmin(admin.ModelAdmin):
+    """Refuses URL lookups on identities (`?prolific_pid__regex=^a`, `?participant__prolific_pid=…`)
+    with a 400 (Django's DisallowedModelAdminLookup), and drops identity columns, searches, orderings
+    and filters for users without the permission.
+
+    `study_path` is the path from the admin's model to its study ("" for studies themselves, None
+    for rows shared by every study such as items): rows of other researchers' studies are left out
+    of the lists, the change pages and the actions."""
+
+    study_path: str | None = None
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        queryset = super().get_queryset(request)
+        if self.study_path is None or request.user.is_superuser:
+            return queryset
+        mine = studies_for_user(request.user).values("pk")
+        return queryset.filter(**{f"{self.study_path}__pk__in" if self.study_path else "pk__in": mine})
+
+    def _without_identities(self, request: HttpRequest, entries: Any) -> list[Any]:
+        entries = list(entries or [])
+        if can_see_identities(request.user):
+            return entries
+        return [entry for entry in entries
+                if (name := _field_name(entry)) is None or not lookup_touches_identity(self.model, name)]
+
+    def lookup_allowed(self, lookup: str, value: str, request: HttpRequest | None = None) -> bool:
+        user = getattr(request, "user", None)
+        if lookup_touches_identity(self.model, lookup) and not can_see_identities(user):
+            return False
+        return super().lookup_allowed(lookup, value, request)
+
+    def get_search_fields(self, request: HttpRequest) -> list[str]:
+        return self._without_identities(request, super().get_search_fields(request))
+
+    def get_list_display(self, request: HttpRequest) -> list[Any]:
+        return self._without_identities(request, super().get_list_display(request))
+
+    def get_list_filter(self, request: HttpRequest) -> list[Any]:
+        return self._without_identities(request, super().get_list_filter(request))
+
+    def get_ordering(self, request: HttpRequest) -> list[Any]:
+        return self._without_identities(request, super().get_ordering(request))
+
+    def get_sortable_by(self, request: HttpRequest) -> list[Any]:
+        return self._without_identities(request, super().get_sortable_by(request))

@@ -1,0 +1,160 @@
+"""Data-quality rules for a running study: fast responders, straight-lining, pay, and the warnings a
+researcher should read within a minute of a problem appearing.
+
+Pure: plain numbers in, plain numbers and sentences out.
+
+The rules, as the monitor and the admin apply them:
+
+- **Fast completion** (Prolific's only allowed speed criterion): a completion time more than 3
+  standard deviations (sample SD) below the mean completion time of the study's completed
+  participants. With one fast participant among n, their distance from the mean is at most
+  (n-1)/sqrt(n) SDs, so the rule cannot flag anyone before 11 completions.
+- **Fast items**: the participant's median time per item (study items, attention checks left out)
+  is under `ITEM_TIME_FLOOR_MS`, over at least `MIN_ITEM_ANSWERS` answers. Half their answers took
+  less than the time it takes to read a short item and press a key.
+- **Straight-lining**: at least `MIN_STRAIGHT_ANSWERS` answers to study items, all the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from statistics import mean, median, stdev
+from typing import TypeVar
+
+K = TypeVar("K", bound=Hashable)
+
+#: Prolific's floor and recommendation, in pence per hour (GBP), judged on the median completion time
+MINIMUM_PENCE_PER_HOUR = 600
+RECOMMENDED_PENCE_PER_HOUR = 900
+FAST_SD = 3.0
+ITEM_TIME_FLOOR_MS = 1500
+MIN_ITEM_ANSWERS = 3
+MIN_STRAIGHT_ANSWERS = 5
+
+#: an item is reported as broken when at least this many answers came and this share of them were invalid
+BROKEN_ITEM_MIN_ANSWERS = 3
+BROKEN_ITEM_INVALID_SHARE = 0.5
+#: a position is reported when at least this many left there and this share of those who reached it
+DROP_OFF_MIN_LEFT = 3
+DROP_OFF_SHARE = 0.25
+#: a unit is reported as not filling when the study is at least this full and the unit under half its share
+LAGGING_STUDY_FILL = 0.25
+
+
+def fast_completions(seconds: Mapping[K, float], *, sd_limit: float = FAST_SD) -> set[K]:
+    """Who completed more than `sd_limit` sample SDs faster than the mean of everyone given."""
+    if len(seconds) < 3:
+        return set()
+    values = list(seconds.values())
+    spread = stdev(values)
+    if spread == 0:
+        return set()
+    limit = mean(values) - sd_limit * spread
+    return {key for key, value in seconds.items() if value < limit}
+
+
+def fast_items(durations_ms: Mapping[K, Sequence[int]], *, floor_ms: int = ITEM_TIME_FLOOR_MS,
+               min_answers: int = MIN_ITEM_ANSWERS) -> set[K]:
+    """Who took under `floor_ms` per item at the median, over at least `min_answers` answers."""
+    return {key for key, values in durations_ms.items() if len(values) >= min_answers and median(values) < floor_ms}
+
+
+def straight_lining(answers: Sequence[str], *, min_answers: int = MIN_STRAIGHT_ANSWERS) -> bool:
+    """The same answer to every study item, over at least `min_answers` of them."""
+    return len(answers) >= min_answers and len(set(answers)) == 1
+
+
+def hourly_pence(reward_pence: int, median_seconds: float | None) -> float | None:
+    """The pay per hour a reward makes at the median completion time (None before any completion)."""
+    if not median_seconds or median_seconds <= 0:
+        return None
+    return reward_pence * 3600 / median_seconds
+
+
+def pay_verdict(pence_per_hour: float | None) -> str:
+    """"below_minimum", "below_recommended", "ok", or "unknown" before any completion."""
+    if pence_per_hour is None:
+        return "unknown"
+    if pence_per_hour < MINIMUM_PENCE_PER_HOUR:
+        return "below_minimum"
+    if pence_per_hour < RECOMMENDED_PENCE_PER_HOUR:
+        return "below_recommended"
+    return "ok"
+
+
+@dataclass(frozen=True)
+class ItemAnswers:
+    key: str
+    answers: int
+    invalid: int
+
+
+@dataclass(frozen=True)
+class PositionDropOff:
+    position: int
+    reached: int
+    left: int
+
+
+@dataclass(frozen=True)
+class UnitFill:
+    label: str
+    capacity: int
+    filled: int  # completed and kept, or working now
+
+
+def broken_items(items: Iterable[ItemAnswers]) -> list[ItemAnswers]:
+    return [item for item in items if item.answers >= BROKEN_ITEM_MIN_ANSWERS
+            and item.invalid / item.answers >= BROKEN_ITEM_INVALID_SHARE]
+
+
+def drop_off_positions(positions: Iterable[PositionDropOff]) -> list[PositionDropOff]:
+    return [row for row in positions if row.left >= DROP_OFF_MIN_LEFT and row.reached
+            and row.left / row.reached >= DROP_OFF_SHARE]
+
+
+def lagging_units(units: Sequence[UnitFill]) -> list[UnitFill]:
+    """Units under half the study's fill, once the study is a quarter full (and not full)."""
+    capacity = sum(unit.capacity for unit in units)
+    if not capacity or len(units) < 2:
+        return []
+    study_fill = sum(min(unit.filled, unit.capacity) for unit in units) / capacity
+    if study_fill < LAGGING_STUDY_FILL or study_fill >= 1:
+        return []
+    return [unit for unit in units if unit.capacity and unit.filled / unit.capacity < study_fill / 2]
+
+
+def _pounds(pence: float) -> str:
+    return f"£{pence / 100:.2f}"
+
+
+def warnings(*, items: Sequence[ItemAnswers], positions: Sequence[PositionDropOff], units: Sequence[UnitFill],
+             pence_per_hour: float | None, median_minutes: float | None, fast: int, straight: int, pasted: int,
+             failing_attention: int, finished: int) -> list[str]:
+    """What a researcher should look at now, in words, the most urgent first."""
+    said: list[str] = []
+    if pence_per_hour is not None and median_minutes is not None:
+        rate = f"{_pounds(pence_per_hour)}/h at the median completion time of {median_minutes:.1f} min"
+        if pence_per_hour < MINIMUM_PENCE_PER_HOUR:
+            said.append(f"Pay is below Prolific's minimum: {rate} (minimum {_pounds(MINIMUM_PENCE_PER_HOUR)}/h). "
+                        "Raise the reward or shorten the study.")
+        elif pence_per_hour < RECOMMENDED_PENCE_PER_HOUR:
+            said.append(f"Pay is below Prolific's recommended rate: {rate} "
+                        f"(recommended {_pounds(RECOMMENDED_PENCE_PER_HOUR)}/h).")
+    for item in broken_items(items):
+        said.append(f"Item {item.key} may be broken: {item.invalid} of {item.answers} answers to it are invalid.")
+    for row in drop_off_positions(positions):
+        said.append(f"Participants leave at item position {row.position}: {row.left} of the {row.reached} who "
+                    "reached it left there.")
+    for unit in lagging_units(units):
+        said.append(f"Unit {unit.label} is not filling: {unit.filled} of {unit.capacity} places taken while the "
+                    "other units fill.")
+    if finished and failing_attention / finished >= 0.2:
+        said.append(f"{failing_attention} of {finished} participants failed an attention check: check that the "
+                    "checks read clearly.")
+    flagged = [f"{count} {what}" for count, what in ((fast, "fast"), (straight, "straight-lining"), (pasted, "pasting"))
+               if count]
+    if flagged:
+        said.append(f"Flagged for review: {', '.join(flagged)} (see the list below).")
+    return said

@@ -1,0 +1,93 @@
+"""Recruiting until precise: what to do next with a study's places, from where the study stands.
+
+A study may set a target: the 95% CI of human accuracy no wider than `value` points ("ci_width"),
+or `value` completions in every unit ("per_unit"). Places are raised `step` at a time, once every
+place is taken (completed or someone working on it), never beyond what the budget pays for nor
+beyond the places the study's units hold; the study stops when the target is met, or when no
+place can be added and every place is taken.
+
+Cost: reward × places. Prolific adds its service fee on top; its share is not fixed here, so a
+budget meant to include the fee should be set lower by that share.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+CI_WIDTH = "ci_width"
+PER_UNIT = "per_unit"
+KINDS = (CI_WIDTH, PER_UNIT)
+
+WAIT, RAISE, STOP = "wait", "raise", "stop"
+
+
+@dataclass(frozen=True)
+class Standing:
+    """Where the study stands now."""
+
+    completed: int  # completed participants, excluded ones too (their places were used and paid)
+    working: int  # participants working on a place now
+    places: int  # places on Prolific
+    ci_width: float | None = None  # points (0-100) of the human-accuracy CI; None while undefined
+    least_per_unit: int = 0  # completed, kept participants in the unit that has fewest
+    recruiting: bool = True  # the study is published and not stopped
+
+
+@dataclass(frozen=True)
+class Target:
+    kind: str
+    value: float
+    step: int
+    max_spend_pence: int
+    reward_pence: int
+    capacity: int | None = None  # the places the study's units hold (Parity turns away anyone beyond)
+
+
+@dataclass(frozen=True)
+class Decision:
+    action: str  # wait, raise or stop
+    places: int  # the places after the decision
+    reason: str
+    budget_reached: bool = False  # the budget (or the units' capacity) stopped recruitment before the target
+
+
+def affordable_places(max_spend_pence: int, reward_pence: int) -> int:
+    """The most places the budget pays for (reward × places ≤ budget)."""
+    return max_spend_pence // reward_pence if reward_pence > 0 else 0
+
+
+def target_met(standing: Standing, target: Target) -> bool:
+    if target.kind == CI_WIDTH:
+        return standing.ci_width is not None and standing.ci_width <= target.value
+    return standing.least_per_unit >= target.value
+
+
+def describe(target: Target) -> str:
+    if target.kind == CI_WIDTH:
+        return f"95% CI of human accuracy at most {target.value:g} points wide"
+    return f"{target.value:g} completions in every unit"
+
+
+def next_action(standing: Standing, target: Target) -> Decision:
+    """Wait, raise the places to N, or stop (target met, or budget reached)."""
+    if target.kind not in KINDS:
+        raise ValueError(f"unknown target kind {target.kind!r}: use one of {', '.join(KINDS)}")
+    places = standing.places
+    if not standing.recruiting:
+        return Decision(WAIT, places, "the study is not recruiting on Prolific")
+    if target_met(standing, target):
+        return Decision(STOP, places, f"target met: {describe(target)}")
+    taken = standing.completed + standing.working
+    if taken < places:
+        return Decision(WAIT, places, f"{places - taken} of {places} places still open")
+    ceiling = affordable_places(target.max_spend_pence, target.reward_pence)
+    limit = "budget"
+    if target.capacity is not None and target.capacity < ceiling:
+        ceiling, limit = target.capacity, "units' capacity"
+    if places >= ceiling:
+        spent = places * target.reward_pence
+        return Decision(STOP, places, f"{limit} reached before the target ({describe(target)}): {places} places, "
+                        f"£{spent / 100:.2f} of £{target.max_spend_pence / 100:.2f}", budget_reached=True)
+    raised = min(places + max(target.step, 1), ceiling)
+    capped = f" (the {limit} allows no more)" if raised < places + target.step else ""
+    return Decision(RAISE, raised, f"every place taken, target not met: raise to {raised}{capped}")

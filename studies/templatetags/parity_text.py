@@ -1,0 +1,14 @@
+from __future__ import annotations
+
+from django import template
+from django.utils.safestring import SafeString
+
+from studies.text import render_markdown
+
+register = template.Library()
+
+
+@register.filter(name="markdown")
+def markdown(text: str) -> SafeString:
+    """A researcher's text for participants, rendered safely (see `studies.text`)."""
+    return render_markdown(text)

@@ -1,0 +1,135 @@
+"""The researcher's forms: a new study (its design fields generated from the benchmark's declared
+options), a status change, a preview answer."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from django import forms
+
+from annotation import benchmarks
+from annotation.benchmarks.design import DesignOption
+from studies.models import Study
+from studies.pay import PROLIFIC_MINIMUM_PENCE_PER_HOUR, hourly_pay
+
+DESIGN_PREFIX = "design_"
+
+
+class BenchmarkChoiceForm(forms.Form):
+    benchmark = forms.ChoiceField(choices=benchmarks.choices)
+
+
+def _design_field(option: DesignOption, default: Any) -> forms.Field:
+    common = {"label": option.label, "help_text": option.help, "initial": default}
+    if option.kind == "int":
+        return forms.IntegerField(min_value=option.minimum, max_value=option.maximum, **common,
+                                  error_messages={"min_value": f"{option.label} must be at least %(limit_value)s.",
+                                                  "max_value": f"{option.label} can be at most %(limit_value)s.",
+                                                  "required": f"{option.label} is needed.",
+                                                  "invalid": f"{option.label} must be a whole number."})
+    if option.kind == "bool":
+        return forms.BooleanField(required=False, **common)
+    if option.kind == "choice":
+        by_text = {str(value): value for value, _ in option.choices}
+        return forms.TypedChoiceField(choices=[(str(value), label) for value, label in option.choices],
+                                      coerce=by_text.__getitem__, **{**common, "initial": str(default)})
+    return forms.CharField(required=False, max_length=500, **common)
+
+
+class StudyCreateForm(forms.Form):
+    """A study of one benchmark: the paper's design by default, the benchmark's texts prefilled."""
+
+    name = forms.CharField(max_length=200)
+    group = forms.CharField(max_length=100, required=False,
+                            help_text="studies sharing a group refuse a participant who already took one of them")
+    pid_format = forms.ChoiceField(choices=Study.PidFormat.choices, initial=Study.PidFormat.PROLIFIC,
+                                   label="Participant IDs")
+    consent_text = forms.CharField(widget=forms.Textarea(attrs={"rows": 8}),
+                                   help_text="Markdown: **bold**, *italic*, lists, links; HTML is shown as text")
+    instructions_text = forms.CharField(widget=forms.Textarea(attrs={"rows": 8}), help_text="Markdown, as above")
+    completion_code = forms.CharField(max_length=40)
+    failed_attention_code = forms.CharField(max_length=40, required=False,
+                                            help_text="given instead of the completion code to excluded participants")
+    no_consent_code = forms.CharField(max_length=40, required=False, help_text="given to those who decline consent")
+    estimated_minutes = forms.IntegerField(min_value=1, max_value=600, initial=30)
+    reward = forms.DecimalField(min_value=Decimal("0.01"), max_digits=6, decimal_places=2, initial=Decimal("4.50"),
+                                label="Reward (£)")
+
+    def __init__(self, *args: Any, benchmark: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.benchmark = benchmark
+        self.definition = benchmarks.get(benchmark)
+        defaults = self.definition.design()
+        for option in self.definition.design_options:
+            self.fields[DESIGN_PREFIX + option.key] = _design_field(option, defaults[option.key])
+        self.fields["consent_text"].initial = self.definition.default_consent
+        self.fields["instructions_text"].initial = self.definition.default_instructions
+        self.fields["completion_code"].initial = Study._meta.get_field("completion_code").get_default()
+
+    def design_fields(self) -> list[forms.BoundField]:
+        return [self[name] for name in self.fields if name.startswith(DESIGN_PREFIX)]
+
+    def study_fields(self) -> list[forms.BoundField]:
+        return [self[name] for name in ("name", "group", "pid_format")]
+
+    def text_fields(self) -> list[forms.BoundField]:
+        return [self[name] for name in ("consent_text", "instructions_text")]
+
+    def prolific_fields(self) -> list[forms.BoundField]:
+        return [self[name] for name in ("completion_code", "failed_attention_code", "no_consent_code",
+                                        "estimated_minutes", "reward")]
+
+    def clean_name(self) -> str:
+        name = self.cleaned_data["name"].strip()
+        if Study.objects.filter(name=name).exists():
+            raise forms.ValidationError(f"A study named “{name}” already exists; choose another name.")
+        return name
+
+    def design(self) -> dict[str, Any]:
+        return {option.key: self.cleaned_data[DESIGN_PREFIX + option.key] for option in self.definition.design_options
+                if DESIGN_PREFIX + option.key in self.cleaned_data}
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        design = self.definition.design(self.design())
+        for key, message in self.definition.design_errors(design).items():
+            field = DESIGN_PREFIX + key
+            self.add_error(field if field in self.fields else None, message)
+        minutes, reward = cleaned.get("estimated_minutes"), cleaned.get("reward")
+        if design.get("exclude_at") == 1 and minutes and minutes >= 5:
+            self.add_error(DESIGN_PREFIX + "exclude_at" if DESIGN_PREFIX + "exclude_at" in self.fields else None,
+                           "Prolific allows rejecting for a single failed check only in studies under 5 minutes; "
+                           "exclude at 2 or more failed checks.")
+        if minutes and reward is not None:
+            pay = hourly_pay(int(reward * 100), minutes)
+            if pay.below_minimum:
+                self.add_error("reward", f"£{reward} for {minutes} minutes is {pay}, below Prolific's minimum of "
+                                         f"£{PROLIFIC_MINIMUM_PENCE_PER_HOUR / 100:.0f}/h.")
+        codes = [cleaned.get(name) for name in ("completion_code", "failed_attention_code", "no_consent_code")]
+        given = [code for code in codes if code]
+        if len(set(given)) != len(given):
+            self.add_error(None, "The completion, failed-check and no-consent codes must differ from each other.")
+        return cleaned
+
+    def create_arguments(self) -> dict[str, Any]:
+        """`study_create`'s keyword arguments (the same service as `manage.py create_study`)."""
+        data = self.cleaned_data
+        return {
+            "name": data["name"], "benchmark": self.benchmark, "design": self.design(), "group": data["group"],
+            "status": Study.Status.DRAFT, "pid_format": data["pid_format"],
+            "consent_text": data["consent_text"], "instructions_text": data["instructions_text"],
+            "completion_code": data["completion_code"], "failed_attention_code": data["failed_attention_code"],
+            "no_consent_code": data["no_consent_code"], "estimated_minutes": data["estimated_minutes"],
+            "reward_pence": int(data["reward"] * 100),
+        }
+
+
+class StatusForm(forms.Form):
+    status = forms.ChoiceField(choices=Study.Status.choices)
+
+
+class PreviewAnswerForm(forms.Form):
+    item = forms.IntegerField(min_value=1)
+    position = forms.IntegerField(min_value=1)
+    answer = forms.CharField(max_length=4000, strip=False, required=False)

@@ -1,0 +1,18 @@
+from __future__ import annotations
+
+import pytest
+
+from tests.prolific.standin import StandIn
+
+
+@pytest.fixture
+def standin(settings):
+    """The stand-in Prolific, and settings that send every call to it (with a short time-out)."""
+    server = StandIn(timeout_delay=1.5).start()
+    settings.PROLIFIC_API_URL = server.url
+    settings.PROLIFIC_API_TOKEN = server.token
+    settings.PROLIFIC_TIMEOUT_SECONDS = 0.5
+    settings.PROLIFIC_WORKSPACE_ID = "workspace-1"
+    settings.PROLIFIC_WEBHOOK_SECRET = ""
+    yield server
+    server.stop()

@@ -1,0 +1,288 @@
+"""A local stand-in for Prolific's researcher API: a real HTTP server in a thread, on a free port.
+
+It keeps studies, submissions, bulk bonuses and webhook subscriptions in memory and enforces the
+rules Parity depends on: the token, the placeholders of the study URL, places that only go up, the
+study's transitions, one review decision per submission, a rejection message of 100 characters or
+more with a category, and paying a bulk bonus that is *not* idempotent (every pay call pays again;
+`payments` counts them). Failures are injected per call: an HTTP 500 or a time-out, before or after
+the call takes effect. Tests script participants' submissions and sign webhook deliveries with it.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import secrets
+import threading
+import time
+from dataclasses import dataclass, field
+from decimal import Decimal
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+PLACEHOLDERS = ("{{%PROLIFIC_PID%}}", "{{%STUDY_ID%}}", "{{%SESSION_ID%}}")
+CODE_TYPES = {"COMPLETED", "FAILED_ATTENTION_CHECK", "FIXED_SCREENOUT", "NO_CONSENT", "OTHER", "GIVE_BONUS"}
+REJECTION_CATEGORIES = {"TOO_QUICKLY", "TOO_SLOWLY", "FAILED_INSTRUCTIONS", "INCOMP_LONGITUDINAL", "FAILED_CHECK",
+                        "LOW_EFFORT", "MALINGERING", "NO_CODE", "BAD_CODE", "NO_DATA", "UNSUPP_DEVICE", "OTHER"}
+STUDY_TRANSITIONS = {"PUBLISH": ({"UNPUBLISHED"}, "ACTIVE"), "PAUSE": ({"ACTIVE"}, "PAUSED"),
+                     "START": ({"PAUSED"}, "ACTIVE"), "STOP": ({"ACTIVE", "PAUSED"}, "AWAITING REVIEW")}
+
+
+class Refused(Exception):
+    def __init__(self, status: int, detail: Any) -> None:
+        super().__init__(detail)
+        self.status, self.detail = status, detail
+
+
+@dataclass
+class Failure:
+    method: str
+    path: str  # a substring of the path
+    kind: str  # "500" or "timeout"
+    after: bool  # the call takes effect first, then fails
+    times: int
+
+
+@dataclass
+class StandIn:
+    token: str = "test-token"
+    timeout_delay: float = 2.0
+    studies: dict[str, dict] = field(default_factory=dict)
+    submissions: dict[str, dict] = field(default_factory=dict)
+    bulk_bonuses: dict[str, dict] = field(default_factory=dict)
+    payments: list[str] = field(default_factory=list)  # the bulk id of each pay call that took effect
+    decisions: list[tuple[str, str]] = field(default_factory=list)  # (submission id, APPROVE / REJECT)
+    secrets: list[str] = field(default_factory=list)
+    subscriptions: list[dict] = field(default_factory=list)
+    calls: list[tuple[str, str]] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    server: ThreadingHTTPServer | None = None
+
+    # -- running it ----------------------------------------------------------------------------
+
+    def start(self) -> "StandIn":
+        standin = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                standin._handle(self)
+
+            do_POST = do_PATCH = do_GET
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.shutdown()
+            self.server.server_close()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/api/v1/"
+
+    def fail(self, method: str, path: str, kind: str = "500", *, after: bool = False, times: int = 1) -> None:
+        """The next `times` calls of `method` whose path contains `path` fail with `kind`."""
+        self.failures.append(Failure(method, path, kind, after, times))
+
+    def _failure(self, method: str, path: str) -> Failure | None:
+        with self.lock:
+            for failure in self.failures:
+                if failure.method == method and failure.path in path and failure.times > 0:
+                    failure.times -= 1
+                    return failure
+        return None
+
+    def _handle(self, request: BaseHTTPRequestHandler) -> None:
+        method, path = request.command, request.path.split("?")[0]
+        length = int(request.headers.get("Content-Length") or 0)
+        raw = request.rfile.read(length) if length else b""
+        self.calls.append((method, path))
+        failure = self._failure(method, path)
+        if failure and not failure.after:
+            return self._fail(request, failure)
+        if request.headers.get("Authorization") != f"Token {self.token}":
+            return self._answer(request, 401, {"error": "invalid token"})
+        try:
+            body = json.loads(raw) if raw else {}
+            with self.lock:
+                status, answer = self._route(method, path.removeprefix("/api/v1"), body)
+        except Refused as exc:
+            return self._answer(request, exc.status, {"error": exc.detail})
+        if failure:
+            return self._fail(request, failure)
+        self._answer(request, status, answer)
+
+    def _fail(self, request: BaseHTTPRequestHandler, failure: Failure) -> None:
+        if failure.kind == "timeout":
+            time.sleep(self.timeout_delay)
+        self._answer(request, 500, {"error": "internal server error"})
+
+    def _answer(self, request: BaseHTTPRequestHandler, status: int, answer: Any) -> None:
+        data = json.dumps(answer).encode() if answer is not None else b""
+        try:
+            request.send_response(status)
+            request.send_header("Content-Type", "application/json")
+            request.send_header("Content-Length", str(len(data)))
+            request.end_headers()
+            request.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up waiting
+
+    # -- the API -------------------------------------------------------------------------------
+
+    def _route(self, method: str, path: str, body: dict) -> tuple[int, Any]:
+        parts = [part for part in path.split("/") if part]
+        match (method, parts):
+            case ("POST", ["studies"]):
+                return 201, self._study_create(body)
+            case ("GET", ["studies", study_id]):
+                return 200, self._study(study_id)
+            case ("PATCH", ["studies", study_id]):
+                return 200, self._study_update(self._study(study_id), body)
+            case ("POST", ["studies", study_id, "transition"]):
+                return 200, self._study_transition(self._study(study_id), body.get("action"))
+            case ("GET", ["studies", study_id, "submissions"]):
+                self._study(study_id)
+                return 200, {"results": [dict(row) for row in self.submissions.values() if row["study_id"] == study_id]}
+            case ("POST", ["submissions", "bulk-approve"]):
+                return 200, self._bulk_approve(body)
+            case ("POST", ["submissions", "bonus-payments"]):
+                return 201, self._bonus_create(body)
+            case ("POST", ["submissions", submission_id, "transition"]):
+                return 200, self._submission_transition(submission_id, body)
+            case ("POST", ["bulk-bonus-payments", bulk_id, "pay"]):
+                if bulk_id not in self.bulk_bonuses:
+                    raise Refused(404, "no such bulk bonus")
+                self.payments.append(bulk_id)  # paying twice pays twice
+                return 202, None
+            case ("POST", ["hooks", "secrets"]):
+                secret = secrets.token_urlsafe(32)
+                self.secrets.append(secret)
+                return 201, {"id": secrets.token_hex(12), "value": secret, "workspace_id": body.get("workspace_id")}
+            case ("POST", ["hooks", "subscriptions"]):
+                if body.get("event_type") not in ("submission.status.change", "study.status.change"):
+                    raise Refused(400, "unknown event type")
+                self.subscriptions.append(body)
+                return 201, {"id": secrets.token_hex(12), **body}
+        raise Refused(404, f"no route for {method} {path}")
+
+    def _study(self, study_id: str) -> dict:
+        if study_id not in self.studies:
+            raise Refused(404, "no such study")
+        return self.studies[study_id]
+
+    def _study_create(self, body: dict) -> dict:
+        problems = [name for name in ("name", "description", "external_study_url", "estimated_completion_time",
+                                      "reward", "total_available_places", "completion_codes") if not body.get(name)]
+        url = body.get("external_study_url") or ""
+        problems += [f"external_study_url lacks {placeholder}" for placeholder in PLACEHOLDERS
+                     if placeholder not in url]
+        for name in ("estimated_completion_time", "reward", "total_available_places"):
+            if not isinstance(body.get(name), int) or body[name] < 1:
+                problems.append(f"{name} must be a positive integer (the reward in the smallest currency unit)")
+        for code in body.get("completion_codes") or []:
+            if code.get("code_type") not in CODE_TYPES or not code.get("code"):
+                problems.append(f"bad completion code {code}")
+        if problems:
+            raise Refused(400, problems)
+        study_id = secrets.token_hex(12)
+        self.studies[study_id] = {**body, "id": study_id, "status": "UNPUBLISHED"}
+        return self.studies[study_id]
+
+    def _study_update(self, study: dict, body: dict) -> dict:
+        places = body.get("total_available_places")
+        if places is not None and places < study["total_available_places"]:
+            raise Refused(400, "total_available_places cannot be decreased")
+        study.update(body)
+        return study
+
+    def _study_transition(self, study: dict, action: str | None) -> dict:
+        if action not in STUDY_TRANSITIONS or study["status"] not in STUDY_TRANSITIONS[action][0]:
+            raise Refused(400, f"cannot {action} a study that is {study['status']}")
+        study["status"] = STUDY_TRANSITIONS[action][1]
+        return study
+
+    def _review(self, submission_id: str, action: str) -> None:
+        submission = self.submissions.get(submission_id)
+        if submission is None:
+            raise Refused(404, "no such submission")
+        if submission["status"] != "AWAITING REVIEW":
+            raise Refused(400, f"submission is {submission['status']}, not awaiting review")
+
+    def _submission_transition(self, submission_id: str, body: dict) -> dict:
+        action = body.get("action")
+        if action not in ("APPROVE", "REJECT"):
+            raise Refused(400, "action must be APPROVE or REJECT")
+        self._review(submission_id, action)
+        if action == "REJECT":
+            if len(body.get("message") or "") < 100:
+                raise Refused(400, "a rejection needs a message of at least 100 characters")
+            if body.get("rejection_category") not in REJECTION_CATEGORIES:
+                raise Refused(400, "a rejection needs a rejection_category")
+        self.submissions[submission_id]["status"] = "APPROVED" if action == "APPROVE" else "REJECTED"
+        self.decisions.append((submission_id, action))
+        return self.submissions[submission_id]
+
+    def _bulk_approve(self, body: dict) -> dict:
+        ids = body.get("submission_ids") or []
+        for submission_id in ids:
+            self._review(submission_id, "APPROVE")
+        for submission_id in ids:
+            self.submissions[submission_id]["status"] = "APPROVED"
+            self.decisions.append((submission_id, "APPROVE"))
+        return {"approved": len(ids)}
+
+    def _bonus_create(self, body: dict) -> dict:
+        study = self._study(str(body.get("study_id")))
+        takers = {row["participant_id"] for row in self.submissions.values() if row["study_id"] == study["id"]}
+        rows = []
+        for line in (body.get("csv_bonuses") or "").strip().splitlines():
+            pid, _, amount = line.partition(",")
+            if pid not in takers:
+                raise Refused(400, f"{pid} has no submission in this study")
+            rows.append((pid, Decimal(amount)))
+        if not rows:
+            raise Refused(400, "csv_bonuses is empty")
+        bulk_id = secrets.token_hex(12)
+        self.bulk_bonuses[bulk_id] = {"id": bulk_id, "study": study["id"], "rows": rows,
+                                      "amount": str(sum(amount for _, amount in rows))}
+        return {"id": bulk_id, "study": study["id"], "amount": self.bulk_bonuses[bulk_id]["amount"]}
+
+    # -- scripting participants and deliveries --------------------------------------------------
+
+    def submission_add(self, study_id: str, participant_id: str, status: str = "ACTIVE") -> str:
+        submission_id = secrets.token_hex(12)
+        with self.lock:
+            self.submissions[submission_id] = {"id": submission_id, "study_id": study_id,
+                                               "participant_id": participant_id, "status": status,
+                                               "started_at": "2026-01-01T10:00:00Z", "completed_at": None,
+                                               "study_code": None}
+        return submission_id
+
+    def submission_set(self, submission_id: str, status: str, study_code: str | None = None) -> dict:
+        """Move a submission on (as a participant would), returning the webhook payload it makes."""
+        with self.lock:
+            row = self.submissions[submission_id]
+            row["status"] = status
+            if status == "AWAITING REVIEW":
+                row["completed_at"], row["study_code"] = "2026-01-01T10:20:00Z", study_code
+        return {"event_id": secrets.token_hex(16), "event_type": "submission.status.change",
+                "resource_id": submission_id, "status": status, "study_id": row["study_id"],
+                "participant_id": row["participant_id"]}
+
+    def delivery(self, payload: dict, secret: str | None = None) -> tuple[bytes, dict[str, str]]:
+        """A webhook delivery as Prolific sends it: the body and its signature headers."""
+        body = json.dumps(payload).encode()
+        timestamp = str(int(time.time()))
+        key = (secret or self.secrets[-1]).encode()
+        signature = base64.b64encode(hmac.new(key, timestamp.encode() + body, hashlib.sha256).digest()).decode()
+        return body, {"X-Prolific-Request-Signature": signature, "X-Prolific-Request-Timestamp": timestamp}

@@ -1,0 +1,154 @@
+"""Recruiting until precise against the stand-in: participants arrive in rounds, the places are raised
+in steps until the CI of human accuracy is narrow enough, then the study is stopped; a budget
+stops it earlier, with a flag; a step run twice raises once."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+from django.core.management import call_command
+
+from annotation.models import Item
+from studies.models import ProlificFlag, ProlificStudy, RecruitmentPoint
+from studies.monitor import study_monitor
+from studies.prolific_api.recruitment import prolific_recruit_configure, recruitment_step
+from studies.prolific_api.services import prolific_study_create, prolific_study_transition
+from studies.results import load_study_data
+from studies.results.assemble import study_results
+from tests.factories import small_study
+from tests.prolific.helpers import arrive
+
+
+def one_wrong():
+    """Answers the first study item wrong and everything else right."""
+    wrong = []
+
+    def choose(item: Item) -> str:
+        if not item.is_attention_check and not wrong:
+            wrong.append(item.pk)
+            return "no" if item.gold == "yes" else "yes"
+        return item.gold
+    return choose
+
+
+def published(name: str, *, places: int, value: float, step: int, max_spend_pence: int) -> ProlificStudy:
+    # units of 3 items holding 10 people each: Parity's capacity is not what limits the places
+    study = small_study(name, unit_size=3, units=2, per_unit=10, attention_checks=2, exclude_at=2)
+    found = prolific_study_create(study=study, places=places)
+    prolific_study_transition(prolific_study=found, action="publish")
+    return prolific_recruit_configure(prolific_study=found, kind="ci_width", value=value,
+                                      max_spend_pence=max_spend_pence, step=step)
+
+
+def fill(standin, found: ProlificStudy, arrived: int) -> int:
+    """Everyone the open places admit arrives and completes: alternately all right and one item wrong
+    (accuracy 1 or 2/3)."""
+    found.refresh_from_db()
+    while arrived < found.places:
+        arrived += 1
+        bot, _ = arrive(standin, found.study, found.prolific_id, arrived)
+        bot.complete(None if arrived % 2 else one_wrong())
+    return arrived
+
+
+def patches(standin) -> int:
+    return sum(1 for method, path in standin.calls if method == "PATCH" and "/studies/" in path)
+
+
+def test_places_are_raised_in_steps_until_the_ci_is_narrow_enough(implicature, standin):
+    found = published("precise", places=4, value=21, step=2, max_spend_pence=450 * 20)
+    arrived = 0
+    assert recruitment_step(found).action == "wait"  # no one yet: 4 places open
+    for _ in range(10):
+        arrived = fill(standin, found, arrived)
+        point = recruitment_step(found)
+        if point.action == "stop":
+            break
+        assert point.action == "raise" and point.places == arrived + 2
+        assert standin.studies[found.prolific_id]["total_available_places"] == point.places
+    points = list(RecruitmentPoint.objects.filter(prolific_study=found).exclude(action="wait"))
+    # each raise came with a CI wider than 21 points (4, 6 and 8 people), the stop with one no wider (10)
+    assert [(p.action, p.completed, p.places) for p in points] == [
+        ("raise", 4, 6), ("raise", 6, 8), ("raise", 8, 10), ("stop", 10, 10)]
+    assert all(p.ci_width > 21 for p in points[:-1]) and points[-1].ci_width <= 21
+    assert standin.studies[found.prolific_id]["status"] == "AWAITING REVIEW"
+    assert not ProlificFlag.objects.filter(kind=ProlificFlag.Kind.BUDGET_REACHED).exists()
+
+    # the width is the results page's CI of human accuracy
+    results = study_results(load_study_data(found.study))
+    low, high = results["human"]["accuracy"]["ci95"]
+    assert abs((high - low) * 100 - points[-1].ci_width) < 1e-9
+    assert points[-1].kept == results["human"]["n_annotators"] == arrived
+
+    # stopped: a later step waits and calls Prolific no more
+    calls = len(standin.calls)
+    assert recruitment_step(found).action == "wait" and len(standin.calls) == calls
+
+    monitor = study_monitor(found.study)["recruitment"]
+    assert monitor["target"] == "95% CI of human accuracy at most 21 points wide"
+    assert monitor["remaining_pence"] == 450 * (20 - points[-1].places) and not monitor["budget_reached"]
+    assert [p["ci_width"] for p in monitor["points"] if p["action"] != "wait"] == [p.ci_width for p in points]
+
+
+def test_the_monitor_shows_no_recruitment_without_a_target(implicature, standin, admin_client):
+    study = small_study("no target")
+    prolific_study_create(study=study, places=2)
+    assert study_monitor(study)["recruitment"] is None
+    assert "Recruiting until precise" not in admin_client.get(f"/studies/{study.pk}/monitor/").content.decode()
+
+
+def test_the_budget_stops_recruitment_before_the_target_with_a_flag(implicature, standin, admin_client):
+    # £4.50 a place; £27 pays for 6 places: one raise, then the budget is reached
+    found = published("thrifty", places=4, value=1, step=4, max_spend_pence=2700)
+    arrived = fill(standin, found, 0)
+    point = recruitment_step(found)
+    assert (point.action, point.places) == ("raise", 6)  # 4 + 4 would cost £36
+    arrived = fill(standin, found, arrived)
+    point = recruitment_step(found)
+    assert point.action == "stop" and point.ci_width > 1
+    assert point.reason == "budget reached before the target (95% CI of human accuracy at most 1 points wide): " \
+        "6 places, £27.00 of £27.00"
+    assert standin.studies[found.prolific_id]["total_available_places"] == 6
+    assert standin.studies[found.prolific_id]["status"] == "AWAITING REVIEW"
+    flag = ProlificFlag.objects.get(kind=ProlificFlag.Kind.BUDGET_REACHED)
+    assert flag.prolific_study == found and "budget reached before the target" in flag.detail
+
+    monitor = study_monitor(found.study)["recruitment"]
+    assert monitor["budget_reached"] and monitor["remaining_pence"] == 0
+    page = admin_client.get(f"/studies/{found.study.pk}/monitor/").content.decode()
+    assert "£27.00 of the £27.00 budget" in page and "<strong>£0.00 left</strong>" in page
+    assert "The budget stopped recruitment before the target." in page
+    assert page.count("<td>raise: every place taken") == 1 and "<td>stop: budget reached" in page
+    api = admin_client.get(f"/api/studies/{found.study.pk}/monitor/").json()["recruitment"]
+    assert (api["budget_reached"], api["remaining_pence"], api["places"]) == (True, 0, 6)
+    assert [(p["action"], p["places"]) for p in api["points"]] == [("raise", 6), ("stop", 6)]
+
+
+def test_a_step_run_twice_raises_once(implicature, standin):
+    found = published("twice", places=2, value=5, step=3, max_spend_pence=450 * 20)
+    fill(standin, found, 0)
+    assert recruitment_step(found).action == "raise"
+    assert recruitment_step(found).action == "wait"
+    assert patches(standin) == 1
+    assert standin.studies[found.prolific_id]["total_available_places"] == 5
+    assert ProlificStudy.objects.get(pk=found.pk).places == 5
+    assert list(RecruitmentPoint.objects.values_list("action", "places")) == [("raise", 5), ("wait", 5)]
+
+
+def test_the_command_sets_the_target_and_sync_runs_a_step(implicature, standin):
+    study = small_study("by cron", unit_size=3, units=2, per_unit=10, attention_checks=2, exclude_at=2)
+    found = prolific_study_create(study=study, places=2)
+    prolific_study_transition(prolific_study=found, action="publish")
+    out = StringIO()
+    call_command("prolific", "recruit", study.name, "--target", "per_unit", "--value", "1", "--step", "2",
+                 "--max-spend", "9000", stdout=out)
+    assert "0 completed, CI width undefined, 2 places; wait: 2 of 2 places still open." in out.getvalue()
+    fill(standin, found, 0)
+    out = StringIO()
+    call_command("prolific", "sync", stdout=out)
+    # two completions, one per unit (Parity fills the units in turn): the target is met
+    assert "2 submissions" in out.getvalue() and "stop: target met: 1 completions in every unit." in out.getvalue()
+    assert standin.studies[found.prolific_id]["status"] == "AWAITING REVIEW"
+    out = StringIO()
+    call_command("prolific", "recruit", stdout=out)
+    assert "wait: the study is not recruiting on Prolific." in out.getvalue()

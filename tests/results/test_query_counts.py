@@ -1,0 +1,69 @@
+"""Exact query counts of the researcher's pages, equal at two study sizes: a page whose count grew with
+units or participants would query per row."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+
+from studies.models import Study
+from tests.factories import Bot, pid, small_study
+
+pytestmark = pytest.mark.django_db
+
+#: session and user, the user's permissions (2), the study (with its ownership check), units with their
+#: items, answers, runs (these studies have none, so no model answers are read)
+RESULTS_QUERIES = 8
+#: session and user, the user's permissions (2), the studies, then the units, answers and runs of all
+#: of them at once
+LIST_QUERIES = 8
+
+
+def _study(name: str, units: int, owner) -> Study:
+    """`units` units of 3 items, each completed by two participants through the HTTP views."""
+    study = small_study(name, units=units, unit_size=3, per_unit=2, attention_checks=1, owner=owner)
+    for n in range(2 * units):
+        Bot(study, pid(len(name) * 100 + n)).complete()
+    return study
+
+
+def _count(client: Client, url: str) -> int:
+    client.get(url)  # the first request of a client fills caches the others share
+    with CaptureQueriesContext(connection) as captured:
+        page = client.get(url)
+    assert page.status_code == 200, url
+    return len(captured)
+
+
+def test_the_results_page_costs_the_same_queries_for_one_and_three_units(implicature, researcher, researcher_client):
+    small, large = _study("one unit", 1, researcher), _study("three units", 3, researcher)
+    assert (small.units.count(), large.participants.count()) == (1, 6)
+    counts = [_count(researcher_client, f"/studies/{study.pk}/results/") for study in (small, large)]
+    assert counts == [RESULTS_QUERIES, RESULTS_QUERIES]
+
+
+def test_the_study_list_costs_the_same_queries_for_one_and_for_two_studies(implicature, researcher,
+                                                                           researcher_client):
+    _study("one unit", 1, researcher)
+    one = _count(researcher_client, "/studies/")
+    _study("three units", 3, researcher)
+    assert [one, _count(researcher_client, "/studies/")] == [LIST_QUERIES, LIST_QUERIES]
+
+
+#: session and user, the user's permissions (2), the study (with its ownership check), its units, its
+#: participants, their answers, its Prolific study (for a recruitment target)
+MONITOR_QUERIES = 9
+
+
+def test_the_monitor_costs_the_same_queries_for_two_and_for_six_participants(implicature, researcher,
+                                                                           researcher_client):
+    small, large = _study("one unit", 1, researcher), _study("three units", 3, researcher)
+    assert (small.participants.count(), large.participants.count()) == (2, 6)
+    for study in (small, large):
+        url = f"/studies/{study.pk}/monitor/"
+        assert _count(researcher_client, url) == MONITOR_QUERIES
+        researcher_client.defaults["HTTP_HX_REQUEST"] = "true"  # the fragment htmx asks for every 10 s
+        assert _count(researcher_client, url) == MONITOR_QUERIES
+        del researcher_client.defaults["HTTP_HX_REQUEST"]

@@ -1,0 +1,80 @@
+"""Exact query counts of the participant's pages, equal at two study sizes: a participant's page must
+not read the rest of the study (other units, other participants' answers)."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from django.db import connection, reset_queries
+from django.test.utils import CaptureQueriesContext
+
+from annotation.models import Item
+from studies.models import Study
+from tests.factories import Bot, pid, small_study
+
+pytestmark = pytest.mark.django_db
+
+#: the session, the participant with its study, one UPDATE of its shown and last-seen times, the item
+STEP_QUERIES = 4
+#: the session, the participant with its study, then in a transaction (a savepoint and its release
+#: under the test's transaction) the participant locked, the item, the answer written, the progress
+#: written; the page after it is a redirect
+ANSWER_QUERIES = 8
+#: the same, where the answered and the next item are read together and the progress update marks
+#: the next item shown: the next item's fragment costs no further query
+HTMX_ANSWER_QUERIES = 8
+
+
+def _study(name: str, units: int) -> Study:
+    """`units` units of 3 items for two participants each, all but one place taken by those who finished."""
+    study = small_study(name, units=units, unit_size=3, per_unit=2, attention_checks=1)
+    for n in range(2 * units - 1):
+        Bot(study, pid(len(name) * 100 + n)).complete()
+    return study
+
+
+def _queries():
+    reset_queries()  # the log keeps the last 9,000 queries: once full, a capture counts nothing
+    return CaptureQueriesContext(connection)
+
+
+def _answer(bot: Bot, html: str, **headers: str):
+    item_id, position = bot.current_form(html)
+    item_gold = Item.objects.get(pk=item_id).gold
+    with _queries() as queries:
+        response = bot.client.post(f"/s/{bot.study.link}/answer/",
+                                   {"item": item_id, "position": position, "answer": item_gold}, headers=headers)
+    return response, len(queries)
+
+
+def _counts(study: Study) -> tuple[int, int, int]:
+    """The queries of the item page (after a first view), of answering it, and of answering the next
+    one with htmx (the answer POST returns the following item), for a new participant."""
+    bot = Bot(study, pid(len(study.name) * 100 + 99))
+    bot.start_items()
+    html = bot.step().content.decode()
+    with _queries() as step:
+        assert bot.step().status_code == 200
+    response, answer = _answer(bot, html)
+    assert response.status_code == 302
+    response, htmx_answer = _answer(bot, bot.step().content.decode(), HX_Request="true")
+    assert response.status_code == 200 and 'name="position" value="3"' in response.content.decode()
+    return len(step), answer, htmx_answer
+
+
+def test_the_item_page_and_an_answer_cost_the_same_queries_for_two_and_six_participants(implicature):
+    small, large = _study("one unit", 1), _study("three units", 3)
+    counts = [_counts(small), _counts(large)]
+    assert [small.participants.count(), large.participants.count()] == [2, 6]
+    expected = (STEP_QUERIES, ANSWER_QUERIES, HTMX_ANSWER_QUERIES)
+    assert counts == [expected, expected]
+
+
+def test_with_sessions_read_through_redis_a_participant_request_costs_no_session_query(implicature, settings):
+    """The production profile (scripts/serve with REDIS_URL): cached_db sessions on the real Redis."""
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                                   "LOCATION": "redis://127.0.0.1:6379/5", "KEY_PREFIX": f"counts-{uuid.uuid4()}"}}
+    settings.SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+    counts = _counts(_study("redis sessions", 1))
+    assert counts == (STEP_QUERIES - 1, ANSWER_QUERIES - 1, HTMX_ANSWER_QUERIES - 1)

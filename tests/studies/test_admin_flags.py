@@ -1,0 +1,72 @@
+"""The participant admin's review flags (fast, straight-lining, pasting) and exclusion with a reason."""
+
+from __future__ import annotations
+
+import pytest
+
+from studies.access import VIEWER_PERMISSIONS
+from studies.models import Participant
+from tests.personas import signed_in, user_with
+from tests.studies.monitoring import busy_study, pseudonym
+
+pytestmark = pytest.mark.django_db
+CHANGELIST = "/admin/studies/participant/"
+
+
+@pytest.fixture
+def busy(implicature, researcher):
+    return busy_study(owner=researcher)
+
+
+def _listed(client, query: str) -> list[str]:
+    page = client.get(f"{CHANGELIST}?{query}")
+    assert page.status_code == 200
+    return sorted(participant.pseudonym for participant in page.context["cl"].result_list)
+
+
+def test_the_flags_are_list_filters(busy, researcher_client):
+    straight, fast = pseudonym(busy, 5), pseudonym(busy, 6)
+    assert _listed(researcher_client, "flag=straight_lining") == [straight]
+    assert _listed(researcher_client, "flag=fast") == [fast]
+    assert _listed(researcher_client, "flag=pasted") == []
+    assert _listed(researcher_client, "flag=any") == sorted([straight, fast])
+    combined = f"flag=any&study__id__exact={busy.pk}&status=completed"
+    assert _listed(researcher_client, combined) == sorted([straight, fast])
+    assert len(_listed(researcher_client, "")) == 10
+    assert "flagged for review" in researcher_client.get(CHANGELIST).content.decode()
+
+
+def test_another_researchers_flagged_participants_are_not_listed(busy):
+    assert _listed(signed_in(user_with("other")), "flag=any") == []
+
+
+def test_the_action_asks_for_a_reason_suggesting_the_flags_then_excludes(busy, researcher_client):
+    chosen = list(Participant.objects.filter(study=busy, prolific_pid__in=[f"{5:024x}", f"{6:024x}"]))
+    ids = [p.pk for p in chosen]
+    asked = researcher_client.post(CHANGELIST, {"action": "exclude_with_reason", "_selected_action": ids})
+    html = asked.content.decode()
+    assert asked.status_code == 200 and "Exclude participants with a reason" in html
+    assert ('value="flagged for review: fast items (median under 1.5 s per item); the same answer throughout"'
+            in html)
+    assert not Participant.objects.filter(pk__in=ids, excluded=True).exists(), "nothing happens before the reason"
+    refused = researcher_client.post(CHANGELIST, {"action": "exclude_with_reason", "_selected_action": ids,
+                                                  "apply": "Exclude", "reason": ""})
+    assert refused.status_code == 200 and "This field is required" in refused.content.decode()
+    assert not Participant.objects.filter(pk__in=ids, excluded=True).exists()
+    done = researcher_client.post(CHANGELIST, {"action": "exclude_with_reason", "_selected_action": ids,
+                                               "apply": "Exclude", "reason": "answered in under a second"})
+    assert done.status_code == 302
+    assert set(Participant.objects.filter(pk__in=ids).values_list("excluded", "exclusion_reason")) == {
+        (True, "answered in under a second")}
+
+
+def test_the_action_needs_the_exclude_permission(busy):
+    viewer = user_with("viewer", VIEWER_PERMISSIONS)
+    busy.collaborators.add(viewer)
+    client = signed_in(viewer)
+    assert "exclude_with_reason" not in client.get(CHANGELIST).content.decode()
+    target = Participant.objects.get(study=busy, prolific_pid=f"{5:024x}")
+    client.post(CHANGELIST, {"action": "exclude_with_reason", "_selected_action": [target.pk], "apply": "Exclude",
+                             "reason": "speeding"})
+    target.refresh_from_db()
+    assert not target.excluded
