@@ -8,7 +8,7 @@ import tempfile
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import IO, Any, Mapping
 
 from django.db import transaction
 from django.db.models import Count
@@ -88,6 +88,18 @@ def benchmark_import(*, name: str, source: Path | None, options: Mapping[str, An
     bundle: ImportBundle = definition.load(source or Path("."), _with_prerequisites(definition, options))
     checks = definition.attention_checks()
     return _write_bundle(name, ImportBundle(items=list(bundle.items) + checks, assets=list(bundle.assets)))
+
+
+def item_set_import(*, benchmark: str, name: str, upload: IO[bytes], filename: str) -> ImportResult:
+    """A researcher's uploaded file of items (CSV or JSONL, by its name's suffix) as the item set
+    `name`: read and written exactly like `import_benchmark BENCHMARK --source FILE --name NAME`,
+    all or nothing; errors name the uploaded file, the line and the field."""
+    label = Path(filename).name or "upload"
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"upload{Path(label).suffix.lower()}"
+        with path.open("wb") as handle:
+            shutil.copyfileobj(upload, handle)
+        return benchmark_import(name=benchmark, source=path, options={"name": name, "label": label})
 
 
 def benchmark_records_import(*, name: str, records: list[Mapping[str, Any]],

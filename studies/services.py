@@ -33,11 +33,12 @@ def study_create(*, name: str, benchmark: str, design: Mapping[str, Any] | None 
     merged = definition.design(design)
     if Study.objects.filter(name=name).exists():
         raise StudyError(f"a study named {name!r} already exists")
-    items = list(Item.objects.filter(benchmark=benchmark, is_attention_check=False))
+    scoped = Item.objects.filter(benchmark=benchmark, key__startswith=definition.item_scope(merged))
+    items = list(scoped.filter(is_attention_check=False))
     if not items:
         raise StudyError(f"no {benchmark} items are imported yet: run `manage.py import_benchmark {benchmark}` first")
     attention = int(merged.get("attention_checks", 0))
-    available_checks = Item.objects.filter(benchmark=benchmark, is_attention_check=True).count()
+    available_checks = scoped.filter(is_attention_check=True).count()
     if attention > available_checks:
         raise StudyError(f"{attention} attention checks asked for, but {benchmark} has {available_checks}")
     assets = {key: definition_asset(benchmark, key) for key in definition.design_assets}
@@ -270,7 +271,8 @@ def _sequence(study: Study, unit: Unit, pid: str) -> list[int]:
     items = list(UnitItem.objects.filter(unit=unit).order_by("order").values_list("item_id", flat=True))
     if study.design.get("shuffle_items"):
         rng.shuffle(items)
-    checks = list(Item.objects.filter(benchmark=study.benchmark, is_attention_check=True)
+    checks = list(Item.objects.filter(benchmark=study.benchmark, is_attention_check=True,
+                                      key__startswith=study.definition.item_scope(study.design))
                   .order_by("key").values_list("id", flat=True))
     chosen = rng.sample(checks, study.attention_checks) if study.attention_checks else []
     total = len(items) + len(chosen)

@@ -19,6 +19,7 @@ from annotation import benchmarks
 from annotation.benchmarks.base import DatasetError, PublishedStudy
 from annotation.benchmarks.base import normalise_text as normalise
 from annotation.models import Item
+from annotation.selectors import item_data
 from studies.models import Participant, Response, Study, Unit, UnitItem
 
 
@@ -151,7 +152,7 @@ def _write(name: str, published: PublishedStudy, matched: list[list[Item]], owne
             participants += 1
             for order, (row, item) in enumerate(zip(subset.rows, items), start=1):
                 raw = row.answers[column_index]
-                scored = definition.score(raw, item.gold)
+                scored = definition.score(raw, item.gold, item=item_data(item))
                 responses.append(Response(
                     participant=participant, item=item, position=order, raw_answer=raw, answer=scored.answer or "",
                     valid=scored.valid, correct=scored.correct, is_attention_check=False, shown_at=now,

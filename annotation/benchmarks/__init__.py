@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from .base import Benchmark, DatasetError, ImportBundle, ItemData, Scored, SourceFile
 from .ambibench import AmbiBench
+from .custom import CustomItems
 from .implicature import Implicature
 from .instruction_induction import InstructionInduction
 from .miqa import MiQA
@@ -52,5 +53,6 @@ register(AmbiBench())
 register(MiQA())
 register(InstructionInduction())
 register(MiQARating())
+register(CustomItems())
 
 __all__ = ["Benchmark", "DatasetError", "ImportBundle", "ItemData", "Scored", "SourceFile", "REGISTRY", "register", "get", "choices"]

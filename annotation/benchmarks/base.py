@@ -253,6 +253,9 @@ class Benchmark:
     default_instructions: ClassVar[str] = ""
     #: True when `load` reads one file (`import_benchmark NAME --source FILE`), not a directory
     source_is_file: ClassVar[bool] = False
+    #: True when items come in sets named at import (`import_benchmark NAME --source FILE --name SET`,
+    #: passed to `load` as options["name"]); researchers may then upload such a file on the web
+    named_sets: ClassVar[bool] = False
     #: benchmarks whose imported items `load` needs: passed as options["items"][name] (ItemData lists)
     builds_on: ClassVar[tuple[str, ...]] = ()
     #: True when a researcher marks each answer correct or incorrect by hand (a written answer
@@ -299,11 +302,15 @@ class Benchmark:
     def parse_answer(self, raw: str) -> str | None:
         raise NotImplementedError
 
-    def score(self, raw: str, gold: str, design: Mapping[str, Any] | None = None) -> Scored:
+    def score(self, raw: str, gold: str, design: Mapping[str, Any] | None = None, *,
+              item: ItemData | None = None) -> Scored:
+        """`raw` scored against `gold`. Callers pass the whole `item` too, for benchmarks whose
+        items each say how they are scored (a researcher's own items: their kind, metric and
+        accepted answers); a benchmark whose gold says it all ignores it."""
         answer = self.parse_answer(raw)
         return Scored(answer=answer, correct=answer is not None and answer == gold, valid=answer is not None)
 
-    def refusal(self, raw: str, scored: Scored, design: Mapping[str, Any]) -> str:
+    def refusal(self, raw: str, scored: Scored, design: Mapping[str, Any], *, item: ItemData | None = None) -> str:
         """The message shown instead of storing an answer, or "" to store it. Free-text answers are
         stored even when invalid (and scored wrong); an empty box is not an answer."""
         if scored.valid:
@@ -388,6 +395,11 @@ class Benchmark:
         merged = dict(self.default_design)
         merged.update({k: v for k, v in (overrides or {}).items() if v is not None})
         return merged
+
+    def item_scope(self, design: Mapping[str, Any]) -> str:
+        """The key prefix of the items a study with `design` draws on, attention checks included
+        (a researcher's own items: the chosen item set's "NAME/"); "" for every item."""
+        return ""
 
     def unit_category(self, unit_items: Sequence[ItemData]) -> str:
         """The balancing category of a unit (AmbiBench: its salient feature); blank when none."""
@@ -499,10 +511,12 @@ def read_text(path: Path, label: str | None = None, *, encoding: str = "utf-8-si
         raise DatasetError(label, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
 
 
-def read_csv_rows(path: Path, required: Sequence[str], *, name: str | None = None) -> list[tuple[int, dict[str, str]]]:
+def read_csv_rows(path: Path, required: Sequence[str], *, name: str | None = None,
+                  every_column: bool = False) -> list[tuple[int, dict[str, str]]]:
     """(row, values) pairs of a CSV read with a real parser, `row` counted as a spreadsheet does
     (the header is row 1; a quoted field may span lines). Refuses a missing file, missing columns,
-    short (truncated) rows and malformed quoting; extra columns are ignored."""
+    short (truncated) rows and malformed quoting; extra columns are ignored, or with `every_column`
+    kept (every row then needs every column, and a column named twice is refused)."""
     label = name or path.name
     reader = csv.reader(io.StringIO(read_text(path, label), newline=""), strict=True)
     try:
@@ -514,7 +528,12 @@ def read_csv_rows(path: Path, required: Sequence[str], *, name: str | None = Non
     missing = [column for column in required if column not in header]
     if missing:
         raise DatasetError(label, f"missing column(s) {', '.join(missing)}; found {', '.join(header)}", row=1)
-    needed = max(header.index(column) for column in required) + 1 if required else 0
+    if every_column:
+        repeated = sorted({column for column in header if header.count(column) > 1})
+        if repeated:
+            raise DatasetError(label, f"column(s) named twice: {', '.join(repeated)}", row=1)
+    columns = header if every_column else list(required)
+    needed = max((header.index(column) for column in columns), default=-1) + 1
     rows: list[tuple[int, dict[str, str]]] = []
     number = 1
     try:
@@ -525,7 +544,7 @@ def read_csv_rows(path: Path, required: Sequence[str], *, name: str | None = Non
             if len(values) < needed:
                 raise DatasetError(label, f"expected at least {needed} fields, found {len(values)} "
                                           f"(truncated?; text line {reader.line_num})", row=number)
-            rows.append((number, {column: values[header.index(column)] for column in required}))
+            rows.append((number, {column: values[header.index(column)] for column in columns}))
     except csv.Error as exc:
         raise DatasetError(label, f"malformed CSV ({exc}; text line {reader.line_num})", row=number + 1) from exc
     return rows

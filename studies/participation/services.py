@@ -10,6 +10,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from annotation.models import Item
+from annotation.selectors import item_data
 from studies.models import Participant, Response, Study
 from studies.participation.selectors import screen_for, verifiable_responses
 from studies.services import participant_lock, slot_take_back
@@ -82,8 +83,9 @@ def _submit(participant_id: int, item_id: int, position: int, raw_answer: str, e
         # what the participant was shown (e.g. the option order) is the server's, not the form's;
         # a button may post its screen position, which the screen maps back to the answer
         screen = screen_for(participant, item)
-        scored = definition.score(screen.answer_for(raw_answer), item.gold, design)
-        message = definition.refusal(raw_answer, scored, design)
+        data = item_data(item)
+        scored = definition.score(screen.answer_for(raw_answer), item.gold, design, item=data)
+        message = definition.refusal(raw_answer, scored, design, item=data)
         if message:
             return SubmitResult(Outcome.INVALID, participant, message=message)
         extra = {**(extra or {}), **screen.record}

@@ -70,7 +70,9 @@ def by_category(data: StudyData, humans: list[HumanAnswer], runs: list[RunInfo],
                 "ci95": _ci(summary.ci_low, summary.ci_high) if summary else None,
             },
             "models": [{"run": run.id, "label": run.label,
+                        # items without a gold (ratings, free texts) have no right answer: not counted
                         "accuracy": _mean([float(bool(m.correct)) for m in model_groups.get((run.id, category), [])
-                                           if m.correct is not None])} for run in runs],
+                                           if m.correct is not None and data.items[m.item_key].gold])}
+                       for run in runs],
         })
     return {"field": data.category_field, "rows": rows_out}

@@ -185,12 +185,30 @@ def generative_table(results: dict[str, Any]) -> Table | None:
                  + graded["icc_form"], ["Model", "Answers", "Generative score", "ICC(2,k)", "Answers without ICC"], rows)
 
 
+def kind_table(results: dict[str, Any]) -> Table | None:
+    """A researcher's own items per kind: accuracy only where items have a right answer, the
+    raters' agreement for ratings, the models' length-normalised accuracy and metric score."""
+    rows_in = results["breakdowns"].get("by_kind")
+    if not rows_in:
+        return None
+    labels = [m["label"] for m in rows_in[0]["models"]]
+    columns = ["Kind", "n items", "Human answers", "Humans", "Humans 95% CI", "Raters' α (ordinal)",
+               *[heading for label in labels for heading in (label, f"{label} acc_norm", f"{label} score")]]
+    rows = [[row["kind"].replace("_", " "), str(row["n_items"]), str(row["human"]["n_answers"]),
+             pct(row["human"]["accuracy"]) if row["has_gold"] else "no gold", ci(row["human"]["ci95"]),
+             num(row["human"].get("krippendorff_alpha_ordinal")),
+             *[cell for m in row["models"] for cell in (pct(m["accuracy"]) if row["has_gold"] else "no gold",
+                                                        pct(m["accuracy_norm"]), num(m["mean_score"]))]]
+            for row in rows_in]
+    return Table("by_kind", "Per kind of item (ratings and free texts have no right answer)", columns, rows)
+
+
 def paper_tables(results: dict[str, Any]) -> list[Table]:
     # a unit table says something where units have several annotators (not AmbiBench's one per episode)
     several = any(unit["n_annotators"] > 1 for unit in results["units"])
     tables = [unit_table(results) if several else None, comparison_table(results), category_table(results),
               template_table(results), position_table(results), task_table(results), wording_table(results),
-              generative_table(results)]
+              generative_table(results), kind_table(results)]
     return [table for table in tables if table is not None]
 
 

@@ -12,6 +12,7 @@ app_name = "studies"
 urlpatterns = [
     path("", views.study_list, name="list"),
     path("new/", workflow.study_new, name="new"),
+    path("items/import/", workflow.items_import, name="items_import"),
     path("<int:study_id>/", workflow.study_detail, name="detail"),
     path("<int:study_id>/status/", workflow.study_status, name="status"),
     path("<int:study_id>/prolific/", study_prolific, name="prolific"),

@@ -16,6 +16,7 @@ from typing import Any
 from django.http import HttpRequest
 
 from annotation.models import Item
+from annotation.selectors import item_data
 from studies.models import Study, Unit
 from studies.services import participant_sequence
 
@@ -97,8 +98,9 @@ def walk_answer(study: Study, walk: Walk, *, item_id: int, position: int, raw: s
     if item is None or item.pk != item_id or position != walk.answered + 1:
         return ""
     definition = study.definition
-    scored = definition.score(screen(study, walk, item).answer_for(raw), item.gold, study.design)
-    message = definition.refusal(raw, scored, study.design)
+    data = item_data(item)
+    scored = definition.score(screen(study, walk, item).answer_for(raw), item.gold, study.design, item=data)
+    message = definition.refusal(raw, scored, study.design, item=data)
     if message:
         return message
     walk.answers.append({"item": item.pk, "raw_answer": raw, "answer": scored.answer or "",

@@ -20,13 +20,16 @@ class BenchmarkOption:
     title: str
     n_items: int
     n_options: int
+    #: items come in named sets a researcher imports (their own items)
+    named_sets: bool = False
 
 
 def benchmark_options() -> list[BenchmarkOption]:
     """Every registered benchmark with how many of its items are imported (a study needs some)."""
     counts = dict(Item.objects.filter(is_attention_check=False).values_list("benchmark")
                   .annotate(n=Count("id")).values_list("benchmark", "n"))
-    return [BenchmarkOption(name, title, counts.get(name, 0), len(benchmarks.get(name).design_options))
+    return [BenchmarkOption(name, title, counts.get(name, 0), len(benchmarks.get(name).design_options),
+                            benchmarks.get(name).named_sets)
             for name, title in benchmarks.choices()]
 
 

@@ -1,4 +1,5 @@
-"""The researcher's web workflow: a new study, the study page, launching, pausing and closing it."""
+"""The researcher's web workflow: importing one's own items, a new study, the study page, launching,
+pausing and closing it."""
 
 from __future__ import annotations
 
@@ -9,12 +10,21 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation import benchmarks
+from annotation.benchmarks.base import DatasetError
+from annotation.services import item_set_import
 from studies.access import get_study_for_researcher, has_permission, require_permission
 from studies.models import Study
 from studies.pay import PROLIFIC_MINIMUM_PENCE_PER_HOUR, PROLIFIC_RECOMMENDED_PENCE_PER_HOUR, hourly_pay
 from studies.prolific_api.selectors import prolific_actions, prolific_configured, prolific_study_of
 from studies.services import StudyError, study_create, study_set_status
-from studies.workflow.forms import BenchmarkChoiceForm, StatusForm, StudyCreateForm
+from studies.workflow.forms import (
+    DESIGN_PREFIX,
+    BenchmarkChoiceForm,
+    ItemSetImportForm,
+    StatusForm,
+    StudyCreateForm,
+    named_set_choices,
+)
 from studies.workflow.selectors import benchmark_options, prolific_settings, study_page
 
 ADD_STUDY = "studies.add_study"
@@ -32,7 +42,8 @@ def study_new(request: HttpRequest) -> HttpResponse:
     if not choice.is_valid():
         return render(request, "studies/study_new.html", {"benchmarks": benchmark_options()})
     benchmark = choice.cleaned_data["benchmark"]
-    form = StudyCreateForm(request.POST or None, benchmark=benchmark)
+    prefill = {DESIGN_PREFIX + "item_set": choice.cleaned_data["item_set"]} if choice.cleaned_data["item_set"] else {}
+    form = StudyCreateForm(request.POST or None, benchmark=benchmark, initial=prefill)
     if request.method == "POST" and form.is_valid():
         try:
             study = study_create(**form.create_arguments(), owner=request.user)
@@ -45,6 +56,27 @@ def study_new(request: HttpRequest) -> HttpResponse:
     context = {"form": form, "definition": benchmarks.get(benchmark), "benchmark": benchmark, "pay": pay,
                "minimum": PROLIFIC_MINIMUM_PENCE_PER_HOUR, "recommended": PROLIFIC_RECOMMENDED_PENCE_PER_HOUR}
     return render(request, "studies/study_form.html", context, status=400 if form.errors else 200)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def items_import(request: HttpRequest) -> HttpResponse:
+    """Import your own items (a CSV or JSONL file) as a named set, for researchers who may create
+    studies; a broken file is refused whole, with the file, line and field of the problem."""
+    require_permission(request.user, ADD_STUDY)
+    choices = named_set_choices()
+    form = ItemSetImportForm(request.POST or None, request.FILES or None,
+                             initial={"benchmark": choices[0][0] if choices else ""})
+    result = None
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            result = item_set_import(benchmark=data["benchmark"], name=data["name"], upload=data["file"],
+                                     filename=data["file"].name)
+        except DatasetError as exc:
+            form.add_error("file", f"Refused, nothing was written: {exc}")
+    status = 400 if form.errors else 200
+    return render(request, "studies/items_import.html", {"form": form, "result": result}, status=status)
 
 
 def _int(value: object) -> int:

@@ -245,13 +245,14 @@ class InstructionInduction(Benchmark):
         text = raw.strip()
         return text if len(text) >= minimum else None
 
-    def score(self, raw: str, gold: str, design: Mapping[str, Any] | None = None) -> Scored:
+    def score(self, raw: str, gold: str, design: Mapping[str, Any] | None = None, *,
+              item: ItemData | None = None) -> Scored:
         """Valid when long enough; `correct` stays False: a written instruction has no single gold,
         it is judged later against the references, by execution and by a researcher's mark."""
         answer = self.parse_answer(raw, design)
         return Scored(answer=answer, correct=False, valid=answer is not None)
 
-    def refusal(self, raw: str, scored: Scored, design: Mapping[str, Any]) -> str:
+    def refusal(self, raw: str, scored: Scored, design: Mapping[str, Any], *, item: ItemData | None = None) -> str:
         if scored.valid:
             return ""
         minimum = int(design.get("min_chars", self.default_design["min_chars"]))

@@ -132,7 +132,8 @@ class MiQARating(Benchmark):
         value = raw.strip().lower()
         return value if value in RATING_SCALE else None
 
-    def score(self, raw: str, gold: str, design: Mapping[str, Any] | None = None) -> Scored:
+    def score(self, raw: str, gold: str, design: Mapping[str, Any] | None = None, *,
+              item: ItemData | None = None) -> Scored:
         """A rating is valid or not; it is never right or wrong (its value is `RATING_SCALE[answer]`)."""
         answer = self.parse_answer(raw)
         return Scored(answer=answer, correct=False, valid=answer is not None)

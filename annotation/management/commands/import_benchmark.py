@@ -18,14 +18,19 @@ class Command(BaseCommand):
         parser.add_argument("benchmark", choices=sorted(benchmarks.REGISTRY))
         parser.add_argument("--source", type=Path,
                             help="directory holding the published files; a file for benchmarks that read one "
-                                 "(miqa_rating: a JSONL of question_id, model, answer)")
+                                 "(miqa_rating: a JSONL of question_id, model, answer; custom: a CSV or JSONL of items)")
         parser.add_argument("--download-to", type=Path, help="where downloaded files go (default var/datasets/<name>)")
+        parser.add_argument("--name", help="the item set's name, a slug (benchmarks of named item sets: custom)")
         parser.add_argument("--seed", type=int, help="seed for generated benchmarks")
         parser.add_argument("--episodes", type=int, help="episodes for generated benchmarks")
 
     def handle(self, *args, benchmark: str, source: Path | None, download_to: Path | None, seed: int | None,
-               episodes: int | None, **options) -> None:
+               episodes: int | None, name: str | None = None, **options) -> None:
         definition = benchmarks.get(benchmark)
+        if definition.named_sets and not name:
+            raise CommandError(f"{benchmark} imports a named item set: give --name NAME (a slug)")
+        if name and not definition.named_sets:
+            raise CommandError(f"{benchmark} has no named item sets: leave out --name")
         if source is None and definition.source_files():
             shared = datasets_dir(benchmark)
             if shared is not None and shared.is_dir():
@@ -46,7 +51,7 @@ class Command(BaseCommand):
         if source is not None and not definition.source_is_file:
             for warning in benchmark_sources_verify(name=benchmark, source=source):
                 self.stderr.write(f"warning: {warning}")
-        opts = {key: value for key, value in (("seed", seed), ("episodes", episodes)) if value is not None}
+        opts = {key: value for key, value in (("seed", seed), ("episodes", episodes), ("name", name)) if value is not None}
         try:
             result = benchmark_import(name=benchmark, source=source, options=opts)
         except DatasetError as exc:

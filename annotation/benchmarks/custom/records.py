@@ -1,0 +1,359 @@
+"""A researcher's own items: records (JSONL objects or CSV rows) checked and built into items.
+
+`items_from_records` is the one entry point: the CSV and JSONL readers here and other importers
+(e.g. one reading lm-evaluation-harness tasks) hand it plain records with their line numbers. It
+refuses the first problem with a DatasetError naming the file, the line and the field, and builds
+nothing partial. The record format is described in the README ("Your own items").
+
+An item keeps what a person may see in its prompt (kind, text, context, format, options), its gold
+in `gold` (an option, a number, or the first accepted answer), and everything else in its meta:
+every accepted answer, the metric and tolerance, the category, what a model reads (`model`) and
+the file's extra fields. Nothing of the meta is shown to a participant.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from string import Formatter
+from typing import Any, Mapping, Sequence
+
+from ..base import DatasetError, ImportBundle, ItemData, read_csv_rows, read_text
+from . import scoring
+from .prompts import default_model_context
+
+CHOICE, YES_NO, SHORT_TEXT, NUMBER, RATING, FREE_TEXT = "choice", "yes_no", "short_text", "number", "rating", "free_text"
+KINDS = (CHOICE, YES_NO, SHORT_TEXT, NUMBER, RATING, FREE_TEXT)
+#: kinds a person answers with buttons, and a model by comparing one continuation per option
+OPTION_KINDS = (CHOICE, YES_NO, RATING)
+#: kinds a person types and a model generates
+TYPED_KINDS = (SHORT_TEXT, NUMBER, FREE_TEXT)
+#: kinds with no right answer: stored, checked for validity, never scored
+UNSCORED_KINDS = (RATING, FREE_TEXT)
+YES_NO_OPTIONS = ("yes", "no")
+FORMATS = ("plain", "markdown")
+FIELDS = ("id", "text", "format", "context", "kind", "options", "gold", "category", "split", "attention_check",
+          "prompt_template", "model_context", "continuations", "stop", "max_tokens", "metric", "tolerance")
+DEFAULT_METRIC = {SHORT_TEXT: scoring.EXACT, NUMBER: scoring.NUMERIC}
+DEFAULT_STOP = ("\n",)
+DEFAULT_MAX_TOKENS = 32
+MAX_TOKENS_LIMIT = 2048
+#: Item.key and Item.gold hold at most this many characters
+KEY_LENGTH, GOLD_LENGTH = 120, 200
+NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}")
+_TRUE, _FALSE = {"true", "yes", "1", "y"}, {"false", "no", "0", "n", ""}
+
+
+def check_name(name: str, label: str) -> str:
+    if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
+        raise DatasetError(label, f"the item set's name must be a slug (lower-case letters, digits, '-' and '_', "
+                                  f"at most 40 characters), not {name!r}")
+    return name
+
+
+class _Record:
+    """One record being checked: its values, and the errors that name its line and a field."""
+
+    def __init__(self, record: Mapping[str, Any], label: str, line: int) -> None:
+        if not isinstance(record, Mapping):
+            raise DatasetError(label, "expected an object with id, text and kind", row=line)
+        self.values = {str(key).strip(): value for key, value in record.items()}
+        self.label, self.line = label, line
+
+    def error(self, field: str, problem: str) -> DatasetError:
+        return DatasetError(self.label, f"field '{field}': {problem}", row=self.line)
+
+    def present(self, field: str) -> bool:
+        value = self.values.get(field)
+        return value is not None and not (isinstance(value, str) and not value.strip()) and value != []
+
+    def text(self, field: str, default: str = "", *, required: bool = False) -> str:
+        if not self.present(field):
+            if required:
+                raise self.error(field, "is required")
+            return default
+        value = self.values[field]
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise self.error(field, f"must be text, not {type(value).__name__}")
+        return str(value).strip() if not isinstance(value, str) else value.strip()
+
+    def raw_text(self, field: str) -> str:
+        """Text kept as written (leading spaces matter in a model's context)."""
+        value = self.values.get(field)
+        if value is None or value == "":
+            return ""
+        if not isinstance(value, str):
+            raise self.error(field, f"must be text, not {type(value).__name__}")
+        return value
+
+    def strings(self, field: str, *, strip: bool = True) -> list[str]:
+        """A list: a JSON array, or text with '|' between the entries; [] when absent."""
+        if not self.present(field):
+            return []
+        value = self.values[field]
+        if isinstance(value, str):
+            parts = value.split("|")
+        elif isinstance(value, (list, tuple)):
+            parts = value
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            parts = [value]
+        else:
+            raise self.error(field, f"must be a list or text with '|' between the entries, not {type(value).__name__}")
+        found = []
+        for part in parts:
+            if isinstance(part, bool) or not isinstance(part, (str, int, float)):
+                raise self.error(field, f"entries must be text, not {type(part).__name__}")
+            entry = part if isinstance(part, str) else scoring.format_number(float(part))
+            found.append(entry.strip() if strip else entry)
+        if any(not entry.strip() for entry in found):
+            raise self.error(field, "has an empty entry")
+        return found
+
+    def flag(self, field: str) -> bool:
+        value = self.values.get(field)
+        if value is None or isinstance(value, bool):
+            return bool(value)
+        if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+            return value.strip().lower() in _TRUE
+        raise self.error(field, f"must be true or false, not {value!r}")
+
+    def number(self, field: str, default: float) -> float:
+        if not self.present(field):
+            return default
+        value = self.values[field]
+        number = None if isinstance(value, bool) else (
+            float(value) if isinstance(value, (int, float)) else scoring.parse_number(str(value)))
+        if number is None:
+            raise self.error(field, f"must be a number, not {value!r}")
+        return number
+
+
+def _options(record: _Record, kind: str) -> list[str]:
+    options = record.strings("options")
+    if kind == YES_NO:
+        if options and [option.lower() for option in options] != list(YES_NO_OPTIONS):
+            raise record.error("options", "a yes_no item's options are yes|no (leave the field empty)")
+        return list(YES_NO_OPTIONS)
+    if kind not in OPTION_KINDS:
+        if options:
+            raise record.error("options", f"a {kind} item has no options")
+        return []
+    if len(options) < 2:
+        raise record.error("options", f"a {kind} item needs at least 2 options, found {len(options)}")
+    repeated = sorted({option for option in options if options.count(option) > 1})
+    if repeated:
+        raise record.error("options", f"option(s) listed twice: {', '.join(repeated)}")
+    return options
+
+
+def _gold(record: _Record, kind: str, options: Sequence[str]) -> tuple[str, list[str]]:
+    """(gold, accepted answers): the gold an item is stored with and every answer that counts."""
+    if kind in UNSCORED_KINDS:
+        if record.present("gold"):
+            raise record.error("gold", f"a {kind} item has no right answer; leave gold empty")
+        return "", []
+    if not record.present("gold"):
+        raise record.error("gold", f"a {kind} item needs its right answer")
+    if kind == NUMBER:
+        number = record.number("gold", 0.0)
+        return scoring.format_number(number), [scoring.format_number(number)]
+    if kind == SHORT_TEXT:
+        answers = record.strings("gold")
+        return answers[0], answers
+    gold = record.text("gold")
+    if kind == YES_NO:
+        gold = gold.lower()
+    if gold not in options:
+        raise record.error("gold", f"{gold!r} is not among the options ({' | '.join(options)})")
+    return gold, [gold]
+
+
+def _metric(record: _Record, kind: str, answers: Sequence[str]) -> tuple[str, float]:
+    present = record.present("metric") or record.present("tolerance")
+    if kind not in (SHORT_TEXT, NUMBER):
+        if present:
+            raise record.error("metric" if record.present("metric") else "tolerance",
+                               f"only short_text and number items have a metric; this one is {kind}")
+        return "", 0.0
+    metric = record.text("metric", DEFAULT_METRIC[kind]).lower()
+    allowed = scoring.METRICS if kind == SHORT_TEXT else (scoring.NUMERIC,)
+    if metric not in allowed:
+        raise record.error("metric", f"must be one of {', '.join(allowed)} for a {kind} item, not {metric!r}")
+    tolerance = record.number("tolerance", 0.0)
+    if tolerance < 0:
+        raise record.error("tolerance", f"must be 0 or more, not {scoring.format_number(tolerance)}")
+    if metric == scoring.NUMERIC:
+        wrong = [answer for answer in answers if scoring.parse_number(answer) is None]
+        if wrong:
+            raise record.error("gold", f"the numeric metric needs numbers, not {wrong[0]!r}")
+    return metric, tolerance
+
+
+def _template_fields(record: _Record, options: Sequence[str], extra: Mapping[str, str]) -> dict[str, str]:
+    return {"id": record.text("id"), "text": record.text("text"), "context": record.text("context"),
+            "kind": record.text("kind"), "category": record.text("category"), "options": ", ".join(options),
+            **extra}
+
+
+def _model_context(record: _Record, kind: str, options: Sequence[str], extra: Mapping[str, str]) -> str:
+    if record.present("model_context"):
+        return record.raw_text("model_context")
+    fields = _template_fields(record, options, extra)
+    if not record.present("prompt_template"):
+        return default_model_context(fields["text"], fields["context"], options)
+    template = record.raw_text("prompt_template")
+    try:
+        names = [name for _, name, spec, conversion in Formatter().parse(template) if name is not None]
+    except ValueError as exc:
+        raise record.error("prompt_template", f"malformed template ({exc})") from None
+    for name in names:
+        if name not in fields:
+            known = ", ".join(sorted(fields))
+            shown = f"{{{name}}}" if name else "{}"
+            raise record.error("prompt_template", f"unknown field {shown}; the record has {known}")
+    try:
+        return template.format(**fields)
+    except (ValueError, IndexError) as exc:
+        raise record.error("prompt_template", f"malformed template ({exc})") from None
+
+
+def _continuations(record: _Record, kind: str, options: Sequence[str]) -> list[str]:
+    if kind not in OPTION_KINDS:
+        if record.present("continuations"):
+            raise record.error("continuations", f"a {kind} item is generated, not chosen: it has no continuations")
+        return []
+    if not record.present("continuations"):
+        return [" " + option for option in options]
+    continuations = record.strings("continuations", strip=False)
+    if len(continuations) != len(options):
+        raise record.error("continuations", f"one per option: {len(options)} options, {len(continuations)} continuations")
+    return continuations
+
+
+def _unescape(stop: str) -> str:
+    """`\\n` and `\\t` as written in a spreadsheet cell stand for a newline and a tab."""
+    return stop.replace("\\n", "\n").replace("\\t", "\t")
+
+
+def _generation(record: _Record, kind: str) -> dict[str, Any]:
+    if kind not in TYPED_KINDS:
+        for field in ("stop", "max_tokens"):
+            if record.present(field):
+                raise record.error(field, f"a {kind} item is chosen, not generated: it has no {field}")
+        return {}
+    stops = [_unescape(stop) for stop in record.strings("stop", strip=False)] or list(DEFAULT_STOP)
+    tokens = record.number("max_tokens", DEFAULT_MAX_TOKENS)
+    if not tokens.is_integer() or not 1 <= tokens <= MAX_TOKENS_LIMIT:
+        raise record.error("max_tokens", f"must be a whole number from 1 to {MAX_TOKENS_LIMIT}, not {record.values['max_tokens']!r}")
+    return {"stop": stops, "max_tokens": int(tokens)}
+
+
+def _extra(record: _Record) -> dict[str, str]:
+    extra = {}
+    for key, value in record.values.items():
+        if key in FIELDS or not key:
+            continue
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+            raise record.error(key, "an extra field's name must be letters, digits and '_'")
+        extra[key] = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return extra
+
+
+def record_item(record: _Record, name: str) -> ItemData:
+    item_id = record.text("id", required=True)
+    key = f"{name}/{item_id}"
+    if len(key) > KEY_LENGTH:
+        raise record.error("id", f"too long: the key {name}/id may have at most {KEY_LENGTH} characters")
+    text = record.text("text", required=True)
+    kind = record.text("kind", required=True).lower()
+    if kind not in KINDS:
+        raise record.error("kind", f"must be one of {', '.join(KINDS)}, not {kind!r}")
+    text_format = record.text("format", "plain").lower()
+    if text_format not in FORMATS:
+        raise record.error("format", f"must be plain or markdown, not {text_format!r}")
+    options = _options(record, kind)
+    gold, answers = _gold(record, kind, options)
+    if len(gold) > GOLD_LENGTH:
+        raise record.error("gold", f"longer than {GOLD_LENGTH} characters")
+    metric, tolerance = _metric(record, kind, answers)
+    attention = record.flag("attention_check")
+    if attention and not gold:
+        raise record.error("attention_check", f"an attention check needs a right answer; a {kind} item has none")
+    extra = _extra(record)
+    model = {"context": _model_context(record, kind, options, extra),
+             "continuations": _continuations(record, kind, options), **_generation(record, kind)}
+    meta: dict[str, Any] = {"set": name, "id": item_id, "kind": kind, "line": record.line, "model": model,
+                            "extra": extra}
+    if answers:
+        meta.update(answers=answers)
+    if kind == RATING:
+        meta["scale"] = options  # the order the ordinal agreement ranks ratings by
+    if metric:
+        meta.update(metric=metric, tolerance=tolerance)
+    if record.present("category"):
+        meta["category"] = record.text("category")
+    prompt: dict[str, Any] = {"kind": kind, "text": text, "format": text_format, "context": record.text("context")}
+    if options:
+        prompt["options"] = options
+    return ItemData(key=key, split=record.text("split", "test"), prompt=prompt, gold=gold, meta=meta,
+                    is_attention_check=attention)
+
+
+def items_from_records(records: Sequence[Mapping[str, Any]], *, name: str, label: str,
+                       lines: Sequence[int] | None = None) -> ImportBundle:
+    """The items of one item set from its records; `lines[i]` is the line (or spreadsheet row) of
+    `records[i]` in the file named `label`. Raises DatasetError on the first problem."""
+    check_name(name, label)
+    if lines is not None and len(lines) != len(records):
+        raise ValueError(f"{len(records)} records but {len(lines)} line numbers")
+    items: list[ItemData] = []
+    first_line: dict[str, int] = {}
+    for index, values in enumerate(records):
+        line = lines[index] if lines is not None else index + 1
+        record = _Record(values, label, line)
+        item = record_item(record, name)
+        item_id = item.meta["id"]
+        if item_id in first_line:
+            raise record.error("id", f"duplicate id {item_id!r} (first on line {first_line[item_id]})")
+        first_line[item_id] = line
+        items.append(item)
+    if not items:
+        raise DatasetError(label, "no items: the file has no records")
+    return ImportBundle(items=items)
+
+
+# -- files ------------------------------------------------------------------------------------
+
+
+def read_records(path: Path, label: str | None = None) -> tuple[list[dict[str, Any]], list[int]]:
+    """(records, line numbers) of a CSV (header row; spreadsheet row numbers) or JSONL file."""
+    label = label or path.name
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        rows = read_csv_rows(path, ("id", "text", "kind"), name=label, every_column=True)
+        return [values for _, values in rows], [number for number, _ in rows]
+    if suffix in (".jsonl", ".ndjson"):
+        return _jsonl_records(read_text(path, label), label)
+    raise DatasetError(label, "expected a .csv or .jsonl file")
+
+
+def _jsonl_records(text: str, label: str) -> tuple[list[dict[str, Any]], list[int]]:
+    records, lines = [], []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DatasetError(label, f"not valid JSON ({exc.msg} at column {exc.colno})", row=number) from None
+        if not isinstance(record, dict):
+            raise DatasetError(label, "expected a JSON object", row=number)
+        records.append(record)
+        lines.append(number)
+    return records, lines
+
+
+def items_from_file(path: Path, *, name: str, label: str | None = None) -> ImportBundle:
+    records, lines = read_records(path, label)
+    return items_from_records(records, name=name, label=label or path.name, lines=lines)
