@@ -33,8 +33,11 @@ def study_create(*, name: str, benchmark: str, design: Mapping[str, Any] | None 
     merged = definition.design(design)
     if Study.objects.filter(name=name).exists():
         raise StudyError(f"a study named {name!r} already exists")
-    scoped = Item.objects.filter(benchmark=benchmark, key__startswith=definition.item_scope(merged))
+    scope = definition.item_scope(merged)
+    scoped = Item.objects.filter(benchmark=benchmark, key__startswith=scope)
     items = list(scoped.filter(is_attention_check=False))
+    if not items and scope:
+        raise StudyError(f"no {benchmark} items named {scope}... are imported yet: import them first")
     if not items:
         raise StudyError(f"no {benchmark} items are imported yet: run `manage.py import_benchmark {benchmark}` first")
     attention = int(merged.get("attention_checks", 0))

@@ -243,7 +243,7 @@ def _generation(record: _Record, kind: str) -> dict[str, Any]:
                 raise record.error(field, f"a {kind} item is chosen, not generated: it has no {field}")
         return {}
     stops = [_unescape(stop) for stop in record.strings("stop", strip=False)] or list(DEFAULT_STOP)
-    tokens = record.number("max_tokens", DEFAULT_MAX_TOKENS)
+    tokens = float(record.number("max_tokens", DEFAULT_MAX_TOKENS))
     if not tokens.is_integer() or not 1 <= tokens <= MAX_TOKENS_LIMIT:
         raise record.error("max_tokens", f"must be a whole number from 1 to {MAX_TOKENS_LIMIT}, not {record.values['max_tokens']!r}")
     return {"stop": stops, "max_tokens": int(tokens)}

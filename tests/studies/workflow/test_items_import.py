@@ -1,0 +1,78 @@
+"""The page "Import your own items": who may use it, a good file, a broken one (nothing written,
+the line and field named), and a study created on the imported set."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+
+from annotation.models import Item
+from studies.models import Study
+from tests import personas
+from tests.studies.workflow.helpers import create
+
+pytestmark = pytest.mark.django_db
+
+EXAMPLE = Path(__file__).resolve().parents[3] / "annotation" / "benchmarks" / "custom" / "example.csv"
+URL = "/studies/items/import/"
+
+
+def upload(client: Client, content: bytes, filename: str = "mine.csv", name: str = "pilot"):
+    return client.post(URL, {"benchmark": "custom", "name": name, "file": SimpleUploadedFile(filename, content)})
+
+
+def test_only_researchers_who_may_create_studies_may_import(researcher_client):
+    content = EXAMPLE.read_bytes()
+    assert Client().get(URL).status_code == 302  # to the login
+    assert upload(Client(), content).status_code == 302
+    assert upload(personas.signed_in(personas.member()), content).status_code == 403
+    viewer = personas.user_with("viewer", ["studies.view_study"])
+    assert upload(personas.signed_in(viewer), content).status_code == 403
+    assert not Item.objects.exists()
+    page = researcher_client.get(URL)
+    assert page.status_code == 200 and 'enctype="multipart/form-data"' in page.content.decode()
+    assert URL in researcher_client.get("/studies/").content.decode()  # reachable from the study pages
+    assert URL in researcher_client.get("/studies/new/").content.decode()
+
+
+def test_a_researcher_imports_a_file_and_creates_a_study_on_that_set(researcher_client, researcher):
+    page = upload(researcher_client, EXAMPLE.read_bytes(), "example.csv", "example")
+    html = page.content.decode()
+    assert page.status_code == 200 and "9 created, 0 updated, 0 unchanged" in html
+    assert Item.objects.filter(benchmark="custom", key__startswith="example/").count() == 9
+    link = "/studies/new/?benchmark=custom&amp;item_set=example"
+    assert link in html
+    form = researcher_client.get(link.replace("&amp;", "&")).context["form"]
+    assert form["design_item_set"].value() == "example"
+    again = upload(researcher_client, EXAMPLE.read_bytes(), "example.csv", "example")
+    assert "0 created, 0 updated, 9 unchanged" in again.content.decode()
+    created = create(researcher_client, "custom", name="own items", item_set="example", unit_size=0, per_unit=2,
+                     attention_checks=1, exclude_at=0)
+    assert created.status_code == 302, created.content.decode()[:2000]
+    study = Study.objects.get(name="own items")
+    assert study.owner == researcher and study.units.count() == 1 and study.units.get().unit_items.count() == 8
+
+
+def test_a_broken_file_writes_nothing_and_names_the_line_and_field(researcher_client):
+    broken = EXAMPLE.read_text(encoding="utf-8").replace(",8,science", ",eight,science").encode()
+    page = upload(researcher_client, broken)
+    html = page.content.decode()
+    assert page.status_code == 400
+    assert "Refused, nothing was written: mine.csv, row 6: field &#x27;gold&#x27;: must be a number" in html
+    assert not Item.objects.exists()
+    page = upload(researcher_client, b'{"id": 1, "text": "x", "kind": "shout"}\n', "mine.jsonl")
+    assert page.status_code == 400 and "mine.jsonl, row 1: field &#x27;kind&#x27;" in page.content.decode()
+    assert upload(researcher_client, b"id,text,kind\n", "mine.txt").status_code == 400
+    assert upload(researcher_client, EXAMPLE.read_bytes(), name="Not A Slug").status_code == 400
+    assert not Item.objects.exists()
+
+
+def test_a_study_on_a_set_without_items_is_refused_in_words(researcher_client):
+    upload(researcher_client, EXAMPLE.read_bytes(), "example.csv", "example")
+    page = create(researcher_client, "custom", name="nothing", item_set="missing")
+    assert page.status_code == 400 and "no custom items named missing/... are imported yet" in page.content.decode()
+    page = create(researcher_client, "custom", name="nameless", item_set="")
+    assert page.status_code == 400 and "Name the item set" in page.content.decode()
