@@ -9,6 +9,8 @@ import re
 from pathlib import Path
 
 import pytest
+from django.contrib.auth.models import User
+from rest_framework.test import APIClient
 
 from annotation.models import Item
 from annotation.services import benchmark_import, benchmark_records_import
@@ -101,6 +103,10 @@ def test_participants_answer_every_kind_and_the_results_are_honest_about_items_w
     assert markdown.status_code == 200 and "| rating | 1 | 2 | no gold |" in markdown.content.decode()
     long = superuser_client.get(f"/studies/{study.pk}/export/csv/")
     assert long.status_code == 200 and "example/legs" in long.content.decode()
+    api = APIClient()
+    api.force_authenticate(User.objects.get(is_superuser=True))
+    served = api.get(f"/api/studies/{study.pk}/results/").json()
+    assert [row["kind"] for row in served["breakdowns"]["by_kind"]] == list(by_kind)
 
 
 def test_only_the_chosen_sets_attention_checks_are_drawn(study):
