@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import json
 import random
 import re
 from dataclasses import dataclass, field
@@ -547,6 +548,24 @@ def read_csv_rows(path: Path, required: Sequence[str], *, name: str | None = Non
             rows.append((number, {column: values[header.index(column)] for column in columns}))
     except csv.Error as exc:
         raise DatasetError(label, f"malformed CSV ({exc}; text line {reader.line_num})", row=number + 1) from exc
+    return rows
+
+
+def read_jsonl_rows(path: Path, *, name: str | None = None) -> list[tuple[int, dict[str, Any]]]:
+    """(line, object) pairs of a JSONL file, one JSON object a line, `line` counted from 1 with
+    blank lines skipped but counted. Refuses a missing file, invalid JSON and anything not an object."""
+    label = name or path.name
+    rows: list[tuple[int, dict[str, Any]]] = []
+    for number, line in enumerate(read_text(path, label).splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DatasetError(label, f"not valid JSON ({exc.msg} at column {exc.colno})", row=number) from None
+        if not isinstance(record, dict):
+            raise DatasetError(label, "expected a JSON object", row=number)
+        rows.append((number, record))
     return rows
 
 

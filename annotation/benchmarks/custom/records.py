@@ -19,7 +19,7 @@ from pathlib import Path
 from string import Formatter
 from typing import Any, Mapping, Sequence
 
-from ..base import DatasetError, ImportBundle, ItemData, read_csv_rows, read_text
+from ..base import DatasetError, ImportBundle, ItemData, read_csv_rows, read_jsonl_rows
 from . import scoring
 from .prompts import default_model_context
 
@@ -331,27 +331,13 @@ def read_records(path: Path, label: str | None = None) -> tuple[list[dict[str, A
     label = label or path.name
     suffix = path.suffix.lower()
     if suffix == ".csv":
-        rows = read_csv_rows(path, ("id", "text", "kind"), name=label, every_column=True)
-        return [values for _, values in rows], [number for number, _ in rows]
-    if suffix in (".jsonl", ".ndjson"):
-        return _jsonl_records(read_text(path, label), label)
-    raise DatasetError(label, "expected a .csv or .jsonl file")
-
-
-def _jsonl_records(text: str, label: str) -> tuple[list[dict[str, Any]], list[int]]:
-    records, lines = [], []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DatasetError(label, f"not valid JSON ({exc.msg} at column {exc.colno})", row=number) from None
-        if not isinstance(record, dict):
-            raise DatasetError(label, "expected a JSON object", row=number)
-        records.append(record)
-        lines.append(number)
-    return records, lines
+        rows: list[tuple[int, Mapping[str, Any]]] = list(
+            read_csv_rows(path, ("id", "text", "kind"), name=label, every_column=True))
+    elif suffix in (".jsonl", ".ndjson"):
+        rows = list(read_jsonl_rows(path, name=label))
+    else:
+        raise DatasetError(label, "expected a .csv or .jsonl file")
+    return [dict(record) for _, record in rows], [number for number, _ in rows]
 
 
 def items_from_file(path: Path, *, name: str, label: str | None = None) -> ImportBundle:

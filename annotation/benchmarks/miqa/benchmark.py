@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Collection, Mapping, Sequence
@@ -30,6 +29,7 @@ from ..base import (
     Screen,
     SourceFile,
     content_key,
+    read_jsonl_rows,
     read_text,
     refuse_duplicate_rows,
     seeded_rng,
@@ -142,19 +142,9 @@ class GenerativeAnswer:
 def parse_generative_answers(path: Path, known_ids: Collection[str] | None = None) -> list[GenerativeAnswer]:
     """JSONL, one object a line with string fields question_id, model, answer; errors name the line."""
     label = Path(path).name
-    if not Path(path).is_file():
-        raise DatasetError(label, "file not found")
     answers: list[GenerativeAnswer] = []
     seen: set[tuple[str, str]] = set()
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DatasetError(label, f"not valid JSON ({exc.msg} at column {exc.colno})", row=number) from None
-        if not isinstance(record, dict):
-            raise DatasetError(label, "expected a JSON object", row=number)
+    for number, record in read_jsonl_rows(Path(path), name=label):
         missing = [name for name in ("question_id", "model", "answer") if name not in record]
         if missing:
             raise DatasetError(label, f"missing field(s) {', '.join(missing)}", row=number)
