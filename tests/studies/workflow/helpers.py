@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.test import Client
+
+from annotation.models import Item
+from studies.models import Study
 
 
 def form_data(client: Client, benchmark: str, **changes: Any) -> dict[str, Any]:
@@ -30,3 +34,30 @@ def form_data(client: Client, benchmark: str, **changes: Any) -> dict[str, Any]:
 
 def create(client: Client, benchmark: str, **changes: Any):
     return client.post(f"/studies/new/?benchmark={benchmark}", form_data(client, benchmark, **changes))
+
+
+ITEM_FIELD = re.compile(r'name="item" value="(\d+)"')
+POSITION_FIELD = re.compile(r'name="position" value="(\d+)"')
+
+
+class Previewer:
+    """A researcher walking the preview through the HTTP views, like a browser with JS off."""
+
+    def __init__(self, client: Client, study: Study) -> None:
+        self.client, self.study, self.base = client, study, f"/studies/{study.pk}/preview/"
+
+    def page(self) -> str:
+        return self.client.get(self.base).content.decode()
+
+    def post(self, action: str, data: dict) -> str:
+        return self.client.post(f"{self.base}{action}/", data, follow=True).content.decode()
+
+    def start_items(self) -> str:
+        assert 'id="consent"' in self.page()
+        self.post("consent", {"agree": "yes"})
+        return self.post("begin", {})
+
+    def answer(self, html: str, value_for) -> str:
+        item = Item.objects.get(pk=int(ITEM_FIELD.search(html).group(1)))
+        position = POSITION_FIELD.search(html).group(1)
+        return self.post("answer", {"item": item.pk, "position": position, "answer": value_for(item)})

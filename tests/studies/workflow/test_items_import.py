@@ -10,9 +10,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from annotation.models import Item
-from studies.models import Study
+from studies.models import Response, Study
 from tests import personas
-from tests.studies.workflow.helpers import create
+from tests.studies.workflow.helpers import ITEM_FIELD, Previewer, create
 
 pytestmark = pytest.mark.django_db
 
@@ -76,3 +76,20 @@ def test_a_study_on_a_set_without_items_is_refused_in_words(researcher_client):
     assert page.status_code == 400 and "no custom items named missing/... are imported yet" in page.content.decode()
     page = create(researcher_client, "custom", name="nameless", item_set="")
     assert page.status_code == 400 and "Name the item set" in page.content.decode()
+
+
+def test_the_researchers_preview_walks_the_set_refusing_a_number_that_does_not_parse(researcher_client):
+    upload(researcher_client, EXAMPLE.read_bytes(), "example.csv", "example")
+    create(researcher_client, "custom", name="previewed", item_set="example", unit_size=0, per_unit=1,
+           attention_checks=1, exclude_at=0, shuffle_items=False)
+    walker = Previewer(researcher_client, Study.objects.get(name="previewed"))
+    html = walker.start_items()
+    kinds = []
+    while 'name="item"' in html:
+        item = Item.objects.get(pk=int(ITEM_FIELD.search(html).group(1)))
+        kinds.append(item.meta["kind"])
+        if item.meta["kind"] == "number":
+            assert "Please type a number" in walker.answer(html, lambda item: "lots")
+        html = walker.answer(html, lambda item: item.gold or (item.prompt.get("options") or ["Fine."])[0])
+    assert set(kinds) == {"choice", "yes_no", "short_text", "number", "rating", "free_text"} and len(kinds) == 9
+    assert not Response.objects.exists()

@@ -4,7 +4,6 @@ feedback included, kept in the session only: no participant, answer or count any
 from __future__ import annotations
 
 import json
-import re
 from html import unescape
 
 import pytest
@@ -15,35 +14,9 @@ from studies.models import Participant, Response, Study
 from tests import personas
 from tests.annotation.helpers import ambibench_study, answered_labels, import_ambibench
 from tests.factories import Bot, pid, small_study
+from tests.studies.workflow.helpers import ITEM_FIELD, POSITION_FIELD, Previewer
 
 pytestmark = pytest.mark.django_db
-
-_ITEM = re.compile(r'name="item" value="(\d+)"')
-_POSITION = re.compile(r'name="position" value="(\d+)"')
-
-
-class Previewer:
-    """A researcher walking the preview through the HTTP views, like a browser with JS off."""
-
-    def __init__(self, client: Client, study: Study) -> None:
-        self.client, self.study, self.base = client, study, f"/studies/{study.pk}/preview/"
-
-    def page(self) -> str:
-        return self.client.get(self.base).content.decode()
-
-    def post(self, action: str, data: dict) -> str:
-        return self.client.post(f"{self.base}{action}/", data, follow=True).content.decode()
-
-    def start_items(self) -> str:
-        assert 'id="consent"' in self.page()
-        self.post("consent", {"agree": "yes"})
-        return self.post("begin", {})
-
-    def answer(self, html: str, value_for) -> str:
-        item = Item.objects.get(pk=int(_ITEM.search(html).group(1)))
-        position = _POSITION.search(html).group(1)
-        return self.post("answer", {"item": item.pk, "position": position, "answer": value_for(item)})
-
 
 @pytest.fixture
 def live_study(implicature, researcher):
@@ -90,7 +63,7 @@ def test_results_exports_and_the_api_do_not_count_a_preview(researcher_client, l
 def test_a_refused_answer_is_said_and_a_replayed_one_ignored(researcher_client, live_study):
     walker = Previewer(researcher_client, live_study)
     html = walker.start_items()
-    item_id, position = _ITEM.search(html).group(1), _POSITION.search(html).group(1)
+    item_id, position = ITEM_FIELD.search(html).group(1), POSITION_FIELD.search(html).group(1)
     refused = walker.post("answer", {"item": item_id, "position": position, "answer": "maybe"})
     assert "Please choose one of the answers." in refused and f'name="position" value="{position}"' in refused
     walker.post("answer", {"item": item_id, "position": position, "answer": "yes"})
@@ -136,7 +109,7 @@ def test_with_htmx_the_next_item_swaps_in_and_the_end_is_a_page_of_its_own(resea
     walker = Previewer(researcher_client, live_study)
     html = walker.start_items()
     while True:
-        item_id, position = _ITEM.search(html).group(1), _POSITION.search(html).group(1)
+        item_id, position = ITEM_FIELD.search(html).group(1), POSITION_FIELD.search(html).group(1)
         item = Item.objects.get(pk=item_id)
         response = researcher_client.post(f"{walker.base}answer/", {"item": item_id, "position": position,
                                                                     "answer": item.gold}, HTTP_HX_REQUEST="true")
