@@ -202,3 +202,11 @@ def test_a_study_draws_on_one_item_set() -> None:
     assert [len(unit) for unit in units] == [3, 3, 2]  # the attention check is not a unit's item
     assert all(key.startswith("example/") for unit in units for key in unit)
     assert definition.design_errors(definition.design({"item_set": ""})) .keys() == {"item_set"}
+
+
+def test_a_long_written_answer_is_stored_cut_to_the_answer_field_and_scored_whole() -> None:
+    free = one({"id": "f", "text": "Write", "kind": "free_text"})
+    long = "word " * 100
+    assert len(score_answer(long, free).answer) == 200
+    short = one({"id": "s", "text": "Name it", "kind": "short_text", "gold": "needle", "metric": "contains"})
+    assert score_answer("hay " * 60 + "needle", short).correct

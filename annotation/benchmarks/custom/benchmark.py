@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ..base import Benchmark, Choice, DatasetError, ImportBundle, ItemData, ResultsInput, Screen, Scored
+from ..base import Benchmark, Choice, DatasetError, ImportBundle, ItemData, ResultsInput, Scored
 from ..design import DesignOption
 from . import model as model_side
 from . import results as results_side
@@ -31,6 +31,8 @@ from .records import (
     items_from_records,
 )
 
+#: a stored answer holds this many characters (Response.answer); the raw answer keeps the whole text
+ANSWER_LENGTH = 200
 _YES_NO_CHOICES = (Choice("yes", "Yes", ("y", "1")), Choice("no", "No", ("n", "2")))
 
 
@@ -71,8 +73,8 @@ def score_answer(raw: str, item: ItemData) -> Scored:
         metric = str(item.meta.get("metric", scoring.EXACT))
         value = scoring.best_score(metric, text, item.meta.get("answers") or [item.gold],
                                    float(item.meta.get("tolerance", 0)))
-        return Scored(answer=text, correct=scoring.is_correct(metric, value), valid=True)
-    return Scored(answer=text, correct=False, valid=True)
+        return Scored(answer=text[:ANSWER_LENGTH], correct=scoring.is_correct(metric, value), valid=True)
+    return Scored(answer=text[:ANSWER_LENGTH], correct=False, valid=True)
 
 
 class CustomItems(Benchmark):
@@ -128,13 +130,8 @@ class CustomItems(Benchmark):
         gold, which with the metric and accepted answers stays in the item's meta."""
         kind = item_prompt.get("kind")
         return {"kind": kind, "text": item_prompt.get("text", ""), "context": item_prompt.get("context", ""),
-                "markdown": item_prompt.get("format") == "markdown", "typed": kind in (SHORT_TEXT, NUMBER, FREE_TEXT),
-                "long": kind == FREE_TEXT, "numeric": kind == NUMBER}
-
-    def screen(self, item_key: str, item_prompt: Mapping[str, Any], design: Mapping[str, Any], *,
-               viewer: str) -> Screen:
-        return Screen(template=self.item_template, shown=self.present(item_prompt, design),
-                      choices=self.choices(item_prompt, design))
+                "markdown": item_prompt.get("format") == "markdown", "long": kind == FREE_TEXT,
+                "numeric": kind == NUMBER}
 
     def parse_answer(self, raw: str) -> str | None:
         return raw.strip() or None
