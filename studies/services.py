@@ -36,14 +36,14 @@ def study_create(*, name: str, benchmark: str, design: Mapping[str, Any] | None 
     scope = definition.item_scope(merged)
     scoped = Item.objects.filter(benchmark=benchmark, key__startswith=scope)
     items = list(scoped.filter(is_attention_check=False))
-    if not items and scope:
-        raise StudyError(f"no {benchmark} items named {scope}... are imported yet: import them first")
     if not items:
-        raise StudyError(f"no {benchmark} items are imported yet: run `manage.py import_benchmark {benchmark}` first")
+        raise StudyError(f"no {benchmark} items named {scope}... are imported yet: import them first" if scope else
+                         f"no {benchmark} items are imported yet: run `manage.py import_benchmark {benchmark}` first")
     attention = int(merged.get("attention_checks", 0))
     available_checks = scoped.filter(is_attention_check=True).count()
     if attention > available_checks:
-        raise StudyError(f"{attention} attention checks asked for, but {benchmark} has {available_checks}")
+        where = f"{benchmark} {scope}..." if scope else benchmark
+        raise StudyError(f"{attention} attention checks asked for, but {where} has {available_checks}")
     assets = {key: definition_asset(benchmark, key) for key in definition.design_assets}
     merged = definition.resolve_design(merged, assets)
     try:

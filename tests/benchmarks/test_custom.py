@@ -201,7 +201,9 @@ def test_a_study_draws_on_one_item_set() -> None:
     units = definition.build_units(items, design)
     assert [len(unit) for unit in units] == [3, 3, 2]  # the attention check is not a unit's item
     assert all(key.startswith("example/") for unit in units for key in unit)
-    assert definition.design_errors(definition.design({"item_set": ""})) .keys() == {"item_set"}
+    assert definition.design_errors(definition.design({"item_set": "Not a name"})).keys() == {"item_set"}
+    with pytest.raises(ValueError, match="Name the item set"):
+        definition.build_units(items, definition.design())
 
 
 def test_a_long_written_answer_is_stored_cut_to_the_answer_field_and_scored_whole() -> None:

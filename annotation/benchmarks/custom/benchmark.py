@@ -33,6 +33,7 @@ from .records import (
 
 #: a stored answer holds this many characters (Response.answer); the raw answer keeps the whole text
 ANSWER_LENGTH = 200
+NAME_RULE = "lower-case letters, digits, '-' and '_'"
 _YES_NO_CHOICES = (Choice("yes", "Yes", ("y", "1")), Choice("no", "No", ("n", "2")))
 
 
@@ -158,23 +159,26 @@ class CustomItems(Benchmark):
 
     # -- design --------------------------------------------------------------------------
     def design_errors(self, design: Mapping[str, Any]) -> dict[str, str]:
+        """Besides the options' bounds: a set's name is a slug (none chosen yet is said when the
+        study is built, since the default design names no set)."""
         errors = super().design_errors(design)
-        name = str(design.get("item_set") or "")
-        if "item_set" not in errors:
+        name = design.get("item_set")
+        if "item_set" not in errors and name:
             try:
-                check_name(name, "item_set")
+                check_name(str(name), "item_set")
             except DatasetError:
-                errors["item_set"] = ("Name the item set to use: the NAME given when importing the file "
-                                      "(lower-case letters, digits, '-' and '_').")
+                errors["item_set"] = f"“{name}” is not a set's name: {NAME_RULE}."
         return errors
 
     def item_scope(self, design: Mapping[str, Any]) -> str:
-        return f"{design.get('item_set', '')}/"
+        return f"{design['item_set']}/" if design.get("item_set") else ""
 
     def build_units(self, items: Sequence[ItemData], design: Mapping[str, Any]) -> list[list[str]]:
         """Blocks of `unit_size` items of the set's split in file order (the last may be shorter),
         or the whole set in one unit; each participant's order is drawn at display."""
         scope = self.item_scope(design)
+        if not scope:
+            raise ValueError(f"Name the item set to use: the NAME given when importing the file ({NAME_RULE}).")
         pool = sorted((item for item in items if item.key.startswith(scope) and item.split == design["split"]
                        and not item.is_attention_check), key=lambda item: (int(item.meta.get("line", 0)), item.key))
         if not pool:
