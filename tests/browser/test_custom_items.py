@@ -11,8 +11,7 @@ from annotation.models import Item
 from annotation.services import benchmark_import
 from studies.models import Participant, Response
 from studies.services import study_create
-from tests.browser.helpers import press_when_focused
-from tests.browser.test_implicature_study import wait_until_interactive
+from tests.browser.helpers import through_consent_and_instructions, wait_until_interactive
 from tests.factories import entry_url, pid
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -27,12 +26,7 @@ def test_a_participant_answers_every_kind_of_their_own_items(live_server, page, 
                          design={"item_set": "example", "unit_size": 0, "per_unit": 1, "attention_checks": 1})
     page.goto(live_server.url + entry_url(study, pid(78)))
     page.wait_for_selector("#start")
-    press_when_focused(page, "Enter")
-    page.wait_for_selector("#consent")
-    press_when_focused(page, "Enter")
-    page.wait_for_selector("#instructions")
-    press_when_focused(page, "Enter")
-    page.wait_for_selector("#item-area")
+    through_consent_and_instructions(page)
     participant = Participant.objects.get(study=study)
     for position in range(1, participant.total + 1):
         page.wait_for_selector(f"#progress >> text={position} of {participant.total}")

@@ -4,16 +4,10 @@ import pytest
 
 from annotation.models import Item
 from studies.models import Participant, Response
-from tests.browser.helpers import press_when_focused
+from tests.browser.helpers import through_consent_and_instructions, wait_until_interactive
 from tests.factories import entry_url, pid, small_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def wait_until_interactive(page) -> None:
-    """A person waits for the page to be there before pressing keys: scripts loaded, swap settled."""
-    page.wait_for_function("document.readyState === 'complete' && !!window.htmx")
-    page.wait_for_selector("#item-area:not(.htmx-swapping):not(.htmx-settling):not(.htmx-request)")
 
 
 def test_a_participant_completes_a_short_study_with_the_keyboard(live_server, page, artifacts, implicature_source):
@@ -24,12 +18,7 @@ def test_a_participant_completes_a_short_study_with_the_keyboard(live_server, pa
     page.goto(live_server.url + entry_url(study, pid(77)))
     page.wait_for_selector("#start")
     assert not Participant.objects.filter(study=study).exists(), "opening the link reserves nothing"
-    press_when_focused(page, "Enter")  # Start has the focus
-    page.wait_for_selector("#consent")
-    press_when_focused(page, "Enter")  # the agree button has the focus
-    page.wait_for_selector("#instructions")
-    press_when_focused(page, "Enter")
-    page.wait_for_selector("#item-area")
+    through_consent_and_instructions(page)
     participant = Participant.objects.get(study=study)
     for position in range(1, participant.total + 1):
         page.wait_for_selector(f"#progress >> text={position} of {participant.total}")
