@@ -7,11 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from annotation.models import Item
 from annotation.services import benchmark_import
 from studies.models import Participant, Response
 from studies.services import study_create
-from tests.browser.helpers import through_consent_and_instructions, wait_until_interactive
+from tests.browser.helpers import each_item, through_consent_and_instructions, wait_until_interactive
 from tests.factories import entry_url, pid
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -28,10 +27,7 @@ def test_a_participant_answers_every_kind_of_their_own_items(live_server, page, 
     page.wait_for_selector("#start")
     through_consent_and_instructions(page)
     participant = Participant.objects.get(study=study)
-    for position in range(1, participant.total + 1):
-        page.wait_for_selector(f"#progress >> text={position} of {participant.total}")
-        wait_until_interactive(page)
-        item = Item.objects.get(pk=participant.sequence[position - 1])
+    for _, item in each_item(page, participant):
         key = item.meta["id"]
         if key in TYPED:
             box = page.locator("#answer-box")

@@ -2,9 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.models import Item
 from studies.models import Participant, Response
-from tests.browser.helpers import through_consent_and_instructions, wait_until_interactive
+from tests.browser.helpers import each_item, through_consent_and_instructions
 from tests.factories import entry_url, pid, small_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -20,10 +19,7 @@ def test_a_participant_completes_a_short_study_with_the_keyboard(live_server, pa
     assert not Participant.objects.filter(study=study).exists(), "opening the link reserves nothing"
     through_consent_and_instructions(page)
     participant = Participant.objects.get(study=study)
-    for position in range(1, participant.total + 1):
-        page.wait_for_selector(f"#progress >> text={position} of {participant.total}")
-        wait_until_interactive(page)
-        item = Item.objects.get(pk=participant.sequence[position - 1])
+    for position, item in each_item(page, participant):
         assert item.meta.get("implicature", "@@") not in page.content()
         if position == 3:
             page.screenshot(path=str(artifacts / "implicature-item.png"), full_page=True)
