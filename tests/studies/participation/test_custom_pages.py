@@ -116,3 +116,17 @@ def test_only_the_chosen_sets_attention_checks_are_drawn(study):
         bot.start_items()
         assert other.pk not in bot.participant.sequence
         assert Item.objects.get(key="example/check").pk in bot.participant.sequence
+
+
+def test_markup_in_an_items_text_is_shown_as_text_whether_plain_or_markdown():
+    benchmark_records_import(name="custom", records=[
+        {"id": "md", "text": "<script>alert(1)</script> **bold**", "format": "markdown", "kind": "yes_no", "gold": "yes"},
+        {"id": "plain", "text": "<img src=x onerror=alert(1)>", "kind": "yes_no", "gold": "no"}],
+        options={"name": "markup"})
+    study = study_create(name="markup", benchmark="custom", design={"item_set": "markup", "shuffle_items": False})
+    bot = Bot(study, pid(900))
+    bot.start_items()
+    pages = [html for html, item, position in bot.item_pages()
+             if bot.post("answer", {"item": item.pk, "position": position, "answer": "yes"})]
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; <strong>bold</strong>" in pages[0] and "<script>alert" not in pages[0]
+    assert "&lt;img src=x onerror=alert(1)&gt;" in pages[1] and "<img src=x" not in pages[1]
