@@ -11,6 +11,7 @@ the answer of a generation task).
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 from pathlib import Path
@@ -103,13 +104,15 @@ def _load_tasks(task: str | Path, label: str) -> tuple[str, dict[str, Any]]:
         if not path.is_file():
             raise DatasetError(label, "task file not found")
         path = path.resolve()
-        name, spec, directory = _entry_from_path(path, label).name, str(path), path.parent
-        # the file's own directory first (quick); the harness's task directory too when the file
-        # names tasks that only it defines
+        # by its name, as `lm_eval --include_path DIR --tasks NAME` loads it (the harness builds a
+        # group read by path under a wrong name); the file's directory first (quick), the harness's
+        # task directory too when the file names tasks that only it defines
+        name = spec = _name_in_file(path, label)
+        directory = path.parent
         managers = (lambda: harness.TaskManager(include_path=str(directory), include_defaults=False),
                     lambda: harness.TaskManager(include_path=str(directory)))
     else:
-        manager = harness.TaskManager()
+        manager = _default_manager()
         name = spec = str(task)
         found = manager.task_index.get(spec)
         if found is None:
@@ -141,16 +144,26 @@ def _load_tasks(task: str | Path, label: str) -> tuple[str, dict[str, Any]]:
     return name, tasks
 
 
-def _entry_from_path(path: Path, label: str) -> Any:
-    from lm_eval.tasks._index import TaskIndex
+@functools.cache
+def _default_manager() -> Any:
+    """The index of the harness's own tasks (some 15 s to build), built once per process."""
+    from lm_eval.tasks import TaskManager
+
+    return TaskManager()
+
+
+def _name_in_file(path: Path, label: str) -> str:
+    from lm_eval.tasks._yaml_loader import load_yaml
 
     try:
-        entry = TaskIndex.entry_from_path(path)
+        config = load_yaml(path, resolve_func=False)
     except Exception as exc:
         raise DatasetError(label, f"not a readable task YAML ({type(exc).__name__}: {exc})") from exc
-    if entry is None:
+    name = config.get("group") if isinstance(config, dict) and "group" in config else \
+        config.get("task") if isinstance(config, dict) else None
+    if not isinstance(name, str) or not name:
         raise DatasetError(label, "the YAML names no `task` or `group`")
-    return entry
+    return name
 
 
 # -- what can be reproduced ---------------------------------------------------------------
