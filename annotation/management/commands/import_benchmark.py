@@ -27,11 +27,11 @@ class Command(BaseCommand):
                                  "(miqa_rating: a JSONL of question_id, model, answer)")
         parser.add_argument("--download-to", type=Path, help="where downloaded files go (default var/datasets/<name>)")
         parser.add_argument("--name", help="the item set's name, a slug (benchmarks of named item sets: custom)")
-        parser.add_argument("--seed", type=int, help="seed for generated benchmarks; lm_eval: the few-shot sampler's "
-                                                     "(default 1234, the harness's)")
+        parser.add_argument("--seed", type=int, help="seed for generated benchmarks")
         parser.add_argument("--episodes", type=int, help="episodes for generated benchmarks")
         parser.add_argument("--task", help="lm_eval: a task, group or tag name the harness knows, or a task YAML; "
-                                           "its items become the custom item set --name (default: the task's name)")
+                                           "its items become the custom item set --name (default: the task's "
+                                           "name); --seed: the few-shot sampler's (default 1234, the harness's)")
         parser.add_argument("--limit", type=int, help="lm_eval: only the first N documents of each task")
         parser.add_argument("--num-fewshot", type=int, help="lm_eval: few-shot examples in the model's context "
                                                             "(as lm_eval --num_fewshot; default: the task's own)")
