@@ -99,3 +99,27 @@ def test_generation_task_gives_the_harness_generations(
     exact = sum(text == record["gold"] for text, record in zip(ours, records)) / len(records)
     print(f"\ngeneration: harness exact_match={metrics['exact_match,none']}; engine exact_match={exact}")
     assert exact == pytest.approx(metrics["exact_match,none"])
+
+
+@pytest.mark.parametrize("num_fewshot", [0, 2])
+def test_the_imported_custom_items_answer_as_the_harness_scores(
+        llama_dir: Path, tiny_lm: Any, num_fewshot: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same, through the custom benchmark's own model side: items built from the records, its
+    requests, its answers (correct: acc; correct_norm: acc_norm)."""
+    custom = pytest.importorskip("annotation.benchmarks.custom")
+    from annotation import benchmarks
+
+    name, records = records_for_task(EXAMPLE / "example_mc.yaml", num_fewshot=num_fewshot)
+    items = custom.items_from_records(records, name=name, label="example_mc.yaml").items
+    metrics, _ = harness_run(llama_dir, CHOICE_TASK, num_fewshot, tiny_lm.add_bos, monkeypatch)
+    definition = benchmarks.get("custom")
+    setting = definition.model_setting()
+    requests = definition.model_requests(items, {}, setting)
+    results = {result.key: result for result in Engine(tiny_lm).score_choices(requests)}
+    answers = definition.model_answers(items, setting, results)
+    acc = sum(answers[item.key].correct for item in items) / len(items)
+    acc_norm = sum(answers[item.key].scores["correct_norm"] for item in items) / len(items)
+    print(f"\n{num_fewshot}-shot through custom: harness acc={metrics['acc,none']} "
+          f"acc_norm={metrics['acc_norm,none']}; custom acc={acc} acc_norm={acc_norm}")
+    assert acc == pytest.approx(metrics["acc,none"])
+    assert acc_norm == pytest.approx(metrics["acc_norm,none"])
