@@ -107,14 +107,6 @@ def rating_items_from_answers(answers: list[dict[str, str]]) -> ImportResult:
     return benchmark_records_import(name="miqa_rating", records=answers)
 
 
-def benchmark_bundle_import(*, name: str, bundle: ImportBundle) -> ImportResult:
-    """Items built outside the benchmark's own reader (an lm-evaluation-harness task's items as a
-    `custom` item set), with the benchmark's attention checks, written like an import: all or
-    nothing, idempotent."""
-    checks = benchmarks.get(name).attention_checks()
-    return _write_bundle(name, ImportBundle(items=list(bundle.items) + checks, assets=list(bundle.assets)))
-
-
 def _with_prerequisites(definition: benchmarks.Benchmark, options: Mapping[str, Any] | None) -> dict[str, Any]:
     """The options, plus the imported items of the benchmarks `definition` builds on."""
     merged = dict(options or {})

@@ -6,13 +6,14 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation import benchmarks
 from annotation.benchmarks.base import DatasetError
+from annotation.benchmarks.lm_eval import HARNESS_FEWSHOT_SEED, records_for_task
 from annotation.selectors import datasets_dir, download_dir
 from annotation.services import (
-    ImportResult, benchmark_bundle_import, benchmark_import, benchmark_sources_fetch, benchmark_sources_verify,
+    ImportResult, benchmark_import, benchmark_records_import, benchmark_sources_fetch, benchmark_sources_verify,
 )
 
-#: not a benchmark: a harness task whose items become an item set of the `custom` benchmark
-LM_EVAL = "lm_eval"
+#: not a benchmark: a harness task whose items become an item set of the benchmark of named sets
+LM_EVAL, ITEM_SETS = "lm_eval", "custom"
 
 
 class Command(BaseCommand):
@@ -71,19 +72,20 @@ class Command(BaseCommand):
 
     def _import_lm_eval(self, *, task: str | None, name: str | None, seed: int | None, limit: int | None,
                         num_fewshot: int | None, **options) -> tuple[str, ImportResult]:
-        from annotation.benchmarks.custom import items_from_records
-        from annotation.benchmarks.lm_eval import records_for_task
-
+        """The task's records become the item set `name` through the named-sets benchmark's own
+        `load_records` (its `items_from_records`), written by the same atomic import."""
         if not task:
             raise CommandError("lm_eval needs --task NAME_OR_YAML")
+        if ITEM_SETS not in benchmarks.REGISTRY:
+            raise CommandError(f"lm_eval imports into the {ITEM_SETS!r} benchmark, which is not installed")
         try:
             task_name, records = records_for_task(task, limit=limit, num_fewshot=num_fewshot,
-                                                  **({"seed": seed} if seed is not None else {}))
+                                                  seed=HARNESS_FEWSHOT_SEED if seed is None else seed)
             name = name or task_name
-            bundle = items_from_records(records, name=name, label=task)
-            return f"custom item set {name} ({LM_EVAL} {task})", benchmark_bundle_import(name="custom", bundle=bundle)
+            result = benchmark_records_import(name=ITEM_SETS, records=records, options={"name": name, "label": task})
         except DatasetError as exc:
             raise CommandError(f"Refused, nothing was written: {exc}") from exc
+        return f"{ITEM_SETS} item set {name} ({LM_EVAL} {task})", result
 
     def _report(self, benchmark: str, result: ImportResult) -> None:
         splits = ", ".join(f"{split} {count}" for split, count in sorted(result.splits.items()))
