@@ -164,6 +164,12 @@ def test_exact_match_ignoring_case_and_leading_spaces_is_accepted(tmp_path: Path
     assert [record["gold"] for record in records] == ["cow", "green", "honey"]
 
 
+def test_a_generation_task_with_several_targets_accepts_each(tmp_path: Path) -> None:
+    path = task_file(tmp_path, "many", **{**GENERATION_TASK, "doc_to_target": "{{choices}}"})
+    _, records = records_for_task(path)
+    assert [record["gold"] for record in records] == [["cow", "cat"], ["green", "red"], ["milk", "honey"]]
+
+
 def test_a_document_whose_target_is_not_a_choice_is_refused_naming_it(tmp_path: Path) -> None:
     docs = [*DOCS, {"question": "Odd one?", "choices": ["a", "b"], "answer": 5}]
     message = refusal(task_file(tmp_path, "bad", docs, **CHOICE_TASK))

@@ -188,8 +188,8 @@ def _check_supported(name: str, task: Any) -> None:
         refuse("it shows images or audio; only text tasks are supported")
     if task.multiple_input:
         refuse("doc_to_text gives one context per choice (multiple inputs); one context per item is supported")
-    if task.multiple_target:
-        refuse("doc_to_target gives several targets; one gold answer per item is supported")
+    if task.multiple_target and output_type == "multiple_choice":
+        refuse("doc_to_target gives several targets; a choice item has one gold option")
     if (config.repeats or 1) != 1:
         refuse(f"repeats is {config.repeats}; one answer per item is supported")
     metrics = list(task._metric_fn_list)
@@ -291,14 +291,15 @@ def _generation_record(name: str, doc_id: int, task: Any, doc: Mapping[str, Any]
     target = task.doc_to_target(doc)
     if task.config.doc_to_choice is not None:
         target = task.doc_to_choice(doc)[target]
-    gold = str(target)
-    if not gold.strip():
-        raise DatasetError(name, f"document {doc_id}: doc_to_target gives an empty answer")
+    # several targets: any of them counts, in the harness (exact_match) and in Parity (accepted answers)
+    gold = [str(answer) for answer in target] if isinstance(target, list) else [str(target)]
+    if not gold or not all(answer.strip() for answer in gold):
+        raise DatasetError(name, f"document {doc_id}: doc_to_target gives an empty answer ({target!r})")
     generation = instances[0].arguments[1]
     until = generation.get("until") or []
     until = [until] if isinstance(until, str) else list(until)
     if not until:
         raise DatasetError(name, "generation_kwargs.until is empty (the model would stop only at its end-of-text "
                                  "token); give the stop strings")
-    return {"kind": "short_text", "gold": gold, "stop": until,
+    return {"kind": "short_text", "gold": gold if len(gold) > 1 else gold[0], "stop": until,
             "max_tokens": int(generation.get("max_gen_toks", HARNESS_MAX_GEN_TOKS)), "metric": "exact"}
