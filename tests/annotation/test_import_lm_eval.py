@@ -48,3 +48,14 @@ def test_a_refused_task_writes_nothing(db, tmp_path: Path) -> None:
     with pytest.raises(CommandError, match="lm_eval needs --task"):
         call_command("import_benchmark", "lm_eval")
     assert not Item.objects.filter(benchmark="custom").exists()
+
+
+def test_the_seed_draws_other_few_shot_examples_into_another_set(db) -> None:
+    task = str(EXAMPLE / "example_mc.yaml")
+    call_command("import_benchmark", "lm_eval", "--task", task, "--num-fewshot", "2", "--limit", "4")
+    call_command("import_benchmark", "lm_eval", "--task", task, "--num-fewshot", "2", "--limit", "4",
+                 "--seed", "7", "--name", "seed-7")
+    default = Item.objects.filter(benchmark="custom", key__startswith="parity_example_mc/").order_by("key")
+    seeded = Item.objects.filter(benchmark="custom", key__startswith="seed-7/").order_by("key")
+    assert [item.prompt for item in default] == [item.prompt for item in seeded]
+    assert [item.meta["model"]["context"] for item in default] != [item.meta["model"]["context"] for item in seeded]
