@@ -105,6 +105,12 @@ def test_a_template_fills_in_extra_fields_and_model_context_overrides_it() -> No
     ({"id": "a", "text": "x", "kind": "yes_no", "gold": "yes", "continuations": " y"}, "continuations", "one per option"),
     ({"id": "a", "text": "x", "kind": "number", "gold": 1, "max_tokens": "0"}, "max_tokens", "whole number"),
     ({"id": "a", "text": "x", "kind": "free_text", "format": "html"}, "format", "plain or markdown"),
+    ({"id": "a", "text": "x", "kind": "short_text", "gold": "a", "metric_options": "strip"}, "metric_options",
+     "only the exact_match metric"),
+    ({"id": "a", "text": "x", "kind": "short_text", "gold": "a", "metric": "exact_match", "metric_options": "trim"},
+     "metric_options", "must be among"),
+    ({"id": "a", "text": "x", "kind": "choice", "options": "a|b", "gold": "a", "metric_options": "strip"},
+     "metric_options", "only short_text and number items have a metric"),
 ])
 def test_a_bad_record_is_refused_naming_file_line_and_field(record: dict, field: str, problem: str) -> None:
     message = refusal(record)

@@ -46,7 +46,7 @@ def test_the_requests_follow_each_items_kind(study):
     assert "check" not in requests  # attention checks are for people
 
 
-def test_a_run_answers_every_kind_keeps_each_options_loglik_and_bytes_and_scores_by_metric(study, tiny_spec):
+def test_a_run_answers_every_kind_keeps_each_options_loglik_and_length_and_scores_by_metric(study, tiny_spec):
     run = services.modelrun_start(study=study, spec=tiny_spec, enqueue=False).run
     work.modelrun_work(run=run, worker="test")
     run.refresh_from_db()
@@ -54,8 +54,8 @@ def test_a_run_answers_every_kind_keeps_each_options_loglik_and_bytes_and_scores
     answers = {r.item.meta["id"]: r for r in ModelResponse.objects.filter(run=run).select_related("item")}
     assert sorted(answers) == ["author", "boiling", "capital", "clarity", "legs", "pi", "summary", "symbol"]
     capital = answers["capital"]
-    logliks, lengths = capital.scores["loglik"], capital.scores["bytes"]
-    assert lengths == {"Sydney": 7, "Canberra": 9, "Melbourne": 10}
+    logliks, lengths = capital.scores["loglik"], capital.scores["chars"]
+    assert lengths == {"Sydney": 6, "Canberra": 8, "Melbourne": 9}
     assert capital.answer == max(logliks, key=logliks.get)
     assert capital.scores["answer_norm"] == max(logliks, key=lambda option: logliks[option] / lengths[option])
     assert capital.correct == (capital.answer == "Canberra")

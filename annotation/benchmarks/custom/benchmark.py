@@ -73,7 +73,7 @@ def score_answer(raw: str, item: ItemData) -> Scored:
     if kind == SHORT_TEXT:
         metric = str(item.meta.get("metric", scoring.EXACT))
         value = scoring.best_score(metric, text, item.meta.get("answers") or [item.gold],
-                                   float(item.meta.get("tolerance", 0)))
+                                   float(item.meta.get("tolerance", 0)), item.meta.get("metric_options", ()))
         return Scored(answer=text[:ANSWER_LENGTH], correct=scoring.is_correct(metric, value), valid=True)
     return Scored(answer=text[:ANSWER_LENGTH], correct=False, valid=True)
 

@@ -3,8 +3,8 @@
 Choice, yes_no and rating items are a ChoiceRequest: the item's model context (its `model_context`,
 its `prompt_template` filled in, or the default context) and one continuation per option. The
 answer is the option whose continuation has the highest total log-likelihood; every option's
-log-likelihood and its continuation's length in UTF-8 bytes are kept, so the length-normalised
-decision (lm-evaluation-harness's acc_norm: the argmax of log-likelihood / bytes) is reported too.
+log-likelihood and its option's length in characters are kept, so the length-normalised decision
+(lm-evaluation-harness's acc_norm: the argmax of log-likelihood / len(choice)) is reported too.
 
 Short_text, number and free_text items are a GenerationRequest (greedy, `max_tokens`), cut at the
 first of the item's stop strings; a short text is scored by the item's metric against its accepted
@@ -53,12 +53,12 @@ def choice_answer(item: ItemData, result: Any) -> ModelAnswer:
     options = [str(option) for option in item.prompt["options"]]
     continuations = item.meta["model"]["continuations"]
     logliks = [score.logprob for score in result.scores]
-    lengths = [len(continuation.encode("utf-8")) for continuation in continuations]
+    lengths = [len(option) for option in options]  # the harness divides by the choice's characters
     best = logliks.index(max(logliks))
     normalised = [loglik / length for loglik, length in zip(logliks, lengths)]
     best_norm = normalised.index(max(normalised))
     scored = item.meta["kind"] != RATING
-    scores = {"loglik": dict(zip(options, logliks)), "bytes": dict(zip(options, lengths)),
+    scores = {"loglik": dict(zip(options, logliks)), "chars": dict(zip(options, lengths)),
               "greedy": dict(zip(options, (score.is_greedy for score in result.scores))),
               "answer_norm": options[best_norm]}
     if scored:
@@ -81,8 +81,11 @@ def generation_answer(item: ItemData, result: Any) -> ModelAnswer:
                            correct=scoring.is_correct(scoring.NUMERIC, value), scores={**scores, "score": value},
                            truncated_tokens=result.truncated_tokens)
     if kind == SHORT_TEXT:
-        metric = str(item.meta["metric"])
-        value = scoring.best_score(metric, text, item.meta["answers"], float(item.meta.get("tolerance", 0)))
+        metric, options = str(item.meta["metric"]), item.meta.get("metric_options", ())
+        if metric == scoring.EXACT_MATCH:  # the harness compares the text as generated, cut at the stops
+            text = cut_at_stops(result.raw_text, item.meta["model"]["stop"])
+            text = text.strip() if scoring.STRIP in options else text
+        value = scoring.best_score(metric, text, item.meta["answers"], float(item.meta.get("tolerance", 0)), options)
         return ModelAnswer(answer=text, raw_answer=result.raw_text, valid=bool(text),
                            correct=scoring.is_correct(metric, value), scores={**scores, "score": value, "metric": metric},
                            truncated_tokens=result.truncated_tokens)

@@ -34,7 +34,7 @@ UNSCORED_KINDS = (RATING, FREE_TEXT)
 YES_NO_OPTIONS = ("yes", "no")
 FORMATS = ("plain", "markdown")
 FIELDS = ("id", "text", "format", "context", "kind", "options", "gold", "category", "split", "attention_check",
-          "prompt_template", "model_context", "continuations", "stop", "max_tokens", "metric", "tolerance")
+          "prompt_template", "model_context", "continuations", "stop", "max_tokens", "metric", "metric_options", "tolerance")
 DEFAULT_METRIC = {SHORT_TEXT: scoring.EXACT, NUMBER: scoring.NUMERIC}
 DEFAULT_STOP = ("\n",)
 DEFAULT_MAX_TOKENS = 32
@@ -106,7 +106,7 @@ class _Record:
                 raise self.error(field, f"entries must be text, not {type(part).__name__}")
             entry = part if isinstance(part, str) else scoring.format_number(float(part))
             found.append(entry.strip() if strip else entry)
-        if any(not entry.strip() for entry in found):
+        if any(not (entry.strip() if strip else entry) for entry in found):  # "\n" is a stop string
             raise self.error(field, "has an empty entry")
         return found
 
@@ -169,13 +169,12 @@ def _gold(record: _Record, kind: str, options: Sequence[str]) -> tuple[str, list
     return gold, [gold]
 
 
-def _metric(record: _Record, kind: str, answers: Sequence[str]) -> tuple[str, float]:
-    present = record.present("metric") or record.present("tolerance")
+def _metric(record: _Record, kind: str, answers: Sequence[str]) -> tuple[str, float, list[str]]:
+    present = [field for field in ("metric", "tolerance", "metric_options") if record.present(field)]
     if kind not in (SHORT_TEXT, NUMBER):
         if present:
-            raise record.error("metric" if record.present("metric") else "tolerance",
-                               f"only short_text and number items have a metric; this one is {kind}")
-        return "", 0.0
+            raise record.error(present[0], f"only short_text and number items have a metric; this one is {kind}")
+        return "", 0.0, []
     metric = record.text("metric", DEFAULT_METRIC[kind]).lower()
     allowed = scoring.METRICS if kind == SHORT_TEXT else (scoring.NUMERIC,)
     if metric not in allowed:
@@ -187,7 +186,13 @@ def _metric(record: _Record, kind: str, answers: Sequence[str]) -> tuple[str, fl
         wrong = [answer for answer in answers if scoring.parse_number(answer) is None]
         if wrong:
             raise record.error("gold", f"the numeric metric needs numbers, not {wrong[0]!r}")
-    return metric, tolerance
+    options = record.strings("metric_options")
+    if options and metric != scoring.EXACT_MATCH:
+        raise record.error("metric_options", f"only the exact_match metric takes options; this item's is {metric}")
+    unknown = [option for option in options if option not in scoring.MATCH_OPTIONS]
+    if unknown:
+        raise record.error("metric_options", f"must be among {', '.join(scoring.MATCH_OPTIONS)}, not {unknown[0]!r}")
+    return metric, tolerance, options
 
 
 def _template_fields(record: _Record, options: Sequence[str], extra: Mapping[str, str]) -> dict[str, str]:
@@ -276,7 +281,7 @@ def record_item(record: _Record, name: str) -> ItemData:
     gold, answers = _gold(record, kind, options)
     if len(gold) > GOLD_LENGTH:
         raise record.error("gold", f"longer than {GOLD_LENGTH} characters")
-    metric, tolerance = _metric(record, kind, answers)
+    metric, tolerance, metric_options = _metric(record, kind, answers)
     attention = record.flag("attention_check")
     if attention and not gold:
         raise record.error("attention_check", f"an attention check needs a right answer; a {kind} item has none")
@@ -291,6 +296,8 @@ def record_item(record: _Record, name: str) -> ItemData:
         meta["scale"] = options  # the order the ordinal agreement ranks ratings by
     if metric:
         meta.update(metric=metric, tolerance=tolerance)
+        if metric_options:
+            meta["metric_options"] = metric_options
     if record.present("category"):
         meta["category"] = record.text("category")
     prompt: dict[str, Any] = {"kind": kind, "text": text, "format": text_format, "context": record.text("context")}

@@ -3,7 +3,10 @@
 The text metrics normalise both sides as SQuAD's evaluation script does (lower case, punctuation
 and the articles a/an/the removed, whitespace collapsed). `f1` is the token-overlap F1 of the best
 accepted answer; an answer counts as correct at F1 >= `F1_CORRECT`. `numeric` parses both sides
-as numbers and accepts a difference up to the item's tolerance.
+as numbers and accepts a difference up to the item's tolerance. `exact_match` is
+lm-evaluation-harness's metric of that name: the strings equal as they are, after lower-casing
+and/or removing punctuation only where the item's `metric_options` say so (`strip`, the harness's
+`remove_whitespace` filter, drops the whitespace around a model's text before comparing).
 """
 
 from __future__ import annotations
@@ -14,8 +17,11 @@ import string
 from collections import Counter
 from typing import Sequence
 
-EXACT, CONTAINS, F1, NUMERIC = "exact", "contains", "f1", "numeric"
-METRICS = (EXACT, CONTAINS, F1, NUMERIC)
+EXACT, EXACT_MATCH, CONTAINS, F1, NUMERIC = "exact", "exact_match", "contains", "f1", "numeric"
+METRICS = (EXACT, EXACT_MATCH, CONTAINS, F1, NUMERIC)
+#: what may change how `exact_match` compares (the harness's exact_match arguments and filter)
+IGNORE_CASE, IGNORE_PUNCTUATION, STRIP = "ignore_case", "ignore_punctuation", "strip"
+MATCH_OPTIONS = (IGNORE_CASE, IGNORE_PUNCTUATION, STRIP)
 #: the F1 at which a written answer counts as correct (the score itself is kept beside it)
 F1_CORRECT = 0.5
 
@@ -32,6 +38,17 @@ def normalise_answer(text: str) -> str:
 
 def exact_score(prediction: str, answer: str) -> float:
     return float(normalise_answer(prediction) == normalise_answer(answer))
+
+
+def exact_match_score(prediction: str, answer: str, options: Sequence[str] = ()) -> float:
+    """lm-evaluation-harness's exact_match: equal strings, after its `ignore_case` (lower case) and
+    `ignore_punctuation` (string.punctuation removed) where asked."""
+    if IGNORE_CASE in options:
+        prediction, answer = prediction.lower(), answer.lower()
+    if IGNORE_PUNCTUATION in options:
+        table = str.maketrans("", "", string.punctuation)
+        prediction, answer = prediction.translate(table), answer.translate(table)
+    return float(prediction == answer)
 
 
 def contains_score(prediction: str, answer: str) -> float:
@@ -79,10 +96,13 @@ def numeric_score(prediction: str, answer: str, tolerance: float = 0.0) -> float
     return float(abs(predicted - expected) <= tolerance + 1e-12 * max(1.0, abs(expected)))
 
 
-def best_score(metric: str, prediction: str, answers: Sequence[str], tolerance: float = 0.0) -> float:
+def best_score(metric: str, prediction: str, answers: Sequence[str], tolerance: float = 0.0,
+               options: Sequence[str] = ()) -> float:
     """The metric against every accepted answer; the best one counts (0..1)."""
     if metric == NUMERIC:
         return max((numeric_score(prediction, answer, tolerance) for answer in answers), default=0.0)
+    if metric == EXACT_MATCH:
+        return max((exact_match_score(prediction, answer, options) for answer in answers), default=0.0)
     function = {EXACT: exact_score, CONTAINS: contains_score, F1: f1_score}[metric]
     return max((function(prediction, answer) for answer in answers), default=0.0)
 

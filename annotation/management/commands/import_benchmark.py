@@ -6,16 +6,23 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation import benchmarks
 from annotation.benchmarks.base import DatasetError
+from annotation.benchmarks.lm_eval import HARNESS_FEWSHOT_SEED, records_for_task
 from annotation.selectors import datasets_dir, download_dir
-from annotation.services import benchmark_import, benchmark_sources_fetch, benchmark_sources_verify
+from annotation.services import (
+    ImportResult, benchmark_import, benchmark_records_import, benchmark_sources_fetch, benchmark_sources_verify,
+)
+
+#: not a benchmark: a harness task whose items become an item set of the benchmark of named sets
+LM_EVAL, ITEM_SETS = "lm_eval", "custom"
 
 
 class Command(BaseCommand):
     help = ("Import a benchmark's items. Reads the published files from --source (or DATASETS_DIR/<name>); "
-            "without either, downloads them from the pinned URLs and checks their sha256. Atomic and idempotent.")
+            "without either, downloads them from the pinned URLs and checks their sha256. Atomic and idempotent. "
+            "`lm_eval --task NAME_OR_YAML` imports an lm-evaluation-harness task as an item set of `custom`.")
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("benchmark", choices=sorted(benchmarks.REGISTRY))
+        parser.add_argument("benchmark", choices=sorted([*benchmarks.REGISTRY, LM_EVAL]))
         parser.add_argument("--source", type=Path,
                             help="directory holding the published files; a file for benchmarks that read one "
                                  "(miqa_rating: a JSONL of question_id, model, answer; custom: a CSV or JSONL of items)")
@@ -23,9 +30,18 @@ class Command(BaseCommand):
         parser.add_argument("--name", help="the item set's name, a slug (benchmarks of named item sets: custom)")
         parser.add_argument("--seed", type=int, help="seed for generated benchmarks")
         parser.add_argument("--episodes", type=int, help="episodes for generated benchmarks")
+        parser.add_argument("--task", help="lm_eval: a task, group or tag name the harness knows, or a task YAML; "
+                                           "its items become the custom item set --name (default: the task's "
+                                           "name); --seed: the few-shot sampler's (default 1234, the harness's)")
+        parser.add_argument("--limit", type=int, help="lm_eval: only the first N documents of each task")
+        parser.add_argument("--num-fewshot", type=int, help="lm_eval: few-shot examples in the model's context "
+                                                            "(as lm_eval --num_fewshot; default: the task's own)")
 
     def handle(self, *args, benchmark: str, source: Path | None, download_to: Path | None, seed: int | None,
                episodes: int | None, name: str | None = None, **options) -> None:
+        if benchmark == LM_EVAL:
+            self._report(*self._import_lm_eval(name=name, seed=seed, **options))
+            return
         definition = benchmarks.get(benchmark)
         if definition.named_sets and not name:
             raise CommandError(f"{benchmark} imports a named item set: give --name NAME (a slug)")
@@ -56,6 +72,26 @@ class Command(BaseCommand):
             result = benchmark_import(name=benchmark, source=source, options=opts)
         except DatasetError as exc:
             raise CommandError(f"Refused, nothing was written: {exc}") from exc
+        self._report(benchmark, result)
+
+    def _import_lm_eval(self, *, task: str | None, name: str | None, seed: int | None, limit: int | None,
+                        num_fewshot: int | None, **options) -> tuple[str, ImportResult]:
+        """The task's records become the item set `name` through the named-sets benchmark's own
+        `load_records` (its `items_from_records`), written by the same atomic import."""
+        if not task:
+            raise CommandError("lm_eval needs --task NAME_OR_YAML")
+        if ITEM_SETS not in benchmarks.REGISTRY:
+            raise CommandError(f"lm_eval imports into the {ITEM_SETS!r} benchmark, which is not installed")
+        try:
+            task_name, records = records_for_task(task, limit=limit, num_fewshot=num_fewshot,
+                                                  seed=HARNESS_FEWSHOT_SEED if seed is None else seed)
+            name = name or task_name
+            result = benchmark_records_import(name=ITEM_SETS, records=records, options={"name": name, "label": task})
+        except DatasetError as exc:
+            raise CommandError(f"Refused, nothing was written: {exc}") from exc
+        return f"{ITEM_SETS} item set {name} ({LM_EVAL} {task})", result
+
+    def _report(self, benchmark: str, result: ImportResult) -> None:
         splits = ", ".join(f"{split} {count}" for split, count in sorted(result.splits.items()))
         relabelled = f", {result.relabelled} with new row numbers or labels only" if result.relabelled else ""
         self.stdout.write(self.style.SUCCESS(
