@@ -225,7 +225,7 @@ class Response(models.Model):
     item = models.ForeignKey("annotation.Item", on_delete=models.PROTECT, related_name="responses")
     position = models.PositiveIntegerField(help_text="1-based position in the participant's sequence")
     raw_answer = models.TextField(help_text="exactly what the participant gave")
-    answer = models.CharField(max_length=200, blank=True, help_text="normalised; empty when invalid")
+    answer = models.TextField(blank=True, help_text="normalised; empty when invalid")
     valid = models.BooleanField()
     correct = models.BooleanField()
     is_attention_check = models.BooleanField(default=False)

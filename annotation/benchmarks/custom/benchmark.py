@@ -31,8 +31,6 @@ from .records import (
     items_from_records,
 )
 
-#: a stored answer holds this many characters (Response.answer); the raw answer keeps the whole text
-ANSWER_LENGTH = 200
 NAME_RULE = "lower-case letters, digits, '-' and '_'"
 _YES_NO_CHOICES = (Choice("yes", "Yes", ("y", "1")), Choice("no", "No", ("n", "2")))
 
@@ -74,8 +72,8 @@ def score_answer(raw: str, item: ItemData) -> Scored:
         metric = str(item.meta.get("metric", scoring.EXACT))
         value = scoring.best_score(metric, text, item.meta.get("answers") or [item.gold],
                                    float(item.meta.get("tolerance", 0)), item.meta.get("metric_options", ()))
-        return Scored(answer=text[:ANSWER_LENGTH], correct=scoring.is_correct(metric, value), valid=True)
-    return Scored(answer=text[:ANSWER_LENGTH], correct=False, valid=True)
+        return Scored(answer=text, correct=scoring.is_correct(metric, value), valid=True)
+    return Scored(answer=text, correct=False, valid=True)
 
 
 class CustomItems(Benchmark):

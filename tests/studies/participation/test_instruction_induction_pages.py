@@ -78,6 +78,18 @@ def test_a_too_short_instruction_gets_a_message_and_is_not_stored(induction):
     assert response.raw_answer == WRITTEN and response.valid and response.extra == {"pasted": True}
 
 
+def test_a_long_instruction_is_stored_whole(induction):
+    """The page lets a person write up to 4,000 characters; every one of them is kept, in the
+    answer as in the raw answer (PostgreSQL refused an answer over 200 characters and lost it)."""
+    bot = _started(_study(), 4)
+    item_id, position = bot.current_form(bot.step().content.decode())
+    written = " ".join([WRITTEN] * 40)[:3990]
+    page = bot.post("answer", {"item": item_id, "position": position, "answer": written})
+    assert page.status_code in (200, 302)
+    response = Response.objects.get(participant=bot.participant)
+    assert response.raw_answer == written and response.answer == written and response.valid
+
+
 def test_typing_without_pasting_records_no_paste(induction):
     bot = _started(_study(), 3)
     item_id, position = bot.current_form(bot.step().content.decode())
