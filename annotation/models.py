@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 
 from annotation import benchmarks
@@ -39,3 +40,22 @@ class BenchmarkAsset(models.Model):
 
     def __str__(self) -> str:
         return f"{self.benchmark}:{self.key}"
+
+
+class ItemSet(models.Model):
+    """A named set of items of a benchmark of named sets (a researcher's own items) and whose it is.
+    Its owner alone (and superusers) may import into it from the web and build studies on it; a set
+    imported on the command line without --owner has none, and every researcher may build on it."""
+
+    benchmark = models.CharField(max_length=40, choices=benchmarks.choices)
+    name = models.CharField(max_length=40)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                              related_name="item_sets", help_text="blank: imported by the operator, open to all")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["benchmark", "name"], name="itemset_unique_name")]
+        ordering = ["benchmark", "name"]
+
+    def __str__(self) -> str:
+        return f"{self.benchmark}:{self.name}"

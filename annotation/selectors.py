@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 
 from annotation.benchmarks.base import ItemData
-from annotation.models import Item
+from annotation.models import Item, ItemSet
 
 
 def item_data(item: Item) -> ItemData:
@@ -26,3 +27,10 @@ def datasets_dir(benchmark: str) -> Path | None:
 def download_dir(benchmark: str) -> Path:
     """Where the benchmark's files go when they are downloaded from their pinned URLs."""
     return Path(settings.VAR_DIR) / "datasets" / benchmark
+
+
+def item_set_usable(*, user: Any, benchmark: str, name: str) -> bool:
+    """Whether `user` may build a study on the item set `name`: it exists, and it is theirs, or open
+    to all (imported by the operator), or `user` is a superuser."""
+    found = ItemSet.objects.filter(benchmark=benchmark, name=name).first()
+    return found is not None and (found.owner_id is None or found.owner_id == user.pk or user.is_superuser)

@@ -15,7 +15,7 @@ from django.db.models import Count
 
 from annotation import benchmarks
 from annotation.benchmarks.base import DatasetError, ImportBundle, sha256_of
-from annotation.models import BenchmarkAsset, Item
+from annotation.models import BenchmarkAsset, Item, ItemSet
 from annotation.selectors import item_data
 
 
@@ -79,35 +79,67 @@ def benchmark_sources_verify(*, name: str, source: Path) -> list[str]:
     return warnings
 
 
-def benchmark_import(*, name: str, source: Path | None, options: Mapping[str, Any] | None = None) -> ImportResult:
+def benchmark_import(*, name: str, source: Path | None, options: Mapping[str, Any] | None = None,
+                     importer: Any = None, owner: Any = None) -> ImportResult:
     """Parse everything first (refusing bad files), then write in one transaction: all or nothing.
 
     Idempotent: items are matched by (benchmark, key); a re-import of the same files changes nothing.
+    For a benchmark of named sets, options["name"] is the set: `importer` (a user; None on the
+    command line) must own it, and a new set is `owner`'s (default: the importer's).
     """
     definition = benchmarks.get(name)
     bundle: ImportBundle = definition.load(source or Path("."), _with_prerequisites(definition, options))
     checks = definition.attention_checks()
-    return _write_bundle(name, ImportBundle(items=list(bundle.items) + checks, assets=list(bundle.assets)))
+    return _write_bundle(name, ImportBundle(items=list(bundle.items) + checks, assets=list(bundle.assets)),
+                         claim=_claim(definition, options, importer, owner))
 
 
-def item_set_import(*, benchmark: str, name: str, upload: IO[bytes], filename: str) -> ImportResult:
+def item_set_import(*, benchmark: str, name: str, upload: IO[bytes], filename: str, importer: Any) -> ImportResult:
     """A researcher's uploaded file of items (CSV or JSONL, by its name's suffix) as the item set
     `name`: read and written exactly like `import_benchmark BENCHMARK --source FILE --name NAME`,
-    all or nothing; errors name the uploaded file, the line and the field."""
+    all or nothing; errors name the uploaded file, the line and the field. A new set is the
+    importer's; another researcher's set is refused."""
     label = Path(filename).name or "upload"
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / f"upload{Path(label).suffix.lower()}"
         with path.open("wb") as handle:
             shutil.copyfileobj(upload, handle)
-        return benchmark_import(name=benchmark, source=path, options={"name": name, "label": label})
+        return benchmark_import(name=benchmark, source=path, options={"name": name, "label": label},
+                                importer=importer)
 
 
 def benchmark_records_import(*, name: str, records: list[Mapping[str, Any]],
-                             options: Mapping[str, Any] | None = None) -> ImportResult:
+                             options: Mapping[str, Any] | None = None, importer: Any = None,
+                             owner: Any = None) -> ImportResult:
     """Items from records in memory (e.g. a model run's answers), checked and written like an import."""
     definition = benchmarks.get(name)
     bundle = definition.load_records(records, _with_prerequisites(definition, options))
-    return _write_bundle(name, bundle)
+    return _write_bundle(name, bundle, claim=_claim(definition, options, importer, owner))
+
+
+@dataclass(frozen=True)
+class _Claim:
+    name: str
+    importer: Any
+    owner: Any
+
+
+def _claim(definition: benchmarks.Benchmark, options: Mapping[str, Any] | None, importer: Any,
+           owner: Any) -> _Claim | None:
+    if not definition.named_sets:
+        return None
+    return _Claim(name=str((options or {}).get("name") or ""), importer=importer, owner=owner or importer)
+
+
+def _item_set_claim(benchmark: str, claim: _Claim) -> None:
+    """The set `claim.name`, made `claim.owner`'s when it is new (locked till the import ends);
+    refused when the importer is a researcher and the set is not theirs."""
+    found, created = ItemSet.objects.select_for_update().get_or_create(
+        benchmark=benchmark, name=claim.name, defaults={"owner": claim.owner})
+    if created or claim.importer is None or claim.importer.is_superuser or found.owner_id == claim.importer.pk:
+        return
+    whose = "another researcher's" if found.owner_id else "open to every researcher (imported by the operator)"
+    raise DatasetError(claim.name, f"the item set {claim.name!r} is {whose}; import yours under another name")
 
 
 def rating_items_from_answers(answers: list[dict[str, str]]) -> ImportResult:
@@ -156,10 +188,12 @@ def _describe_change(field: str, old: Any, new: Any) -> str:
 
 
 @transaction.atomic
-def _write_bundle(name: str, bundle: ImportBundle) -> ImportResult:
+def _write_bundle(name: str, bundle: ImportBundle, claim: _Claim | None = None) -> ImportResult:
     """Items are matched by key, which each benchmark derives from the source's own id or from the
     item's content, never from its row. An item's details (meta) may be refreshed freely; its text
     and gold may change only while nobody, human or model, has answered it."""
+    if claim is not None:
+        _item_set_claim(name, claim)
     _refuse_repeated_keys(name, bundle)
     existing = {item.key: item for item in Item.objects.filter(benchmark=name)}
     created: list[Item] = []

@@ -16,7 +16,7 @@ from django.utils import timezone
 from annotation import benchmarks
 from annotation.benchmarks.base import seeded_rng
 from annotation.models import BenchmarkAsset, Item
-from annotation.selectors import item_data
+from annotation.selectors import item_data, item_set_usable
 from studies.models import Participant, Study, Unit, UnitItem
 
 
@@ -33,6 +33,10 @@ def study_create(*, name: str, benchmark: str, design: Mapping[str, Any] | None 
     merged = definition.design(design)
     if Study.objects.filter(name=name).exists():
         raise StudyError(f"a study named {name!r} already exists")
+    set_name = definition.item_set(merged)
+    if set_name and owner is not None and not item_set_usable(user=owner, benchmark=benchmark, name=set_name):
+        raise StudyError(f"no item set named {set_name!r} that you may use: import it first "
+                         "(another researcher's set is theirs alone)")
     scope = definition.item_scope(merged)
     scoped = Item.objects.filter(benchmark=benchmark, key__startswith=scope)
     items = list(scoped.filter(is_attention_check=False))

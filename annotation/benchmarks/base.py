@@ -390,6 +390,10 @@ class Benchmark:
         (a researcher's own items: the chosen item set's "NAME/"); "" for every item."""
         return ""
 
+    def item_set(self, design: Mapping[str, Any]) -> str:
+        """The named item set a study with `design` draws on ("" for benchmarks without named sets)."""
+        return ""
+
     def unit_category(self, unit_items: Sequence[ItemData]) -> str:
         """The balancing category of a unit (AmbiBench: its salient feature); blank when none."""
         return ""

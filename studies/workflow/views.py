@@ -72,7 +72,7 @@ def items_import(request: HttpRequest) -> HttpResponse:
         data = form.cleaned_data
         try:
             result = item_set_import(benchmark=data["benchmark"], name=data["name"], upload=data["file"],
-                                     filename=data["file"].name)
+                                     filename=data["file"].name, importer=request.user)
         except DatasetError as exc:
             form.add_error("file", f"Refused, nothing was written: {exc}")
     status = 400 if form.errors else 200

@@ -169,7 +169,10 @@ class CustomItems(Benchmark):
         return errors
 
     def item_scope(self, design: Mapping[str, Any]) -> str:
-        return f"{design['item_set']}/" if design.get("item_set") else ""
+        return f"{self.item_set(design)}/" if self.item_set(design) else ""
+
+    def item_set(self, design: Mapping[str, Any]) -> str:
+        return str(design.get("item_set") or "")
 
     def build_units(self, items: Sequence[ItemData], design: Mapping[str, Any]) -> list[list[str]]:
         """Blocks of `unit_size` items of the set's split in file order (the last may be shorter),

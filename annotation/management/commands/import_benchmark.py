@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation import benchmarks
@@ -28,6 +30,8 @@ class Command(BaseCommand):
                                  "(miqa_rating: a JSONL of question_id, model, answer; custom: a CSV or JSONL of items)")
         parser.add_argument("--download-to", type=Path, help="where downloaded files go (default var/datasets/<name>)")
         parser.add_argument("--name", help="the item set's name, a slug (benchmarks of named item sets: custom)")
+        parser.add_argument("--owner", help="username of the researcher a new item set belongs to (alone with "
+                                            "superusers); without it the set is open to every researcher")
         parser.add_argument("--seed", type=int, help="seed for generated benchmarks")
         parser.add_argument("--episodes", type=int, help="episodes for generated benchmarks")
         parser.add_argument("--task", help="lm_eval: a task, group or tag name the harness knows, or a task YAML; "
@@ -39,14 +43,15 @@ class Command(BaseCommand):
 
     def handle(self, *args, benchmark: str, source: Path | None, download_to: Path | None, seed: int | None,
                episodes: int | None, name: str | None = None, **options) -> None:
+        owner = self._owner(options.pop("owner", None))
         if benchmark == LM_EVAL:
-            self._report(*self._import_lm_eval(name=name, seed=seed, **options))
+            self._report(*self._import_lm_eval(name=name, seed=seed, owner=owner, **options))
             return
         definition = benchmarks.get(benchmark)
         if definition.named_sets and not name:
             raise CommandError(f"{benchmark} imports a named item set: give --name NAME (a slug)")
-        if name and not definition.named_sets:
-            raise CommandError(f"{benchmark} has no named item sets: leave out --name")
+        if (name or owner) and not definition.named_sets:
+            raise CommandError(f"{benchmark} has no named item sets: leave out --name and --owner")
         if source is None and definition.source_files():
             shared = datasets_dir(benchmark)
             if shared is not None and shared.is_dir():
@@ -69,13 +74,21 @@ class Command(BaseCommand):
                 self.stderr.write(f"warning: {warning}")
         opts = {key: value for key, value in (("seed", seed), ("episodes", episodes), ("name", name)) if value is not None}
         try:
-            result = benchmark_import(name=benchmark, source=source, options=opts)
+            result = benchmark_import(name=benchmark, source=source, options=opts, owner=owner)
         except DatasetError as exc:
             raise CommandError(f"Refused, nothing was written: {exc}") from exc
         self._report(benchmark, result)
 
+    def _owner(self, username: str | None) -> Any:
+        if not username:
+            return None
+        found = get_user_model().objects.filter(username=username).first()
+        if found is None:
+            raise CommandError(f"--owner {username}: no such user")
+        return found
+
     def _import_lm_eval(self, *, task: str | None, name: str | None, seed: int | None, limit: int | None,
-                        num_fewshot: int | None, **options) -> tuple[str, ImportResult]:
+                        num_fewshot: int | None, owner: Any = None, **options) -> tuple[str, ImportResult]:
         """The task's records become the item set `name` through the named-sets benchmark's own
         `load_records` (its `items_from_records`), written by the same atomic import."""
         if not task:
@@ -86,7 +99,8 @@ class Command(BaseCommand):
             task_name, records = records_for_task(task, limit=limit, num_fewshot=num_fewshot,
                                                   seed=HARNESS_FEWSHOT_SEED if seed is None else seed)
             name = name or task_name
-            result = benchmark_records_import(name=ITEM_SETS, records=records, options={"name": name, "label": task})
+            result = benchmark_records_import(name=ITEM_SETS, records=records, options={"name": name, "label": task},
+                                              owner=owner)
         except DatasetError as exc:
             raise CommandError(f"Refused, nothing was written: {exc}") from exc
         return f"{ITEM_SETS} item set {name} ({LM_EVAL} {task})", result

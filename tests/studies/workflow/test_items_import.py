@@ -73,7 +73,7 @@ def test_a_broken_file_writes_nothing_and_names_the_line_and_field(researcher_cl
 def test_a_study_on_a_set_without_items_is_refused_in_words(researcher_client):
     upload(researcher_client, EXAMPLE.read_bytes(), "example.csv", "example")
     page = create(researcher_client, "custom", name="nothing", item_set="missing")
-    assert page.status_code == 400 and "no custom items named missing/... are imported yet" in page.content.decode()
+    assert page.status_code == 400 and "no item set named &#x27;missing&#x27; that you may use: import it first" in page.content.decode()
     page = create(researcher_client, "custom", name="nameless", item_set="")
     assert page.status_code == 400 and "Name the item set" in page.content.decode()
 
@@ -93,3 +93,41 @@ def test_the_researchers_preview_walks_the_set_refusing_a_number_that_does_not_p
         html = walker.answer(html, lambda item: item.gold or (item.prompt.get("options") or ["Fine."])[0])
     assert set(kinds) == {"choice", "yes_no", "short_text", "number", "rating", "free_text"} and len(kinds) == 9
     assert not Response.objects.exists()
+
+
+def test_a_set_is_its_importers_alone(researcher_client, researcher):
+    """Another researcher can neither overwrite a researcher's set nor build a study on it (and so
+    read its items and right answers in their results); the owner can."""
+    assert upload(researcher_client, EXAMPLE.read_bytes(), "example.csv", "pilot").status_code == 200
+    before = {item.key: (item.prompt, item.gold) for item in Item.objects.filter(benchmark="custom")}
+    other = personas.signed_in(personas.researcher(username="other"))
+    changed = EXAMPLE.read_text(encoding="utf-8").replace("Canberra,geography", "Sydney,geography").encode()
+    refused = upload(other, changed, "example.csv", "pilot")
+    assert refused.status_code == 400
+    assert "the item set &#x27;pilot&#x27; is another researcher&#x27;s" in refused.content.decode()
+    assert {item.key: (item.prompt, item.gold) for item in Item.objects.filter(benchmark="custom")} == before
+    page = create(other, "custom", name="borrowed", item_set="pilot", unit_size=0, per_unit=1, attention_checks=0,
+                  exclude_at=0)
+    assert page.status_code == 400 and "no item set named &#x27;pilot&#x27; that you may use" in page.content.decode()
+    assert not Study.objects.filter(name="borrowed").exists()
+    assert upload(other, changed, "example.csv", "theirs").status_code == 200  # under a name of their own
+    assert create(other, "custom", name="their own", item_set="theirs", unit_size=0, per_unit=1, attention_checks=0,
+                  exclude_at=0).status_code == 302
+    assert create(researcher_client, "custom", name="mine", item_set="pilot", unit_size=0, per_unit=1,
+                  attention_checks=0, exclude_at=0).status_code == 302
+
+
+def test_a_set_imported_on_the_command_line_is_open_to_every_researcher_but_theirs_to_change(researcher_client):
+    from django.core.management import call_command
+
+    call_command("import_benchmark", "custom", "--source", str(EXAMPLE), "--name", "shared")
+    assert create(researcher_client, "custom", name="on shared", item_set="shared", unit_size=0, per_unit=1,
+                  attention_checks=0, exclude_at=0).status_code == 302
+    refused = upload(researcher_client, EXAMPLE.read_bytes(), "example.csv", "shared")
+    assert refused.status_code == 400 and "open to every researcher" in refused.content.decode()
+    owner = personas.researcher(username="owner")
+    call_command("import_benchmark", "custom", "--source", str(EXAMPLE), "--name", "owned", "--owner", "owner")
+    assert create(researcher_client, "custom", name="on owned", item_set="owned", unit_size=0, per_unit=1,
+                  attention_checks=0, exclude_at=0).status_code == 400
+    assert create(personas.signed_in(owner), "custom", name="owner's", item_set="owned", unit_size=0, per_unit=1,
+                  attention_checks=0, exclude_at=0).status_code == 302
