@@ -57,6 +57,7 @@ class ApiBackend:
         self.identity = ModelIdentity(model_id=config.model, revision=config.server, dtype="api")
         self.stats = ApiStats()
         self._features: tuple[str, ...] | None = tuple(config.features) or None
+        self._checked = False
 
     @property
     def usage(self) -> Usage:
@@ -64,8 +65,11 @@ class ApiBackend:
 
     # -- capabilities ----------------------------------------------------------------------------
     def check(self) -> None:
-        """Before any work: the key is there, the server knows the model, its features are known."""
+        """Before any work: the key is there, the server knows the model, its features are known
+        (the server is asked once per backend; the key is looked for every time)."""
         self.client.check_key()
+        if self._checked:
+            return
         try:
             served = [str(entry.get("id")) for entry in self.client.get("/models").get("data", [])]
         except ApiError as exc:
@@ -76,6 +80,7 @@ class ApiBackend:
             raise ApiError(f"API server {self.config.server} does not serve {self.config.model!r} "
                            f"(it serves {', '.join(served[:10])})")
         self.features()
+        self._checked = True
 
     def features(self) -> tuple[str, ...]:
         if self._features is None:
