@@ -20,6 +20,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+#: the variable the tests keep the stand-in's key in
+KEY_ENV = "STANDIN_API_KEY"
+
 
 @dataclass
 class Fault:
@@ -89,6 +92,23 @@ class StandIn:
             tops.setdefault(self._piece(index), value)  # two tokens may print alike: the likelier wins
         return tops
 
+    def _prompt_spans(self, prompt: str, n_prompt: int) -> list[tuple[str, int]]:
+        """Each prompt token's text and character offset (OpenAI's text_offset), BOS as ""."""
+        offsets = self.loaded.tokenizer(prompt, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"]
+        spans = [("", 0)] * (n_prompt - len(offsets))
+        return spans + [(prompt[start:end], start) for start, end in offsets]
+
+    def _generated_spans(self, prompt: str, new: list[int]) -> list[tuple[str, int]]:
+        """Generated tokens decoded incrementally (a character split over tokens comes whole with
+        its last token), offsets counted on from the end of the prompt."""
+        tokenizer, spans, shown = self.loaded.tokenizer, [], ""
+        for count in range(1, len(new) + 1):
+            text = tokenizer.decode(new[:count], skip_special_tokens=True)
+            complete = text if not text.endswith("\ufffd") else shown
+            spans.append((complete[len(shown):], len(prompt) + len(shown)))
+            shown = complete
+        return spans
+
     def complete(self, prompt: str, max_tokens: int, *, echo: bool = False, logprobs: int | None = None,
                  stop: list[str] | None = None) -> dict[str, Any]:
         tokenizer = self.loaded.tokenizer
@@ -113,22 +133,14 @@ class StandIn:
         choice: dict[str, Any] = {"index": 0, "text": (prompt if echo else "") + text, "finish_reason": finish,
                                   "logprobs": None}
         if logprobs is not None and self.logprobs:
-            shown = list(range(0 if echo else n_prompt, len(ids)))
             rows = self._logprobs(ids)
-            tokens, values, tops, offsets, at = [], [], [], [], 0
-            for position in shown:
-                piece = self._piece(ids[position])
-                tokens.append(piece)
-                offsets.append(at)
-                at += len(piece)
-                if position == 0:
-                    values.append(None)
-                    tops.append(None)
-                else:
-                    values.append(float(rows[position - 1, ids[position]]))
-                    tops.append(self._tops(rows[position - 1], max(1, logprobs)))
-            choice["logprobs"] = {"tokens": tokens, "token_logprobs": values, "top_logprobs": tops,
-                                  "text_offset": offsets if echo else [len(prompt) + o for o in offsets]}
+            spans = self._prompt_spans(prompt, n_prompt) if echo else []
+            spans += self._generated_spans(prompt, new)
+            first = 0 if echo else n_prompt
+            values = [None if p == 0 else float(rows[p - 1, ids[p]]) for p in range(first, len(ids))]
+            tops = [None if p == 0 else self._tops(rows[p - 1], max(1, logprobs)) for p in range(first, len(ids))]
+            choice["logprobs"] = {"tokens": [piece for piece, _ in spans], "token_logprobs": values,
+                                  "top_logprobs": tops, "text_offset": [offset for _, offset in spans]}
         usage = {"prompt_tokens": n_prompt, "completion_tokens": len(new), "total_tokens": len(ids)}
         return {"id": "cmpl-standin", "object": "text_completion", "model": self.name, "choices": [choice],
                 "usage": usage}

@@ -7,9 +7,8 @@ import pytest
 
 from modelruns.engine import ChoiceRequest, Engine, GenerationRequest, MultiReadRequest, Read, ScoreCache, load_causal_lm
 from modelruns.engine.api import PROMPT_LOGPROBS, TOP_LOGPROBS, ApiBackend, ApiConfig, ApiError, retry_after_seconds
-from tests.modelruns.api_standin import StandIn
+from tests.modelruns.api_standin import KEY_ENV, StandIn
 
-KEY_ENV = "STANDIN_API_KEY"
 CONTEXT = 'Esther asked "Did you like the film?" and Juan responded "It was unbelievable.", which means'
 CHOICES = [
     ChoiceRequest("yes-no", CONTEXT, (" yes", " no")),
@@ -23,14 +22,6 @@ CHOICES = [
 @pytest.fixture(scope="module")
 def local(tiny_model_dir) -> Engine:
     return Engine(load_causal_lm(str(tiny_model_dir), device="cpu"))
-
-
-@pytest.fixture
-def standin(tiny_model_dir, monkeypatch):
-    server = StandIn(tiny_model_dir).start()
-    monkeypatch.setenv(KEY_ENV, server.key)
-    yield server
-    server.stop()
 
 
 def backend(standin: StandIn, cache: ScoreCache | None = None, waits: list[float] | None = None,
@@ -182,3 +173,18 @@ def test_retry_after_takes_seconds_or_an_http_date():
     assert retry_after_seconds("2.5") == 2.5
     assert retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0  # in the past: at once
     assert retry_after_seconds(None) is None and retry_after_seconds("soon") is None
+
+
+def test_offsets_that_do_not_match_the_prompt_are_refused_instead_of_misread():
+    from modelruns.engine.api.protocol import Echoed, continuation_score
+
+    text = "caf\u00e9 means yes"
+    # a server that counts a two-token character twice shifts every later offset by one
+    shifted = Echoed(text, ("caf", "\ufffd", "\ufffd", " means", " yes"), (None, -1.0, -1.0, -2.0, -3.0),
+                     (0, 3, 4, 5, 11), (None, {"x": -1.0}, {"x": -1.0}, {"x": -1.0}, {"x": -1.0}))
+    with pytest.raises(ApiError, match="text offsets that do not match the prompt"):
+        continuation_score("http://server/v1", shifted, len("caf\u00e9 means"), " yes")
+    right = Echoed(text, ("caf", "bytes:\\xc3", "bytes:\\xa9", " means", " yes"), (None, -1.0, -1.0, -2.0, -3.0),
+                   (0, 3, 3, 4, 10), (None, {"x": -1.0}, {"x": -1.0}, {"x": -1.0}, {" yes": -3.0}))
+    score = continuation_score("http://server/v1", right, len("caf\u00e9 means"), " yes")
+    assert (score.logprob, score.n_tokens, score.is_greedy, score.top_token) == (-3.0, 1, True, " yes")

@@ -78,6 +78,13 @@ def continuation_score(server: str, echo: Echoed, boundary: int, continuation: s
     start = echo.split_at(boundary)
     if start == len(echo.tokens):
         raise ApiError(f"continuation {continuation!r} produced no token on API server {server}")
+    for index in range(start, len(echo.tokens)):
+        piece, offset = echo.tokens[index], echo.offsets[index]
+        # OpenAI shows a token that splits a character as "bytes:\\x.."; anything else must sit where its offset says
+        if piece and not piece.startswith("bytes:") and echo.text[offset:offset + len(piece)] != piece:
+            raise ApiError(f"API server {server} gave text offsets that do not match the prompt ({piece!r} at "
+                           f"{offset} in {echo.text[max(0, offset - 20):offset + 20]!r}): its continuation tokens "
+                           "cannot be found")
     values = echo.logprobs[start:]
     if start == 0 or any(value is None for value in values):
         raise ApiError(f"API server {server} gives no log-probability for the first token of "
