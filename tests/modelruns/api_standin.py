@@ -38,6 +38,8 @@ class StandIn:
     prompt_logprobs: bool = True
     logprobs: bool = True
     calls: list[str] = field(default_factory=list)  # "POST /v1/completions" ... in arrival order
+    in_flight: int = 0
+    most_in_flight: int = 0  # the most requests that were being answered at once
     faults: list[Fault] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -153,6 +155,9 @@ def _handler(standin: StandIn) -> type[BaseHTTPRequestHandler]:
 
         def _send(self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
             data = json.dumps(body).encode()
+            if self.command == "POST":  # answered before the client can see it: the next may come at once
+                with standin._lock:
+                    standin.in_flight -= 1
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
@@ -186,6 +191,12 @@ def _handler(standin: StandIn) -> type[BaseHTTPRequestHandler]:
                 self._error(404, f"no route {self.path}")
 
         def do_POST(self) -> None:
+            with standin._lock:
+                standin.in_flight += 1
+                standin.most_in_flight = max(standin.most_in_flight, standin.in_flight)
+            self._post()  # every answer goes out through _send, which counts the request as answered
+
+        def _post(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
             if not self._admitted():
                 return

@@ -188,3 +188,11 @@ def test_offsets_that_do_not_match_the_prompt_are_refused_instead_of_misread():
                    (0, 3, 3, 4, 10), (None, {"x": -1.0}, {"x": -1.0}, {"x": -1.0}, {" yes": -3.0}))
     score = continuation_score("http://server/v1", right, len("caf\u00e9 means"), " yes")
     assert (score.logprob, score.n_tokens, score.is_greedy, score.top_token) == (-3.0, 1, True, " yes")
+
+
+def test_no_more_requests_are_in_flight_than_the_concurrency_limit(standin):
+    texts = [ChoiceRequest(f"r{i}", f"{CONTEXT} {i}", (" yes", " no", " maybe")) for i in range(8)]
+    backend(standin, features=("completions", "prompt_logprobs"), concurrency=1).score_choices(texts[:4])
+    assert standin.most_in_flight == 1
+    backend(standin, features=("completions", "prompt_logprobs"), concurrency=3).score_choices(texts[4:])
+    assert 1 < standin.most_in_flight <= 3

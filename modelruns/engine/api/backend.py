@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from ..cache import ScoreCache, cache_key
+from ..engine import ProgressCallback
 from ..generation import Generated
 from ..loading import ModelIdentity
 from ..metrics import first_line_settled
@@ -34,8 +35,6 @@ from ..requests import (
 from .client import ApiClient, Usage
 from .config import CHAT, COMPLETIONS, PROMPT_LOGPROBS, TOP_LOGPROBS, ApiConfig, ApiError
 from .protocol import Echoed, continuation_score, echoed, next_token_tops, readout_score
-
-ProgressCallback = Callable[[int, int], None]
 
 #: statuses with which a server says it does not take a request's form (not a passing failure)
 REFUSALS = frozenset({400, 404, 405, 415, 422, 501})
