@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from django.conf import settings
 
@@ -33,6 +33,9 @@ from modelruns.engine import (
 )
 from modelruns.engine.api import ApiBackend, ApiConfig, Usage
 
+if TYPE_CHECKING:
+    from modelruns.models import ModelSpec
+
 #: called as progress(requests finished, requests in the current engine call)
 Progress = Callable[[int, int], None]
 
@@ -45,6 +48,15 @@ class LoadKey:
     device: str
     kind: str
     api: ApiConfig | None = None  # kind "api" only: the server and how to reach it
+
+
+def load_key(spec: ModelSpec) -> LoadKey:
+    """What makes a spec's load distinct (for an api spec: the server and how to reach it)."""
+    api = None
+    if spec.is_api:
+        api = ApiConfig(base_url=spec.api_base_url, model=spec.model, key_env=spec.api_key_env,
+                        concurrency=spec.api_concurrency, features=tuple(spec.api_features), top_k=spec.api_top_k)
+    return LoadKey(spec.model, spec.revision, spec.dtype, spec.device, spec.kind, api)
 
 
 def score_cache_dir() -> Path:
@@ -177,3 +189,7 @@ def scorer_for(key: LoadKey) -> Scorer:
             _LOADED.clear()
             scorer = _LOADED[key] = Scorer(key)
         return scorer
+
+
+def scorer_of(spec: ModelSpec) -> Scorer:
+    return scorer_for(load_key(spec))

@@ -27,9 +27,9 @@ from django.utils import timezone
 
 from annotation.benchmarks.base import ModelAnswer, answer_variants
 from modelruns import execution
-from modelruns.engine.api import ApiConfig, Usage
+from modelruns.engine.api import Usage
 from modelruns.models import ModelResponse, ModelRun, ModelShard, ModelSpec
-from modelruns.scoring import LoadKey, Scorer, scorer_for
+from modelruns.scoring import Scorer, scorer_of
 from modelruns.storable import storable
 
 logger = logging.getLogger(__name__)
@@ -155,14 +155,6 @@ def shard_fail(*, shard: ModelShard, worker: str, error: str) -> None:
 # -- doing the work ---------------------------------------------------------------------------
 
 
-def _scorer(spec: ModelSpec) -> Scorer:
-    api = None
-    if spec.is_api:
-        api = ApiConfig(base_url=spec.api_base_url, model=spec.model, key_env=spec.api_key_env,
-                        concurrency=spec.api_concurrency, features=tuple(spec.api_features), top_k=spec.api_top_k)
-    return scorer_for(LoadKey(spec.model, spec.revision, spec.dtype, spec.device, spec.kind, api))
-
-
 def modelrun_add_usage(*, run: ModelRun, usage: Usage) -> None:
     """Add what an API server counted for this run's work (spent whether or not the shard finished)."""
     if usage.requests or usage.prompt_tokens or usage.completion_tokens:
@@ -230,7 +222,7 @@ def modelrun_work(*, run: ModelRun, worker: str, prefer: int | None = None,
     if run.status not in ModelRun.ACTIVE or _seconds_until_claimable(run) is None:
         modelrun_finish_if_complete(run=run)
         return 0
-    scorer = _scorer(run.spec)
+    scorer = scorer_of(run.spec)
     before = scorer.usage()
     try:
         scorer.load()

@@ -87,6 +87,19 @@ class StandIn:
             logits = self.loaded.model(input_ids=torch.tensor([ids])).logits[0].float()
         return torch.log_softmax(logits, dim=-1)
 
+    def _greedy(self, ids: list[int], max_tokens: int) -> Any:
+        """Greedy next tokens, one at a time (with the key-value cache, as `generate` runs)."""
+        import torch
+
+        past, step = None, torch.tensor([ids])
+        for _ in range(max_tokens):
+            with self._lock, torch.no_grad():
+                out = self.loaded.model(input_ids=step, past_key_values=past, use_cache=True)
+            past = out.past_key_values
+            token = int(out.logits[0, -1].argmax())
+            yield token
+            step = torch.tensor([[token]])
+
     def _tops(self, row: Any, n: int) -> dict[str, float]:
         values, indices = row.topk(min(n, row.shape[-1]))
         tops: dict[str, float] = {}
@@ -117,8 +130,7 @@ class StandIn:
         ids = self._ids(prompt)
         n_prompt = len(ids)
         finish = "length"
-        for _ in range(max_tokens):
-            token = int(self._logprobs(ids)[-1].argmax())
+        for token in self._greedy(ids, max_tokens):
             ids.append(token)
             if token == tokenizer.eos_token_id:
                 finish = "stop"

@@ -92,7 +92,7 @@ def test_a_second_run_is_answered_by_the_score_cache_without_http_requests(small
 
 
 def test_a_run_recovers_from_server_errors_and_rate_limits(small_implicature_study, tiny_spec, api_spec, standin):
-    scoring.scorer_for(work._scorer(api_spec).key).load()  # ask what the server offers before the faults
+    scoring.scorer_of(api_spec).load()  # ask what the server offers before the faults
     standin.fail_next(500)
     standin.fail_next(429, times=2, retry_after="0")
     api = _run(small_implicature_study, api_spec)
@@ -154,3 +154,24 @@ def test_the_runs_page_shows_the_tokens_a_run_used(small_implicature_study, api_
     page = researcher_client.get(reverse("modelruns:study_runs", args=[small_implicature_study.pk])).content.decode()
     assert (f"{run.prompt_tokens} prompt + {run.completion_tokens} completion tokens, {run.api_requests} requests"
             in page)
+
+
+def test_instructions_executed_by_an_api_model_give_the_local_model_s_greedy_outputs(tiny_model_dir, standin,
+                                                                                    settings):
+    from modelruns.models import InstructionScore
+    from tests.modelruns.test_instruction_baselines import _score, _study_with_written_instructions
+
+    study = _study_with_written_instructions()
+    _score(study, tiny_model_dir)
+    settings.PARITY_MODEL_SOURCES = [*settings.PARITY_MODEL_SOURCES, standin.base_url]
+    call_command("score_instructions", "--study", study.name, "--executor", standin.name, "--kind", "api",
+                 "--api-base-url", standin.base_url, "--api-key-env", KEY_ENV, "--setting", "execute_limit=2",
+                 stdout=StringIO())
+
+    def outputs(kind: str) -> dict:
+        return {(s.source, s.task, s.response_id, s.gold_index): (s.outputs, s.execution_accuracy)
+                for s in InstructionScore.objects.filter(executor__kind=kind)}
+
+    local, api = outputs("causal"), outputs("api")
+    assert len(local) > 3 and api == local
+    assert any(output for outputs_, _ in api.values() for output in outputs_)
