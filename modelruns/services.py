@@ -82,8 +82,9 @@ def modelspec_get_or_create(*, model: str, revision: str = "", dtype: str = Mode
                             api: ApiOptions | None = None) -> ModelSpec:
     """The spec that loads `model` this way, created on first use (named after the model).
 
-    An api spec (`kind="api"`, with `api`) names the server's model; it is the same spec again
-    only with the same server, key variable, concurrency, features and top k.
+    An api spec (`kind="api"`, with `api`) is the server's model at the server's URL; asked for
+    again with another key variable, concurrency, features or top k, the spec takes them (they
+    say how to reach the server, not which model answers).
     """
     model = model.strip()
     if not model:
@@ -93,12 +94,14 @@ def modelspec_get_or_create(*, model: str, revision: str = "", dtype: str = Mode
     if kind not in ModelSpec.Kind.values:
         raise ModelRunError(f"kind must be one of {', '.join(ModelSpec.Kind.values)}, not {kind!r}")
     lookup = {"model": model, "revision": revision.strip(), "dtype": dtype, "device": device.strip() or "auto", "kind": kind}
+    reach: dict[str, Any] = {}
     if kind == ModelSpec.Kind.API:
-        lookup.update(_api_fields(model, api))
+        reach = _api_fields(model, api)
+        lookup["api_base_url"] = reach.pop("api_base_url")
     _check_source(lookup.get("api_base_url") or model)
     spec = ModelSpec.objects.filter(**lookup).first()
     if spec is not None:
-        return spec
+        return _modelspec_reach_update(spec, reach)
     base = name.strip() or _spec_name(lookup)
     candidate, number = base, 1
     while ModelSpec.objects.filter(name=candidate).exists():
@@ -106,9 +109,18 @@ def modelspec_get_or_create(*, model: str, revision: str = "", dtype: str = Mode
         candidate = f"{base} ({number})"
     try:
         with transaction.atomic():
-            return ModelSpec.objects.create(name=candidate, **lookup)
+            return ModelSpec.objects.create(name=candidate, **lookup, **reach)
     except IntegrityError:  # someone created the same spec a moment ago
-        return ModelSpec.objects.get(**lookup)
+        return _modelspec_reach_update(ModelSpec.objects.get(**lookup), reach)
+
+
+def _modelspec_reach_update(spec: ModelSpec, reach: Mapping[str, Any]) -> ModelSpec:
+    changed = [field for field, value in reach.items() if getattr(spec, field) != value]
+    for field in changed:
+        setattr(spec, field, reach[field])
+    if changed:
+        spec.save(update_fields=changed)
+    return spec
 
 
 def _check_source(model: str) -> None:

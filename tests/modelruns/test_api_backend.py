@@ -196,3 +196,16 @@ def test_no_more_requests_are_in_flight_than_the_concurrency_limit(standin):
     assert standin.most_in_flight == 1
     backend(standin, features=("completions", "prompt_logprobs"), concurrency=3).score_choices(texts[4:])
     assert 1 < standin.most_in_flight <= 3
+
+
+def test_a_printed_bos_whose_characters_the_server_counted_is_taken_back_out():
+    from modelruns.engine.api.protocol import continuation_score, echoed
+
+    text = "it means yes"
+    choice = {"logprobs": {"tokens": ["<s>", "it", " means", " yes", "!"], "token_logprobs": [None, -1.0, -2.0, -3.0, -4.0],
+                           "text_offset": [0, 3, 5, 11, 15], "top_logprobs": [None, {"a": -0.5}, {"b": -0.5},
+                                                                              {" yes": -3.0}, {"!": -4.0}]}}
+    echo = echoed("http://server/v1", text, choice)
+    assert echo.tokens == ("", "it", " means", " yes") and echo.offsets == (0, 0, 2, 8)
+    score = continuation_score("http://server/v1", echo, len("it means"), " yes")
+    assert (score.logprob, score.n_tokens, score.is_greedy) == (-3.0, 1, True)

@@ -142,6 +142,11 @@ def test_run_model_makes_an_api_spec_from_its_options_and_runs_it(small_implicat
     assert spec.name == f"{standin.name} @ {standin.base_url}"
     run = ModelRun.objects.get(spec=spec)
     assert run.status == ModelRun.Status.DONE and "10/10 items" in out.getvalue()
+    # the same model at the same server, reached another way, is the same spec with the new settings
+    call_command("run_model", *options[:11], "6", "--setting", "template=3", "--wait", stdout=StringIO())
+    spec.refresh_from_db()
+    assert ModelSpec.objects.filter(kind="api").count() == 1 and spec.api_concurrency == 6
+    assert spec.api_features == [] and ModelRun.objects.filter(spec=spec, status="done").count() == 2
     with pytest.raises(CommandError, match="named like OPENAI_API_KEY"):
         call_command("run_model", *options[:9], "DATABASE_URL", "--wait", stdout=StringIO())
     settings.PARITY_MODEL_SOURCES = ["smollm2"]

@@ -9,6 +9,7 @@ header only: it is never part of an error, a log line or a cache key.
 from __future__ import annotations
 
 import email.utils
+import http.client
 import json
 import logging
 import os
@@ -118,7 +119,7 @@ class ApiClient:
                 if after is not None:
                     wait = min(self.config.max_backoff_seconds, after)
                 logger.warning("%s: HTTP %s, retrying in %.1f s (%s)", where, exc.code, wait, text[:200])
-            except (urllib.error.URLError, ConnectionError, TimeoutError, OSError) as exc:
+            except (urllib.error.URLError, http.client.HTTPException, OSError) as exc:
                 reason = getattr(exc, "reason", exc)
                 if attempt == self.config.max_retries:
                     raise ApiError(f"{where}: no answer after {attempt + 1} tries: {reason}") from None

@@ -56,13 +56,20 @@ def echoed(server: str, text: str, choice: Mapping[str, Any]) -> Echoed:
         raise ApiError(f"API server {server} echoed no prompt log-probabilities (it lacks the "
                        "'prompt_logprobs' feature)")
     tops = logprobs.get("top_logprobs") or [None] * len(tokens)
+    tokens, offsets = [str(t) for t in tokens], [int(o) for o in offsets]
+    # A server that prints the BOS it added ("<s>", not in the text) and counts its characters
+    # (vLLM) shifts every offset after it: take it back out.
+    first = tokens[0]
+    if (values[0] is None and first and not text.startswith(first) and len(offsets) > 1
+            and offsets[1] == offsets[0] + len(first)):
+        tokens[0] = ""
+        offsets = [offsets[0]] + [offset - len(first) for offset in offsets[1:]]
     # the echo is followed by what was generated, which starts at the end of the prompt
     count = 0
-    while count < len(tokens) and int(offsets[count]) < len(text):
+    while count < len(tokens) and offsets[count] < len(text):
         count += 1
-    return Echoed(text, tuple(str(t) for t in tokens[:count]),
-                  tuple(None if v is None else float(v) for v in values[:count]),
-                  tuple(int(o) for o in offsets[:count]),
+    return Echoed(text, tuple(tokens[:count]), tuple(None if v is None else float(v) for v in values[:count]),
+                  tuple(offsets[:count]),
                   tuple(None if top is None else {str(k): float(v) for k, v in top.items()} for top in tops[:count]))
 
 
