@@ -71,7 +71,8 @@ def test_the_key_never_lands_in_the_database_or_on_a_page(small_implicature_stud
     pages = [reverse("admin:modelruns_modelspec_change", args=[api_spec.pk]),
              reverse("admin:modelruns_modelspec_changelist"),
              reverse("admin:modelruns_modelrun_change", args=[failed.pk]),
-             reverse("modelruns:study_runs", args=[small_implicature_study.pk])]
+             reverse("modelruns:study_runs", args=[small_implicature_study.pk]),
+             f"/api/studies/{small_implicature_study.pk}/model-runs/"]
     for url in pages:
         page = superuser_client.get(url).content.decode()
         assert standin.key not in page and "sk-wrong-but-secret" not in page, url
@@ -154,11 +155,14 @@ def test_run_model_makes_an_api_spec_from_its_options_and_runs_it(small_implicat
         call_command("run_model", *options, stdout=StringIO())
 
 
-def test_the_runs_page_shows_the_tokens_a_run_used(small_implicature_study, api_spec, researcher_client):
+def test_the_runs_page_and_the_api_show_the_tokens_a_run_used(small_implicature_study, api_spec, researcher_client):
     run = _run(small_implicature_study, api_spec)
     page = researcher_client.get(reverse("modelruns:study_runs", args=[small_implicature_study.pk])).content.decode()
     assert (f"{run.prompt_tokens} prompt + {run.completion_tokens} completion tokens, {run.api_requests} requests"
             in page)
+    rows = researcher_client.get(f"/api/studies/{small_implicature_study.pk}/model-runs/").json()["results"]
+    assert [(r["prompt_tokens"], r["completion_tokens"]) for r in rows] == [(run.prompt_tokens, run.completion_tokens)]
+    assert run.prompt_tokens > 0
 
 
 def test_instructions_executed_by_an_api_model_give_the_local_model_s_greedy_outputs(tiny_model_dir, standin,
