@@ -24,6 +24,10 @@ from typing import Any
 KEY_ENV = "STANDIN_API_KEY"
 
 
+class TooLong(ValueError):
+    """A prompt and its completion that do not fit the model's window (answered with 400)."""
+
+
 @dataclass
 class Fault:
     status: int
@@ -129,6 +133,10 @@ class StandIn:
         tokenizer = self.loaded.tokenizer
         ids = self._ids(prompt)
         n_prompt = len(ids)
+        if n_prompt + max_tokens > self.loaded.max_length:
+            raise TooLong(f"This model's maximum context length is {self.loaded.max_length} tokens. However, you "
+                          f"requested {n_prompt + max_tokens} tokens ({n_prompt} in the prompt, {max_tokens} for "
+                          "the completion).")
         finish = "length"
         for token in self._greedy(ids, max_tokens):
             ids.append(token)
@@ -217,6 +225,12 @@ def _handler(standin: StandIn) -> type[BaseHTTPRequestHandler]:
                 return
             stop = body.get("stop")
             stop = [stop] if isinstance(stop, str) else stop
+            try:
+                self._answer(body, stop)
+            except TooLong as exc:
+                self._error(400, str(exc))
+
+        def _answer(self, body: dict[str, Any], stop: list[str] | None) -> None:
             if self.path == "/v1/completions":
                 if body.get("echo") and body.get("logprobs") is not None and not standin.prompt_logprobs:
                     self._error(400, "echo together with logprobs is not supported")

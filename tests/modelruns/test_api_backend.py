@@ -209,3 +209,12 @@ def test_a_printed_bos_whose_characters_the_server_counted_is_taken_back_out():
     assert echo.tokens == ("", "it", " means", " yes") and echo.offsets == (0, 0, 2, 8)
     score = continuation_score("http://server/v1", echo, len("it means"), " yes")
     assert (score.logprob, score.n_tokens, score.is_greedy) == (-3.0, 1, True)
+
+
+def test_a_prompt_beyond_the_server_s_window_fails_with_its_message_and_is_not_retried(standin):
+    waits: list[float] = []
+    api = backend(standin, waits=waits, features=("completions", "prompt_logprobs"))
+    long = ChoiceRequest("long", "unbelievable " * 600, (" yes", " no"))
+    with pytest.raises(ApiError, match=r"HTTP 400: This model's maximum context length is 512 tokens"):
+        api.score_choices([long])
+    assert waits == []

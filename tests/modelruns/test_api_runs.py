@@ -184,3 +184,42 @@ def test_instructions_executed_by_an_api_model_give_the_local_model_s_greedy_out
     local, api = outputs("causal"), outputs("api")
     assert len(local) > 3 and api == local
     assert any(output for outputs_, _ in api.values() for output in outputs_)
+
+
+@pytest.fixture(scope="module")
+def wide_model_dir(tmp_path_factory: pytest.TempPathFactory):
+    """The tiny Llama with a window that holds a whole AmbiBench episode and the token an echo generates."""
+    from tests.engine.conftest import _save_llama, train_tokenizer
+
+    tokenizer_dir = tmp_path_factory.mktemp("wide-tokenizer")
+    train_tokenizer(tokenizer_dir)
+    return _save_llama(tmp_path_factory.mktemp("wide-llama"), tokenizer_dir, seed=0, max_positions=1024)
+
+
+def test_an_ambibench_episode_read_through_the_api_agrees_with_the_local_single_pass(wide_model_dir, monkeypatch,
+                                                                                    settings):
+    from tests.modelruns.api_standin import StandIn
+
+    standin = StandIn(wide_model_dir).start()
+    monkeypatch.setenv(KEY_ENV, standin.key)
+    settings.PARITY_MODEL_SOURCES = [*settings.PARITY_MODEL_SOURCES, standin.base_url]
+    api_spec = services.modelspec_get_or_create(model=standin.name, kind="api", api=services.ApiOptions(
+        base_url=standin.base_url, key_env=KEY_ENV))
+    local_spec = services.modelspec_get_or_create(model=str(wide_model_dir), device="cpu")
+    benchmark_import(name="ambibench", source=None, options={"episodes": 12, "instruction_prompts": 2})
+    study = study_create(name="ambi", benchmark="ambibench",
+                         design={"per_feature": 1, "features": ["subject"], "format": "arrow"})
+    try:
+        local, api = _run(study, local_spec, {"format": "qa"}), _run(study, api_spec, {"format": "qa"})
+    finally:
+        standin.stop()
+    assert local.status == api.status == ModelRun.Status.DONE, api.error
+    assert not ModelResponse.objects.filter(run=local, truncated_tokens__gt=0).exists()
+    mine, theirs = _scores(local), _scores(api)
+    assert mine.keys() == theirs.keys() and len(mine) == 20
+    for key, (answer, scores) in mine.items():
+        assert theirs[key][0] == answer
+        assert theirs[key][1]["top_token"] == scores["top_token"]
+        assert abs(theirs[key][1]["p_correct"] - scores["p_correct"]) < 1e-4
+    # every read of every spelling is one echoed text (and one probe asks what the server offers)
+    assert standin.count("/v1/completions") == 1 + 20 * 4

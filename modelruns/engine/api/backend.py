@@ -203,13 +203,7 @@ class ApiBackend:
     def _echo_one(self, payload: list[Any]) -> dict[str, Any]:
         text, logprobs = payload
         # one token is generated and ignored: some servers refuse max_tokens=0
-        try:
-            choice, _ = self._completion({"prompt": text, "max_tokens": 1, "echo": True, "logprobs": logprobs})
-        except ApiError as exc:
-            if exc.status in REFUSALS:
-                raise ApiError(f"{exc} (this run needs prompt log-probabilities: /completions with echo and "
-                               "logprobs)", exc.status) from None
-            raise
+        choice, _ = self._completion({"prompt": text, "max_tokens": 1, "echo": True, "logprobs": logprobs})
         return echoed(self.config.server, text, choice).as_json()
 
     def _next_one(self, payload: list[Any]) -> dict[str, float]:
