@@ -206,7 +206,8 @@ PROLIFIC_WORKSPACE_ID = env_str("PROLIFIC_WORKSPACE_ID")
 PROLIFIC_WEBHOOK_SECRET = env_str("PROLIFIC_WEBHOOK_SECRET")
 MODEL_CACHE_DIR = env_str("PARITY_MODEL_CACHE", str(VAR_DIR / "models"))
 #: what a model run may load (comma-separated): aliases or exact Hub ids, Hub organisations ending in
-#: "/" ("HuggingFaceTB/"), absolute directories ("/srv/models"); see modelruns/sources.py
+#: "/" ("HuggingFaceTB/"), absolute directories ("/srv/models"), API servers' URLs
+#: ("http://127.0.0.1:8000/v1"); see modelruns/sources.py
 PARITY_MODEL_SOURCES = env_list("PARITY_MODEL_SOURCES", ["smollm2"])
 
 REST_FRAMEWORK = {

@@ -14,9 +14,9 @@ from studies.admin_base import ResearcherAdmin
 
 @admin.register(ModelSpec)
 class ModelSpecAdmin(ResearcherAdmin):
-    list_display = ["name", "model", "revision", "dtype", "device", "kind", "n_runs", "created_at"]
+    list_display = ["name", "model", "revision", "dtype", "device", "kind", "api_base_url", "n_runs", "created_at"]
     list_filter = ["kind", "dtype", "device"]
-    search_fields = ["name", "model"]
+    search_fields = ["name", "model", "api_base_url"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # a spec is made when a run starts (`modelspec_get_or_create` checks the model's source)
@@ -54,7 +54,7 @@ class ModelRunAdmin(ResearcherAdmin):
     search_fields = ["study__name", "spec__name", "spec__model"]
     readonly_fields = ["study", "spec", "setting", "status", "progress_done", "progress_total", "shard_size",
                        "lease_seconds", "created_at", "started_at", "finished_at", "engine_version", "model_identity",
-                       "error", "runs_page"]
+                       "prompt_tokens", "completion_tokens", "api_requests", "error", "runs_page"]
     exclude = ["setting_key"]
     inlines = [ModelShardInline]
     actions = ["cancel_runs", "resume_runs"]

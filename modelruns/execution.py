@@ -22,7 +22,7 @@ def shard_answers(run: ModelRun, shard: ModelShard, scorer: Scorer, progress: Pr
     """Each of the shard's items (by item id) with its model answers (one per variant)."""
     definition = run.study.definition
     setting = run.setting
-    kind = run.spec.kind
+    kind = run.spec.scored_as
     items = selectors.items_by_id(list(shard.item_ids))
     data = [item_data(item) for item in items]
     split = definition.model_pool_split(setting)

@@ -28,7 +28,10 @@ def parse_setting_pairs(values: Iterable[str]) -> dict[str, str]:
 class RunStartForm(forms.Form):
     model = forms.CharField(max_length=500, initial="smollm2",
                             help_text="a Hugging Face id, a local path, or an alias (smollm2)")
-    kind = forms.ChoiceField(choices=ModelSpec.Kind.choices, initial=ModelSpec.Kind.CAUSAL)
+    # models behind an API are set up by the operator (`manage.py run_model --kind api`), who
+    # decides which servers the workers may send prompts and keys to
+    kind = forms.ChoiceField(choices=[c for c in ModelSpec.Kind.choices if c[0] != ModelSpec.Kind.API],
+                             initial=ModelSpec.Kind.CAUSAL)
     revision = forms.CharField(max_length=100, required=False)
     dtype = forms.ChoiceField(choices=ModelSpec.Dtype.choices, initial=ModelSpec.Dtype.FLOAT32)
     device = forms.CharField(max_length=20, initial="auto", required=False)

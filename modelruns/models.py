@@ -14,6 +14,7 @@ class ModelSpec(models.Model):
         SEQ2SEQ = "seq2seq", "Seq2seq LM (encoder-decoder)"
         NLI = "nli", "NLI cross-encoder"
         EMBEDDING = "embedding", "Sentence embedding"
+        API = "api", "Causal LM behind an OpenAI-compatible API"
 
     class Dtype(models.TextChoices):
         FLOAT32 = "float32", "float32"
@@ -26,16 +27,44 @@ class ModelSpec(models.Model):
     dtype = models.CharField(max_length=10, choices=Dtype.choices, default=Dtype.FLOAT32)
     device = models.CharField(max_length=20, default="auto", help_text="auto, cpu, cuda, cuda:1 ...")
     kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.CAUSAL)
+    # -- api specs only: `model` is the server's name for the model -------------------------------
+    api_base_url = models.CharField(max_length=500, blank=True,
+                                    help_text="api: the server's base URL up to the version, e.g. http://127.0.0.1:8000/v1")
+    api_key_env = models.CharField(max_length=100, blank=True,
+                                   help_text="api: the NAME of the environment variable that holds the key on the "
+                                             "workers (the key itself is never stored); blank: no key")
+    api_concurrency = models.PositiveSmallIntegerField(default=4, help_text="api: requests in flight at once")
+    api_features = models.JSONField(default=list, blank=True,
+                                    help_text="api: what the server can do (prompt_logprobs, top_logprobs, "
+                                              "completions, chat); empty: asked of the server when a run starts")
+    api_top_k = models.PositiveSmallIntegerField(default=20, help_text="api: next-token log-probs asked for in a readout")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["model", "revision", "dtype", "device", "kind"], name="modelspec_unique_load"),
+            models.UniqueConstraint(fields=["model", "revision", "dtype", "device", "kind", "api_base_url"],
+                                    name="modelspec_unique_load"),
+            models.CheckConstraint(condition=(Q(kind="api") & ~Q(api_base_url="")) | (~Q(kind="api") & Q(api_base_url="")),
+                                   name="modelspec_api_has_url"),
         ]
         ordering = ["name"]
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def is_api(self) -> bool:
+        return self.kind == self.Kind.API
+
+    @property
+    def scored_as(self) -> str:
+        """The kind the benchmarks see: a model behind an API is a causal LM to them."""
+        return self.Kind.CAUSAL if self.is_api else self.kind
+
+    @property
+    def source(self) -> str:
+        """What the source allow-list must cover: the server's URL, else the model."""
+        return self.api_base_url if self.is_api else self.model
 
 
 class ModelRunQuerySet(models.QuerySet):
@@ -73,6 +102,9 @@ class ModelRun(models.Model):
     engine_version = models.CharField(max_length=40, blank=True)
     model_identity = models.JSONField(default=dict, blank=True,
                                       help_text="what the engine loaded: model id, resolved revision, dtype, device")
+    prompt_tokens = models.PositiveBigIntegerField(default=0, help_text="api: prompt tokens the server counted")
+    completion_tokens = models.PositiveBigIntegerField(default=0, help_text="api: completion tokens the server counted")
+    api_requests = models.PositiveIntegerField(default=0, help_text="api: HTTP requests the server answered")
 
     objects = ModelRunQuerySet.as_manager()
 

@@ -1,5 +1,8 @@
 """Between a ModelSpec and the engine: load a model once per process and answer any request type.
 
+A spec of kind `api` is answered by `modelruns.engine.api.ApiBackend` (a model behind an
+OpenAI-compatible server) through the same calls, cache and progress as a local model.
+
 A worker keeps what it loaded (keyed by what makes a load distinct), so the shards of a run that
 land on the same worker pay for loading once. Scores are cached by content under
 MODEL_CACHE_DIR/scores, shared by every worker that sees that directory.
@@ -10,7 +13,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from django.conf import settings
 
@@ -28,6 +31,10 @@ from modelruns.engine import (
     load_nli,
     load_seq2seq,
 )
+from modelruns.engine.api import ApiBackend, ApiConfig, Usage
+
+if TYPE_CHECKING:
+    from modelruns.models import ModelSpec
 
 #: called as progress(requests finished, requests in the current engine call)
 Progress = Callable[[int, int], None]
@@ -40,6 +47,16 @@ class LoadKey:
     dtype: str
     device: str
     kind: str
+    api: ApiConfig | None = None  # kind "api" only: the server and how to reach it
+
+
+def load_key(spec: ModelSpec) -> LoadKey:
+    """What makes a spec's load distinct (for an api spec: the server and how to reach it)."""
+    api = None
+    if spec.is_api:
+        api = ApiConfig(base_url=spec.api_base_url, model=spec.model, key_env=spec.api_key_env,
+                        concurrency=spec.api_concurrency, features=tuple(spec.api_features), top_k=spec.api_top_k)
+    return LoadKey(spec.model, spec.revision, spec.dtype, spec.device, spec.kind, api)
 
 
 def score_cache_dir() -> Path:
@@ -52,6 +69,7 @@ class Scorer:
     def __init__(self, key: LoadKey) -> None:
         self.key = key
         self._engine: Any = None
+        self._api: ApiBackend | None = None
         self._nli: Any = None
         self._embedders: dict[str, Any] = {}
 
@@ -62,6 +80,19 @@ class Scorer:
             self.engine()
         elif self.key.kind == "nli":
             self.nli()
+        elif self.key.kind == "api":
+            self.api().check()
+
+    def api(self) -> ApiBackend:
+        if self._api is None:
+            if self.key.api is None:
+                raise ValueError(f"the api model {self.key.model} has no server configured")
+            self._api = ApiBackend(self.key.api, cache=ScoreCache(score_cache_dir()))
+        return self._api
+
+    def usage(self) -> Usage:
+        """Tokens and requests the API server counted so far (zero for local models)."""
+        return self._api.usage if self._api is not None else Usage()
 
     def engine(self) -> Any:
         if self._engine is None:
@@ -83,7 +114,11 @@ class Scorer:
         return self._embedders[name]
 
     def identity(self) -> dict[str, str]:
-        """What was loaded, as recorded on the run."""
+        """What was loaded, as recorded on the run (never the API key, only its variable's name)."""
+        if self._api is not None:
+            config = self._api.config
+            return {"model_id": config.model, "api_base_url": config.server, "api_features": list(self._api.features()),
+                    "api_key_env": config.key_env, "engine_version": ENGINE_VERSION}
         if self._engine is not None:
             identity, device = self._engine.model.identity, self._engine.model.device
         elif self._nli is not None:
@@ -118,6 +153,8 @@ class Scorer:
         return results
 
     def _lm(self, what: str) -> Any:
+        if self.key.kind == "api":
+            return self.api()
         if self.key.kind not in ("causal", "seq2seq"):
             raise ValueError(f"{what} needs a causal or seq2seq model; {self.key.model} is a {self.key.kind} model")
         return self.engine()
@@ -152,3 +189,7 @@ def scorer_for(key: LoadKey) -> Scorer:
             _LOADED.clear()
             scorer = _LOADED[key] = Scorer(key)
         return scorer
+
+
+def scorer_of(spec: ModelSpec) -> Scorer:
+    return scorer_for(load_key(spec))

@@ -25,6 +25,7 @@ from annotation.selectors import item_data
 from annotation.services import rating_items_from_answers
 from modelruns import selectors, workers
 from modelruns.engine import ENGINE_VERSION
+from modelruns.engine.api import ApiConfig
 from modelruns.models import ModelRun, ModelShard, ModelSpec
 from modelruns.sources import model_source_problem
 from modelruns.tasks import run_shard
@@ -51,9 +52,40 @@ class StartedRun:
 # -- specs and runs ---------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class ApiOptions:
+    """How to reach a model behind an OpenAI-compatible API (see `modelruns.engine.api.ApiConfig`)."""
+
+    base_url: str
+    key_env: str = ""
+    concurrency: int = 4
+    features: tuple[str, ...] = ()
+    top_k: int = 20
+
+
+def _api_fields(model: str, api: ApiOptions | None) -> dict[str, Any]:
+    """The spec's api_* fields, checked the way a worker will use them."""
+    if api is None:
+        raise ModelRunError("an api model needs its server's base URL (e.g. http://127.0.0.1:8000/v1)")
+    fields = {"api_base_url": api.base_url.strip().rstrip("/"), "api_key_env": api.key_env.strip(),
+              "api_concurrency": api.concurrency, "api_features": sorted(set(api.features)), "api_top_k": api.top_k}
+    try:
+        ApiConfig(base_url=fields["api_base_url"], model=model, key_env=fields["api_key_env"],
+                  concurrency=api.concurrency, features=tuple(fields["api_features"]), top_k=api.top_k)
+    except ValueError as exc:
+        raise ModelRunError(str(exc)) from exc
+    return fields
+
+
 def modelspec_get_or_create(*, model: str, revision: str = "", dtype: str = ModelSpec.Dtype.FLOAT32,
-                            device: str = "auto", kind: str = ModelSpec.Kind.CAUSAL, name: str = "") -> ModelSpec:
-    """The spec that loads `model` this way, created on first use (named after the model)."""
+                            device: str = "auto", kind: str = ModelSpec.Kind.CAUSAL, name: str = "",
+                            api: ApiOptions | None = None) -> ModelSpec:
+    """The spec that loads `model` this way, created on first use (named after the model).
+
+    An api spec (`kind="api"`, with `api`) is the server's model at the server's URL; asked for
+    again with another key variable, concurrency, features or top k, the spec takes them (they
+    say how to reach the server, not which model answers).
+    """
     model = model.strip()
     if not model:
         raise ModelRunError("a model is needed: a Hugging Face id, a local path or an alias such as smollm2")
@@ -61,11 +93,15 @@ def modelspec_get_or_create(*, model: str, revision: str = "", dtype: str = Mode
         raise ModelRunError(f"dtype must be one of {', '.join(ModelSpec.Dtype.values)}, not {dtype!r}")
     if kind not in ModelSpec.Kind.values:
         raise ModelRunError(f"kind must be one of {', '.join(ModelSpec.Kind.values)}, not {kind!r}")
-    _check_source(model)
     lookup = {"model": model, "revision": revision.strip(), "dtype": dtype, "device": device.strip() or "auto", "kind": kind}
+    reach: dict[str, Any] = {}
+    if kind == ModelSpec.Kind.API:
+        reach = _api_fields(model, api)
+        lookup["api_base_url"] = reach.pop("api_base_url")
+    _check_source(lookup.get("api_base_url") or model)
     spec = ModelSpec.objects.filter(**lookup).first()
     if spec is not None:
-        return spec
+        return _modelspec_reach_update(spec, reach)
     base = name.strip() or _spec_name(lookup)
     candidate, number = base, 1
     while ModelSpec.objects.filter(name=candidate).exists():
@@ -73,9 +109,18 @@ def modelspec_get_or_create(*, model: str, revision: str = "", dtype: str = Mode
         candidate = f"{base} ({number})"
     try:
         with transaction.atomic():
-            return ModelSpec.objects.create(name=candidate, **lookup)
+            return ModelSpec.objects.create(name=candidate, **lookup, **reach)
     except IntegrityError:  # someone created the same spec a moment ago
-        return ModelSpec.objects.get(**lookup)
+        return _modelspec_reach_update(ModelSpec.objects.get(**lookup), reach)
+
+
+def _modelspec_reach_update(spec: ModelSpec, reach: Mapping[str, Any]) -> ModelSpec:
+    changed = [field for field, value in reach.items() if getattr(spec, field) != value]
+    for field in changed:
+        setattr(spec, field, reach[field])
+    if changed:
+        spec.save(update_fields=changed)
+    return spec
 
 
 def _check_source(model: str) -> None:
@@ -86,6 +131,8 @@ def _check_source(model: str) -> None:
 
 def _spec_name(lookup: Mapping[str, str]) -> str:
     name = lookup["model"] + (f"@{lookup['revision']}" if lookup["revision"] else "")
+    if lookup.get("api_base_url"):
+        return f"{name} @ {lookup['api_base_url']}"
     extras = [value for key, value in lookup.items()
               if key in ("dtype", "device", "kind") and value not in ("float32", "auto", "causal")]
     return name + (f" ({', '.join(extras)})" if extras else "")
@@ -118,9 +165,9 @@ def modelrun_start(*, study: Study, spec: ModelSpec, setting: Mapping[str, Any] 
     unfinished shards again, which resumes a run whose workers were lost); a failed or cancelled
     run does not count, so starting again after a failure makes a fresh run.
     """
-    _check_source(spec.model)
+    _check_source(spec.source)
     definition = study.definition
-    if spec.kind not in definition.model_kinds:
+    if spec.scored_as not in definition.model_kinds:
         raise ModelRunError(f"{definition.title} is scored with {' or '.join(definition.model_kinds)} models, "
                             f"not {spec.kind}")
     try:
@@ -188,7 +235,7 @@ def modelrun_cancel(*, run: ModelRun) -> ModelRun:
 def modelrun_resume(*, run: ModelRun) -> ModelRun:
     """Queue an active run's unfinished shards again, or retry a failed run's failed shards."""
     run = ModelRun.objects.select_for_update().select_related("spec").get(pk=run.pk)
-    _check_source(run.spec.model)
+    _check_source(run.spec.source)
     if run.status == ModelRun.Status.FAILED:
         if ModelRun.objects.filter(study=run.study, spec=run.spec, setting_key=run.setting_key).exclude(
                 status__in=[ModelRun.Status.FAILED, ModelRun.Status.CANCELLED]).exists():

@@ -15,7 +15,7 @@ from django.db import transaction
 from annotation.benchmarks.instruction_induction import model as induction
 from modelruns import selectors
 from modelruns.models import InstructionScore, ModelSpec
-from modelruns.scoring import LoadKey, Progress, scorer_for
+from modelruns.scoring import Progress, scorer_of
 from modelruns.storable import storable
 from studies.models import Study
 
@@ -31,18 +31,14 @@ class ScoredInstructions:
     tasks: int
 
 
-def _scorer(spec: ModelSpec) -> Any:
-    return scorer_for(LoadKey(spec.model, spec.revision, spec.dtype, spec.device, spec.kind))
-
-
 def instructionscores_compute(*, study: Study, executor: ModelSpec, setting: Mapping[str, Any] | None = None,
                               progress: Progress | None = None) -> ScoredInstructions:
     """Execute the study's written instructions and its tasks' gold instructions with `executor`
     (same prompt, decoding and metric as a model's instructions) and store their scores."""
     if not study.definition.executes_instructions:
         raise InstructionScoringError(f"study {study.name!r} is not an instruction-induction study")
-    if executor.kind not in ("causal", "seq2seq"):
-        raise InstructionScoringError(f"the executor must be a causal or seq2seq model, not {executor.kind}")
+    if executor.kind not in ("causal", "seq2seq", "api"):
+        raise InstructionScoringError(f"the executor must be a causal, seq2seq or api model, not {executor.kind}")
     definition = study.definition
     try:
         full = definition.model_setting(setting)
@@ -60,7 +56,7 @@ def instructionscores_compute(*, study: Study, executor: ModelSpec, setting: Map
     instructions += induction.gold_instructions(references, tasks)
     if not instructions:
         raise InstructionScoringError(f"study {study.name!r} has no instructions to score")
-    scorer = _scorer(executor)
+    scorer = scorer_of(executor)
     results = scorer.run(induction.baseline_requests(instructions, assets, full), progress)
     scores = induction.baseline_scores(instructions, assets, full, results)
     rows = []

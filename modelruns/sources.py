@@ -6,7 +6,9 @@ server's disk. So a run may load only what the operator listed. Each entry of th
 
 - an alias shipped with the engine (`smollm2`), or an exact Hub id (`google/flan-t5-small`);
 - a Hub organisation, written with a trailing slash (`HuggingFaceTB/`): every model of it;
-- a directory, written as an absolute path (`/srv/models`): every model folder or .gguf file in it.
+- a directory, written as an absolute path (`/srv/models`): every model folder or .gguf file in it;
+- an API server, written as a URL (`https://api.openai.com/v1`, `http://10.0.0.5:8000/`): every
+  model behind that URL (the workers send it prompts, and the key the spec names).
 """
 
 from __future__ import annotations
@@ -29,6 +31,15 @@ def _is_local(model: str) -> bool:
     return model.startswith(("/", "~", ".")) or Path(model).expanduser().exists()
 
 
+def _is_url(text: str) -> bool:
+    return text.lower().startswith(("http://", "https://"))
+
+
+def _url_inside(url: str, entry: str) -> bool:
+    url, entry = url.rstrip("/"), entry.rstrip("/")
+    return url == entry or url.startswith(entry + "/")
+
+
 def _inside(path: Path, directory: Path) -> bool:
     return path == directory or directory in path.parents
 
@@ -39,6 +50,8 @@ def source_allowed(model: str, allowed: Iterable[str]) -> bool:
     entries = [entry.strip() for entry in allowed if entry.strip()]
     if not model:
         return False
+    if _is_url(model):
+        return any(_url_inside(model, entry) for entry in entries if _is_url(entry))
     if model.lower() in ALIASES:
         return model.lower() in {entry.lower() for entry in entries}
     if _is_local(model):
@@ -46,7 +59,7 @@ def source_allowed(model: str, allowed: Iterable[str]) -> bool:
         path = Path(model).expanduser().resolve()
         return any(_inside(path, Path(entry).expanduser().resolve()) for entry in entries if _is_directory_entry(entry))
     hub_id = model.lower()
-    for entry in (entry.lower() for entry in entries if not _is_directory_entry(entry)):
+    for entry in (entry.lower() for entry in entries if not _is_directory_entry(entry) and not _is_url(entry)):
         if hub_id == entry or (entry.endswith("/") and hub_id.startswith(entry) and "/" not in hub_id[len(entry):]):
             return True
     return False
@@ -64,4 +77,4 @@ def model_source_problem(model: str) -> str | None:
     listed = ", ".join(allowed) if allowed else "nothing"
     return (f"{model.strip()!r} is not an allowed model source. Runs may load only the models in "
             f"{SETTING} (now: {listed}); ask the operator to add the model, its Hub organisation "
-            "(ending in /) or its directory.")
+            "(ending in /), its directory, or its API server's URL.")

@@ -27,8 +27,9 @@ from django.utils import timezone
 
 from annotation.benchmarks.base import ModelAnswer, answer_variants
 from modelruns import execution
+from modelruns.engine.api import Usage
 from modelruns.models import ModelResponse, ModelRun, ModelShard, ModelSpec
-from modelruns.scoring import LoadKey, Scorer, scorer_for
+from modelruns.scoring import Scorer, scorer_of
 from modelruns.storable import storable
 
 logger = logging.getLogger(__name__)
@@ -154,8 +155,12 @@ def shard_fail(*, shard: ModelShard, worker: str, error: str) -> None:
 # -- doing the work ---------------------------------------------------------------------------
 
 
-def _scorer(spec: ModelSpec) -> Scorer:
-    return scorer_for(LoadKey(spec.model, spec.revision, spec.dtype, spec.device, spec.kind))
+def modelrun_add_usage(*, run: ModelRun, usage: Usage) -> None:
+    """Add what an API server counted for this run's work (spent whether or not the shard finished)."""
+    if usage.requests or usage.prompt_tokens or usage.completion_tokens:
+        ModelRun.objects.filter(pk=run.pk).update(prompt_tokens=F("prompt_tokens") + usage.prompt_tokens,
+                                                  completion_tokens=F("completion_tokens") + usage.completion_tokens,
+                                                  api_requests=F("api_requests") + usage.requests)
 
 
 def open_shards(run: ModelRun):
@@ -192,12 +197,15 @@ class _Heartbeat:
 
 def _shard_process(run: ModelRun, shard: ModelShard, scorer: Scorer, worker: str,
                    on_progress: RunProgress | None) -> None:
+    before = scorer.usage()
     try:
         answers = execution.shard_answers(run, shard, scorer, _Heartbeat(shard, worker, run, on_progress))
     except Exception:  # noqa: BLE001 - any error of one shard is recorded on it, and retried
         logger.exception("shard %s of run %s failed", shard.index, run.pk)
         shard_fail(shard=shard, worker=worker, error=traceback.format_exc())
         return
+    finally:
+        modelrun_add_usage(run=run, usage=scorer.usage() - before)
     shard_complete(shard=shard, worker=worker, answers=answers)
 
 
@@ -214,13 +222,16 @@ def modelrun_work(*, run: ModelRun, worker: str, prefer: int | None = None,
     if run.status not in ModelRun.ACTIVE or _seconds_until_claimable(run) is None:
         modelrun_finish_if_complete(run=run)
         return 0
-    scorer = _scorer(run.spec)
+    scorer = scorer_of(run.spec)
+    before = scorer.usage()
     try:
         scorer.load()
     except Exception as exc:  # noqa: BLE001 - the run says why, instead of retrying forever
         logger.exception("loading %s failed", run.spec)
         _modelrun_fail(run, f"loading {run.spec.model!r} failed: {type(exc).__name__}: {exc}")
         return 0
+    finally:  # asking an API server what it can do costs a few tokens
+        modelrun_add_usage(run=run, usage=scorer.usage() - before)
     _modelrun_mark_running(run, scorer.identity())
     scored = 0
     while True:

@@ -277,6 +277,8 @@ class ModelRunListApi(ResearcherApi):
         accuracy = serializers.FloatField(allow_null=True)
         created_at = serializers.DateTimeField()
         finished_at = serializers.DateTimeField(allow_null=True)
+        prompt_tokens = serializers.IntegerField(help_text="tokens an API server counted in the prompts (0: local)")
+        completion_tokens = serializers.IntegerField(help_text="tokens an API server generated (0: local)")
 
         class Meta:
             ref_name = "ModelRunRow"

@@ -50,3 +50,25 @@ def tiny_spec(tiny_model_dir: Path):
     from modelruns.services import modelspec_get_or_create
 
     return modelspec_get_or_create(model=str(tiny_model_dir), device="cpu")
+
+
+@pytest.fixture
+def standin(tiny_model_dir: Path, monkeypatch: pytest.MonkeyPatch):
+    """A stand-in OpenAI-compatible server of the tiny model, its key in STANDIN_API_KEY."""
+    from tests.modelruns.api_standin import KEY_ENV, StandIn
+
+    server = StandIn(tiny_model_dir).start()
+    monkeypatch.setenv(KEY_ENV, server.key)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def api_spec(standin, settings):
+    """An api spec of the stand-in server, which the source allow-list admits."""
+    from modelruns.services import ApiOptions, modelspec_get_or_create
+    from tests.modelruns.api_standin import KEY_ENV
+
+    settings.PARITY_MODEL_SOURCES = [*settings.PARITY_MODEL_SOURCES, standin.base_url]
+    return modelspec_get_or_create(model=standin.name, kind="api", api=ApiOptions(base_url=standin.base_url,
+                                                                                  key_env=KEY_ENV))

@@ -12,7 +12,7 @@ from django.utils import timezone
 from annotation.benchmarks.base import ModelAnswer
 from modelruns import execution, services, work
 from modelruns.models import ModelResponse, ModelRun, ModelShard
-from modelruns.scoring import scorer_for
+from modelruns.scoring import scorer_of
 
 pytestmark = pytest.mark.django_db
 
@@ -51,7 +51,7 @@ def test_starting_the_same_run_again_returns_it_and_a_shard_rerun_writes_nothing
     assert work.modelrun_work(run=run, worker="w1") == 0
     run.refresh_from_db()
     shard = run.shards.get(index=0)
-    answers = execution.shard_answers(run, shard, scorer_for(work._scorer(tiny_spec).key))
+    answers = execution.shard_answers(run, shard, scorer_of(tiny_spec))
     before = list(ModelResponse.objects.filter(run=run).values_list("pk", "answer", "scores"))
     assert work.shard_complete(shard=shard, worker="w2", answers=answers) == 0
     assert list(ModelResponse.objects.filter(run=run).values_list("pk", "answer", "scores")) == before

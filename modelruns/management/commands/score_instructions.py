@@ -19,7 +19,7 @@ class Command(BaseCommand):
             "with the same executor replaces its earlier scores.")
 
     def add_arguments(self, parser: CommandParser) -> None:
-        add_model_options(parser, "--executor", [ModelSpec.Kind.CAUSAL, ModelSpec.Kind.SEQ2SEQ],
+        add_model_options(parser, "--executor", [ModelSpec.Kind.CAUSAL, ModelSpec.Kind.SEQ2SEQ, ModelSpec.Kind.API],
                           "execute_limit=N (0: every execute input) and similarity_model=NAME")
 
     def handle(self, *args: Any, **options: Any) -> None:
