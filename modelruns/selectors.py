@@ -31,7 +31,8 @@ def runs_for_study(study: Study) -> QuerySet[ModelRun]:
 
 def run_accuracy(run: ModelRun) -> float | None:
     """Correct answers among those to items with a right answer (ratings and free texts have none)."""
-    counts = ModelResponse.objects.filter(run=run).exclude(item__gold="").aggregate(total=Count("pk"), correct=Count("pk", filter=Q(correct=True)))
+    counts = (ModelResponse.objects.filter(run=run).exclude(item__gold="")
+              .aggregate(total=Count("pk"), correct=Count("pk", filter=Q(correct=True))))
     return counts["correct"] / counts["total"] if counts["total"] else None
 
 
