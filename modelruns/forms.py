@@ -39,7 +39,8 @@ class RunStartForm(forms.Form):
     sweep = forms.BooleanField(required=False, help_text="one run per setting of the paper's grid")
 
     def __init__(self, *args: Any, study: Study, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+        # its own ids: the results page, which loads this form, has filters named model and setting
+        super().__init__(*args, auto_id="run_%s", **kwargs)
         self.study = study
         self.fields["setting"].help_text += f" (default: {study.definition.model_setting_label(study.definition.model_setting())})"
 

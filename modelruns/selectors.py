@@ -14,21 +14,25 @@ from modelruns.models import ModelResponse, ModelRun, ModelShard, ModelSpec
 
 
 def runs_for_study(study: Study) -> QuerySet[ModelRun]:
-    """A study's runs, newest first, with their spec, answer counts (accuracy = correct / answered)
-    and, as `reclaimed_shards`, the shards taken back from a stopped worker."""
+    """A study's runs, newest first, with their spec, answer counts (accuracy = correct / scored,
+    the answers to items with a right answer, as in the results) and, as `reclaimed_shards`, the
+    shards taken back from a stopped worker."""
     return (
         ModelRun.objects.filter(study=study)
         .select_related("spec", "study")
         .prefetch_related(Prefetch("shards", queryset=ModelShard.objects.filter(reclaims__gt=0).order_by("index"),
                                    to_attr="reclaimed_shards"))
         .annotate(n_answered=Count("responses"), n_correct=Count("responses", filter=Q(responses__correct=True)),
-                  n_invalid=Count("responses", filter=Q(responses__valid=False)))
+                  n_invalid=Count("responses", filter=Q(responses__valid=False)),
+                  n_scored=Count("responses", filter=~Q(responses__item__gold="")))
         .order_by("-created_at", "-pk")
     )
 
 
 def run_accuracy(run: ModelRun) -> float | None:
-    counts = ModelResponse.objects.filter(run=run).aggregate(total=Count("pk"), correct=Count("pk", filter=Q(correct=True)))
+    """Correct answers among those to items with a right answer (ratings and free texts have none)."""
+    counts = (ModelResponse.objects.filter(run=run).exclude(item__gold="")
+              .aggregate(total=Count("pk"), correct=Count("pk", filter=Q(correct=True))))
     return counts["correct"] / counts["total"] if counts["total"] else None
 
 

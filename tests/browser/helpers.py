@@ -2,7 +2,41 @@
 
 from __future__ import annotations
 
+from django.conf import settings
+from django.test import Client
+
 from annotation.models import Item
+
+
+def sign_in(page, live_server, user) -> None:
+    """The browser of `page` signed in as `user` (a session cookie, as after the login form)."""
+    client = Client()
+    client.force_login(user)
+    page.context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "url": live_server.url,
+                               "value": client.cookies[settings.SESSION_COOKIE_NAME].value}])
+
+
+def fill_study_form(page, name: str, design: dict[str, str], extra: dict[str, str] | None = None) -> None:
+    """The new-study form as a researcher fills it: the name, the design fields given, a consent
+    text in Markdown (with a script that must stay text), a failed-check code, and a reward typed
+    first below Prolific's minimum and then above it, the hourly pay following each."""
+    extra = extra or {}
+    page.fill("#id_name", name)
+    for key, value in design.items():
+        selector = f"#id_design_{key}"
+        if page.locator(selector).evaluate("element => element.tagName") == "SELECT":
+            page.select_option(selector, value)
+        else:
+            page.fill(selector, value)
+    page.fill("#id_consent_text", "You take part **of your own free will**.\n\n<script>window.bad = 1</script>")
+    page.fill("#id_failed_attention_code", "FAILEDCHECK")
+    # the implied hourly pay follows what is typed
+    page.fill("#id_estimated_minutes", extra.get("estimated_minutes", "10"))
+    page.fill("#id_reward", "0.10")
+    page.wait_for_function("document.getElementById('hourly-pay-verdict').textContent.includes('minimum')")
+    page.fill("#id_reward", extra.get("reward", "2.00"))
+    page.wait_for_function("document.getElementById('hourly-pay-value').textContent.endsWith('/h')"
+                           " && document.getElementById('hourly-pay-verdict').textContent === 'ok'")
 
 
 def press_when_focused(page, key: str) -> None:

@@ -7,13 +7,12 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import pytest
-from django.conf import settings
-from django.test import Client
 
 from annotation.models import Item
 from annotation.services import benchmark_import
 from studies.models import Participant, Response, Study
 from tests.annotation.helpers import import_ambibench, import_instruction_induction, import_miqa
+from tests.browser.helpers import fill_study_form, sign_in
 from tests.factories import Bot, pid
 from tests.personas import researcher
 
@@ -75,45 +74,19 @@ CASES = {
 }
 
 
-def _sign_in(page, live_server, user) -> None:
-    client = Client()
-    client.force_login(user)
-    page.context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "url": live_server.url,
-                               "value": client.cookies[settings.SESSION_COOKIE_NAME].value}])
-
-
-def _fill_the_form(page, name: str, design: dict[str, str], extra: dict[str, str]) -> None:
-    page.fill("#id_name", name)
-    for key, value in design.items():
-        selector = f"#id_design_{key}"
-        if page.locator(selector).evaluate("element => element.tagName") == "SELECT":
-            page.select_option(selector, value)
-        else:
-            page.fill(selector, value)
-    page.fill("#id_consent_text", "You take part **of your own free will**.\n\n<script>window.bad = 1</script>")
-    page.fill("#id_failed_attention_code", "FAILEDCHECK")
-    # the implied hourly pay follows what is typed
-    page.fill("#id_estimated_minutes", extra.get("estimated_minutes", "10"))
-    page.fill("#id_reward", "0.10")
-    page.wait_for_function("document.getElementById('hourly-pay-verdict').textContent.includes('minimum')")
-    page.fill("#id_reward", extra.get("reward", "2.00"))
-    page.wait_for_function("document.getElementById('hourly-pay-value').textContent.endsWith('/h')"
-                           " && document.getElementById('hourly-pay-verdict').textContent === 'ok'")
-
-
 @pytest.mark.parametrize("benchmark", list(CASES))
 def test_a_researcher_creates_previews_and_launches_a_study_that_a_participant_completes(
         live_server, page, artifacts, implicature_source, benchmark):
     case = Case(benchmark=benchmark, **{"load": _implicature(implicature_source), **CASES[benchmark]})
     case.load()
     owner = researcher()
-    _sign_in(page, live_server, owner)
+    sign_in(page, live_server, owner)
     name = f"Web {benchmark}"
 
     page.goto(f"{live_server.url}/studies/new/")
     page.click(f'a[data-benchmark="{benchmark}"]')
     page.wait_for_selector("#study-form")
-    _fill_the_form(page, name, case.design, case.extra)
+    fill_study_form(page, name, case.design, case.extra)
     page.screenshot(path=str(artifacts / f"new-study-form-{benchmark}.png"), full_page=True)
     # Enter in the name box submits the form (a full-page screenshot leaves the page's click
     # coordinates stale in headless Chromium)

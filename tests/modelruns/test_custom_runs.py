@@ -81,3 +81,27 @@ def test_a_run_answers_every_kind_keeps_each_options_loglik_and_length_and_score
     assert entry["n_items"] == 8  # the model's accuracy counts only the six items with a right answer
     scored = [r for key, r in answers.items() if key not in ("clarity", "summary")]
     assert entry["accuracy"] == pytest.approx(sum(r.correct for r in scored) / 6)
+
+
+def test_a_runs_accuracy_counts_only_items_with_a_right_answer_wherever_it_is_shown(study, tiny_spec, researcher,
+                                                                                      client):
+    """The runs table, the API and `run_model` give the results' accuracy: ratings and free texts
+    (no right answer) are answered but not scored."""
+    from django.urls import reverse
+
+    from modelruns.selectors import run_accuracy, runs_for_study
+    from studies.api.selectors import model_runs_of
+
+    run = services.modelrun_start(study=study, spec=tiny_spec, enqueue=False).run
+    work.modelrun_work(run=run, worker="test")
+    correct = ModelResponse.objects.filter(run=run, correct=True).count()
+    (entry,) = study_results(load_study_data(study), n_boot=20)["models"]
+    assert entry["accuracy"] == pytest.approx(correct / 6) == pytest.approx(run_accuracy(run))
+    (row,) = runs_for_study(study)
+    assert (row.n_answered, row.n_scored) == (8, 6)
+    assert model_runs_of(study)[0]["accuracy"] == pytest.approx(correct / 6)
+    study.owner = researcher
+    study.save(update_fields=["owner"])
+    client.force_login(researcher)
+    html = client.get(reverse("modelruns:study_runs", args=[study.pk])).content.decode()
+    assert f"{round(100 * correct / 6)}% " in html and f"({correct}/6" in html

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -47,6 +49,15 @@ def test_the_page_and_the_partial_share_the_runs_block(researcher_client, urls):
     assert "<html" not in partial and partial.strip().startswith('<section class="card" id="model-runs">')
     assert "No model has been run" in partial and 'hx-trigger="every 2s"' not in partial
     assert f'action="{urls[1]}"' in partial and 'name="csrfmiddlewaretoken"' in partial
+
+
+def test_the_runs_form_loaded_into_the_results_page_keeps_its_own_ids(researcher_client, urls, small_implicature_study):
+    """The results page's filters are named model and setting too: each label must find its own field."""
+    ids = re.compile(r'\bid="([^"]+)"')
+    results = researcher_client.get(reverse("studies:results", args=[small_implicature_study.pk])).content.decode()
+    partial = researcher_client.get(urls[0], **HTMX).content.decode()
+    assert 'id="id_model"' in results and 'for="run_model"' in partial and 'id="run_model"' in partial
+    assert set(ids.findall(results)) & set(ids.findall(partial)) == {"model-runs"}  # the one htmx swaps
 
 
 def test_starting_a_run_from_the_form_queues_it_and_the_partial_polls(researcher_client, urls,
