@@ -138,8 +138,8 @@ def _item_set_claim(benchmark: str, claim: _Claim) -> None:
         benchmark=benchmark, name=claim.name, defaults={"owner": claim.owner})
     if created or claim.importer is None or claim.importer.is_superuser or found.owner_id == claim.importer.pk:
         return
-    whose = "another researcher's" if found.owner_id else "open to every researcher (imported by the operator)"
-    raise DatasetError(claim.name, f"the item set {claim.name!r} is {whose}; import yours under another name")
+    raise DatasetError(claim.name, f"the name {claim.name!r} is not free for you to import into; "
+                                   "import your items under another name")
 
 
 def rating_items_from_answers(answers: list[dict[str, str]]) -> ImportResult:
@@ -190,11 +190,13 @@ def _describe_change(field: str, old: Any, new: Any) -> str:
 @transaction.atomic
 def _write_bundle(name: str, bundle: ImportBundle, claim: _Claim | None = None) -> ImportResult:
     """Items are matched by key, which each benchmark derives from the source's own id or from the
-    item's content, never from its row. An item's details (meta) may be refreshed freely; its text
-    and gold may change only while nobody, human or model, has answered it."""
+    item's content, never from its row. An item's details (meta) may be refreshed freely; its text,
+    its gold and the meta its benchmark declares answer-defining may change only while nobody, human
+    or model, has answered it."""
     if claim is not None:
         _item_set_claim(name, claim)
     _refuse_repeated_keys(name, bundle)
+    defining_meta = benchmarks.get(name).answer_defining_meta
     existing = {item.key: item for item in Item.objects.filter(benchmark=name)}
     created: list[Item] = []
     changed_items: list[tuple[Item, list[str]]] = []
@@ -218,6 +220,9 @@ def _write_bundle(name: str, bundle: ImportBundle, claim: _Claim | None = None) 
             continue
         described = [_describe_change(field, getattr(item, field), fields[field])
                      for field in changed if field in _ANSWER_DEFINING]
+        meta_keys = [key for key in defining_meta if item.meta.get(key) != fields["meta"].get(key)]
+        if meta_keys:
+            described.append(f"{', '.join(meta_keys)} changed")
         if described:
             defining.append((item, described))
         for field in changed:

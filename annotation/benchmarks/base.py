@@ -245,6 +245,10 @@ class Benchmark:
     #: True when items come in sets named at import (`import_benchmark NAME --source FILE --name SET`,
     #: passed to `load` as options["name"]); researchers may then upload such a file on the web
     named_sets: ClassVar[bool] = False
+    #: item meta keys that say what counts as right or what a model is asked (a researcher's own
+    #: items keep their accepted answers, metric and model prompt there): changing them under stored
+    #: answers is refused like a change of the gold
+    answer_defining_meta: ClassVar[tuple[str, ...]] = ()
     #: benchmarks whose imported items `load` needs: passed as options["items"][name] (ItemData lists)
     builds_on: ClassVar[tuple[str, ...]] = ()
     #: True when a researcher marks each answer correct or incorrect by hand (a written answer

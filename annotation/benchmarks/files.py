@@ -60,6 +60,10 @@ def read_csv_rows(path: Path, required: Sequence[str], *, name: str | None = Non
     if missing:
         raise DatasetError(label, f"missing column(s) {', '.join(missing)}; found {', '.join(header)}", row=1)
     if every_column:
+        while header and not header[-1]:  # a spreadsheet's export often ends its header with empty columns
+            header.pop()
+        if "" in header:
+            raise DatasetError(label, f"column {header.index('') + 1} has no name", row=1)
         repeated = sorted({column for column in header if header.count(column) > 1})
         if repeated:
             raise DatasetError(label, f"column(s) named twice: {', '.join(repeated)}", row=1)
@@ -93,6 +97,9 @@ def read_jsonl_rows(path: Path, *, name: str | None = None) -> list[tuple[int, d
             record = json.loads(line)
         except json.JSONDecodeError as exc:
             raise DatasetError(label, f"not valid JSON ({exc.msg} at column {exc.colno})", row=number) from None
+        except (ValueError, RecursionError) as exc:  # a number of thousands of digits; nesting too deep
+            raise DatasetError(label, f"not readable JSON ({type(exc).__name__}: {str(exc)[:120]})",
+                               row=number) from None
         if not isinstance(record, dict):
             raise DatasetError(label, "expected a JSON object", row=number)
         rows.append((number, record))

@@ -105,6 +105,15 @@ def test_a_template_fills_in_extra_fields_and_model_context_overrides_it() -> No
     ({"id": "a", "text": "x", "kind": "yes_no", "gold": "yes", "continuations": " y"}, "continuations", "one per option"),
     ({"id": "a", "text": "x", "kind": "number", "gold": 1, "max_tokens": "0"}, "max_tokens", "whole number"),
     ({"id": "a", "text": "x", "kind": "free_text", "format": "html"}, "format", "plain or markdown"),
+    ({"id": "a", "text": "x", "kind": "free_text", "prompt_template": "{text:{nope}}"}, "prompt_template",
+     "malformed template"),
+    ({"id": "a", "text": "x", "kind": "free_text", "prompt_template": "{text:{text.zz}}"}, "prompt_template",
+     "malformed template"),
+    ({"id": "a", "text": "x", "kind": "number", "gold": 10 ** 400}, "gold", "must be a number"),
+    ({"id": "a", "text": "x", "kind": "number", "gold": 1, "max_tokens": 10 ** 400}, "max_tokens", "must be a number"),
+    ({"id": "a", "text": "x", "kind": "free_text", "split": "s" * 41}, "split", "longer than 40"),
+    ({"id": "a", "text": "x\x00y", "kind": "free_text"}, "text", "NUL character"),
+    ({"id": "a", "text": "x", "kind": "free_text", "note": ["fine", "x\x00"]}, "note", "NUL character"),
     ({"id": "a", "text": "x", "kind": "short_text", "gold": "a", "metric_options": "strip"}, "metric_options",
      "only the exact_match metric"),
     ({"id": "a", "text": "x", "kind": "short_text", "gold": "a", "metric": "exact_match", "metric_options": "trim"},
@@ -133,6 +142,26 @@ def test_a_csv_missing_a_column_is_refused_on_its_header_row(tmp_path: Path) -> 
     path = tmp_path / "items.csv"
     path.write_text("id,text\n1,hello\n", encoding="utf-8")
     with pytest.raises(DatasetError, match=r"items.csv, row 1: missing column\(s\) kind"):
+        items_from_file(path, name="pilot")
+
+
+def test_a_spreadsheets_trailing_empty_columns_are_no_columns_but_an_unnamed_one_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "items.csv"
+    path.write_text("id,text,kind,,\n1,hello,free_text,,\n", encoding="utf-8")
+    assert [item.key for item in items_from_file(path, name="pilot").items] == ["pilot/1"]
+    path.write_text("id,,text,kind\n1,,hello,free_text\n", encoding="utf-8")
+    with pytest.raises(DatasetError, match=r"items.csv, row 1: column 2 has no name"):
+        items_from_file(path, name="pilot")
+
+
+@pytest.mark.parametrize(("line", "problem"), [
+    ('{"id": "a", "text": "x", "kind": "number", "gold": ' + "9" * 5000 + "}", "not readable JSON"),
+    ('{"id": "a", "x": ' + "[" * 100000 + "]" * 100000 + "}", "not readable JSON"),
+])
+def test_jsonl_python_cannot_read_is_refused_naming_the_line(tmp_path: Path, line: str, problem: str) -> None:
+    path = tmp_path / "items.jsonl"
+    path.write_text("\n" + line + "\n", encoding="utf-8")
+    with pytest.raises(DatasetError, match=rf"items.jsonl, row 2: {problem}"):
         items_from_file(path, name="pilot")
 
 

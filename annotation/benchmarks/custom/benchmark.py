@@ -82,6 +82,7 @@ class CustomItems(Benchmark):
     item_template = "annotation/partials/_item_custom.html"
     source_is_file = True
     named_sets = True
+    answer_defining_meta = ("kind", "answers", "metric", "tolerance", "metric_options", "scale", "model")
     default_design: Mapping[str, Any] = {
         "item_set": "",
         "split": "test",

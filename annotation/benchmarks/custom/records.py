@@ -14,6 +14,7 @@ the file's extra fields. Nothing of the meta is shown to a participant.
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 from string import Formatter
@@ -41,6 +42,8 @@ DEFAULT_MAX_TOKENS = 32
 MAX_TOKENS_LIMIT = 2048
 #: Item.key and Item.gold hold at most this many characters
 KEY_LENGTH, GOLD_LENGTH = 120, 200
+#: the longest split name an item is stored with (Item.split)
+SPLIT_LENGTH = 40
 NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}")
 _TRUE, _FALSE = {"true", "yes", "1", "y"}, {"false", "no", "0", "n", ""}
 
@@ -122,10 +125,13 @@ class _Record:
         if not self.present(field):
             return default
         value = self.values[field]
-        number = None if isinstance(value, bool) else (
-            float(value) if isinstance(value, (int, float)) else scoring.parse_number(str(value)))
-        if number is None:
-            raise self.error(field, f"must be a number, not {value!r}")
+        try:
+            number = None if isinstance(value, bool) else (
+                float(value) if isinstance(value, (int, float)) else scoring.parse_number(str(value)))
+        except OverflowError:
+            number = None
+        if number is None or not math.isfinite(number):
+            raise self.error(field, f"must be a number, not {str(value)[:40]!r}")
         return number
 
 
@@ -219,8 +225,8 @@ def _model_context(record: _Record, kind: str, options: Sequence[str], extra: Ma
             raise record.error("prompt_template", f"unknown field {shown}; the record has {known}")
     try:
         return template.format(**fields)
-    except (ValueError, IndexError) as exc:
-        raise record.error("prompt_template", f"malformed template ({exc})") from None
+    except (ValueError, IndexError, KeyError, AttributeError, TypeError) as exc:  # e.g. a field inside a format spec
+        raise record.error("prompt_template", f"malformed template ({type(exc).__name__}: {exc})") from None
 
 
 def _continuations(record: _Record, kind: str, options: Sequence[str]) -> list[str]:
@@ -303,8 +309,27 @@ def record_item(record: _Record, name: str) -> ItemData:
     prompt: dict[str, Any] = {"kind": kind, "text": text, "format": text_format, "context": record.text("context")}
     if options:
         prompt["options"] = options
-    return ItemData(key=key, split=record.text("split", "test"), prompt=prompt, gold=gold, meta=meta,
+    split = record.text("split", "test")
+    if len(split) > SPLIT_LENGTH:
+        raise record.error("split", f"longer than {SPLIT_LENGTH} characters")
+    return ItemData(key=key, split=split, prompt=prompt, gold=gold, meta=meta,
                     is_attention_check=attention)
+
+
+def _refuse_nul(record: _Record, values: Mapping[str, Any]) -> None:
+    """A NUL character is no text a database keeps (PostgreSQL refuses it); name the field."""
+    def holds_nul(value: Any) -> bool:
+        if isinstance(value, str):
+            return "\x00" in value
+        if isinstance(value, (list, tuple)):
+            return any(holds_nul(entry) for entry in value)
+        if isinstance(value, Mapping):
+            return any(holds_nul(key) or holds_nul(entry) for key, entry in value.items())
+        return False
+
+    for field, value in values.items():
+        if holds_nul(field) or holds_nul(value):
+            raise record.error(str(field).replace("\x00", "\\0"), "contains a NUL character (\\0)")
 
 
 def items_from_records(records: Sequence[Mapping[str, Any]], *, name: str, label: str,
@@ -319,6 +344,7 @@ def items_from_records(records: Sequence[Mapping[str, Any]], *, name: str, label
     for index, values in enumerate(records):
         line = lines[index] if lines is not None else index + 1
         record = _Record(values, label, line)
+        _refuse_nul(record, values)
         item = record_item(record, name)
         item_id = item.meta["id"]
         if item_id in first_line:

@@ -12,6 +12,7 @@ from django.test import Client
 from annotation.models import Item
 from studies.models import Response, Study
 from tests import personas
+from tests.factories import Bot, pid
 from tests.studies.workflow.helpers import ITEM_FIELD, Previewer, create
 
 pytestmark = pytest.mark.django_db
@@ -104,7 +105,7 @@ def test_a_set_is_its_importers_alone(researcher_client, researcher):
     changed = EXAMPLE.read_text(encoding="utf-8").replace("Canberra,geography", "Sydney,geography").encode()
     refused = upload(other, changed, "example.csv", "pilot")
     assert refused.status_code == 400
-    assert "the item set &#x27;pilot&#x27; is another researcher&#x27;s" in refused.content.decode()
+    assert "the name &#x27;pilot&#x27; is not free for you to import into" in refused.content.decode()
     assert {item.key: (item.prompt, item.gold) for item in Item.objects.filter(benchmark="custom")} == before
     page = create(other, "custom", name="borrowed", item_set="pilot", unit_size=0, per_unit=1, attention_checks=0,
                   exclude_at=0)
@@ -124,10 +125,34 @@ def test_a_set_imported_on_the_command_line_is_open_to_every_researcher_but_thei
     assert create(researcher_client, "custom", name="on shared", item_set="shared", unit_size=0, per_unit=1,
                   attention_checks=0, exclude_at=0).status_code == 302
     refused = upload(researcher_client, EXAMPLE.read_bytes(), "example.csv", "shared")
-    assert refused.status_code == 400 and "open to every researcher" in refused.content.decode()
+    assert refused.status_code == 400 and "not free for you to import into" in refused.content.decode()
     owner = personas.researcher(username="owner")
     call_command("import_benchmark", "custom", "--source", str(EXAMPLE), "--name", "owned", "--owner", "owner")
     assert create(researcher_client, "custom", name="on owned", item_set="owned", unit_size=0, per_unit=1,
                   attention_checks=0, exclude_at=0).status_code == 400
     assert create(personas.signed_in(owner), "custom", name="owner's", item_set="owned", unit_size=0, per_unit=1,
                   attention_checks=0, exclude_at=0).status_code == 302
+
+
+def test_a_change_of_what_counts_as_right_is_refused_once_people_have_answered(researcher_client, researcher):
+    """The tolerance of a number item lives in the item's details, not its gold: re-importing a
+    wider one after an answer would score that answer and later model runs by different rules."""
+    upload(researcher_client, EXAMPLE.read_bytes(), "example.csv", "example")
+    item = Item.objects.get(key="example/pi")
+    assert create(researcher_client, "custom", name="answered", item_set="example", unit_size=0, per_unit=1,
+                  attention_checks=0, exclude_at=0).status_code == 302
+    study = Study.objects.get(name="answered")
+    study.status = Study.Status.LIVE  # launched
+    study.save(update_fields=["status"])
+    Bot(study, pid(801)).complete(choose=lambda item: item.gold or "3")
+    assert Response.objects.filter(item=item).exists()
+    lines = EXAMPLE.read_text(encoding="utf-8").splitlines()
+    pi = next(index for index, line in enumerate(lines) if line.startswith("pi,"))
+    before = lines[pi]
+    assert ",0.005," in before, before
+    lines[pi] = before.replace(",0.005,", ",0.5,")
+    refused = upload(researcher_client, ("\n".join(lines) + "\n").encode(), "example.csv", "example")
+    html = refused.content.decode()
+    assert refused.status_code == 400 and "example/pi (tolerance changed" in html, html[-3000:]
+    item.refresh_from_db()
+    assert item.meta["tolerance"] == 0.005
