@@ -102,6 +102,51 @@ def test_a_wrong_key_is_refused_at_once_and_never_shown(standin, monkeypatch):
     assert "sk-wrong-secret" not in str(raised.value)
 
 
+def test_a_redirect_is_not_followed_so_the_key_reaches_no_other_address(standin):
+    """An allowed server answering 302 to another host must not get the key sent there."""
+    import http.server
+    import threading
+
+    seen: list[str] = []
+
+    class Elsewhere(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            seen.append(self.headers.get("Authorization") or "")
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b'{"data": []}')
+
+        do_POST = do_GET  # noqa: N815
+
+        def log_message(self, *args):
+            pass
+
+    elsewhere = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Elsewhere)
+    threading.Thread(target=elsewhere.serve_forever, daemon=True).start()
+
+    class Redirecting(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            self.send_response(302)
+            self.send_header("Location", f"http://127.0.0.1:{elsewhere.server_port}/steal")
+            self.end_headers()
+
+        do_POST = do_GET  # noqa: N815
+
+        def log_message(self, *args):
+            pass
+
+    redirecting = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Redirecting)
+    threading.Thread(target=redirecting.serve_forever, daemon=True).start()
+    try:
+        api = ApiBackend(ApiConfig(f"http://127.0.0.1:{redirecting.server_port}/v1", standin.name, key_env=KEY_ENV))
+        with pytest.raises(ApiError, match=r"HTTP 302: redirected to .* \(not followed"):
+            api.check()
+        assert seen == []
+    finally:
+        redirecting.shutdown()
+        elsewhere.shutdown()
+
+
 def test_a_missing_key_variable_is_a_clear_error_before_any_request(standin, monkeypatch):
     monkeypatch.delenv(KEY_ENV)
     with pytest.raises(ApiError, match=f"environment variable {KEY_ENV}, which holds the API key for "):

@@ -57,6 +57,18 @@ def retry_after_seconds(value: str | None) -> float | None:
     return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
 
 
+class _RefuseRedirects(urllib.request.HTTPRedirectHandler):
+    """A redirect is answered as the error it is: urllib would send the request, key included, on
+    to whatever address the answer names, past the allow-list of servers."""
+
+    def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str) -> None:
+        raise urllib.error.HTTPError(req.full_url, code, f"redirected to {newurl} (not followed: API requests "
+                                                         "go to the configured server only)", headers, fp)
+
+
+_OPENER = urllib.request.build_opener(_RefuseRedirects)
+
+
 def _error_text(body: bytes) -> str:
     try:
         data = json.loads(body)
@@ -109,10 +121,10 @@ class ApiClient:
             wait = min(self.config.max_backoff_seconds, self.config.backoff_seconds * 2 ** attempt)
             request = urllib.request.Request(url, data=data, method=method, headers=self._headers())
             try:
-                with urllib.request.urlopen(request, timeout=self.config.timeout) as response:
+                with _OPENER.open(request, timeout=self.config.timeout) as response:
                     answer = json.loads(response.read() or b"{}")
             except urllib.error.HTTPError as exc:
-                text = _error_text(exc.read())
+                text = str(exc.reason) if 300 <= exc.code < 400 else _error_text(exc.read())
                 if exc.code not in RETRY_STATUSES or attempt == self.config.max_retries:
                     raise ApiError(f"{where}: HTTP {exc.code}: {text}", status=exc.code) from None
                 after = retry_after_seconds(exc.headers.get("Retry-After")) if exc.headers is not None else None
