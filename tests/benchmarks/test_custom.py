@@ -79,7 +79,8 @@ def test_a_template_fills_in_extra_fields_and_model_context_overrides_it() -> No
     assert item.meta["model"]["context"] == "Topic: sums\nQ: 2+2?\nA:"
     exact = one({"id": "t", "text": "2+2?", "kind": "choice", "options": ["4", "5"], "gold": "4",
                  "prompt_template": "{text}", "model_context": "Q: 2+2?\nA:", "continuations": [" four", " five"]})
-    assert exact.meta["model"] == {"context": "Q: 2+2?\nA:", "continuations": [" four", " five"]}
+    assert exact.meta["model"] == {"context": "Q: 2+2?\nA:", "continuations": [" four", " five"],
+                                 "lengths": [1, 1]}
 
 
 # -- every refusal names the file, the line and the field ---------------------------------------

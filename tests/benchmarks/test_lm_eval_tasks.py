@@ -74,7 +74,7 @@ def test_generation_items_take_the_target_the_stop_strings_and_the_token_limit()
     name, records = records_for_task(EXAMPLE / "example_gen.yaml", limit=2)
     assert name == "parity_example_gen"
     assert records[0] | {"lm_eval_doc_id": 0} == {
-        "id": "0", "text": "Q: What is 2 plus 2?\nA:", "kind": "short_text", "gold": "4", "stop": ["\n"],
+        "id": "0", "text": "Q: What is 2 plus 2?\nA:", "kind": "short_text", "gold": ["4"], "stop": ["\n"],
         "max_tokens": 8, "metric": "exact_match", "metric_options": ["strip"], "category": "parity_example_gen", "model_context": "Q: What is 2 plus 2?\nA:",
         "lm_eval_task": "parity_example_gen", "lm_eval_doc_id": 0, "lm_eval_num_fewshot": 0}
 
@@ -155,13 +155,45 @@ def test_generation_tasks_parity_cannot_reproduce_are_refused(tmp_path: Path, co
     assert reason in refusal(task_file(tmp_path, "gen", **{**GENERATION_TASK, **config}))
 
 
-def test_exact_match_ignoring_case_and_leading_spaces_is_accepted(tmp_path: Path) -> None:
+def test_exact_match_ignoring_case_and_punctuation_after_stripping_is_reproduced(tmp_path: Path) -> None:
     path = task_file(tmp_path, "gen", **GENERATION_TASK,
                      metric_list=[{"metric": "exact_match", "ignore_case": True, "ignore_punctuation": True}],
                      filter_list=[{"name": "strip", "filter": [{"function": "remove_whitespace"},
                                                               {"function": "take_first"}]}])
     _, records = records_for_task(path)
-    assert [record["gold"] for record in records] == ["cow", "green", "honey"]
+    assert [record["gold"] for record in records] == [["cow"], ["green"], ["honey"]]
+    assert {tuple(record["metric_options"]) for record in records} == {("ignore_case", "ignore_punctuation", "strip")}
+    plain = task_file(tmp_path, "plain", **GENERATION_TASK)
+    assert {tuple(record["metric_options"]) for record in records_for_task(plain)[1]} == {()}
+
+
+def test_a_generation_target_is_kept_as_written(tmp_path: Path) -> None:
+    """A '|' inside a target is no list separator, and its spaces count (the harness compares the
+    target as written): as custom items, 'a' is not an accepted answer of 'a|b'."""
+    from annotation.benchmarks.custom import items_from_records
+
+    docs = [{"question": "Pipe?", "choices": ["a|b", "c"], "answer": 0},
+            {"question": "Spaced?", "choices": [" x ", "y"], "answer": 0}]
+    _, records = records_for_task(task_file(tmp_path, "kept", docs, **GENERATION_TASK))
+    items = items_from_records(records, name="kept", label="kept.yaml").items
+    assert [item.meta["answers"] for item in items] == [["a|b"], [" x "]]
+
+
+def test_acc_norm_divides_by_the_harness_s_untrimmed_choices(tmp_path: Path) -> None:
+    """The person sees ' c   ' trimmed; acc_norm still divides by its 5 characters, as the harness
+    does (log-likelihoods -5 and -6: -5/2 < -6/5, so the normalised answer is the second)."""
+    from types import SimpleNamespace
+
+    from annotation.benchmarks.custom import items_from_records
+    from annotation.benchmarks.custom.model import choice_answer
+
+    docs = [{"question": "Which?", "choices": ["ab", " c   "], "answer": 0}]
+    _, records = records_for_task(task_file(tmp_path, "spaced", docs, **CHOICE_TASK))
+    assert records[0]["options"] == ["ab", "c"] and records[0]["lengths"] == [2, 5]
+    item = items_from_records(records, name="spaced", label="spaced.yaml").items[0]
+    scores = [SimpleNamespace(logprob=-5.0, is_greedy=False), SimpleNamespace(logprob=-6.0, is_greedy=False)]
+    answer = choice_answer(item, SimpleNamespace(scores=scores, truncated_tokens=0))
+    assert answer.answer == "ab" and answer.scores["answer_norm"] == "c" and answer.scores["correct_norm"] is False
 
 
 def test_a_generation_task_with_several_targets_accepts_each(tmp_path: Path) -> None:

@@ -40,7 +40,7 @@ def choice_metrics(records: list[dict[str, Any]], lls: list[list[float]]) -> tup
     acc = norm = 0
     for record, values in zip(records, lls):
         gold = record["options"].index(record["gold"])
-        normalised = [value / len(option) for value, option in zip(values, record["options"])]
+        normalised = [value / length for value, length in zip(values, record["lengths"])]
         acc += values.index(max(values)) == gold
         norm += normalised.index(max(normalised)) == gold
     return acc / len(records), norm / len(records)

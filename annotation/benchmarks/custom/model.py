@@ -53,7 +53,8 @@ def choice_answer(item: ItemData, result: Any) -> ModelAnswer:
     options = [str(option) for option in item.prompt["options"]]
     continuations = item.meta["model"]["continuations"]
     logliks = [score.logprob for score in result.scores]
-    lengths = [len(option) for option in options]  # the harness divides by the choice's characters
+    # the harness divides by the choice's characters (kept at import: an option is shown trimmed)
+    lengths = item.meta["model"].get("lengths") or [len(option) for option in options]
     best = logliks.index(max(logliks))
     normalised = [loglik / length for loglik, length in zip(logliks, lengths)]
     best_norm = normalised.index(max(normalised))

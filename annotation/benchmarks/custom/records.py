@@ -35,7 +35,7 @@ UNSCORED_KINDS = (RATING, FREE_TEXT)
 YES_NO_OPTIONS = ("yes", "no")
 FORMATS = ("plain", "markdown")
 FIELDS = ("id", "text", "format", "context", "kind", "options", "gold", "category", "split", "attention_check",
-          "prompt_template", "model_context", "continuations", "stop", "max_tokens", "metric", "metric_options", "tolerance")
+          "prompt_template", "model_context", "continuations", "stop", "max_tokens", "metric", "metric_options", "tolerance", "lengths")
 DEFAULT_METRIC = {SHORT_TEXT: scoring.EXACT, NUMBER: scoring.NUMERIC}
 DEFAULT_STOP = ("\n",)
 DEFAULT_MAX_TOKENS = 32
@@ -165,7 +165,8 @@ def _gold(record: _Record, kind: str, options: Sequence[str]) -> tuple[str, list
         number = record.number("gold", 0.0)
         return scoring.format_number(number), [scoring.format_number(number)]
     if kind == SHORT_TEXT:
-        answers = record.strings("gold")
+        # lm-evaluation-harness's exact_match compares a target as written, spaces included
+        answers = record.strings("gold", strip=record.text("metric").lower() != scoring.EXACT_MATCH)
         return answers[0], answers
     gold = record.text("gold")
     if kind == YES_NO:
@@ -242,6 +243,20 @@ def _continuations(record: _Record, kind: str, options: Sequence[str]) -> list[s
     return continuations
 
 
+def _lengths(record: _Record, kind: str, options: Sequence[str]) -> list[int]:
+    """What acc_norm divides each option's log-likelihood by: the option's characters, or the
+    record's own `lengths` (the lm_eval importer gives the harness's untrimmed choices')."""
+    if not record.present("lengths"):
+        return [len(option) for option in options] if kind in OPTION_KINDS else []
+    if kind not in OPTION_KINDS:
+        raise record.error("lengths", f"a {kind} item is generated, not chosen: it has no option lengths")
+    lengths = record.strings("lengths")
+    if len(lengths) != len(options) or not all(length.isdigit() and int(length) > 0 for length in lengths):
+        raise record.error("lengths", f"one whole number above 0 per option: {len(options)} options, "
+                                      f"found {' | '.join(lengths)}")
+    return [int(length) for length in lengths]
+
+
 def _unescape(stop: str) -> str:
     """`\\n` and `\\t` as written in a spreadsheet cell stand for a newline and a tab."""
     return stop.replace("\\n", "\n").replace("\\t", "\t")
@@ -294,6 +309,10 @@ def record_item(record: _Record, name: str) -> ItemData:
     extra = _extra(record)
     model = {"context": _model_context(record, kind, options, extra),
              "continuations": _continuations(record, kind, options), **_generation(record, kind)}
+    if kind in OPTION_KINDS:
+        model["lengths"] = _lengths(record, kind, options)
+    elif record.present("lengths"):
+        _lengths(record, kind, options)
     meta: dict[str, Any] = {"set": name, "id": item_id, "kind": kind, "line": record.line, "model": model,
                             "extra": extra}
     if answers:

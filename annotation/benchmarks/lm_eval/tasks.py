@@ -282,7 +282,8 @@ def _choice_record(name: str, doc_id: int, task: Any, doc: Mapping[str, Any], in
         raise DatasetError(name, f"document {doc_id}: doc_to_target gives {target!r}, neither an index of nor one "
                                  f"of the choices {options}")
     return {"kind": "choice", "options": options, "gold": gold,
-            "continuations": [instance.arguments[1] for instance in instances]}
+            "continuations": [instance.arguments[1] for instance in instances],
+            "lengths": [len(choice) for choice in choices]}  # acc_norm: the harness's untrimmed choices
 
 
 def _generation_record(name: str, doc_id: int, task: Any, doc: Mapping[str, Any], instances: Sequence[Any]
@@ -300,7 +301,7 @@ def _generation_record(name: str, doc_id: int, task: Any, doc: Mapping[str, Any]
     if not until:
         raise DatasetError(name, "generation_kwargs.until is empty (the model would stop only at its end-of-text "
                                  "token); give the stop strings")
-    return {"kind": "short_text", "gold": gold if len(gold) > 1 else gold[0], "stop": until,
+    return {"kind": "short_text", "gold": gold, "stop": until,
             "max_tokens": int(generation.get("max_gen_toks", HARNESS_MAX_GEN_TOKS)), "metric": "exact_match",
             "metric_options": _match_options(task)}
 
