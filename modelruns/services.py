@@ -102,7 +102,8 @@ def modelspec_get_or_create(*, model: str, revision: str = "", dtype: str = Mode
     spec = ModelSpec.objects.filter(**lookup).first()
     if spec is not None:
         return _modelspec_reach_update(spec, reach)
-    base = name.strip() or _spec_name(lookup)
+    # room for " (N)" within the name's column (a long path or server URL would not fit)
+    base = (name.strip() or _spec_name(lookup))[:ModelSpec._meta.get_field("name").max_length - 8]
     candidate, number = base, 1
     while ModelSpec.objects.filter(name=candidate).exists():
         number += 1

@@ -223,3 +223,17 @@ def test_an_ambibench_episode_read_through_the_api_agrees_with_the_local_single_
         assert abs(theirs[key][1]["p_correct"] - scores["p_correct"]) < 1e-4
     # every read of every spelling is one echoed text (and one probe asks what the server offers)
     assert standin.count("/v1/completions") == 1 + 20 * 4
+
+
+def test_specs_of_long_server_urls_get_names_that_fit_and_stay_apart(settings):
+    """A model at a long server URL made a name past the 200 characters of its column (an error
+    on PostgreSQL); two such specs still get names of their own."""
+    from modelruns.models import ModelSpec
+    from modelruns.services import ApiOptions, modelspec_get_or_create
+
+    urls = [f"http://127.0.0.1:8000/{'v' * 250}/{n}" for n in (1, 2)]
+    settings.PARITY_MODEL_SOURCES = [*settings.PARITY_MODEL_SOURCES, *urls]
+    specs = [modelspec_get_or_create(model="m" * 100, kind="api", api=ApiOptions(base_url=url, key_env="X_API_KEY"))
+             for url in urls]
+    names = [spec.name for spec in ModelSpec.objects.filter(pk__in=[spec.pk for spec in specs])]
+    assert all(len(name) <= 200 for name in names) and len(set(names)) == 2
