@@ -32,10 +32,19 @@ def get_participant_for_request(request: HttpRequest, study: Study) -> Participa
 def get_participant_by_link(request: HttpRequest, link: str) -> Participant | None:
     """This browser's participant in the study at `link`, with the study, in one query (or None:
     the study does not exist, or this browser has not entered it)."""
-    known = [pk for pk in request.session.get(SESSION_KEY, {}).values() if isinstance(pk, int)]
-    if not known:
+    return participant_at_link(known_participant_ids(request), link)
+
+
+def known_participant_ids(request: HttpRequest) -> list[int]:
+    """The participants this browser entered, in any study."""
+    return [pk for pk in request.session.get(SESSION_KEY, {}).values() if isinstance(pk, int)]
+
+
+def participant_at_link(participant_ids: list[int], link: str) -> Participant | None:
+    """The one of `participant_ids` in the study at `link`, with the study (or None)."""
+    if not participant_ids:
         return None
-    return _known_participants(known).filter(study__link=link).first()
+    return _known_participants(participant_ids).filter(study__link=link).first()
 
 
 def _known_participants(ids: list[int]) -> QuerySet[Participant]:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any, Mapping
+from functools import partial
+from typing import Any, Callable, Mapping, Sequence
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -13,7 +14,8 @@ from annotation.models import Item
 from annotation.selectors import item_data
 from studies.models import Participant, Response, Study
 from studies.participation.selectors import screen_for, verifiable_responses
-from studies.services import participant_lock, slot_take_back
+from studies.selectors import participant_at_link
+from studies.services import participant_lock, participant_lock_by_link, slot_take_back
 
 
 class Outcome(enum.Enum):
@@ -34,41 +36,56 @@ class SubmitResult:
     next_item: Item | None = None
 
 
-def response_submit(*, participant_id: int, item_id: int, position: int, raw_answer: str,
-                    extra: Mapping[str, Any] | None = None, show_next: bool = False,
-                    study: Study | None = None) -> SubmitResult:
+def response_submit(*, item_id: int, position: int, raw_answer: str, extra: Mapping[str, Any] | None = None,
+                    show_next: bool = False, participant_id: int | None = None, study: Study | None = None,
+                    link: str | None = None, known: Sequence[int] = ()) -> SubmitResult | None:
     """Store the answer to the participant's *current* item, exactly once.
+
+    The participant is `participant_id` (with its `study`, when the caller has read it), or the one
+    of the `known` participant ids (this browser's) in the study at `link`: then it is read and
+    locked in one query, and None means this browser has no participant there.
 
     Anything else (a second copy of a double submit, a replayed POST, an answer to an earlier item,
     a second tab) is ignored: the caller shows the current step again. A participant whose
     reservation timed out continues only if their unit still has room (RELEASED otherwise).
     With `show_next`, the caller shows the next item in the same response: it is read with the
-    answered one and its shown time is the answer's time. `study`: the participant's study, when
-    the caller has read it.
+    answered one and its shown time is the answer's time.
 
-    A working participant costs the row lock, one read of the items, the insert and the update.
+    A working participant costs the row lock (with the study), one read of the items, the insert
+    and the update.
     """
+    if participant_id is not None:
+        lock = partial(participant_lock, participant_id=participant_id, with_study=False, study=study)
+    else:
+        lock = partial(participant_lock_by_link, participant_ids=known, link=link)
+    answer = (item_id, position, raw_answer, extra, show_next)
     try:
-        result = _submit(participant_id, item_id, position, raw_answer, extra, show_next, study, with_study=False)
-        if result is None:
+        result = _submit(lock, *answer, with_study=False)
+        if isinstance(result, int):
             # the reservation timed out: again, with the study locked first, as assignment takes them
-            result = _submit(participant_id, item_id, position, raw_answer, extra, show_next, None, with_study=True)
+            result = _submit(partial(participant_lock, participant_id=result, with_study=True), *answer,
+                             with_study=True)
     except IntegrityError:
         # the unique (participant, position) constraint: a copy of this answer is already stored
-        participant = Participant.objects.select_related("study", "unit").get(pk=participant_id)
+        participant = (Participant.objects.select_related("study", "unit").get(pk=participant_id)
+                       if participant_id is not None else participant_at_link(known, link))
         return SubmitResult(Outcome.IGNORED, participant)
     return result
 
 
-def _submit(participant_id: int, item_id: int, position: int, raw_answer: str, extra: Mapping[str, Any] | None,
-            show_next: bool, study: Study | None, *, with_study: bool) -> SubmitResult | None:
+def _submit(lock: Callable[[], Participant | None], item_id: int, position: int, raw_answer: str,
+            extra: Mapping[str, Any] | None, show_next: bool, *, with_study: bool) -> SubmitResult | int | None:
+    """One attempt under `lock`'s row lock: the result, None for no participant, or the participant's
+    id when their reservation timed out and the study's lock is needed first."""
     with transaction.atomic():
         # The row lock serialises concurrent submits of one participant on PostgreSQL; on SQLite
         # the IMMEDIATE transaction mode does the same for the whole database.
-        participant = participant_lock(participant_id=participant_id, with_study=with_study, study=study)
+        participant = lock()
+        if participant is None:
+            return None
         if participant.status == Participant.Status.TIMED_OUT and participant.step == Participant.Step.ITEMS:
             if not with_study:
-                return None
+                return participant.pk
             if not slot_take_back(participant=participant):
                 return SubmitResult(Outcome.RELEASED, participant)
         if participant.step != Participant.Step.ITEMS:

@@ -23,7 +23,7 @@ from studies.participation.selectors import screen_for
 from studies.participation.services import Outcome, response_submit
 from studies.prolific import SignatureError, signing_enabled, verify_signed_link
 from studies.selectors import (answered_responses, current_item, get_participant_by_link, get_participant_for_request,
-                               get_study_by_link, remember_participant)
+                               get_study_by_link, known_participant_ids, participant_at_link, remember_participant)
 from studies.services import Refusal, item_mark_shown, participant_begin, participant_consent, participant_enter
 
 _PROLIFIC_PARAMS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
@@ -218,22 +218,31 @@ def begin(request: HttpRequest, participant: Participant) -> HttpResponse:
 
 
 @require_POST
-@participant_view
-def answer(request: HttpRequest, participant: Participant) -> HttpResponse:
+def answer(request: HttpRequest, link: str) -> HttpResponse:
+    """An answer to the current item. The participant is read and locked in one query, inside the
+    answer's transaction (the cheap path every answer takes); a form that does not validate reads
+    them as any page does."""
+    known = known_participant_ids(request)
     form = AnswerForm(request.POST)
-    error, shown = "", None
-    if form.is_valid():
-        extra = {key: form.cleaned_data[key] for key in ("pasted", "option_order") if form.cleaned_data[key]}
-        result = response_submit(participant_id=participant.pk, item_id=form.cleaned_data["item"],
-                                 position=form.cleaned_data["position"], raw_answer=form.cleaned_data["answer"],
-                                 extra=extra, show_next=bool(request.htmx), study=participant.study)
-        participant, shown = result.participant, result.next_item
-        error = result.message if result.outcome is Outcome.INVALID else ""
-    if error and participant.step == Participant.Step.ITEMS:
+    if not known or not form.is_valid():
+        participant = participant_at_link(known, link)
+        if participant is None:
+            get_study_by_link(link)  # a link to no study is a 404
+            return _no_session(request)
+        return _render_step(request, participant) if request.htmx else redirect(_step_url(participant.study))
+    extra = {key: form.cleaned_data[key] for key in ("pasted", "option_order") if form.cleaned_data[key]}
+    result = response_submit(link=link, known=known, item_id=form.cleaned_data["item"],
+                             position=form.cleaned_data["position"], raw_answer=form.cleaned_data["answer"],
+                             extra=extra, show_next=bool(request.htmx))
+    if result is None:
+        get_study_by_link(link)
+        return _no_session(request)
+    participant = result.participant
+    if result.outcome is Outcome.INVALID and participant.step == Participant.Step.ITEMS:
         template = "annotation/partials/_item.html" if request.htmx else "annotation/item_page.html"
-        context = _item_context(participant, error, typed=form.cleaned_data["answer"],
+        context = _item_context(participant, result.message, typed=form.cleaned_data["answer"],
                                 pasted=form.cleaned_data["pasted"])
         return render(request, template, context, status=422 if not request.htmx else 200)
     if request.htmx:
-        return _render_step(request, participant, shown=shown)
+        return _render_step(request, participant, shown=result.next_item)
     return redirect(_step_url(participant.study))

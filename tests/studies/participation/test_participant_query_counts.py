@@ -17,13 +17,13 @@ pytestmark = pytest.mark.django_db
 
 #: the session, the participant with its study, one UPDATE of its shown and last-seen times, the item
 STEP_QUERIES = 4
-#: the session, the participant with its study, then in a transaction (a savepoint and its release
-#: under the test's transaction) the participant locked, the item, the answer written, the progress
-#: written; the page after it is a redirect
-ANSWER_QUERIES = 8
+#: the session, then in a transaction (a savepoint and its release under the test's transaction) the
+#: participant read with its study and locked in one query, the item, the answer written, the
+#: progress written; the page after it is a redirect
+ANSWER_QUERIES = 7
 #: the same, where the answered and the next item are read together and the progress update marks
 #: the next item shown: the next item's fragment costs no further query
-HTMX_ANSWER_QUERIES = 8
+HTMX_ANSWER_QUERIES = 7
 
 
 def _study(name: str, units: int) -> Study:
