@@ -6,7 +6,7 @@ import enum
 import secrets
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 from django.db import transaction
 from django.db.models import Count, Q, Value
@@ -234,16 +234,6 @@ def participant_lock(*, participant_id: int, with_study: bool, study: Study | No
     # serialise all of a study's submits
     return (Participant.objects.select_for_update(of=("self",)).select_related("study", "unit")
             .get(pk=participant_id))
-
-
-def participant_lock_by_link(*, participant_ids: Sequence[int], link: str) -> Participant | None:
-    """The participant among `participant_ids` (a browser's) in the study at `link`, with its study,
-    its row locked for a write; None when there is none (or its identity was erased). One query:
-    the answer path reads and locks its participant at once."""
-    if not participant_ids:
-        return None
-    return (Participant.objects.select_for_update(of=("self",)).select_related("study")
-            .filter(pk__in=participant_ids, study__link=link, erased_at__isnull=True).first())
 
 
 def slot_take_back(*, participant: Participant, now=None) -> bool:

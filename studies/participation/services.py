@@ -15,7 +15,8 @@ from annotation.selectors import item_data
 from studies.models import Participant, Response, Study
 from studies.participation.selectors import screen_for, verifiable_responses
 from studies.selectors import participant_at_link
-from studies.services import participant_lock, participant_lock_by_link, slot_take_back
+from studies.participation.locked import participant_lock_by_link
+from studies.services import participant_lock, slot_take_back
 
 
 class Outcome(enum.Enum):

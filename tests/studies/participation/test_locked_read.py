@@ -1,0 +1,93 @@
+"""The answer path's one read (`studies.participation.locked`): the same participant and study as the
+ORM reads, every field converted alike, and the participant's row (only it) locked."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from django.db import connection, connections, transaction
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from studies.models import Participant, Study
+from studies.participation.locked import participant_lock_by_link
+from tests.factories import Bot, pid, small_study
+
+pytestmark = pytest.mark.django_db
+
+
+def _fields(instance) -> dict:
+    return {field.attname: getattr(instance, field.attname) for field in type(instance)._meta.concrete_fields}
+
+
+def _working_participant() -> Participant:
+    study = small_study("locked read", attention_checks=1)
+    bot = Bot(study, pid(7))
+    bot.start_items()
+    bot.answer_current()
+    participant = bot.participant
+    # every kind of column carries a value: JSON lists and objects, times, booleans, text
+    participant.session_changes = [{"at": "2026-01-01T00:00:00+00:00", "from": "A", "to": "B", "let_in": True}]
+    participant.excluded, participant.exclusion_reason = True, "by hand"
+    participant.completed_at = timezone.now()
+    participant.save()
+    return participant
+
+
+def test_it_reads_the_participant_and_study_the_orm_reads_field_for_field(implicature):
+    participant = _working_participant()
+    expected = Participant.objects.select_related("study").get(pk=participant.pk)
+    other = small_study("another study")
+    with transaction.atomic():
+        read = participant_lock_by_link(participant_ids=[participant.pk + 1000, participant.pk],
+                                        link=participant.study.link)
+    assert isinstance(read, Participant) and isinstance(read.study, Study)
+    assert _fields(read) == _fields(expected)
+    assert _fields(read.study) == _fields(expected.study)
+    assert read.sequence == expected.sequence and isinstance(read.sequence, list)
+    assert read.current_shown_at == expected.current_shown_at and read.current_shown_at.tzinfo is not None
+    assert read._state.adding is False and read._state.db == "default"
+    # what it is used for: a save of some fields, as the answer's progress update makes
+    read.answered += 1
+    read.save(update_fields=["answered"])
+    assert Participant.objects.get(pk=participant.pk).answered == expected.answered + 1
+    with transaction.atomic():
+        assert participant_lock_by_link(participant_ids=[participant.pk], link=other.link) is None
+        assert participant_lock_by_link(participant_ids=[], link=participant.study.link) is None
+
+
+def test_an_erased_participant_is_no_ones(implicature):
+    participant = _working_participant()
+    Participant.objects.filter(pk=participant.pk).update(erased_at=timezone.now())
+    with transaction.atomic():
+        assert participant_lock_by_link(participant_ids=[participant.pk], link=participant.study.link) is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_on_postgresql_it_locks_the_participants_row_and_not_the_studys(postgres, implicature):
+    participant = _working_participant()
+    with CaptureQueriesContext(connection) as queries, transaction.atomic():
+        participant_lock_by_link(participant_ids=[participant.pk], link=participant.study.link)
+        assert queries[-1]["sql"].endswith('FOR UPDATE OF "p"')
+        seen: dict[str, object] = {}
+
+        def other_connection() -> None:
+            # another connection (as another worker): the study row is free, the participant's is held
+            try:
+                with transaction.atomic():
+                    Study.objects.select_for_update(nowait=True).get(pk=participant.study_id)
+                    seen["study"] = "free"
+                    try:
+                        with transaction.atomic():
+                            Participant.objects.select_for_update(nowait=True).get(pk=participant.pk)
+                        seen["participant"] = "free"
+                    except Exception as exc:  # psycopg's LockNotAvailable, wrapped by Django
+                        seen["participant"] = type(exc).__name__
+            finally:
+                connections.close_all()
+
+        thread = threading.Thread(target=other_connection)
+        thread.start()
+        thread.join(30)
+    assert seen == {"study": "free", "participant": "OperationalError"}
