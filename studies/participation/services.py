@@ -15,7 +15,7 @@ from annotation.selectors import item_data
 from studies.models import Participant, Response, Study
 from studies.participation.selectors import screen_for, verifiable_responses
 from studies.selectors import participant_at_link
-from studies.participation.locked import participant_lock_by_link
+from studies.participation.prepared import items_by_id, participant_lock_by_link
 from studies.services import participant_lock, slot_take_back
 
 
@@ -94,7 +94,7 @@ def _submit(lock: Callable[[], Participant | None], item_id: int, position: int,
         if position != participant.answered + 1 or participant.sequence[participant.answered] != item_id:
             return SubmitResult(Outcome.IGNORED, participant)
         following = participant.sequence[position] if show_next and position < len(participant.sequence) else None
-        items = Item.objects.in_bulk([item_id] if following is None else [item_id, following])
+        items = items_by_id([item_id] if following is None else [item_id, following])
         item = items[item_id]
         definition = participant.study.definition
         design = participant.study.design

@@ -1,5 +1,5 @@
-"""The answer path's one read (`studies.participation.locked`): the same participant and study as the
-ORM reads, every field converted alike, and the participant's row (only it) locked."""
+"""The answer path's reads (`studies.participation.prepared`): the same participant, study and items
+as the ORM reads, every field converted alike, and the participant's row (only it) locked."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from studies.models import Participant, Study
-from studies.participation.locked import participant_lock_by_link
+from annotation.models import Item
+from studies.participation.prepared import items_by_id, participant_lock_by_link
 from tests.factories import Bot, pid, small_study
 
 pytestmark = pytest.mark.django_db
@@ -91,3 +92,16 @@ def test_on_postgresql_it_locks_the_participants_row_and_not_the_studys(postgres
         thread.start()
         thread.join(30)
     assert seen == {"study": "free", "participant": "OperationalError"}
+
+
+def test_items_are_read_as_the_orm_reads_them(implicature):
+    study = small_study("items read", attention_checks=1)
+    ids = list(Item.objects.filter(benchmark="implicature").order_by("pk").values_list("pk", flat=True)[:3])
+    check = Item.objects.filter(is_attention_check=True).values_list("pk", flat=True).first()
+    wanted = [*ids, check, 10**9]  # an id that names no item is left out, as in_bulk leaves it out
+    read, expected = items_by_id(wanted), Item.objects.in_bulk(wanted)
+    assert sorted(read) == sorted(expected) and len(read) == 4
+    for pk, item in expected.items():
+        assert _fields(read[pk]) == _fields(item)
+        assert isinstance(read[pk].prompt, dict) and isinstance(read[pk].is_attention_check, bool)
+    assert items_by_id([]) == {} and study.pk

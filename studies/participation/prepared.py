@@ -1,12 +1,13 @@
-"""The answer path's first read: this browser's participant at a study link, with its study, its
-row locked for the answer's transaction.
+"""The answer path's reads, as statements built once per process.
 
-Every answer POST makes this read. Through the ORM it is compiled anew each time (two tables, every
-column of both, a join, `FOR UPDATE OF`), which cost more CPU than anything else the answer does (a
-sampling profile of the production server under load: about a third of the worker's CPU). Here the
-statement is built once per process from the models' own fields and run with plain parameters; the
-rows become the same instances the ORM makes (each value through its field's database converters,
-then `Model.from_db`). `tests/studies/participation/test_locked_read.py` checks both agree.
+Every answer POST reads this browser's participant at the study link with its study (row-locked
+for the answer's transaction) and the answered and next items. Through the ORM each read is compiled
+anew on every answer (the first one: two tables, every column of both, a join, `FOR UPDATE OF`),
+which cost more CPU than anything else the answer does (a sampling profile of the production server
+under load: about a third of the worker's CPU for the first read, a sixth for the items). Here each
+statement is built once from the models' own fields and run with plain parameters; the rows become
+the same instances the ORM makes (each value through its field's database converters, then
+`Model.from_db`). `tests/studies/participation/test_prepared_statements.py` checks both agree.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any, Callable, Sequence
 
 from django.db import DEFAULT_DB_ALIAS, connections
 
+from annotation.models import Item
 from studies.models import Participant, Study
 
 _Converter = Callable[[Any, Any, Any], Any]
@@ -83,3 +85,25 @@ def participant_lock_by_link(*, participant_ids: Sequence[int], link: str,
     participant = participants.instance(row[:width], using, connection)
     participant.study = study.instance(row[width:], using, connection)
     return participant
+
+
+@lru_cache(maxsize=None)
+def _items_statement(db: str, count: int) -> tuple[str, _Table]:
+    connection = connections[db]
+    quote = connection.ops.quote_name
+    items = _Table(Item, "i", connection)
+    return (f"SELECT {', '.join(items.columns)} FROM {quote(Item._meta.db_table)} {quote('i')} "
+            f"WHERE {quote('i')}.{quote('id')} IN ({', '.join(['%s'] * count)})"), items
+
+
+def items_by_id(item_ids: Sequence[int], using: str = DEFAULT_DB_ALIAS) -> dict[int, Item]:
+    """The items with these ids, by id (as `Item.objects.in_bulk(item_ids)`)."""
+    if not item_ids:
+        return {}
+    sql, items = _items_statement(using, len(item_ids))
+    connection = connections[using]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, list(item_ids))
+        rows = cursor.fetchall()
+    found = [items.instance(list(row), using, connection) for row in rows]
+    return {item.pk: item for item in found}
