@@ -107,3 +107,48 @@ def items_by_id(item_ids: Sequence[int], using: str = DEFAULT_DB_ALIAS) -> dict[
         rows = cursor.fetchall()
     found = [items.instance(list(row), using, connection) for row in rows]
     return {item.pk: item for item in found}
+
+
+# -- writes ------------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=None)
+def _insert_statement(db: str, model) -> tuple[str, tuple]:
+    connection = connections[db]
+    quote = connection.ops.quote_name
+    fields = tuple(field for field in model._meta.concrete_fields if field is not model._meta.auto_field)
+    sql = (f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(quote(field.column) for field in fields)}) "
+           f"VALUES ({', '.join(['%s'] * len(fields))}) RETURNING {quote(model._meta.pk.column)}")
+    return sql, fields
+
+
+def insert(instance, using: str = DEFAULT_DB_ALIAS) -> None:
+    """INSERT the new `instance` and set its id: what `instance.save()` writes for a new row (each
+    field's `pre_save` and database value), without signals (the answer path's models have none)."""
+    sql, fields = _insert_statement(using, type(instance))
+    connection = connections[using]
+    values = [field.get_db_prep_save(field.pre_save(instance, True), connection) for field in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, values)
+        instance.pk = cursor.fetchone()[0]
+    instance._state.adding, instance._state.db = False, using
+
+
+@lru_cache(maxsize=None)
+def _update_statement(db: str, model, names: tuple[str, ...]) -> tuple[str, tuple]:
+    connection = connections[db]
+    quote = connection.ops.quote_name
+    fields = tuple(model._meta.get_field(name) for name in names)
+    sql = (f"UPDATE {quote(model._meta.db_table)} SET {', '.join(f'{quote(field.column)} = %s' for field in fields)} "
+           f"WHERE {quote(model._meta.pk.column)} = %s")
+    return sql, fields
+
+
+def update(instance, fields: Sequence[str], using: str = DEFAULT_DB_ALIAS) -> None:
+    """UPDATE `fields` of the stored `instance`: what `instance.save(update_fields=fields)` writes,
+    without signals."""
+    sql, model_fields = _update_statement(using, type(instance), tuple(fields))
+    connection = connections[using]
+    values = [field.get_db_prep_save(field.pre_save(instance, False), connection) for field in model_fields]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*values, instance.pk])

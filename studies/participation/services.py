@@ -15,7 +15,7 @@ from annotation.selectors import item_data
 from studies.models import Participant, Response, Study
 from studies.participation.selectors import screen_for, verifiable_responses
 from studies.selectors import participant_at_link
-from studies.participation.prepared import items_by_id, participant_lock_by_link
+from studies.participation import prepared
 from studies.services import participant_lock, slot_take_back
 
 
@@ -58,7 +58,7 @@ def response_submit(*, item_id: int, position: int, raw_answer: str, extra: Mapp
     if participant_id is not None:
         lock = partial(participant_lock, participant_id=participant_id, with_study=False, study=study)
     else:
-        lock = partial(participant_lock_by_link, participant_ids=known, link=link)
+        lock = partial(prepared.participant_lock_by_link, participant_ids=known, link=link)
     answer = (item_id, position, raw_answer, extra, show_next)
     try:
         result = _submit(lock, *answer, with_study=False)
@@ -94,7 +94,7 @@ def _submit(lock: Callable[[], Participant | None], item_id: int, position: int,
         if position != participant.answered + 1 or participant.sequence[participant.answered] != item_id:
             return SubmitResult(Outcome.IGNORED, participant)
         following = participant.sequence[position] if show_next and position < len(participant.sequence) else None
-        items = items_by_id([item_id] if following is None else [item_id, following])
+        items = prepared.items_by_id([item_id] if following is None else [item_id, following])
         item = items[item_id]
         definition = participant.study.definition
         design = participant.study.design
@@ -109,12 +109,13 @@ def _submit(lock: Callable[[], Participant | None], item_id: int, position: int,
         extra = {**(extra or {}), **screen.record}
         now = timezone.now()
         shown_at = participant.current_shown_at or now
-        response = Response.objects.create(
+        response = Response(
             participant=participant, item=item, position=position, raw_answer=raw_answer,
             answer=scored.answer or "", valid=scored.valid, correct=scored.correct,
             is_attention_check=item.is_attention_check, shown_at=shown_at, answered_at=now,
             duration_ms=max(0, int((now - shown_at).total_seconds() * 1000)), extra=extra,
         )
+        prepared.insert(response)
         _advance(participant, item, scored.correct, now, shown_next=following is not None)
     return SubmitResult(Outcome.STORED, participant, response=response,
                         next_item=items.get(following) if following is not None else None)
@@ -138,7 +139,7 @@ def _advance(participant, item: Item, correct: bool, now, *, shown_next: bool) -
         participant.status = Participant.Status.COMPLETED
         participant.completed_at = now
         fields += ["step", "status", "completed_at"]
-    participant.save(update_fields=fields)
+    prepared.update(participant, fields)
 
 
 # -- a researcher's verification ------------------------------------------------------------

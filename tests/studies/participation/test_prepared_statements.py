@@ -105,3 +105,26 @@ def test_items_are_read_as_the_orm_reads_them(implicature):
         assert _fields(read[pk]) == _fields(item)
         assert isinstance(read[pk].prompt, dict) and isinstance(read[pk].is_attention_check, bool)
     assert items_by_id([]) == {} and study.pk
+
+
+def test_an_answer_and_the_progress_are_written_as_the_orm_writes_them(implicature):
+    from studies.models import Response
+    from studies.participation import prepared
+
+    participant = _working_participant()
+    stored = Response.objects.filter(participant=participant).get()  # written through the answer path
+    item, other = Item.objects.exclude(pk=stored.item_id).filter(benchmark="implicature")[:2]
+    fields = dict(participant=participant, item=item, position=2, raw_answer="yes 'quoted' é", answer="yes",
+                  valid=True, correct=False, is_attention_check=False, shown_at=stored.shown_at,
+                  answered_at=stored.answered_at, duration_ms=1234, extra={"pasted": True, "order": [2, 1]})
+    written = Response(**fields)
+    prepared.insert(written)
+    assert written.pk and not written._state.adding
+    by_orm = Response.objects.create(**{**fields, "item": other, "position": 3})
+    got, expected = _fields(Response.objects.get(pk=written.pk)), _fields(Response.objects.get(pk=by_orm.pk))
+    different = {"id": None, "position": None, "item_id": None}
+    assert {**got, **different} == {**expected, **different} and got["item_id"] == item.pk
+    participant.answered, participant.attention_failures = 5, 2
+    prepared.update(participant, ["answered", "attention_failures"])
+    fresh = Participant.objects.get(pk=participant.pk)
+    assert (fresh.answered, fresh.attention_failures, fresh.sequence) == (5, 2, participant.sequence)
