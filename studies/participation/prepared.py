@@ -1,6 +1,7 @@
-"""The answer path's reads, as statements built once per process.
+"""The participant's path's reads and writes, as statements built once per process.
 
-Every answer POST reads this browser's participant at the study link with its study (row-locked
+Every participant page reads this browser's participant at the study link with its study; every
+answer POST reads this browser's participant at the study link with its study (row-locked
 for the answer's transaction) and the answered and next items. Through the ORM each read is compiled
 anew on every answer (the first one: two tables, every column of both, a join, `FOR UPDATE OF`),
 which cost more CPU than anything else the answer does (a sampling profile of the production server
@@ -47,8 +48,8 @@ class _Table:
 
 
 @lru_cache(maxsize=None)
-def _statement(db: str, count: int) -> tuple[str, _Table, _Table]:
-    """The SELECT for `count` participant ids on database `db`, and its two tables."""
+def _statement(db: str, count: int, lock: bool) -> tuple[str, _Table, _Table]:
+    """The SELECT for `count` participant ids on database `db` (`lock`: FOR UPDATE), and its two tables."""
     connection = connections[db]
     quote = connection.ops.quote_name
     participants, study = _Table(Participant, "p", connection), _Table(Study, "s", connection)
@@ -59,7 +60,7 @@ def _statement(db: str, count: int) -> tuple[str, _Table, _Table]:
            f"ON ({quote('p')}.{quote(Participant._meta.get_field('study').column)} = {quote('s')}.{quote('id')}) "
            f"WHERE {quote('p')}.{quote('id')} IN ({ids}) AND {quote('s')}.{quote('link')} = %s "
            f"AND {quote('p')}.{quote('erased_at')} IS NULL")
-    if connection.features.has_select_for_update:
+    if lock and connection.features.has_select_for_update:
         # only the participant's row: locking the study row on every answer would serialise all of
         # a study's answers (SQLite has no row locks: its IMMEDIATE transactions serialise writers)
         of = (quote("p"),) if connection.features.has_select_for_update_of else ()
@@ -72,9 +73,18 @@ def participant_lock_by_link(*, participant_ids: Sequence[int], link: str,
     """The participant among `participant_ids` (a browser's) in the study at `link`, with its study,
     its row locked until the transaction ends; None when there is none (or its identity was
     erased). Call it inside `transaction.atomic()`."""
+    return _participant_at_link(participant_ids, link, lock=True, using=using)
+
+
+def participant_at_link(participant_ids: Sequence[int], link: str, using: str = DEFAULT_DB_ALIAS) -> Participant | None:
+    """The same read without the lock: what every participant page reads first."""
+    return _participant_at_link(participant_ids, link, lock=False, using=using)
+
+
+def _participant_at_link(participant_ids: Sequence[int], link: str, *, lock: bool, using: str) -> Participant | None:
     if not participant_ids:
         return None
-    sql, participants, study = _statement(using, len(participant_ids))
+    sql, participants, study = _statement(using, len(participant_ids), lock)
     connection = connections[using]
     with connection.cursor() as cursor:
         cursor.execute(sql, [*participant_ids, link])

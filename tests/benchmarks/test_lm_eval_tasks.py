@@ -13,7 +13,7 @@ import pytest
 from annotation.benchmarks.base import DatasetError
 from annotation.benchmarks.lm_eval import records_for_task
 
-pytest.importorskip("lm_eval")
+import lm_eval  # noqa: E402,F401  (a test dependency: missing, these tests fail rather than skip)
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "annotation" / "benchmarks" / "lm_eval" / "example"
 DOCS = [{"question": "Which animal says moo?", "choices": ["cow", "cat"], "answer": 0},

@@ -160,7 +160,7 @@ def test_a_csv_of_ones_own_items_becomes_a_study_with_people_and_a_model(
 
 def test_an_lm_eval_task_becomes_a_study_with_people_and_a_model(
         researcher_page, page, live_server, artifacts, tiny_model_dir):
-    pytest.importorskip("lm_eval")
+    import lm_eval  # noqa: F401  (a test dependency: missing, this test fails rather than skips)
     call_command("import_benchmark", "lm_eval", "--task", str(TASK))
     researcher = researcher_page
     researcher.goto(f"{live_server.url}/studies/new/")

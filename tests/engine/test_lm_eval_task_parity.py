@@ -13,7 +13,7 @@ from annotation.benchmarks.lm_eval import records_for_task
 from annotation.benchmarks.lm_eval.tasks import HARNESS_FEWSHOT_SEED
 from modelruns.engine import ChoiceRequest, Engine, GenerationRequest
 
-pytest.importorskip("lm_eval")
+import lm_eval  # noqa: E402,F401  (a test dependency: missing, these tests fail rather than skip)
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "annotation" / "benchmarks" / "lm_eval" / "example"
 CHOICE_TASK, GENERATION_TASK = "parity_example_mc", "parity_example_gen"
@@ -108,7 +108,7 @@ def test_the_imported_custom_items_answer_as_the_harness_scores(
         llama_dir: Path, tiny_lm: Any, num_fewshot: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """The same, through the custom benchmark's own model side: items built from the records, its
     requests, its answers (correct: acc; correct_norm: acc_norm)."""
-    custom = pytest.importorskip("annotation.benchmarks.custom")
+    from annotation.benchmarks import custom
     from annotation import benchmarks
 
     name, records = records_for_task(EXAMPLE / "example_mc.yaml", num_fewshot=num_fewshot)
@@ -131,7 +131,7 @@ def test_the_imported_generation_items_score_as_the_harness_scores(
         llama_dir: Path, tiny_lm: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """Generation through the custom benchmark's model side: the same texts, and each item right
     exactly when the harness's exact_match says so (after its remove_whitespace filter)."""
-    custom = pytest.importorskip("annotation.benchmarks.custom")
+    from annotation.benchmarks import custom
     from annotation import benchmarks
 
     name, records = records_for_task(EXAMPLE / "example_gen.yaml", num_fewshot=2)

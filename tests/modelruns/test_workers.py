@@ -58,7 +58,7 @@ def shared_database() -> None:
 
 @pytest.fixture
 def redis_queue(shared_database):
-    redis = pytest.importorskip("redis")
+    import redis
     client = redis.Redis.from_url(REDIS_URL)
     try:
         client.ping()

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from studies.models import Participant, Study
 from annotation.models import Item
-from studies.participation.prepared import items_by_id, participant_lock_by_link
+from studies.participation.prepared import items_by_id, participant_at_link, participant_lock_by_link
 from tests.factories import Bot, pid, small_study
 
 pytestmark = pytest.mark.django_db
@@ -46,6 +46,8 @@ def test_it_reads_the_participant_and_study_the_orm_reads_field_for_field(implic
     assert isinstance(read, Participant) and isinstance(read.study, Study)
     assert _fields(read) == _fields(expected)
     assert _fields(read.study) == _fields(expected.study)
+    unlocked = participant_at_link([participant.pk], participant.study.link)  # what every page reads
+    assert (_fields(unlocked), _fields(unlocked.study)) == (_fields(expected), _fields(expected.study))
     assert read.sequence == expected.sequence and isinstance(read.sequence, list)
     assert read.current_shown_at == expected.current_shown_at and read.current_shown_at.tzinfo is not None
     assert read._state.adding is False and read._state.db == "default"
@@ -63,6 +65,7 @@ def test_an_erased_participant_is_no_ones(implicature):
     Participant.objects.filter(pk=participant.pk).update(erased_at=timezone.now())
     with transaction.atomic():
         assert participant_lock_by_link(participant_ids=[participant.pk], link=participant.study.link) is None
+    assert participant_at_link([participant.pk], participant.study.link) is None
 
 
 @pytest.mark.django_db(transaction=True)
