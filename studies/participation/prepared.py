@@ -29,7 +29,7 @@ class _Table:
 
     def __init__(self, model, alias: str, connection) -> None:
         quote = connection.ops.quote_name
-        self.model, self.alias = model, alias
+        self.model = model
         fields = model._meta.concrete_fields
         self.attnames = [field.attname for field in fields]
         self.columns = [f"{quote(alias)}.{quote(field.column)}" for field in fields]

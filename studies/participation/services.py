@@ -13,9 +13,8 @@ from django.utils import timezone
 from annotation.models import Item
 from annotation.selectors import item_data
 from studies.models import Participant, Response, Study
-from studies.participation.selectors import screen_for, verifiable_responses
-from studies.selectors import participant_at_link
 from studies.participation import prepared
+from studies.participation.selectors import screen_for, verifiable_responses
 from studies.services import participant_lock, slot_take_back
 
 
@@ -69,7 +68,7 @@ def response_submit(*, item_id: int, position: int, raw_answer: str, extra: Mapp
     except IntegrityError:
         # the unique (participant, position) constraint: a copy of this answer is already stored
         participant = (Participant.objects.select_related("study", "unit").get(pk=participant_id)
-                       if participant_id is not None else participant_at_link(known, link))
+                       if participant_id is not None else prepared.participant_at_link(known, link))
         return SubmitResult(Outcome.IGNORED, participant)
     return result
 

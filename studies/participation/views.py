@@ -37,7 +37,9 @@ def _problem(request: HttpRequest, title: str, message: str, status: int = 400) 
     return render(request, "annotation/problem.html", {"title": title, "message": message}, status=status)
 
 
-def _no_session(request: HttpRequest) -> HttpResponse:
+def _no_participant(request: HttpRequest, link: str) -> HttpResponse:
+    """This browser has no participant at `link`: a 404 for a link to no study, else how to get back in."""
+    get_study_by_link(link)
     return _problem(request, "We could not find your place in this study",
                     "Please open the study again from Prolific, using the link there: your answers so far are saved.")
 
@@ -127,8 +129,7 @@ def participant_view(view: Callable[[HttpRequest, Participant], HttpResponse]) -
     def wrapper(request: HttpRequest, link: str) -> HttpResponse:
         participant = get_participant_by_link(request, link)
         if participant is None:
-            get_study_by_link(link)  # a link to no study is a 404
-            return _no_session(request)
+            return _no_participant(request, link)
         return view(request, participant)
 
     return wrapper
@@ -227,16 +228,14 @@ def answer(request: HttpRequest, link: str) -> HttpResponse:
     if not known or not form.is_valid():
         participant = participant_at_link(known, link)
         if participant is None:
-            get_study_by_link(link)  # a link to no study is a 404
-            return _no_session(request)
+            return _no_participant(request, link)
         return _render_step(request, participant) if request.htmx else redirect(_step_url(participant.study))
     extra = {key: form.cleaned_data[key] for key in ("pasted", "option_order") if form.cleaned_data[key]}
     result = response_submit(link=link, known=known, item_id=form.cleaned_data["item"],
                              position=form.cleaned_data["position"], raw_answer=form.cleaned_data["answer"],
                              extra=extra, show_next=bool(request.htmx))
     if result is None:
-        get_study_by_link(link)
-        return _no_session(request)
+        return _no_participant(request, link)
     participant = result.participant
     if result.outcome is Outcome.INVALID and participant.step == Participant.Step.ITEMS:
         template = "annotation/partials/_item.html" if request.htmx else "annotation/item_page.html"

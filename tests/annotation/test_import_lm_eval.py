@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import lm_eval  # noqa: F401  (a test dependency: missing, these tests fail rather than skip)
 import pytest
 from django.core.management import CommandError, call_command
 
 from annotation.models import Item
-
-import lm_eval  # noqa: E402,F401  (a test dependency: missing, these tests fail rather than skip)
-
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "annotation" / "benchmarks" / "lm_eval" / "example"
 

@@ -8,12 +8,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import lm_eval  # noqa: F401  (a test dependency: missing, these tests fail rather than skip)
 import pytest
 
 from annotation.benchmarks.base import DatasetError
 from annotation.benchmarks.lm_eval import records_for_task
-
-import lm_eval  # noqa: E402,F401  (a test dependency: missing, these tests fail rather than skip)
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "annotation" / "benchmarks" / "lm_eval" / "example"
 DOCS = [{"question": "Which animal says moo?", "choices": ["cow", "cat"], "answer": 0},

@@ -7,13 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import lm_eval  # noqa: F401  (a test dependency: missing, these tests fail rather than skip)
 import pytest
 
 from annotation.benchmarks.lm_eval import records_for_task
 from annotation.benchmarks.lm_eval.tasks import HARNESS_FEWSHOT_SEED
 from modelruns.engine import ChoiceRequest, Engine, GenerationRequest
-
-import lm_eval  # noqa: E402,F401  (a test dependency: missing, these tests fail rather than skip)
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "annotation" / "benchmarks" / "lm_eval" / "example"
 CHOICE_TASK, GENERATION_TASK = "parity_example_mc", "parity_example_gen"
