@@ -5,13 +5,11 @@ from __future__ import annotations
 from statistics import median
 
 from django.db.models import Count, Q, QuerySet
-from django.http import Http404, HttpRequest
+from django.http import Http404, HttpRequest, HttpResponse
 
 from annotation.models import Item
 from studies.models import Participant, Response, Study, Unit
-from studies.participation import prepared
-
-SESSION_KEY = "parity:participants"
+from studies.participation import cookie, prepared
 
 
 def get_study_by_link(link: str) -> Study:
@@ -23,7 +21,7 @@ def get_study_by_link(link: str) -> Study:
 
 def get_participant_for_request(request: HttpRequest, study: Study) -> Participant | None:
     """The participant this browser entered `study` as, or None (the only place that decides)."""
-    participant_id = request.session.get(SESSION_KEY, {}).get(str(study.pk))
+    participant_id = cookie.known(request).get(study.pk)
     if participant_id is None:
         return None
     # an erased identity is no longer anyone's: the browser that entered as it cannot resume it
@@ -38,7 +36,7 @@ def get_participant_by_link(request: HttpRequest, link: str) -> Participant | No
 
 def known_participant_ids(request: HttpRequest) -> list[int]:
     """The participants this browser entered, in any study."""
-    return [pk for pk in request.session.get(SESSION_KEY, {}).values() if isinstance(pk, int)]
+    return list(cookie.known(request).values())
 
 
 def participant_at_link(participant_ids: list[int], link: str) -> Participant | None:
@@ -51,10 +49,10 @@ def _known_participants(ids: list[int]) -> QuerySet[Participant]:
     return Participant.objects.select_related("study").filter(pk__in=ids, erased_at__isnull=True)
 
 
-def remember_participant(request: HttpRequest, participant: Participant) -> None:
-    known = dict(request.session.get(SESSION_KEY, {}))
-    known[str(participant.study_id)] = participant.pk
-    request.session[SESSION_KEY] = known
+def remember_participant(request: HttpRequest, response: HttpResponse, participant: Participant) -> HttpResponse:
+    """`response`, which tells this browser it is `participant` in their study from now on."""
+    cookie.remember(request, response, participant.study_id, participant.pk)
+    return response
 
 
 def current_item(participant: Participant) -> Item | None:

@@ -88,10 +88,11 @@ def _admit(request: HttpRequest, study: Study, form: EntryForm, same_browser: bo
                               prolific_session_id=form.cleaned_data["SESSION_ID"], same_browser=same_browser)
     if entry.participant is None:
         return _refusal(request, study, entry.refusal)
-    remember_participant(request, entry.participant)
     if entry.resumed and entry.participant.step == Participant.Step.DONE:
-        return render(request, "annotation/done.html", _done_context(entry.participant, already=True))
-    return redirect(_step_url(study))
+        response = render(request, "annotation/done.html", _done_context(entry.participant, already=True))
+    else:
+        response = redirect(_step_url(study))
+    return remember_participant(request, response, entry.participant)
 
 
 def _refusal(request: HttpRequest, study: Study, refusal: Refusal | None) -> HttpResponse:
