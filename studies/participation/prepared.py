@@ -27,10 +27,11 @@ _Converter = Callable[[Any, Any, Any], Any]
 class _Table:
     """One model's columns in the statement: their SQL, and how a row's values become an instance."""
 
-    def __init__(self, model, alias: str, connection) -> None:
+    def __init__(self, model, alias: str, connection, leave_out: tuple[str, ...] = ()) -> None:
         quote = connection.ops.quote_name
         self.model = model
-        fields = model._meta.concrete_fields
+        # a field left out is deferred on the instance (read on first use, as the ORM's `defer`)
+        fields = [field for field in model._meta.concrete_fields if field.name not in leave_out]
         self.attnames = [field.attname for field in fields]
         self.columns = [f"{quote(alias)}.{quote(field.column)}" for field in fields]
         self.converters: list[tuple[int, list[_Converter], Any]] = []
@@ -47,25 +48,49 @@ class _Table:
         return self.model.from_db(db, self.attnames, values)
 
 
+#: what the answer POST never shows: the study's long texts stay in the database
+_ANSWER_LEAVES_OUT = ("consent_text", "instructions_text")
+
+
 @lru_cache(maxsize=None)
-def _statement(db: str, count: int, lock: bool) -> tuple[str, _Table, _Table]:
-    """The SELECT for `count` participant ids on database `db` (`lock`: FOR UPDATE), and its two tables."""
+def _statement(db: str, count: int, lock: bool, with_items: bool = False) -> tuple[str, _Table, _Table, _Table | None]:
+    """The SELECT for `count` participant ids on database `db` (`lock`: FOR UPDATE), and its tables.
+    `with_items`: the answer's read, which also joins the answered item and the one at a position
+    of the participant's sequence (a row per item found; parameters: the item's id and the
+    position, then the participant ids and the link)."""
     connection = connections[db]
     quote = connection.ops.quote_name
-    participants, study = _Table(Participant, "p", connection), _Table(Study, "s", connection)
+    participants = _Table(Participant, "p", connection)
+    study = _Table(Study, "s", connection, leave_out=_ANSWER_LEAVES_OUT if with_items else ())
+    items = _Table(Item, "i", connection) if with_items else None
     ids = ", ".join(["%s"] * count)
-    sql = (f"SELECT {', '.join(participants.columns + study.columns)} "
+    columns = participants.columns + study.columns + (items.columns if items else [])
+    sql = (f"SELECT {', '.join(columns)} "
            f"FROM {quote(Participant._meta.db_table)} {quote('p')} "
            f"INNER JOIN {quote(Study._meta.db_table)} {quote('s')} "
-           f"ON ({quote('p')}.{quote(Participant._meta.get_field('study').column)} = {quote('s')}.{quote('id')}) "
-           f"WHERE {quote('p')}.{quote('id')} IN ({ids}) AND {quote('s')}.{quote('link')} = %s "
-           f"AND {quote('p')}.{quote('erased_at')} IS NULL")
+           f"ON ({quote('p')}.{quote(Participant._meta.get_field('study').column)} = {quote('s')}.{quote('id')}) ")
+    if items:
+        sql += (f"LEFT OUTER JOIN {quote(Item._meta.db_table)} {quote('i')} "
+                f"ON {quote('i')}.{quote('id')} IN (%s, {_sequence_at(connection)}) ")
+    sql += (f"WHERE {quote('p')}.{quote('id')} IN ({ids}) AND {quote('s')}.{quote('link')} = %s "
+            f"AND {quote('p')}.{quote('erased_at')} IS NULL")
     if lock and connection.features.has_select_for_update:
         # only the participant's row: locking the study row on every answer would serialise all of
         # a study's answers (SQLite has no row locks: its IMMEDIATE transactions serialise writers)
         of = (quote("p"),) if connection.features.has_select_for_update_of else ()
         sql += " " + connection.ops.for_update_sql(of=of)
-    return sql, participants, study
+    return sql, participants, study, items
+
+
+def _sequence_at(connection) -> str:
+    """SQL for the item id at a 0-based index (a parameter) of the participant's sequence, a JSON
+    array; NULL past its end or for a NULL index."""
+    sequence = f"{connection.ops.quote_name('p')}.{connection.ops.quote_name('sequence')}"
+    if connection.vendor == "postgresql":
+        return f"CAST(({sequence} ->> %s) AS bigint)"
+    if connection.vendor == "sqlite":
+        return f"json_extract({sequence}, '$[' || %s || ']')"
+    raise NotImplementedError(f"the answer's read is written for PostgreSQL and SQLite, not {connection.vendor}")
 
 
 def participant_lock_by_link(*, participant_ids: Sequence[int], link: str,
@@ -81,19 +106,42 @@ def participant_at_link(participant_ids: Sequence[int], link: str, using: str = 
     return _participant_at_link(participant_ids, link, lock=False, using=using)
 
 
+def participant_lock_for_answer(*, participant_ids: Sequence[int], link: str, item_id: int, next_index: int | None,
+                                using: str = DEFAULT_DB_ALIAS) -> tuple[Participant | None, dict[int, Item]]:
+    """`participant_lock_by_link` and, in the same statement, the answered item (`item_id`) and the
+    item at `next_index` (0-based) of the participant's sequence when there is one: (the participant
+    or None, the items found by id). The study comes without its consent and instructions texts
+    (deferred). Call it inside `transaction.atomic()`."""
+    if not participant_ids:
+        return None, {}
+    sql, participants, study, items = _statement(using, len(participant_ids), True, True)
+    connection = connections[using]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [item_id, next_index, *participant_ids, link])
+        rows = cursor.fetchall()
+    if not rows:
+        return None, {}
+    participant = _participant(rows[0], participants, study, using, connection)
+    start = len(participants.attnames) + len(study.attnames)
+    found = [items.instance(list(row[start:]), using, connection) for row in rows if row[start] is not None]
+    return participant, {item.pk: item for item in found}
+
+
 def _participant_at_link(participant_ids: Sequence[int], link: str, *, lock: bool, using: str) -> Participant | None:
     if not participant_ids:
         return None
-    sql, participants, study = _statement(using, len(participant_ids), lock)
+    sql, participants, study, _items = _statement(using, len(participant_ids), lock)
     connection = connections[using]
     with connection.cursor() as cursor:
         cursor.execute(sql, [*participant_ids, link])
         row = cursor.fetchone()
-    if row is None:
-        return None
-    row, width = list(row), len(participants.attnames)
-    participant = participants.instance(row[:width], using, connection)
-    participant.study = study.instance(row[width:], using, connection)
+    return None if row is None else _participant(row, participants, study, using, connection)
+
+
+def _participant(row, participants: _Table, study: _Table, using: str, connection) -> Participant:
+    width, end = len(participants.attnames), len(participants.attnames) + len(study.attnames)
+    participant = participants.instance(list(row[:width]), using, connection)
+    participant.study = study.instance(list(row[width:end]), using, connection)
     return participant
 
 
@@ -162,3 +210,30 @@ def update(instance, fields: Sequence[str], using: str = DEFAULT_DB_ALIAS) -> No
     values = [field.get_db_prep_save(field.pre_save(instance, False), connection) for field in model_fields]
     with connection.cursor() as cursor:
         cursor.execute(sql, [*values, instance.pk])
+
+
+@lru_cache(maxsize=None)
+def _insert_and_update_statement(db: str, new_model, stored_model, names: tuple[str, ...]) -> str:
+    """PostgreSQL: the INSERT with the UPDATE in a data-modifying WITH, one statement."""
+    insert_sql, _fields = _insert_statement(db, new_model)
+    update_sql, _model_fields = _update_statement(db, stored_model, names)
+    return f"WITH {connections[db].ops.quote_name('progress')} AS ({update_sql}) {insert_sql}"
+
+
+def insert_and_update(new, stored, fields: Sequence[str], using: str = DEFAULT_DB_ALIAS) -> None:
+    """`insert(new)` and `update(stored, fields)`, in one statement where the database runs a write
+    inside a WITH (PostgreSQL: one round trip); both or neither, as the two in one transaction."""
+    connection = connections[using]
+    if connection.vendor != "postgresql":
+        insert(new, using)
+        update(stored, fields, using)
+        return
+    sql = _insert_and_update_statement(using, type(new), type(stored), tuple(fields))
+    _insert_sql, insert_fields = _insert_statement(using, type(new))
+    _update_sql, update_fields = _update_statement(using, type(stored), tuple(fields))
+    updated = [field.get_db_prep_save(field.pre_save(stored, False), connection) for field in update_fields]
+    inserted = [field.get_db_prep_save(field.pre_save(new, True), connection) for field in insert_fields]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*updated, stored.pk, *inserted])
+        new.pk = cursor.fetchone()[0]
+    new._state.adding, new._state.db = False, using

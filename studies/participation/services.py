@@ -51,20 +51,23 @@ def response_submit(*, item_id: int, position: int, raw_answer: str, extra: Mapp
     With `show_next`, the caller shows the next item in the same response: it is read with the
     answered one and its shown time is the answer's time.
 
-    A working participant costs the row lock (with the study), one read of the items, the insert
-    and the update.
+    A working participant at `link` costs one read (the participant and its study, row-locked, with
+    the answered and the next item), the insert and the update.
     """
     if participant_id is not None:
-        lock = partial(participant_lock, participant_id=participant_id, with_study=False, study=study)
+        lock = partial(_items_unread, partial(participant_lock, participant_id=participant_id, with_study=False,
+                                              study=study))
     else:
-        lock = partial(prepared.participant_lock_by_link, participant_ids=known, link=link)
+        # the answered item and the next one (at index `position` of the sequence) come with the lock
+        lock = partial(prepared.participant_lock_for_answer, participant_ids=known, link=link, item_id=item_id,
+                       next_index=position if show_next else None)
     answer = (item_id, position, raw_answer, extra, show_next)
     try:
         result = _submit(lock, *answer, with_study=False)
         if isinstance(result, int):
             # the reservation timed out: again, with the study locked first, as assignment takes them
-            result = _submit(partial(participant_lock, participant_id=result, with_study=True), *answer,
-                             with_study=True)
+            result = _submit(partial(_items_unread, partial(participant_lock, participant_id=result, with_study=True)),
+                             *answer, with_study=True)
     except IntegrityError:
         # the unique (participant, position) constraint: a copy of this answer is already stored
         participant = (Participant.objects.select_related("study", "unit").get(pk=participant_id)
@@ -73,14 +76,20 @@ def response_submit(*, item_id: int, position: int, raw_answer: str, extra: Mapp
     return result
 
 
-def _submit(lock: Callable[[], Participant | None], item_id: int, position: int, raw_answer: str,
-            extra: Mapping[str, Any] | None, show_next: bool, *, with_study: bool) -> SubmitResult | int | None:
-    """One attempt under `lock`'s row lock: the result, None for no participant, or the participant's
-    id when their reservation timed out and the study's lock is needed first."""
+def _items_unread(lock: Callable[[], Participant | None]) -> tuple[Participant | None, dict[int, Item]]:
+    return lock(), {}
+
+
+def _submit(lock: Callable[[], tuple[Participant | None, dict[int, Item]]], item_id: int, position: int,
+            raw_answer: str, extra: Mapping[str, Any] | None, show_next: bool, *,
+            with_study: bool) -> SubmitResult | int | None:
+    """One attempt under `lock`'s row lock (which gives the participant, and the items it read with
+    it): the result, None for no participant, or the participant's id when their reservation timed
+    out and the study's lock is needed first."""
     with transaction.atomic():
         # The row lock serialises concurrent submits of one participant on PostgreSQL; on SQLite
         # the IMMEDIATE transaction mode does the same for the whole database.
-        participant = lock()
+        participant, items = lock()
         if participant is None:
             return None
         if participant.status == Participant.Status.TIMED_OUT and participant.step == Participant.Step.ITEMS:
@@ -93,7 +102,9 @@ def _submit(lock: Callable[[], Participant | None], item_id: int, position: int,
         if position != participant.answered + 1 or participant.sequence[participant.answered] != item_id:
             return SubmitResult(Outcome.IGNORED, participant)
         following = participant.sequence[position] if show_next and position < len(participant.sequence) else None
-        items = prepared.items_by_id([item_id] if following is None else [item_id, following])
+        needed = [item_id] if following is None else [item_id, following]
+        if any(pk not in items for pk in needed):
+            items = prepared.items_by_id(needed)
         item = items[item_id]
         definition = participant.study.definition
         design = participant.study.design
@@ -114,13 +125,14 @@ def _submit(lock: Callable[[], Participant | None], item_id: int, position: int,
             is_attention_check=item.is_attention_check, shown_at=shown_at, answered_at=now,
             duration_ms=max(0, int((now - shown_at).total_seconds() * 1000)), extra=extra,
         )
-        prepared.insert(response)
-        _advance(participant, item, scored.correct, now, shown_next=following is not None)
+        fields = _advance(participant, item, scored.correct, now, shown_next=following is not None)
+        prepared.insert_and_update(response, participant, fields)
     return SubmitResult(Outcome.STORED, participant, response=response,
                         next_item=items.get(following) if following is not None else None)
 
 
-def _advance(participant, item: Item, correct: bool, now, *, shown_next: bool) -> None:
+def _advance(participant, item: Item, correct: bool, now, *, shown_next: bool) -> list[str]:
+    """The participant's progress after this answer, on the instance; the fields it changed."""
     participant.answered += 1
     participant.current_shown_at = now if shown_next else None
     participant.last_seen_at = now
@@ -138,7 +150,7 @@ def _advance(participant, item: Item, correct: bool, now, *, shown_next: bool) -
         participant.status = Participant.Status.COMPLETED
         participant.completed_at = now
         fields += ["step", "status", "completed_at"]
-    prepared.update(participant, fields)
+    return fields
 
 
 # -- a researcher's verification ------------------------------------------------------------

@@ -131,3 +131,65 @@ def test_an_answer_and_the_progress_are_written_as_the_orm_writes_them(implicatu
     prepared.update(participant, ["answered", "attention_failures"])
     fresh = Participant.objects.get(pk=participant.pk)
     assert (fresh.answered, fresh.attention_failures, fresh.sequence) == (5, 2, participant.sequence)
+
+
+def test_the_answers_read_brings_the_answered_and_the_next_item_with_the_locked_participant(implicature):
+    from studies.participation.prepared import participant_lock_for_answer
+
+    participant = _working_participant()
+    link, sequence = participant.study.link, participant.sequence
+    expected = Participant.objects.select_related("study").get(pk=participant.pk)
+    with transaction.atomic():
+        read, items = participant_lock_for_answer(participant_ids=[participant.pk + 1000, participant.pk], link=link,
+                                                  item_id=sequence[1], next_index=2)
+    assert _fields(read) == _fields(expected)
+    # the study comes without its long texts, which are read when asked for
+    assert read.study.get_deferred_fields() == {"consent_text", "instructions_text"}
+    assert {key: value for key, value in _fields(read.study).items() if not key.endswith("_text")} == {
+        key: value for key, value in _fields(expected.study).items() if not key.endswith("_text")}
+    assert read.study.consent_text == expected.study.consent_text
+    assert sorted(items) == sorted(sequence[1:3])
+    for pk, item in Item.objects.in_bulk(sequence[1:3]).items():
+        assert _fields(items[pk]) == _fields(item)
+    with transaction.atomic():
+        # past the sequence's end, or no next item asked for: the answered item alone
+        for next_index in (len(sequence), None):
+            _read, items = participant_lock_for_answer(participant_ids=[participant.pk], link=link,
+                                                       item_id=sequence[-1], next_index=next_index)
+            assert list(items) == [sequence[-1]]
+        # an item id that names no item: the participant, no item
+        again, items = participant_lock_for_answer(participant_ids=[participant.pk], link=link, item_id=10**9,
+                                                   next_index=None)
+        assert again.pk == participant.pk and items == {}
+        assert participant_lock_for_answer(participant_ids=[participant.pk], link=small_study("other").link,
+                                           item_id=sequence[0], next_index=1) == (None, {})
+        assert participant_lock_for_answer(participant_ids=[], link=link, item_id=sequence[0], next_index=1) == (None, {})
+
+
+def test_the_answer_and_the_progress_are_written_together_or_not_at_all(implicature):
+    from django.db import IntegrityError
+
+    from studies.models import Response
+    from studies.participation import prepared
+
+    participant = _working_participant()
+    stored = Response.objects.filter(participant=participant).get()
+    item = Item.objects.exclude(pk=stored.item_id).filter(benchmark="implicature").first()
+    fields = dict(participant=participant, item=item, position=2, raw_answer="no", answer="no", valid=True,
+                  correct=True, is_attention_check=False, shown_at=stored.shown_at, answered_at=stored.answered_at,
+                  duration_ms=5, extra={})
+    answered = participant.answered
+    participant.answered, participant.last_seen_at = answered + 1, stored.answered_at
+    written = Response(**fields)
+    with CaptureQueriesContext(connection) as queries:
+        prepared.insert_and_update(written, participant, ["answered", "last_seen_at"])
+    assert len(queries) == (1 if connection.vendor == "postgresql" else 2)
+    assert Response.objects.get(pk=written.pk).raw_answer == "no"
+    fresh = Participant.objects.get(pk=participant.pk)
+    assert (fresh.answered, fresh.last_seen_at) == (answered + 1, stored.answered_at)
+    # the same position again: the unique constraint refuses the answer, and the progress stays
+    participant.answered = answered + 2
+    with pytest.raises(IntegrityError), transaction.atomic():
+        prepared.insert_and_update(Response(**{**fields, "item": stored.item}), participant, ["answered"])
+    assert Participant.objects.get(pk=participant.pk).answered == answered + 1
+    assert Response.objects.filter(participant=participant).count() == 2
