@@ -55,23 +55,24 @@ _ANSWER_LEAVES_OUT = ("consent_text", "instructions_text")
 @lru_cache(maxsize=None)
 def _statement(db: str, count: int, lock: bool, with_items: bool = False) -> tuple[str, _Table, _Table, _Table | None]:
     """The SELECT for `count` participant ids on database `db` (`lock`: FOR UPDATE), and its tables.
-    `with_items`: the answer's read, which also joins the answered item and the one at a position
-    of the participant's sequence (a row per item found; parameters: the item's id and the
-    position, then the participant ids and the link)."""
+    `with_items`: the answer's read, which also joins, in the same row, the answered item and the
+    one at an index of the participant's sequence (parameters: the item's id and the index, then
+    the participant ids and the link)."""
     connection = connections[db]
     quote = connection.ops.quote_name
     participants = _Table(Participant, "p", connection)
     study = _Table(Study, "s", connection, leave_out=_ANSWER_LEAVES_OUT if with_items else ())
-    items = _Table(Item, "i", connection) if with_items else None
+    answered, following = (_Table(Item, "i", connection), _Table(Item, "n", connection)) if with_items else (None, None)
     ids = ", ".join(["%s"] * count)
-    columns = participants.columns + study.columns + (items.columns if items else [])
+    columns = participants.columns + study.columns + (answered.columns + following.columns if with_items else [])
     sql = (f"SELECT {', '.join(columns)} "
            f"FROM {quote(Participant._meta.db_table)} {quote('p')} "
            f"INNER JOIN {quote(Study._meta.db_table)} {quote('s')} "
            f"ON ({quote('p')}.{quote(Participant._meta.get_field('study').column)} = {quote('s')}.{quote('id')}) ")
-    if items:
-        sql += (f"LEFT OUTER JOIN {quote(Item._meta.db_table)} {quote('i')} "
-                f"ON {quote('i')}.{quote('id')} IN (%s, {_sequence_at(connection)}) ")
+    if with_items:
+        sql += (f"LEFT OUTER JOIN {quote(Item._meta.db_table)} {quote('i')} ON {quote('i')}.{quote('id')} = %s "
+                f"LEFT OUTER JOIN {quote(Item._meta.db_table)} {quote('n')} "
+                f"ON {quote('n')}.{quote('id')} = {_sequence_at(connection)} ")
     sql += (f"WHERE {quote('p')}.{quote('id')} IN ({ids}) AND {quote('s')}.{quote('link')} = %s "
             f"AND {quote('p')}.{quote('erased_at')} IS NULL")
     if lock and connection.features.has_select_for_update:
@@ -79,7 +80,7 @@ def _statement(db: str, count: int, lock: bool, with_items: bool = False) -> tup
         # a study's answers (SQLite has no row locks: its IMMEDIATE transactions serialise writers)
         of = (quote("p"),) if connection.features.has_select_for_update_of else ()
         sql += " " + connection.ops.for_update_sql(of=of)
-    return sql, participants, study, items
+    return sql, participants, study, answered
 
 
 def _sequence_at(connection) -> str:
@@ -118,12 +119,13 @@ def participant_lock_for_answer(*, participant_ids: Sequence[int], link: str, it
     connection = connections[using]
     with connection.cursor() as cursor:
         cursor.execute(sql, [item_id, next_index, *participant_ids, link])
-        rows = cursor.fetchall()
-    if not rows:
+        row = cursor.fetchone()
+    if row is None:
         return None, {}
-    participant = _participant(rows[0], participants, study, using, connection)
-    start = len(participants.attnames) + len(study.attnames)
-    found = [items.instance(list(row[start:]), using, connection) for row in rows if row[start] is not None]
+    participant = _participant(row, participants, study, using, connection)
+    start, width = len(participants.attnames) + len(study.attnames), len(items.attnames)
+    found = [items.instance(list(row[at:at + width]), using, connection)
+             for at in (start, start + width) if row[at] is not None]
     return participant, {item.pk: item for item in found}
 
 
