@@ -182,7 +182,8 @@ def _item_context(participant: Participant, error: str = "", typed: str = "", pa
     definition = participant.study.definition
     screen = screen_for(participant, item) if item else None
     return {
-        "study": participant.study, "participant": participant, "item": item, "error": error,
+        "study": participant.study, "participant": participant, "item": item, "error": error, "preview": None,
+        "answer_url": reverse("annotation:answer", args=[participant.study.link]),
         "position": participant.answered + 1, "total": participant.total,
         "percent": round(100 * participant.answered / max(participant.total, 1)),
         "shown": screen.shown if screen else {},

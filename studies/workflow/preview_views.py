@@ -31,6 +31,7 @@ def _item_context(study: Study, walk: preview.Walk, error: str = "", typed: str 
     item = preview.current_item(walk)
     screen = preview.screen(study, walk, item)
     return _context(study, walk, "answer", item=item, error=error, position=walk.answered + 1, total=walk.total,
+                    answer_url=reverse("studies:preview_answer", args=[study.pk]),
                     percent=round(100 * walk.answered / max(walk.total, 1)), shown=screen.shown,
                     choices=screen.choices, item_template=screen.template,
                     history=preview.history(study, walk, item), typed=typed, pasted=False,
