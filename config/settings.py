@@ -143,8 +143,8 @@ elif CACHE_URL:
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 if CACHE_URL:
-    # sessions stay in the database, read through the shared cache: a participant's request costs
-    # no session query (never with a per-process cache, whose copies would go stale)
+    # sessions (researchers'; participants' pages use a signed cookie) stay in the database, read
+    # through the shared cache (never a per-process cache, whose copies would go stale)
     SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 
 SESSION_COOKIE_AGE = 60 * 60 * 24 * 14

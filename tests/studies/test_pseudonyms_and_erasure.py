@@ -113,7 +113,7 @@ def test_the_same_pid_cannot_resume_the_erased_session_from_the_same_browser(imp
     participant_erase(study=study, prolific_pid=bot.pid)
     old.refresh_from_db()
     assert old.status == Participant.Status.RETURNED and old.step == Participant.Step.RELEASED
-    # the browser's session still names the old participant: it no longer leads there
+    # the browser's cookie still names the old participant: it no longer leads there
     assert "could not find your place" in bot.client.get(f"/s/{study.link}/step/").content.decode()
     assert "This link is incomplete" in bot.client.get(f"/s/{study.link}/").content.decode()
     # entering again with the same PID starts afresh, under a new pseudonym
