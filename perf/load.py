@@ -32,8 +32,6 @@ import aiohttp
 PATHS = ("htmx", "nojs")
 
 _CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
-#: the token every htmx request sends as a header, from the whole page's <body hx-headers>
-_HX_CSRF = re.compile(r'"X-CSRFToken": "([^"]+)"')
 _START_FORM = re.compile(r'id="start".*?<form[^>]*action="([^"]+)"(.*?)</form>', re.S)
 _HIDDEN = re.compile(r'<input type="hidden" name="([^"]+)" value="([^"]*)">')
 _ITEM = re.compile(r'name="item" value="(\d+)"')
@@ -99,8 +97,6 @@ class Participant:
         self.next_url = ""
         self.reloading = False
         self.rng = random.Random(pid)
-        #: htmx's X-CSRFToken header: the last whole page's (a fragment swapped in keeps the page's)
-        self.hx_token = ""
 
     # -- requests -----------------------------------------------------------------------------
 
@@ -171,17 +167,12 @@ class Participant:
     async def _answer(self) -> None:
         item, position = int(_ITEM.search(self.page).group(1)), int(_POSITION.search(self.page).group(1))
         value = self.rng.choice(_CHOICES.findall(self.page))
-        data = {"item": str(item), "position": str(position), "answer": value}
-        hx_token = _HX_CSRF.search(self.page)
-        if hx_token:
-            self.hx_token = unescape(hx_token.group(1))
-        token = _CSRF.search(self.page)  # the form's field: on whole pages, not in htmx's fragments
-        if token:
-            data["csrfmiddlewaretoken"] = unescape(token.group(1))
+        token = unescape(_CSRF.search(self.page).group(1))
+        data = {"csrfmiddlewaretoken": token, "item": str(item), "position": str(position), "answer": value}
         headers = None
         if self.path == "htmx":
             headers = {"HX-Request": "true", "HX-Target": "item-area", "HX-Trigger": "answer-form",
-                       "HX-Current-URL": f"{self.base}/s/{self.link}/step/", "X-CSRFToken": self.hx_token}
+                       "HX-Current-URL": f"{self.base}/s/{self.link}/step/", "X-CSRFToken": token}
         status, answer_headers, body, took = await self._send("POST", f"/s/{self.link}/answer/", data, headers)
         if status in (200, 302):
             answer = Answer(self.outcome.pid, position, item, value)

@@ -228,30 +228,3 @@ def test_failing_attention_checks_excludes_at_the_threshold_with_a_reason(implic
 
     one_failure.complete(choose=fail_first_check)
     assert one_failure.participant.attention_failures == 1 and not one_failure.participant.excluded
-
-
-def test_htmx_answers_carry_the_pages_csrf_token_in_a_header_and_get_no_new_csrf_cookie(implicature):
-    """A fragment swapped into the page keeps the page's token (base.html's hx-headers): it carries no
-    token field, and its response re-sends no CSRF cookie; a POST with no token is still refused."""
-    from django.test import Client
-
-    study = small_study()
-    bot = Bot(study, pid(0xC5F))
-    bot.start_items()
-    strict = Client(enforce_csrf_checks=True)
-    strict.cookies = bot.client.cookies
-    page = strict.get(f"/s/{study.link}/step/").content.decode()
-    token = re.search(r'"X-CSRFToken": "([^"]+)"', page).group(1)
-    assert 'name="csrfmiddlewaretoken"' in page  # the whole page's form works without JavaScript
-
-    def post(html: str, **headers: str):
-        item_id, position = bot.current_form(html)
-        return strict.post(f"/s/{study.link}/answer/", {"item": item_id, "position": position, "answer": "yes"},
-                           headers={"HX-Request": "true", **headers})
-
-    fragment = post(page, X_CSRFToken=token)
-    assert fragment.status_code == 200 and "csrftoken" not in fragment.cookies
-    html = fragment.content.decode()
-    assert 'name="position" value="2"' in html and "csrfmiddlewaretoken" not in html
-    assert post(html).status_code == 403 and bot.participant.answered == 1
-    assert post(html, X_CSRFToken=token).status_code == 200 and bot.participant.answered == 2
