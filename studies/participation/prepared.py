@@ -1,8 +1,9 @@
 """The participant's path's reads and writes, as statements built once per process.
 
 Every participant page reads this browser's participant at the study link with its study; every
-answer POST reads this browser's participant at the study link with its study (row-locked
-for the answer's transaction) and the answered and next items. Through the ORM each read is compiled
+answer POST reads, in one statement, this browser's participant at the study link with its study
+(row-locked for the answer's transaction) and the answered and next items, then writes the answer and
+the progress (one statement on PostgreSQL). Through the ORM each read is compiled
 anew on every answer (the first one: two tables, every column of both, a join, `FOR UPDATE OF`),
 which cost more CPU than anything else the answer does (a sampling profile of the production server
 under load: about a third of the worker's CPU for the first read, a sixth for the items). Here each
@@ -86,7 +87,8 @@ def _statement(db: str, count: int, lock: bool, with_items: bool = False) -> tup
 def _sequence_at(connection) -> str:
     """SQL for the item id at a 0-based index (a parameter) of the participant's sequence, a JSON
     array; NULL past its end or for a NULL index."""
-    sequence = f"{connection.ops.quote_name('p')}.{connection.ops.quote_name('sequence')}"
+    column = Participant._meta.get_field("sequence").column
+    sequence = f"{connection.ops.quote_name('p')}.{connection.ops.quote_name(column)}"
     if connection.vendor == "postgresql":
         return f"CAST(({sequence} ->> %s) AS bigint)"
     if connection.vendor == "sqlite":
