@@ -1,8 +1,8 @@
 """Django's Redis cache, with one Redis client per connection pool instead of one per call.
 
 Django's `RedisCacheClient.get_client` builds a new `redis.Redis` for every cache call, and building
-one (its table of response callbacks) cost about as much CPU as the GET it then sends: every
-participant request reads its session through this cache. A `redis.Redis` is safe to share (each
+one (its table of response callbacks) cost about as much CPU as the GET it then sends (researchers'
+sessions and the API's throttle counts go through this cache). A `redis.Redis` is safe to share (each
 command takes a connection from the pool, which also starts afresh in a forked worker).
 """
 

@@ -54,29 +54,29 @@ _ANSWER_LEAVES_OUT = ("consent_text", "instructions_text")
 
 
 @lru_cache(maxsize=None)
-def _statement(db: str, count: int, lock: bool, with_items: bool = False) -> tuple[str, _Table, _Table, _Table | None]:
-    """The SELECT for `count` participant ids on database `db` (`lock`: FOR UPDATE), and its tables.
-    `with_items`: the answer's read, which also joins, in the same row, the answered item and the
-    one at an index of the participant's sequence (parameters: the item's id and the index, then
-    the participant ids and the link)."""
+def _statement(db: str, count: int, for_answer: bool) -> tuple[str, _Table, _Table, _Table | None]:
+    """The SELECT for `count` participant ids on database `db`, and its tables. `for_answer`: the
+    answer's read, which locks the participant's row (FOR UPDATE) and joins, in the same row, the
+    answered item and the one at an index of the participant's sequence (parameters: the item's id
+    and the index, then the participant ids and the link)."""
     connection = connections[db]
     quote = connection.ops.quote_name
     participants = _Table(Participant, "p", connection)
-    study = _Table(Study, "s", connection, leave_out=_ANSWER_LEAVES_OUT if with_items else ())
-    answered, following = (_Table(Item, "i", connection), _Table(Item, "n", connection)) if with_items else (None, None)
+    study = _Table(Study, "s", connection, leave_out=_ANSWER_LEAVES_OUT if for_answer else ())
+    answered, following = (_Table(Item, "i", connection), _Table(Item, "n", connection)) if for_answer else (None, None)
     ids = ", ".join(["%s"] * count)
-    columns = participants.columns + study.columns + (answered.columns + following.columns if with_items else [])
+    columns = participants.columns + study.columns + (answered.columns + following.columns if for_answer else [])
     sql = (f"SELECT {', '.join(columns)} "
            f"FROM {quote(Participant._meta.db_table)} {quote('p')} "
            f"INNER JOIN {quote(Study._meta.db_table)} {quote('s')} "
            f"ON ({quote('p')}.{quote(Participant._meta.get_field('study').column)} = {quote('s')}.{quote('id')}) ")
-    if with_items:
+    if for_answer:
         sql += (f"LEFT OUTER JOIN {quote(Item._meta.db_table)} {quote('i')} ON {quote('i')}.{quote('id')} = %s "
                 f"LEFT OUTER JOIN {quote(Item._meta.db_table)} {quote('n')} "
                 f"ON {quote('n')}.{quote('id')} = {_sequence_at(connection)} ")
     sql += (f"WHERE {quote('p')}.{quote('id')} IN ({ids}) AND {quote('s')}.{quote('link')} = %s "
             f"AND {quote('p')}.{quote('erased_at')} IS NULL")
-    if lock and connection.features.has_select_for_update:
+    if for_answer and connection.features.has_select_for_update:
         # only the participant's row: locking the study row on every answer would serialise all of
         # a study's answers (SQLite has no row locks: its IMMEDIATE transactions serialise writers)
         of = (quote("p"),) if connection.features.has_select_for_update_of else ()
@@ -96,28 +96,29 @@ def _sequence_at(connection) -> str:
     raise NotImplementedError(f"the answer's read is written for PostgreSQL and SQLite, not {connection.vendor}")
 
 
-def participant_lock_by_link(*, participant_ids: Sequence[int], link: str,
-                             using: str = DEFAULT_DB_ALIAS) -> Participant | None:
-    """The participant among `participant_ids` (a browser's) in the study at `link`, with its study,
-    its row locked until the transaction ends; None when there is none (or its identity was
-    erased). Call it inside `transaction.atomic()`."""
-    return _participant_at_link(participant_ids, link, lock=True, using=using)
-
-
 def participant_at_link(participant_ids: Sequence[int], link: str, using: str = DEFAULT_DB_ALIAS) -> Participant | None:
-    """The same read without the lock: what every participant page reads first."""
-    return _participant_at_link(participant_ids, link, lock=False, using=using)
+    """The participant among `participant_ids` (a browser's) in the study at `link`, with its study;
+    None when there is none (or its identity was erased). What every participant page reads first."""
+    if not participant_ids:
+        return None
+    sql, participants, study, _items = _statement(using, len(participant_ids), False)
+    connection = connections[using]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*participant_ids, link])
+        row = cursor.fetchone()
+    return None if row is None else _participant(row, participants, study, using, connection)
 
 
 def participant_lock_for_answer(*, participant_ids: Sequence[int], link: str, item_id: int, next_index: int | None,
                                 using: str = DEFAULT_DB_ALIAS) -> tuple[Participant | None, dict[int, Item]]:
-    """`participant_lock_by_link` and, in the same statement, the answered item (`item_id`) and the
-    item at `next_index` (0-based) of the participant's sequence when there is one: (the participant
-    or None, the items found by id). The study comes without its consent and instructions texts
-    (deferred). Call it inside `transaction.atomic()`."""
+    """`participant_at_link` with the participant's row locked until the transaction ends and, in
+    the same statement, the answered item (`item_id`) and the item at `next_index` (0-based) of the
+    participant's sequence when there is one: (the participant or None, the items found by id). The
+    study comes without its consent and instructions texts (deferred). Call it inside
+    `transaction.atomic()`."""
     if not participant_ids:
         return None, {}
-    sql, participants, study, items = _statement(using, len(participant_ids), True, True)
+    sql, participants, study, items = _statement(using, len(participant_ids), True)
     connection = connections[using]
     with connection.cursor() as cursor:
         cursor.execute(sql, [item_id, next_index, *participant_ids, link])
@@ -129,17 +130,6 @@ def participant_lock_for_answer(*, participant_ids: Sequence[int], link: str, it
     found = [items.instance(list(row[at:at + width]), using, connection)
              for at in (start, start + width) if row[at] is not None]
     return participant, {item.pk: item for item in found}
-
-
-def _participant_at_link(participant_ids: Sequence[int], link: str, *, lock: bool, using: str) -> Participant | None:
-    if not participant_ids:
-        return None
-    sql, participants, study, _items = _statement(using, len(participant_ids), lock)
-    connection = connections[using]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [*participant_ids, link])
-        row = cursor.fetchone()
-    return None if row is None else _participant(row, participants, study, using, connection)
 
 
 def _participant(row, participants: _Table, study: _Table, using: str, connection) -> Participant:
@@ -184,16 +174,24 @@ def _insert_statement(db: str, model) -> tuple[str, tuple]:
     return sql, fields
 
 
+def _values(instance, fields: Sequence, connection, *, adding: bool) -> list:
+    """Each field's database value, as `save()` computes it (its `pre_save`, then `get_db_prep_save`)."""
+    return [field.get_db_prep_save(field.pre_save(instance, adding), connection) for field in fields]
+
+
+def _inserted(instance, pk, using: str) -> None:
+    instance.pk = pk
+    instance._state.adding, instance._state.db = False, using
+
+
 def insert(instance, using: str = DEFAULT_DB_ALIAS) -> None:
-    """INSERT the new `instance` and set its id: what `instance.save()` writes for a new row (each
-    field's `pre_save` and database value), without signals (the answer path's models have none)."""
+    """INSERT the new `instance` and set its id: what `instance.save()` writes for a new row, without
+    signals (the answer path's models have none)."""
     sql, fields = _insert_statement(using, type(instance))
     connection = connections[using]
-    values = [field.get_db_prep_save(field.pre_save(instance, True), connection) for field in fields]
     with connection.cursor() as cursor:
-        cursor.execute(sql, values)
-        instance.pk = cursor.fetchone()[0]
-    instance._state.adding, instance._state.db = False, using
+        cursor.execute(sql, _values(instance, fields, connection, adding=True))
+        _inserted(instance, cursor.fetchone()[0], using)
 
 
 @lru_cache(maxsize=None)
@@ -211,17 +209,17 @@ def update(instance, fields: Sequence[str], using: str = DEFAULT_DB_ALIAS) -> No
     without signals."""
     sql, model_fields = _update_statement(using, type(instance), tuple(fields))
     connection = connections[using]
-    values = [field.get_db_prep_save(field.pre_save(instance, False), connection) for field in model_fields]
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*values, instance.pk])
+        cursor.execute(sql, [*_values(instance, model_fields, connection, adding=False), instance.pk])
 
 
 @lru_cache(maxsize=None)
-def _insert_and_update_statement(db: str, new_model, stored_model, names: tuple[str, ...]) -> str:
-    """PostgreSQL: the INSERT with the UPDATE in a data-modifying WITH, one statement."""
-    insert_sql, _fields = _insert_statement(db, new_model)
-    update_sql, _model_fields = _update_statement(db, stored_model, names)
-    return f"WITH {connections[db].ops.quote_name('progress')} AS ({update_sql}) {insert_sql}"
+def _insert_and_update_statement(db: str, new_model, stored_model, names: tuple[str, ...]) -> tuple[str, tuple, tuple]:
+    """PostgreSQL: the INSERT with the UPDATE in a data-modifying WITH, one statement; and the fields
+    of each."""
+    insert_sql, insert_fields = _insert_statement(db, new_model)
+    update_sql, update_fields = _update_statement(db, stored_model, names)
+    return f"WITH {connections[db].ops.quote_name('progress')} AS ({update_sql}) {insert_sql}", insert_fields, update_fields
 
 
 def insert_and_update(new, stored, fields: Sequence[str], using: str = DEFAULT_DB_ALIAS) -> None:
@@ -232,12 +230,8 @@ def insert_and_update(new, stored, fields: Sequence[str], using: str = DEFAULT_D
         insert(new, using)
         update(stored, fields, using)
         return
-    sql = _insert_and_update_statement(using, type(new), type(stored), tuple(fields))
-    _insert_sql, insert_fields = _insert_statement(using, type(new))
-    _update_sql, update_fields = _update_statement(using, type(stored), tuple(fields))
-    updated = [field.get_db_prep_save(field.pre_save(stored, False), connection) for field in update_fields]
-    inserted = [field.get_db_prep_save(field.pre_save(new, True), connection) for field in insert_fields]
+    sql, insert_fields, update_fields = _insert_and_update_statement(using, type(new), type(stored), tuple(fields))
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*updated, stored.pk, *inserted])
-        new.pk = cursor.fetchone()[0]
-    new._state.adding, new._state.db = False, using
+        cursor.execute(sql, [*_values(stored, update_fields, connection, adding=False), stored.pk,
+                             *_values(new, insert_fields, connection, adding=True)])
+        _inserted(new, cursor.fetchone()[0], using)

@@ -30,12 +30,13 @@ def _context(study: Study, walk: preview.Walk, action: str, **extra: Any) -> dic
 def _item_context(study: Study, walk: preview.Walk, error: str = "", typed: str = "") -> dict[str, Any]:
     item = preview.current_item(walk)
     screen = preview.screen(study, walk, item)
-    return _context(study, walk, "answer", item=item, error=error, position=walk.answered + 1, total=walk.total,
-                    answer_url=reverse("studies:preview_answer", args=[study.pk]),
-                    percent=round(100 * walk.answered / max(walk.total, 1)), shown=screen.shown,
-                    choices=screen.choices, item_template=screen.template,
-                    history=preview.history(study, walk, item), typed=typed, pasted=False,
-                    attention_check=item.is_attention_check)
+    context = _context(study, walk, "answer", item=item, error=error, position=walk.answered + 1, total=walk.total,
+                       percent=round(100 * walk.answered / max(walk.total, 1)), shown=screen.shown,
+                       choices=screen.choices, item_template=screen.template,
+                       history=preview.history(study, walk, item), typed=typed, pasted=False,
+                       attention_check=item.is_attention_check)
+    # the item form posts where the preview's answers go (the template names one URL for both paths)
+    return {**context, "answer_url": context["preview"]["action"]}
 
 
 def _render(request: HttpRequest, study: Study, walk: preview.Walk, error: str = "", typed: str = "") -> HttpResponse:

@@ -12,10 +12,15 @@ from django.utils import timezone
 
 from studies.models import Participant, Study
 from annotation.models import Item
-from studies.participation.prepared import items_by_id, participant_at_link, participant_lock_by_link
+from studies.participation.prepared import items_by_id, participant_at_link, participant_lock_for_answer
 from tests.factories import Bot, pid, small_study
 
 pytestmark = pytest.mark.django_db
+
+
+def participant_lock_by_link(*, participant_ids, link):
+    """The answer's locked read, for the participant alone (no item asked for)."""
+    return participant_lock_for_answer(participant_ids=participant_ids, link=link, item_id=0, next_index=None)[0]
 
 
 def _fields(instance) -> dict:
@@ -134,8 +139,6 @@ def test_an_answer_and_the_progress_are_written_as_the_orm_writes_them(implicatu
 
 
 def test_the_answers_read_brings_the_answered_and_the_next_item_with_the_locked_participant(implicature):
-    from studies.participation.prepared import participant_lock_for_answer
-
     participant = _working_participant()
     link, sequence = participant.study.link, participant.sequence
     expected = Participant.objects.select_related("study").get(pk=participant.pk)
