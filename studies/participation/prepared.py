@@ -10,6 +10,12 @@ under load: about a third of the worker's CPU for the first read, a sixth for th
 statement is built once from the models' own fields and run with plain parameters; the rows become
 the same instances the ORM makes (each value through its field's database converters, then
 `Model.from_db`). `tests/studies/participation/test_prepared_statements.py` checks both agree.
+
+On PostgreSQL each statement is also a prepared statement of the connection (psycopg's `prepare`,
+parameters bound on the server): PostgreSQL parses and plans it once per connection instead of on
+every answer. Planning the answer's read (four tables, `FOR UPDATE`) cost the server more than running
+it (`perf/statements.py` measures both). SQLite's driver keeps compiled statements by itself.
+The ORM's own queries keep Django's default, client-side binding.
 """
 
 from __future__ import annotations
@@ -23,6 +29,50 @@ from annotation.models import Item
 from studies.models import Participant, Study
 
 _Converter = Callable[[Any, Any, Any], Any]
+
+
+def _cursor(connection):
+    """A cursor of `connection` for the statements built here, wrapped as `connection.cursor()`
+    wraps its own (database errors as Django's, and counted and logged wherever queries are): on
+    PostgreSQL one that runs every statement prepared."""
+    if connection.vendor != "postgresql":
+        return connection.cursor()
+    connection.close_if_health_check_failed()
+    connection.ensure_connection()
+    connection.validate_thread_sharing()
+    prepared_cursor, logged_cursor, timezone_of, register_tzloader = _postgresql()
+    cursor = (logged_cursor if connection.queries_logged else prepared_cursor)(connection.connection)
+    if connection.timezone != timezone_of(connection.connection):  # as Django's own cursors do
+        register_tzloader(connection.timezone, cursor)
+    return connection.make_debug_cursor(cursor) if connection.queries_logged else connection.make_cursor(cursor)
+
+
+@lru_cache(maxsize=None)
+def _postgresql():
+    """Django's server-binding psycopg cursor with every `execute` prepared; the time zone a
+    connection's timestamps load in; Django's way to set another (the PostgreSQL backend's modules
+    are imported only where PostgreSQL is used)."""
+    from django.db.backends.postgresql.base import TIMESTAMPTZ_OID, ServerBindingCursor
+    from django.db.backends.postgresql.psycopg_any import register_tzloader
+    from psycopg.pq import Format
+
+    class PreparedCursor(ServerBindingCursor):
+        def execute(self, query, params=None, *, prepare=None, binary=None):
+            return super().execute(query, params, prepare=True, binary=binary)
+
+    class LoggedCursor(PreparedCursor):
+        """Where queries are logged (DEBUG, tests): psycopg keeps no statement text for a prepared
+        run, so keep what Django's log reads (the statement as PostgreSQL has it, `$1`...)."""
+
+        def execute(self, query, params=None, *, prepare=None, binary=None):
+            result = super().execute(query, params, binary=binary)
+            self._query = self._convert_query(query, params)
+            return result
+
+    def timezone_of(raw_connection):
+        return raw_connection.adapters.get_loader(TIMESTAMPTZ_OID, Format.TEXT).timezone
+
+    return PreparedCursor, LoggedCursor, timezone_of, register_tzloader
 
 
 class _Table:
@@ -90,7 +140,7 @@ def _sequence_at(connection) -> str:
     column = Participant._meta.get_field("sequence").column
     sequence = f"{connection.ops.quote_name('p')}.{connection.ops.quote_name(column)}"
     if connection.vendor == "postgresql":
-        return f"CAST(({sequence} ->> %s) AS bigint)"
+        return f"CAST(({sequence} ->> CAST(%s AS integer)) AS bigint)"
     if connection.vendor == "sqlite":
         return f"json_extract({sequence}, '$[' || %s || ']')"
     raise NotImplementedError(f"the answer's read is written for PostgreSQL and SQLite, not {connection.vendor}")
@@ -103,7 +153,7 @@ def participant_at_link(participant_ids: Sequence[int], link: str, using: str = 
         return None
     sql, participants, study, _items = _statement(using, len(participant_ids), False)
     connection = connections[using]
-    with connection.cursor() as cursor:
+    with _cursor(connection) as cursor:
         cursor.execute(sql, [*participant_ids, link])
         row = cursor.fetchone()
     return None if row is None else _participant(row, participants, study, using, connection)
@@ -120,7 +170,7 @@ def participant_lock_for_answer(*, participant_ids: Sequence[int], link: str, it
         return None, {}
     sql, participants, study, items = _statement(using, len(participant_ids), True)
     connection = connections[using]
-    with connection.cursor() as cursor:
+    with _cursor(connection) as cursor:
         cursor.execute(sql, [item_id, next_index, *participant_ids, link])
         row = cursor.fetchone()
     if row is None:
@@ -154,7 +204,7 @@ def items_by_id(item_ids: Sequence[int], using: str = DEFAULT_DB_ALIAS) -> dict[
         return {}
     sql, items = _items_statement(using, len(item_ids))
     connection = connections[using]
-    with connection.cursor() as cursor:
+    with _cursor(connection) as cursor:
         cursor.execute(sql, list(item_ids))
         rows = cursor.fetchall()
     found = [items.instance(list(row), using, connection) for row in rows]
@@ -189,7 +239,7 @@ def insert(instance, using: str = DEFAULT_DB_ALIAS) -> None:
     signals (the answer path's models have none)."""
     sql, fields = _insert_statement(using, type(instance))
     connection = connections[using]
-    with connection.cursor() as cursor:
+    with _cursor(connection) as cursor:
         cursor.execute(sql, _values(instance, fields, connection, adding=True))
         _inserted(instance, cursor.fetchone()[0], using)
 
@@ -209,7 +259,7 @@ def update(instance, fields: Sequence[str], using: str = DEFAULT_DB_ALIAS) -> No
     without signals."""
     sql, model_fields = _update_statement(using, type(instance), tuple(fields))
     connection = connections[using]
-    with connection.cursor() as cursor:
+    with _cursor(connection) as cursor:
         cursor.execute(sql, [*_values(instance, model_fields, connection, adding=False), instance.pk])
 
 
@@ -231,7 +281,7 @@ def insert_and_update(new, stored, fields: Sequence[str], using: str = DEFAULT_D
         update(stored, fields, using)
         return
     sql, insert_fields, update_fields = _insert_and_update_statement(using, type(new), type(stored), tuple(fields))
-    with connection.cursor() as cursor:
+    with _cursor(connection) as cursor:
         cursor.execute(sql, [*_values(stored, update_fields, connection, adding=False), stored.pk,
                              *_values(new, insert_fields, connection, adding=True)])
         _inserted(new, cursor.fetchone()[0], using)

@@ -196,3 +196,35 @@ def test_the_answer_and_the_progress_are_written_together_or_not_at_all(implicat
         prepared.insert_and_update(Response(**{**fields, "item": stored.item}), participant, ["answered"])
     assert Participant.objects.get(pk=participant.pk).answered == answered + 1
     assert Response.objects.filter(participant=participant).count() == 2
+
+
+def _prepared_statements() -> list[str]:
+    """The statements prepared on this connection through the protocol (not SQL's PREPARE)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements WHERE NOT from_sql")
+        return [row[0] for row in cursor.fetchall()]
+
+
+def test_on_postgresql_the_paths_statements_are_prepared_once_per_connection_and_the_orms_are_not(postgres, implicature):
+    participant = _working_participant()
+    link = participant.study.link
+    for _ in range(3):
+        assert participant_at_link([participant.pk], link).pk == participant.pk
+        with transaction.atomic():
+            assert participant_lock_by_link(participant_ids=[participant.pk], link=link).pk == participant.pk
+    Participant.objects.select_related("study").get(pk=participant.pk)  # an ORM query
+    reads = [statement for statement in _prepared_statements() if 'FROM "studies_participant" "p" INNER JOIN' in statement]
+    # one prepared statement each for the page's read and the answer's locked read, however often run
+    assert sorted(statement.endswith('FOR UPDATE OF "p"') for statement in reads) == [False, True]
+    assert all("$1" in statement for statement in reads)  # parameters bound by the server
+    assert not [statement for statement in _prepared_statements() if '"studies_participant"."id"' in statement]
+
+
+def test_on_postgresql_a_prepared_statement_is_logged_with_its_text(postgres, implicature):
+    participant = _working_participant()
+    link = participant.study.link
+    with CaptureQueriesContext(connection) as queries:
+        for _ in range(2):
+            participant_at_link([participant.pk], link)
+    assert len(queries) == 2
+    assert all(query["sql"] and "FROM \"studies_participant\" \"p\"" in query["sql"] for query in queries)
