@@ -29,6 +29,8 @@ from typing import Awaitable, Callable, Iterable, Sequence
 
 import aiohttp
 
+from perf.cpu import CpuMeter
+
 PATHS = ("htmx", "nojs")
 
 _CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
@@ -234,6 +236,8 @@ class Load:
     concurrency: int
     outcomes: list[Outcome]
     phases: dict[str, float]
+    #: CPU milliseconds per acknowledged answer in the answering phase, by group (perf/cpu.py)
+    cpu_ms: dict[str, float] | None = None
 
     @property
     def acknowledged(self) -> list[Answer]:
@@ -269,12 +273,14 @@ def connector(concurrency: int) -> aiohttp.TCPConnector:
 
 async def run_participants(*, base_url: str, link: str, pids: Sequence[str], path: str, concurrency: int,
                            phased: bool = True, timeout: float = 60.0,
-                           on_answer: Callable[[Answer], None] | None = None, backoff: float = 0.25, max_failures: int = 50) -> Load:
+                           on_answer: Callable[[Answer], None] | None = None, backoff: float = 0.25, max_failures: int = 50,
+                           meter: CpuMeter | None = None) -> Load:
     """Walk every PID through the study, `concurrency` participants (and connections) at a time.
 
     `phased`: all reach their first item, then all answer (the timed "answering" phase: answer POSTs,
     and on the no-JS path the step pages they redirect to), then all load the done page. Otherwise
-    each walks straight through and the one phase is "answering"."""
+    each walks straight through and the one phase is "answering". With a `meter`, the CPU of the
+    answering phase per acknowledged answer."""
     gate = asyncio.Semaphore(concurrency)
     shared = connector(concurrency)
     sessions = [aiohttp.ClientSession(connector=shared, connector_owner=False,
@@ -300,22 +306,39 @@ async def run_participants(*, base_url: str, link: str, pids: Sequence[str], pat
         return time.perf_counter() - began
 
     phases: dict[str, float] = {}
+    before = after = None
     try:
         if phased:
             phases["entering"] = await each(Participant.start)
+            before = meter.snapshot() if meter else None
             phases["answering"] = await each(Participant.answer_all)
+            after = meter.snapshot() if meter else None
             phases["finishing"] = await each(Participant.finish)
         else:
+            before = meter.snapshot() if meter else None
             phases["answering"] = await each(Participant.finish)
+            after = meter.snapshot() if meter else None
     finally:
         for http in sessions:
             await http.close()
         await shared.close()
-    return Load(path, concurrency, [person.outcome for person in people], phases)
+    outcomes = [person.outcome for person in people]
+    answers = sum(len(outcome.acknowledged) for outcome in outcomes)
+    return Load(path, concurrency, outcomes, phases, CpuMeter.per_request(before, after, answers))
 
 
-async def hammer(url: str, *, concurrency: int, seconds: float) -> tuple[int, int, float]:
-    """GET `url` from `concurrency` clients for `seconds`: (answered 200, failed, requests/s)."""
+@dataclass(frozen=True)
+class Hammered:
+    ok: int
+    failed: int
+    per_second: float
+    #: CPU milliseconds per request answered 200, by group (perf/cpu.py), with a meter
+    cpu_ms: dict[str, float] | None = None
+
+
+async def hammer(url: str, *, concurrency: int, seconds: float, meter: CpuMeter | None = None) -> Hammered:
+    """GET `url` from `concurrency` clients for `seconds`: how many were answered 200, failed, per
+    second, and with a `meter` the CPU per request."""
     ok = failed = 0
     async with aiohttp.ClientSession(connector=connector(concurrency),
                                      timeout=aiohttp.ClientTimeout(total=60)) as http:
@@ -331,10 +354,12 @@ async def hammer(url: str, *, concurrency: int, seconds: float) -> tuple[int, in
                 except (aiohttp.ClientError, asyncio.TimeoutError):
                     failed += 1
 
+        before = meter.snapshot() if meter else None
         began = time.perf_counter()
         await asyncio.gather(*(client() for _ in range(concurrency)))
         took = time.perf_counter() - began
-    return ok, failed, ok / took
+        after = meter.snapshot() if meter else None
+    return Hammered(ok, failed, ok / took, CpuMeter.per_request(before, after, ok))
 
 
 # -- the database check -------------------------------------------------------------------------

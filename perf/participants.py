@@ -20,6 +20,12 @@ Answer POST times are from sending the request to reading the whole response (on
 over the answering phase, whose requests are the answer POSTs (and, without JavaScript, the step
 pages they redirect to). Participants answer as fast as the server lets them (no think time), and
 the client runs on the same machine as the server. With --json the last line is one JSON object.
+
+A second table gives the CPU behind those figures (perf/cpu.py, Linux): milliseconds per answer of
+the server's processes, PostgreSQL's and the client's during the answering phase, the same per
+/livez request, and the server ratio, /livez's server CPU over an answer's server + database CPU.
+The client shares the cores, and a /livez request costs it about as much as the server: the
+throughput ratio counts that share, the server ratio does not.
 """
 
 from __future__ import annotations
@@ -39,7 +45,8 @@ from typing import Any, Callable
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from perf.load import PATHS, Load, pids, hammer, run_participants, verify  # noqa: E402
+from perf.cpu import CpuMeter  # noqa: E402
+from perf.load import PATHS, Hammered, Load, pids, hammer, run_participants, verify  # noqa: E402
 from perf.server import Server, free_port, manage, server_env  # noqa: E402
 
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/parity_perf"
@@ -67,6 +74,12 @@ class Row:
     problems: list[str]
     #: the machine's 1-minute load average when the row was done (other work shares the machine)
     load_average: float = 0.0
+    #: CPU milliseconds per answer in the answering phase: server (gunicorn), database, client
+    cpu_ms: dict[str, float] | None = None
+    #: CPU milliseconds per /livez request: server, client
+    livez_cpu_ms: dict[str, float] | None = None
+    #: /livez's server CPU over an answer's server and database CPU: the ratio without the client's share
+    server_ratio: float | None = None
 
 
 # -- databases ------------------------------------------------------------------------------------
@@ -152,16 +165,17 @@ def measure(make_database: Callable[[Path], Any], args: argparse.Namespace,
         server = Server(env, port=free_port(), workers=args.workers, log=var_dir / "gunicorn.log").start()
         try:
             asyncio.run(hammer(f"{server.url}/livez", concurrency=2 * args.workers, seconds=1))  # every worker up
+            meter = CpuMeter(server.process.pid if server.process else None)  # its own process group
             for concurrency in args.concurrency:
-                _ok, _failed, livez = asyncio.run(hammer(f"{server.url}/livez", concurrency=concurrency,
-                                                         seconds=args.livez_seconds))
+                livez = asyncio.run(hammer(f"{server.url}/livez", concurrency=concurrency, seconds=args.livez_seconds,
+                                           meter=meter))
                 for path in args.paths:
                     units = args.units if args.participants % args.units == 0 else 1
                     link = study_link(env, name=f"perf {path} C{concurrency}", participants=args.participants,
                                       units=units, items=args.items, attention_checks=args.attention_checks)
                     load = asyncio.run(run_participants(
                         base_url=server.url, link=link, pids=pids(args.participants, prefix=concurrency),
-                        path=path, concurrency=concurrency, timeout=args.timeout))
+                        path=path, concurrency=concurrency, timeout=args.timeout, meter=meter))
                     row = _row(database.label, load, livez, database.query, link)
                     report(row)
                     rows.append(row)
@@ -172,17 +186,23 @@ def measure(make_database: Callable[[Path], Any], args: argparse.Namespace,
     return rows
 
 
-def _row(label: str, load: Load, livez: float, query: Callable[[str], list[tuple]], link: str) -> Row:
+def _row(label: str, load: Load, livez: Hammered, query: Callable[[str], list[tuple]], link: str) -> Row:
     check = verify(query, link=link, outcomes=load.outcomes, exact=True)
     p50, p95, p99 = load.answer_percentiles(50, 95, 99)
     errors = [outcome.error for outcome in load.outcomes if outcome.error]
     problems = check.problems + ([f"{len(errors)} participants stopped, e.g. {errors[0]}"] if errors else [])
     return Row(label, load.path, load.concurrency, len(load.outcomes), load.completed,
                len(load.outcomes) - load.completed, load.server_errors, check.acknowledged, check.stored,
-               round(p50, 1), round(p95, 1), round(p99, 1), round(load.answers_per_second, 1), round(livez, 1),
-               round(load.answers_per_second / livez, 3) if livez else 0.0,
+               round(p50, 1), round(p95, 1), round(p99, 1), round(load.answers_per_second, 1),
+               round(livez.per_second, 1), round(load.answers_per_second / livez.per_second, 3) if livez.per_second else 0.0,
                {phase: round(seconds, 2) for phase, seconds in load.phases.items()}, not problems, problems,
-               round(os.getloadavg()[0], 2))
+               round(os.getloadavg()[0], 2), load.cpu_ms, livez.cpu_ms, _server_ratio(load.cpu_ms, livez.cpu_ms))
+
+
+def _server_ratio(answer: dict[str, float] | None, livez: dict[str, float] | None) -> float | None:
+    if not answer or not livez or not answer["server"] + answer["database"]:
+        return None
+    return round(livez["server"] / (answer["server"] + answer["database"]), 3)
 
 
 # -- output -------------------------------------------------------------------------------------------
@@ -196,6 +216,18 @@ def line(row: Row) -> str:
     return (f"{row.database:<10} {row.path:<5} {row.concurrency:>4} {row.completed:>5} {row.failed:>6} "
             f"{row.server_errors:>4} {row.answers:>7} {row.p50_ms:>7.1f} {row.p95_ms:>7.1f} {row.p99_ms:>7.1f} "
             f"{row.answers_per_s:>9.1f} {row.livez_per_s:>8.1f} {row.ratio:>6.3f} {row.load_average:>5.1f}  {check}")
+
+
+CPU_HEADER = (f"{'database':<10} {'path':<5} {'C':>4} {'server':>7} {'database':>8} {'client':>7} "
+              f"{'livez server':>12} {'livez client':>12} {'server ratio':>12}")
+
+
+def cpu_line(row: Row) -> str:
+    if row.cpu_ms is None or row.livez_cpu_ms is None:
+        return f"{row.database:<10} {row.path:<5} {row.concurrency:>4}  (no /proc: not measured)"
+    return (f"{row.database:<10} {row.path:<5} {row.concurrency:>4} {row.cpu_ms['server']:>7.3f} "
+            f"{row.cpu_ms['database']:>8.3f} {row.cpu_ms['client']:>7.3f} {row.livez_cpu_ms['server']:>12.3f} "
+            f"{row.livez_cpu_ms['client']:>12.3f} {row.server_ratio:>12.3f}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -231,6 +263,11 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[Row] = []
     for make_database in databases:
         rows += measure(make_database, args, lambda row: print(line(row), flush=True))
+    print("\nCPU milliseconds per answer (answering phase) and per /livez request; server ratio: /livez's "
+          "server CPU over an answer's server + database CPU")
+    print(CPU_HEADER)
+    for row in rows:
+        print(cpu_line(row))
     print(f"{time.monotonic() - began:.0f} s in all")
     if args.json:
         print(json.dumps({"settings": {key: value for key, value in vars(args).items() if key != "json"},

@@ -1,0 +1,51 @@
+"""perf/cpu.py: the CPU of the server's process group, the database's processes and the client."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from perf.cpu import CpuMeter, Snapshot
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads Linux's /proc")
+
+BURN = "import time\nend = time.process_time() + 0.3\nwhile time.process_time() < end: pass\n"
+
+
+def test_a_process_groups_cpu_is_the_servers_and_this_processs_is_the_clients() -> None:
+    # a "server" leading a process group of its own, as gunicorn does under perf/server.py
+    server = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"], process_group=0)
+    try:
+        meter = CpuMeter(server.pid)
+        before = meter.snapshot()
+        # a child that joins that group burns 0.3 s; this process burns about 0.2 s of its own
+        child = subprocess.Popen([sys.executable, "-c", f"import os; os.setpgid(0, {server.pid})\n{BURN}"
+                                  "import time; time.sleep(5)"])
+        end = time.process_time() + 0.2
+        while time.process_time() < end:
+            pass
+        time.sleep(0.6)  # the child has burnt its 0.3 s and sleeps, still in the group
+        after = meter.snapshot()
+        child.kill()
+        child.wait()
+    finally:
+        server.kill()
+        server.wait()
+    assert before is not None and after is not None
+    assert 0.25 <= after.server - before.server <= 0.6
+    assert 0.15 <= after.client - before.client <= 0.5
+
+
+def test_per_request_divides_each_groups_seconds_into_milliseconds() -> None:
+    before, after = Snapshot(1.0, 2.0, 3.0), Snapshot(1.5, 2.25, 3.1)
+    assert CpuMeter.per_request(before, after, 250) == {"server": 2.0, "database": 1.0, "client": 0.4}
+    assert CpuMeter.per_request(before, after, 0) is None
+    assert CpuMeter.per_request(None, after, 10) is None
+
+
+def test_without_a_server_group_nothing_is_measured() -> None:
+    assert CpuMeter(None).snapshot() is None
