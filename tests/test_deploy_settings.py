@@ -17,7 +17,8 @@ def _manage(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProce
     base = {k: v for k, v in os.environ.items()
             if k not in {"DEBUG", "HTTPS", "SECURE_COOKIES", "SECURE_SSL_REDIRECT", "HSTS_SECONDS",
                          "HSTS_INCLUDE_SUBDOMAINS", "HSTS_PRELOAD", "BEHIND_TLS_PROXY", "SECRET_KEY", "DATABASE_URL",
-                         "DJANGO_ALLOW_ASYNC_UNSAFE", "CACHE_URL", "DATABASE_CONN_MAX_AGE"}}
+                         "DJANGO_ALLOW_ASYNC_UNSAFE", "CACHE_URL", "DATABASE_CONN_MAX_AGE",
+                         "DATABASE_PREPARED_STATEMENTS"}}
     return subprocess.run([sys.executable, "manage.py", *args], cwd=REPO, capture_output=True, text=True,
                           env={**base, "PARITY_VAR_DIR": str(tmp_path), **env}, timeout=120)
 
@@ -53,3 +54,12 @@ def test_the_production_profile_keeps_connections_and_reads_sessions_through_red
     embedded = _manage(tmp_path, "shell", "-c", show)
     assert embedded.stdout.strip().splitlines()[-1] == ("0 False django.contrib.sessions.backends.db "
                                                         "django.core.cache.backends.locmem.LocMemCache"), embedded.stderr
+
+
+def test_postgresql_prepares_the_participant_paths_statements_unless_turned_off(tmp_path):
+    show = "from django.conf import settings as s; print(s.DATABASES['default'].get('OPTIONS', {}).get('prepare_threshold'))"
+    url = "postgres://postgres@127.0.0.1:5432/parity"
+    assert _manage(tmp_path, "shell", "-c", show, DATABASE_URL=url).stdout.strip().splitlines()[-1] == "5"
+    off = _manage(tmp_path, "shell", "-c", show, DATABASE_URL=url, DATABASE_PREPARED_STATEMENTS="0")
+    assert off.stdout.strip().splitlines()[-1] == "None", off.stderr
+    assert _manage(tmp_path, "shell", "-c", show).stdout.strip().splitlines()[-1] == "None"  # SQLite
