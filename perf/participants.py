@@ -7,9 +7,10 @@ For each database (PostgreSQL, a database this script creates and drops; with --
 embedded SQLite default, in a temporary directory) it migrates, imports the implicature items
 (`manage.py import_benchmark`, from $DATASETS_DIR/implicature when set), starts gunicorn as scripts/serve does (production settings, DEBUG
 off, WEB_CONCURRENCY sync workers, plain HTTP on a free local port) and, for each concurrency C:
-- GETs `/livez` (no database, no session) from C clients for a few seconds: the trivial view's
-  requests/s, the ceiling of this server on this machine;
-- for each answer path, creates a study (`manage.py create_study`) whose units hold exactly the N
+- for each answer path, GETs `/livez` (no database, no session) from C clients for a few seconds
+  just before and just after the load below: the trivial view's requests/s, the ceiling of this server
+  on this machine (the mean of the two: the machine's speed drifts over minutes);
+- creates a study (`manage.py create_study`) whose units hold exactly the N
   participants, and walks N participants through it, C at a time over at most C connections
   (perf/load.py): all reach their first item, then all answer every item (the timed phase), then
   all load the done page;
@@ -38,7 +39,8 @@ import sqlite3
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable
 
@@ -80,6 +82,8 @@ class Row:
     livez_cpu_ms: dict[str, float] | None = None
     #: /livez's server CPU over an answer's server and database CPU: the ratio without the client's share
     server_ratio: float | None = None
+    #: /livez requests/s just before and just after the load (livez_per_s is their mean)
+    livez_before_after: list[float] = field(default_factory=list)
 
 
 # -- databases ------------------------------------------------------------------------------------
@@ -167,16 +171,17 @@ def measure(make_database: Callable[[Path], Any], args: argparse.Namespace,
             asyncio.run(hammer(f"{server.url}/livez", concurrency=2 * args.workers, seconds=1))  # every worker up
             meter = CpuMeter(server.process.pid if server.process else None)  # its own process group
             for concurrency in args.concurrency:
-                livez = asyncio.run(hammer(f"{server.url}/livez", concurrency=concurrency, seconds=args.livez_seconds,
-                                           meter=meter))
+                trivial = partial(hammer, f"{server.url}/livez", concurrency=concurrency, seconds=args.livez_seconds,
+                                  meter=meter)
                 for path in args.paths:
+                    before = asyncio.run(trivial())
                     units = args.units if args.participants % args.units == 0 else 1
                     link = study_link(env, name=f"perf {path} C{concurrency}", participants=args.participants,
                                       units=units, items=args.items, attention_checks=args.attention_checks)
                     load = asyncio.run(run_participants(
                         base_url=server.url, link=link, pids=pids(args.participants, prefix=concurrency),
                         path=path, concurrency=concurrency, timeout=args.timeout, meter=meter))
-                    row = _row(database.label, load, livez, database.query, link)
+                    row = _row(database.label, load, (before, asyncio.run(trivial())), database.query, link)
                     report(row)
                     rows.append(row)
         finally:
@@ -186,7 +191,10 @@ def measure(make_database: Callable[[Path], Any], args: argparse.Namespace,
     return rows
 
 
-def _row(label: str, load: Load, livez: Hammered, query: Callable[[str], list[tuple]], link: str) -> Row:
+def _row(label: str, load: Load, livez_around: tuple[Hammered, Hammered], query: Callable[[str], list[tuple]],
+         link: str) -> Row:
+    """`livez_around`: /livez just before and just after the load; the row has their mean."""
+    livez = _mean(*livez_around)
     check = verify(query, link=link, outcomes=load.outcomes, exact=True)
     p50, p95, p99 = load.answer_percentiles(50, 95, 99)
     errors = [outcome.error for outcome in load.outcomes if outcome.error]
@@ -196,7 +204,17 @@ def _row(label: str, load: Load, livez: Hammered, query: Callable[[str], list[tu
                round(p50, 1), round(p95, 1), round(p99, 1), round(load.answers_per_second, 1),
                round(livez.per_second, 1), round(load.answers_per_second / livez.per_second, 3) if livez.per_second else 0.0,
                {phase: round(seconds, 2) for phase, seconds in load.phases.items()}, not problems, problems,
-               round(os.getloadavg()[0], 2), load.cpu_ms, livez.cpu_ms, _server_ratio(load.cpu_ms, livez.cpu_ms))
+               round(os.getloadavg()[0], 2), load.cpu_ms, livez.cpu_ms, _server_ratio(load.cpu_ms, livez.cpu_ms),
+               [round(each.per_second, 1) for each in livez_around])
+
+
+def _mean(before: Hammered, after: Hammered) -> Hammered:
+    """Both /livez measurements as one: the machine's speed drifts over minutes, and the mean of the
+    two around the load is the trivial view's throughput at the time of the load."""
+    cpu = None
+    if before.cpu_ms and after.cpu_ms:
+        cpu = {group: round((before.cpu_ms[group] + after.cpu_ms[group]) / 2, 3) for group in before.cpu_ms}
+    return Hammered(before.ok + after.ok, before.failed + after.failed, (before.per_second + after.per_second) / 2, cpu)
 
 
 def _server_ratio(answer: dict[str, float] | None, livez: dict[str, float] | None) -> float | None:
@@ -219,7 +237,7 @@ def line(row: Row) -> str:
 
 
 CPU_HEADER = (f"{'database':<10} {'path':<5} {'C':>4} {'server':>7} {'database':>8} {'client':>7} "
-              f"{'livez server':>12} {'livez client':>12} {'server ratio':>12}")
+              f"{'livez server':>12} {'livez client':>12} {'server ratio':>12}  /livez req/s before, after")
 
 
 def cpu_line(row: Row) -> str:
@@ -227,7 +245,8 @@ def cpu_line(row: Row) -> str:
         return f"{row.database:<10} {row.path:<5} {row.concurrency:>4}  (no /proc: not measured)"
     return (f"{row.database:<10} {row.path:<5} {row.concurrency:>4} {row.cpu_ms['server']:>7.3f} "
             f"{row.cpu_ms['database']:>8.3f} {row.cpu_ms['client']:>7.3f} {row.livez_cpu_ms['server']:>12.3f} "
-            f"{row.livez_cpu_ms['client']:>12.3f} {row.server_ratio:>12.3f}")
+            f"{row.livez_cpu_ms['client']:>12.3f} {row.server_ratio:>12.3f}  "
+            f"{', '.join(f'{rate:.0f}' for rate in row.livez_before_after)}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -49,3 +49,15 @@ def test_per_request_divides_each_groups_seconds_into_milliseconds() -> None:
 
 def test_without_a_server_group_nothing_is_measured() -> None:
     assert CpuMeter(None).snapshot() is None
+
+
+def test_the_trivial_views_figure_is_the_mean_of_the_runs_before_and_after_the_load() -> None:
+    from perf.load import Hammered
+    from perf.participants import _mean, _server_ratio
+
+    livez = _mean(Hammered(1000, 0, 1300.0, {"server": 0.8, "database": 0.0, "client": 0.4}),
+                  Hammered(1500, 1, 2000.0, {"server": 0.6, "database": 0.0, "client": 0.3}))
+    assert (livez.ok, livez.failed, livez.per_second) == (2500, 1, 1650.0)
+    assert livez.cpu_ms == {"server": 0.7, "database": 0.0, "client": 0.35}
+    assert _server_ratio({"server": 3.0, "database": 0.5, "client": 1.0}, livez.cpu_ms) == 0.2
+    assert _server_ratio(None, livez.cpu_ms) is None
