@@ -8,6 +8,7 @@ request, and it holds still where throughput does not.
 The groups: `server`, every process in the web server's process group (gunicorn's master and
 workers); `database`, every process named `postgres` on this machine (the server's backends and
 its background processes: run nothing else against it while measuring); `client`, this process.
+Each process counts with its exited children, so a process that ends during a phase is not lost.
 Elsewhere than Linux every figure is None.
 """
 
@@ -32,8 +33,11 @@ def _processes() -> list[tuple[str, int, float]]:
         except OSError:  # gone in between
             continue
         name, fields = text[text.index("(") + 1:text.rindex(")")], text[text.rindex(")") + 2:].split()
-        # after the name: state, ppid, pgrp, ... utime (14th field of the file), stime (15th)
-        found.append((name, int(fields[2]), (int(fields[11]) + int(fields[12])) / ticks))
+        # after the name: state, ppid, pgrp, ... utime (14th field of the file), stime, and the same
+        # of its children that have exited: a process that ends (a database connection closed, a
+        # worker replaced) hands its time to its parent (the postmaster, gunicorn's master), so the
+        # group's total goes on counting it
+        found.append((name, int(fields[2]), sum(int(value) for value in fields[11:15]) / ticks))
     return found
 
 

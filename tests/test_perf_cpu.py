@@ -61,3 +61,22 @@ def test_the_trivial_views_figure_is_the_mean_of_the_runs_before_and_after_the_l
     assert livez.cpu_ms == {"server": 0.7, "database": 0.0, "client": 0.35}
     assert _server_ratio({"server": 3.0, "database": 0.5, "client": 1.0}, livez.cpu_ms) == 0.2
     assert _server_ratio(None, livez.cpu_ms) is None
+
+
+def test_a_process_that_ends_during_the_phase_still_counts_through_its_parent() -> None:
+    # the "server" starts a worker that burns 0.3 s and exits (as a database backend whose connection
+    # closes): its time moves to the parent once reaped, and the group's total never goes back
+    script = ("import subprocess, sys, time\n"
+              f"subprocess.run([sys.executable, '-c', {BURN!r}])\n"
+              "time.sleep(30)\n")
+    server = subprocess.Popen([sys.executable, "-c", script], process_group=0)
+    try:
+        meter = CpuMeter(server.pid)
+        before = meter.snapshot()
+        time.sleep(1.5)  # the worker has burnt its time and ended
+        after = meter.snapshot()
+    finally:
+        server.kill()
+        server.wait()
+    assert before is not None and after is not None
+    assert 0.2 <= after.server - before.server <= 0.6
