@@ -198,26 +198,35 @@ def test_the_answer_and_the_progress_are_written_together_or_not_at_all(implicat
     assert Response.objects.filter(participant=participant).count() == 2
 
 
-def _prepared_statements() -> list[str]:
-    """The statements prepared on this connection through the protocol (not SQL's PREPARE)."""
+def _prepared_statements() -> list[tuple[str, str]]:
+    """(name, text) of the statements prepared on this connection through the protocol (not SQL's
+    PREPARE)."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT statement FROM pg_prepared_statements WHERE NOT from_sql")
-        return [row[0] for row in cursor.fetchall()]
+        cursor.execute("SELECT name, statement FROM pg_prepared_statements WHERE NOT from_sql ORDER BY name")
+        return cursor.fetchall()
 
 
 def test_on_postgresql_the_paths_statements_are_prepared_once_per_connection_and_the_orms_are_not(postgres, implicature):
     participant = _working_participant()
     link = participant.study.link
-    for _ in range(3):
+
+    def reads() -> None:
         assert participant_at_link([participant.pk], link).pk == participant.pk
         with transaction.atomic():
             assert participant_lock_by_link(participant_ids=[participant.pk], link=link).pk == participant.pk
+
+    reads()
+    prepared = _prepared_statements()
+    for _ in range(3):
+        reads()
     Participant.objects.select_related("study").get(pk=participant.pk)  # an ORM query
-    reads = [statement for statement in _prepared_statements() if 'FROM "studies_participant" "p" INNER JOIN' in statement]
-    # one prepared statement each for the page's read and the answer's locked read, however often run
-    assert sorted(statement.endswith('FOR UPDATE OF "p"') for statement in reads) == [False, True]
-    assert all("$1" in statement for statement in reads)  # parameters bound by the server
-    assert not [statement for statement in _prepared_statements() if '"studies_participant"."id"' in statement]
+    assert _prepared_statements() == prepared  # run again, nothing prepared anew
+    reads_prepared = [text for _name, text in prepared if 'FROM "studies_participant" "p" INNER JOIN' in text]
+    # the page's read and the answer's locked read (earlier tests on this connection may have
+    # prepared more variants of them, e.g. with other parameter types)
+    assert {text.endswith('FOR UPDATE OF "p"') for text in reads_prepared} == {False, True}
+    assert all("$1" in text for text in reads_prepared)  # parameters bound by the server
+    assert not [text for _name, text in prepared if '"studies_participant"."id"' in text]
 
 
 def test_on_postgresql_a_prepared_statement_is_logged_with_its_text(postgres, implicature):
