@@ -305,19 +305,16 @@ async def run_participants(*, base_url: str, link: str, pids: Sequence[str], pat
         await asyncio.gather(*(one(person) for person in people))
         return time.perf_counter() - began
 
+    meter = meter or CpuMeter(None)
     phases: dict[str, float] = {}
-    before = after = None
     try:
         if phased:
             phases["entering"] = await each(Participant.start)
-            before = meter.snapshot() if meter else None
-            phases["answering"] = await each(Participant.answer_all)
-            after = meter.snapshot() if meter else None
+        before = meter.snapshot()
+        phases["answering"] = await each(Participant.answer_all if phased else Participant.finish)
+        after = meter.snapshot()
+        if phased:
             phases["finishing"] = await each(Participant.finish)
-        else:
-            before = meter.snapshot() if meter else None
-            phases["answering"] = await each(Participant.finish)
-            after = meter.snapshot() if meter else None
     finally:
         for http in sessions:
             await http.close()
@@ -354,11 +351,12 @@ async def hammer(url: str, *, concurrency: int, seconds: float, meter: CpuMeter 
                 except (aiohttp.ClientError, asyncio.TimeoutError):
                     failed += 1
 
-        before = meter.snapshot() if meter else None
+        meter = meter or CpuMeter(None)
+        before = meter.snapshot()
         began = time.perf_counter()
         await asyncio.gather(*(client() for _ in range(concurrency)))
         took = time.perf_counter() - began
-        after = meter.snapshot() if meter else None
+        after = meter.snapshot()
     return Hammered(ok, failed, ok / took, CpuMeter.per_request(before, after, ok))
 
 

@@ -25,8 +25,8 @@ the client runs on the same machine as the server. With --json the last line is 
 A second table gives the CPU behind those figures (perf/cpu.py, Linux): milliseconds per answer of
 the server's processes, PostgreSQL's and the client's during the answering phase, the same per
 /livez request, and the server ratio, /livez's server CPU over an answer's server + database CPU.
-The client shares the cores, and a /livez request costs it about as much as the server: the
-throughput ratio counts that share, the server ratio does not.
+The client shares the cores, and a /livez request costs it about two thirds of what it costs the
+server: the throughput ratio counts that share, the server ratio does not.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Callable
+from unittest import mock
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -78,12 +79,8 @@ def measure(runs: int) -> list[tuple[str, float, float, float, float]]:
 
     rows = []
     for label, run in (("answer's locked read (BEGIN, read, COMMIT)", answer_read), ("item page's read", page_read)):
-        original = prepared._cursor
-        prepared._cursor = lambda _connection: client_bound()
-        try:
+        with mock.patch.object(prepared, "_cursor", lambda _connection: client_bound()):
             bound = timed(run)
-        finally:
-            prepared._cursor = original
         rows.append((label, *bound, *timed(run)))
     return rows
 

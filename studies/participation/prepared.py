@@ -41,10 +41,11 @@ def _cursor(connection):
     connection.ensure_connection()
     connection.validate_thread_sharing()
     prepared_cursor, logged_cursor, timezone_of, register_tzloader = _postgresql()
-    cursor = (logged_cursor if connection.queries_logged else prepared_cursor)(connection.connection)
+    logged = connection.queries_logged
+    cursor = (logged_cursor if logged else prepared_cursor)(connection.connection)
     if connection.timezone != timezone_of(connection.connection):  # as Django's own cursors do
         register_tzloader(connection.timezone, cursor)
-    return connection.make_debug_cursor(cursor) if connection.queries_logged else connection.make_cursor(cursor)
+    return connection.make_debug_cursor(cursor) if logged else connection.make_cursor(cursor)
 
 
 @lru_cache(maxsize=None)
