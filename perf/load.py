@@ -25,6 +25,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from html import unescape
+from urllib.parse import urlencode
 from typing import Awaitable, Callable, Iterable, Sequence
 
 import aiohttp
@@ -34,6 +35,9 @@ from perf.cpu import CpuMeter
 PATHS = ("htmx", "nojs")
 
 _CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+#: the token a whole page gives htmx (`<body hx-headers=...>`): an answer's fragment carries none
+_HX_CSRF = re.compile(r'"X-CSRFToken": "([^"]+)"')
+_FORM = {"Content-Type": "application/x-www-form-urlencoded"}
 _START_FORM = re.compile(r'id="start".*?<form[^>]*action="([^"]+)"(.*?)</form>', re.S)
 _HIDDEN = re.compile(r'<input type="hidden" name="([^"]+)" value="([^"]*)">')
 _ITEM = re.compile(r'name="item" value="(\d+)"')
@@ -95,6 +99,8 @@ class Participant:
         self.session_id, self.on_answer = session_id, on_answer
         self.max_failures, self.backoff = max_failures, backoff
         self.page = ""
+        #: the CSRF token htmx sends, from the last whole page
+        self.hx_token = ""
         #: where an `HX-Redirect` sends the browser next
         self.next_url = ""
         self.reloading = False
@@ -104,6 +110,8 @@ class Participant:
 
     async def _send(self, method: str, url: str, data: dict | None = None,
                     headers: dict | None = None) -> tuple[int, dict, str, float]:
+        if data is not None:  # encoded as a browser does, without aiohttp's general form machinery
+            data, headers = urlencode(data).encode(), {**(headers or {}), **_FORM}
         began = time.perf_counter()
         try:
             async with self.http.request(method, url if url.startswith("http") else self.base + url, data=data,
@@ -122,6 +130,8 @@ class Participant:
         for _ in range(5):
             status, headers, body, _took = await self._send("GET", url)
             if status not in (301, 302, 303):
+                token = _HX_CSRF.search(body)
+                self.hx_token = unescape(token.group(1)) if token else self.hx_token
                 return body
             url = headers["Location"]
         raise Failed(f"too many redirects from {url}")
@@ -169,12 +179,14 @@ class Participant:
     async def _answer(self) -> None:
         item, position = int(_ITEM.search(self.page).group(1)), int(_POSITION.search(self.page).group(1))
         value = self.rng.choice(_CHOICES.findall(self.page))
-        token = unescape(_CSRF.search(self.page).group(1))
-        data = {"csrfmiddlewaretoken": token, "item": str(item), "position": str(position), "answer": value}
+        data = {"item": str(item), "position": str(position), "answer": value}
         headers = None
-        if self.path == "htmx":
+        if self.path == "htmx":  # the token in a header, from the whole page the fragments were swapped into
             headers = {"HX-Request": "true", "HX-Target": "item-area", "HX-Trigger": "answer-form",
-                       "HX-Current-URL": f"{self.base}/s/{self.link}/step/", "X-CSRFToken": token}
+                       "HX-Current-URL": f"{self.base}/s/{self.link}/step/", "X-CSRFToken": self.hx_token}
+        token = _CSRF.search(self.page)  # the form's own field, on a whole page
+        if token:
+            data["csrfmiddlewaretoken"] = unescape(token.group(1))
         status, answer_headers, body, took = await self._send("POST", f"/s/{self.link}/answer/", data, headers)
         if status in (200, 302):
             answer = Answer(self.outcome.pid, position, item, value)
