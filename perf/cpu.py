@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 _PROC = Path("/proc")
+GROUPS = ("server", "database", "client")
 
 
 def _processes() -> list[tuple[str, int, float]]:
@@ -47,6 +48,24 @@ class Snapshot:
     database: float
     client: float
 
+    @staticmethod
+    def zero() -> "Snapshot":
+        return Snapshot(0.0, 0.0, 0.0)
+
+    @staticmethod
+    def add(total: "Snapshot | None", first: "Snapshot | None", last: "Snapshot | None") -> "Snapshot | None":
+        """`total` plus what each group spent from `first` to `last` (None where any is None)."""
+        if total is None or first is None or last is None:
+            return None
+        return Snapshot(*(getattr(total, group) + getattr(last, group) - getattr(first, group) for group in GROUPS))
+
+    @staticmethod
+    def less(snapshot: "Snapshot | None", spent: "Snapshot | None") -> "Snapshot | None":
+        """`snapshot` as if what `spent` counts had not been spent (None where either is None)."""
+        if snapshot is None or spent is None:
+            return None
+        return Snapshot(*(getattr(snapshot, group) - getattr(spent, group) for group in GROUPS))
+
 
 class CpuMeter:
     """Snapshots of the CPU seconds of the server (process group `server_group`), the database and
@@ -72,5 +91,4 @@ class CpuMeter:
     def per_request(before: Snapshot | None, after: Snapshot | None, count: int) -> dict[str, float] | None:
         if before is None or after is None or not count:
             return None
-        return {group: round((getattr(after, group) - getattr(before, group)) * 1000 / count, 3)
-                for group in ("server", "database", "client")}
+        return {group: round((getattr(after, group) - getattr(before, group)) * 1000 / count, 3) for group in GROUPS}

@@ -30,7 +30,7 @@ from typing import Awaitable, Callable, Iterable, Sequence
 
 import aiohttp
 
-from perf.cpu import CpuMeter
+from perf.cpu import CpuMeter, Snapshot
 
 PATHS = ("htmx", "nojs")
 
@@ -86,6 +86,34 @@ def page_kind(html: str) -> str:
     return "problem"
 
 
+class Pause:
+    """Holds the participants' new requests while something else is measured on the same server:
+    `hold` closes it and returns once no request of theirs is in flight, `release` opens it again."""
+
+    def __init__(self) -> None:
+        self._open, self._idle = asyncio.Event(), asyncio.Event()
+        self._open.set()
+        self._idle.set()
+        self._in_flight = 0
+
+    async def enter(self) -> None:
+        await self._open.wait()
+        self._in_flight += 1
+        self._idle.clear()
+
+    def leave(self) -> None:
+        self._in_flight -= 1
+        if not self._in_flight:
+            self._idle.set()
+
+    async def hold(self) -> None:
+        self._open.clear()
+        await self._idle.wait()
+
+    def release(self) -> None:
+        self._open.set()
+
+
 class Participant:
     """One person with one browser: `start` (to the first item), `answer_all`, `finish` (the done page)."""
 
@@ -105,6 +133,8 @@ class Participant:
         self.next_url = ""
         self.reloading = False
         self.rng = random.Random(pid)
+        #: while set, each request waits for it to be open (the trivial view is being measured)
+        self.pause: Pause | None = None
 
     # -- requests -----------------------------------------------------------------------------
 
@@ -112,6 +142,9 @@ class Participant:
                     headers: dict | None = None) -> tuple[int, dict, str, float]:
         if data is not None:  # encoded as a browser does, without aiohttp's general form machinery
             data, headers = urlencode(data).encode(), {**(headers or {}), **_FORM}
+        pause = self.pause
+        if pause is not None:
+            await pause.enter()
         began = time.perf_counter()
         try:
             async with self.http.request(method, url if url.startswith("http") else self.base + url, data=data,
@@ -119,6 +152,9 @@ class Participant:
                 body = await answer.text()
         except (aiohttp.ClientError, asyncio.TimeoutError, ConnectionError) as exc:
             raise Failed(f"{method} {url}: {type(exc).__name__}") from exc
+        finally:
+            if pause is not None:
+                pause.leave()
         took = (time.perf_counter() - began) * 1000
         self.outcome.statuses[answer.status] += 1
         if answer.status >= 500:
@@ -250,6 +286,8 @@ class Load:
     phases: dict[str, float]
     #: CPU milliseconds per acknowledged answer in the answering phase, by group (perf/cpu.py)
     cpu_ms: dict[str, float] | None = None
+    #: the trivial view, measured in slices between slices of the answering phase (`trivial`)
+    trivial: list[Hammered] = field(default_factory=list)
 
     @property
     def acknowledged(self) -> list[Answer]:
@@ -265,6 +303,7 @@ class Load:
 
     @property
     def answers_per_second(self) -> float:
+        """Acknowledged answers over the answering phase's time, less the slices of the trivial view."""
         return len(self.acknowledged) / self.phases["answering"] if self.phases.get("answering") else 0.0
 
     def answer_percentiles(self, *quantiles: float) -> list[float]:
@@ -286,13 +325,20 @@ def connector(concurrency: int) -> aiohttp.TCPConnector:
 async def run_participants(*, base_url: str, link: str, pids: Sequence[str], path: str, concurrency: int,
                            phased: bool = True, timeout: float = 60.0,
                            on_answer: Callable[[Answer], None] | None = None, backoff: float = 0.25, max_failures: int = 50,
-                           meter: CpuMeter | None = None) -> Load:
+                           meter: CpuMeter | None = None, trivial: Callable[[], Awaitable[Hammered]] | None = None,
+                           every: float = 2.0) -> Load:
     """Walk every PID through the study, `concurrency` participants (and connections) at a time.
 
     `phased`: all reach their first item, then all answer (the timed "answering" phase: answer POSTs,
     and on the no-JS path the step pages they redirect to), then all load the done page. Otherwise
     each walks straight through and the one phase is "answering". With a `meter`, the CPU of the
-    answering phase per acknowledged answer."""
+    answering phase per acknowledged answer.
+
+    With `trivial` (a `hammer` of the trivial view), the answering phase is cut into slices of
+    `every` seconds: after each, the participants' new requests wait, those in flight finish, and
+    `trivial` runs alone on the server. Both are then measured in the same minutes, under the same
+    drift of the machine's speed; the answering phase's time and CPU leave the trivial slices out
+    (the time its requests in flight take to finish stays in)."""
     gate = asyncio.Semaphore(concurrency)
     shared = connector(concurrency)
     sessions = [aiohttp.ClientSession(connector=shared, connector_owner=False,
@@ -322,9 +368,22 @@ async def run_participants(*, base_url: str, link: str, pids: Sequence[str], pat
     try:
         if phased:
             phases["entering"] = await each(Participant.start)
+        pause = Pause() if trivial is not None else None
+        for person in people:
+            person.pause = pause
         before = meter.snapshot()
-        phases["answering"] = await each(Participant.answer_all if phased else Participant.finish)
-        after = meter.snapshot()
+        answering = asyncio.ensure_future(each(Participant.answer_all if phased else Participant.finish))
+        slices, aside, set_aside = [], 0.0, Snapshot.zero() if before else None
+        while trivial is not None and not (await asyncio.wait({answering}, timeout=every))[0]:
+            await pause.hold()
+            began, first = time.perf_counter(), meter.snapshot()
+            slices.append(await trivial())
+            aside, set_aside = aside + time.perf_counter() - began, Snapshot.add(set_aside, first, meter.snapshot())
+            pause.release()
+        phases["answering"] = await answering - aside
+        after = Snapshot.less(meter.snapshot(), set_aside)
+        for person in people:
+            person.pause = None
         if phased:
             phases["finishing"] = await each(Participant.finish)
     finally:
@@ -333,7 +392,7 @@ async def run_participants(*, base_url: str, link: str, pids: Sequence[str], pat
         await shared.close()
     outcomes = [person.outcome for person in people]
     answers = sum(len(outcome.acknowledged) for outcome in outcomes)
-    return Load(path, concurrency, outcomes, phases, CpuMeter.per_request(before, after, answers))
+    return Load(path, concurrency, outcomes, phases, CpuMeter.per_request(before, after, answers), slices)
 
 
 @dataclass(frozen=True)
@@ -343,6 +402,7 @@ class Hammered:
     per_second: float
     #: CPU milliseconds per request answered 200, by group (perf/cpu.py), with a meter
     cpu_ms: dict[str, float] | None = None
+    seconds: float = 0.0
 
 
 async def hammer(url: str, *, concurrency: int, seconds: float, meter: CpuMeter | None = None) -> Hammered:
@@ -369,7 +429,7 @@ async def hammer(url: str, *, concurrency: int, seconds: float, meter: CpuMeter 
         await asyncio.gather(*(client() for _ in range(concurrency)))
         took = time.perf_counter() - began
         after = meter.snapshot()
-    return Hammered(ok, failed, ok / took, CpuMeter.per_request(before, after, ok))
+    return Hammered(ok, failed, ok / took, CpuMeter.per_request(before, after, ok), took)
 
 
 # -- the database check -------------------------------------------------------------------------

@@ -7,13 +7,16 @@ For each database (PostgreSQL, a database this script creates and drops; with --
 embedded SQLite default, in a temporary directory) it migrates, imports the implicature items
 (`manage.py import_benchmark`, from $DATASETS_DIR/implicature when set), starts gunicorn as scripts/serve does (production settings, DEBUG
 off, WEB_CONCURRENCY sync workers, plain HTTP on a free local port) and, for each concurrency C:
-- for each answer path, GETs `/livez` (no database, no session) from C clients for a few seconds
-  just before and just after the load below: the trivial view's requests/s, the ceiling of this server
-  on this machine (the mean of the two: the machine's speed drifts over minutes);
 - creates a study (`manage.py create_study`) whose units hold exactly the N
   participants, and walks N participants through it, C at a time over at most C connections
   (perf/load.py): all reach their first item, then all answer every item (the timed phase), then
   all load the done page;
+- measures the trivial view, `/livez` (no database, no session), within the answering phase: every
+  --slice-every seconds (2) the participants' new requests wait, those in flight finish, and C
+  clients GET /livez alone for --livez-slice seconds (1), then the participants go on. Its
+  requests/s over all its slices is the ceiling of this server on this machine, measured in the same
+  minutes as the answers (the machine's speed drifts by a third within a minute: /livez measured
+  before and after a load differed that much). Answers/s and the answers' CPU leave the slices out;
 - checks the database: every acknowledged answer stored exactly once, no (participant, position)
   twice, no unit past its capacity, the same number completed in every unit.
 Answer POST times are from sending the request to reading the whole response (on the no-JS path the
@@ -42,12 +45,13 @@ import time
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from perf.cpu import CpuMeter  # noqa: E402
+from perf.cpu import GROUPS  # noqa: E402
 from perf.load import PATHS, Hammered, Load, pids, hammer, run_participants, verify  # noqa: E402
 from perf.server import Server, free_port, manage, server_env  # noqa: E402
 
@@ -82,8 +86,8 @@ class Row:
     livez_cpu_ms: dict[str, float] | None = None
     #: /livez's server CPU over an answer's server and database CPU: the ratio without the client's share
     server_ratio: float | None = None
-    #: /livez requests/s just before and just after the load (livez_per_s is their mean)
-    livez_before_after: list[float] = field(default_factory=list)
+    #: /livez requests/s of each slice between slices of the answering phase (livez_per_s is all of them)
+    livez_slices: list[float] = field(default_factory=list)
 
 
 # -- databases ------------------------------------------------------------------------------------
@@ -171,17 +175,17 @@ def measure(make_database: Callable[[Path], Any], args: argparse.Namespace,
             asyncio.run(hammer(f"{server.url}/livez", concurrency=2 * args.workers, seconds=1))  # every worker up
             meter = CpuMeter(server.process.pid if server.process else None)  # its own process group
             for concurrency in args.concurrency:
-                trivial = partial(hammer, f"{server.url}/livez", concurrency=concurrency, seconds=args.livez_seconds,
+                trivial = partial(hammer, f"{server.url}/livez", concurrency=concurrency, seconds=args.livez_slice,
                                   meter=meter)
                 for path in args.paths:
-                    before = asyncio.run(trivial())
                     units = args.units if args.participants % args.units == 0 else 1
                     link = study_link(env, name=f"perf {path} C{concurrency}", participants=args.participants,
                                       units=units, items=args.items, attention_checks=args.attention_checks)
                     load = asyncio.run(run_participants(
                         base_url=server.url, link=link, pids=pids(args.participants, prefix=concurrency),
-                        path=path, concurrency=concurrency, timeout=args.timeout, meter=meter))
-                    row = _row(database.label, load, (before, asyncio.run(trivial())), database.query, link)
+                        path=path, concurrency=concurrency, timeout=args.timeout, meter=meter, trivial=trivial,
+                        every=args.slice_every))
+                    row = _row(database.label, load, database.query, link)
                     report(row)
                     rows.append(row)
         finally:
@@ -191,10 +195,8 @@ def measure(make_database: Callable[[Path], Any], args: argparse.Namespace,
     return rows
 
 
-def _row(label: str, load: Load, livez_around: tuple[Hammered, Hammered], query: Callable[[str], list[tuple]],
-         link: str) -> Row:
-    """`livez_around`: /livez just before and just after the load; the row has their mean."""
-    livez = _mean(*livez_around)
+def _row(label: str, load: Load, query: Callable[[str], list[tuple]], link: str) -> Row:
+    livez = _combined(load.trivial)
     check = verify(query, link=link, outcomes=load.outcomes, exact=True)
     p50, p95, p99 = load.answer_percentiles(50, 95, 99)
     errors = [outcome.error for outcome in load.outcomes if outcome.error]
@@ -205,16 +207,17 @@ def _row(label: str, load: Load, livez_around: tuple[Hammered, Hammered], query:
                round(livez.per_second, 1), round(load.answers_per_second / livez.per_second, 3) if livez.per_second else 0.0,
                {phase: round(seconds, 2) for phase, seconds in load.phases.items()}, not problems, problems,
                round(os.getloadavg()[0], 2), load.cpu_ms, livez.cpu_ms, _server_ratio(load.cpu_ms, livez.cpu_ms),
-               [round(each.per_second, 1) for each in livez_around])
+               [round(each.per_second, 1) for each in load.trivial])
 
 
-def _mean(before: Hammered, after: Hammered) -> Hammered:
-    """Both /livez measurements as one: the machine's speed drifts over minutes, and the mean of the
-    two around the load is the trivial view's throughput at the time of the load."""
+def _combined(slices: Sequence[Hammered]) -> Hammered:
+    """The trivial view's slices as one measurement: every request over all their time, and the CPU
+    per request over all their requests."""
+    ok, seconds = sum(each.ok for each in slices), sum(each.seconds for each in slices)
     cpu = None
-    if before.cpu_ms and after.cpu_ms:
-        cpu = {group: round((before.cpu_ms[group] + after.cpu_ms[group]) / 2, 3) for group in before.cpu_ms}
-    return Hammered(before.ok + after.ok, before.failed + after.failed, (before.per_second + after.per_second) / 2, cpu)
+    if ok and all(each.cpu_ms for each in slices):
+        cpu = {group: round(sum(each.cpu_ms[group] * each.ok for each in slices) / ok, 3) for group in GROUPS}
+    return Hammered(ok, sum(each.failed for each in slices), ok / seconds if seconds else 0.0, cpu, seconds)
 
 
 def _server_ratio(answer: dict[str, float] | None, livez: dict[str, float] | None) -> float | None:
@@ -237,7 +240,7 @@ def line(row: Row) -> str:
 
 
 CPU_HEADER = (f"{'database':<10} {'path':<5} {'C':>4} {'server':>7} {'database':>8} {'client':>7} "
-              f"{'livez server':>12} {'livez client':>12} {'server ratio':>12}  /livez req/s before, after")
+              f"{'livez server':>12} {'livez client':>12} {'server ratio':>12}  /livez req/s of its slices, lowest–highest")
 
 
 def cpu_line(row: Row) -> str:
@@ -246,7 +249,11 @@ def cpu_line(row: Row) -> str:
     return (f"{row.database:<10} {row.path:<5} {row.concurrency:>4} {row.cpu_ms['server']:>7.3f} "
             f"{row.cpu_ms['database']:>8.3f} {row.cpu_ms['client']:>7.3f} {row.livez_cpu_ms['server']:>12.3f} "
             f"{row.livez_cpu_ms['client']:>12.3f} {row.server_ratio:>12.3f}  "
-            f"{', '.join(f'{rate:.0f}' for rate in row.livez_before_after)}")
+            f"{_spread(row.livez_slices)}")
+
+
+def _spread(rates: Sequence[float]) -> str:
+    return f"{min(rates):.0f}–{max(rates):.0f} over {len(rates)}" if rates else "none"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -264,7 +271,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--items", type=int, default=3, help="items per participant, besides attention checks")
     parser.add_argument("--attention-checks", type=int, default=1)
     parser.add_argument("--units", type=int, default=10, help="units of the study (participants / units each)")
-    parser.add_argument("--livez-seconds", type=float, default=5.0)
+    parser.add_argument("--livez-slice", type=float, default=1.0,
+                        help="seconds of each /livez slice between slices of the answering phase")
+    parser.add_argument("--slice-every", type=float, default=2.0,
+                        help="seconds of the answering phase between two /livez slices")
     parser.add_argument("--timeout", type=float, default=120.0,
                         help="seconds a request may take before the participant reloads (requests queue at high C)")
     parser.add_argument("--json", action="store_true")

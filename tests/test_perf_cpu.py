@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 import time
@@ -51,16 +52,55 @@ def test_without_a_server_group_nothing_is_measured() -> None:
     assert CpuMeter(None).snapshot() is None
 
 
-def test_the_trivial_views_figure_is_the_mean_of_the_runs_before_and_after_the_load() -> None:
+def test_the_trivial_views_slices_make_one_figure_over_all_their_requests_and_time() -> None:
     from perf.load import Hammered
-    from perf.participants import _mean, _server_ratio
+    from perf.participants import _combined, _server_ratio
 
-    livez = _mean(Hammered(1000, 0, 1300.0, {"server": 0.8, "database": 0.0, "client": 0.4}),
-                  Hammered(1500, 1, 2000.0, {"server": 0.6, "database": 0.0, "client": 0.3}))
-    assert (livez.ok, livez.failed, livez.per_second) == (2500, 1, 1650.0)
-    assert livez.cpu_ms == {"server": 0.7, "database": 0.0, "client": 0.35}
-    assert _server_ratio({"server": 3.0, "database": 0.5, "client": 1.0}, livez.cpu_ms) == 0.2
+    livez = _combined([Hammered(1000, 0, 1000.0, {"server": 0.8, "database": 0.0, "client": 0.4}, 1.0),
+                       Hammered(3000, 1, 2000.0, {"server": 0.6, "database": 0.0, "client": 0.3}, 1.5)])
+    assert (livez.ok, livez.failed, livez.per_second, livez.seconds) == (4000, 1, 1600.0, 2.5)
+    assert livez.cpu_ms == {"server": 0.65, "database": 0.0, "client": 0.325}
+    assert _server_ratio({"server": 3.0, "database": 0.25, "client": 1.0}, livez.cpu_ms) == 0.2
     assert _server_ratio(None, livez.cpu_ms) is None
+    assert _combined([]).per_second == 0.0
+
+
+def test_cpu_spent_in_the_slices_is_set_aside() -> None:
+    from perf.cpu import Snapshot
+
+    aside = Snapshot.add(Snapshot.zero(), Snapshot(1.0, 2.0, 3.0), Snapshot(1.5, 2.25, 3.5))
+    aside = Snapshot.add(aside, Snapshot(4.0, 4.0, 4.0), Snapshot(4.5, 4.0, 4.25))
+    assert aside == Snapshot(1.0, 0.25, 0.75)
+    assert Snapshot.less(Snapshot(10.0, 10.0, 10.0), aside) == Snapshot(9.0, 9.75, 9.25)
+    assert Snapshot.add(aside, None, Snapshot(1.0, 1.0, 1.0)) is None and Snapshot.less(None, aside) is None
+
+
+def test_a_pause_lets_requests_in_flight_finish_and_holds_new_ones_until_released() -> None:
+    from perf.load import Pause
+
+    async def scenario() -> list[str]:
+        pause, seen = Pause(), []
+
+        async def request(name: str, took: float) -> None:
+            await pause.enter()
+            seen.append(f"{name} sent")
+            await asyncio.sleep(took)
+            seen.append(f"{name} done")
+            pause.leave()
+
+        first = asyncio.ensure_future(request("first", 0.2))
+        await asyncio.sleep(0.05)
+        holding = asyncio.ensure_future(pause.hold())
+        await asyncio.sleep(0)
+        second = asyncio.ensure_future(request("second", 0.0))
+        await holding
+        seen.append("held")
+        await asyncio.sleep(0.1)
+        pause.release()
+        await asyncio.gather(first, second)
+        return seen
+
+    assert asyncio.run(scenario()) == ["first sent", "first done", "held", "second sent", "second done"]
 
 
 def test_a_process_that_ends_during_the_phase_still_counts_through_its_parent() -> None:
