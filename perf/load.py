@@ -35,7 +35,7 @@ from perf.cpu import CpuMeter, Snapshot
 PATHS = ("htmx", "nojs")
 
 _CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
-#: the token a whole page gives htmx (`<body hx-headers=...>`): an answer's fragment carries none
+#: the token a whole page gives htmx (`<body hx-headers=...>`), which htmx sends as a header
 _HX_CSRF = re.compile(r'"X-CSRFToken": "([^"]+)"')
 _FORM = {"Content-Type": "application/x-www-form-urlencoded"}
 _START_FORM = re.compile(r'id="start".*?<form[^>]*action="([^"]+)"(.*?)</form>', re.S)
@@ -217,10 +217,10 @@ class Participant:
         value = self.rng.choice(_CHOICES.findall(self.page))
         data = {"item": str(item), "position": str(position), "answer": value}
         headers = None
-        if self.path == "htmx":  # the token in a header, from the whole page the fragments were swapped into
+        if self.path == "htmx":  # the token in a header, from the whole page the fragments are swapped into
             headers = {"HX-Request": "true", "HX-Target": "item-area", "HX-Trigger": "answer-form",
                        "HX-Current-URL": f"{self.base}/s/{self.link}/step/", "X-CSRFToken": self.hx_token}
-        token = _CSRF.search(self.page)  # the form's own field, on a whole page
+        token = _CSRF.search(self.page)  # the form's own field (htmx posts the form's fields too)
         if token:
             data["csrfmiddlewaretoken"] = unescape(token.group(1))
         status, answer_headers, body, took = await self._send("POST", f"/s/{self.link}/answer/", data, headers)
