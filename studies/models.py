@@ -187,8 +187,12 @@ class Participant(models.Model):
             models.UniqueConstraint(fields=["study", "pseudonym"], name="participant_unique_pseudonym"),
         ]
         indexes = [
-            # serves assignment: slots held per unit, and the sweep of stale reservations
-            models.Index(fields=["study", "status", "last_seen_at"], name="participant_slot_lookup"),
+            # serves assignment: slots held per unit, and the sweep of stale reservations (a study's
+            # active participants, filtered on `last_seen_at`). No column an answer changes is in an
+            # index, so PostgreSQL updates the row in place (a HOT update) instead of adding an entry to
+            # each of the table's indexes on every answer; the table leaves room for it on each page
+            # (fillfactor, migration 0011).
+            models.Index(fields=["study", "status"], name="participant_slots"),
             # serves the study-group refusal: has this PID taken any study of the group?
             models.Index(fields=["prolific_pid"], name="participant_pid"),
         ]
@@ -221,7 +225,8 @@ class Participant(models.Model):
 class Response(models.Model):
     """A participant's answer to one item. Written once by `response_submit`; never edited."""
 
-    participant = models.ForeignKey(Participant, on_delete=models.CASCADE, related_name="responses")
+    # no index of its own: both unique constraints' indexes begin with it
+    participant = models.ForeignKey(Participant, on_delete=models.CASCADE, related_name="responses", db_index=False)
     item = models.ForeignKey("annotation.Item", on_delete=models.PROTECT, related_name="responses")
     position = models.PositiveIntegerField(help_text="1-based position in the participant's sequence")
     raw_answer = models.TextField(help_text="exactly what the participant gave")
@@ -237,7 +242,7 @@ class Response(models.Model):
     # beside the answer; written only by `responses_verify`.
     verified_correct = models.BooleanField(null=True, blank=True, help_text="researcher's mark; empty until verified")
     verified_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
-                                    related_name="+")
+                                    related_name="+", db_index=False)
     verified_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -247,6 +252,10 @@ class Response(models.Model):
             # the database refuses a second answer to the same item, whatever the race
             models.UniqueConstraint(fields=["participant", "item"], name="response_once_per_item"),
             models.UniqueConstraint(fields=["participant", "position"], name="response_once_per_position"),
+        ]
+        indexes = [
+            # only the verified answers: every answer's INSERT would otherwise add an empty entry
+            models.Index(fields=["verified_by"], name="response_verified_by", condition=models.Q(verified_by__isnull=False)),
         ]
         ordering = ["participant_id", "position"]
         permissions = [("verify_response", "Can mark written answers correct or incorrect")]
