@@ -87,6 +87,25 @@ class Choice:
     label: str
     keys: tuple[str, ...]  # keyboard shortcuts
 
+    # What a button shows, as ready strings: in the item partials, template loops and filters over
+    # the shortcuts cost more than the rest of the item's text (the answer's fragment is rendered
+    # on every answer).
+
+    @property
+    def keys_attr(self) -> str:
+        """The button's `data-keys`: its shortcuts, comma-separated."""
+        return ",".join(self.keys)
+
+    @property
+    def shortcut(self) -> str:
+        """The shortcut shown on the button, upper-case ("" when it has none)."""
+        return self.keys[0].upper() if self.keys else ""
+
+
+def keyboard_hint(choices: Sequence[Choice]) -> str:
+    """The line under the buttons, e.g. "Y / 1 = Yes; N / 2 = No"; choices without shortcuts are left out."""
+    return "; ".join(f"{' / '.join(choice.keys).upper()} = {choice.label}" for choice in choices if choice.keys)
+
 
 @dataclass(frozen=True)
 class Screen:
