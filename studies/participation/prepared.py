@@ -20,10 +20,11 @@ The ORM's own queries keep Django's default, client-side binding.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from functools import lru_cache
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
-from django.db import DEFAULT_DB_ALIAS, connections
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
 
 from annotation.models import Item
 from studies.models import Participant, Study
@@ -273,16 +274,67 @@ def _insert_and_update_statement(db: str, new_model, stored_model, names: tuple[
     return f"WITH {connections[db].ops.quote_name('progress')} AS ({update_sql}) {insert_sql}", insert_fields, update_fields
 
 
-def insert_and_update(new, stored, fields: Sequence[str], using: str = DEFAULT_DB_ALIAS) -> None:
+def insert_and_update(new, stored, fields: Sequence[str], using: str = DEFAULT_DB_ALIAS, *,
+                      pipelined: "Pipelined | None" = None) -> None:
     """`insert(new)` and `update(stored, fields)`, in one statement where the database runs a write
-    inside a WITH (PostgreSQL: one round trip); both or neither, as the two in one transaction."""
+    inside a WITH (PostgreSQL: one round trip); both or neither, as the two in one transaction.
+    `pipelined`: what `answer_transaction` gave; the statement then goes out with the Sync that
+    ends the transaction, and `new` gets its id once that has come back."""
     connection = connections[using]
     if connection.vendor != "postgresql":
         insert(new, using)
         update(stored, fields, using)
         return
     sql, insert_fields, update_fields = _insert_and_update_statement(using, type(new), type(stored), tuple(fields))
-    with _cursor(connection) as cursor:
-        cursor.execute(sql, [*_values(stored, update_fields, connection, adding=False), stored.pk,
-                             *_values(new, insert_fields, connection, adding=True)])
-        _inserted(new, cursor.fetchone()[0], using)
+    cursor = _cursor(connection)
+    cursor.execute(sql, [*_values(stored, update_fields, connection, adding=False), stored.pk,
+                         *_values(new, insert_fields, connection, adding=True)])
+
+    def inserted() -> None:
+        with cursor:
+            _inserted(new, cursor.fetchone()[0], using)
+
+    if pipelined is None:
+        inserted()
+    else:
+        pipelined.then.append(inserted)
+
+
+# -- the answer's transaction ----------------------------------------------------------------------
+
+
+class Pipelined:
+    """An answer's transaction in pipeline mode: what to do once its Sync has come back."""
+
+    def __init__(self) -> None:
+        self.then: list[Callable[[], None]] = []
+
+
+@contextmanager
+def answer_transaction(using: str = DEFAULT_DB_ALIAS) -> Iterator[Pipelined | None]:
+    """The transaction of an answer's locked read and its write; gives what to pass to
+    `insert_and_update` (a `Pipelined`, or None).
+
+    On PostgreSQL, outside any transaction (a web worker's request), the statements go in pipeline
+    mode with no BEGIN and no COMMIT: in the extended query protocol everything up to a Sync runs
+    as one implicit transaction, committed at the Sync and rolled back if a statement in it fails
+    (the error is raised as the block ends). The read goes out at once with a flush, which keeps the
+    transaction open: the participant's row stays locked from the read until the write's Sync, as
+    in `atomic()`, for two round trips fewer (`atomic()` sends BEGIN and COMMIT as round trips of
+    their own): the read's, and the write's with the Sync. A block left without a write (an answer
+    refused or ignored, an exception) sends only the Sync: nothing was written, the lock is released.
+
+    Elsewhere (SQLite; inside a transaction already, as a test's or a caller's `atomic()`),
+    `transaction.atomic()`, and None."""
+    connection = connections[using]
+    if connection.vendor != "postgresql" or connection.in_atomic_block or not connection.get_autocommit():
+        with transaction.atomic(using=using):
+            yield None
+        return
+    connection.close_if_health_check_failed()
+    connection.ensure_connection()
+    pipelined = Pipelined()
+    with connection.wrap_database_errors, connection.connection.pipeline():
+        yield pipelined
+    for step in pipelined.then:
+        step()

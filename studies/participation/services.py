@@ -57,17 +57,19 @@ def response_submit(*, item_id: int, position: int, raw_answer: str, extra: Mapp
     if participant_id is not None:
         lock = partial(_items_unread, partial(participant_lock, participant_id=participant_id, with_study=False,
                                               study=study))
+        begin = transaction.atomic
     else:
         # the answered item and the next one (at index `position` of the sequence) come with the lock
         lock = partial(prepared.participant_lock_for_answer, participant_ids=known, link=link, item_id=item_id,
                        next_index=position if show_next else None)
+        begin = prepared.answer_transaction
     answer = (item_id, position, raw_answer, extra, show_next)
     try:
-        result = _submit(lock, *answer, with_study=False)
+        result = _submit(lock, begin, *answer, with_study=False)
         if isinstance(result, int):
             # the reservation timed out: again, with the study locked first, as assignment takes them
             result = _submit(partial(_items_unread, partial(participant_lock, participant_id=result, with_study=True)),
-                             *answer, with_study=True)
+                             transaction.atomic, *answer, with_study=True)
     except IntegrityError:
         # the unique (participant, position) constraint: a copy of this answer is already stored
         participant = (Participant.objects.select_related("study", "unit").get(pk=participant_id)
@@ -80,13 +82,14 @@ def _items_unread(lock: Callable[[], Participant | None]) -> tuple[Participant |
     return lock(), {}
 
 
-def _submit(lock: Callable[[], tuple[Participant | None, dict[int, Item]]], item_id: int, position: int,
-            raw_answer: str, extra: Mapping[str, Any] | None, show_next: bool, *,
+def _submit(lock: Callable[[], tuple[Participant | None, dict[int, Item]]], begin: Callable[[], Any],
+            item_id: int, position: int, raw_answer: str, extra: Mapping[str, Any] | None, show_next: bool, *,
             with_study: bool) -> SubmitResult | int | None:
-    """One attempt under `lock`'s row lock (which gives the participant, and the items it read with
-    it): the result, None for no participant, or the participant's id when their reservation timed
-    out and the study's lock is needed first."""
-    with transaction.atomic():
+    """One attempt in the transaction `begin()` opens (`transaction.atomic`, or
+    `prepared.answer_transaction`, whose pipeline the write joins), under `lock`'s row lock (which gives
+    the participant, and the items it read with it): the result, None for no participant, or the
+    participant's id when their reservation timed out and the study's lock is needed first."""
+    with begin() as pipelined:
         # The row lock serialises concurrent submits of one participant on PostgreSQL; on SQLite
         # the IMMEDIATE transaction mode does the same for the whole database.
         participant, items = lock()
@@ -126,7 +129,7 @@ def _submit(lock: Callable[[], tuple[Participant | None, dict[int, Item]]], item
             duration_ms=max(0, int((now - shown_at).total_seconds() * 1000)), extra=extra,
         )
         fields = _advance(participant, item, scored.correct, now, shown_next=following is not None)
-        prepared.insert_and_update(response, participant, fields)
+        prepared.insert_and_update(response, participant, fields, pipelined=pipelined)
     return SubmitResult(Outcome.STORED, participant, response=response,
                         next_item=items.get(following) if following is not None else None)
 
