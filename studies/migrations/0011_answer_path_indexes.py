@@ -13,17 +13,20 @@ from django.conf import settings
 from django.db import migrations, models
 
 
-def leave_room_for_updates(apps, schema_editor):
-    """PostgreSQL: fill new pages of the participants' table to 80%, leaving room for HOT updates."""
-    if schema_editor.connection.vendor == "postgresql":
-        table = schema_editor.quote_name(apps.get_model("studies", "Participant")._meta.db_table)
-        schema_editor.execute(f"ALTER TABLE {table} SET (fillfactor = 80)")
+def _participants_table(storage: str):
+    """A migration step that sets the participants' table's storage on PostgreSQL (elsewhere nothing)."""
+
+    def run(apps, schema_editor):
+        if schema_editor.connection.vendor == "postgresql":
+            table = schema_editor.quote_name(apps.get_model("studies", "Participant")._meta.db_table)
+            schema_editor.execute(f"ALTER TABLE {table} {storage}")
+
+    return run
 
 
-def fill_pages(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        table = schema_editor.quote_name(apps.get_model("studies", "Participant")._meta.db_table)
-        schema_editor.execute(f"ALTER TABLE {table} RESET (fillfactor)")
+#: new pages filled to 80%, leaving room for HOT updates; and back to the default
+leave_room_for_updates = _participants_table("SET (fillfactor = 80)")
+fill_pages = _participants_table("RESET (fillfactor)")
 
 
 class Migration(migrations.Migration):
