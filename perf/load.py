@@ -348,7 +348,7 @@ async def run_participants(*, base_url: str, link: str, pids: Sequence[str], pat
                           on_answer=on_answer, backoff=backoff, max_failures=max_failures)
               for http, pid in zip(sessions, pids)]
 
-    async def each(step: Callable[[Participant], Awaitable[None]]) -> float:
+    async def each(step: Callable[[Participant], Awaitable[None]]) -> tuple[float, float]:
         async def one(person: Participant) -> None:
             if person.outcome.error:
                 return
@@ -361,31 +361,34 @@ async def run_participants(*, base_url: str, link: str, pids: Sequence[str], pat
                     person.outcome.error = f"{type(exc).__name__}: {exc}"
         began = time.perf_counter()
         await asyncio.gather(*(one(person) for person in people))
-        return time.perf_counter() - began
+        return began, time.perf_counter()
 
     meter = meter or CpuMeter(None)
     phases: dict[str, float] = {}
     try:
         if phased:
-            phases["entering"] = await each(Participant.start)
+            began, ended = await each(Participant.start)
+            phases["entering"] = ended - began
         pause = Pause() if trivial is not None else None
         for person in people:
             person.pause = pause
         before = meter.snapshot()
         answering = asyncio.ensure_future(each(Participant.answer_all if phased else Participant.finish))
-        slices, aside, set_aside = [], 0.0, Snapshot.zero() if before else None
+        slices, spans, set_aside = [], [], Snapshot.zero() if before else None
         while trivial is not None and not (await asyncio.wait({answering}, timeout=every))[0]:
             await pause.hold()
             began, first = time.perf_counter(), meter.snapshot()
             slices.append(await trivial())
-            aside, set_aside = aside + time.perf_counter() - began, Snapshot.add(set_aside, first, meter.snapshot())
+            spans.append((began, time.perf_counter()))
+            set_aside = Snapshot.add(set_aside, first, meter.snapshot())
             pause.release()
-        phases["answering"] = await answering - aside
+        phases["answering"] = answering_seconds(*await answering, spans)
         after = Snapshot.less(meter.snapshot(), set_aside)
         for person in people:
             person.pause = None
         if phased:
-            phases["finishing"] = await each(Participant.finish)
+            began, ended = await each(Participant.finish)
+            phases["finishing"] = ended - began
     finally:
         for http in sessions:
             await http.close()
@@ -393,6 +396,16 @@ async def run_participants(*, base_url: str, link: str, pids: Sequence[str], pat
     outcomes = [person.outcome for person in people]
     answers = sum(len(outcome.acknowledged) for outcome in outcomes)
     return Load(path, concurrency, outcomes, phases, CpuMeter.per_request(before, after, answers), slices)
+
+
+def answering_seconds(began: float, ended: float, spans: Sequence[tuple[float, float]]) -> float:
+    """The answering phase's time from `began` to `ended`, less the part of each trivial slice
+    (`spans`, from its start to its end) that fell inside it. A slice can start when the last
+    answers are already in (the participants were held once their requests in flight had finished,
+    and none had any left); its time is not the answering phase's, and taking it off all the same
+    would shorten the phase and inflate answers/s."""
+    inside = sum(max(0.0, min(end, ended) - max(start, began)) for start, end in spans)
+    return ended - began - inside
 
 
 @dataclass(frozen=True)

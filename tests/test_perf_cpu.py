@@ -124,3 +124,12 @@ def test_a_process_that_ends_during_the_phase_still_counts_through_its_parent() 
         server.wait()
     assert before is not None and after is not None
     assert 0.2 <= after.server - before.server <= 0.6
+
+
+def test_only_the_part_of_a_slice_inside_the_answering_phase_is_taken_off_its_time() -> None:
+    from perf.load import answering_seconds
+
+    # answering from 10 s to 14 s; a slice inside it (11–12), one that began as the last answers
+    # came in (13.9–15), one after the phase (14.2–15.2): 4 − 1 − 0.1 s
+    assert answering_seconds(10.0, 14.0, [(11.0, 12.0), (13.9, 15.0), (14.2, 15.2)]) == pytest.approx(2.9)
+    assert answering_seconds(10.0, 14.0, []) == 4.0
