@@ -6,13 +6,13 @@ makes refreshes, back buttons, second tabs and replayed POSTs harmless.
 
 from __future__ import annotations
 
-from functools import wraps
+from functools import lru_cache, wraps
 from typing import Callable
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse
+from django.urls import get_script_prefix, get_urlconf, reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -30,7 +30,18 @@ _PROLIFIC_PARAMS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
 
 
 def _step_url(study: Study) -> str:
-    return reverse("annotation:step", args=[study.link])
+    return _study_url("annotation:step", study.link)
+
+
+def _study_url(name: str, link: str) -> str:
+    """`reverse(name, args=[link])`, worked out once per study: every answer needs its URL, and
+    resolving it again cost more than the rest of the answer's page context."""
+    return _reversed(name, link, get_script_prefix(), get_urlconf())
+
+
+@lru_cache(maxsize=4096)
+def _reversed(name: str, link: str, prefix: str, urlconf: str | None) -> str:
+    return reverse(name, args=[link], urlconf=urlconf)
 
 
 def _problem(request: HttpRequest, title: str, message: str, status: int = 400) -> HttpResponse:
@@ -183,7 +194,7 @@ def _item_context(participant: Participant, error: str = "", typed: str = "", pa
     screen = screen_for(participant, item) if item else None
     return {
         "study": participant.study, "participant": participant, "item": item, "error": error, "preview": None,
-        "answer_url": reverse("annotation:answer", args=[participant.study.link]),
+        "answer_url": _study_url("annotation:answer", participant.study.link),
         "position": participant.answered + 1, "total": participant.total,
         "percent": round(100 * participant.answered / max(participant.total, 1)),
         "shown": screen.shown if screen else {},

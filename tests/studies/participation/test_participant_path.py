@@ -248,3 +248,20 @@ def test_failing_attention_checks_excludes_at_the_threshold_with_a_reason(implic
 
     one_failure.complete(choose=fail_first_check)
     assert one_failure.participant.attention_failures == 1 and not one_failure.participant.excluded
+
+
+def test_the_answer_forms_url_follows_the_deployments_path_prefix(implicature):
+    # the study's URLs are worked out once; served under a path prefix (SCRIPT_NAME, a reverse proxy's
+    # sub-path) the same study's form posts under that prefix, and without it, without
+    from django.test.utils import override_script_prefix
+
+    study = small_study()
+    bot = _start(study, 9)
+    step = f"/s/{study.link}/step/"
+    plain = bot.client.get(step).content.decode()
+    with override_script_prefix("/parity/"):
+        prefixed = bot.client.get(step).content.decode()
+    again = bot.client.get(step).content.decode()
+    assert f'action="/s/{study.link}/answer/"' in plain and "/parity/" not in plain
+    assert f'action="/parity/s/{study.link}/answer/"' in prefixed
+    assert f'action="/s/{study.link}/answer/"' in again and "/parity/" not in again
