@@ -133,3 +133,22 @@ def test_only_the_part_of_a_slice_inside_the_answering_phase_is_taken_off_its_ti
     # came in (13.9–15), one after the phase (14.2–15.2): 4 − 1 − 0.1 s
     assert answering_seconds(10.0, 14.0, [(11.0, 12.0), (13.9, 15.0), (14.2, 15.2)]) == pytest.approx(2.9)
     assert answering_seconds(10.0, 14.0, []) == 4.0
+
+
+def test_a_phase_over_before_its_first_slice_still_gets_one_slice_of_the_trivial_view() -> None:
+    from perf.load import Hammered, run_participants
+
+    calls = []
+
+    async def trivial() -> Hammered:
+        calls.append(time.perf_counter())
+        return Hammered(100, 0, 1000.0, None, 0.1)
+
+    async def scenario():
+        # no participants: the answering phase is over at once, long before a slice is due
+        return await run_participants(base_url="http://127.0.0.1:9", link="x", pids=[], path="htmx",
+                                      concurrency=5, trivial=trivial, every=30.0)
+
+    with ThreadPoolExecutor(1) as thread:
+        load = thread.submit(lambda: asyncio.run(scenario())).result()
+    assert len(calls) == 1 and [s.per_second for s in load.trivial] == [1000.0]
