@@ -364,12 +364,15 @@ async def run_participants(*, base_url: str, link: str, pids: Sequence[str], pat
         await asyncio.gather(*(one(person) for person in people))
         return began, time.perf_counter()
 
+    async def seconds(step: Callable[[Participant], Awaitable[None]]) -> float:
+        began, ended = await each(step)
+        return ended - began
+
     meter = meter or CpuMeter(None)
     phases: dict[str, float] = {}
     try:
         if phased:
-            began, ended = await each(Participant.start)
-            phases["entering"] = ended - began
+            phases["entering"] = await seconds(Participant.start)
         pause = Pause() if trivial is not None else None
         for person in people:
             person.pause = pause
@@ -392,8 +395,7 @@ async def run_participants(*, base_url: str, link: str, pids: Sequence[str], pat
         for person in people:
             person.pause = None
         if phased:
-            began, ended = await each(Participant.finish)
-            phases["finishing"] = ended - began
+            phases["finishing"] = await seconds(Participant.finish)
     finally:
         for http in sessions:
             await http.close()

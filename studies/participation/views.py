@@ -41,6 +41,7 @@ def _study_url(name: str, link: str) -> str:
 
 @lru_cache(maxsize=4096)
 def _reversed(name: str, link: str, prefix: str, urlconf: str | None) -> str:
+    # `prefix` is only the cache's key: reverse() reads the same prefix from the request's thread
     return reverse(name, args=[link], urlconf=urlconf)
 
 
