@@ -47,6 +47,8 @@
       done();
     }
   });
+  // the copy buttons come hidden: a click before this script ran would do nothing
+  document.querySelectorAll("button[data-copy][hidden]").forEach(function (button) { button.hidden = false; });
   function fallbackCopy(text) {
     const area = document.createElement("textarea");
     area.value = text;
