@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from django.test import Client
-
+from tests.browser.helpers import sign_in
 from tests.factories import small_study
 from tests.personas import researcher
 
@@ -17,10 +16,7 @@ def test_a_copy_button_appears_only_once_its_script_runs_and_then_copies(live_se
     benchmark_import(name="implicature", source=implicature_source)
     owner = researcher()
     study = small_study("copied in a browser", units=1, unit_size=3, per_unit=1, attention_checks=1, owner=owner)
-    client = Client()
-    client.force_login(owner)
-    page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value,
-                               "url": live_server.url}])
+    sign_in(page, live_server, owner)
     held = []  # the page's script, held back: a slow network, or a click before the deferred script ran
     page.route("**/researcher*.js", lambda route: held.append(route))
     page.goto(f"{live_server.url}/studies/{study.pk}/", wait_until="commit")

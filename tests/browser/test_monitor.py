@@ -5,22 +5,14 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from django.test import Client
 from django.utils import timezone
 from freezegun import freeze_time
 
+from tests.browser.helpers import sign_in
 from tests.factories import Bot, pid, small_study
 from tests.personas import researcher
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def _signed_in(page, live_server, user) -> None:
-    """The browser carries the session of `user` (signed in without a password)."""
-    client = Client()
-    client.force_login(user)
-    page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value,
-                               "url": live_server.url}])
 
 
 def _count(page, name: str) -> str:
@@ -44,7 +36,7 @@ def test_the_monitor_shows_the_counts_and_refreshes_after_a_new_arrival(live_ser
         Bot(study, pid(5)).start_items().answer_items(
             lambda item: item.gold if item.is_attention_check else "yes",
             wait=lambda: clock.tick(timedelta(seconds=12)))
-    _signed_in(page, live_server, owner)
+    sign_in(page, live_server, owner)
     page.goto(f"{live_server.url}/studies/{study.pk}/monitor/")
     page.wait_for_selector("#monitor-chart svg")
     assert (_count(page, "arrivals"), _count(page, "working"), _count(page, "completed")) == ("5", "0", "5")
