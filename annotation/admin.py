@@ -1,5 +1,5 @@
 """The items' admin: read-only rows shared by every study, so no study filter and no identities here
-(the answers' admin is in `studies.participation.admin`)."""
+(the answers' admin is in `studies.admin_answers`)."""
 
 from __future__ import annotations
 

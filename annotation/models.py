@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from annotation import benchmarks
+from parity import benchmarks
 
 
 class Item(models.Model):

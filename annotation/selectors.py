@@ -8,7 +8,7 @@ from typing import Any
 
 from django.conf import settings
 
-from annotation.benchmarks.base import ItemData
+from parity.benchmarks.base import ItemData
 from annotation.models import Item, ItemSet
 
 

@@ -13,8 +13,8 @@ from typing import IO, Any, Mapping
 from django.db import transaction
 from django.db.models import Count
 
-from annotation import benchmarks
-from annotation.benchmarks.base import DatasetError, ImportBundle, sha256_of
+from parity import benchmarks
+from parity.benchmarks.base import DatasetError, ImportBundle, sha256_of
 from annotation.models import BenchmarkAsset, Item, ItemSet
 from annotation.selectors import item_data
 

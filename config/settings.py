@@ -37,9 +37,13 @@ INSTALLED_APPS = [
     "django_tasks",
     "django_tasks_db",
     "axes",
+    # lowest first: each app imports only those above it (the layers in pyproject.toml)
     "annotation",
     "studies",
     "modelruns",
+    "prolific",
+    "participation",
+    "results",
 ]
 
 MIDDLEWARE = [
@@ -97,7 +101,7 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # connection is quiet (config/postgresql/base.py)
     DATABASES["default"]["ENGINE"] = "config.postgresql"
 if DATABASES["default"]["ENGINE"] == "config.postgresql" and env_bool("DATABASE_PREPARED_STATEMENTS", True):
-    # Prepared statements on: the participant path's statements (studies/participation/prepared.py)
+    # Prepared statements on: the participant path's statements (studies/prepared.py)
     # run prepared, planned once per connection. The ORM's queries bind on the client, which psycopg
     # never prepares, so nothing else changes (psycopg's default threshold; Django's default is off).
     # DATABASE_PREPARED_STATEMENTS=0 behind a pooler that cannot keep them (PgBouncer's transaction
@@ -171,7 +175,7 @@ SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^livez$"]
 SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", HTTPS)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 #: participants see a page saying what to do (e.g. allow cookies) instead of Django's bare 403
-CSRF_FAILURE_VIEW = "studies.participation.views.csrf_failure"
+CSRF_FAILURE_VIEW = "participation.views.csrf_failure"
 #: Strict-Transport-Security: browsers use only HTTPS for this site (and its subdomains) for this long
 SECURE_HSTS_SECONDS = env_int("HSTS_SECONDS", 31_536_000 if HTTPS else 0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("HSTS_INCLUDE_SUBDOMAINS", HTTPS)
@@ -207,7 +211,7 @@ PROLIFIC_JWT_PARAM = env_str("PROLIFIC_JWT_PARAM", "jwt")
 if PROLIFIC_JWKS_URL and not PROLIFIC_JWT_AUDIENCE:
     # Prolific's tokens always carry `aud`: without the audience to compare it with, every link is refused
     raise ConfigError("PROLIFIC_JWKS_URL is set: set PROLIFIC_JWT_AUDIENCE to this site's domain too")
-#: Prolific's researcher API (studies/prolific_api): where, the token, how long to wait for an answer
+#: Prolific's researcher API (prolific/): where, the token, how long to wait for an answer
 PROLIFIC_API_URL = env_str("PROLIFIC_API_URL", "https://api.prolific.com/api/v1/")
 PROLIFIC_API_TOKEN = env_str("PROLIFIC_API_TOKEN")
 try:
@@ -226,16 +230,16 @@ PARITY_MODEL_SOURCES = env_list("PARITY_MODEL_SOURCES", ["smollm2"])
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "studies.api.auth.ApiTokenAuthentication",
+        "results.api.auth.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "studies.api.throttles.CappedPagination",
+    "DEFAULT_PAGINATION_CLASS": "results.api.throttles.CappedPagination",
     "PAGE_SIZE": 100,
     "DEFAULT_THROTTLE_CLASSES": [
-        "studies.api.throttles.AnonymousRateThrottle",
-        "studies.api.throttles.ResearcherRateThrottle",
+        "results.api.throttles.AnonymousRateThrottle",
+        "results.api.throttles.ResearcherRateThrottle",
     ],
     # 0: REMOTE_ADDR; DRF's default (None) would count per X-Forwarded-For, which any client can vary
     "NUM_PROXIES": TRUSTED_PROXY_COUNT,

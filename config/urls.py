@@ -10,17 +10,18 @@ from config.health import health, live
 admin.site.site_header = "Parity — studies, humans and models"
 admin.site.site_title = "Parity"
 
-handler404 = "studies.api.views.page_not_found"
+handler404 = "config.errors.page_not_found"
 
 urlpatterns = [
-    path("", RedirectView.as_view(pattern_name="studies:list", permanent=False)),
+    path("", RedirectView.as_view(pattern_name="results:list", permanent=False)),
     path("healthz", health, name="health"),
     path("livez", live, name="live"),
     path("admin/", admin.site.urls),
     path("runs/", include("modelruns.urls")),
-    path("studies/", include("studies.results.urls")),
+    path("studies/", include("studies.urls")),
+    path("studies/", include("results.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("api/", include("studies.api.urls")),
-    path("prolific/", include("studies.prolific_api.urls")),
-    path("", include("studies.participation.urls")),
+    path("api/", include("results.api.urls")),
+    path("", include("prolific.urls")),
+    path("", include("participation.urls")),
 ]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from annotation.benchmarks.base import ModelAnswer, answer_variants
+from parity.benchmarks.base import ModelAnswer, answer_variants
 from annotation.selectors import item_data
 from modelruns import selectors
 from modelruns.models import ModelRun, ModelShard

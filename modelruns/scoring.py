@@ -1,6 +1,6 @@
 """Between a ModelSpec and the engine: load a model once per process and answer any request type.
 
-A spec of kind `api` is answered by `modelruns.engine.api.ApiBackend` (a model behind an
+A spec of kind `api` is answered by `parity.engine.api.ApiBackend` (a model behind an
 OpenAI-compatible server) through the same calls, cache and progress as a local model.
 
 A worker keeps what it loaded (keyed by what makes a load distinct), so the shards of a run that
@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from django.conf import settings
 
-from annotation.benchmarks.base import PairRequest, SimilarityRequest
-from modelruns.engine import (
+from parity.benchmarks.base import PairRequest, SimilarityRequest
+from parity.engine import (
     ENGINE_VERSION,
     ChoiceRequest,
     Engine,
@@ -31,7 +31,7 @@ from modelruns.engine import (
     load_nli,
     load_seq2seq,
 )
-from modelruns.engine.api import ApiBackend, ApiConfig, Usage
+from parity.engine.api import ApiBackend, ApiConfig, Usage
 
 if TYPE_CHECKING:
     from modelruns.models import ModelSpec

@@ -1,4 +1,4 @@
-"""Reads about model runs (who may see them is decided by `studies.results.selectors`)."""
+"""Reads about model runs (who may see them is decided by `results.selectors`)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 from django.db.models import Count, Prefetch, Q, QuerySet
 
-from annotation.benchmarks.base import ItemData
+from parity.benchmarks.base import ItemData
 from annotation.models import BenchmarkAsset, Item
 from annotation.selectors import item_data
 from studies.models import Participant, Response, Study, UnitItem

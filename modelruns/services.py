@@ -20,12 +20,12 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from annotation.benchmarks.base import DatasetError
+from parity.benchmarks.base import DatasetError
 from annotation.selectors import item_data
 from annotation.services import rating_items_from_answers
 from modelruns import selectors, workers
-from modelruns.engine import ENGINE_VERSION
-from modelruns.engine.api import ApiConfig
+from parity.engine import ENGINE_VERSION
+from parity.engine.api import ApiConfig
 from modelruns.models import ModelRun, ModelShard, ModelSpec
 from modelruns.sources import model_source_problem
 from modelruns.tasks import run_shard
@@ -54,7 +54,7 @@ class StartedRun:
 
 @dataclass(frozen=True)
 class ApiOptions:
-    """How to reach a model behind an OpenAI-compatible API (see `modelruns.engine.api.ApiConfig`)."""
+    """How to reach a model behind an OpenAI-compatible API (see `parity.engine.api.ApiConfig`)."""
 
     base_url: str
     key_env: str = ""

@@ -12,7 +12,7 @@ from typing import Any, Mapping
 
 from django.db import transaction
 
-from annotation.benchmarks.instruction_induction import model as induction
+from parity.benchmarks.instruction_induction import model as induction
 from modelruns import selectors
 from modelruns.models import InstructionScore, ModelSpec
 from modelruns.scoring import Progress, scorer_of

@@ -18,7 +18,7 @@ from typing import Iterable
 
 from django.conf import settings
 
-from modelruns.engine.loading import ALIASES
+from parity.engine.loading import ALIASES
 
 SETTING = "PARITY_MODEL_SOURCES"
 

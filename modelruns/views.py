@@ -63,7 +63,7 @@ def rate(request: HttpRequest, study_id: int, run_id: int) -> HttpResponse:
     try:
         rating = services.modelrun_rating_study(run=run)
     except services.ModelRunError as exc:
-        return render(request, "annotation/problem.html", {"title": "These answers cannot be rated",
+        return render(request, "problem.html", {"title": "These answers cannot be rated",
                                                            "message": str(exc)}, status=400)
-    url = reverse("studies:results", args=[rating.pk])
+    url = reverse("results:study", args=[rating.pk])
     return HttpResponseClientRedirect(url) if request.htmx else redirect(url)

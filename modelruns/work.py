@@ -25,9 +25,9 @@ from django.db import transaction
 from django.db.models import Case, F, PositiveIntegerField, Q, Sum, When
 from django.utils import timezone
 
-from annotation.benchmarks.base import ModelAnswer, answer_variants
+from parity.benchmarks.base import ModelAnswer, answer_variants
 from modelruns import execution
-from modelruns.engine.api import Usage
+from parity.engine.api import Usage
 from modelruns.models import ModelResponse, ModelRun, ModelShard, ModelSpec
 from modelruns.scoring import Scorer, scorer_of
 from modelruns.storable import storable

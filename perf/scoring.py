@@ -6,7 +6,7 @@ The model is loaded once; every engine scores the identical (context, continuati
 - naive: one sequence per forward pass, full-vocabulary log-softmax, no batching;
 - lm_eval_default: HFLM with its defaults (batch size 1);
 - lm_eval_tuned: HFLM with batch size 32 and an fp32 softmax (`softmax_dtype="float32"`);
-- ours: modelruns.engine.Engine.
+- ours: parity.engine.Engine.
 Parity (ours against each of the others: max |delta log-prob|, decision flips) is printed first.
 The work is split into rounds and each round runs every engine in turn (rotating the order), so
 that load from other processes on a shared machine falls on all engines alike. Items/s counts
@@ -32,7 +32,7 @@ from typing import Any, Callable, Sequence
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from modelruns.engine import (  # noqa: E402
+from parity.engine import (  # noqa: E402
     ChoiceRequest,
     Engine,
     LoadedModel,
@@ -40,7 +40,7 @@ from modelruns.engine import (  # noqa: E402
     Read,
     load_causal_lm,
 )
-from modelruns.engine.tokens import TextEncoder, continuation_spans  # noqa: E402
+from parity.engine.tokens import TextEncoder, continuation_spans  # noqa: E402
 
 ENGINES = ("naive", "lm_eval_default", "lm_eval_tuned", "ours")
 DEFAULT_LIMITS = {"implicature": 60, "ambibench": 6, "miqa": 40}
@@ -72,8 +72,8 @@ def _choice_item(key: str, context: str, continuations: Sequence[str]) -> Item:
 
 def implicature_items(datasets: Path, limit: int, ks: Sequence[int]) -> list[Item]:
     """Template 2, coherent vs incoherent ending (" yes"/" no"), k dev examples drawn per item."""
-    from annotation.benchmarks import get
-    from annotation.benchmarks.base import seeded_rng
+    from parity.benchmarks import get
+    from parity.benchmarks.base import seeded_rng
 
     bundle = get("implicature").load(datasets / "implicature")
     template = {asset.key: asset.data for asset in bundle.assets}["templates"]["2"]
@@ -98,8 +98,8 @@ def implicature_items(datasets: Path, limit: int, ks: Sequence[int]) -> list[Ite
 
 def miqa_items(datasets: Path, limit: int) -> list[Item]:
     """Appendix A wording 3, every question in both option orders, options as continuations."""
-    from annotation.benchmarks import get
-    from annotation.benchmarks.miqa import both_orders
+    from parity.benchmarks import get
+    from parity.benchmarks.miqa import both_orders
 
     bundle = get("miqa").load(datasets / "miqa")
     items = []
@@ -112,7 +112,7 @@ def miqa_items(datasets: Path, limit: int) -> list[Item]:
 
 def ambibench_items(limit: int, fmt: str) -> list[Item]:
     """20-example episodes, uninformative instruction; one read per label position."""
-    from annotation.benchmarks.ambibench import UNINFORMATIVE, generate_episodes, labelled_text
+    from parity.benchmarks.ambibench import UNINFORMATIVE, generate_episodes, labelled_text
 
     items = []
     for episode in generate_episodes(seed=0, count=limit, formats=(fmt,)):

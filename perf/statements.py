@@ -54,7 +54,7 @@ def measure(runs: int) -> list[tuple[str, float, float, float, float]]:
     """(statement, client µs bound on the client, backend µs, client µs prepared, backend µs)."""
     from django.db import connection, transaction
 
-    from studies.participation import prepared
+    from studies import prepared
 
     participant = _participant()
     ids, link, item = [participant.pk], participant.study.link, participant.sequence[0]

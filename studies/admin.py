@@ -7,15 +7,14 @@ from django.db.models.functions import Cast
 from django.shortcuts import redirect, render
 from django.utils.html import format_html, format_html_join
 
+from studies import admin_answers  # noqa: F401 (registers the answers' admin)
 from studies import services
 from studies.access import EXCLUDE_PARTICIPANT, has_permission, may_manage_access
 from studies.admin_base import ResearcherAdmin
 from studies.identity import can_see_identities
 from studies.models import Participant, Study, Unit
-from studies.monitor import FLAGS, participant_flags
-from studies.participation import admin as participation_admin  # noqa: F401 (registers the answers' admin)
+from studies.flags import FLAGS, participant_flags
 from studies.pay import hourly_pay
-from studies.prolific_api import admin as prolific_admin
 from studies.selectors import median_minutes, units_with_counts
 
 
@@ -28,7 +27,6 @@ class StudyAdmin(ResearcherAdmin):
     readonly_fields = ["link", "participant_link", "unit_counts", "pay"]
     list_select_related = ["owner"]
     filter_horizontal = ["collaborators"]
-    actions = [prolific_admin.create_on_prolific]
     fieldsets = [
         (None, {"fields": ["name", "benchmark", "status", "group", "link", "participant_link"]}),
         ("Who works on it", {"fields": ["owner", "collaborators"]}),
@@ -42,9 +40,6 @@ class StudyAdmin(ResearcherAdmin):
         """A study is created on the researcher's page (`/studies/new/`), from the benchmark's declared
         design options, through `study_create`: never from hand-written design JSON here."""
         return redirect("studies:new")
-
-    def has_prolific_permission(self, request) -> bool:
-        return has_permission(request.user, prolific_admin.CHANGE_STUDY)
 
     def get_readonly_fields(self, request, obj=None):
         fixed = [*self.readonly_fields]
@@ -130,7 +125,7 @@ class ExcludedFilter(admin.SimpleListFilter):
 
 
 class ReviewFlagFilter(admin.SimpleListFilter):
-    """The monitor's review flags (`studies.monitor`), each participant judged within their own study."""
+    """The monitor's review flags (`monitor`), each participant judged within their own study."""
 
     title = "flagged for review"
     parameter_name = "flag"

@@ -1,15 +1,20 @@
-"""Reads about studies and participants, and the one access helper per object."""
+"""Reads about studies, participants and their answers: what a participant sees, and the
+researcher's verification summary."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from statistics import median
 
 from django.db.models import Count, Q, QuerySet
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404
 
 from annotation.models import Item
+from annotation.selectors import item_data
+from parity import benchmarks
+from parity.benchmarks.base import Screen
+from studies import prepared
 from studies.models import Participant, Response, Study, Unit
-from studies.participation import cookie, prepared
 
 
 def get_study_by_link(link: str) -> Study:
@@ -19,40 +24,10 @@ def get_study_by_link(link: str) -> Study:
     return study
 
 
-def get_participant_for_request(request: HttpRequest, study: Study) -> Participant | None:
-    """The participant this browser entered `study` as, or None (the only place that decides)."""
-    participant_id = cookie.known(request).get(study.pk)
-    if participant_id is None:
-        return None
-    # an erased identity is no longer anyone's: the browser that entered as it cannot resume it
-    return _known_participants([participant_id]).filter(study=study).first()
-
-
-def get_participant_by_link(request: HttpRequest, link: str) -> Participant | None:
-    """This browser's participant in the study at `link`, with the study, in one query (or None:
-    the study does not exist, or this browser has not entered it)."""
-    return participant_at_link(known_participant_ids(request), link)
-
-
-def known_participant_ids(request: HttpRequest) -> list[int]:
-    """The participants this browser entered, in any study."""
-    return list(cookie.known(request).values())
-
-
 def participant_at_link(participant_ids: list[int], link: str) -> Participant | None:
     """The one of `participant_ids` in the study at `link`, with the study (or None; an erased
     identity is no one's). Every participant page makes this read: a statement built once."""
     return prepared.participant_at_link(participant_ids, link)
-
-
-def _known_participants(ids: list[int]) -> QuerySet[Participant]:
-    return Participant.objects.select_related("study").filter(pk__in=ids, erased_at__isnull=True)
-
-
-def remember_participant(request: HttpRequest, response: HttpResponse, participant: Participant) -> HttpResponse:
-    """`response`, which tells this browser it is `participant` in their study from now on."""
-    cookie.remember(request, response, participant.study_id, participant.pk)
-    return response
 
 
 def current_item(participant: Participant) -> Item | None:
@@ -91,3 +66,57 @@ def median_minutes(study: Study) -> float | None:
         "started_at", "completed_at")
     minutes = [(done - start).total_seconds() / 60 for start, done in rows]
     return median(minutes) if minutes else None
+
+
+def viewer_key(participant: Participant) -> str:
+    """The stable token a benchmark derives per-participant presentation from (e.g. option order)."""
+    return f"participant-{participant.pk}"
+
+
+def screen_for(participant: Participant, item: Item) -> Screen:
+    """The current item as this participant sees it; the same on every refresh."""
+    study = participant.study
+    return study.definition.screen(item.key, item.prompt, study.design, viewer=viewer_key(participant))
+
+
+def verifiable_benchmarks() -> list[str]:
+    return [name for name, definition in benchmarks.REGISTRY.items() if definition.manual_verification]
+
+
+def verifiable_responses() -> QuerySet[Response]:
+    """Answers a researcher marks by hand: not attention checks, of benchmarks that ask for it."""
+    return Response.objects.filter(participant__study__benchmark__in=verifiable_benchmarks(), is_attention_check=False)
+
+
+@dataclass(frozen=True)
+class VerificationRow:
+    study: str
+    category: str
+    written: int
+    verified: int
+    verified_correct: int
+
+    @property
+    def share_correct(self) -> float | None:
+        """Share of the verified answers marked correct (the paper's "correct instructions %")."""
+        return self.verified_correct / self.verified if self.verified else None
+
+
+def verification_summary(study=None, studies=None) -> list[VerificationRow]:
+    """Per study and category (instruction induction: per task), over included participants; of one
+    `study`, or of a queryset of `studies` (those a researcher may see)."""
+    responses = verifiable_responses().filter(participant__excluded=False).select_related("participant__study", "item")
+    if study is not None:
+        responses = responses.filter(participant__study=study)
+    if studies is not None:
+        responses = responses.filter(participant__study__in=studies)
+    counts: dict[tuple[str, str], list[int]] = {}
+    for response in responses.order_by("participant__study__name", "item__key"):
+        definition = response.participant.study.definition
+        key = (response.participant.study.name, definition.item_category(item_data(response.item)))
+        row = counts.setdefault(key, [0, 0, 0])
+        row[0] += 1
+        if response.verified_correct is not None:
+            row[1] += 1
+            row[2] += int(response.verified_correct)
+    return [VerificationRow(study_name, category, *numbers) for (study_name, category), numbers in sorted(counts.items())]

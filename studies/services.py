@@ -13,8 +13,8 @@ from django.db.models import Count, Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from annotation import benchmarks
-from annotation.benchmarks.base import seeded_rng
+from parity import benchmarks
+from parity.benchmarks.base import seeded_rng
 from annotation.models import BenchmarkAsset, Item
 from annotation.selectors import item_data, item_set_usable
 from studies.models import Participant, Study, Unit, UnitItem

@@ -15,9 +15,9 @@ from typing import Any, Callable
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from annotation import benchmarks
-from annotation.benchmarks.base import DatasetError, PublishedStudy
-from annotation.benchmarks.base import normalise_text as normalise
+from parity import benchmarks
+from parity.benchmarks.base import DatasetError, PublishedStudy
+from parity.benchmarks.base import normalise_text as normalise
 from annotation.models import Item
 from annotation.selectors import item_data
 from studies.models import Participant, Response, Study, Unit, UnitItem

@@ -8,7 +8,7 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from modelruns.engine.api import FEATURES
+from parity.engine.api import FEATURES
 from modelruns.models import ModelSpec
 from modelruns.services import ApiOptions, modelspec_get_or_create
 from studies.models import Study

@@ -3,7 +3,7 @@ from __future__ import annotations
 from django import template
 from django.utils.safestring import SafeString
 
-from annotation.benchmarks.base import keyboard_hint
+from parity.benchmarks.base import keyboard_hint
 from studies.text import render_markdown
 
 register = template.Library()

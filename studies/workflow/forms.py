@@ -8,8 +8,8 @@ from typing import Any
 
 from django import forms
 
-from annotation import benchmarks
-from annotation.benchmarks.design import DesignOption
+from parity import benchmarks
+from parity.benchmarks.design import DesignOption
 from studies.models import Study
 from studies.pay import PROLIFIC_MINIMUM_PENCE_PER_HOUR, hourly_pay
 
@@ -162,9 +162,3 @@ class StudyCreateForm(forms.Form):
 
 class StatusForm(forms.Form):
     status = forms.ChoiceField(choices=Study.Status.choices)
-
-
-class PreviewAnswerForm(forms.Form):
-    item = forms.IntegerField(min_value=1)
-    position = forms.IntegerField(min_value=1)
-    answer = forms.CharField(max_length=4000, strip=False, required=False)

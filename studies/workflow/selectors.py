@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db.models import Count
 
-from annotation import benchmarks
+from parity import benchmarks
 from annotation.models import Item
 from studies.models import Participant, Study
 from studies.pay import HourlyPay, hourly_pay

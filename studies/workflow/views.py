@@ -9,13 +9,12 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from annotation import benchmarks
-from annotation.benchmarks.base import DatasetError
+from parity import benchmarks
+from parity.benchmarks.base import DatasetError
 from annotation.services import item_set_import
 from studies.access import get_study_for_researcher, has_permission, require_permission
 from studies.models import Study
 from studies.pay import PROLIFIC_MINIMUM_PENCE_PER_HOUR, PROLIFIC_RECOMMENDED_PENCE_PER_HOUR, hourly_pay
-from studies.prolific_api.selectors import prolific_actions, prolific_configured, prolific_study_of
 from studies.services import StudyError, study_create, study_set_status
 from studies.workflow.forms import (
     DESIGN_PREFIX,
@@ -97,12 +96,9 @@ def _pence(value: object) -> int:
 def study_detail(request: HttpRequest, study_id: int) -> HttpResponse:
     study = get_study_for_researcher(request.user, study_id)
     page = study_page(study)
-    found = prolific_study_of(study)
     context = {"page": page, "study": study, "may_change": has_permission(request.user, CHANGE_STUDY),
                "moves": [(status, MOVE_LABELS[status]) for status in page.moves],
-               "prolific": prolific_settings(study) if study.status != Study.Status.DRAFT else [],
-               "prolific_study": found, "prolific_actions": prolific_actions(found),
-               "prolific_ready": prolific_configured()}
+               "prolific": prolific_settings(study) if study.status != Study.Status.DRAFT else []}
     return render(request, "studies/study_detail.html", context)
 
 

@@ -6,9 +6,9 @@ import re
 
 from django.template.loader import render_to_string
 
-from annotation.benchmarks import get
-from annotation.benchmarks.base import Choice, keyboard_hint
-from annotation.benchmarks.custom.benchmark import choices_for
+from parity.benchmarks import get
+from parity.benchmarks.base import Choice, keyboard_hint
+from parity.benchmarks.custom.benchmark import choices_for
 
 
 def _hint(html: str) -> str | None:
@@ -30,7 +30,7 @@ def test_the_keyboard_line_names_each_choice_with_shortcuts_and_only_those():
 
 def test_the_binary_partial_shows_each_buttons_keys_and_the_keyboard_line():
     choices = get("implicature").choices({"utterance": "Is it?", "response": "Yes."}, {})
-    html = render_to_string("annotation/partials/_item_binary.html",
+    html = render_to_string("participation/partials/_item_binary.html",
                             {"shown": {"text": "A & B", "question": "Yes or no?"}, "choices": choices})
     assert re.findall(r'value="(\w+)" class="choice" data-keys="([^"]+)">\s*(\w+) <kbd>(\w)</kbd>', html) == [
         ("yes", "y,1", "Yes", "Y"), ("no", "n,2", "No", "N")]
@@ -40,7 +40,7 @@ def test_the_binary_partial_shows_each_buttons_keys_and_the_keyboard_line():
 
 def test_options_past_the_ninth_have_no_shortcut_and_the_keyboard_line_ends_with_the_ninth():
     options = [f"option {number} <b>" for number in range(1, 12)]
-    html = render_to_string("annotation/partials/_item_custom.html",
+    html = render_to_string("participation/partials/_item_custom.html",
                             {"shown": {"kind": "choice", "text": "Pick one"}, "choices": choices_for(
                                 {"kind": "choice", "options": options})})
     assert re.findall(r'data-keys="([^"]+)"', html) == [str(number) for number in range(1, 10)]
@@ -49,6 +49,6 @@ def test_options_past_the_ninth_have_no_shortcut_and_the_keyboard_line_ends_with
 
 
 def test_a_free_text_item_has_no_keyboard_line():
-    html = render_to_string("annotation/partials/_item_custom.html",
+    html = render_to_string("participation/partials/_item_custom.html",
                             {"shown": {"kind": "free_text", "text": "Say", "long": True}, "choices": []})
     assert "Keyboard:" not in html

@@ -93,7 +93,7 @@ def test_without_a_source_or_datasets_dir_it_downloads_and_checks_the_sha256(db,
     import io
     import urllib.request
 
-    from annotation import benchmarks
+    from parity import benchmarks
 
     by_url = {spec.url: (implicature_source / spec.path).read_bytes()
               for spec in benchmarks.get("implicature").source_files()}

@@ -11,7 +11,7 @@ from annotation.models import Item
 
 pytestmark = pytest.mark.django_db
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "annotation" / "benchmarks" / "custom" / "example.csv"
+EXAMPLE = Path(__file__).resolve().parents[2] / "parity" / "benchmarks" / "custom" / "example.csv"
 
 
 def test_it_imports_the_example_as_a_named_set_and_a_second_import_changes_nothing(capsys) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.benchmarks.base import DatasetError
+from parity.benchmarks.base import DatasetError
 from annotation.models import Item
 from studies.models import Response
 from annotation.services import AnsweredItemsChanged, benchmark_import

@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 
 from annotation.models import Item
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "annotation" / "benchmarks" / "lm_eval" / "example"
+EXAMPLE = Path(__file__).resolve().parents[2] / "parity" / "benchmarks" / "lm_eval" / "example"
 
 
 def test_it_imports_the_example_task_as_a_custom_item_set(db, capsys) -> None:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from annotation.benchmarks import get
-from annotation.benchmarks.ambibench import (
+from parity.benchmarks import get
+from parity.benchmarks.ambibench import (
     CONSTRUCTIONS,
     FEATURE_VALUES,
     FEATURES,
@@ -26,9 +26,9 @@ from annotation.benchmarks.ambibench import (
     verbalisation_prompt,
     write_jsonl,
 )
-from annotation.benchmarks.ambibench import wordlists as words
-from annotation.benchmarks.ambibench.prompts import query_block
-from annotation.benchmarks.ambibench.wordlists import CONSTRUCTION_OF
+from parity.benchmarks.ambibench import wordlists as words
+from parity.benchmarks.ambibench.prompts import query_block
+from parity.benchmarks.ambibench.wordlists import CONSTRUCTION_OF
 
 SEED = 20240611
 BENCH = AmbiBench()
@@ -90,7 +90,7 @@ def features_of(sentence: str, construction: str) -> dict[str, str]:
 def test_it_is_registered_and_reads_no_files() -> None:
     assert isinstance(get("ambibench"), AmbiBench)
     assert BENCH.source_files() == []
-    assert BENCH.item_template == "annotation/partials/_item_ambibench_episode.html"
+    assert BENCH.item_template == "participation/partials/_item_ambibench_episode.html"
 
 
 def test_the_same_seed_gives_byte_identical_items_and_another_seed_does_not(bundle) -> None:

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.benchmarks.ambibench.oracle import OracleEpisode, oracle_accuracy, oracle_curve
-from annotation.benchmarks.ambibench.positions import PositionAnswer, position_curves
+from parity.benchmarks.ambibench.oracle import OracleEpisode, oracle_accuracy, oracle_curve
+from parity.benchmarks.ambibench.positions import PositionAnswer, position_curves
 
 # subject–location construction; the true task happens to be `subject` (human → X).
 SUBJECT_LOCATION = OracleEpisode(

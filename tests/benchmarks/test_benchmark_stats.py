@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.benchmarks.implicature.stats import TemplateAnswer, implicature_breakdown
-from annotation.benchmarks.instruction_induction.stats import InstructionScore, instruction_induction_by_task
+from parity.benchmarks.implicature.stats import TemplateAnswer, implicature_breakdown
+from parity.benchmarks.instruction_induction.stats import InstructionScore, instruction_induction_by_task
 
 # Item i1 (Generalised) and i2 (no type → Other) under the six templates.
 OUTCOMES = {1: (1, 1), 2: (1, 0), 3: (0, 0), 4: (1, 0), 5: (1, 1), 6: (0, 1)}

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from annotation.benchmarks import get
-from annotation.benchmarks.base import DatasetError, ItemData
-from annotation.benchmarks.custom import items_from_file, items_from_records, score_answer
-from annotation.benchmarks.custom import scoring
-from annotation.benchmarks.custom.model import cut_at_stops
+from parity.benchmarks import get
+from parity.benchmarks.base import DatasetError, ItemData
+from parity.benchmarks.custom import items_from_file, items_from_records, score_answer
+from parity.benchmarks.custom import scoring
+from parity.benchmarks.custom.model import cut_at_stops
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "annotation" / "benchmarks" / "custom" / "example.csv"
+EXAMPLE = Path(__file__).resolve().parents[2] / "parity" / "benchmarks" / "custom" / "example.csv"
 
 
 def one(record: dict, **kwargs) -> ItemData:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.benchmarks import REGISTRY
-from annotation.benchmarks.design import DesignOption, design_errors
+from parity.benchmarks import REGISTRY
+from parity.benchmarks.design import DesignOption, design_errors
 
 OPTIONS = (
     DesignOption("units", "Units", minimum=1),

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from annotation.benchmarks import get
-from annotation.benchmarks.implicature import clean_text
+from parity.benchmarks import get
+from parity.benchmarks.implicature import clean_text
 
 from ._data import dataset
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from annotation.benchmarks import get
-from annotation.benchmarks.base import DatasetError
-from annotation.benchmarks.instruction_induction import (
+from parity.benchmarks import get
+from parity.benchmarks.base import DatasetError
+from parity.benchmarks.instruction_induction import (
     TASKS,
     InstructionInduction,
     execution_prompt,
@@ -122,7 +122,7 @@ def test_humans_see_the_prompt_without_the_task_name(bundle) -> None:
     assert item.prompt["task"] not in json.dumps(shown)
     assert [[d["input"], d["output"]] for d in shown["demonstrations"]] == item.prompt["demonstrations"]
     assert shown["text"] == item.prompt["text"] and shown["min_chars"] == 15
-    assert BENCH.item_template == "annotation/partials/_item_instruction.html"
+    assert BENCH.item_template == "participation/partials/_item_instruction.html"
 
 
 def test_an_instruction_needs_at_least_min_chars_after_stripping() -> None:

@@ -11,10 +11,10 @@ from typing import Any
 import lm_eval  # noqa: F401  (a test dependency: missing, these tests fail rather than skip)
 import pytest
 
-from annotation.benchmarks.base import DatasetError
-from annotation.benchmarks.lm_eval import records_for_task
+from parity.benchmarks.base import DatasetError
+from parity.benchmarks.lm_eval import records_for_task
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "annotation" / "benchmarks" / "lm_eval" / "example"
+EXAMPLE = Path(__file__).resolve().parents[2] / "parity" / "benchmarks" / "lm_eval" / "example"
 DOCS = [{"question": "Which animal says moo?", "choices": ["cow", "cat"], "answer": 0},
         {"question": "What colour is grass?", "choices": ["green", "red"], "answer": 0},
         {"question": "What do bees make?", "choices": ["milk", "honey"], "answer": 1}]
@@ -169,7 +169,7 @@ def test_exact_match_ignoring_case_and_punctuation_after_stripping_is_reproduced
 def test_a_generation_target_is_kept_as_written(tmp_path: Path) -> None:
     """A '|' inside a target is no list separator, and its spaces count (the harness compares the
     target as written): as custom items, 'a' is not an accepted answer of 'a|b'."""
-    from annotation.benchmarks.custom import items_from_records
+    from parity.benchmarks.custom import items_from_records
 
     docs = [{"question": "Pipe?", "choices": ["a|b", "c"], "answer": 0},
             {"question": "Spaced?", "choices": [" x ", "y"], "answer": 0}]
@@ -183,8 +183,8 @@ def test_acc_norm_divides_by_the_harness_s_untrimmed_choices(tmp_path: Path) -> 
     does (log-likelihoods -5 and -6: -5/2 < -6/5, so the normalised answer is the second)."""
     from types import SimpleNamespace
 
-    from annotation.benchmarks.custom import items_from_records
-    from annotation.benchmarks.custom.model import choice_answer
+    from parity.benchmarks.custom import items_from_records
+    from parity.benchmarks.custom.model import choice_answer
 
     docs = [{"question": "Which?", "choices": ["ab", " c   "], "answer": 0}]
     _, records = records_for_task(task_file(tmp_path, "spaced", docs, **CHOICE_TASK))

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from annotation.benchmarks import get
-from annotation.benchmarks.base import DatasetError, ItemData
-from annotation.benchmarks.miqa import (
+from parity.benchmarks import get
+from parity.benchmarks.base import DatasetError, ItemData
+from parity.benchmarks.miqa import (
     FILENAME,
     MiQA,
     both_orders,

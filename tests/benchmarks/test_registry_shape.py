@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from annotation.benchmarks import REGISTRY
-from annotation.benchmarks import base
+from parity.benchmarks import REGISTRY
+from parity.benchmarks import base
 
 ROOT = Path(__file__).resolve().parents[2]
 #: the modules of every benchmark package: the definition and the human side, the model side, what
@@ -27,13 +27,13 @@ APPS = ("studies", "modelruns")
 @pytest.mark.parametrize("name", sorted(REGISTRY))
 def test_every_registered_benchmark_is_a_package_of_the_same_shape(name: str) -> None:
     definition = REGISTRY[name]
-    package = importlib.import_module(f"annotation.benchmarks.{name}")
+    package = importlib.import_module(f"parity.benchmarks.{name}")
     assert hasattr(package, "__path__"), f"{name} is a module, not a package"
-    assert type(definition).__module__ == f"annotation.benchmarks.{name}.benchmark"
-    folder = ROOT / "annotation" / "benchmarks" / name
+    assert type(definition).__module__ == f"parity.benchmarks.{name}.benchmark"
+    folder = ROOT / "parity" / "benchmarks" / name
     missing = [module for module in MODULES if not (folder / f"{module}.py").is_file()]
     assert not missing, f"{name} lacks {', '.join(missing)}"
-    results = importlib.import_module(f"annotation.benchmarks.{name}.results")
+    results = importlib.import_module(f"parity.benchmarks.{name}.results")
     assert callable(results.breakdowns)
     # the definition answers the results' question from its own package
     assert type(definition).breakdowns is not base.Benchmark.breakdowns

@@ -15,7 +15,7 @@ from tests.factories import entry_url, pid
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "annotation" / "benchmarks" / "custom" / "example.csv"
+EXAMPLE = Path(__file__).resolve().parents[2] / "parity" / "benchmarks" / "custom" / "example.csv"
 TYPED = {"symbol": "Au", "author": "Jane Austen", "legs": "8", "pi": "3.14", "summary": "Rivers build deltas."}
 
 

@@ -24,8 +24,8 @@ from tests.personas import researcher
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 REPO = Path(__file__).resolve().parents[2]
-EXAMPLE = REPO / "annotation" / "benchmarks" / "custom" / "example.csv"
-TASK = REPO / "annotation" / "benchmarks" / "lm_eval" / "example" / "example_mc.yaml"
+EXAMPLE = REPO / "parity" / "benchmarks" / "custom" / "example.csv"
+TASK = REPO / "parity" / "benchmarks" / "lm_eval" / "example" / "example_mc.yaml"
 FREE_TEXT = "Rivers carry sediment down to their deltas."
 
 

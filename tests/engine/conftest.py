@@ -76,14 +76,14 @@ def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def tiny_lm(llama_dir: Path, model_cache: Path) -> Any:
-    from modelruns.engine import load_causal_lm
+    from parity.engine import load_causal_lm
 
     return load_causal_lm(str(llama_dir), cache_dir=model_cache)
 
 
 @pytest.fixture(scope="session")
 def short_window_lm(tmp_path_factory: pytest.TempPathFactory, tokenizer_dir: Path, model_cache: Path) -> Any:
-    from modelruns.engine import load_causal_lm
+    from parity.engine import load_causal_lm
 
     directory = _save_llama(tmp_path_factory.mktemp("llama-short"), tokenizer_dir, seed=1, max_positions=24)
     return load_causal_lm(str(directory), cache_dir=model_cache)

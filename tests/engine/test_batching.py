@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from modelruns.engine import ChoiceRequest, Engine
-from modelruns.engine.forward import make_batches
+from parity.engine import ChoiceRequest, Engine
+from parity.engine.forward import make_batches
 
 
 def test_batches_are_length_sorted_deterministic_and_within_the_budget() -> None:

@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from modelruns.engine import bertscore, bertscore_many, contradiction_index, load_embedder, load_nli, loading
+from parity.engine import bertscore, bertscore_many, contradiction_index, load_embedder, load_nli, loading
 
 
 def _pair_tokenizer(tokenizer_dir: Path) -> Any:

@@ -5,9 +5,9 @@ from typing import Any
 
 import pytest
 
-from modelruns.engine import Engine, GenerationRequest
-from modelruns.engine.generation import _stop_criteria
-from modelruns.engine.metrics import first_line_settled
+from parity.engine import Engine, GenerationRequest
+from parity.engine.generation import _stop_criteria
+from parity.engine.metrics import first_line_settled
 
 PROMPTS = [
     "Instruction: Write the plural form.\nInput: cat\nOutput:",

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from modelruns.engine import ChoiceRequest, Engine
+from parity.engine import ChoiceRequest, Engine
 
 from .test_reads import episode, prefix_requests
 from .test_scoring import implicature_requests

@@ -10,11 +10,11 @@ from typing import Any
 import lm_eval  # noqa: F401  (a test dependency: missing, these tests fail rather than skip)
 import pytest
 
-from annotation.benchmarks.lm_eval import records_for_task
-from annotation.benchmarks.lm_eval.tasks import HARNESS_FEWSHOT_SEED
-from modelruns.engine import ChoiceRequest, Engine, GenerationRequest
+from parity.benchmarks.lm_eval import records_for_task
+from parity.benchmarks.lm_eval.tasks import HARNESS_FEWSHOT_SEED
+from parity.engine import ChoiceRequest, Engine, GenerationRequest
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "annotation" / "benchmarks" / "lm_eval" / "example"
+EXAMPLE = Path(__file__).resolve().parents[2] / "parity" / "benchmarks" / "lm_eval" / "example"
 CHOICE_TASK, GENERATION_TASK = "parity_example_mc", "parity_example_gen"
 
 
@@ -107,8 +107,8 @@ def test_the_imported_custom_items_answer_as_the_harness_scores(
         llama_dir: Path, tiny_lm: Any, num_fewshot: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """The same, through the custom benchmark's own model side: items built from the records, its
     requests, its answers (correct: acc; correct_norm: acc_norm)."""
-    from annotation.benchmarks import custom
-    from annotation import benchmarks
+    from parity.benchmarks import custom
+    from parity import benchmarks
 
     name, records = records_for_task(EXAMPLE / "example_mc.yaml", num_fewshot=num_fewshot)
     items = custom.items_from_records(records, name=name, label="example_mc.yaml").items
@@ -130,8 +130,8 @@ def test_the_imported_generation_items_score_as_the_harness_scores(
         llama_dir: Path, tiny_lm: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """Generation through the custom benchmark's model side: the same texts, and each item right
     exactly when the harness's exact_match says so (after its remove_whitespace filter)."""
-    from annotation.benchmarks import custom
-    from annotation import benchmarks
+    from parity.benchmarks import custom
+    from parity import benchmarks
 
     name, records = records_for_task(EXAMPLE / "example_gen.yaml", num_fewshot=2)
     items = custom.items_from_records(records, name=name, label="example_gen.yaml").items
@@ -152,7 +152,7 @@ def test_exact_match_is_the_harness_metric(options: tuple[str, ...]) -> None:
     articles and spaces differ (SQuAD's normalisation would call most of them equal)."""
     from lm_eval.api.metrics import exact_match_hf_evaluate
 
-    from annotation.benchmarks.custom import scoring
+    from parity.benchmarks.custom import scoring
 
     pairs = [("Paris", "Paris"), ("paris", "Paris"), ("Paris.", "Paris"), ("the Paris", "Paris"),
              ("Paris ", "Paris"), ("PARIS!", "paris"), ("4", "4"), ("four", "4"), ("a-b", "ab"), ("", "x")]

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from modelruns.engine import ChoiceRequest, Engine, ModelNotFound, load_causal_lm, loading
-from modelruns.engine.tokens import TextEncoder, continuation_spans
+from parity.engine import ChoiceRequest, Engine, ModelNotFound, load_causal_lm, loading
+from parity.engine.tokens import TextEncoder, continuation_spans
 
 from .conftest import _save_llama, full_text_logprobs
 from .test_lm_eval_parity import lm_eval_scores

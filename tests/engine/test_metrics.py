@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from modelruns.engine import metrics
+from parity.engine import metrics
 from tests.conftest import datasets_dir
 
 EXECUTE = datasets_dir() / "instruction_induction" / "raw" / "execute"

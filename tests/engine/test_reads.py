@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from modelruns.engine import ChoiceRequest, Engine, MultiReadRequest, Read
+from parity.engine import ChoiceRequest, Engine, MultiReadRequest, Read
 
 from .conftest import full_text_logprobs
 

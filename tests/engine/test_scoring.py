@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from modelruns.engine import ChoiceRequest, Engine, ScoreCache
-from modelruns.engine.tokens import TextEncoder, continuation_spans
+from parity.engine import ChoiceRequest, Engine, ScoreCache
+from parity.engine.tokens import TextEncoder, continuation_spans
 
 from .conftest import full_text_logprobs
 
@@ -166,7 +166,7 @@ def test_each_score_carries_the_models_top_token_where_the_continuation_starts(t
 
 
 def test_scores_cached_by_an_older_engine_version_are_not_reused(tiny_lm: Any, tmp_path: Path, monkeypatch) -> None:
-    from modelruns.engine import cache
+    from parity.engine import cache
 
     requests = implicature_requests(3)
     monkeypatch.setattr(cache, "ENGINE_VERSION", "1")
@@ -218,7 +218,7 @@ def test_progress_reports_every_request_once_finished(tiny_lm: Any) -> None:
 
 
 def test_bf16_scores_stay_close_to_fp32(llama_dir: Path, model_cache: Path, tiny_lm: Any) -> None:
-    from modelruns.engine import load_causal_lm
+    from parity.engine import load_causal_lm
 
     bf16 = load_causal_lm(str(llama_dir), dtype="bf16", cache_dir=model_cache)
     assert bf16.identity.dtype == "bfloat16" and bf16.identity.revision == tiny_lm.identity.revision

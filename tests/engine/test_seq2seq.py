@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from modelruns.engine import ChoiceRequest, Engine, GenerationRequest, load_seq2seq
+from parity.engine import ChoiceRequest, Engine, GenerationRequest, load_seq2seq
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from modelruns.engine.tokens import TextEncoder, continuation_spans
+from parity.engine.tokens import TextEncoder, continuation_spans
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -25,14 +25,14 @@ def encoder(tokenizer: Any, add_bos: bool = False) -> TextEncoder:
 
 
 def test_importing_the_engine_loads_neither_torch_nor_transformers_nor_django() -> None:
-    code = ("import sys, modelruns.engine, modelruns.engine.requests, modelruns.engine.metrics; "
+    code = ("import sys, parity.engine, parity.engine.requests, parity.engine.metrics; "
             "print(sorted(m for m in ('torch', 'transformers', 'django') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
 
 def test_engine_sources_never_import_django() -> None:
-    for path in (REPO / "modelruns" / "engine").glob("*.py"):
+    for path in (REPO / "parity" / "engine").glob("*.py"):
         assert re.search(r"^\s*(import|from)\s+django", path.read_text(), re.MULTILINE) is None, path
 
 

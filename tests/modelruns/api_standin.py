@@ -47,7 +47,7 @@ class StandIn:
     faults: list[Fault] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        from modelruns.engine import load_causal_lm
+        from parity.engine import load_causal_lm
 
         self.loaded = load_causal_lm(str(self.model_dir), device="cpu")
         self._lock = threading.Lock()

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from modelruns.engine import ChoiceRequest, Engine, GenerationRequest, MultiReadRequest, Read, ScoreCache, load_causal_lm
-from modelruns.engine.api import PROMPT_LOGPROBS, TOP_LOGPROBS, ApiBackend, ApiConfig, ApiError, retry_after_seconds
+from parity.engine import ChoiceRequest, Engine, GenerationRequest, MultiReadRequest, Read, ScoreCache, load_causal_lm
+from parity.engine.api import PROMPT_LOGPROBS, TOP_LOGPROBS, ApiBackend, ApiConfig, ApiError, retry_after_seconds
 from tests.modelruns.api_standin import KEY_ENV, StandIn
 
 CONTEXT = 'Esther asked "Did you like the film?" and Juan responded "It was unbelievable.", which means'
@@ -221,7 +221,7 @@ def test_retry_after_takes_seconds_or_an_http_date():
 
 
 def test_offsets_that_do_not_match_the_prompt_are_refused_instead_of_misread():
-    from modelruns.engine.api.protocol import Echoed, continuation_score
+    from parity.engine.api.protocol import Echoed, continuation_score
 
     text = "caf\u00e9 means yes"
     # a server that counts a two-token character twice shifts every later offset by one
@@ -244,7 +244,7 @@ def test_no_more_requests_are_in_flight_than_the_concurrency_limit(standin):
 
 
 def test_a_printed_bos_whose_characters_the_server_counted_is_taken_back_out():
-    from modelruns.engine.api.protocol import continuation_score, echoed
+    from parity.engine.api.protocol import continuation_score, echoed
 
     text = "it means yes"
     choice = {"logprobs": {"tokens": ["<s>", "it", " means", " yes", "!"], "token_logprobs": [None, -1.0, -2.0, -3.0, -4.0],

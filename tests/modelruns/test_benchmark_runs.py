@@ -48,11 +48,11 @@ def test_an_ambibench_answer_is_valid_only_when_a_merged_label_outweighs_the_top
 
     import torch
 
-    from annotation.benchmarks.ambibench.model import spellings
-    from annotation.benchmarks.ambibench.prompts import episode_text
+    from parity.benchmarks.ambibench.model import spellings
+    from parity.benchmarks.ambibench.prompts import episode_text
     from annotation.models import Item
-    from modelruns.engine import load_causal_lm
-    from modelruns.engine.tokens import TextEncoder, continuation_spans
+    from parity.engine import load_causal_lm
+    from parity.engine.tokens import TextEncoder, continuation_spans
     from tests.engine.conftest import full_text_logprobs
 
     benchmark_import(name="ambibench", source=None, options={"episodes": 12, "instruction_prompts": 2})

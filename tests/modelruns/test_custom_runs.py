@@ -8,21 +8,21 @@ from pathlib import Path
 
 import pytest
 
-from annotation.benchmarks.custom import score_answer
-from annotation.benchmarks.custom.model import cut_at_stops
+from parity.benchmarks.custom import score_answer
+from parity.benchmarks.custom.model import cut_at_stops
 from annotation.selectors import item_data
 from annotation.services import benchmark_import
 from modelruns import services, work
-from modelruns.engine.requests import ChoiceRequest, GenerationRequest
+from parity.engine.requests import ChoiceRequest, GenerationRequest
 from modelruns.models import ModelResponse, ModelRun
 from modelruns.selectors import study_items
-from studies.results.assemble import study_results
-from studies.results.selectors import load_study_data
+from results.assemble import study_results
+from results.selectors import load_study_data
 from studies.services import study_create
 
 pytestmark = pytest.mark.django_db
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "annotation" / "benchmarks" / "custom" / "example.csv"
+EXAMPLE = Path(__file__).resolve().parents[2] / "parity" / "benchmarks" / "custom" / "example.csv"
 
 
 @pytest.fixture
@@ -90,7 +90,7 @@ def test_a_runs_accuracy_counts_only_items_with_a_right_answer_wherever_it_is_sh
     from django.urls import reverse
 
     from modelruns.selectors import run_accuracy, runs_for_study
-    from studies.api.selectors import model_runs_of
+    from results.api.selectors import model_runs_of
 
     run = services.modelrun_start(study=study, spec=tiny_spec, enqueue=False).run
     work.modelrun_work(run=run, worker="test")

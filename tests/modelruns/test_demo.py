@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from modelruns.models import ModelRun
-from studies.demo import BASELINE_STUDY, STEPS, DemoReport, demo_human_baseline, demo_model_runs, demo_step
+from results.demo import BASELINE_STUDY, STEPS, DemoReport, demo_human_baseline, demo_model_runs, demo_step
 from tests.conftest import datasets_dir
 
 pytestmark = pytest.mark.django_db

@@ -10,13 +10,14 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from annotation.benchmarks.miqa import generative_prompt
+from parity.benchmarks.miqa import generative_prompt
 from annotation.models import Item
 from annotation.services import benchmark_import
 from modelruns import services, work
 from modelruns.models import ModelResponse, ModelRun
 from studies.models import Study
-from studies.results import load_study_data, study_results
+from results.selectors import load_study_data
+from results.assemble import study_results
 from studies.services import study_create
 from tests.conftest import datasets_dir
 from tests.factories import Bot, pid
@@ -54,7 +55,7 @@ def test_rate_these_answers_makes_a_rating_study_whose_grades_give_the_score_and
     assert researcher_client.get(url).status_code == 405
     response = researcher_client.post(url)
     rating = Study.objects.get(benchmark="miqa_rating")
-    assert response.status_code == 302 and response["Location"] == reverse("studies:results", args=[rating.pk])
+    assert response.status_code == 302 and response["Location"] == reverse("results:study", args=[rating.pk])
     assert researcher_client.post(url)["Location"] == response["Location"], "a second press gives the same study"
     items = Item.objects.filter(benchmark="miqa_rating").order_by("key")
     implies = Item.objects.get(benchmark="miqa", meta__row=1, meta__direction="implies")
@@ -92,7 +93,7 @@ def test_the_command_blocks_answers_and_the_icc_keeps_the_block_with_one_rater_v
     (score,) = graded["generative_scores"]
     assert score["model"] == f"{generative_run.spec.name} (run {generative_run.pk})"
     assert score["n_answers"] == 3 and score["score"] == pytest.approx(1.75 / 3)
-    page = researcher_client.get(reverse("studies:results", args=[rating.pk])).content.decode()
+    page = researcher_client.get(reverse("results:study", args=[rating.pk])).content.decode()
     assert "Generative score" in page and "58.3%" in page and "0.89" in page and "1 of 3 answers without ICC" in page
     assert "two-way random effects, absolute agreement" in page
 

@@ -9,10 +9,10 @@ from typing import Any
 import jinja2
 import pytest
 
-from annotation import benchmarks
-from annotation.benchmarks.implicature import model as implicature_model
-from annotation.benchmarks.base import ItemData, PairRequest, SimilarityRequest
-from modelruns.engine import ChoiceRequest, GenerationRequest, MultiReadRequest
+from parity import benchmarks
+from parity.benchmarks.implicature import model as implicature_model
+from parity.benchmarks.base import ItemData, PairRequest, SimilarityRequest
+from parity.engine import ChoiceRequest, GenerationRequest, MultiReadRequest
 from tests.conftest import datasets_dir
 
 
@@ -232,7 +232,7 @@ class ReadResult:
 
 def _read(fmt: str, percentages: dict[str, float]) -> ReadResult:
     """A label read as the engine returns it, from a top-k table like the OpenAI API's (percent)."""
-    from annotation.benchmarks.ambibench.model import spellings
+    from parity.benchmarks.ambibench.model import spellings
 
     top = max(percentages, key=percentages.get)
     top_logprob = math.log(percentages[top] / 100)
@@ -389,7 +389,7 @@ def test_instruction_induction_generates_then_executes_then_compares():
 
 
 def test_written_and_gold_instructions_are_executed_and_compared_like_a_models():
-    from annotation.benchmarks.instruction_induction import model as induction
+    from parity.benchmarks.instruction_induction import model as induction
 
     definition = benchmarks.get("instruction_induction")
     assets = {"execute": {"antonyms": [{"input": "hot", "outputs": ["cold"]}, {"input": "up", "outputs": ["down"]}]}}

@@ -9,7 +9,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from annotation.benchmarks.base import ModelAnswer
+from parity.benchmarks.base import ModelAnswer
 from modelruns import execution, services, work
 from modelruns.models import ModelResponse, ModelRun, ModelShard
 from modelruns.scoring import scorer_of

@@ -54,7 +54,7 @@ def test_the_page_and_the_partial_share_the_runs_block(researcher_client, urls):
 def test_the_runs_form_loaded_into_the_results_page_keeps_its_own_ids(researcher_client, urls, small_implicature_study):
     """The results page's filters are named model and setting too: each label must find its own field."""
     ids = re.compile(r'\bid="([^"]+)"')
-    results = researcher_client.get(reverse("studies:results", args=[small_implicature_study.pk])).content.decode()
+    results = researcher_client.get(reverse("results:study", args=[small_implicature_study.pk])).content.decode()
     partial = researcher_client.get(urls[0], **HTMX).content.decode()
     assert 'id="id_model"' in results and 'for="run_model"' in partial and 'id="run_model"' in partial
     assert set(ids.findall(results)) & set(ids.findall(partial)) == {"model-runs"}  # the one htmx swaps

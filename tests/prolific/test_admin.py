@@ -3,8 +3,8 @@ services; submissions, flags and the bonus ledger are listed for the study's res
 
 from __future__ import annotations
 
-from studies.models import ProlificFlag, ProlificStudy
-from studies.prolific_api.services import prolific_study_create
+from prolific.models import ProlificFlag, ProlificStudy
+from prolific.services import prolific_study_create
 from tests import personas
 from tests.prolific.helpers import arrive, prolific_study
 
@@ -15,7 +15,7 @@ def test_the_researcher_runs_a_study_on_prolific_from_the_admin(researcher_clien
                                                             "_selected_action": [study.pk]}, follow=True)
     found = ProlificStudy.objects.get(study=study)
     assert f"draft {found.prolific_id} created on Prolific" in page.content.decode()
-    researcher_client.post("/admin/studies/prolificstudy/", {"action": "publish_on_prolific",
+    researcher_client.post("/admin/prolific/prolificstudy/", {"action": "publish_on_prolific",
                                                              "_selected_action": [found.pk]})
     assert standin.studies[found.prolific_id]["status"] == "ACTIVE"
 
@@ -23,19 +23,19 @@ def test_the_researcher_runs_a_study_on_prolific_from_the_admin(researcher_clien
     bot, submission = arrive(standin, study, found.prolific_id, 1)
     bot.complete()
     standin.submission_set(submission, "AWAITING REVIEW", study.completion_code)
-    page = researcher_client.post("/admin/studies/prolificstudy/", {"action": "review",
+    page = researcher_client.post("/admin/prolific/prolificstudy/", {"action": "review",
                                                                     "_selected_action": [found.pk]}, follow=True)
     assert "approved 1, rejected 0" in page.content.decode()
-    flags = researcher_client.get("/admin/studies/prolificflag/").content.decode()
+    flags = researcher_client.get("/admin/prolific/prolificflag/").content.decode()
     assert "Submission with no Parity participant" in flags and stranger in flags
-    researcher_client.post("/admin/studies/prolificflag/", {
+    researcher_client.post("/admin/prolific/prolificflag/", {
         "action": "resolve", "_selected_action": list(ProlificFlag.objects.values_list("pk", flat=True))})
     assert not ProlificFlag.objects.filter(resolved=False).exists()
-    submissions = researcher_client.get("/admin/studies/prolificsubmission/").content.decode()
+    submissions = researcher_client.get("/admin/prolific/prolificsubmission/").content.decode()
     assert "APPROVED" in submissions and submission not in submissions  # no identities in the list
 
     standin.fail("POST", "/transition/", "500")
-    page = researcher_client.post("/admin/studies/prolificstudy/", {"action": "stop_on_prolific",
+    page = researcher_client.post("/admin/prolific/prolificstudy/", {"action": "stop_on_prolific",
                                                                     "_selected_action": [found.pk]}, follow=True)
     assert "could not stop: Prolific refused POST" in page.content.decode()
     assert standin.studies[found.prolific_id]["status"] == "ACTIVE"
@@ -48,16 +48,16 @@ def test_another_researcher_sees_none_of_it(client, researcher, implicature, sta
     ProlificFlag.objects.create(prolific_study=found, kind=ProlificFlag.Kind.NO_SUBMISSION, subject=subject,
                                 detail="x")
     client.force_login(researcher)
-    assert subject in client.get("/admin/studies/prolificflag/").content.decode()
+    assert subject in client.get("/admin/prolific/prolificflag/").content.decode()
     other = personas.researcher(username="other")
     client.force_login(other)
-    assert subject not in client.get("/admin/studies/prolificflag/").content.decode()
-    assert client.get(f"/admin/studies/prolificstudy/{found.pk}/change/").status_code in (302, 404)
+    assert subject not in client.get("/admin/prolific/prolificflag/").content.decode()
+    assert client.get(f"/admin/prolific/prolificstudy/{found.pk}/change/").status_code in (302, 404)
 
 
 def test_the_researcher_sets_a_recruitment_target_in_the_admin(researcher_client, researcher, implicature, standin):
     found = prolific_study_create(study=prolific_study(owner=researcher))
-    url = f"/admin/studies/prolificstudy/{found.pk}/change/"
+    url = f"/admin/prolific/prolificstudy/{found.pk}/change/"
     form = {"reject_excluded": "on", "bonus_per_correct_pence": "0", "target_kind": "ci_width", "target_value": "5",
             "target_step": "6", "max_spend_pence": "45000"}
     assert researcher_client.post(url, form).status_code == 302

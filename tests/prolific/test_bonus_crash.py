@@ -16,9 +16,9 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connections
 
-from studies.models import BonusBatch, ProlificStudy
-from studies.prolific_api.bonuses import prolific_bonuses_pay
-from studies.prolific_api.services import (ProlificStudyError, prolific_study_configure, prolific_study_create,
+from prolific.models import BonusBatch, ProlificStudy
+from prolific.bonuses import prolific_bonuses_pay
+from prolific.services import (ProlificStudyError, prolific_study_configure, prolific_study_create,
                                            prolific_sync)
 from tests.prolific.helpers import arrive, prolific_study
 
@@ -30,7 +30,7 @@ import os, signal, sys
 import django
 django.setup()
 from django.core.management import call_command
-from studies.prolific_api import bonuses
+from prolific import bonuses
 
 def killed(*args, **kwargs):
     os.kill(os.getpid(), signal.SIGKILL)  # the bulk bonus is stored as created; the pay call never goes out
@@ -44,7 +44,7 @@ import os, signal, sys
 import django
 django.setup()
 from django.core.management import call_command
-from studies.prolific_api.client import ProlificClient
+from prolific.client import ProlificClient
 
 pay = ProlificClient.bonus_pay
 

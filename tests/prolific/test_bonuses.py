@@ -7,10 +7,10 @@ from decimal import Decimal
 import pytest
 from django.core.management import call_command
 
-from studies.models import BonusBatch, BonusLine
-from studies.prolific_api.bonuses import bonus_batch_confirm, prolific_bonuses_pay
-from studies.prolific_api.client import ProlificError
-from studies.prolific_api.services import ProlificStudyError, prolific_study_configure, prolific_study_create, \
+from prolific.models import BonusBatch, BonusLine
+from prolific.bonuses import bonus_batch_confirm, prolific_bonuses_pay
+from prolific.client import ProlificError
+from prolific.services import ProlificStudyError, prolific_study_configure, prolific_study_create, \
     prolific_sync
 from tests.factories import pid
 from tests.prolific.helpers import arrive, failing_checks, prolific_study, wrong

@@ -7,9 +7,9 @@ import socket
 import pytest
 from django.core.management import CommandError, call_command
 
-from studies.models import ProlificStudy
-from studies.prolific_api.client import ProlificClient, ProlificError
-from studies.prolific_api.services import (ProlificStudyError, prolific_places_raise, prolific_study_create,
+from prolific.models import ProlificStudy
+from prolific.client import ProlificClient, ProlificError
+from prolific.services import (ProlificStudyError, prolific_places_raise, prolific_study_create,
                                            prolific_study_transition, prolific_sync)
 from tests.prolific.helpers import prolific_study
 

@@ -7,7 +7,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from studies.models import BonusBatch, ProlificSubmission
+from prolific.models import BonusBatch, ProlificSubmission
 from tests.prolific.helpers import arrive, prolific_study
 
 

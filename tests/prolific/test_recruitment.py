@@ -9,12 +9,12 @@ from io import StringIO
 from django.core.management import call_command
 
 from annotation.models import Item
-from studies.models import ProlificFlag, ProlificStudy, RecruitmentPoint
-from studies.monitor import study_monitor
-from studies.prolific_api.recruitment import prolific_recruit_configure, recruitment_step
-from studies.prolific_api.services import prolific_study_create, prolific_study_transition
-from studies.results import load_study_data
-from studies.results.assemble import study_results
+from prolific.models import ProlificFlag, ProlificStudy, RecruitmentPoint
+from results.monitor import study_monitor
+from prolific.recruitment import prolific_recruit_configure, recruitment_step
+from prolific.services import prolific_study_create, prolific_study_transition
+from results.selectors import load_study_data
+from results.assemble import study_results
 from tests.factories import small_study
 from tests.prolific.helpers import arrive
 

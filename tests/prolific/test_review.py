@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from studies.models import ProlificFlag, ProlificSubmission
-from studies.prolific_api.client import ProlificClient, ProlificError
-from studies.prolific_api.review import prolific_review
-from studies.prolific_api.services import prolific_study_configure, prolific_study_create
+from prolific.models import ProlificFlag, ProlificSubmission
+from prolific.client import ProlificClient, ProlificError
+from prolific.review import prolific_review
+from prolific.services import prolific_study_configure, prolific_study_create
 from studies.services import participants_exclude
 from tests.factories import small_study
 from tests.prolific.helpers import arrive, failing_checks

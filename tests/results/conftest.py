@@ -111,7 +111,7 @@ def implicature_source():
 
 def _answer_all(study, prolific_pid: str, answer_for) -> None:
     from annotation.models import Item
-    from studies.participation.services import response_submit
+    from studies.services_answers import response_submit
     from studies.services import item_mark_shown, participant_begin, participant_consent, participant_enter
 
     participant = participant_enter(study=study, pid=prolific_pid, prolific_session_id="SESSIONAMBI").participant

@@ -9,7 +9,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from studies.exports import FORMATS
+from results.exports import FORMATS
 
 pytestmark = pytest.mark.django_db
 

@@ -13,7 +13,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from studies import exports
+from results import exports
 from studies.services import study_create
 from tests.annotation.helpers import import_instruction_induction
 from tests import personas

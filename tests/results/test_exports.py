@@ -9,9 +9,9 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
-from studies.exports import FORMATS, LONG_COLUMNS, export_study
+from results.exports import FORMATS, LONG_COLUMNS, export_study
 from studies.models import Study
-from studies.results import load_study_data
+from results.selectors import load_study_data
 from tests.factories import row_key
 
 pytestmark = pytest.mark.django_db

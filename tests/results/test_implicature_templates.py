@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import Item
-from studies.results import results_for_study
-from studies.results.tables import template_table
+from results.assemble import results_for_study
+from results.tables import template_table
 from tests.factories import row_key, small_study
 from tests.results.conftest import FLIP, model_run
 

@@ -7,7 +7,9 @@ import json
 import pytest
 
 from studies.models import Study
-from studies.results import ResultFilters, load_study_data, results_for_study, study_results
+from results.forms import ResultFilters
+from results.selectors import load_study_data
+from results.assemble import results_for_study, study_results
 from tests.factories import row_key
 
 pytestmark = pytest.mark.django_db

@@ -3,7 +3,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from studies.stats import (
+from parity.stats import (
     Rating,
     accuracy_across_units,
     accuracy_by_unit,

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.benchmarks.miqa import RATING_SCALE as MIQA_GRADES
-from studies.stats import (
+from parity.benchmarks.miqa import RATING_SCALE as MIQA_GRADES
+from parity.stats import (
     Rating,
     agreement_by_unit,
     agreement_summary,

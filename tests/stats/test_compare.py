@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from studies.stats import Rating, human_majority, model_vs_humans
+from parity.stats import Rating, human_majority, model_vs_humans
 
 GOLD = {"i1": "Y", "i2": "N", "i3": "Y", "i4": "N"}
 

@@ -6,15 +6,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-from annotation.benchmarks.ambibench.oracle import OracleEpisode, oracle_curve
-from annotation.benchmarks.implicature.stats import implicature_breakdown
-from studies.stats import Rating, accuracy_summary, agreement_summary, icc2k, model_vs_humans
+from parity.benchmarks.ambibench.oracle import OracleEpisode, oracle_curve
+from parity.benchmarks.implicature.stats import implicature_breakdown
+from parity.stats import Rating, accuracy_summary, agreement_summary, icc2k, model_vs_humans
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_importing_the_package_does_not_load_django() -> None:
-    code = "import sys, studies.stats; print('django' in sys.modules)"
+    code = "import sys, parity.stats; print('django' in sys.modules)"
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     )

@@ -12,7 +12,7 @@ import csv
 
 import pytest
 
-from studies.stats import (
+from parity.stats import (
     Rating,
     accuracy_across_units,
     accuracy_by_unit,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from studies.stats import quality
-from studies.stats.quality import ItemAnswers, PositionDropOff, UnitFill
+from parity.stats import quality
+from parity.stats.quality import ItemAnswers, PositionDropOff, UnitFill
 
 
 def test_the_3_sd_rule_flags_one_very_fast_completion_among_eleven():

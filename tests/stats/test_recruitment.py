@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from studies.stats.recruitment import (RAISE, STOP, WAIT, Decision, Standing, Target, affordable_places,
+from parity.stats.recruitment import (RAISE, STOP, WAIT, Decision, Standing, Target, affordable_places,
                                        next_action)
 
 # reward £4.50; £90 pays for 20 places

@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 from django.db.models import F
 
-from annotation.benchmarks.ambibench import FEATURES
+from parity.benchmarks.ambibench import FEATURES
 from studies.models import Participant, Unit
 from studies.services import participant_enter, participants_mark_returned
 from tests.annotation.helpers import ambibench_study, import_ambibench

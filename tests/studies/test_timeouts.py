@@ -11,7 +11,7 @@ from django.db import connections
 from django.utils import timezone
 
 from studies.models import Participant, Response, Study
-from studies.participation.services import response_submit
+from studies.services_answers import response_submit
 from studies.services import participant_enter, reservations_reclaim
 from tests.factories import Bot, pid, small_study
 

@@ -6,9 +6,9 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation import benchmarks
-from annotation.benchmarks.base import DatasetError
-from annotation.benchmarks.lm_eval import HARNESS_FEWSHOT_SEED, records_for_task
+from parity import benchmarks
+from parity.benchmarks.base import DatasetError
+from parity.benchmarks.lm_eval import HARNESS_FEWSHOT_SEED, records_for_task
 from annotation.selectors import datasets_dir, download_dir
 from annotation.services import (
     ImportResult, benchmark_import, benchmark_records_import, benchmark_sources_fetch, benchmark_sources_verify,

@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation import benchmarks
+from parity import benchmarks
 from studies.models import Study
 from studies.services import StudyError, study_create
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation.benchmarks.base import DatasetError
+from parity.benchmarks.base import DatasetError
 from annotation.selectors import datasets_dir
 from studies.services_import import PUBLISHED_READERS, ImportRefused, human_baseline_import
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from annotation import benchmarks
+from parity import benchmarks
 from studies.models import Study, Unit
 from tests import personas
 from tests.studies.workflow.helpers import create, form_data

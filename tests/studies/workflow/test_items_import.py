@@ -17,7 +17,7 @@ from tests.studies.workflow.helpers import ITEM_FIELD, Previewer, create
 
 pytestmark = pytest.mark.django_db
 
-EXAMPLE = Path(__file__).resolve().parents[3] / "annotation" / "benchmarks" / "custom" / "example.csv"
+EXAMPLE = Path(__file__).resolve().parents[3] / "parity" / "benchmarks" / "custom" / "example.csv"
 URL = "/studies/items/import/"
 
 

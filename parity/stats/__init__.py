@@ -1,0 +1,81 @@
+"""Pure statistics for human-vs-model studies: plain data in, JSON-friendly dataclasses out.
+
+No Django here (a test checks it), so results can be recomputed from an export in a notebook.
+Only general statistics live here; a benchmark's own (AmbiBench's oracle and position curves,
+implicature's templates, instruction induction's tasks) live in its package.
+"""
+
+from __future__ import annotations
+
+from parity.stats.accuracy import (
+    AccuracyAcrossUnits,
+    AccuracySummary,
+    ParticipantAccuracy,
+    accuracy_across_units,
+    accuracy_by_unit,
+    accuracy_summary,
+    participant_accuracy,
+    summarise_participants,
+)
+from parity.stats.agreement import (
+    AgreementSummary,
+    IccResult,
+    KappaAcrossUnits,
+    PairKappa,
+    agreement_by_unit,
+    agreement_summary,
+    cohen_kappa,
+    fleiss_kappa,
+    icc2k,
+    icc2k_by_blocks,
+    kappa_across_units,
+    krippendorff_alpha,
+    mean_pairwise_kappa,
+    pairwise_kappas,
+    percent_agreement,
+)
+from parity.stats.bootstrap import Interval, bootstrap_mean_ci, bootstrap_means
+from parity.stats.compare import (
+    ItemDisagreement,
+    MajorityAnswer,
+    ModelVsHumans,
+    human_majority,
+    model_vs_humans,
+)
+from parity.stats.ratings import Rating, as_ratings
+
+__all__ = [
+    "AccuracyAcrossUnits",
+    "AccuracySummary",
+    "AgreementSummary",
+    "IccResult",
+    "Interval",
+    "ItemDisagreement",
+    "KappaAcrossUnits",
+    "MajorityAnswer",
+    "ModelVsHumans",
+    "PairKappa",
+    "ParticipantAccuracy",
+    "Rating",
+    "accuracy_across_units",
+    "accuracy_by_unit",
+    "accuracy_summary",
+    "agreement_by_unit",
+    "agreement_summary",
+    "as_ratings",
+    "bootstrap_mean_ci",
+    "bootstrap_means",
+    "cohen_kappa",
+    "fleiss_kappa",
+    "human_majority",
+    "icc2k",
+    "icc2k_by_blocks",
+    "kappa_across_units",
+    "krippendorff_alpha",
+    "mean_pairwise_kappa",
+    "model_vs_humans",
+    "pairwise_kappas",
+    "participant_accuracy",
+    "percent_agreement",
+    "summarise_participants",
+]

@@ -1,0 +1,182 @@
+"""Human accuracy: per participant, per assignment unit, overall, and spread across units.
+
+Only ratings with ``correct`` set are scored: whether a missing or invalid answer counts as
+wrong is the benchmark's decision (AmbiBench scores invalid output as wrong upstream), not ours.
+
+Standard deviations default to ``ddof=0`` (population std, numpy's default): that reproduces the
+"Std" row of Ruis et al.'s Table 7 (e.g. the best-annotator column 92.0/87.3/88.0/92.0 → 2.2).
+Pass ``ddof=1`` for the sample std.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from parity.stats.bootstrap import (
+    DEFAULT_CONFIDENCE,
+    DEFAULT_N_BOOT,
+    DEFAULT_SEED,
+    bootstrap_mean_ci,
+)
+from parity.stats.ratings import RatingLike, as_ratings, group_by_unit
+from parity.stats.results import JsonResult, mean_std
+
+
+@dataclass(frozen=True)
+class ParticipantAccuracy(JsonResult):
+    annotator: str
+    # The participant's unit when all their ratings share one, else None.
+    unit: str | None
+    n_scored: int
+    n_correct: int
+    accuracy: float | None
+
+
+@dataclass(frozen=True)
+class AccuracySummary(JsonResult):
+    """Mean/best/worst over participants; the CI resamples participants, not items."""
+
+    unit: str | None
+    n_participants: int
+    mean: float | None
+    best: float | None
+    worst: float | None
+    std: float | None
+    ddof: int
+    ci_low: float | None
+    ci_high: float | None
+    confidence: float
+    participants: list[ParticipantAccuracy]
+
+
+@dataclass(frozen=True)
+class AccuracyAcrossUnits(JsonResult):
+    """Table 7's "Total" and "Std" rows: unit means/bests/worsts averaged over units."""
+
+    n_units: int
+    mean: float | None
+    # Std of the unit means.
+    mean_std: float | None
+    # Average of the within-unit participant stds: the "± 2.3" Ruis et al. print beside the
+    # human mean of 86.2% (their std of the four subset means would be 1.6).
+    mean_within_unit_std: float | None
+    best: float | None
+    best_std: float | None
+    worst: float | None
+    worst_std: float | None
+    ddof: int
+
+
+def participant_accuracy(ratings: Iterable[RatingLike]) -> list[ParticipantAccuracy]:
+    """One row per annotator, in first-seen order."""
+    scored: dict[str, list[bool]] = defaultdict(list)
+    units: dict[str, set[str | None]] = defaultdict(set)
+    for rating in as_ratings(ratings):
+        units[rating.annotator].add(rating.unit)
+        if rating.correct is not None:
+            scored[rating.annotator].append(rating.correct)
+    rows: list[ParticipantAccuracy] = []
+    for annotator, annotator_units in units.items():
+        outcomes = scored.get(annotator, [])
+        n_correct = sum(outcomes)
+        rows.append(
+            ParticipantAccuracy(
+                annotator=annotator,
+                unit=next(iter(annotator_units)) if len(annotator_units) == 1 else None,
+                n_scored=len(outcomes),
+                n_correct=n_correct,
+                accuracy=n_correct / len(outcomes) if outcomes else None,
+            )
+        )
+    return rows
+
+
+def summarise_participants(
+    participants: Sequence[ParticipantAccuracy],
+    *,
+    unit: str | None = None,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int = DEFAULT_SEED,
+    confidence: float = DEFAULT_CONFIDENCE,
+    ddof: int = 0,
+) -> AccuracySummary:
+    """Participants without a scored answer are listed but do not enter the numbers."""
+    values = [p.accuracy for p in participants if p.accuracy is not None]
+    mean, std = mean_std(values, ddof=ddof)
+    interval = bootstrap_mean_ci(values, n_boot=n_boot, seed=seed, confidence=confidence)
+    return AccuracySummary(
+        unit=unit,
+        n_participants=len(values),
+        mean=mean,
+        best=max(values) if values else None,
+        worst=min(values) if values else None,
+        std=std,
+        ddof=ddof,
+        ci_low=interval.low if interval else None,
+        ci_high=interval.high if interval else None,
+        confidence=confidence,
+        participants=list(participants),
+    )
+
+
+def accuracy_summary(
+    ratings: Iterable[RatingLike],
+    *,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int = DEFAULT_SEED,
+    confidence: float = DEFAULT_CONFIDENCE,
+    ddof: int = 0,
+) -> AccuracySummary:
+    """All ratings pooled: one accuracy per annotator over every item they answered."""
+    return summarise_participants(
+        participant_accuracy(ratings), n_boot=n_boot, seed=seed, confidence=confidence, ddof=ddof
+    )
+
+
+def accuracy_by_unit(
+    ratings: Iterable[RatingLike],
+    *,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int = DEFAULT_SEED,
+    confidence: float = DEFAULT_CONFIDENCE,
+    ddof: int = 0,
+) -> list[AccuracySummary]:
+    """One summary per unit, units in first-seen order."""
+    return [
+        summarise_participants(
+            participant_accuracy(unit_ratings),
+            unit=unit,
+            n_boot=n_boot,
+            seed=seed,
+            confidence=confidence,
+            ddof=ddof,
+        )
+        for unit, unit_ratings in group_by_unit(as_ratings(ratings)).items()
+    ]
+
+
+def accuracy_across_units(
+    summaries: Sequence[AccuracySummary], *, ddof: int = 0
+) -> AccuracyAcrossUnits:
+    """Average the per-unit mean, best and worst over units (units without data are skipped).
+
+    ``ddof`` applies to the spread across units; the within-unit stds keep the summaries' own.
+    """
+    present = [s for s in summaries if s.mean is not None]
+    mean, mean_spread = mean_std([s.mean for s in present if s.mean is not None], ddof=ddof)
+    best, best_spread = mean_std([s.best for s in present if s.best is not None], ddof=ddof)
+    worst, worst_spread = mean_std([s.worst for s in present if s.worst is not None], ddof=ddof)
+    within, _ = mean_std([s.std for s in present if s.std is not None])
+    return AccuracyAcrossUnits(
+        n_units=len(present),
+        mean=mean,
+        mean_std=mean_spread,
+        mean_within_unit_std=within,
+        best=best,
+        best_std=best_spread,
+        worst=worst,
+        worst_std=worst_spread,
+        ddof=ddof,
+    )

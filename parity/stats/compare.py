@@ -1,0 +1,167 @@
+"""A model beside the humans: accuracy gap with a bootstrap CI, agreement with the human
+majority, and the items where they part ways.
+
+The gap is computed on the items scored for both the model and at least one human, item by
+item: d_i = model_correct_i − (share of humans correct on item i). Its CI is a paired
+bootstrap over items (resampling the d_i), because model and humans answered the *same*
+items; resampling participants alone would leave the model's number fixed and hide the item
+variance they share. In a balanced design (every item answered by the same number of humans,
+every human answering the same number of items, as in the implicature study) the human
+number equals the mean of the per-participant accuracies.
+
+Majority rule: the human majority answer of an item is the answer given by strictly more
+humans than any other. Tied items have no majority; they are left out of the kappa and the
+disagreement list and reported in ``tied_items`` (breaking ties by coin flip would make the
+kappa depend on a seed, and breaking them towards the gold answer would flatter the humans).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from parity.stats.agreement import cohen_kappa
+from parity.stats.bootstrap import (
+    DEFAULT_CONFIDENCE,
+    DEFAULT_N_BOOT,
+    DEFAULT_SEED,
+    bootstrap_mean_ci,
+)
+from parity.stats.ratings import Rating, RatingLike, as_ratings
+from parity.stats.results import JsonResult
+
+
+@dataclass(frozen=True)
+class MajorityAnswer(JsonResult):
+    item: str
+    # None on a tie.
+    answer: str | None
+    n_answers: int
+    # Share of the item's human answers that are the majority answer (None on a tie).
+    share: float | None
+
+
+@dataclass(frozen=True)
+class ItemDisagreement(JsonResult):
+    item: str
+    model_answer: str
+    majority_answer: str
+    majority_share: float
+    model_correct: bool | None
+
+
+@dataclass(frozen=True)
+class ModelVsHumans(JsonResult):
+    model: str | None
+    # Items scored (``correct`` set) for the model and for at least one human.
+    n_items: int
+    model_accuracy: float | None
+    human_accuracy: float | None
+    gap: float | None
+    gap_ci_low: float | None
+    gap_ci_high: float | None
+    confidence: float
+    # Items with a model answer and a strict human majority.
+    n_items_majority: int
+    kappa_vs_majority: float | None
+    agreement_with_majority: float | None
+    tied_items: list[str]
+    disagreements: list[ItemDisagreement]
+
+
+def human_majority(humans: Iterable[RatingLike]) -> dict[str, MajorityAnswer]:
+    """Per item, the strict-majority human answer (missing answers ignored)."""
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
+    for rating in as_ratings(humans):
+        if rating.answer is not None:
+            counts[rating.item][rating.answer] += 1
+    majority: dict[str, MajorityAnswer] = {}
+    for item, answers in counts.items():
+        ranked = answers.most_common()
+        total = answers.total()
+        tied = len(ranked) > 1 and ranked[0][1] == ranked[1][1]
+        majority[item] = MajorityAnswer(
+            item=item,
+            answer=None if tied else ranked[0][0],
+            n_answers=total,
+            share=None if tied else ranked[0][1] / total,
+        )
+    return majority
+
+
+def model_vs_humans(
+    model: Iterable[RatingLike],
+    humans: Iterable[RatingLike],
+    *,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int = DEFAULT_SEED,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> ModelVsHumans:
+    """``model``: one rating per item (its ``annotator`` names the model); ``humans``: all
+    human ratings of the same items."""
+    model_rows = as_ratings(model)
+    by_item: dict[str, Rating] = {}
+    for rating in model_rows:
+        if rating.item in by_item:
+            raise ValueError(f"the model has two ratings for item {rating.item!r}")
+        by_item[rating.item] = rating
+    names = {r.annotator for r in model_rows}
+    human_rows = as_ratings(humans)
+
+    human_outcomes: dict[str, list[bool]] = defaultdict(list)
+    for rating in human_rows:
+        if rating.correct is not None:
+            human_outcomes[rating.item].append(rating.correct)
+    scored = [
+        item
+        for item, rating in by_item.items()
+        if rating.correct is not None and human_outcomes.get(item)
+    ]
+    model_scores = np.array([float(bool(by_item[i].correct)) for i in scored])
+    human_scores = np.array([float(np.mean(human_outcomes[i])) for i in scored])
+    differences = model_scores - human_scores
+    interval = bootstrap_mean_ci(differences, n_boot=n_boot, seed=seed, confidence=confidence)
+
+    majority = human_majority(human_rows)
+    tied = [item for item in by_item if item in majority and majority[item].answer is None]
+    model_labels: list[str] = []
+    majority_labels: list[str] = []
+    disagreements: list[ItemDisagreement] = []
+    for item, rating in by_item.items():
+        verdict = majority.get(item)
+        if rating.answer is None or verdict is None or verdict.answer is None:
+            continue
+        model_labels.append(rating.answer)
+        majority_labels.append(verdict.answer)
+        if rating.answer != verdict.answer:
+            disagreements.append(
+                ItemDisagreement(
+                    item=item,
+                    model_answer=rating.answer,
+                    majority_answer=verdict.answer,
+                    majority_share=verdict.share or 0.0,
+                    model_correct=rating.correct,
+                )
+            )
+
+    has_items = len(scored) > 0
+    return ModelVsHumans(
+        model=next(iter(names)) if len(names) == 1 else None,
+        n_items=len(scored),
+        model_accuracy=float(model_scores.mean()) if has_items else None,
+        human_accuracy=float(human_scores.mean()) if has_items else None,
+        gap=float(differences.mean()) if has_items else None,
+        gap_ci_low=interval.low if interval else None,
+        gap_ci_high=interval.high if interval else None,
+        confidence=confidence,
+        n_items_majority=len(model_labels),
+        kappa_vs_majority=cohen_kappa(model_labels, majority_labels),
+        agreement_with_majority=(
+            1.0 - len(disagreements) / len(model_labels) if model_labels else None
+        ),
+        tied_items=tied,
+        disagreements=disagreements,
+    )

@@ -1,0 +1,83 @@
+from __future__ import annotations
+
+import re
+
+from django import forms
+from django.conf import settings
+from django.core.validators import RegexValidator
+
+from studies.models import Study
+
+_token = RegexValidator(r"^[A-Za-z0-9_-]{1,64}$", "must be 1–64 letters, digits, '-' or '_'")
+_PROLIFIC_ID = re.compile(r"[0-9a-fA-F]{24}")
+
+
+class EntryForm(forms.Form):
+    """The query string Prolific appends to the study link, and the start page's form that posts it
+    back (with the signed-link token, when Prolific signs the link)."""
+
+    PROLIFIC_PID = forms.CharField(max_length=64, error_messages={"required": "is missing from the link"})
+    STUDY_ID = forms.CharField(max_length=64, required=False, validators=[_token])
+    SESSION_ID = forms.CharField(max_length=64, required=False, validators=[_token])
+
+    def __init__(self, *args, study: Study, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.study = study
+        self.fields[settings.PROLIFIC_JWT_PARAM] = forms.CharField(max_length=8192, required=False)
+
+    def clean_PROLIFIC_PID(self) -> str:
+        pid = self.cleaned_data["PROLIFIC_PID"]
+        if self.study.pid_format == Study.PidFormat.PROLIFIC:
+            if not _PROLIFIC_ID.fullmatch(pid):
+                raise forms.ValidationError("must be 24 hexadecimal characters (a Prolific ID)")
+            return pid.lower()
+        _token(pid)
+        return pid
+
+    @property
+    def signed_token(self) -> str:
+        return self.cleaned_data.get(settings.PROLIFIC_JWT_PARAM, "")
+
+    def hidden_values(self) -> list[tuple[str, str]]:
+        """What the start page posts back: the link's parameters as checked."""
+        names = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID", settings.PROLIFIC_JWT_PARAM)
+        return [(name, self.cleaned_data[name]) for name in names if self.cleaned_data.get(name)]
+
+
+class ConsentForm(forms.Form):
+    agree = forms.TypedChoiceField(choices=[("yes", "I agree"), ("no", "I do not agree")],
+                                   coerce=lambda value: value == "yes")
+
+
+class _Shared:
+    """A field that no form changes: every form shares the class's own instead of the deep copy
+    Django makes for each form (the answer POST's form, read on every answer and never rendered)."""
+
+    def __deepcopy__(self, memo: dict) -> "_Shared":
+        return self
+
+
+class _Integer(_Shared, forms.IntegerField):
+    pass
+
+
+class _Text(_Shared, forms.CharField):
+    pass
+
+
+class _Boolean(_Shared, forms.BooleanField):
+    pass
+
+
+class AnswerForm(forms.Form):
+    item = _Integer(min_value=1)
+    position = _Integer(min_value=1)
+    answer = _Text(max_length=4000, strip=False, required=False)
+    pasted = _Boolean(required=False)
+    option_order = _Text(max_length=40, required=False)
+
+
+class PreviewAnswerForm(forms.Form):
+    item = forms.IntegerField(min_value=1)
+    position = forms.IntegerField(min_value=1)
+    answer = forms.CharField(max_length=4000, strip=False, required=False)

@@ -1,0 +1,108 @@
+"""The researcher's preview pages: the participant's templates, driven by a session-only walk
+(`participation.preview`); nothing is written to the database."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import HttpResponseClientRedirect
+
+from studies.access import get_study_for_researcher
+from participation.forms import ConsentForm
+from studies.models import Study
+from participation import preview
+from participation.forms import PreviewAnswerForm
+
+
+def _context(study: Study, walk: preview.Walk, action: str, **extra: Any) -> dict[str, Any]:
+    return {"study": study, "participant": walk,
+            "preview": {"action": reverse(f"participation:preview_{action}", args=[study.pk]) if action else "",
+                        "restart": reverse("participation:preview_restart", args=[study.pk]),
+                        "study_url": reverse("studies:detail", args=[study.pk])},
+            **extra}
+
+
+def _item_context(study: Study, walk: preview.Walk, error: str = "", typed: str = "") -> dict[str, Any]:
+    item = preview.current_item(walk)
+    screen = preview.screen(study, walk, item)
+    context = _context(study, walk, "answer", item=item, error=error, position=walk.answered + 1, total=walk.total,
+                       percent=round(100 * walk.answered / max(walk.total, 1)), shown=screen.shown,
+                       choices=screen.choices, item_template=screen.template,
+                       history=preview.history(study, walk, item), typed=typed, pasted=False,
+                       attention_check=item.is_attention_check)
+    # the item form posts where the preview's answers go (the template names one URL for both paths)
+    return {**context, "answer_url": context["preview"]["action"]}
+
+
+def _render(request: HttpRequest, study: Study, walk: preview.Walk, error: str = "", typed: str = "") -> HttpResponse:
+    if walk.step == "consent":
+        return render(request, "participation/consent.html", _context(study, walk, "consent"))
+    if walk.step == "instructions":
+        return render(request, "participation/instructions.html", _context(study, walk, "begin"))
+    if walk.step == "items":
+        template = "participation/partials/_item.html" if request.htmx else "participation/item_page.html"
+        return render(request, template, _item_context(study, walk, error, typed))
+    return render(request, "participation/preview_end.html", _context(
+        study, walk, "", declined=walk.step == "declined", excluded=preview.excluded(study, walk),
+        code=study.no_consent_code if walk.step == "declined" else (
+            study.failed_attention_code if preview.excluded(study, walk) and study.failed_attention_code
+            else study.completion_code)))
+
+
+@login_required
+@require_GET
+def preview_step(request: HttpRequest, study_id: int) -> HttpResponse:
+    study = get_study_for_researcher(request.user, study_id)
+    return _render(request, study, preview.walk_for(request, study))
+
+
+@login_required
+@require_POST
+def preview_restart(request: HttpRequest, study_id: int) -> HttpResponse:
+    study = get_study_for_researcher(request.user, study_id)
+    preview.walk_start(request, study)
+    return redirect("participation:preview", study.pk)
+
+
+@login_required
+@require_POST
+def preview_consent(request: HttpRequest, study_id: int) -> HttpResponse:
+    study = get_study_for_researcher(request.user, study_id)
+    form = ConsentForm(request.POST)
+    walk = preview.walk_for(request, study)
+    if form.is_valid():
+        preview.walk_save(request, study, preview.walk_consent(walk, form.cleaned_data["agree"]))
+    return redirect("participation:preview", study.pk)
+
+
+@login_required
+@require_POST
+def preview_begin(request: HttpRequest, study_id: int) -> HttpResponse:
+    study = get_study_for_researcher(request.user, study_id)
+    preview.walk_save(request, study, preview.walk_begin(preview.walk_for(request, study)))
+    return redirect("participation:preview", study.pk)
+
+
+@login_required
+@require_POST
+def preview_answer(request: HttpRequest, study_id: int) -> HttpResponse:
+    study = get_study_for_researcher(request.user, study_id)
+    walk = preview.walk_for(request, study)
+    form = PreviewAnswerForm(request.POST)
+    error = ""
+    if form.is_valid():
+        error = preview.walk_answer(study, walk, item_id=form.cleaned_data["item"],
+                                    position=form.cleaned_data["position"], raw=form.cleaned_data["answer"])
+        preview.walk_save(request, study, walk)
+    if error:
+        return _render(request, study, walk, error, typed=form.cleaned_data["answer"])
+    if request.htmx:
+        # the next item swaps in; the end of the study is a page of its own
+        return _render(request, study, walk) if walk.step == "items" else HttpResponseClientRedirect(
+            reverse("participation:preview", args=[study.pk]))
+    return redirect("participation:preview", study.pk)

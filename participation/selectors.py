@@ -1,0 +1,40 @@
+"""Which participant a browser is: the only place that decides, from the signed participant cookie."""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse
+
+from participation import cookie
+from studies.models import Participant, Study
+from studies.selectors import participant_at_link
+
+
+def get_participant_for_request(request: HttpRequest, study: Study) -> Participant | None:
+    """The participant this browser entered `study` as, or None (the only place that decides)."""
+    participant_id = cookie.known(request).get(study.pk)
+    if participant_id is None:
+        return None
+    # an erased identity is no longer anyone's: the browser that entered as it cannot resume it
+    return _known_participants([participant_id]).filter(study=study).first()
+
+
+def get_participant_by_link(request: HttpRequest, link: str) -> Participant | None:
+    """This browser's participant in the study at `link`, with the study, in one query (or None:
+    the study does not exist, or this browser has not entered it)."""
+    return participant_at_link(known_participant_ids(request), link)
+
+
+def known_participant_ids(request: HttpRequest) -> list[int]:
+    """The participants this browser entered, in any study."""
+    return list(cookie.known(request).values())
+
+
+def _known_participants(ids: list[int]) -> QuerySet[Participant]:
+    return Participant.objects.select_related("study").filter(pk__in=ids, erased_at__isnull=True)
+
+
+def remember_participant(request: HttpRequest, response: HttpResponse, participant: Participant) -> HttpResponse:
+    """`response`, which tells this browser it is `participant` in their study from now on."""
+    cookie.remember(request, response, participant.study_id, participant.pk)
+    return response

@@ -1,0 +1,138 @@
+"""Bonuses paid exactly once, whatever the retries, crashes and double clicks.
+
+A local ledger drives it. Each participant gets at most one `BonusLine` (a database constraint). A
+batch moves computed → created (Prolific's bulk id stored) → paying → paid, each step committed
+before the next call to Prolific:
+
+* computed: creating the bulk bonus happens under the batch's row lock; a crash before its id is
+  stored leaves, at worst, an unpaid draft bonus on Prolific, and the retry creates another.
+* created: the retry pays *that* bulk; it never creates a second.
+* paying is committed just before the pay call. Paying is not idempotent on Prolific, so a batch
+  found `paying` (the call went out, its answer was lost) is never paid again automatically: the
+  researcher checks on Prolific and confirms (`bonus_batch_confirm`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from studies.models import Participant
+from prolific.models import BonusBatch, BonusLine, ProlificStudy, ProlificSubmission
+from prolific.client import ProlificClient, ProlificError
+from prolific.services import ProlificStudyError, client_default
+
+#: submissions whose participant may receive a bonus
+BONUSABLE = ("AWAITING REVIEW", "APPROVED")
+UNFINISHED = (BonusBatch.State.COMPUTED, BonusBatch.State.CREATED, BonusBatch.State.PAYING)
+
+
+def bonus_amounts(prolific_study: ProlificStudy) -> list[tuple[Participant, int]]:
+    """(participant, pence) for each completed, kept participant with a submission and no bonus yet,
+    by the study's rule: `bonus_per_correct_pence` per correct answer, attention checks not counted."""
+    rate = prolific_study.bonus_per_correct_pence
+    if not rate:
+        return []
+    submitted = ProlificSubmission.objects.filter(prolific_study=prolific_study, status__in=BONUSABLE,
+                                                  participant__isnull=False).values("participant_id")
+    participants = (Participant.objects.filter(study=prolific_study.study_id, status=Participant.Status.COMPLETED,
+                                               excluded=False, pk__in=submitted, bonus__isnull=True)
+                    .annotate(n_correct=Count("responses", filter=Q(responses__correct=True,
+                                                                   responses__is_attention_check=False)))
+                    .order_by("pk"))
+    return [(participant, participant.n_correct * rate) for participant in participants if participant.n_correct]
+
+
+def csv_bonuses(batch: BonusBatch) -> str:
+    """Prolific's "participant_id,amount" lines, amounts in pounds."""
+    return "".join(f"{line.prolific_pid},{line.amount_pence / 100:.2f}\n" for line in batch.lines.order_by("pk"))
+
+
+def bonus_batch_compute(*, prolific_study: ProlificStudy) -> BonusBatch | None:
+    """The batch to pay: the unfinished one if there is one, else a new one of everyone owed a bonus
+    (None if no one is). Under the Prolific study's row lock, so two clicks compute one batch."""
+    with transaction.atomic():
+        ProlificStudy.objects.select_for_update().only("pk").get(pk=prolific_study.pk)
+        batch = prolific_study.bonus_batches.filter(state__in=UNFINISHED).first()
+        if batch is not None:
+            return batch
+        amounts = bonus_amounts(prolific_study)
+        if not amounts:
+            return None
+        batch = BonusBatch.objects.create(prolific_study=prolific_study, total_pence=sum(pence for _, pence in amounts))
+        BonusLine.objects.bulk_create([BonusLine(batch=batch, participant=participant, amount_pence=pence,
+                                                 prolific_pid=participant.prolific_pid)
+                                       for participant, pence in amounts])
+        return batch
+
+
+def _create_bulk(batch: BonusBatch, client: ProlificClient) -> BonusBatch:
+    with transaction.atomic():
+        batch = BonusBatch.objects.select_for_update().select_related("prolific_study").get(pk=batch.pk)
+        if batch.state != BonusBatch.State.COMPUTED:
+            return batch
+        answer = client.bonus_create(batch.prolific_study.prolific_id, csv_bonuses(batch))
+        if not isinstance(answer, dict) or not answer.get("id"):
+            raise ProlificError("Prolific created no bulk bonus (its answer names no id)")
+        batch.bulk_id, batch.state, batch.created_at = str(answer["id"]), BonusBatch.State.CREATED, timezone.now()
+        batch.save(update_fields=["bulk_id", "state", "created_at"])
+        return batch
+
+
+def _pay_bulk(batch: BonusBatch, client: ProlificClient) -> BonusBatch:
+    with transaction.atomic():
+        claimed = BonusBatch.objects.filter(pk=batch.pk, state=BonusBatch.State.CREATED).update(
+            state=BonusBatch.State.PAYING)
+    if not claimed:  # someone else is paying it, or has paid it
+        return BonusBatch.objects.get(pk=batch.pk)
+    try:
+        client.bonus_pay(batch.bulk_id)
+    except ProlificError as exc:
+        if not exc.sent:  # refused or never delivered: nothing was paid, the next run pays it
+            BonusBatch.objects.filter(pk=batch.pk).update(state=BonusBatch.State.CREATED, note=str(exc))
+            raise
+        BonusBatch.objects.filter(pk=batch.pk).update(note=str(exc))
+        raise ProlificError(f"{exc}. Bulk bonus {batch.bulk_id} may have been paid: check it on Prolific, then "
+                            "confirm with `manage.py prolific bonuses STUDY --confirm paid` (or `--confirm unpaid` "
+                            "to pay it again)", status=exc.status, sent=True) from None
+    BonusBatch.objects.filter(pk=batch.pk).update(state=BonusBatch.State.PAID, paid_at=timezone.now(), note="")
+    return BonusBatch.objects.get(pk=batch.pk)
+
+
+@dataclass(frozen=True)
+class BonusResult:
+    batch: BonusBatch | None
+    paid_now: bool
+
+
+def prolific_bonuses_pay(*, prolific_study: ProlificStudy, client: ProlificClient | None = None) -> BonusResult:
+    """Compute, create and pay the study's bonuses, continuing from wherever a previous run stopped."""
+    client = client_default(client)
+    batch = bonus_batch_compute(prolific_study=prolific_study)
+    if batch is None:
+        return BonusResult(None, paid_now=False)
+    if batch.state == BonusBatch.State.PAYING:
+        # another run is paying it this moment, or a run's pay call went out and its answer was lost
+        raise ProlificStudyError(f"bulk bonus {batch.bulk_id} is being paid, or its pay answer was lost: look again "
+                                 "in a minute; if it is still not paid, check it on Prolific, then confirm with "
+                                 "`--confirm paid` or `--confirm unpaid`")
+    batch = _create_bulk(batch, client)
+    if batch.state == BonusBatch.State.CREATED:
+        batch = _pay_bulk(batch, client)
+        return BonusResult(batch, paid_now=batch.state == BonusBatch.State.PAID)
+    return BonusResult(batch, paid_now=False)
+
+
+def bonus_batch_confirm(*, prolific_study: ProlificStudy, paid: bool) -> BonusBatch:
+    """The researcher checked on Prolific a batch left `paying`: paid (done) or not (pay it again)."""
+    batch = prolific_study.bonus_batches.filter(state=BonusBatch.State.PAYING).first()
+    if batch is None:
+        raise ProlificStudyError("no bonus is waiting for confirmation")
+    batch.state = BonusBatch.State.PAID if paid else BonusBatch.State.CREATED
+    batch.paid_at = timezone.now() if paid else None
+    batch.note = "confirmed paid on Prolific" if paid else "confirmed not paid on Prolific"
+    batch.save(update_fields=["state", "paid_at", "note"])
+    return batch

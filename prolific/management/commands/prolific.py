@@ -1,0 +1,132 @@
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from studies.models import Study
+from prolific.models import ProlificStudy
+from prolific.bonuses import bonus_amounts, bonus_batch_confirm, prolific_bonuses_pay
+from prolific.client import ProlificError
+from prolific.recruitment import prolific_recruit_configure, recruitment_step
+from prolific.review import prolific_review
+from prolific.services import (TRANSITIONS, ProlificStudyError, prolific_hooks_subscribe,
+                                           prolific_places_raise, prolific_study_configure, prolific_study_create,
+                                           prolific_study_transition, prolific_sync)
+
+ACTIONS = ("create", *TRANSITIONS, "places", "sync", "recruit", "review", "bonuses", "hooks")
+
+
+class Command(BaseCommand):
+    help = ("Run a study on Prolific: create (a draft), publish, pause, start, stop, places (raise), sync (pull "
+            "the submissions; every study when none is named), recruit (raise the places in steps until the target "
+            "is met, then stop; every study with a target when none is named; sync runs it too), review (approve / "
+            "reject), bonuses (pay, exactly once), hooks (subscribe a webhook URL).")
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("action", choices=ACTIONS)
+        parser.add_argument("study", nargs="?", help="the study's name (for hooks: the webhook URL)")
+        parser.add_argument("--places", type=int, help="create: places to offer (default: the units' capacity); "
+                            "places: the new, higher total")
+        parser.add_argument("--per-correct", type=int, help="bonuses: set the rule, pence per correct answer")
+        parser.add_argument("--reject-excluded", choices=["yes", "no"],
+                            help="review: reject excluded participants where Prolific allows it (yes) or approve them")
+        parser.add_argument("--confirm", choices=["paid", "unpaid"],
+                            help="bonuses: what Prolific shows for a bulk bonus whose pay answer was lost")
+        parser.add_argument("--target", choices=["ci_width", "per_unit", "none"],
+                            help="recruit: set the target (ci_width: CI of human accuracy at most --value points "
+                            "wide; per_unit: --value completions in every unit; none: clear it)")
+        parser.add_argument("--value", type=float, help="recruit: the target's value")
+        parser.add_argument("--step", type=int, help="recruit: places added per raise")
+        parser.add_argument("--max-spend", type=int, help="recruit: the most spent on rewards, in pence")
+        parser.add_argument("--dry-run", action="store_true", help="bonuses: list the amounts; pay nothing")
+
+    def handle(self, *args, action: str, study: str | None, **options) -> None:
+        try:
+            self.stdout.write(self._run(action, study, options))
+        except (ProlificError, ProlificStudyError) as exc:
+            raise CommandError(str(exc)) from exc
+
+    def _study(self, name: str | None) -> Study:
+        found = Study.objects.filter(name=name).first() if name else None
+        if found is None:
+            raise CommandError(f"no study named {name!r}" if name else "name the study")
+        return found
+
+    def _prolific(self, name: str | None) -> ProlificStudy:
+        study = self._study(name)
+        found = ProlificStudy.objects.select_related("study").filter(study=study).first()
+        if found is None:
+            raise CommandError(f"{study.name!r} has no Prolific study: run `manage.py prolific create` first")
+        return found
+
+    def _run(self, action: str, name: str | None, options: dict) -> str:
+        if action == "hooks":
+            if not name:
+                raise CommandError("give the webhook URL, e.g. https://parity.example.org/prolific/hooks/")
+            prolific_hooks_subscribe(target_url=name)
+            return f"Subscribed {name} to submission and study status changes; the signing secret is stored."
+        if action == "sync" and not name:
+            lines = [self._sync(found) for found in ProlificStudy.objects.select_related("study")]
+            return "\n".join(lines) or "No study is on Prolific."
+        if action == "recruit" and not name:
+            found = ProlificStudy.objects.select_related("study").exclude(target_kind="")
+            return "\n".join(self._recruit(study) for study in found) or "No study on Prolific has a target."
+        if action == "create":
+            created = prolific_study_create(study=self._study(name), places=options["places"])
+            return f"Created draft {created.prolific_id} on Prolific ({created.places} places); publish it when ready."
+        found = self._prolific(name)
+        if action in TRANSITIONS:
+            found = prolific_study_transition(prolific_study=found, action=action)
+            return f"{found.study.name}: {found.get_status_display()} on Prolific."
+        if action == "places":
+            if options["places"] is None:
+                raise CommandError("give --places N")
+            found = prolific_places_raise(prolific_study=found, places=options["places"])
+            return f"{found.study.name}: {found.places} places on Prolific."
+        if action == "sync":
+            return self._sync(found)
+        if action == "recruit":
+            if options["target"]:
+                prolific_recruit_configure(
+                    prolific_study=found, kind="" if options["target"] == "none" else options["target"],
+                    value=options["value"], max_spend_pence=options["max_spend"], step=options["step"])
+                if not found.target_kind:
+                    return f"{found.study.name}: no recruitment target."
+            return self._recruit(found)
+        if action == "review":
+            if options["reject_excluded"]:
+                prolific_study_configure(prolific_study=found, reject_excluded=options["reject_excluded"] == "yes")
+            result = prolific_review(prolific_study=found)
+            return (f"{found.study.name}: approved {result.approved}, rejected {result.rejected}, approved and "
+                    f"flagged {result.approved_flagged} (excluded, rejection not allowed), left for review by hand "
+                    f"{result.left}.")
+        return self._bonuses(found, options)
+
+    def _sync(self, found: ProlificStudy) -> str:
+        result = prolific_sync(prolific_study=found)
+        line = (f"{found.study.name}: {result.submissions} submissions, {result.events_applied} stored webhooks "
+                f"applied, {result.flagged} open flags.")
+        return f"{line}\n{self._recruit(found)}" if found.target_kind else line
+
+    def _recruit(self, found: ProlificStudy) -> str:
+        point = recruitment_step(found)
+        width = f"{point.ci_width:.1f} points" if point.ci_width is not None else "undefined"
+        return (f"{found.study.name}: {point.completed} completed, CI width {width}, {point.places} places; "
+                f"{point.action}: {point.reason}.")
+
+    def _bonuses(self, found: ProlificStudy, options: dict) -> str:
+        if options["per_correct"] is not None:
+            prolific_study_configure(prolific_study=found, bonus_per_correct_pence=options["per_correct"])
+        if options["confirm"]:
+            batch = bonus_batch_confirm(prolific_study=found, paid=options["confirm"] == "paid")
+            if batch.state == batch.State.PAID:
+                return f"Bulk bonus {batch.bulk_id} recorded as paid."
+        if options["dry_run"]:
+            amounts = bonus_amounts(found)
+            lines = [f"{participant.pseudonym}: £{pence / 100:.2f}" for participant, pence in amounts]
+            return "\n".join([*lines, f"Dry run: {len(amounts)} bonuses, £{sum(p for _, p in amounts) / 100:.2f}."])
+        result = prolific_bonuses_pay(prolific_study=found)
+        if result.batch is None:
+            return "No bonus is owed."
+        batch = result.batch
+        return (f"Bulk bonus {batch.bulk_id}: £{batch.total_pence / 100:.2f} to {batch.lines.count()} participants, "
+                f"{batch.get_state_display().lower()}{' now' if result.paid_now else ''}.")

@@ -1,0 +1,222 @@
+"""Prolific: the study there, its submissions, webhook deliveries, flags and bonuses.
+
+Written only by the services of this app. The tables keep the names they had when these models lived
+in the studies app (migration 0001 here takes them over without touching the database).
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+from studies.models import Participant, Study
+
+class RecruitTarget(models.TextChoices):
+    CI_WIDTH = "ci_width", "95% CI of human accuracy at most this wide (points)"
+    PER_UNIT = "per_unit", "completions in every unit"
+
+
+class ProlificStudy(models.Model):
+    """The Prolific study that recruits for a Parity study, and the policies Parity applies to it."""
+
+    class Status(models.TextChoices):
+        UNPUBLISHED = "UNPUBLISHED", "Draft on Prolific"
+        ACTIVE = "ACTIVE", "Published (recruiting)"
+        PAUSED = "PAUSED", "Paused"
+        AWAITING_REVIEW = "AWAITING REVIEW", "Stopped, awaiting review"
+        COMPLETED = "COMPLETED", "Completed"
+
+    study = models.OneToOneField(Study, on_delete=models.CASCADE, related_name="prolific")
+    prolific_id = models.CharField(max_length=64, unique=True)
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.UNPUBLISHED)
+    places = models.PositiveIntegerField(help_text="total_available_places on Prolific (only ever raised)")
+    reject_excluded = models.BooleanField(
+        default=True, help_text="reject excluded participants where Prolific's rules allow it (several failed "
+        "attention checks on studies of 5 minutes or more, one on shorter ones); otherwise approve and flag")
+    bonus_per_correct_pence = models.PositiveIntegerField(
+        default=0, help_text="bonus per correct answer (attention checks not counted), in pence; 0: no bonus")
+    created_at = models.DateTimeField(auto_now_add=True)
+    synced_at = models.DateTimeField(null=True, blank=True, help_text="the last pull of the submissions")
+    # recruiting until precise (`manage.py prolific recruit`): no target kind, no recruiting
+    target_kind = models.CharField(max_length=10, blank=True, choices=RecruitTarget.choices,
+                                   help_text="recruit until this target is met, then stop the study")
+    target_value = models.FloatField(null=True, blank=True,
+                                     help_text="CI width in points, or completions per unit")
+    target_step = models.PositiveIntegerField(default=10, help_text="places added per raise")
+    max_spend_pence = models.PositiveIntegerField(
+        null=True, blank=True, help_text="most spent on rewards (reward × places), in pence; Prolific's fee is on top")
+
+    class Meta:
+        db_table = "studies_prolificstudy"
+        verbose_name = "Prolific study"
+        verbose_name_plural = "Prolific studies"
+
+    def __str__(self) -> str:
+        return f"{self.study.name} on Prolific ({self.prolific_id})"
+
+
+class ProlificSubmission(models.Model):
+    """A submission as Prolific last reported it, and the one review decision Parity took on it."""
+
+    class Decision(models.TextChoices):
+        APPROVE = "approve", "Approve"
+        REJECT = "reject", "Reject"
+
+    prolific_study = models.ForeignKey(ProlificStudy, on_delete=models.CASCADE, related_name="submissions")
+    submission_id = models.CharField(max_length=64, unique=True)
+    prolific_pid = models.CharField(max_length=64)
+    participant = models.ForeignKey(Participant, on_delete=models.SET_NULL, null=True, blank=True,
+                                    related_name="prolific_submissions")
+    status = models.CharField(max_length=20)
+    study_code = models.CharField(max_length=40, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    # one decision per submission, stored before it is sent: a retry sends the same one again
+    decision = models.CharField(max_length=10, choices=Decision.choices, blank=True)
+    decision_reason = models.TextField(blank=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decision_sent_at = models.DateTimeField(null=True, blank=True)
+
+    IDENTITY_FIELDS: tuple[str, ...] = ("submission_id", "prolific_pid")
+
+    class Meta:
+        db_table = "studies_prolificsubmission"
+        ordering = ["prolific_study_id", "id"]
+        indexes = [
+            # serves matching Prolific's submissions to Parity's participants
+            models.Index(fields=["prolific_study", "prolific_pid"], name="prolific_submission_pid"),
+        ]
+
+    def __str__(self) -> str:
+        who = self.participant.pseudonym if self.participant_id else "no participant"
+        return f"{self.prolific_study.study.name} / {who}: {self.status}"
+
+
+class RecruitmentPoint(models.Model):
+    """One step of recruiting until precise: where the study stood and what Parity did."""
+
+    prolific_study = models.ForeignKey(ProlificStudy, on_delete=models.CASCADE, related_name="recruitment_points")
+    at = models.DateTimeField(auto_now_add=True)
+    completed = models.PositiveIntegerField(help_text="completed participants (excluded ones too)")
+    kept = models.PositiveIntegerField(help_text="completed, non-excluded participants (the CI's)")
+    ci_width = models.FloatField(null=True, blank=True, help_text="95% CI width of human accuracy, points")
+    places = models.PositiveIntegerField(help_text="places on Prolific after the step")
+    action = models.CharField(max_length=10)
+    reason = models.TextField()
+
+    class Meta:
+        db_table = "studies_recruitmentpoint"
+        ordering = ["prolific_study_id", "at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.prolific_study.study.name} at {self.at:%Y-%m-%d %H:%M}: {self.action}"
+
+
+class ProlificEvent(models.Model):
+    """A webhook delivery, stored before it is acknowledged; its event id makes replays no-ops."""
+
+    event_id = models.CharField(max_length=100, unique=True)
+    event_type = models.CharField(max_length=60)
+    payload = models.JSONField()
+    received_at = models.DateTimeField(auto_now_add=True)
+    processed_at = models.DateTimeField(null=True, blank=True)
+    error = models.TextField(blank=True, help_text="why applying it failed (the next sync applies it again)")
+
+    class Meta:
+        db_table = "studies_prolificevent"
+        ordering = ["-received_at"]
+
+    def __str__(self) -> str:
+        return f"{self.event_type} {self.event_id}"
+
+
+class ProlificHookSecret(models.Model):
+    """A webhook signing secret made by `manage.py prolific hooks` (every stored one is accepted)."""
+
+    secret = models.CharField(max_length=200)
+    workspace_id = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "studies_prolifichooksecret"
+
+    def __str__(self) -> str:
+        return f"webhook secret of {self.workspace_id or 'Prolific'} ({self.created_at:%Y-%m-%d})"
+
+
+class ProlificFlag(models.Model):
+    """Something a researcher should look at: Prolific and Parity disagree, or a decision was softened."""
+
+    class Kind(models.TextChoices):
+        NO_PARTICIPANT = "no_participant", "Submission with no Parity participant"
+        NO_SUBMISSION = "no_submission", "Parity completion with no Prolific submission"
+        UNFINISHED = "unfinished", "Submitted on Prolific, not finished in Parity (left for review by hand)"
+        EXCLUDED_APPROVED = "excluded_approved", "Excluded, but approved (rejection not allowed)"
+        UNKNOWN_STUDY = "unknown_study", "Webhook for a study Parity does not know"
+        BUDGET_REACHED = "budget_reached", "Budget reached before the recruitment target"
+
+    prolific_study = models.ForeignKey(ProlificStudy, on_delete=models.CASCADE, null=True, blank=True,
+                                       related_name="flags")
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    #: what the flag is about: a submission id or a participant's pseudonym (one flag per subject and kind)
+    subject = models.CharField(max_length=100)
+    participant = models.ForeignKey(Participant, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    detail = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    resolved = models.BooleanField(default=False)
+
+    class Meta:
+        db_table = "studies_prolificflag"
+        ordering = ["-created_at"]
+        constraints = [models.UniqueConstraint(fields=["prolific_study", "kind", "subject"], name="prolific_flag_once")]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()}: {self.subject}"
+
+
+class BonusBatch(models.Model):
+    """One bulk bonus on Prolific. computed → created (Prolific's bulk id stored) → paying → paid.
+
+    A retry continues from the stored state: a created batch is paid, never created again; a batch
+    left `paying` (the pay call was sent, its answer lost) is never paid again automatically."""
+
+    class State(models.TextChoices):
+        COMPUTED = "computed", "Computed"
+        CREATED = "created", "Created on Prolific"
+        PAYING = "paying", "Pay sent, answer unknown (check on Prolific)"
+        PAID = "paid", "Paid"
+
+    prolific_study = models.ForeignKey(ProlificStudy, on_delete=models.CASCADE, related_name="bonus_batches")
+    state = models.CharField(max_length=10, choices=State.choices, default=State.COMPUTED)
+    bulk_id = models.CharField(max_length=64, blank=True)
+    total_pence = models.PositiveIntegerField()
+    computed_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(null=True, blank=True)
+    paid_at = models.DateTimeField(null=True, blank=True)
+    note = models.TextField(blank=True)
+
+    class Meta:
+        db_table = "studies_bonusbatch"
+        verbose_name_plural = "bonus batches"
+        ordering = ["-computed_at"]
+
+    def __str__(self) -> str:
+        return f"{self.prolific_study.study.name}: £{self.total_pence / 100:.2f} ({self.state})"
+
+
+class BonusLine(models.Model):
+    """A participant's bonus: at most one per participant, whatever the retries."""
+
+    batch = models.ForeignKey(BonusBatch, on_delete=models.CASCADE, related_name="lines")
+    participant = models.OneToOneField(Participant, on_delete=models.CASCADE, related_name="bonus")
+    #: the PID as it was when the bonus was computed (the CSV sent to Prolific is built from it)
+    prolific_pid = models.CharField(max_length=64)
+    amount_pence = models.PositiveIntegerField()
+
+    IDENTITY_FIELDS: tuple[str, ...] = ("prolific_pid",)
+
+    class Meta:
+        db_table = "studies_bonusline"
+
+    def __str__(self) -> str:
+        return f"{self.participant}: £{self.amount_pence / 100:.2f}"

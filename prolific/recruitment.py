@@ -1,0 +1,122 @@
+"""Recruiting until precise: raise a Prolific study's places in steps until its target is met (the
+95% CI of human accuracy narrow enough, or enough completions in every unit), then stop it, never
+spending beyond the researcher's budget. The decision itself is pure (`parity.stats.recruitment`);
+here the study's standing is read, a history point recorded and the decision applied through the
+Prolific services. `manage.py prolific recruit` runs it (from cron), and so does every `prolific sync`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from django.db import transaction
+
+from studies.models import Participant, Response, Unit
+from prolific.models import ProlificFlag, ProlificStudy, RecruitmentPoint, RecruitTarget
+from prolific.client import ProlificClient
+from prolific.services import (ProlificStudyError, prolific_places_raise, prolific_study_transition,
+                                           study_places)
+from parity.stats import Rating, accuracy_summary
+from parity.stats.recruitment import RAISE, STOP, Decision, Standing, Target, affordable_places, describe, \
+    next_action
+
+Status = Participant.Status
+
+
+def prolific_recruit_configure(*, prolific_study: ProlificStudy, kind: str, value: float, max_spend_pence: int,
+                               step: int | None = None) -> ProlificStudy:
+    """Set (or, with kind "", clear) the study's recruitment target and budget."""
+    if kind and kind not in RecruitTarget.values:
+        raise ProlificStudyError(f"unknown target {kind!r}: use one of {', '.join(RecruitTarget.values)}")
+    if kind and (value is None or value <= 0 or not max_spend_pence or max_spend_pence <= 0):
+        raise ProlificStudyError("a recruitment target needs a positive value and a maximum spend")
+    if step is not None and step < 1:
+        raise ProlificStudyError("the step adds at least one place")
+    prolific_study.target_kind = kind
+    prolific_study.target_value = value if kind else None
+    prolific_study.max_spend_pence = max_spend_pence if kind else None
+    prolific_study.target_step = step if step is not None else prolific_study.target_step
+    prolific_study.save(update_fields=["target_kind", "target_value", "max_spend_pence", "target_step"])
+    return prolific_study
+
+
+def human_ci_width(study_id: int) -> tuple[int, float | None]:
+    """The results page's 95% CI of human accuracy (percentile bootstrap over participants, same
+    resamples and seed), over completed, non-excluded participants' answers to real items: (the
+    number of those participants, its width in points)."""
+    rows = Response.objects.filter(
+        participant__study=study_id, participant__status=Status.COMPLETED, participant__excluded=False,
+        is_attention_check=False).values_list("participant__pseudonym", "item__key", "item__gold", "correct",
+                                              "participant__unit__label")
+    ratings = [Rating(annotator=who, item=key, correct=correct if gold else None, unit=unit)
+               for who, key, gold, correct, unit in rows]
+    summary = accuracy_summary(ratings)
+    width = (summary.ci_high - summary.ci_low) * 100 if summary.ci_low is not None else None
+    return summary.n_participants, width
+
+
+def recruitment_standing(prolific_study: ProlificStudy) -> tuple[Standing, int]:
+    """The study's standing, and its completed, kept participants."""
+    study_id = prolific_study.study_id
+    people = Participant.objects.filter(study=study_id, is_imported=False)
+    statuses = Counter(people.values_list("status", flat=True))
+    kept_per_unit = Counter(people.filter(status=Status.COMPLETED, excluded=False).values_list("unit_id", flat=True))
+    units = Unit.objects.filter(study=study_id).values_list("pk", flat=True)
+    kept, width = human_ci_width(study_id)
+    standing = Standing(
+        completed=statuses[Status.COMPLETED], working=statuses[Status.ACTIVE], places=prolific_study.places,
+        ci_width=width if kept >= 2 else None, least_per_unit=min((kept_per_unit[pk] for pk in units), default=0),
+        recruiting=prolific_study.status == ProlificStudy.Status.ACTIVE)
+    return standing, kept
+
+
+def recruitment_target(prolific_study: ProlificStudy) -> Target:
+    return Target(kind=prolific_study.target_kind, value=prolific_study.target_value,
+                  step=prolific_study.target_step, max_spend_pence=prolific_study.max_spend_pence,
+                  reward_pence=prolific_study.study.reward_pence, capacity=study_places(prolific_study.study))
+
+
+def recruitment_step(prolific_study: ProlificStudy, client: ProlificClient | None = None) -> RecruitmentPoint:
+    """Record where the study stands and act on it: wait, raise the places, or stop the study.
+
+    The study's row is locked meanwhile, and a raise only happens once every place is taken, so
+    running it twice in a row raises once. A call to Prolific that fails leaves no point recorded."""
+    with transaction.atomic():
+        prolific_study = ProlificStudy.objects.select_for_update().select_related("study").get(pk=prolific_study.pk)
+        if not prolific_study.target_kind:
+            raise ProlificStudyError(f"{prolific_study.study.name!r} has no recruitment target")
+        standing, kept = recruitment_standing(prolific_study)
+        decision: Decision = next_action(standing, recruitment_target(prolific_study))
+        if decision.action == RAISE:
+            prolific_places_raise(prolific_study=prolific_study, places=decision.places, client=client)
+        elif decision.action == STOP:
+            prolific_study_transition(prolific_study=prolific_study, action="stop", client=client)
+            if decision.budget_reached:
+                ProlificFlag.objects.get_or_create(
+                    prolific_study=prolific_study, kind=ProlificFlag.Kind.BUDGET_REACHED,
+                    subject=prolific_study.prolific_id, defaults={"detail": f"Recruitment stopped: {decision.reason}"})
+        return RecruitmentPoint.objects.create(
+            prolific_study=prolific_study, completed=standing.completed, kept=kept, ci_width=standing.ci_width,
+            places=prolific_study.places, action=decision.action, reason=decision.reason)
+
+
+def recruitment_monitor(study_id: int) -> dict[str, Any] | None:
+    """What the monitor shows of a study's recruitment target: None when it has none."""
+    prolific_study = ProlificStudy.objects.select_related("study").filter(study=study_id).first()
+    if prolific_study is None or not prolific_study.target_kind:
+        return None
+    target = recruitment_target(prolific_study)
+    committed = prolific_study.places * target.reward_pence
+    remaining = max(target.max_spend_pence - committed, 0)
+    return {
+        "target": describe(target), "kind": target.kind, "value": target.value, "step": target.step,
+        "pounds": {"max_spend": f"£{target.max_spend_pence / 100:.2f}", "committed": f"£{committed / 100:.2f}",
+                   "remaining": f"£{remaining / 100:.2f}"},
+        "places": prolific_study.places, "max_spend_pence": target.max_spend_pence,
+        "committed_pence": committed, "remaining_pence": remaining,
+        "affordable_places": affordable_places(target.max_spend_pence, target.reward_pence),
+        "budget_reached": prolific_study.flags.filter(kind=ProlificFlag.Kind.BUDGET_REACHED).exists(),
+        "points": [{"at": p.at, "completed": p.completed, "kept": p.kept, "ci_width": p.ci_width, "places": p.places,
+                    "action": p.action, "reason": p.reason} for p in prolific_study.recruitment_points.all()],
+    }

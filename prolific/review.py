@@ -1,0 +1,124 @@
+"""Reviewing a study's submissions on Prolific: one decision per submission, stored before it is sent.
+
+Completed, kept participants are approved in bulk. Excluded ones follow the study's policy: they are
+rejected, with the stored reason, only where Prolific's rules allow it (several failed attention
+checks on studies of 5 minutes or more, one on shorter ones); otherwise they are approved and
+flagged. A decision once stored is the only one ever sent for that submission, so a retry after an
+error sends the same decision again and never the other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.utils import timezone
+
+from studies.models import Participant, Study
+from prolific.models import ProlificFlag, ProlificStudy, ProlificSubmission
+from prolific.client import ProlificClient
+from prolific.services import client_default, prolific_sync
+
+REJECTION_CATEGORY = "FAILED_CHECK"
+#: Prolific asks for a rejection message of at least this many characters
+MESSAGE_MIN = 100
+#: studies this long or longer may reject only for failing several attention checks
+LONG_STUDY_MINUTES = 5
+
+
+def failures_needed(study: Study) -> int:
+    return 2 if study.estimated_minutes >= LONG_STUDY_MINUTES else 1
+
+
+def rejection_allowed(participant: Participant, study: Study) -> bool:
+    return participant.excluded and participant.attention_failures >= failures_needed(study)
+
+
+def rejection_message(participant: Participant) -> str:
+    reason = participant.exclusion_reason or f"failed {participant.attention_failures} attention checks"
+    message = (f"Your submission was not accepted: you {reason.removeprefix('you ')}. The study's instructions "
+               "asked for careful answers, and its attention checks said plainly what to answer.")
+    return message if len(message) >= MESSAGE_MIN else message + " " + "Thank you for taking part." * 4
+
+
+@dataclass(frozen=True)
+class ReviewResult:
+    approved: int
+    rejected: int
+    approved_flagged: int  # excluded, but rejection is not allowed: approved and flagged
+    left: int  # sent in on Prolific but not finished in Parity, or no participant: left for review by hand
+    already_sent: int
+
+
+def _decide(record: ProlificSubmission, study: Study, policy_rejects: bool) -> str | None:
+    participant = record.participant
+    if participant is None or participant.status != Participant.Status.COMPLETED:
+        return None
+    if not participant.excluded:
+        record.decision, record.decision_reason = ProlificSubmission.Decision.APPROVE, ""
+    elif policy_rejects and rejection_allowed(participant, study):
+        record.decision = ProlificSubmission.Decision.REJECT
+        record.decision_reason = rejection_message(participant)
+    else:
+        record.decision = ProlificSubmission.Decision.APPROVE
+        record.decision_reason = f"excluded ({participant.exclusion_reason or 'no reason given'}), approved: " + (
+            "the study approves excluded participants" if not policy_rejects else
+            f"Prolific allows rejection only for at least {failures_needed(study)} failed attention checks "
+            f"on a study of {study.estimated_minutes} minutes")
+    record.decided_at = timezone.now()
+    record.save(update_fields=["decision", "decision_reason", "decided_at"])
+    return record.decision
+
+
+def decisions_take(*, prolific_study: ProlificStudy) -> tuple[int, int]:
+    """Store a decision for each submission awaiting review that has none; returns (decided, left)."""
+    study = prolific_study.study
+    decided = left = 0
+    with transaction.atomic():
+        pending = (ProlificSubmission.objects.select_for_update(of=("self",)).select_related("participant")
+                   .filter(prolific_study=prolific_study, status="AWAITING REVIEW", decision=""))
+        for record in pending:
+            decision = _decide(record, study, prolific_study.reject_excluded)
+            if decision is None:
+                left += 1
+                if record.participant_id is not None:
+                    ProlificFlag.objects.get_or_create(
+                        prolific_study=prolific_study, kind=ProlificFlag.Kind.UNFINISHED, subject=record.submission_id,
+                        defaults={"participant": record.participant, "detail": (
+                            f"{record.participant.pseudonym} sent in a submission on Prolific but is "
+                            f"{record.participant.get_status_display().lower()} in Parity: review it by hand")})
+                continue
+            decided += 1
+            if record.decision == ProlificSubmission.Decision.APPROVE and record.participant.excluded:
+                ProlificFlag.objects.get_or_create(
+                    prolific_study=prolific_study, kind=ProlificFlag.Kind.EXCLUDED_APPROVED,
+                    subject=record.participant.pseudonym,
+                    defaults={"participant": record.participant, "detail": record.decision_reason})
+    return decided, left
+
+
+def prolific_review(*, prolific_study: ProlificStudy, client: ProlificClient | None = None) -> ReviewResult:
+    """Pull the submissions, decide those awaiting review, and send the decisions not yet sent.
+
+    Approvals go in one bulk call; each rejection in its own. What was sent is marked as it is sent;
+    an error stops the review with the remaining decisions stored and unsent, for the next run."""
+    client = client_default(client)
+    prolific_sync(prolific_study=prolific_study, client=client)
+    _, left = decisions_take(prolific_study=prolific_study)
+    unsent = ProlificSubmission.objects.filter(prolific_study=prolific_study, decision_sent_at__isnull=True
+                                               ).exclude(decision="")
+    # Prolific moved them on by itself (e.g. auto-approved after 21 days): nothing to send
+    already = unsent.exclude(status="AWAITING REVIEW").update(decision_sent_at=timezone.now())
+    approvals = list(unsent.filter(status="AWAITING REVIEW", decision=ProlificSubmission.Decision.APPROVE))
+    rejections = list(unsent.filter(status="AWAITING REVIEW", decision=ProlificSubmission.Decision.REJECT))
+    flagged = sum(1 for record in approvals if record.decision_reason)
+    if approvals:
+        client.submissions_bulk_approve(prolific_study.prolific_id, [record.submission_id for record in approvals])
+        ProlificSubmission.objects.filter(pk__in=[record.pk for record in approvals]).update(
+            status="APPROVED", decision_sent_at=timezone.now())
+    for record in rejections:
+        client.submission_transition(record.submission_id, "REJECT", message=record.decision_reason,
+                                     rejection_category=REJECTION_CATEGORY)
+        ProlificSubmission.objects.filter(pk=record.pk).update(status="REJECTED", decision_sent_at=timezone.now())
+    return ReviewResult(approved=len(approvals) - flagged, rejected=len(rejections), approved_flagged=flagged,
+                        left=left, already_sent=already)

@@ -1,0 +1,312 @@
+"""Writes about a study's life on Prolific: creating it, moving it through its states, raising its
+places, and keeping Parity's participants in step with Prolific's submissions (webhooks and pulls).
+
+A call to Prolific that fails raises `ProlificError` and leaves Parity's rows as they were.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Sum
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+
+from studies.models import Participant, Study
+from prolific.models import ProlificEvent, ProlificFlag, ProlificHookSecret, ProlificStudy, ProlificSubmission
+from prolific.client import ProlificClient, ProlificError, Submission
+from studies.services import participants_mark_returned
+
+__all__ = ["ProlificError", "ProlificStudyError"]
+
+
+class ProlificStudyError(ValueError):
+    """Parity refuses the operation (before any call to Prolific)."""
+
+
+#: submissions that were sent in: one with no Parity participant is flagged
+SUBMITTED = {"AWAITING REVIEW", "APPROVED", "REJECTED"}
+#: our action → (Prolific's transition, the status Prolific moves the study to)
+TRANSITIONS = {
+    "publish": ("PUBLISH", ProlificStudy.Status.ACTIVE),
+    "pause": ("PAUSE", ProlificStudy.Status.PAUSED),
+    "start": ("START", ProlificStudy.Status.ACTIVE),
+    "stop": ("STOP", ProlificStudy.Status.AWAITING_REVIEW),
+}
+
+
+def client_default(client: ProlificClient | None) -> ProlificClient:
+    return client if client is not None else ProlificClient()
+
+
+# -- the study on Prolific ------------------------------------------------------------------------
+
+
+def study_places(study: Study) -> int:
+    return study.units.aggregate(total=Sum("capacity"))["total"] or 0
+
+
+def study_fields(study: Study, places: int) -> dict[str, Any]:
+    """What `POST /studies/` takes for this study: its link with Prolific's placeholders, its time,
+    reward and places, and a completion code per outcome the study configures."""
+    codes = [{"code": study.completion_code, "code_type": "COMPLETED",
+              "actions": [{"action": "MANUALLY_REVIEW"}]}]
+    if study.failed_attention_code:
+        codes.append({"code": study.failed_attention_code, "code_type": "FAILED_ATTENTION_CHECK",
+                      "actions": [{"action": "MANUALLY_REVIEW"}]})
+    if study.no_consent_code:
+        # declining consent: the participant is asked to return the study, never rejected
+        codes.append({"code": study.no_consent_code, "code_type": "NO_CONSENT",
+                      "actions": [{"action": "REQUEST_RETURN", "return_reason": "declined consent"}]})
+    return {
+        "name": study.name,
+        "internal_name": f"parity:{study.link}",
+        "description": f"{study.name} ({study.get_benchmark_display()}): answer questions one at a time.",
+        "external_study_url": study.participant_url(),
+        "prolific_id_option": "url_parameters",
+        "estimated_completion_time": study.estimated_minutes,
+        "reward": study.reward_pence,
+        "total_available_places": places,
+        "completion_codes": codes,
+        "device_compatibility": ["desktop"],
+    }
+
+
+def prolific_study_create(*, study: Study, places: int | None = None,
+                          client: ProlificClient | None = None) -> ProlificStudy:
+    """Create the study as a draft on Prolific (not yet published) and remember its id.
+
+    The study's row is locked meanwhile, so two clicks make one draft."""
+    with transaction.atomic():
+        Study.objects.select_for_update().only("pk").get(pk=study.pk)
+        if ProlificStudy.objects.filter(study=study).exists():
+            raise ProlificStudyError(f"{study.name!r} already has a Prolific study")
+        places = places if places is not None else study_places(study)
+        if places < 1:
+            raise ProlificStudyError(f"{study.name!r} has no places to offer (its units hold no one)")
+        try:
+            answer = client_default(client).study_create(study_fields(study, places))
+        except ProlificError as exc:
+            if not exc.sent:
+                raise
+            # the draft may exist on Prolific without Parity knowing its id: say where to look
+            raise ProlificError(f"{exc}. Look on Prolific for a draft named {study.name!r} (internal name "
+                                f"parity:{study.link}) and delete it before creating the study again",
+                                status=exc.status, sent=True) from None
+        if not isinstance(answer, dict) or not answer.get("id"):
+            raise ProlificError(f"Prolific created no study for {study.name!r} (its answer names no id)")
+        return ProlificStudy.objects.create(study=study, prolific_id=str(answer["id"]), places=places,
+                                            status=answer.get("status") or ProlificStudy.Status.UNPUBLISHED)
+
+
+def prolific_study_transition(*, prolific_study: ProlificStudy, action: str,
+                              client: ProlificClient | None = None) -> ProlificStudy:
+    """Publish, pause, start (resume) or stop the study on Prolific."""
+    if action not in TRANSITIONS:
+        raise ProlificStudyError(f"unknown action {action!r}: use one of {', '.join(TRANSITIONS)}")
+    if action == "publish" and prolific_study.study.status != Study.Status.LIVE:
+        raise ProlificStudyError(f"{prolific_study.study.name!r} is not open in Parity (status "
+                                 f"{prolific_study.study.status}): participants sent now would be turned away")
+    transition, expected = TRANSITIONS[action]
+    answer = client_default(client).study_transition(prolific_study.prolific_id, transition)
+    status = answer.get("status") if isinstance(answer, dict) else None
+    prolific_study.status = status if status in ProlificStudy.Status.values else expected
+    prolific_study.save(update_fields=["status"])
+    return prolific_study
+
+
+def prolific_places_raise(*, prolific_study: ProlificStudy, places: int,
+                          client: ProlificClient | None = None) -> ProlificStudy:
+    """Raise `total_available_places` (Prolific never lowers it)."""
+    if places <= prolific_study.places:
+        raise ProlificStudyError(f"Prolific's places can only be raised: the study has {prolific_study.places}, "
+                                 f"{places} asked")
+    client_default(client).study_update(prolific_study.prolific_id, {"total_available_places": places})
+    prolific_study.places = places
+    prolific_study.save(update_fields=["places"])
+    return prolific_study
+
+
+def prolific_hooks_subscribe(*, target_url: str, workspace_id: str | None = None,
+                             client: ProlificClient | None = None) -> ProlificHookSecret:
+    """Make a signing secret and subscribe `target_url` to submission and study status changes."""
+    workspace_id = workspace_id or settings.PROLIFIC_WORKSPACE_ID
+    if not workspace_id:
+        raise ProlificStudyError("set PROLIFIC_WORKSPACE_ID (or pass the workspace) to subscribe to webhooks")
+    client = client_default(client)
+    answer = client.hook_secret_create(workspace_id)
+    secret = ProlificHookSecret.objects.create(secret=answer["value"], workspace_id=workspace_id)
+    for event_type in ("submission.status.change", "study.status.change"):
+        client.hook_subscribe(workspace_id=workspace_id, event_type=event_type, target_url=target_url)
+    return secret
+
+
+# -- keeping participants in step -----------------------------------------------------------------
+
+
+def participants_mark_timed_out(*, participant_ids: list[int]) -> int:
+    """Prolific timed them out: their reserved slot reopens at once. If they come back, they take it
+    back while their unit has room (`slot_take_back`), as after Parity's own time-out."""
+    return (Participant.objects.filter(pk__in=participant_ids, status=Participant.Status.ACTIVE)
+            .update(status=Participant.Status.TIMED_OUT))
+
+
+def _flag(prolific_study: ProlificStudy | None, kind: str, subject: str, detail: str,
+          participant: Participant | None = None) -> None:
+    ProlificFlag.objects.get_or_create(prolific_study=prolific_study, kind=kind, subject=subject,
+                                       defaults={"detail": detail, "participant": participant})
+
+
+def _resolve(prolific_study: ProlificStudy, kind: str, subject: str) -> None:
+    ProlificFlag.objects.filter(prolific_study=prolific_study, kind=kind, subject=subject).update(resolved=True)
+
+
+def _when(value: str | None):
+    return parse_datetime(value) if value else None
+
+
+def submission_record(*, prolific_study: ProlificStudy, submission: Submission) -> ProlificSubmission:
+    """Store what Prolific says about one submission and act on it: a return or a time-out frees the
+    participant's slot at once; a submission sent in with no Parity participant is flagged."""
+    with transaction.atomic():
+        participant = (Participant.objects.filter(study=prolific_study.study_id,
+                                                  prolific_pid=submission.participant_id.lower()).first()
+                       if submission.participant_id else None)
+        record, _ = ProlificSubmission.objects.select_for_update().get_or_create(
+            submission_id=submission.id, defaults={"prolific_study": prolific_study, "status": submission.status,
+                                                   "prolific_pid": submission.participant_id})
+        record.status = submission.status
+        record.prolific_pid = submission.participant_id or record.prolific_pid
+        record.participant = participant or record.participant
+        record.study_code = submission.study_code or record.study_code
+        record.started_at = _when(submission.started_at) or record.started_at
+        record.completed_at = _when(submission.completed_at) or record.completed_at
+        record.save()
+        if record.participant_id is not None:
+            if submission.status == "RETURNED":
+                participants_mark_returned(participant_ids=[record.participant_id])
+            elif submission.status == "TIMED-OUT":
+                participants_mark_timed_out(participant_ids=[record.participant_id])
+            _resolve(prolific_study, ProlificFlag.Kind.NO_PARTICIPANT, record.submission_id)
+            _resolve(prolific_study, ProlificFlag.Kind.NO_SUBMISSION, record.participant.pseudonym)
+        elif submission.status in SUBMITTED:
+            _flag(prolific_study, ProlificFlag.Kind.NO_PARTICIPANT, record.submission_id,
+                  f"Prolific submission {record.submission_id} ({submission.status}) has no participant in Parity: "
+                  "the person never started the study here, or opened it under another ID")
+        return record
+
+
+@dataclass(frozen=True)
+class SyncResult:
+    submissions: int
+    events_applied: int
+    flagged: int
+
+
+def prolific_sync(*, prolific_study: ProlificStudy, client: ProlificClient | None = None) -> SyncResult:
+    """The periodic pull: every submission Prolific lists is recorded (returns and time-outs free
+    their slots), webhook deliveries whose application failed are applied again, and Parity
+    completions with no submission are flagged."""
+    applied = events_apply_pending()
+    submissions = client_default(client).submissions(prolific_study.prolific_id)
+    for submission in submissions:
+        submission_record(prolific_study=prolific_study, submission=submission)
+    listed = {submission.participant_id.lower() for submission in submissions}
+    completed = Participant.objects.filter(study=prolific_study.study_id, status=Participant.Status.COMPLETED,
+                                           is_imported=False)
+    for participant in completed:
+        if participant.prolific_pid not in listed:
+            _flag(prolific_study, ProlificFlag.Kind.NO_SUBMISSION, participant.pseudonym,
+                  f"{participant.pseudonym} completed the study in Parity, but Prolific lists no submission for "
+                  "them in this study (a pilot, a shared link, or a submission not yet made)", participant)
+    prolific_study.synced_at = timezone.now()
+    prolific_study.save(update_fields=["synced_at"])
+    flagged = ProlificFlag.objects.filter(prolific_study=prolific_study, resolved=False).count()
+    return SyncResult(submissions=len(submissions), events_applied=applied, flagged=flagged)
+
+
+# -- webhook deliveries ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Delivery:
+    event: ProlificEvent
+    duplicate: bool
+
+
+def event_receive(*, event_id: str, payload: dict[str, Any]) -> Delivery:
+    """Store a verified delivery (committed before it is acknowledged), then apply it. A delivery
+    whose event id is already stored changes nothing. If applying fails, the stored event is applied
+    again by the next sync."""
+    event, created = ProlificEvent.objects.get_or_create(
+        event_id=event_id, defaults={"event_type": str(payload.get("event_type", "")), "payload": payload})
+    if created:
+        try:
+            event_apply(event=event)
+        except Exception as exc:  # the delivery is stored: the next sync applies it again
+            ProlificEvent.objects.filter(pk=event.pk).update(error=f"{type(exc).__name__}: {exc}")
+    return Delivery(event, duplicate=not created)
+
+
+def event_apply(*, event: ProlificEvent) -> ProlificEvent:
+    """Apply one stored delivery, once (its row is locked and marked processed)."""
+    with transaction.atomic():
+        event = ProlificEvent.objects.select_for_update().get(pk=event.pk)
+        if event.processed_at is not None:
+            return event
+        payload = event.payload
+        study_id = str(payload.get("study_id", ""))
+        prolific_study = ProlificStudy.objects.select_related("study").filter(prolific_id=study_id).first()
+        if prolific_study is None:
+            _flag(None, ProlificFlag.Kind.UNKNOWN_STUDY, study_id or event.event_id,
+                  f"webhook {event.event_id} ({event.event_type}) names Prolific study {study_id!r}, "
+                  "which no Parity study is linked to")
+        elif event.event_type == "submission.status.change":
+            known = ProlificSubmission.objects.filter(submission_id=str(payload.get("resource_id", ""))).first()
+            submission_record(prolific_study=prolific_study, submission=Submission(
+                id=str(payload["resource_id"]), status=str(payload["status"]),
+                participant_id=str(payload.get("participant_id") or (known.prolific_pid if known else ""))))
+        elif event.event_type == "study.status.change":
+            status = str(payload.get("status", ""))
+            if status in ProlificStudy.Status.values:
+                prolific_study.status = status
+                prolific_study.save(update_fields=["status"])
+        event.processed_at = timezone.now()
+        event.error = ""
+        event.save(update_fields=["processed_at", "error"])
+        return event
+
+
+def events_apply_pending() -> int:
+    pending = list(ProlificEvent.objects.filter(processed_at__isnull=True).order_by("received_at"))
+    for event in pending:
+        try:
+            event_apply(event=event)
+        except Exception as exc:
+            ProlificEvent.objects.filter(pk=event.pk).update(error=f"{type(exc).__name__}: {exc}")
+    return sum(1 for event in pending if ProlificEvent.objects.filter(pk=event.pk, processed_at__isnull=False).exists())
+
+
+def prolific_study_configure(*, prolific_study: ProlificStudy, bonus_per_correct_pence: int | None = None,
+                             reject_excluded: bool | None = None) -> ProlificStudy:
+    """Set the study's bonus rule and its policy for excluded participants."""
+    fields = []
+    if bonus_per_correct_pence is not None:
+        if prolific_study.bonus_batches.exists() and bonus_per_correct_pence != prolific_study.bonus_per_correct_pence:
+            raise ProlificStudyError("bonuses were already computed under the current rule; it cannot change now")
+        prolific_study.bonus_per_correct_pence = bonus_per_correct_pence
+        fields.append("bonus_per_correct_pence")
+    if reject_excluded is not None:
+        prolific_study.reject_excluded = reject_excluded
+        fields.append("reject_excluded")
+    if fields:
+        prolific_study.save(update_fields=fields)
+    return prolific_study
+
+
+def flags_resolve(*, flag_ids: list[int]) -> int:
+    """A researcher looked into them."""
+    return ProlificFlag.objects.filter(pk__in=flag_ids, resolved=False).update(resolved=True)

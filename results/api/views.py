@@ -1,0 +1,347 @@
+"""The researchers' JSON API: one APIView per operation, reading through the same selectors, results
+assembly and exports as the pages. Researchers only (token or session), on their own studies
+(`studies.access`): participants and anonymous callers get 401, accounts without the operation's
+permission 403, someone else's study 404. Pseudonyms only: no Prolific or session ids."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import Http404, HttpRequest, HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from studies.access import (
+    EXCLUDE_PARTICIPANT,
+    EXPORT_STUDY,
+    VIEW_MODELRUN,
+    VIEW_PARTICIPANT,
+    VIEW_RESPONSE,
+    VIEW_STUDY,
+    get_study_for_researcher,
+    studies_for_user,
+)
+from results.api.permissions import IsResearcher
+from results.api.schema import ResearcherApiSchema
+from results.api.selectors import model_runs_of, participants_of, study_items_of, study_units_of
+from results.api.throttles import CappedPagination, ThrottledBeforeRefused
+from results.exports import FORMATS, export_study, long_rows
+from studies.identity import parameter_touches_identity
+from studies.models import Participant, Study
+from results.forms import ResultFilters, ResultsFilterForm
+from results.selectors import load_study_data
+from results.assemble import study_results
+from studies.services import participants_exclude, participants_include
+
+
+def paginated(name: str, serializer: type[serializers.Serializer]) -> serializers.Serializer:
+    """The schema of a LimitOffsetPagination page of `serializer` rows."""
+    return inline_serializer(name=f"Paginated{name}", fields={
+        "count": serializers.IntegerField(), "next": serializers.URLField(allow_null=True),
+        "previous": serializers.URLField(allow_null=True), "results": serializer(many=True),
+    })
+
+
+#: LimitOffsetPagination's query parameters, for the schema of the list endpoints
+PAGE = [OpenApiParameter("limit", int, description="rows per page (default 100; more than API_MAX_PAGE_SIZE, "
+                                                    "default 1000, is cut to it)"),
+        OpenApiParameter("offset", int, description="rows to skip")]
+
+
+def page_of(request: Request, view: APIView, rows: Any, serializer: type[serializers.Serializer]) -> Response:
+    paginator = CappedPagination()
+    page = paginator.paginate_queryset(rows, request, view=view)
+    return paginator.get_paginated_response(serializer(page, many=True).data)
+
+
+class ResearcherApi(ThrottledBeforeRefused, APIView):
+    permission_classes = [IsResearcher]
+    schema = ResearcherApiSchema()
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        super().initial(request, *args, **kwargs)
+        refused = [name for name in request.query_params
+                   if parameter_touches_identity(name, request.query_params.getlist(name))]
+        if refused:
+            raise serializers.ValidationError({name: "The API is pseudonymous: Prolific participant, study and "
+                                                     "session ids cannot be filtered, searched or ordered on."
+                                               for name in refused})
+
+    #: the permission this operation needs, besides the study being the caller's
+    permission = VIEW_STUDY
+
+    def study(self, request: Request, study_id: int) -> Study:
+        return get_study_for_researcher(request.user, study_id, self.permission)
+
+    def given(self, data: Any) -> dict[str, Any]:
+        """`data` checked by the operation's InputSerializer (a 400 with the errors otherwise)."""
+        serializer = self.InputSerializer(data=data)  # type: ignore[attr-defined]
+        serializer.is_valid(raise_exception=True)
+        return dict(serializer.validated_data)
+
+
+class StudyOutput(serializers.ModelSerializer):
+    status = serializers.CharField(help_text="draft, live or closed")
+    benchmark = serializers.CharField()
+
+    class Meta:
+        model = Study
+        ref_name = "Study"
+        fields = ["id", "name", "benchmark", "status", "is_imported", "group", "attention_checks", "exclude_at",
+                  "created_at"]
+
+
+class StudyListApi(ResearcherApi):
+    @extend_schema(operation_id="studies_list", parameters=PAGE, responses=paginated("StudyList", StudyOutput))
+    def get(self, request: Request) -> Response:
+        return page_of(request, self, studies_for_user(request.user).order_by("-created_at", "-pk"), StudyOutput)
+
+
+class UnitOutput(serializers.Serializer):
+    label = serializers.CharField()
+    position = serializers.IntegerField()
+    category = serializers.CharField()
+    capacity = serializers.IntegerField()
+    n_items = serializers.IntegerField()
+    active = serializers.IntegerField()
+    completed = serializers.IntegerField()
+    excluded = serializers.IntegerField()
+
+    class Meta:
+        ref_name = "StudyUnit"
+
+
+class StudyDetailApi(ResearcherApi):
+    class OutputSerializer(StudyOutput):
+        design = serializers.JSONField()
+        units = UnitOutput(many=True, source="units_with_counts")
+
+        class Meta(StudyOutput.Meta):
+            ref_name = "StudyDetail"
+            fields = [*StudyOutput.Meta.fields, "design", "units"]
+
+    @extend_schema(operation_id="studies_retrieve", responses=OutputSerializer)
+    def get(self, request: Request, study_id: int) -> Response:
+        study = self.study(request, study_id)
+        study.units_with_counts = study_units_of(study)
+        return Response(self.OutputSerializer(study).data)
+
+
+class StudyItemListApi(ResearcherApi):
+    class OutputSerializer(serializers.Serializer):
+        id = serializers.IntegerField(source="item.id")
+        key = serializers.CharField(source="item.key")
+        split = serializers.CharField(source="item.split")
+        unit = serializers.CharField(source="unit.label")
+        order = serializers.IntegerField()
+        prompt = serializers.JSONField(source="item.prompt")
+        gold = serializers.CharField(source="item.gold")
+        meta = serializers.JSONField(source="item.meta")
+        is_attention_check = serializers.BooleanField(source="item.is_attention_check")
+
+        class Meta:
+            ref_name = "StudyItem"
+
+    @extend_schema(operation_id="studies_items_list", parameters=PAGE,
+                   responses=paginated("StudyItemList", OutputSerializer))
+    def get(self, request: Request, study_id: int) -> Response:
+        return page_of(request, self, study_items_of(self.study(request, study_id)), self.OutputSerializer)
+
+
+class ParticipantOutput(serializers.ModelSerializer):
+    """Pseudonymous: never the Prolific participant, study or session id."""
+
+    unit = serializers.CharField(source="unit.label", allow_null=True, default=None)
+    status = serializers.CharField(help_text="active, completed, timed_out, returned or declined")
+    step = serializers.CharField()
+    total = serializers.IntegerField()
+
+    class Meta:
+        model = Participant
+        ref_name = "Participant"
+        fields = ["pseudonym", "unit", "status", "step", "answered", "total", "attention_failures", "excluded",
+                  "exclusion_reason", "is_imported", "started_at", "completed_at"]
+
+
+class ParticipantListApi(ResearcherApi):
+    permission = VIEW_PARTICIPANT
+
+    @extend_schema(operation_id="studies_participants_list", parameters=PAGE,
+                   responses=paginated("ParticipantList", ParticipantOutput))
+    def get(self, request: Request, study_id: int) -> Response:
+        return page_of(request, self, participants_of(self.study(request, study_id)), ParticipantOutput)
+
+
+class ParticipantExclusionApi(ResearcherApi):
+    """Exclude a participant from the results, or include them again (reversible; needs
+    `studies.exclude_participant`)."""
+
+    permission = EXCLUDE_PARTICIPANT
+
+    class InputSerializer(serializers.Serializer):
+        excluded = serializers.BooleanField()
+        reason = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+
+        class Meta:
+            ref_name = "ParticipantExclusionInput"
+
+    @extend_schema(operation_id="studies_participants_exclusion", request=InputSerializer, responses=ParticipantOutput)
+    def post(self, request: Request, study_id: int, pseudonym: str) -> Response:
+        study = self.study(request, study_id)
+        participant = participants_of(study).filter(pseudonym=pseudonym).first()
+        if participant is None:
+            raise Http404("No participant has this pseudonym in this study.")
+        given = self.given(request.data)
+        if given["excluded"]:
+            reason = given["reason"] or f"excluded by {request.user.get_username()}"
+            participants_exclude(participant_ids=[participant.pk], reason=reason)
+        else:
+            participants_include(participant_ids=[participant.pk])
+        participant.refresh_from_db()
+        return Response(ParticipantOutput(participant).data)
+
+
+class ResponseListApi(ResearcherApi):
+    """Every human answer in the long export's shape (pseudonymous; free text only on request)."""
+
+    permission = VIEW_RESPONSE
+
+    class InputSerializer(serializers.Serializer):
+        unit = serializers.CharField(required=False, max_length=60)
+        include_free_text = serializers.BooleanField(required=False, default=False)
+        include_excluded = serializers.BooleanField(required=False, default=True)
+        include_attention_checks = serializers.BooleanField(required=False, default=True)
+
+        class Meta:
+            ref_name = "ResponseListInput"
+
+    class OutputSerializer(serializers.Serializer):
+        study = serializers.CharField()
+        benchmark = serializers.CharField()
+        item_id = serializers.IntegerField()
+        item_key = serializers.CharField()
+        unit = serializers.CharField()
+        category = serializers.CharField()
+        annotator = serializers.CharField()
+        position = serializers.IntegerField()
+        answer = serializers.CharField()
+        raw_answer = serializers.CharField()
+        gold = serializers.CharField()
+        valid = serializers.BooleanField()
+        correct = serializers.BooleanField()
+        response_time_ms = serializers.IntegerField()
+        is_attention_check = serializers.BooleanField()
+        excluded = serializers.BooleanField()
+        participant_status = serializers.CharField()
+        verified_correct = serializers.BooleanField(allow_null=True)
+        free_text_withheld = serializers.BooleanField()
+
+        class Meta:
+            ref_name = "ResponseRow"
+
+    @extend_schema(operation_id="studies_responses_list", parameters=[InputSerializer, *PAGE],
+                   responses=paginated("ResponseList", OutputSerializer))
+    def get(self, request: Request, study_id: int) -> Response:
+        study = self.study(request, study_id)
+        options = self.given(request.query_params)
+        rows = [row for row in long_rows(load_study_data(study), include_free_text=options["include_free_text"])
+                if (not options.get("unit") or row["unit"] == options["unit"])
+                and (options["include_excluded"] or not row["excluded"])
+                and (options["include_attention_checks"] or not row["is_attention_check"])]
+        return page_of(request, self, rows, self.OutputSerializer)
+
+
+class ModelRunListApi(ResearcherApi):
+    permission = VIEW_MODELRUN
+
+    class OutputSerializer(serializers.Serializer):
+        id = serializers.IntegerField()
+        model = serializers.CharField()
+        setting = serializers.JSONField()
+        setting_label = serializers.CharField()
+        status = serializers.CharField()
+        n_answered = serializers.IntegerField()
+        n_correct = serializers.IntegerField()
+        n_invalid = serializers.IntegerField()
+        accuracy = serializers.FloatField(allow_null=True)
+        created_at = serializers.DateTimeField()
+        finished_at = serializers.DateTimeField(allow_null=True)
+        prompt_tokens = serializers.IntegerField(help_text="tokens an API server counted in the prompts (0: local)")
+        completion_tokens = serializers.IntegerField(help_text="tokens an API server generated (0: local)")
+
+        class Meta:
+            ref_name = "ModelRunRow"
+
+    @extend_schema(operation_id="studies_model_runs_list", parameters=PAGE,
+                   responses=paginated("ModelRunList", OutputSerializer))
+    def get(self, request: Request, study_id: int) -> Response:
+        return page_of(request, self, model_runs_of(self.study(request, study_id)), self.OutputSerializer)
+
+
+class StudyResultsApi(ResearcherApi):
+    """The `study_results --json` object, with the results page's filters."""
+
+    class InputSerializer(serializers.Serializer):
+        unit = serializers.CharField(required=False, max_length=60)
+        category = serializers.CharField(required=False, max_length=100)
+        model = serializers.CharField(required=False, max_length=200)
+        setting = serializers.CharField(required=False, max_length=500)
+
+        class Meta:
+            ref_name = "StudyResultsInput"
+
+    class OutputSerializer(serializers.Serializer):
+        study = serializers.CharField()
+        benchmark = serializers.CharField()
+        participants = serializers.DictField(child=serializers.IntegerField())
+        human = serializers.JSONField(help_text="accuracy (mean, best, worst, ci95), kappas, alpha, ICC")
+        units = serializers.ListField(child=serializers.JSONField())
+        models = serializers.ListField(child=serializers.JSONField())
+        breakdowns = serializers.JSONField()
+        oracle_by_position = serializers.ListField(child=serializers.JSONField(), required=False,
+                                                   help_text="AmbiBench only")
+
+        class Meta:
+            ref_name = "StudyResults"
+
+    @extend_schema(operation_id="studies_results_retrieve", parameters=[InputSerializer], responses=OutputSerializer)
+    def get(self, request: Request, study_id: int) -> Response:
+        data = load_study_data(self.study(request, study_id))
+        form = ResultsFilterForm(self.given(request.query_params), data_for=data)
+        if not form.is_valid():
+            return Response(form.errors, status=status.HTTP_400_BAD_REQUEST)
+        filters: ResultFilters = form.filters()
+        return Response(study_results(data, filters))
+
+
+#: the content types of the export formats, for the schema
+EXPORT_MEDIA_TYPES = sorted({content_type.split(";")[0] for content_type, _suffix in FORMATS.values()})
+
+
+class StudyExportApi(ResearcherApi):
+    permission = EXPORT_STUDY
+
+    class InputSerializer(serializers.Serializer):
+        include_free_text = serializers.BooleanField(required=False, default=False)
+
+        class Meta:
+            ref_name = "StudyExportInput"
+
+    @extend_schema(operation_id="studies_export_retrieve",
+                   parameters=[InputSerializer,
+                               OpenApiParameter("fmt", str, OpenApiParameter.PATH, enum=list(FORMATS))],
+                   responses={(200, media): OpenApiResponse(OpenApiTypes.BINARY, description=", ".join(FORMATS))
+                              for media in EXPORT_MEDIA_TYPES})
+    def get(self, request: Request, study_id: int, fmt: str) -> HttpResponse:
+        study = self.study(request, study_id)
+        if fmt not in FORMATS:
+            raise Http404(f"No export format {fmt!r}; known: {', '.join(FORMATS)}.")
+        given = self.given(request.query_params)
+        exported = export_study(load_study_data(study), fmt, include_free_text=given["include_free_text"])
+        response = HttpResponse(exported.content, content_type=exported.content_type)
+        response["Content-Disposition"] = f'attachment; filename="{exported.filename}"'
+        return response

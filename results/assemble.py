@@ -1,0 +1,241 @@
+"""A study's results as one JSON-friendly dict: humans, units, models and breakdowns.
+
+The numbers come from `parity.stats`; this module only chooses which rows go in. Fractions are in
+[0, 1]; an undefined number is None (JSON null), never NaN. The page, the `study_results` command,
+the API and the paper tables all read this one dict.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from results.breakdowns import breakdowns
+from results.forms import ResultFilters
+from results.rows import (
+    averaged_item_scores,
+    human_ratings,
+    human_rows,
+    model_item_scores,
+    model_ratings,
+    run_rows,
+    selected_runs,
+)
+from results.selectors import ModelAnswer, RunInfo, StudyData, load_study_data
+from studies.models import Participant, Study
+from parity.stats import (
+    AccuracySummary,
+    AgreementSummary,
+    Rating,
+    accuracy_across_units,
+    accuracy_by_unit,
+    accuracy_summary,
+    agreement_by_unit,
+    bootstrap_mean_ci,
+    fleiss_kappa,
+    icc2k,
+    icc2k_by_blocks,
+    kappa_across_units,
+    krippendorff_alpha,
+    model_vs_humans,
+    percent_agreement,
+)
+from parity.stats.results import finite_or_none
+
+#: bootstrap resamples and seed for every CI of a results page (the same numbers on every call)
+N_BOOT = 10_000
+SEED = 0
+
+
+def interval(low: float | None, high: float | None) -> list[float | None] | None:
+    return None if low is None or high is None else [low, high]
+
+
+def mean_or_none(values: list[float]) -> float | None:
+    return finite_or_none(sum(values) / len(values)) if values else None
+
+
+# -- the sections -------------------------------------------------------------------------------
+
+
+def participants_section(data: StudyData, filters: ResultFilters) -> dict[str, int]:
+    status: dict[int, str] = {}
+    for h in data.humans:
+        if filters.unit and h.unit != filters.unit:
+            continue
+        status[h.participant_id] = ("excluded" if h.excluded else "included"
+                                    if h.participant_status == Participant.Status.COMPLETED else "in_progress")
+    counts = {"included": 0, "excluded": 0, "in_progress": 0}
+    for value in status.values():
+        counts[value] += 1
+    counts["imported"] = len({h.participant_id for h in data.humans if h.is_imported
+                              and h.participant_id in status})
+    return counts
+
+
+def human_section(data: StudyData, ratings: list[Rating], units: list[AccuracySummary],
+                  agreement: list[AgreementSummary], *, n_boot: int) -> dict[str, Any]:
+    overall = accuracy_summary(ratings, n_boot=n_boot, seed=SEED)
+    across = accuracy_across_units(units)
+    kappas = kappa_across_units(agreement)
+    return {
+        "n_annotators": overall.n_participants,
+        "n_items": len({r.item for r in ratings}),
+        "n_answers": len(ratings),
+        "accuracy": {
+            "mean": overall.mean, "best": overall.best, "worst": overall.worst, "std": overall.std,
+            "ci95": interval(overall.ci_low, overall.ci_high),
+            "per_annotator": [{"annotator": p.annotator, "unit": p.unit, "n": p.n_scored, "accuracy": p.accuracy}
+                              for p in overall.participants],
+        },
+        # Ruis et al.'s Table 7 "Total" row: unit means, bests and worsts averaged over units.
+        "accuracy_across_units": across.to_dict(),
+        "cohen_kappa_mean_pairwise": kappas.mean,
+        "cohen_kappa_std_across_units": kappas.std,
+        "fleiss_kappa": fleiss_kappa(ratings),
+        "krippendorff_alpha": krippendorff_alpha(ratings),
+        "percent_agreement": percent_agreement(ratings),
+        # per block of the same raters (`icc2k_by_blocks`): a pooled matrix would drop every answer
+        # that some rater did not grade
+        "icc2k": icc2k_by_blocks(ratings, scores=data.answer_scale).icc if data.is_graded else None,
+    }
+
+
+def graded_section(data: StudyData, ratings: list[Rating]) -> dict[str, Any]:
+    """A rating study (MiQA's generative task): ICC(2,k) over blocks of answers graded by the same
+    raters (see `icc2k_by_blocks`), and each model's generative score: per answer the mean of its
+    grades (correct 1, ambiguous 0.5, wrong 0), averaged over the model's answers."""
+    scale = data.answer_scale
+    blocks = icc2k_by_blocks(ratings, scores=scale)
+    grades: dict[str, list[float]] = defaultdict(list)
+    for rating in ratings:
+        if rating.answer in scale:
+            grades[rating.item].append(scale[rating.answer])
+    per_model: dict[str, list[float]] = defaultdict(list)
+    for key, values in grades.items():
+        per_model[data.study.definition.graded_subject(data.items[key].meta)].append(sum(values) / len(values))
+    return {
+        "icc_form": "ICC(2,k): two-way random effects, absolute agreement, mean of k raters (Shrout & Fleiss 1979)",
+        "icc2k": blocks.icc, "n_items": blocks.n_items, "n_blocks": blocks.n_blocks,
+        "n_items_without_icc": blocks.n_items_without_icc,
+        "blocks": [block.to_dict() for block in blocks.blocks],
+        "generative_scores": [{"model": model, "n_answers": len(values), "score": mean_or_none(values)}
+                              for model, values in sorted(per_model.items())],
+    }
+
+
+def units_section(data: StudyData, ratings: list[Rating], units: list[AccuracySummary],
+                  agreements: list[AgreementSummary], filters: ResultFilters) -> list[dict[str, Any]]:
+    accuracy = {s.unit: s for s in units}
+    agreement = {s.unit: s for s in agreements}
+    by_unit: dict[str | None, list[Rating]] = defaultdict(list)
+    for rating in ratings:
+        by_unit[rating.unit].append(rating)
+    rows = []
+    for unit in data.units:
+        if filters.unit and unit.label != filters.unit:
+            continue
+        acc, agr = accuracy.get(unit.label), agreement.get(unit.label)
+        rows.append({
+            "unit": unit.label, "category": unit.category or None, "capacity": unit.capacity,
+            "n_annotators": acc.n_participants if acc else 0,
+            "n_items": agr.n_items if agr else 0,
+            "annotators": [{"annotator": p.annotator, "n": p.n_scored, "accuracy": p.accuracy}
+                           for p in (acc.participants if acc else [])],
+            "accuracy_mean": acc.mean if acc else None,
+            "accuracy_best": acc.best if acc else None,
+            "accuracy_worst": acc.worst if acc else None,
+            "accuracy_std": acc.std if acc else None,
+            "accuracy_ci95": interval(acc.ci_low, acc.ci_high) if acc else None,
+            "cohen_kappa_mean_pairwise": agr.mean_pairwise_kappa if agr else None,
+            "fleiss_kappa": agr.fleiss_kappa if agr else None,
+            "krippendorff_alpha": agr.krippendorff_alpha if agr else None,
+            "percent_agreement": agr.percent_agreement if agr else None,
+            "icc2k": (icc2k(by_unit[unit.label], scores=data.answer_scale).icc
+                      if data.is_graded and by_unit[unit.label] else None),
+        })
+    return rows
+
+
+def _gap(scores: dict[str, float], humans: list[Rating], *, n_boot: int
+         ) -> tuple[float | None, list[float | None] | None]:
+    """The paired item-level gap for a run whose items carry several variants: `model_vs_humans`
+    takes one outcome per item, so the per-item difference (variant mean minus the humans' share
+    correct) is formed here and resampled with the same seeded bootstrap over items."""
+    human_outcomes: dict[str, list[float]] = defaultdict(list)
+    for rating in humans:
+        if rating.correct is not None:
+            human_outcomes[rating.item].append(1.0 if rating.correct else 0.0)
+    differences = [score - sum(human_outcomes[key]) / len(human_outcomes[key])
+                   for key, score in scores.items() if human_outcomes.get(key)]
+    ci = bootstrap_mean_ci(differences, n_boot=n_boot, seed=SEED) if differences else None
+    return mean_or_none(differences), interval(ci.low, ci.high) if ci else None
+
+
+def model_entry(data: StudyData, run: RunInfo, rows: list[ModelAnswer], humans: list[Rating], *,
+                n_boot: int) -> dict[str, Any]:
+    ratings = model_ratings(data, run, rows)
+    scores = model_item_scores(data, rows)
+    ci = bootstrap_mean_ci(list(scores.values()), n_boot=n_boot, seed=SEED) if scores else None
+    versus = model_vs_humans(ratings, humans, n_boot=n_boot, seed=SEED)
+    has_variants = len(rows) > len(ratings)
+    gap, gap_ci = (_gap(scores, humans, n_boot=n_boot) if has_variants
+                   else (versus.gap, interval(versus.gap_ci_low, versus.gap_ci_high)))
+    return {
+        "run": run.id, "model": run.model, "setting": dict(run.setting), "setting_key": run.setting_label,
+        "label": run.label, "status": run.status,
+        "n_items": len(ratings), "n_answers": len(rows), "n_valid": sum(m.valid for m in rows),
+        "accuracy": mean_or_none(list(scores.values())),
+        "accuracy_ci95": interval(ci.low, ci.high) if ci else None,
+        # MiQA: the decision on both presentations' log-likelihoods averaged, one per item
+        "accuracy_averaged_likelihood": mean_or_none(list(averaged_item_scores(data, rows).values())),
+        "human_accuracy_same_items": versus.human_accuracy if not has_variants else None,
+        "gap_to_humans": gap,
+        "gap_ci95": gap_ci,
+        "kappa_vs_human_majority": versus.kappa_vs_majority,
+        "agreement_with_human_majority": versus.agreement_with_majority,
+        "n_items_with_majority": versus.n_items_majority,
+        "n_tied_items": len(versus.tied_items),
+        "disagreements": [d.to_dict() for d in versus.disagreements],
+    }
+
+
+def study_results(data: StudyData, filters: ResultFilters | None = None, *, n_boot: int = N_BOOT
+                  ) -> dict[str, Any]:
+    """Everything the results page shows, as plain JSON values."""
+    filters = filters or ResultFilters()
+    study = data.study
+    humans = human_rows(data, filters)
+    ratings = human_ratings(data, humans)
+    runs = selected_runs(data, filters)
+    rows_by_run = {run.id: run_rows(data, run, filters) for run in runs}
+    units = accuracy_by_unit(ratings, n_boot=n_boot, seed=SEED)
+    agreement = agreement_by_unit(ratings)
+    results: dict[str, Any] = {
+        "study": study.name,
+        "study_id": study.pk,
+        "benchmark": study.benchmark,
+        "status": study.status,
+        "is_imported": study.is_imported,
+        "filters": filters.as_query(),
+        "category_field": data.category_field,
+        "seed": SEED,
+        "n_boot": n_boot,
+        "participants": participants_section(data, filters),
+        "human": human_section(data, ratings, units, agreement, n_boot=n_boot),
+        "units": units_section(data, ratings, units, agreement, filters),
+        "models": [model_entry(data, run, rows_by_run[run.id], ratings, n_boot=n_boot) for run in runs],
+        "breakdowns": breakdowns(data, humans, runs, rows_by_run, filters, n_boot=n_boot),
+    }
+    if data.is_graded:
+        # raters differ between units, so the pooled matrix is incomplete: report the units' mean too
+        results["human"]["icc2k_mean_across_units"] = mean_or_none(
+            [unit["icc2k"] for unit in results["units"] if unit["icc2k"] is not None])
+        results["graded"] = graded_section(data, ratings)
+    results.update(study.definition.headline_results(results["breakdowns"]))
+    return results
+
+
+def results_for_study(study: Study, filters: ResultFilters | None = None) -> dict[str, Any]:
+    """The `study_results --json` object of one study."""
+    return study_results(load_study_data(study), filters)

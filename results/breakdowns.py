@@ -1,0 +1,78 @@
+"""The breakdowns of a study's results: accuracy per category (the benchmark's `category_field`),
+then the benchmark's own sections, which its package computes (`Benchmark.breakdowns`): e.g.
+implicature's per-template table, AmbiBench's accuracy by position with the Bayesian oracle,
+instruction induction's per-task scores, MiQA's Table 3 by wording and k.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from parity.benchmarks.base import ResultsInput
+from results.forms import ResultFilters
+from results.rows import human_ratings, item_passes, model_item_scores
+from results.selectors import HumanAnswer, ModelAnswer, RunInfo, StudyData, generic_setting_label
+from parity.stats import accuracy_summary
+from parity.stats.results import finite_or_none
+
+SEED = 0
+
+
+def _mean(values: list[float]) -> float | None:
+    return finite_or_none(sum(values) / len(values)) if values else None
+
+
+def _ci(low: float | None, high: float | None) -> list[float | None] | None:
+    return None if low is None or high is None else [low, high]
+
+
+def breakdowns(data: StudyData, humans: list[HumanAnswer], runs: list[RunInfo],
+               rows_by_run: dict[int, list[ModelAnswer]], filters: ResultFilters, *, n_boot: int) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if data.category_field:
+        out["by_category"] = by_category(data, humans, runs, rows_by_run, n_boot=n_boot)
+    out.update(data.study.definition.breakdowns(ResultsInput(
+        items=data.items, humans=humans, runs=runs, rows_by_run=rows_by_run, baseline_scores=data.baseline_scores,
+        category=filters.category or "", n_boot=n_boot, seed=SEED,
+        item_passes=lambda key: item_passes(data, key, filters),
+        item_scores=lambda rows: model_item_scores(data, list(rows)), setting_label=generic_setting_label)))
+    return out
+
+
+# -- per category ---------------------------------------------------------------------------------
+
+
+def by_category(data: StudyData, humans: list[HumanAnswer], runs: list[RunInfo],
+                rows_by_run: dict[int, list[ModelAnswer]], *, n_boot: int) -> dict[str, Any]:
+    human_groups: dict[str, list[HumanAnswer]] = defaultdict(list)
+    for h in humans:
+        human_groups[data.category_of(h.meta) or ""].append(h)
+    model_groups: dict[tuple[int, str], list[ModelAnswer]] = defaultdict(list)
+    for run in runs:
+        for m in rows_by_run[run.id]:
+            model_groups[(run.id, data.category_of(data.items[m.item_key].meta) or "")].append(m)
+    items: dict[str, set[str]] = defaultdict(set)
+    for h in humans:
+        items[data.category_of(h.meta) or ""].add(h.item_key)
+    for (_, category), rows in model_groups.items():
+        items[category].update(m.item_key for m in rows)
+    rows_out = []
+    for category in sorted(items):
+        group = human_groups.get(category, [])
+        summary = accuracy_summary(human_ratings(data, group), n_boot=n_boot, seed=SEED) if group else None
+        rows_out.append({
+            "category": category or None,
+            "n_items": len(items[category]),
+            "human": {
+                "n_annotators": summary.n_participants if summary else 0,
+                "mean": summary.mean if summary else None,
+                "ci95": _ci(summary.ci_low, summary.ci_high) if summary else None,
+            },
+            "models": [{"run": run.id, "label": run.label,
+                        # items without a gold (ratings, free texts) have no right answer: not counted
+                        "accuracy": _mean([float(bool(m.correct)) for m in model_groups.get((run.id, category), [])
+                                           if m.correct is not None and data.items[m.item_key].gold])}
+                       for run in runs],
+        })
+    return {"field": data.category_field, "rows": rows_out}

@@ -1,0 +1,54 @@
+"""The results filters (unit, category, model, setting), validated like any other input."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django import forms
+
+from results.selectors import StudyData
+
+
+@dataclass(frozen=True)
+class ResultFilters:
+    unit: str | None = None
+    category: str | None = None
+    #: a model's name (its spec), all of its runs
+    model: str | None = None
+    #: a setting as the benchmark names it, such as "template 2, k=0" (see `setting_label`)
+    setting: str | None = None
+
+    def as_query(self) -> dict[str, str]:
+        return {name: value for name, value in vars(self).items() if value}
+
+
+def filter_choices(data: StudyData) -> dict[str, list[str]]:
+    return {
+        "unit": [unit.label for unit in data.units],
+        "category": data.categories,
+        "model": sorted({run.model for run in data.runs}),
+        "setting": sorted({run.setting_label for run in data.runs}),
+    }
+
+
+class ResultsFilterForm(forms.Form):
+    """GET filters of a results page; the choices are the study's own units, categories and runs."""
+
+    unit = forms.ChoiceField(required=False)
+    category = forms.ChoiceField(required=False)
+    model = forms.ChoiceField(required=False)
+    setting = forms.ChoiceField(required=False)
+
+    def __init__(self, *args, data_for: StudyData, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        everything = {"unit": "All units", "category": "All categories", "model": "All models",
+                      "setting": "All settings"}
+        for name, values in filter_choices(data_for).items():
+            self.fields[name].choices = [("", everything[name])] + [(value, value) for value in values]
+        field_name = data_for.category_field
+        if field_name:
+            self.fields["category"].label = field_name.replace("_", " ").capitalize()
+
+    def filters(self) -> ResultFilters:
+        """The cleaned filters; call after `is_valid()`."""
+        return ResultFilters(**{name: self.cleaned_data.get(name) or None for name in self.fields})

@@ -1,0 +1,45 @@
+from __future__ import annotations
+
+import json
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from studies.models import Study
+from results.forms import ResultFilters, ResultsFilterForm
+from results.selectors import load_study_data
+from results.assemble import study_results
+from results.tables import paper_tables, to_markdown
+
+
+class Command(BaseCommand):
+    help = ("A study's results: human accuracy (mean, best, worst, bootstrap 95% CI), agreement (Cohen's kappa, "
+            "Fleiss, Krippendorff), per unit, every finished model run beside the humans, and the breakdowns. "
+            "--json prints one JSON object (fractions in [0, 1], null where undefined).")
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("name", help="the study's name")
+        parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+        for name in ("unit", "category", "model", "setting"):
+            parser.add_argument(f"--{name}", help=f"only this {name} (as on the results page)")
+
+    def handle(self, *args, name: str, json: bool, **options) -> None:
+        study = Study.objects.filter(name=name).first()
+        if study is None:
+            known = ", ".join(Study.objects.order_by("name").values_list("name", flat=True)[:20])
+            raise CommandError(f"no study named {name!r}; known: {known or 'none'}")
+        data = load_study_data(study)
+        given = {key: options[key] for key in ("unit", "category", "model", "setting") if options.get(key)}
+        form = ResultsFilterForm(given, data_for=data)
+        if not form.is_valid():
+            problems = "; ".join(f"--{field}: {' '.join(errors)}" for field, errors in form.errors.items())
+            raise CommandError(problems)
+        filters: ResultFilters = form.filters()
+        results = study_results(data, filters)
+        if json:
+            self.stdout.write(_dumps(results))
+        else:
+            self.stdout.write(to_markdown(results, paper_tables(results)))
+
+
+def _dumps(results: dict) -> str:
+    return json.dumps(results, ensure_ascii=False, allow_nan=False)

@@ -1,0 +1,89 @@
+"""Researcher pages: every study's headline numbers, one study's results (htmx filters), its live
+monitor (an htmx fragment refreshing itself), exports."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_GET
+
+from results.assemble import study_results
+from results.charts import arrivals_chart, study_charts
+from results.display import disagreement_rows, headline_cells, summary_cards
+from results.headlines import study_headlines
+from results.exports import FORMATS, ExportForm, export_study
+from results.forms import ResultFilters, ResultsFilterForm
+from results.monitor import study_monitor
+from results.selectors import load_study_data
+from results.tables import paper_tables
+from studies.access import EXPORT_STUDY, get_study_for_researcher, researcher_studies
+from studies.models import Study
+
+
+def _model_runs_url(study: Study) -> str:
+    """The model-runs partial of this study (loaded by htmx into the results page)."""
+    return reverse("modelruns:study_runs", args=[study.pk])
+
+
+@login_required
+@require_GET
+def study_list(request: HttpRequest) -> HttpResponse:
+    rows = study_headlines(researcher_studies(request.user))
+    return render(request, "results/study_list.html", {"rows": [(row, headline_cells(row)) for row in rows]})
+
+
+@login_required
+@require_GET
+def results(request: HttpRequest, study_id: int) -> HttpResponse:
+    study = get_study_for_researcher(request.user, study_id)
+    data = load_study_data(study)
+    form = ResultsFilterForm(request.GET, data_for=data)
+    valid = form.is_valid()
+    numbers = study_results(data, form.filters() if valid else ResultFilters())
+    context = {
+        "study": study, "form": form, "results": numbers, "cards": summary_cards(numbers),
+        "tables": paper_tables(numbers),
+        "disagreements": [(model, disagreement_rows(model)) for model in numbers["models"] if model["disagreements"]],
+        "charts": study_charts(numbers), "formats": list(FORMATS), "model_runs_url": _model_runs_url(study),
+        "has_free_text": any(h.raw_answer and data.label(h.answer) is None for h in data.humans),
+    }
+    if request.htmx:
+        # htmx swaps only successful responses: the partial carries the filters' error message
+        return render(request, "results/partials/_results.html", context)
+    return render(request, "results/results.html", context, status=200 if valid else 400)
+
+
+@login_required
+@require_GET
+def export(request: HttpRequest, study_id: int, fmt: str) -> HttpResponse:
+    study = get_study_for_researcher(request.user, study_id, EXPORT_STUDY)
+    form = ExportForm({"format": fmt, "include_free_text": request.GET.get("include_free_text")})
+    if not form.is_valid():
+        raise Http404(f"No export format {fmt!r}.")
+    exported = export_study(load_study_data(study), form.cleaned_data["format"],
+                            include_free_text=form.cleaned_data["include_free_text"])
+    response = HttpResponse(exported.content, content_type=exported.content_type)
+    response["Content-Disposition"] = f'attachment; filename="{exported.filename}"'
+    return response
+
+
+#: how often the monitor's fragment asks for itself again
+MONITOR_REFRESH_SECONDS = 10
+
+
+@login_required
+@require_GET
+def monitor(request: HttpRequest, study_id: int) -> HttpResponse:
+    """The live monitor; htmx asks for its fragment again every `MONITOR_REFRESH_SECONDS`."""
+    study = get_study_for_researcher(request.user, study_id)
+    data = study_monitor(study)
+    pay = data["pay"]
+    pounds = {key: pay[key] / 100 if pay[key] is not None else None
+              for key in ("reward_pence", "hourly_pence", "minimum_pence", "recommended_pence")}
+    context = {"study": study, "monitor": data, "pounds": pounds, "chart": arrivals_chart(data["timeline"]),
+               "refresh_seconds": MONITOR_REFRESH_SECONDS}
+    if request.htmx:
+        return render(request, "results/partials/_monitor.html", context)
+    return render(request, "results/monitor.html", context)

@@ -1,0 +1,122 @@
+"""The answers' admin: read and filter, never edit; researchers mark written answers by hand."""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import render
+from django.urls import path, reverse
+from django.utils.html import format_html
+
+from studies.access import studies_for_user
+from studies.admin_base import ResearcherAdmin
+from studies.models import Response
+from studies.selectors import verification_summary
+from studies.services_answers import responses_verify
+
+
+class CorrectFilter(admin.SimpleListFilter):
+    title = "correctness"
+    parameter_name = "correct"
+
+    def lookups(self, request, model_admin):
+        return [("yes", "Correct"), ("no", "Wrong"), ("invalid", "Invalid answer")]
+
+    def queryset(self, request, queryset):
+        value = self.value()
+        if value == "invalid":
+            return queryset.filter(valid=False)
+        if value in {"yes", "no"}:
+            return queryset.filter(correct=value == "yes")
+        return queryset
+
+
+class ItemTypeFilter(admin.SimpleListFilter):
+    title = "item type"
+    parameter_name = "item_type"
+
+    def lookups(self, request, model_admin):
+        return [("attention", "Attention checks"), ("item", "Study items")]
+
+    def queryset(self, request, queryset):
+        if self.value() in {"attention", "item"}:
+            return queryset.filter(is_attention_check=self.value() == "attention")
+        return queryset
+
+
+class VerifiedFilter(admin.SimpleListFilter):
+    title = "researcher's mark"
+    parameter_name = "verified"
+
+    def lookups(self, request, model_admin):
+        return [("correct", "Marked correct"), ("incorrect", "Marked incorrect"), ("pending", "Not marked yet")]
+
+    def queryset(self, request, queryset):
+        match self.value():
+            case "correct" | "incorrect":
+                return queryset.filter(verified_correct=self.value() == "correct")
+            case "pending":
+                return queryset.filter(verified_correct__isnull=True)
+        return queryset
+
+
+@admin.register(Response)
+class ResponseAdmin(ResearcherAdmin):
+    """Answers are evidence: they can be read and filtered, never edited or added here. Written
+    answers (instruction induction) get a researcher's mark through the actions, beside the answer."""
+
+    list_display = ["participant", "position", "item", "raw_answer", "answer", "correct", "verified",
+                    "duration_ms", "answered_at"]
+    study_path = "participant__study"
+    list_filter = [("participant__study", admin.RelatedOnlyFieldListFilter),
+                   ("participant__unit", admin.RelatedOnlyFieldListFilter), ItemTypeFilter, CorrectFilter,
+                   VerifiedFilter, "item__split"]
+    list_select_related = ["participant", "participant__study", "item"]
+    search_fields = ["participant__pseudonym", "item__key", "raw_answer"]
+    actions = ["mark_correct", "mark_incorrect", "clear_mark"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_verify_permission(self, request) -> bool:
+        return request.user.has_perm("studies.verify_response")
+
+    @admin.display(description="marked", ordering="verified_correct")
+    def verified(self, response: Response) -> str:
+        return {True: "correct", False: "incorrect"}.get(response.verified_correct, "—")
+
+    def _mark(self, request, queryset, correct: bool | None, done: str) -> None:
+        result = responses_verify(response_ids=list(queryset.values_list("pk", flat=True)), correct=correct,
+                                  user=request.user)
+        skipped = (f"; {result.skipped} skipped (not written answers verified by hand)" if result.skipped else "")
+        self.message_user(request, format_html("{} answer(s) {}{}. <a href=\"{}\">Share correct per task</a>",
+                                               result.marked, done, skipped, reverse("admin:studies_response_verification")),
+                          messages.SUCCESS if result.marked else messages.WARNING)
+
+    @admin.action(description="Mark instruction correct (manual verification)", permissions=["verify"])
+    def mark_correct(self, request, queryset):
+        self._mark(request, queryset, True, "marked correct")
+
+    @admin.action(description="Mark instruction incorrect (manual verification)", permissions=["verify"])
+    def mark_incorrect(self, request, queryset):
+        self._mark(request, queryset, False, "marked incorrect")
+
+    @admin.action(description="Clear the manual verification mark", permissions=["verify"])
+    def clear_mark(self, request, queryset):
+        self._mark(request, queryset, None, "unmarked")
+
+    def get_urls(self):
+        summary = path("verification/", self.admin_site.admin_view(self.verification_view),
+                       name="studies_response_verification")
+        return [summary, *super().get_urls()]
+
+    def verification_view(self, request):
+        """Per study and task: answers written, marked, marked correct, and the share correct."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        context = {**self.admin_site.each_context(request), "title": "Manual verification: share correct per task",
+                   "rows": verification_summary(studies=studies_for_user(request.user)), "opts": self.model._meta}
+        return render(request, "admin/studies/response/verification.html", context)

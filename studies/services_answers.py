@@ -1,0 +1,177 @@
+"""Writes about answers: storing a participant's answer exactly once, and a researcher's mark on it."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, Callable, Mapping, Sequence
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from annotation.models import Item
+from annotation.selectors import item_data
+from studies.models import Participant, Response, Study
+from studies import prepared
+from studies.selectors import screen_for, verifiable_responses
+from studies.services import participant_lock, slot_take_back
+
+
+class Outcome(enum.Enum):
+    STORED = "stored"
+    IGNORED = "ignored"  # a replay, a double click, a stale tab: nothing written
+    INVALID = "invalid"  # refused with a message; nothing written
+    RELEASED = "released"  # timed out, and the slot went to someone else: nothing written
+
+
+@dataclass(frozen=True)
+class SubmitResult:
+    outcome: Outcome
+    #: the participant as it stands after the submit, with its study (read under the row lock)
+    participant: Participant
+    response: Response | None = None
+    message: str = ""
+    #: the item now current, when it was asked for (`show_next`) and there is one
+    next_item: Item | None = None
+
+
+def response_submit(*, item_id: int, position: int, raw_answer: str, extra: Mapping[str, Any] | None = None,
+                    show_next: bool = False, participant_id: int | None = None, study: Study | None = None,
+                    link: str | None = None, known: Sequence[int] = ()) -> SubmitResult | None:
+    """Store the answer to the participant's *current* item, exactly once.
+
+    The participant is `participant_id` (with its `study`, when the caller has read it), or the one
+    of the `known` participant ids (this browser's) in the study at `link`: then it is read and
+    locked in one query, and None means this browser has no participant there.
+
+    Anything else (a second copy of a double submit, a replayed POST, an answer to an earlier item,
+    a second tab) is ignored: the caller shows the current step again. A participant whose
+    reservation timed out continues only if their unit still has room (RELEASED otherwise).
+    With `show_next`, the caller shows the next item in the same response: it is read with the
+    answered one and its shown time is the answer's time.
+
+    A working participant at `link` costs one read (the participant and its study, row-locked, with
+    the answered and the next item), the insert and the update.
+    """
+    if participant_id is not None:
+        lock = partial(_items_unread, partial(participant_lock, participant_id=participant_id, with_study=False,
+                                              study=study))
+        begin = transaction.atomic
+    else:
+        # the answered item and the next one (at index `position` of the sequence) come with the lock
+        lock = partial(prepared.participant_lock_for_answer, participant_ids=known, link=link, item_id=item_id,
+                       next_index=position if show_next else None)
+        begin = prepared.answer_transaction
+    answer = (item_id, position, raw_answer, extra, show_next)
+    try:
+        result = _submit(lock, begin, *answer, with_study=False)
+        if isinstance(result, int):
+            # the reservation timed out: again, with the study locked first, as assignment takes them
+            result = _submit(partial(_items_unread, partial(participant_lock, participant_id=result, with_study=True)),
+                             transaction.atomic, *answer, with_study=True)
+    except IntegrityError:
+        # the unique (participant, position) constraint: a copy of this answer is already stored
+        participant = (Participant.objects.select_related("study", "unit").get(pk=participant_id)
+                       if participant_id is not None else prepared.participant_at_link(known, link))
+        return SubmitResult(Outcome.IGNORED, participant)
+    return result
+
+
+def _items_unread(lock: Callable[[], Participant | None]) -> tuple[Participant | None, dict[int, Item]]:
+    return lock(), {}
+
+
+def _submit(lock: Callable[[], tuple[Participant | None, dict[int, Item]]], begin: Callable[[], Any],
+            item_id: int, position: int, raw_answer: str, extra: Mapping[str, Any] | None, show_next: bool, *,
+            with_study: bool) -> SubmitResult | int | None:
+    """One attempt in the transaction `begin()` opens (`transaction.atomic`, or
+    `prepared.answer_transaction`, whose pipeline the write joins), under `lock`'s row lock (which gives
+    the participant, and the items it read with it): the result, None for no participant, or the
+    participant's id when their reservation timed out and the study's lock is needed first."""
+    with begin() as pipelined:
+        # The row lock serialises concurrent submits of one participant on PostgreSQL; on SQLite
+        # the IMMEDIATE transaction mode does the same for the whole database.
+        participant, items = lock()
+        if participant is None:
+            return None
+        if participant.status == Participant.Status.TIMED_OUT and participant.step == Participant.Step.ITEMS:
+            if not with_study:
+                return participant.pk
+            if not slot_take_back(participant=participant):
+                return SubmitResult(Outcome.RELEASED, participant)
+        if participant.step != Participant.Step.ITEMS:
+            return SubmitResult(Outcome.IGNORED, participant)
+        if position != participant.answered + 1 or participant.sequence[participant.answered] != item_id:
+            return SubmitResult(Outcome.IGNORED, participant)
+        following = participant.sequence[position] if show_next and position < len(participant.sequence) else None
+        needed = [item_id] if following is None else [item_id, following]
+        if any(pk not in items for pk in needed):
+            items = prepared.items_by_id(needed)
+        item = items[item_id]
+        definition = participant.study.definition
+        design = participant.study.design
+        # what the participant was shown (e.g. the option order) is the server's, not the form's;
+        # a button may post its screen position, which the screen maps back to the answer
+        screen = screen_for(participant, item)
+        data = item_data(item)
+        scored = definition.score(screen.answer_for(raw_answer), item.gold, design, item=data)
+        message = definition.refusal(raw_answer, scored, design, item=data)
+        if message:
+            return SubmitResult(Outcome.INVALID, participant, message=message)
+        extra = {**(extra or {}), **screen.record}
+        now = timezone.now()
+        shown_at = participant.current_shown_at or now
+        response = Response(
+            participant=participant, item=item, position=position, raw_answer=raw_answer,
+            answer=scored.answer or "", valid=scored.valid, correct=scored.correct,
+            is_attention_check=item.is_attention_check, shown_at=shown_at, answered_at=now,
+            duration_ms=max(0, int((now - shown_at).total_seconds() * 1000)), extra=extra,
+        )
+        fields = _advance(participant, item, scored.correct, now, shown_next=following is not None)
+        prepared.insert_and_update(response, participant, fields, pipelined=pipelined)
+    return SubmitResult(Outcome.STORED, participant, response=response,
+                        next_item=items.get(following) if following is not None else None)
+
+
+def _advance(participant, item: Item, correct: bool, now, *, shown_next: bool) -> list[str]:
+    """The participant's progress after this answer, on the instance; the fields it changed."""
+    participant.answered += 1
+    participant.current_shown_at = now if shown_next else None
+    participant.last_seen_at = now
+    fields = ["answered", "current_shown_at", "last_seen_at"]
+    if item.is_attention_check and not correct:
+        participant.attention_failures += 1
+        fields.append("attention_failures")
+        threshold = participant.study.exclude_at
+        if threshold and participant.attention_failures >= threshold and not participant.excluded:
+            participant.excluded = True
+            participant.exclusion_reason = f"failed {participant.attention_failures} attention checks (threshold {threshold})"
+            fields += ["excluded", "exclusion_reason"]
+    if participant.answered >= len(participant.sequence):
+        participant.step = Participant.Step.DONE
+        participant.status = Participant.Status.COMPLETED
+        participant.completed_at = now
+        fields += ["step", "status", "completed_at"]
+    return fields
+
+
+# -- a researcher's verification ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class VerifyResult:
+    marked: int
+    skipped: int  # not answers of a benchmark verified by hand (or attention checks)
+
+
+def responses_verify(*, response_ids: list[int], correct: bool | None, user) -> VerifyResult:
+    """Mark written answers correct or incorrect (None clears the mark), recording who and when.
+
+    Only the verification fields change: the answer, its score and its times stay as stored.
+    """
+    ids = set(response_ids)
+    chosen = verifiable_responses().filter(pk__in=ids)
+    marked = chosen.update(verified_correct=correct, verified_by=user if correct is not None else None,
+                           verified_at=timezone.now() if correct is not None else None)
+    return VerifyResult(marked=marked, skipped=len(ids) - marked)

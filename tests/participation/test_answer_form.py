@@ -1,0 +1,22 @@
+"""The answer POST's form: every form shares the class's fields (no deep copy per answer), and
+forms checked one after another keep their own data, values and errors."""
+
+from __future__ import annotations
+
+from participation.forms import AnswerForm
+
+
+def test_forms_share_the_classs_fields():
+    first, second = AnswerForm({}), AnswerForm({})
+    assert all(first.fields[name] is AnswerForm.base_fields[name] is second.fields[name]
+               for name in AnswerForm.base_fields)
+
+
+def test_each_form_keeps_its_own_values_and_errors():
+    good = AnswerForm({"item": "7", "position": "2", "answer": " yes ", "pasted": "on", "option_order": "ba"})
+    bad = AnswerForm({"item": "0", "position": "x", "answer": "y" * 4001})
+    assert good.is_valid() and not bad.is_valid()
+    assert good.cleaned_data == {"item": 7, "position": 2, "answer": " yes ", "pasted": True, "option_order": "ba"}
+    assert set(bad.errors) == {"item", "position", "answer"}
+    assert AnswerForm({"item": "3", "position": "1"}).is_valid()
+    assert not good.errors and good.cleaned_data["item"] == 7

@@ -1,0 +1,101 @@
+"""Prolific's signed links, checked against a JWKS served locally (Prolific is outside this machine)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import jwt
+import pytest
+from cryptography.hazmat.primitives.asymmetric import rsa
+from jwt.algorithms import RSAAlgorithm
+
+from studies.models import Participant
+from prolific.signed_links import _jwks_client
+from tests.factories import Bot, entry_url, pid, small_study
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def signing(settings):
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    public = json.loads(RSAAlgorithm.to_jwk(key.public_key()))
+    public.update({"kid": "local-test-key", "alg": "RS256", "use": "sig"})
+    body = json.dumps({"keys": [public]}).encode()
+
+    class JWKS(BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), JWKS)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    settings.PROLIFIC_JWKS_URL = f"http://127.0.0.1:{server.server_port}/.well-known/study/jwks.json"
+    settings.PROLIFIC_JWT_AUDIENCE = "parity.example.org"
+    _jwks_client.cache_clear()
+
+    def sign(claims: dict, *, kid: str = "local-test-key") -> str:
+        base = {"aud": "parity.example.org", "exp": int(time.time()) + 600}
+        return jwt.encode({**base, **claims}, key, algorithm="RS256", headers={"kid": kid})
+
+    yield sign
+    server.shutdown()
+    _jwks_client.cache_clear()
+
+
+def test_a_correctly_signed_link_enters(implicature, client, signing):
+    study = small_study()
+    token = signing({"prolific": {"PROLIFIC_PID": pid(1), "SESSION_ID": "SESSION0001"}})
+    response = Bot(study, pid(1), client=client).enter(jwt=token)
+    assert response.status_code == 200 and Participant.objects.filter(prolific_pid=pid(1)).exists()
+
+
+@pytest.mark.parametrize("case, reason", [
+    ("missing", "not signed"),
+    ("expired", "expired"),
+    ("audience", "signature is not valid"),
+    ("other pid", "another participant"),
+    ("unknown key", "signature is not valid"),
+    ("nobody named", "does not name a participant"),
+    ("other session", "SESSION_ID is not the one Prolific signed"),
+])
+def test_a_bad_signature_is_refused_with_a_reason_and_nothing_written(implicature, client, signing, case, reason):
+    study = small_study()
+    tokens = {
+        "missing": "",
+        "expired": signing({"exp": int(time.time()) - 10}),
+        "audience": signing({"aud": "elsewhere.example.org"}),
+        "other pid": signing({"prolific": {"PROLIFIC_PID": pid(2)}}),
+        "unknown key": signing({}, kid="not-published"),
+        "nobody named": signing({"prolific": {"workspace_id": "w1"}}),
+        "other session": signing({"prolific": {"PROLIFIC_PID": pid(1), "SESSION_ID": "SESSION0002"}}),
+    }
+    page = client.get(entry_url(study, pid(1), jwt=tokens[case]))
+    assert page.status_code == 400 and reason in page.content.decode()
+    # posting the start form directly (skipping the page) is refused the same way
+    posted = client.post(f"/s/{study.link}/", {"PROLIFIC_PID": pid(1), "STUDY_ID": "STUDY0001",
+                                              "SESSION_ID": "SESSION0001", "jwt": tokens[case]})
+    assert posted.status_code == 400 and reason in posted.content.decode()
+    assert not Participant.objects.exists()
+
+
+def test_turning_signing_on_without_an_audience_fails_at_start_up():
+    """Prolific's tokens always carry `aud`; without one to compare, every participant would be refused."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {**os.environ, "PROLIFIC_JWKS_URL": "https://api.prolific.com/.well-known/study/jwks.json",
+           "PROLIFIC_JWT_AUDIENCE": "", "DJANGO_SETTINGS_MODULE": "config.settings"}
+    done = subprocess.run([sys.executable, "-c", "import django; django.setup()"], env=env, capture_output=True,
+                          text=True, cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode != 0 and "set PROLIFIC_JWT_AUDIENCE" in done.stderr
