@@ -13,17 +13,16 @@ the next participant enters (`reservations_reclaim`): the monitor reads and neve
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from datetime import datetime, timedelta
 from statistics import median
 from typing import Any, NamedTuple
 
-from django.db.models import QuerySet
 from django.utils import timezone
 
 from parity.stats import quality
 from prolific.recruitment import recruitment_monitor
-from studies.flags import answers_by_participant, study_flags
+from studies.flags import FLAGS, answers_by_participant, study_flags
 from studies.models import Participant, Response, Study, Unit
 
 #: answers per minute are counted over this recent window
