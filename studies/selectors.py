@@ -9,7 +9,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 
 from annotation.models import Item
 from studies.models import Participant, Response, Study, Unit
-from studies.participation import cookie, prepared
+from studies.participation import cookie
 
 
 def get_study_by_link(link: str) -> Study:
@@ -40,9 +40,11 @@ def known_participant_ids(request: HttpRequest) -> list[int]:
 
 
 def participant_at_link(participant_ids: list[int], link: str) -> Participant | None:
-    """The one of `participant_ids` in the study at `link`, with the study (or None; an erased
-    identity is no one's). Every participant page makes this read: a statement built once."""
-    return prepared.participant_at_link(participant_ids, link)
+    """The one of `participant_ids` in the study at `link`, with the study, in one query (or None; an
+    erased identity is no one's)."""
+    if not participant_ids:
+        return None
+    return _known_participants(participant_ids).filter(study__link=link).first()
 
 
 def _known_participants(ids: list[int]) -> QuerySet[Participant]:
@@ -57,7 +59,7 @@ def remember_participant(request: HttpRequest, response: HttpResponse, participa
 
 def current_item(participant: Participant) -> Item | None:
     item_id = current_item_id(participant)
-    return None if item_id is None else prepared.items_by_id([item_id])[item_id]
+    return None if item_id is None else Item.objects.get(pk=item_id)
 
 
 def current_item_id(participant: Participant) -> int | None:
