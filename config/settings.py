@@ -92,17 +92,6 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several processes (web server, task worker) share the file: wait for locks instead of failing.
     DATABASES["default"].setdefault("OPTIONS", {}).update({"timeout": 20, "transaction_mode": "IMMEDIATE"})
     DATABASES["default"]["TEST"] = {"NAME": env_str("TEST_SQLITE_NAME") or None}
-elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    # Django's backend, with a health check of kept connections that needs no round trip while the
-    # connection is quiet (config/postgresql/base.py)
-    DATABASES["default"]["ENGINE"] = "config.postgresql"
-if DATABASES["default"]["ENGINE"] == "config.postgresql" and env_bool("DATABASE_PREPARED_STATEMENTS", True):
-    # Prepared statements on: the participant path's statements (studies/participation/prepared.py)
-    # run prepared, planned once per connection. The ORM's queries bind on the client, which psycopg
-    # never prepares, so nothing else changes (psycopg's default threshold; Django's default is off).
-    # DATABASE_PREPARED_STATEMENTS=0 behind a pooler that cannot keep them (PgBouncer's transaction
-    # mode before 1.21, or without max_prepared_statements): the same statements then run unprepared.
-    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("prepare_threshold", 5)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
