@@ -140,7 +140,7 @@ if AXES_FAILURE_LIMIT < 1 or AXES_COOLOFF_TIME <= timedelta(0):
 # several processes serve the site, so that they share one count.
 CACHE_URL = env_str("CACHE_URL")
 if CACHE_URL.startswith(("redis://", "rediss://")):
-    CACHES = {"default": {"BACKEND": "config.cache.RedisCache", "LOCATION": CACHE_URL}}
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}}
 elif CACHE_URL:
     raise ConfigError(f"CACHE_URL={CACHE_URL!r}: use redis://host:port/db (or leave it unset)")
 else:

@@ -49,7 +49,7 @@ def test_the_production_profile_keeps_connections_and_reads_sessions_through_red
             "print(d['CONN_MAX_AGE'], d['CONN_HEALTH_CHECKS'], s.SESSION_ENGINE, s.CACHES['default']['BACKEND'])")
     served = _manage(tmp_path, "shell", "-c", show, DATABASE_CONN_MAX_AGE="60", CACHE_URL="redis://127.0.0.1:6379/3")
     assert served.stdout.strip().splitlines()[-1] == ("60 True django.contrib.sessions.backends.cached_db "
-                                                      "config.cache.RedisCache"), served.stderr
+                                                      "django.core.cache.backends.redis.RedisCache"), served.stderr
     embedded = _manage(tmp_path, "shell", "-c", show)
     assert embedded.stdout.strip().splitlines()[-1] == ("0 False django.contrib.sessions.backends.db "
                                                         "django.core.cache.backends.locmem.LocMemCache"), embedded.stderr

@@ -74,7 +74,7 @@ def test_the_item_page_and_an_answer_cost_the_same_queries_for_two_and_six_parti
 
 def test_with_sessions_in_redis_a_participant_request_costs_the_same_queries(implicature, settings):
     """The production profile (scripts/serve with REDIS_URL): cached_db sessions on the real Redis."""
-    settings.CACHES = {"default": {"BACKEND": "config.cache.RedisCache",
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
                                    "LOCATION": "redis://127.0.0.1:6379/5", "KEY_PREFIX": f"counts-{uuid.uuid4()}"}}
     settings.SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
     counts = _counts(_study("redis sessions", 1))
