@@ -96,17 +96,6 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several processes (web server, task worker) share the file: wait for locks instead of failing.
     DATABASES["default"].setdefault("OPTIONS", {}).update({"timeout": 20, "transaction_mode": "IMMEDIATE"})
     DATABASES["default"]["TEST"] = {"NAME": env_str("TEST_SQLITE_NAME") or None}
-elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    # Django's backend, with a health check of kept connections that needs no round trip while the
-    # connection is quiet (config/postgresql/base.py)
-    DATABASES["default"]["ENGINE"] = "config.postgresql"
-if DATABASES["default"]["ENGINE"] == "config.postgresql" and env_bool("DATABASE_PREPARED_STATEMENTS", True):
-    # Prepared statements on: the participant path's statements (studies/prepared.py)
-    # run prepared, planned once per connection. The ORM's queries bind on the client, which psycopg
-    # never prepares, so nothing else changes (psycopg's default threshold; Django's default is off).
-    # DATABASE_PREPARED_STATEMENTS=0 behind a pooler that cannot keep them (PgBouncer's transaction
-    # mode before 1.21, or without max_prepared_statements): the same statements then run unprepared.
-    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("prepare_threshold", 5)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -117,10 +106,7 @@ AUTH_PASSWORD_VALIDATORS = [
 
 LANGUAGE_CODE = "en-gb"
 TIME_ZONE = "UTC"
-# Every page is in English and no translation catalogue is shipped: without the translation
-# machinery each number and date a page renders skips a per-request language lookup (about 5% of
-# an answer's CPU in one process). Dates and numbers keep LANGUAGE_CODE's formats (day/month/year).
-USE_I18N = False
+USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
@@ -155,7 +141,7 @@ if AXES_FAILURE_LIMIT < 1 or AXES_COOLOFF_TIME <= timedelta(0):
 # several processes serve the site, so that they share one count.
 CACHE_URL = env_str("CACHE_URL")
 if CACHE_URL.startswith(("redis://", "rediss://")):
-    CACHES = {"default": {"BACKEND": "config.cache.RedisCache", "LOCATION": CACHE_URL}}
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}}
 elif CACHE_URL:
     raise ConfigError(f"CACHE_URL={CACHE_URL!r}: use redis://host:port/db (or leave it unset)")
 else:

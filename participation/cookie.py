@@ -1,10 +1,10 @@
 """Which participants this browser entered as: a cookie signed with the site's key.
 
-Every participant page asks this first. It used to be a key of the session, whose read is a round
-trip to the cache (or the database) on every answer; the signed cookie costs an HMAC check and no
-round trip, and nobody can forge one without SECRET_KEY. It holds only ids (study → participant), as
-the session did: what a participant may do is decided by their row (an erased or released
-participant leads nowhere, whatever the cookie says).
+Every participant page asks this first. It used to be a key of the session; the cookie carries the
+same ids with the request itself, so a participant's pages need no session at all, and nobody can
+forge one without SECRET_KEY. It holds only ids (study → participant), as the session did: what a
+participant may do is decided by their row (an erased or released participant leads nowhere,
+whatever the cookie says).
 
 Browsers that entered before the cookie existed still have the ids in their session: read there
 when the cookie is absent, and the cookie is written with the next response that admits them.

@@ -49,32 +49,12 @@ class ConsentForm(forms.Form):
                                    coerce=lambda value: value == "yes")
 
 
-class _Shared:
-    """A field that no form changes: every form shares the class's own instead of the deep copy
-    Django makes for each form (the answer POST's form, read on every answer and never rendered)."""
-
-    def __deepcopy__(self, memo: dict) -> "_Shared":
-        return self
-
-
-class _Integer(_Shared, forms.IntegerField):
-    pass
-
-
-class _Text(_Shared, forms.CharField):
-    pass
-
-
-class _Boolean(_Shared, forms.BooleanField):
-    pass
-
-
 class AnswerForm(forms.Form):
-    item = _Integer(min_value=1)
-    position = _Integer(min_value=1)
-    answer = _Text(max_length=4000, strip=False, required=False)
-    pasted = _Boolean(required=False)
-    option_order = _Text(max_length=40, required=False)
+    item = forms.IntegerField(min_value=1)
+    position = forms.IntegerField(min_value=1)
+    answer = forms.CharField(max_length=4000, strip=False, required=False)
+    pasted = forms.BooleanField(required=False)
+    option_order = forms.CharField(max_length=40, required=False)
 
 
 class PreviewAnswerForm(forms.Form):

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 
 from participation import cookie
 from studies.models import Participant, Study
-from studies.selectors import participant_at_link
+from studies.selectors import known_participants, participant_at_link
 
 
 def get_participant_for_request(request: HttpRequest, study: Study) -> Participant | None:
@@ -16,7 +15,7 @@ def get_participant_for_request(request: HttpRequest, study: Study) -> Participa
     if participant_id is None:
         return None
     # an erased identity is no longer anyone's: the browser that entered as it cannot resume it
-    return _known_participants([participant_id]).filter(study=study).first()
+    return known_participants([participant_id]).filter(study=study).first()
 
 
 def get_participant_by_link(request: HttpRequest, link: str) -> Participant | None:
@@ -28,10 +27,6 @@ def get_participant_by_link(request: HttpRequest, link: str) -> Participant | No
 def known_participant_ids(request: HttpRequest) -> list[int]:
     """The participants this browser entered, in any study."""
     return list(cookie.known(request).values())
-
-
-def _known_participants(ids: list[int]) -> QuerySet[Participant]:
-    return Participant.objects.select_related("study").filter(pk__in=ids, erased_at__isnull=True)
 
 
 def remember_participant(request: HttpRequest, response: HttpResponse, participant: Participant) -> HttpResponse:

@@ -6,13 +6,13 @@ makes refreshes, back buttons, second tabs and replayed POSTs harmless.
 
 from __future__ import annotations
 
-from functools import lru_cache, wraps
+from functools import wraps
 from typing import Callable
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import get_script_prefix, get_urlconf, reverse
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -30,19 +30,7 @@ _PROLIFIC_PARAMS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
 
 
 def _step_url(study: Study) -> str:
-    return _study_url("participation:step", study.link)
-
-
-def _study_url(name: str, link: str) -> str:
-    """`reverse(name, args=[link])`, worked out once per study: every answer needs its URL, and
-    resolving it again cost more than the rest of the answer's page context."""
-    return _reversed(name, link, get_script_prefix(), get_urlconf())
-
-
-@lru_cache(maxsize=4096)
-def _reversed(name: str, link: str, prefix: str, urlconf: str | None) -> str:
-    # `prefix` is only the cache's key: reverse() reads the same prefix from the request's thread
-    return reverse(name, args=[link], urlconf=urlconf)
+    return reverse("participation:step", args=[study.link])
 
 
 def _problem(request: HttpRequest, title: str, message: str, status: int = 400) -> HttpResponse:
@@ -195,7 +183,7 @@ def _item_context(participant: Participant, error: str = "", typed: str = "", pa
     screen = screen_for(participant, item) if item else None
     return {
         "study": participant.study, "participant": participant, "item": item, "error": error, "preview": None,
-        "answer_url": _study_url("participation:answer", participant.study.link),
+        "answer_url": reverse("participation:answer", args=[participant.study.link]),
         "position": participant.answered + 1, "total": participant.total,
         "percent": round(100 * participant.answered / max(participant.total, 1)),
         "shown": screen.shown if screen else {},
@@ -234,9 +222,8 @@ def begin(request: HttpRequest, participant: Participant) -> HttpResponse:
 
 @require_POST
 def answer(request: HttpRequest, link: str) -> HttpResponse:
-    """An answer to the current item. The participant is read and locked in one query, inside the
-    answer's transaction (the cheap path every answer takes); a form that does not validate reads
-    them as any page does."""
+    """An answer to the current item. The participant is read and locked inside the answer's
+    transaction (`response_submit`); a form that does not validate reads them as any page does."""
     known = known_participant_ids(request)
     form = AnswerForm(request.POST)
     if not known or not form.is_valid():

@@ -13,7 +13,6 @@ from annotation.models import Item
 from annotation.selectors import item_data
 from parity import benchmarks
 from parity.benchmarks.base import Screen
-from studies import prepared
 from studies.models import Participant, Response, Study, Unit
 
 
@@ -25,14 +24,21 @@ def get_study_by_link(link: str) -> Study:
 
 
 def participant_at_link(participant_ids: list[int], link: str) -> Participant | None:
-    """The one of `participant_ids` in the study at `link`, with the study (or None; an erased
-    identity is no one's). Every participant page makes this read: a statement built once."""
-    return prepared.participant_at_link(participant_ids, link)
+    """The one of `participant_ids` in the study at `link`, with the study, in one query (or None; an
+    erased identity is no one's)."""
+    if not participant_ids:
+        return None
+    return known_participants(participant_ids).filter(study__link=link).first()
+
+
+def known_participants(ids: list[int]) -> QuerySet[Participant]:
+    """The participants with these ids, with their study; an erased identity is no one's."""
+    return Participant.objects.select_related("study").filter(pk__in=ids, erased_at__isnull=True)
 
 
 def current_item(participant: Participant) -> Item | None:
     item_id = current_item_id(participant)
-    return None if item_id is None else prepared.items_by_id([item_id])[item_id]
+    return None if item_id is None else Item.objects.get(pk=item_id)
 
 
 def current_item_id(participant: Participant) -> int | None:

@@ -8,12 +8,12 @@ from functools import partial
 from typing import Any, Callable, Mapping, Sequence
 
 from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from annotation.models import Item
 from annotation.selectors import item_data
-from studies.models import Participant, Response, Study
-from studies import prepared
+from studies.models import Participant, Response
 from studies.selectors import screen_for, verifiable_responses
 from studies.services import participant_lock, slot_take_back
 
@@ -37,13 +37,13 @@ class SubmitResult:
 
 
 def response_submit(*, item_id: int, position: int, raw_answer: str, extra: Mapping[str, Any] | None = None,
-                    show_next: bool = False, participant_id: int | None = None, study: Study | None = None,
-                    link: str | None = None, known: Sequence[int] = ()) -> SubmitResult | None:
+                    show_next: bool = False, participant_id: int | None = None, link: str | None = None,
+                    known: Sequence[int] = ()) -> SubmitResult | None:
     """Store the answer to the participant's *current* item, exactly once.
 
-    The participant is `participant_id` (with its `study`, when the caller has read it), or the one
-    of the `known` participant ids (this browser's) in the study at `link`: then it is read and
-    locked in one query, and None means this browser has no participant there.
+    The participant is `participant_id`, or the one of the `known` participant ids (this browser's)
+    in the study at `link`; None means this browser has no participant there (an erased identity is
+    no one's).
 
     Anything else (a second copy of a double submit, a replayed POST, an answer to an earlier item,
     a second tab) is ignored: the caller shows the current step again. A participant whose
@@ -51,48 +51,48 @@ def response_submit(*, item_id: int, position: int, raw_answer: str, extra: Mapp
     With `show_next`, the caller shows the next item in the same response: it is read with the
     answered one and its shown time is the answer's time.
 
-    A working participant at `link` costs one read (the participant and its study, row-locked, with
-    the answered and the next item), the insert and the update.
+    A working participant costs, in one transaction, the participant's locked read (with its study),
+    one read of the answered and the next item, the answer's INSERT and the progress UPDATE.
     """
-    if participant_id is not None:
-        lock = partial(_items_unread, partial(participant_lock, participant_id=participant_id, with_study=False,
-                                              study=study))
-        begin = transaction.atomic
-    else:
-        # the answered item and the next one (at index `position` of the sequence) come with the lock
-        lock = partial(prepared.participant_lock_for_answer, participant_ids=known, link=link, item_id=item_id,
-                       next_index=position if show_next else None)
-        begin = prepared.answer_transaction
+    participants = _participants(participant_id=participant_id, link=link, known=known)
     answer = (item_id, position, raw_answer, extra, show_next)
     try:
-        result = _submit(lock, begin, *answer, with_study=False)
+        result = _submit(partial(_locked, participants), *answer, with_study=False)
         if isinstance(result, int):
             # the reservation timed out: again, with the study locked first, as assignment takes them
-            result = _submit(partial(_items_unread, partial(participant_lock, participant_id=result, with_study=True)),
-                             transaction.atomic, *answer, with_study=True)
+            result = _submit(partial(participant_lock, participant_id=result, with_study=True), *answer,
+                             with_study=True)
     except IntegrityError:
         # the unique (participant, position) constraint: a copy of this answer is already stored
-        participant = (Participant.objects.select_related("study", "unit").get(pk=participant_id)
-                       if participant_id is not None else prepared.participant_at_link(known, link))
-        return SubmitResult(Outcome.IGNORED, participant)
+        return SubmitResult(Outcome.IGNORED, participants.select_related("study").first())
     return result
 
 
-def _items_unread(lock: Callable[[], Participant | None]) -> tuple[Participant | None, dict[int, Item]]:
-    return lock(), {}
+def _participants(*, participant_id: int | None, link: str | None, known: Sequence[int]) -> QuerySet[Participant]:
+    """`participant_id`, or the one of `known` in the study at `link` that is still someone's."""
+    if participant_id is not None:
+        return Participant.objects.filter(pk=participant_id)
+    return Participant.objects.filter(pk__in=known, study__link=link, erased_at__isnull=True)
 
 
-def _submit(lock: Callable[[], tuple[Participant | None, dict[int, Item]]], begin: Callable[[], Any],
-            item_id: int, position: int, raw_answer: str, extra: Mapping[str, Any] | None, show_next: bool, *,
-            with_study: bool) -> SubmitResult | int | None:
-    """One attempt in the transaction `begin()` opens (`transaction.atomic`, or
-    `prepared.answer_transaction`, whose pipeline the write joins), under `lock`'s row lock (which gives
-    the participant, and the items it read with it): the result, None for no participant, or the
-    participant's id when their reservation timed out and the study's lock is needed first."""
-    with begin() as pipelined:
+def _locked(participants: QuerySet[Participant]) -> Participant | None:
+    """The participant with its study, row-locked until the transaction ends (call it inside
+    `transaction.atomic()`): two submits of one participant at once (a double click, two tabs) take
+    turns, and the second sees the progress the first wrote. `of`: only the participant's row;
+    locking the joined study row too would make every answer of the study wait for the one before.
+    The study's consent and instructions texts are not needed after an answer and stay unread."""
+    return (participants.select_for_update(of=("self",)).select_related("study")
+            .defer("study__consent_text", "study__instructions_text").first())
+
+
+def _submit(lock: Callable[[], Participant | None], item_id: int, position: int, raw_answer: str,
+            extra: Mapping[str, Any] | None, show_next: bool, *, with_study: bool) -> SubmitResult | int | None:
+    """One attempt under `lock`'s row lock: the result, None for no participant, or the participant's
+    id when their reservation timed out and the study's lock is needed first."""
+    with transaction.atomic():
         # The row lock serialises concurrent submits of one participant on PostgreSQL; on SQLite
         # the IMMEDIATE transaction mode does the same for the whole database.
-        participant, items = lock()
+        participant = lock()
         if participant is None:
             return None
         if participant.status == Participant.Status.TIMED_OUT and participant.step == Participant.Step.ITEMS:
@@ -105,9 +105,7 @@ def _submit(lock: Callable[[], tuple[Participant | None, dict[int, Item]]], begi
         if position != participant.answered + 1 or participant.sequence[participant.answered] != item_id:
             return SubmitResult(Outcome.IGNORED, participant)
         following = participant.sequence[position] if show_next and position < len(participant.sequence) else None
-        needed = [item_id] if following is None else [item_id, following]
-        if any(pk not in items for pk in needed):
-            items = prepared.items_by_id(needed)
+        items = Item.objects.in_bulk([item_id] if following is None else [item_id, following])
         item = items[item_id]
         definition = participant.study.definition
         design = participant.study.design
@@ -122,14 +120,14 @@ def _submit(lock: Callable[[], tuple[Participant | None, dict[int, Item]]], begi
         extra = {**(extra or {}), **screen.record}
         now = timezone.now()
         shown_at = participant.current_shown_at or now
-        response = Response(
+        response = Response.objects.create(
             participant=participant, item=item, position=position, raw_answer=raw_answer,
             answer=scored.answer or "", valid=scored.valid, correct=scored.correct,
             is_attention_check=item.is_attention_check, shown_at=shown_at, answered_at=now,
             duration_ms=max(0, int((now - shown_at).total_seconds() * 1000)), extra=extra,
         )
         fields = _advance(participant, item, scored.correct, now, shown_next=following is not None)
-        prepared.insert_and_update(response, participant, fields, pipelined=pipelined)
+        participant.save(update_fields=fields)
     return SubmitResult(Outcome.STORED, participant, response=response,
                         next_item=items.get(following) if following is not None else None)
 

@@ -17,8 +17,7 @@ def _manage(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProce
     base = {k: v for k, v in os.environ.items()
             if k not in {"DEBUG", "HTTPS", "SECURE_COOKIES", "SECURE_SSL_REDIRECT", "HSTS_SECONDS",
                          "HSTS_INCLUDE_SUBDOMAINS", "HSTS_PRELOAD", "BEHIND_TLS_PROXY", "SECRET_KEY", "DATABASE_URL",
-                         "DJANGO_ALLOW_ASYNC_UNSAFE", "CACHE_URL", "DATABASE_CONN_MAX_AGE",
-                         "DATABASE_PREPARED_STATEMENTS"}}
+                         "DJANGO_ALLOW_ASYNC_UNSAFE", "CACHE_URL", "DATABASE_CONN_MAX_AGE"}}
     return subprocess.run([sys.executable, "manage.py", *args], cwd=REPO, capture_output=True, text=True,
                           env={**base, "PARITY_VAR_DIR": str(tmp_path), **env}, timeout=120)
 
@@ -50,16 +49,14 @@ def test_the_production_profile_keeps_connections_and_reads_sessions_through_red
             "print(d['CONN_MAX_AGE'], d['CONN_HEALTH_CHECKS'], s.SESSION_ENGINE, s.CACHES['default']['BACKEND'])")
     served = _manage(tmp_path, "shell", "-c", show, DATABASE_CONN_MAX_AGE="60", CACHE_URL="redis://127.0.0.1:6379/3")
     assert served.stdout.strip().splitlines()[-1] == ("60 True django.contrib.sessions.backends.cached_db "
-                                                      "config.cache.RedisCache"), served.stderr
+                                                      "django.core.cache.backends.redis.RedisCache"), served.stderr
     embedded = _manage(tmp_path, "shell", "-c", show)
     assert embedded.stdout.strip().splitlines()[-1] == ("0 False django.contrib.sessions.backends.db "
                                                         "django.core.cache.backends.locmem.LocMemCache"), embedded.stderr
 
 
-def test_postgresql_prepares_the_participant_paths_statements_unless_turned_off(tmp_path):
-    show = "from django.conf import settings as s; print(s.DATABASES['default'].get('OPTIONS', {}).get('prepare_threshold'))"
-    url = "postgres://postgres@127.0.0.1:5432/parity"
-    assert _manage(tmp_path, "shell", "-c", show, DATABASE_URL=url).stdout.strip().splitlines()[-1] == "5"
-    off = _manage(tmp_path, "shell", "-c", show, DATABASE_URL=url, DATABASE_PREPARED_STATEMENTS="0")
-    assert off.stdout.strip().splitlines()[-1] == "None", off.stderr
-    assert _manage(tmp_path, "shell", "-c", show).stdout.strip().splitlines()[-1] == "None"  # SQLite
+def test_postgresql_runs_on_djangos_own_backend_with_its_default_binding(tmp_path):
+    show = ("from django.conf import settings as s; d = s.DATABASES['default']; "
+            "print(d['ENGINE'], sorted(d.get('OPTIONS', {})))")
+    served = _manage(tmp_path, "shell", "-c", show, DATABASE_URL="postgres://postgres@127.0.0.1:5432/parity")
+    assert served.stdout.strip().splitlines()[-1] == "django.db.backends.postgresql []", served.stderr

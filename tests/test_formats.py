@@ -1,4 +1,4 @@
-"""Pages show dates and numbers in British English, with the translation machinery off (settings)."""
+"""Pages show dates and numbers in British English (settings.LANGUAGE_CODE)."""
 
 from __future__ import annotations
 

@@ -87,9 +87,8 @@ class Choice:
     label: str
     keys: tuple[str, ...]  # keyboard shortcuts
 
-    # What a button shows, as ready strings: in the item partials, template loops and filters over
-    # the shortcuts cost more than the rest of the item's text (the answer's fragment is rendered
-    # on every answer).
+    # What a button shows, as ready strings: the item partials print them as they are, so how the
+    # shortcuts are joined is decided (and tested) here once, not in each template's own loops.
 
     @property
     def keys_attr(self) -> str:

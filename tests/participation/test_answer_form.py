@@ -1,15 +1,8 @@
-"""The answer POST's form: every form shares the class's fields (no deep copy per answer), and
-forms checked one after another keep their own data, values and errors."""
+"""The answer POST's form: forms checked one after another keep their own data, values and errors."""
 
 from __future__ import annotations
 
 from participation.forms import AnswerForm
-
-
-def test_forms_share_the_classs_fields():
-    first, second = AnswerForm({}), AnswerForm({})
-    assert all(first.fields[name] is AnswerForm.base_fields[name] is second.fields[name]
-               for name in AnswerForm.base_fields)
 
 
 def test_each_form_keeps_its_own_values_and_errors():

@@ -1,20 +1,24 @@
-"""The answer's transaction on PostgreSQL outside any transaction, as a web worker runs it
-(`prepared.answer_transaction`): no BEGIN or COMMIT, one round trip for the locked read and one for
-the write and its Sync; the row locked from the read until the Sync; a failed write or an exception
-leaves nothing written and the connection as it was."""
+"""The answer's transaction on PostgreSQL, committed as a web worker's is: the participant's row (and
+not the study's) locked from the read until the transaction ends, so a second submit of the same
+participant waits for the first and sees its progress; a refused write or an exception leaves
+nothing written and the row free."""
 
 from __future__ import annotations
 
+import threading
+from contextlib import contextmanager
+from typing import Iterator
+from unittest import mock
+
 import pytest
-from django.db import connection, connections
+from django.db import connection, connections, transaction
 from django.db.utils import OperationalError
 
 from annotation.models import Item
-from studies.models import Participant, Response
-from studies import prepared
+from studies import services_answers
+from studies.models import Participant, Response, Study
 from studies.services_answers import Outcome, response_submit
 from tests.factories import Bot, pid, small_study
-from tests.test_postgresql_backend import Traced
 
 # committed, as a web worker's statements are: no test transaction around them
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -31,14 +35,13 @@ def _submit(participant: Participant, position: int = 1, answer: str = "yes"):
                            position=position, raw_answer=answer, show_next=True)
 
 
-def _locked_elsewhere(participant: Participant) -> bool:
-    """Whether another connection finds the participant's row locked."""
+def _locked_elsewhere(model, pk: int) -> bool:
+    """Whether another connection finds the row `pk` of `model` locked."""
     other = connections.create_connection("default")
     try:
         with other.cursor() as cursor:
             try:
-                cursor.execute(f"SELECT 1 FROM {Participant._meta.db_table} WHERE id = %s FOR UPDATE NOWAIT",
-                               [participant.pk])
+                cursor.execute(f"SELECT 1 FROM {model._meta.db_table} WHERE id = %s FOR UPDATE NOWAIT", [pk])
                 return False
             except OperationalError:
                 return True
@@ -46,43 +49,117 @@ def _locked_elsewhere(participant: Participant) -> bool:
         other.close()
 
 
-def _round_trips(messages: list[str], sent: set[str]) -> int:
-    """How many times the client sent and then waited for the server."""
-    trips, sending = 0, False
-    for message in messages:
-        if message in sent:
-            sending = True
-        elif sending:
-            trips, sending = trips + 1, False
-    return trips
+class _Paused:
+    """An answer held inside its transaction, after the participant's locked read (while the answer is
+    scored), until `release()`; `result` once it has finished."""
+
+    def __init__(self, participant: Participant) -> None:
+        self.participant, self.inside, self.go = participant, threading.Event(), threading.Event()
+        self.result = self.error = None
+        self.thread = threading.Thread(target=self._run, name="paused answer")
+        self.screen_for = services_answers.screen_for
+
+    def held(self, participant: Participant, item: Item):
+        if threading.current_thread() is self.thread:  # only this answer waits; any other goes on
+            self.inside.set()
+            assert self.go.wait(30), "the test never released the answer"
+        return self.screen_for(participant, item)
+
+    def _run(self) -> None:
+        try:
+            self.result = _submit(self.participant)
+        except BaseException as exc:  # surfaced to the test
+            self.error = exc
+        finally:
+            connections.close_all()
+
+    def release(self) -> None:
+        self.go.set()
+        self.thread.join(30)
+        assert self.error is None, self.error
 
 
-def test_an_answer_is_two_round_trips_with_no_begin_or_commit(postgres, implicature):
-    participant = _at_first_item("two round trips")
-    _submit(participant)  # the statements are prepared on this connection once
+@contextmanager
+def _paused_inside_the_answer(participant: Participant) -> Iterator[_Paused]:
+    paused = _Paused(participant)
+    with mock.patch.object(services_answers, "screen_for", paused.held):
+        paused.thread.start()
+        try:
+            assert paused.inside.wait(30), "the answer did not reach its scoring"
+            yield paused
+        finally:
+            paused.release()
+
+
+def test_an_answer_outside_any_transaction_is_committed_with_its_progress_and_the_next_item(postgres, implicature):
+    participant = _at_first_item("committed")
+    _submit(participant)
     participant = Participant.objects.select_related("study").get(pk=participant.pk)
     answer = Item.objects.get(pk=participant.sequence[1]).gold
-    with Traced(connection) as traced:
-        result = _submit(participant, position=2, answer=answer)
+    result = _submit(participant, position=2, answer=answer)
     assert result.outcome is Outcome.STORED and result.next_item is not None
+    assert result.next_item.pk == participant.sequence[2]
     assert Response.objects.get(pk=result.response.pk).position == 2
-    assert "Query" not in traced.messages  # no BEGIN, no COMMIT
-    assert traced.messages.count("Bind") == 2 and traced.messages.count("ReadyForQuery") == 1
-    assert _round_trips(traced.messages, {"Parse", "Bind", "Describe", "Execute", "Flush", "Sync"}) == 2
     participant.refresh_from_db()
     assert participant.answered == 2 and participant.current_shown_at is not None
+    assert not connection.in_atomic_block and connection.get_autocommit()
 
 
-def test_the_participants_row_stays_locked_from_the_read_until_the_write(postgres, implicature):
+def test_the_participants_row_stays_locked_from_the_read_until_the_transaction_ends(postgres, implicature):
     participant = _at_first_item("lock held")
-    item_id = participant.sequence[0]
-    with prepared.answer_transaction() as pipelined:
-        assert pipelined is not None
-        locked, items = prepared.participant_lock_for_answer(participant_ids=[participant.pk],
-                                                             link=participant.study.link, item_id=item_id, next_index=1)
-        assert locked.pk == participant.pk and item_id in items
-        assert _locked_elsewhere(participant)
-    assert not _locked_elsewhere(participant)
+    with _paused_inside_the_answer(participant) as paused:
+        assert _locked_elsewhere(Participant, participant.pk)
+        # only the participant's row: another participant of the study answers meanwhile
+        assert not _locked_elsewhere(Study, participant.study_id)
+    assert paused.result.outcome is Outcome.STORED
+    assert not _locked_elsewhere(Participant, participant.pk)
+
+
+def test_a_second_submit_waits_for_the_first_and_is_ignored(postgres, implicature):
+    participant = _at_first_item("double submit")
+    second: dict[str, object] = {}
+
+    def submit_again() -> None:
+        try:
+            second["result"] = _submit(participant)
+        finally:
+            connections.close_all()
+
+    with _paused_inside_the_answer(participant) as paused:
+        other = threading.Thread(target=submit_again)
+        other.start()
+        other.join(1.0)
+        # the second's locked read waits for the first's transaction to end
+        assert other.is_alive() and "result" not in second
+    other.join(30)
+    assert paused.result.outcome is Outcome.STORED
+    assert second["result"].outcome is Outcome.IGNORED and second["result"].participant.answered == 1
+    assert Response.objects.filter(participant=participant).count() == 1
+
+
+def test_the_same_answer_sent_many_times_at_once_is_stored_once(postgres, implicature):
+    participant = _at_first_item("at once")
+    barrier, results, errors = threading.Barrier(4), [], []
+
+    def submit() -> None:
+        try:
+            barrier.wait(30)
+            results.append(_submit(participant).outcome)
+        except BaseException as exc:  # surfaced to the test
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=submit) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert not errors
+    assert sorted(outcome.value for outcome in results) == ["ignored", "ignored", "ignored", "stored"]
+    assert Response.objects.filter(participant=participant).count() == 1
+    participant.refresh_from_db()
+    assert participant.answered == 1
 
 
 def test_a_write_refused_by_a_constraint_writes_nothing_and_the_answer_is_ignored(postgres, implicature):
@@ -94,10 +171,9 @@ def test_a_write_refused_by_a_constraint_writes_nothing_and_the_answer_is_ignore
     result = _submit(participant)
     assert result.outcome is Outcome.IGNORED
     participant.refresh_from_db()
-    assert participant.answered == 0  # the progress UPDATE, in the same statement, did not stay
+    assert participant.answered == 0  # the progress did not stay
     assert Response.objects.filter(participant=participant).count() == 1
-    assert not _locked_elsewhere(participant)
-    assert connection.connection._pipeline is None
+    assert not _locked_elsewhere(Participant, participant.pk)
     with connection.cursor() as cursor:  # the connection goes on as before
         cursor.execute("SELECT 1")
         assert cursor.fetchone() == (1,)
@@ -105,21 +181,18 @@ def test_a_write_refused_by_a_constraint_writes_nothing_and_the_answer_is_ignore
 
 def test_an_exception_in_the_transaction_writes_nothing_and_releases_the_row(postgres, implicature):
     participant = _at_first_item("exception")
-    with pytest.raises(RuntimeError), prepared.answer_transaction():
-        prepared.participant_lock_for_answer(participant_ids=[participant.pk], link=participant.study.link,
-                                             item_id=participant.sequence[0], next_index=None)
-        raise RuntimeError("scoring failed")
-    assert not _locked_elsewhere(participant)
-    assert connection.connection._pipeline is None and connection.get_autocommit()
+    with pytest.raises(RuntimeError), mock.patch.object(services_answers, "screen_for",
+                                                        side_effect=RuntimeError("scoring failed")):
+        _submit(participant)
+    assert not _locked_elsewhere(Participant, participant.pk)
+    assert not connection.in_atomic_block and connection.get_autocommit()
+    assert not Response.objects.filter(participant=participant).exists()
     assert _submit(participant).outcome is Outcome.STORED
 
 
 def test_inside_a_transaction_already_it_is_an_atomic_block(postgres, implicature):
-    from django.db import transaction
-
     participant = _at_first_item("inside atomic")
     with transaction.atomic():
-        with prepared.answer_transaction() as pipelined:
-            assert pipelined is None and connection.in_atomic_block
         assert _submit(participant).outcome is Outcome.STORED
+        assert connection.in_atomic_block
     assert Response.objects.filter(participant=participant).count() == 1

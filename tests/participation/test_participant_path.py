@@ -251,8 +251,8 @@ def test_failing_attention_checks_excludes_at_the_threshold_with_a_reason(implic
 
 
 def test_the_answer_forms_url_follows_the_deployments_path_prefix(implicature):
-    # the study's URLs are worked out once; served under a path prefix (SCRIPT_NAME, a reverse proxy's
-    # sub-path) the same study's form posts under that prefix, and without it, without
+    # served under a path prefix (SCRIPT_NAME, a reverse proxy's sub-path) the study's form posts under
+    # that prefix, and without it, without
     from django.test.utils import override_script_prefix
 
     study = small_study()

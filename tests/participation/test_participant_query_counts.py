@@ -19,9 +19,9 @@ pytestmark = pytest.mark.django_db
 #: browser is comes from its signed cookie: no session read)
 STEP_QUERIES = 3
 #: in a transaction (a savepoint and its release under the test's transaction) the participant read
-#: with its study and the answered item and locked in one query, the answer written and the progress
-#: written (one statement on PostgreSQL); the page after it is a redirect
-ANSWER_QUERIES = 4 if connection.vendor == "postgresql" else 5
+#: with its study and locked, the answered item read, the answer's INSERT and the progress UPDATE;
+#: the page after it is a redirect
+ANSWER_QUERIES = 6
 #: the same, where the next item is read with the answered one and the progress update marks it
 #: shown: the next item's fragment costs no further query
 HTMX_ANSWER_QUERIES = ANSWER_QUERIES
@@ -74,7 +74,7 @@ def test_the_item_page_and_an_answer_cost_the_same_queries_for_two_and_six_parti
 
 def test_with_sessions_in_redis_a_participant_request_costs_the_same_queries(implicature, settings):
     """The production profile (scripts/serve with REDIS_URL): cached_db sessions on the real Redis."""
-    settings.CACHES = {"default": {"BACKEND": "config.cache.RedisCache",
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
                                    "LOCATION": "redis://127.0.0.1:6379/5", "KEY_PREFIX": f"counts-{uuid.uuid4()}"}}
     settings.SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
     counts = _counts(_study("redis sessions", 1))
