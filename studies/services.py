@@ -217,19 +217,13 @@ def _resume(study: Study, participant: Participant, now) -> Entry:
     return Entry(participant, resumed=True)
 
 
-def participant_lock(*, participant_id: int, with_study: bool, study: Study | None = None) -> Participant:
-    """The participant's row, locked for a write. With `with_study`, the study's row is locked
-    first, in the order `participant_enter` takes them: a timed-out participant taking back their
-    slot is then serialised with assignment, so a unit never goes past its capacity. Without it,
-    `study` (the participant's study, when the caller has read it) saves reading it again."""
+def participant_lock(*, participant_id: int, with_study: bool) -> Participant:
+    """The participant's row, locked for a write, with its study and unit. With `with_study`, the
+    study's row is locked first, in the order `participant_enter` takes them: a timed-out participant
+    taking back their slot is then serialised with assignment, so a unit never goes past its capacity."""
     if with_study:
         study_id = Participant.objects.values_list("study_id", flat=True).get(pk=participant_id)
         Study.objects.select_for_update().only("pk").get(pk=study_id)
-    elif study is not None:
-        participant = Participant.objects.select_for_update().get(pk=participant_id)
-        if participant.study_id == study.pk:
-            participant.study = study
-            return participant
     # `of`: only the participant's row; locking the joined study row on every answer would
     # serialise all of a study's submits
     return (Participant.objects.select_for_update(of=("self",)).select_related("study", "unit")
