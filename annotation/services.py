@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections import Counter
 import shutil
 import tempfile
 import urllib.request
+from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Mapping
+from typing import IO, Any
 
 from django.db import transaction
 from django.db.models import Count

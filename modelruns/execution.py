@@ -5,7 +5,8 @@ No writes here: the answers go back to the caller (`modelruns.work.shard_complet
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from annotation.benchmarks.base import ModelAnswer, answer_variants
 from annotation.selectors import item_data

@@ -9,8 +9,8 @@ from django.db.models import Count, Prefetch, Q, QuerySet
 from annotation.benchmarks.base import ItemData
 from annotation.models import BenchmarkAsset, Item
 from annotation.selectors import item_data
-from studies.models import Participant, Response, Study, UnitItem
 from modelruns.models import ModelResponse, ModelRun, ModelShard, ModelSpec
+from studies.models import Participant, Response, Study, UnitItem
 
 
 def runs_for_study(study: Study) -> QuerySet[ModelRun]:

@@ -7,8 +7,9 @@ Scoring again with the same executor replaces that executor's earlier scores for
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from django.db import transaction
 

@@ -18,8 +18,8 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 from unittest import mock
 
 REPO = Path(__file__).resolve().parent.parent

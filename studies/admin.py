@@ -86,7 +86,8 @@ class StudyAdmin(ResearcherAdmin):
             return "—"
         rows = units_with_counts(study)
         return format_html("<table>{}</table>", format_html_join(
-            "", "<tr><td>{}</td><td>{} items</td><td>{} working</td><td>{} complete</td><td>{} excluded</td><td>of {}</td></tr>",
+            "", "<tr><td>{}</td><td>{} items</td><td>{} working</td><td>{} complete</td>"
+                "<td>{} excluded</td><td>of {}</td></tr>",
             ((u.label, u.n_items, u.active, u.completed, u.excluded, u.capacity) for u in rows)))
 
     @admin.display(description="pay (median time)")

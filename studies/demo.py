@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import functools
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model

@@ -53,7 +53,7 @@ class _Shared:
     """A field that no form changes: every form shares the class's own instead of the deep copy
     Django makes for each form (the answer POST's form, read on every answer and never rendered)."""
 
-    def __deepcopy__(self, memo: dict) -> "_Shared":
+    def __deepcopy__(self, memo: dict) -> _Shared:
         return self
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import enum
 import secrets
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from django.db import transaction
 from django.db.models import Count, Q, Value

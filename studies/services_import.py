@@ -8,9 +8,10 @@ verified, and importing the same name again changes nothing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone

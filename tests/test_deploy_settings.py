@@ -57,7 +57,8 @@ def test_the_production_profile_keeps_connections_and_reads_sessions_through_red
 
 
 def test_postgresql_prepares_the_participant_paths_statements_unless_turned_off(tmp_path):
-    show = "from django.conf import settings as s; print(s.DATABASES['default'].get('OPTIONS', {}).get('prepare_threshold'))"
+    show = ("from django.conf import settings as s; "
+            "print(s.DATABASES['default'].get('OPTIONS', {}).get('prepare_threshold'))")
     url = "postgres://postgres@127.0.0.1:5432/parity"
     assert _manage(tmp_path, "shell", "-c", show, DATABASE_URL=url).stdout.strip().splitlines()[-1] == "5"
     off = _manage(tmp_path, "shell", "-c", show, DATABASE_URL=url, DATABASE_PREPARED_STATEMENTS="0")

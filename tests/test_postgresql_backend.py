@@ -32,7 +32,7 @@ class Traced:
     def __init__(self, wrapper) -> None:
         self.wrapper, self.file = wrapper, tempfile.TemporaryFile()
 
-    def __enter__(self) -> "Traced":
+    def __enter__(self) -> Traced:
         self.pgconn = self.wrapper.connection.pgconn
         self.pgconn.trace(self.file.fileno())
         return self

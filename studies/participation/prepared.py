@@ -20,9 +20,10 @@ The ORM's own queries keep Django's default, client-side binding.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from functools import lru_cache
-from typing import Any, Callable, Iterator, Sequence
+from functools import cache
+from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
 
@@ -49,7 +50,7 @@ def _cursor(connection):
     return connection.make_debug_cursor(cursor) if logged else connection.make_cursor(cursor)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _postgresql():
     """Django's server-binding psycopg cursor with every `execute` prepared; the time zone a
     connection's timestamps load in; Django's way to set another (the PostgreSQL backend's modules
@@ -105,7 +106,7 @@ class _Table:
 _ANSWER_LEAVES_OUT = ("consent_text", "instructions_text")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _statement(db: str, count: int, for_answer: bool) -> tuple[str, _Table, _Table, _Table | None]:
     """The SELECT for `count` participant ids on database `db`, and its tables. `for_answer`: the
     answer's read, which locks the participant's row (FOR UPDATE) and joins, in the same row, the
@@ -191,7 +192,7 @@ def _participant(row, participants: _Table, study: _Table, using: str, connectio
     return participant
 
 
-@lru_cache(maxsize=None)
+@cache
 def _items_statement(db: str, count: int) -> tuple[str, _Table]:
     connection = connections[db]
     quote = connection.ops.quote_name
@@ -216,7 +217,7 @@ def items_by_id(item_ids: Sequence[int], using: str = DEFAULT_DB_ALIAS) -> dict[
 # -- writes ------------------------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=None)
+@cache
 def _insert_statement(db: str, model) -> tuple[str, tuple]:
     connection = connections[db]
     quote = connection.ops.quote_name
@@ -246,7 +247,7 @@ def insert(instance, using: str = DEFAULT_DB_ALIAS) -> None:
         _inserted(instance, cursor.fetchone()[0], using)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _update_statement(db: str, model, names: tuple[str, ...]) -> tuple[str, tuple]:
     connection = connections[db]
     quote = connection.ops.quote_name
@@ -265,7 +266,7 @@ def update(instance, fields: Sequence[str], using: str = DEFAULT_DB_ALIAS) -> No
         cursor.execute(sql, [*_values(instance, model_fields, connection, adding=False), instance.pk])
 
 
-@lru_cache(maxsize=None)
+@cache
 def _insert_and_update_statement(db: str, new_model, stored_model, names: tuple[str, ...]) -> tuple[str, tuple, tuple]:
     """PostgreSQL: the INSERT with the UPDATE in a data-modifying WITH, one statement; and the fields
     of each."""
@@ -275,7 +276,7 @@ def _insert_and_update_statement(db: str, new_model, stored_model, names: tuple[
 
 
 def insert_and_update(new, stored, fields: Sequence[str], using: str = DEFAULT_DB_ALIAS, *,
-                      pipelined: "Pipelined | None" = None) -> None:
+                      pipelined: Pipelined | None = None) -> None:
     """`insert(new)` and `update(stored, fields)`, in one statement where the database runs a write
     inside a WITH (PostgreSQL: one round trip); both or neither, as the two in one transaction.
     `pipelined`: what `answer_transaction` gave; the statement then goes out with the Sync that

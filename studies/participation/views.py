@@ -6,8 +6,8 @@ makes refreshes, back buttons, second tabs and replayed POSTs harmless.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache, wraps
-from typing import Callable
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
@@ -22,8 +22,16 @@ from studies.models import Participant, Study
 from studies.participation.selectors import screen_for
 from studies.participation.services import Outcome, response_submit
 from studies.prolific import SignatureError, signing_enabled, verify_signed_link
-from studies.selectors import (answered_responses, current_item, get_participant_by_link, get_participant_for_request,
-                               get_study_by_link, known_participant_ids, participant_at_link, remember_participant)
+from studies.selectors import (
+    answered_responses,
+    current_item,
+    get_participant_by_link,
+    get_participant_for_request,
+    get_study_by_link,
+    known_participant_ids,
+    participant_at_link,
+    remember_participant,
+)
 from studies.services import Refusal, item_mark_shown, participant_begin, participant_consent, participant_enter
 
 _PROLIFIC_PARAMS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")

@@ -4,7 +4,8 @@ services; the pages are read-only but for the study's policies."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from django.contrib import admin, messages
 from django.db.models import QuerySet
@@ -17,9 +18,14 @@ from studies.prolific_api.bonuses import prolific_bonuses_pay
 from studies.prolific_api.client import ProlificError
 from studies.prolific_api.recruitment import prolific_recruit_configure
 from studies.prolific_api.review import prolific_review
-from studies.prolific_api.services import (ProlificStudyError, flags_resolve, prolific_study_configure,
-                                           prolific_study_create,
-                                           prolific_study_transition, prolific_sync)
+from studies.prolific_api.services import (
+    ProlificStudyError,
+    flags_resolve,
+    prolific_study_configure,
+    prolific_study_create,
+    prolific_study_transition,
+    prolific_sync,
+)
 
 CHANGE_STUDY = "studies.change_study"
 

@@ -14,11 +14,14 @@ from django.db import transaction
 
 from studies.models import Participant, ProlificFlag, ProlificStudy, RecruitmentPoint, RecruitTarget, Response, Unit
 from studies.prolific_api.client import ProlificClient
-from studies.prolific_api.services import (ProlificStudyError, prolific_places_raise, prolific_study_transition,
-                                           study_places)
+from studies.prolific_api.services import (
+    ProlificStudyError,
+    prolific_places_raise,
+    prolific_study_transition,
+    study_places,
+)
 from studies.stats import Rating, accuracy_summary
-from studies.stats.recruitment import RAISE, STOP, Decision, Standing, Target, affordable_places, describe, \
-    next_action
+from studies.stats.recruitment import RAISE, STOP, Decision, Standing, Target, affordable_places, describe, next_action
 
 Status = Participant.Status
 

@@ -15,8 +15,15 @@ from django.db.models import Sum
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from studies.models import Participant, ProlificEvent, ProlificFlag, ProlificHookSecret, ProlificStudy, \
-    ProlificSubmission, Study
+from studies.models import (
+    Participant,
+    ProlificEvent,
+    ProlificFlag,
+    ProlificHookSecret,
+    ProlificStudy,
+    ProlificSubmission,
+    Study,
+)
 from studies.prolific_api.client import ProlificClient, ProlificError, Submission
 from studies.services import participants_mark_returned
 

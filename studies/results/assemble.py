@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from studies.models import Participant
 from studies.results.breakdowns import breakdowns
 from studies.results.forms import ResultFilters
 from studies.results.rows import (
@@ -22,7 +23,6 @@ from studies.results.rows import (
     selected_runs,
 )
 from studies.results.selectors import ModelAnswer, RunInfo, StudyData
-from studies.models import Participant
 from studies.stats import (
     AccuracySummary,
     AgreementSummary,

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from studies.models import Study
 from studies.results.assemble import N_BOOT, SEED, interval, mean_or_none, participants_section

@@ -14,8 +14,8 @@ from django.core.management import CommandError, call_command
 
 from annotation.benchmarks.base import DatasetError
 from annotation.models import Item
-from studies.models import Response
 from annotation.services import AnsweredItemsChanged, benchmark_import
+from studies.models import Response
 from tests.annotation.helpers import AMBIBENCH_OPTIONS, ambibench_study, import_ambibench
 from tests.conftest import datasets_dir
 from tests.factories import Bot, pid, row_key, small_study

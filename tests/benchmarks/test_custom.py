@@ -10,8 +10,7 @@ import pytest
 
 from annotation.benchmarks import get
 from annotation.benchmarks.base import DatasetError, ItemData
-from annotation.benchmarks.custom import items_from_file, items_from_records, score_answer
-from annotation.benchmarks.custom import scoring
+from annotation.benchmarks.custom import items_from_file, items_from_records, score_answer, scoring
 from annotation.benchmarks.custom.model import cut_at_stops
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "annotation" / "benchmarks" / "custom" / "example.csv"

@@ -5,7 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from modelruns.engine import ChoiceRequest, Engine, GenerationRequest, MultiReadRequest, Read, ScoreCache, load_causal_lm
+from modelruns.engine import (
+    ChoiceRequest,
+    Engine,
+    GenerationRequest,
+    MultiReadRequest,
+    Read,
+    ScoreCache,
+    load_causal_lm,
+)
 from modelruns.engine.api import PROMPT_LOGPROBS, TOP_LOGPROBS, ApiBackend, ApiConfig, ApiError, retry_after_seconds
 from tests.modelruns.api_standin import KEY_ENV, StandIn
 

@@ -12,9 +12,9 @@ from django.conf import settings
 from django.core.management import CommandError, call_command
 
 from annotation.models import BenchmarkAsset
-from studies.models import Response, Unit
 from modelruns.engine import bertscore, load_embedder, metrics
 from modelruns.models import InstructionScore
+from studies.models import Response, Unit
 from studies.services import study_create
 from tests.annotation.helpers import import_instruction_induction
 from tests.factories import Bot, pid

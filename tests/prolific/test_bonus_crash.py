@@ -18,8 +18,12 @@ from django.db import connections
 
 from studies.models import BonusBatch, ProlificStudy
 from studies.prolific_api.bonuses import prolific_bonuses_pay
-from studies.prolific_api.services import (ProlificStudyError, prolific_study_configure, prolific_study_create,
-                                           prolific_sync)
+from studies.prolific_api.services import (
+    ProlificStudyError,
+    prolific_study_configure,
+    prolific_study_create,
+    prolific_sync,
+)
 from tests.prolific.helpers import arrive, prolific_study
 
 REPO = Path(__file__).resolve().parents[2]

@@ -10,8 +10,12 @@ from django.core.management import call_command
 from studies.models import BonusBatch, BonusLine
 from studies.prolific_api.bonuses import bonus_batch_confirm, prolific_bonuses_pay
 from studies.prolific_api.client import ProlificError
-from studies.prolific_api.services import ProlificStudyError, prolific_study_configure, prolific_study_create, \
-    prolific_sync
+from studies.prolific_api.services import (
+    ProlificStudyError,
+    prolific_study_configure,
+    prolific_study_create,
+    prolific_sync,
+)
 from tests.factories import pid
 from tests.prolific.helpers import arrive, failing_checks, prolific_study, wrong
 

@@ -9,8 +9,13 @@ from django.core.management import CommandError, call_command
 
 from studies.models import ProlificStudy
 from studies.prolific_api.client import ProlificClient, ProlificError
-from studies.prolific_api.services import (ProlificStudyError, prolific_places_raise, prolific_study_create,
-                                           prolific_study_transition, prolific_sync)
+from studies.prolific_api.services import (
+    ProlificStudyError,
+    prolific_places_raise,
+    prolific_study_create,
+    prolific_study_transition,
+    prolific_sync,
+)
 from tests.prolific.helpers import prolific_study
 
 

@@ -6,12 +6,24 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from studies.models import (BonusBatch, Participant, ProlificEvent, ProlificFlag, ProlificHookSecret, ProlificStudy,
-                            ProlificSubmission)
+from studies.models import (
+    BonusBatch,
+    Participant,
+    ProlificEvent,
+    ProlificFlag,
+    ProlificHookSecret,
+    ProlificStudy,
+    ProlificSubmission,
+)
 from studies.prolific_api.bonuses import prolific_bonuses_pay
 from studies.prolific_api.review import prolific_review
-from studies.prolific_api.services import (prolific_hooks_subscribe, prolific_study_configure, prolific_study_create,
-                                           prolific_study_transition, prolific_sync)
+from studies.prolific_api.services import (
+    prolific_hooks_subscribe,
+    prolific_study_configure,
+    prolific_study_create,
+    prolific_study_transition,
+    prolific_sync,
+)
 from tests.factories import Bot, pid
 from tests.prolific.helpers import arrive, deliver, failing_checks, prolific_study
 

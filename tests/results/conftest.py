@@ -40,9 +40,8 @@ def _wipe() -> None:
     from django.contrib.auth import get_user_model
 
     from annotation.models import BenchmarkAsset, Item
-    from studies.models import Response
     from modelruns.models import ModelResponse, ModelRun, ModelSpec
-    from studies.models import Participant, Study, Unit, UnitItem
+    from studies.models import Participant, Response, Study, Unit, UnitItem
 
     for model in (ModelResponse, ModelRun, ModelSpec, Response, Participant, UnitItem, Unit, Study, Item,
                   BenchmarkAsset):

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
+from annotation.benchmarks.implicature.published import SUBSETS as IMPLICATURE_SUBSETS
 from studies.models import Participant, Response, Study
 from studies.results import results_for_study
-from annotation.benchmarks.implicature.published import SUBSETS as IMPLICATURE_SUBSETS
 from tests.results.conftest import BASELINE_NAME
 
 pytestmark = pytest.mark.django_db

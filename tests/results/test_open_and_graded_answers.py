@@ -8,12 +8,12 @@ import io
 
 import pytest
 
+from annotation.benchmarks.miqa import RATING_SCALE as MIQA_GRADES
 from studies.exports import export_study
 from studies.models import Study
 from studies.results import study_results
-from studies.results.tables import paper_tables
 from studies.results.selectors import HumanAnswer, ItemInfo, ModelAnswer, RunInfo, StudyData, UnitInfo
-from annotation.benchmarks.miqa import RATING_SCALE as MIQA_GRADES
+from studies.results.tables import paper_tables
 from studies.stats import Rating, icc2k
 
 

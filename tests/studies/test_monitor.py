@@ -85,7 +85,8 @@ def test_prolifics_3_sd_rule_flags_one_much_faster_completion_among_eleven(impli
     with freeze_time(T0) as clock:
         for n in range(11):
             seconds = 2 if n == 10 else 300  # ten take 10 minutes, one 4 seconds (2 s per item: not under 1.5)
-            Bot(study, pid(n)).start_items().answer_items(wait=lambda: clock.tick(timedelta(seconds=seconds)))
+            Bot(study, pid(n)).start_items().answer_items(
+                wait=lambda seconds=seconds: clock.tick(timedelta(seconds=seconds)))
     data = study_monitor(study, now=T0 + timedelta(hours=2))
     assert [(row["pseudonym"], row["flags"]) for row in data["flagged"]] == [("A11", ["fast_completion"])]
     assert participants_flagged(Participant.objects.all(), "fast_completion").get().pseudonym == "A11"

@@ -11,7 +11,11 @@ from annotation.benchmarks.base import DatasetError
 from annotation.benchmarks.lm_eval import HARNESS_FEWSHOT_SEED, records_for_task
 from annotation.selectors import datasets_dir, download_dir
 from annotation.services import (
-    ImportResult, benchmark_import, benchmark_records_import, benchmark_sources_fetch, benchmark_sources_verify,
+    ImportResult,
+    benchmark_import,
+    benchmark_records_import,
+    benchmark_sources_fetch,
+    benchmark_sources_verify,
 )
 
 #: not a benchmark: a harness task whose items become an item set of the benchmark of named sets

@@ -7,9 +7,16 @@ from studies.prolific_api.bonuses import bonus_amounts, bonus_batch_confirm, pro
 from studies.prolific_api.client import ProlificError
 from studies.prolific_api.recruitment import prolific_recruit_configure, recruitment_step
 from studies.prolific_api.review import prolific_review
-from studies.prolific_api.services import (TRANSITIONS, ProlificStudyError, prolific_hooks_subscribe,
-                                           prolific_places_raise, prolific_study_configure, prolific_study_create,
-                                           prolific_study_transition, prolific_sync)
+from studies.prolific_api.services import (
+    TRANSITIONS,
+    ProlificStudyError,
+    prolific_hooks_subscribe,
+    prolific_places_raise,
+    prolific_study_configure,
+    prolific_study_create,
+    prolific_study_transition,
+    prolific_sync,
+)
 
 ACTIONS = ("create", *TRANSITIONS, "places", "sync", "recruit", "review", "bonuses", "hooks")
 

@@ -14,8 +14,8 @@ from studies.models import Participant, Response
 from studies.participation.selectors import verification_summary
 from studies.participation.services import responses_verify
 from studies.services import study_create
-from tests.annotation.helpers import import_instruction_induction
 from tests import personas
+from tests.annotation.helpers import import_instruction_induction
 from tests.factories import Bot, pid
 
 pytestmark = pytest.mark.django_db

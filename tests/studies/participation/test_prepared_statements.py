@@ -10,8 +10,8 @@ from django.db import connection, connections, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from studies.models import Participant, Study
 from annotation.models import Item
+from studies.models import Participant, Study
 from studies.participation.prepared import items_by_id, participant_at_link, participant_lock_for_answer
 from tests.factories import Bot, pid, small_study
 
