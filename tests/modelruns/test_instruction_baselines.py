@@ -16,16 +16,14 @@ from modelruns.engine import bertscore, load_embedder, metrics
 from modelruns.models import InstructionScore
 from studies.models import Response, Unit
 from studies.services import study_create
-from tests.annotation.helpers import import_instruction_induction
 from tests.factories import Bot, pid
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("instruction_induction")]
 
 WRITTEN = {"antonyms": "Write the opposite of the word.", "sum": "Add the two numbers."}
 
 
 def _study_with_written_instructions(owner=None):
-    import_instruction_induction()
     study = study_create(name="ii baselines", benchmark="instruction_induction", owner=owner,
                          design={"tasks_per_participant": 3, "annotators_per_task": 1})
     # three tasks are enough here: keep the first unit only

@@ -9,7 +9,6 @@ from freezegun import freeze_time
 
 from studies.models import Participant
 from studies.monitor import participant_flags, participants_flagged, study_monitor
-from tests.annotation.helpers import import_instruction_induction
 from tests.factories import Bot, pid, small_study
 from tests.studies.monitoring import READ_AT, T0, busy_study, pseudonym
 
@@ -92,8 +91,7 @@ def test_prolifics_3_sd_rule_flags_one_much_faster_completion_among_eleven(impli
     assert participants_flagged(Participant.objects.all(), "fast_completion").get().pseudonym == "A11"
 
 
-def test_a_pasted_written_answer_is_flagged(db):
-    import_instruction_induction()
+def test_a_pasted_written_answer_is_flagged(instruction_induction):
     from studies.services import study_create
 
     study = study_create(name="written", benchmark="instruction_induction",

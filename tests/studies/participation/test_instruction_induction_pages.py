@@ -15,7 +15,6 @@ from studies.participation.selectors import verification_summary
 from studies.participation.services import responses_verify
 from studies.services import study_create
 from tests import personas
-from tests.annotation.helpers import import_instruction_induction
 from tests.factories import Bot, pid
 
 pytestmark = pytest.mark.django_db
@@ -24,8 +23,8 @@ WRITTEN = "Write the word that means the opposite of the input."
 
 
 @pytest.fixture
-def induction(db):
-    return import_instruction_induction()
+def induction(instruction_induction):
+    return instruction_induction
 
 
 def _study(name: str = "induction pilot", owner=None, **design):
