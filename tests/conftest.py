@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,14 @@ def dataset(name: str) -> Path:
     return path
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """pytest-xdist tells tests apart by node ID: of several tests with one ID it runs one."""
+    repeated = [nodeid for nodeid, count in Counter(
+        item.nodeid for item in items if item.get_closest_marker("serial") is None).items() if count > 1]
+    if repeated:
+        raise pytest.UsageError(f"tests share a node ID (mark them serial): {', '.join(repeated)}")
+
+
 @pytest.fixture(autouse=True)
 def _fresh_cache():
     """The API's throttles count in the cache: no test inherits another's requests."""
@@ -41,11 +50,18 @@ def _fresh_cache():
     cache.clear()
 
 
+def _marked_postgres(request: pytest.FixtureRequest) -> None:
+    """scripts/test runs on PostgreSQL only the tests so marked: unmarked, such a test would never run."""
+    if request.node.get_closest_marker("postgres") is None:
+        pytest.fail("mark the test @pytest.mark.postgres: scripts/test runs the tests that need PostgreSQL there only")
+
+
 @pytest.fixture
-def postgres(db) -> None:
+def postgres(db, request) -> None:
     """Skips the test unless it runs on PostgreSQL: the tests of row locks (`@pytest.mark.postgres`)."""
     from django.db import connection
 
+    _marked_postgres(request)
     if connection.vendor != "postgresql":
         pytest.skip("row locks are exercised on PostgreSQL (set DATABASE_URL=postgres://...)")
 
@@ -166,11 +182,12 @@ def superuser_client(client, db):
 
 
 @pytest.fixture
-def shared_database_url() -> str:
+def shared_database_url(request) -> str:
     """This run's test database as a URL, for server and worker processes to share (its data must be
     committed: such tests are marked transaction=True); skipped without PostgreSQL."""
     from django.db import connection
 
+    _marked_postgres(request)
     if connection.vendor != "postgresql":
         pytest.skip("needs PostgreSQL shared by several processes (DATABASE_URL=postgres://...; "
                     "scripts/test does this)")

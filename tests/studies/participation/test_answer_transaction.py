@@ -17,7 +17,7 @@ from tests.factories import Bot, pid, small_study
 from tests.test_postgresql_backend import Traced
 
 # committed, as a web worker's statements are: no test transaction around them
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 
 def _at_first_item(name: str) -> Participant:

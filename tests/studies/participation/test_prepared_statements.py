@@ -15,7 +15,7 @@ from studies.models import Participant, Study
 from studies.participation.prepared import items_by_id, participant_at_link, participant_lock_for_answer
 from tests.factories import Bot, pid, small_study
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.both_databases, pytest.mark.django_db]
 
 
 def participant_lock_by_link(*, participant_ids, link):
@@ -73,6 +73,7 @@ def test_an_erased_participant_is_no_ones(implicature):
     assert participant_at_link([participant.pk], participant.study.link) is None
 
 
+@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_on_postgresql_it_locks_the_participants_row_and_not_the_studys(postgres, implicature):
     participant = _working_participant()
@@ -206,6 +207,7 @@ def _prepared_statements() -> list[tuple[str, str]]:
         return cursor.fetchall()
 
 
+@pytest.mark.postgres
 def test_on_postgresql_the_paths_statements_are_prepared_once_per_connection_and_the_orms_are_not(postgres, implicature):
     participant = _working_participant()
     link = participant.study.link
@@ -229,6 +231,7 @@ def test_on_postgresql_the_paths_statements_are_prepared_once_per_connection_and
     assert not [text for _name, text in prepared if '"studies_participant"."id"' in text]
 
 
+@pytest.mark.postgres
 def test_on_postgresql_a_prepared_statement_is_logged_with_its_text(postgres, implicature):
     participant = _working_participant()
     link = participant.study.link
