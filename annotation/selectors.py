@@ -8,8 +8,8 @@ from typing import Any
 
 from django.conf import settings
 
-from parity.benchmarks.base import ItemData
 from annotation.models import Item, ItemSet
+from parity.benchmarks.base import ItemData
 
 
 def item_data(item: Item) -> ItemData:

@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-from collections import Counter
 import shutil
 import tempfile
 import urllib.request
+from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Mapping
+from typing import IO, Any
 
 from django.db import transaction
 from django.db.models import Count
 
-from parity import benchmarks
-from parity.benchmarks.base import DatasetError, ImportBundle, sha256_of
 from annotation.models import BenchmarkAsset, Item, ItemSet
 from annotation.selectors import item_data
+from parity import benchmarks
+from parity.benchmarks.base import DatasetError, ImportBundle, sha256_of
 
 
 @dataclass(frozen=True)

@@ -5,13 +5,14 @@ No writes here: the answers go back to the caller (`modelruns.work.shard_complet
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
-from parity.benchmarks.base import ModelAnswer, answer_variants
 from annotation.selectors import item_data
 from modelruns import selectors
 from modelruns.models import ModelRun, ModelShard
 from modelruns.scoring import Progress, Scorer
+from parity.benchmarks.base import ModelAnswer, answer_variants
 
 #: request stages a benchmark may chain (instruction induction uses two: generate, then execute)
 MAX_STAGES = 5

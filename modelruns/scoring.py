@@ -11,9 +11,10 @@ MODEL_CACHE_DIR/scores, shared by every worker that sees that directory.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 

@@ -6,11 +6,11 @@ from typing import Any
 
 from django.db.models import Count, Prefetch, Q, QuerySet
 
-from parity.benchmarks.base import ItemData
 from annotation.models import BenchmarkAsset, Item
 from annotation.selectors import item_data
-from studies.models import Participant, Response, Study, UnitItem
 from modelruns.models import ModelResponse, ModelRun, ModelShard, ModelSpec
+from parity.benchmarks.base import ItemData
+from studies.models import Participant, Response, Study, UnitItem
 
 
 def runs_for_study(study: Study) -> QuerySet[ModelRun]:

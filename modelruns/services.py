@@ -12,24 +12,25 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Mapping
+from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from parity.benchmarks.base import DatasetError
 from annotation.selectors import item_data
 from annotation.services import rating_items_from_answers
 from modelruns import selectors, workers
-from parity.engine import ENGINE_VERSION
-from parity.engine.api import ApiConfig
 from modelruns.models import ModelRun, ModelShard, ModelSpec
 from modelruns.sources import model_source_problem
 from modelruns.tasks import run_shard
 from modelruns.work import modelrun_finish_if_complete, open_shards
+from parity.benchmarks.base import DatasetError
+from parity.engine import ENGINE_VERSION
+from parity.engine.api import ApiConfig
 from studies.models import Study
 from studies.services import StudyError, study_create
 

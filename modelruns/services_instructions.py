@@ -7,16 +7,17 @@ Scoring again with the same executor replaces that executor's earlier scores for
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from django.db import transaction
 
-from parity.benchmarks.instruction_induction import model as induction
 from modelruns import selectors
 from modelruns.models import InstructionScore, ModelSpec
 from modelruns.scoring import Progress, scorer_of
 from modelruns.storable import storable
+from parity.benchmarks.instruction_induction import model as induction
 from studies.models import Study
 
 

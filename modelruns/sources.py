@@ -13,8 +13,8 @@ server's disk. So a run may load only what the operator listed. Each entry of th
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from django.conf import settings
 

@@ -12,8 +12,8 @@ from django_htmx.http import HttpResponseClientRedirect
 from modelruns import selectors, services
 from modelruns.forms import RunStartForm
 from modelruns.models import ModelRun
-from studies.models import Study
 from studies.access import RUN_MODEL, VIEW_MODELRUN, get_study_for_researcher
+from studies.models import Study
 
 PARTIAL = "modelruns/partials/_runs.html"
 PAGE = "modelruns/study_runs.html"

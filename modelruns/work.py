@@ -18,19 +18,19 @@ import os
 import socket
 import time
 import traceback
+from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
-from typing import Callable, Mapping, Sequence
 
 from django.db import transaction
 from django.db.models import Case, F, PositiveIntegerField, Q, Sum, When
 from django.utils import timezone
 
-from parity.benchmarks.base import ModelAnswer, answer_variants
 from modelruns import execution
-from parity.engine.api import Usage
-from modelruns.models import ModelResponse, ModelRun, ModelShard, ModelSpec
+from modelruns.models import ModelResponse, ModelRun, ModelShard
 from modelruns.scoring import Scorer, scorer_of
 from modelruns.storable import storable
+from parity.benchmarks.base import ModelAnswer, answer_variants
+from parity.engine.api import Usage
 
 logger = logging.getLogger(__name__)
 

@@ -12,11 +12,10 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from studies.access import get_study_for_researcher
-from participation.forms import ConsentForm
-from studies.models import Study
 from participation import preview
-from participation.forms import PreviewAnswerForm
+from participation.forms import ConsentForm, PreviewAnswerForm
+from studies.access import get_study_for_researcher
+from studies.models import Study
 
 
 def _context(study: Study, walk: preview.Walk, action: str, **extra: Any) -> dict[str, Any]:

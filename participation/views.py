@@ -6,8 +6,8 @@ makes refreshes, back buttons, second tabs and replayed POSTs harmless.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import wraps
-from typing import Callable
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
@@ -18,13 +18,17 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from annotation.models import Item
 from participation.forms import AnswerForm, ConsentForm, EntryForm
-from studies.models import Participant, Study
-from studies.selectors import screen_for
-from studies.services_answers import Outcome, response_submit
+from participation.selectors import (
+    get_participant_by_link,
+    get_participant_for_request,
+    known_participant_ids,
+    remember_participant,
+)
 from prolific.signed_links import SignatureError, signing_enabled, verify_signed_link
-from studies.selectors import answered_responses, current_item, get_study_by_link, participant_at_link
-from participation.selectors import get_participant_by_link, get_participant_for_request, known_participant_ids, remember_participant
+from studies.models import Participant, Study
+from studies.selectors import answered_responses, current_item, get_study_by_link, participant_at_link, screen_for
 from studies.services import Refusal, item_mark_shown, participant_begin, participant_consent, participant_enter
+from studies.services_answers import Outcome, response_submit
 
 _PROLIFIC_PARAMS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
 

@@ -49,18 +49,18 @@ class Snapshot:
     client: float
 
     @staticmethod
-    def zero() -> "Snapshot":
+    def zero() -> Snapshot:
         return Snapshot(0.0, 0.0, 0.0)
 
     @staticmethod
-    def add(total: "Snapshot | None", first: "Snapshot | None", last: "Snapshot | None") -> "Snapshot | None":
+    def add(total: Snapshot | None, first: Snapshot | None, last: Snapshot | None) -> Snapshot | None:
         """`total` plus what each group spent from `first` to `last` (None where any is None)."""
         if total is None or first is None or last is None:
             return None
         return Snapshot(*(getattr(total, group) + getattr(last, group) - getattr(first, group) for group in GROUPS))
 
     @staticmethod
-    def less(snapshot: "Snapshot | None", spent: "Snapshot | None") -> "Snapshot | None":
+    def less(snapshot: Snapshot | None, spent: Snapshot | None) -> Snapshot | None:
         """`snapshot` as if what `spent` counts had not been spent (None where either is None)."""
         if snapshot is None or spent is None:
             return None

@@ -23,10 +23,10 @@ import random
 import re
 import time
 from collections import Counter
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from html import unescape
 from urllib.parse import urlencode
-from typing import Awaitable, Callable, Iterable, Sequence
 
 import aiohttp
 
@@ -150,7 +150,7 @@ class Participant:
             async with self.http.request(method, url if url.startswith("http") else self.base + url, data=data,
                                          headers=headers, allow_redirects=False) as answer:
                 body = await answer.text()
-        except (aiohttp.ClientError, asyncio.TimeoutError, ConnectionError) as exc:
+        except (TimeoutError, aiohttp.ClientError, ConnectionError) as exc:
             raise Failed(f"{method} {url}: {type(exc).__name__}") from exc
         finally:
             if pause is not None:
@@ -440,7 +440,7 @@ async def hammer(url: str, *, concurrency: int, seconds: float, meter: CpuMeter 
                     async with http.get(url) as answer:
                         await answer.read()
                         ok, failed = (ok + 1, failed) if answer.status == 200 else (ok, failed + 1)
-                except (aiohttp.ClientError, asyncio.TimeoutError):
+                except (TimeoutError, aiohttp.ClientError):
                     failed += 1
 
         meter = meter or CpuMeter(None)

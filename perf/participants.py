@@ -5,8 +5,9 @@
 
 For each database (PostgreSQL, a database this script creates and drops; with --sqlite also the
 embedded SQLite default, in a temporary directory) it migrates, imports the implicature items
-(`manage.py import_benchmark`, from $DATASETS_DIR/implicature when set), starts gunicorn as scripts/serve does (production settings, DEBUG
-off, WEB_CONCURRENCY sync workers, plain HTTP on a free local port) and, for each concurrency C:
+(`manage.py import_benchmark`, from $DATASETS_DIR/implicature when set), starts gunicorn as
+scripts/serve does (production settings, DEBUG off, WEB_CONCURRENCY sync workers, plain HTTP on a
+free local port) and, for each concurrency C:
 - creates a study (`manage.py create_study`) whose units hold exactly the N
   participants, and walks N participants through it, C at a time over at most C connections
   (perf/load.py): all reach their first item, then all answer every item (the timed phase), then
@@ -42,17 +43,17 @@ import sqlite3
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from perf.cpu import CpuMeter  # noqa: E402
-from perf.cpu import GROUPS  # noqa: E402
-from perf.load import PATHS, Hammered, Load, pids, hammer, run_participants, verify  # noqa: E402
+from perf.cpu import GROUPS, CpuMeter  # noqa: E402
+from perf.load import PATHS, Hammered, Load, hammer, pids, run_participants, verify  # noqa: E402
 from perf.server import Server, free_port, manage, server_env  # noqa: E402
 
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/parity_perf"
@@ -107,7 +108,7 @@ class Postgres:
         if not self.name.replace("_", "").isalnum():
             raise SystemExit(f"--database-url: {self.name!r} is not a plain database name")
 
-    def __enter__(self) -> "Postgres":
+    def __enter__(self) -> Postgres:
         with self.psycopg.connect(self.maintenance, autocommit=True) as db:
             if db.execute("SELECT 1 FROM pg_database WHERE datname = %s", (self.name,)).fetchone():
                 raise SystemExit(f"database {self.name} already exists: drop it, or name another with --database-url")
@@ -134,7 +135,7 @@ class Sqlite:
     def __init__(self, var_dir: Path) -> None:
         self.path = var_dir / "parity.sqlite3"
 
-    def __enter__(self) -> "Sqlite":
+    def __enter__(self) -> Sqlite:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -25,9 +25,10 @@ import sys
 import tempfile
 import time
 import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -239,7 +240,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workload", choices=("implicature", "ambibench", "miqa"), required=True)
     parser.add_argument("--model", choices=("tiny", "smollm2"), default="tiny")
-    parser.add_argument("--limit", type=int, help="benchmark items to draw (default: %s)" % DEFAULT_LIMITS)
+    parser.add_argument("--limit", type=int, help=f"benchmark items to draw (default: {DEFAULT_LIMITS})")
     parser.add_argument("--json", action="store_true", help="end with one JSON line")
     parser.add_argument("--k", default="0,5", help="implicature shots, comma-separated (default 0,5)")
     parser.add_argument("--format", default="arrow", choices=("arrow", "qa"), help="AmbiBench format")

@@ -13,8 +13,8 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 REPO = Path(__file__).resolve().parent.parent
 #: variables of the calling process that must not reach the server (pytest sets the first one)
@@ -67,7 +67,7 @@ class Server:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 120) -> "Server":
+    def start(self, timeout: float = 120) -> Server:
         with open(self.log, "a") as out:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "gunicorn", "config.wsgi", "--preload", "--bind", f"127.0.0.1:{self.port}",

@@ -4,23 +4,30 @@ services; the pages are read-only but for the study's policies."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from prolific.bonuses import prolific_bonuses_pay
+from prolific.client import ProlificError
+from prolific.models import BonusBatch, BonusLine, ProlificEvent, ProlificFlag, ProlificStudy, ProlificSubmission
+from prolific.recruitment import prolific_recruit_configure
+from prolific.review import prolific_review
+from prolific.services import (
+    ProlificStudyError,
+    flags_resolve,
+    prolific_study_configure,
+    prolific_study_create,
+    prolific_study_transition,
+    prolific_sync,
+)
 from studies.access import VIEW_STUDY, has_permission
 from studies.admin import StudyAdmin
 from studies.admin_base import ResearcherAdmin
 from studies.models import Study
-from prolific.models import BonusBatch, BonusLine, ProlificEvent, ProlificFlag, ProlificStudy, ProlificSubmission
-from prolific.bonuses import prolific_bonuses_pay
-from prolific.client import ProlificError
-from prolific.recruitment import prolific_recruit_configure
-from prolific.review import prolific_review
-from prolific.services import (ProlificStudyError, flags_resolve, prolific_study_configure, prolific_study_create,
-                               prolific_study_transition, prolific_sync)
 
 CHANGE_STUDY = "studies.change_study"
 

@@ -20,10 +20,10 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from studies.models import Participant
-from prolific.models import BonusBatch, BonusLine, ProlificStudy, ProlificSubmission
 from prolific.client import ProlificClient, ProlificError
+from prolific.models import BonusBatch, BonusLine, ProlificStudy, ProlificSubmission
 from prolific.services import ProlificStudyError, client_default
+from studies.models import Participant
 
 #: submissions whose participant may receive a bonus
 BONUSABLE = ("AWAITING REVIEW", "APPROVED")

@@ -37,7 +37,7 @@ class Submission:
     study_code: str | None = None
 
     @classmethod
-    def from_api(cls, data: dict[str, Any]) -> "Submission":
+    def from_api(cls, data: dict[str, Any]) -> Submission:
         return cls(id=str(data["id"]), participant_id=str(data.get("participant_id") or data.get("participant") or ""),
                    status=str(data.get("status", "")), started_at=data.get("started_at"),
                    completed_at=data.get("completed_at"), study_code=data.get("study_code"))
@@ -67,7 +67,7 @@ class ProlificClient:
             detail = exc.read().decode(errors="replace")[:300]
             raise ProlificError(f"Prolific refused {call}: HTTP {exc.code} {detail}".rstrip(), status=exc.code,
                                 sent=exc.code >= 500) from None
-        except (TimeoutError, socket.timeout):
+        except TimeoutError:
             raise ProlificError(f"Prolific did not answer {call} within {self.timeout:g} s; it may or may not "
                                 "have acted on it", sent=True) from None
         except urllib.error.URLError as exc:

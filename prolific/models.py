@@ -10,6 +10,7 @@ from django.db import models
 
 from studies.models import Participant, Study
 
+
 class RecruitTarget(models.TextChoices):
     CI_WIDTH = "ci_width", "95% CI of human accuracy at most this wide (points)"
     PER_UNIT = "per_unit", "completions in every unit"

@@ -12,14 +12,12 @@ from typing import Any
 
 from django.db import transaction
 
-from studies.models import Participant, Response, Unit
-from prolific.models import ProlificFlag, ProlificStudy, RecruitmentPoint, RecruitTarget
-from prolific.client import ProlificClient
-from prolific.services import (ProlificStudyError, prolific_places_raise, prolific_study_transition,
-                                           study_places)
 from parity.stats import Rating, accuracy_summary
-from parity.stats.recruitment import RAISE, STOP, Decision, Standing, Target, affordable_places, describe, \
-    next_action
+from parity.stats.recruitment import RAISE, STOP, Decision, Standing, Target, affordable_places, describe, next_action
+from prolific.client import ProlificClient
+from prolific.models import ProlificFlag, ProlificStudy, RecruitmentPoint, RecruitTarget
+from prolific.services import ProlificStudyError, prolific_places_raise, prolific_study_transition, study_places
+from studies.models import Participant, Response, Unit
 
 Status = Participant.Status
 

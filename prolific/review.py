@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils import timezone
 
-from studies.models import Participant, Study
-from prolific.models import ProlificFlag, ProlificStudy, ProlificSubmission
 from prolific.client import ProlificClient
+from prolific.models import ProlificFlag, ProlificStudy, ProlificSubmission
 from prolific.services import client_default, prolific_sync
+from studies.models import Participant, Study
 
 REJECTION_CATEGORY = "FAILED_CHECK"
 #: Prolific asks for a rejection message of at least this many characters

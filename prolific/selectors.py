@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from studies.models import Study
 from prolific.models import ProlificStudy
+from studies.models import Study
 
 #: what the study page offers, by the Prolific study's status: (action, label)
 ACTIONS_BY_STATUS: dict[str, tuple[tuple[str, str], ...]] = {

@@ -15,9 +15,9 @@ from django.db.models import Sum
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from studies.models import Participant, Study
-from prolific.models import ProlificEvent, ProlificFlag, ProlificHookSecret, ProlificStudy, ProlificSubmission
 from prolific.client import ProlificClient, ProlificError, Submission
+from prolific.models import ProlificEvent, ProlificFlag, ProlificHookSecret, ProlificStudy, ProlificSubmission
+from studies.models import Participant, Study
 from studies.services import participants_mark_returned
 
 __all__ = ["ProlificError", "ProlificStudyError"]

@@ -8,11 +8,11 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
-from studies.access import get_study_for_researcher
-from studies.models import Study
 from prolific.client import ProlificError
 from prolific.selectors import prolific_study_of
 from prolific.services import ProlificStudyError, prolific_study_create, prolific_study_transition
+from studies.access import get_study_for_researcher
+from studies.models import Study
 
 CHANGE_STUDY = "studies.change_study"
 

@@ -10,19 +10,6 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from results.breakdowns import breakdowns
-from results.forms import ResultFilters
-from results.rows import (
-    averaged_item_scores,
-    human_ratings,
-    human_rows,
-    model_item_scores,
-    model_ratings,
-    run_rows,
-    selected_runs,
-)
-from results.selectors import ModelAnswer, RunInfo, StudyData, load_study_data
-from studies.models import Participant, Study
 from parity.stats import (
     AccuracySummary,
     AgreementSummary,
@@ -41,6 +28,19 @@ from parity.stats import (
     percent_agreement,
 )
 from parity.stats.results import finite_or_none
+from results.breakdowns import breakdowns
+from results.forms import ResultFilters
+from results.rows import (
+    averaged_item_scores,
+    human_ratings,
+    human_rows,
+    model_item_scores,
+    model_ratings,
+    run_rows,
+    selected_runs,
+)
+from results.selectors import ModelAnswer, RunInfo, StudyData, load_study_data
+from studies.models import Participant, Study
 
 #: bootstrap resamples and seed for every CI of a results page (the same numbers on every call)
 N_BOOT = 10_000

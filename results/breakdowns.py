@@ -10,11 +10,11 @@ from collections import defaultdict
 from typing import Any
 
 from parity.benchmarks.base import ResultsInput
+from parity.stats import accuracy_summary
+from parity.stats.results import finite_or_none
 from results.forms import ResultFilters
 from results.rows import human_ratings, item_passes, model_item_scores
 from results.selectors import HumanAnswer, ModelAnswer, RunInfo, StudyData, generic_setting_label
-from parity.stats import accuracy_summary
-from parity.stats.results import finite_or_none
 
 SEED = 0
 

@@ -8,19 +8,20 @@ from __future__ import annotations
 
 import functools
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from parity import benchmarks
 from annotation.models import Item
 from annotation.selectors import datasets_dir, download_dir
 from annotation.services import benchmark_import, benchmark_sources_fetch
 from modelruns.services import modelrun_start, modelspec_get_or_create
+from parity import benchmarks
 from studies.models import Study
 from studies.services import study_assign_owner, study_create
 from studies.services_import import human_baseline_import

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
-from studies.models import Study
+from parity.stats import accuracy_summary, agreement_by_unit, kappa_across_units, krippendorff_alpha
 from results.assemble import N_BOOT, SEED, interval, mean_or_none, participants_section
 from results.forms import ResultFilters
 from results.rows import human_ratings, human_rows, model_item_scores, run_rows
 from results.selectors import load_studies_data
-from parity.stats import accuracy_summary, agreement_by_unit, kappa_across_units, krippendorff_alpha
+from studies.models import Study
 
 
 def study_headlines(studies: Iterable[Study], *, n_boot: int = N_BOOT) -> list[dict[str, Any]]:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from parity.stats import Rating
 from results.forms import ResultFilters
 from results.selectors import HumanAnswer, ModelAnswer, RunInfo, StudyData
-from parity.stats import Rating
 
 
 def item_passes(data: StudyData, key: str, filters: ResultFilters) -> bool:

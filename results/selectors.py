@@ -7,9 +7,10 @@ number of queries, whatever the number of studies, units, participants or model 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from modelruns.models import InstructionScore, ModelResponse, ModelRun
 from studies.models import Participant, Response, Study, UnitItem

@@ -12,9 +12,9 @@ from django.views.decorators.http import require_GET
 from results.assemble import study_results
 from results.charts import arrivals_chart, study_charts
 from results.display import disagreement_rows, headline_cells, summary_cards
-from results.headlines import study_headlines
 from results.exports import FORMATS, ExportForm, export_study
 from results.forms import ResultFilters, ResultsFilterForm
+from results.headlines import study_headlines
 from results.monitor import study_monitor
 from results.selectors import load_study_data
 from results.tables import paper_tables

@@ -7,13 +7,15 @@ from django.db.models.functions import Cast
 from django.shortcuts import redirect, render
 from django.utils.html import format_html, format_html_join
 
-from studies import admin_answers  # noqa: F401 (registers the answers' admin)
-from studies import services
+from studies import (
+    admin_answers,  # noqa: F401 (registers the answers' admin)
+    services,
+)
 from studies.access import EXCLUDE_PARTICIPANT, has_permission, may_manage_access
 from studies.admin_base import ResearcherAdmin
+from studies.flags import FLAGS, participant_flags
 from studies.identity import can_see_identities
 from studies.models import Participant, Study, Unit
-from studies.flags import FLAGS, participant_flags
 from studies.pay import hourly_pay
 from studies.selectors import median_minutes, units_with_counts
 
@@ -81,7 +83,8 @@ class StudyAdmin(ResearcherAdmin):
             return "—"
         rows = units_with_counts(study)
         return format_html("<table>{}</table>", format_html_join(
-            "", "<tr><td>{}</td><td>{} items</td><td>{} working</td><td>{} complete</td><td>{} excluded</td><td>of {}</td></tr>",
+            "", "<tr><td>{}</td><td>{} items</td><td>{} working</td><td>{} complete</td>"
+                "<td>{} excluded</td><td>of {}</td></tr>",
             ((u.label, u.n_items, u.active, u.completed, u.excluded, u.capacity) for u in rows)))
 
     @admin.display(description="pay (median time)")

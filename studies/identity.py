@@ -9,7 +9,8 @@ searches and orderings that reach `Participant.IDENTITY_FIELDS` are refused to a
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from django.core.exceptions import FieldDoesNotExist
 from django.db.models import Model

@@ -5,18 +5,19 @@ from __future__ import annotations
 import enum
 import secrets
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from django.db import transaction
 from django.db.models import Count, Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from parity import benchmarks
-from parity.benchmarks.base import seeded_rng
 from annotation.models import BenchmarkAsset, Item
 from annotation.selectors import item_data, item_set_usable
+from parity import benchmarks
+from parity.benchmarks.base import seeded_rng
 from studies.models import Participant, Study, Unit, UnitItem
 
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.db.models import QuerySet

@@ -8,18 +8,19 @@ verified, and importing the same name again changes nothing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from annotation.models import Item
+from annotation.selectors import item_data
 from parity import benchmarks
 from parity.benchmarks.base import DatasetError, PublishedStudy
 from parity.benchmarks.base import normalise_text as normalise
-from annotation.models import Item
-from annotation.selectors import item_data
 from studies.models import Participant, Response, Study, Unit, UnitItem
 
 

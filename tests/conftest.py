@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import os
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+
+#: Published benchmarks imported once per session (per xdist worker) into the test database, committed,
+#: before the first test that uses it: each test's transaction rolls back around them. A test that
+#: commits ends with a flush of every table; they are imported again before the next test that needs
+#: them (`pytest_runtest_setup`). Tests that count what an import wrote use `without_session_benchmarks`.
+SESSION_BENCHMARKS = ("implicature", "instruction_induction")
 
 
 def datasets_dir() -> Path:
@@ -23,6 +32,14 @@ def dataset(name: str) -> Path:
     return path
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """pytest-xdist tells tests apart by node ID: of several tests with one ID it runs one."""
+    repeated = [nodeid for nodeid, count in Counter(
+        item.nodeid for item in items if item.get_closest_marker("serial") is None).items() if count > 1]
+    if repeated:
+        raise pytest.UsageError(f"tests share a node ID (mark them serial): {', '.join(repeated)}")
+
+
 @pytest.fixture(autouse=True)
 def _fresh_cache():
     """The API's throttles count in the cache: no test inherits another's requests."""
@@ -33,11 +50,18 @@ def _fresh_cache():
     cache.clear()
 
 
+def _marked_postgres(request: pytest.FixtureRequest) -> None:
+    """scripts/test runs on PostgreSQL only the tests so marked: unmarked, such a test would never run."""
+    if request.node.get_closest_marker("postgres") is None:
+        pytest.fail("mark the test @pytest.mark.postgres: scripts/test runs the tests that need PostgreSQL there only")
+
+
 @pytest.fixture
-def postgres(db) -> None:
+def postgres(db, request) -> None:
     """Skips the test unless it runs on PostgreSQL: the tests of row locks (`@pytest.mark.postgres`)."""
     from django.db import connection
 
+    _marked_postgres(request)
     if connection.vendor != "postgresql":
         pytest.skip("row locks are exercised on PostgreSQL (set DATABASE_URL=postgres://...)")
 
@@ -47,11 +71,90 @@ def implicature_source() -> Path:
     return dataset("implicature")
 
 
-@pytest.fixture
-def implicature(db, implicature_source):
+@dataclass
+class _SessionData:
+    """The session's imports, and whether a test that commits has emptied the tables since."""
+
+    blocker: Any = None  # pytest-django's django_db_blocker, once the test database exists
+    imported: dict[str, Any] = field(default_factory=dict)  # name -> ImportResult
+    emptied: bool = False
+
+
+_session = _SessionData()
+
+
+def _import_session_benchmarks() -> None:
+    """Commits the published benchmarks that are there (a test that needs a missing one fails in
+    `dataset`, as before)."""
     from annotation.services import benchmark_import
 
-    return benchmark_import(name="implicature", source=implicature_source)
+    with _session.blocker.unblock():
+        _session.imported = {name: benchmark_import(name=name, source=datasets_dir() / name)
+                             for name in SESSION_BENCHMARKS if (datasets_dir() / name).is_dir()}
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """pytest-django's test database, with the session's benchmarks in it."""
+    _session.blocker = django_db_blocker
+    _import_session_benchmarks()
+    yield
+    _session.blocker = None
+
+
+def _uses_db(item: pytest.Item) -> bool:
+    fixtures = getattr(item, "fixturenames", ())
+    return item.get_closest_marker("django_db") is not None or "db" in fixtures or "transactional_db" in fixtures
+
+
+def _commits(item: pytest.Item) -> bool:
+    """Whether the test commits (transaction=True, live_server): pytest-django flushes every table after it."""
+    marker = item.get_closest_marker("django_db")
+    fixtures = getattr(item, "fixturenames", ())
+    return bool(marker and (marker.kwargs.get("transaction") or marker.kwargs.get("reset_sequences"))) or (
+        "transactional_db" in fixtures or "live_server" in fixtures)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """After a flush, the session's benchmarks are imported again (committed, before the test's own
+    transaction begins) for the next test that reads them or rolls back: pytest-django runs the
+    tests that commit after the others, but a worker of pytest-xdist runs whole files in turn."""
+    fixtures = getattr(item, "fixturenames", ())
+    if _session.emptied and _session.blocker is not None and (
+            "session_benchmarks" in fixtures or _uses_db(item) and not _commits(item)):
+        _import_session_benchmarks()
+        _session.emptied = False
+    if _commits(item):
+        _session.emptied = True
+
+
+@pytest.fixture
+def session_benchmarks(db) -> dict[str, Any]:
+    """The session's imports (name -> ImportResult), in the database for this test."""
+    return _session.imported
+
+
+@pytest.fixture
+def without_session_benchmarks(db, request) -> None:
+    """For tests that count what an import wrote: the session's benchmarks that the test does not ask
+    for (as a fixture of that name) are deleted, inside its transaction (its rollback restores them)."""
+    from annotation.models import BenchmarkAsset, Item
+
+    unwanted = [name for name in SESSION_BENCHMARKS if name not in request.fixturenames]
+    for model in (Item, BenchmarkAsset):
+        model.objects.filter(benchmark__in=unwanted).delete()
+
+
+@pytest.fixture
+def implicature(session_benchmarks, implicature_source):
+    return session_benchmarks["implicature"]
+
+
+@pytest.fixture
+def instruction_induction(session_benchmarks):
+    dataset("instruction_induction")
+    return session_benchmarks["instruction_induction"]
 
 
 @pytest.fixture
@@ -79,11 +182,12 @@ def superuser_client(client, db):
 
 
 @pytest.fixture
-def shared_database_url() -> str:
+def shared_database_url(request) -> str:
     """This run's test database as a URL, for server and worker processes to share (its data must be
     committed: such tests are marked transaction=True); skipped without PostgreSQL."""
     from django.db import connection
 
+    _marked_postgres(request)
     if connection.vendor != "postgresql":
         pytest.skip("needs PostgreSQL shared by several processes (DATABASE_URL=postgres://...; "
                     "scripts/test does this)")

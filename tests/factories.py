@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 import threading
-from html import unescape
 from dataclasses import dataclass, field
+from html import unescape
 
 from django.db import connections
 from django.test import Client
@@ -99,14 +99,14 @@ class Bot:
         value = choose(item) if choose else item.gold
         return self.post("answer", {"item": item_id, "position": position, "answer": value})
 
-    def start_items(self) -> "Bot":
+    def start_items(self) -> Bot:
         """Enter, consent and begin: the first item comes next."""
         self.enter()
         self.post("consent", {"agree": "yes"})
         self.post("begin", {})
         return self
 
-    def answer_items(self, choose=None, *, count: int | None = None, wait=None) -> "Bot":
+    def answer_items(self, choose=None, *, count: int | None = None, wait=None) -> Bot:
         """Answer the items in turn, all of them or the first `count`; `wait()` runs between an item
         showing and its answer (a test's clock moving on: the answer's response time)."""
         answered = 0

@@ -11,6 +11,7 @@ from django.db import connection, connections
 
 # committed, as a web worker's queries are
 pytestmark = [
+    pytest.mark.postgres,
     pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's backend"),
 ]

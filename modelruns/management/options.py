@@ -8,9 +8,9 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from parity.engine.api import FEATURES
 from modelruns.models import ModelSpec
 from modelruns.services import ApiOptions, modelspec_get_or_create
+from parity.engine.api import FEATURES
 from studies.models import Study
 
 

@@ -19,8 +19,8 @@ tests (`tests/benchmarks/test_registry_shape.py` checks the shape).
 
 from __future__ import annotations
 
-from .base import Benchmark, DatasetError, ImportBundle, ItemData, Scored, SourceFile
 from .ambibench import AmbiBench
+from .base import Benchmark, DatasetError, ImportBundle, ItemData, Scored, SourceFile
 from .custom import CustomItems
 from .implicature import Implicature
 from .instruction_induction import InstructionInduction

@@ -10,11 +10,13 @@ from __future__ import annotations
 import hashlib
 import random
 import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, ClassVar, Iterable, Mapping, Sequence
+from typing import Any, ClassVar
 
 from .design import DesignOption, design_errors
+
 # the readers of published files, and their error, are part of this contract
 from .files import DatasetError, read_csv_rows, read_jsonl_rows, read_text, sha256_of  # noqa: F401
 

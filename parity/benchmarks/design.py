@@ -8,8 +8,9 @@ and `design_errors` says in words what is wrong with chosen values before any un
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 KINDS = ("int", "bool", "choice", "text")
 

@@ -8,8 +8,9 @@ import csv
 import hashlib
 import io
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 
 class DatasetError(ValueError):

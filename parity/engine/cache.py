@@ -13,8 +13,9 @@ import json
 import os
 import sqlite3
 import threading
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from .loading import ModelIdentity
 

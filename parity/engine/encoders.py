@@ -8,9 +8,10 @@ The NLI model scores (premise, hypothesis) as 1 - P(contradiction), the MiQA bas
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from .loading import ModelIdentity, load_pretrained, resolve_max_length
 
@@ -36,7 +37,7 @@ class Embedder:
     def model_name(self) -> str:
         return self.identity.model_id
 
-    def _hidden(self, texts: Sequence[str]) -> tuple[Any, Any]:
+    def _hidden(self, texts: Sequence[str]) -> tuple[Any, Any, Any]:
         import torch
 
         batch = self.tokenizer(list(texts), padding=True, truncation=True, max_length=self.max_length,

@@ -11,9 +11,10 @@ worker loses at most one batch.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from .cache import ScoreCache, cache_key
 from .forward import RowRunner, RowScores, make_batches

@@ -12,8 +12,9 @@ and each batch syncs with the host once (a single `.tolist()`).
 from __future__ import annotations
 
 import inspect
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from .plan import Row
 

@@ -9,8 +9,9 @@ row has stopped. The text is returned whole; the metrics keep its first line.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from .loading import LoadedModel
 from .metrics import first_line_settled

@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 import string
 from collections import Counter
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 EXACT = "exact"
 F1 = "f1"

@@ -13,8 +13,8 @@ Rows longer than the model window lose tokens on the left (recorded); identical 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from .requests import ChoiceRequest, MultiReadRequest
 from .tokens import Span, TextEncoder, continuation_spans_many
@@ -134,8 +134,8 @@ def _plan_one_read_request(encoder: TextEncoder, book: RowBook, request: MultiRe
     if len(full.ids) - 1 > book.max_length:
         # the whole text does not fit: each read is scored on its own, left-truncated context
         results = [_plan_spans(book, spans, request.key) for spans in per_read_spans]
-        rows = set().union(*(rows for _, rows in results)) if results else set()
-        return PlannedReads(tuple(tuple(slots) for slots, _ in results), tuple(sorted(rows)))
+        every_row: set[int] = set().union(*(rows for _, rows in results)) if results else set()
+        return PlannedReads(tuple(tuple(slots) for slots, _ in results), tuple(sorted(every_row)))
 
     main = _Draft(full.ids)
     main_reads: list[tuple[int, int, list[int]]] = []  # (read index, candidate index, read indices)

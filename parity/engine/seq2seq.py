@@ -5,8 +5,8 @@ starts afresh, so no token straddles the two), after moving the context's traili
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from .forward import read_scores
 from .loading import LoadedModel

@@ -8,8 +8,9 @@ paper's rescaled scale; the embedding model's name is returned with every score.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from .encoders import Embedder
 

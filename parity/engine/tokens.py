@@ -14,8 +14,9 @@ count of the context tokenized alone and can drop or shift such a token; the eng
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 
 @dataclass(frozen=True)

@@ -256,9 +256,9 @@ def icc2k_by_blocks(ratings: Iterable[RatingLike], *, scores: Mapping[str, float
     for item, raters in raters_of.items():
         groups[tuple(sorted(raters))].add(item)
     blocks, weighted, weight, without = [], 0.0, 0, 0
-    for raters, items in sorted(groups.items()):
-        result = icc2k([r for r in rows if r.item in items and r.annotator in raters], scores=scores)
-        blocks.append(IccBlock(raters=list(raters), n_items=len(items), icc=result.icc))
+    for block_raters, items in sorted(groups.items()):
+        result = icc2k([r for r in rows if r.item in items and r.annotator in block_raters], scores=scores)
+        blocks.append(IccBlock(raters=list(block_raters), n_items=len(items), icc=result.icc))
         if result.icc is None:
             without += len(items)
         else:

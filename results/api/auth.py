@@ -4,6 +4,8 @@ caller's address is locked out (django-axes), the right token included, until th
 
 from __future__ import annotations
 
+from axes.handlers.proxy import AxesProxyHandler
+from axes.helpers import get_cool_off, get_lockout_message
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.signals import user_login_failed
 from drf_spectacular.contrib.knox_auth_token import KnoxTokenScheme
@@ -12,9 +14,6 @@ from knox.models import AuthToken
 from rest_framework import exceptions
 from rest_framework.authentication import get_authorization_header
 from rest_framework.request import Request
-
-from axes.handlers.proxy import AxesProxyHandler
-from axes.helpers import get_cool_off, get_lockout_message
 
 #: what a token login reports to the lockout records (no part of the token itself)
 TOKEN_CREDENTIALS = {"username": "(API token)"}

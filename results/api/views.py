@@ -15,6 +15,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from results.api.permissions import IsResearcher
+from results.api.schema import ResearcherApiSchema
+from results.api.selectors import model_runs_of, participants_of, study_items_of, study_units_of
+from results.api.throttles import CappedPagination, ThrottledBeforeRefused
+from results.assemble import study_results
+from results.exports import FORMATS, export_study, long_rows
+from results.forms import ResultFilters, ResultsFilterForm
+from results.selectors import load_study_data
 from studies.access import (
     EXCLUDE_PARTICIPANT,
     EXPORT_STUDY,
@@ -25,16 +33,8 @@ from studies.access import (
     get_study_for_researcher,
     studies_for_user,
 )
-from results.api.permissions import IsResearcher
-from results.api.schema import ResearcherApiSchema
-from results.api.selectors import model_runs_of, participants_of, study_items_of, study_units_of
-from results.api.throttles import CappedPagination, ThrottledBeforeRefused
-from results.exports import FORMATS, export_study, long_rows
 from studies.identity import parameter_touches_identity
 from studies.models import Participant, Study
-from results.forms import ResultFilters, ResultsFilterForm
-from results.selectors import load_study_data
-from results.assemble import study_results
 from studies.services import participants_exclude, participants_include
 
 

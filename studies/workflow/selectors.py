@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db.models import Count
 
-from parity import benchmarks
 from annotation.models import Item
+from parity import benchmarks
 from studies.models import Participant, Study
 from studies.pay import HourlyPay, hourly_pay
 from studies.services import STATUS_MOVES

@@ -51,6 +51,7 @@ def _refused(source) -> str:
     return str(caught.value)
 
 
+@pytest.mark.usefixtures("without_session_benchmarks")
 def test_a_label_without_yes_or_no_is_refused_naming_file_and_row(broken_copy, db):
     path = broken_copy / "test_conversational_implicatures.csv"
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
@@ -72,6 +73,7 @@ def test_a_truncated_file_is_refused_and_leaves_the_database_as_it_was(broken_co
     assert list(Item.objects.order_by("id").values_list("id", "gold", "prompt")) == before
 
 
+@pytest.mark.usefixtures("without_session_benchmarks")
 def test_a_missing_column_and_a_missing_file_are_named(broken_copy, db):
     (broken_copy / "type_labels.csv").write_text("Utterance,Reply\nx,y\n", encoding="utf-8")
     assert "type_labels.csv" in _refused(broken_copy) and "Response" in _refused(broken_copy)
@@ -88,6 +90,7 @@ def test_a_template_file_with_a_broken_line_is_refused(broken_copy, db):
     assert "prompt_templates.txt, row 4" in _refused(broken_copy)
 
 
+@pytest.mark.usefixtures("without_session_benchmarks")
 def test_without_a_source_or_datasets_dir_it_downloads_and_checks_the_sha256(db, tmp_path, monkeypatch, implicature_source):
     """The pinned URLs cannot be reached here: a local stand-in serves the files by URL."""
     import io

@@ -51,6 +51,7 @@ def test_a_broken_file_is_refused_whole_naming_line_and_field(tmp_path: Path) ->
     assert list(Item.objects.order_by("pk").values()) == before
 
 
+@pytest.mark.usefixtures("without_session_benchmarks")
 def test_the_name_is_required_and_must_be_a_slug() -> None:
     with pytest.raises(CommandError, match="give --name NAME"):
         call_command("import_benchmark", "custom", "--source", str(EXAMPLE))

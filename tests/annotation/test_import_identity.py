@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from parity.benchmarks.base import DatasetError
 from annotation.models import Item
-from studies.models import Response
 from annotation.services import AnsweredItemsChanged, benchmark_import
+from parity.benchmarks.base import DatasetError
+from studies.models import Response
 from tests.annotation.helpers import AMBIBENCH_OPTIONS, ambibench_study, import_ambibench
 from tests.conftest import datasets_dir
 from tests.factories import Bot, pid, row_key, small_study
@@ -133,6 +133,7 @@ def test_duplicate_rows_are_refused_with_their_row_numbers(implicature, copy):
     assert f"{TEST_FILE}: duplicate rows, each the same utterance and response: rows 3 and 602" in message
 
 
+@pytest.mark.usefixtures("without_session_benchmarks")
 def test_conflicting_type_labels_are_refused_naming_both_rows(db, copy):
     rows = _read(copy / "type_labels.csv")
     header, first = rows[0], rows[1]
@@ -159,6 +160,7 @@ def test_miqa_duplicate_rows_are_refused_with_their_row_numbers(db, tmp_path):
     assert not Item.objects.filter(benchmark="miqa").exists()
 
 
+@pytest.mark.usefixtures("without_session_benchmarks")
 def test_an_instruction_induction_example_id_given_twice_is_refused(db, tmp_path):
     source = tmp_path / "instruction_induction"
     shutil.copytree(datasets_dir() / "instruction_induction", source)
@@ -187,6 +189,7 @@ def test_generating_ambibench_again_with_another_seed_cannot_rewrite_answered_ep
     assert _snapshot() == before
 
 
+@pytest.mark.usefixtures("without_session_benchmarks")
 def test_the_migration_rekeys_items_keyed_by_row_to_the_keys_an_import_now_gives(implicature):
     import importlib
 

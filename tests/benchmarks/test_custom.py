@@ -10,8 +10,7 @@ import pytest
 
 from parity.benchmarks import get
 from parity.benchmarks.base import DatasetError, ItemData
-from parity.benchmarks.custom import items_from_file, items_from_records, score_answer
-from parity.benchmarks.custom import scoring
+from parity.benchmarks.custom import items_from_file, items_from_records, score_answer, scoring
 from parity.benchmarks.custom.model import cut_at_stops
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "parity" / "benchmarks" / "custom" / "example.csv"

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from parity.benchmarks import REGISTRY
-from parity.benchmarks import base
+from parity.benchmarks import REGISTRY, base
 
 ROOT = Path(__file__).resolve().parents[2]
 #: the modules of every benchmark package: the definition and the human side, the model side, what

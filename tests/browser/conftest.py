@@ -36,7 +36,8 @@ def page(browser):
     # Prolific is outside this machine: a local stand-in answers its completion URL.
     context.route("https://app.prolific.com/**", lambda route: route.fulfill(
         status=200, content_type="text/html",
-        body=f"<html><body><h1 id='prolific'>Prolific stand-in</h1><p id='url'>{route.request.url}</p></body></html>"))
+        body="<html><body><h1 id='prolific'>Prolific stand-in</h1>"
+             f"<p id='url'>{route.request.url}</p></body></html>"))
     page = context.new_page()
     yield page
     context.close()

@@ -4,8 +4,8 @@ import pytest
 
 from annotation.models import Item
 from studies.models import Participant, Response
-from tests.browser.helpers import press_when_focused
 from tests.annotation.helpers import ambibench_study, import_ambibench
+from tests.browser.helpers import press_when_focused
 from tests.factories import entry_url, pid
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from tests.browser.helpers import sign_in
 from tests.factories import small_study
 from tests.personas import researcher

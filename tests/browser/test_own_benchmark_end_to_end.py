@@ -17,6 +17,7 @@ from modelruns.models import ModelResponse, ModelRun
 from studies.models import Participant, Study
 from tests.browser.helpers import each_item, fill_study_form, sign_in, through_consent_and_instructions
 from tests.factories import pid
+
 # a tiny random Llama saved through the real loaders, and the settings that let a run load it
 from tests.modelruns.conftest import _model_cache, _model_sources, session_model_cache, tiny_model_dir  # noqa: F401
 from tests.personas import researcher
@@ -130,7 +131,8 @@ def assert_side_by_side(page, run: ModelRun, items: int, scored: int) -> str:
 
 
 def test_a_csv_of_ones_own_items_becomes_a_study_with_people_and_a_model(
-        researcher_page, page, live_server, artifacts, tiny_model_dir):
+    researcher_page, page, live_server, artifacts, tiny_model_dir  # noqa: F811 (the imported fixture)
+):
     researcher = researcher_page
     researcher.goto(f"{live_server.url}/studies/")
     researcher.click("#import-items-link")
@@ -159,7 +161,8 @@ def test_a_csv_of_ones_own_items_becomes_a_study_with_people_and_a_model(
 
 
 def test_an_lm_eval_task_becomes_a_study_with_people_and_a_model(
-        researcher_page, page, live_server, artifacts, tiny_model_dir):
+    researcher_page, page, live_server, artifacts, tiny_model_dir  # noqa: F811 (the imported fixture)
+):
     import lm_eval  # noqa: F401  (a test dependency: missing, this test fails rather than skips)
     call_command("import_benchmark", "lm_eval", "--task", str(TASK))
     researcher = researcher_page

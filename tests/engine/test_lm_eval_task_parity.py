@@ -22,7 +22,6 @@ def harness_run(model_dir: Path, task: str, num_fewshot: int, add_bos: bool, mon
                 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The harness's metrics and logged samples for `task`, run as `lm_eval --model hf --include_path
     EXAMPLE --tasks TASK --num_fewshot K --device cpu --batch_size 1 --log_samples` from EXAMPLE."""
-    import lm_eval
     from lm_eval.tasks import TaskManager
 
     monkeypatch.chdir(EXAMPLE)
@@ -107,8 +106,8 @@ def test_the_imported_custom_items_answer_as_the_harness_scores(
         llama_dir: Path, tiny_lm: Any, num_fewshot: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """The same, through the custom benchmark's own model side: items built from the records, its
     requests, its answers (correct: acc; correct_norm: acc_norm)."""
-    from parity.benchmarks import custom
     from parity import benchmarks
+    from parity.benchmarks import custom
 
     name, records = records_for_task(EXAMPLE / "example_mc.yaml", num_fewshot=num_fewshot)
     items = custom.items_from_records(records, name=name, label="example_mc.yaml").items
@@ -130,8 +129,8 @@ def test_the_imported_generation_items_score_as_the_harness_scores(
         llama_dir: Path, tiny_lm: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """Generation through the custom benchmark's model side: the same texts, and each item right
     exactly when the harness's exact_match says so (after its remove_whitespace filter)."""
-    from parity.benchmarks import custom
     from parity import benchmarks
+    from parity.benchmarks import custom
 
     name, records = records_for_task(EXAMPLE / "example_gen.yaml", num_fewshot=2)
     items = custom.items_from_records(records, name=name, label="example_gen.yaml").items

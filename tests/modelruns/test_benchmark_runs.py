@@ -48,9 +48,9 @@ def test_an_ambibench_answer_is_valid_only_when_a_merged_label_outweighs_the_top
 
     import torch
 
+    from annotation.models import Item
     from parity.benchmarks.ambibench.model import spellings
     from parity.benchmarks.ambibench.prompts import episode_text
-    from annotation.models import Item
     from parity.engine import load_causal_lm
     from parity.engine.tokens import TextEncoder, continuation_spans
     from tests.engine.conftest import full_text_logprobs
@@ -119,7 +119,6 @@ def test_miqa_with_an_nli_spec_scores_one_minus_p_contradiction(nli_model_dir):
 
 def _three_prompt_study(name: str):
     """An instruction-induction study of three prompts (of its 24): generation is slow on a CPU."""
-    benchmark_import(name="instruction_induction", source=datasets_dir() / "instruction_induction")
     study = study_create(name=name, benchmark="instruction_induction",
                          design={"tasks_per_participant": 12, "annotators_per_task": 1})
     UnitItem.objects.filter(unit__study=study).exclude(
@@ -127,7 +126,7 @@ def _three_prompt_study(name: str):
     return study
 
 
-def test_instruction_induction_generates_executes_and_records_the_similarity_model(tiny_spec):
+def test_instruction_induction_generates_executes_and_records_the_similarity_model(tiny_spec, instruction_induction):
     study = _three_prompt_study("ii")
     run = _run(study, tiny_spec, {"execute_limit": 2}, shard_size=2)
     responses = list(ModelResponse.objects.filter(run=run).select_related("item"))
@@ -140,7 +139,7 @@ def test_instruction_induction_generates_executes_and_records_the_similarity_mod
             assert "MiniLM" in scores["similarity_model"] and -1 <= scores["reference_f1"] <= 1
 
 
-def test_instruction_induction_in_context_verification_is_a_run_setting(tiny_spec):
+def test_instruction_induction_in_context_verification_is_a_run_setting(tiny_spec, instruction_induction):
     study = _three_prompt_study("ii-icl")
     run = _run(study, tiny_spec, {"mode": "in_context"})
     assert run.setting["mode"] == "in_context"

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from parity.benchmarks.custom import score_answer
-from parity.benchmarks.custom.model import cut_at_stops
 from annotation.selectors import item_data
 from annotation.services import benchmark_import
 from modelruns import services, work
-from parity.engine.requests import ChoiceRequest, GenerationRequest
 from modelruns.models import ModelResponse, ModelRun
 from modelruns.selectors import study_items
+from parity.benchmarks.custom import score_answer
+from parity.benchmarks.custom.model import cut_at_stops
+from parity.engine.requests import ChoiceRequest, GenerationRequest
 from results.assemble import study_results
 from results.selectors import load_study_data
 from studies.services import study_create

@@ -10,14 +10,14 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from parity.benchmarks.miqa import generative_prompt
 from annotation.models import Item
 from annotation.services import benchmark_import
 from modelruns import services, work
 from modelruns.models import ModelResponse, ModelRun
-from studies.models import Study
-from results.selectors import load_study_data
+from parity.benchmarks.miqa import generative_prompt
 from results.assemble import study_results
+from results.selectors import load_study_data
+from studies.models import Study
 from studies.services import study_create
 from tests.conftest import datasets_dir
 from tests.factories import Bot, pid

@@ -12,20 +12,18 @@ from django.conf import settings
 from django.core.management import CommandError, call_command
 
 from annotation.models import BenchmarkAsset
-from studies.models import Response, Unit
-from parity.engine import bertscore, load_embedder, metrics
 from modelruns.models import InstructionScore
+from parity.engine import bertscore, load_embedder, metrics
+from studies.models import Response, Unit
 from studies.services import study_create
-from tests.annotation.helpers import import_instruction_induction
 from tests.factories import Bot, pid
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("instruction_induction")]
 
 WRITTEN = {"antonyms": "Write the opposite of the word.", "sum": "Add the two numbers."}
 
 
 def _study_with_written_instructions(owner=None):
-    import_instruction_induction()
     study = study_create(name="ii baselines", benchmark="instruction_induction", owner=owner,
                          design={"tasks_per_participant": 3, "annotators_per_task": 1})
     # three tasks are enough here: keep the first unit only

@@ -10,8 +10,8 @@ import jinja2
 import pytest
 
 from parity import benchmarks
-from parity.benchmarks.implicature import model as implicature_model
 from parity.benchmarks.base import ItemData, PairRequest, SimilarityRequest
+from parity.benchmarks.implicature import model as implicature_model
 from parity.engine import ChoiceRequest, GenerationRequest, MultiReadRequest
 from tests.conftest import datasets_dir
 
@@ -165,7 +165,8 @@ def test_the_contrastive_variant_shows_both_texts_as_a_and_b_in_a_seeded_order(i
     assert requests == definition.model_requests(test[:40], assets, setting, pool=dev)
     positions = []
     for item, request in zip(test[:40], requests):
-        coherent = f'Esther asked "{item.prompt["utterance"]}" and Juan responded "{item.prompt["response"]}", which means {item.gold}'
+        coherent = (f'Esther asked "{item.prompt["utterance"]}" and Juan responded "{item.prompt["response"]}", '
+                    f"which means {item.gold}")
         other = coherent[: -len(item.gold)] + ("no" if item.gold == "yes" else "yes")
         assert request.context.startswith("The following are examples of the task:\n\nA: ")
         assert request.context.endswith("Question: Which of the above texts is coherent, A or B?\nAnswer:")

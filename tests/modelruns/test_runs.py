@@ -9,10 +9,10 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from parity.benchmarks.base import ModelAnswer
 from modelruns import execution, services, work
 from modelruns.models import ModelResponse, ModelRun, ModelShard
 from modelruns.scoring import scorer_of
+from parity.benchmarks.base import ModelAnswer
 
 pytestmark = pytest.mark.django_db
 

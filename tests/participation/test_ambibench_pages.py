@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from parity.benchmarks.ambibench.benchmark import ORIENTING_INSTRUCTIONS
 from annotation.models import Item
+from parity.benchmarks.ambibench.benchmark import ORIENTING_INSTRUCTIONS
 from studies.models import Participant, Response
 from tests.annotation.helpers import ambibench_study, answered_labels, import_ambibench, without_csrf
 from tests.factories import Bot, pid
@@ -113,7 +113,7 @@ def test_the_three_example_page_shows_both_labelled_examples_and_the_query_at_on
     item = Item.objects.get(pk=participant.sequence[0])
     html = _page_is_the_same_whatever_the_gold(bot, item)
     assert 'id="ambibench-instruction"' in html and item.prompt["instruction"].replace("'", "&#x27;") in html
-    for sentence, label in item.prompt["examples"]:
+    for sentence, _label in item.prompt["examples"]:
         assert sentence in html
     assert html.count('class="label-shown"') == 2 and item.prompt["query"] in html
     bot.post("answer", {"item": item.pk, "position": 1, "answer": item.gold.lower()})

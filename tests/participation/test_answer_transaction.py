@@ -6,8 +6,8 @@ nothing written and the row free."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 from unittest import mock
 
 import pytest

@@ -10,7 +10,7 @@ from annotation.models import Item
 from studies.models import Participant, Response
 from tests.factories import Bot, pid, small_study
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 
 
 def _participant_updates() -> tuple[int, int]:

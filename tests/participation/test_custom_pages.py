@@ -14,10 +14,10 @@ from rest_framework.test import APIClient
 
 from annotation.models import Item
 from annotation.services import benchmark_import, benchmark_records_import
-from studies.models import Response
 from results.assemble import study_results
 from results.selectors import load_study_data
 from results.tables import paper_tables
+from studies.models import Response
 from studies.services import study_create
 from tests.annotation.helpers import button_values
 from tests.factories import Bot, pid

@@ -104,7 +104,8 @@ def test_the_same_prolific_session_resumes_from_another_browser(implicature):
 def test_the_same_browser_with_a_new_session_id_resumes_and_the_change_is_recorded(implicature):
     study = small_study()
     bot = Bot(study, pid(3), session="SESSIONA")
-    bot.enter(); bot.post("consent", {"agree": "yes"})
+    bot.enter()
+    bot.post("consent", {"agree": "yes"})
     bot.session = "SESSIONB"
     page = bot.enter()
     assert 'id="instructions"' in page.content.decode()

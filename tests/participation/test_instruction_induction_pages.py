@@ -12,9 +12,8 @@ from django.utils.html import escape
 from annotation.models import Item
 from studies.models import Participant, Response
 from studies.selectors import verification_summary
-from studies.services_answers import responses_verify
 from studies.services import study_create
-from tests.annotation.helpers import import_instruction_induction
+from studies.services_answers import responses_verify
 from tests import personas
 from tests.factories import Bot, pid
 
@@ -24,8 +23,8 @@ WRITTEN = "Write the word that means the opposite of the input."
 
 
 @pytest.fixture
-def induction(db):
-    return import_instruction_induction()
+def induction(instruction_induction):
+    return instruction_induction
 
 
 def _study(name: str = "induction pilot", owner=None, **design):

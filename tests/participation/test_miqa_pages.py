@@ -10,11 +10,11 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils.html import escape
 
+from annotation.models import Item
+from annotation.services import rating_items_from_answers
 from parity.benchmarks.base import DatasetError
 from parity.benchmarks.miqa import generative_prompt
-from annotation.models import Item
-from studies.models import Participant, Response
-from annotation.services import rating_items_from_answers
+from studies.models import Response
 from studies.services import study_create
 from tests.annotation.helpers import button_values, import_miqa, without_csrf
 from tests.factories import Bot, pid
@@ -195,7 +195,7 @@ def test_generative_answers_are_imported_from_a_jsonl_file_and_rated_by_several_
         assert button_values(html) == ["correct", "ambiguous", "wrong"] and "palm" not in html
         refused = bot.answer_current(choose=lambda item: "fine")
         assert refused.status_code == 422
-        bot.complete(choose=lambda item: rating)
+        bot.complete(choose=lambda item, rating=rating: rating)
         assert list(bot.participant.responses.values_list("answer", "valid")) == [(rating, True)] * 2
     assert "This study is full" in Bot(study, pid(499)).enter().content.decode()
 

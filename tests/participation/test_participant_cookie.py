@@ -6,8 +6,8 @@ import pytest
 from django.contrib.sessions.backends.db import SessionStore as DatabaseSessionStore
 from django.http import HttpRequest
 
-from studies.models import Participant, Response
 from participation import cookie
+from studies.models import Participant, Response
 from tests.factories import Bot, pid, small_study
 
 pytestmark = pytest.mark.django_db

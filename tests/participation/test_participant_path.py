@@ -30,7 +30,10 @@ def test_a_scripted_participant_walks_the_paper_design_to_the_prolific_redirect(
     other = Bot(study, pid(2))
     other.enter()
     checks = set(Item.objects.filter(is_attention_check=True).values_list("id", flat=True))
-    positions = lambda seq: [i for i, item_id in enumerate(seq) if item_id in checks]
+
+    def positions(seq):
+        return [i for i, item_id in enumerate(seq) if item_id in checks]
+
     assert positions(participant.sequence) != positions(other.participant.sequence)
 
 

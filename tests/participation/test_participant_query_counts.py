@@ -13,7 +13,7 @@ from annotation.models import Item
 from studies.models import Study
 from tests.factories import Bot, pid, small_study
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.both_databases, pytest.mark.django_db]
 
 #: the participant with its study, one UPDATE of its shown and last-seen times, the item (who the
 #: browser is comes from its signed cookie: no session read)

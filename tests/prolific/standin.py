@@ -63,7 +63,7 @@ class StandIn:
 
     # -- running it ----------------------------------------------------------------------------
 
-    def start(self) -> "StandIn":
+    def start(self) -> StandIn:
         standin = self
 
         class Handler(BaseHTTPRequestHandler):

@@ -16,10 +16,9 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connections
 
-from prolific.models import BonusBatch, ProlificStudy
 from prolific.bonuses import prolific_bonuses_pay
-from prolific.services import (ProlificStudyError, prolific_study_configure, prolific_study_create,
-                                           prolific_sync)
+from prolific.models import BonusBatch, ProlificStudy
+from prolific.services import ProlificStudyError, prolific_study_configure, prolific_study_create, prolific_sync
 from tests.prolific.helpers import arrive, prolific_study
 
 REPO = Path(__file__).resolve().parents[2]

@@ -7,11 +7,10 @@ from decimal import Decimal
 import pytest
 from django.core.management import call_command
 
-from prolific.models import BonusBatch, BonusLine
 from prolific.bonuses import bonus_batch_confirm, prolific_bonuses_pay
 from prolific.client import ProlificError
-from prolific.services import ProlificStudyError, prolific_study_configure, prolific_study_create, \
-    prolific_sync
+from prolific.models import BonusBatch, BonusLine
+from prolific.services import ProlificStudyError, prolific_study_configure, prolific_study_create, prolific_sync
 from tests.factories import pid
 from tests.prolific.helpers import arrive, failing_checks, prolific_study, wrong
 

@@ -7,10 +7,15 @@ import socket
 import pytest
 from django.core.management import CommandError, call_command
 
-from prolific.models import ProlificStudy
 from prolific.client import ProlificClient, ProlificError
-from prolific.services import (ProlificStudyError, prolific_places_raise, prolific_study_create,
-                                           prolific_study_transition, prolific_sync)
+from prolific.models import ProlificStudy
+from prolific.services import (
+    ProlificStudyError,
+    prolific_places_raise,
+    prolific_study_create,
+    prolific_study_transition,
+    prolific_sync,
+)
 from tests.prolific.helpers import prolific_study
 
 

@@ -10,11 +10,11 @@ from django.core.management import call_command
 
 from annotation.models import Item
 from prolific.models import ProlificFlag, ProlificStudy, RecruitmentPoint
-from results.monitor import study_monitor
 from prolific.recruitment import prolific_recruit_configure, recruitment_step
 from prolific.services import prolific_study_create, prolific_study_transition
-from results.selectors import load_study_data
 from results.assemble import study_results
+from results.monitor import study_monitor
+from results.selectors import load_study_data
 from tests.factories import small_study
 from tests.prolific.helpers import arrive
 

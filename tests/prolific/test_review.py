@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from prolific.models import ProlificFlag, ProlificSubmission
 from prolific.client import ProlificClient, ProlificError
+from prolific.models import ProlificFlag, ProlificSubmission
 from prolific.review import prolific_review
 from prolific.services import prolific_study_configure, prolific_study_create
 from studies.services import participants_exclude

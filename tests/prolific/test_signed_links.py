@@ -12,8 +12,8 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 from jwt.algorithms import RSAAlgorithm
 
-from studies.models import Participant
 from prolific.signed_links import _jwks_client
+from studies.models import Participant
 from tests.factories import Bot, entry_url, pid, small_study
 
 pytestmark = pytest.mark.django_db

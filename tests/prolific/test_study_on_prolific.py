@@ -6,12 +6,24 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from studies.models import Participant
-from prolific.models import BonusBatch, ProlificEvent, ProlificFlag, ProlificHookSecret, ProlificStudy, ProlificSubmission
 from prolific.bonuses import prolific_bonuses_pay
+from prolific.models import (
+    BonusBatch,
+    ProlificEvent,
+    ProlificFlag,
+    ProlificHookSecret,
+    ProlificStudy,
+    ProlificSubmission,
+)
 from prolific.review import prolific_review
-from prolific.services import (prolific_hooks_subscribe, prolific_study_configure, prolific_study_create,
-                                           prolific_study_transition, prolific_sync)
+from prolific.services import (
+    prolific_hooks_subscribe,
+    prolific_study_configure,
+    prolific_study_create,
+    prolific_study_transition,
+    prolific_sync,
+)
+from studies.models import Participant
 from tests.factories import Bot, pid
 from tests.prolific.helpers import arrive, deliver, failing_checks, prolific_study
 

@@ -4,8 +4,8 @@ collaborators who may change the study press the buttons."""
 
 from __future__ import annotations
 
-from studies.models import Study
 from prolific.models import ProlificStudy
+from studies.models import Study
 from studies.services import study_set_status
 from tests import personas
 from tests.prolific.helpers import prolific_study

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from studies.models import Participant
 from prolific.models import ProlificEvent, ProlificFlag
 from prolific.services import prolific_hooks_subscribe, prolific_study_create, prolific_sync
+from studies.models import Participant
 from tests.factories import small_study
 from tests.prolific.helpers import WEBHOOK, arrive, deliver, prolific_study
 

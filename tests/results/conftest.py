@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from tests.conftest import dataset
+from tests.conftest import SESSION_BENCHMARKS, dataset
 from tests.factories import Bot, pid, row_key, small_study
 
 PILOT_PIDS = {"A1": pid(0xA1), "A2": pid(0xA2), "A3": pid(0xA3), "A4": pid(0xA4), "A5": pid(0xA5)}
@@ -40,19 +40,20 @@ def _wipe() -> None:
     from django.contrib.auth import get_user_model
 
     from annotation.models import BenchmarkAsset, Item
-    from studies.models import Response
     from modelruns.models import ModelResponse, ModelRun, ModelSpec
-    from studies.models import Participant, Study, Unit, UnitItem
+    from studies.models import Participant, Response, Study, Unit, UnitItem
 
-    for model in (ModelResponse, ModelRun, ModelSpec, Response, Participant, UnitItem, Unit, Study, Item,
-                  BenchmarkAsset):
+    for model in (ModelResponse, ModelRun, ModelSpec, Response, Participant, UnitItem, Unit, Study):
         model.objects.all().delete()
+    # the session's benchmarks stay, as the tests after this module expect them (tests/conftest.py)
+    for model in (Item, BenchmarkAsset):
+        model.objects.exclude(benchmark__in=SESSION_BENCHMARKS).delete()
     get_user_model().objects.all().delete()
 
 
 @pytest.fixture(scope="module")
 def world(django_db_setup, django_db_blocker):
-    """Unblocks the database for a module's shared data and wipes it all at the module's end."""
+    """Unblocks the database for a module's shared data and wipes it at the module's end."""
     with django_db_blocker.unblock():
         yield
         _wipe()
@@ -87,9 +88,7 @@ def model_run(study, name: str, setting: dict, answers: dict[str, str]):
 @pytest.fixture(scope="module")
 def pilot(world, implicature_source) -> Built:
     from annotation.models import Item
-    from annotation.services import benchmark_import
 
-    benchmark_import(name="implicature", source=implicature_source)
     study = small_study("pilot results", unit_size=5, units=2, per_unit=2, attention_checks=2, exclude_at=2)
     plan = [("A1", None), ("A2", None), ("A3", _excluded_answers), ("A4", _choose_wrong_on({row_key(2)})),
             ("A5", _choose_wrong_on({row_key(6), row_key(9)}))]
@@ -111,8 +110,8 @@ def implicature_source():
 
 def _answer_all(study, prolific_pid: str, answer_for) -> None:
     from annotation.models import Item
-    from studies.services_answers import response_submit
     from studies.services import item_mark_shown, participant_begin, participant_consent, participant_enter
+    from studies.services_answers import response_submit
 
     participant = participant_enter(study=study, pid=prolific_pid, prolific_session_id="SESSIONAMBI").participant
     participant_consent(participant=participant, agree=True)
@@ -148,10 +147,8 @@ BASELINE_NAME = "Ruis et al. human baseline"
 
 @pytest.fixture(scope="module")
 def baseline(world, implicature_source) -> Built:
-    from annotation.services import benchmark_import
     from studies.services_import import human_baseline_import
 
-    benchmark_import(name="implicature", source=implicature_source)
     result = human_baseline_import(benchmark="implicature", source=implicature_source, name=BASELINE_NAME)
     return Built(result.study.pk, BASELINE_NAME)
 

@@ -24,7 +24,8 @@ CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
 #: examples per operation: enough to reach the 400 and 404 paths, small enough for about a minute in all
 EXAMPLES = 25
 
-pytestmark = pytest.mark.django_db
+# schemathesis's items share one node ID under pytest 9, which pytest-xdist would run only once
+pytestmark = [pytest.mark.serial, pytest.mark.django_db]
 
 
 @pytest.fixture(scope="module")

@@ -15,8 +15,8 @@ from django.core.management import call_command
 
 from results import exports
 from studies.services import study_create
-from tests.annotation.helpers import import_instruction_induction
 from tests import personas
+from tests.annotation.helpers import import_instruction_induction
 from tests.factories import Bot, pid
 
 pytestmark = pytest.mark.django_db

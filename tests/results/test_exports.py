@@ -10,8 +10,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from results.exports import FORMATS, LONG_COLUMNS, export_study
-from studies.models import Study
 from results.selectors import load_study_data
+from studies.models import Study
 from tests.factories import row_key
 
 pytestmark = pytest.mark.django_db

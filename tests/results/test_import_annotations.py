@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from studies.models import Participant, Response, Study
-from results.assemble import results_for_study
 from parity.benchmarks.implicature.published import SUBSETS as IMPLICATURE_SUBSETS
+from results.assemble import results_for_study
+from studies.models import Participant, Response, Study
 from tests.results.conftest import BASELINE_NAME
 
 pytestmark = pytest.mark.django_db

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 from django.test import Client
-from freezegun import freeze_time
 from drf_spectacular.generators import SchemaGenerator
+from freezegun import freeze_time
 from rest_framework.test import APIClient
 
 from tests.personas import member, personas_for, signed_in

@@ -7,10 +7,9 @@ from datetime import timedelta
 import pytest
 from freezegun import freeze_time
 
-from studies.models import Participant
 from results.monitor import study_monitor
 from studies.flags import participant_flags, participants_flagged
-from tests.annotation.helpers import import_instruction_induction
+from studies.models import Participant
 from tests.factories import Bot, pid, small_study
 from tests.studies.monitoring import READ_AT, T0, busy_study, pseudonym
 
@@ -86,14 +85,14 @@ def test_prolifics_3_sd_rule_flags_one_much_faster_completion_among_eleven(impli
     with freeze_time(T0) as clock:
         for n in range(11):
             seconds = 2 if n == 10 else 300  # ten take 10 minutes, one 4 seconds (2 s per item: not under 1.5)
-            Bot(study, pid(n)).start_items().answer_items(wait=lambda: clock.tick(timedelta(seconds=seconds)))
+            Bot(study, pid(n)).start_items().answer_items(
+                wait=lambda seconds=seconds: clock.tick(timedelta(seconds=seconds)))
     data = study_monitor(study, now=T0 + timedelta(hours=2))
     assert [(row["pseudonym"], row["flags"]) for row in data["flagged"]] == [("A11", ["fast_completion"])]
     assert participants_flagged(Participant.objects.all(), "fast_completion").get().pseudonym == "A11"
 
 
-def test_a_pasted_written_answer_is_flagged(db):
-    import_instruction_induction()
+def test_a_pasted_written_answer_is_flagged(instruction_induction):
     from studies.services import study_create
 
     study = study_create(name="written", benchmark="instruction_induction",

@@ -8,13 +8,13 @@ import io
 
 import pytest
 
-from results.exports import export_study
-from studies.models import Study
-from results.assemble import study_results
-from results.tables import paper_tables
-from results.selectors import HumanAnswer, ItemInfo, ModelAnswer, RunInfo, StudyData, UnitInfo
 from parity.benchmarks.miqa import RATING_SCALE as MIQA_GRADES
 from parity.stats import Rating, icc2k
+from results.assemble import study_results
+from results.exports import export_study
+from results.selectors import HumanAnswer, ItemInfo, ModelAnswer, RunInfo, StudyData, UnitInfo
+from results.tables import paper_tables
+from studies.models import Study
 
 
 def _answer(annotator: str, item: str, answer: str, meta: dict, gold: str = "", unit: str = "U1",

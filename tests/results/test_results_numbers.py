@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from studies.models import Study
+from results.assemble import results_for_study, study_results
 from results.forms import ResultFilters
 from results.selectors import load_study_data
-from results.assemble import results_for_study, study_results
+from studies.models import Study
 from tests.factories import row_key
 
 pytestmark = pytest.mark.django_db

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from parity.stats.recruitment import (RAISE, STOP, WAIT, Decision, Standing, Target, affordable_places,
-                                       next_action)
+from parity.stats.recruitment import RAISE, STOP, WAIT, Decision, Standing, Target, affordable_places, next_action
 
 # reward £4.50; £90 pays for 20 places
 CI = Target(kind="ci_width", value=5, step=4, max_spend_pence=9000, reward_pence=450)

@@ -160,8 +160,7 @@ def test_create_study_gives_the_study_to_its_owner(implicature, capsys):
 
 
 def test_the_demo_studies_belong_to_the_demo_researcher(settings, tmp_path, monkeypatch):
-    from results.demo import BASELINE_STUDY, DEMO_USERNAME, DemoReport, demo_human_baseline, demo_researcher, \
-        demo_step
+    from results.demo import BASELINE_STUDY, DEMO_USERNAME, DemoReport, demo_human_baseline, demo_researcher, demo_step
     from tests.conftest import datasets_dir
 
     monkeypatch.setenv("DATASETS_DIR", str(datasets_dir()))

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import threading
 from datetime import timedelta
+from functools import partial
 
 import pytest
 from django.db import connections
 from django.utils import timezone
 
 from studies.models import Participant, Response, Study
-from studies.services_answers import response_submit
 from studies.services import participant_enter, reservations_reclaim
+from studies.services_answers import response_submit
 from tests.factories import Bot, pid, small_study
 
 pytestmark = pytest.mark.django_db
@@ -92,7 +93,7 @@ def test_a_late_answer_and_a_newcomer_at_once_never_overfill_the_unit(postgres, 
         barrier = threading.Barrier(2)
         errors: list[BaseException] = []
 
-        def run(action) -> None:
+        def run(action, barrier=barrier, errors=errors) -> None:
             try:
                 barrier.wait()
                 action()
@@ -102,9 +103,9 @@ def test_a_late_answer_and_a_newcomer_at_once_never_overfill_the_unit(postgres, 
                 connections.close_all()
 
         threads = [
-            threading.Thread(target=run, args=(lambda: response_submit(
-                participant_id=late.pk, item_id=late.sequence[0], position=1, raw_answer="yes"),)),
-            threading.Thread(target=run, args=(lambda: participant_enter(study=study, pid=pid(200 + round_)),)),
+            threading.Thread(target=run, args=(partial(
+                response_submit, participant_id=late.pk, item_id=late.sequence[0], position=1, raw_answer="yes"),)),
+            threading.Thread(target=run, args=(partial(participant_enter, study=study, pid=pid(200 + round_)),)),
         ]
         for thread in threads:
             thread.start()

@@ -6,13 +6,17 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from annotation.selectors import datasets_dir, download_dir
+from annotation.services import (
+    ImportResult,
+    benchmark_import,
+    benchmark_records_import,
+    benchmark_sources_fetch,
+    benchmark_sources_verify,
+)
 from parity import benchmarks
 from parity.benchmarks.base import DatasetError
 from parity.benchmarks.lm_eval import HARNESS_FEWSHOT_SEED, records_for_task
-from annotation.selectors import datasets_dir, download_dir
-from annotation.services import (
-    ImportResult, benchmark_import, benchmark_records_import, benchmark_sources_fetch, benchmark_sources_verify,
-)
 
 #: not a benchmark: a harness task whose items become an item set of the benchmark of named sets
 LM_EVAL, ITEM_SETS = "lm_eval", "custom"

@@ -7,8 +7,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from modelruns import selectors, services, work
 from modelruns.forms import parse_setting_pairs
-from modelruns.models import ModelRun, ModelSpec
 from modelruns.management.options import add_model_options, model_spec, study_named
+from modelruns.models import ModelRun, ModelSpec
 from modelruns.tasks import run_shard
 
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, ClassVar
 
 from ..base import Asset, Benchmark, ChoicePrompt, DemoSetup, ImportBundle, ItemData, ResultsInput, Screen
 from ..design import DesignOption
@@ -18,7 +19,15 @@ from .generator import (
     generate_disambiguation,
     generate_episodes,
 )
-from .prompts import ANSWER_PREFIX, FORMATS, QUERY_PREFIX, EpisodeText, disambiguation_prompt, episode_text, order_episode
+from .prompts import (
+    ANSWER_PREFIX,
+    FORMATS,
+    QUERY_PREFIX,
+    EpisodeText,
+    disambiguation_prompt,
+    episode_text,
+    order_episode,
+)
 from .wordlists import CONSTRUCTION_OF, FEATURE_TITLES, FEATURE_VALUES, FEATURES, word_lists
 
 CONSENT = (
@@ -62,7 +71,7 @@ class AmbiBench(Benchmark):
     instruction_template = "participation/partials/_item_ambibench_instruction.html"
     free_text_answers = True
     shows_history = True
-    default_design: Mapping[str, Any] = {
+    default_design: ClassVar[Mapping[str, Any]] = {
         "split": "episode",
         "per_feature": 16,
         "per_unit": 1,
@@ -124,7 +133,7 @@ class AmbiBench(Benchmark):
     def history(self, answered: Sequence[Mapping[str, Any]], current_prompt: Mapping[str, Any]) -> list[dict[str, Any]]:
         """Earlier sentences of the same episode, each with its correct label (which replaces the answer)."""
         episode, position = current_prompt.get("episode"), current_prompt.get("position")
-        if episode is None:
+        if episode is None or position is None:
             return []
         earlier = [entry for entry in answered
                    if entry["prompt"].get("episode") == episode and int(entry["prompt"]["position"]) < int(position)]
@@ -140,7 +149,7 @@ class AmbiBench(Benchmark):
 
     # -- design --------------------------------------------------------------------------
     def unit_category(self, unit_items: Sequence[ItemData]) -> str:
-        features = {item.meta.get("salient_feature") for item in unit_items if not item.is_attention_check}
+        features: set[Any] = {item.meta.get("salient_feature") for item in unit_items if not item.is_attention_check}
         features.discard(None)
         if len(features) > 1:
             raise ValueError(f"a unit mixes salient features: {', '.join(sorted(features))}")
@@ -222,8 +231,8 @@ class AmbiBench(Benchmark):
         return disambiguation_prompt(item_prompt)
 
     # -- model runs (model.py) -----------------------------------------------------------------
-    model_module = model_side
-    default_model_setting: Mapping[str, Any] = model_side.DEFAULT_SETTING
+    model_module: ClassVar[Any] = model_side
+    default_model_setting: ClassVar[Mapping[str, Any]] = model_side.DEFAULT_SETTING
     model_kinds = ("causal",)
 
     def model_groups(self, items: Sequence[ItemData], setting: Mapping[str, Any]) -> list[list[str]]:

@@ -8,9 +8,10 @@ Counts follow the paper: 68 prompts per task (2 per length 4..20 and per format)
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from ..base import seeded_rng
 from .generator import Episode, draw_example, generate_episodes

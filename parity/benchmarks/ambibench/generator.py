@@ -9,8 +9,8 @@ on how many episodes are generated (only the balancing plan does).
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 from ..base import ItemData, seeded_rng
 from .prompts import FORMATS

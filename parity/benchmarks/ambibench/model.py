@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from parity.engine.requests import ChoiceRequest, MultiReadRequest, Read
 

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from parity.stats.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_SEED
+
 from .positions import PositionAnswer, PositionCurve, position_curve
 
 LABELS = ("X", "Y")

@@ -5,8 +5,9 @@ probe of Appendix A. Everything here is plain string work on prompts as stored i
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from ..base import ChoicePrompt, ItemData
 

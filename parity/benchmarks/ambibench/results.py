@@ -5,7 +5,8 @@ the Bayesian oracle over the same episodes."""
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from ..base import ResultsInput
 from .oracle import OracleEpisode, oracle_curve

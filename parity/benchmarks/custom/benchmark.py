@@ -9,8 +9,9 @@ set alone. An item says itself how it is answered and scored, so the human side 
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, ClassVar
 
 from ..base import Benchmark, Choice, DatasetError, ImportBundle, ItemData, ResultsInput, Scored
 from ..design import DesignOption
@@ -83,7 +84,7 @@ class CustomItems(Benchmark):
     source_is_file = True
     named_sets = True
     answer_defining_meta = ("kind", "answers", "metric", "tolerance", "metric_options", "scale", "model")
-    default_design: Mapping[str, Any] = {
+    default_design: ClassVar[Mapping[str, Any]] = {
         "item_set": "",
         "split": "test",
         "unit_size": 0,  # 0: the whole set in one unit
@@ -190,8 +191,8 @@ class CustomItems(Benchmark):
         return [[item.key for item in pool[start:start + size]] for start in range(0, len(pool), size)]
 
     # -- model runs (model.py) -----------------------------------------------------------
-    model_module = model_side
-    default_model_setting: Mapping[str, Any] = model_side.DEFAULT_SETTING
+    model_module: ClassVar[Any] = model_side
+    default_model_setting: ClassVar[Mapping[str, Any]] = model_side.DEFAULT_SETTING
     model_kinds = ("causal", "seq2seq")
 
     # -- results (results.py) ------------------------------------------------------------

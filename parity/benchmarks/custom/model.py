@@ -13,7 +13,8 @@ answers, a number is the first number of the text within the tolerance, a free t
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from parity.engine.requests import ChoiceRequest, GenerationRequest
 
@@ -59,7 +60,7 @@ def choice_answer(item: ItemData, result: Any) -> ModelAnswer:
     normalised = [loglik / length for loglik, length in zip(logliks, lengths)]
     best_norm = normalised.index(max(normalised))
     scored = item.meta["kind"] != RATING
-    scores = {"loglik": dict(zip(options, logliks)), "chars": dict(zip(options, lengths)),
+    scores: dict[str, Any] = {"loglik": dict(zip(options, logliks)), "chars": dict(zip(options, lengths)),
               "greedy": dict(zip(options, (score.is_greedy for score in result.scores))),
               "answer_norm": options[best_norm]}
     if scored:

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 CONSENT = (
     "You are invited to take part in a research study. You will read short texts and answer a question "

@@ -16,9 +16,10 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from string import Formatter
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from ..base import DatasetError, ImportBundle, ItemData, read_csv_rows, read_jsonl_rows
 from . import scoring
@@ -95,6 +96,7 @@ class _Record:
         if not self.present(field):
             return []
         value = self.values[field]
+        parts: Sequence[Any]
         if isinstance(value, str):
             parts = value.split("|")
         elif isinstance(value, (list, tuple)):

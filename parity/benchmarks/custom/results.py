@@ -10,7 +10,8 @@ texts and numbers the mean of the item metric's score.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from parity.stats import Rating, accuracy_summary, krippendorff_alpha, percent_agreement
 from parity.stats.results import finite_or_none

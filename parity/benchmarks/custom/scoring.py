@@ -15,7 +15,7 @@ import math
 import re
 import string
 from collections import Counter
-from typing import Sequence
+from collections.abc import Sequence
 
 EXACT, EXACT_MATCH, CONTAINS, F1, NUMERIC = "exact", "exact_match", "contains", "f1", "numeric"
 METRICS = (EXACT, EXACT_MATCH, CONTAINS, F1, NUMERIC)

@@ -3,8 +3,9 @@ consecutive test rows."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, ClassVar
 
 import yaml
 
@@ -23,12 +24,12 @@ from ..base import (
     refuse_duplicate_rows,
 )
 from ..base import normalise_text as normalise
+from ..design import DesignOption
 from . import model as model_side
 from . import published
 from . import results as results_side
 from .parsing import NAME, clean_text, item_key, parse_label
 from .prompts import ATTENTION_CHECKS, CONSENT, INSTRUCTIONS
-from ..design import DesignOption
 
 _REPO = "https://raw.githubusercontent.com/LauraRuis/do-pigs-fly/45eaae00896d065f173e65476f64a823f464c7c7"
 _PROMPTSOURCE = (
@@ -111,7 +112,7 @@ class Implicature(Benchmark):
     name = NAME
     title = "Conversational implicature (Ruis et al.)"
     item_template = "participation/partials/_item_binary.html"
-    default_design: Mapping[str, Any] = {
+    default_design: ClassVar[Mapping[str, Any]] = {
         "split": "test",
         "units": 4,
         "per_unit": 5,
@@ -258,8 +259,8 @@ class Implicature(Benchmark):
         return [[item.key for item in pool[i * size:(i + 1) * size]] for i in range(units)]
 
     # -- the model side (model.py) ---------------------------------------------------
-    model_module = model_side
-    default_model_setting: Mapping[str, Any] = model_side.DEFAULT_SETTING
+    model_module: ClassVar[Any] = model_side
+    default_model_setting: ClassVar[Mapping[str, Any]] = model_side.DEFAULT_SETTING
 
     def model_pool_split(self, setting: Mapping[str, Any]) -> str | None:
         return "dev" if int(setting.get("k", 0)) > 0 else None

@@ -15,7 +15,8 @@ seeded), "Question: Which of the above texts is coherent, A or B?\\nAnswer:", th
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from parity.engine.requests import ChoiceRequest
 

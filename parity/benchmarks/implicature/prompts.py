@@ -4,7 +4,8 @@ and the k-shot prefix), laid out as the authors' `ExamplePrompt` does."""
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ..base import ItemData
 

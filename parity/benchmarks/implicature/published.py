@@ -8,7 +8,6 @@ from pathlib import Path
 from ..base import DatasetError, PublishedRow, PublishedStudy, PublishedSubset, read_csv_rows
 from .parsing import NAME, item_key, parse_label
 
-
 SUBSETS = ("1-150", "151-300", "301-450", "451-600")
 ANNOTATORS = tuple(f"Annotator {number}" for number in range(1, 6))
 

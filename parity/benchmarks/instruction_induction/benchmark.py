@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, ClassVar
 
 from ..base import (
     Asset,
@@ -175,7 +176,7 @@ class InstructionInduction(Benchmark):
     item_template = "participation/partials/_item_instruction.html"
     free_text_answers = False
     manual_verification = True  # Section 3.3: a researcher marks each written instruction correct or not
-    default_design: Mapping[str, Any] = {
+    default_design: ClassVar[Mapping[str, Any]] = {
         "split": "induce",
         "tasks_per_participant": 6,
         "annotators_per_task": 5,
@@ -296,8 +297,8 @@ class InstructionInduction(Benchmark):
         return units
 
     # -- model runs (model.py) -----------------------------------------------------------------
-    model_module = model_side
-    default_model_setting: Mapping[str, Any] = model_side.DEFAULT_SETTING
+    model_module: ClassVar[Any] = model_side
+    default_model_setting: ClassVar[Mapping[str, Any]] = model_side.DEFAULT_SETTING
 
     # -- results (results.py) --------------------------------------------------------------
     def breakdowns(self, results_input: ResultsInput) -> dict[str, Any]:

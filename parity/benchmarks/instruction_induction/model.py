@@ -19,8 +19,9 @@ a gold instruction with the other gold instructions of its task (leave-one-out).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from parity.engine import metrics
 from parity.engine.requests import GenerationRequest

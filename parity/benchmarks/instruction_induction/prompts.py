@@ -7,7 +7,7 @@ task -> metric table is stored with an import as the `metrics` asset.
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from parity.engine import metrics
 

@@ -5,7 +5,8 @@ ceiling by that executor, and every model run's own instructions (Honovich et al
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ..base import ResultsInput
 from .stats import InstructionScore, instruction_induction_by_task
@@ -64,7 +65,8 @@ def by_task(results: ResultsInput) -> dict[str, Any]:
         if scores:
             models.append({"run": run.id, "label": run.label,
                            "tasks": [t.to_dict() for t in instruction_induction_by_task(scores)]})
-    humans_tasks = instruction_induction_by_task(_human_scores(results.humans, baselines.get(executor, [])))
+    executor_baselines = baselines.get(executor, []) if executor is not None else []
+    humans_tasks = instruction_induction_by_task(_human_scores(results.humans, executor_baselines))
     return {
         "humans": [t.to_dict() for t in humans_tasks],
         "executor": executor,

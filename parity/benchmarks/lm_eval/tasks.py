@@ -14,8 +14,9 @@ import contextlib
 import functools
 import os
 import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any
 
 from ..base import DatasetError
 
@@ -108,8 +109,9 @@ def _load_tasks(task: str | Path, label: str) -> tuple[str, dict[str, Any]]:
         # task directory too when the file names tasks that only it defines
         name = spec = _name_in_file(path, label)
         directory = path.parent
-        managers = (lambda: harness.TaskManager(include_path=str(directory), include_defaults=False),
-                    lambda: harness.TaskManager(include_path=str(directory)))
+        managers: tuple[Callable[[], Any], ...] = (
+            lambda: harness.TaskManager(include_path=str(directory), include_defaults=False),
+            lambda: harness.TaskManager(include_path=str(directory)))
     else:
         manager = _default_manager()
         name = spec = str(task)

@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Collection, Mapping, Sequence
+from typing import Any, ClassVar
 
 from ..base import (
     Benchmark,
-    ChoicePrompt,
     Choice,
+    ChoicePrompt,
     DatasetError,
     DemoSetup,
     ImportBundle,
@@ -86,7 +87,7 @@ def read_rows(path: Path, expected: int | None = ROWS) -> list[MiqaRow]:
     header = [column.strip() for column in lines[0]]
     if tuple(header) != COLUMNS:
         raise DatasetError(label, f"expected the header {' | '.join(COLUMNS)}, found {' | '.join(header)}", row=1)
-    rows = []
+    rows: list[MiqaRow] = []
     for line_number, values in enumerate(lines[1:], start=2):
         if not any(value.strip() for value in values):
             continue
@@ -96,7 +97,10 @@ def read_rows(path: Path, expected: int | None = ROWS) -> list[MiqaRow]:
         empty = [column for column, value in zip(COLUMNS, values) if not value.strip()]
         if empty:
             raise DatasetError(label, f"empty field(s) {', '.join(empty)} (truncated?)", row=line_number)
-        rows.append(MiqaRow(len(rows) + 1, *(value.strip() for value in values), line=line_number))
+        literal_premise, metaphorical_premise, literal_conclusion, metaphorical_conclusion = (
+            value.strip() for value in values)
+        rows.append(MiqaRow(len(rows) + 1, literal_premise, metaphorical_premise, literal_conclusion,
+                            metaphorical_conclusion, line=line_number))
     if expected is not None and len(rows) != expected:
         raise DatasetError(label, f"expected {expected} rows, found {len(rows)} (truncated?)")
     return rows
@@ -186,7 +190,7 @@ class MiQA(Benchmark):
     name = "miqa"
     title = "MiQA: metaphorical inference (Comsa et al.)"
     item_template = "participation/partials/_item_miqa.html"
-    default_design: Mapping[str, Any] = {
+    default_design: ClassVar[Mapping[str, Any]] = {
         "split": "test",
         "units": 1,
         "per_unit": 15,
@@ -291,8 +295,8 @@ class MiQA(Benchmark):
         return choice_prompt(item_prompt, wording, order, shots, seed)
 
     # -- model runs (model_side.py) ------------------------------------------------------------
-    model_module = model_side
-    default_model_setting: Mapping[str, Any] = model_side.DEFAULT_SETTING
+    model_module: ClassVar[Any] = model_side
+    default_model_setting: ClassVar[Mapping[str, Any]] = model_side.DEFAULT_SETTING
     model_kinds = ("causal", "seq2seq", "nli")
 
     def model_pool_split(self, setting: Mapping[str, Any]) -> str | None:

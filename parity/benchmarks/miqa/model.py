@@ -12,7 +12,8 @@ writes an answer to each "implies" question's generative form, for people to gra
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from parity.engine.requests import ChoiceRequest, GenerationRequest
 

@@ -4,7 +4,8 @@ NLI pairs and the generative question of Section 5.2)."""
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ..base import ChoicePrompt, ItemData, seeded_rng
 

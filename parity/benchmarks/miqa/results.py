@@ -49,7 +49,8 @@ def by_wording(results: ResultsInput) -> list[dict[str, Any]]:
         zero_shot = {wording: score for (wording, k), run in sorted(settings.items())
                      if k == "0" and wording not in BASELINE_NAMES
                      and (score := accuracy(run)) is not None and score["all"] is not None}
-        ranked = [(score["all"], wording) for wording, score in zero_shot.items()]
+        ranked = [(best_score, wording) for wording, score in zero_shot.items()
+                  if (best_score := score["all"]) is not None]
         best = min(ranked, key=lambda pair: (-pair[0], pair[1]))[1] if ranked else None
         prompts = ([(f"wording {best} (best 0-shot)", best)] if best else []) + list(
             (name, wording) for wording, name in BASELINE_NAMES.items())

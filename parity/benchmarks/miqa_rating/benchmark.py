@@ -11,12 +11,13 @@ MiQA "implies" questions, so MiQA is imported first.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, ClassVar
 
 from ..base import Benchmark, Choice, DatasetError, ImportBundle, ItemData, ResultsInput, Scored
-from ..miqa import RATING_SCALE, generative_prompt, generative_question_id, parse_generative_answers
 from ..design import DesignOption
+from ..miqa import RATING_SCALE, generative_prompt, generative_question_id, parse_generative_answers
 from . import results as results_side
 from .prompts import CONSENT, INSTRUCTIONS
 
@@ -77,7 +78,7 @@ class MiQARating(Benchmark):
     item_template = "participation/partials/_item_rating.html"
     source_is_file = True
     builds_on = ("miqa",)
-    default_design: Mapping[str, Any] = {
+    default_design: ClassVar[Mapping[str, Any]] = {
         "split": SPLIT,
         "unit_size": 50,
         "per_unit": 3,  # raters per answer

@@ -14,9 +14,10 @@ run of the same work makes no HTTP request. Requests run `concurrency` at a time
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from ..cache import ScoreCache, cache_key
 from ..engine import ProgressCallback
@@ -89,7 +90,7 @@ class ApiBackend:
     def _discover(self) -> tuple[str, ...]:
         """Ask the server, with one-token requests, what it can do."""
         found: list[str] = []
-        probe = {"model": self.config.model, "prompt": "Hello", "max_tokens": 1, "temperature": 0}
+        probe: dict[str, Any] = {"model": self.config.model, "prompt": "Hello", "max_tokens": 1, "temperature": 0}
         for extra in ({"echo": True, "logprobs": 1}, {"logprobs": 1}, {}):
             try:
                 answer = self.client.post("/completions", {**probe, **extra})

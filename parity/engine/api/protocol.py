@@ -9,8 +9,9 @@ part of it, exactly as in a local run of the same weights.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from ..requests import ContinuationScore
 from .config import ApiError

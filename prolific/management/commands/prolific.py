@@ -2,15 +2,22 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from studies.models import Study
-from prolific.models import ProlificStudy
 from prolific.bonuses import bonus_amounts, bonus_batch_confirm, prolific_bonuses_pay
 from prolific.client import ProlificError
+from prolific.models import ProlificStudy
 from prolific.recruitment import prolific_recruit_configure, recruitment_step
 from prolific.review import prolific_review
-from prolific.services import (TRANSITIONS, ProlificStudyError, prolific_hooks_subscribe,
-                                           prolific_places_raise, prolific_study_configure, prolific_study_create,
-                                           prolific_study_transition, prolific_sync)
+from prolific.services import (
+    TRANSITIONS,
+    ProlificStudyError,
+    prolific_hooks_subscribe,
+    prolific_places_raise,
+    prolific_study_configure,
+    prolific_study_create,
+    prolific_study_transition,
+    prolific_sync,
+)
+from studies.models import Study
 
 ACTIONS = ("create", *TRANSITIONS, "places", "sync", "recruit", "review", "bonuses", "hooks")
 

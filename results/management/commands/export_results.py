@@ -6,8 +6,8 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from results.exports import FORMATS, ExportError, export_study
-from studies.models import Study
 from results.selectors import load_study_data
+from studies.models import Study
 
 
 class Command(BaseCommand):

@@ -4,11 +4,11 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from studies.models import Study
+from results.assemble import study_results
 from results.forms import ResultFilters, ResultsFilterForm
 from results.selectors import load_study_data
-from results.assemble import study_results
 from results.tables import paper_tables, to_markdown
+from studies.models import Study
 
 
 class Command(BaseCommand):

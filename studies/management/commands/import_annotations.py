@@ -4,8 +4,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from parity.benchmarks.base import DatasetError
 from annotation.selectors import datasets_dir
+from parity.benchmarks.base import DatasetError
 from studies.services_import import PUBLISHED_READERS, ImportRefused, human_baseline_import
 
 

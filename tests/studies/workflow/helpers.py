@@ -16,7 +16,7 @@ def form_data(client: Client, benchmark: str, **changes: Any) -> dict[str, Any]:
     (design options by their key: `units=2` sets the field `design_units`)."""
     form = client.get(f"/studies/new/?benchmark={benchmark}").context["form"]
     data: dict[str, Any] = {}
-    for name, field in form.fields.items():
+    for name in form.fields:
         value = form[name].value()
         if isinstance(value, bool):
             if value:

@@ -25,6 +25,7 @@ def upload(client: Client, content: bytes, filename: str = "mine.csv", name: str
     return client.post(URL, {"benchmark": "custom", "name": name, "file": SimpleUploadedFile(filename, content)})
 
 
+@pytest.mark.usefixtures("without_session_benchmarks")
 def test_only_researchers_who_may_create_studies_may_import(researcher_client):
     content = EXAMPLE.read_bytes()
     assert Client().get(URL).status_code == 302  # to the login
@@ -57,6 +58,7 @@ def test_a_researcher_imports_a_file_and_creates_a_study_on_that_set(researcher_
     assert study.owner == researcher and study.units.count() == 1 and study.units.get().unit_items.count() == 8
 
 
+@pytest.mark.usefixtures("without_session_benchmarks")
 def test_a_broken_file_writes_nothing_and_names_the_line_and_field(researcher_client):
     broken = EXAMPLE.read_text(encoding="utf-8").replace(",8,science", ",eight,science").encode()
     page = upload(researcher_client, broken)
