@@ -21,7 +21,7 @@ from studies.services_answers import Outcome, response_submit
 from tests.factories import Bot, pid, small_study
 
 # committed, as a web worker's statements are: no test transaction around them
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 
 def _at_first_item(name: str) -> Participant:
