@@ -110,7 +110,8 @@ def _submit(lock: Callable[[], Participant | None], item_id: int, position: int,
         if position != participant.answered + 1 or participant.sequence[participant.answered] != item_id:
             return SubmitResult(Outcome.IGNORED, participant)
         following = participant.sequence[position] if show_next and position < len(participant.sequence) else None
-        items = Item.objects.in_bulk([item_id] if following is None else [item_id, following])
+        # by id: the items' default order (benchmark, key) would only add an ORDER BY to compile and run
+        items = Item.objects.order_by().in_bulk([item_id] if following is None else [item_id, following])
         item = items[item_id]
         definition = participant.study.definition
         design = participant.study.design
