@@ -25,10 +25,14 @@ def get_study_by_link(link: str) -> Study:
 
 def participant_at_link(participant_ids: list[int], link: str) -> Participant | None:
     """The one of `participant_ids` in the study at `link`, with the study, in one query (or None; an
-    erased identity is no one's)."""
+    erased identity is no one's). One at most: a browser holds one participant per study, so the read
+    asks for no order (`get()`, where `first()` would add an ORDER BY for a single row)."""
     if not participant_ids:
         return None
-    return known_participants(participant_ids).filter(study__link=link).first()
+    try:
+        return known_participants(participant_ids).filter(study__link=link).get()
+    except Participant.DoesNotExist:
+        return None
 
 
 def known_participants(ids: list[int]) -> QuerySet[Participant]:

@@ -81,9 +81,14 @@ def _locked(participants: QuerySet[Participant]) -> Participant | None:
     `transaction.atomic()`): two submits of one participant at once (a double click, two tabs) take
     turns, and the second sees the progress the first wrote. `of`: only the participant's row;
     locking the joined study row too would make every answer of the study wait for the one before.
-    The study's consent and instructions texts are not needed after an answer and stay unread."""
-    return (participants.select_for_update(of=("self",)).select_related("study")
-            .defer("study__consent_text", "study__instructions_text").first())
+    The study's consent and instructions texts are not needed after an answer and stay unread.
+    At most one participant matches (a browser holds one participant per study), so the read asks
+    for no order: `get()`, where `first()` would compile and run an ORDER BY for a single row."""
+    try:
+        return (participants.select_for_update(of=("self",)).select_related("study")
+                .defer("study__consent_text", "study__instructions_text").get())
+    except Participant.DoesNotExist:
+        return None
 
 
 def _submit(lock: Callable[[], Participant | None], item_id: int, position: int, raw_answer: str,
@@ -106,7 +111,8 @@ def _submit(lock: Callable[[], Participant | None], item_id: int, position: int,
         if position != participant.answered + 1 or participant.sequence[participant.answered] != item_id:
             return SubmitResult(Outcome.IGNORED, participant)
         following = participant.sequence[position] if show_next and position < len(participant.sequence) else None
-        items = Item.objects.in_bulk([item_id] if following is None else [item_id, following])
+        # by id: the items' default order (benchmark, key) would only add an ORDER BY to compile and run
+        items = Item.objects.order_by().in_bulk([item_id] if following is None else [item_id, following])
         item = items[item_id]
         definition = participant.study.definition
         design = participant.study.design

@@ -79,3 +79,22 @@ def test_with_sessions_in_redis_a_participant_request_costs_the_same_queries(imp
     settings.SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
     counts = _counts(_study("redis sessions", 1))
     assert counts == (STEP_QUERIES, ANSWER_QUERIES, HTMX_ANSWER_QUERIES)
+
+
+def test_the_item_page_and_the_answer_read_with_no_order(implicature):
+    """A browser holds one participant per study and the answer reads its items by id: none of their
+    reads sorts (an ORDER BY would be compiled on every request and run for a row or two)."""
+    bot = Bot(_study("no order", 1), pid(990))
+    bot.start_items()
+    html = bot.step().content.decode()
+    with _queries() as step:
+        assert bot.step().status_code == 200
+    item_id, position = bot.current_form(html)
+    gold = Item.objects.get(pk=item_id).gold
+    with _queries() as answer:
+        response = bot.client.post(f"/s/{bot.study.link}/answer/", {"item": item_id, "position": position,
+                                   "answer": gold}, headers={"HX-Request": "true"})
+    assert response.status_code == 200 and 'name="position" value="2"' in response.content.decode()
+    reads = [query["sql"] for query in [*step.captured_queries, *answer.captured_queries]
+             if query["sql"].startswith("SELECT")]
+    assert len(reads) == 4 and [sql for sql in reads if "ORDER BY" in sql] == []
