@@ -49,8 +49,14 @@ class ItemSet(models.Model):
 
     benchmark = models.CharField(max_length=40, choices=benchmarks.choices)
     name = models.CharField(max_length=40)
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
-                              related_name="item_sets", help_text="blank: imported by the operator, open to all")
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="item_sets",
+        help_text="blank: imported by the operator, open to all",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -13,8 +13,14 @@ from parity.benchmarks.base import ItemData
 
 
 def item_data(item: Item) -> ItemData:
-    return ItemData(key=item.key, split=item.split, prompt=item.prompt, gold=item.gold, meta=item.meta,
-                    is_attention_check=item.is_attention_check)
+    return ItemData(
+        key=item.key,
+        split=item.split,
+        prompt=item.prompt,
+        gold=item.gold,
+        meta=item.meta,
+        is_attention_check=item.is_attention_check,
+    )
 
 
 def datasets_dir(benchmark: str) -> Path | None:

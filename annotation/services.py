@@ -36,9 +36,12 @@ class AnsweredItemsChanged(DatasetError):
 
     def __init__(self, benchmark: str, changes: list[str]) -> None:
         listed = "; ".join(changes[:20]) + (f"; and {len(changes) - 20} more" if len(changes) > 20 else "")
-        super().__init__(benchmark, f"{len(changes)} item(s) that already have answers would change, which would "
-                                    f"change the meaning of those answers: {listed}. Import the corrected data "
-                                    "as a new benchmark version or remove the studies first.")
+        super().__init__(
+            benchmark,
+            f"{len(changes)} item(s) that already have answers would change, which would "
+            f"change the meaning of those answers: {listed}. Import the corrected data "
+            "as a new benchmark version or remove the studies first.",
+        )
         self.changes = changes
 
 
@@ -80,8 +83,9 @@ def benchmark_sources_verify(*, name: str, source: Path) -> list[str]:
     return warnings
 
 
-def benchmark_import(*, name: str, source: Path | None, options: Mapping[str, Any] | None = None,
-                     importer: Any = None, owner: Any = None) -> ImportResult:
+def benchmark_import(
+    *, name: str, source: Path | None, options: Mapping[str, Any] | None = None, importer: Any = None, owner: Any = None
+) -> ImportResult:
     """Parse everything first (refusing bad files), then write in one transaction: all or nothing.
 
     Idempotent: items are matched by (benchmark, key); a re-import of the same files changes nothing.
@@ -91,8 +95,11 @@ def benchmark_import(*, name: str, source: Path | None, options: Mapping[str, An
     definition = benchmarks.get(name)
     bundle: ImportBundle = definition.load(source or Path("."), _with_prerequisites(definition, options))
     checks = definition.attention_checks()
-    return _write_bundle(name, ImportBundle(items=list(bundle.items) + checks, assets=list(bundle.assets)),
-                         claim=_claim(definition, options, importer, owner))
+    return _write_bundle(
+        name,
+        ImportBundle(items=list(bundle.items) + checks, assets=list(bundle.assets)),
+        claim=_claim(definition, options, importer, owner),
+    )
 
 
 def item_set_import(*, benchmark: str, name: str, upload: IO[bytes], filename: str, importer: Any) -> ImportResult:
@@ -105,13 +112,17 @@ def item_set_import(*, benchmark: str, name: str, upload: IO[bytes], filename: s
         path = Path(folder) / f"upload{Path(label).suffix.lower()}"
         with path.open("wb") as handle:
             shutil.copyfileobj(upload, handle)
-        return benchmark_import(name=benchmark, source=path, options={"name": name, "label": label},
-                                importer=importer)
+        return benchmark_import(name=benchmark, source=path, options={"name": name, "label": label}, importer=importer)
 
 
-def benchmark_records_import(*, name: str, records: list[Mapping[str, Any]],
-                             options: Mapping[str, Any] | None = None, importer: Any = None,
-                             owner: Any = None) -> ImportResult:
+def benchmark_records_import(
+    *,
+    name: str,
+    records: list[Mapping[str, Any]],
+    options: Mapping[str, Any] | None = None,
+    importer: Any = None,
+    owner: Any = None,
+) -> ImportResult:
     """Items from records in memory (e.g. a model run's answers), checked and written like an import."""
     definition = benchmarks.get(name)
     bundle = definition.load_records(records, _with_prerequisites(definition, options))
@@ -125,8 +136,9 @@ class _Claim:
     owner: Any
 
 
-def _claim(definition: benchmarks.Benchmark, options: Mapping[str, Any] | None, importer: Any,
-           owner: Any) -> _Claim | None:
+def _claim(
+    definition: benchmarks.Benchmark, options: Mapping[str, Any] | None, importer: Any, owner: Any
+) -> _Claim | None:
     if not definition.named_sets:
         return None
     return _Claim(name=str((options or {}).get("name") or ""), importer=importer, owner=owner or importer)
@@ -136,11 +148,13 @@ def _item_set_claim(benchmark: str, claim: _Claim) -> None:
     """The set `claim.name`, made `claim.owner`'s when it is new (locked till the import ends);
     refused when the importer is a researcher and the set is not theirs."""
     found, created = ItemSet.objects.select_for_update().get_or_create(
-        benchmark=benchmark, name=claim.name, defaults={"owner": claim.owner})
+        benchmark=benchmark, name=claim.name, defaults={"owner": claim.owner}
+    )
     if created or claim.importer is None or claim.importer.is_superuser or found.owner_id == claim.importer.pk:
         return
-    raise DatasetError(claim.name, f"the name {claim.name!r} is not free for you to import into; "
-                                   "import your items under another name")
+    raise DatasetError(
+        claim.name, f"the name {claim.name!r} is not free for you to import into; import your items under another name"
+    )
 
 
 def rating_items_from_answers(answers: list[dict[str, str]]) -> ImportResult:
@@ -156,8 +170,10 @@ def _with_prerequisites(definition: benchmarks.Benchmark, options: Mapping[str, 
     """The options, plus the imported items of the benchmarks `definition` builds on."""
     merged = dict(options or {})
     if definition.builds_on:
-        merged["items"] = {other: [item_data(item) for item in Item.objects.filter(benchmark=other).order_by("key")]
-                           for other in definition.builds_on}
+        merged["items"] = {
+            other: [item_data(item) for item in Item.objects.filter(benchmark=other).order_by("key")]
+            for other in definition.builds_on
+        }
     return merged
 
 
@@ -172,8 +188,12 @@ def _answered_changes(items: list[tuple[Item, list[str]]]) -> list[str]:
     """'KEY (gold 'yes' -> 'no'; 3 human and 0 model answers)' for each changed item that has answers."""
     if not items:
         return []
-    counted = {item.pk: item for item in Item.objects.filter(pk__in=[item.pk for item, _ in items]).annotate(
-        humans=Count("responses", distinct=True), models=Count("model_responses", distinct=True))}
+    counted = {
+        item.pk: item
+        for item in Item.objects.filter(pk__in=[item.pk for item, _ in items]).annotate(
+            humans=Count("responses", distinct=True), models=Count("model_responses", distinct=True)
+        )
+    }
     changes = []
     for item, fields in items:
         counts = counted[item.pk]
@@ -219,8 +239,11 @@ def _write_bundle(name: str, bundle: ImportBundle, claim: _Claim | None = None) 
         if not changed:
             unchanged += 1
             continue
-        described = [_describe_change(field, getattr(item, field), fields[field])
-                     for field in changed if field in _ANSWER_DEFINING]
+        described = [
+            _describe_change(field, getattr(item, field), fields[field])
+            for field in changed
+            if field in _ANSWER_DEFINING
+        ]
         meta_keys = [key for key in defining_meta if item.meta.get(key) != fields["meta"].get(key)]
         if meta_keys:
             described.append(f"{', '.join(meta_keys)} changed")
@@ -238,6 +261,11 @@ def _write_bundle(name: str, bundle: ImportBundle, claim: _Claim | None = None) 
     for asset in bundle.assets:
         BenchmarkAsset.objects.update_or_create(benchmark=name, key=asset.key, defaults={"data": asset.data})
     return ImportResult(
-        benchmark=name, created=len(created), updated=len(defining), unchanged=unchanged,
-        assets=len(bundle.assets), splits=bundle.summary(), relabelled=len(changed_items) - len(defining),
+        benchmark=name,
+        created=len(created),
+        updated=len(defining),
+        unchanged=unchanged,
+        assets=len(bundle.assets),
+        splits=bundle.summary(),
+        relabelled=len(changed_items) - len(defining),
     )

@@ -181,7 +181,9 @@ elif TASK_QUEUE == "redis":
     TASKS = {"default": {"BACKEND": "django_tasks_rq.RQBackend", "QUEUES": ["default", "models"]}}
     RQ_QUEUES = {name: {"URL": REDIS_URL, "DEFAULT_TIMEOUT": 3600} for name in ("default", "models")}
 elif TASK_QUEUE == "immediate":
-    TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend", "QUEUES": ["default", "models"]}}
+    TASKS = {
+        "default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend", "QUEUES": ["default", "models"]}
+    }
 else:
     raise ConfigError(f"TASK_QUEUE={TASK_QUEUE!r}: use database, redis or immediate")
 

@@ -34,8 +34,18 @@ class ModelSpecAdmin(ResearcherAdmin):
 
 class ModelShardInline(admin.TabularInline):
     model = ModelShard
-    fields = ["index", "size", "status", "attempts", "errors", "worker", "heartbeat_at", "reclaims", "reclaimed_at",
-              "finished_at"]
+    fields = [
+        "index",
+        "size",
+        "status",
+        "attempts",
+        "errors",
+        "worker",
+        "heartbeat_at",
+        "reclaims",
+        "reclaimed_at",
+        "finished_at",
+    ]
     readonly_fields = fields
     extra = 0
     can_delete = False
@@ -48,20 +58,50 @@ class ModelShardInline(admin.TabularInline):
 @admin.register(ModelRun)
 class ModelRunAdmin(ResearcherAdmin):
     study_path = "study"
-    list_display = ["id", "study", "spec", "setting_text", "status", "progress", "accuracy", "started_at", "finished_at"]
+    list_display = [
+        "id",
+        "study",
+        "spec",
+        "setting_text",
+        "status",
+        "progress",
+        "accuracy",
+        "started_at",
+        "finished_at",
+    ]
     list_filter = ["status", "spec", "study__benchmark", ("study", admin.RelatedOnlyFieldListFilter)]
     list_select_related = ["study", "spec"]
     search_fields = ["study__name", "spec__name", "spec__model"]
-    readonly_fields = ["study", "spec", "setting", "status", "progress_done", "progress_total", "shard_size",
-                       "lease_seconds", "created_at", "started_at", "finished_at", "engine_version", "model_identity",
-                       "prompt_tokens", "completion_tokens", "api_requests", "error", "runs_page"]
+    readonly_fields = [
+        "study",
+        "spec",
+        "setting",
+        "status",
+        "progress_done",
+        "progress_total",
+        "shard_size",
+        "lease_seconds",
+        "created_at",
+        "started_at",
+        "finished_at",
+        "engine_version",
+        "model_identity",
+        "prompt_tokens",
+        "completion_tokens",
+        "api_requests",
+        "error",
+        "runs_page",
+    ]
     exclude = ["setting_key"]
     inlines = [ModelShardInline]
     actions = ["cancel_runs", "resume_runs"]
 
     def get_queryset(self, request: HttpRequest):
-        return super().get_queryset(request).annotate(
-            _answered=Count("responses"), _correct=Count("responses", filter=Q(responses__correct=True)))
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(_answered=Count("responses"), _correct=Count("responses", filter=Q(responses__correct=True)))
+        )
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # runs start from the study's runs page or `manage.py run_model`
@@ -95,8 +135,9 @@ class ModelRunAdmin(ResearcherAdmin):
             services.modelrun_cancel(run=run)
         self.message_user(request, f"Cancelled {queryset.count()} run(s).", messages.SUCCESS)
 
-    @admin.action(description="Resume the selected runs (queue unfinished shards; retry failed ones)",
-                  permissions=["run"])
+    @admin.action(
+        description="Resume the selected runs (queue unfinished shards; retry failed ones)", permissions=["run"]
+    )
     def resume_runs(self, request: HttpRequest, queryset) -> None:
         resumed = 0
         for run in queryset:
@@ -115,8 +156,18 @@ class ModelResponseAdmin(ResearcherAdmin):
     list_filter = ["correct", "valid", "run__spec", ("run", admin.RelatedOnlyFieldListFilter)]
     list_select_related = ["run__spec", "run__study", "item"]
     search_fields = ["item__key", "answer", "raw_answer"]
-    readonly_fields = ["run", "item", "variant", "raw_answer", "answer", "valid", "correct", "scores",
-                       "truncated_tokens", "created_at"]
+    readonly_fields = [
+        "run",
+        "item",
+        "variant",
+        "raw_answer",
+        "answer",
+        "valid",
+        "correct",
+        "scores",
+        "truncated_tokens",
+        "created_at",
+    ]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -134,9 +185,21 @@ class InstructionScoreAdmin(ResearcherAdmin):
     list_filter = ["source", "executor", ("study", admin.RelatedOnlyFieldListFilter), "task"]
     list_select_related = ["study", "executor"]
     search_fields = ["instruction", "task"]
-    readonly_fields = ["study", "executor", "source", "task", "response", "gold_index", "instruction",
-                       "execution_accuracy", "reference_similarity", "similarity_model", "setting", "outputs",
-                       "created_at"]
+    readonly_fields = [
+        "study",
+        "executor",
+        "source",
+        "task",
+        "response",
+        "gold_index",
+        "instruction",
+        "execution_accuracy",
+        "reference_similarity",
+        "similarity_model",
+        "setting",
+        "outputs",
+        "created_at",
+    ]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -18,8 +18,13 @@ from parity.benchmarks.base import ModelAnswer, answer_variants
 MAX_STAGES = 5
 
 
-def shard_answers(run: ModelRun, shard: ModelShard, scorer: Scorer, progress: Progress | None = None,
-                  assets: Mapping[str, Any] | None = None) -> dict[int, list[ModelAnswer]]:
+def shard_answers(
+    run: ModelRun,
+    shard: ModelShard,
+    scorer: Scorer,
+    progress: Progress | None = None,
+    assets: Mapping[str, Any] | None = None,
+) -> dict[int, list[ModelAnswer]]:
     """Each of the shard's items (by item id) with its model answers (one per variant)."""
     definition = run.study.definition
     setting = run.setting

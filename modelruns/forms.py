@@ -27,12 +27,14 @@ def parse_setting_pairs(values: Iterable[str]) -> dict[str, str]:
 
 
 class RunStartForm(forms.Form):
-    model = forms.CharField(max_length=500, initial="smollm2",
-                            help_text="a Hugging Face id, a local path, or an alias (smollm2)")
+    model = forms.CharField(
+        max_length=500, initial="smollm2", help_text="a Hugging Face id, a local path, or an alias (smollm2)"
+    )
     # models behind an API are set up by the operator (`manage.py run_model --kind api`), who
     # decides which servers the workers may send prompts and keys to
-    kind = forms.ChoiceField(choices=[c for c in ModelSpec.Kind.choices if c[0] != ModelSpec.Kind.API],
-                             initial=ModelSpec.Kind.CAUSAL)
+    kind = forms.ChoiceField(
+        choices=[c for c in ModelSpec.Kind.choices if c[0] != ModelSpec.Kind.API], initial=ModelSpec.Kind.CAUSAL
+    )
     revision = forms.CharField(max_length=100, required=False)
     dtype = forms.ChoiceField(choices=ModelSpec.Dtype.choices, initial=ModelSpec.Dtype.FLOAT32)
     device = forms.CharField(max_length=20, initial="auto", required=False)
@@ -43,7 +45,9 @@ class RunStartForm(forms.Form):
         # its own ids: the results page, which loads this form, has filters named model and setting
         super().__init__(*args, auto_id="run_%s", **kwargs)
         self.study = study
-        self.fields["setting"].help_text += f" (default: {study.definition.model_setting_label(study.definition.model_setting())})"
+        self.fields[
+            "setting"
+        ].help_text += f" (default: {study.definition.model_setting_label(study.definition.model_setting())})"
 
     def clean_setting(self) -> dict[str, str]:
         try:
@@ -60,5 +64,7 @@ class RunStartForm(forms.Form):
         cleaned = super().clean()
         kind = cleaned.get("kind")
         if kind and kind not in self.study.definition.model_kinds:
-            self.add_error("kind", f"{self.study.definition.title} takes {' or '.join(self.study.definition.model_kinds)} models")
+            self.add_error(
+                "kind", f"{self.study.definition.title} takes {' or '.join(self.study.definition.model_kinds)} models"
+            )
         return cleaned

@@ -28,24 +28,38 @@ class ModelSpec(models.Model):
     device = models.CharField(max_length=20, default="auto", help_text="auto, cpu, cuda, cuda:1 ...")
     kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.CAUSAL)
     # -- api specs only: `model` is the server's name for the model -------------------------------
-    api_base_url = models.CharField(max_length=500, blank=True,
-                                    help_text="api: the server's base URL up to the version, e.g. http://127.0.0.1:8000/v1")
-    api_key_env = models.CharField(max_length=100, blank=True,
-                                   help_text="api: the NAME of the environment variable that holds the key on the "
-                                             "workers (the key itself is never stored); blank: no key")
+    api_base_url = models.CharField(
+        max_length=500,
+        blank=True,
+        help_text="api: the server's base URL up to the version, e.g. http://127.0.0.1:8000/v1",
+    )
+    api_key_env = models.CharField(
+        max_length=100,
+        blank=True,
+        help_text="api: the NAME of the environment variable that holds the key on the "
+        "workers (the key itself is never stored); blank: no key",
+    )
     api_concurrency = models.PositiveSmallIntegerField(default=4, help_text="api: requests in flight at once")
-    api_features = models.JSONField(default=list, blank=True,
-                                    help_text="api: what the server can do (prompt_logprobs, top_logprobs, "
-                                              "completions, chat); empty: asked of the server when a run starts")
-    api_top_k = models.PositiveSmallIntegerField(default=20, help_text="api: next-token log-probs asked for in a readout")
+    api_features = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="api: what the server can do (prompt_logprobs, top_logprobs, "
+        "completions, chat); empty: asked of the server when a run starts",
+    )
+    api_top_k = models.PositiveSmallIntegerField(
+        default=20, help_text="api: next-token log-probs asked for in a readout"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["model", "revision", "dtype", "device", "kind", "api_base_url"],
-                                    name="modelspec_unique_load"),
-            models.CheckConstraint(condition=(Q(kind="api") & ~Q(api_base_url="")) | (~Q(kind="api") & Q(api_base_url="")),
-                                   name="modelspec_api_has_url"),
+            models.UniqueConstraint(
+                fields=["model", "revision", "dtype", "device", "kind", "api_base_url"], name="modelspec_unique_load"
+            ),
+            models.CheckConstraint(
+                condition=(Q(kind="api") & ~Q(api_base_url="")) | (~Q(kind="api") & Q(api_base_url="")),
+                name="modelspec_api_has_url",
+            ),
         ]
         ordering = ["name"]
 
@@ -94,14 +108,16 @@ class ModelRun(models.Model):
     progress_total = models.PositiveIntegerField(default=0)
     shard_size = models.PositiveIntegerField(default=64)
     lease_seconds = models.PositiveIntegerField(
-        default=300, help_text="a shard whose worker sent no heartbeat for this long is taken over")
+        default=300, help_text="a shard whose worker sent no heartbeat for this long is taken over"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     error = models.TextField(blank=True)
     engine_version = models.CharField(max_length=40, blank=True)
-    model_identity = models.JSONField(default=dict, blank=True,
-                                      help_text="what the engine loaded: model id, resolved revision, dtype, device")
+    model_identity = models.JSONField(
+        default=dict, blank=True, help_text="what the engine loaded: model id, resolved revision, dtype, device"
+    )
     prompt_tokens = models.PositiveBigIntegerField(default=0, help_text="api: prompt tokens the server counted")
     completion_tokens = models.PositiveBigIntegerField(default=0, help_text="api: completion tokens the server counted")
     api_requests = models.PositiveIntegerField(default=0, help_text="api: HTTP requests the server answered")
@@ -111,10 +127,14 @@ class ModelRun(models.Model):
     class Meta:
         constraints = [
             # a second start of the same model, study and setting returns the live run instead
-            models.UniqueConstraint(fields=["study", "spec", "setting_key"], condition=~Q(status__in=["failed", "cancelled"]),
-                                    name="modelrun_once_per_setting"),
-            models.CheckConstraint(condition=Q(progress_done__lte=models.F("progress_total")),
-                                   name="modelrun_progress_within_total"),
+            models.UniqueConstraint(
+                fields=["study", "spec", "setting_key"],
+                condition=~Q(status__in=["failed", "cancelled"]),
+                name="modelrun_once_per_setting",
+            ),
+            models.CheckConstraint(
+                condition=Q(progress_done__lte=models.F("progress_total")), name="modelrun_progress_within_total"
+            ),
         ]
         # serves the study's runs partial: a study's runs, newest first
         indexes = [models.Index(fields=["study", "-created_at"], name="modelrun_study_recent")]
@@ -180,8 +200,9 @@ class ModelResponse(models.Model):
 
     run = models.ForeignKey(ModelRun, on_delete=models.CASCADE, related_name="responses")
     item = models.ForeignKey("annotation.Item", on_delete=models.PROTECT, related_name="model_responses")
-    variant = models.CharField(max_length=40, blank=True, default="",
-                               help_text="when a setting answers an item more than once")
+    variant = models.CharField(
+        max_length=40, blank=True, default="", help_text="when a setting answers an item more than once"
+    )
     raw_answer = models.TextField(help_text="what the model gave, before normalisation")
     answer = models.TextField(blank=True, help_text="normalised; empty when invalid")
     valid = models.BooleanField()
@@ -213,13 +234,20 @@ class InstructionScore(models.Model):
     executor = models.ForeignKey(ModelSpec, on_delete=models.PROTECT, related_name="instruction_scores")
     source = models.CharField(max_length=10, choices=Source.choices)
     task = models.CharField(max_length=100)
-    response = models.ForeignKey("studies.Response", on_delete=models.CASCADE, null=True, blank=True,
-                                 related_name="instruction_scores", help_text="the written answer (written only)")
+    response = models.ForeignKey(
+        "studies.Response",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="instruction_scores",
+        help_text="the written answer (written only)",
+    )
     gold_index = models.PositiveIntegerField(null=True, blank=True, help_text="position in the task's gold list")
     instruction = models.TextField()
     execution_accuracy = models.FloatField()
-    reference_similarity = models.FloatField(null=True, blank=True,
-                                             help_text="best F1 over the gold set (without itself, for gold)")
+    reference_similarity = models.FloatField(
+        null=True, blank=True, help_text="best F1 over the gold set (without itself, for gold)"
+    )
     similarity_model = models.CharField(max_length=200)
     setting = models.JSONField(default=dict, help_text="execute_limit and similarity model used")
     outputs = models.JSONField(default=list, blank=True, help_text="the executor's outputs, in execute-set order")
@@ -227,14 +255,23 @@ class InstructionScore(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["study", "executor", "response"], condition=Q(source="written"),
-                                    name="instructionscore_once_per_written"),
-            models.UniqueConstraint(fields=["study", "executor", "task", "gold_index"], condition=Q(source="gold"),
-                                    name="instructionscore_once_per_gold"),
+            models.UniqueConstraint(
+                fields=["study", "executor", "response"],
+                condition=Q(source="written"),
+                name="instructionscore_once_per_written",
+            ),
+            models.UniqueConstraint(
+                fields=["study", "executor", "task", "gold_index"],
+                condition=Q(source="gold"),
+                name="instructionscore_once_per_gold",
+            ),
             models.CheckConstraint(
-                condition=(Q(source="written", response__isnull=False, gold_index__isnull=True)
-                           | Q(source="gold", response__isnull=True, gold_index__isnull=False)),
-                name="instructionscore_written_or_gold"),
+                condition=(
+                    Q(source="written", response__isnull=False, gold_index__isnull=True)
+                    | Q(source="gold", response__isnull=True, gold_index__isnull=False)
+                ),
+                name="instructionscore_written_or_gold",
+            ),
         ]
         indexes = [
             # the results page reads a study's scores

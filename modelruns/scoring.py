@@ -55,8 +55,14 @@ def load_key(spec: ModelSpec) -> LoadKey:
     """What makes a spec's load distinct (for an api spec: the server and how to reach it)."""
     api = None
     if spec.is_api:
-        api = ApiConfig(base_url=spec.api_base_url, model=spec.model, key_env=spec.api_key_env,
-                        concurrency=spec.api_concurrency, features=tuple(spec.api_features), top_k=spec.api_top_k)
+        api = ApiConfig(
+            base_url=spec.api_base_url,
+            model=spec.model,
+            key_env=spec.api_key_env,
+            concurrency=spec.api_concurrency,
+            features=tuple(spec.api_features),
+            top_k=spec.api_top_k,
+        )
     return LoadKey(spec.model, spec.revision, spec.dtype, spec.device, spec.kind, api)
 
 
@@ -98,15 +104,25 @@ class Scorer:
     def engine(self) -> Any:
         if self._engine is None:
             loader = load_causal_lm if self.key.kind == "causal" else load_seq2seq
-            loaded = loader(self.key.model, revision=self.key.revision or None, dtype=self.key.dtype,
-                            device=self.key.device, cache_dir=settings.MODEL_CACHE_DIR)
+            loaded = loader(
+                self.key.model,
+                revision=self.key.revision or None,
+                dtype=self.key.dtype,
+                device=self.key.device,
+                cache_dir=settings.MODEL_CACHE_DIR,
+            )
             self._engine = Engine(loaded, cache=ScoreCache(score_cache_dir()))
         return self._engine
 
     def nli(self) -> Any:
         if self._nli is None:
-            self._nli = load_nli(self.key.model, revision=self.key.revision or None, dtype=self.key.dtype,
-                                 device=self.key.device, cache_dir=settings.MODEL_CACHE_DIR)
+            self._nli = load_nli(
+                self.key.model,
+                revision=self.key.revision or None,
+                dtype=self.key.dtype,
+                device=self.key.device,
+                cache_dir=settings.MODEL_CACHE_DIR,
+            )
         return self._nli
 
     def embedder(self, name: str) -> Any:
@@ -118,16 +134,26 @@ class Scorer:
         """What was loaded, as recorded on the run (never the API key, only its variable's name)."""
         if self._api is not None:
             config = self._api.config
-            return {"model_id": config.model, "api_base_url": config.server, "api_features": list(self._api.features()),
-                    "api_key_env": config.key_env, "engine_version": ENGINE_VERSION}
+            return {
+                "model_id": config.model,
+                "api_base_url": config.server,
+                "api_features": list(self._api.features()),
+                "api_key_env": config.key_env,
+                "engine_version": ENGINE_VERSION,
+            }
         if self._engine is not None:
             identity, device = self._engine.model.identity, self._engine.model.device
         elif self._nli is not None:
             identity, device = self._nli.identity, self._nli.device
         else:
             return {}
-        return {"model_id": identity.model_id, "revision": identity.revision, "dtype": identity.dtype,
-                "device": device, "engine_version": ENGINE_VERSION}
+        return {
+            "model_id": identity.model_id,
+            "revision": identity.revision,
+            "dtype": identity.dtype,
+            "device": device,
+            "engine_version": ENGINE_VERSION,
+        }
 
     # -- scoring -------------------------------------------------------------------------------
     def run(self, requests: Sequence[Any], progress: Progress | None = None) -> dict[str, Any]:

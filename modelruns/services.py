@@ -68,19 +68,37 @@ def _api_fields(model: str, api: ApiOptions | None) -> dict[str, Any]:
     """The spec's api_* fields, checked the way a worker will use them."""
     if api is None:
         raise ModelRunError("an api model needs its server's base URL (e.g. http://127.0.0.1:8000/v1)")
-    fields = {"api_base_url": api.base_url.strip().rstrip("/"), "api_key_env": api.key_env.strip(),
-              "api_concurrency": api.concurrency, "api_features": sorted(set(api.features)), "api_top_k": api.top_k}
+    fields = {
+        "api_base_url": api.base_url.strip().rstrip("/"),
+        "api_key_env": api.key_env.strip(),
+        "api_concurrency": api.concurrency,
+        "api_features": sorted(set(api.features)),
+        "api_top_k": api.top_k,
+    }
     try:
-        ApiConfig(base_url=fields["api_base_url"], model=model, key_env=fields["api_key_env"],
-                  concurrency=api.concurrency, features=tuple(fields["api_features"]), top_k=api.top_k)
+        ApiConfig(
+            base_url=fields["api_base_url"],
+            model=model,
+            key_env=fields["api_key_env"],
+            concurrency=api.concurrency,
+            features=tuple(fields["api_features"]),
+            top_k=api.top_k,
+        )
     except ValueError as exc:
         raise ModelRunError(str(exc)) from exc
     return fields
 
 
-def modelspec_get_or_create(*, model: str, revision: str = "", dtype: str = ModelSpec.Dtype.FLOAT32,
-                            device: str = "auto", kind: str = ModelSpec.Kind.CAUSAL, name: str = "",
-                            api: ApiOptions | None = None) -> ModelSpec:
+def modelspec_get_or_create(
+    *,
+    model: str,
+    revision: str = "",
+    dtype: str = ModelSpec.Dtype.FLOAT32,
+    device: str = "auto",
+    kind: str = ModelSpec.Kind.CAUSAL,
+    name: str = "",
+    api: ApiOptions | None = None,
+) -> ModelSpec:
     """The spec that loads `model` this way, created on first use (named after the model).
 
     An api spec (`kind="api"`, with `api`) is the server's model at the server's URL; asked for
@@ -94,7 +112,13 @@ def modelspec_get_or_create(*, model: str, revision: str = "", dtype: str = Mode
         raise ModelRunError(f"dtype must be one of {', '.join(ModelSpec.Dtype.values)}, not {dtype!r}")
     if kind not in ModelSpec.Kind.values:
         raise ModelRunError(f"kind must be one of {', '.join(ModelSpec.Kind.values)}, not {kind!r}")
-    lookup = {"model": model, "revision": revision.strip(), "dtype": dtype, "device": device.strip() or "auto", "kind": kind}
+    lookup = {
+        "model": model,
+        "revision": revision.strip(),
+        "dtype": dtype,
+        "device": device.strip() or "auto",
+        "kind": kind,
+    }
     reach: dict[str, Any] = {}
     if kind == ModelSpec.Kind.API:
         reach = _api_fields(model, api)
@@ -104,7 +128,7 @@ def modelspec_get_or_create(*, model: str, revision: str = "", dtype: str = Mode
     if spec is not None:
         return _modelspec_reach_update(spec, reach)
     # room for " (N)" within the name's column (a long path or server URL would not fit)
-    base = (name.strip() or _spec_name(lookup))[:ModelSpec._meta.get_field("name").max_length - 8]
+    base = (name.strip() or _spec_name(lookup))[: ModelSpec._meta.get_field("name").max_length - 8]
     candidate, number = base, 1
     while ModelSpec.objects.filter(name=candidate).exists():
         number += 1
@@ -135,8 +159,11 @@ def _spec_name(lookup: Mapping[str, str]) -> str:
     name = lookup["model"] + (f"@{lookup['revision']}" if lookup["revision"] else "")
     if lookup.get("api_base_url"):
         return f"{name} @ {lookup['api_base_url']}"
-    extras = [value for key, value in lookup.items()
-              if key in ("dtype", "device", "kind") and value not in ("float32", "auto", "causal")]
+    extras = [
+        value
+        for key, value in lookup.items()
+        if key in ("dtype", "device", "kind") and value not in ("float32", "auto", "causal")
+    ]
     return name + (f" ({', '.join(extras)})" if extras else "")
 
 
@@ -158,9 +185,15 @@ def _shard_item_ids(groups: list[list[int]], shard_size: int) -> list[list[int]]
     return shards
 
 
-def modelrun_start(*, study: Study, spec: ModelSpec, setting: Mapping[str, Any] | None = None,
-                   shard_size: int = DEFAULT_SHARD_SIZE, lease_seconds: int = DEFAULT_LEASE_SECONDS,
-                   enqueue: bool = True) -> StartedRun:
+def modelrun_start(
+    *,
+    study: Study,
+    spec: ModelSpec,
+    setting: Mapping[str, Any] | None = None,
+    shard_size: int = DEFAULT_SHARD_SIZE,
+    lease_seconds: int = DEFAULT_LEASE_SECONDS,
+    enqueue: bool = True,
+) -> StartedRun:
     """Create a run of `spec` over the study's items and queue its shards.
 
     Starting the same model, study and setting again returns the live run (and queues its
@@ -170,8 +203,9 @@ def modelrun_start(*, study: Study, spec: ModelSpec, setting: Mapping[str, Any] 
     _check_source(spec.source)
     definition = study.definition
     if spec.scored_as not in definition.model_kinds:
-        raise ModelRunError(f"{definition.title} is scored with {' or '.join(definition.model_kinds)} models, "
-                            f"not {spec.kind}")
+        raise ModelRunError(
+            f"{definition.title} is scored with {' or '.join(definition.model_kinds)} models, not {spec.kind}"
+        )
     try:
         full = definition.model_setting(setting)
     except ValueError as exc:
@@ -180,7 +214,8 @@ def modelrun_start(*, study: Study, spec: ModelSpec, setting: Mapping[str, Any] 
         raise ModelRunError("shard size and lease must be at least 1")
     key = setting_key(full)
     live = ModelRun.objects.filter(study=study, spec=spec, setting_key=key).exclude(
-        status__in=[ModelRun.Status.FAILED, ModelRun.Status.CANCELLED])
+        status__in=[ModelRun.Status.FAILED, ModelRun.Status.CANCELLED]
+    )
     existing = live.first()
     if existing is not None:
         if enqueue and existing.is_active:
@@ -194,11 +229,19 @@ def modelrun_start(*, study: Study, spec: ModelSpec, setting: Mapping[str, Any] 
     shards = _shard_item_ids([[by_key[key] for key in group] for group in groups], shard_size)
     try:
         with transaction.atomic():
-            run = ModelRun.objects.create(study=study, spec=spec, setting=full, setting_key=key,
-                                          progress_total=len(items), shard_size=shard_size,
-                                          lease_seconds=lease_seconds, engine_version=ENGINE_VERSION)
-            ModelShard.objects.bulk_create([ModelShard(run=run, index=index, item_ids=ids, size=len(ids))
-                                            for index, ids in enumerate(shards)])
+            run = ModelRun.objects.create(
+                study=study,
+                spec=spec,
+                setting=full,
+                setting_key=key,
+                progress_total=len(items),
+                shard_size=shard_size,
+                lease_seconds=lease_seconds,
+                engine_version=ENGINE_VERSION,
+            )
+            ModelShard.objects.bulk_create(
+                [ModelShard(run=run, index=index, item_ids=ids, size=len(ids)) for index, ids in enumerate(shards)]
+            )
     except IntegrityError:  # the same run was started a moment ago, elsewhere
         return StartedRun(live.get(), False)
     if enqueue:
@@ -211,8 +254,11 @@ def modelrun_enqueue(*, run: ModelRun) -> int:
 
     A shard whose task is already queued gets a second one; the second finds nothing to claim.
     """
-    ids = list(run.shards.exclude(status__in=[ModelShard.Status.DONE, ModelShard.Status.FAILED])
-               .order_by("index").values_list("pk", flat=True))
+    ids = list(
+        run.shards.exclude(status__in=[ModelShard.Status.DONE, ModelShard.Status.FAILED])
+        .order_by("index")
+        .values_list("pk", flat=True)
+    )
     _shards_enqueue(ids)
     return len(ids)
 
@@ -228,7 +274,8 @@ def _shards_enqueue(shard_ids: list[int]) -> None:
 def modelrun_cancel(*, run: ModelRun) -> ModelRun:
     """Stop a run: workers finish the shard in hand and take no more."""
     ModelRun.objects.filter(pk=run.pk, status__in=ModelRun.ACTIVE).update(
-        status=ModelRun.Status.CANCELLED, finished_at=timezone.now())
+        status=ModelRun.Status.CANCELLED, finished_at=timezone.now()
+    )
     run.refresh_from_db()
     return run
 
@@ -239,11 +286,15 @@ def modelrun_resume(*, run: ModelRun) -> ModelRun:
     run = ModelRun.objects.select_for_update().select_related("spec").get(pk=run.pk)
     _check_source(run.spec.source)
     if run.status == ModelRun.Status.FAILED:
-        if ModelRun.objects.filter(study=run.study, spec=run.spec, setting_key=run.setting_key).exclude(
-                status__in=[ModelRun.Status.FAILED, ModelRun.Status.CANCELLED]).exists():
+        if (
+            ModelRun.objects.filter(study=run.study, spec=run.spec, setting_key=run.setting_key)
+            .exclude(status__in=[ModelRun.Status.FAILED, ModelRun.Status.CANCELLED])
+            .exists()
+        ):
             raise ModelRunError("another live run has the same model and setting")
-        run.shards.filter(status=ModelShard.Status.FAILED).update(status=ModelShard.Status.PENDING, attempts=0, errors=0,
-                                                                  error="")
+        run.shards.filter(status=ModelShard.Status.FAILED).update(
+            status=ModelShard.Status.PENDING, attempts=0, errors=0, error=""
+        )
         run.status, run.error, run.finished_at = ModelRun.Status.QUEUED, "", None
         run.save(update_fields=["status", "error", "finished_at"])
     if run.is_active:
@@ -270,11 +321,16 @@ def shards_reclaim_stale(*, run: ModelRun, now: datetime | None = None) -> list[
     reclaimed = []
     for shard in run.shards.filter(status=ModelShard.Status.RUNNING, heartbeat_at__lt=stale):
         # conditional on the same holder and a lease still run out: a heartbeat or a takeover in between wins
-        if ModelShard.objects.filter(pk=shard.pk, status=ModelShard.Status.RUNNING, worker=shard.worker,
-                                     heartbeat_at__lt=stale).update(
-                status=ModelShard.Status.PENDING, reclaims=F("reclaims") + 1, reclaimed_at=now):
-            logger.warning("run %s: shard %s taken back from %s (no heartbeat for %s s)", run.pk, shard.index,
-                           shard.worker, run.lease_seconds)
+        if ModelShard.objects.filter(
+            pk=shard.pk, status=ModelShard.Status.RUNNING, worker=shard.worker, heartbeat_at__lt=stale
+        ).update(status=ModelShard.Status.PENDING, reclaims=F("reclaims") + 1, reclaimed_at=now):
+            logger.warning(
+                "run %s: shard %s taken back from %s (no heartbeat for %s s)",
+                run.pk,
+                shard.index,
+                shard.worker,
+                run.lease_seconds,
+            )
             reclaimed.append(shard)
     return reclaimed
 
@@ -291,30 +347,48 @@ def modelrun_sweep(*, now: datetime | None = None) -> SweepReport:
     runs = list(ModelRun.objects.active())
     reclaimed = [shard for run in runs for shard in shards_reclaim_stale(run=run, now=now)]
     lost = workers.lost_tasks_fail(task_ids=[workers.task_id_of(shard.worker) for shard in reclaimed])
-    lost_shards = [int(task.args[0]) for task in lost
-                   if task.task_path == run_shard.module_path and task.args and str(task.args[0]).isdigit()]
-    orphans = ModelShard.objects.filter(pk__in=lost_shards, status=ModelShard.Status.PENDING,
-                                        run__status__in=ModelRun.ACTIVE).values_list("pk", flat=True)
+    lost_shards = [
+        int(task.args[0])
+        for task in lost
+        if task.task_path == run_shard.module_path and task.args and str(task.args[0]).isdigit()
+    ]
+    orphans = ModelShard.objects.filter(
+        pk__in=lost_shards, status=ModelShard.Status.PENDING, run__status__in=ModelRun.ACTIVE
+    ).values_list("pk", flat=True)
     requeue = sorted({shard.pk for shard in reclaimed} | set(orphans))
     _shards_enqueue(requeue)
     finished = sum(1 for run in runs if not open_shards(run).exists() and modelrun_finish_if_complete(run=run))
     return SweepReport(reclaimed=len(reclaimed), lost_tasks=len(lost), requeued=len(requeue), finished=finished)
 
 
-def modelrun_start_many(*, study: Study, spec: ModelSpec, overrides: Mapping[str, Any] | None = None,
-                       sweep: bool = False, shard_size: int = DEFAULT_SHARD_SIZE,
-                       lease_seconds: int = DEFAULT_LEASE_SECONDS, enqueue: bool = True) -> list[StartedRun]:
+def modelrun_start_many(
+    *,
+    study: Study,
+    spec: ModelSpec,
+    overrides: Mapping[str, Any] | None = None,
+    sweep: bool = False,
+    shard_size: int = DEFAULT_SHARD_SIZE,
+    lease_seconds: int = DEFAULT_LEASE_SECONDS,
+    enqueue: bool = True,
+) -> list[StartedRun]:
     """The runs a researcher asks for (page, command): one with the default setting (plus
     `overrides`), or with `sweep` one per setting of the benchmark's grid (each with `overrides`
     applied). Each is started by `modelrun_start`."""
     definition = study.definition
     try:
-        settings = [{**grid, **(overrides or {})} for grid in definition.model_settings(sweep=True)] if sweep \
+        settings = (
+            [{**grid, **(overrides or {})} for grid in definition.model_settings(sweep=True)]
+            if sweep
             else [dict(overrides or {})]
+        )
     except ValueError as exc:
         raise ModelRunError(str(exc)) from exc
-    return [modelrun_start(study=study, spec=spec, setting=setting, shard_size=shard_size,
-                           lease_seconds=lease_seconds, enqueue=enqueue) for setting in settings]
+    return [
+        modelrun_start(
+            study=study, spec=spec, setting=setting, shard_size=shard_size, lease_seconds=lease_seconds, enqueue=enqueue
+        )
+        for setting in settings
+    ]
 
 
 # -- MiQA's generative task: a run's written answers become a rating study ------------------------
@@ -325,8 +399,9 @@ RATING_BLOCK_SIZE = 50
 
 
 @transaction.atomic
-def modelrun_rating_study(*, run: ModelRun, raters_per_block: int = RATING_RATERS_PER_BLOCK,
-                          block_size: int = RATING_BLOCK_SIZE) -> Study:
+def modelrun_rating_study(
+    *, run: ModelRun, raters_per_block: int = RATING_RATERS_PER_BLOCK, block_size: int = RATING_BLOCK_SIZE
+) -> Study:
     """A `miqa_rating` study of a finished generative MiQA run's answers, in blocks of
     `block_size` answers each graded by `raters_per_block` raters (a rater takes one block).
 
@@ -346,15 +421,21 @@ def modelrun_rating_study(*, run: ModelRun, raters_per_block: int = RATING_RATER
         return existing
     model = f"{run.spec.name} (run {run.pk})"
     answers = run.responses.filter(variant=variant).select_related("item").order_by("item__key")
-    records = [{"question_id": definition.rated_question_id(response.item.meta), "model": model,
-                "answer": response.answer} for response in answers]
+    records = [
+        {"question_id": definition.rated_question_id(response.item.meta), "model": model, "answer": response.answer}
+        for response in answers
+    ]
     if not records:
         raise ModelRunError(f"run {run.pk} has no written answers to rate")
     try:
         rating_items_from_answers(records)
         # the rating study belongs to those who work on the rated study
-        rating = study_create(name=name, benchmark=rating_benchmark, owner=run.study.owner,
-                              design={"models": model, "per_unit": raters_per_block, "unit_size": block_size})
+        rating = study_create(
+            name=name,
+            benchmark=rating_benchmark,
+            owner=run.study.owner,
+            design={"models": model, "per_unit": raters_per_block, "unit_size": block_size},
+        )
         rating.collaborators.set(run.study.collaborators.all())
         return rating
     except (DatasetError, StudyError, ValueError) as exc:

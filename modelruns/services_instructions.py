@@ -32,8 +32,9 @@ class ScoredInstructions:
     tasks: int
 
 
-def instructionscores_compute(*, study: Study, executor: ModelSpec, setting: Mapping[str, Any] | None = None,
-                              progress: Progress | None = None) -> ScoredInstructions:
+def instructionscores_compute(
+    *, study: Study, executor: ModelSpec, setting: Mapping[str, Any] | None = None, progress: Progress | None = None
+) -> ScoredInstructions:
     """Execute the study's written instructions and its tasks' gold instructions with `executor`
     (same prompt, decoding and metric as a model's instructions) and store their scores."""
     if not study.definition.executes_instructions:
@@ -52,8 +53,10 @@ def instructionscores_compute(*, study: Study, executor: ModelSpec, setting: Map
     tasks = selectors.study_tasks(study)
     responses = {f"written|{response.pk}": response for response in selectors.written_instructions(study)}
     # the whole text as written (`answer` is a copy cut to its column's length)
-    instructions = [induction.written_instruction(key, str(response.item.meta["task"]), response.raw_answer.strip(),
-                                                  references) for key, response in responses.items()]
+    instructions = [
+        induction.written_instruction(key, str(response.item.meta["task"]), response.raw_answer.strip(), references)
+        for key, response in responses.items()
+    ]
     instructions += induction.gold_instructions(references, tasks)
     if not instructions:
         raise InstructionScoringError(f"study {study.name!r} has no instructions to score")
@@ -64,13 +67,22 @@ def instructionscores_compute(*, study: Study, executor: ModelSpec, setting: Map
     for instruction in instructions:
         score = scores[instruction.key]
         gold = instruction.gold_index is not None
-        rows.append(InstructionScore(
-            study=study, executor=executor, task=instruction.task, response=responses.get(instruction.key),
-            source=InstructionScore.Source.GOLD if gold else InstructionScore.Source.WRITTEN,
-            gold_index=instruction.gold_index,
-            instruction=storable(instruction.text), execution_accuracy=score["execution_accuracy"],
-            reference_similarity=score["reference_similarity"], similarity_model=score["similarity_model"],
-            setting=dict(full), outputs=storable(score["outputs"])))
+        rows.append(
+            InstructionScore(
+                study=study,
+                executor=executor,
+                task=instruction.task,
+                response=responses.get(instruction.key),
+                source=InstructionScore.Source.GOLD if gold else InstructionScore.Source.WRITTEN,
+                gold_index=instruction.gold_index,
+                instruction=storable(instruction.text),
+                execution_accuracy=score["execution_accuracy"],
+                reference_similarity=score["reference_similarity"],
+                similarity_model=score["similarity_model"],
+                setting=dict(full),
+                outputs=storable(score["outputs"]),
+            )
+        )
     with transaction.atomic():
         InstructionScore.objects.filter(study=study, executor=executor).delete()
         InstructionScore.objects.bulk_create(rows, batch_size=500)

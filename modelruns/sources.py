@@ -60,7 +60,7 @@ def source_allowed(model: str, allowed: Iterable[str]) -> bool:
         return any(_inside(path, Path(entry).expanduser().resolve()) for entry in entries if _is_directory_entry(entry))
     hub_id = model.lower()
     for entry in (entry.lower() for entry in entries if not _is_directory_entry(entry) and not _is_url(entry)):
-        if hub_id == entry or (entry.endswith("/") and hub_id.startswith(entry) and "/" not in hub_id[len(entry):]):
+        if hub_id == entry or (entry.endswith("/") and hub_id.startswith(entry) and "/" not in hub_id[len(entry) :]):
             return True
     return False
 
@@ -75,6 +75,8 @@ def model_source_problem(model: str) -> str | None:
     if source_allowed(model, allowed):
         return None
     listed = ", ".join(allowed) if allowed else "nothing"
-    return (f"{model.strip()!r} is not an allowed model source. Runs may load only the models in "
-            f"{SETTING} (now: {listed}); ask the operator to add the model, its Hub organisation "
-            "(ending in /), its directory, or its API server's URL.")
+    return (
+        f"{model.strip()!r} is not an allowed model source. Runs may load only the models in "
+        f"{SETTING} (now: {listed}); ask the operator to add the model, its Hub organisation "
+        "(ending in /), its directory, or its API server's URL."
+    )

@@ -21,8 +21,13 @@ PAGE = "modelruns/study_runs.html"
 
 def _render_runs(request: HttpRequest, study: Study, form: RunStartForm, status: int = 200) -> HttpResponse:
     runs = list(selectors.runs_for_study(study))
-    context = {"study": study, "runs": runs, "form": form, "specs": selectors.known_specs(),
-               "polling": any(run.is_active for run in runs)}
+    context = {
+        "study": study,
+        "runs": runs,
+        "form": form,
+        "specs": selectors.known_specs(),
+        "polling": any(run.is_active for run in runs),
+    }
     return render(request, PARTIAL if request.htmx else PAGE, context, status=status)
 
 
@@ -41,8 +46,13 @@ def start(request: HttpRequest, study_id: int) -> HttpResponse:
     if form.is_valid():
         data = form.cleaned_data
         try:
-            spec = services.modelspec_get_or_create(model=data["model"], revision=data["revision"], dtype=data["dtype"],
-                                                    device=data["device"], kind=data["kind"])
+            spec = services.modelspec_get_or_create(
+                model=data["model"],
+                revision=data["revision"],
+                dtype=data["dtype"],
+                device=data["device"],
+                kind=data["kind"],
+            )
             services.modelrun_start_many(study=study, spec=spec, overrides=data["setting"], sweep=data["sweep"])
         except services.ModelRunError as exc:
             form.add_error(None, str(exc))
@@ -63,7 +73,8 @@ def rate(request: HttpRequest, study_id: int, run_id: int) -> HttpResponse:
     try:
         rating = services.modelrun_rating_study(run=run)
     except services.ModelRunError as exc:
-        return render(request, "problem.html", {"title": "These answers cannot be rated",
-                                                           "message": str(exc)}, status=400)
+        return render(
+            request, "problem.html", {"title": "These answers cannot be rated", "message": str(exc)}, status=400
+        )
     url = reverse("results:study", args=[rating.pk])
     return HttpResponseClientRedirect(url) if request.htmx else redirect(url)

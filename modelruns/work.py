@@ -42,6 +42,7 @@ MAX_CLAIMS = 6
 #: called as on_progress(items done, items in the run)
 RunProgress = Callable[[float, int], None]
 
+
 def worker_name(suffix: str = "") -> str:
     name = f"{socket.gethostname()}:{os.getpid()}"
     return f"{name}:{suffix}" if suffix else name
@@ -49,12 +50,15 @@ def worker_name(suffix: str = "") -> str:
 
 def _modelrun_fail(run: ModelRun, error: str) -> None:
     ModelRun.objects.filter(pk=run.pk, status__in=ModelRun.ACTIVE).update(
-        status=ModelRun.Status.FAILED, error=error[:10000], finished_at=timezone.now())
+        status=ModelRun.Status.FAILED, error=error[:10000], finished_at=timezone.now()
+    )
 
 
 def _modelrun_mark_running(run: ModelRun, identity: Mapping[str, str]) -> None:
     now = timezone.now()
-    ModelRun.objects.filter(pk=run.pk, status=ModelRun.Status.QUEUED).update(status=ModelRun.Status.RUNNING, started_at=now)
+    ModelRun.objects.filter(pk=run.pk, status=ModelRun.Status.QUEUED).update(
+        status=ModelRun.Status.RUNNING, started_at=now
+    )
     ModelRun.objects.filter(pk=run.pk, started_at__isnull=True).update(started_at=now)
     if identity and run.model_identity != identity:
         ModelRun.objects.filter(pk=run.pk).update(model_identity=dict(identity))
@@ -65,7 +69,8 @@ def modelrun_finish_if_complete(*, run: ModelRun) -> bool:
     if run.shards.exclude(status=ModelShard.Status.DONE).exists():
         return False
     ModelRun.objects.filter(pk=run.pk, status__in=ModelRun.ACTIVE).update(
-        status=ModelRun.Status.DONE, finished_at=timezone.now(), progress_done=F("progress_total"))
+        status=ModelRun.Status.DONE, finished_at=timezone.now(), progress_done=F("progress_total")
+    )
     return True
 
 
@@ -88,18 +93,27 @@ def shard_claim(*, run: ModelRun, worker: str, prefer: int | None = None) -> Mod
     candidates.sort(key=lambda row: row[0] != prefer)
     for pk, attempts in candidates:
         if attempts >= MAX_CLAIMS:
-            if ModelShard.objects.filter(Q(pk=pk) & claimable).update(status=ModelShard.Status.FAILED, finished_at=now,
-                                                                       error="claimed too often without finishing"):
-                _modelrun_fail(run, f"shard {pk} was claimed {attempts} times without finishing: "
-                                    "workers keep stopping on it (out of memory?)")
+            if ModelShard.objects.filter(Q(pk=pk) & claimable).update(
+                status=ModelShard.Status.FAILED, finished_at=now, error="claimed too often without finishing"
+            ):
+                _modelrun_fail(
+                    run,
+                    f"shard {pk} was claimed {attempts} times without finishing: "
+                    "workers keep stopping on it (out of memory?)",
+                )
             return None
         # the SET expressions read the row as it was: a RUNNING shard here is one whose lease ran out
         taken_over = Q(status=ModelShard.Status.RUNNING)
         claimed = ModelShard.objects.filter(Q(pk=pk) & claimable).update(
-            status=ModelShard.Status.RUNNING, worker=worker, heartbeat_at=now, attempts=F("attempts") + 1,
-            reclaims=Case(When(taken_over, then=F("reclaims") + 1), default=F("reclaims"),
-                          output_field=PositiveIntegerField()),
-            reclaimed_at=Case(When(taken_over, then=now), default=F("reclaimed_at")))
+            status=ModelShard.Status.RUNNING,
+            worker=worker,
+            heartbeat_at=now,
+            attempts=F("attempts") + 1,
+            reclaims=Case(
+                When(taken_over, then=F("reclaims") + 1), default=F("reclaims"), output_field=PositiveIntegerField()
+            ),
+            reclaimed_at=Case(When(taken_over, then=now), default=F("reclaimed_at")),
+        )
         if claimed:
             return ModelShard.objects.get(pk=pk)
     return None
@@ -107,13 +121,17 @@ def shard_claim(*, run: ModelRun, worker: str, prefer: int | None = None) -> Mod
 
 def shard_heartbeat(*, shard: ModelShard, worker: str) -> bool:
     """Renew the lease; False when another worker took the shard over (its answers will match)."""
-    return bool(ModelShard.objects.filter(pk=shard.pk, worker=worker, status=ModelShard.Status.RUNNING)
-                .update(heartbeat_at=timezone.now()))
+    return bool(
+        ModelShard.objects.filter(pk=shard.pk, worker=worker, status=ModelShard.Status.RUNNING).update(
+            heartbeat_at=timezone.now()
+        )
+    )
 
 
 @transaction.atomic
-def shard_complete(*, shard: ModelShard, worker: str,
-                   answers: Mapping[int, ModelAnswer | Sequence[ModelAnswer]]) -> int:
+def shard_complete(
+    *, shard: ModelShard, worker: str, answers: Mapping[int, ModelAnswer | Sequence[ModelAnswer]]
+) -> int:
     """Write a shard's answers and mark it done; returns how many rows were new.
 
     Idempotent: answers already stored (a retry, a worker presumed dead that finished after all)
@@ -123,17 +141,32 @@ def shard_complete(*, shard: ModelShard, worker: str,
     # progress sum each computes includes the others' committed shards.
     run = ModelRun.objects.select_for_update().get(pk=shard.run_id)
     existing = ModelResponse.objects.filter(run=run, item_id__in=list(answers)).count()
-    ModelResponse.objects.bulk_create([
-        ModelResponse(run=run, item_id=item_id, variant=answer.variant, raw_answer=storable(answer.raw_answer),
-                      answer=storable(answer.answer), valid=answer.valid, correct=answer.correct,
-                      scores=storable(dict(answer.scores)),
-                      truncated_tokens=answer.truncated_tokens)
-        for item_id, given in answers.items() for answer in answer_variants(given)
-    ], ignore_conflicts=True, batch_size=500)
+    ModelResponse.objects.bulk_create(
+        [
+            ModelResponse(
+                run=run,
+                item_id=item_id,
+                variant=answer.variant,
+                raw_answer=storable(answer.raw_answer),
+                answer=storable(answer.answer),
+                valid=answer.valid,
+                correct=answer.correct,
+                scores=storable(dict(answer.scores)),
+                truncated_tokens=answer.truncated_tokens,
+            )
+            for item_id, given in answers.items()
+            for answer in answer_variants(given)
+        ],
+        ignore_conflicts=True,
+        batch_size=500,
+    )
     created = ModelResponse.objects.filter(run=run, item_id__in=list(answers)).count() - existing
     now = timezone.now()
-    if ModelShard.objects.filter(pk=shard.pk).exclude(status=ModelShard.Status.DONE).update(
-            status=ModelShard.Status.DONE, finished_at=now, worker=worker, error=""):
+    if (
+        ModelShard.objects.filter(pk=shard.pk)
+        .exclude(status=ModelShard.Status.DONE)
+        .update(status=ModelShard.Status.DONE, finished_at=now, worker=worker, error="")
+    ):
         done = run.shards.filter(status=ModelShard.Status.DONE).aggregate(items=Sum("size"))["items"] or 0
         ModelRun.objects.filter(pk=run.pk).update(progress_done=min(done, run.progress_total))
     modelrun_finish_if_complete(run=run)
@@ -144,12 +177,14 @@ def shard_fail(*, shard: ModelShard, worker: str, error: str) -> None:
     """Give the shard back for another try, or fail it (and the run) after MAX_ERRORS errors."""
     errors = shard.errors + 1
     if errors >= MAX_ERRORS:
-        ModelShard.objects.filter(pk=shard.pk).update(status=ModelShard.Status.FAILED, errors=errors,
-                                                      error=error[-10000:], finished_at=timezone.now())
+        ModelShard.objects.filter(pk=shard.pk).update(
+            status=ModelShard.Status.FAILED, errors=errors, error=error[-10000:], finished_at=timezone.now()
+        )
         _modelrun_fail(shard.run, f"shard {shard.index} failed {errors} times; last error:\n{error[-8000:]}")
     else:
-        ModelShard.objects.filter(pk=shard.pk, worker=worker).update(status=ModelShard.Status.PENDING, errors=errors,
-                                                                     error=error[-10000:])
+        ModelShard.objects.filter(pk=shard.pk, worker=worker).update(
+            status=ModelShard.Status.PENDING, errors=errors, error=error[-10000:]
+        )
 
 
 # -- doing the work ---------------------------------------------------------------------------
@@ -158,9 +193,11 @@ def shard_fail(*, shard: ModelShard, worker: str, error: str) -> None:
 def modelrun_add_usage(*, run: ModelRun, usage: Usage) -> None:
     """Add what an API server counted for this run's work (spent whether or not the shard finished)."""
     if usage.requests or usage.prompt_tokens or usage.completion_tokens:
-        ModelRun.objects.filter(pk=run.pk).update(prompt_tokens=F("prompt_tokens") + usage.prompt_tokens,
-                                                  completion_tokens=F("completion_tokens") + usage.completion_tokens,
-                                                  api_requests=F("api_requests") + usage.requests)
+        ModelRun.objects.filter(pk=run.pk).update(
+            prompt_tokens=F("prompt_tokens") + usage.prompt_tokens,
+            completion_tokens=F("completion_tokens") + usage.completion_tokens,
+            api_requests=F("api_requests") + usage.requests,
+        )
 
 
 def open_shards(run: ModelRun):
@@ -195,8 +232,9 @@ class _Heartbeat:
             self.on_progress(self.run.progress_done + self.shard.size * done / total, self.run.progress_total)
 
 
-def _shard_process(run: ModelRun, shard: ModelShard, scorer: Scorer, worker: str,
-                   on_progress: RunProgress | None) -> None:
+def _shard_process(
+    run: ModelRun, shard: ModelShard, scorer: Scorer, worker: str, on_progress: RunProgress | None
+) -> None:
     before = scorer.usage()
     try:
         answers = execution.shard_answers(run, shard, scorer, _Heartbeat(shard, worker, run, on_progress))
@@ -209,8 +247,14 @@ def _shard_process(run: ModelRun, shard: ModelShard, scorer: Scorer, worker: str
     shard_complete(shard=shard, worker=worker, answers=answers)
 
 
-def modelrun_work(*, run: ModelRun, worker: str, prefer: int | None = None,
-                  on_progress: RunProgress | None = None, sleep: Callable[[float], None] = time.sleep) -> int:
+def modelrun_work(
+    *,
+    run: ModelRun,
+    worker: str,
+    prefer: int | None = None,
+    on_progress: RunProgress | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> int:
     """Claim and score shards of `run` until none is left; returns how many this call scored.
 
     While every remaining shard is held by another worker, wait: if that worker dies its lease

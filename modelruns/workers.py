@@ -95,12 +95,17 @@ def lost_tasks_fail(*, task_ids: Iterable[str] = ()) -> list[LostTask]:
         task_id = str(pk)
         if not (process_gone(holder) or any(task_id.startswith(prefix) for prefix in prefixes)):
             continue
-        why = (f"worker {holder or '?'} stopped while running this task; the model-run sweep marked it failed "
-               "and queued its shard again")
+        why = (
+            f"worker {holder or '?'} stopped while running this task; the model-run sweep marked it failed "
+            "and queued its shard again"
+        )
         # conditional on the row still running: a worker that finishes after all keeps its own result
         if DBTaskResult.objects.filter(Q(pk=pk) & Q(status=TaskResultStatus.RUNNING)).update(
-                status=TaskResultStatus.FAILED, finished_at=timezone.now(), return_value=None,
-                exception_class_path=f"{WorkerLost.__module__}.{WorkerLost.__qualname__}", traceback=why):
+            status=TaskResultStatus.FAILED,
+            finished_at=timezone.now(),
+            return_value=None,
+            exception_class_path=f"{WorkerLost.__module__}.{WorkerLost.__qualname__}",
+            traceback=why,
+        ):
             lost.append(LostTask(task_id, task_path, list((args_kwargs or {}).get("args", []))))
     return lost
-

@@ -38,9 +38,14 @@ def remember(request: HttpRequest, response: HttpResponse, study_id: int, partic
     ids = {**known(request), study_id: participant_id}
     request._parity_participants = ids
     response.set_signed_cookie(
-        COOKIE, "-".join(f"{study}.{participant}" for study, participant in sorted(ids.items())), salt=_SALT,
-        max_age=settings.SESSION_COOKIE_AGE, secure=settings.SESSION_COOKIE_SECURE, httponly=True,
-        samesite="Lax")
+        COOKIE,
+        "-".join(f"{study}.{participant}" for study, participant in sorted(ids.items())),
+        salt=_SALT,
+        max_age=settings.SESSION_COOKIE_AGE,
+        secure=settings.SESSION_COOKIE_SECURE,
+        httponly=True,
+        samesite="Lax",
+    )
 
 
 def _parse(value: str) -> dict[int, int]:
@@ -58,5 +63,8 @@ def _from_session(request: HttpRequest) -> dict[int, int]:
     if settings.SESSION_COOKIE_NAME not in request.COOKIES or not hasattr(request, "session"):
         return {}
     stored = request.session.get(SESSION_KEY, {})
-    return {int(study): participant for study, participant in stored.items()
-            if str(study).isdigit() and isinstance(participant, int)}
+    return {
+        int(study): participant
+        for study, participant in stored.items()
+        if str(study).isdigit() and isinstance(participant, int)
+    }

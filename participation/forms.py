@@ -45,8 +45,9 @@ class EntryForm(forms.Form):
 
 
 class ConsentForm(forms.Form):
-    agree = forms.TypedChoiceField(choices=[("yes", "I agree"), ("no", "I do not agree")],
-                                   coerce=lambda value: value == "yes")
+    agree = forms.TypedChoiceField(
+        choices=[("yes", "I agree"), ("no", "I do not agree")], coerce=lambda value: value == "yes"
+    )
 
 
 class AnswerForm(forms.Form):

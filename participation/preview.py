@@ -103,8 +103,15 @@ def walk_answer(study: Study, walk: Walk, *, item_id: int, position: int, raw: s
     message = definition.refusal(raw, scored, study.design, item=data)
     if message:
         return message
-    walk.answers.append({"item": item.pk, "raw_answer": raw, "answer": scored.answer or "",
-                         "correct": scored.correct, "attention_check": item.is_attention_check})
+    walk.answers.append(
+        {
+            "item": item.pk,
+            "raw_answer": raw,
+            "answer": scored.answer or "",
+            "correct": scored.correct,
+            "attention_check": item.is_attention_check,
+        }
+    )
     if item.is_attention_check and not scored.correct:
         walk.failures += 1
     if walk.answered >= walk.total:
@@ -117,9 +124,16 @@ def history(study: Study, walk: Walk, item: Item) -> list[dict[str, Any]]:
     if not study.definition.shows_history:
         return []
     items = Item.objects.in_bulk([entry["item"] for entry in walk.answers])
-    answered = [{"prompt": items[entry["item"]].prompt, "gold": items[entry["item"]].gold,
-                 "raw_answer": entry["raw_answer"], "answer": entry["answer"], "correct": entry["correct"]}
-                for entry in walk.answers]
+    answered = [
+        {
+            "prompt": items[entry["item"]].prompt,
+            "gold": items[entry["item"]].gold,
+            "raw_answer": entry["raw_answer"],
+            "answer": entry["answer"],
+            "correct": entry["correct"],
+        }
+        for entry in walk.answers
+    ]
     return study.definition.history(answered, item.prompt)
 
 

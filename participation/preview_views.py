@@ -19,21 +19,38 @@ from studies.models import Study
 
 
 def _context(study: Study, walk: preview.Walk, action: str, **extra: Any) -> dict[str, Any]:
-    return {"study": study, "participant": walk,
-            "preview": {"action": reverse(f"participation:preview_{action}", args=[study.pk]) if action else "",
-                        "restart": reverse("participation:preview_restart", args=[study.pk]),
-                        "study_url": reverse("studies:detail", args=[study.pk])},
-            **extra}
+    return {
+        "study": study,
+        "participant": walk,
+        "preview": {
+            "action": reverse(f"participation:preview_{action}", args=[study.pk]) if action else "",
+            "restart": reverse("participation:preview_restart", args=[study.pk]),
+            "study_url": reverse("studies:detail", args=[study.pk]),
+        },
+        **extra,
+    }
 
 
 def _item_context(study: Study, walk: preview.Walk, error: str = "", typed: str = "") -> dict[str, Any]:
     item = preview.current_item(walk)
     screen = preview.screen(study, walk, item)
-    context = _context(study, walk, "answer", item=item, error=error, position=walk.answered + 1, total=walk.total,
-                       percent=round(100 * walk.answered / max(walk.total, 1)), shown=screen.shown,
-                       choices=screen.choices, item_template=screen.template,
-                       history=preview.history(study, walk, item), typed=typed, pasted=False,
-                       attention_check=item.is_attention_check)
+    context = _context(
+        study,
+        walk,
+        "answer",
+        item=item,
+        error=error,
+        position=walk.answered + 1,
+        total=walk.total,
+        percent=round(100 * walk.answered / max(walk.total, 1)),
+        shown=screen.shown,
+        choices=screen.choices,
+        item_template=screen.template,
+        history=preview.history(study, walk, item),
+        typed=typed,
+        pasted=False,
+        attention_check=item.is_attention_check,
+    )
     # the item form posts where the preview's answers go (the template names one URL for both paths)
     return {**context, "answer_url": context["preview"]["action"]}
 
@@ -46,11 +63,24 @@ def _render(request: HttpRequest, study: Study, walk: preview.Walk, error: str =
     if walk.step == "items":
         template = "participation/partials/_item.html" if request.htmx else "participation/item_page.html"
         return render(request, template, _item_context(study, walk, error, typed))
-    return render(request, "participation/preview_end.html", _context(
-        study, walk, "", declined=walk.step == "declined", excluded=preview.excluded(study, walk),
-        code=study.no_consent_code if walk.step == "declined" else (
-            study.failed_attention_code if preview.excluded(study, walk) and study.failed_attention_code
-            else study.completion_code)))
+    return render(
+        request,
+        "participation/preview_end.html",
+        _context(
+            study,
+            walk,
+            "",
+            declined=walk.step == "declined",
+            excluded=preview.excluded(study, walk),
+            code=study.no_consent_code
+            if walk.step == "declined"
+            else (
+                study.failed_attention_code
+                if preview.excluded(study, walk) and study.failed_attention_code
+                else study.completion_code
+            ),
+        ),
+    )
 
 
 @login_required
@@ -95,13 +125,21 @@ def preview_answer(request: HttpRequest, study_id: int) -> HttpResponse:
     form = PreviewAnswerForm(request.POST)
     error = ""
     if form.is_valid():
-        error = preview.walk_answer(study, walk, item_id=form.cleaned_data["item"],
-                                    position=form.cleaned_data["position"], raw=form.cleaned_data["answer"])
+        error = preview.walk_answer(
+            study,
+            walk,
+            item_id=form.cleaned_data["item"],
+            position=form.cleaned_data["position"],
+            raw=form.cleaned_data["answer"],
+        )
         preview.walk_save(request, study, walk)
     if error:
         return _render(request, study, walk, error, typed=form.cleaned_data["answer"])
     if request.htmx:
         # the next item swaps in; the end of the study is a page of its own
-        return _render(request, study, walk) if walk.step == "items" else HttpResponseClientRedirect(
-            reverse("participation:preview", args=[study.pk]))
+        return (
+            _render(request, study, walk)
+            if walk.step == "items"
+            else HttpResponseClientRedirect(reverse("participation:preview", args=[study.pk]))
+        )
     return redirect("participation:preview", study.pk)

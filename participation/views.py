@@ -44,16 +44,23 @@ def _problem(request: HttpRequest, title: str, message: str, status: int = 400) 
 def _no_participant(request: HttpRequest, link: str) -> HttpResponse:
     """This browser has no participant at `link`: a 404 for a link to no study, else how to get back in."""
     get_study_by_link(link)
-    return _problem(request, "We could not find your place in this study",
-                    "Please open the study again from Prolific, using the link there: your answers so far are saved.")
+    return _problem(
+        request,
+        "We could not find your place in this study",
+        "Please open the study again from Prolific, using the link there: your answers so far are saved.",
+    )
 
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     """A form posted without this site's CSRF cookie and token (settings.CSRF_FAILURE_VIEW)."""
-    return _problem(request, "This form could not be accepted",
-                    "The page was open too long, or this browser blocks cookies for this site (the study needs "
-                    "them). Please allow cookies, then open the study again from Prolific: your answers so far "
-                    "are saved.", status=403)
+    return _problem(
+        request,
+        "This form could not be accepted",
+        "The page was open too long, or this browser blocks cookies for this site (the study needs "
+        "them). Please allow cookies, then open the study again from Prolific: your answers so far "
+        "are saved.",
+        status=403,
+    )
 
 
 @require_http_methods(["GET", "POST"])
@@ -66,18 +73,27 @@ def enter(request: HttpRequest, link: str) -> HttpResponse:
     if request.method == "GET" and not any(name in request.GET for name in _PROLIFIC_PARAMS):
         if known is not None:
             return redirect(_step_url(study))
-        return _problem(request, "This link is incomplete",
-                        "The link has no Prolific ID (PROLIFIC_PID). Please open the study from Prolific.")
+        return _problem(
+            request,
+            "This link is incomplete",
+            "The link has no Prolific ID (PROLIFIC_PID). Please open the study from Prolific.",
+        )
     form = EntryForm(request.POST if request.method == "POST" else request.GET, study=study)
     if not form.is_valid():
         details = "; ".join(f"{field} {' '.join(errors)}" for field, errors in form.errors.items())
         return _problem(request, "This link is not valid", f"Please open the study from Prolific again ({details}).")
     if signing_enabled():
         try:
-            verify_signed_link(form.signed_token, pid=form.cleaned_data["PROLIFIC_PID"],
-                               study_id=form.cleaned_data["STUDY_ID"], session_id=form.cleaned_data["SESSION_ID"])
+            verify_signed_link(
+                form.signed_token,
+                pid=form.cleaned_data["PROLIFIC_PID"],
+                study_id=form.cleaned_data["STUDY_ID"],
+                session_id=form.cleaned_data["SESSION_ID"],
+            )
         except SignatureError as exc:
-            return _problem(request, "This link could not be verified", f"Please open the study from Prolific again ({exc}).")
+            return _problem(
+                request, "This link could not be verified", f"Please open the study from Prolific again ({exc})."
+            )
     same_browser = known is not None and known.prolific_pid == form.cleaned_data["PROLIFIC_PID"]
     if request.method == "GET":
         if same_browser and known.prolific_session_id == form.cleaned_data["SESSION_ID"]:
@@ -87,9 +103,13 @@ def enter(request: HttpRequest, link: str) -> HttpResponse:
 
 
 def _admit(request: HttpRequest, study: Study, form: EntryForm, same_browser: bool) -> HttpResponse:
-    entry = participant_enter(study=study, pid=form.cleaned_data["PROLIFIC_PID"],
-                              prolific_study_id=form.cleaned_data["STUDY_ID"],
-                              prolific_session_id=form.cleaned_data["SESSION_ID"], same_browser=same_browser)
+    entry = participant_enter(
+        study=study,
+        pid=form.cleaned_data["PROLIFIC_PID"],
+        prolific_study_id=form.cleaned_data["STUDY_ID"],
+        prolific_session_id=form.cleaned_data["SESSION_ID"],
+        same_browser=same_browser,
+    )
     if entry.participant is None:
         return _refusal(request, study, entry.refusal)
     if entry.resumed and entry.participant.step == Participant.Step.DONE:
@@ -101,19 +121,33 @@ def _admit(request: HttpRequest, study: Study, form: EntryForm, same_browser: bo
 
 def _refusal(request: HttpRequest, study: Study, refusal: Refusal | None) -> HttpResponse:
     messages = {
-        Refusal.NOT_LIVE: ("This study is not open", "The study is not accepting participants at the moment. "
-                           "Please return it on Prolific; you will not be penalised."),
-        Refusal.PAUSED: ("This study is paused", "The researchers have paused this study for a while. Please "
-                         "come back later, or return it on Prolific; you will not be penalised."),
-        Refusal.FULL: ("This study is full", "All places have been taken. Please return the study on Prolific; "
-                       "you will not be penalised."),
-        Refusal.OTHER_STUDY_IN_GROUP: ("You have already taken part", "Thank you for your interest. You have "
-                                       "already taken part in a closely related study, so we cannot include you "
-                                       "again. Please return this study on Prolific."),
-        Refusal.OTHER_SESSION: ("This Prolific ID is taking part elsewhere", "This Prolific ID has already "
-                                "started this study in another browser. Please continue in the browser where you "
-                                "started, or open the study again from your submission on Prolific. Your answers "
-                                "so far are saved."),
+        Refusal.NOT_LIVE: (
+            "This study is not open",
+            "The study is not accepting participants at the moment. "
+            "Please return it on Prolific; you will not be penalised.",
+        ),
+        Refusal.PAUSED: (
+            "This study is paused",
+            "The researchers have paused this study for a while. Please "
+            "come back later, or return it on Prolific; you will not be penalised.",
+        ),
+        Refusal.FULL: (
+            "This study is full",
+            "All places have been taken. Please return the study on Prolific; you will not be penalised.",
+        ),
+        Refusal.OTHER_STUDY_IN_GROUP: (
+            "You have already taken part",
+            "Thank you for your interest. You have "
+            "already taken part in a closely related study, so we cannot include you "
+            "again. Please return this study on Prolific.",
+        ),
+        Refusal.OTHER_SESSION: (
+            "This Prolific ID is taking part elsewhere",
+            "This Prolific ID has already "
+            "started this study in another browser. Please continue in the browser where you "
+            "started, or open the study again from your submission on Prolific. Your answers "
+            "so far are saved.",
+        ),
     }
     title, message = messages.get(refusal, ("This study is not available", "Please return the study on Prolific."))
     return _problem(request, title, message, status=403 if refusal is Refusal.OTHER_SESSION else 200)
@@ -122,12 +156,17 @@ def _refusal(request: HttpRequest, study: Study, refusal: Refusal | None) -> Htt
 def _done_context(participant: Participant, already: bool = False) -> dict:
     code = participant.completion_code()
     return {
-        "study": participant.study, "participant": participant, "code": code, "already": already,
+        "study": participant.study,
+        "participant": participant,
+        "code": code,
+        "already": already,
         "redirect_url": f"{settings.PROLIFIC_COMPLETE_URL}?cc={code}",
     }
 
 
-def participant_view(view: Callable[[HttpRequest, Participant], HttpResponse]) -> Callable[[HttpRequest, str], HttpResponse]:
+def participant_view(
+    view: Callable[[HttpRequest, Participant], HttpResponse],
+) -> Callable[[HttpRequest, str], HttpResponse]:
     """Resolve the study link and this browser's participant, or explain how to get back in."""
 
     @wraps(view)
@@ -168,41 +207,64 @@ def _render_step(request: HttpRequest, participant: Participant, shown: Item | N
             return render(request, "participation/done.html", _done_context(participant))
         case Participant.Step.DECLINED:
             code = study.no_consent_code
-            return render(request, "participation/declined.html", {**context, "code": code,
-                          "redirect_url": f"{settings.PROLIFIC_COMPLETE_URL}?cc={code}" if code else ""})
+            return render(
+                request,
+                "participation/declined.html",
+                {
+                    **context,
+                    "code": code,
+                    "redirect_url": f"{settings.PROLIFIC_COMPLETE_URL}?cc={code}" if code else "",
+                },
+            )
         case _:
             if request.htmx:
                 return HttpResponseClientRedirect(_step_url(study))
-            return _problem(request, "Your place in this study has ended",
-                            "Your reserved place timed out or was returned, and it has been given to another "
-                            "participant. Please return the study on Prolific.", status=200)
+            return _problem(
+                request,
+                "Your place in this study has ended",
+                "Your reserved place timed out or was returned, and it has been given to another "
+                "participant. Please return the study on Prolific.",
+                status=200,
+            )
 
 
-def _item_context(participant: Participant, error: str = "", typed: str = "", pasted: bool = False,
-                  item: Item | None = None) -> dict:
+def _item_context(
+    participant: Participant, error: str = "", typed: str = "", pasted: bool = False, item: Item | None = None
+) -> dict:
     """`typed`/`pasted`: a refused answer, given back so that the participant can complete it;
     `item`: the current item, when the caller has it."""
     item = item or current_item(participant)
     definition = participant.study.definition
     screen = screen_for(participant, item) if item else None
     return {
-        "study": participant.study, "participant": participant, "item": item, "error": error, "preview": None,
+        "study": participant.study,
+        "participant": participant,
+        "item": item,
+        "error": error,
+        "preview": None,
         "answer_url": reverse("participation:answer", args=[participant.study.link]),
-        "position": participant.answered + 1, "total": participant.total,
+        "position": participant.answered + 1,
+        "total": participant.total,
         "percent": round(100 * participant.answered / max(participant.total, 1)),
         "shown": screen.shown if screen else {},
         "choices": screen.choices if screen else [],
         "item_template": screen.template if screen else definition.item_template,
         "history": _history(participant, item) if item and definition.shows_history else [],
-        "typed": typed, "pasted": pasted,
+        "typed": typed,
+        "pasted": pasted,
     }
 
 
 def _history(participant: Participant, item) -> list[dict]:
     """Earlier answers as plain data, for benchmarks that reveal the correct label after each one."""
     answered = [
-        {"prompt": response.item.prompt, "gold": response.item.gold, "raw_answer": response.raw_answer,
-         "answer": response.answer, "correct": response.correct}
+        {
+            "prompt": response.item.prompt,
+            "gold": response.item.gold,
+            "raw_answer": response.raw_answer,
+            "answer": response.answer,
+            "correct": response.correct,
+        }
         for response in answered_responses(participant)
     ]
     return participant.study.definition.history(answered, item.prompt)
@@ -236,16 +298,23 @@ def answer(request: HttpRequest, link: str) -> HttpResponse:
             return _no_participant(request, link)
         return _render_step(request, participant) if request.htmx else redirect(_step_url(participant.study))
     extra = {key: form.cleaned_data[key] for key in ("pasted", "option_order") if form.cleaned_data[key]}
-    result = response_submit(link=link, known=known, item_id=form.cleaned_data["item"],
-                             position=form.cleaned_data["position"], raw_answer=form.cleaned_data["answer"],
-                             extra=extra, show_next=bool(request.htmx))
+    result = response_submit(
+        link=link,
+        known=known,
+        item_id=form.cleaned_data["item"],
+        position=form.cleaned_data["position"],
+        raw_answer=form.cleaned_data["answer"],
+        extra=extra,
+        show_next=bool(request.htmx),
+    )
     if result is None:
         return _no_participant(request, link)
     participant = result.participant
     if result.outcome is Outcome.INVALID and participant.step == Participant.Step.ITEMS:
         template = "participation/partials/_item.html" if request.htmx else "participation/item_page.html"
-        context = _item_context(participant, result.message, typed=form.cleaned_data["answer"],
-                                pasted=form.cleaned_data["pasted"])
+        context = _item_context(
+            participant, result.message, typed=form.cleaned_data["answer"], pasted=form.cleaned_data["pasted"]
+        )
         return render(request, template, context, status=422 if not request.htmx else 200)
     if request.htmx:
         return _render_step(request, participant, shown=result.next_item)

@@ -33,7 +33,7 @@ def _processes() -> list[tuple[str, int, float]]:
             text = (entry / "stat").read_text()
         except OSError:  # gone in between
             continue
-        name, fields = text[text.index("(") + 1:text.rindex(")")], text[text.rindex(")") + 2:].split()
+        name, fields = text[text.index("(") + 1 : text.rindex(")")], text[text.rindex(")") + 2 :].split()
         # after the name: state, ppid, pgrp, ... utime (14th field of the file), stime, and the same
         # of its children that have exited: a process that ends (a database connection closed, a
         # worker replaced) hands its time to its parent (the postmaster, gunicorn's master), so the

@@ -44,8 +44,13 @@ _ITEM = re.compile(r'name="item" value="(\d+)"')
 _POSITION = re.compile(r'name="position" value="(\d+)"')
 _CHOICES = re.compile(r'<button type="submit" name="answer" value="([^"]+)"')
 _CODE = re.compile(r'id="completion-code">([^<]+)<')
-_KINDS = (("item", 'id="item-area"'), ("done", 'id="done"'), ("consent", 'id="consent"'),
-          ("instructions", 'id="instructions"'), ("start", 'id="start"'))
+_KINDS = (
+    ("item", 'id="item-area"'),
+    ("done", 'id="done"'),
+    ("consent", 'id="consent"'),
+    ("instructions", 'id="instructions"'),
+    ("start", 'id="start"'),
+)
 
 
 class Failed(Exception):
@@ -117,9 +122,19 @@ class Pause:
 class Participant:
     """One person with one browser: `start` (to the first item), `answer_all`, `finish` (the done page)."""
 
-    def __init__(self, http: aiohttp.ClientSession, *, base_url: str, link: str, pid: str, path: str,
-                 session_id: str, on_answer: Callable[[Answer], None] | None = None,
-                 max_failures: int = 50, backoff: float = 0.25) -> None:
+    def __init__(
+        self,
+        http: aiohttp.ClientSession,
+        *,
+        base_url: str,
+        link: str,
+        pid: str,
+        path: str,
+        session_id: str,
+        on_answer: Callable[[Answer], None] | None = None,
+        max_failures: int = 50,
+        backoff: float = 0.25,
+    ) -> None:
         if path not in PATHS:
             raise ValueError(f"path must be one of {PATHS}, not {path!r}")
         self.http, self.base, self.link, self.path = http, base_url.rstrip("/"), link, path
@@ -138,8 +153,9 @@ class Participant:
 
     # -- requests -----------------------------------------------------------------------------
 
-    async def _send(self, method: str, url: str, data: dict | None = None,
-                    headers: dict | None = None) -> tuple[int, dict, str, float]:
+    async def _send(
+        self, method: str, url: str, data: dict | None = None, headers: dict | None = None
+    ) -> tuple[int, dict, str, float]:
         if data is not None:  # encoded as a browser does, without aiohttp's general form machinery
             data, headers = urlencode(data).encode(), {**(headers or {}), **_FORM}
         pause = self.pause
@@ -147,8 +163,13 @@ class Participant:
             await pause.enter()
         began = time.perf_counter()
         try:
-            async with self.http.request(method, url if url.startswith("http") else self.base + url, data=data,
-                                         headers=headers, allow_redirects=False) as answer:
+            async with self.http.request(
+                method,
+                url if url.startswith("http") else self.base + url,
+                data=data,
+                headers=headers,
+                allow_redirects=False,
+            ) as answer:
                 body = await answer.text()
         except (TimeoutError, aiohttp.ClientError, ConnectionError) as exc:
             raise Failed(f"{method} {url}: {type(exc).__name__}") from exc
@@ -175,15 +196,15 @@ class Participant:
     async def _post_form(self, action: str, fields: dict) -> str:
         token = _CSRF.search(self.page)
         status, headers, body, _took = await self._send(
-            "POST", action, {**fields, "csrfmiddlewaretoken": unescape(token.group(1)) if token else ""})
+            "POST", action, {**fields, "csrfmiddlewaretoken": unescape(token.group(1)) if token else ""}
+        )
         if status in (301, 302, 303):
             return await self._get(headers["Location"])
         return body
 
     @property
     def _entry_url(self) -> str:
-        return (f"/s/{self.link}/?PROLIFIC_PID={self.outcome.pid}&STUDY_ID=PERFSTUDY0001"
-                f"&SESSION_ID={self.session_id}")
+        return f"/s/{self.link}/?PROLIFIC_PID={self.outcome.pid}&STUDY_ID=PERFSTUDY0001&SESSION_ID={self.session_id}"
 
     # -- the walk -----------------------------------------------------------------------------
 
@@ -218,8 +239,13 @@ class Participant:
         data = {"item": str(item), "position": str(position), "answer": value}
         headers = None
         if self.path == "htmx":  # the token in a header, from the whole page the fragments are swapped into
-            headers = {"HX-Request": "true", "HX-Target": "item-area", "HX-Trigger": "answer-form",
-                       "HX-Current-URL": f"{self.base}/s/{self.link}/step/", "X-CSRFToken": self.hx_token}
+            headers = {
+                "HX-Request": "true",
+                "HX-Target": "item-area",
+                "HX-Trigger": "answer-form",
+                "HX-Current-URL": f"{self.base}/s/{self.link}/step/",
+                "X-CSRFToken": self.hx_token,
+            }
         token = _CSRF.search(self.page)  # the form's own field (htmx posts the form's fields too)
         if token:
             data["csrfmiddlewaretoken"] = unescape(token.group(1))
@@ -322,11 +348,22 @@ def connector(concurrency: int) -> aiohttp.TCPConnector:
     return aiohttp.TCPConnector(limit=concurrency, limit_per_host=concurrency, force_close=True)
 
 
-async def run_participants(*, base_url: str, link: str, pids: Sequence[str], path: str, concurrency: int,
-                           phased: bool = True, timeout: float = 60.0,
-                           on_answer: Callable[[Answer], None] | None = None, backoff: float = 0.25, max_failures: int = 50,
-                           meter: CpuMeter | None = None, trivial: Callable[[], Awaitable[Hammered]] | None = None,
-                           every: float = 2.0) -> Load:
+async def run_participants(
+    *,
+    base_url: str,
+    link: str,
+    pids: Sequence[str],
+    path: str,
+    concurrency: int,
+    phased: bool = True,
+    timeout: float = 60.0,
+    on_answer: Callable[[Answer], None] | None = None,
+    backoff: float = 0.25,
+    max_failures: int = 50,
+    meter: CpuMeter | None = None,
+    trivial: Callable[[], Awaitable[Hammered]] | None = None,
+    every: float = 2.0,
+) -> Load:
     """Walk every PID through the study, `concurrency` participants (and connections) at a time.
 
     `phased`: all reach their first item, then all answer (the timed "answering" phase: answer POSTs,
@@ -342,12 +379,29 @@ async def run_participants(*, base_url: str, link: str, pids: Sequence[str], pat
     its one slice right after it."""
     gate = asyncio.Semaphore(concurrency)
     shared = connector(concurrency)
-    sessions = [aiohttp.ClientSession(connector=shared, connector_owner=False,
-                                      cookie_jar=aiohttp.CookieJar(unsafe=True),  # cookies on 127.0.0.1
-                                      timeout=aiohttp.ClientTimeout(total=timeout)) for _ in pids]
-    people = [Participant(http, base_url=base_url, link=link, pid=pid, path=path, session_id=f"S{pid[-12:]}",
-                          on_answer=on_answer, backoff=backoff, max_failures=max_failures)
-              for http, pid in zip(sessions, pids)]
+    sessions = [
+        aiohttp.ClientSession(
+            connector=shared,
+            connector_owner=False,
+            cookie_jar=aiohttp.CookieJar(unsafe=True),  # cookies on 127.0.0.1
+            timeout=aiohttp.ClientTimeout(total=timeout),
+        )
+        for _ in pids
+    ]
+    people = [
+        Participant(
+            http,
+            base_url=base_url,
+            link=link,
+            pid=pid,
+            path=path,
+            session_id=f"S{pid[-12:]}",
+            on_answer=on_answer,
+            backoff=backoff,
+            max_failures=max_failures,
+        )
+        for http, pid in zip(sessions, pids)
+    ]
 
     async def each(step: Callable[[Participant], Awaitable[None]]) -> tuple[float, float]:
         async def one(person: Participant) -> None:
@@ -360,6 +414,7 @@ async def run_participants(*, base_url: str, link: str, pids: Sequence[str], pat
                     pass  # recorded in the outcome
                 except Exception as exc:  # a page the client cannot read: recorded, the others go on
                     person.outcome.error = f"{type(exc).__name__}: {exc}"
+
         began = time.perf_counter()
         await asyncio.gather(*(one(person) for person in people))
         return began, time.perf_counter()
@@ -429,8 +484,7 @@ async def hammer(url: str, *, concurrency: int, seconds: float, meter: CpuMeter 
     """GET `url` from `concurrency` clients for `seconds`: how many were answered 200, failed, per
     second, and with a `meter` the CPU per request."""
     ok = failed = 0
-    async with aiohttp.ClientSession(connector=connector(concurrency),
-                                     timeout=aiohttp.ClientTimeout(total=60)) as http:
+    async with aiohttp.ClientSession(connector=connector(concurrency), timeout=aiohttp.ClientTimeout(total=60)) as http:
         stop = time.perf_counter() + seconds
 
         async def client() -> None:
@@ -488,8 +542,10 @@ def verify(query: Query, *, link: str, outcomes: Iterable[Outcome], exact: bool)
         raise ValueError(f"not a study link: {link!r}")
     outcomes = list(outcomes)
     study = f"(SELECT id FROM studies_study WHERE link = '{link}')"
-    rows = query("SELECT p.prolific_pid, r.position, r.item_id, r.raw_answer FROM annotation_response r "
-                 f"JOIN studies_participant p ON p.id = r.participant_id WHERE p.study_id = {study}")
+    rows = query(
+        "SELECT p.prolific_pid, r.position, r.item_id, r.raw_answer FROM annotation_response r "
+        f"JOIN studies_participant p ON p.id = r.participant_id WHERE p.study_id = {study}"
+    )
     stored = Counter(Answer(pid, int(position), int(item), answer) for pid, position, item, answer in rows)
     positions = Counter((pid, int(position)) for pid, position, _item, _answer in rows)
     acknowledged = [answer for outcome in outcomes for answer in outcome.acknowledged]
@@ -497,20 +553,30 @@ def verify(query: Query, *, link: str, outcomes: Iterable[Outcome], exact: bool)
     twice = [answer for answer in acknowledged if stored[answer] > 1]
     duplicate_positions = [key for key, count in positions.items() if count > 1]
 
-    people = {pid: (status, step, int(answered)) for pid, status, step, answered in query(
-        f"SELECT prolific_pid, status, step, answered FROM studies_participant WHERE study_id = {study}")}
+    people = {
+        pid: (status, step, int(answered))
+        for pid, status, step, answered in query(
+            f"SELECT prolific_pid, status, step, answered FROM studies_participant WHERE study_id = {study}"
+        )
+    }
     per_pid = Counter(pid for pid, _position in positions.elements())
     completed_not_stored = [
-        outcome.pid for outcome in outcomes if outcome.completed and (
+        outcome.pid
+        for outcome in outcomes
+        if outcome.completed
+        and (
             people.get(outcome.pid, ("", "", 0))[:2] != ("completed", "done")
-            or per_pid[outcome.pid] != people[outcome.pid][2])]
+            or per_pid[outcome.pid] != people[outcome.pid][2]
+        )
+    ]
 
     units = query(
         "SELECT u.id, u.capacity, "
         "SUM(CASE WHEN p.status = 'completed' THEN 1 ELSE 0 END), "
         "SUM(CASE WHEN p.status = 'active' OR (p.status = 'completed' AND NOT p.excluded) THEN 1 ELSE 0 END) "
         f"FROM studies_unit u LEFT JOIN studies_participant p ON p.unit_id = u.id WHERE u.study_id = {study} "
-        "GROUP BY u.id, u.capacity ORDER BY u.id")
+        "GROUP BY u.id, u.capacity ORDER BY u.id"
+    )
     unit_completed = {int(unit): int(done or 0) for unit, _capacity, done, _held in units}
     unit_capacity = {int(unit): int(capacity) for unit, capacity, _done, _held in units}
     over = [int(unit) for unit, capacity, _done, held in units if int(held or 0) > int(capacity)]
@@ -528,5 +594,15 @@ def verify(query: Query, *, link: str, outcomes: Iterable[Outcome], exact: bool)
         problems.append(f"units past their capacity: {over}")
     if exact and len(set(unit_completed.values())) > 1:
         problems.append(f"completed per unit differ: {sorted(unit_completed.values())}")
-    return Verification(len(acknowledged), len(rows), missing, twice, duplicate_positions, completed_not_stored,
-                        unit_completed, unit_capacity, over, problems)
+    return Verification(
+        len(acknowledged),
+        len(rows),
+        missing,
+        twice,
+        duplicate_positions,
+        completed_not_stored,
+        unit_completed,
+        unit_capacity,
+        over,
+        problems,
+    )

@@ -152,18 +152,33 @@ class Sqlite:
 # -- one database ---------------------------------------------------------------------------------
 
 
-def study_link(env: dict[str, str], *, name: str, participants: int, units: int, items: int,
-               attention_checks: int) -> str:
+def study_link(
+    env: dict[str, str], *, name: str, participants: int, units: int, items: int, attention_checks: int
+) -> str:
     """A live implicature study with room for exactly `participants` (`units` × per unit)."""
     per_unit = -(-participants // units)
-    output = manage(env, "create_study", "--benchmark", "implicature", "--name", name, "--units", str(units),
-                    "--per-unit", str(per_unit), "--unit-size", str(items), "--attention-checks",
-                    str(attention_checks), "--exclude-at", str(attention_checks + 1))
+    output = manage(
+        env,
+        "create_study",
+        "--benchmark",
+        "implicature",
+        "--name",
+        name,
+        "--units",
+        str(units),
+        "--per-unit",
+        str(per_unit),
+        "--unit-size",
+        str(items),
+        "--attention-checks",
+        str(attention_checks),
+        "--exclude-at",
+        str(attention_checks + 1),
+    )
     return output.strip().splitlines()[-1].split("?")[0].rstrip("/").rsplit("/", 1)[-1]
 
 
-def measure(make_database: Callable[[Path], Any], args: argparse.Namespace,
-            report: Callable[[Row], None]) -> list[Row]:
+def measure(make_database: Callable[[Path], Any], args: argparse.Namespace, report: Callable[[Row], None]) -> list[Row]:
     """Every row of one database; `make_database(var_dir)` gives it, with the server's data directory."""
     rows: list[Row] = []
     with tempfile.TemporaryDirectory(prefix="parity-perf-") as tmp, make_database(Path(tmp)) as database:
@@ -176,16 +191,32 @@ def measure(make_database: Callable[[Path], Any], args: argparse.Namespace,
             asyncio.run(hammer(f"{server.url}/livez", concurrency=2 * args.workers, seconds=1))  # every worker up
             meter = CpuMeter(server.process.pid if server.process else None)  # its own process group
             for concurrency in args.concurrency:
-                trivial = partial(hammer, f"{server.url}/livez", concurrency=concurrency, seconds=args.livez_slice,
-                                  meter=meter)
+                trivial = partial(
+                    hammer, f"{server.url}/livez", concurrency=concurrency, seconds=args.livez_slice, meter=meter
+                )
                 for path in args.paths:
                     units = args.units if args.participants % args.units == 0 else 1
-                    link = study_link(env, name=f"perf {path} C{concurrency}", participants=args.participants,
-                                      units=units, items=args.items, attention_checks=args.attention_checks)
-                    load = asyncio.run(run_participants(
-                        base_url=server.url, link=link, pids=pids(args.participants, prefix=concurrency),
-                        path=path, concurrency=concurrency, timeout=args.timeout, meter=meter, trivial=trivial,
-                        every=args.slice_every))
+                    link = study_link(
+                        env,
+                        name=f"perf {path} C{concurrency}",
+                        participants=args.participants,
+                        units=units,
+                        items=args.items,
+                        attention_checks=args.attention_checks,
+                    )
+                    load = asyncio.run(
+                        run_participants(
+                            base_url=server.url,
+                            link=link,
+                            pids=pids(args.participants, prefix=concurrency),
+                            path=path,
+                            concurrency=concurrency,
+                            timeout=args.timeout,
+                            meter=meter,
+                            trivial=trivial,
+                            every=args.slice_every,
+                        )
+                    )
                     row = _row(database.label, load, database.query, link)
                     report(row)
                     rows.append(row)
@@ -202,13 +233,31 @@ def _row(label: str, load: Load, query: Callable[[str], list[tuple]], link: str)
     p50, p95, p99 = load.answer_percentiles(50, 95, 99)
     errors = [outcome.error for outcome in load.outcomes if outcome.error]
     problems = check.problems + ([f"{len(errors)} participants stopped, e.g. {errors[0]}"] if errors else [])
-    return Row(label, load.path, load.concurrency, len(load.outcomes), load.completed,
-               len(load.outcomes) - load.completed, load.server_errors, check.acknowledged, check.stored,
-               round(p50, 1), round(p95, 1), round(p99, 1), round(load.answers_per_second, 1),
-               round(livez.per_second, 1), round(load.answers_per_second / livez.per_second, 3) if livez.per_second else 0.0,
-               {phase: round(seconds, 2) for phase, seconds in load.phases.items()}, not problems, problems,
-               round(os.getloadavg()[0], 2), load.cpu_ms, livez.cpu_ms, _server_ratio(load.cpu_ms, livez.cpu_ms),
-               [round(each.per_second, 1) for each in load.trivial])
+    return Row(
+        label,
+        load.path,
+        load.concurrency,
+        len(load.outcomes),
+        load.completed,
+        len(load.outcomes) - load.completed,
+        load.server_errors,
+        check.acknowledged,
+        check.stored,
+        round(p50, 1),
+        round(p95, 1),
+        round(p99, 1),
+        round(load.answers_per_second, 1),
+        round(livez.per_second, 1),
+        round(load.answers_per_second / livez.per_second, 3) if livez.per_second else 0.0,
+        {phase: round(seconds, 2) for phase, seconds in load.phases.items()},
+        not problems,
+        problems,
+        round(os.getloadavg()[0], 2),
+        load.cpu_ms,
+        livez.cpu_ms,
+        _server_ratio(load.cpu_ms, livez.cpu_ms),
+        [round(each.per_second, 1) for each in load.trivial],
+    )
 
 
 def _combined(slices: Sequence[Hammered]) -> Hammered:
@@ -229,28 +278,36 @@ def _server_ratio(answer: dict[str, float] | None, livez: dict[str, float] | Non
 
 # -- output -------------------------------------------------------------------------------------------
 
-HEADER = (f"{'database':<10} {'path':<5} {'C':>4} {'done':>5} {'failed':>6} {'5xx':>4} {'answers':>7} "
-          f"{'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7} {'answers/s':>9} {'livez/s':>8} {'ratio':>6} {'load':>5}  check")
+HEADER = (
+    f"{'database':<10} {'path':<5} {'C':>4} {'done':>5} {'failed':>6} {'5xx':>4} {'answers':>7} "
+    f"{'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7} {'answers/s':>9} {'livez/s':>8} {'ratio':>6} {'load':>5}  check"
+)
 
 
 def line(row: Row) -> str:
     check = "ok" if row.verified else "FAILED: " + "; ".join(row.problems)
-    return (f"{row.database:<10} {row.path:<5} {row.concurrency:>4} {row.completed:>5} {row.failed:>6} "
-            f"{row.server_errors:>4} {row.answers:>7} {row.p50_ms:>7.1f} {row.p95_ms:>7.1f} {row.p99_ms:>7.1f} "
-            f"{row.answers_per_s:>9.1f} {row.livez_per_s:>8.1f} {row.ratio:>6.3f} {row.load_average:>5.1f}  {check}")
+    return (
+        f"{row.database:<10} {row.path:<5} {row.concurrency:>4} {row.completed:>5} {row.failed:>6} "
+        f"{row.server_errors:>4} {row.answers:>7} {row.p50_ms:>7.1f} {row.p95_ms:>7.1f} {row.p99_ms:>7.1f} "
+        f"{row.answers_per_s:>9.1f} {row.livez_per_s:>8.1f} {row.ratio:>6.3f} {row.load_average:>5.1f}  {check}"
+    )
 
 
-CPU_HEADER = (f"{'database':<10} {'path':<5} {'C':>4} {'server':>7} {'database':>8} {'client':>7} "
-              f"{'livez server':>12} {'livez client':>12} {'server ratio':>12}  /livez req/s of its slices, lowest–highest")
+CPU_HEADER = (
+    f"{'database':<10} {'path':<5} {'C':>4} {'server':>7} {'database':>8} {'client':>7} "
+    f"{'livez server':>12} {'livez client':>12} {'server ratio':>12}  /livez req/s of its slices, lowest–highest"
+)
 
 
 def cpu_line(row: Row) -> str:
     if row.cpu_ms is None or row.livez_cpu_ms is None:
         return f"{row.database:<10} {row.path:<5} {row.concurrency:>4}  (no /proc: not measured)"
-    return (f"{row.database:<10} {row.path:<5} {row.concurrency:>4} {row.cpu_ms['server']:>7.3f} "
-            f"{row.cpu_ms['database']:>8.3f} {row.cpu_ms['client']:>7.3f} {row.livez_cpu_ms['server']:>12.3f} "
-            f"{row.livez_cpu_ms['client']:>12.3f} {row.server_ratio:>12.3f}  "
-            f"{_spread(row.livez_slices)}")
+    return (
+        f"{row.database:<10} {row.path:<5} {row.concurrency:>4} {row.cpu_ms['server']:>7.3f} "
+        f"{row.cpu_ms['database']:>8.3f} {row.cpu_ms['client']:>7.3f} {row.livez_cpu_ms['server']:>12.3f} "
+        f"{row.livez_cpu_ms['client']:>12.3f} {row.server_ratio:>12.3f}  "
+        f"{_spread(row.livez_slices)}"
+    )
 
 
 def _spread(rates: Sequence[float]) -> str:
@@ -262,30 +319,48 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--participants", "-n", type=int, default=500)
     parser.add_argument("--concurrency", "-c", type=int, nargs="+", default=[50])
     parser.add_argument("--path", choices=[*PATHS, "both"], default="both")
-    parser.add_argument("--database-url", default=os.environ.get("PERF_DATABASE_URL", DEFAULT_DATABASE_URL),
-                        help="PostgreSQL URL naming a database that does not exist yet: it is created and dropped "
-                             "(default $PERF_DATABASE_URL or %(default)s)")
+    parser.add_argument(
+        "--database-url",
+        default=os.environ.get("PERF_DATABASE_URL", DEFAULT_DATABASE_URL),
+        help="PostgreSQL URL naming a database that does not exist yet: it is created and dropped "
+        "(default $PERF_DATABASE_URL or %(default)s)",
+    )
     parser.add_argument("--sqlite", action="store_true", help="then the same against the embedded SQLite default")
     parser.add_argument("--no-postgres", action="store_true", help="SQLite only (with --sqlite)")
-    parser.add_argument("--workers", type=int, default=int(os.environ.get("WEB_CONCURRENCY") or 2 * (os.cpu_count() or 1)),
-                        help="gunicorn workers (default $WEB_CONCURRENCY, else 2 per core as scripts/serve)")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=int(os.environ.get("WEB_CONCURRENCY") or 2 * (os.cpu_count() or 1)),
+        help="gunicorn workers (default $WEB_CONCURRENCY, else 2 per core as scripts/serve)",
+    )
     parser.add_argument("--items", type=int, default=3, help="items per participant, besides attention checks")
     parser.add_argument("--attention-checks", type=int, default=1)
     parser.add_argument("--units", type=int, default=10, help="units of the study (participants / units each)")
-    parser.add_argument("--livez-slice", type=float, default=1.0,
-                        help="seconds of each /livez slice between slices of the answering phase")
-    parser.add_argument("--slice-every", type=float, default=2.0,
-                        help="seconds of the answering phase between two /livez slices")
-    parser.add_argument("--timeout", type=float, default=120.0,
-                        help="seconds a request may take before the participant reloads (requests queue at high C)")
+    parser.add_argument(
+        "--livez-slice",
+        type=float,
+        default=1.0,
+        help="seconds of each /livez slice between slices of the answering phase",
+    )
+    parser.add_argument(
+        "--slice-every", type=float, default=2.0, help="seconds of the answering phase between two /livez slices"
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=120.0,
+        help="seconds a request may take before the participant reloads (requests queue at high C)",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     args.paths = list(PATHS) if args.path == "both" else [args.path]
 
     began = time.monotonic()
     load_before = os.getloadavg()[0]
-    print(f"{args.participants} participants × {args.items + args.attention_checks} answers, "
-          f"{args.workers} gunicorn workers, {os.cpu_count()} cores (load average {load_before:.2f} before)")
+    print(
+        f"{args.participants} participants × {args.items + args.attention_checks} answers, "
+        f"{args.workers} gunicorn workers, {os.cpu_count()} cores (load average {load_before:.2f} before)"
+    )
     print(HEADER, flush=True)
     databases: list[Callable[[Path], Any]] = [] if args.no_postgres else [lambda _var: Postgres(args.database_url)]
     if args.sqlite:
@@ -293,16 +368,25 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[Row] = []
     for make_database in databases:
         rows += measure(make_database, args, lambda row: print(line(row), flush=True))
-    print("\nCPU milliseconds per answer (answering phase) and per /livez request; server ratio: /livez's "
-          "server CPU over an answer's server + database CPU")
+    print(
+        "\nCPU milliseconds per answer (answering phase) and per /livez request; server ratio: /livez's "
+        "server CPU over an answer's server + database CPU"
+    )
     print(CPU_HEADER)
     for row in rows:
         print(cpu_line(row))
     print(f"{time.monotonic() - began:.0f} s in all")
     if args.json:
-        print(json.dumps({"settings": {key: value for key, value in vars(args).items() if key != "json"},
-                          "cores": os.cpu_count(), "load_average_before": load_before,
-                          "rows": [asdict(row) for row in rows]}))
+        print(
+            json.dumps(
+                {
+                    "settings": {key: value for key, value in vars(args).items() if key != "json"},
+                    "cores": os.cpu_count(),
+                    "load_average_before": load_before,
+                    "rows": [asdict(row) for row in rows],
+                }
+            )
+        )
     return 0 if all(row.verified and not row.server_errors for row in rows) else 1
 
 

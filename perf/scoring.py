@@ -106,8 +106,11 @@ def miqa_items(datasets: Path, limit: int) -> list[Item]:
     items = []
     for item in [item for item in bundle.items if item.split == "test"][:limit]:
         for order, prompt in both_orders(item, k=0, wording=3):
-            items.append(_choice_item(f"{item.key}-{''.join(order)}", prompt.context,
-                                      [prompt.continuations[key] for key in order]))
+            items.append(
+                _choice_item(
+                    f"{item.key}-{''.join(order)}", prompt.context, [prompt.continuations[key] for key in order]
+                )
+            )
     return items
 
 
@@ -136,13 +139,25 @@ def tiny_model(texts: Sequence[str], directory: Path) -> LoadedModel:
     tokenizer = Tokenizer(models.BPE())
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tokenizer.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=2000, special_tokens=["<bos>", "<eos>"], show_progress=False,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    trainer = trainers.BpeTrainer(
+        vocab_size=2000,
+        special_tokens=["<bos>", "<eos>"],
+        show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
     tokenizer.train_from_iterator(texts, trainer=trainer)
     wrapped = PreTrainedTokenizerFast(tokenizer_object=tokenizer, bos_token="<bos>", eos_token="<eos>")
-    config = LlamaConfig(vocab_size=len(wrapped), hidden_size=64, intermediate_size=128, num_hidden_layers=4,
-                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=4096,
-                         bos_token_id=wrapped.bos_token_id, eos_token_id=wrapped.eos_token_id)
+    config = LlamaConfig(
+        vocab_size=len(wrapped),
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=4,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=4096,
+        bos_token_id=wrapped.bos_token_id,
+        eos_token_id=wrapped.eos_token_id,
+    )
     torch.manual_seed(0)
     LlamaForCausalLM(config).save_pretrained(directory)
     wrapped.save_pretrained(directory)
@@ -163,7 +178,7 @@ def run_naive(loaded: LoadedModel, items: Sequence[Item]) -> list[float]:
             for decision in item.decisions:
                 for context, continuation in decision:
                     [span] = continuation_spans(encoder, context, [continuation])
-                    ids = torch.tensor([span.encoded.ids[:span.end - 1]])
+                    ids = torch.tensor([span.encoded.ids[: span.end - 1]])
                     logprobs = torch.log_softmax(loaded.model(input_ids=ids).logits[0].float(), dim=-1)
                     positions = torch.arange(span.start - 1, span.end - 1)
                     scores.append(float(logprobs[positions, torch.tensor(span.tokens)].sum()))
@@ -174,8 +189,13 @@ def lm_eval_runner(loaded: LoadedModel, **options: Any) -> Callable[[LoadedModel
     from lm_eval.api.instance import Instance
     from lm_eval.models.huggingface import HFLM
 
-    lm = HFLM(pretrained=loaded.model, tokenizer=loaded.tokenizer, device=loaded.device,
-              add_bos_token=loaded.add_bos, **options)
+    lm = HFLM(
+        pretrained=loaded.model,
+        tokenizer=loaded.tokenizer,
+        device=loaded.device,
+        add_bos_token=loaded.add_bos,
+        **options,
+    )
 
     def run(_: LoadedModel, items: Sequence[Item]) -> list[float]:
         pairs = [pair for item in items for decision in item.decisions for pair in decision]
@@ -210,15 +230,16 @@ def parity(reference: Sequence[float], other: Sequence[float], items: Sequence[I
     flips, cursor = 0, 0
     for item in items:
         for decision in item.decisions:
-            mine = list(reference[cursor:cursor + len(decision)])
-            theirs = list(other[cursor:cursor + len(decision)])
+            mine = list(reference[cursor : cursor + len(decision)])
+            theirs = list(other[cursor : cursor + len(decision)])
             flips += mine.index(max(mine)) != theirs.index(max(theirs))
             cursor += len(decision)
     return diff, flips
 
 
-def measure(loaded: LoadedModel, items: list[Item], runners: dict[str, Callable[..., list[float]]],
-            rounds: int) -> tuple[dict[str, list[float]], dict[str, float], dict[str, float]]:
+def measure(
+    loaded: LoadedModel, items: list[Item], runners: dict[str, Callable[..., list[float]]], rounds: int
+) -> tuple[dict[str, list[float]], dict[str, float], dict[str, float]]:
     for run in runners.values():  # warm-up: first-call kernel set-up is not charged to anyone
         run(loaded, items[:1])
     scores: dict[str, list[float]] = {name: [] for name in runners}
@@ -227,8 +248,8 @@ def measure(loaded: LoadedModel, items: list[Item], runners: dict[str, Callable[
     size = -(-len(items) // rounds)
     names = list(runners)
     for index, start in enumerate(range(0, len(items), size)):
-        chunk = items[start:start + size]
-        for name in names[index % len(names):] + names[:index % len(names)]:
+        chunk = items[start : start + size]
+        for name in names[index % len(names) :] + names[: index % len(names)]:
             began, began_cpu = time.perf_counter(), time.process_time()
             scores[name].extend(runners[name](loaded, chunk))
             seconds[name] += time.perf_counter() - began
@@ -247,8 +268,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=4, help="interleaved rounds (default 4)")
     parser.add_argument("--token-budget", type=int, help="the engine's batch token budget")
     parser.add_argument("--engines", default=",".join(ENGINES), help="subset to run (ours is always run)")
-    parser.add_argument("--datasets", type=Path,
-                        default=Path(os.environ.get("DATASETS_DIR") or REPO.parent / "shared" / "datasets"))
+    parser.add_argument(
+        "--datasets", type=Path, default=Path(os.environ.get("DATASETS_DIR") or REPO.parent / "shared" / "datasets")
+    )
     args = parser.parse_args(argv)
 
     logging.disable(logging.WARNING)
@@ -267,8 +289,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     with tempfile.TemporaryDirectory() as scratch:
         started = time.perf_counter()
-        loaded = (load_causal_lm("smollm2") if args.model == "smollm2"
-                  else tiny_model([item.text for item in items], Path(scratch)))
+        loaded = (
+            load_causal_lm("smollm2")
+            if args.model == "smollm2"
+            else tiny_model([item.text for item in items], Path(scratch))
+        )
         load_seconds = time.perf_counter() - started
         wanted = set(args.engines.split(",")) | {"ours"}
         runners: dict[str, Callable[..., list[float]]] = {}
@@ -281,35 +306,48 @@ def main(argv: Sequence[str] | None = None) -> int:
         runners["ours"] = ours_runner(loaded, args.token_budget)
         scores, seconds, cpu = measure(loaded, items, runners, max(1, min(args.rounds, len(items))))
 
-    n_tokens = sum(len(ids) for ids in loaded.tokenizer([item.text for item in items], add_special_tokens=False)["input_ids"])
+    n_tokens = sum(
+        len(ids) for ids in loaded.tokenizer([item.text for item in items], add_special_tokens=False)["input_ids"]
+    )
     n_pairs = sum(len(d) for item in items for d in item.decisions)
     checks = {name: parity(scores["ours"], scores[name], items) for name in runners if name != "ours"}
     max_diff = max((diff for diff, _ in checks.values()), default=0.0)
     flips = sum(flip for _, flip in checks.values())
     ok = max_diff <= PARITY_TOLERANCE and flips == 0
-    engines = {name: {"items_per_s": len(items) / seconds[name], "tokens_per_s": n_tokens / seconds[name]}
-               for name in runners}
+    engines = {
+        name: {"items_per_s": len(items) / seconds[name], "tokens_per_s": n_tokens / seconds[name]} for name in runners
+    }
 
     def ratio(other: str) -> float | None:
         return seconds[other] / seconds["ours"] if other in seconds else None
 
-    ratios = {"ours/naive": ratio("naive"), "ours/lm_eval_default": ratio("lm_eval_default"),
-              "ours/lm_eval_tuned": ratio("lm_eval_tuned")}
+    ratios = {
+        "ours/naive": ratio("naive"),
+        "ours/lm_eval_default": ratio("lm_eval_default"),
+        "ours/lm_eval_tuned": ratio("lm_eval_tuned"),
+    }
 
-    print(f"workload={args.workload} model={args.model} ({loaded.identity.model_id}, loaded in {load_seconds:.1f}s) "
-          f"items={len(items)} pairs={n_pairs} tokens={n_tokens} threads={_threads()}")
+    print(
+        f"workload={args.workload} model={args.model} ({loaded.identity.model_id}, loaded in {load_seconds:.1f}s) "
+        f"items={len(items)} pairs={n_pairs} tokens={n_tokens} threads={_threads()}"
+    )
     for name, (diff, flip) in checks.items():
         print(f"parity ours vs {name:<16} max|dlogp|={diff:.2e} flips={flip}")
     print(f"parity: {'OK' if ok else 'FAILED'} (tolerance {PARITY_TOLERANCE:g})")
     # CPU seconds are printed beside wall time: on a shared machine they show the work itself
     print(f"{'engine':<16}{'seconds':>10}{'cpu_s':>10}{'items/s':>10}{'tokens/s':>11}")
     for name in runners:
-        print(f"{name:<16}{seconds[name]:>10.2f}{cpu[name]:>10.2f}{engines[name]['items_per_s']:>10.2f}"
-              f"{engines[name]['tokens_per_s']:>11.1f}")
+        print(
+            f"{name:<16}{seconds[name]:>10.2f}{cpu[name]:>10.2f}{engines[name]['items_per_s']:>10.2f}"
+            f"{engines[name]['tokens_per_s']:>11.1f}"
+        )
     print("  ".join(f"{key}={value:.2f}x" for key, value in ratios.items() if value is not None))
     if args.json:
-        print(json.dumps({"parity": {"ok": ok, "max_abs_diff": max_diff, "flips": flips},
-                          "engines": engines, "ratios": ratios}))
+        print(
+            json.dumps(
+                {"parity": {"ok": ok, "max_abs_diff": max_diff, "flips": flips}, "engines": engines, "ratios": ratios}
+            )
+        )
     return 0 if ok else 1
 
 

@@ -34,9 +34,15 @@ def server_env(*, database_url: str | None, var_dir: Path, extra: Mapping[str, s
     random SECRET_KEY, the database queue, persistent connections, sessions read through Redis.
     Without `database_url`: the embedded SQLite under `var_dir`, as scripts/run serves it."""
     env = {key: value for key, value in os.environ.items() if key not in STRIPPED}
-    env.update(DJANGO_SETTINGS_MODULE="config.settings", DEBUG="0", SECRET_KEY=secrets.token_urlsafe(50),
-               TASK_QUEUE="database", PARITY_VAR_DIR=str(var_dir), PYTHONPATH=str(REPO),
-               LOG_LEVEL=os.environ.get("LOG_LEVEL", "WARNING"))
+    env.update(
+        DJANGO_SETTINGS_MODULE="config.settings",
+        DEBUG="0",
+        SECRET_KEY=secrets.token_urlsafe(50),
+        TASK_QUEUE="database",
+        PARITY_VAR_DIR=str(var_dir),
+        PYTHONPATH=str(REPO),
+        LOG_LEVEL=os.environ.get("LOG_LEVEL", "WARNING"),
+    )
     if database_url:
         env["DATABASE_URL"] = database_url
         # scripts/serve's defaults: persistent database connections, sessions read through Redis
@@ -48,8 +54,9 @@ def server_env(*, database_url: str | None, var_dir: Path, extra: Mapping[str, s
 
 def manage(env: Mapping[str, str], *args: str, timeout: float = 600) -> str:
     """`manage.py ARGS` with the server's settings; its output, or RuntimeError with its tail."""
-    done = subprocess.run([sys.executable, "manage.py", *args], cwd=REPO, env=dict(env), capture_output=True,
-                          text=True, timeout=timeout)
+    done = subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=REPO, env=dict(env), capture_output=True, text=True, timeout=timeout
+    )
     if done.returncode != 0:
         raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{(done.stdout + done.stderr)[-3000:]}")
     return done.stdout
@@ -70,9 +77,25 @@ class Server:
     def start(self, timeout: float = 120) -> Server:
         with open(self.log, "a") as out:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "gunicorn", "config.wsgi", "--preload", "--bind", f"127.0.0.1:{self.port}",
-                 "--workers", str(self.workers), "--error-logfile", "-"],
-                cwd=REPO, env=self.env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+                [
+                    sys.executable,
+                    "-m",
+                    "gunicorn",
+                    "config.wsgi",
+                    "--preload",
+                    "--bind",
+                    f"127.0.0.1:{self.port}",
+                    "--workers",
+                    str(self.workers),
+                    "--error-logfile",
+                    "-",
+                ],
+                cwd=REPO,
+                env=self.env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         deadline = time.monotonic() + timeout
         while not self._live():
             if self.process.poll() is not None or time.monotonic() > deadline:

@@ -32,8 +32,9 @@ from studies.models import Study
 CHANGE_STUDY = "studies.change_study"
 
 
-def _each(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet, verb: str,
-          operation: Callable[[Any], str]) -> None:
+def _each(
+    modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet, verb: str, operation: Callable[[Any], str]
+) -> None:
     """Run `operation` on each selected row, reporting each success and each refusal by Prolific or Parity."""
     for row in queryset:
         try:
@@ -44,8 +45,13 @@ def _each(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet
 
 @admin.action(description="Create on Prolific (as a draft)", permissions=["prolific"])
 def create_on_prolific(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Study]) -> None:
-    _each(modeladmin, request, queryset, "create it on Prolific",
-          lambda study: f"{study}: draft {prolific_study_create(study=study).prolific_id} created on Prolific")
+    _each(
+        modeladmin,
+        request,
+        queryset,
+        "create it on Prolific",
+        lambda study: f"{study}: draft {prolific_study_create(study=study).prolific_id} created on Prolific",
+    )
 
 
 # The studies app knows nothing of Prolific: its study admin gains the Prolific action here.
@@ -63,8 +69,16 @@ class StudyWithProlificAdmin(StudyAdmin):
 def _transition(action: str) -> Callable:
     @admin.action(description=f"{action.capitalize()} on Prolific", permissions=["prolific"])
     def run(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[ProlificStudy]) -> None:
-        _each(modeladmin, request, queryset, action, lambda found: (
-            f"{found.study}: {prolific_study_transition(prolific_study=found, action=action).get_status_display()}"))
+        _each(
+            modeladmin,
+            request,
+            queryset,
+            action,
+            lambda found: (
+                f"{found.study}: {prolific_study_transition(prolific_study=found, action=action).get_status_display()}"
+            ),
+        )
+
     run.__name__ = f"{action}_on_prolific"
     return run
 
@@ -86,16 +100,41 @@ class StudyPermissionAdmin(ResearcherAdmin):
 @admin.register(ProlificStudy)
 class ProlificStudyAdmin(StudyPermissionAdmin):
     study_path = "study"
-    list_display = ["study", "prolific_id", "status", "places", "reject_excluded", "bonus_per_correct_pence",
-                    "synced_at"]
+    list_display = [
+        "study",
+        "prolific_id",
+        "status",
+        "places",
+        "reject_excluded",
+        "bonus_per_correct_pence",
+        "synced_at",
+    ]
     list_filter = ["status"]
     list_select_related = ["study"]
     search_fields = ["study__name", "prolific_id"]
-    fields = ["study", "prolific_id", "status", "places", "reject_excluded", "bonus_per_correct_pence", "synced_at",
-              "target_kind", "target_value", "target_step", "max_spend_pence"]
+    fields = [
+        "study",
+        "prolific_id",
+        "status",
+        "places",
+        "reject_excluded",
+        "bonus_per_correct_pence",
+        "synced_at",
+        "target_kind",
+        "target_value",
+        "target_step",
+        "max_spend_pence",
+    ]
     readonly_fields = ["study", "prolific_id", "status", "places", "synced_at"]
-    actions = [_transition("publish"), _transition("pause"), _transition("start"), _transition("stop"),
-               "sync", "review", "pay_bonuses"]
+    actions = [
+        _transition("publish"),
+        _transition("pause"),
+        _transition("start"),
+        _transition("stop"),
+        "sync",
+        "review",
+        "pay_bonuses",
+    ]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # a study goes to Prolific through the study list's action (`prolific_study_create`)
@@ -105,27 +144,41 @@ class ProlificStudyAdmin(StudyPermissionAdmin):
 
     def save_model(self, request: HttpRequest, obj: ProlificStudy, form: Any, change: bool) -> None:
         try:
-            prolific_study_configure(prolific_study=ProlificStudy.objects.get(pk=obj.pk),
-                                     bonus_per_correct_pence=form.cleaned_data["bonus_per_correct_pence"],
-                                     reject_excluded=form.cleaned_data["reject_excluded"])
+            prolific_study_configure(
+                prolific_study=ProlificStudy.objects.get(pk=obj.pk),
+                bonus_per_correct_pence=form.cleaned_data["bonus_per_correct_pence"],
+                reject_excluded=form.cleaned_data["reject_excluded"],
+            )
             data = form.cleaned_data
-            prolific_recruit_configure(prolific_study=ProlificStudy.objects.get(pk=obj.pk), kind=data["target_kind"],
-                                       value=data["target_value"], max_spend_pence=data["max_spend_pence"],
-                                       step=data["target_step"])
+            prolific_recruit_configure(
+                prolific_study=ProlificStudy.objects.get(pk=obj.pk),
+                kind=data["target_kind"],
+                value=data["target_value"],
+                max_spend_pence=data["max_spend_pence"],
+                step=data["target_step"],
+            )
         except ProlificStudyError as exc:
             self.message_user(request, str(exc), messages.ERROR)
 
     @admin.action(description="Sync with Prolific (pull the submissions)", permissions=["prolific"])
     def sync(self, request: HttpRequest, queryset: QuerySet[ProlificStudy]) -> None:
-        _each(self, request, queryset, "sync", lambda found: (
-            f"{found.study}: {prolific_sync(prolific_study=found).submissions} submissions pulled"))
+        _each(
+            self,
+            request,
+            queryset,
+            "sync",
+            lambda found: f"{found.study}: {prolific_sync(prolific_study=found).submissions} submissions pulled",
+        )
 
     @admin.action(description="Review: approve / reject the submissions awaiting review", permissions=["prolific"])
     def review(self, request: HttpRequest, queryset: QuerySet[ProlificStudy]) -> None:
         def run(found: ProlificStudy) -> str:
             result = prolific_review(prolific_study=found)
-            return (f"{found.study}: approved {result.approved}, rejected {result.rejected}, approved and flagged "
-                    f"{result.approved_flagged}, left for review by hand {result.left}")
+            return (
+                f"{found.study}: approved {result.approved}, rejected {result.rejected}, approved and flagged "
+                f"{result.approved_flagged}, left for review by hand {result.left}"
+            )
+
         _each(self, request, queryset, "review", run)
 
     @admin.action(description="Pay the bonuses owed (exactly once)", permissions=["prolific"])
@@ -133,6 +186,7 @@ class ProlificStudyAdmin(StudyPermissionAdmin):
         def run(found: ProlificStudy) -> str:
             batch = prolific_bonuses_pay(prolific_study=found).batch
             return f"{found.study}: no bonus owed" if batch is None else f"{found.study}: {batch}"
+
         _each(self, request, queryset, "pay the bonuses", run)
 
 
@@ -166,8 +220,9 @@ class ProlificFlagAdmin(ReadOnlyAdmin):
 
     @admin.action(description="Mark resolved", permissions=["resolve"])
     def resolve(self, request: HttpRequest, queryset: QuerySet[ProlificFlag]) -> None:
-        self.message_user(request, f"{flags_resolve(flag_ids=list(queryset.values_list('pk', flat=True)))} "
-                          "flags resolved")
+        self.message_user(
+            request, f"{flags_resolve(flag_ids=list(queryset.values_list('pk', flat=True)))} flags resolved"
+        )
 
 
 @admin.register(ProlificEvent)

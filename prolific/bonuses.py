@@ -36,13 +36,20 @@ def bonus_amounts(prolific_study: ProlificStudy) -> list[tuple[Participant, int]
     rate = prolific_study.bonus_per_correct_pence
     if not rate:
         return []
-    submitted = ProlificSubmission.objects.filter(prolific_study=prolific_study, status__in=BONUSABLE,
-                                                  participant__isnull=False).values("participant_id")
-    participants = (Participant.objects.filter(study=prolific_study.study_id, status=Participant.Status.COMPLETED,
-                                               excluded=False, pk__in=submitted, bonus__isnull=True)
-                    .annotate(n_correct=Count("responses", filter=Q(responses__correct=True,
-                                                                   responses__is_attention_check=False)))
-                    .order_by("pk"))
+    submitted = ProlificSubmission.objects.filter(
+        prolific_study=prolific_study, status__in=BONUSABLE, participant__isnull=False
+    ).values("participant_id")
+    participants = (
+        Participant.objects.filter(
+            study=prolific_study.study_id,
+            status=Participant.Status.COMPLETED,
+            excluded=False,
+            pk__in=submitted,
+            bonus__isnull=True,
+        )
+        .annotate(n_correct=Count("responses", filter=Q(responses__correct=True, responses__is_attention_check=False)))
+        .order_by("pk")
+    )
     return [(participant, participant.n_correct * rate) for participant in participants if participant.n_correct]
 
 
@@ -63,9 +70,14 @@ def bonus_batch_compute(*, prolific_study: ProlificStudy) -> BonusBatch | None:
         if not amounts:
             return None
         batch = BonusBatch.objects.create(prolific_study=prolific_study, total_pence=sum(pence for _, pence in amounts))
-        BonusLine.objects.bulk_create([BonusLine(batch=batch, participant=participant, amount_pence=pence,
-                                                 prolific_pid=participant.prolific_pid)
-                                       for participant, pence in amounts])
+        BonusLine.objects.bulk_create(
+            [
+                BonusLine(
+                    batch=batch, participant=participant, amount_pence=pence, prolific_pid=participant.prolific_pid
+                )
+                for participant, pence in amounts
+            ]
+        )
         return batch
 
 
@@ -85,7 +97,8 @@ def _create_bulk(batch: BonusBatch, client: ProlificClient) -> BonusBatch:
 def _pay_bulk(batch: BonusBatch, client: ProlificClient) -> BonusBatch:
     with transaction.atomic():
         claimed = BonusBatch.objects.filter(pk=batch.pk, state=BonusBatch.State.CREATED).update(
-            state=BonusBatch.State.PAYING)
+            state=BonusBatch.State.PAYING
+        )
     if not claimed:  # someone else is paying it, or has paid it
         return BonusBatch.objects.get(pk=batch.pk)
     try:
@@ -95,9 +108,13 @@ def _pay_bulk(batch: BonusBatch, client: ProlificClient) -> BonusBatch:
             BonusBatch.objects.filter(pk=batch.pk).update(state=BonusBatch.State.CREATED, note=str(exc))
             raise
         BonusBatch.objects.filter(pk=batch.pk).update(note=str(exc))
-        raise ProlificError(f"{exc}. Bulk bonus {batch.bulk_id} may have been paid: check it on Prolific, then "
-                            "confirm with `manage.py prolific bonuses STUDY --confirm paid` (or `--confirm unpaid` "
-                            "to pay it again)", status=exc.status, sent=True) from None
+        raise ProlificError(
+            f"{exc}. Bulk bonus {batch.bulk_id} may have been paid: check it on Prolific, then "
+            "confirm with `manage.py prolific bonuses STUDY --confirm paid` (or `--confirm unpaid` "
+            "to pay it again)",
+            status=exc.status,
+            sent=True,
+        ) from None
     BonusBatch.objects.filter(pk=batch.pk).update(state=BonusBatch.State.PAID, paid_at=timezone.now(), note="")
     return BonusBatch.objects.get(pk=batch.pk)
 
@@ -116,9 +133,11 @@ def prolific_bonuses_pay(*, prolific_study: ProlificStudy, client: ProlificClien
         return BonusResult(None, paid_now=False)
     if batch.state == BonusBatch.State.PAYING:
         # another run is paying it this moment, or a run's pay call went out and its answer was lost
-        raise ProlificStudyError(f"bulk bonus {batch.bulk_id} is being paid, or its pay answer was lost: look again "
-                                 "in a minute; if it is still not paid, check it on Prolific, then confirm with "
-                                 "`--confirm paid` or `--confirm unpaid`")
+        raise ProlificStudyError(
+            f"bulk bonus {batch.bulk_id} is being paid, or its pay answer was lost: look again "
+            "in a minute; if it is still not paid, check it on Prolific, then confirm with "
+            "`--confirm paid` or `--confirm unpaid`"
+        )
     batch = _create_bulk(batch, client)
     if batch.state == BonusBatch.State.CREATED:
         batch = _pay_bulk(batch, client)

@@ -38,14 +38,18 @@ class Submission:
 
     @classmethod
     def from_api(cls, data: dict[str, Any]) -> Submission:
-        return cls(id=str(data["id"]), participant_id=str(data.get("participant_id") or data.get("participant") or ""),
-                   status=str(data.get("status", "")), started_at=data.get("started_at"),
-                   completed_at=data.get("completed_at"), study_code=data.get("study_code"))
+        return cls(
+            id=str(data["id"]),
+            participant_id=str(data.get("participant_id") or data.get("participant") or ""),
+            status=str(data.get("status", "")),
+            started_at=data.get("started_at"),
+            completed_at=data.get("completed_at"),
+            study_code=data.get("study_code"),
+        )
 
 
 class ProlificClient:
-    def __init__(self, *, base_url: str | None = None, token: str | None = None,
-                 timeout: float | None = None) -> None:
+    def __init__(self, *, base_url: str | None = None, token: str | None = None, timeout: float | None = None) -> None:
         self.base_url = (base_url if base_url is not None else settings.PROLIFIC_API_URL).rstrip("/") + "/"
         self.token = token if token is not None else settings.PROLIFIC_API_TOKEN
         self.timeout = timeout if timeout is not None else settings.PROLIFIC_TIMEOUT_SECONDS
@@ -57,23 +61,36 @@ class ProlificClient:
             raise ProlificError("PROLIFIC_API_TOKEN is not set: Parity cannot call Prolific")
         url = self.base_url + path.lstrip("/")
         data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(url, data=data, method=method, headers={
-            "Authorization": f"Token {self.token}", "Content-Type": "application/json", "Accept": "application/json"})
+        request = urllib.request.Request(
+            url,
+            data=data,
+            method=method,
+            headers={
+                "Authorization": f"Token {self.token}",
+                "Content-Type": "application/json",
+                "Accept": "application/json",
+            },
+        )
         call = f"{method} {path}"
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as answer:
                 raw = answer.read()
         except urllib.error.HTTPError as exc:
             detail = exc.read().decode(errors="replace")[:300]
-            raise ProlificError(f"Prolific refused {call}: HTTP {exc.code} {detail}".rstrip(), status=exc.code,
-                                sent=exc.code >= 500) from None
+            raise ProlificError(
+                f"Prolific refused {call}: HTTP {exc.code} {detail}".rstrip(), status=exc.code, sent=exc.code >= 500
+            ) from None
         except TimeoutError:
-            raise ProlificError(f"Prolific did not answer {call} within {self.timeout:g} s; it may or may not "
-                                "have acted on it", sent=True) from None
+            raise ProlificError(
+                f"Prolific did not answer {call} within {self.timeout:g} s; it may or may not have acted on it",
+                sent=True,
+            ) from None
         except urllib.error.URLError as exc:
             if isinstance(exc.reason, (TimeoutError, socket.timeout)):
-                raise ProlificError(f"Prolific did not answer {call} within {self.timeout:g} s; it may or may not "
-                                    "have acted on it", sent=True) from None
+                raise ProlificError(
+                    f"Prolific did not answer {call} within {self.timeout:g} s; it may or may not have acted on it",
+                    sent=True,
+                ) from None
             raise ProlificError(f"Prolific could not be reached for {call} ({exc.reason})") from None
         except OSError as exc:  # a connection reset mid-answer
             raise ProlificError(f"the connection to Prolific failed during {call} ({exc})", sent=True) from None
@@ -105,23 +122,24 @@ class ProlificClient:
         rows = answer.get("results", []) if isinstance(answer, dict) else answer or []
         return [Submission.from_api(row) for row in rows]
 
-    def submission_transition(self, submission_id: str, action: str, *, message: str = "",
-                              rejection_category: str = "") -> dict[str, Any]:
+    def submission_transition(
+        self, submission_id: str, action: str, *, message: str = "", rejection_category: str = ""
+    ) -> dict[str, Any]:
         body: dict[str, Any] = {"action": action}
         if action == "REJECT":
             body.update(message=message, rejection_category=rejection_category)
         return self.request("POST", f"submissions/{submission_id}/transition/", body)
 
     def submissions_bulk_approve(self, study_id: str, submission_ids: list[str]) -> Any:
-        return self.request("POST", "submissions/bulk-approve/", {"study_id": study_id,
-                                                                  "submission_ids": submission_ids})
+        return self.request(
+            "POST", "submissions/bulk-approve/", {"study_id": study_id, "submission_ids": submission_ids}
+        )
 
     # -- bonuses -------------------------------------------------------------------------------
 
     def bonus_create(self, study_id: str, csv_bonuses: str) -> dict[str, Any]:
         """A bulk bonus (not yet paid): `csv_bonuses` is "participant_id,amount" lines in pounds."""
-        return self.request("POST", "submissions/bonus-payments/", {"study_id": study_id,
-                                                                    "csv_bonuses": csv_bonuses})
+        return self.request("POST", "submissions/bonus-payments/", {"study_id": study_id, "csv_bonuses": csv_bonuses})
 
     def bonus_pay(self, bulk_id: str) -> Any:
         """Pays the bulk bonus. Not idempotent: paying twice pays twice."""
@@ -133,5 +151,8 @@ class ProlificClient:
         return self.request("POST", "hooks/secrets/", {"workspace_id": workspace_id})
 
     def hook_subscribe(self, *, workspace_id: str, event_type: str, target_url: str) -> dict[str, Any]:
-        return self.request("POST", "hooks/subscriptions/", {"workspace_id": workspace_id, "event_type": event_type,
-                                                            "target_url": target_url, "is_enabled": True})
+        return self.request(
+            "POST",
+            "hooks/subscriptions/",
+            {"workspace_id": workspace_id, "event_type": event_type, "target_url": target_url, "is_enabled": True},
+        )

@@ -45,15 +45,19 @@ def signature_valid(*, signature: str, timestamp: str, body: bytes) -> bool:
 @require_POST
 def webhook(request: HttpRequest) -> HttpResponse:
     body = request.body
-    if not signature_valid(signature=request.headers.get(SIGNATURE_HEADER, ""),
-                           timestamp=request.headers.get(TIMESTAMP_HEADER, ""), body=body):
+    if not signature_valid(
+        signature=request.headers.get(SIGNATURE_HEADER, ""),
+        timestamp=request.headers.get(TIMESTAMP_HEADER, ""),
+        body=body,
+    ):
         return JsonResponse({"detail": "the delivery's signature is missing or wrong"}, status=403)
     try:
         payload = json.loads(body)
     except ValueError:
         return JsonResponse({"detail": "the delivery is not JSON"}, status=400)
-    event_id = str((payload.get("event_id") if isinstance(payload, dict) else "")
-                   or request.headers.get(EVENT_HEADER, ""))
+    event_id = str(
+        (payload.get("event_id") if isinstance(payload, dict) else "") or request.headers.get(EVENT_HEADER, "")
+    )
     if not isinstance(payload, dict) or not event_id:
         return JsonResponse({"detail": "the delivery names no event id"}, status=400)
     delivery = event_receive(event_id=event_id, payload=payload)

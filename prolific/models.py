@@ -31,20 +31,27 @@ class ProlificStudy(models.Model):
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.UNPUBLISHED)
     places = models.PositiveIntegerField(help_text="total_available_places on Prolific (only ever raised)")
     reject_excluded = models.BooleanField(
-        default=True, help_text="reject excluded participants where Prolific's rules allow it (several failed "
-        "attention checks on studies of 5 minutes or more, one on shorter ones); otherwise approve and flag")
+        default=True,
+        help_text="reject excluded participants where Prolific's rules allow it (several failed "
+        "attention checks on studies of 5 minutes or more, one on shorter ones); otherwise approve and flag",
+    )
     bonus_per_correct_pence = models.PositiveIntegerField(
-        default=0, help_text="bonus per correct answer (attention checks not counted), in pence; 0: no bonus")
+        default=0, help_text="bonus per correct answer (attention checks not counted), in pence; 0: no bonus"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     synced_at = models.DateTimeField(null=True, blank=True, help_text="the last pull of the submissions")
     # recruiting until precise (`manage.py prolific recruit`): no target kind, no recruiting
-    target_kind = models.CharField(max_length=10, blank=True, choices=RecruitTarget.choices,
-                                   help_text="recruit until this target is met, then stop the study")
-    target_value = models.FloatField(null=True, blank=True,
-                                     help_text="CI width in points, or completions per unit")
+    target_kind = models.CharField(
+        max_length=10,
+        blank=True,
+        choices=RecruitTarget.choices,
+        help_text="recruit until this target is met, then stop the study",
+    )
+    target_value = models.FloatField(null=True, blank=True, help_text="CI width in points, or completions per unit")
     target_step = models.PositiveIntegerField(default=10, help_text="places added per raise")
     max_spend_pence = models.PositiveIntegerField(
-        null=True, blank=True, help_text="most spent on rewards (reward × places), in pence; Prolific's fee is on top")
+        null=True, blank=True, help_text="most spent on rewards (reward × places), in pence; Prolific's fee is on top"
+    )
 
     class Meta:
         db_table = "studies_prolificstudy"
@@ -65,8 +72,9 @@ class ProlificSubmission(models.Model):
     prolific_study = models.ForeignKey(ProlificStudy, on_delete=models.CASCADE, related_name="submissions")
     submission_id = models.CharField(max_length=64, unique=True)
     prolific_pid = models.CharField(max_length=64)
-    participant = models.ForeignKey(Participant, on_delete=models.SET_NULL, null=True, blank=True,
-                                    related_name="prolific_submissions")
+    participant = models.ForeignKey(
+        Participant, on_delete=models.SET_NULL, null=True, blank=True, related_name="prolific_submissions"
+    )
     status = models.CharField(max_length=20)
     study_code = models.CharField(max_length=40, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -156,8 +164,9 @@ class ProlificFlag(models.Model):
         UNKNOWN_STUDY = "unknown_study", "Webhook for a study Parity does not know"
         BUDGET_REACHED = "budget_reached", "Budget reached before the recruitment target"
 
-    prolific_study = models.ForeignKey(ProlificStudy, on_delete=models.CASCADE, null=True, blank=True,
-                                       related_name="flags")
+    prolific_study = models.ForeignKey(
+        ProlificStudy, on_delete=models.CASCADE, null=True, blank=True, related_name="flags"
+    )
     kind = models.CharField(max_length=20, choices=Kind.choices)
     #: what the flag is about: a submission id or a participant's pseudonym (one flag per subject and kind)
     subject = models.CharField(max_length=100)

@@ -22,8 +22,9 @@ from studies.models import Participant, Response, Unit
 Status = Participant.Status
 
 
-def prolific_recruit_configure(*, prolific_study: ProlificStudy, kind: str, value: float, max_spend_pence: int,
-                               step: int | None = None) -> ProlificStudy:
+def prolific_recruit_configure(
+    *, prolific_study: ProlificStudy, kind: str, value: float, max_spend_pence: int, step: int | None = None
+) -> ProlificStudy:
     """Set (or, with kind "", clear) the study's recruitment target and budget."""
     if kind and kind not in RecruitTarget.values:
         raise ProlificStudyError(f"unknown target {kind!r}: use one of {', '.join(RecruitTarget.values)}")
@@ -44,11 +45,15 @@ def human_ci_width(study_id: int) -> tuple[int, float | None]:
     resamples and seed), over completed, non-excluded participants' answers to real items: (the
     number of those participants, its width in points)."""
     rows = Response.objects.filter(
-        participant__study=study_id, participant__status=Status.COMPLETED, participant__excluded=False,
-        is_attention_check=False).values_list("participant__pseudonym", "item__key", "item__gold", "correct",
-                                              "participant__unit__label")
-    ratings = [Rating(annotator=who, item=key, correct=correct if gold else None, unit=unit)
-               for who, key, gold, correct, unit in rows]
+        participant__study=study_id,
+        participant__status=Status.COMPLETED,
+        participant__excluded=False,
+        is_attention_check=False,
+    ).values_list("participant__pseudonym", "item__key", "item__gold", "correct", "participant__unit__label")
+    ratings = [
+        Rating(annotator=who, item=key, correct=correct if gold else None, unit=unit)
+        for who, key, gold, correct, unit in rows
+    ]
     summary = accuracy_summary(ratings)
     width = (summary.ci_high - summary.ci_low) * 100 if summary.ci_low is not None else None
     return summary.n_participants, width
@@ -63,16 +68,25 @@ def recruitment_standing(prolific_study: ProlificStudy) -> tuple[Standing, int]:
     units = Unit.objects.filter(study=study_id).values_list("pk", flat=True)
     kept, width = human_ci_width(study_id)
     standing = Standing(
-        completed=statuses[Status.COMPLETED], working=statuses[Status.ACTIVE], places=prolific_study.places,
-        ci_width=width if kept >= 2 else None, least_per_unit=min((kept_per_unit[pk] for pk in units), default=0),
-        recruiting=prolific_study.status == ProlificStudy.Status.ACTIVE)
+        completed=statuses[Status.COMPLETED],
+        working=statuses[Status.ACTIVE],
+        places=prolific_study.places,
+        ci_width=width if kept >= 2 else None,
+        least_per_unit=min((kept_per_unit[pk] for pk in units), default=0),
+        recruiting=prolific_study.status == ProlificStudy.Status.ACTIVE,
+    )
     return standing, kept
 
 
 def recruitment_target(prolific_study: ProlificStudy) -> Target:
-    return Target(kind=prolific_study.target_kind, value=prolific_study.target_value,
-                  step=prolific_study.target_step, max_spend_pence=prolific_study.max_spend_pence,
-                  reward_pence=prolific_study.study.reward_pence, capacity=study_places(prolific_study.study))
+    return Target(
+        kind=prolific_study.target_kind,
+        value=prolific_study.target_value,
+        step=prolific_study.target_step,
+        max_spend_pence=prolific_study.max_spend_pence,
+        reward_pence=prolific_study.study.reward_pence,
+        capacity=study_places(prolific_study.study),
+    )
 
 
 def recruitment_step(prolific_study: ProlificStudy, client: ProlificClient | None = None) -> RecruitmentPoint:
@@ -92,11 +106,20 @@ def recruitment_step(prolific_study: ProlificStudy, client: ProlificClient | Non
             prolific_study_transition(prolific_study=prolific_study, action="stop", client=client)
             if decision.budget_reached:
                 ProlificFlag.objects.get_or_create(
-                    prolific_study=prolific_study, kind=ProlificFlag.Kind.BUDGET_REACHED,
-                    subject=prolific_study.prolific_id, defaults={"detail": f"Recruitment stopped: {decision.reason}"})
+                    prolific_study=prolific_study,
+                    kind=ProlificFlag.Kind.BUDGET_REACHED,
+                    subject=prolific_study.prolific_id,
+                    defaults={"detail": f"Recruitment stopped: {decision.reason}"},
+                )
         return RecruitmentPoint.objects.create(
-            prolific_study=prolific_study, completed=standing.completed, kept=kept, ci_width=standing.ci_width,
-            places=prolific_study.places, action=decision.action, reason=decision.reason)
+            prolific_study=prolific_study,
+            completed=standing.completed,
+            kept=kept,
+            ci_width=standing.ci_width,
+            places=prolific_study.places,
+            action=decision.action,
+            reason=decision.reason,
+        )
 
 
 def recruitment_monitor(study_id: int) -> dict[str, Any] | None:
@@ -108,13 +131,31 @@ def recruitment_monitor(study_id: int) -> dict[str, Any] | None:
     committed = prolific_study.places * target.reward_pence
     remaining = max(target.max_spend_pence - committed, 0)
     return {
-        "target": describe(target), "kind": target.kind, "value": target.value, "step": target.step,
-        "pounds": {"max_spend": f"£{target.max_spend_pence / 100:.2f}", "committed": f"£{committed / 100:.2f}",
-                   "remaining": f"£{remaining / 100:.2f}"},
-        "places": prolific_study.places, "max_spend_pence": target.max_spend_pence,
-        "committed_pence": committed, "remaining_pence": remaining,
+        "target": describe(target),
+        "kind": target.kind,
+        "value": target.value,
+        "step": target.step,
+        "pounds": {
+            "max_spend": f"£{target.max_spend_pence / 100:.2f}",
+            "committed": f"£{committed / 100:.2f}",
+            "remaining": f"£{remaining / 100:.2f}",
+        },
+        "places": prolific_study.places,
+        "max_spend_pence": target.max_spend_pence,
+        "committed_pence": committed,
+        "remaining_pence": remaining,
         "affordable_places": affordable_places(target.max_spend_pence, target.reward_pence),
         "budget_reached": prolific_study.flags.filter(kind=ProlificFlag.Kind.BUDGET_REACHED).exists(),
-        "points": [{"at": p.at, "completed": p.completed, "kept": p.kept, "ci_width": p.ci_width, "places": p.places,
-                    "action": p.action, "reason": p.reason} for p in prolific_study.recruitment_points.all()],
+        "points": [
+            {
+                "at": p.at,
+                "completed": p.completed,
+                "kept": p.kept,
+                "ci_width": p.ci_width,
+                "places": p.places,
+                "action": p.action,
+                "reason": p.reason,
+            }
+            for p in prolific_study.recruitment_points.all()
+        ],
     }

@@ -36,8 +36,10 @@ def rejection_allowed(participant: Participant, study: Study) -> bool:
 
 def rejection_message(participant: Participant) -> str:
     reason = participant.exclusion_reason or f"failed {participant.attention_failures} attention checks"
-    message = (f"Your submission was not accepted: you {reason.removeprefix('you ')}. The study's instructions "
-               "asked for careful answers, and its attention checks said plainly what to answer.")
+    message = (
+        f"Your submission was not accepted: you {reason.removeprefix('you ')}. The study's instructions "
+        "asked for careful answers, and its attention checks said plainly what to answer."
+    )
     return message if len(message) >= MESSAGE_MIN else message + " " + "Thank you for taking part." * 4
 
 
@@ -62,9 +64,11 @@ def _decide(record: ProlificSubmission, study: Study, policy_rejects: bool) -> s
     else:
         record.decision = ProlificSubmission.Decision.APPROVE
         record.decision_reason = f"excluded ({participant.exclusion_reason or 'no reason given'}), approved: " + (
-            "the study approves excluded participants" if not policy_rejects else
-            f"Prolific allows rejection only for at least {failures_needed(study)} failed attention checks "
-            f"on a study of {study.estimated_minutes} minutes")
+            "the study approves excluded participants"
+            if not policy_rejects
+            else f"Prolific allows rejection only for at least {failures_needed(study)} failed attention checks "
+            f"on a study of {study.estimated_minutes} minutes"
+        )
     record.decided_at = timezone.now()
     record.save(update_fields=["decision", "decision_reason", "decided_at"])
     return record.decision
@@ -75,25 +79,37 @@ def decisions_take(*, prolific_study: ProlificStudy) -> tuple[int, int]:
     study = prolific_study.study
     decided = left = 0
     with transaction.atomic():
-        pending = (ProlificSubmission.objects.select_for_update(of=("self",)).select_related("participant")
-                   .filter(prolific_study=prolific_study, status="AWAITING REVIEW", decision=""))
+        pending = (
+            ProlificSubmission.objects.select_for_update(of=("self",))
+            .select_related("participant")
+            .filter(prolific_study=prolific_study, status="AWAITING REVIEW", decision="")
+        )
         for record in pending:
             decision = _decide(record, study, prolific_study.reject_excluded)
             if decision is None:
                 left += 1
                 if record.participant_id is not None:
                     ProlificFlag.objects.get_or_create(
-                        prolific_study=prolific_study, kind=ProlificFlag.Kind.UNFINISHED, subject=record.submission_id,
-                        defaults={"participant": record.participant, "detail": (
-                            f"{record.participant.pseudonym} sent in a submission on Prolific but is "
-                            f"{record.participant.get_status_display().lower()} in Parity: review it by hand")})
+                        prolific_study=prolific_study,
+                        kind=ProlificFlag.Kind.UNFINISHED,
+                        subject=record.submission_id,
+                        defaults={
+                            "participant": record.participant,
+                            "detail": (
+                                f"{record.participant.pseudonym} sent in a submission on Prolific but is "
+                                f"{record.participant.get_status_display().lower()} in Parity: review it by hand"
+                            ),
+                        },
+                    )
                 continue
             decided += 1
             if record.decision == ProlificSubmission.Decision.APPROVE and record.participant.excluded:
                 ProlificFlag.objects.get_or_create(
-                    prolific_study=prolific_study, kind=ProlificFlag.Kind.EXCLUDED_APPROVED,
+                    prolific_study=prolific_study,
+                    kind=ProlificFlag.Kind.EXCLUDED_APPROVED,
                     subject=record.participant.pseudonym,
-                    defaults={"participant": record.participant, "detail": record.decision_reason})
+                    defaults={"participant": record.participant, "detail": record.decision_reason},
+                )
     return decided, left
 
 
@@ -105,8 +121,9 @@ def prolific_review(*, prolific_study: ProlificStudy, client: ProlificClient | N
     client = client_default(client)
     prolific_sync(prolific_study=prolific_study, client=client)
     _, left = decisions_take(prolific_study=prolific_study)
-    unsent = ProlificSubmission.objects.filter(prolific_study=prolific_study, decision_sent_at__isnull=True
-                                               ).exclude(decision="")
+    unsent = ProlificSubmission.objects.filter(prolific_study=prolific_study, decision_sent_at__isnull=True).exclude(
+        decision=""
+    )
     # Prolific moved them on by itself (e.g. auto-approved after 21 days): nothing to send
     already = unsent.exclude(status="AWAITING REVIEW").update(decision_sent_at=timezone.now())
     approvals = list(unsent.filter(status="AWAITING REVIEW", decision=ProlificSubmission.Decision.APPROVE))
@@ -115,10 +132,17 @@ def prolific_review(*, prolific_study: ProlificStudy, client: ProlificClient | N
     if approvals:
         client.submissions_bulk_approve(prolific_study.prolific_id, [record.submission_id for record in approvals])
         ProlificSubmission.objects.filter(pk__in=[record.pk for record in approvals]).update(
-            status="APPROVED", decision_sent_at=timezone.now())
+            status="APPROVED", decision_sent_at=timezone.now()
+        )
     for record in rejections:
-        client.submission_transition(record.submission_id, "REJECT", message=record.decision_reason,
-                                     rejection_category=REJECTION_CATEGORY)
+        client.submission_transition(
+            record.submission_id, "REJECT", message=record.decision_reason, rejection_category=REJECTION_CATEGORY
+        )
         ProlificSubmission.objects.filter(pk=record.pk).update(status="REJECTED", decision_sent_at=timezone.now())
-    return ReviewResult(approved=len(approvals) - flagged, rejected=len(rejections), approved_flagged=flagged,
-                        left=left, already_sent=already)
+    return ReviewResult(
+        approved=len(approvals) - flagged,
+        rejected=len(rejections),
+        approved_flagged=flagged,
+        left=left,
+        already_sent=already,
+    )

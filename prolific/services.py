@@ -52,15 +52,24 @@ def study_places(study: Study) -> int:
 def study_fields(study: Study, places: int) -> dict[str, Any]:
     """What `POST /studies/` takes for this study: its link with Prolific's placeholders, its time,
     reward and places, and a completion code per outcome the study configures."""
-    codes = [{"code": study.completion_code, "code_type": "COMPLETED",
-              "actions": [{"action": "MANUALLY_REVIEW"}]}]
+    codes = [{"code": study.completion_code, "code_type": "COMPLETED", "actions": [{"action": "MANUALLY_REVIEW"}]}]
     if study.failed_attention_code:
-        codes.append({"code": study.failed_attention_code, "code_type": "FAILED_ATTENTION_CHECK",
-                      "actions": [{"action": "MANUALLY_REVIEW"}]})
+        codes.append(
+            {
+                "code": study.failed_attention_code,
+                "code_type": "FAILED_ATTENTION_CHECK",
+                "actions": [{"action": "MANUALLY_REVIEW"}],
+            }
+        )
     if study.no_consent_code:
         # declining consent: the participant is asked to return the study, never rejected
-        codes.append({"code": study.no_consent_code, "code_type": "NO_CONSENT",
-                      "actions": [{"action": "REQUEST_RETURN", "return_reason": "declined consent"}]})
+        codes.append(
+            {
+                "code": study.no_consent_code,
+                "code_type": "NO_CONSENT",
+                "actions": [{"action": "REQUEST_RETURN", "return_reason": "declined consent"}],
+            }
+        )
     return {
         "name": study.name,
         "internal_name": f"parity:{study.link}",
@@ -75,8 +84,9 @@ def study_fields(study: Study, places: int) -> dict[str, Any]:
     }
 
 
-def prolific_study_create(*, study: Study, places: int | None = None,
-                          client: ProlificClient | None = None) -> ProlificStudy:
+def prolific_study_create(
+    *, study: Study, places: int | None = None, client: ProlificClient | None = None
+) -> ProlificStudy:
     """Create the study as a draft on Prolific (not yet published) and remember its id.
 
     The study's row is locked meanwhile, so two clicks make one draft."""
@@ -93,23 +103,33 @@ def prolific_study_create(*, study: Study, places: int | None = None,
             if not exc.sent:
                 raise
             # the draft may exist on Prolific without Parity knowing its id: say where to look
-            raise ProlificError(f"{exc}. Look on Prolific for a draft named {study.name!r} (internal name "
-                                f"parity:{study.link}) and delete it before creating the study again",
-                                status=exc.status, sent=True) from None
+            raise ProlificError(
+                f"{exc}. Look on Prolific for a draft named {study.name!r} (internal name "
+                f"parity:{study.link}) and delete it before creating the study again",
+                status=exc.status,
+                sent=True,
+            ) from None
         if not isinstance(answer, dict) or not answer.get("id"):
             raise ProlificError(f"Prolific created no study for {study.name!r} (its answer names no id)")
-        return ProlificStudy.objects.create(study=study, prolific_id=str(answer["id"]), places=places,
-                                            status=answer.get("status") or ProlificStudy.Status.UNPUBLISHED)
+        return ProlificStudy.objects.create(
+            study=study,
+            prolific_id=str(answer["id"]),
+            places=places,
+            status=answer.get("status") or ProlificStudy.Status.UNPUBLISHED,
+        )
 
 
-def prolific_study_transition(*, prolific_study: ProlificStudy, action: str,
-                              client: ProlificClient | None = None) -> ProlificStudy:
+def prolific_study_transition(
+    *, prolific_study: ProlificStudy, action: str, client: ProlificClient | None = None
+) -> ProlificStudy:
     """Publish, pause, start (resume) or stop the study on Prolific."""
     if action not in TRANSITIONS:
         raise ProlificStudyError(f"unknown action {action!r}: use one of {', '.join(TRANSITIONS)}")
     if action == "publish" and prolific_study.study.status != Study.Status.LIVE:
-        raise ProlificStudyError(f"{prolific_study.study.name!r} is not open in Parity (status "
-                                 f"{prolific_study.study.status}): participants sent now would be turned away")
+        raise ProlificStudyError(
+            f"{prolific_study.study.name!r} is not open in Parity (status "
+            f"{prolific_study.study.status}): participants sent now would be turned away"
+        )
     transition, expected = TRANSITIONS[action]
     answer = client_default(client).study_transition(prolific_study.prolific_id, transition)
     status = answer.get("status") if isinstance(answer, dict) else None
@@ -118,20 +138,23 @@ def prolific_study_transition(*, prolific_study: ProlificStudy, action: str,
     return prolific_study
 
 
-def prolific_places_raise(*, prolific_study: ProlificStudy, places: int,
-                          client: ProlificClient | None = None) -> ProlificStudy:
+def prolific_places_raise(
+    *, prolific_study: ProlificStudy, places: int, client: ProlificClient | None = None
+) -> ProlificStudy:
     """Raise `total_available_places` (Prolific never lowers it)."""
     if places <= prolific_study.places:
-        raise ProlificStudyError(f"Prolific's places can only be raised: the study has {prolific_study.places}, "
-                                 f"{places} asked")
+        raise ProlificStudyError(
+            f"Prolific's places can only be raised: the study has {prolific_study.places}, {places} asked"
+        )
     client_default(client).study_update(prolific_study.prolific_id, {"total_available_places": places})
     prolific_study.places = places
     prolific_study.save(update_fields=["places"])
     return prolific_study
 
 
-def prolific_hooks_subscribe(*, target_url: str, workspace_id: str | None = None,
-                             client: ProlificClient | None = None) -> ProlificHookSecret:
+def prolific_hooks_subscribe(
+    *, target_url: str, workspace_id: str | None = None, client: ProlificClient | None = None
+) -> ProlificHookSecret:
     """Make a signing secret and subscribe `target_url` to submission and study status changes."""
     workspace_id = workspace_id or settings.PROLIFIC_WORKSPACE_ID
     if not workspace_id:
@@ -150,14 +173,20 @@ def prolific_hooks_subscribe(*, target_url: str, workspace_id: str | None = None
 def participants_mark_timed_out(*, participant_ids: list[int]) -> int:
     """Prolific timed them out: their reserved slot reopens at once. If they come back, they take it
     back while their unit has room (`slot_take_back`), as after Parity's own time-out."""
-    return (Participant.objects.filter(pk__in=participant_ids, status=Participant.Status.ACTIVE)
-            .update(status=Participant.Status.TIMED_OUT))
+    return Participant.objects.filter(pk__in=participant_ids, status=Participant.Status.ACTIVE).update(
+        status=Participant.Status.TIMED_OUT
+    )
 
 
-def _flag(prolific_study: ProlificStudy | None, kind: str, subject: str, detail: str,
-          participant: Participant | None = None) -> None:
-    ProlificFlag.objects.get_or_create(prolific_study=prolific_study, kind=kind, subject=subject,
-                                       defaults={"detail": detail, "participant": participant})
+def _flag(
+    prolific_study: ProlificStudy | None, kind: str, subject: str, detail: str, participant: Participant | None = None
+) -> None:
+    ProlificFlag.objects.get_or_create(
+        prolific_study=prolific_study,
+        kind=kind,
+        subject=subject,
+        defaults={"detail": detail, "participant": participant},
+    )
 
 
 def _resolve(prolific_study: ProlificStudy, kind: str, subject: str) -> None:
@@ -172,12 +201,21 @@ def submission_record(*, prolific_study: ProlificStudy, submission: Submission) 
     """Store what Prolific says about one submission and act on it: a return or a time-out frees the
     participant's slot at once; a submission sent in with no Parity participant is flagged."""
     with transaction.atomic():
-        participant = (Participant.objects.filter(study=prolific_study.study_id,
-                                                  prolific_pid=submission.participant_id.lower()).first()
-                       if submission.participant_id else None)
+        participant = (
+            Participant.objects.filter(
+                study=prolific_study.study_id, prolific_pid=submission.participant_id.lower()
+            ).first()
+            if submission.participant_id
+            else None
+        )
         record, _ = ProlificSubmission.objects.select_for_update().get_or_create(
-            submission_id=submission.id, defaults={"prolific_study": prolific_study, "status": submission.status,
-                                                   "prolific_pid": submission.participant_id})
+            submission_id=submission.id,
+            defaults={
+                "prolific_study": prolific_study,
+                "status": submission.status,
+                "prolific_pid": submission.participant_id,
+            },
+        )
         record.status = submission.status
         record.prolific_pid = submission.participant_id or record.prolific_pid
         record.participant = participant or record.participant
@@ -193,9 +231,13 @@ def submission_record(*, prolific_study: ProlificStudy, submission: Submission) 
             _resolve(prolific_study, ProlificFlag.Kind.NO_PARTICIPANT, record.submission_id)
             _resolve(prolific_study, ProlificFlag.Kind.NO_SUBMISSION, record.participant.pseudonym)
         elif submission.status in SUBMITTED:
-            _flag(prolific_study, ProlificFlag.Kind.NO_PARTICIPANT, record.submission_id,
-                  f"Prolific submission {record.submission_id} ({submission.status}) has no participant in Parity: "
-                  "the person never started the study here, or opened it under another ID")
+            _flag(
+                prolific_study,
+                ProlificFlag.Kind.NO_PARTICIPANT,
+                record.submission_id,
+                f"Prolific submission {record.submission_id} ({submission.status}) has no participant in Parity: "
+                "the person never started the study here, or opened it under another ID",
+            )
         return record
 
 
@@ -215,13 +257,19 @@ def prolific_sync(*, prolific_study: ProlificStudy, client: ProlificClient | Non
     for submission in submissions:
         submission_record(prolific_study=prolific_study, submission=submission)
     listed = {submission.participant_id.lower() for submission in submissions}
-    completed = Participant.objects.filter(study=prolific_study.study_id, status=Participant.Status.COMPLETED,
-                                           is_imported=False)
+    completed = Participant.objects.filter(
+        study=prolific_study.study_id, status=Participant.Status.COMPLETED, is_imported=False
+    )
     for participant in completed:
         if participant.prolific_pid not in listed:
-            _flag(prolific_study, ProlificFlag.Kind.NO_SUBMISSION, participant.pseudonym,
-                  f"{participant.pseudonym} completed the study in Parity, but Prolific lists no submission for "
-                  "them in this study (a pilot, a shared link, or a submission not yet made)", participant)
+            _flag(
+                prolific_study,
+                ProlificFlag.Kind.NO_SUBMISSION,
+                participant.pseudonym,
+                f"{participant.pseudonym} completed the study in Parity, but Prolific lists no submission for "
+                "them in this study (a pilot, a shared link, or a submission not yet made)",
+                participant,
+            )
     prolific_study.synced_at = timezone.now()
     prolific_study.save(update_fields=["synced_at"])
     flagged = ProlificFlag.objects.filter(prolific_study=prolific_study, resolved=False).count()
@@ -242,7 +290,8 @@ def event_receive(*, event_id: str, payload: dict[str, Any]) -> Delivery:
     whose event id is already stored changes nothing. If applying fails, the stored event is applied
     again by the next sync."""
     event, created = ProlificEvent.objects.get_or_create(
-        event_id=event_id, defaults={"event_type": str(payload.get("event_type", "")), "payload": payload})
+        event_id=event_id, defaults={"event_type": str(payload.get("event_type", "")), "payload": payload}
+    )
     if created:
         try:
             event_apply(event=event)
@@ -261,14 +310,23 @@ def event_apply(*, event: ProlificEvent) -> ProlificEvent:
         study_id = str(payload.get("study_id", ""))
         prolific_study = ProlificStudy.objects.select_related("study").filter(prolific_id=study_id).first()
         if prolific_study is None:
-            _flag(None, ProlificFlag.Kind.UNKNOWN_STUDY, study_id or event.event_id,
-                  f"webhook {event.event_id} ({event.event_type}) names Prolific study {study_id!r}, "
-                  "which no Parity study is linked to")
+            _flag(
+                None,
+                ProlificFlag.Kind.UNKNOWN_STUDY,
+                study_id or event.event_id,
+                f"webhook {event.event_id} ({event.event_type}) names Prolific study {study_id!r}, "
+                "which no Parity study is linked to",
+            )
         elif event.event_type == "submission.status.change":
             known = ProlificSubmission.objects.filter(submission_id=str(payload.get("resource_id", ""))).first()
-            submission_record(prolific_study=prolific_study, submission=Submission(
-                id=str(payload["resource_id"]), status=str(payload["status"]),
-                participant_id=str(payload.get("participant_id") or (known.prolific_pid if known else ""))))
+            submission_record(
+                prolific_study=prolific_study,
+                submission=Submission(
+                    id=str(payload["resource_id"]),
+                    status=str(payload["status"]),
+                    participant_id=str(payload.get("participant_id") or (known.prolific_pid if known else "")),
+                ),
+            )
         elif event.event_type == "study.status.change":
             status = str(payload.get("status", ""))
             if status in ProlificStudy.Status.values:
@@ -290,8 +348,9 @@ def events_apply_pending() -> int:
     return sum(1 for event in pending if ProlificEvent.objects.filter(pk=event.pk, processed_at__isnull=False).exists())
 
 
-def prolific_study_configure(*, prolific_study: ProlificStudy, bonus_per_correct_pence: int | None = None,
-                             reject_excluded: bool | None = None) -> ProlificStudy:
+def prolific_study_configure(
+    *, prolific_study: ProlificStudy, bonus_per_correct_pence: int | None = None, reject_excluded: bool | None = None
+) -> ProlificStudy:
     """Set the study's bonus rule and its policy for excluded participants."""
     fields = []
     if bonus_per_correct_pence is not None:

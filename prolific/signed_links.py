@@ -36,8 +36,13 @@ def verify_signed_link(token: str | None, *, pid: str, study_id: str = "", sessi
         raise SignatureError("the link is not signed")
     try:
         key = _jwks_client(settings.PROLIFIC_JWKS_URL).get_signing_key_from_jwt(token)
-        claims = jwt.decode(token, key.key, algorithms=["RS256"], audience=settings.PROLIFIC_JWT_AUDIENCE or None,
-                            options={"require": ["exp", "aud"]})
+        claims = jwt.decode(
+            token,
+            key.key,
+            algorithms=["RS256"],
+            audience=settings.PROLIFIC_JWT_AUDIENCE or None,
+            options={"require": ["exp", "aud"]},
+        )
     except jwt.ExpiredSignatureError:
         raise SignatureError("the link has expired") from None
     except (jwt.PyJWKClientError, jwt.InvalidTokenError) as exc:

@@ -63,18 +63,28 @@ def participants_section(data: StudyData, filters: ResultFilters) -> dict[str, i
     for h in data.humans:
         if filters.unit and h.unit != filters.unit:
             continue
-        status[h.participant_id] = ("excluded" if h.excluded else "included"
-                                    if h.participant_status == Participant.Status.COMPLETED else "in_progress")
+        status[h.participant_id] = (
+            "excluded"
+            if h.excluded
+            else "included"
+            if h.participant_status == Participant.Status.COMPLETED
+            else "in_progress"
+        )
     counts = {"included": 0, "excluded": 0, "in_progress": 0}
     for value in status.values():
         counts[value] += 1
-    counts["imported"] = len({h.participant_id for h in data.humans if h.is_imported
-                              and h.participant_id in status})
+    counts["imported"] = len({h.participant_id for h in data.humans if h.is_imported and h.participant_id in status})
     return counts
 
 
-def human_section(data: StudyData, ratings: list[Rating], units: list[AccuracySummary],
-                  agreement: list[AgreementSummary], *, n_boot: int) -> dict[str, Any]:
+def human_section(
+    data: StudyData,
+    ratings: list[Rating],
+    units: list[AccuracySummary],
+    agreement: list[AgreementSummary],
+    *,
+    n_boot: int,
+) -> dict[str, Any]:
     overall = accuracy_summary(ratings, n_boot=n_boot, seed=SEED)
     across = accuracy_across_units(units)
     kappas = kappa_across_units(agreement)
@@ -83,10 +93,15 @@ def human_section(data: StudyData, ratings: list[Rating], units: list[AccuracySu
         "n_items": len({r.item for r in ratings}),
         "n_answers": len(ratings),
         "accuracy": {
-            "mean": overall.mean, "best": overall.best, "worst": overall.worst, "std": overall.std,
+            "mean": overall.mean,
+            "best": overall.best,
+            "worst": overall.worst,
+            "std": overall.std,
             "ci95": interval(overall.ci_low, overall.ci_high),
-            "per_annotator": [{"annotator": p.annotator, "unit": p.unit, "n": p.n_scored, "accuracy": p.accuracy}
-                              for p in overall.participants],
+            "per_annotator": [
+                {"annotator": p.annotator, "unit": p.unit, "n": p.n_scored, "accuracy": p.accuracy}
+                for p in overall.participants
+            ],
         },
         # Ruis et al.'s Table 7 "Total" row: unit means, bests and worsts averaged over units.
         "accuracy_across_units": across.to_dict(),
@@ -116,16 +131,25 @@ def graded_section(data: StudyData, ratings: list[Rating]) -> dict[str, Any]:
         per_model[data.study.definition.graded_subject(data.items[key].meta)].append(sum(values) / len(values))
     return {
         "icc_form": "ICC(2,k): two-way random effects, absolute agreement, mean of k raters (Shrout & Fleiss 1979)",
-        "icc2k": blocks.icc, "n_items": blocks.n_items, "n_blocks": blocks.n_blocks,
+        "icc2k": blocks.icc,
+        "n_items": blocks.n_items,
+        "n_blocks": blocks.n_blocks,
         "n_items_without_icc": blocks.n_items_without_icc,
         "blocks": [block.to_dict() for block in blocks.blocks],
-        "generative_scores": [{"model": model, "n_answers": len(values), "score": mean_or_none(values)}
-                              for model, values in sorted(per_model.items())],
+        "generative_scores": [
+            {"model": model, "n_answers": len(values), "score": mean_or_none(values)}
+            for model, values in sorted(per_model.items())
+        ],
     }
 
 
-def units_section(data: StudyData, ratings: list[Rating], units: list[AccuracySummary],
-                  agreements: list[AgreementSummary], filters: ResultFilters) -> list[dict[str, Any]]:
+def units_section(
+    data: StudyData,
+    ratings: list[Rating],
+    units: list[AccuracySummary],
+    agreements: list[AgreementSummary],
+    filters: ResultFilters,
+) -> list[dict[str, Any]]:
     accuracy = {s.unit: s for s in units}
     agreement = {s.unit: s for s in agreements}
     by_unit: dict[str | None, list[Rating]] = defaultdict(list)
@@ -136,29 +160,39 @@ def units_section(data: StudyData, ratings: list[Rating], units: list[AccuracySu
         if filters.unit and unit.label != filters.unit:
             continue
         acc, agr = accuracy.get(unit.label), agreement.get(unit.label)
-        rows.append({
-            "unit": unit.label, "category": unit.category or None, "capacity": unit.capacity,
-            "n_annotators": acc.n_participants if acc else 0,
-            "n_items": agr.n_items if agr else 0,
-            "annotators": [{"annotator": p.annotator, "n": p.n_scored, "accuracy": p.accuracy}
-                           for p in (acc.participants if acc else [])],
-            "accuracy_mean": acc.mean if acc else None,
-            "accuracy_best": acc.best if acc else None,
-            "accuracy_worst": acc.worst if acc else None,
-            "accuracy_std": acc.std if acc else None,
-            "accuracy_ci95": interval(acc.ci_low, acc.ci_high) if acc else None,
-            "cohen_kappa_mean_pairwise": agr.mean_pairwise_kappa if agr else None,
-            "fleiss_kappa": agr.fleiss_kappa if agr else None,
-            "krippendorff_alpha": agr.krippendorff_alpha if agr else None,
-            "percent_agreement": agr.percent_agreement if agr else None,
-            "icc2k": (icc2k(by_unit[unit.label], scores=data.answer_scale).icc
-                      if data.is_graded and by_unit[unit.label] else None),
-        })
+        rows.append(
+            {
+                "unit": unit.label,
+                "category": unit.category or None,
+                "capacity": unit.capacity,
+                "n_annotators": acc.n_participants if acc else 0,
+                "n_items": agr.n_items if agr else 0,
+                "annotators": [
+                    {"annotator": p.annotator, "n": p.n_scored, "accuracy": p.accuracy}
+                    for p in (acc.participants if acc else [])
+                ],
+                "accuracy_mean": acc.mean if acc else None,
+                "accuracy_best": acc.best if acc else None,
+                "accuracy_worst": acc.worst if acc else None,
+                "accuracy_std": acc.std if acc else None,
+                "accuracy_ci95": interval(acc.ci_low, acc.ci_high) if acc else None,
+                "cohen_kappa_mean_pairwise": agr.mean_pairwise_kappa if agr else None,
+                "fleiss_kappa": agr.fleiss_kappa if agr else None,
+                "krippendorff_alpha": agr.krippendorff_alpha if agr else None,
+                "percent_agreement": agr.percent_agreement if agr else None,
+                "icc2k": (
+                    icc2k(by_unit[unit.label], scores=data.answer_scale).icc
+                    if data.is_graded and by_unit[unit.label]
+                    else None
+                ),
+            }
+        )
     return rows
 
 
-def _gap(scores: dict[str, float], humans: list[Rating], *, n_boot: int
-         ) -> tuple[float | None, list[float | None] | None]:
+def _gap(
+    scores: dict[str, float], humans: list[Rating], *, n_boot: int
+) -> tuple[float | None, list[float | None] | None]:
     """The paired item-level gap for a run whose items carry several variants: `model_vs_humans`
     takes one outcome per item, so the per-item difference (variant mean minus the humans' share
     correct) is formed here and resampled with the same seeded bootstrap over items."""
@@ -166,25 +200,38 @@ def _gap(scores: dict[str, float], humans: list[Rating], *, n_boot: int
     for rating in humans:
         if rating.correct is not None:
             human_outcomes[rating.item].append(1.0 if rating.correct else 0.0)
-    differences = [score - sum(human_outcomes[key]) / len(human_outcomes[key])
-                   for key, score in scores.items() if human_outcomes.get(key)]
+    differences = [
+        score - sum(human_outcomes[key]) / len(human_outcomes[key])
+        for key, score in scores.items()
+        if human_outcomes.get(key)
+    ]
     ci = bootstrap_mean_ci(differences, n_boot=n_boot, seed=SEED) if differences else None
     return mean_or_none(differences), interval(ci.low, ci.high) if ci else None
 
 
-def model_entry(data: StudyData, run: RunInfo, rows: list[ModelAnswer], humans: list[Rating], *,
-                n_boot: int) -> dict[str, Any]:
+def model_entry(
+    data: StudyData, run: RunInfo, rows: list[ModelAnswer], humans: list[Rating], *, n_boot: int
+) -> dict[str, Any]:
     ratings = model_ratings(data, run, rows)
     scores = model_item_scores(data, rows)
     ci = bootstrap_mean_ci(list(scores.values()), n_boot=n_boot, seed=SEED) if scores else None
     versus = model_vs_humans(ratings, humans, n_boot=n_boot, seed=SEED)
     has_variants = len(rows) > len(ratings)
-    gap, gap_ci = (_gap(scores, humans, n_boot=n_boot) if has_variants
-                   else (versus.gap, interval(versus.gap_ci_low, versus.gap_ci_high)))
+    gap, gap_ci = (
+        _gap(scores, humans, n_boot=n_boot)
+        if has_variants
+        else (versus.gap, interval(versus.gap_ci_low, versus.gap_ci_high))
+    )
     return {
-        "run": run.id, "model": run.model, "setting": dict(run.setting), "setting_key": run.setting_label,
-        "label": run.label, "status": run.status,
-        "n_items": len(ratings), "n_answers": len(rows), "n_valid": sum(m.valid for m in rows),
+        "run": run.id,
+        "model": run.model,
+        "setting": dict(run.setting),
+        "setting_key": run.setting_label,
+        "label": run.label,
+        "status": run.status,
+        "n_items": len(ratings),
+        "n_answers": len(rows),
+        "n_valid": sum(m.valid for m in rows),
         "accuracy": mean_or_none(list(scores.values())),
         "accuracy_ci95": interval(ci.low, ci.high) if ci else None,
         # MiQA: the decision on both presentations' log-likelihoods averaged, one per item
@@ -200,8 +247,7 @@ def model_entry(data: StudyData, run: RunInfo, rows: list[ModelAnswer], humans: 
     }
 
 
-def study_results(data: StudyData, filters: ResultFilters | None = None, *, n_boot: int = N_BOOT
-                  ) -> dict[str, Any]:
+def study_results(data: StudyData, filters: ResultFilters | None = None, *, n_boot: int = N_BOOT) -> dict[str, Any]:
     """Everything the results page shows, as plain JSON values."""
     filters = filters or ResultFilters()
     study = data.study
@@ -230,7 +276,8 @@ def study_results(data: StudyData, filters: ResultFilters | None = None, *, n_bo
     if data.is_graded:
         # raters differ between units, so the pooled matrix is incomplete: report the units' mean too
         results["human"]["icc2k_mean_across_units"] = mean_or_none(
-            [unit["icc2k"] for unit in results["units"] if unit["icc2k"] is not None])
+            [unit["icc2k"] for unit in results["units"] if unit["icc2k"] is not None]
+        )
         results["graded"] = graded_section(data, ratings)
     results.update(study.definition.headline_results(results["breakdowns"]))
     return results

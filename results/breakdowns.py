@@ -27,24 +27,49 @@ def _ci(low: float | None, high: float | None) -> list[float | None] | None:
     return None if low is None or high is None else [low, high]
 
 
-def breakdowns(data: StudyData, humans: list[HumanAnswer], runs: list[RunInfo],
-               rows_by_run: dict[int, list[ModelAnswer]], filters: ResultFilters, *, n_boot: int) -> dict[str, Any]:
+def breakdowns(
+    data: StudyData,
+    humans: list[HumanAnswer],
+    runs: list[RunInfo],
+    rows_by_run: dict[int, list[ModelAnswer]],
+    filters: ResultFilters,
+    *,
+    n_boot: int,
+) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if data.category_field:
         out["by_category"] = by_category(data, humans, runs, rows_by_run, n_boot=n_boot)
-    out.update(data.study.definition.breakdowns(ResultsInput(
-        items=data.items, humans=humans, runs=runs, rows_by_run=rows_by_run, baseline_scores=data.baseline_scores,
-        category=filters.category or "", n_boot=n_boot, seed=SEED,
-        item_passes=lambda key: item_passes(data, key, filters),
-        item_scores=lambda rows: model_item_scores(data, list(rows)), setting_label=generic_setting_label)))
+    out.update(
+        data.study.definition.breakdowns(
+            ResultsInput(
+                items=data.items,
+                humans=humans,
+                runs=runs,
+                rows_by_run=rows_by_run,
+                baseline_scores=data.baseline_scores,
+                category=filters.category or "",
+                n_boot=n_boot,
+                seed=SEED,
+                item_passes=lambda key: item_passes(data, key, filters),
+                item_scores=lambda rows: model_item_scores(data, list(rows)),
+                setting_label=generic_setting_label,
+            )
+        )
+    )
     return out
 
 
 # -- per category ---------------------------------------------------------------------------------
 
 
-def by_category(data: StudyData, humans: list[HumanAnswer], runs: list[RunInfo],
-                rows_by_run: dict[int, list[ModelAnswer]], *, n_boot: int) -> dict[str, Any]:
+def by_category(
+    data: StudyData,
+    humans: list[HumanAnswer],
+    runs: list[RunInfo],
+    rows_by_run: dict[int, list[ModelAnswer]],
+    *,
+    n_boot: int,
+) -> dict[str, Any]:
     human_groups: dict[str, list[HumanAnswer]] = defaultdict(list)
     for h in humans:
         human_groups[data.category_of(h.meta) or ""].append(h)
@@ -61,18 +86,30 @@ def by_category(data: StudyData, humans: list[HumanAnswer], runs: list[RunInfo],
     for category in sorted(items):
         group = human_groups.get(category, [])
         summary = accuracy_summary(human_ratings(data, group), n_boot=n_boot, seed=SEED) if group else None
-        rows_out.append({
-            "category": category or None,
-            "n_items": len(items[category]),
-            "human": {
-                "n_annotators": summary.n_participants if summary else 0,
-                "mean": summary.mean if summary else None,
-                "ci95": _ci(summary.ci_low, summary.ci_high) if summary else None,
-            },
-            "models": [{"run": run.id, "label": run.label,
+        rows_out.append(
+            {
+                "category": category or None,
+                "n_items": len(items[category]),
+                "human": {
+                    "n_annotators": summary.n_participants if summary else 0,
+                    "mean": summary.mean if summary else None,
+                    "ci95": _ci(summary.ci_low, summary.ci_high) if summary else None,
+                },
+                "models": [
+                    {
+                        "run": run.id,
+                        "label": run.label,
                         # items without a gold (ratings, free texts) have no right answer: not counted
-                        "accuracy": _mean([float(bool(m.correct)) for m in model_groups.get((run.id, category), [])
-                                           if m.correct is not None and data.items[m.item_key].gold])}
-                       for run in runs],
-        })
+                        "accuracy": _mean(
+                            [
+                                float(bool(m.correct))
+                                for m in model_groups.get((run.id, category), [])
+                                if m.correct is not None and data.items[m.item_key].gold
+                            ]
+                        ),
+                    }
+                    for run in runs
+                ],
+            }
+        )
     return {"field": data.category_field, "rows": rows_out}

@@ -27,25 +27,38 @@ def _svg(figure: Figure, salt: str) -> str:
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": salt}):
         figure.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None})
     text = buffer.getvalue()
-    return text[text.index("<svg"):]  # inline: no XML declaration or doctype
+    return text[text.index("<svg") :]  # inline: no XML declaration or doctype
 
 
 def _curve_xy(curve: dict[str, Any]) -> tuple[list[int], list[float], list[float | None], list[float | None]]:
     points = curve["points"]
-    return ([p["position"] for p in points], [p["accuracy"] for p in points],
-            [p["ci_low"] for p in points], [p["ci_high"] for p in points])
+    return (
+        [p["position"] for p in points],
+        [p["accuracy"] for p in points],
+        [p["ci_low"] for p in points],
+        [p["ci_high"] for p in points],
+    )
 
 
 def _draw_curve(ax: Axes, curve: dict[str, Any] | None, label: str, colour: str, *, dashed: bool = False) -> None:
     if not curve or not curve.get("points"):
         return
     x, y, low, high = _curve_xy(curve)
-    ax.plot(x, y, label=label, color=colour, linestyle="--" if dashed else "-", linewidth=1.8,
-            marker=None if dashed else "o", markersize=3)
+    ax.plot(
+        x,
+        y,
+        label=label,
+        color=colour,
+        linestyle="--" if dashed else "-",
+        linewidth=1.8,
+        marker=None if dashed else "o",
+        markersize=3,
+    )
     band = [(xi, lo, hi) for xi, lo, hi in zip(x, low, high) if lo is not None and hi is not None]
     if band:
-        ax.fill_between([b[0] for b in band], [b[1] for b in band], [b[2] for b in band], color=colour, alpha=0.15,
-                        linewidth=0)
+        ax.fill_between(
+            [b[0] for b in band], [b[1] for b in band], [b[2] for b in band], color=colour, alpha=0.15, linewidth=0
+        )
 
 
 def _position_axes(ax: Axes, title: str) -> None:
@@ -68,8 +81,10 @@ def position_chart(section: dict[str, Any]) -> str:
     """Accuracy by position 1–20: humans and each model with 95% CI bands, and the oracle; one panel
     for all episodes, then one per salient feature."""
     humans, models, oracle = section["humans"], section["models"], section["oracle"]
-    features = sorted({c["group"].get("salient_feature") for c in humans["by_feature"]}
-                      | {c["group"].get("salient_feature") for m in models for c in m["by_feature"]} - {None})
+    features = sorted(
+        {c["group"].get("salient_feature") for c in humans["by_feature"]}
+        | {c["group"].get("salient_feature") for m in models for c in m["by_feature"]} - {None}
+    )
     panels = [("All episodes", None), *[(f"Salient feature: {f.replace('_', ' ')}", f) for f in features]]
     columns = min(3, len(panels))
     rows = -(-len(panels) // columns)
@@ -89,14 +104,27 @@ def position_chart(section: dict[str, Any]) -> str:
         axes[index // columns][index % columns].set_visible(False)
     handles, labels = axes[0][0].get_legend_handles_labels()
     if handles:
-        figure.legend(handles, labels, loc="lower center", ncol=min(4, len(labels)), frameon=False, fontsize=8,
-                      bbox_to_anchor=(0.5, -0.02))
+        figure.legend(
+            handles,
+            labels,
+            loc="lower center",
+            ncol=min(4, len(labels)),
+            frameon=False,
+            fontsize=8,
+            bbox_to_anchor=(0.5, -0.02),
+        )
     figure.tight_layout(rect=(0, 0.06, 1, 1))
     return _svg(figure, "positions")
 
 
-def bar_chart(title: str, categories: list[str], series: list[tuple[str, list[float | None]]], *,
-              reference: tuple[str, float] | None = None, salt: str = "bars") -> str:
+def bar_chart(
+    title: str,
+    categories: list[str],
+    series: list[tuple[str, list[float | None]]],
+    *,
+    reference: tuple[str, float] | None = None,
+    salt: str = "bars",
+) -> str:
     """Grouped bars: one group per category, one bar per series (None draws no bar). A series named
     "Humans" is drawn in the humans' colour; models keep their colour order of the position chart."""
     width_in = min(12.0, max(5.0, 0.45 * len(categories) * max(1, len(series)) + 1.5))
@@ -118,14 +146,23 @@ def bar_chart(title: str, categories: list[str], series: list[tuple[str, list[fl
     ax.axhline(0.5, color="#c5cad3", linewidth=0.8, zorder=0)
     ax.set_xticks(range(len(categories)))
     tilted = len(categories) > 5
-    ax.set_xticklabels([c.replace("_", " ") for c in categories], rotation=20 if tilted else 0,
-                       ha="right" if tilted else "center", fontsize=8)
+    ax.set_xticklabels(
+        [c.replace("_", " ") for c in categories],
+        rotation=20 if tilted else 0,
+        ha="right" if tilted else "center",
+        fontsize=8,
+    )
     ax.set_ylim(0, 1.02)
     ax.set_ylabel("accuracy")
     ax.set_title(title, fontsize=10)
     ax.grid(axis="y", color="#eceef2", linewidth=0.6)
-    ax.legend(fontsize=7, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.16 if tilted else -0.08),
-              ncol=min(3, len(series) + (reference is not None)))
+    ax.legend(
+        fontsize=7,
+        frameon=False,
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.16 if tilted else -0.08),
+        ncol=min(3, len(series) + (reference is not None)),
+    )
     figure.tight_layout()
     return _svg(figure, salt)
 
@@ -148,12 +185,18 @@ def template_chart(results: dict[str, Any]) -> str | None:
     if not groups:
         return None
     templates = sorted({int(t) for group in groups for t in group["per_template"]})
-    series = [(f"{g['model']} ({g['setting_key']})", [g["per_template"].get(str(t)) for t in templates])
-              for g in groups]
+    series = [
+        (f"{g['model']} ({g['setting_key']})", [g["per_template"].get(str(t)) for t in templates]) for g in groups
+    ]
     human = results["human"]["accuracy"]["mean"]
     reference = ("Humans", human) if human is not None else None
-    return bar_chart("Model accuracy per prompt template", [f"T{t}" for t in templates], series, reference=reference,
-                     salt="templates")
+    return bar_chart(
+        "Model accuracy per prompt template",
+        [f"T{t}" for t in templates],
+        series,
+        reference=reference,
+        salt="templates",
+    )
 
 
 def study_charts(results: dict[str, Any]) -> dict[str, str]:
@@ -177,10 +220,22 @@ def arrivals_chart(timeline: list[dict[str, Any]]) -> str | None:
     minutes = [(point["at"] - start).total_seconds() / 60 for point in timeline]
     figure = Figure(figsize=(7.5, 2.6))
     ax = figure.subplots()
-    ax.step(minutes, [point["arrivals"] for point in timeline], where="post", label="arrivals",
-            color=MODEL_COLOURS[0], linewidth=1.8)
-    ax.step(minutes, [point["completions"] for point in timeline], where="post", label="completions",
-            color=HUMAN_COLOUR, linewidth=1.8)
+    ax.step(
+        minutes,
+        [point["arrivals"] for point in timeline],
+        where="post",
+        label="arrivals",
+        color=MODEL_COLOURS[0],
+        linewidth=1.8,
+    )
+    ax.step(
+        minutes,
+        [point["completions"] for point in timeline],
+        where="post",
+        label="completions",
+        color=HUMAN_COLOUR,
+        linewidth=1.8,
+    )
     ax.set_xlabel(f"minutes since the first arrival ({start:%Y-%m-%d %H:%M} UTC)")
     ax.set_ylabel("participants")
     ax.set_ylim(0, max(point["arrivals"] for point in timeline) + 1)

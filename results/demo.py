@@ -70,8 +70,9 @@ def _demo_owner() -> Any:
 
 def _demo_study(report: DemoReport, name: str, benchmark: str, **design) -> None:
     with transaction.atomic():
-        study = Study.objects.filter(name=name).first() or study_create(name=name, benchmark=benchmark, design=design,
-                                                                        owner=_demo_owner())
+        study = Study.objects.filter(name=name).first() or study_create(
+            name=name, benchmark=benchmark, design=design, owner=_demo_owner()
+        )
         if study.owner_id is None:
             study_assign_owner(study=study, owner=_demo_owner())
     report.studies.append(study)
@@ -108,13 +109,16 @@ def demo_human_baseline(report: DemoReport) -> None:
     benchmark = _published_baseline()
     study = Study.objects.filter(name=BASELINE_STUDY).first()
     if study is None:
-        result = human_baseline_import(benchmark=benchmark, source=source_dir(benchmark), name=BASELINE_STUDY,
-                                       owner=_demo_owner())
+        result = human_baseline_import(
+            benchmark=benchmark, source=source_dir(benchmark), name=BASELINE_STUDY, owner=_demo_owner()
+        )
         study = result.study
         report.say(result.message)
     elif study.owner_id is None:
         study_assign_owner(study=study, owner=_demo_owner())
-    report.say(f"Results: {settings.PUBLIC_URL}/studies/{study.pk}/results/ (all studies: {settings.PUBLIC_URL}/studies/)")
+    report.say(
+        f"Results: {settings.PUBLIC_URL}/studies/{study.pk}/results/ (all studies: {settings.PUBLIC_URL}/studies/)"
+    )
 
 
 def _benchmark_steps() -> list[Callable[[DemoReport], None]]:
@@ -149,8 +153,10 @@ def demo_model_runs(report: DemoReport) -> None:
             continue
         started = modelrun_start(study=study, spec=spec)
         run = started.run
-        report.say(f"Model run {run.pk}: {run.spec.name} on {study.name!r} ({run.setting_label()}, "
-                   f"{run.progress_total} items) — {'queued' if started.created else run.get_status_display().lower()}")
+        report.say(
+            f"Model run {run.pk}: {run.spec.name} on {study.name!r} ({run.setting_label()}, "
+            f"{run.progress_total} items) — {'queued' if started.created else run.get_status_display().lower()}"
+        )
 
 
 #: the steps, in order: data before the studies on it, studies before the model runs on them

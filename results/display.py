@@ -18,10 +18,16 @@ class Card:
 def summary_cards(results: dict[str, Any]) -> list[Card]:
     human, people = results["human"], results["participants"]
     cards = [
-        Card("Participants in the results", str(people["included"]),
-             f"{people['excluded']} excluded · {people['in_progress']} in progress"),
-        Card("Human accuracy (mean over annotators)", pct(human["accuracy"]["mean"]),
-             f"95% CI {ci(human['accuracy']['ci95'])}"),
+        Card(
+            "Participants in the results",
+            str(people["included"]),
+            f"{people['excluded']} excluded · {people['in_progress']} in progress",
+        ),
+        Card(
+            "Human accuracy (mean over annotators)",
+            pct(human["accuracy"]["mean"]),
+            f"95% CI {ci(human['accuracy']['ci95'])}",
+        ),
         Card("Best / worst annotator", f"{pct(human['accuracy']['best'])} / {pct(human['accuracy']['worst'])}"),
         Card("Mean pairwise Cohen's κ (per unit, averaged)", num(human["cohen_kappa_mean_pairwise"])),
         Card("Fleiss' κ", num(human["fleiss_kappa"])),
@@ -32,18 +38,30 @@ def summary_cards(results: dict[str, Any]) -> list[Card]:
     graded = results.get("graded")
     if graded:
         # each rater grades a share of the answers: ICC per block of the same raters, weighted
-        cards.append(Card("ICC(2,k), blocks of the same raters", num(graded["icc2k"]),
-                          f"{graded['n_blocks']} block(s) · {graded['n_items_without_icc']} of {graded['n_items']} "
-                          "answers without ICC (one rater)"))
+        cards.append(
+            Card(
+                "ICC(2,k), blocks of the same raters",
+                num(graded["icc2k"]),
+                f"{graded['n_blocks']} block(s) · {graded['n_items_without_icc']} of {graded['n_items']} "
+                "answers without ICC (one rater)",
+            )
+        )
     elif human["icc2k"] is not None:
         cards.append(Card("ICC(2,k)", num(human["icc2k"])))
     return cards
 
 
 def disagreement_rows(model: dict[str, Any], limit: int = 100) -> list[list[str]]:
-    return [[row["item"], row["model_answer"], row["majority_answer"], pct(row["majority_share"]),
-             "—" if row["model_correct"] is None else ("yes" if row["model_correct"] else "no")]
-            for row in model["disagreements"][:limit]]
+    return [
+        [
+            row["item"],
+            row["model_answer"],
+            row["majority_answer"],
+            pct(row["majority_share"]),
+            "—" if row["model_correct"] is None else ("yes" if row["model_correct"] else "no"),
+        ]
+        for row in model["disagreements"][:limit]
+    ]
 
 
 def headline_cells(row: dict[str, Any]) -> dict[str, str]:
@@ -51,9 +69,13 @@ def headline_cells(row: dict[str, Any]) -> dict[str, str]:
     return {
         "participants": str(people["included"]) + (f" (+{people['excluded']} excluded)" if people["excluded"] else ""),
         "n_items": str(row["n_items"]),
-        "human_accuracy": pct(row["human_accuracy"]), "human_ci95": ci(row["human_ci95"]),
+        "human_accuracy": pct(row["human_accuracy"]),
+        "human_ci95": ci(row["human_ci95"]),
         "best_worst": f"{pct(row['human_best'])} / {pct(row['human_worst'])}",
-        "kappa": num(row["kappa"]), "alpha": num(row["alpha"]), "n_model_runs": str(row["n_model_runs"]),
-        "best_model": row["best_model"] or "—", "best_model_accuracy": pct(row["best_model_accuracy"]),
+        "kappa": num(row["kappa"]),
+        "alpha": num(row["alpha"]),
+        "n_model_runs": str(row["n_model_runs"]),
+        "best_model": row["best_model"] or "—",
+        "best_model_accuracy": pct(row["best_model_accuracy"]),
         "best_model_gap": signed_pct(row["best_model_gap"]),
     }

@@ -37,9 +37,25 @@ FORMATS: dict[str, tuple[str, str]] = {
     "markdown": ("text/markdown; charset=utf-8", "table.md"),
 }
 LONG_COLUMNS: tuple[str, ...] = (
-    "study", "benchmark", "item_id", "item_key", "unit", "category", "annotator", "position", "answer",
-    "raw_answer", "gold", "valid", "correct", "response_time_ms", "is_attention_check", "excluded",
-    "participant_status", "verified_correct", "free_text_withheld",
+    "study",
+    "benchmark",
+    "item_id",
+    "item_key",
+    "unit",
+    "category",
+    "annotator",
+    "position",
+    "answer",
+    "raw_answer",
+    "gold",
+    "valid",
+    "correct",
+    "response_time_ms",
+    "is_attention_check",
+    "excluded",
+    "participant_status",
+    "verified_correct",
+    "free_text_withheld",
 )
 #: a raw answer longer than this is treated as free text even when it parses as a label
 MAX_LABEL_CHARS = 20
@@ -79,14 +95,29 @@ def long_rows(data: StudyData, *, include_free_text: bool = False) -> list[dict[
     rows = []
     for h in data.humans:
         shown, raw, withheld = shown_answer(data, h, include_free_text=include_free_text)
-        rows.append({
-            "study": study.name, "benchmark": study.benchmark, "item_id": h.item_id, "item_key": h.item_key,
-            "unit": h.unit, "category": data.category_of(h.meta) or "", "annotator": h.annotator,
-            "position": h.position, "answer": shown, "raw_answer": raw, "gold": h.gold, "valid": h.valid,
-            "correct": h.correct, "response_time_ms": h.duration_ms, "is_attention_check": h.is_attention_check,
-            "excluded": h.excluded, "participant_status": h.participant_status,
-            "verified_correct": h.scores.get("verified"), "free_text_withheld": withheld,
-        })
+        rows.append(
+            {
+                "study": study.name,
+                "benchmark": study.benchmark,
+                "item_id": h.item_id,
+                "item_key": h.item_key,
+                "unit": h.unit,
+                "category": data.category_of(h.meta) or "",
+                "annotator": h.annotator,
+                "position": h.position,
+                "answer": shown,
+                "raw_answer": raw,
+                "gold": h.gold,
+                "valid": h.valid,
+                "correct": h.correct,
+                "response_time_ms": h.duration_ms,
+                "is_attention_check": h.is_attention_check,
+                "excluded": h.excluded,
+                "participant_status": h.participant_status,
+                "verified_correct": h.scores.get("verified"),
+                "free_text_withheld": withheld,
+            }
+        )
     return rows
 
 
@@ -102,19 +133,32 @@ def wide_table(data: StudyData, *, include_free_text: bool = False) -> tuple[lis
     header = {name: f"{name} (excluded)" if name in excluded else name for name in annotators}
     rows: dict[str, dict[str, Any]] = {}
     for h in data.humans:
-        row = rows.setdefault(h.item_key, {
-            "item_id": h.item_id, "item_key": h.item_key, "unit": h.unit, "category": data.category_of(h.meta) or "",
-            "gold": h.gold, "is_attention_check": h.is_attention_check,
-        })
+        row = rows.setdefault(
+            h.item_key,
+            {
+                "item_id": h.item_id,
+                "item_key": h.item_key,
+                "unit": h.unit,
+                "category": data.category_of(h.meta) or "",
+                "gold": h.gold,
+                "is_attention_check": h.is_attention_check,
+            },
+        )
         if h.unit not in str(row["unit"]).split(";"):
             row["unit"] = f"{row['unit']};{h.unit}"
         row[header[h.annotator]] = shown_answer(data, h, include_free_text=include_free_text)[0]
     columns = ["item_id", "item_key", "unit", "category", "gold", "is_attention_check", *header.values()]
     order = {key: (item.units[0] if item.units else "", item.order) for key, item in data.items.items()}
     unit_position = {unit.label: unit.position for unit in data.units}
-    ordered = sorted(rows.values(), key=lambda r: (r["is_attention_check"],
-                                                   unit_position.get(order.get(r["item_key"], ("", 0))[0], 0),
-                                                   order.get(r["item_key"], ("", 0))[1], r["item_key"]))
+    ordered = sorted(
+        rows.values(),
+        key=lambda r: (
+            r["is_attention_check"],
+            unit_position.get(order.get(r["item_key"], ("", 0))[0], 0),
+            order.get(r["item_key"], ("", 0))[1],
+            r["item_key"],
+        ),
+    )
     return columns, ordered
 
 
@@ -155,9 +199,17 @@ def _parquet(rows: list[dict[str, Any]]) -> bytes:
         import pyarrow.parquet as pq
     except ImportError as exc:  # pragma: no cover - pyarrow is in requirements.txt
         raise ExportError("the parquet export needs pyarrow (pip install pyarrow)") from exc
-    types = {"item_id": pa.int64(), "position": pa.int64(), "response_time_ms": pa.int64(), "valid": pa.bool_(),
-             "correct": pa.bool_(), "is_attention_check": pa.bool_(), "excluded": pa.bool_(),
-             "verified_correct": pa.bool_(), "free_text_withheld": pa.bool_()}
+    types = {
+        "item_id": pa.int64(),
+        "position": pa.int64(),
+        "response_time_ms": pa.int64(),
+        "valid": pa.bool_(),
+        "correct": pa.bool_(),
+        "is_attention_check": pa.bool_(),
+        "excluded": pa.bool_(),
+        "verified_correct": pa.bool_(),
+        "free_text_withheld": pa.bool_(),
+    }
     schema = pa.schema([(name, types.get(name, pa.string())) for name in LONG_COLUMNS])
     table = pa.Table.from_pylist(rows, schema=schema)
     buffer = io.BytesIO()
@@ -165,8 +217,9 @@ def _parquet(rows: list[dict[str, Any]]) -> bytes:
     return buffer.getvalue()
 
 
-def export_study(data: StudyData, fmt: str, *, include_free_text: bool = False,
-                 results: dict[str, Any] | None = None) -> ExportFile:
+def export_study(
+    data: StudyData, fmt: str, *, include_free_text: bool = False, results: dict[str, Any] | None = None
+) -> ExportFile:
     """One export of a study in `fmt` (see FORMATS)."""
     if fmt not in FORMATS:
         raise ExportError(f"unknown export format {fmt!r}; known: {', '.join(FORMATS)}")

@@ -41,8 +41,12 @@ class ResultsFilterForm(forms.Form):
 
     def __init__(self, *args, data_for: StudyData, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        everything = {"unit": "All units", "category": "All categories", "model": "All models",
-                      "setting": "All settings"}
+        everything = {
+            "unit": "All units",
+            "category": "All categories",
+            "model": "All models",
+            "setting": "All settings",
+        }
         for name, values in filter_choices(data_for).items():
             self.fields[name].choices = [("", everything[name])] + [(value, value) for value in values]
         field_name = data_for.category_field

@@ -27,18 +27,25 @@ def study_headlines(studies: Iterable[Study], *, n_boot: int = N_BOOT) -> list[d
             scores = model_item_scores(data, run_rows(data, run, filters))
             models.append((mean_or_none(list(scores.values())), run.label))
         best = max(((acc, label) for acc, label in models if acc is not None), default=(None, None))
-        rows.append({
-            "study": data.study, "benchmark": data.study.benchmark,
-            "participants": participants_section(data, filters),
-            "n_items": len({r.item for r in ratings}),
-            "human_accuracy": accuracy.mean, "human_ci95": interval(accuracy.ci_low, accuracy.ci_high),
-            "human_best": accuracy.best, "human_worst": accuracy.worst,
-            "kappa": kappa_across_units(agreement_by_unit(ratings)).mean,
-            "alpha": krippendorff_alpha(ratings),
-            "n_model_runs": len(data.runs),
-            "best_model": best[1], "best_model_accuracy": best[0],
-            "best_model_gap": (best[0] - accuracy.mean if best[0] is not None and accuracy.mean is not None
-                               else None),
-        })
+        rows.append(
+            {
+                "study": data.study,
+                "benchmark": data.study.benchmark,
+                "participants": participants_section(data, filters),
+                "n_items": len({r.item for r in ratings}),
+                "human_accuracy": accuracy.mean,
+                "human_ci95": interval(accuracy.ci_low, accuracy.ci_high),
+                "human_best": accuracy.best,
+                "human_worst": accuracy.worst,
+                "kappa": kappa_across_units(agreement_by_unit(ratings)).mean,
+                "alpha": krippendorff_alpha(ratings),
+                "n_model_runs": len(data.runs),
+                "best_model": best[1],
+                "best_model_accuracy": best[0],
+                "best_model_gap": (
+                    best[0] - accuracy.mean if best[0] is not None and accuracy.mean is not None else None
+                ),
+            }
+        )
     rows.sort(key=lambda row: row["benchmark"])
     return rows

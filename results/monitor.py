@@ -45,8 +45,18 @@ class _Row(NamedTuple):
     answered_at: datetime
 
 
-_ROW_FIELDS = ("participant_id", "answer", "raw_answer", "is_attention_check", "duration_ms", "extra", "item__key",
-               "position", "valid", "answered_at")
+_ROW_FIELDS = (
+    "participant_id",
+    "answer",
+    "raw_answer",
+    "is_attention_check",
+    "duration_ms",
+    "extra",
+    "item__key",
+    "position",
+    "valid",
+    "answered_at",
+)
 
 
 # -- the monitor ------------------------------------------------------------------------------
@@ -65,9 +75,13 @@ def _counts(people: list[dict[str, Any]], cutoff: datetime) -> dict[str, int]:
     statuses = Counter(person["status"] for person in people)
     stale = sum(_stale(person, cutoff) for person in people)
     return {
-        "arrivals": len(people), "working": statuses[Status.ACTIVE] - stale, "completed": statuses[Status.COMPLETED],
-        "timed_out": statuses[Status.TIMED_OUT] + stale, "returned": statuses[Status.RETURNED],
-        "declined": statuses[Status.DECLINED], "excluded": sum(person["excluded"] for person in people),
+        "arrivals": len(people),
+        "working": statuses[Status.ACTIVE] - stale,
+        "completed": statuses[Status.COMPLETED],
+        "timed_out": statuses[Status.TIMED_OUT] + stale,
+        "returned": statuses[Status.RETURNED],
+        "declined": statuses[Status.DECLINED],
+        "excluded": sum(person["excluded"] for person in people),
     }
 
 
@@ -77,10 +91,18 @@ def _units(units: list[dict[str, Any]], people: list[dict[str, Any]], cutoff: da
         mine = [person for person in people if person["unit_id"] == unit["id"]]
         completed = sum(p["status"] == Status.COMPLETED and not p["excluded"] for p in mine)
         working = sum(p["status"] == Status.ACTIVE and not _stale(p, cutoff) for p in mine)
-        rows.append({"label": unit["label"], "category": unit["category"], "capacity": unit["capacity"],
-                     "completed": completed, "working": working, "excluded": sum(p["excluded"] for p in mine),
-                     "filled": completed + working,
-                     "fill_share": (completed + working) / unit["capacity"] if unit["capacity"] else None})
+        rows.append(
+            {
+                "label": unit["label"],
+                "category": unit["category"],
+                "capacity": unit["capacity"],
+                "completed": completed,
+                "working": working,
+                "excluded": sum(p["excluded"] for p in mine),
+                "filled": completed + working,
+                "fill_share": (completed + working) / unit["capacity"] if unit["capacity"] else None,
+            }
+        )
     return rows
 
 
@@ -90,24 +112,37 @@ def _categories(units: list[dict[str, Any]]) -> list[dict[str, Any]]:
     totals: dict[str, Counter[str]] = defaultdict(Counter)
     for unit in units:
         totals[unit["category"]].update({key: unit[key] for key in ("capacity", "completed", "working", "filled")})
-    return [{"category": name, **{key: total[key] for key in ("capacity", "completed", "working", "filled")},
-             "fill_share": total["filled"] / total["capacity"] if total["capacity"] else None}
-            for name, total in sorted(totals.items())]
+    return [
+        {
+            "category": name,
+            **{key: total[key] for key in ("capacity", "completed", "working", "filled")},
+            "fill_share": total["filled"] / total["capacity"] if total["capacity"] else None,
+        }
+        for name, total in sorted(totals.items())
+    ]
 
 
 def _pay(study: Study, seconds: list[float]) -> dict[str, Any]:
     middle = median(seconds) if seconds else None
     hourly = quality.hourly_pence(study.reward_pence, middle)
-    return {"reward_pence": study.reward_pence, "completions": len(seconds),
-            "median_minutes": middle / 60 if middle is not None else None, "hourly_pence": hourly,
-            "minimum_pence": quality.MINIMUM_PENCE_PER_HOUR, "recommended_pence": quality.RECOMMENDED_PENCE_PER_HOUR,
-            "verdict": quality.pay_verdict(hourly)}
+    return {
+        "reward_pence": study.reward_pence,
+        "completions": len(seconds),
+        "median_minutes": middle / 60 if middle is not None else None,
+        "hourly_pence": hourly,
+        "minimum_pence": quality.MINIMUM_PENCE_PER_HOUR,
+        "recommended_pence": quality.RECOMMENDED_PENCE_PER_HOUR,
+        "verdict": quality.pay_verdict(hourly),
+    }
 
 
 def _drop_off(people: list[dict[str, Any]], longest: int, cutoff: datetime) -> list[dict[str, Any]]:
     """Per item position: participants who were shown it, and those who left while it was their next."""
-    began = [p for p in people if p["step"] not in (Participant.Step.CONSENT, Participant.Step.INSTRUCTIONS,
-                                                    Participant.Step.DECLINED)]
+    began = [
+        p
+        for p in people
+        if p["step"] not in (Participant.Step.CONSENT, Participant.Step.INSTRUCTIONS, Participant.Step.DECLINED)
+    ]
     left = Counter(p["answered"] + 1 for p in began if _left(p, cutoff))
     reached = Counter(p["answered"] for p in began)
     rows, still = [], len(began)
@@ -119,8 +154,9 @@ def _drop_off(people: list[dict[str, Any]], longest: int, cutoff: datetime) -> l
 
 def _timeline(people: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Cumulative arrivals and completions at each arrival or completion, oldest first."""
-    events = sorted([(p["started_at"], 1, 0) for p in people]
-                    + [(p["completed_at"], 0, 1) for p in people if p["completed_at"]])
+    events = sorted(
+        [(p["started_at"], 1, 0) for p in people] + [(p["completed_at"], 0, 1) for p in people if p["completed_at"]]
+    )
     points, arrived, completed = [], 0, 0
     for at, arrival, completion in events:
         arrived, completed = arrived + arrival, completed + completion
@@ -130,20 +166,35 @@ def _timeline(people: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _items(rows: list[_Row]) -> list[quality.ItemAnswers]:
     per_item = Counter((row.item_key, row.valid) for row in rows)
-    return [quality.ItemAnswers(key, per_item[(key, True)] + per_item[(key, False)], per_item[(key, False)])
-            for key in sorted({row.item_key for row in rows})]
+    return [
+        quality.ItemAnswers(key, per_item[(key, True)] + per_item[(key, False)], per_item[(key, False)])
+        for key in sorted({row.item_key for row in rows})
+    ]
 
 
 def _rate(rows: list[_Row], now: datetime) -> dict[str, Any]:
     recent = sum(row.answered_at >= now - RATE_WINDOW for row in rows)
     minutes = RATE_WINDOW.total_seconds() / 60
-    return {"window_minutes": int(minutes), "answers": recent, "per_minute": recent / minutes,
-            "last_answer_at": max((row.answered_at for row in rows), default=None)}
+    return {
+        "window_minutes": int(minutes),
+        "answers": recent,
+        "per_minute": recent / minutes,
+        "last_answer_at": max((row.answered_at for row in rows), default=None),
+    }
 
 
 def _flagged(people: list[dict[str, Any]], flags: dict[int, list[str]]) -> list[dict[str, Any]]:
-    return [{"pseudonym": p["pseudonym"], "status": p["status"], "excluded": p["excluded"], "flags": flags[p["id"]],
-             "reasons": [FLAGS[name] for name in flags[p["id"]]]} for p in people if p["id"] in flags]
+    return [
+        {
+            "pseudonym": p["pseudonym"],
+            "status": p["status"],
+            "excluded": p["excluded"],
+            "flags": flags[p["id"]],
+            "reasons": [FLAGS[name] for name in flags[p["id"]]],
+        }
+        for p in people
+        if p["id"] in flags
+    ]
 
 
 def study_monitor(study: Study, *, now: datetime | None = None) -> dict[str, Any]:
@@ -151,13 +202,34 @@ def study_monitor(study: Study, *, now: datetime | None = None) -> dict[str, Any
     now = now or timezone.now()
     cutoff = now - timedelta(minutes=study.reservation_timeout_minutes)
     units = list(Unit.objects.filter(study=study).order_by("position").values("id", "label", "category", "capacity"))
-    people = list(Participant.objects.filter(study=study, is_imported=False).order_by("pk").values(
-        "id", "pseudonym", "unit_id", "status", "step", "excluded", "attention_failures", "answered", "started_at",
-        "last_seen_at", "completed_at"))
-    rows = [_Row(*values) for values in Response.objects.filter(
-        participant__study=study, participant__is_imported=False).values_list(*_ROW_FIELDS)]
-    completion_seconds = {p["id"]: (p["completed_at"] - p["started_at"]).total_seconds()
-                          for p in people if p["completed_at"] and p["status"] == Status.COMPLETED}
+    people = list(
+        Participant.objects.filter(study=study, is_imported=False)
+        .order_by("pk")
+        .values(
+            "id",
+            "pseudonym",
+            "unit_id",
+            "status",
+            "step",
+            "excluded",
+            "attention_failures",
+            "answered",
+            "started_at",
+            "last_seen_at",
+            "completed_at",
+        )
+    )
+    rows = [
+        _Row(*values)
+        for values in Response.objects.filter(participant__study=study, participant__is_imported=False).values_list(
+            *_ROW_FIELDS
+        )
+    ]
+    completion_seconds = {
+        p["id"]: (p["completed_at"] - p["started_at"]).total_seconds()
+        for p in people
+        if p["completed_at"] and p["status"] == Status.COMPLETED
+    }
     flagged = _flagged(people, study_flags(completion_seconds, answers_by_participant(row[:6] for row in rows)))
     counted = Counter(flag for row in flagged for flag in row["flags"])
     items = _items(rows)
@@ -166,20 +238,36 @@ def study_monitor(study: Study, *, now: datetime | None = None) -> dict[str, Any
     pay = _pay(study, list(completion_seconds.values()))
     finished = [p for p in people if p["status"] == Status.COMPLETED]
     return {
-        "generated_at": now, "counts": _counts(people, cutoff), "units": unit_rows,
-        "categories": _categories(unit_rows), "pay": pay,
-        "attention": {"checks_per_participant": study.attention_checks, "exclude_at": study.exclude_at,
-                      "participants_failing": sum(p["attention_failures"] > 0 for p in people),
-                      "failures": sum(p["attention_failures"] for p in people)},
-        "flag_counts": {name: counted[name] for name in FLAGS}, "flagged": flagged, "drop_off": positions,
-        "items_with_invalid_answers": [asdict(item) for item in sorted(items, key=lambda i: (-i.invalid, i.key))
-                                       if item.invalid],
-        "rate": _rate(rows, now), "timeline": _timeline(people), "recruitment": recruitment_monitor(study.pk),
+        "generated_at": now,
+        "counts": _counts(people, cutoff),
+        "units": unit_rows,
+        "categories": _categories(unit_rows),
+        "pay": pay,
+        "attention": {
+            "checks_per_participant": study.attention_checks,
+            "exclude_at": study.exclude_at,
+            "participants_failing": sum(p["attention_failures"] > 0 for p in people),
+            "failures": sum(p["attention_failures"] for p in people),
+        },
+        "flag_counts": {name: counted[name] for name in FLAGS},
+        "flagged": flagged,
+        "drop_off": positions,
+        "items_with_invalid_answers": [
+            asdict(item) for item in sorted(items, key=lambda i: (-i.invalid, i.key)) if item.invalid
+        ],
+        "rate": _rate(rows, now),
+        "timeline": _timeline(people),
+        "recruitment": recruitment_monitor(study.pk),
         "warnings": quality.warnings(
-            items=items, positions=[quality.PositionDropOff(**row) for row in positions],
+            items=items,
+            positions=[quality.PositionDropOff(**row) for row in positions],
             units=[quality.UnitFill(u["label"], u["capacity"], u["filled"]) for u in unit_rows],
-            pence_per_hour=pay["hourly_pence"], median_minutes=pay["median_minutes"],
+            pence_per_hour=pay["hourly_pence"],
+            median_minutes=pay["median_minutes"],
             fast=sum(1 for row in flagged if {"fast_completion", "fast_items"} & set(row["flags"])),
-            straight=counted["straight_lining"], pasted=counted["pasted"],
-            failing_attention=sum(p["attention_failures"] > 0 for p in finished), finished=len(finished)),
+            straight=counted["straight_lining"],
+            pasted=counted["pasted"],
+            failing_attention=sum(p["attention_failures"] > 0 for p in finished),
+            finished=len(finished),
+        ),
     }

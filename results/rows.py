@@ -20,14 +20,22 @@ def item_passes(data: StudyData, key: str, filters: ResultFilters) -> bool:
 
 def human_rows(data: StudyData, filters: ResultFilters) -> list[HumanAnswer]:
     """Complete, non-excluded participants' answers to real items (attention checks stay out)."""
-    return [h for h in data.humans if h.in_results
-            and (not filters.unit or h.unit == filters.unit)
-            and (not filters.category or data.category_of(h.meta) == filters.category)]
+    return [
+        h
+        for h in data.humans
+        if h.in_results
+        and (not filters.unit or h.unit == filters.unit)
+        and (not filters.category or data.category_of(h.meta) == filters.category)
+    ]
 
 
 def selected_runs(data: StudyData, filters: ResultFilters) -> list[RunInfo]:
-    return [run for run in data.runs if (not filters.model or run.model == filters.model)
-            and (not filters.setting or run.setting_label == filters.setting)]
+    return [
+        run
+        for run in data.runs
+        if (not filters.model or run.model == filters.model)
+        and (not filters.setting or run.setting_label == filters.setting)
+    ]
 
 
 def run_rows(data: StudyData, run: RunInfo, filters: ResultFilters) -> list[ModelAnswer]:
@@ -36,8 +44,16 @@ def run_rows(data: StudyData, run: RunInfo, filters: ResultFilters) -> list[Mode
 
 def human_ratings(data: StudyData, rows: list[HumanAnswer]) -> list[Rating]:
     # An item without gold (a written instruction) has no right or wrong: it is not scored.
-    return [Rating(annotator=h.annotator, item=h.item_key, answer=data.label(h.answer),
-                   correct=h.correct if h.gold else None, unit=h.unit) for h in rows]
+    return [
+        Rating(
+            annotator=h.annotator,
+            item=h.item_key,
+            answer=data.label(h.answer),
+            correct=h.correct if h.gold else None,
+            unit=h.unit,
+        )
+        for h in rows
+    ]
 
 
 def model_item_scores(data: StudyData, rows: list[ModelAnswer]) -> dict[str, float]:
@@ -55,8 +71,9 @@ def averaged_item_scores(data: StudyData, rows: list[ModelAnswer]) -> dict[str, 
     score = data.study.definition.averaged_score
     if not score:
         return {}
-    return {m.item_key: 1.0 if m.scores[score] else 0.0 for m in rows
-            if score in m.scores and data.items[m.item_key].gold}
+    return {
+        m.item_key: 1.0 if m.scores[score] else 0.0 for m in rows if score in m.scores and data.items[m.item_key].gold
+    }
 
 
 def model_ratings(data: StudyData, run: RunInfo, rows: list[ModelAnswer]) -> list[Rating]:
@@ -70,6 +87,12 @@ def model_ratings(data: StudyData, run: RunInfo, rows: list[ModelAnswer]) -> lis
         answers = {data.label(m.answer) for m in group}
         outcomes = {m.correct for m in group}
         gold = data.items[key].gold
-        ratings.append(Rating(annotator=run.label, item=key, answer=answers.pop() if len(answers) == 1 else None,
-                              correct=outcomes.pop() if gold and len(outcomes) == 1 else None))
+        ratings.append(
+            Rating(
+                annotator=run.label,
+                item=key,
+                answer=answers.pop() if len(answers) == 1 else None,
+                correct=outcomes.pop() if gold and len(outcomes) == 1 else None,
+            )
+        )
     return ratings

@@ -63,8 +63,11 @@ class HumanAnswer:
     @property
     def in_results(self) -> bool:
         """Complete, kept participants' answers to real items: what the statistics use."""
-        return (not self.excluded and not self.is_attention_check
-                and self.participant_status == Participant.Status.COMPLETED)
+        return (
+            not self.excluded
+            and not self.is_attention_check
+            and self.participant_status == Participant.Status.COMPLETED
+        )
 
 
 @dataclass(frozen=True)
@@ -140,8 +143,14 @@ class StudyData:
 
     @property
     def categories(self) -> list[str]:
-        return sorted({c for item in self.items.values() if not item.is_attention_check
-                       if (c := self.category_of(item.meta)) is not None})
+        return sorted(
+            {
+                c
+                for item in self.items.values()
+                if not item.is_attention_check
+                if (c := self.category_of(item.meta)) is not None
+            }
+        )
 
     @cached_property
     def answer_space(self) -> frozenset[str]:
@@ -194,48 +203,102 @@ def load_studies_data(studies: Iterable[Study]) -> dict[int, StudyData]:
 
 
 def _load_units_and_items(data: dict[int, StudyData]) -> None:
-    rows = (UnitItem.objects.filter(unit__study_id__in=list(data))
-            .order_by("unit__study_id", "unit__position", "order")
-            .values("unit__study_id", "unit__label", "unit__position", "unit__category", "unit__capacity", "order",
-                    "item_id", "item__key", "item__gold", "item__meta", "item__is_attention_check"))
+    rows = (
+        UnitItem.objects.filter(unit__study_id__in=list(data))
+        .order_by("unit__study_id", "unit__position", "order")
+        .values(
+            "unit__study_id",
+            "unit__label",
+            "unit__position",
+            "unit__category",
+            "unit__capacity",
+            "order",
+            "item_id",
+            "item__key",
+            "item__gold",
+            "item__meta",
+            "item__is_attention_check",
+        )
+    )
     units: dict[int, dict[str, UnitInfo]] = defaultdict(dict)
     item_units: dict[int, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     first: dict[int, dict[str, dict[str, Any]]] = defaultdict(dict)
     for row in rows:
         study_id, label = row["unit__study_id"], row["unit__label"]
-        units[study_id].setdefault(label, UnitInfo(label, row["unit__position"], row["unit__category"],
-                                                   row["unit__capacity"]))
+        units[study_id].setdefault(
+            label, UnitInfo(label, row["unit__position"], row["unit__category"], row["unit__capacity"])
+        )
         item_units[study_id][row["item__key"]].append(label)
         first[study_id].setdefault(row["item__key"], row)
     for study_id, study_data in data.items():
         study_data.units = list(units[study_id].values())
         study_data.items = {
-            key: ItemInfo(id=row["item_id"], key=key, gold=row["item__gold"], meta=row["item__meta"] or {},
-                          is_attention_check=row["item__is_attention_check"],
-                          units=tuple(item_units[study_id][key]), order=row["order"])
+            key: ItemInfo(
+                id=row["item_id"],
+                key=key,
+                gold=row["item__gold"],
+                meta=row["item__meta"] or {},
+                is_attention_check=row["item__is_attention_check"],
+                units=tuple(item_units[study_id][key]),
+                order=row["order"],
+            )
             for key, row in first[study_id].items()
         }
 
 
 def _load_humans(data: dict[int, StudyData]) -> None:
-    rows = (Response.objects.filter(participant__study_id__in=list(data))
-            .order_by("participant__study_id", "participant__unit__position", "participant_id", "position")
-            .values("participant__study_id", "participant__pseudonym", "participant_id", "participant__status",
-                    "participant__excluded", "participant__is_imported", "participant__unit__label", "item_id",
-                    "item__key", "item__gold", "item__meta", "position", "raw_answer", "answer", "valid", "correct",
-                    "is_attention_check", "duration_ms", "extra", "verified_correct"))
+    rows = (
+        Response.objects.filter(participant__study_id__in=list(data))
+        .order_by("participant__study_id", "participant__unit__position", "participant_id", "position")
+        .values(
+            "participant__study_id",
+            "participant__pseudonym",
+            "participant_id",
+            "participant__status",
+            "participant__excluded",
+            "participant__is_imported",
+            "participant__unit__label",
+            "item_id",
+            "item__key",
+            "item__gold",
+            "item__meta",
+            "position",
+            "raw_answer",
+            "answer",
+            "valid",
+            "correct",
+            "is_attention_check",
+            "duration_ms",
+            "extra",
+            "verified_correct",
+        )
+    )
     for row in rows:
-        data[row["participant__study_id"]].humans.append(HumanAnswer(
-            annotator=row["participant__pseudonym"], participant_id=row["participant_id"],
-            participant_status=row["participant__status"], excluded=row["participant__excluded"],
-            is_imported=row["participant__is_imported"], unit=row["participant__unit__label"] or "",
-            item_id=row["item_id"], item_key=row["item__key"], gold=row["item__gold"],
-            meta=row["item__meta"] or {}, position=row["position"], raw_answer=row["raw_answer"],
-            answer=row["answer"], valid=row["valid"], correct=row["correct"],
-            is_attention_check=row["is_attention_check"], duration_ms=row["duration_ms"],
-            scores={**{key: value for key, value in (row["extra"] or {}).items() if key in _SCORE_KEYS},
-                    **({"verified": row["verified_correct"]} if row["verified_correct"] is not None else {})},
-        ))
+        data[row["participant__study_id"]].humans.append(
+            HumanAnswer(
+                annotator=row["participant__pseudonym"],
+                participant_id=row["participant_id"],
+                participant_status=row["participant__status"],
+                excluded=row["participant__excluded"],
+                is_imported=row["participant__is_imported"],
+                unit=row["participant__unit__label"] or "",
+                item_id=row["item_id"],
+                item_key=row["item__key"],
+                gold=row["item__gold"],
+                meta=row["item__meta"] or {},
+                position=row["position"],
+                raw_answer=row["raw_answer"],
+                answer=row["answer"],
+                valid=row["valid"],
+                correct=row["correct"],
+                is_attention_check=row["is_attention_check"],
+                duration_ms=row["duration_ms"],
+                scores={
+                    **{key: value for key, value in (row["extra"] or {}).items() if key in _SCORE_KEYS},
+                    **({"verified": row["verified_correct"]} if row["verified_correct"] is not None else {}),
+                },
+            )
+        )
 
 
 #: keys of `Response.extra` that carry scores of an answer (never free text); a researcher's mark
@@ -249,38 +312,75 @@ def _load_baselines(data: dict[int, StudyData]) -> None:
     wanted = [pk for pk, study_data in data.items() if study_data.study.definition.executes_instructions]
     if not wanted:
         return
-    rows = (InstructionScore.objects.filter(study_id__in=wanted).order_by("study_id", "executor__name", "pk")
-            .values("study_id", "executor__name", "source", "task", "response__participant_id",
-                    "response__item__key", "execution_accuracy", "reference_similarity"))
+    rows = (
+        InstructionScore.objects.filter(study_id__in=wanted)
+        .order_by("study_id", "executor__name", "pk")
+        .values(
+            "study_id",
+            "executor__name",
+            "source",
+            "task",
+            "response__participant_id",
+            "response__item__key",
+            "execution_accuracy",
+            "reference_similarity",
+        )
+    )
     for row in rows:
-        data[row["study_id"]].baseline_scores.append(BaselineScore(
-            executor=row["executor__name"], source=row["source"], task=row["task"],
-            participant_id=row["response__participant_id"], item_key=row["response__item__key"],
-            execution_accuracy=row["execution_accuracy"], reference_similarity=row["reference_similarity"]))
+        data[row["study_id"]].baseline_scores.append(
+            BaselineScore(
+                executor=row["executor__name"],
+                source=row["source"],
+                task=row["task"],
+                participant_id=row["response__participant_id"],
+                item_key=row["response__item__key"],
+                execution_accuracy=row["execution_accuracy"],
+                reference_similarity=row["reference_similarity"],
+            )
+        )
 
 
 def _load_models(data: dict[int, StudyData]) -> None:
     # a run enters the results once it is done; its progress is the model-runs page's business
-    runs = (ModelRun.objects.filter(study_id__in=list(data), status="done").select_related("spec")
-            .order_by("study_id", "spec__name", "pk"))
+    runs = (
+        ModelRun.objects.filter(study_id__in=list(data), status="done")
+        .select_related("spec")
+        .order_by("study_id", "spec__name", "pk")
+    )
     study_of: dict[int, int] = {}
     for run in runs:
         study_of[run.pk] = run.study_id
         study_data = data[run.study_id]
         setting = run.setting or {}
-        study_data.runs.append(RunInfo(id=run.pk, model=str(run.spec), setting=setting, status=str(run.status),
-                                       setting_label=setting_label(study_data.study, setting)))
+        study_data.runs.append(
+            RunInfo(
+                id=run.pk,
+                model=str(run.spec),
+                setting=setting,
+                status=str(run.status),
+                setting_label=setting_label(study_data.study, setting),
+            )
+        )
     if not study_of:
         return
-    rows = (ModelResponse.objects.filter(run_id__in=list(study_of)).order_by("run_id", "item__key", "variant")
-            .values("run_id", "item__key", "variant", "answer", "valid", "correct", "scores"))
+    rows = (
+        ModelResponse.objects.filter(run_id__in=list(study_of))
+        .order_by("run_id", "item__key", "variant")
+        .values("run_id", "item__key", "variant", "answer", "valid", "correct", "scores")
+    )
     for row in rows:
         study_data = data[study_of[row["run_id"]]]
         if row["item__key"] not in study_data.items:
             continue  # only the items humans see are put side by side
-        study_data.model_answers.append(ModelAnswer(
-            run_id=row["run_id"], item_key=row["item__key"], variant=row["variant"] or "",
-            answer=row["answer"] or None, valid=bool(row["valid"]),
-            # a written answer waiting for people's grades (MiQA's generative task) is not scored
-            correct=None if (row["scores"] or {}).get("ungraded") else row["correct"], scores=row["scores"] or {},
-        ))
+        study_data.model_answers.append(
+            ModelAnswer(
+                run_id=row["run_id"],
+                item_key=row["item__key"],
+                variant=row["variant"] or "",
+                answer=row["answer"] or None,
+                valid=bool(row["valid"]),
+                # a written answer waiting for people's grades (MiQA's generative task) is not scored
+                correct=None if (row["scores"] or {}).get("ungraded") else row["correct"],
+                scores=row["scores"] or {},
+            )
+        )

@@ -43,10 +43,15 @@ def results(request: HttpRequest, study_id: int) -> HttpResponse:
     valid = form.is_valid()
     numbers = study_results(data, form.filters() if valid else ResultFilters())
     context = {
-        "study": study, "form": form, "results": numbers, "cards": summary_cards(numbers),
+        "study": study,
+        "form": form,
+        "results": numbers,
+        "cards": summary_cards(numbers),
         "tables": paper_tables(numbers),
         "disagreements": [(model, disagreement_rows(model)) for model in numbers["models"] if model["disagreements"]],
-        "charts": study_charts(numbers), "formats": list(FORMATS), "model_runs_url": _model_runs_url(study),
+        "charts": study_charts(numbers),
+        "formats": list(FORMATS),
+        "model_runs_url": _model_runs_url(study),
         "has_free_text": any(h.raw_answer and data.label(h.answer) is None for h in data.humans),
     }
     if request.htmx:
@@ -62,8 +67,9 @@ def export(request: HttpRequest, study_id: int, fmt: str) -> HttpResponse:
     form = ExportForm({"format": fmt, "include_free_text": request.GET.get("include_free_text")})
     if not form.is_valid():
         raise Http404(f"No export format {fmt!r}.")
-    exported = export_study(load_study_data(study), form.cleaned_data["format"],
-                            include_free_text=form.cleaned_data["include_free_text"])
+    exported = export_study(
+        load_study_data(study), form.cleaned_data["format"], include_free_text=form.cleaned_data["include_free_text"]
+    )
     response = HttpResponse(exported.content, content_type=exported.content_type)
     response["Content-Disposition"] = f'attachment; filename="{exported.filename}"'
     return response
@@ -80,10 +86,17 @@ def monitor(request: HttpRequest, study_id: int) -> HttpResponse:
     study = get_study_for_researcher(request.user, study_id)
     data = study_monitor(study)
     pay = data["pay"]
-    pounds = {key: pay[key] / 100 if pay[key] is not None else None
-              for key in ("reward_pence", "hourly_pence", "minimum_pence", "recommended_pence")}
-    context = {"study": study, "monitor": data, "pounds": pounds, "chart": arrivals_chart(data["timeline"]),
-               "refresh_seconds": MONITOR_REFRESH_SECONDS}
+    pounds = {
+        key: pay[key] / 100 if pay[key] is not None else None
+        for key in ("reward_pence", "hourly_pence", "minimum_pence", "recommended_pence")
+    }
+    context = {
+        "study": study,
+        "monitor": data,
+        "pounds": pounds,
+        "chart": arrivals_chart(data["timeline"]),
+        "refresh_seconds": MONITOR_REFRESH_SECONDS,
+    }
     if request.htmx:
         return render(request, "results/partials/_monitor.html", context)
     return render(request, "results/monitor.html", context)

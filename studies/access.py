@@ -27,12 +27,22 @@ RUN_MODEL = "modelruns.run_model"
 
 #: what a researcher who only reads holds
 VIEWER_PERMISSIONS: tuple[str, ...] = (
-    VIEW_STUDY, "studies.view_unit", VIEW_PARTICIPANT, VIEW_RESPONSE, "annotation.view_item", VIEW_MODELRUN,
-    "modelruns.view_modelspec", "modelruns.view_modelresponse",
+    VIEW_STUDY,
+    "studies.view_unit",
+    VIEW_PARTICIPANT,
+    VIEW_RESPONSE,
+    "annotation.view_item",
+    VIEW_MODELRUN,
+    "modelruns.view_modelspec",
+    "modelruns.view_modelresponse",
 )
 #: what a researcher who runs studies holds (give it through a group)
 RESEARCHER_PERMISSIONS: tuple[str, ...] = (
-    *VIEWER_PERMISSIONS, "studies.add_study", "studies.change_study", EXPORT_STUDY, EXCLUDE_PARTICIPANT,
+    *VIEWER_PERMISSIONS,
+    "studies.add_study",
+    "studies.change_study",
+    EXPORT_STUDY,
+    EXCLUDE_PARTICIPANT,
     "studies.verify_response",
     RUN_MODEL,
 )
@@ -53,8 +63,9 @@ def studies_for_user(user: Any) -> QuerySet[Study]:
         return Study.objects.none()
     if user.is_superuser:
         return Study.objects.all()
-    return Study.objects.filter(Q(owner=user) | Q(pk__in=Study.collaborators.through.objects.filter(
-        user=user).values("study_id")))
+    return Study.objects.filter(
+        Q(owner=user) | Q(pk__in=Study.collaborators.through.objects.filter(user=user).values("study_id"))
+    )
 
 
 def get_study_for_researcher(user: Any, study_id: int, permission: str = VIEW_STUDY) -> Study:

@@ -33,9 +33,24 @@ class StudyAdmin(ResearcherAdmin):
         (None, {"fields": ["name", "benchmark", "status", "group", "link", "participant_link"]}),
         ("Who works on it", {"fields": ["owner", "collaborators"]}),
         ("Participants see", {"fields": ["consent_text", "instructions_text"]}),
-        ("Design", {"fields": ["design", "attention_checks", "exclude_at", "reservation_timeout_minutes", "unit_counts"]}),
-        ("Prolific", {"fields": ["pid_format", "completion_code", "failed_attention_code", "no_consent_code",
-                                 "estimated_minutes", "reward_pence", "pay"]}),
+        (
+            "Design",
+            {"fields": ["design", "attention_checks", "exclude_at", "reservation_timeout_minutes", "unit_counts"]},
+        ),
+        (
+            "Prolific",
+            {
+                "fields": [
+                    "pid_format",
+                    "completion_code",
+                    "failed_attention_code",
+                    "no_consent_code",
+                    "estimated_minutes",
+                    "reward_pence",
+                    "pay",
+                ]
+            },
+        ),
     ]
 
     def add_view(self, request, form_url="", extra_context=None):
@@ -60,9 +75,15 @@ class StudyAdmin(ResearcherAdmin):
         services.study_update(study=obj, fields=[name for name in form.changed_data if name not in m2m])
 
     def get_queryset(self, request):
-        return super().get_queryset(request).annotate(
-            _participants=Count("participants", distinct=True),
-            _completed=Count("participants", filter=Q(participants__status=Participant.Status.COMPLETED), distinct=True),
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                _participants=Count("participants", distinct=True),
+                _completed=Count(
+                    "participants", filter=Q(participants__status=Participant.Status.COMPLETED), distinct=True
+                ),
+            )
         )
 
     @admin.display(description="participants", ordering="_participants")
@@ -82,10 +103,15 @@ class StudyAdmin(ResearcherAdmin):
         if not study.pk:
             return "—"
         rows = units_with_counts(study)
-        return format_html("<table>{}</table>", format_html_join(
-            "", "<tr><td>{}</td><td>{} items</td><td>{} working</td><td>{} complete</td>"
+        return format_html(
+            "<table>{}</table>",
+            format_html_join(
+                "",
+                "<tr><td>{}</td><td>{} items</td><td>{} working</td><td>{} complete</td>"
                 "<td>{} excluded</td><td>of {}</td></tr>",
-            ((u.label, u.n_items, u.active, u.completed, u.excluded, u.capacity) for u in rows)))
+                ((u.label, u.n_items, u.active, u.completed, u.excluded, u.capacity) for u in rows),
+            ),
+        )
 
     @admin.display(description="pay (median time)")
     def pay(self, study: Study) -> str:
@@ -157,22 +183,61 @@ class ExclusionReasonForm(forms.Form):
 @admin.register(Participant)
 class ParticipantAdmin(ResearcherAdmin):
     study_path = "study"
-    list_display = ["pseudonym", "study", "unit", "status", "step", "progress", "attention_failures",
-                    "duration", "accuracy", "excluded", "exclusion_reason"]
-    list_filter = [("study", admin.RelatedOnlyFieldListFilter), "status", "step", ExcludedFilter, ReviewFlagFilter,
-                   ("unit", admin.RelatedOnlyFieldListFilter)]
+    list_display = [
+        "pseudonym",
+        "study",
+        "unit",
+        "status",
+        "step",
+        "progress",
+        "attention_failures",
+        "duration",
+        "accuracy",
+        "excluded",
+        "exclusion_reason",
+    ]
+    list_filter = [
+        ("study", admin.RelatedOnlyFieldListFilter),
+        "status",
+        "step",
+        ExcludedFilter,
+        ReviewFlagFilter,
+        ("unit", admin.RelatedOnlyFieldListFilter),
+    ]
     list_select_related = ["study", "unit"]
     actions = ["exclude_participants", "exclude_with_reason", "include_participants", "mark_returned", "erase_identity"]
     # exclusion changes through the actions (`participants_exclude` / `participants_include`) only
-    readonly_fields = ["study", "unit", "pseudonym", "status", "step", "answered", "attention_failures",
-                       "excluded", "exclusion_reason", "started_at", "last_seen_at", "completed_at", "sequence",
-                       "current_shown_at", "is_imported"]
+    readonly_fields = [
+        "study",
+        "unit",
+        "pseudonym",
+        "status",
+        "step",
+        "answered",
+        "attention_failures",
+        "excluded",
+        "exclusion_reason",
+        "started_at",
+        "last_seen_at",
+        "completed_at",
+        "sequence",
+        "current_shown_at",
+        "is_imported",
+    ]
 
     def get_queryset(self, request):
-        return super().get_queryset(request).annotate(
-            # a boolean cannot be averaged on PostgreSQL: average it as 0/1
-            _accuracy=Avg(Cast("responses__correct", IntegerField()), filter=Q(responses__is_attention_check=False),
-                          output_field=FloatField()))
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                # a boolean cannot be averaged on PostgreSQL: average it as 0/1
+                _accuracy=Avg(
+                    Cast("responses__correct", IntegerField()),
+                    filter=Q(responses__is_attention_check=False),
+                    output_field=FloatField(),
+                )
+            )
+        )
 
     search_fields = ["pseudonym", "prolific_pid"]  # the PID only for those who may see it (ResearcherAdmin)
 
@@ -182,8 +247,22 @@ class ParticipantAdmin(ResearcherAdmin):
 
     def get_fields(self, request, obj=None):
         identity = list(Participant.IDENTITY_FIELDS) if can_see_identities(request.user) else []
-        return ["study", "unit", "pseudonym", *identity, "status", "step", "answered", "attention_failures",
-                "excluded", "exclusion_reason", "started_at", "last_seen_at", "completed_at", "is_imported"]
+        return [
+            "study",
+            "unit",
+            "pseudonym",
+            *identity,
+            "status",
+            "step",
+            "answered",
+            "attention_failures",
+            "excluded",
+            "exclusion_reason",
+            "started_at",
+            "last_seen_at",
+            "completed_at",
+            "is_imported",
+        ]
 
     def get_readonly_fields(self, request, obj=None):
         return [*self.readonly_fields, *Participant.IDENTITY_FIELDS]
@@ -212,8 +291,10 @@ class ParticipantAdmin(ResearcherAdmin):
 
     @admin.action(description="Exclude from results", permissions=["exclude"])
     def exclude_participants(self, request, queryset):
-        count = services.participants_exclude(participant_ids=list(queryset.values_list("pk", flat=True)),
-                                              reason=f"excluded by {request.user.get_username()}")
+        count = services.participants_exclude(
+            participant_ids=list(queryset.values_list("pk", flat=True)),
+            reason=f"excluded by {request.user.get_username()}",
+        )
         self.message_user(request, f"{count} participant(s) excluded.", messages.SUCCESS)
 
     @admin.action(description="Exclude from results, with a reason…", permissions=["exclude"])
@@ -223,17 +304,27 @@ class ParticipantAdmin(ResearcherAdmin):
         if "apply" in request.POST:
             form = ExclusionReasonForm(request.POST)
             if form.is_valid():
-                count = services.participants_exclude(participant_ids=list(queryset.values_list("pk", flat=True)),
-                                                      reason=form.cleaned_data["reason"])
+                count = services.participants_exclude(
+                    participant_ids=list(queryset.values_list("pk", flat=True)), reason=form.cleaned_data["reason"]
+                )
                 self.message_user(request, f"{count} participant(s) excluded.", messages.SUCCESS)
                 return None
         else:
             words = [FLAGS[name] for name in FLAGS if any(name in marks for marks in flagged.values())]
             form = ExclusionReasonForm(initial={"reason": f"flagged for review: {'; '.join(words)}" if words else ""})
         rows = [(participant, [FLAGS[name] for name in flagged.get(participant.pk, [])]) for participant in queryset]
-        return render(request, "admin/studies/participant/exclude_with_reason.html", {
-            **self.admin_site.each_context(request), "title": "Exclude participants with a reason", "rows": rows,
-            "form": form, "opts": self.model._meta, "action": "exclude_with_reason"})
+        return render(
+            request,
+            "admin/studies/participant/exclude_with_reason.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": "Exclude participants with a reason",
+                "rows": rows,
+                "form": form,
+                "opts": self.model._meta,
+                "action": "exclude_with_reason",
+            },
+        )
 
     @admin.action(description="Include in results again", permissions=["exclude"])
     def include_participants(self, request, queryset):
@@ -248,12 +339,14 @@ class ParticipantAdmin(ResearcherAdmin):
     def has_erase_identity_permission(self, request) -> bool:
         return request.user.has_perm("studies.erase_identity")
 
-    @admin.action(description="Erase Prolific identity (data-erasure request; answers kept)",
-                  permissions=["erase_identity"])
+    @admin.action(
+        description="Erase Prolific identity (data-erasure request; answers kept)", permissions=["erase_identity"]
+    )
     def erase_identity(self, request, queryset):
         erased = 0
         for participant in queryset.filter(erased_at__isnull=True, is_imported=False).select_related("study"):
             services.participant_erase(study=participant.study, prolific_pid=participant.prolific_pid)
             erased += 1
-        self.message_user(request, f"{erased} participant identit{'y' if erased == 1 else 'ies'} erased.",
-                          messages.SUCCESS)
+        self.message_user(
+            request, f"{erased} participant identit{'y' if erased == 1 else 'ies'} erased.", messages.SUCCESS
+        )

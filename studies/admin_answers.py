@@ -65,12 +65,26 @@ class ResponseAdmin(ResearcherAdmin):
     """Answers are evidence: they can be read and filtered, never edited or added here. Written
     answers (instruction induction) get a researcher's mark through the actions, beside the answer."""
 
-    list_display = ["participant", "position", "item", "raw_answer", "answer", "correct", "verified",
-                    "duration_ms", "answered_at"]
+    list_display = [
+        "participant",
+        "position",
+        "item",
+        "raw_answer",
+        "answer",
+        "correct",
+        "verified",
+        "duration_ms",
+        "answered_at",
+    ]
     study_path = "participant__study"
-    list_filter = [("participant__study", admin.RelatedOnlyFieldListFilter),
-                   ("participant__unit", admin.RelatedOnlyFieldListFilter), ItemTypeFilter, CorrectFilter,
-                   VerifiedFilter, "item__split"]
+    list_filter = [
+        ("participant__study", admin.RelatedOnlyFieldListFilter),
+        ("participant__unit", admin.RelatedOnlyFieldListFilter),
+        ItemTypeFilter,
+        CorrectFilter,
+        VerifiedFilter,
+        "item__split",
+    ]
     list_select_related = ["participant", "participant__study", "item"]
     search_fields = ["participant__pseudonym", "item__key", "raw_answer"]
     actions = ["mark_correct", "mark_incorrect", "clear_mark"]
@@ -89,12 +103,21 @@ class ResponseAdmin(ResearcherAdmin):
         return {True: "correct", False: "incorrect"}.get(response.verified_correct, "—")
 
     def _mark(self, request, queryset, correct: bool | None, done: str) -> None:
-        result = responses_verify(response_ids=list(queryset.values_list("pk", flat=True)), correct=correct,
-                                  user=request.user)
-        skipped = (f"; {result.skipped} skipped (not written answers verified by hand)" if result.skipped else "")
-        self.message_user(request, format_html("{} answer(s) {}{}. <a href=\"{}\">Share correct per task</a>",
-                                               result.marked, done, skipped, reverse("admin:studies_response_verification")),
-                          messages.SUCCESS if result.marked else messages.WARNING)
+        result = responses_verify(
+            response_ids=list(queryset.values_list("pk", flat=True)), correct=correct, user=request.user
+        )
+        skipped = f"; {result.skipped} skipped (not written answers verified by hand)" if result.skipped else ""
+        self.message_user(
+            request,
+            format_html(
+                '{} answer(s) {}{}. <a href="{}">Share correct per task</a>',
+                result.marked,
+                done,
+                skipped,
+                reverse("admin:studies_response_verification"),
+            ),
+            messages.SUCCESS if result.marked else messages.WARNING,
+        )
 
     @admin.action(description="Mark instruction correct (manual verification)", permissions=["verify"])
     def mark_correct(self, request, queryset):
@@ -109,14 +132,19 @@ class ResponseAdmin(ResearcherAdmin):
         self._mark(request, queryset, None, "unmarked")
 
     def get_urls(self):
-        summary = path("verification/", self.admin_site.admin_view(self.verification_view),
-                       name="studies_response_verification")
+        summary = path(
+            "verification/", self.admin_site.admin_view(self.verification_view), name="studies_response_verification"
+        )
         return [summary, *super().get_urls()]
 
     def verification_view(self, request):
         """Per study and task: answers written, marked, marked correct, and the share correct."""
         if not self.has_view_permission(request):
             raise PermissionDenied
-        context = {**self.admin_site.each_context(request), "title": "Manual verification: share correct per task",
-                   "rows": verification_summary(studies=studies_for_user(request.user)), "opts": self.model._meta}
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Manual verification: share correct per task",
+            "rows": verification_summary(studies=studies_for_user(request.user)),
+            "opts": self.model._meta,
+        }
         return render(request, "admin/studies/response/verification.html", context)

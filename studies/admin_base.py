@@ -43,8 +43,11 @@ class ResearcherAdmin(admin.ModelAdmin):
         entries = list(entries or [])
         if can_see_identities(request.user):
             return entries
-        return [entry for entry in entries
-                if (name := _field_name(entry)) is None or not lookup_touches_identity(self.model, name)]
+        return [
+            entry
+            for entry in entries
+            if (name := _field_name(entry)) is None or not lookup_touches_identity(self.model, name)
+        ]
 
     def lookup_allowed(self, lookup: str, value: str, request: HttpRequest | None = None) -> bool:
         user = getattr(request, "user", None)

@@ -47,9 +47,16 @@ def study_flags(completion_seconds: dict[int, float], answers: dict[int, Answers
     flagged: dict[int, list[str]] = {}
     for pk in set(completion_seconds) | set(answers):
         given = answers.get(pk, Answers())
-        marks = [name for name, on in (("fast_completion", pk in fast), ("fast_items", pk in quick),
-                                       ("straight_lining", quality.straight_lining(given.answers)),
-                                       ("pasted", given.pasted)) if on]
+        marks = [
+            name
+            for name, on in (
+                ("fast_completion", pk in fast),
+                ("fast_items", pk in quick),
+                ("straight_lining", quality.straight_lining(given.answers)),
+                ("pasted", given.pasted),
+            )
+            if on
+        ]
         if marks:
             flagged[pk] = marks
     return flagged
@@ -65,16 +72,19 @@ def answers_by_participant(rows: Any) -> dict[int, Answers]:
 def participant_flags(participants: QuerySet[Participant]) -> dict[int, list[str]]:
     """The review flags of `participants` (ids to flag names), each judged within its own study."""
     chosen = participants.filter(is_imported=False)
-    completions = (Participant.objects.filter(study__in=chosen.values("study_id"), completed_at__isnull=False,
-                                              is_imported=False).values_list("pk", "study_id", "started_at",
-                                                                             "completed_at"))
+    completions = Participant.objects.filter(
+        study__in=chosen.values("study_id"), completed_at__isnull=False, is_imported=False
+    ).values_list("pk", "study_id", "started_at", "completed_at")
     by_study: dict[int, dict[int, float]] = defaultdict(dict)
     study_of: dict[int, int] = {}
     for pk, study_id, started, completed in completions:
         by_study[study_id][pk] = (completed - started).total_seconds()
         study_of[pk] = study_id
-    answers = answers_by_participant(Response.objects.filter(participant__in=chosen.values("pk")).values_list(
-        "participant_id", "answer", "raw_answer", "is_attention_check", "duration_ms", "extra"))
+    answers = answers_by_participant(
+        Response.objects.filter(participant__in=chosen.values("pk")).values_list(
+            "participant_id", "answer", "raw_answer", "is_attention_check", "duration_ms", "extra"
+        )
+    )
     answers_by_study: dict[int | None, dict[int, Answers]] = defaultdict(dict)
     for pk, given in answers.items():
         answers_by_study[study_of.get(pk)][pk] = given

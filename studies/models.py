@@ -34,7 +34,8 @@ class Study(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
     link = models.SlugField(max_length=40, unique=True, default=_new_link, help_text="the study's URL token")
     group = models.CharField(
-        max_length=100, blank=True,
+        max_length=100,
+        blank=True,
         help_text="studies sharing a group refuse a participant who already took one of them",
     )
     design = models.JSONField(default=dict, blank=True, help_text="the benchmark's design settings")
@@ -44,25 +45,42 @@ class Study(models.Model):
     exclude_at = models.PositiveIntegerField(default=2, help_text="excluded at this many failures (0: never)")
     completion_code = models.CharField(max_length=40, default=_new_code)
     failed_attention_code = models.CharField(
-        max_length=40, blank=True, help_text="given instead of the completion code to excluded participants, if set",
+        max_length=40,
+        blank=True,
+        help_text="given instead of the completion code to excluded participants, if set",
     )
-    no_consent_code = models.CharField(max_length=40, blank=True, help_text="given to those who decline consent, if set")
+    no_consent_code = models.CharField(
+        max_length=40, blank=True, help_text="given to those who decline consent, if set"
+    )
     estimated_minutes = models.PositiveIntegerField(default=30)
     reward_pence = models.PositiveIntegerField(default=450, help_text="reward in pence (GBP)")
     reservation_timeout_minutes = models.PositiveIntegerField(default=60)
     pid_format = models.CharField(
-        max_length=10, choices=PidFormat.choices, default=PidFormat.PROLIFIC,
+        max_length=10,
+        choices=PidFormat.choices,
+        default=PidFormat.PROLIFIC,
         help_text="what a PROLIFIC_PID in the study link must look like; anything else is refused",
     )
     is_imported = models.BooleanField(default=False, help_text="answers imported from a published human study")
     pseudonyms_issued = models.PositiveIntegerField(
-        default=0, help_text="pseudonyms handed out so far; the next participant is A<n+1>, whoever was deleted")
+        default=0, help_text="pseudonyms handed out so far; the next participant is A<n+1>, whoever was deleted"
+    )
     # who sees and acts on the study (pages, admin, API, exports); superusers see every study.
     # What each of them may do is decided by their permissions (see `studies.access`).
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
-                              related_name="owned_studies", help_text="the researcher the study belongs to")
-    collaborators = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="shared_studies",
-                                           help_text="other researchers who work on the study")
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="owned_studies",
+        help_text="the researcher the study belongs to",
+    )
+    collaborators = models.ManyToManyField(
+        settings.AUTH_USER_MODEL,
+        blank=True,
+        related_name="shared_studies",
+        help_text="other researchers who work on the study",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -81,8 +99,10 @@ class Study(models.Model):
         return f"/s/{self.link}/"
 
     def participant_url(self) -> str:
-        return (f"{settings.PUBLIC_URL}{self.participant_path()}"
-                "?PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}")
+        return (
+            f"{settings.PUBLIC_URL}{self.participant_path()}"
+            "?PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
+        )
 
     def reservation_cutoff(self):
         return timezone.now() - timedelta(minutes=self.reservation_timeout_minutes)
@@ -157,7 +177,8 @@ class Participant(models.Model):
     prolific_study_id = models.CharField(max_length=64, blank=True)
     prolific_session_id = models.CharField(max_length=64, blank=True)
     session_changes = models.JSONField(
-        default=list, blank=True,
+        default=list,
+        blank=True,
         help_text="each entry with a SESSION_ID other than the one stored: when, from, to, and whether it was let in",
     )
     pseudonym = models.CharField(max_length=12)
@@ -173,7 +194,9 @@ class Participant(models.Model):
     started_at = models.DateTimeField(default=timezone.now)
     last_seen_at = models.DateTimeField(default=timezone.now)
     completed_at = models.DateTimeField(null=True, blank=True)
-    erased_at = models.DateTimeField(null=True, blank=True, help_text="when the Prolific identity was erased on request")
+    erased_at = models.DateTimeField(
+        null=True, blank=True, help_text="when the Prolific identity was erased on request"
+    )
 
     #: the fields that identify a person on Prolific: shown, filtered, searched and ordered on only for
     #: users holding `studies.view_identity` (see `studies.identity`), and never exported
@@ -241,8 +264,9 @@ class Response(models.Model):
     # A researcher's mark on a written answer (instruction induction's manual verification), kept
     # beside the answer; written only by `responses_verify`.
     verified_correct = models.BooleanField(null=True, blank=True, help_text="researcher's mark; empty until verified")
-    verified_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
-                                    related_name="+", db_index=False)
+    verified_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+", db_index=False
+    )
     verified_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -255,7 +279,9 @@ class Response(models.Model):
         ]
         indexes = [
             # only the verified answers: every answer's INSERT would otherwise add an empty entry
-            models.Index(fields=["verified_by"], name="response_verified_by", condition=models.Q(verified_by__isnull=False)),
+            models.Index(
+                fields=["verified_by"], name="response_verified_by", condition=models.Q(verified_by__isnull=False)
+            ),
         ]
         ordering = ["participant_id", "position"]
         permissions = [("verify_response", "Can mark written answers correct or incorrect")]

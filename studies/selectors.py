@@ -62,8 +62,11 @@ def units_with_counts(study: Study) -> QuerySet[Unit]:
         .annotate(
             n_items=Count("unit_items", distinct=True),
             active=Count("participants", filter=Q(participants__status=Participant.Status.ACTIVE), distinct=True),
-            completed=Count("participants", filter=Q(participants__status=Participant.Status.COMPLETED,
-                                                     participants__excluded=False), distinct=True),
+            completed=Count(
+                "participants",
+                filter=Q(participants__status=Participant.Status.COMPLETED, participants__excluded=False),
+                distinct=True,
+            ),
             excluded=Count("participants", filter=Q(participants__excluded=True), distinct=True),
         )
         .order_by("position")
@@ -73,7 +76,8 @@ def units_with_counts(study: Study) -> QuerySet[Unit]:
 def median_minutes(study: Study) -> float | None:
     """Median completion time of finished, non-imported participants (Prolific judges pay on it)."""
     rows = Participant.objects.filter(study=study, completed_at__isnull=False, is_imported=False).values_list(
-        "started_at", "completed_at")
+        "started_at", "completed_at"
+    )
     minutes = [(done - start).total_seconds() / 60 for start, done in rows]
     return median(minutes) if minutes else None
 
@@ -129,4 +133,6 @@ def verification_summary(study=None, studies=None) -> list[VerificationRow]:
         if response.verified_correct is not None:
             row[1] += 1
             row[2] += int(response.verified_correct)
-    return [VerificationRow(study_name, category, *numbers) for (study_name, category), numbers in sorted(counts.items())]
+    return [
+        VerificationRow(study_name, category, *numbers) for (study_name, category), numbers in sorted(counts.items())
+    ]

@@ -26,8 +26,16 @@ class StudyError(ValueError):
 
 
 @transaction.atomic
-def study_create(*, name: str, benchmark: str, design: Mapping[str, Any] | None = None,
-                 status: str = Study.Status.LIVE, group: str = "", owner: Any = None, **fields: Any) -> Study:
+def study_create(
+    *,
+    name: str,
+    benchmark: str,
+    design: Mapping[str, Any] | None = None,
+    status: str = Study.Status.LIVE,
+    group: str = "",
+    owner: Any = None,
+    **fields: Any,
+) -> Study:
     """Create a study and its units from the imported items, following the benchmark's design.
     `owner` (a user) sees and acts on it; without one only superusers do."""
     definition = benchmarks.get(benchmark)
@@ -36,14 +44,19 @@ def study_create(*, name: str, benchmark: str, design: Mapping[str, Any] | None 
         raise StudyError(f"a study named {name!r} already exists")
     set_name = definition.item_set(merged)
     if set_name and owner is not None and not item_set_usable(user=owner, benchmark=benchmark, name=set_name):
-        raise StudyError(f"no item set named {set_name!r} that you may use: import it first "
-                         "(another researcher's set is theirs alone)")
+        raise StudyError(
+            f"no item set named {set_name!r} that you may use: import it first "
+            "(another researcher's set is theirs alone)"
+        )
     scope = definition.item_scope(merged)
     scoped = Item.objects.filter(benchmark=benchmark, key__startswith=scope)
     items = list(scoped.filter(is_attention_check=False))
     if not items:
-        raise StudyError(f"no {benchmark} items named {scope}... are imported yet: import them first" if scope else
-                         f"no {benchmark} items are imported yet: run `manage.py import_benchmark {benchmark}` first")
+        raise StudyError(
+            f"no {benchmark} items named {scope}... are imported yet: import them first"
+            if scope
+            else f"no {benchmark} items are imported yet: run `manage.py import_benchmark {benchmark}` first"
+        )
     attention = int(merged.get("attention_checks", 0))
     available_checks = scoped.filter(is_attention_check=True).count()
     if attention > available_checks:
@@ -56,19 +69,28 @@ def study_create(*, name: str, benchmark: str, design: Mapping[str, Any] | None 
     except (ValueError, KeyError) as exc:
         raise StudyError(str(exc)) from exc
     study = Study.objects.create(
-        name=name, benchmark=benchmark, status=status, group=group, design=merged,
+        name=name,
+        benchmark=benchmark,
+        status=status,
+        group=group,
+        design=merged,
         consent_text=fields.pop("consent_text", None) or definition.default_consent,
         instructions_text=fields.pop("instructions_text", None) or definition.default_instructions,
-        attention_checks=attention, exclude_at=int(merged.get("exclude_at", 0)), owner=owner, **fields,
+        attention_checks=attention,
+        exclude_at=int(merged.get("exclude_at", 0)),
+        owner=owner,
+        **fields,
     )
     by_key = {item.key: item for item in items}
     capacity = int(merged.get("per_unit", 1))
     for position, keys in enumerate(units, start=1):
         category = definition.unit_category([item_data(by_key[key]) for key in keys]) if keys else ""
-        unit = Unit.objects.create(study=study, label=f"U{position}", position=position, capacity=capacity,
-                                   category=category)
-        UnitItem.objects.bulk_create([UnitItem(unit=unit, item=by_key[key], order=order)
-                                      for order, key in enumerate(keys, start=1)])
+        unit = Unit.objects.create(
+            study=study, label=f"U{position}", position=position, capacity=capacity, category=category
+        )
+        UnitItem.objects.bulk_create(
+            [UnitItem(unit=unit, item=by_key[key], order=order) for order, key in enumerate(keys, start=1)]
+        )
     return study
 
 
@@ -144,8 +166,9 @@ class Entry:
     resumed: bool = False
 
 
-def participant_enter(*, study: Study, pid: str, prolific_study_id: str = "", prolific_session_id: str = "",
-                      same_browser: bool = False) -> Entry:
+def participant_enter(
+    *, study: Study, pid: str, prolific_study_id: str = "", prolific_session_id: str = "", same_browser: bool = False
+) -> Entry:
     """Admit a participant: resume the same PID, or reserve a slot in the emptiest unit.
 
     A PID alone does not resume someone's place: the request must come from the browser session
@@ -171,9 +194,15 @@ def participant_enter(*, study: Study, pid: str, prolific_study_id: str = "", pr
         if unit is None:
             return Entry(None, Refusal.FULL)
         participant = Participant.objects.create(
-            study=study, unit=unit, prolific_pid=pid, prolific_study_id=prolific_study_id,
-            prolific_session_id=prolific_session_id, pseudonym=_next_pseudonym(study),
-            sequence=_sequence(study, unit, pid), started_at=now, last_seen_at=now,
+            study=study,
+            unit=unit,
+            prolific_pid=pid,
+            prolific_study_id=prolific_study_id,
+            prolific_session_id=prolific_session_id,
+            pseudonym=_next_pseudonym(study),
+            sequence=_sequence(study, unit, pid),
+            started_at=now,
+            last_seen_at=now,
         )
     return Entry(participant)
 
@@ -195,9 +224,15 @@ def _may_resume(participant: Participant, session_id: str, same_browser: bool, n
     stored = participant.prolific_session_id
     if session_id and session_id != stored:
         allowed = same_browser
-        participant.session_changes = [*participant.session_changes, {
-            "at": now.isoformat(), "from": stored, "to": session_id, "resumed": allowed,
-        }][-MAX_SESSION_CHANGES:]
+        participant.session_changes = [
+            *participant.session_changes,
+            {
+                "at": now.isoformat(),
+                "from": stored,
+                "to": session_id,
+                "resumed": allowed,
+            },
+        ][-MAX_SESSION_CHANGES:]
         fields = ["session_changes"]
         if allowed:
             participant.prolific_session_id = session_id
@@ -227,8 +262,7 @@ def participant_lock(*, participant_id: int, with_study: bool) -> Participant:
         Study.objects.select_for_update().only("pk").get(pk=study_id)
     # `of`: only the participant's row; locking the joined study row on every answer would
     # serialise all of a study's submits
-    return (Participant.objects.select_for_update(of=("self",)).select_related("study", "unit")
-            .get(pk=participant_id))
+    return Participant.objects.select_for_update(of=("self",)).select_related("study", "unit").get(pk=participant_id)
 
 
 def slot_take_back(*, participant: Participant, now=None) -> bool:
@@ -237,8 +271,10 @@ def slot_take_back(*, participant: Participant, now=None) -> bool:
     nothing more of theirs is stored. Call it holding the study's and the participant's row locks."""
     if participant.status != Participant.Status.TIMED_OUT:
         return participant.status == Participant.Status.ACTIVE
-    if participant.unit is None or (Participant.objects.filter(unit=participant.unit_id).holding_slot()
-                                    .exclude(pk=participant.pk).count() >= participant.unit.capacity):
+    if participant.unit is None or (
+        Participant.objects.filter(unit=participant.unit_id).holding_slot().exclude(pk=participant.pk).count()
+        >= participant.unit.capacity
+    ):
         participant.step = Participant.Step.RELEASED
         participant.save(update_fields=["step"])
         return False
@@ -254,8 +290,13 @@ def _emptiest_unit(study: Study) -> Unit | None:
     Called under the study's row lock, so the counts cannot change before the slot is taken."""
     units = list(
         Unit.objects.filter(study=study)
-        .annotate(held=Count("participants", filter=Q(participants__status=Participant.Status.ACTIVE)
-                             | Q(participants__status=Participant.Status.COMPLETED, participants__excluded=False)))
+        .annotate(
+            held=Count(
+                "participants",
+                filter=Q(participants__status=Participant.Status.ACTIVE)
+                | Q(participants__status=Participant.Status.COMPLETED, participants__excluded=False),
+            )
+        )
         .order_by("position")
     )
     held_by_category: Counter[str] = Counter()
@@ -273,9 +314,15 @@ def _sequence(study: Study, unit: Unit, pid: str) -> list[int]:
     items = list(UnitItem.objects.filter(unit=unit).order_by("order").values_list("item_id", flat=True))
     if study.design.get("shuffle_items"):
         rng.shuffle(items)
-    checks = list(Item.objects.filter(benchmark=study.benchmark, is_attention_check=True,
-                                      key__startswith=study.definition.item_scope(study.design))
-                  .order_by("key").values_list("id", flat=True))
+    checks = list(
+        Item.objects.filter(
+            benchmark=study.benchmark,
+            is_attention_check=True,
+            key__startswith=study.definition.item_scope(study.design),
+        )
+        .order_by("key")
+        .values_list("id", flat=True)
+    )
     chosen = rng.sample(checks, study.attention_checks) if study.attention_checks else []
     total = len(items) + len(chosen)
     positions = sorted(rng.sample(range(total), len(chosen)))
@@ -338,9 +385,12 @@ def item_mark_shown(*, participant: Participant) -> Participant:
     given away."""
     now = timezone.now()
     if participant.status == Participant.Status.ACTIVE and participant.step == Participant.Step.ITEMS:
-        marked = (Participant.objects.filter(pk=participant.pk, status=Participant.Status.ACTIVE,
-                                             step=Participant.Step.ITEMS, answered=participant.answered)
-                  .update(last_seen_at=now, current_shown_at=Coalesce("current_shown_at", Value(now))))
+        marked = Participant.objects.filter(
+            pk=participant.pk,
+            status=Participant.Status.ACTIVE,
+            step=Participant.Step.ITEMS,
+            answered=participant.answered,
+        ).update(last_seen_at=now, current_shown_at=Coalesce("current_shown_at", Value(now)))
         if marked:
             participant.last_seen_at = now
             participant.current_shown_at = participant.current_shown_at or now
@@ -368,8 +418,9 @@ def participants_include(*, participant_ids: list[int]) -> int:
 
 def participants_mark_returned(*, participant_ids: list[int]) -> int:
     """Prolific says they returned the study: their reserved slot reopens."""
-    return (Participant.objects.filter(pk__in=participant_ids, status=Participant.Status.ACTIVE)
-            .update(status=Participant.Status.RETURNED, step=Participant.Step.RELEASED))
+    return Participant.objects.filter(pk__in=participant_ids, status=Participant.Status.ACTIVE).update(
+        status=Participant.Status.RETURNED, step=Participant.Step.RELEASED
+    )
 
 
 # -- data-erasure requests --------------------------------------------------------------------
@@ -391,13 +442,16 @@ class Erasure:
     def message(self) -> str:
         done = "would be" if self.dry_run else "was"
         if self.participant_deleted:
-            return (f"{self.pseudonym} of {self.study!r} {done} deleted with {self.answers_deleted} answer(s); "
-                    "the pseudonym is not reused.")
+            return (
+                f"{self.pseudonym} of {self.study!r} {done} deleted with {self.answers_deleted} answer(s); "
+                "the pseudonym is not reused."
+            )
         return f"The Prolific identity of {self.pseudonym} of {self.study!r} {done} erased; answers kept."
 
 
-def participant_erase(*, study: Study, prolific_pid: str, delete_answers: bool = False,
-                      dry_run: bool = False) -> Erasure:
+def participant_erase(
+    *, study: Study, prolific_pid: str, delete_answers: bool = False, dry_run: bool = False
+) -> Erasure:
     """Honour a data-erasure request for one Prolific ID in one study.
 
     The Prolific, study and session ids are replaced by a random token (no hash: a hash of a
@@ -406,14 +460,22 @@ def participant_erase(*, study: Study, prolific_pid: str, delete_answers: bool =
     `delete_answers` the participant and every answer go (their pseudonym is never handed out again).
     """
     with transaction.atomic():
-        participant = (Participant.objects.select_for_update().select_related("study")
-                       .filter(study=study, prolific_pid__in={prolific_pid, prolific_pid.lower()}).first())
+        participant = (
+            Participant.objects.select_for_update()
+            .select_related("study")
+            .filter(study=study, prolific_pid__in={prolific_pid, prolific_pid.lower()})
+            .first()
+        )
         if participant is None:
             raise ErasureError(f"no participant of {study.name!r} has this Prolific ID (already erased?)")
         answers = participant.responses.count()
-        result = Erasure(study=study.name, pseudonym=participant.pseudonym,
-                         answers_deleted=answers if delete_answers else 0,
-                         participant_deleted=delete_answers, dry_run=dry_run)
+        result = Erasure(
+            study=study.name,
+            pseudonym=participant.pseudonym,
+            answers_deleted=answers if delete_answers else 0,
+            participant_deleted=delete_answers,
+            dry_run=dry_run,
+        )
         if dry_run:
             return result
         if delete_answers:

@@ -37,9 +37,17 @@ class SubmitResult:
     next_item: Item | None = None
 
 
-def response_submit(*, item_id: int, position: int, raw_answer: str, extra: Mapping[str, Any] | None = None,
-                    show_next: bool = False, participant_id: int | None = None, link: str | None = None,
-                    known: Sequence[int] = ()) -> SubmitResult | None:
+def response_submit(
+    *,
+    item_id: int,
+    position: int,
+    raw_answer: str,
+    extra: Mapping[str, Any] | None = None,
+    show_next: bool = False,
+    participant_id: int | None = None,
+    link: str | None = None,
+    known: Sequence[int] = (),
+) -> SubmitResult | None:
     """Store the answer to the participant's *current* item, exactly once.
 
     The participant is `participant_id`, or the one of the `known` participant ids (this browser's)
@@ -61,8 +69,9 @@ def response_submit(*, item_id: int, position: int, raw_answer: str, extra: Mapp
         result = _submit(partial(_locked, participants), *answer, with_study=False)
         if isinstance(result, int):
             # the reservation timed out: again, with the study locked first, as assignment takes them
-            result = _submit(partial(participant_lock, participant_id=result, with_study=True), *answer,
-                             with_study=True)
+            result = _submit(
+                partial(participant_lock, participant_id=result, with_study=True), *answer, with_study=True
+            )
     except IntegrityError:
         # the unique (participant, position) constraint: a copy of this answer is already stored
         return SubmitResult(Outcome.IGNORED, participants.select_related("study").first())
@@ -85,14 +94,26 @@ def _locked(participants: QuerySet[Participant]) -> Participant | None:
     At most one participant matches (a browser holds one participant per study), so the read asks
     for no order: `get()`, where `first()` would compile and run an ORDER BY for a single row."""
     try:
-        return (participants.select_for_update(of=("self",)).select_related("study")
-                .defer("study__consent_text", "study__instructions_text").get())
+        return (
+            participants.select_for_update(of=("self",))
+            .select_related("study")
+            .defer("study__consent_text", "study__instructions_text")
+            .get()
+        )
     except Participant.DoesNotExist:
         return None
 
 
-def _submit(lock: Callable[[], Participant | None], item_id: int, position: int, raw_answer: str,
-            extra: Mapping[str, Any] | None, show_next: bool, *, with_study: bool) -> SubmitResult | int | None:
+def _submit(
+    lock: Callable[[], Participant | None],
+    item_id: int,
+    position: int,
+    raw_answer: str,
+    extra: Mapping[str, Any] | None,
+    show_next: bool,
+    *,
+    with_study: bool,
+) -> SubmitResult | int | None:
     """One attempt under `lock`'s row lock: the result, None for no participant, or the participant's
     id when their reservation timed out and the study's lock is needed first."""
     with transaction.atomic():
@@ -128,15 +149,27 @@ def _submit(lock: Callable[[], Participant | None], item_id: int, position: int,
         now = timezone.now()
         shown_at = participant.current_shown_at or now
         response = Response.objects.create(
-            participant=participant, item=item, position=position, raw_answer=raw_answer,
-            answer=scored.answer or "", valid=scored.valid, correct=scored.correct,
-            is_attention_check=item.is_attention_check, shown_at=shown_at, answered_at=now,
-            duration_ms=max(0, int((now - shown_at).total_seconds() * 1000)), extra=extra,
+            participant=participant,
+            item=item,
+            position=position,
+            raw_answer=raw_answer,
+            answer=scored.answer or "",
+            valid=scored.valid,
+            correct=scored.correct,
+            is_attention_check=item.is_attention_check,
+            shown_at=shown_at,
+            answered_at=now,
+            duration_ms=max(0, int((now - shown_at).total_seconds() * 1000)),
+            extra=extra,
         )
         fields = _advance(participant, item, scored.correct, now, shown_next=following is not None)
         participant.save(update_fields=fields)
-    return SubmitResult(Outcome.STORED, participant, response=response,
-                        next_item=items.get(following) if following is not None else None)
+    return SubmitResult(
+        Outcome.STORED,
+        participant,
+        response=response,
+        next_item=items.get(following) if following is not None else None,
+    )
 
 
 def _advance(participant, item: Item, correct: bool, now, *, shown_next: bool) -> list[str]:
@@ -151,7 +184,9 @@ def _advance(participant, item: Item, correct: bool, now, *, shown_next: bool) -
         threshold = participant.study.exclude_at
         if threshold and participant.attention_failures >= threshold and not participant.excluded:
             participant.excluded = True
-            participant.exclusion_reason = f"failed {participant.attention_failures} attention checks (threshold {threshold})"
+            participant.exclusion_reason = (
+                f"failed {participant.attention_failures} attention checks (threshold {threshold})"
+            )
             fields += ["excluded", "exclusion_reason"]
     if participant.answered >= len(participant.sequence):
         participant.step = Participant.Step.DONE
@@ -177,6 +212,9 @@ def responses_verify(*, response_ids: list[int], correct: bool | None, user) -> 
     """
     ids = set(response_ids)
     chosen = verifiable_responses().filter(pk__in=ids)
-    marked = chosen.update(verified_correct=correct, verified_by=user if correct is not None else None,
-                           verified_at=timezone.now() if correct is not None else None)
+    marked = chosen.update(
+        verified_correct=correct,
+        verified_by=user if correct is not None else None,
+        verified_at=timezone.now() if correct is not None else None,
+    )
     return VerifyResult(marked=marked, skipped=len(ids) - marked)

@@ -34,8 +34,11 @@ def dataset(name: str) -> Path:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """pytest-xdist tells tests apart by node ID: of several tests with one ID it runs one."""
-    repeated = [nodeid for nodeid, count in Counter(
-        item.nodeid for item in items if item.get_closest_marker("serial") is None).items() if count > 1]
+    repeated = [
+        nodeid
+        for nodeid, count in Counter(item.nodeid for item in items if item.get_closest_marker("serial") is None).items()
+        if count > 1
+    ]
     if repeated:
         raise pytest.UsageError(f"tests share a node ID (mark them serial): {', '.join(repeated)}")
 
@@ -89,8 +92,11 @@ def _import_session_benchmarks() -> None:
     from annotation.services import benchmark_import
 
     with _session.blocker.unblock():
-        _session.imported = {name: benchmark_import(name=name, source=datasets_dir() / name)
-                             for name in SESSION_BENCHMARKS if (datasets_dir() / name).is_dir()}
+        _session.imported = {
+            name: benchmark_import(name=name, source=datasets_dir() / name)
+            for name in SESSION_BENCHMARKS
+            if (datasets_dir() / name).is_dir()
+        }
 
 
 @pytest.fixture(scope="session")
@@ -112,7 +118,8 @@ def _commits(item: pytest.Item) -> bool:
     marker = item.get_closest_marker("django_db")
     fixtures = getattr(item, "fixturenames", ())
     return bool(marker and (marker.kwargs.get("transaction") or marker.kwargs.get("reset_sequences"))) or (
-        "transactional_db" in fixtures or "live_server" in fixtures)
+        "transactional_db" in fixtures or "live_server" in fixtures
+    )
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -121,8 +128,11 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     transaction begins) for the next test that reads them or rolls back: pytest-django runs the
     tests that commit after the others, but a worker of pytest-xdist runs whole files in turn."""
     fixtures = getattr(item, "fixturenames", ())
-    if _session.emptied and _session.blocker is not None and (
-            "session_benchmarks" in fixtures or _uses_db(item) and not _commits(item)):
+    if (
+        _session.emptied
+        and _session.blocker is not None
+        and ("session_benchmarks" in fixtures or _uses_db(item) and not _commits(item))
+    ):
         _import_session_benchmarks()
         _session.emptied = False
     if _commits(item):
@@ -189,8 +199,9 @@ def shared_database_url(request) -> str:
 
     _marked_postgres(request)
     if connection.vendor != "postgresql":
-        pytest.skip("needs PostgreSQL shared by several processes (DATABASE_URL=postgres://...; "
-                    "scripts/test does this)")
+        pytest.skip(
+            "needs PostgreSQL shared by several processes (DATABASE_URL=postgres://...; scripts/test does this)"
+        )
     db = connection.settings_dict
     auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
     return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"

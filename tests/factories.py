@@ -16,22 +16,43 @@ from studies.services import study_create
 
 _ITEM = re.compile(r'name="item" value="(\d+)"')
 _POSITION = re.compile(r'name="position" value="(\d+)"')
-_START_FORM = re.compile(r'<section class="card" id="start">.*?<form method="post" action="(?P<action>[^"]+)"'
-                         r'(?P<body>.*?)</form>', re.S)
+_START_FORM = re.compile(
+    r'<section class="card" id="start">.*?<form method="post" action="(?P<action>[^"]+)"'
+    r"(?P<body>.*?)</form>",
+    re.S,
+)
 _HIDDEN = re.compile(r'<input type="hidden" name="([^"]+)" value="([^"]*)">')
 
 
-def small_study(name: str = "pilot", *, unit_size: int = 5, units: int = 2, per_unit: int = 2,
-                attention_checks: int = 2, exclude_at: int = 2, **fields) -> Study:
-    return study_create(name=name, benchmark="implicature",
-                        design={"units": units, "unit_size": unit_size, "per_unit": per_unit,
-                                "attention_checks": attention_checks, "exclude_at": exclude_at}, **fields)
+def small_study(
+    name: str = "pilot",
+    *,
+    unit_size: int = 5,
+    units: int = 2,
+    per_unit: int = 2,
+    attention_checks: int = 2,
+    exclude_at: int = 2,
+    **fields,
+) -> Study:
+    return study_create(
+        name=name,
+        benchmark="implicature",
+        design={
+            "units": units,
+            "unit_size": unit_size,
+            "per_unit": per_unit,
+            "attention_checks": attention_checks,
+            "exclude_at": exclude_at,
+        },
+        **fields,
+    )
 
 
 def row_key(row: int, split: str = "test", benchmark: str = "implicature") -> str:
     """The key of the item built from `row` of the published file (keys hash content, not rows)."""
-    return Item.objects.values_list("key", flat=True).get(benchmark=benchmark, split=split, meta__row=row,
-                                                          is_attention_check=False)
+    return Item.objects.values_list("key", flat=True).get(
+        benchmark=benchmark, split=split, meta__row=row, is_attention_check=False
+    )
 
 
 def entry_url(study: Study, pid: str, session: str = "SESSION0001", **params: str) -> str:

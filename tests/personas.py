@@ -61,8 +61,9 @@ def researcher(username: str = "researcher", *, owns: Iterable[Study] = ()) -> A
     return user
 
 
-def assistant(username: str = "assistant", names: Iterable[str] = RESEARCHER_PERMISSIONS, *,
-              on: Iterable[Study] = ()) -> Any:
+def assistant(
+    username: str = "assistant", names: Iterable[str] = RESEARCHER_PERMISSIONS, *, on: Iterable[Study] = ()
+) -> Any:
     """Staff without the identity permission, collaborating on `on`."""
     names = list(names)
     assert VIEW_IDENTITY not in names, "an assistant does not see identities"

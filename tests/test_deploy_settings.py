@@ -14,26 +14,60 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def _manage(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
-    base = {k: v for k, v in os.environ.items()
-            if k not in {"DEBUG", "HTTPS", "SECURE_COOKIES", "SECURE_SSL_REDIRECT", "HSTS_SECONDS",
-                         "HSTS_INCLUDE_SUBDOMAINS", "HSTS_PRELOAD", "BEHIND_TLS_PROXY", "SECRET_KEY", "DATABASE_URL",
-                         "DJANGO_ALLOW_ASYNC_UNSAFE", "CACHE_URL", "DATABASE_CONN_MAX_AGE"}}
-    return subprocess.run([sys.executable, "manage.py", *args], cwd=REPO, capture_output=True, text=True,
-                          env={**base, "PARITY_VAR_DIR": str(tmp_path), **env}, timeout=120)
+    base = {
+        k: v
+        for k, v in os.environ.items()
+        if k
+        not in {
+            "DEBUG",
+            "HTTPS",
+            "SECURE_COOKIES",
+            "SECURE_SSL_REDIRECT",
+            "HSTS_SECONDS",
+            "HSTS_INCLUDE_SUBDOMAINS",
+            "HSTS_PRELOAD",
+            "BEHIND_TLS_PROXY",
+            "SECRET_KEY",
+            "DATABASE_URL",
+            "DJANGO_ALLOW_ASYNC_UNSAFE",
+            "CACHE_URL",
+            "DATABASE_CONN_MAX_AGE",
+        }
+    }
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={**base, "PARITY_VAR_DIR": str(tmp_path), **env},
+        timeout=120,
+    )
 
 
 def test_check_deploy_is_clean_with_the_documented_https_settings(tmp_path):
-    done = _manage(tmp_path, "check", "--deploy", "--fail-level", "WARNING",
-                   DEBUG="0", HTTPS="1", ALLOWED_HOSTS="parity.example.org")
+    done = _manage(
+        tmp_path,
+        "check",
+        "--deploy",
+        "--fail-level",
+        "WARNING",
+        DEBUG="0",
+        HTTPS="1",
+        ALLOWED_HOSTS="parity.example.org",
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "no issues" in done.stdout
 
 
 def test_https_turns_on_redirects_secure_cookies_and_hsts(tmp_path):
-    show = ("from django.conf import settings as s; print(s.SECURE_SSL_REDIRECT, s.SESSION_COOKIE_SECURE, "
-            "s.CSRF_COOKIE_SECURE, s.SECURE_HSTS_SECONDS, getattr(s, 'SECURE_PROXY_SSL_HEADER', None))")
+    show = (
+        "from django.conf import settings as s; print(s.SECURE_SSL_REDIRECT, s.SESSION_COOKIE_SECURE, "
+        "s.CSRF_COOKIE_SECURE, s.SECURE_HSTS_SECONDS, getattr(s, 'SECURE_PROXY_SSL_HEADER', None))"
+    )
     on = _manage(tmp_path, "shell", "-c", show, HTTPS="1", BEHIND_TLS_PROXY="1")
-    assert on.stdout.strip().splitlines()[-1] == "True True True 31536000 ('HTTP_X_FORWARDED_PROTO', 'https')", on.stderr
+    assert on.stdout.strip().splitlines()[-1] == "True True True 31536000 ('HTTP_X_FORWARDED_PROTO', 'https')", (
+        on.stderr
+    )
     embedded = _manage(tmp_path, "shell", "-c", show)
     assert embedded.stdout.strip().splitlines()[-1] == "False False False 0 None", embedded.stderr
 
@@ -45,18 +79,24 @@ def test_a_bad_value_is_a_clear_error(tmp_path, name):
 
 
 def test_the_production_profile_keeps_connections_and_reads_sessions_through_redis(tmp_path):
-    show = ("from django.conf import settings as s; d = s.DATABASES['default']; "
-            "print(d['CONN_MAX_AGE'], d['CONN_HEALTH_CHECKS'], s.SESSION_ENGINE, s.CACHES['default']['BACKEND'])")
+    show = (
+        "from django.conf import settings as s; d = s.DATABASES['default']; "
+        "print(d['CONN_MAX_AGE'], d['CONN_HEALTH_CHECKS'], s.SESSION_ENGINE, s.CACHES['default']['BACKEND'])"
+    )
     served = _manage(tmp_path, "shell", "-c", show, DATABASE_CONN_MAX_AGE="60", CACHE_URL="redis://127.0.0.1:6379/3")
-    assert served.stdout.strip().splitlines()[-1] == ("60 True django.contrib.sessions.backends.cached_db "
-                                                      "django.core.cache.backends.redis.RedisCache"), served.stderr
+    assert served.stdout.strip().splitlines()[-1] == (
+        "60 True django.contrib.sessions.backends.cached_db django.core.cache.backends.redis.RedisCache"
+    ), served.stderr
     embedded = _manage(tmp_path, "shell", "-c", show)
-    assert embedded.stdout.strip().splitlines()[-1] == ("0 False django.contrib.sessions.backends.db "
-                                                        "django.core.cache.backends.locmem.LocMemCache"), embedded.stderr
+    assert embedded.stdout.strip().splitlines()[-1] == (
+        "0 False django.contrib.sessions.backends.db django.core.cache.backends.locmem.LocMemCache"
+    ), embedded.stderr
 
 
 def test_postgresql_runs_on_djangos_own_backend_with_its_default_binding(tmp_path):
-    show = ("from django.conf import settings as s; d = s.DATABASES['default']; "
-            "print(d['ENGINE'], sorted(d.get('OPTIONS', {})))")
+    show = (
+        "from django.conf import settings as s; d = s.DATABASES['default']; "
+        "print(d['ENGINE'], sorted(d.get('OPTIONS', {})))"
+    )
     served = _manage(tmp_path, "shell", "-c", show, DATABASE_URL="postgres://postgres@127.0.0.1:5432/parity")
     assert served.stdout.strip().splitlines()[-1] == "django.db.backends.postgresql []", served.stderr

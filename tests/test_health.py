@@ -32,6 +32,7 @@ def test_the_database_queue_and_the_database_answer(client, settings):
 
 def test_a_redis_queue_that_answers(client, settings):
     import redis
+
     try:
         redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2).ping()
     except redis.exceptions.ConnectionError as exc:
@@ -90,11 +91,20 @@ def _get(url: str) -> tuple[int, dict]:
 
 
 def test_gunicorn_serves_it_and_it_turns_healthy_once_the_database_is_migrated(tmp_path):
-    env = {**{k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "DJANGO_ALLOW_ASYNC_UNSAFE"}},
-           "PARITY_VAR_DIR": str(tmp_path), "TASK_QUEUE": "database", "DJANGO_SETTINGS_MODULE": "config.settings"}
+    env = {
+        **{k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "DJANGO_ALLOW_ASYNC_UNSAFE"}},
+        "PARITY_VAR_DIR": str(tmp_path),
+        "TASK_QUEUE": "database",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+    }
     port = _free_port()
-    server = subprocess.Popen([sys.executable, "-m", "gunicorn", "config.wsgi", "--preload", "--bind", f"127.0.0.1:{port}",
-                               "--workers", "1"], cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "config.wsgi", "--preload", "--bind", f"127.0.0.1:{port}", "--workers", "1"],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     try:
         url, deadline = f"http://127.0.0.1:{port}/healthz", time.monotonic() + 60
         while True:
@@ -107,8 +117,9 @@ def test_gunicorn_serves_it_and_it_turns_healthy_once_the_database_is_migrated(t
         assert (status, body["queue"].startswith("error")) == (503, True), body  # no task table yet
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/livez", timeout=60) as live:  # alive all the same
             assert (live.status, live.read()) == (200, b"ok")
-        subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=REPO, env=env,
-                       check=True, timeout=300)
+        subprocess.run(
+            [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=REPO, env=env, check=True, timeout=300
+        )
         assert _get(url) == (200, {"status": "ok", "database": "ok", "queue": "ok"})
     finally:
         server.terminate()

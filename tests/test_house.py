@@ -26,7 +26,6 @@ def test_ruff_finds_nothing_to_fix() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-@pytest.mark.skip(reason="format pass after the layout merge")
 def test_the_code_is_formatted_as_ruff_formats_it() -> None:
     result = run("ruff", "format", "--check", ".")
     assert result.returncode == 0, result.stdout + result.stderr

@@ -25,8 +25,9 @@ def test_a_process_groups_cpu_is_the_servers_and_this_processs_is_the_clients() 
         meter = CpuMeter(server.pid)
         before = meter.snapshot()
         # a child that joins that group burns 0.3 s; this process burns about 0.2 s of its own
-        child = subprocess.Popen([sys.executable, "-c", f"import os; os.setpgid(0, {server.pid})\n{BURN}"
-                                  "import time; time.sleep(5)"])
+        child = subprocess.Popen(
+            [sys.executable, "-c", f"import os; os.setpgid(0, {server.pid})\n{BURN}import time; time.sleep(5)"]
+        )
         end = time.process_time() + 0.2
         while time.process_time() < end:
             pass
@@ -57,8 +58,12 @@ def test_the_trivial_views_slices_make_one_figure_over_all_their_requests_and_ti
     from perf.load import Hammered
     from perf.participants import _combined, _server_ratio
 
-    livez = _combined([Hammered(1000, 0, 1000.0, {"server": 0.8, "database": 0.0, "client": 0.4}, 1.0),
-                       Hammered(3000, 1, 2000.0, {"server": 0.6, "database": 0.0, "client": 0.3}, 1.5)])
+    livez = _combined(
+        [
+            Hammered(1000, 0, 1000.0, {"server": 0.8, "database": 0.0, "client": 0.4}, 1.0),
+            Hammered(3000, 1, 2000.0, {"server": 0.6, "database": 0.0, "client": 0.3}, 1.5),
+        ]
+    )
     assert (livez.ok, livez.failed, livez.per_second, livez.seconds) == (4000, 1, 1600.0, 2.5)
     assert livez.cpu_ms == {"server": 0.65, "database": 0.0, "client": 0.325}
     assert _server_ratio({"server": 3.0, "database": 0.25, "client": 1.0}, livez.cpu_ms) == 0.2
@@ -110,9 +115,7 @@ def test_a_pause_lets_requests_in_flight_finish_and_holds_new_ones_until_release
 def test_a_process_that_ends_during_the_phase_still_counts_through_its_parent() -> None:
     # the "server" starts a worker that burns 0.3 s and exits (as a database backend whose connection
     # closes): its time moves to the parent once reaped, and the group's total never goes back
-    script = ("import subprocess, sys, time\n"
-              f"subprocess.run([sys.executable, '-c', {BURN!r}])\n"
-              "time.sleep(30)\n")
+    script = f"import subprocess, sys, time\nsubprocess.run([sys.executable, '-c', {BURN!r}])\ntime.sleep(30)\n"
     server = subprocess.Popen([sys.executable, "-c", script], process_group=0)
     try:
         meter = CpuMeter(server.pid)
@@ -146,8 +149,9 @@ def test_a_phase_over_before_its_first_slice_still_gets_one_slice_of_the_trivial
 
     async def scenario():
         # no participants: the answering phase is over at once, long before a slice is due
-        return await run_participants(base_url="http://127.0.0.1:9", link="x", pids=[], path="htmx",
-                                      concurrency=5, trivial=trivial, every=30.0)
+        return await run_participants(
+            base_url="http://127.0.0.1:9", link="x", pids=[], path="htmx", concurrency=5, trivial=trivial, every=30.0
+        )
 
     with ThreadPoolExecutor(1) as thread:
         load = thread.submit(lambda: asyncio.run(scenario())).result()

@@ -27,8 +27,10 @@ def finished(implicature):
     outcomes = []
     for n in (1, 2):
         Bot(study, pid(n)).complete()
-        answers = [Answer(pid(n), r.position, r.item_id, r.raw_answer)
-                   for r in Response.objects.filter(participant__prolific_pid=pid(n))]
+        answers = [
+            Answer(pid(n), r.position, r.item_id, r.raw_answer)
+            for r in Response.objects.filter(participant__prolific_pid=pid(n))
+        ]
         outcomes.append(Outcome(pid(n), completed=True, acknowledged=answers))
     return study, outcomes
 
@@ -46,8 +48,9 @@ def test_an_acknowledged_answer_that_is_not_stored_or_stored_otherwise_is_named(
     outcomes[0].acknowledged.append(Answer(first.pid, 4, first.item, first.answer))  # never stored
     outcomes[1].acknowledged[0] = Answer(outcomes[1].pid, 1, outcomes[1].acknowledged[0].item, "not what was sent")
     check = verify(_query, link=study.link, outcomes=outcomes, exact=True)
-    assert len(check.missing) == 2 and check.problems == ["2 acknowledged answers are not stored, e.g. "
-                                                          f"{check.missing[:3]}"]
+    assert len(check.missing) == 2 and check.problems == [
+        f"2 acknowledged answers are not stored, e.g. {check.missing[:3]}"
+    ]
 
 
 def test_an_answer_acknowledged_twice_a_unit_past_its_capacity_and_unequal_units_are_named(finished):
@@ -61,8 +64,10 @@ def test_an_answer_acknowledged_twice_a_unit_past_its_capacity_and_unequal_units
     unit_set_capacity(unit=second_unit, capacity=1)
     check = verify(_query, link=study.link, outcomes=outcomes, exact=True)
     assert check.over_capacity == [first_unit.pk, second_unit.pk]
-    assert check.problems == [f"units past their capacity: {[first_unit.pk, second_unit.pk]}",
-                              "completed per unit differ: [1, 2]"]
+    assert check.problems == [
+        f"units past their capacity: {[first_unit.pk, second_unit.pk]}",
+        "completed per unit differ: [1, 2]",
+    ]
 
 
 def test_a_participant_who_saw_the_done_page_but_is_not_stored_complete_is_named(finished):

@@ -57,9 +57,18 @@ async def _load_with_a_kill(server: Server, link: str, path: str, kills: list[in
 
     task = asyncio.create_task(killer())
     try:
-        return await run_participants(base_url=server.url, link=link, pids=pids(PARTICIPANTS), path=path,
-                                      concurrency=PARTICIPANTS, phased=False, on_answer=count, timeout=30,
-                                      backoff=0.2, max_failures=200)
+        return await run_participants(
+            base_url=server.url,
+            link=link,
+            pids=pids(PARTICIPANTS),
+            path=path,
+            concurrency=PARTICIPANTS,
+            phased=False,
+            on_answer=count,
+            timeout=30,
+            backoff=0.2,
+            max_failures=200,
+        )
     finally:
         if not task.done():
             task.cancel()
@@ -67,11 +76,17 @@ async def _load_with_a_kill(server: Server, link: str, path: str, kills: list[in
 
 @pytest.mark.parametrize("path", ["htmx", "nojs"])
 def test_participants_finish_and_no_acknowledged_answer_is_lost_or_doubled_when_the_server_is_killed_mid_load(
-        path, shared_database_url, implicature, tmp_path: Path):
-    study = small_study("serving fault", unit_size=ITEMS, units=UNITS, per_unit=PARTICIPANTS // UNITS,
-                        attention_checks=1, exclude_at=2)
-    server = Server(server_env(database_url=shared_database_url, var_dir=tmp_path), port=free_port(), workers=2,
-                    log=tmp_path / "gunicorn.log")
+    path, shared_database_url, implicature, tmp_path: Path
+):
+    study = small_study(
+        "serving fault", unit_size=ITEMS, units=UNITS, per_unit=PARTICIPANTS // UNITS, attention_checks=1, exclude_at=2
+    )
+    server = Server(
+        server_env(database_url=shared_database_url, var_dir=tmp_path),
+        port=free_port(),
+        workers=2,
+        log=tmp_path / "gunicorn.log",
+    )
     kills: list[int] = []
     try:
         server.start()
@@ -91,6 +106,7 @@ def test_participants_finish_and_no_acknowledged_answer_is_lost_or_doubled_when_
     # nothing beyond the acknowledged answers: each participant's sequence once, answered to the end
     assert Response.objects.filter(participant__study=study).count() == PARTICIPANTS * (ITEMS + 1)
     assert set(Participant.objects.filter(study=study).values_list("status", "step", "answered")) == {
-        ("completed", "done", ITEMS + 1)}
+        ("completed", "done", ITEMS + 1)
+    }
     assert check.unit_completed == dict.fromkeys(check.unit_completed, PARTICIPANTS // UNITS)
     assert len(check.unit_completed) == UNITS

@@ -6,61 +6,67 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='BenchmarkAsset',
+            name="BenchmarkAsset",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('benchmark', models.CharField(choices=parity.benchmarks.choices, max_length=40)),
-                ('key', models.CharField(max_length=80)),
-                ('data', models.JSONField()),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("benchmark", models.CharField(choices=parity.benchmarks.choices, max_length=40)),
+                ("key", models.CharField(max_length=80)),
+                ("data", models.JSONField()),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('benchmark', 'key'), name='asset_unique_key')],
+                "constraints": [models.UniqueConstraint(fields=("benchmark", "key"), name="asset_unique_key")],
             },
         ),
         migrations.CreateModel(
-            name='Item',
+            name="Item",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('benchmark', models.CharField(choices=parity.benchmarks.choices, max_length=40)),
-                ('key', models.CharField(max_length=120)),
-                ('split', models.CharField(max_length=40)),
-                ('prompt', models.JSONField()),
-                ('gold', models.CharField(blank=True, max_length=200)),
-                ('meta', models.JSONField(blank=True, default=dict)),
-                ('is_attention_check', models.BooleanField(default=False)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("benchmark", models.CharField(choices=parity.benchmarks.choices, max_length=40)),
+                ("key", models.CharField(max_length=120)),
+                ("split", models.CharField(max_length=40)),
+                ("prompt", models.JSONField()),
+                ("gold", models.CharField(blank=True, max_length=200)),
+                ("meta", models.JSONField(blank=True, default=dict)),
+                ("is_attention_check", models.BooleanField(default=False)),
             ],
             options={
-                'ordering': ['benchmark', 'key'],
-                'indexes': [models.Index(fields=['benchmark', 'split'], name='item_benchmark_split')],
-                'constraints': [models.UniqueConstraint(fields=('benchmark', 'key'), name='item_unique_key')],
+                "ordering": ["benchmark", "key"],
+                "indexes": [models.Index(fields=["benchmark", "split"], name="item_benchmark_split")],
+                "constraints": [models.UniqueConstraint(fields=("benchmark", "key"), name="item_unique_key")],
             },
         ),
         migrations.CreateModel(
-            name='Response',
+            name="Response",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveIntegerField(help_text="1-based position in the participant's sequence")),
-                ('raw_answer', models.TextField(help_text='exactly what the participant gave')),
-                ('answer', models.CharField(blank=True, help_text='normalised; empty when invalid', max_length=200)),
-                ('valid', models.BooleanField()),
-                ('correct', models.BooleanField()),
-                ('is_attention_check', models.BooleanField(default=False)),
-                ('shown_at', models.DateTimeField()),
-                ('answered_at', models.DateTimeField()),
-                ('duration_ms', models.PositiveIntegerField()),
-                ('extra', models.JSONField(blank=True, default=dict, help_text='e.g. option order shown, paste events')),
-                ('item', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='responses', to='annotation.item')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("position", models.PositiveIntegerField(help_text="1-based position in the participant's sequence")),
+                ("raw_answer", models.TextField(help_text="exactly what the participant gave")),
+                ("answer", models.CharField(blank=True, help_text="normalised; empty when invalid", max_length=200)),
+                ("valid", models.BooleanField()),
+                ("correct", models.BooleanField()),
+                ("is_attention_check", models.BooleanField(default=False)),
+                ("shown_at", models.DateTimeField()),
+                ("answered_at", models.DateTimeField()),
+                ("duration_ms", models.PositiveIntegerField()),
+                (
+                    "extra",
+                    models.JSONField(blank=True, default=dict, help_text="e.g. option order shown, paste events"),
+                ),
+                (
+                    "item",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="responses", to="annotation.item"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['participant_id', 'position'],
+                "ordering": ["participant_id", "position"],
             },
         ),
     ]

@@ -5,26 +5,27 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('annotation', '0001_initial'),
-        ('studies', '0001_initial'),
+        ("annotation", "0001_initial"),
+        ("studies", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='response',
-            name='participant',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='responses', to='studies.participant'),
+            model_name="response",
+            name="participant",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="responses", to="studies.participant"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='response',
-            constraint=models.UniqueConstraint(fields=('participant', 'item'), name='response_once_per_item'),
+            model_name="response",
+            constraint=models.UniqueConstraint(fields=("participant", "item"), name="response_once_per_item"),
         ),
         migrations.AddConstraint(
-            model_name='response',
-            constraint=models.UniqueConstraint(fields=('participant', 'position'), name='response_once_per_position'),
+            model_name="response",
+            constraint=models.UniqueConstraint(fields=("participant", "position"), name="response_once_per_position"),
         ),
     ]

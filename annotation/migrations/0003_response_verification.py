@@ -6,30 +6,38 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0002_initial'),
+        ("annotation", "0002_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AlterModelOptions(
-            name='response',
-            options={'ordering': ['participant_id', 'position'], 'permissions': [('verify_response', 'Can mark written answers correct or incorrect')]},
+            name="response",
+            options={
+                "ordering": ["participant_id", "position"],
+                "permissions": [("verify_response", "Can mark written answers correct or incorrect")],
+            },
         ),
         migrations.AddField(
-            model_name='response',
-            name='verified_at',
+            model_name="response",
+            name="verified_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='response',
-            name='verified_by',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL),
+            model_name="response",
+            name="verified_by",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
-            model_name='response',
-            name='verified_correct',
+            model_name="response",
+            name="verified_correct",
             field=models.BooleanField(blank=True, help_text="researcher's mark; empty until verified", null=True),
         ),
     ]

@@ -24,22 +24,25 @@ def _new_key(item):
 def rekey_by_content(apps, schema_editor):
     Item = apps.get_model("annotation", "Item")
     for benchmark, old_pattern in (("implicature", r"(test|dev)-\d{4}"), ("miqa", r"miqa-\d{3}-(implies|implied-by)")):
-        items = [item for item in Item.objects.filter(benchmark=benchmark, is_attention_check=False)
-                 if re.fullmatch(old_pattern, item.key)]
+        items = [
+            item
+            for item in Item.objects.filter(benchmark=benchmark, is_attention_check=False)
+            if re.fullmatch(old_pattern, item.key)
+        ]
         new_keys = {item.pk: _new_key(item) for item in items}
         taken = {}
         for item in items:
             other = taken.setdefault(new_keys[item.pk], item.key)
             if other != item.key:
-                raise RuntimeError(f"{benchmark} items {other} and {item.key} hold the same text; "
-                                   "merge or delete one before migrating")
+                raise RuntimeError(
+                    f"{benchmark} items {other} and {item.key} hold the same text; merge or delete one before migrating"
+                )
         for item in items:
             item.key = new_keys[item.pk]
             item.save(update_fields=["key"])
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
         ("annotation", "0003_response_verification"),
     ]

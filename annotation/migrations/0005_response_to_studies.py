@@ -5,7 +5,6 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
         ("annotation", "0004_item_content_keys"),
         ("modelruns", "0005_instructionscore_response_in_studies"),

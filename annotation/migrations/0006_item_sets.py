@@ -14,25 +14,34 @@ def sets_already_imported(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0005_response_to_studies'),
+        ("annotation", "0005_response_to_studies"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='ItemSet',
+            name="ItemSet",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('benchmark', models.CharField(choices=parity.benchmarks.choices, max_length=40)),
-                ('name', models.CharField(max_length=40)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('owner', models.ForeignKey(blank=True, help_text='blank: imported by the operator, open to all', null=True, on_delete=django.db.models.deletion.PROTECT, related_name='item_sets', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("benchmark", models.CharField(choices=parity.benchmarks.choices, max_length=40)),
+                ("name", models.CharField(max_length=40)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="blank: imported by the operator, open to all",
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="item_sets",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['benchmark', 'name'],
-                'constraints': [models.UniqueConstraint(fields=('benchmark', 'name'), name='itemset_unique_name')],
+                "ordering": ["benchmark", "name"],
+                "constraints": [models.UniqueConstraint(fields=("benchmark", "name"), name="itemset_unique_name")],
             },
         ),
         migrations.RunPython(sets_already_imported, migrations.RunPython.noop),

@@ -5,108 +5,227 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('annotation', '0002_initial'),
-        ('studies', '0001_initial'),
+        ("annotation", "0002_initial"),
+        ("studies", "0001_initial"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='ModelSpec',
+            name="ModelSpec",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(help_text='how runs and results name it', max_length=200, unique=True)),
-                ('model', models.CharField(help_text='a Hugging Face id, a local path, or an alias such as smollm2', max_length=500)),
-                ('revision', models.CharField(blank=True, help_text='a Hub branch, tag or commit; blank: main', max_length=100)),
-                ('dtype', models.CharField(choices=[('float32', 'float32'), ('bfloat16', 'bfloat16'), ('float16', 'float16')], default='float32', max_length=10)),
-                ('device', models.CharField(default='auto', help_text='auto, cpu, cuda, cuda:1 ...', max_length=20)),
-                ('kind', models.CharField(choices=[('causal', 'Causal LM (decoder-only)'), ('seq2seq', 'Seq2seq LM (encoder-decoder)'), ('nli', 'NLI cross-encoder'), ('embedding', 'Sentence embedding')], default='causal', max_length=10)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(help_text="how runs and results name it", max_length=200, unique=True)),
+                (
+                    "model",
+                    models.CharField(
+                        help_text="a Hugging Face id, a local path, or an alias such as smollm2", max_length=500
+                    ),
+                ),
+                (
+                    "revision",
+                    models.CharField(blank=True, help_text="a Hub branch, tag or commit; blank: main", max_length=100),
+                ),
+                (
+                    "dtype",
+                    models.CharField(
+                        choices=[("float32", "float32"), ("bfloat16", "bfloat16"), ("float16", "float16")],
+                        default="float32",
+                        max_length=10,
+                    ),
+                ),
+                ("device", models.CharField(default="auto", help_text="auto, cpu, cuda, cuda:1 ...", max_length=20)),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("causal", "Causal LM (decoder-only)"),
+                            ("seq2seq", "Seq2seq LM (encoder-decoder)"),
+                            ("nli", "NLI cross-encoder"),
+                            ("embedding", "Sentence embedding"),
+                        ],
+                        default="causal",
+                        max_length=10,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['name'],
-                'constraints': [models.UniqueConstraint(fields=('model', 'revision', 'dtype', 'device', 'kind'), name='modelspec_unique_load')],
+                "ordering": ["name"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("model", "revision", "dtype", "device", "kind"), name="modelspec_unique_load"
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='ModelRun',
+            name="ModelRun",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('setting', models.JSONField(default=dict, help_text="the benchmark's model setting, defaults filled in")),
-                ('setting_key', models.CharField(help_text='the setting as canonical JSON (one live run per setting)', max_length=500)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('done', 'Done'), ('failed', 'Failed'), ('cancelled', 'Cancelled')], default='queued', max_length=10)),
-                ('progress_done', models.PositiveIntegerField(default=0, help_text='items in finished shards')),
-                ('progress_total', models.PositiveIntegerField(default=0)),
-                ('shard_size', models.PositiveIntegerField(default=64)),
-                ('lease_seconds', models.PositiveIntegerField(default=300, help_text='a shard whose worker sent no heartbeat for this long is taken over')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('error', models.TextField(blank=True)),
-                ('engine_version', models.CharField(blank=True, max_length=40)),
-                ('model_identity', models.JSONField(blank=True, default=dict, help_text='what the engine loaded: model id, resolved revision, dtype, device')),
-                ('study', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='model_runs', to='studies.study')),
-                ('spec', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='runs', to='modelruns.modelspec')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "setting",
+                    models.JSONField(default=dict, help_text="the benchmark's model setting, defaults filled in"),
+                ),
+                (
+                    "setting_key",
+                    models.CharField(
+                        help_text="the setting as canonical JSON (one live run per setting)", max_length=500
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("running", "Running"),
+                            ("done", "Done"),
+                            ("failed", "Failed"),
+                            ("cancelled", "Cancelled"),
+                        ],
+                        default="queued",
+                        max_length=10,
+                    ),
+                ),
+                ("progress_done", models.PositiveIntegerField(default=0, help_text="items in finished shards")),
+                ("progress_total", models.PositiveIntegerField(default=0)),
+                ("shard_size", models.PositiveIntegerField(default=64)),
+                (
+                    "lease_seconds",
+                    models.PositiveIntegerField(
+                        default=300, help_text="a shard whose worker sent no heartbeat for this long is taken over"
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                ("error", models.TextField(blank=True)),
+                ("engine_version", models.CharField(blank=True, max_length=40)),
+                (
+                    "model_identity",
+                    models.JSONField(
+                        blank=True,
+                        default=dict,
+                        help_text="what the engine loaded: model id, resolved revision, dtype, device",
+                    ),
+                ),
+                (
+                    "study",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="model_runs", to="studies.study"
+                    ),
+                ),
+                (
+                    "spec",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="runs", to="modelruns.modelspec"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='ModelResponse',
+            name="ModelResponse",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('variant', models.CharField(blank=True, default='', help_text='when a setting answers an item more than once', max_length=40)),
-                ('raw_answer', models.TextField(help_text='what the model gave, before normalisation')),
-                ('answer', models.TextField(blank=True, help_text='normalised; empty when invalid')),
-                ('valid', models.BooleanField()),
-                ('correct', models.BooleanField()),
-                ('scores', models.JSONField(blank=True, default=dict, help_text='log-probs, probabilities, metrics')),
-                ('truncated_tokens', models.PositiveIntegerField(default=0, help_text='prompt tokens cut to fit the window')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('item', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='model_responses', to='annotation.item')),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='responses', to='modelruns.modelrun')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "variant",
+                    models.CharField(
+                        blank=True, default="", help_text="when a setting answers an item more than once", max_length=40
+                    ),
+                ),
+                ("raw_answer", models.TextField(help_text="what the model gave, before normalisation")),
+                ("answer", models.TextField(blank=True, help_text="normalised; empty when invalid")),
+                ("valid", models.BooleanField()),
+                ("correct", models.BooleanField()),
+                ("scores", models.JSONField(blank=True, default=dict, help_text="log-probs, probabilities, metrics")),
+                (
+                    "truncated_tokens",
+                    models.PositiveIntegerField(default=0, help_text="prompt tokens cut to fit the window"),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "item",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="model_responses",
+                        to="annotation.item",
+                    ),
+                ),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="responses", to="modelruns.modelrun"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['run_id', 'item_id', 'variant'],
-                'constraints': [models.UniqueConstraint(fields=('run', 'item', 'variant'), name='modelresponse_once_per_item')],
+                "ordering": ["run_id", "item_id", "variant"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("run", "item", "variant"), name="modelresponse_once_per_item")
+                ],
             },
         ),
         migrations.CreateModel(
-            name='ModelShard',
+            name="ModelShard",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('index', models.PositiveIntegerField()),
-                ('item_ids', models.JSONField(help_text='the items this shard scores, in order')),
-                ('size', models.PositiveIntegerField()),
-                ('status', models.CharField(choices=[('pending', 'Pending'), ('running', 'Running'), ('done', 'Done'), ('failed', 'Failed')], default='pending', max_length=10)),
-                ('attempts', models.PositiveIntegerField(default=0, help_text='times claimed')),
-                ('errors', models.PositiveIntegerField(default=0, help_text='times its scoring raised an error')),
-                ('worker', models.CharField(blank=True, help_text='who holds or last held the shard', max_length=200)),
-                ('heartbeat_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('error', models.TextField(blank=True)),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='shards', to='modelruns.modelrun')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("index", models.PositiveIntegerField()),
+                ("item_ids", models.JSONField(help_text="the items this shard scores, in order")),
+                ("size", models.PositiveIntegerField()),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Pending"),
+                            ("running", "Running"),
+                            ("done", "Done"),
+                            ("failed", "Failed"),
+                        ],
+                        default="pending",
+                        max_length=10,
+                    ),
+                ),
+                ("attempts", models.PositiveIntegerField(default=0, help_text="times claimed")),
+                ("errors", models.PositiveIntegerField(default=0, help_text="times its scoring raised an error")),
+                ("worker", models.CharField(blank=True, help_text="who holds or last held the shard", max_length=200)),
+                ("heartbeat_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                ("error", models.TextField(blank=True)),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="shards", to="modelruns.modelrun"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['run_id', 'index'],
-                'indexes': [models.Index(fields=['run', 'status', 'index'], name='modelshard_claim')],
-                'constraints': [models.UniqueConstraint(fields=('run', 'index'), name='modelshard_unique_index')],
+                "ordering": ["run_id", "index"],
+                "indexes": [models.Index(fields=["run", "status", "index"], name="modelshard_claim")],
+                "constraints": [models.UniqueConstraint(fields=("run", "index"), name="modelshard_unique_index")],
             },
         ),
         migrations.AddIndex(
-            model_name='modelrun',
-            index=models.Index(fields=['study', '-created_at'], name='modelrun_study_recent'),
+            model_name="modelrun",
+            index=models.Index(fields=["study", "-created_at"], name="modelrun_study_recent"),
         ),
         migrations.AddConstraint(
-            model_name='modelrun',
-            constraint=models.UniqueConstraint(condition=models.Q(('status__in', ['failed', 'cancelled']), _negated=True), fields=('study', 'spec', 'setting_key'), name='modelrun_once_per_setting'),
+            model_name="modelrun",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("status__in", ["failed", "cancelled"]), _negated=True),
+                fields=("study", "spec", "setting_key"),
+                name="modelrun_once_per_setting",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='modelrun',
-            constraint=models.CheckConstraint(condition=models.Q(('progress_done__lte', models.F('progress_total'))), name='modelrun_progress_within_total'),
+            model_name="modelrun",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("progress_done__lte", models.F("progress_total"))),
+                name="modelrun_progress_within_total",
+            ),
         ),
     ]

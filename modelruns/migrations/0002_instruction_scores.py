@@ -5,36 +5,100 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0003_response_verification'),
-        ('modelruns', '0001_initial'),
-        ('studies', '0001_initial'),
+        ("annotation", "0003_response_verification"),
+        ("modelruns", "0001_initial"),
+        ("studies", "0001_initial"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='InstructionScore',
+            name="InstructionScore",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('source', models.CharField(choices=[('written', 'Written by a participant'), ('gold', "Gold (the benchmark's references)")], max_length=10)),
-                ('task', models.CharField(max_length=100)),
-                ('gold_index', models.PositiveIntegerField(blank=True, help_text="position in the task's gold list", null=True)),
-                ('instruction', models.TextField()),
-                ('execution_accuracy', models.FloatField()),
-                ('reference_similarity', models.FloatField(blank=True, help_text='best F1 over the gold set (without itself, for gold)', null=True)),
-                ('similarity_model', models.CharField(max_length=200)),
-                ('setting', models.JSONField(default=dict, help_text='execute_limit and similarity model used')),
-                ('outputs', models.JSONField(blank=True, default=list, help_text="the executor's outputs, in execute-set order")),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('executor', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='instruction_scores', to='modelruns.modelspec')),
-                ('response', models.ForeignKey(blank=True, help_text='the written answer (written only)', null=True, on_delete=django.db.models.deletion.CASCADE, related_name='instruction_scores', to='annotation.response')),
-                ('study', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='instruction_scores', to='studies.study')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "source",
+                    models.CharField(
+                        choices=[
+                            ("written", "Written by a participant"),
+                            ("gold", "Gold (the benchmark's references)"),
+                        ],
+                        max_length=10,
+                    ),
+                ),
+                ("task", models.CharField(max_length=100)),
+                (
+                    "gold_index",
+                    models.PositiveIntegerField(blank=True, help_text="position in the task's gold list", null=True),
+                ),
+                ("instruction", models.TextField()),
+                ("execution_accuracy", models.FloatField()),
+                (
+                    "reference_similarity",
+                    models.FloatField(
+                        blank=True, help_text="best F1 over the gold set (without itself, for gold)", null=True
+                    ),
+                ),
+                ("similarity_model", models.CharField(max_length=200)),
+                ("setting", models.JSONField(default=dict, help_text="execute_limit and similarity model used")),
+                (
+                    "outputs",
+                    models.JSONField(
+                        blank=True, default=list, help_text="the executor's outputs, in execute-set order"
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "executor",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="instruction_scores",
+                        to="modelruns.modelspec",
+                    ),
+                ),
+                (
+                    "response",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="the written answer (written only)",
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="instruction_scores",
+                        to="annotation.response",
+                    ),
+                ),
+                (
+                    "study",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="instruction_scores",
+                        to="studies.study",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['study_id', 'executor_id', 'source', 'task', 'pk'],
-                'indexes': [models.Index(fields=['study', 'executor'], name='instructionscore_study')],
-                'constraints': [models.UniqueConstraint(condition=models.Q(('source', 'written')), fields=('study', 'executor', 'response'), name='instructionscore_once_per_written'), models.UniqueConstraint(condition=models.Q(('source', 'gold')), fields=('study', 'executor', 'task', 'gold_index'), name='instructionscore_once_per_gold'), models.CheckConstraint(condition=models.Q(models.Q(('gold_index__isnull', True), ('response__isnull', False), ('source', 'written')), models.Q(('gold_index__isnull', False), ('response__isnull', True), ('source', 'gold')), _connector='OR'), name='instructionscore_written_or_gold')],
+                "ordering": ["study_id", "executor_id", "source", "task", "pk"],
+                "indexes": [models.Index(fields=["study", "executor"], name="instructionscore_study")],
+                "constraints": [
+                    models.UniqueConstraint(
+                        condition=models.Q(("source", "written")),
+                        fields=("study", "executor", "response"),
+                        name="instructionscore_once_per_written",
+                    ),
+                    models.UniqueConstraint(
+                        condition=models.Q(("source", "gold")),
+                        fields=("study", "executor", "task", "gold_index"),
+                        name="instructionscore_once_per_gold",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            models.Q(("gold_index__isnull", True), ("response__isnull", False), ("source", "written")),
+                            models.Q(("gold_index__isnull", False), ("response__isnull", True), ("source", "gold")),
+                            _connector="OR",
+                        ),
+                        name="instructionscore_written_or_gold",
+                    ),
+                ],
             },
         ),
     ]

@@ -4,14 +4,16 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('modelruns', '0001_initial'),
+        ("modelruns", "0001_initial"),
     ]
 
     operations = [
         migrations.AlterModelOptions(
-            name='modelrun',
-            options={'ordering': ['-created_at'], 'permissions': [('run_model', 'Can start, cancel and resume model runs')]},
+            name="modelrun",
+            options={
+                "ordering": ["-created_at"],
+                "permissions": [("run_model", "Can start, cancel and resume model runs")],
+            },
         ),
     ]

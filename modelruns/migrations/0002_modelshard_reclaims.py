@@ -4,20 +4,21 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('modelruns', '0001_initial'),
+        ("modelruns", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='modelshard',
-            name='reclaimed_at',
-            field=models.DateTimeField(blank=True, help_text='when it was last taken back', null=True),
+            model_name="modelshard",
+            name="reclaimed_at",
+            field=models.DateTimeField(blank=True, help_text="when it was last taken back", null=True),
         ),
         migrations.AddField(
-            model_name='modelshard',
-            name='reclaims',
-            field=models.PositiveIntegerField(default=0, help_text='times taken back from a worker whose lease ran out'),
+            model_name="modelshard",
+            name="reclaims",
+            field=models.PositiveIntegerField(
+                default=0, help_text="times taken back from a worker whose lease ran out"
+            ),
         ),
     ]

@@ -4,11 +4,9 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('modelruns', '0002_instruction_scores'),
-        ('modelruns', '0002_modelshard_reclaims'),
+        ("modelruns", "0002_instruction_scores"),
+        ("modelruns", "0002_modelshard_reclaims"),
     ]
 
-    operations = [
-    ]
+    operations = []

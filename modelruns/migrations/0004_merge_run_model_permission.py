@@ -4,11 +4,9 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('modelruns', '0002_modelrun_run_model_permission'),
-        ('modelruns', '0003_merge_instruction_scores_and_reclaims'),
+        ("modelruns", "0002_modelrun_run_model_permission"),
+        ("modelruns", "0003_merge_instruction_scores_and_reclaims"),
     ]
 
-    operations = [
-    ]
+    operations = []

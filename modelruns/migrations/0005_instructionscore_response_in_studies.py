@@ -6,7 +6,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
         ("modelruns", "0004_merge_run_model_permission"),
         ("studies", "0006_response_from_annotation"),
@@ -19,9 +18,14 @@ class Migration(migrations.Migration):
                 migrations.AlterField(
                     model_name="instructionscore",
                     name="response",
-                    field=models.ForeignKey(blank=True, help_text="the written answer (written only)", null=True,
-                                            on_delete=django.db.models.deletion.CASCADE,
-                                            related_name="instruction_scores", to="studies.response"),
+                    field=models.ForeignKey(
+                        blank=True,
+                        help_text="the written answer (written only)",
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="instruction_scores",
+                        to="studies.response",
+                    ),
                 ),
             ],
         ),

@@ -4,67 +4,99 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('modelruns', '0005_instructionscore_response_in_studies'),
+        ("modelruns", "0005_instructionscore_response_in_studies"),
     ]
 
     operations = [
         migrations.RemoveConstraint(
-            model_name='modelspec',
-            name='modelspec_unique_load',
+            model_name="modelspec",
+            name="modelspec_unique_load",
         ),
         migrations.AddField(
-            model_name='modelrun',
-            name='api_requests',
-            field=models.PositiveIntegerField(default=0, help_text='api: HTTP requests the server answered'),
+            model_name="modelrun",
+            name="api_requests",
+            field=models.PositiveIntegerField(default=0, help_text="api: HTTP requests the server answered"),
         ),
         migrations.AddField(
-            model_name='modelrun',
-            name='completion_tokens',
-            field=models.PositiveBigIntegerField(default=0, help_text='api: completion tokens the server counted'),
+            model_name="modelrun",
+            name="completion_tokens",
+            field=models.PositiveBigIntegerField(default=0, help_text="api: completion tokens the server counted"),
         ),
         migrations.AddField(
-            model_name='modelrun',
-            name='prompt_tokens',
-            field=models.PositiveBigIntegerField(default=0, help_text='api: prompt tokens the server counted'),
+            model_name="modelrun",
+            name="prompt_tokens",
+            field=models.PositiveBigIntegerField(default=0, help_text="api: prompt tokens the server counted"),
         ),
         migrations.AddField(
-            model_name='modelspec',
-            name='api_base_url',
-            field=models.CharField(blank=True, help_text="api: the server's base URL up to the version, e.g. http://127.0.0.1:8000/v1", max_length=500),
+            model_name="modelspec",
+            name="api_base_url",
+            field=models.CharField(
+                blank=True,
+                help_text="api: the server's base URL up to the version, e.g. http://127.0.0.1:8000/v1",
+                max_length=500,
+            ),
         ),
         migrations.AddField(
-            model_name='modelspec',
-            name='api_concurrency',
-            field=models.PositiveSmallIntegerField(default=4, help_text='api: requests in flight at once'),
+            model_name="modelspec",
+            name="api_concurrency",
+            field=models.PositiveSmallIntegerField(default=4, help_text="api: requests in flight at once"),
         ),
         migrations.AddField(
-            model_name='modelspec',
-            name='api_features',
-            field=models.JSONField(blank=True, default=list, help_text='api: what the server can do (prompt_logprobs, top_logprobs, completions, chat); empty: asked of the server when a run starts'),
+            model_name="modelspec",
+            name="api_features",
+            field=models.JSONField(
+                blank=True,
+                default=list,
+                help_text="api: what the server can do (prompt_logprobs, top_logprobs, completions, chat); empty: asked of the server when a run starts",
+            ),
         ),
         migrations.AddField(
-            model_name='modelspec',
-            name='api_key_env',
-            field=models.CharField(blank=True, help_text='api: the NAME of the environment variable that holds the key on the workers (the key itself is never stored); blank: no key', max_length=100),
+            model_name="modelspec",
+            name="api_key_env",
+            field=models.CharField(
+                blank=True,
+                help_text="api: the NAME of the environment variable that holds the key on the workers (the key itself is never stored); blank: no key",
+                max_length=100,
+            ),
         ),
         migrations.AddField(
-            model_name='modelspec',
-            name='api_top_k',
-            field=models.PositiveSmallIntegerField(default=20, help_text='api: next-token log-probs asked for in a readout'),
+            model_name="modelspec",
+            name="api_top_k",
+            field=models.PositiveSmallIntegerField(
+                default=20, help_text="api: next-token log-probs asked for in a readout"
+            ),
         ),
         migrations.AlterField(
-            model_name='modelspec',
-            name='kind',
-            field=models.CharField(choices=[('causal', 'Causal LM (decoder-only)'), ('seq2seq', 'Seq2seq LM (encoder-decoder)'), ('nli', 'NLI cross-encoder'), ('embedding', 'Sentence embedding'), ('api', 'Causal LM behind an OpenAI-compatible API')], default='causal', max_length=10),
+            model_name="modelspec",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("causal", "Causal LM (decoder-only)"),
+                    ("seq2seq", "Seq2seq LM (encoder-decoder)"),
+                    ("nli", "NLI cross-encoder"),
+                    ("embedding", "Sentence embedding"),
+                    ("api", "Causal LM behind an OpenAI-compatible API"),
+                ],
+                default="causal",
+                max_length=10,
+            ),
         ),
         migrations.AddConstraint(
-            model_name='modelspec',
-            constraint=models.UniqueConstraint(fields=('model', 'revision', 'dtype', 'device', 'kind', 'api_base_url'), name='modelspec_unique_load'),
+            model_name="modelspec",
+            constraint=models.UniqueConstraint(
+                fields=("model", "revision", "dtype", "device", "kind", "api_base_url"), name="modelspec_unique_load"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='modelspec',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('kind', 'api'), models.Q(('api_base_url', ''), _negated=True)), models.Q(models.Q(('kind', 'api'), _negated=True), ('api_base_url', '')), _connector='OR'), name='modelspec_api_has_url'),
+            model_name="modelspec",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("kind", "api"), models.Q(("api_base_url", ""), _negated=True)),
+                    models.Q(models.Q(("kind", "api"), _negated=True), ("api_base_url", "")),
+                    _connector="OR",
+                ),
+                name="modelspec_api_has_url",
+            ),
         ),
     ]

@@ -55,4 +55,15 @@ register(InstructionInduction())
 register(MiQARating())
 register(CustomItems())
 
-__all__ = ["Benchmark", "DatasetError", "ImportBundle", "ItemData", "Scored", "SourceFile", "REGISTRY", "register", "get", "choices"]
+__all__ = [
+    "Benchmark",
+    "DatasetError",
+    "ImportBundle",
+    "ItemData",
+    "Scored",
+    "SourceFile",
+    "REGISTRY",
+    "register",
+    "get",
+    "choices",
+]

@@ -282,7 +282,9 @@ class Benchmark:
     def load(self, source: Path, options: Mapping[str, Any] | None = None) -> ImportBundle:
         raise NotImplementedError
 
-    def load_records(self, records: Sequence[Mapping[str, Any]], options: Mapping[str, Any] | None = None) -> ImportBundle:
+    def load_records(
+        self, records: Sequence[Mapping[str, Any]], options: Mapping[str, Any] | None = None
+    ) -> ImportBundle:
         """Items from records handed over in memory (e.g. a model run's answers), like `load` from a file."""
         raise NotImplementedError(f"{self.name} cannot import records")
 
@@ -304,19 +306,24 @@ class Benchmark:
         """What of the earlier answers (dicts: prompt, gold, raw_answer, answer, correct) the page shows."""
         return []
 
-    def screen(self, item_key: str, item_prompt: Mapping[str, Any], design: Mapping[str, Any], *,
-               viewer: str) -> Screen:
+    def screen(
+        self, item_key: str, item_prompt: Mapping[str, Any], design: Mapping[str, Any], *, viewer: str
+    ) -> Screen:
         """The item as the participant `viewer` (a stable token) sees it. Subclasses that present
         per participant (e.g. a random option order) derive it from `viewer` and `item_key`, so the
         same screen comes back on every refresh and the answer can be stored with `record`."""
-        return Screen(template=self.item_template, shown=self.present(item_prompt, design),
-                      choices=self.choices(item_prompt, design))
+        return Screen(
+            template=self.item_template,
+            shown=self.present(item_prompt, design),
+            choices=self.choices(item_prompt, design),
+        )
 
     def parse_answer(self, raw: str) -> str | None:
         raise NotImplementedError
 
-    def score(self, raw: str, gold: str, design: Mapping[str, Any] | None = None, *,
-              item: ItemData | None = None) -> Scored:
+    def score(
+        self, raw: str, gold: str, design: Mapping[str, Any] | None = None, *, item: ItemData | None = None
+    ) -> Scored:
         """`raw` scored against `gold`. Callers pass the whole `item` too, for benchmarks whose
         items each say how they are scored (a researcher's own items: their kind, metric and
         accepted answers); a benchmark whose gold says it all ignores it."""
@@ -477,9 +484,16 @@ class Benchmark:
         """Item keys that must be scored together (one prompt reads them all); one item each by default."""
         return [[item.key] for item in items]
 
-    def model_requests(self, items: Sequence[ItemData], assets: Mapping[str, Any], setting: Mapping[str, Any], *,
-                       pool: Sequence[ItemData] = (), prior: Mapping[str, Any] | None = None,
-                       kind: str = "causal") -> list[Any]:
+    def model_requests(
+        self,
+        items: Sequence[ItemData],
+        assets: Mapping[str, Any],
+        setting: Mapping[str, Any],
+        *,
+        pool: Sequence[ItemData] = (),
+        prior: Mapping[str, Any] | None = None,
+        kind: str = "causal",
+    ) -> list[Any]:
         """What to ask the model for `items` under `setting` (engine request objects, unique keys).
 
         Called again with the results so far (`prior`, by request key) until it asks for nothing
@@ -490,9 +504,15 @@ class Benchmark:
             raise NotImplementedError(f"{self.name} has no model side")
         return self.model_module.requests(items, assets, setting, pool=pool, prior=prior or {}, kind=kind)
 
-    def model_answers(self, items: Sequence[ItemData], setting: Mapping[str, Any], results: Mapping[str, Any], *,
-                      assets: Mapping[str, Any] | None = None, kind: str = "causal"
-                      ) -> dict[str, ModelAnswer | list[ModelAnswer]]:
+    def model_answers(
+        self,
+        items: Sequence[ItemData],
+        setting: Mapping[str, Any],
+        results: Mapping[str, Any],
+        *,
+        assets: Mapping[str, Any] | None = None,
+        kind: str = "causal",
+    ) -> dict[str, ModelAnswer | list[ModelAnswer]]:
         """Each item's answer (by item key) from the results of its requests (by request key); an
         item presented several times (MiQA's two option orders) gets a list, one answer per
         distinct `variant`."""

@@ -64,7 +64,9 @@ def design_errors(options: Sequence[DesignOption], design: Mapping[str, Any]) ->
     errors = {key: message for key, message in errors.items() if message}
     checks, threshold = design.get("attention_checks", 0), design.get("exclude_at", 0)
     if "exclude_at" not in errors and isinstance(checks, int) and isinstance(threshold, int) and threshold > checks:
-        errors["exclude_at"] = (f"Exclusion at {threshold} failed checks can never happen with {checks} attention "
-                                f"check{'s' if checks != 1 else ''} per participant; choose at most {checks} "
-                                f"(0: never exclude).")
+        errors["exclude_at"] = (
+            f"Exclusion at {threshold} failed checks can never happen with {checks} attention "
+            f"check{'s' if checks != 1 else ''} per participant; choose at most {checks} "
+            f"(0: never exclude)."
+        )
     return errors

@@ -43,8 +43,9 @@ def read_text(path: Path, label: str | None = None, *, encoding: str = "utf-8-si
         raise DatasetError(label, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
 
 
-def read_csv_rows(path: Path, required: Sequence[str], *, name: str | None = None,
-                  every_column: bool = False) -> list[tuple[int, dict[str, str]]]:
+def read_csv_rows(
+    path: Path, required: Sequence[str], *, name: str | None = None, every_column: bool = False
+) -> list[tuple[int, dict[str, str]]]:
     """(row, values) pairs of a CSV read with a real parser, `row` counted as a spreadsheet does
     (the header is row 1; a quoted field may span lines). Refuses a missing file, missing columns,
     short (truncated) rows and malformed quoting; extra columns are ignored, or with `every_column`
@@ -78,8 +79,11 @@ def read_csv_rows(path: Path, required: Sequence[str], *, name: str | None = Non
             if not any(value.strip() for value in values):
                 continue
             if len(values) < needed:
-                raise DatasetError(label, f"expected at least {needed} fields, found {len(values)} "
-                                          f"(truncated?; text line {reader.line_num})", row=number)
+                raise DatasetError(
+                    label,
+                    f"expected at least {needed} fields, found {len(values)} (truncated?; text line {reader.line_num})",
+                    row=number,
+                )
             rows.append((number, {column: values[header.index(column)] for column in columns}))
     except csv.Error as exc:
         raise DatasetError(label, f"malformed CSV ({exc}; text line {reader.line_num})", row=number + 1) from exc
@@ -99,8 +103,9 @@ def read_jsonl_rows(path: Path, *, name: str | None = None) -> list[tuple[int, d
         except json.JSONDecodeError as exc:
             raise DatasetError(label, f"not valid JSON ({exc.msg} at column {exc.colno})", row=number) from None
         except (ValueError, RecursionError) as exc:  # a number of thousands of digits; nesting too deep
-            raise DatasetError(label, f"not readable JSON ({type(exc).__name__}: {str(exc)[:120]})",
-                               row=number) from None
+            raise DatasetError(
+                label, f"not readable JSON ({type(exc).__name__}: {str(exc)[:120]})", row=number
+            ) from None
         if not isinstance(record, dict):
             raise DatasetError(label, "expected a JSON object", row=number)
         rows.append((number, record))

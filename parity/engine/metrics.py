@@ -77,7 +77,7 @@ def normalize_instruction(generated: str) -> str:
     text = text.strip()
     for lead_in in LEAD_INS:
         if text.startswith(lead_in):
-            text = text[len(lead_in):].strip()
+            text = text[len(lead_in) :].strip()
     text = text.strip().split("\n")[0]
     quoted = re.findall(r"\"([a-zA-Z\.,'\\/]+ [a-zA-Z \.,'\\/]+)\"", text)
     if quoted and len(quoted[0].split()) > 3:
@@ -158,8 +158,10 @@ def execute_inputs(task: str, example: Mapping[str, Any]) -> list[tuple[str, lis
     """
     if task == "cause_and_effect":
         cause, effect = str(example["cause"]), str(example["effect"])
-        return [(f"Sentence 1: {cause} Sentence 2: {effect}", [cause]),
-                (f"Sentence 1: {effect} Sentence 2: {cause}", [cause])]
+        return [
+            (f"Sentence 1: {cause} Sentence 2: {effect}", [cause]),
+            (f"Sentence 1: {effect} Sentence 2: {cause}", [cause]),
+        ]
     if task == "common_concept":
         return [(", ".join(example["items"]), _unique(example["all_common_concepts"]))]
     output = str(example["output"])

@@ -57,8 +57,9 @@ class _Draft:
         return len(self.reads) - 1
 
     def read_span(self, span: Span) -> list[int]:
-        return [self.read(position, target) for position, target in
-                zip(range(span.start - 1, span.end - 1), span.tokens)]
+        return [
+            self.read(position, target) for position, target in zip(range(span.start - 1, span.end - 1), span.tokens)
+        ]
 
 
 class RowBook:
@@ -72,7 +73,7 @@ class RowBook:
     def commit(self, draft: _Draft, owner: str) -> tuple[int, int]:
         """Store a draft as a row (cut to the window); returns (row index, tokens cut)."""
         last = max(position for position, _ in draft.reads)
-        tokens = draft.tokens[:last + 1]
+        tokens = draft.tokens[: last + 1]
         cut = max(0, len(tokens) - self.max_length)
         positions = tuple(position - cut for position, _ in draft.reads)
         if min(positions) < 0:
@@ -95,11 +96,11 @@ def _plan_spans(book: RowBook, spans: Sequence[Span], owner: str) -> tuple[list[
     drafts: list[tuple[_Draft, list[tuple[int, list[int]]]]] = []
     for prefix, members in groups.items():
         multi = [i for i in members if len(spans[i].tokens) > 1]
-        host = _Draft(spans[multi[0]].encoded.ids[:spans[multi[0]].end - 1]) if multi else _Draft(prefix)
+        host = _Draft(spans[multi[0]].encoded.ids[: spans[multi[0]].end - 1]) if multi else _Draft(prefix)
         hosted: list[tuple[int, list[int]]] = []
         for i in members:
             if multi and i != multi[0] and len(spans[i].tokens) > 1:
-                own = _Draft(spans[i].encoded.ids[:spans[i].end - 1])
+                own = _Draft(spans[i].encoded.ids[: spans[i].end - 1])
                 drafts.append((own, [(i, own.read_span(spans[i]))]))
             else:
                 hosted.append((i, host.read_span(spans[i])))
@@ -129,8 +130,9 @@ def plan_reads(encoder: TextEncoder, book: RowBook, requests: Sequence[MultiRead
 
 def _plan_one_read_request(encoder: TextEncoder, book: RowBook, request: MultiReadRequest) -> PlannedReads:
     full = encoder.encode_many([request.text])[0]
-    per_read_spans = continuation_spans_many(encoder, [(request.text[:read.offset], read.candidates)
-                                                       for read in request.reads])
+    per_read_spans = continuation_spans_many(
+        encoder, [(request.text[: read.offset], read.candidates) for read in request.reads]
+    )
     if len(full.ids) - 1 > book.max_length:
         # the whole text does not fit: each read is scored on its own, left-truncated context
         results = [_plan_spans(book, spans, request.key) for spans in per_read_spans]
@@ -145,10 +147,10 @@ def _plan_one_read_request(encoder: TextEncoder, book: RowBook, request: MultiRe
         start = full.split_at(read.offset)
         for c, span in enumerate(spans):
             same_prefix = start >= 1 and span.start == start and span.prefix == full.ids[:start]
-            if same_prefix and (len(span.tokens) == 1 or span.tokens == full.ids[start:start + len(span.tokens)]):
+            if same_prefix and (len(span.tokens) == 1 or span.tokens == full.ids[start : start + len(span.tokens)]):
                 main_reads.append((r, c, main.read_span(span)))
             else:
-                own = _Draft(span.encoded.ids[:span.end - 1])
+                own = _Draft(span.encoded.ids[: span.end - 1])
                 indices = own.read_span(span)
                 row, _ = book.commit(own, request.key)
                 rows.add(row)

@@ -24,7 +24,7 @@ def prepare_pairs(loaded: LoadedModel, requests: Sequence[ChoiceRequest]) -> lis
     tokenizer = loaded.tokenizer
     contexts = [r.context.rstrip(" ") for r in requests]
     sources = tokenizer(contexts, add_special_tokens=True)["input_ids"]
-    texts = [r.context[len(context):] + c for r, context in zip(requests, contexts) for c in r.continuations]
+    texts = [r.context[len(context) :] + c for r, context in zip(requests, contexts) for c in r.continuations]
     labels = tokenizer(texts, add_special_tokens=False)["input_ids"] if texts else []
     prepared: list[list[Seq2SeqPair]] = []
     cursor = 0
@@ -51,12 +51,13 @@ def score_pairs(loaded: LoadedModel, pairs: Sequence[Seq2SeqPair]) -> list[list[
     attention = torch.zeros((len(pairs), width), dtype=torch.long)
     labels = torch.full((len(pairs), label_width), -100, dtype=torch.long)
     for row, pair in enumerate(pairs):
-        input_ids[row, :len(pair.source)] = torch.tensor(pair.source)
-        attention[row, :len(pair.source)] = 1
-        labels[row, :len(pair.labels)] = torch.tensor(pair.labels)
+        input_ids[row, : len(pair.source)] = torch.tensor(pair.source)
+        attention[row, : len(pair.source)] = 1
+        labels[row, : len(pair.labels)] = torch.tensor(pair.labels)
     device = loaded.device
     with torch.inference_mode():
-        logits = loaded.model(input_ids=input_ids.to(device), attention_mask=attention.to(device),
-                              labels=labels.to(device)).logits
+        logits = loaded.model(
+            input_ids=input_ids.to(device), attention_mask=attention.to(device), labels=labels.to(device)
+        ).logits
         mask = (labels != -100).to(logits.device)
         return read_scores(logits[mask], labels.to(logits.device)[mask], [len(pair.labels) for pair in pairs])

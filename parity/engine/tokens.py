@@ -54,8 +54,13 @@ class TextEncoder:
     def encode_many(self, texts: Sequence[str]) -> list[Encoded]:
         if not texts:
             return []
-        batch = self.tokenizer(list(texts), add_special_tokens=False, return_offsets_mapping=True,
-                               return_attention_mask=False, return_token_type_ids=False)
+        batch = self.tokenizer(
+            list(texts),
+            add_special_tokens=False,
+            return_offsets_mapping=True,
+            return_attention_mask=False,
+            return_token_type_ids=False,
+        )
         encoded = []
         for ids, offsets in zip(batch["input_ids"], batch["offset_mapping"]):
             starts = tuple(start for start, _ in offsets)
@@ -69,8 +74,9 @@ class TextEncoder:
     def with_prefix(self, encoded: Encoded) -> Encoded:
         """A text with no token in front of its first scored token gets BOS (else EOS) as
         conditioning, as lm-eval does for an empty context."""
-        return Encoded((self.prefix_token_id, *encoded.ids), (0, *encoded.starts), (0, *encoded.ends),
-                       encoded.n_special + 1)
+        return Encoded(
+            (self.prefix_token_id, *encoded.ids), (0, *encoded.starts), (0, *encoded.ends), encoded.n_special + 1
+        )
 
 
 @dataclass(frozen=True)
@@ -83,11 +89,11 @@ class Span:
 
     @property
     def prefix(self) -> tuple[int, ...]:
-        return self.encoded.ids[:self.start]
+        return self.encoded.ids[: self.start]
 
     @property
     def tokens(self) -> tuple[int, ...]:
-        return self.encoded.ids[self.start:self.end]
+        return self.encoded.ids[self.start : self.end]
 
 
 def continuation_spans(encoder: TextEncoder, context: str, continuations: Sequence[str]) -> list[Span]:
@@ -95,8 +101,7 @@ def continuation_spans(encoder: TextEncoder, context: str, continuations: Sequen
     return continuation_spans_many(encoder, [(context, continuations)])[0]
 
 
-def continuation_spans_many(encoder: TextEncoder,
-                            groups: Sequence[tuple[str, Sequence[str]]]) -> list[list[Span]]:
+def continuation_spans_many(encoder: TextEncoder, groups: Sequence[tuple[str, Sequence[str]]]) -> list[list[Span]]:
     """continuation_spans for many (context, continuations) at once: one batched tokenizer call."""
     texts = [context + continuation for context, continuations in groups for continuation in continuations]
     encodings = iter(encoder.encode_many(texts))

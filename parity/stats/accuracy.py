@@ -157,9 +157,7 @@ def accuracy_by_unit(
     ]
 
 
-def accuracy_across_units(
-    summaries: Sequence[AccuracySummary], *, ddof: int = 0
-) -> AccuracyAcrossUnits:
+def accuracy_across_units(summaries: Sequence[AccuracySummary], *, ddof: int = 0) -> AccuracyAcrossUnits:
     """Average the per-unit mean, best and worst over units (units without data are skipped).
 
     ``ddof`` applies to the spread across units; the within-unit stds keep the summaries' own.

@@ -33,6 +33,7 @@ from parity.stats.results import JsonResult, finite_or_none, mean_of_present, me
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
 
+
 @dataclass(frozen=True)
 class PairKappa(JsonResult):
     annotator_a: str
@@ -93,9 +94,7 @@ def pairwise_kappas(ratings: Iterable[RatingLike]) -> list[PairKappa]:
         shared = [item for item in table[first] if item in table[second]]
         if not shared:
             continue
-        kappa = cohen_kappa(
-            [table[first][item] for item in shared], [table[second][item] for item in shared]
-        )
+        kappa = cohen_kappa([table[first][item] for item in shared], [table[second][item] for item in shared])
         pairs.append(PairKappa(first, second, len(shared), kappa))
     return pairs
 
@@ -264,8 +263,13 @@ def icc2k_by_blocks(ratings: Iterable[RatingLike], *, scores: Mapping[str, float
         else:
             weighted += result.icc * len(items)
             weight += len(items)
-    return IccByBlocks(icc=finite_or_none(weighted / weight) if weight else None, n_items=len(raters_of),
-                       n_blocks=len(blocks), n_items_without_icc=without, blocks=blocks)
+    return IccByBlocks(
+        icc=finite_or_none(weighted / weight) if weight else None,
+        n_items=len(raters_of),
+        n_blocks=len(blocks),
+        n_items_without_icc=without,
+        blocks=blocks,
+    )
 
 
 def agreement_summary(

@@ -115,11 +115,7 @@ def model_vs_humans(
     for rating in human_rows:
         if rating.correct is not None:
             human_outcomes[rating.item].append(rating.correct)
-    scored = [
-        item
-        for item, rating in by_item.items()
-        if rating.correct is not None and human_outcomes.get(item)
-    ]
+    scored = [item for item, rating in by_item.items() if rating.correct is not None and human_outcomes.get(item)]
     model_scores = np.array([float(bool(by_item[i].correct)) for i in scored])
     human_scores = np.array([float(np.mean(human_outcomes[i])) for i in scored])
     differences = model_scores - human_scores
@@ -159,9 +155,7 @@ def model_vs_humans(
         confidence=confidence,
         n_items_majority=len(model_labels),
         kappa_vs_majority=cohen_kappa(model_labels, majority_labels),
-        agreement_with_majority=(
-            1.0 - len(disagreements) / len(model_labels) if model_labels else None
-        ),
+        agreement_with_majority=(1.0 - len(disagreements) / len(model_labels) if model_labels else None),
         tied_items=tied,
         disagreements=disagreements,
     )

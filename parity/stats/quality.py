@@ -54,8 +54,9 @@ def fast_completions(seconds: Mapping[K, float], *, sd_limit: float = FAST_SD) -
     return {key for key, value in seconds.items() if value < limit}
 
 
-def fast_items(durations_ms: Mapping[K, Sequence[int]], *, floor_ms: int = ITEM_TIME_FLOOR_MS,
-               min_answers: int = MIN_ITEM_ANSWERS) -> set[K]:
+def fast_items(
+    durations_ms: Mapping[K, Sequence[int]], *, floor_ms: int = ITEM_TIME_FLOOR_MS, min_answers: int = MIN_ITEM_ANSWERS
+) -> set[K]:
     """Who took under `floor_ms` per item at the median, over at least `min_answers` answers."""
     return {key for key, values in durations_ms.items() if len(values) >= min_answers and median(values) < floor_ms}
 
@@ -73,7 +74,7 @@ def hourly_pence(reward_pence: int, median_seconds: float | None) -> float | Non
 
 
 def pay_verdict(pence_per_hour: float | None) -> str:
-    """"below_minimum", "below_recommended", "ok", or "unknown" before any completion."""
+    """ "below_minimum", "below_recommended", "ok", or "unknown" before any completion."""
     if pence_per_hour is None:
         return "unknown"
     if pence_per_hour < MINIMUM_PENCE_PER_HOUR:
@@ -105,13 +106,19 @@ class UnitFill:
 
 
 def broken_items(items: Iterable[ItemAnswers]) -> list[ItemAnswers]:
-    return [item for item in items if item.answers >= BROKEN_ITEM_MIN_ANSWERS
-            and item.invalid / item.answers >= BROKEN_ITEM_INVALID_SHARE]
+    return [
+        item
+        for item in items
+        if item.answers >= BROKEN_ITEM_MIN_ANSWERS and item.invalid / item.answers >= BROKEN_ITEM_INVALID_SHARE
+    ]
 
 
 def drop_off_positions(positions: Iterable[PositionDropOff]) -> list[PositionDropOff]:
-    return [row for row in positions if row.left >= DROP_OFF_MIN_LEFT and row.reached
-            and row.left / row.reached >= DROP_OFF_SHARE]
+    return [
+        row
+        for row in positions
+        if row.left >= DROP_OFF_MIN_LEFT and row.reached and row.left / row.reached >= DROP_OFF_SHARE
+    ]
 
 
 def lagging_units(units: Sequence[UnitFill]) -> list[UnitFill]:
@@ -129,32 +136,55 @@ def _pounds(pence: float) -> str:
     return f"£{pence / 100:.2f}"
 
 
-def warnings(*, items: Sequence[ItemAnswers], positions: Sequence[PositionDropOff], units: Sequence[UnitFill],
-             pence_per_hour: float | None, median_minutes: float | None, fast: int, straight: int, pasted: int,
-             failing_attention: int, finished: int) -> list[str]:
+def warnings(
+    *,
+    items: Sequence[ItemAnswers],
+    positions: Sequence[PositionDropOff],
+    units: Sequence[UnitFill],
+    pence_per_hour: float | None,
+    median_minutes: float | None,
+    fast: int,
+    straight: int,
+    pasted: int,
+    failing_attention: int,
+    finished: int,
+) -> list[str]:
     """What a researcher should look at now, in words, the most urgent first."""
     said: list[str] = []
     if pence_per_hour is not None and median_minutes is not None:
         rate = f"{_pounds(pence_per_hour)}/h at the median completion time of {median_minutes:.1f} min"
         if pence_per_hour < MINIMUM_PENCE_PER_HOUR:
-            said.append(f"Pay is below Prolific's minimum: {rate} (minimum {_pounds(MINIMUM_PENCE_PER_HOUR)}/h). "
-                        "Raise the reward or shorten the study.")
+            said.append(
+                f"Pay is below Prolific's minimum: {rate} (minimum {_pounds(MINIMUM_PENCE_PER_HOUR)}/h). "
+                "Raise the reward or shorten the study."
+            )
         elif pence_per_hour < RECOMMENDED_PENCE_PER_HOUR:
-            said.append(f"Pay is below Prolific's recommended rate: {rate} "
-                        f"(recommended {_pounds(RECOMMENDED_PENCE_PER_HOUR)}/h).")
+            said.append(
+                f"Pay is below Prolific's recommended rate: {rate} "
+                f"(recommended {_pounds(RECOMMENDED_PENCE_PER_HOUR)}/h)."
+            )
     for item in broken_items(items):
         said.append(f"Item {item.key} may be broken: {item.invalid} of {item.answers} answers to it are invalid.")
     for row in drop_off_positions(positions):
-        said.append(f"Participants leave at item position {row.position}: {row.left} of the {row.reached} who "
-                    "reached it left there.")
+        said.append(
+            f"Participants leave at item position {row.position}: {row.left} of the {row.reached} who "
+            "reached it left there."
+        )
     for unit in lagging_units(units):
-        said.append(f"Unit {unit.label} is not filling: {unit.filled} of {unit.capacity} places taken while the "
-                    "other units fill.")
+        said.append(
+            f"Unit {unit.label} is not filling: {unit.filled} of {unit.capacity} places taken while the "
+            "other units fill."
+        )
     if finished and failing_attention / finished >= 0.2:
-        said.append(f"{failing_attention} of {finished} participants failed an attention check: check that the "
-                    "checks read clearly.")
-    flagged = [f"{count} {what}" for count, what in ((fast, "fast"), (straight, "straight-lining"), (pasted, "pasting"))
-               if count]
+        said.append(
+            f"{failing_attention} of {finished} participants failed an attention check: check that the "
+            "checks read clearly."
+        )
+    flagged = [
+        f"{count} {what}"
+        for count, what in ((fast, "fast"), (straight, "straight-lining"), (pasted, "pasting"))
+        if count
+    ]
     if flagged:
         said.append(f"Flagged for review: {', '.join(flagged)} (see the list below).")
     return said

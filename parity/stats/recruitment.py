@@ -86,8 +86,13 @@ def next_action(standing: Standing, target: Target) -> Decision:
         ceiling, limit = target.capacity, "units' capacity"
     if places >= ceiling:
         spent = places * target.reward_pence
-        return Decision(STOP, places, f"{limit} reached before the target ({describe(target)}): {places} places, "
-                        f"£{spent / 100:.2f} of £{target.max_spend_pence / 100:.2f}", budget_reached=True)
+        return Decision(
+            STOP,
+            places,
+            f"{limit} reached before the target ({describe(target)}): {places} places, "
+            f"£{spent / 100:.2f} of £{target.max_spend_pence / 100:.2f}",
+            budget_reached=True,
+        )
     raised = min(places + max(target.step, 1), ceiling)
     capped = f" (the {limit} allows no more)" if raised < places + target.step else ""
     return Decision(RAISE, raised, f"every place taken, target not met: raise to {raised}{capped}")

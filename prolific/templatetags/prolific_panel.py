@@ -15,6 +15,11 @@ register = template.Library()
 def prolific_panel(context: template.Context) -> dict[str, Any]:
     """The Prolific study of the page's `study`, and the moves `may_change` allows there."""
     found = prolific_study_of(context["study"])
-    return {"study": context["study"], "may_change": context.get("may_change", False),
-            "csrf_token": context.get("csrf_token"), "prolific_study": found,
-            "prolific_actions": prolific_actions(found), "prolific_ready": prolific_configured()}
+    return {
+        "study": context["study"],
+        "may_change": context.get("may_change", False),
+        "csrf_token": context.get("csrf_token"),
+        "prolific_study": found,
+        "prolific_actions": prolific_actions(found),
+        "prolific_ready": prolific_configured(),
+    }

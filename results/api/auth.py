@@ -26,8 +26,9 @@ class ApiTokenAuthentication(TokenAuthentication):
             return None
         if not AxesProxyHandler.is_allowed(request._request, TOKEN_CREDENTIALS):
             cool_off = get_cool_off(request._request)
-            raise exceptions.Throttled(wait=cool_off.total_seconds() if cool_off else None,
-                                       detail=str(get_lockout_message()))
+            raise exceptions.Throttled(
+                wait=cool_off.total_seconds() if cool_off else None, detail=str(get_lockout_message())
+            )
         try:
             return super().authenticate(request)
         except exceptions.AuthenticationFailed:

@@ -132,7 +132,9 @@ class StudyMonitorApi(ResearcherApi):
         rate = Rate()
         timeline = TimePoint(many=True)
         warnings = serializers.ListField(child=serializers.CharField(), help_text="what needs attention, in words")
-        recruitment = Recruitment(allow_null=True, help_text="recruiting until precise on Prolific; null without a target")
+        recruitment = Recruitment(
+            allow_null=True, help_text="recruiting until precise on Prolific; null without a target"
+        )
 
         class Meta:
             ref_name = "StudyMonitor"

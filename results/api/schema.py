@@ -13,8 +13,10 @@ from drf_spectacular.utils import OpenApiResponse
 #: DRF's shape for every error but a validation error
 DETAIL = {"type": "object", "properties": {"detail": {"type": "string"}}, "required": ["detail"]}
 #: a validation error: messages per field (or a single `detail` when the body cannot be parsed)
-INVALID = {"type": "object", "additionalProperties": {
-    "anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "string"}]}}
+INVALID = {
+    "type": "object",
+    "additionalProperties": {"anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "string"}]},
+}
 
 
 class ResearcherApiSchema(AutoSchema):
@@ -22,15 +24,21 @@ class ResearcherApiSchema(AutoSchema):
         responses = super()._get_response_bodies(direction)
         for code, shape, description in self._errors():
             if code not in responses:
-                responses[code] = self._get_response_for_code(OpenApiResponse(shape, description), code,
-                                                              direction=direction)
+                responses[code] = self._get_response_for_code(
+                    OpenApiResponse(shape, description), code, direction=direction
+                )
         return responses
 
     def _errors(self) -> list[tuple[str, dict[str, Any], str]]:
-        errors = [("401", DETAIL, "No credentials, or a wrong or expired token."),
-                  ("403", DETAIL, "The account is not a staff account."),
-                  ("429", DETAIL, "Too many requests, or too many failed logins from this address: "
-                                  "try again after Retry-After seconds.")]
+        errors = [
+            ("401", DETAIL, "No credentials, or a wrong or expired token."),
+            ("403", DETAIL, "The account is not a staff account."),
+            (
+                "429",
+                DETAIL,
+                "Too many requests, or too many failed logins from this address: try again after Retry-After seconds.",
+            ),
+        ]
         if "{" in self.path:
             errors.append(("404", DETAIL, "No study (or participant, or export format) has this id."))
         if self._reads_input():

@@ -27,11 +27,21 @@ def model_runs_of(study: Study) -> list[dict[str, Any]]:
     """The study's model runs with answer counts."""
     rows = []
     for run in runs_for_study(study):
-        rows.append({
-            "id": run.pk, "model": str(run.spec), "setting": run.setting, "setting_label": run.setting_label(),
-            "status": run.status, "n_answered": run.n_answered, "n_correct": run.n_correct,
-            "n_invalid": run.n_invalid, "accuracy": run.n_correct / run.n_scored if run.n_scored else None,
-            "created_at": run.created_at, "finished_at": run.finished_at,
-            "prompt_tokens": run.prompt_tokens, "completion_tokens": run.completion_tokens,
-        })
+        rows.append(
+            {
+                "id": run.pk,
+                "model": str(run.spec),
+                "setting": run.setting,
+                "setting_label": run.setting_label(),
+                "status": run.status,
+                "n_answered": run.n_answered,
+                "n_correct": run.n_correct,
+                "n_invalid": run.n_invalid,
+                "accuracy": run.n_correct / run.n_scored if run.n_scored else None,
+                "created_at": run.created_at,
+                "finished_at": run.finished_at,
+                "prompt_tokens": run.prompt_tokens,
+                "completion_tokens": run.completion_tokens,
+            }
+        )
     return rows

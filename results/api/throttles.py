@@ -41,7 +41,6 @@ class AnonymousRateThrottle(_RatesFromSettings, AnonRateThrottle):
 # whether it succeeded or not, and only once. (A comment, not a docstring: the schema would show
 # it as the description of every operation.)
 class ThrottledBeforeRefused:
-
     _throttles_checked = False
 
     def perform_authentication(self, request: Request) -> None:

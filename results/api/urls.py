@@ -11,8 +11,11 @@ urlpatterns = [
     path("studies/<int:study_id>/", views.StudyDetailApi.as_view(), name="study"),
     path("studies/<int:study_id>/items/", views.StudyItemListApi.as_view(), name="study_items"),
     path("studies/<int:study_id>/participants/", views.ParticipantListApi.as_view(), name="study_participants"),
-    path("studies/<int:study_id>/participants/<str:pseudonym>/exclusion/", views.ParticipantExclusionApi.as_view(),
-         name="participant_exclusion"),
+    path(
+        "studies/<int:study_id>/participants/<str:pseudonym>/exclusion/",
+        views.ParticipantExclusionApi.as_view(),
+        name="participant_exclusion",
+    ),
     path("studies/<int:study_id>/responses/", views.ResponseListApi.as_view(), name="study_responses"),
     path("studies/<int:study_id>/model-runs/", views.ModelRunListApi.as_view(), name="study_model_runs"),
     path("studies/<int:study_id>/results/", views.StudyResultsApi.as_view(), name="study_results"),

@@ -40,16 +40,24 @@ from studies.services import participants_exclude, participants_include
 
 def paginated(name: str, serializer: type[serializers.Serializer]) -> serializers.Serializer:
     """The schema of a LimitOffsetPagination page of `serializer` rows."""
-    return inline_serializer(name=f"Paginated{name}", fields={
-        "count": serializers.IntegerField(), "next": serializers.URLField(allow_null=True),
-        "previous": serializers.URLField(allow_null=True), "results": serializer(many=True),
-    })
+    return inline_serializer(
+        name=f"Paginated{name}",
+        fields={
+            "count": serializers.IntegerField(),
+            "next": serializers.URLField(allow_null=True),
+            "previous": serializers.URLField(allow_null=True),
+            "results": serializer(many=True),
+        },
+    )
 
 
 #: LimitOffsetPagination's query parameters, for the schema of the list endpoints
-PAGE = [OpenApiParameter("limit", int, description="rows per page (default 100; more than API_MAX_PAGE_SIZE, "
-                                                    "default 1000, is cut to it)"),
-        OpenApiParameter("offset", int, description="rows to skip")]
+PAGE = [
+    OpenApiParameter(
+        "limit", int, description="rows per page (default 100; more than API_MAX_PAGE_SIZE, default 1000, is cut to it)"
+    ),
+    OpenApiParameter("offset", int, description="rows to skip"),
+]
 
 
 def page_of(request: Request, view: APIView, rows: Any, serializer: type[serializers.Serializer]) -> Response:
@@ -64,12 +72,19 @@ class ResearcherApi(ThrottledBeforeRefused, APIView):
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         super().initial(request, *args, **kwargs)
-        refused = [name for name in request.query_params
-                   if parameter_touches_identity(name, request.query_params.getlist(name))]
+        refused = [
+            name
+            for name in request.query_params
+            if parameter_touches_identity(name, request.query_params.getlist(name))
+        ]
         if refused:
-            raise serializers.ValidationError({name: "The API is pseudonymous: Prolific participant, study and "
-                                                     "session ids cannot be filtered, searched or ordered on."
-                                               for name in refused})
+            raise serializers.ValidationError(
+                {
+                    name: "The API is pseudonymous: Prolific participant, study and "
+                    "session ids cannot be filtered, searched or ordered on."
+                    for name in refused
+                }
+            )
 
     #: the permission this operation needs, besides the study being the caller's
     permission = VIEW_STUDY
@@ -91,8 +106,17 @@ class StudyOutput(serializers.ModelSerializer):
     class Meta:
         model = Study
         ref_name = "Study"
-        fields = ["id", "name", "benchmark", "status", "is_imported", "group", "attention_checks", "exclude_at",
-                  "created_at"]
+        fields = [
+            "id",
+            "name",
+            "benchmark",
+            "status",
+            "is_imported",
+            "group",
+            "attention_checks",
+            "exclude_at",
+            "created_at",
+        ]
 
 
 class StudyListApi(ResearcherApi):
@@ -146,8 +170,9 @@ class StudyItemListApi(ResearcherApi):
         class Meta:
             ref_name = "StudyItem"
 
-    @extend_schema(operation_id="studies_items_list", parameters=PAGE,
-                   responses=paginated("StudyItemList", OutputSerializer))
+    @extend_schema(
+        operation_id="studies_items_list", parameters=PAGE, responses=paginated("StudyItemList", OutputSerializer)
+    )
     def get(self, request: Request, study_id: int) -> Response:
         return page_of(request, self, study_items_of(self.study(request, study_id)), self.OutputSerializer)
 
@@ -163,15 +188,30 @@ class ParticipantOutput(serializers.ModelSerializer):
     class Meta:
         model = Participant
         ref_name = "Participant"
-        fields = ["pseudonym", "unit", "status", "step", "answered", "total", "attention_failures", "excluded",
-                  "exclusion_reason", "is_imported", "started_at", "completed_at"]
+        fields = [
+            "pseudonym",
+            "unit",
+            "status",
+            "step",
+            "answered",
+            "total",
+            "attention_failures",
+            "excluded",
+            "exclusion_reason",
+            "is_imported",
+            "started_at",
+            "completed_at",
+        ]
 
 
 class ParticipantListApi(ResearcherApi):
     permission = VIEW_PARTICIPANT
 
-    @extend_schema(operation_id="studies_participants_list", parameters=PAGE,
-                   responses=paginated("ParticipantList", ParticipantOutput))
+    @extend_schema(
+        operation_id="studies_participants_list",
+        parameters=PAGE,
+        responses=paginated("ParticipantList", ParticipantOutput),
+    )
     def get(self, request: Request, study_id: int) -> Response:
         return page_of(request, self, participants_of(self.study(request, study_id)), ParticipantOutput)
 
@@ -243,15 +283,21 @@ class ResponseListApi(ResearcherApi):
         class Meta:
             ref_name = "ResponseRow"
 
-    @extend_schema(operation_id="studies_responses_list", parameters=[InputSerializer, *PAGE],
-                   responses=paginated("ResponseList", OutputSerializer))
+    @extend_schema(
+        operation_id="studies_responses_list",
+        parameters=[InputSerializer, *PAGE],
+        responses=paginated("ResponseList", OutputSerializer),
+    )
     def get(self, request: Request, study_id: int) -> Response:
         study = self.study(request, study_id)
         options = self.given(request.query_params)
-        rows = [row for row in long_rows(load_study_data(study), include_free_text=options["include_free_text"])
-                if (not options.get("unit") or row["unit"] == options["unit"])
-                and (options["include_excluded"] or not row["excluded"])
-                and (options["include_attention_checks"] or not row["is_attention_check"])]
+        rows = [
+            row
+            for row in long_rows(load_study_data(study), include_free_text=options["include_free_text"])
+            if (not options.get("unit") or row["unit"] == options["unit"])
+            and (options["include_excluded"] or not row["excluded"])
+            and (options["include_attention_checks"] or not row["is_attention_check"])
+        ]
         return page_of(request, self, rows, self.OutputSerializer)
 
 
@@ -276,8 +322,9 @@ class ModelRunListApi(ResearcherApi):
         class Meta:
             ref_name = "ModelRunRow"
 
-    @extend_schema(operation_id="studies_model_runs_list", parameters=PAGE,
-                   responses=paginated("ModelRunList", OutputSerializer))
+    @extend_schema(
+        operation_id="studies_model_runs_list", parameters=PAGE, responses=paginated("ModelRunList", OutputSerializer)
+    )
     def get(self, request: Request, study_id: int) -> Response:
         return page_of(request, self, model_runs_of(self.study(request, study_id)), self.OutputSerializer)
 
@@ -302,8 +349,9 @@ class StudyResultsApi(ResearcherApi):
         units = serializers.ListField(child=serializers.JSONField())
         models = serializers.ListField(child=serializers.JSONField())
         breakdowns = serializers.JSONField()
-        oracle_by_position = serializers.ListField(child=serializers.JSONField(), required=False,
-                                                   help_text="AmbiBench only")
+        oracle_by_position = serializers.ListField(
+            child=serializers.JSONField(), required=False, help_text="AmbiBench only"
+        )
 
         class Meta:
             ref_name = "StudyResults"
@@ -331,11 +379,14 @@ class StudyExportApi(ResearcherApi):
         class Meta:
             ref_name = "StudyExportInput"
 
-    @extend_schema(operation_id="studies_export_retrieve",
-                   parameters=[InputSerializer,
-                               OpenApiParameter("fmt", str, OpenApiParameter.PATH, enum=list(FORMATS))],
-                   responses={(200, media): OpenApiResponse(OpenApiTypes.BINARY, description=", ".join(FORMATS))
-                              for media in EXPORT_MEDIA_TYPES})
+    @extend_schema(
+        operation_id="studies_export_retrieve",
+        parameters=[InputSerializer, OpenApiParameter("fmt", str, OpenApiParameter.PATH, enum=list(FORMATS))],
+        responses={
+            (200, media): OpenApiResponse(OpenApiTypes.BINARY, description=", ".join(FORMATS))
+            for media in EXPORT_MEDIA_TYPES
+        },
+    )
     def get(self, request: Request, study_id: int, fmt: str) -> HttpResponse:
         study = self.study(request, study_id)
         if fmt not in FORMATS:

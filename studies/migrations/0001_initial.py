@@ -8,113 +8,216 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('annotation', '0001_initial'),
+        ("annotation", "0001_initial"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Study',
+            name="Study",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200, unique=True)),
-                ('benchmark', models.CharField(choices=parity.benchmarks.choices, max_length=40)),
-                ('status', models.CharField(choices=[('draft', 'Draft'), ('live', 'Live'), ('closed', 'Closed')], default='draft', max_length=10)),
-                ('link', models.SlugField(default=studies.models._new_link, help_text="the study's URL token", max_length=40, unique=True)),
-                ('group', models.CharField(blank=True, help_text='studies sharing a group refuse a participant who already took one of them', max_length=100)),
-                ('design', models.JSONField(blank=True, default=dict, help_text="the benchmark's design settings")),
-                ('consent_text', models.TextField()),
-                ('instructions_text', models.TextField()),
-                ('attention_checks', models.PositiveIntegerField(default=3, help_text='attention checks per participant')),
-                ('exclude_at', models.PositiveIntegerField(default=2, help_text='excluded at this many failures (0: never)')),
-                ('completion_code', models.CharField(default=studies.models._new_code, max_length=40)),
-                ('failed_attention_code', models.CharField(blank=True, help_text='given instead of the completion code to excluded participants, if set', max_length=40)),
-                ('no_consent_code', models.CharField(blank=True, help_text='given to those who decline consent, if set', max_length=40)),
-                ('estimated_minutes', models.PositiveIntegerField(default=30)),
-                ('reward_pence', models.PositiveIntegerField(default=450, help_text='reward in pence (GBP)')),
-                ('reservation_timeout_minutes', models.PositiveIntegerField(default=60)),
-                ('is_imported', models.BooleanField(default=False, help_text='answers imported from a published human study')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=200, unique=True)),
+                ("benchmark", models.CharField(choices=parity.benchmarks.choices, max_length=40)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("draft", "Draft"), ("live", "Live"), ("closed", "Closed")],
+                        default="draft",
+                        max_length=10,
+                    ),
+                ),
+                (
+                    "link",
+                    models.SlugField(
+                        default=studies.models._new_link, help_text="the study's URL token", max_length=40, unique=True
+                    ),
+                ),
+                (
+                    "group",
+                    models.CharField(
+                        blank=True,
+                        help_text="studies sharing a group refuse a participant who already took one of them",
+                        max_length=100,
+                    ),
+                ),
+                ("design", models.JSONField(blank=True, default=dict, help_text="the benchmark's design settings")),
+                ("consent_text", models.TextField()),
+                ("instructions_text", models.TextField()),
+                (
+                    "attention_checks",
+                    models.PositiveIntegerField(default=3, help_text="attention checks per participant"),
+                ),
+                (
+                    "exclude_at",
+                    models.PositiveIntegerField(default=2, help_text="excluded at this many failures (0: never)"),
+                ),
+                ("completion_code", models.CharField(default=studies.models._new_code, max_length=40)),
+                (
+                    "failed_attention_code",
+                    models.CharField(
+                        blank=True,
+                        help_text="given instead of the completion code to excluded participants, if set",
+                        max_length=40,
+                    ),
+                ),
+                (
+                    "no_consent_code",
+                    models.CharField(blank=True, help_text="given to those who decline consent, if set", max_length=40),
+                ),
+                ("estimated_minutes", models.PositiveIntegerField(default=30)),
+                ("reward_pence", models.PositiveIntegerField(default=450, help_text="reward in pence (GBP)")),
+                ("reservation_timeout_minutes", models.PositiveIntegerField(default=60)),
+                (
+                    "is_imported",
+                    models.BooleanField(default=False, help_text="answers imported from a published human study"),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'verbose_name_plural': 'studies',
-                'ordering': ['-created_at'],
+                "verbose_name_plural": "studies",
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='Unit',
+            name="Unit",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('label', models.CharField(max_length=60)),
-                ('position', models.PositiveIntegerField()),
-                ('capacity', models.PositiveIntegerField()),
-                ('category', models.CharField(blank=True, help_text='balancing category (e.g. salient feature)', max_length=60)),
-                ('study', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='units', to='studies.study')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("label", models.CharField(max_length=60)),
+                ("position", models.PositiveIntegerField()),
+                ("capacity", models.PositiveIntegerField()),
+                (
+                    "category",
+                    models.CharField(blank=True, help_text="balancing category (e.g. salient feature)", max_length=60),
+                ),
+                (
+                    "study",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="units", to="studies.study"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['study_id', 'position'],
+                "ordering": ["study_id", "position"],
             },
         ),
         migrations.CreateModel(
-            name='UnitItem',
+            name="UnitItem",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('order', models.PositiveIntegerField()),
-                ('item', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, to='annotation.item')),
-                ('unit', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='unit_items', to='studies.unit')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("order", models.PositiveIntegerField()),
+                ("item", models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, to="annotation.item")),
+                (
+                    "unit",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="unit_items", to="studies.unit"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['unit_id', 'order'],
+                "ordering": ["unit_id", "order"],
             },
         ),
         migrations.AddField(
-            model_name='unit',
-            name='items',
-            field=models.ManyToManyField(related_name='units', through='studies.UnitItem', to='annotation.item'),
+            model_name="unit",
+            name="items",
+            field=models.ManyToManyField(related_name="units", through="studies.UnitItem", to="annotation.item"),
         ),
         migrations.CreateModel(
-            name='Participant',
+            name="Participant",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('prolific_pid', models.CharField(max_length=64)),
-                ('prolific_study_id', models.CharField(blank=True, max_length=64)),
-                ('prolific_session_id', models.CharField(blank=True, max_length=64)),
-                ('pseudonym', models.CharField(max_length=12)),
-                ('status', models.CharField(choices=[('active', 'Active (slot reserved)'), ('completed', 'Completed'), ('timed_out', 'Timed out'), ('returned', 'Returned'), ('declined', 'Declined consent')], default='active', max_length=12)),
-                ('step', models.CharField(choices=[('consent', 'Consent'), ('instructions', 'Instructions'), ('items', 'Items'), ('done', 'Done'), ('declined', 'Declined'), ('released', 'Slot released')], default='consent', max_length=14)),
-                ('sequence', models.JSONField(default=list, help_text='item ids in the order shown, attention checks included')),
-                ('answered', models.PositiveIntegerField(default=0, help_text='answers stored so far')),
-                ('current_shown_at', models.DateTimeField(blank=True, help_text='when the current item was first shown', null=True)),
-                ('attention_failures', models.PositiveIntegerField(default=0)),
-                ('excluded', models.BooleanField(default=False)),
-                ('exclusion_reason', models.CharField(blank=True, max_length=200)),
-                ('is_imported', models.BooleanField(default=False)),
-                ('started_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('last_seen_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('completed_at', models.DateTimeField(blank=True, null=True)),
-                ('study', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='participants', to='studies.study')),
-                ('unit', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='participants', to='studies.unit')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("prolific_pid", models.CharField(max_length=64)),
+                ("prolific_study_id", models.CharField(blank=True, max_length=64)),
+                ("prolific_session_id", models.CharField(blank=True, max_length=64)),
+                ("pseudonym", models.CharField(max_length=12)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("active", "Active (slot reserved)"),
+                            ("completed", "Completed"),
+                            ("timed_out", "Timed out"),
+                            ("returned", "Returned"),
+                            ("declined", "Declined consent"),
+                        ],
+                        default="active",
+                        max_length=12,
+                    ),
+                ),
+                (
+                    "step",
+                    models.CharField(
+                        choices=[
+                            ("consent", "Consent"),
+                            ("instructions", "Instructions"),
+                            ("items", "Items"),
+                            ("done", "Done"),
+                            ("declined", "Declined"),
+                            ("released", "Slot released"),
+                        ],
+                        default="consent",
+                        max_length=14,
+                    ),
+                ),
+                (
+                    "sequence",
+                    models.JSONField(default=list, help_text="item ids in the order shown, attention checks included"),
+                ),
+                ("answered", models.PositiveIntegerField(default=0, help_text="answers stored so far")),
+                (
+                    "current_shown_at",
+                    models.DateTimeField(blank=True, help_text="when the current item was first shown", null=True),
+                ),
+                ("attention_failures", models.PositiveIntegerField(default=0)),
+                ("excluded", models.BooleanField(default=False)),
+                ("exclusion_reason", models.CharField(blank=True, max_length=200)),
+                ("is_imported", models.BooleanField(default=False)),
+                ("started_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("last_seen_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("completed_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "study",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="participants", to="studies.study"
+                    ),
+                ),
+                (
+                    "unit",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="participants",
+                        to="studies.unit",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['study_id', 'id'],
-                'permissions': [('view_identity', 'Can see Prolific IDs (payment disputes)')],
-                'indexes': [models.Index(fields=['study', 'status', 'last_seen_at'], name='participant_slot_lookup'), models.Index(fields=['prolific_pid'], name='participant_pid')],
-                'constraints': [models.UniqueConstraint(fields=('study', 'prolific_pid'), name='participant_once_per_study'), models.UniqueConstraint(fields=('study', 'pseudonym'), name='participant_unique_pseudonym')],
+                "ordering": ["study_id", "id"],
+                "permissions": [("view_identity", "Can see Prolific IDs (payment disputes)")],
+                "indexes": [
+                    models.Index(fields=["study", "status", "last_seen_at"], name="participant_slot_lookup"),
+                    models.Index(fields=["prolific_pid"], name="participant_pid"),
+                ],
+                "constraints": [
+                    models.UniqueConstraint(fields=("study", "prolific_pid"), name="participant_once_per_study"),
+                    models.UniqueConstraint(fields=("study", "pseudonym"), name="participant_unique_pseudonym"),
+                ],
             },
         ),
         migrations.AddConstraint(
-            model_name='unititem',
-            constraint=models.UniqueConstraint(fields=('unit', 'item'), name='unititem_unique_item'),
+            model_name="unititem",
+            constraint=models.UniqueConstraint(fields=("unit", "item"), name="unititem_unique_item"),
         ),
         migrations.AddConstraint(
-            model_name='unititem',
-            constraint=models.UniqueConstraint(fields=('unit', 'order'), name='unititem_unique_order'),
+            model_name="unititem",
+            constraint=models.UniqueConstraint(fields=("unit", "order"), name="unititem_unique_order"),
         ),
         migrations.AddConstraint(
-            model_name='unit',
-            constraint=models.UniqueConstraint(fields=('study', 'position'), name='unit_unique_position'),
+            model_name="unit",
+            constraint=models.UniqueConstraint(fields=("study", "position"), name="unit_unique_position"),
         ),
     ]

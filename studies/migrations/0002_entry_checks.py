@@ -4,20 +4,31 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('studies', '0001_initial'),
+        ("studies", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='participant',
-            name='session_changes',
-            field=models.JSONField(blank=True, default=list, help_text='each entry with a SESSION_ID other than the one stored: when, from, to, and whether it was let in'),
+            model_name="participant",
+            name="session_changes",
+            field=models.JSONField(
+                blank=True,
+                default=list,
+                help_text="each entry with a SESSION_ID other than the one stored: when, from, to, and whether it was let in",
+            ),
         ),
         migrations.AddField(
-            model_name='study',
-            name='pid_format',
-            field=models.CharField(choices=[('prolific', 'Prolific ID: 24 hexadecimal characters'), ('token', "Any ID of 1–64 letters, digits, '-' or '_' (other recruiters, pilots)")], default='prolific', help_text='what a PROLIFIC_PID in the study link must look like; anything else is refused', max_length=10),
+            model_name="study",
+            name="pid_format",
+            field=models.CharField(
+                choices=[
+                    ("prolific", "Prolific ID: 24 hexadecimal characters"),
+                    ("token", "Any ID of 1–64 letters, digits, '-' or '_' (other recruiters, pilots)"),
+                ],
+                default="prolific",
+                help_text="what a PROLIFIC_PID in the study link must look like; anything else is refused",
+                max_length=10,
+            ),
         ),
     ]

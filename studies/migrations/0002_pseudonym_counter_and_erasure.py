@@ -17,25 +17,34 @@ def start_counters_past_existing_pseudonyms(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('studies', '0001_initial'),
+        ("studies", "0001_initial"),
     ]
 
     operations = [
         migrations.AlterModelOptions(
-            name='participant',
-            options={'ordering': ['study_id', 'id'], 'permissions': [('view_identity', 'Can see Prolific IDs (payment disputes)'), ('erase_identity', "Can erase a participant's Prolific identity (data-erasure requests)")]},
+            name="participant",
+            options={
+                "ordering": ["study_id", "id"],
+                "permissions": [
+                    ("view_identity", "Can see Prolific IDs (payment disputes)"),
+                    ("erase_identity", "Can erase a participant's Prolific identity (data-erasure requests)"),
+                ],
+            },
         ),
         migrations.AddField(
-            model_name='participant',
-            name='erased_at',
-            field=models.DateTimeField(blank=True, help_text='when the Prolific identity was erased on request', null=True),
+            model_name="participant",
+            name="erased_at",
+            field=models.DateTimeField(
+                blank=True, help_text="when the Prolific identity was erased on request", null=True
+            ),
         ),
         migrations.AddField(
-            model_name='study',
-            name='pseudonyms_issued',
-            field=models.PositiveIntegerField(default=0, help_text='pseudonyms handed out so far; the next participant is A<n+1>, whoever was deleted'),
+            model_name="study",
+            name="pseudonyms_issued",
+            field=models.PositiveIntegerField(
+                default=0, help_text="pseudonyms handed out so far; the next participant is A<n+1>, whoever was deleted"
+            ),
         ),
         migrations.RunPython(start_counters_past_existing_pseudonyms, migrations.RunPython.noop),
     ]

@@ -6,29 +6,50 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('studies', '0001_initial'),
+        ("studies", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AlterModelOptions(
-            name='participant',
-            options={'ordering': ['study_id', 'id'], 'permissions': [('view_identity', 'Can see Prolific IDs (payment disputes)'), ('exclude_participant', 'Can exclude participants, include them again and mark them returned')]},
+            name="participant",
+            options={
+                "ordering": ["study_id", "id"],
+                "permissions": [
+                    ("view_identity", "Can see Prolific IDs (payment disputes)"),
+                    ("exclude_participant", "Can exclude participants, include them again and mark them returned"),
+                ],
+            },
         ),
         migrations.AlterModelOptions(
-            name='study',
-            options={'ordering': ['-created_at'], 'permissions': [('export_study', "Can export a study's answers and tables")], 'verbose_name_plural': 'studies'},
+            name="study",
+            options={
+                "ordering": ["-created_at"],
+                "permissions": [("export_study", "Can export a study's answers and tables")],
+                "verbose_name_plural": "studies",
+            },
         ),
         migrations.AddField(
-            model_name='study',
-            name='collaborators',
-            field=models.ManyToManyField(blank=True, help_text='other researchers who work on the study', related_name='shared_studies', to=settings.AUTH_USER_MODEL),
+            model_name="study",
+            name="collaborators",
+            field=models.ManyToManyField(
+                blank=True,
+                help_text="other researchers who work on the study",
+                related_name="shared_studies",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
-            model_name='study',
-            name='owner',
-            field=models.ForeignKey(blank=True, help_text='the researcher the study belongs to', null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='owned_studies', to=settings.AUTH_USER_MODEL),
+            model_name="study",
+            name="owner",
+            field=models.ForeignKey(
+                blank=True,
+                help_text="the researcher the study belongs to",
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="owned_studies",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
     ]

@@ -4,11 +4,9 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('studies', '0002_pseudonym_counter_and_erasure'),
-        ('studies', '0002_study_owner_collaborators_permissions'),
+        ("studies", "0002_pseudonym_counter_and_erasure"),
+        ("studies", "0002_study_owner_collaborators_permissions"),
     ]
 
-    operations = [
-    ]
+    operations = []

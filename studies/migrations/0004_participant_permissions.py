@@ -4,14 +4,20 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('studies', '0003_merge_pseudonyms_and_owners'),
+        ("studies", "0003_merge_pseudonyms_and_owners"),
     ]
 
     operations = [
         migrations.AlterModelOptions(
-            name='participant',
-            options={'ordering': ['study_id', 'id'], 'permissions': [('view_identity', 'Can see Prolific IDs (payment disputes)'), ('erase_identity', "Can erase a participant's Prolific identity (data-erasure requests)"), ('exclude_participant', 'Can exclude participants, include them again and mark them returned')]},
+            name="participant",
+            options={
+                "ordering": ["study_id", "id"],
+                "permissions": [
+                    ("view_identity", "Can see Prolific IDs (payment disputes)"),
+                    ("erase_identity", "Can erase a participant's Prolific identity (data-erasure requests)"),
+                    ("exclude_participant", "Can exclude participants, include them again and mark them returned"),
+                ],
+            },
         ),
     ]

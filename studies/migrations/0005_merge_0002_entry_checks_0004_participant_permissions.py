@@ -4,11 +4,9 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('studies', '0002_entry_checks'),
-        ('studies', '0004_participant_permissions'),
+        ("studies", "0002_entry_checks"),
+        ("studies", "0004_participant_permissions"),
     ]
 
-    operations = [
-    ]
+    operations = []

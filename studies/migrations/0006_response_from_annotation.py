@@ -29,7 +29,6 @@ def to_annotation(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
         ("annotation", "0004_item_content_keys"),
         ("contenttypes", "0002_remove_content_type_name"),
@@ -44,22 +43,66 @@ class Migration(migrations.Migration):
                 migrations.CreateModel(
                     name="Response",
                     fields=[
-                        ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
-                        ("position", models.PositiveIntegerField(help_text="1-based position in the participant's sequence")),
+                        (
+                            "id",
+                            models.BigAutoField(
+                                auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                            ),
+                        ),
+                        (
+                            "position",
+                            models.PositiveIntegerField(help_text="1-based position in the participant's sequence"),
+                        ),
                         ("raw_answer", models.TextField(help_text="exactly what the participant gave")),
-                        ("answer", models.CharField(blank=True, help_text="normalised; empty when invalid", max_length=200)),
+                        (
+                            "answer",
+                            models.CharField(blank=True, help_text="normalised; empty when invalid", max_length=200),
+                        ),
                         ("valid", models.BooleanField()),
                         ("correct", models.BooleanField()),
                         ("is_attention_check", models.BooleanField(default=False)),
                         ("shown_at", models.DateTimeField()),
                         ("answered_at", models.DateTimeField()),
                         ("duration_ms", models.PositiveIntegerField()),
-                        ("extra", models.JSONField(blank=True, default=dict, help_text="e.g. option order shown, paste events")),
-                        ("verified_correct", models.BooleanField(blank=True, help_text="researcher's mark; empty until verified", null=True)),
+                        (
+                            "extra",
+                            models.JSONField(
+                                blank=True, default=dict, help_text="e.g. option order shown, paste events"
+                            ),
+                        ),
+                        (
+                            "verified_correct",
+                            models.BooleanField(
+                                blank=True, help_text="researcher's mark; empty until verified", null=True
+                            ),
+                        ),
                         ("verified_at", models.DateTimeField(blank=True, null=True)),
-                        ("item", models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name="responses", to="annotation.item")),
-                        ("participant", models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name="responses", to="studies.participant")),
-                        ("verified_by", models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name="+", to=settings.AUTH_USER_MODEL)),
+                        (
+                            "item",
+                            models.ForeignKey(
+                                on_delete=django.db.models.deletion.PROTECT,
+                                related_name="responses",
+                                to="annotation.item",
+                            ),
+                        ),
+                        (
+                            "participant",
+                            models.ForeignKey(
+                                on_delete=django.db.models.deletion.CASCADE,
+                                related_name="responses",
+                                to="studies.participant",
+                            ),
+                        ),
+                        (
+                            "verified_by",
+                            models.ForeignKey(
+                                blank=True,
+                                null=True,
+                                on_delete=django.db.models.deletion.SET_NULL,
+                                related_name="+",
+                                to=settings.AUTH_USER_MODEL,
+                            ),
+                        ),
                     ],
                     options={
                         "db_table": "annotation_response",
@@ -67,7 +110,9 @@ class Migration(migrations.Migration):
                         "permissions": [("verify_response", "Can mark written answers correct or incorrect")],
                         "constraints": [
                             models.UniqueConstraint(fields=("participant", "item"), name="response_once_per_item"),
-                            models.UniqueConstraint(fields=("participant", "position"), name="response_once_per_position"),
+                            models.UniqueConstraint(
+                                fields=("participant", "position"), name="response_once_per_position"
+                            ),
                         ],
                     },
                 ),

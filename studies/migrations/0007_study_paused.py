@@ -4,15 +4,18 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('studies', '0006_response_from_annotation'),
+        ("studies", "0006_response_from_annotation"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='study',
-            name='status',
-            field=models.CharField(choices=[('draft', 'Draft'), ('live', 'Live'), ('paused', 'Paused'), ('closed', 'Closed')], default='draft', max_length=10),
+            model_name="study",
+            name="status",
+            field=models.CharField(
+                choices=[("draft", "Draft"), ("live", "Live"), ("paused", "Paused"), ("closed", "Closed")],
+                default="draft",
+                max_length=10,
+            ),
         ),
     ]

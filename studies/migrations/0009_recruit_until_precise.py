@@ -5,52 +5,83 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('studies', '0008_prolific'),
+        ("studies", "0008_prolific"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='prolificstudy',
-            name='max_spend_pence',
-            field=models.PositiveIntegerField(blank=True, help_text="most spent on rewards (reward × places), in pence; Prolific's fee is on top", null=True),
+            model_name="prolificstudy",
+            name="max_spend_pence",
+            field=models.PositiveIntegerField(
+                blank=True,
+                help_text="most spent on rewards (reward × places), in pence; Prolific's fee is on top",
+                null=True,
+            ),
         ),
         migrations.AddField(
-            model_name='prolificstudy',
-            name='target_kind',
-            field=models.CharField(blank=True, choices=[('ci_width', '95% CI of human accuracy at most this wide (points)'), ('per_unit', 'completions in every unit')], help_text='recruit until this target is met, then stop the study', max_length=10),
+            model_name="prolificstudy",
+            name="target_kind",
+            field=models.CharField(
+                blank=True,
+                choices=[
+                    ("ci_width", "95% CI of human accuracy at most this wide (points)"),
+                    ("per_unit", "completions in every unit"),
+                ],
+                help_text="recruit until this target is met, then stop the study",
+                max_length=10,
+            ),
         ),
         migrations.AddField(
-            model_name='prolificstudy',
-            name='target_step',
-            field=models.PositiveIntegerField(default=10, help_text='places added per raise'),
+            model_name="prolificstudy",
+            name="target_step",
+            field=models.PositiveIntegerField(default=10, help_text="places added per raise"),
         ),
         migrations.AddField(
-            model_name='prolificstudy',
-            name='target_value',
-            field=models.FloatField(blank=True, help_text='CI width in points, or completions per unit', null=True),
+            model_name="prolificstudy",
+            name="target_value",
+            field=models.FloatField(blank=True, help_text="CI width in points, or completions per unit", null=True),
         ),
         migrations.AlterField(
-            model_name='prolificflag',
-            name='kind',
-            field=models.CharField(choices=[('no_participant', 'Submission with no Parity participant'), ('no_submission', 'Parity completion with no Prolific submission'), ('unfinished', 'Submitted on Prolific, not finished in Parity (left for review by hand)'), ('excluded_approved', 'Excluded, but approved (rejection not allowed)'), ('unknown_study', 'Webhook for a study Parity does not know'), ('budget_reached', 'Budget reached before the recruitment target')], max_length=20),
+            model_name="prolificflag",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("no_participant", "Submission with no Parity participant"),
+                    ("no_submission", "Parity completion with no Prolific submission"),
+                    ("unfinished", "Submitted on Prolific, not finished in Parity (left for review by hand)"),
+                    ("excluded_approved", "Excluded, but approved (rejection not allowed)"),
+                    ("unknown_study", "Webhook for a study Parity does not know"),
+                    ("budget_reached", "Budget reached before the recruitment target"),
+                ],
+                max_length=20,
+            ),
         ),
         migrations.CreateModel(
-            name='RecruitmentPoint',
+            name="RecruitmentPoint",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('at', models.DateTimeField(auto_now_add=True)),
-                ('completed', models.PositiveIntegerField(help_text='completed participants (excluded ones too)')),
-                ('kept', models.PositiveIntegerField(help_text="completed, non-excluded participants (the CI's)")),
-                ('ci_width', models.FloatField(blank=True, help_text='95% CI width of human accuracy, points', null=True)),
-                ('places', models.PositiveIntegerField(help_text='places on Prolific after the step')),
-                ('action', models.CharField(max_length=10)),
-                ('reason', models.TextField()),
-                ('prolific_study', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='recruitment_points', to='studies.prolificstudy')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("at", models.DateTimeField(auto_now_add=True)),
+                ("completed", models.PositiveIntegerField(help_text="completed participants (excluded ones too)")),
+                ("kept", models.PositiveIntegerField(help_text="completed, non-excluded participants (the CI's)")),
+                (
+                    "ci_width",
+                    models.FloatField(blank=True, help_text="95% CI width of human accuracy, points", null=True),
+                ),
+                ("places", models.PositiveIntegerField(help_text="places on Prolific after the step")),
+                ("action", models.CharField(max_length=10)),
+                ("reason", models.TextField()),
+                (
+                    "prolific_study",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="recruitment_points",
+                        to="studies.prolificstudy",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['prolific_study_id', 'at', 'id'],
+                "ordering": ["prolific_study_id", "at", "id"],
             },
         ),
     ]

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('studies', '0009_recruit_until_precise'),
+        ("studies", "0009_recruit_until_precise"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='response',
-            name='answer',
-            field=models.TextField(blank=True, help_text='normalised; empty when invalid'),
+            model_name="response",
+            name="answer",
+            field=models.TextField(blank=True, help_text="normalised; empty when invalid"),
         ),
     ]

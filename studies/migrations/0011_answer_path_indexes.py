@@ -30,35 +30,48 @@ fill_pages = _participants_table("RESET (fillfactor)")
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0006_item_sets'),
-        ('studies', '0010_response_answer_text'),
+        ("annotation", "0006_item_sets"),
+        ("studies", "0010_response_answer_text"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.RemoveIndex(
-            model_name='participant',
-            name='participant_slot_lookup',
+            model_name="participant",
+            name="participant_slot_lookup",
         ),
         migrations.AlterField(
-            model_name='response',
-            name='participant',
-            field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='responses', to='studies.participant'),
+            model_name="response",
+            name="participant",
+            field=models.ForeignKey(
+                db_index=False,
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="responses",
+                to="studies.participant",
+            ),
         ),
         migrations.AlterField(
-            model_name='response',
-            name='verified_by',
-            field=models.ForeignKey(blank=True, db_index=False, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL),
+            model_name="response",
+            name="verified_by",
+            field=models.ForeignKey(
+                blank=True,
+                db_index=False,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddIndex(
-            model_name='participant',
-            index=models.Index(fields=['study', 'status'], name='participant_slots'),
+            model_name="participant",
+            index=models.Index(fields=["study", "status"], name="participant_slots"),
         ),
         migrations.AddIndex(
-            model_name='response',
-            index=models.Index(condition=models.Q(('verified_by__isnull', False)), fields=['verified_by'], name='response_verified_by'),
+            model_name="response",
+            index=models.Index(
+                condition=models.Q(("verified_by__isnull", False)), fields=["verified_by"], name="response_verified_by"
+            ),
         ),
         migrations.RunPython(leave_room_for_updates, fill_pages),
     ]

@@ -4,9 +4,8 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('studies', '0011_answer_path_indexes'),
+        ("studies", "0011_answer_path_indexes"),
     ]
 
     operations = [
@@ -15,64 +14,64 @@ class Migration(migrations.Migration):
             database_operations=[],
             state_operations=[
                 migrations.RemoveField(
-                    model_name='bonusbatch',
-                    name='prolific_study',
+                    model_name="bonusbatch",
+                    name="prolific_study",
                 ),
                 migrations.RemoveField(
-                    model_name='bonusline',
-                    name='batch',
+                    model_name="bonusline",
+                    name="batch",
                 ),
                 migrations.RemoveField(
-                    model_name='bonusline',
-                    name='participant',
+                    model_name="bonusline",
+                    name="participant",
                 ),
                 migrations.DeleteModel(
-                    name='ProlificEvent',
+                    name="ProlificEvent",
                 ),
                 migrations.RemoveField(
-                    model_name='prolificflag',
-                    name='participant',
+                    model_name="prolificflag",
+                    name="participant",
                 ),
                 migrations.RemoveField(
-                    model_name='prolificflag',
-                    name='prolific_study',
+                    model_name="prolificflag",
+                    name="prolific_study",
                 ),
                 migrations.DeleteModel(
-                    name='ProlificHookSecret',
+                    name="ProlificHookSecret",
                 ),
                 migrations.RemoveField(
-                    model_name='prolificstudy',
-                    name='study',
+                    model_name="prolificstudy",
+                    name="study",
                 ),
                 migrations.RemoveField(
-                    model_name='recruitmentpoint',
-                    name='prolific_study',
+                    model_name="recruitmentpoint",
+                    name="prolific_study",
                 ),
                 migrations.RemoveField(
-                    model_name='prolificsubmission',
-                    name='prolific_study',
+                    model_name="prolificsubmission",
+                    name="prolific_study",
                 ),
                 migrations.RemoveField(
-                    model_name='prolificsubmission',
-                    name='participant',
+                    model_name="prolificsubmission",
+                    name="participant",
                 ),
                 migrations.DeleteModel(
-                    name='BonusBatch',
+                    name="BonusBatch",
                 ),
                 migrations.DeleteModel(
-                    name='BonusLine',
+                    name="BonusLine",
                 ),
                 migrations.DeleteModel(
-                    name='ProlificFlag',
+                    name="ProlificFlag",
                 ),
                 migrations.DeleteModel(
-                    name='RecruitmentPoint',
+                    name="RecruitmentPoint",
                 ),
                 migrations.DeleteModel(
-                    name='ProlificStudy',
+                    name="ProlificStudy",
                 ),
                 migrations.DeleteModel(
-                    name='ProlificSubmission',
+                    name="ProlificSubmission",
                 ),
             ],
         ),

@@ -34,11 +34,15 @@ class ItemSetImportForm(forms.Form):
     """A researcher's own items: the set's name and a CSV or JSONL file (see the README)."""
 
     benchmark = forms.ChoiceField(choices=named_set_choices, widget=forms.HiddenInput)
-    name = forms.SlugField(max_length=40, label="Name of the item set",
-                           help_text="lower-case letters, digits, '-' and '_'; importing the same name again "
-                                     "updates that set")
-    file = forms.FileField(label="File (CSV or JSONL)",
-                           help_text="columns or keys id, text, kind, options, gold, category, ... (see the README)")
+    name = forms.SlugField(
+        max_length=40,
+        label="Name of the item set",
+        help_text="lower-case letters, digits, '-' and '_'; importing the same name again updates that set",
+    )
+    file = forms.FileField(
+        label="File (CSV or JSONL)",
+        help_text="columns or keys id, text, kind, options, gold, category, ... (see the README)",
+    )
 
     def clean_name(self) -> str:
         name = self.cleaned_data["name"]
@@ -58,17 +62,26 @@ class ItemSetImportForm(forms.Form):
 def _design_field(option: DesignOption, default: Any) -> forms.Field:
     common = {"label": option.label, "help_text": option.help, "initial": default}
     if option.kind == "int":
-        return forms.IntegerField(min_value=option.minimum, max_value=option.maximum, **common,
-                                  error_messages={"min_value": f"{option.label} must be at least %(limit_value)s.",
-                                                  "max_value": f"{option.label} can be at most %(limit_value)s.",
-                                                  "required": f"{option.label} is needed.",
-                                                  "invalid": f"{option.label} must be a whole number."})
+        return forms.IntegerField(
+            min_value=option.minimum,
+            max_value=option.maximum,
+            **common,
+            error_messages={
+                "min_value": f"{option.label} must be at least %(limit_value)s.",
+                "max_value": f"{option.label} can be at most %(limit_value)s.",
+                "required": f"{option.label} is needed.",
+                "invalid": f"{option.label} must be a whole number.",
+            },
+        )
     if option.kind == "bool":
         return forms.BooleanField(required=False, **common)
     if option.kind == "choice":
         by_text = {str(value): value for value, _ in option.choices}
-        return forms.TypedChoiceField(choices=[(str(value), label) for value, label in option.choices],
-                                      coerce=by_text.__getitem__, **{**common, "initial": str(default)})
+        return forms.TypedChoiceField(
+            choices=[(str(value), label) for value, label in option.choices],
+            coerce=by_text.__getitem__,
+            **{**common, "initial": str(default)},
+        )
     return forms.CharField(required=False, max_length=500, **common)
 
 
@@ -76,20 +89,28 @@ class StudyCreateForm(forms.Form):
     """A study of one benchmark: the paper's design by default, the benchmark's texts prefilled."""
 
     name = forms.CharField(max_length=200)
-    group = forms.CharField(max_length=100, required=False,
-                            help_text="studies sharing a group refuse a participant who already took one of them")
-    pid_format = forms.ChoiceField(choices=Study.PidFormat.choices, initial=Study.PidFormat.PROLIFIC,
-                                   label="Participant IDs")
-    consent_text = forms.CharField(widget=forms.Textarea(attrs={"rows": 8}),
-                                   help_text="Markdown: **bold**, *italic*, lists, links; HTML is shown as text")
+    group = forms.CharField(
+        max_length=100,
+        required=False,
+        help_text="studies sharing a group refuse a participant who already took one of them",
+    )
+    pid_format = forms.ChoiceField(
+        choices=Study.PidFormat.choices, initial=Study.PidFormat.PROLIFIC, label="Participant IDs"
+    )
+    consent_text = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 8}),
+        help_text="Markdown: **bold**, *italic*, lists, links; HTML is shown as text",
+    )
     instructions_text = forms.CharField(widget=forms.Textarea(attrs={"rows": 8}), help_text="Markdown, as above")
     completion_code = forms.CharField(max_length=40)
-    failed_attention_code = forms.CharField(max_length=40, required=False,
-                                            help_text="given instead of the completion code to excluded participants")
+    failed_attention_code = forms.CharField(
+        max_length=40, required=False, help_text="given instead of the completion code to excluded participants"
+    )
     no_consent_code = forms.CharField(max_length=40, required=False, help_text="given to those who decline consent")
     estimated_minutes = forms.IntegerField(min_value=1, max_value=600, initial=30)
-    reward = forms.DecimalField(min_value=Decimal("0.01"), max_digits=6, decimal_places=2, initial=Decimal("4.50"),
-                                label="Reward (£)")
+    reward = forms.DecimalField(
+        min_value=Decimal("0.01"), max_digits=6, decimal_places=2, initial=Decimal("4.50"), label="Reward (£)"
+    )
 
     def __init__(self, *args: Any, benchmark: str, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -112,8 +133,10 @@ class StudyCreateForm(forms.Form):
         return [self[name] for name in ("consent_text", "instructions_text")]
 
     def prolific_fields(self) -> list[forms.BoundField]:
-        return [self[name] for name in ("completion_code", "failed_attention_code", "no_consent_code",
-                                        "estimated_minutes", "reward")]
+        return [
+            self[name]
+            for name in ("completion_code", "failed_attention_code", "no_consent_code", "estimated_minutes", "reward")
+        ]
 
     def clean_name(self) -> str:
         name = self.cleaned_data["name"].strip()
@@ -122,8 +145,11 @@ class StudyCreateForm(forms.Form):
         return name
 
     def design(self) -> dict[str, Any]:
-        return {option.key: self.cleaned_data[DESIGN_PREFIX + option.key] for option in self.definition.design_options
-                if DESIGN_PREFIX + option.key in self.cleaned_data}
+        return {
+            option.key: self.cleaned_data[DESIGN_PREFIX + option.key]
+            for option in self.definition.design_options
+            if DESIGN_PREFIX + option.key in self.cleaned_data
+        }
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
@@ -133,14 +159,19 @@ class StudyCreateForm(forms.Form):
             self.add_error(field if field in self.fields else None, message)
         minutes, reward = cleaned.get("estimated_minutes"), cleaned.get("reward")
         if design.get("exclude_at") == 1 and minutes and minutes >= 5:
-            self.add_error(DESIGN_PREFIX + "exclude_at" if DESIGN_PREFIX + "exclude_at" in self.fields else None,
-                           "Prolific allows rejecting for a single failed check only in studies under 5 minutes; "
-                           "exclude at 2 or more failed checks.")
+            self.add_error(
+                DESIGN_PREFIX + "exclude_at" if DESIGN_PREFIX + "exclude_at" in self.fields else None,
+                "Prolific allows rejecting for a single failed check only in studies under 5 minutes; "
+                "exclude at 2 or more failed checks.",
+            )
         if minutes and reward is not None:
             pay = hourly_pay(int(reward * 100), minutes)
             if pay.below_minimum:
-                self.add_error("reward", f"£{reward} for {minutes} minutes is {pay}, below Prolific's minimum of "
-                                         f"£{PROLIFIC_MINIMUM_PENCE_PER_HOUR / 100:.0f}/h.")
+                self.add_error(
+                    "reward",
+                    f"£{reward} for {minutes} minutes is {pay}, below Prolific's minimum of "
+                    f"£{PROLIFIC_MINIMUM_PENCE_PER_HOUR / 100:.0f}/h.",
+                )
         codes = [cleaned.get(name) for name in ("completion_code", "failed_attention_code", "no_consent_code")]
         given = [code for code in codes if code]
         if len(set(given)) != len(given):
@@ -151,11 +182,18 @@ class StudyCreateForm(forms.Form):
         """`study_create`'s keyword arguments (the same service as `manage.py create_study`)."""
         data = self.cleaned_data
         return {
-            "name": data["name"], "benchmark": self.benchmark, "design": self.design(), "group": data["group"],
-            "status": Study.Status.DRAFT, "pid_format": data["pid_format"],
-            "consent_text": data["consent_text"], "instructions_text": data["instructions_text"],
-            "completion_code": data["completion_code"], "failed_attention_code": data["failed_attention_code"],
-            "no_consent_code": data["no_consent_code"], "estimated_minutes": data["estimated_minutes"],
+            "name": data["name"],
+            "benchmark": self.benchmark,
+            "design": self.design(),
+            "group": data["group"],
+            "status": Study.Status.DRAFT,
+            "pid_format": data["pid_format"],
+            "consent_text": data["consent_text"],
+            "instructions_text": data["instructions_text"],
+            "completion_code": data["completion_code"],
+            "failed_attention_code": data["failed_attention_code"],
+            "no_consent_code": data["no_consent_code"],
+            "estimated_minutes": data["estimated_minutes"],
             "reward_pence": int(data["reward"] * 100),
         }
 

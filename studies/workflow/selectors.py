@@ -26,11 +26,18 @@ class BenchmarkOption:
 
 def benchmark_options() -> list[BenchmarkOption]:
     """Every registered benchmark with how many of its items are imported (a study needs some)."""
-    counts = dict(Item.objects.filter(is_attention_check=False).values_list("benchmark")
-                  .annotate(n=Count("id")).values_list("benchmark", "n"))
-    return [BenchmarkOption(name, title, counts.get(name, 0), len(benchmarks.get(name).design_options),
-                            benchmarks.get(name).named_sets)
-            for name, title in benchmarks.choices()]
+    counts = dict(
+        Item.objects.filter(is_attention_check=False)
+        .values_list("benchmark")
+        .annotate(n=Count("id"))
+        .values_list("benchmark", "n")
+    )
+    return [
+        BenchmarkOption(
+            name, title, counts.get(name, 0), len(benchmarks.get(name).design_options), benchmarks.get(name).named_sets
+        )
+        for name, title in benchmarks.choices()
+    ]
 
 
 @dataclass(frozen=True)
@@ -43,14 +50,19 @@ class ProlificSetting:
 def prolific_settings(study: Study) -> list[ProlificSetting]:
     """What a researcher pastes into Prolific: the study URL and each completion code with its URL."""
     rows = [ProlificSetting("Study URL (with Prolific's placeholders)", study.participant_url(), "study-url")]
-    codes = [("Completion code", study.completion_code, "completion-code"),
-             ("Failed attention checks code", study.failed_attention_code, "failed-code"),
-             ("No consent code", study.no_consent_code, "no-consent-code")]
+    codes = [
+        ("Completion code", study.completion_code, "completion-code"),
+        ("Failed attention checks code", study.failed_attention_code, "failed-code"),
+        ("No consent code", study.no_consent_code, "no-consent-code"),
+    ]
     for label, code, element_id in codes:
         if code:
             rows.append(ProlificSetting(label, code, element_id))
-            rows.append(ProlificSetting(f"{label}: redirect URL", f"{settings.PROLIFIC_COMPLETE_URL}?cc={code}",
-                                        f"{element_id}-url"))
+            rows.append(
+                ProlificSetting(
+                    f"{label}: redirect URL", f"{settings.PROLIFIC_COMPLETE_URL}?cc={code}", f"{element_id}-url"
+                )
+            )
     return rows
 
 
@@ -71,7 +83,8 @@ class StudyPage:
 def study_page(study: Study) -> StudyPage:
     participants = Participant.objects.filter(study=study)
     return StudyPage(
-        study=study, moves=() if study.is_imported else STATUS_MOVES.get(study.status, ()),
+        study=study,
+        moves=() if study.is_imported else STATUS_MOVES.get(study.status, ()),
         n_units=study.units.count(),
         n_working=participants.filter(status=Participant.Status.ACTIVE).count(),
         n_completed=participants.filter(status=Participant.Status.COMPLETED).count(),

@@ -52,8 +52,14 @@ def study_new(request: HttpRequest) -> HttpResponse:
             messages.success(request, f"Study “{study.name}” created as a draft: preview it, then launch it.")
             return redirect("studies:detail", study.pk)
     pay = hourly_pay(_pence(form["reward"].value()), _int(form["estimated_minutes"].value()) or 1)
-    context = {"form": form, "definition": benchmarks.get(benchmark), "benchmark": benchmark, "pay": pay,
-               "minimum": PROLIFIC_MINIMUM_PENCE_PER_HOUR, "recommended": PROLIFIC_RECOMMENDED_PENCE_PER_HOUR}
+    context = {
+        "form": form,
+        "definition": benchmarks.get(benchmark),
+        "benchmark": benchmark,
+        "pay": pay,
+        "minimum": PROLIFIC_MINIMUM_PENCE_PER_HOUR,
+        "recommended": PROLIFIC_RECOMMENDED_PENCE_PER_HOUR,
+    }
     return render(request, "studies/study_form.html", context, status=400 if form.errors else 200)
 
 
@@ -64,14 +70,20 @@ def items_import(request: HttpRequest) -> HttpResponse:
     studies; a broken file is refused whole, with the file, line and field of the problem."""
     require_permission(request.user, ADD_STUDY)
     choices = named_set_choices()
-    form = ItemSetImportForm(request.POST or None, request.FILES or None,
-                             initial={"benchmark": choices[0][0] if choices else ""})
+    form = ItemSetImportForm(
+        request.POST or None, request.FILES or None, initial={"benchmark": choices[0][0] if choices else ""}
+    )
     result = None
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            result = item_set_import(benchmark=data["benchmark"], name=data["name"], upload=data["file"],
-                                     filename=data["file"].name, importer=request.user)
+            result = item_set_import(
+                benchmark=data["benchmark"],
+                name=data["name"],
+                upload=data["file"],
+                filename=data["file"].name,
+                importer=request.user,
+            )
         except DatasetError as exc:
             form.add_error("file", f"Refused, nothing was written: {exc}")
     status = 400 if form.errors else 200
@@ -96,9 +108,13 @@ def _pence(value: object) -> int:
 def study_detail(request: HttpRequest, study_id: int) -> HttpResponse:
     study = get_study_for_researcher(request.user, study_id)
     page = study_page(study)
-    context = {"page": page, "study": study, "may_change": has_permission(request.user, CHANGE_STUDY),
-               "moves": [(status, MOVE_LABELS[status]) for status in page.moves],
-               "prolific": prolific_settings(study) if study.status != Study.Status.DRAFT else []}
+    context = {
+        "page": page,
+        "study": study,
+        "may_change": has_permission(request.user, CHANGE_STUDY),
+        "moves": [(status, MOVE_LABELS[status]) for status in page.moves],
+        "prolific": prolific_settings(study) if study.status != Study.Status.DRAFT else [],
+    }
     return render(request, "studies/study_detail.html", context)
 
 

@@ -14,7 +14,9 @@ from tests.conftest import datasets_dir
 AMBIBENCH_OPTIONS = {"seed": 0, "episodes": 48, "instruction_prompts": 12}
 
 _CSRF = re.compile(r'(name="csrfmiddlewaretoken" value="|"X-CSRFToken": ")[^"]+')
-_ANSWERED = re.compile(r'<li class="example answered" data-position="(\d+)">.*?<span class="label-shown">([^<]*)</span>', re.S)
+_ANSWERED = re.compile(
+    r'<li class="example answered" data-position="(\d+)">.*?<span class="label-shown">([^<]*)</span>', re.S
+)
 _BUTTON_VALUES = re.compile(r'<button type="submit" name="answer" value="([^"]+)"')
 
 

@@ -30,25 +30,35 @@ def test_the_keyboard_line_names_each_choice_with_shortcuts_and_only_those():
 
 def test_the_binary_partial_shows_each_buttons_keys_and_the_keyboard_line():
     choices = get("implicature").choices({"utterance": "Is it?", "response": "Yes."}, {})
-    html = render_to_string("participation/partials/_item_binary.html",
-                            {"shown": {"text": "A & B", "question": "Yes or no?"}, "choices": choices})
+    html = render_to_string(
+        "participation/partials/_item_binary.html",
+        {"shown": {"text": "A & B", "question": "Yes or no?"}, "choices": choices},
+    )
     assert re.findall(r'value="(\w+)" class="choice" data-keys="([^"]+)">\s*(\w+) <kbd>(\w)</kbd>', html) == [
-        ("yes", "y,1", "Yes", "Y"), ("no", "n,2", "No", "N")]
+        ("yes", "y,1", "Yes", "Y"),
+        ("no", "n,2", "No", "N"),
+    ]
     assert _hint(html) == "Y / 1 = Yes; N / 2 = No"
     assert "A &amp; B" in html
 
 
 def test_options_past_the_ninth_have_no_shortcut_and_the_keyboard_line_ends_with_the_ninth():
     options = [f"option {number} <b>" for number in range(1, 12)]
-    html = render_to_string("participation/partials/_item_custom.html",
-                            {"shown": {"kind": "choice", "text": "Pick one"}, "choices": choices_for(
-                                {"kind": "choice", "options": options})})
+    html = render_to_string(
+        "participation/partials/_item_custom.html",
+        {
+            "shown": {"kind": "choice", "text": "Pick one"},
+            "choices": choices_for({"kind": "choice", "options": options}),
+        },
+    )
     assert re.findall(r'data-keys="([^"]+)"', html) == [str(number) for number in range(1, 10)]
     assert html.count("<kbd>") == 9
     assert _hint(html) == "; ".join(f"{number} = option {number} &lt;b&gt;" for number in range(1, 10))
 
 
 def test_a_free_text_item_has_no_keyboard_line():
-    html = render_to_string("participation/partials/_item_custom.html",
-                            {"shown": {"kind": "free_text", "text": "Say", "long": True}, "choices": []})
+    html = render_to_string(
+        "participation/partials/_item_custom.html",
+        {"shown": {"kind": "free_text", "text": "Say", "long": True}, "choices": []},
+    )
     assert "Keyboard:" not in html

@@ -91,15 +91,18 @@ def test_a_template_file_with_a_broken_line_is_refused(broken_copy, db):
 
 
 @pytest.mark.usefixtures("without_session_benchmarks")
-def test_without_a_source_or_datasets_dir_it_downloads_and_checks_the_sha256(db, tmp_path, monkeypatch, implicature_source):
+def test_without_a_source_or_datasets_dir_it_downloads_and_checks_the_sha256(
+    db, tmp_path, monkeypatch, implicature_source
+):
     """The pinned URLs cannot be reached here: a local stand-in serves the files by URL."""
     import io
     import urllib.request
 
     from parity import benchmarks
 
-    by_url = {spec.url: (implicature_source / spec.path).read_bytes()
-              for spec in benchmarks.get("implicature").source_files()}
+    by_url = {
+        spec.url: (implicature_source / spec.path).read_bytes() for spec in benchmarks.get("implicature").source_files()
+    }
     tampered = next(iter(by_url))
     served = dict(by_url)
     monkeypatch.setattr(urllib.request, "urlopen", lambda url, timeout=None: io.BytesIO(served[url]))

@@ -66,8 +66,21 @@ def test_the_readmes_worked_example_imports_creates_a_study_and_reports_per_kind
     from studies.models import Study
 
     call_command("import_benchmark", "custom", "--source", str(EXAMPLE), "--name", "example")
-    call_command("create_study", "--benchmark", "custom", "--name", "My items", "--set", "item_set=example",
-                 "--per-unit", "5", "--attention-checks", "1", "--exclude-at", "1")
+    call_command(
+        "create_study",
+        "--benchmark",
+        "custom",
+        "--name",
+        "My items",
+        "--set",
+        "item_set=example",
+        "--per-unit",
+        "5",
+        "--attention-checks",
+        "1",
+        "--exclude-at",
+        "1",
+    )
     study = Study.objects.get(name="My items")
     assert study.design["item_set"] == "example" and study.attention_checks == 1
     assert study.units.get().unit_items.count() == 8

@@ -199,8 +199,11 @@ def test_the_migration_rekeys_items_keyed_by_row_to_the_keys_an_import_now_gives
     migration = importlib.import_module("annotation.migrations.0004_item_content_keys")
     current = dict(Item.objects.filter(is_attention_check=False).values_list("pk", "key"))
     for item in Item.objects.filter(is_attention_check=False):  # keyed as imported before content keys
-        item.key = (f"{item.split}-{item.meta['row']:04d}" if item.benchmark == "implicature"
-                    else f"miqa-{item.meta['row']:03d}-{item.meta['direction']}")
+        item.key = (
+            f"{item.split}-{item.meta['row']:04d}"
+            if item.benchmark == "implicature"
+            else f"miqa-{item.meta['row']:03d}-{item.meta['direction']}"
+        )
         item.save(update_fields=["key"])
     migration.rekey_by_content(apps, None)
     assert dict(Item.objects.filter(is_attention_check=False).values_list("pk", "key")) == current

@@ -29,18 +29,27 @@ def test_it_imports_the_example_task_as_a_custom_item_set(db, capsys) -> None:
 
 
 def test_a_generation_task_under_its_own_name(db) -> None:
-    call_command("import_benchmark", "lm_eval", "--task", str(EXAMPLE / "example_gen.yaml"), "--name", "sums",
-                 "--limit", "5")
+    call_command(
+        "import_benchmark", "lm_eval", "--task", str(EXAMPLE / "example_gen.yaml"), "--name", "sums", "--limit", "5"
+    )
     items = Item.objects.filter(benchmark="custom")
     assert sorted(items.values_list("key", flat=True)) == [f"sums/{n}" for n in range(5)]
-    assert items.get(key="sums/0").meta["model"] | {"context": ""} == {"context": "", "continuations": [],
-                                                                        "stop": ["\n"], "max_tokens": 8}
+    assert items.get(key="sums/0").meta["model"] | {"context": ""} == {
+        "context": "",
+        "continuations": [],
+        "stop": ["\n"],
+        "max_tokens": 8,
+    }
 
 
 def test_a_refused_task_writes_nothing(db, tmp_path: Path) -> None:
     path = tmp_path / "lik.yaml"
-    path.write_text((EXAMPLE / "example_mc.yaml").read_text().replace("multiple_choice", "loglikelihood")
-                    .replace("example_mc", str(EXAMPLE / "example_mc")))
+    path.write_text(
+        (EXAMPLE / "example_mc.yaml")
+        .read_text()
+        .replace("multiple_choice", "loglikelihood")
+        .replace("example_mc", str(EXAMPLE / "example_mc"))
+    )
     with pytest.raises(CommandError, match="Refused, nothing was written: .*output_type 'loglikelihood'"):
         call_command("import_benchmark", "lm_eval", "--task", str(path))
     with pytest.raises(CommandError, match="lm_eval needs --task"):
@@ -51,8 +60,20 @@ def test_a_refused_task_writes_nothing(db, tmp_path: Path) -> None:
 def test_the_seed_draws_other_few_shot_examples_into_another_set(db) -> None:
     task = str(EXAMPLE / "example_mc.yaml")
     call_command("import_benchmark", "lm_eval", "--task", task, "--num-fewshot", "2", "--limit", "4")
-    call_command("import_benchmark", "lm_eval", "--task", task, "--num-fewshot", "2", "--limit", "4",
-                 "--seed", "7", "--name", "seed-7")
+    call_command(
+        "import_benchmark",
+        "lm_eval",
+        "--task",
+        task,
+        "--num-fewshot",
+        "2",
+        "--limit",
+        "4",
+        "--seed",
+        "7",
+        "--name",
+        "seed-7",
+    )
     default = Item.objects.filter(benchmark="custom", key__startswith="parity_example_mc/").order_by("key")
     seeded = Item.objects.filter(benchmark="custom", key__startswith="seed-7/").order_by("key")
     assert [item.prompt for item in default] == [item.prompt for item in seeded]

@@ -54,8 +54,10 @@ def instruction_items(bundle):
 
 
 def _serialised(bundle) -> str:
-    return json.dumps([dataclasses.asdict(item) for item in bundle.items]
-                      + [dataclasses.asdict(asset) for asset in bundle.assets], sort_keys=True)
+    return json.dumps(
+        [dataclasses.asdict(item) for item in bundle.items] + [dataclasses.asdict(asset) for asset in bundle.assets],
+        sort_keys=True,
+    )
 
 
 _VERBS = "|".join(sorted(words.NEGATIONS + words.AFFIRMATIONS, key=len, reverse=True))
@@ -69,22 +71,28 @@ def features_of(sentence: str, construction: str) -> dict[str, str]:
         assert match, sentence
         pronoun, place, leader = match.groups()
         assert place in words.INDOOR and leader in words.RELIGIOUS_LEADERS + words.SECULAR_LEADERS
-        return {"religious": "religious" if leader in words.RELIGIOUS_LEADERS else "secular",
-                "pronoun": "male" if pronoun == "He" else "female"}
+        return {
+            "religious": "religious" if leader in words.RELIGIOUS_LEADERS else "secular",
+            "pronoun": "male" if pronoun == "He" else "female",
+        }
     if construction == "proper_noun_negation":
         match = re.fullmatch(rf"(.+?) ({_VERBS}) in the (.+)\.", sentence)
         assert match, sentence
         noun, verb, place = match.groups()
         assert place in words.INDOOR and (noun in words.PROPER_NOUNS or noun[4:] in words.HUMANS), sentence
         assert noun in words.PROPER_NOUNS or noun.startswith("The ")
-        return {"proper_noun": "proper" if noun in words.PROPER_NOUNS else "common",
-                "negation": "negated" if verb in words.NEGATIONS else "affirmed"}
+        return {
+            "proper_noun": "proper" if noun in words.PROPER_NOUNS else "common",
+            "negation": "negated" if verb in words.NEGATIONS else "affirmed",
+        }
     match = re.fullmatch(r"The (.+) is in the (.+)\.", sentence)
     assert match and construction == "subject_location", sentence
     subject, place = match.groups()
     assert subject in words.HUMANS + words.ANIMALS and place in words.INDOOR + words.OUTDOOR
-    return {"subject": "human" if subject in words.HUMANS else "animal",
-            "location": "indoor" if place in words.INDOOR else "outdoor"}
+    return {
+        "subject": "human" if subject in words.HUMANS else "animal",
+        "location": "indoor" if place in words.INDOOR else "outdoor",
+    }
 
 
 def test_it_is_registered_and_reads_no_files() -> None:
@@ -117,8 +125,10 @@ def test_720_episodes_of_20_positions_balanced_over_features_and_formats(bundle,
         assert [item.key for item in items] == [f"{key}-{position:02d}" for position in range(1, 21)]
         assert [item.prompt["position"] for item in items] == list(range(1, 21))
         assert {item.prompt["instruction"] for item in items} == {UNINFORMATIVE}
-        metas = {json.dumps({k: v for k, v in item.meta.items() if k not in ("features", "position")}, sort_keys=True)
-                 for item in items}
+        metas = {
+            json.dumps({k: v for k, v in item.meta.items() if k not in ("features", "position")}, sort_keys=True)
+            for item in items
+        }
         assert len(metas) == 1, "salient feature, mapping, format, construction are fixed per episode"
         combos[(items[0].meta["salient_feature"], items[0].meta["format"])] += 1
     assert combos == {(feature, fmt): 60 for feature in FEATURES for fmt in ("arrow", "qa")}
@@ -157,8 +167,11 @@ def test_every_feature_value_is_drawn_with_probability_one_half_independently_of
         # Chi-square test of independence on the 2x2 table; 10.83 is the 0.1% critical value (1 df).
         rows_a = {value: sum(c for (a, _), c in table.items() if a == value) for value in FEATURE_VALUES[first]}
         cols_b = {value: sum(c for (_, b), c in table.items() if b == value) for value in FEATURE_VALUES[second]}
-        chi2 = sum((table[(a, b)] - rows_a[a] * cols_b[b] / n) ** 2 / (rows_a[a] * cols_b[b] / n)
-                   for a in FEATURE_VALUES[first] for b in FEATURE_VALUES[second])
+        chi2 = sum(
+            (table[(a, b)] - rows_a[a] * cols_b[b] / n) ** 2 / (rows_a[a] * cols_b[b] / n)
+            for a in FEATURE_VALUES[first]
+            for b in FEATURE_VALUES[second]
+        )
         assert chi2 < 10.83, (construction, table)
     # Words are uniform within their list: chi-square with 19 df (10 humans + 10 animals), 0.1% value 43.82.
     subjects = words_seen["subject"]
@@ -171,14 +184,17 @@ def test_every_feature_value_is_drawn_with_probability_one_half_independently_of
 
 def test_instruction_prompts_group_the_examples_and_the_query_breaks_the_grouping(instruction_items) -> None:
     assert len(instruction_items) == 1440
-    by_level = {level: [item for item in instruction_items if item.meta["instruction_level"] == level]
-                for level in ("inform", "uninform")}
+    by_level = {
+        level: [item for item in instruction_items if item.meta["instruction_level"] == level]
+        for level in ("inform", "uninform")
+    }
     assert {level: len(items) for level, items in by_level.items()} == {"inform": 720, "uninform": 720}
     for inform, uninform in zip(by_level["inform"], by_level["uninform"]):
         assert inform.key[-4:] == uninform.key[-4:]
         assert inform.key.startswith("dis-inform-") and uninform.key.startswith("dis-uninform-")
-        assert {k: v for k, v in inform.prompt.items() if k != "instruction"} == \
-               {k: v for k, v in uninform.prompt.items() if k != "instruction"}
+        assert {k: v for k, v in inform.prompt.items() if k != "instruction"} == {
+            k: v for k, v in uninform.prompt.items() if k != "instruction"
+        }
         assert uninform.prompt["instruction"] == UNINFORMATIVE
         meta = inform.meta
         assert inform.prompt["instruction"] == informative_instruction(meta["salient_feature"], meta["mapping"])
@@ -195,8 +211,11 @@ def test_instruction_prompts_group_the_examples_and_the_query_breaks_the_groupin
         assert {label for _, label in inform.prompt["examples"]} == {"X", "Y"}
         assert inform.gold == ("X" if query[meta["salient_feature"]] == meta["mapping"] else "Y")
         # the query shares its salient value with exactly one example, whose label it takes
-        same = [label for features, (_, label) in zip(examples, inform.prompt["examples"])
-                if features[meta["salient_feature"]] == query[meta["salient_feature"]]]
+        same = [
+            label
+            for features, (_, label) in zip(examples, inform.prompt["examples"])
+            if features[meta["salient_feature"]] == query[meta["salient_feature"]]
+        ]
         assert same == [inform.gold]
     combos = Counter((item.meta["salient_feature"], item.meta["format"]) for item in by_level["inform"])
     assert combos == {(feature, fmt): 60 for feature in FEATURES for fmt in ("arrow", "qa")}
@@ -211,11 +230,13 @@ def test_the_one_pass_episode_text_puts_each_label_at_its_offset(episodes) -> No
         assert shown.candidates == ({"X": "X", "Y": "Y"} if fmt == "arrow" else {"X": " X", "Y": " Y"})
         for index, (offset, item) in enumerate(zip(shown.offsets, items)):
             continuation = shown.candidates[item.gold]
-            assert shown.text[offset:offset + len(continuation)] == continuation
+            assert shown.text[offset : offset + len(continuation)] == continuation
             assert shown.text[offset:].lstrip(" ")[0] == item.gold
             # the context of label i is exactly the prompt with i-1 labelled examples and the i-th query
             previous = [(earlier.prompt["sentence"], earlier.gold) for earlier in items[:index]]
-            expected = labelled_text(UNINFORMATIVE, previous, fmt).text + "\n" + query_block(item.prompt["sentence"], fmt)
+            expected = (
+                labelled_text(UNINFORMATIVE, previous, fmt).text + "\n" + query_block(item.prompt["sentence"], fmt)
+            )
             assert shown.context(index) == expected
         assert shown.text.endswith(shown.candidates[items[-1].gold])
 
@@ -226,7 +247,7 @@ def test_the_episode_text_has_the_paper_formats() -> None:
     assert arrow.offsets == (len("I.\nThe worm is in the meadow.\n>"), len(arrow.text) - 1)
     qa = labelled_text("I.", [("The worm is in the meadow.", "X")], "qa")
     assert qa.text == "I.\nQ: The worm is in the meadow.\nA: X"
-    assert qa.text[qa.offsets[0]:] == " X"
+    assert qa.text[qa.offsets[0] :] == " X"
 
 
 def test_an_episode_with_a_gap_or_two_episodes_is_refused(episodes) -> None:
@@ -241,8 +262,9 @@ def test_the_instruction_prompt_for_models_ends_where_the_query_label_is_due(ins
         fmt = item.prompt["format"]
         choice = disambiguation_prompt(item.prompt)
         assert choice.continuations == candidates(fmt)
-        full = labelled_text(item.prompt["instruction"],
-                             [*map(tuple, item.prompt["examples"]), (item.prompt["query"], item.gold)], fmt)
+        full = labelled_text(
+            item.prompt["instruction"], [*map(tuple, item.prompt["examples"]), (item.prompt["query"], item.gold)], fmt
+        )
         assert choice.context + choice.continuations[item.gold] == full.text
         assert choice.context == full.context(2)
         assert BENCH.choice_prompt(item.prompt) == choice
@@ -255,10 +277,20 @@ def test_verbalisation_prompt_appends_the_question_after_the_twenty_examples(epi
     assert verbalisation_prompt(items, "plain").endswith("\nWhat is the [category withheld]?")
 
 
-@pytest.mark.parametrize(("raw", "parsed"), [
-    ("X", "X"), ("x", "X"), ("  y\n", "Y"), ("Y", "Y"), ("Z", None), ("", None), ("XY", None), ("'X'", None),
-    ("the answer is X", None),
-])
+@pytest.mark.parametrize(
+    ("raw", "parsed"),
+    [
+        ("X", "X"),
+        ("x", "X"),
+        ("  y\n", "Y"),
+        ("Y", "Y"),
+        ("Z", None),
+        ("", None),
+        ("XY", None),
+        ("'X'", None),
+        ("the answer is X", None),
+    ],
+)
 def test_parse_answer_accepts_only_x_or_y(raw: str, parsed: str | None) -> None:
     assert BENCH.parse_answer(raw) == parsed
     scored = BENCH.score(raw, "X")
@@ -275,27 +307,40 @@ def test_present_shows_the_sentence_without_its_label(episodes, instruction_item
     assert not {"gold", "label", "mapping", "salient_feature", "features"} & set(shown)
     dis = BENCH.present(instruction_items[0].prompt, design)
     assert dis["sentence"] == instruction_items[0].prompt["query"]
-    assert [example["label"] for example in dis["examples"]] == [label for _, label in instruction_items[0].prompt["examples"]]
+    assert [example["label"] for example in dis["examples"]] == [
+        label for _, label in instruction_items[0].prompt["examples"]
+    ]
     assert "gold" not in dis
 
 
 def test_history_shows_earlier_sentences_of_the_episode_with_their_correct_labels(episodes) -> None:
     items = episodes["ep-0004"]
-    answered = [{"prompt": item.prompt, "gold": item.gold, "raw_answer": "q", "answer": "", "correct": False}
-                for item in reversed(items[:6])]
-    answered.append({"prompt": episodes["ep-0005"][0].prompt, "gold": "X", "raw_answer": "X", "answer": "X",
-                     "correct": True})
+    answered = [
+        {"prompt": item.prompt, "gold": item.gold, "raw_answer": "q", "answer": "", "correct": False}
+        for item in reversed(items[:6])
+    ]
+    answered.append(
+        {"prompt": episodes["ep-0005"][0].prompt, "gold": "X", "raw_answer": "X", "answer": "X", "correct": True}
+    )
     history = BENCH.history(answered, items[6].prompt)
     assert [entry["position"] for entry in history] == [1, 2, 3, 4, 5, 6]
-    assert [(entry["sentence"], entry["label"]) for entry in history] == [(i.prompt["sentence"], i.gold) for i in items[:6]]
+    assert [(entry["sentence"], entry["label"]) for entry in history] == [
+        (i.prompt["sentence"], i.gold) for i in items[:6]
+    ]
     assert BENCH.history(answered, items[2].prompt)[-1]["position"] == 2
     assert BENCH.shows_history and BENCH.free_text_answers
 
 
 def test_default_units_are_96_arrow_episodes_16_per_salient_feature(bundle, episodes) -> None:
     design = BENCH.design()
-    assert design == {"split": "episode", "per_feature": 16, "per_unit": 1, "attention_checks": 0,
-                      "exclude_at": 0, "format": "arrow"}
+    assert design == {
+        "split": "episode",
+        "per_feature": 16,
+        "per_unit": 1,
+        "attention_checks": 0,
+        "exclude_at": 0,
+        "format": "arrow",
+    }
     units = BENCH.build_units(bundle.items, design)
     assert len(units) == 96
     by_key = {item.key: item for item in bundle.items}
@@ -316,8 +361,9 @@ def test_units_can_mix_formats_or_come_from_the_instruction_split(bundle) -> Non
     by_key = {item.key: item for item in bundle.items}
     both = BENCH.build_units(bundle.items, BENCH.design({"format": "both", "per_feature": 4}))
     assert Counter(by_key[unit[0]].meta["format"] for unit in both) == {"arrow": 12, "qa": 12}
-    single = BENCH.build_units(bundle.items, BENCH.design({"split": "instruction", "instruction": "inform",
-                                                            "format": "qa", "per_feature": 3}))
+    single = BENCH.build_units(
+        bundle.items, BENCH.design({"split": "instruction", "instruction": "inform", "format": "qa", "per_feature": 3})
+    )
     assert len(single) == 18 and all(len(unit) == 1 and unit[0].startswith("dis-inform-") for unit in single)
     with pytest.raises(ValueError, match="only 60"):
         BENCH.build_units(bundle.items, BENCH.design({"per_feature": 61}))
@@ -326,8 +372,14 @@ def test_units_can_mix_formats_or_come_from_the_instruction_split(bundle) -> Non
 
 
 def test_unit_category_refuses_a_unit_that_mixes_features(episodes) -> None:
-    mixed = [*episodes["ep-0001"], *[items for items in episodes.values()
-                                    if items[0].meta["salient_feature"] != episodes["ep-0001"][0].meta["salient_feature"]][0]]
+    mixed = [
+        *episodes["ep-0001"],
+        *[
+            items
+            for items in episodes.values()
+            if items[0].meta["salient_feature"] != episodes["ep-0001"][0].meta["salient_feature"]
+        ][0],
+    ]
     with pytest.raises(ValueError, match="mixes"):
         BENCH.unit_category(mixed)
 
@@ -344,8 +396,9 @@ def test_finetuning_data_holds_out_one_construction_and_has_68_prompts_per_task(
     assert len(records) == 272
     per_task = Counter(record.meta["salient_feature"] for record in records)
     assert per_task == {"subject": 68, "location": 68, "religious": 68, "pronoun": 68}
-    assert Counter((r.meta["salient_feature"], r.meta["length"]) for r in records) == \
-           {(feature, length): 4 for feature in per_task for length in range(4, 21)}
+    assert Counter((r.meta["salient_feature"], r.meta["length"]) for r in records) == {
+        (feature, length): 4 for feature in per_task for length in range(4, 21)
+    }
     for record in records:
         fmt = record.meta["format"]
         blocks = re.findall(r"^(?:Q: )?(.+\.)\n(?:>|A: ?)", record.prompt + record.completion, flags=re.M)
@@ -376,7 +429,7 @@ def test_control_finetuning_prompts_vary_only_one_feature() -> None:
         values = [features_of(sentence, construction) for sentence in sentences]
         constant = record.meta["constant"]
         assert len(constant) == 1
-        (feature, value), = constant.items()
+        ((feature, value),) = constant.items()
         assert {row[feature] for row in values} == {value}
     ambiguous = finetune_records(SEED, "subject_location")
     assert all(record.meta["constant"] == {} for record in ambiguous)
@@ -385,7 +438,8 @@ def test_control_finetuning_prompts_vary_only_one_feature() -> None:
 def test_finetuning_evaluation_episodes_use_only_the_held_out_tasks() -> None:
     held_out = finetune_eval_episodes(SEED, "religious_pronoun")
     assert len(held_out) == 240
-    assert Counter((e.salient_feature, e.format) for e in held_out) == \
-           {(feature, fmt): 60 for feature in ("religious", "pronoun") for fmt in ("arrow", "qa")}
+    assert Counter((e.salient_feature, e.format) for e in held_out) == {
+        (feature, fmt): 60 for feature in ("religious", "pronoun") for fmt in ("arrow", "qa")
+    }
     with pytest.raises(ValueError, match="unknown construction"):
         finetune_records(SEED, "colour_shape")

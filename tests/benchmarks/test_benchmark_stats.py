@@ -28,9 +28,7 @@ def test_implicature_accuracy_per_template_and_group() -> None:
 def test_implicature_accuracy_per_type_over_templates() -> None:
     per_type = {t.implicature_type: t for t in implicature_breakdown(ANSWERS).per_type}
     # Generalised (i1): 1,1,0,1,1,0 → 2/3 ± √(2/9). Other (i2): 1,0,0,0,1,1 → 1/2 ± 1/2.
-    assert (per_type["Generalised"].mean, per_type["Generalised"].std) == pytest.approx(
-        (2 / 3, (2 / 9) ** 0.5)
-    )
+    assert (per_type["Generalised"].mean, per_type["Generalised"].std) == pytest.approx((2 / 3, (2 / 9) ** 0.5))
     assert (per_type["Other"].mean, per_type["Other"].std, per_type["Other"].n_items) == (
         0.5,
         0.5,
@@ -47,8 +45,11 @@ def test_a_missing_template_group_is_none() -> None:
 
 def _answers_with_accuracies(accuracies: dict[int, float], n_items: int = 1000) -> list[TemplateAnswer]:
     """n_items answers per template, the first round(accuracy * n_items) of them correct."""
-    return [TemplateAnswer(f"i{i}", template, i < round(accuracy * n_items))
-            for template, accuracy in accuracies.items() for i in range(n_items)]
+    return [
+        TemplateAnswer(f"i{i}", template, i < round(accuracy * n_items))
+        for template, accuracy in accuracies.items()
+        for i in range(n_items)
+    ]
 
 
 def test_the_published_table_12_mean_and_stds_are_population_stds_per_group() -> None:
@@ -67,8 +68,11 @@ def test_templates_7_to_9_are_reported_apart_from_the_main_six() -> None:
     result = implicature_breakdown(_answers_with_accuracies(accuracies, n_items=10))
     assert result.per_template == pytest.approx(accuracies)
     # 1-6: mean 0.6, deviations ±0.1 on four templates → population std √(0.04/6).
-    assert (result.templates, result.mean, result.std) == ([1, 2, 3, 4, 5, 6], pytest.approx(0.6),
-                                                           pytest.approx((0.04 / 6) ** 0.5))
+    assert (result.templates, result.mean, result.std) == (
+        [1, 2, 3, 4, 5, 6],
+        pytest.approx(0.6),
+        pytest.approx((0.04 / 6) ** 0.5),
+    )
     # structured 0.5, 0.7, 0.5: mean 17/30, deviations -1/15, 2/15, -1/15 → std √((6/225)/3).
     assert (result.structured_mean, result.structured_std) == pytest.approx((17 / 30, (2 / 225) ** 0.5))
     # natural 0.6, 0.6, 0.7: mean 19/30, deviations -1/30, -1/30, 2/30 → std √((6/900)/3).
@@ -91,7 +95,11 @@ def test_the_contrastive_variant_is_neither_structured_nor_natural() -> None:
     assert (result.variant, result.templates) == ("contrastive", [1, 2])
     assert (result.mean, result.std) == pytest.approx((0.55, 0.05))
     assert (result.structured_mean, result.structured_std, result.natural_mean, result.natural_std) == (
-        None, None, None, None)
+        None,
+        None,
+        None,
+        None,
+    )
     assert (result.extra_templates, result.extra_mean) == ([], None)
     with pytest.raises(ValueError, match="variant"):
         implicature_breakdown([], variant="structured")

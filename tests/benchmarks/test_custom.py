@@ -38,11 +38,25 @@ def test_the_example_file_has_every_kind_categories_and_one_attention_check() ->
 
 
 def test_a_choice_item_keeps_its_options_for_people_and_one_continuation_per_option_for_models() -> None:
-    item = one({"id": 1, "text": "Capital?", "kind": "choice", "options": ["Paris", "Rome"], "gold": "Rome",
-                "category": "geo", "source": "atlas"})
+    item = one(
+        {
+            "id": 1,
+            "text": "Capital?",
+            "kind": "choice",
+            "options": ["Paris", "Rome"],
+            "gold": "Rome",
+            "category": "geo",
+            "source": "atlas",
+        }
+    )
     assert item.key == "pilot/1" and item.gold == "Rome" and item.split == "test"
-    assert item.prompt == {"kind": "choice", "text": "Capital?", "format": "plain", "context": "",
-                           "options": ["Paris", "Rome"]}
+    assert item.prompt == {
+        "kind": "choice",
+        "text": "Capital?",
+        "format": "plain",
+        "context": "",
+        "options": ["Paris", "Rome"],
+    }
     assert item.meta["model"]["context"] == "Capital?\nOptions: Paris, Rome\nAnswer:"
     assert item.meta["model"]["continuations"] == [" Paris", " Rome"]
     assert item.meta["extra"] == {"source": "atlas"} and item.meta["category"] == "geo"
@@ -55,8 +69,17 @@ def test_yes_no_implies_its_options_and_reads_the_gold_in_any_case() -> None:
 
 
 def test_short_text_keeps_every_accepted_answer_out_of_the_prompt() -> None:
-    item = one({"id": "a", "text": "Who?", "kind": "short_text", "gold": "Jane Austen|Austen", "metric": "f1",
-                "stop": "\\n\\n|Question:", "max_tokens": "20"})
+    item = one(
+        {
+            "id": "a",
+            "text": "Who?",
+            "kind": "short_text",
+            "gold": "Jane Austen|Austen",
+            "metric": "f1",
+            "stop": "\\n\\n|Question:",
+            "max_tokens": "20",
+        }
+    )
     assert item.gold == "Jane Austen" and item.meta["answers"] == ["Jane Austen", "Austen"]
     assert item.meta["metric"] == "f1" and item.meta["model"]["stop"] == ["\n\n", "Question:"]
     assert item.meta["model"]["max_tokens"] == 20
@@ -73,54 +96,110 @@ def test_number_rating_and_free_text() -> None:
 
 
 def test_a_template_fills_in_extra_fields_and_model_context_overrides_it() -> None:
-    item = one({"id": "t", "text": "2+2?", "kind": "number", "gold": 4, "topic": "sums",
-                "prompt_template": "Topic: {topic}\nQ: {text}\nA:"})
+    item = one(
+        {
+            "id": "t",
+            "text": "2+2?",
+            "kind": "number",
+            "gold": 4,
+            "topic": "sums",
+            "prompt_template": "Topic: {topic}\nQ: {text}\nA:",
+        }
+    )
     assert item.meta["model"]["context"] == "Topic: sums\nQ: 2+2?\nA:"
-    exact = one({"id": "t", "text": "2+2?", "kind": "choice", "options": ["4", "5"], "gold": "4",
-                 "prompt_template": "{text}", "model_context": "Q: 2+2?\nA:", "continuations": [" four", " five"]})
-    assert exact.meta["model"] == {"context": "Q: 2+2?\nA:", "continuations": [" four", " five"],
-                                 "lengths": [1, 1]}
+    exact = one(
+        {
+            "id": "t",
+            "text": "2+2?",
+            "kind": "choice",
+            "options": ["4", "5"],
+            "gold": "4",
+            "prompt_template": "{text}",
+            "model_context": "Q: 2+2?\nA:",
+            "continuations": [" four", " five"],
+        }
+    )
+    assert exact.meta["model"] == {"context": "Q: 2+2?\nA:", "continuations": [" four", " five"], "lengths": [1, 1]}
 
 
 # -- every refusal names the file, the line and the field ---------------------------------------
 
 
-@pytest.mark.parametrize(("record", "field", "problem"), [
-    ({"text": "x", "kind": "free_text"}, "id", "is required"),
-    ({"id": "a", "kind": "free_text"}, "text", "is required"),
-    ({"id": "a", "text": "x", "kind": "essay"}, "kind", "must be one of"),
-    ({"id": "a", "text": "x", "kind": "choice", "options": "a|b", "gold": "c"}, "gold", "is not among the options"),
-    ({"id": "a", "text": "x", "kind": "choice", "options": "a", "gold": "a"}, "options", "at least 2 options"),
-    ({"id": "a", "text": "x", "kind": "choice", "options": "a|b"}, "gold", "needs its right answer"),
-    ({"id": "a", "text": "x", "kind": "number", "gold": "eight"}, "gold", "must be a number"),
-    ({"id": "a", "text": "x", "kind": "number", "gold": 8, "tolerance": "-1"}, "tolerance", "must be 0 or more"),
-    ({"id": "a", "text": "x", "kind": "short_text", "gold": "a", "metric": "bleu"}, "metric", "must be one of"),
-    ({"id": "a", "text": "x", "kind": "rating", "options": "1|2", "gold": "1"}, "gold", "no right answer"),
-    ({"id": "a", "text": "x", "kind": "free_text", "attention_check": "true"}, "attention_check", "needs a right"),
-    ({"id": "a", "text": "x", "kind": "free_text", "prompt_template": "{question}"}, "prompt_template",
-     "unknown field {question}"),
-    ({"id": "a", "text": "x", "kind": "free_text", "prompt_template": "{text.upper}"}, "prompt_template",
-     "unknown field"),
-    ({"id": "a", "text": "x", "kind": "free_text", "prompt_template": "{text"}, "prompt_template", "malformed"),
-    ({"id": "a", "text": "x", "kind": "yes_no", "gold": "yes", "continuations": " y"}, "continuations", "one per option"),
-    ({"id": "a", "text": "x", "kind": "number", "gold": 1, "max_tokens": "0"}, "max_tokens", "whole number"),
-    ({"id": "a", "text": "x", "kind": "free_text", "format": "html"}, "format", "plain or markdown"),
-    ({"id": "a", "text": "x", "kind": "free_text", "prompt_template": "{text:{nope}}"}, "prompt_template",
-     "malformed template"),
-    ({"id": "a", "text": "x", "kind": "free_text", "prompt_template": "{text:{text.zz}}"}, "prompt_template",
-     "malformed template"),
-    ({"id": "a", "text": "x", "kind": "number", "gold": 10 ** 400}, "gold", "must be a number"),
-    ({"id": "a", "text": "x", "kind": "number", "gold": 1, "max_tokens": 10 ** 400}, "max_tokens", "must be a number"),
-    ({"id": "a", "text": "x", "kind": "free_text", "split": "s" * 41}, "split", "longer than 40"),
-    ({"id": "a", "text": "x\x00y", "kind": "free_text"}, "text", "NUL character"),
-    ({"id": "a", "text": "x", "kind": "free_text", "note": ["fine", "x\x00"]}, "note", "NUL character"),
-    ({"id": "a", "text": "x", "kind": "short_text", "gold": "a", "metric_options": "strip"}, "metric_options",
-     "only the exact_match metric"),
-    ({"id": "a", "text": "x", "kind": "short_text", "gold": "a", "metric": "exact_match", "metric_options": "trim"},
-     "metric_options", "must be among"),
-    ({"id": "a", "text": "x", "kind": "choice", "options": "a|b", "gold": "a", "metric_options": "strip"},
-     "metric_options", "only short_text and number items have a metric"),
-])
+@pytest.mark.parametrize(
+    ("record", "field", "problem"),
+    [
+        ({"text": "x", "kind": "free_text"}, "id", "is required"),
+        ({"id": "a", "kind": "free_text"}, "text", "is required"),
+        ({"id": "a", "text": "x", "kind": "essay"}, "kind", "must be one of"),
+        ({"id": "a", "text": "x", "kind": "choice", "options": "a|b", "gold": "c"}, "gold", "is not among the options"),
+        ({"id": "a", "text": "x", "kind": "choice", "options": "a", "gold": "a"}, "options", "at least 2 options"),
+        ({"id": "a", "text": "x", "kind": "choice", "options": "a|b"}, "gold", "needs its right answer"),
+        ({"id": "a", "text": "x", "kind": "number", "gold": "eight"}, "gold", "must be a number"),
+        ({"id": "a", "text": "x", "kind": "number", "gold": 8, "tolerance": "-1"}, "tolerance", "must be 0 or more"),
+        ({"id": "a", "text": "x", "kind": "short_text", "gold": "a", "metric": "bleu"}, "metric", "must be one of"),
+        ({"id": "a", "text": "x", "kind": "rating", "options": "1|2", "gold": "1"}, "gold", "no right answer"),
+        ({"id": "a", "text": "x", "kind": "free_text", "attention_check": "true"}, "attention_check", "needs a right"),
+        (
+            {"id": "a", "text": "x", "kind": "free_text", "prompt_template": "{question}"},
+            "prompt_template",
+            "unknown field {question}",
+        ),
+        (
+            {"id": "a", "text": "x", "kind": "free_text", "prompt_template": "{text.upper}"},
+            "prompt_template",
+            "unknown field",
+        ),
+        ({"id": "a", "text": "x", "kind": "free_text", "prompt_template": "{text"}, "prompt_template", "malformed"),
+        (
+            {"id": "a", "text": "x", "kind": "yes_no", "gold": "yes", "continuations": " y"},
+            "continuations",
+            "one per option",
+        ),
+        ({"id": "a", "text": "x", "kind": "number", "gold": 1, "max_tokens": "0"}, "max_tokens", "whole number"),
+        ({"id": "a", "text": "x", "kind": "free_text", "format": "html"}, "format", "plain or markdown"),
+        (
+            {"id": "a", "text": "x", "kind": "free_text", "prompt_template": "{text:{nope}}"},
+            "prompt_template",
+            "malformed template",
+        ),
+        (
+            {"id": "a", "text": "x", "kind": "free_text", "prompt_template": "{text:{text.zz}}"},
+            "prompt_template",
+            "malformed template",
+        ),
+        ({"id": "a", "text": "x", "kind": "number", "gold": 10**400}, "gold", "must be a number"),
+        (
+            {"id": "a", "text": "x", "kind": "number", "gold": 1, "max_tokens": 10**400},
+            "max_tokens",
+            "must be a number",
+        ),
+        ({"id": "a", "text": "x", "kind": "free_text", "split": "s" * 41}, "split", "longer than 40"),
+        ({"id": "a", "text": "x\x00y", "kind": "free_text"}, "text", "NUL character"),
+        ({"id": "a", "text": "x", "kind": "free_text", "note": ["fine", "x\x00"]}, "note", "NUL character"),
+        (
+            {"id": "a", "text": "x", "kind": "short_text", "gold": "a", "metric_options": "strip"},
+            "metric_options",
+            "only the exact_match metric",
+        ),
+        (
+            {
+                "id": "a",
+                "text": "x",
+                "kind": "short_text",
+                "gold": "a",
+                "metric": "exact_match",
+                "metric_options": "trim",
+            },
+            "metric_options",
+            "must be among",
+        ),
+        (
+            {"id": "a", "text": "x", "kind": "choice", "options": "a|b", "gold": "a", "metric_options": "strip"},
+            "metric_options",
+            "only short_text and number items have a metric",
+        ),
+    ],
+)
 def test_a_bad_record_is_refused_naming_file_line_and_field(record: dict, field: str, problem: str) -> None:
     message = refusal(record)
     assert message.startswith(f"items.jsonl, row 7: field '{field}'") and problem in message
@@ -154,10 +233,13 @@ def test_a_spreadsheets_trailing_empty_columns_are_no_columns_but_an_unnamed_one
         items_from_file(path, name="pilot")
 
 
-@pytest.mark.parametrize(("line", "problem"), [
-    ('{"id": "a", "text": "x", "kind": "number", "gold": ' + "9" * 5000 + "}", "not readable JSON"),
-    ('{"id": "a", "x": ' + "[" * 100000 + "]" * 100000 + "}", "not readable JSON"),
-])
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ('{"id": "a", "text": "x", "kind": "number", "gold": ' + "9" * 5000 + "}", "not readable JSON"),
+        ('{"id": "a", "x": ' + "[" * 100000 + "]" * 100000 + "}", "not readable JSON"),
+    ],
+)
 def test_jsonl_python_cannot_read_is_refused_naming_the_line(tmp_path: Path, line: str, problem: str) -> None:
     path = tmp_path / "items.jsonl"
     path.write_text("\n" + line + "\n", encoding="utf-8")
@@ -175,8 +257,9 @@ def test_a_csv_error_names_the_spreadsheet_row(tmp_path: Path) -> None:
 
 def test_a_jsonl_error_names_its_line_blank_lines_counted(tmp_path: Path) -> None:
     path = tmp_path / "items.jsonl"
-    path.write_text('{"id": 1, "text": "x", "kind": "free_text"}\n\n{"id": 2, "text": "y", "kind": "number"}\n',
-                    encoding="utf-8")
+    path.write_text(
+        '{"id": 1, "text": "x", "kind": "free_text"}\n\n{"id": 2, "text": "y", "kind": "number"}\n', encoding="utf-8"
+    )
     with pytest.raises(DatasetError, match=r"items.jsonl, row 3: field 'gold'"):
         items_from_file(path, name="pilot")
     path.write_text('{"id": 1, "text": "x", "kind": "free_text"}\n{"id": 2,\n', encoding="utf-8")

@@ -36,8 +36,9 @@ def test_checks_are_offered_only_where_the_benchmark_has_them():
 
 
 def test_what_is_wrong_is_said_in_words():
-    errors = design_errors(OPTIONS, {"units": 0, "attention_checks": 4, "exclude_at": 1, "format": "xml",
-                                     "shuffle": "yes"})
+    errors = design_errors(
+        OPTIONS, {"units": 0, "attention_checks": 4, "exclude_at": 1, "format": "xml", "shuffle": "yes"}
+    )
     assert errors == {
         "units": "Units must be at least 1 (you chose 0).",
         "attention_checks": "Attention checks can be at most 3 (you chose 4).",
@@ -48,8 +49,10 @@ def test_what_is_wrong_is_said_in_words():
 
 def test_an_exclusion_no_one_can_reach_is_refused():
     errors = design_errors(OPTIONS, {"units": 1, "attention_checks": 2, "exclude_at": 3})
-    assert errors == {"exclude_at": "Exclusion at 3 failed checks can never happen with 2 attention checks per "
-                                    "participant; choose at most 2 (0: never exclude)."}
+    assert errors == {
+        "exclude_at": "Exclusion at 3 failed checks can never happen with 2 attention checks per "
+        "participant; choose at most 2 (0: never exclude)."
+    }
     assert design_errors(OPTIONS, {"attention_checks": 0, "exclude_at": 0}) == {}
     assert design_errors(OPTIONS, {"units": "4"}) == {"units": "Units must be a whole number."}
 

@@ -33,7 +33,8 @@ def test_only_line_breaks_are_stripped_from_the_ends():
     # do-pigs-fly tests/test_dataset.py::test_filter_examples_no_control: the utterance
     # "I keep putting off getting my passport application.\n\n" becomes the text without "\n\n".
     assert clean_text("I keep putting off getting my passport application.\n\n") == (
-        "I keep putting off getting my passport application.")
+        "I keep putting off getting my passport application."
+    )
     assert clean_text("Did he pass the exam?\r\n") == "Did he pass the exam?"
     assert clean_text(" I can get it.") == " I can get it."
     assert clean_text("you got anything to sell? ") == "you got anything to sell? "
@@ -44,20 +45,29 @@ def test_spaces_at_the_ends_of_the_published_texts_reach_the_prompt(items, rows)
     # Test row 28 and dev row 43 as `ParticularisedImplicatureDataset._process_text` leaves them.
     assert rows["test", 28].prompt == {"utterance": "you got anything to sell? ", "response": " I can get it."}
     assert rows["dev", 43].prompt == {"utterance": "Anything new?", "response": " The usual gas."}
-    padded = {split: sum(1 for item in items.values() if item.split == split
-                         and any(value != value.strip() for value in item.prompt.values()))
-              for split in ("test", "dev")}
+    padded = {
+        split: sum(
+            1
+            for item in items.values()
+            if item.split == split and any(value != value.strip() for value in item.prompt.values())
+        )
+        for split in ("test", "dev")
+    }
     assert padded == {"test": 35, "dev": 5}
-    assert not any("\r" in value or value.endswith("\n") or value.startswith("\n")
-                   for item in items.values() for value in item.prompt.values())
+    assert not any(
+        "\r" in value or value.endswith("\n") or value.startswith("\n")
+        for item in items.values()
+        for value in item.prompt.values()
+    )
 
 
 def test_the_model_prompt_keeps_the_spaces_inside_the_quotes(bundle, rows):
     definition = get("implicature")
     assets = {asset.key: asset.data for asset in bundle.assets}
     [request] = definition.model_requests([rows["test", 28]], assets, definition.model_setting())
-    assert request.context.endswith('Esther asked "you got anything to sell? " and Juan responded " I can get it.", '
-                                    "which means")
+    assert request.context.endswith(
+        'Esther asked "you got anything to sell? " and Juan responded " I can get it.", which means'
+    )
 
 
 def _published_questions() -> list[str]:
@@ -82,5 +92,8 @@ def test_the_template_2_text_is_the_question_the_published_annotators_read(items
     assert len(questions) == len(test) == 600
     ours = [definition.present(item.prompt, definition.design())["text"] for item in test]
     assert [_without_quote_line_breaks(text) for text in ours] == [_without_quote_line_breaks(q) for q in questions]
-    assert ours[27] == questions[27] == ('Esther asked "you got anything to sell? " and Juan responded '
-                                         '" I can get it.", which means')
+    assert (
+        ours[27]
+        == questions[27]
+        == ('Esther asked "you got anything to sell? " and Juan responded " I can get it.", which means')
+    )

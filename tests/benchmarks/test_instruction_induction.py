@@ -85,12 +85,17 @@ def test_execute_sets_have_the_published_sizes_and_every_acceptable_answer(asset
     assert first["outputs"] == second["outputs"] == ["The child hurt their knee."]
     assert first["input"] == "Sentence 1: The child hurt their knee. Sentence 2: The child started crying."
     assert second["input"] == "Sentence 1: The child started crying. Sentence 2: The child hurt their knee."
-    assert execute["common_concept"][0] == {"id": "1", "input": "rock climbing, elevators, helicopters",
-                                            "outputs": ["involve vertical movement.", "involve going up."]}
+    assert execute["common_concept"][0] == {
+        "id": "1",
+        "input": "rock climbing, elevators, helicopters",
+        "outputs": ["involve vertical movement.", "involve going up."],
+    }
     assert execute["sentence_similarity"][0]["outputs"] == ["3 - probably", "3", "probably"]
     assert execute["word_in_context"][0]["outputs"] == ["not the same", "no", "false"]
     assert execute["rhymes"][0]["outputs"][0] == "neat" and "sweet" in execute["rhymes"][0]["outputs"]
-    assert execute["translation_en-de"][0]["outputs"][0] == "Platz" and "Ort" in execute["translation_en-de"][0]["outputs"]
+    assert (
+        execute["translation_en-de"][0]["outputs"][0] == "Platz" and "Ort" in execute["translation_en-de"][0]["outputs"]
+    )
     assert execute["antonyms"][0] == {"id": "1", "input": "fortunate", "outputs": ["unfortunate"]}
     assert assets["metrics"]["synonyms"] == "contains" and assets["metrics"]["sum"] == "exact"
     assert assets["induce_sizes"]["cause_and_effect"] == 26
@@ -156,7 +161,11 @@ def test_units_give_each_participant_six_tasks_balanced_over_tasks(bundle) -> No
 
 
 def test_model_prompts() -> None:
-    assert execution_prompt("Write the plural form.", "cat") == "Instruction: Write the plural form.\nInput: cat\nOutput:"
-    assert in_context_prompt([["cat", "cats"], ["dog", "dogs"]], "bird") == \
-        "Input: cat\nOutput: cats\n\nInput: dog\nOutput: dogs\n\nInput: bird\nOutput:"
+    assert (
+        execution_prompt("Write the plural form.", "cat") == "Instruction: Write the plural form.\nInput: cat\nOutput:"
+    )
+    assert (
+        in_context_prompt([["cat", "cats"], ["dog", "dogs"]], "bird")
+        == "Input: cat\nOutput: cats\n\nInput: dog\nOutput: dogs\n\nInput: bird\nOutput:"
+    )
     assert induction_prompt([["a", "b"]]).endswith("pairs:\n\nInput: a\nOutput: b\n\nThe instruction was")

@@ -15,15 +15,26 @@ from parity.benchmarks.base import DatasetError
 from parity.benchmarks.lm_eval import records_for_task
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "parity" / "benchmarks" / "lm_eval" / "example"
-DOCS = [{"question": "Which animal says moo?", "choices": ["cow", "cat"], "answer": 0},
-        {"question": "What colour is grass?", "choices": ["green", "red"], "answer": 0},
-        {"question": "What do bees make?", "choices": ["milk", "honey"], "answer": 1}]
-CHOICE_TASK = {"dataset_path": "json", "dataset_kwargs": {"data_files": {"test": "docs.jsonl"}},
-               "output_type": "multiple_choice", "test_split": "test", "doc_to_text": "Q: {{question}}\nA:",
-               "doc_to_choice": "{{choices}}", "doc_to_target": "{{answer}}"}
-GENERATION_TASK = {**{key: value for key, value in CHOICE_TASK.items() if key != "doc_to_choice"},
-                   "output_type": "generate_until", "doc_to_target": "{{choices[answer]}}",
-                   "generation_kwargs": {"until": ["\n"], "max_gen_toks": 5}}
+DOCS = [
+    {"question": "Which animal says moo?", "choices": ["cow", "cat"], "answer": 0},
+    {"question": "What colour is grass?", "choices": ["green", "red"], "answer": 0},
+    {"question": "What do bees make?", "choices": ["milk", "honey"], "answer": 1},
+]
+CHOICE_TASK = {
+    "dataset_path": "json",
+    "dataset_kwargs": {"data_files": {"test": "docs.jsonl"}},
+    "output_type": "multiple_choice",
+    "test_split": "test",
+    "doc_to_text": "Q: {{question}}\nA:",
+    "doc_to_choice": "{{choices}}",
+    "doc_to_target": "{{answer}}",
+}
+GENERATION_TASK = {
+    **{key: value for key, value in CHOICE_TASK.items() if key != "doc_to_choice"},
+    "output_type": "generate_until",
+    "doc_to_target": "{{choices[answer]}}",
+    "generation_kwargs": {"until": ["\n"], "max_gen_toks": 5},
+}
 
 
 def task_file(directory: Path, name: str, docs: list[dict[str, Any]] | None = None, **config: Any) -> Path:
@@ -73,9 +84,20 @@ def test_generation_items_take_the_target_the_stop_strings_and_the_token_limit()
     name, records = records_for_task(EXAMPLE / "example_gen.yaml", limit=2)
     assert name == "parity_example_gen"
     assert records[0] | {"lm_eval_doc_id": 0} == {
-        "id": "0", "text": "Q: What is 2 plus 2?\nA:", "kind": "short_text", "gold": ["4"], "stop": ["\n"],
-        "max_tokens": 8, "metric": "exact_match", "metric_options": ["strip"], "category": "parity_example_gen", "model_context": "Q: What is 2 plus 2?\nA:",
-        "lm_eval_task": "parity_example_gen", "lm_eval_doc_id": 0, "lm_eval_num_fewshot": 0}
+        "id": "0",
+        "text": "Q: What is 2 plus 2?\nA:",
+        "kind": "short_text",
+        "gold": ["4"],
+        "stop": ["\n"],
+        "max_tokens": 8,
+        "metric": "exact_match",
+        "metric_options": ["strip"],
+        "category": "parity_example_gen",
+        "model_context": "Q: What is 2 plus 2?\nA:",
+        "lm_eval_task": "parity_example_gen",
+        "lm_eval_doc_id": 0,
+        "lm_eval_num_fewshot": 0,
+    }
 
 
 def test_a_string_target_and_a_task_name_with_capitals(tmp_path: Path) -> None:
@@ -99,7 +121,11 @@ def test_a_group_gives_each_subtask_as_its_category(tmp_path: Path) -> None:
     name, records = records_for_task(group, limit=2)
     assert name == "both"
     assert [(record["id"], record["category"]) for record in records] == [
-        ("first/0", "first"), ("first/1", "first"), ("second/0", "second"), ("second/1", "second")]
+        ("first/0", "first"),
+        ("first/1", "first"),
+        ("second/0", "second"),
+        ("second/1", "second"),
+    ]
 
 
 @pytest.mark.parametrize("output_type", ["loglikelihood", "loglikelihood_rolling"])
@@ -111,8 +137,9 @@ def test_likelihood_tasks_are_refused_naming_the_output_type(tmp_path: Path, out
 
 
 def test_a_dataset_that_is_not_local_is_refused_without_a_download(tmp_path: Path) -> None:
-    path = task_file(tmp_path, "remote", **{**CHOICE_TASK, "dataset_path": "someone/not-cached-anywhere",
-                                            "dataset_kwargs": None})
+    path = task_file(
+        tmp_path, "remote", **{**CHOICE_TASK, "dataset_path": "someone/not-cached-anywhere", "dataset_kwargs": None}
+    )
     message = refusal(path)
     assert str(path) in message and "not local and downloads are off" in message and "data_files" in message
 
@@ -133,32 +160,51 @@ def test_a_known_task_whose_dataset_is_on_the_hub_is_refused() -> None:
     assert message.startswith("hellaswag: the documents are not local and downloads are off")
 
 
-@pytest.mark.parametrize(("config", "reason"), [
-    ({"metric_list": [{"metric": "brier_score"}]}, "metric(s) brier_score cannot be reproduced"),
-    ({"doc_to_target": "{{[answer]}}"}, "several targets"),
-    ({"repeats": 3}, "repeats is 3"),
-])
+@pytest.mark.parametrize(
+    ("config", "reason"),
+    [
+        ({"metric_list": [{"metric": "brier_score"}]}, "metric(s) brier_score cannot be reproduced"),
+        ({"doc_to_target": "{{[answer]}}"}, "several targets"),
+        ({"repeats": 3}, "repeats is 3"),
+    ],
+)
 def test_choice_tasks_parity_cannot_reproduce_are_refused(tmp_path: Path, config: dict[str, Any], reason: str) -> None:
     assert reason in refusal(task_file(tmp_path, "odd", **{**CHOICE_TASK, **config}))
 
 
-@pytest.mark.parametrize(("config", "reason"), [
-    ({"metric_list": [{"metric": "bleu"}]}, "only exact_match is supported"),
-    ({"metric_list": [{"metric": "exact_match", "regexes_to_ignore": [","]}]}, "regexes_to_ignore"),
-    ({"filter_list": [{"name": "strict", "filter": [{"function": "regex", "regex_pattern": "(\\d+)"},
-                                                     {"function": "take_first"}]}]}, "post-process"),
-    ({"generation_kwargs": {"until": ["\n"], "do_sample": True, "temperature": 0.7}}, "only greedy generation"),
-])
-def test_generation_tasks_parity_cannot_reproduce_are_refused(tmp_path: Path, config: dict[str, Any],
-                                                              reason: str) -> None:
+@pytest.mark.parametrize(
+    ("config", "reason"),
+    [
+        ({"metric_list": [{"metric": "bleu"}]}, "only exact_match is supported"),
+        ({"metric_list": [{"metric": "exact_match", "regexes_to_ignore": [","]}]}, "regexes_to_ignore"),
+        (
+            {
+                "filter_list": [
+                    {
+                        "name": "strict",
+                        "filter": [{"function": "regex", "regex_pattern": "(\\d+)"}, {"function": "take_first"}],
+                    }
+                ]
+            },
+            "post-process",
+        ),
+        ({"generation_kwargs": {"until": ["\n"], "do_sample": True, "temperature": 0.7}}, "only greedy generation"),
+    ],
+)
+def test_generation_tasks_parity_cannot_reproduce_are_refused(
+    tmp_path: Path, config: dict[str, Any], reason: str
+) -> None:
     assert reason in refusal(task_file(tmp_path, "gen", **{**GENERATION_TASK, **config}))
 
 
 def test_exact_match_ignoring_case_and_punctuation_after_stripping_is_reproduced(tmp_path: Path) -> None:
-    path = task_file(tmp_path, "gen", **GENERATION_TASK,
-                     metric_list=[{"metric": "exact_match", "ignore_case": True, "ignore_punctuation": True}],
-                     filter_list=[{"name": "strip", "filter": [{"function": "remove_whitespace"},
-                                                              {"function": "take_first"}]}])
+    path = task_file(
+        tmp_path,
+        "gen",
+        **GENERATION_TASK,
+        metric_list=[{"metric": "exact_match", "ignore_case": True, "ignore_punctuation": True}],
+        filter_list=[{"name": "strip", "filter": [{"function": "remove_whitespace"}, {"function": "take_first"}]}],
+    )
     _, records = records_for_task(path)
     assert [record["gold"] for record in records] == [["cow"], ["green"], ["honey"]]
     assert {tuple(record["metric_options"]) for record in records} == {("ignore_case", "ignore_punctuation", "strip")}
@@ -171,8 +217,10 @@ def test_a_generation_target_is_kept_as_written(tmp_path: Path) -> None:
     target as written): as custom items, 'a' is not an accepted answer of 'a|b'."""
     from parity.benchmarks.custom import items_from_records
 
-    docs = [{"question": "Pipe?", "choices": ["a|b", "c"], "answer": 0},
-            {"question": "Spaced?", "choices": [" x ", "y"], "answer": 0}]
+    docs = [
+        {"question": "Pipe?", "choices": ["a|b", "c"], "answer": 0},
+        {"question": "Spaced?", "choices": [" x ", "y"], "answer": 0},
+    ]
     _, records = records_for_task(task_file(tmp_path, "kept", docs, **GENERATION_TASK))
     items = items_from_records(records, name="kept", label="kept.yaml").items
     assert [item.meta["answers"] for item in items] == [["a|b"], [" x "]]

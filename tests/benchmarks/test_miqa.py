@@ -53,9 +53,12 @@ def _write(tmp_path: Path, text: str) -> Path:
 
 
 def _example() -> dict:
-    return {"direction": "implies", "statement": "I see what you mean",
-            "question": '"I see what you mean". Which of the following statements could that imply?',
-            "options": {"a": "My eyes are working well", "b": "I understand you"}}
+    return {
+        "direction": "implies",
+        "statement": "I see what you mean",
+        "question": '"I see what you mean". Which of the following statements could that imply?',
+        "options": {"a": "My eyes are working well", "b": "I understand you"},
+    }
 
 
 def test_it_is_registered_with_its_pinned_source() -> None:
@@ -85,12 +88,15 @@ def test_150_rows_give_300_questions_150_in_each_direction(items, source) -> Non
         assert prompt["statement"] in prompt["question"]
 
 
-@pytest.mark.parametrize(("text", "problem", "row"), [
-    (HEADER + "a\tb\tc\n", "found 3 (truncated?)", 2),
-    (HEADER + "a\tb\tc\td\n" + "a\tb\t\td\n", "empty field(s) literal_conclusion", 3),
-    (HEADER + "a\tb\tc\td\te\n", "found 5", 2),
-    ("premise\tconclusion\n", "expected the header", 1),
-])
+@pytest.mark.parametrize(
+    ("text", "problem", "row"),
+    [
+        (HEADER + "a\tb\tc\n", "found 3 (truncated?)", 2),
+        (HEADER + "a\tb\tc\td\n" + "a\tb\t\td\n", "empty field(s) literal_conclusion", 3),
+        (HEADER + "a\tb\tc\td\te\n", "found 5", 2),
+        ("premise\tconclusion\n", "expected the header", 1),
+    ],
+)
 def test_malformed_rows_are_refused_naming_file_and_row(tmp_path, text, problem, row) -> None:
     with pytest.raises(DatasetError) as caught:
         BENCH.load(_write(tmp_path, text))
@@ -110,22 +116,31 @@ def test_a_file_cut_short_or_missing_is_refused(tmp_path, source) -> None:
 
 def test_appendix_a_wordings_with_the_options_as_continuations() -> None:
     prompt = _example()
-    assert question_text(prompt, 1) == ('"I see what you mean". Which of the following two statements could that imply? '
-                                        "My eyes are working well or I understand you?")
+    assert question_text(prompt, 1) == (
+        '"I see what you mean". Which of the following two statements could that imply? '
+        "My eyes are working well or I understand you?"
+    )
     assert question_text(prompt, 2).endswith("could that imply? (1) My eyes are working well (2) I understand you")
     choice = choice_prompt(prompt, 3)
-    assert choice.context == ('Q: "I see what you mean". Which of the following two statements could that imply? '
-                              "(1) My eyes are working well (2) I understand you A:")
+    assert choice.context == (
+        'Q: "I see what you mean". Which of the following two statements could that imply? '
+        "(1) My eyes are working well (2) I understand you A:"
+    )
     assert choice.continuations == {"a": " My eyes are working well", "b": " I understand you"}
     assert choice_prompt(prompt, 4).context.endswith("(2) I understand you Answer: It could imply")
     swapped = choice_prompt(prompt, 3, ("b", "a"))
     assert swapped.context.endswith("(1) I understand you (2) My eyes are working well A:")
     assert swapped.continuations == choice.continuations
-    implied_by = {"direction": "implied-by", "statement": "My eyes are working well", "question": "",
-                  "options": {"a": "I see what you are pointing at", "b": "I see what you mean"}}
+    implied_by = {
+        "direction": "implied-by",
+        "statement": "My eyes are working well",
+        "question": "",
+        "options": {"a": "I see what you are pointing at", "b": "I see what you mean"},
+    }
     assert choice_prompt(implied_by, 3).context == (
         'Q: "My eyes are working well" is implied by which of the following two statements? '
-        "(1) I see what you are pointing at (2) I see what you mean A:")
+        "(1) I see what you are pointing at (2) I see what you mean A:"
+    )
     with pytest.raises(ValueError, match="wording"):
         question_text(prompt, 7)
     with pytest.raises(ValueError, match="permutation"):
@@ -144,8 +159,9 @@ def test_k_shot_prefixes_are_seeded_same_direction_and_never_the_same_row(items)
     item = items[10]
     shots = select_shots(item, items, 5, seed=3)
     assert len(shots) == 5 and len({shot.key for shot in shots}) == 5
-    assert all(shot.meta["direction"] == item.meta["direction"] and shot.meta["row"] != item.meta["row"]
-               for shot in shots)
+    assert all(
+        shot.meta["direction"] == item.meta["direction"] and shot.meta["row"] != item.meta["row"] for shot in shots
+    )
     assert select_shots(item, items, 5, seed=3) == shots
     assert select_shots(item, items, 5, seed=4) != shots
     assert select_shots(items[12], items, 5, seed=3) != shots, "drawn anew for each question"
@@ -178,7 +194,9 @@ def test_humans_see_two_buttons_in_the_order_given_and_never_the_gold(items) -> 
     shown = BENCH.present(item.prompt, BENCH.design(), order=("b", "a"))
     assert shown["question"] == item.prompt["question"]
     assert [(o["position"], o["label"]) for o in shown["options"]] == [
-        ("1", item.prompt["options"]["b"]), ("2", item.prompt["options"]["a"])]
+        ("1", item.prompt["options"]["b"]),
+        ("2", item.prompt["options"]["a"]),
+    ]
     assert "gold" not in shown and "correct" not in json.dumps(shown) and "order" not in shown
 
 
@@ -192,8 +210,11 @@ def test_the_buttons_post_screen_positions_that_the_screen_maps_to_the_options(i
         assert screen.answer_for("1") == order[0] and screen.answer_for(" 2 ") == order[1]
         assert screen.answer_for("a") == "" and screen.answer_for("b") == "" and screen.answer_for("3") == ""
     fixed = BENCH.design({"shuffle_options": False})
-    orders = [BENCH.screen(item.key, item.prompt, fixed, viewer=viewer).record["option_order"]
-              for item in items for viewer in ("participant-1", "participant-2")]
+    orders = [
+        BENCH.screen(item.key, item.prompt, fixed, viewer=viewer).record["option_order"]
+        for item in items
+        for viewer in ("participant-1", "participant-2")
+    ]
     assert orders[0::2] == orders[1::2], "without shuffling, every participant sees the same order"
     assert 110 < orders[0::2].count("ab") < 190, "... drawn at random per question"
 
@@ -202,10 +223,12 @@ def test_the_option_order_is_random_per_participant_but_reproducible(items) -> N
     orders = Counter(option_order("participant-1", item.key) for item in items)
     assert set(orders) == {("a", "b"), ("b", "a")}
     assert 110 < orders[("a", "b")] < 190
-    assert [option_order("participant-1", item.key) for item in items] == \
-           [option_order("participant-1", item.key) for item in items]
-    assert [option_order("participant-1", item.key) for item in items] != \
-           [option_order("participant-2", item.key) for item in items]
+    assert [option_order("participant-1", item.key) for item in items] == [
+        option_order("participant-1", item.key) for item in items
+    ]
+    assert [option_order("participant-1", item.key) for item in items] != [
+        option_order("participant-2", item.key) for item in items
+    ]
 
 
 @pytest.mark.parametrize(("raw", "parsed"), [("a", "a"), (" B ", "b"), ("1", None), ("c", None), ("", None)])
@@ -234,7 +257,8 @@ def test_attention_checks_have_a_plain_answer() -> None:
 
 def test_the_generative_question_reads_the_metaphor_literally(items) -> None:
     assert generative_prompt(items[0].prompt) == (
-        f'"{items[0].prompt["statement"]}". Could that imply that "{items[0].prompt["options"]["a"]}"?')
+        f'"{items[0].prompt["statement"]}". Could that imply that "{items[0].prompt["options"]["a"]}"?'
+    )
     with pytest.raises(ValueError):
         generative_prompt(items[1].prompt)
     assert generative_question_id(7) == "miqa-007-generative"
@@ -242,12 +266,16 @@ def test_the_generative_question_reads_the_metaphor_literally(items) -> None:
 
 def test_generative_answers_are_parsed_with_an_error_per_line(tmp_path) -> None:
     path = tmp_path / "answers.jsonl"
-    good = [{"question_id": "miqa-001-generative", "model": "m", "answer": "No, it means ..."},
-            {"question_id": "miqa-002-generative", "model": "m", "answer": ""}]
+    good = [
+        {"question_id": "miqa-001-generative", "model": "m", "answer": "No, it means ..."},
+        {"question_id": "miqa-002-generative", "model": "m", "answer": ""},
+    ]
     path.write_text("\n".join(json.dumps(record) for record in good) + "\n\n", encoding="utf-8")
     parsed = parse_generative_answers(path, known_ids={"miqa-001-generative", "miqa-002-generative"})
     assert [(a.question_id, a.model, a.answer, a.line) for a in parsed] == [
-        ("miqa-001-generative", "m", "No, it means ...", 1), ("miqa-002-generative", "m", "", 2)]
+        ("miqa-001-generative", "m", "No, it means ...", 1),
+        ("miqa-002-generative", "m", "", 2),
+    ]
     cases = [
         ('{"question_id": "q", "model": "m"', "row 2: not valid JSON"),
         ('["q", "m", "a"]', "row 2: expected a JSON object"),

@@ -16,9 +16,21 @@ ROOT = Path(__file__).resolve().parents[2]
 #: people and models read, and its own statistics and breakdowns of the results
 MODULES = ("benchmark", "model", "prompts", "results")
 #: the registry hooks the apps and the results code ask instead of naming a benchmark
-HOOKS = ("category_field", "category_of", "answer_scale", "graded_subject", "breakdowns", "headline_results",
-         "design_assets", "resolve_design", "demo", "published_study_name", "read_published_study",
-         "executes_instructions", "rating_benchmark")
+HOOKS = (
+    "category_field",
+    "category_of",
+    "answer_scale",
+    "graded_subject",
+    "breakdowns",
+    "headline_results",
+    "design_assets",
+    "resolve_design",
+    "demo",
+    "published_study_name",
+    "read_published_study",
+    "executes_instructions",
+    "rating_benchmark",
+)
 #: the apps that must never name a benchmark (migrations and tests may)
 APPS = ("studies", "modelruns")
 

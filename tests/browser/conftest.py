@@ -7,8 +7,15 @@ from pathlib import Path
 import pytest
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def chromium_path() -> str | None:
@@ -34,10 +41,15 @@ def browser():
 def page(browser):
     context = browser.new_context()
     # Prolific is outside this machine: a local stand-in answers its completion URL.
-    context.route("https://app.prolific.com/**", lambda route: route.fulfill(
-        status=200, content_type="text/html",
-        body="<html><body><h1 id='prolific'>Prolific stand-in</h1>"
-             f"<p id='url'>{route.request.url}</p></body></html>"))
+    context.route(
+        "https://app.prolific.com/**",
+        lambda route: route.fulfill(
+            status=200,
+            content_type="text/html",
+            body="<html><body><h1 id='prolific'>Prolific stand-in</h1>"
+            f"<p id='url'>{route.request.url}</p></body></html>",
+        ),
+    )
     page = context.new_page()
     yield page
     context.close()

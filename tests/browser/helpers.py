@@ -12,8 +12,15 @@ def sign_in(page, live_server, user) -> None:
     """The browser of `page` signed in as `user` (a session cookie, as after the login form)."""
     client = Client()
     client.force_login(user)
-    page.context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "url": live_server.url,
-                               "value": client.cookies[settings.SESSION_COOKIE_NAME].value}])
+    page.context.add_cookies(
+        [
+            {
+                "name": settings.SESSION_COOKIE_NAME,
+                "url": live_server.url,
+                "value": client.cookies[settings.SESSION_COOKIE_NAME].value,
+            }
+        ]
+    )
 
 
 def fill_study_form(page, name: str, design: dict[str, str], extra: dict[str, str] | None = None) -> None:
@@ -35,8 +42,10 @@ def fill_study_form(page, name: str, design: dict[str, str], extra: dict[str, st
     page.fill("#id_reward", "0.10")
     page.wait_for_function("document.getElementById('hourly-pay-verdict').textContent.includes('minimum')")
     page.fill("#id_reward", extra.get("reward", "2.00"))
-    page.wait_for_function("document.getElementById('hourly-pay-value').textContent.endsWith('/h')"
-                           " && document.getElementById('hourly-pay-verdict').textContent === 'ok'")
+    page.wait_for_function(
+        "document.getElementById('hourly-pay-value').textContent.endsWith('/h')"
+        " && document.getElementById('hourly-pay-verdict').textContent === 'ok'"
+    )
 
 
 def press_when_focused(page, key: str) -> None:

@@ -21,8 +21,11 @@ TYPED = {"symbol": "Au", "author": "Jane Austen", "legs": "8", "pi": "3.14", "su
 
 def test_a_participant_answers_every_kind_of_their_own_items(live_server, page, artifacts):
     benchmark_import(name="custom", source=EXAMPLE, options={"name": "example"})
-    study = study_create(name="own items in a browser", benchmark="custom",
-                         design={"item_set": "example", "unit_size": 0, "per_unit": 1, "attention_checks": 1})
+    study = study_create(
+        name="own items in a browser",
+        benchmark="custom",
+        design={"item_set": "example", "unit_size": 0, "per_unit": 1, "attention_checks": 1},
+    )
     page.goto(live_server.url + entry_url(study, pid(78)))
     page.wait_for_selector("#start")
     through_consent_and_instructions(page)

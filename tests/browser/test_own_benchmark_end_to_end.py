@@ -74,8 +74,11 @@ def answer_in_the_browser(page, item: Item) -> None:
 def participant_completes(page, url: str, study: Study) -> Participant:
     """A participant opens the study URL as Prolific fills it in and answers every item."""
     prolific_pid = pid(0xE2E)
-    page.goto(url.replace("{{%PROLIFIC_PID%}}", prolific_pid).replace("{{%STUDY_ID%}}", "STUDY0001")
-              .replace("{{%SESSION_ID%}}", "SESSION0001"))
+    page.goto(
+        url.replace("{{%PROLIFIC_PID%}}", prolific_pid)
+        .replace("{{%STUDY_ID%}}", "STUDY0001")
+        .replace("{{%SESSION_ID%}}", "SESSION0001")
+    )
     page.wait_for_selector("#start")
     through_consent_and_instructions(page)
     participant = Participant.objects.get(study=study, prolific_pid=prolific_pid)
@@ -131,7 +134,11 @@ def assert_side_by_side(page, run: ModelRun, items: int, scored: int) -> str:
 
 
 def test_a_csv_of_ones_own_items_becomes_a_study_with_people_and_a_model(
-    researcher_page, page, live_server, artifacts, tiny_model_dir  # noqa: F811 (the imported fixture)
+    researcher_page,
+    page,
+    live_server,
+    artifacts,
+    tiny_model_dir,  # noqa: F811 (the imported fixture)
 ):
     researcher = researcher_page
     researcher.goto(f"{live_server.url}/studies/")
@@ -161,9 +168,14 @@ def test_a_csv_of_ones_own_items_becomes_a_study_with_people_and_a_model(
 
 
 def test_an_lm_eval_task_becomes_a_study_with_people_and_a_model(
-    researcher_page, page, live_server, artifacts, tiny_model_dir  # noqa: F811 (the imported fixture)
+    researcher_page,
+    page,
+    live_server,
+    artifacts,
+    tiny_model_dir,  # noqa: F811 (the imported fixture)
 ):
     import lm_eval  # noqa: F401  (a test dependency: missing, this test fails rather than skips)
+
     call_command("import_benchmark", "lm_eval", "--task", str(TASK))
     researcher = researcher_page
     researcher.goto(f"{live_server.url}/studies/new/")

@@ -56,28 +56,46 @@ def _implicature(source) -> Callable[[], Any]:
 
 
 CASES = {
-    "implicature": dict(design={"units": "1", "unit_size": "3", "per_unit": "1", "attention_checks": "2",
-                                "exclude_at": "2"},
-                        answer_preview=_click_first_choice, participant_answer=lambda item: item.gold,
-                        units=1, sequence_length=5),
-    "ambibench": dict(load=import_ambibench, design={"per_feature": "1", "per_unit": "1"},
-                      answer_preview=_type_label, participant_answer=lambda item: item.gold,
-                      units=6, sequence_length=20),
+    "implicature": dict(
+        design={"units": "1", "unit_size": "3", "per_unit": "1", "attention_checks": "2", "exclude_at": "2"},
+        answer_preview=_click_first_choice,
+        participant_answer=lambda item: item.gold,
+        units=1,
+        sequence_length=5,
+    ),
+    "ambibench": dict(
+        load=import_ambibench,
+        design={"per_feature": "1", "per_unit": "1"},
+        answer_preview=_type_label,
+        participant_answer=lambda item: item.gold,
+        units=6,
+        sequence_length=20,
+    ),
     # a button posts its screen position: "1" is always an answer (right or wrong); never excluded
-    "miqa": dict(load=import_miqa, design={"units": "1", "unit_size": "4", "per_unit": "1", "attention_checks": "1",
-                                          "exclude_at": "0"},
-                 answer_preview=_click_first_choice, participant_answer=lambda item: "1", units=1,
-                 sequence_length=5, extra={"estimated_minutes": "4", "reward": "1.00"}),
-    "instruction_induction": dict(load=import_instruction_induction,
-                                  design={"tasks_per_participant": "2", "annotators_per_task": "1", "per_unit": "1"},
-                                  answer_preview=_write_instruction, participant_answer=lambda item: WRITTEN,
-                                  units=12, sequence_length=2),
+    "miqa": dict(
+        load=import_miqa,
+        design={"units": "1", "unit_size": "4", "per_unit": "1", "attention_checks": "1", "exclude_at": "0"},
+        answer_preview=_click_first_choice,
+        participant_answer=lambda item: "1",
+        units=1,
+        sequence_length=5,
+        extra={"estimated_minutes": "4", "reward": "1.00"},
+    ),
+    "instruction_induction": dict(
+        load=import_instruction_induction,
+        design={"tasks_per_participant": "2", "annotators_per_task": "1", "per_unit": "1"},
+        answer_preview=_write_instruction,
+        participant_answer=lambda item: WRITTEN,
+        units=12,
+        sequence_length=2,
+    ),
 }
 
 
 @pytest.mark.parametrize("benchmark", list(CASES))
 def test_a_researcher_creates_previews_and_launches_a_study_that_a_participant_completes(
-        live_server, page, artifacts, implicature_source, benchmark):
+    live_server, page, artifacts, implicature_source, benchmark
+):
     case = Case(benchmark=benchmark, **{"load": _implicature(implicature_source), **CASES[benchmark]})
     case.load()
     owner = researcher()
@@ -134,8 +152,10 @@ def test_a_researcher_creates_previews_and_launches_a_study_that_a_participant_c
     # the live monitor counts the participant: one arrival, one completion, nobody working
     page.goto(f"{live_server.url}/studies/{study.pk}/monitor/")
     page.wait_for_selector("#monitor-counts")
-    counts = {name: page.inner_text(f'#monitor-counts dd[data-count="{name}"]').strip()
-              for name in ("arrivals", "working", "completed", "excluded")}
+    counts = {
+        name: page.inner_text(f'#monitor-counts dd[data-count="{name}"]').strip()
+        for name in ("arrivals", "working", "completed", "excluded")
+    }
     assert counts == {"arrivals": "1", "working": "0", "completed": "1", "excluded": "0"}
     if benchmark == "implicature":
         page.screenshot(path=str(artifacts / "monitor-after-web-study.png"), full_page=True)

@@ -14,11 +14,11 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 CORPUS = [
-    "Esther asked \"Are you coming to the party?\" and Juan responded \"I have to work late.\", which means no",
-    "Esther asked \"Did you like the film?\" and Juan responded \"It was unbelievable.\", which means yes",
+    'Esther asked "Are you coming to the party?" and Juan responded "I have to work late.", which means no',
+    'Esther asked "Did you like the film?" and Juan responded "It was unbelievable.", which means yes',
     "Output 'X' if the sentence contains a [category withheld] and 'Y' otherwise.",
     "The hiker is in the cave.\n>X\n\nThe bear is in the museum.\n>Y\n\nQ: The duck is in the canyon.\nA: X",
-    "Q: \"my friend has a loud voice\". Which of the following two statements could that imply? (1) a (2) b A:",
+    'Q: "my friend has a loud voice". Which of the following two statements could that imply? (1) a (2) b A:',
     "unbelievable unbelievable unbelievably unbelievable believable unbelief yes no yes no maybe",
     "Instruction: Write the plural form.\nInput: cat\nOutput: cats\nInput: dog\nOutput: dogs",
     "The professor is in the laboratory with the rabbi. She is in the house with the CEO.",
@@ -32,11 +32,16 @@ def train_tokenizer(directory: Path) -> Any:
     tokenizer = Tokenizer(models.BPE())
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tokenizer.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=400, special_tokens=["<bos>", "<eos>", "<pad>"],
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    trainer = trainers.BpeTrainer(
+        vocab_size=400,
+        special_tokens=["<bos>", "<eos>", "<pad>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
     tokenizer.train_from_iterator(CORPUS * 20, trainer=trainer)
-    wrapped = PreTrainedTokenizerFast(tokenizer_object=tokenizer, bos_token="<bos>", eos_token="<eos>",
-                                      pad_token="<pad>")
+    wrapped = PreTrainedTokenizerFast(
+        tokenizer_object=tokenizer, bos_token="<bos>", eos_token="<eos>", pad_token="<pad>"
+    )
     wrapped.save_pretrained(directory)
     return wrapped
 
@@ -53,10 +58,20 @@ def _save_llama(directory: Path, tokenizer_dir: Path, *, seed: int, max_position
     from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
 
     tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir)
-    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=max_positions,
-                         bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
-                         pad_token_id=tokenizer.pad_token_id, initializer_range=0.3, tie_word_embeddings=False)
+    config = LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=max_positions,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+        initializer_range=0.3,
+        tie_word_embeddings=False,
+    )
     torch.manual_seed(seed)
     model = LlamaForCausalLM(config)
     model.save_pretrained(directory)

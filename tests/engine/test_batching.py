@@ -24,9 +24,10 @@ def test_a_row_longer_than_the_budget_still_gets_a_batch_of_its_own() -> None:
 
 
 def test_identical_work_is_run_once_and_answered_for_every_request(tiny_lm: Any) -> None:
-    context = "Finish the following text:\n\nEsther asked \"Is it late?\" and Juan responded \"Yes.\", which means"
+    context = 'Finish the following text:\n\nEsther asked "Is it late?" and Juan responded "Yes.", which means'
     engine = Engine(tiny_lm)
-    first, second = engine.score_choices([ChoiceRequest("a", context, (" yes", " no")),
-                                          ChoiceRequest("b", context, (" yes", " no"))])
+    first, second = engine.score_choices(
+        [ChoiceRequest("a", context, (" yes", " no")), ChoiceRequest("b", context, (" yes", " no"))]
+    )
     assert engine.stats.rows == 1
     assert (first.key, second.key) == ("a", "b") and first.scores == second.scores

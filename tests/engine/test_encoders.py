@@ -15,15 +15,24 @@ def _pair_tokenizer(tokenizer_dir: Path) -> Any:
     tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir)
     bos, eos = tokenizer.bos_token_id, tokenizer.eos_token_id
     tokenizer._tokenizer.post_processor = TemplateProcessing(
-        single="<bos> $A <eos>", pair="<bos> $A <eos> $B:1 <eos>:1", special_tokens=[("<bos>", bos), ("<eos>", eos)])
+        single="<bos> $A <eos>", pair="<bos> $A <eos> $B:1 <eos>:1", special_tokens=[("<bos>", bos), ("<eos>", eos)]
+    )
     return tokenizer
 
 
 def _bert_config(tokenizer: Any, **extra: Any) -> Any:
     from transformers import BertConfig
 
-    return BertConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                      num_attention_heads=4, max_position_embeddings=128, pad_token_id=tokenizer.pad_token_id, **extra)
+    return BertConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        max_position_embeddings=128,
+        pad_token_id=tokenizer.pad_token_id,
+        **extra,
+    )
 
 
 def save_tiny_nli(directory: Path, tokenizer_dir: Path, labels: dict[int, str]) -> Path:
@@ -33,8 +42,9 @@ def save_tiny_nli(directory: Path, tokenizer_dir: Path, labels: dict[int, str]) 
 
     tokenizer = _pair_tokenizer(tokenizer_dir)
     torch.manual_seed(0)
-    model = BertForSequenceClassification(_bert_config(tokenizer, num_labels=len(labels), id2label=labels,
-                                                       label2id={v: k for k, v in labels.items()}))
+    model = BertForSequenceClassification(
+        _bert_config(tokenizer, num_labels=len(labels), id2label=labels, label2id={v: k for k, v in labels.items()})
+    )
     model.save_pretrained(directory)
     tokenizer.save_pretrained(directory)
     return directory
@@ -42,8 +52,9 @@ def save_tiny_nli(directory: Path, tokenizer_dir: Path, labels: dict[int, str]) 
 
 @pytest.fixture(scope="module")
 def nli_dir(tmp_path_factory: pytest.TempPathFactory, tokenizer_dir: Path) -> Path:
-    return save_tiny_nli(tmp_path_factory.mktemp("nli"), tokenizer_dir,
-                         {0: "ENTAILMENT", 1: "CONTRADICTION", 2: "NEUTRAL"})
+    return save_tiny_nli(
+        tmp_path_factory.mktemp("nli"), tokenizer_dir, {0: "ENTAILMENT", 1: "CONTRADICTION", 2: "NEUTRAL"}
+    )
 
 
 @pytest.fixture(scope="module")
@@ -81,14 +92,17 @@ def test_nli_scores_one_minus_the_probability_of_contradiction(nli_dir: Path, mo
         assert sum(score.probabilities.values()) == pytest.approx(1.0, abs=1e-6)
 
 
-def test_sentence_vectors_are_normalised_means_and_token_vectors_skip_special_tokens(embedder_dir: Path,
-                                                                                   model_cache: Path) -> None:
+def test_sentence_vectors_are_normalised_means_and_token_vectors_skip_special_tokens(
+    embedder_dir: Path, model_cache: Path
+) -> None:
     embedder = load_embedder(str(embedder_dir), cache_dir=model_cache)
     texts = ["Write the plural form.", "cats"]
     vectors = embedder.encode(texts)
     assert all(sum(v * v for v in vector) == pytest.approx(1.0, abs=1e-5) for vector in vectors)
     tokens = embedder.token_embeddings(texts)
-    assert [t.shape[0] for t in tokens] == [len(embedder.tokenizer(t, add_special_tokens=False)["input_ids"]) for t in texts]
+    assert [t.shape[0] for t in tokens] == [
+        len(embedder.tokenizer(t, add_special_tokens=False)["input_ids"]) for t in texts
+    ]
 
 
 def test_bertscore_takes_the_best_reference_and_names_its_model(embedder_dir: Path, model_cache: Path) -> None:
@@ -107,7 +121,9 @@ def test_bertscore_greedy_matching_by_hand(embedder_dir: Path, model_cache: Path
     similarity = a @ b.T
     precision = float(similarity.max(1).values.mean())
     recall = float(similarity.max(0).values.mean())
-    assert bertscore(embedder, candidate, [reference]).f1 == pytest.approx(2 * precision * recall / (precision + recall))
+    assert bertscore(embedder, candidate, [reference]).f1 == pytest.approx(
+        2 * precision * recall / (precision + recall)
+    )
 
 
 @pytest.mark.slow

@@ -12,7 +12,7 @@ from parity.engine.metrics import first_line_settled
 PROMPTS = [
     "Instruction: Write the plural form.\nInput: cat\nOutput:",
     "The hiker is in the cave.\n>",
-    "Esther asked \"Are you coming to the party?\" and Juan responded",
+    'Esther asked "Are you coming to the party?" and Juan responded',
     "Q:",
 ]
 
@@ -50,8 +50,14 @@ def test_the_stop_rule_ends_a_row_once_its_first_line_is_settled(tokenizer_dir: 
     tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir)
     newline = tokenizer("\n", add_special_tokens=False)["input_ids"]
     word = tokenizer("cats", add_special_tokens=False)["input_ids"]
-    rows = [newline + newline, newline + word, newline + word + newline, word + newline, word + newline + word,
-            newline + word + newline + newline + word]
+    rows = [
+        newline + newline,
+        newline + word,
+        newline + word + newline,
+        word + newline,
+        word + newline + word,
+        newline + word + newline + newline + word,
+    ]
     width = max(len(r) for r in rows)
     batch = torch.tensor([r + [tokenizer.pad_token_id] * (width - len(r)) for r in rows])
     stop = _stop_criteria(tokenizer, 0, [50] * len(rows), [True] * len(rows), {tokenizer.eos_token_id})

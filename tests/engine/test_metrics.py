@@ -34,7 +34,8 @@ AUTHORS_OUTPUTS = [
 
 @pytest.mark.parametrize("prediction, gold, normalised, matches", AUTHORS_OUTPUTS)
 def test_outputs_are_normalised_exactly_as_the_authors_normalize_prediction(
-        prediction: str, gold: str, normalised: str, matches: bool) -> None:
+    prediction: str, gold: str, normalised: str, matches: bool
+) -> None:
     assert metrics.normalize_output(prediction) == normalised
     assert metrics.exact_match(prediction, gold) == float(matches)
     assert metrics.execution_score("sentiment", prediction, [gold]) == float(matches)
@@ -126,7 +127,7 @@ AUTHORS_FULL_OUTPUTS = [
 def test_stopping_when_the_first_line_is_settled_scores_as_the_full_output(full: str, expected: str) -> None:
     assert metrics.normalize_output(full) == expected
     stops = [end for end in range(1, len(full) + 1) if metrics.first_line_settled(full[:end])]
-    stopped = full[:stops[0]] if stops else full
+    stopped = full[: stops[0]] if stops else full
     assert metrics.normalize_output(stopped) == expected
 
 
@@ -136,7 +137,8 @@ def test_execution_accuracy_is_the_mean_over_inputs() -> None:
 
 def test_execute_inputs_read_every_acceptable_answer() -> None:
     assert metrics.execute_inputs("sentence_similarity", {"input": "s", "output": "3 - probably"}) == [
-        ("s", ["3 - probably", "3", "probably"])]
+        ("s", ["3 - probably", "3", "probably"])
+    ]
     pairs = metrics.execute_inputs("cause_and_effect", {"cause": "A.", "effect": "B."})
     assert pairs == [("Sentence 1: A. Sentence 2: B.", ["A."]), ("Sentence 1: B. Sentence 2: A.", ["A."])]
     concept = metrics.execute_inputs("common_concept", {"items": ["a", "b"], "all_common_concepts": ["x", "y", "x"]})

@@ -35,8 +35,10 @@ def episode(seed: int, fmt: str = "arrow", n: int = 20) -> MultiReadRequest:
 
 
 def prefix_requests(request: MultiReadRequest) -> list[ChoiceRequest]:
-    return [ChoiceRequest(f"{request.key}-{i}", request.text[:read.offset], read.candidates)
-            for i, read in enumerate(request.reads)]
+    return [
+        ChoiceRequest(f"{request.key}-{i}", request.text[: read.offset], read.candidates)
+        for i, read in enumerate(request.reads)
+    ]
 
 
 @pytest.mark.parametrize("fmt", ["arrow", "qa"])
@@ -51,8 +53,9 @@ def test_one_pass_over_an_episode_equals_twenty_prefix_passes(tiny_lm: Any, fmt:
         assert [s.n_tokens for s in read_result.scores] == [s.n_tokens for s in choice.scores]
         assert [s.is_greedy for s in read_result.scores] == [s.is_greedy for s in choice.scores]
         assert [s.top_token for s in read_result.scores] == [s.top_token for s in choice.scores]
-        assert [s.top_logprob for s in read_result.scores] == pytest.approx([s.top_logprob for s in choice.scores],
-                                                                             abs=TOL)
+        assert [s.top_logprob for s in read_result.scores] == pytest.approx(
+            [s.top_logprob for s in choice.scores], abs=TOL
+        )
     if fmt == "arrow":
         assert engine.stats.rows == 1  # "X" and "Y" are single tokens: the whole episode is one row
 
@@ -73,7 +76,9 @@ def test_the_label_the_text_holds_is_read_from_the_full_text_tokenization(tiny_l
 
 
 def test_episode_scores_do_not_depend_on_batching_or_order(tiny_lm: Any) -> None:
-    requests = [episode(seed, fmt, n) for seed, fmt, n in [(1, "arrow", 20), (2, "qa", 7), (3, "arrow", 3), (4, "qa", 20)]]
+    requests = [
+        episode(seed, fmt, n) for seed, fmt, n in [(1, "arrow", 20), (2, "qa", 7), (3, "arrow", 3), (4, "qa", 20)]
+    ]
     expected = Engine(tiny_lm, max_batch_rows=1).score_reads(requests)
     results = Engine(tiny_lm, token_budget=100000).score_reads(list(reversed(requests)))[::-1]
     for want, got in zip(expected, results):

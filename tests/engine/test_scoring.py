@@ -21,15 +21,20 @@ def implicature_requests(n: int = 12) -> list[ChoiceRequest]:
     for i in range(n):
         utterance = " ".join(rng.choice(words) for _ in range(rng.randint(2, 12)))
         response = " ".join(rng.choice(words) for _ in range(rng.randint(1, 9)))
-        context = f'Finish the following text:\n\nEsther asked "{utterance}?" and Juan responded "{response}.", which means'
+        context = (
+            f'Finish the following text:\n\nEsther asked "{utterance}?" and Juan responded "{response}.", which means'
+        )
         requests.append(ChoiceRequest(f"imp-{i}", context, (" yes", " no")))
     return requests
 
 
 def mixed_requests() -> list[ChoiceRequest]:
     return implicature_requests(6) + [
-        ChoiceRequest("miqa-1", 'Q: "my friend has a loud voice". Which of the following two statements could that '
-                                "imply? (1) a (2) b A:", (" my friend needs space", " the professor is in the cave")),
+        ChoiceRequest(
+            "miqa-1",
+            'Q: "my friend has a loud voice". Which of the following two statements could that imply? (1) a (2) b A:',
+            (" my friend needs space", " the professor is in the cave"),
+        ),
         ChoiceRequest("ab-1", "Options: A or B. Answer:", (" A", " B", " maybe not")),
         ChoiceRequest("merge", "It was unbel", ("ievable", "ief")),
         ChoiceRequest("empty", "", ("yes no", "no")),
@@ -70,7 +75,7 @@ def test_multi_token_continuations_are_scored_token_by_token_in_their_own_rows(t
     assert engine.stats.rows == 2  # " no" (one token) rides along on the first multi-token row
     encoder = TextEncoder(tiny_lm.tokenizer, add_bos=tiny_lm.add_bos, prefix_token_id=tiny_lm.prefix_token_id)
     for span, score in zip(continuation_spans(encoder, request.context, request.continuations), result.scores):
-        reference = full_text_logprobs(tiny_lm, list(span.encoded.ids))[span.start - 1:]
+        reference = full_text_logprobs(tiny_lm, list(span.encoded.ids))[span.start - 1 :]
         assert score.n_tokens == len(span.tokens) == len(reference)
         assert score.logprob == pytest.approx(sum(reference), abs=TOL)
 
@@ -85,10 +90,12 @@ def test_a_merged_first_token_compares_like_the_full_texts(tiny_lm: Any) -> None
     assert result.scores[0].logprob - result.scores[1].logprob == pytest.approx(totals[0] - totals[1], abs=TOL)
 
 
-@pytest.mark.parametrize("budget,max_rows,max_padding", [(16, 1, 1.0), (64, 3, 0.1), (200, 5, 1.0), (100000, 64, 1.0),
-                                                        (100000, 64, 0.0)])
-def test_scores_do_not_depend_on_batching_padding_or_request_order(tiny_lm: Any, budget: int, max_rows: int,
-                                                                  max_padding: float) -> None:
+@pytest.mark.parametrize(
+    "budget,max_rows,max_padding", [(16, 1, 1.0), (64, 3, 0.1), (200, 5, 1.0), (100000, 64, 1.0), (100000, 64, 0.0)]
+)
+def test_scores_do_not_depend_on_batching_padding_or_request_order(
+    tiny_lm: Any, budget: int, max_rows: int, max_padding: float
+) -> None:
     requests = mixed_requests()
     reference = as_numbers(Engine(tiny_lm, token_budget=10**6, max_batch_rows=1).score_choices(requests))
     shuffled = list(range(len(requests)))
@@ -189,7 +196,7 @@ def test_a_context_longer_than_the_window_is_cut_on_the_left_and_the_cut_recorde
     assert long_result.truncated_tokens == n_tokens - short_window_lm.max_length
     # the same as scoring the kept tokens directly
     ids = short_window_lm.tokenizer(long_context + " yes", add_special_tokens=False)["input_ids"]
-    kept = ids[-(short_window_lm.max_length + 1):]
+    kept = ids[-(short_window_lm.max_length + 1) :]
     assert long_result.scores[0].logprob == pytest.approx(full_text_logprobs(short_window_lm, kept)[-1], abs=TOL)
 
 
@@ -223,5 +230,6 @@ def test_bf16_scores_stay_close_to_fp32(llama_dir: Path, model_cache: Path, tiny
     bf16 = load_causal_lm(str(llama_dir), dtype="bf16", cache_dir=model_cache)
     assert bf16.identity.dtype == "bfloat16" and bf16.identity.revision == tiny_lm.identity.revision
     requests = implicature_requests(4)
-    assert_close(as_numbers(Engine(bf16).score_choices(requests)), as_numbers(Engine(tiny_lm).score_choices(requests)),
-                 tol=0.2)
+    assert_close(
+        as_numbers(Engine(bf16).score_choices(requests)), as_numbers(Engine(tiny_lm).score_choices(requests)), tol=0.2
+    )

@@ -15,9 +15,18 @@ def tiny_t5(tmp_path_factory: pytest.TempPathFactory, tokenizer_dir: Path, model
 
     directory = tmp_path_factory.mktemp("t5")
     tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir)
-    config = T5Config(vocab_size=len(tokenizer), d_model=32, d_ff=64, d_kv=8, num_layers=2, num_heads=4,
-                      pad_token_id=tokenizer.pad_token_id, eos_token_id=tokenizer.eos_token_id,
-                      decoder_start_token_id=tokenizer.pad_token_id, n_positions=128)
+    config = T5Config(
+        vocab_size=len(tokenizer),
+        d_model=32,
+        d_ff=64,
+        d_kv=8,
+        num_layers=2,
+        num_heads=4,
+        pad_token_id=tokenizer.pad_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        decoder_start_token_id=tokenizer.pad_token_id,
+        n_positions=128,
+    )
     torch.manual_seed(0)
     T5ForConditionalGeneration(config).save_pretrained(directory)
     tokenizer.save_pretrained(directory)

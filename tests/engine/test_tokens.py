@@ -25,8 +25,10 @@ def encoder(tokenizer: Any, add_bos: bool = False) -> TextEncoder:
 
 
 def test_importing_the_engine_loads_neither_torch_nor_transformers_nor_django() -> None:
-    code = ("import sys, parity.engine, parity.engine.requests, parity.engine.metrics; "
-            "print(sorted(m for m in ('torch', 'transformers', 'django') if m in sys.modules))")
+    code = (
+        "import sys, parity.engine, parity.engine.requests, parity.engine.metrics; "
+        "print(sorted(m for m in ('torch', 'transformers', 'django') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 

@@ -124,19 +124,28 @@ class StandIn:
         for count in range(1, len(new) + 1):
             text = tokenizer.decode(new[:count], skip_special_tokens=True)
             complete = text if not text.endswith("\ufffd") else shown
-            spans.append((complete[len(shown):], len(prompt) + len(shown)))
+            spans.append((complete[len(shown) :], len(prompt) + len(shown)))
             shown = complete
         return spans
 
-    def complete(self, prompt: str, max_tokens: int, *, echo: bool = False, logprobs: int | None = None,
-                 stop: list[str] | None = None) -> dict[str, Any]:
+    def complete(
+        self,
+        prompt: str,
+        max_tokens: int,
+        *,
+        echo: bool = False,
+        logprobs: int | None = None,
+        stop: list[str] | None = None,
+    ) -> dict[str, Any]:
         tokenizer = self.loaded.tokenizer
         ids = self._ids(prompt)
         n_prompt = len(ids)
         if n_prompt + max_tokens > self.loaded.max_length:
-            raise TooLong(f"This model's maximum context length is {self.loaded.max_length} tokens. However, you "
-                          f"requested {n_prompt + max_tokens} tokens ({n_prompt} in the prompt, {max_tokens} for "
-                          "the completion).")
+            raise TooLong(
+                f"This model's maximum context length is {self.loaded.max_length} tokens. However, you "
+                f"requested {n_prompt + max_tokens} tokens ({n_prompt} in the prompt, {max_tokens} for "
+                "the completion)."
+            )
         finish = "length"
         for token in self._greedy(ids, max_tokens):
             ids.append(token)
@@ -151,9 +160,13 @@ class StandIn:
         text = tokenizer.decode(new, skip_special_tokens=True)
         if finish == "stop" and stop:
             cuts = [text.index(s) for s in stop if s in text]
-            text = text[:min(cuts)] if cuts else text
-        choice: dict[str, Any] = {"index": 0, "text": (prompt if echo else "") + text, "finish_reason": finish,
-                                  "logprobs": None}
+            text = text[: min(cuts)] if cuts else text
+        choice: dict[str, Any] = {
+            "index": 0,
+            "text": (prompt if echo else "") + text,
+            "finish_reason": finish,
+            "logprobs": None,
+        }
         if logprobs is not None and self.logprobs:
             rows = self._logprobs(ids)
             spans = self._prompt_spans(prompt, n_prompt) if echo else []
@@ -161,11 +174,20 @@ class StandIn:
             first = 0 if echo else n_prompt
             values = [None if p == 0 else float(rows[p - 1, ids[p]]) for p in range(first, len(ids))]
             tops = [None if p == 0 else self._tops(rows[p - 1], max(1, logprobs)) for p in range(first, len(ids))]
-            choice["logprobs"] = {"tokens": [piece for piece, _ in spans], "token_logprobs": values,
-                                  "top_logprobs": tops, "text_offset": [offset for _, offset in spans]}
+            choice["logprobs"] = {
+                "tokens": [piece for piece, _ in spans],
+                "token_logprobs": values,
+                "top_logprobs": tops,
+                "text_offset": [offset for _, offset in spans],
+            }
         usage = {"prompt_tokens": n_prompt, "completion_tokens": len(new), "total_tokens": len(ids)}
-        return {"id": "cmpl-standin", "object": "text_completion", "model": self.name, "choices": [choice],
-                "usage": usage}
+        return {
+            "id": "cmpl-standin",
+            "object": "text_completion",
+            "model": self.name,
+            "choices": [choice],
+            "usage": usage,
+        }
 
 
 def _handler(standin: StandIn) -> type[BaseHTTPRequestHandler]:
@@ -236,16 +258,36 @@ def _handler(standin: StandIn) -> type[BaseHTTPRequestHandler]:
                     self._error(400, "echo together with logprobs is not supported")
                     return
                 prompt = body.get("prompt")
-                self._send(200, standin.complete(prompt, int(body.get("max_tokens", 16)), echo=bool(body.get("echo")),
-                                                 logprobs=body.get("logprobs"), stop=stop))
+                self._send(
+                    200,
+                    standin.complete(
+                        prompt,
+                        int(body.get("max_tokens", 16)),
+                        echo=bool(body.get("echo")),
+                        logprobs=body.get("logprobs"),
+                        stop=stop,
+                    ),
+                )
             elif self.path == "/v1/chat/completions":
                 prompt = [m["content"] for m in body.get("messages", []) if m.get("role") == "user"][-1]
                 answer = standin.complete(prompt, int(body.get("max_tokens", 16)), stop=stop)
                 choice = answer["choices"][0]
-                self._send(200, {"id": "chat-standin", "object": "chat.completion", "model": standin.name,
-                                 "choices": [{"index": 0, "finish_reason": choice["finish_reason"],
-                                              "message": {"role": "assistant", "content": choice["text"]}}],
-                                 "usage": answer["usage"]})
+                self._send(
+                    200,
+                    {
+                        "id": "chat-standin",
+                        "object": "chat.completion",
+                        "model": standin.name,
+                        "choices": [
+                            {
+                                "index": 0,
+                                "finish_reason": choice["finish_reason"],
+                                "message": {"role": "assistant", "content": choice["text"]},
+                            }
+                        ],
+                        "usage": answer["usage"],
+                    },
+                )
             else:
                 self._error(404, f"no route {self.path}")
 

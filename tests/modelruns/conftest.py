@@ -70,5 +70,6 @@ def api_spec(standin, settings):
     from tests.modelruns.api_standin import KEY_ENV
 
     settings.PARITY_MODEL_SOURCES = [*settings.PARITY_MODEL_SOURCES, standin.base_url]
-    return modelspec_get_or_create(model=standin.name, kind="api", api=ApiOptions(base_url=standin.base_url,
-                                                                                  key_env=KEY_ENV))
+    return modelspec_get_or_create(
+        model=standin.name, kind="api", api=ApiOptions(base_url=standin.base_url, key_env=KEY_ENV)
+    )

@@ -24,8 +24,9 @@ def local(tiny_model_dir) -> Engine:
     return Engine(load_causal_lm(str(tiny_model_dir), device="cpu"))
 
 
-def backend(standin: StandIn, cache: ScoreCache | None = None, waits: list[float] | None = None,
-            **options) -> ApiBackend:
+def backend(
+    standin: StandIn, cache: ScoreCache | None = None, waits: list[float] | None = None, **options
+) -> ApiBackend:
     config = ApiConfig(standin.base_url, standin.name, key_env=KEY_ENV, **options)
     return ApiBackend(config, cache=cache, sleep=(waits.append if waits is not None else lambda _: None))
 
@@ -50,18 +51,22 @@ def test_echoed_log_likelihoods_agree_with_a_local_run_of_the_same_weights(local
 
 def test_multi_reads_agree_with_the_local_single_pass(local, standin):
     text = "The hiker is in the cave.\n>X\n\nThe bear is in the museum.\n>Y\n\nQ: The duck is in the canyon.\nA: X"
-    request = MultiReadRequest("episode", text, (Read(text.index(">X") + 1, ("X", "Y", " X")),
-                                                 Read(len(text) - 1, (" X", " Y", "X"))))
+    request = MultiReadRequest(
+        "episode", text, (Read(text.index(">X") + 1, ("X", "Y", " X")), Read(len(text) - 1, (" X", " Y", "X")))
+    )
     mine, theirs = local.score_reads([request])[0], backend(standin).score_reads([request])[0]
     assert [read.offset for read in theirs.reads] == [read.offset for read in mine.reads]
     for a, b in zip(mine.reads, theirs.reads):
-        assert_same_scores([type("R", (), {"key": "r", "scores": a.scores})()],
-                           [type("R", (), {"key": "r", "scores": b.scores})()])
+        assert_same_scores(
+            [type("R", (), {"key": "r", "scores": a.scores})()], [type("R", (), {"key": "r", "scores": b.scores})()]
+        )
 
 
 def test_greedy_generations_are_identical_through_completions(local, standin):
-    requests = [GenerationRequest("whole", "Instruction: Write the plural form.\nInput: cat\nOutput:", 12, False),
-                GenerationRequest("line", "Input: dog\nOutput:", 30, True)]
+    requests = [
+        GenerationRequest("whole", "Instruction: Write the plural form.\nInput: cat\nOutput:", 12, False),
+        GenerationRequest("line", "Input: dog\nOutput:", 30, True),
+    ]
     mine, theirs = local.generate(requests), backend(standin).generate(requests)
     assert [(g.text, g.stop_reason) for g in theirs] == [(g.text, g.stop_reason) for g in mine]
     assert theirs[0].n_tokens == mine[0].n_tokens == 12
@@ -75,8 +80,13 @@ def test_chat_only_servers_generate_through_chat_completions(standin):
 
 def test_429_with_retry_after_and_500_are_retried_and_the_answer_is_the_same(local, standin):
     waits: list[float] = []
-    api = backend(standin, waits=waits, features=("completions", "prompt_logprobs", "top_logprobs"),
-                  backoff_seconds=0.5, concurrency=1)
+    api = backend(
+        standin,
+        waits=waits,
+        features=("completions", "prompt_logprobs", "top_logprobs"),
+        backoff_seconds=0.5,
+        concurrency=1,
+    )
     standin.fail_next(429, times=2, retry_after="3")
     standin.fail_next(500)
     results = api.score_choices(CHOICES[:1])
@@ -167,16 +177,20 @@ def test_without_prompt_logprobs_a_top_k_readout_scores_single_tokens_and_refuse
     api.check()
     assert PROMPT_LOGPROBS not in api.features() and TOP_LOGPROBS in api.features()
     assert_same_scores(local.score_choices(CHOICES[:1]), api.score_choices(CHOICES[:1]))
-    with pytest.raises(ApiError, match="' unbelievable maybe' is not among the .* most likely next tokens.*"
-                                       "needs a server with prompt log-probabilities"):
+    with pytest.raises(
+        ApiError,
+        match="' unbelievable maybe' is not among the .* most likely next tokens.*"
+        "needs a server with prompt log-probabilities",
+    ):
         api.score_choices(CHOICES[1:2])
 
 
 def test_a_server_without_any_logprobs_refuses_choices_but_still_generates(standin):
     standin.prompt_logprobs, standin.logprobs = False, False
     api = backend(standin)
-    with pytest.raises(ApiError, match="scoring continuations needs prompt log-probabilities .* offers "
-                                       "completions, chat"):
+    with pytest.raises(
+        ApiError, match="scoring continuations needs prompt log-probabilities .* offers completions, chat"
+    ):
         api.score_choices(CHOICES[:1])
     assert api.generate([GenerationRequest("g", "Input: dog\nOutput:", 5, True)])[0].n_tokens >= 1
 
@@ -190,8 +204,15 @@ def test_the_cache_answers_a_second_backend_without_http_requests(standin, tmp_p
     assert (second.score_choices(CHOICES), second.generate(generation)) == expected
     assert len(standin.calls) == calls and second.usage.requests == 0
     # another server with the same model name is another provider: no answer of the first is reused
-    other = ApiBackend(ApiConfig(standin.base_url.replace("127.0.0.1", "localhost"), standin.name, key_env=KEY_ENV,
-                                 features=("completions", "prompt_logprobs")), cache=ScoreCache(tmp_path))
+    other = ApiBackend(
+        ApiConfig(
+            standin.base_url.replace("127.0.0.1", "localhost"),
+            standin.name,
+            key_env=KEY_ENV,
+            features=("completions", "prompt_logprobs"),
+        ),
+        cache=ScoreCache(tmp_path),
+    )
     other.score_choices(CHOICES[:1])
     assert len(standin.calls) == calls + 2
 
@@ -200,8 +221,10 @@ def test_usage_is_the_sum_of_what_the_server_counted(standin):
     api = backend(standin, features=("completions", "prompt_logprobs"))
     api.score_choices(CHOICES[:1])
     tokenizer = standin.loaded.tokenizer
-    prompt = sum(len(tokenizer(CONTEXT + c, add_special_tokens=False)["input_ids"]) + standin.loaded.add_bos
-                 for c in (" yes", " no"))
+    prompt = sum(
+        len(tokenizer(CONTEXT + c, add_special_tokens=False)["input_ids"]) + standin.loaded.add_bos
+        for c in (" yes", " no")
+    )
     assert (api.usage.prompt_tokens, api.usage.completion_tokens, api.usage.requests) == (prompt, 2, 2)
 
 
@@ -225,12 +248,22 @@ def test_offsets_that_do_not_match_the_prompt_are_refused_instead_of_misread():
 
     text = "caf\u00e9 means yes"
     # a server that counts a two-token character twice shifts every later offset by one
-    shifted = Echoed(text, ("caf", "\ufffd", "\ufffd", " means", " yes"), (None, -1.0, -1.0, -2.0, -3.0),
-                     (0, 3, 4, 5, 11), (None, {"x": -1.0}, {"x": -1.0}, {"x": -1.0}, {"x": -1.0}))
+    shifted = Echoed(
+        text,
+        ("caf", "\ufffd", "\ufffd", " means", " yes"),
+        (None, -1.0, -1.0, -2.0, -3.0),
+        (0, 3, 4, 5, 11),
+        (None, {"x": -1.0}, {"x": -1.0}, {"x": -1.0}, {"x": -1.0}),
+    )
     with pytest.raises(ApiError, match="text offsets that do not match the prompt"):
         continuation_score("http://server/v1", shifted, len("caf\u00e9 means"), " yes")
-    right = Echoed(text, ("caf", "bytes:\\xc3", "bytes:\\xa9", " means", " yes"), (None, -1.0, -1.0, -2.0, -3.0),
-                   (0, 3, 3, 4, 10), (None, {"x": -1.0}, {"x": -1.0}, {"x": -1.0}, {" yes": -3.0}))
+    right = Echoed(
+        text,
+        ("caf", "bytes:\\xc3", "bytes:\\xa9", " means", " yes"),
+        (None, -1.0, -1.0, -2.0, -3.0),
+        (0, 3, 3, 4, 10),
+        (None, {"x": -1.0}, {"x": -1.0}, {"x": -1.0}, {" yes": -3.0}),
+    )
     score = continuation_score("http://server/v1", right, len("caf\u00e9 means"), " yes")
     assert (score.logprob, score.n_tokens, score.is_greedy, score.top_token) == (-3.0, 1, True, " yes")
 
@@ -247,9 +280,14 @@ def test_a_printed_bos_whose_characters_the_server_counted_is_taken_back_out():
     from parity.engine.api.protocol import continuation_score, echoed
 
     text = "it means yes"
-    choice = {"logprobs": {"tokens": ["<s>", "it", " means", " yes", "!"], "token_logprobs": [None, -1.0, -2.0, -3.0, -4.0],
-                           "text_offset": [0, 3, 5, 11, 15], "top_logprobs": [None, {"a": -0.5}, {"b": -0.5},
-                                                                              {" yes": -3.0}, {"!": -4.0}]}}
+    choice = {
+        "logprobs": {
+            "tokens": ["<s>", "it", " means", " yes", "!"],
+            "token_logprobs": [None, -1.0, -2.0, -3.0, -4.0],
+            "text_offset": [0, 3, 5, 11, 15],
+            "top_logprobs": [None, {"a": -0.5}, {"b": -0.5}, {" yes": -3.0}, {"!": -4.0}],
+        }
+    }
     echo = echoed("http://server/v1", text, choice)
     assert echo.tokens == ("", "it", " means", " yes") and echo.offsets == (0, 0, 2, 8)
     score = continuation_score("http://server/v1", echo, len("it means"), " yes")

@@ -42,7 +42,8 @@ def assert_same_answers(local: ModelRun, api: ModelRun) -> None:
 
 
 def test_an_implicature_run_through_the_api_agrees_with_a_local_run_of_the_same_weights(
-        small_implicature_study, tiny_spec, api_spec, standin):
+    small_implicature_study, tiny_spec, api_spec, standin
+):
     local = _run(small_implicature_study, tiny_spec, {"template": 2, "k": 1})
     api = _run(small_implicature_study, api_spec, {"template": 2, "k": 1})
     assert local.status == api.status == ModelRun.Status.DONE, api.error
@@ -57,8 +58,9 @@ def test_an_implicature_run_through_the_api_agrees_with_a_local_run_of_the_same_
     assert local.prompt_tokens == local.completion_tokens == local.api_requests == 0
 
 
-def test_the_key_never_lands_in_the_database_or_on_a_page(small_implicature_study, api_spec, standin,
-                                                         superuser_client, monkeypatch):
+def test_the_key_never_lands_in_the_database_or_on_a_page(
+    small_implicature_study, api_spec, standin, superuser_client, monkeypatch
+):
     assert _run(small_implicature_study, api_spec).status == ModelRun.Status.DONE
     monkeypatch.setenv(KEY_ENV, "sk-wrong-but-secret")
     scoring._LOADED.clear()  # a fresh worker, which reads the key again
@@ -68,11 +70,13 @@ def test_the_key_never_lands_in_the_database_or_on_a_page(small_implicature_stud
         rows = str(list(model.objects.values()))
         assert standin.key not in rows and "sk-wrong-but-secret" not in rows, model
     assert ModelSpec.objects.filter(api_key_env=KEY_ENV).count() == 1
-    pages = [reverse("admin:modelruns_modelspec_change", args=[api_spec.pk]),
-             reverse("admin:modelruns_modelspec_changelist"),
-             reverse("admin:modelruns_modelrun_change", args=[failed.pk]),
-             reverse("modelruns:study_runs", args=[small_implicature_study.pk]),
-             f"/api/studies/{small_implicature_study.pk}/model-runs/"]
+    pages = [
+        reverse("admin:modelruns_modelspec_change", args=[api_spec.pk]),
+        reverse("admin:modelruns_modelspec_changelist"),
+        reverse("admin:modelruns_modelrun_change", args=[failed.pk]),
+        reverse("modelruns:study_runs", args=[small_implicature_study.pk]),
+        f"/api/studies/{small_implicature_study.pk}/model-runs/",
+    ]
     for url in pages:
         page = superuser_client.get(url).content.decode()
         assert standin.key not in page and "sk-wrong-but-secret" not in page, url
@@ -103,15 +107,22 @@ def test_a_run_recovers_from_server_errors_and_rate_limits(small_implicature_stu
 
 
 def test_without_prompt_logprobs_a_miqa_run_fails_clearly_and_an_implicature_readout_works(
-        small_implicature_study, tiny_spec, standin, settings):
+    small_implicature_study, tiny_spec, standin, settings
+):
     standin.prompt_logprobs = False
     settings.PARITY_MODEL_SOURCES = [*settings.PARITY_MODEL_SOURCES, standin.base_url]
     vocabulary = len(standin.loaded.tokenizer)
-    readout = services.modelspec_get_or_create(model=standin.name, kind="api", api=services.ApiOptions(
-        base_url=standin.base_url, key_env=KEY_ENV, top_k=vocabulary))
+    readout = services.modelspec_get_or_create(
+        model=standin.name,
+        kind="api",
+        api=services.ApiOptions(base_url=standin.base_url, key_env=KEY_ENV, top_k=vocabulary),
+    )
     benchmark_import(name="miqa", source=datasets_dir() / "miqa")
-    miqa = _run(study_create(name="miqa", benchmark="miqa", design={"units": 1, "unit_size": 4}), readout,
-                {"k": 0, "wording": "pick"})
+    miqa = _run(
+        study_create(name="miqa", benchmark="miqa", design={"units": 1, "unit_size": 4}),
+        readout,
+        {"k": 0, "wording": "pick"},
+    )
     assert miqa.status == ModelRun.Status.FAILED
     assert "not among the" in miqa.error and "this run needs a server with prompt log-probabilities" in miqa.error
     calls = standin.count("/v1/completions")
@@ -122,8 +133,9 @@ def test_without_prompt_logprobs_a_miqa_run_fails_clearly_and_an_implicature_rea
     assert standin.count("/v1/completions") - calls == 10
 
 
-def test_a_missing_key_variable_fails_the_run_and_names_the_variable(small_implicature_study, api_spec, standin,
-                                                                    monkeypatch):
+def test_a_missing_key_variable_fails_the_run_and_names_the_variable(
+    small_implicature_study, api_spec, standin, monkeypatch
+):
     monkeypatch.delenv(KEY_ENV)
     run = _run(small_implicature_study, api_spec)
     assert run.status == ModelRun.Status.FAILED and standin.calls == []
@@ -132,14 +144,33 @@ def test_a_missing_key_variable_fails_the_run_and_names_the_variable(small_impli
 
 def test_run_model_makes_an_api_spec_from_its_options_and_runs_it(small_implicature_study, standin, settings):
     settings.PARITY_MODEL_SOURCES = [*settings.PARITY_MODEL_SOURCES, standin.base_url]
-    options = ["--study", "model pilot", "--kind", "api", "--model", standin.name, "--api-base-url",
-               standin.base_url + "/", "--api-key-env", KEY_ENV, "--api-concurrency", "2", "--api-features",
-               "completions", "prompt_logprobs", "--wait"]
+    options = [
+        "--study",
+        "model pilot",
+        "--kind",
+        "api",
+        "--model",
+        standin.name,
+        "--api-base-url",
+        standin.base_url + "/",
+        "--api-key-env",
+        KEY_ENV,
+        "--api-concurrency",
+        "2",
+        "--api-features",
+        "completions",
+        "prompt_logprobs",
+        "--wait",
+    ]
     out = StringIO()
     call_command("run_model", *options, stdout=out)
     spec = ModelSpec.objects.get(kind="api")
     assert (spec.api_base_url, spec.api_key_env, spec.api_concurrency, spec.api_features) == (
-        standin.base_url, KEY_ENV, 2, ["completions", "prompt_logprobs"])
+        standin.base_url,
+        KEY_ENV,
+        2,
+        ["completions", "prompt_logprobs"],
+    )
     assert spec.name == f"{standin.name} @ {standin.base_url}"
     run = ModelRun.objects.get(spec=spec)
     assert run.status == ModelRun.Status.DONE and "10/10 items" in out.getvalue()
@@ -158,28 +189,43 @@ def test_run_model_makes_an_api_spec_from_its_options_and_runs_it(small_implicat
 def test_the_runs_page_and_the_api_show_the_tokens_a_run_used(small_implicature_study, api_spec, researcher_client):
     run = _run(small_implicature_study, api_spec)
     page = researcher_client.get(reverse("modelruns:study_runs", args=[small_implicature_study.pk])).content.decode()
-    assert (f"{run.prompt_tokens} prompt + {run.completion_tokens} completion tokens, {run.api_requests} requests"
-            in page)
+    assert (
+        f"{run.prompt_tokens} prompt + {run.completion_tokens} completion tokens, {run.api_requests} requests" in page
+    )
     rows = researcher_client.get(f"/api/studies/{small_implicature_study.pk}/model-runs/").json()["results"]
     assert [(r["prompt_tokens"], r["completion_tokens"]) for r in rows] == [(run.prompt_tokens, run.completion_tokens)]
     assert run.prompt_tokens > 0
 
 
-def test_instructions_executed_by_an_api_model_give_the_local_model_s_greedy_outputs(tiny_model_dir, standin,
-                                                                                    settings):
+def test_instructions_executed_by_an_api_model_give_the_local_model_s_greedy_outputs(tiny_model_dir, standin, settings):
     from modelruns.models import InstructionScore
     from tests.modelruns.test_instruction_baselines import _score, _study_with_written_instructions
 
     study = _study_with_written_instructions()
     _score(study, tiny_model_dir)
     settings.PARITY_MODEL_SOURCES = [*settings.PARITY_MODEL_SOURCES, standin.base_url]
-    call_command("score_instructions", "--study", study.name, "--executor", standin.name, "--kind", "api",
-                 "--api-base-url", standin.base_url, "--api-key-env", KEY_ENV, "--setting", "execute_limit=2",
-                 stdout=StringIO())
+    call_command(
+        "score_instructions",
+        "--study",
+        study.name,
+        "--executor",
+        standin.name,
+        "--kind",
+        "api",
+        "--api-base-url",
+        standin.base_url,
+        "--api-key-env",
+        KEY_ENV,
+        "--setting",
+        "execute_limit=2",
+        stdout=StringIO(),
+    )
 
     def outputs(kind: str) -> dict:
-        return {(s.source, s.task, s.response_id, s.gold_index): (s.outputs, s.execution_accuracy)
-                for s in InstructionScore.objects.filter(executor__kind=kind)}
+        return {
+            (s.source, s.task, s.response_id, s.gold_index): (s.outputs, s.execution_accuracy)
+            for s in InstructionScore.objects.filter(executor__kind=kind)
+        }
 
     local, api = outputs("causal"), outputs("api")
     assert len(local) > 3 and api == local
@@ -196,19 +242,22 @@ def wide_model_dir(tmp_path_factory: pytest.TempPathFactory):
     return _save_llama(tmp_path_factory.mktemp("wide-llama"), tokenizer_dir, seed=0, max_positions=1024)
 
 
-def test_an_ambibench_episode_read_through_the_api_agrees_with_the_local_single_pass(wide_model_dir, monkeypatch,
-                                                                                    settings):
+def test_an_ambibench_episode_read_through_the_api_agrees_with_the_local_single_pass(
+    wide_model_dir, monkeypatch, settings
+):
     from tests.modelruns.api_standin import StandIn
 
     standin = StandIn(wide_model_dir).start()
     monkeypatch.setenv(KEY_ENV, standin.key)
     settings.PARITY_MODEL_SOURCES = [*settings.PARITY_MODEL_SOURCES, standin.base_url]
-    api_spec = services.modelspec_get_or_create(model=standin.name, kind="api", api=services.ApiOptions(
-        base_url=standin.base_url, key_env=KEY_ENV))
+    api_spec = services.modelspec_get_or_create(
+        model=standin.name, kind="api", api=services.ApiOptions(base_url=standin.base_url, key_env=KEY_ENV)
+    )
     local_spec = services.modelspec_get_or_create(model=str(wide_model_dir), device="cpu")
     benchmark_import(name="ambibench", source=None, options={"episodes": 12, "instruction_prompts": 2})
-    study = study_create(name="ambi", benchmark="ambibench",
-                         design={"per_feature": 1, "features": ["subject"], "format": "arrow"})
+    study = study_create(
+        name="ambi", benchmark="ambibench", design={"per_feature": 1, "features": ["subject"], "format": "arrow"}
+    )
     try:
         local, api = _run(study, local_spec, {"format": "qa"}), _run(study, api_spec, {"format": "qa"})
     finally:
@@ -233,7 +282,9 @@ def test_specs_of_long_server_urls_get_names_that_fit_and_stay_apart(settings):
 
     urls = [f"http://127.0.0.1:8000/{'v' * 250}/{n}" for n in (1, 2)]
     settings.PARITY_MODEL_SOURCES = [*settings.PARITY_MODEL_SOURCES, *urls]
-    specs = [modelspec_get_or_create(model="m" * 100, kind="api", api=ApiOptions(base_url=url, key_env="X_API_KEY"))
-             for url in urls]
+    specs = [
+        modelspec_get_or_create(model="m" * 100, kind="api", api=ApiOptions(base_url=url, key_env="X_API_KEY"))
+        for url in urls
+    ]
     names = [spec.name for spec in ModelSpec.objects.filter(pk__in=[spec.pk for spec in specs])]
     assert all(len(name) <= 200 for name in names) and len(set(names)) == 2

@@ -29,8 +29,11 @@ def _run(study, spec, setting=None, shard_size=64) -> ModelRun:
 
 def test_ambibench_episodes_are_read_in_one_pass_each_and_answered_per_position(tiny_spec):
     benchmark_import(name="ambibench", source=None, options={"episodes": 12, "instruction_prompts": 2})
-    study = study_create(name="ambi", benchmark="ambibench",
-                         design={"per_feature": 1, "features": ["subject", "negation"], "format": "arrow"})
+    study = study_create(
+        name="ambi",
+        benchmark="ambibench",
+        design={"per_feature": 1, "features": ["subject", "negation"], "format": "arrow"},
+    )
     run = _run(study, tiny_spec, {"format": "qa"}, shard_size=30)
     assert run.shards.count() == 2  # an episode is never split over two shards
     responses = ModelResponse.objects.filter(run=run).select_related("item")
@@ -38,8 +41,9 @@ def test_ambibench_episodes_are_read_in_one_pass_each_and_answered_per_position(
     assert {r.scores["position"] for r in responses} == set(range(1, 21))
     assert all(0 < r.scores["p_correct"] < 1 and r.scores["format"] == "qa" for r in responses)
     assert all(r.correct == (r.valid and r.answer == r.item.gold) for r in responses)
-    assert all((r.answer in ("X", "Y")) == r.valid and (r.valid or r.raw_answer == r.scores["top_token"])
-               for r in responses)
+    assert all(
+        (r.answer in ("X", "Y")) == r.valid and (r.valid or r.raw_answer == r.scores["top_token"]) for r in responses
+    )
 
 
 def test_an_ambibench_answer_is_valid_only_when_a_merged_label_outweighs_the_top_token(tiny_spec, tiny_model_dir):
@@ -56,8 +60,9 @@ def test_an_ambibench_answer_is_valid_only_when_a_merged_label_outweighs_the_top
     from tests.engine.conftest import full_text_logprobs
 
     benchmark_import(name="ambibench", source=None, options={"episodes": 12, "instruction_prompts": 2})
-    study = study_create(name="ambi-valid", benchmark="ambibench",
-                         design={"per_feature": 1, "features": ["subject"], "format": "arrow"})
+    study = study_create(
+        name="ambi-valid", benchmark="ambibench", design={"per_feature": 1, "features": ["subject"], "format": "arrow"}
+    )
     run = _run(study, tiny_spec, {"format": "arrow"})
     loaded = load_causal_lm(str(tiny_model_dir))
     encoder = TextEncoder(loaded.tokenizer, add_bos=loaded.add_bos, prefix_token_id=loaded.prefix_token_id)
@@ -71,9 +76,9 @@ def test_an_ambibench_answer_is_valid_only_when_a_merged_label_outweighs_the_top
         probability = {"X": 0.0, "Y": 0.0}
         for text, span in zip(spellings("arrow"), spans):
             logprobs = full_text_logprobs(loaded, list(span.encoded.ids))
-            probability[text.strip()] += math.exp(sum(logprobs[span.start - 1:span.end - 1]))
+            probability[text.strip()] += math.exp(sum(logprobs[span.start - 1 : span.end - 1]))
         with torch.no_grad():
-            ids = list(spans[0].encoded.ids[:spans[0].start])
+            ids = list(spans[0].encoded.ids[: spans[0].start])
             last = torch.log_softmax(loaded.model(input_ids=torch.tensor([ids])).logits[0, -1].float(), dim=-1)
         top = loaded.tokenizer.decode([int(last.argmax())])
         likelier = "Y" if probability["Y"] > probability["X"] else "X"
@@ -81,8 +86,11 @@ def test_an_ambibench_answer_is_valid_only_when_a_merged_label_outweighs_the_top
         response = responses[item.key]
         assert response.scores["top_token"] == top
         assert response.scores["p_correct"] == pytest.approx(probability[item.gold], rel=1e-4)
-        assert (response.valid, response.answer, response.correct) == (valid, likelier if valid else "",
-                                                                       valid and likelier == item.gold)
+        assert (response.valid, response.answer, response.correct) == (
+            valid,
+            likelier if valid else "",
+            valid and likelier == item.gold,
+        )
         validity.append(valid)
     assert len(validity) == 20
 
@@ -101,8 +109,9 @@ def test_miqa_runs_both_orders_with_shots(tiny_spec):
 
 @pytest.fixture(scope="module")
 def nli_model_dir(tmp_path_factory: pytest.TempPathFactory, tiny_model_dir: Path) -> Path:
-    return save_tiny_nli(tmp_path_factory.mktemp("run-nli"), tiny_model_dir,
-                         {0: "entailment", 1: "neutral", 2: "contradiction"})
+    return save_tiny_nli(
+        tmp_path_factory.mktemp("run-nli"), tiny_model_dir, {0: "entailment", 1: "neutral", 2: "contradiction"}
+    )
 
 
 def test_miqa_with_an_nli_spec_scores_one_minus_p_contradiction(nli_model_dir):
@@ -113,16 +122,20 @@ def test_miqa_with_an_nli_spec_scores_one_minus_p_contradiction(nli_model_dir):
     for response in ModelResponse.objects.filter(run=run):
         probabilities = response.scores["probabilities"]
         for option in ("a", "b"):
-            assert response.scores["not_contradiction"][option] == pytest.approx(1 - probabilities[option]["contradiction"])
+            assert response.scores["not_contradiction"][option] == pytest.approx(
+                1 - probabilities[option]["contradiction"]
+            )
     assert run.model_identity["model_id"] == str(nli_model_dir)
 
 
 def _three_prompt_study(name: str):
     """An instruction-induction study of three prompts (of its 24): generation is slow on a CPU."""
-    study = study_create(name=name, benchmark="instruction_induction",
-                         design={"tasks_per_participant": 12, "annotators_per_task": 1})
+    study = study_create(
+        name=name, benchmark="instruction_induction", design={"tasks_per_participant": 12, "annotators_per_task": 1}
+    )
     UnitItem.objects.filter(unit__study=study).exclude(
-        pk__in=UnitItem.objects.filter(unit__study=study).order_by("pk").values("pk")[:3]).delete()
+        pk__in=UnitItem.objects.filter(unit__study=study).order_by("pk").values("pk")[:3]
+    ).delete()
     return study
 
 

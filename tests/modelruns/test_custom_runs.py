@@ -33,8 +33,10 @@ def study():
 
 def test_the_requests_follow_each_items_kind(study):
     items = [item_data(item) for item in study_items(study)]
-    requests = {request.key.split("/")[1]: request
-                for request in study.definition.model_requests(items, {}, study.definition.model_setting())}
+    requests = {
+        request.key.split("/")[1]: request
+        for request in study.definition.model_requests(items, {}, study.definition.model_setting())
+    }
     capital = requests["capital"]
     assert isinstance(capital, ChoiceRequest)
     assert capital.context.endswith("Options: Sydney, Canberra, Melbourne\nAnswer:")
@@ -65,8 +67,9 @@ def test_a_run_answers_every_kind_keeps_each_options_loglik_and_length_and_score
     for key in ("symbol", "author", "legs", "pi"):
         answer = answers[key]
         item = item_data(answer.item)
-        assert answer.answer == (cut_at_stops(answer.raw_answer, ["\n"]).strip() if key in ("symbol", "author")
-                                 else answer.answer)
+        assert answer.answer == (
+            cut_at_stops(answer.raw_answer, ["\n"]).strip() if key in ("symbol", "author") else answer.answer
+        )
         if answer.valid:  # the same rule as a person's answer
             assert answer.correct == score_answer(answer.answer, item).correct
         assert 0.0 <= answer.scores["score"] <= 1.0
@@ -74,7 +77,9 @@ def test_a_run_answers_every_kind_keeps_each_options_loglik_and_length_and_score
     results = study_results(load_study_data(study), n_boot=20)
     by_kind = {row["kind"]: row for row in results["breakdowns"]["by_kind"]}
     (model,) = by_kind["choice"]["models"]
-    assert model["accuracy"] == float(capital.correct) and model["accuracy_norm"] == float(capital.scores["correct_norm"])
+    assert model["accuracy"] == float(capital.correct) and model["accuracy_norm"] == float(
+        capital.scores["correct_norm"]
+    )
     (rating,) = by_kind["rating"]["models"]
     assert rating["accuracy"] is None and rating["n_valid"] == 1
     (entry,) = results["models"]
@@ -83,8 +88,9 @@ def test_a_run_answers_every_kind_keeps_each_options_loglik_and_length_and_score
     assert entry["accuracy"] == pytest.approx(sum(r.correct for r in scored) / 6)
 
 
-def test_a_runs_accuracy_counts_only_items_with_a_right_answer_wherever_it_is_shown(study, tiny_spec, researcher,
-                                                                                      client):
+def test_a_runs_accuracy_counts_only_items_with_a_right_answer_wherever_it_is_shown(
+    study, tiny_spec, researcher, client
+):
     """The runs table, the API and `run_model` give the results' accuracy: ratings and free texts
     (no right answer) are answered but not scored."""
     from django.urls import reverse

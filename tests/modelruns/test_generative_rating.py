@@ -28,7 +28,9 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def generative_run(tiny_spec, researcher) -> ModelRun:
     benchmark_import(name="miqa", source=datasets_dir() / "miqa")
-    study = study_create(name="miqa gen", benchmark="miqa", design={"units": 1, "unit_size": 6}, owner=researcher)  # rows 1-3
+    study = study_create(
+        name="miqa gen", benchmark="miqa", design={"units": 1, "unit_size": 6}, owner=researcher
+    )  # rows 1-3
     run = services.modelrun_start(study=study, spec=tiny_spec, setting={"wording": "generative"}, enqueue=False).run
     work.modelrun_work(run=run, worker="test")
     run.refresh_from_db()
@@ -37,10 +39,15 @@ def generative_run(tiny_spec, researcher) -> ModelRun:
 
 
 def test_a_generative_run_writes_one_ungraded_answer_per_implies_question(generative_run):
-    responses = sorted(ModelResponse.objects.filter(run=generative_run).select_related("item"),
-                       key=lambda response: response.item.meta["row"])
-    assert [(r.item.meta["row"], r.item.meta["direction"]) for r in responses] == [(1, "implies"), (2, "implies"),
-                                                                                    (3, "implies")]
+    responses = sorted(
+        ModelResponse.objects.filter(run=generative_run).select_related("item"),
+        key=lambda response: response.item.meta["row"],
+    )
+    assert [(r.item.meta["row"], r.item.meta["direction"]) for r in responses] == [
+        (1, "implies"),
+        (2, "implies"),
+        (3, "implies"),
+    ]
     assert all(r.variant == "generative" and r.scores == {"ungraded": True} for r in responses)
     assert generative_run.progress_done == generative_run.progress_total == 6
     (model,) = study_results(load_study_data(generative_run.study), n_boot=50)["models"]
@@ -64,8 +71,9 @@ def test_rate_these_answers_makes_a_rating_study_whose_grades_give_the_score_and
     assert [unit.unit_items.count() for unit in rating.units.all()] == [3]
 
 
-def test_the_command_blocks_answers_and_the_icc_keeps_the_block_with_one_rater_visible(generative_run, researcher_client,
-                                                                                        capsys):
+def test_the_command_blocks_answers_and_the_icc_keeps_the_block_with_one_rater_visible(
+    generative_run, researcher_client, capsys
+):
     """Blocks of 2 answers, 2 raters each: [q1, q2] and [q3]. Grades (first rater, second rater):
     q1 correct/correct, q2 wrong/ambiguous, q3 correct/wrong. Block 1 is [[1, 1], [0, 0.5]]:
     MSR = 0.5625, MSC = MSE = 0.0625, so ICC(2,2) = (0.5625 - 0.0625) / 0.5625 = 8/9; block 2 has one
@@ -75,8 +83,11 @@ def test_the_command_blocks_answers_and_the_icc_keeps_the_block_with_one_rater_v
     rating = Study.objects.get(benchmark="miqa_rating")
     assert out.strip().splitlines()[-1] == rating.participant_url()
     assert [unit.unit_items.count() for unit in rating.units.order_by("position")] == [2, 1]
-    grades = {"miqa-001-generative": ("correct", "correct"), "miqa-002-generative": ("wrong", "ambiguous"),
-              "miqa-003-generative": ("correct", "wrong")}
+    grades = {
+        "miqa-001-generative": ("correct", "correct"),
+        "miqa-002-generative": ("wrong", "ambiguous"),
+        "miqa-003-generative": ("correct", "wrong"),
+    }
     seen: Counter[str] = Counter()
 
     def grade(item):

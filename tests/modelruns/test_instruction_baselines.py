@@ -24,8 +24,12 @@ WRITTEN = {"antonyms": "Write the opposite of the word.", "sum": "Add the two nu
 
 
 def _study_with_written_instructions(owner=None):
-    study = study_create(name="ii baselines", benchmark="instruction_induction", owner=owner,
-                         design={"tasks_per_participant": 3, "annotators_per_task": 1})
+    study = study_create(
+        name="ii baselines",
+        benchmark="instruction_induction",
+        owner=owner,
+        design={"tasks_per_participant": 3, "annotators_per_task": 1},
+    )
     # three tasks are enough here: keep the first unit only
     Unit.objects.filter(study=study).exclude(pk=study.units.order_by("position").first().pk).delete()
     Bot(study, pid(1)).complete(lambda item: WRITTEN.get(item.meta["task"], f"Do the {item.meta['task']} thing."))
@@ -34,8 +38,19 @@ def _study_with_written_instructions(owner=None):
 
 def _score(study, tiny_model_dir, *extra: str) -> str:
     out = StringIO()
-    call_command("score_instructions", "--study", study.name, "--executor", str(tiny_model_dir), "--device", "cpu",
-                 "--setting", "execute_limit=2", *extra, stdout=out)
+    call_command(
+        "score_instructions",
+        "--study",
+        study.name,
+        "--executor",
+        str(tiny_model_dir),
+        "--device",
+        "cpu",
+        "--setting",
+        "execute_limit=2",
+        *extra,
+        stdout=out,
+    )
     return out.getvalue()
 
 
@@ -53,15 +68,16 @@ def test_written_and_gold_instructions_are_executed_and_compared_with_the_gold_s
     for score in scores:
         entries = execute[score.task][:2]
         assert len(score.outputs) == 2
-        assert score.execution_accuracy == metrics.execution_accuracy(score.task, score.outputs,
-                                                                      [e["outputs"] for e in entries])
+        assert score.execution_accuracy == metrics.execution_accuracy(
+            score.task, score.outputs, [e["outputs"] for e in entries]
+        )
         gold = references[score.task]
         if score.source == "written":
             assert score.instruction == score.response.raw_answer.strip()
             compared_with = gold
         else:
             assert score.instruction == gold[score.gold_index]
-            compared_with = gold[:score.gold_index] + gold[score.gold_index + 1:]
+            compared_with = gold[: score.gold_index] + gold[score.gold_index + 1 :]
         expected = bertscore(embedder, score.instruction, compared_with)
         assert score.reference_similarity == pytest.approx(expected.f1, abs=1e-5)
         assert score.similarity_model == embedder.model_name
@@ -73,8 +89,9 @@ def test_written_and_gold_instructions_are_executed_and_compared_with_the_gold_s
     assert InstructionScore.objects.count() == 3 + n_gold
 
 
-def test_study_results_json_carries_humans_gold_and_models_per_task(tiny_model_dir, tiny_spec, researcher_client,
-                                                                   researcher):
+def test_study_results_json_carries_humans_gold_and_models_per_task(
+    tiny_model_dir, tiny_spec, researcher_client, researcher
+):
     from modelruns import services, work
 
     study = _study_with_written_instructions(owner=researcher)
@@ -98,7 +115,8 @@ def test_study_results_json_carries_humans_gold_and_models_per_task(tiny_model_d
         golds = InstructionScore.objects.filter(source="gold", task=task)
         assert gold[task]["n_instructions"] == golds.count()
         assert gold[task]["execution_accuracy"] == pytest.approx(
-            sum(g.execution_accuracy for g in golds) / golds.count())
+            sum(g.execution_accuracy for g in golds) / golds.count()
+        )
         assert models[task]["execution_accuracy"] is not None and models[task]["reference_similarity"] is not None
     table = StringIO()
     call_command("study_results", study.name, stdout=table)

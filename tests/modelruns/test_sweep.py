@@ -30,8 +30,11 @@ def _start(study, spec, **kwargs):
 
 def _gone_pid() -> int:
     """The pid of a process that ran here and has exited (and been reaped)."""
-    return int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
-                              check=True).stdout)
+    return int(
+        subprocess.run(
+            [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+        ).stdout
+    )
 
 
 def _claimed_row(shard: ModelShard, worker_id: str) -> DBTaskResult:
@@ -46,7 +49,8 @@ def _ready_shard_tasks() -> list[int]:
 
 
 def test_a_shard_whose_lease_ran_out_goes_back_to_pending_with_a_task_and_the_run_finishes(
-        small_implicature_study, tiny_spec, django_capture_on_commit_callbacks):
+    small_implicature_study, tiny_spec, django_capture_on_commit_callbacks
+):
     run = _start(small_implicature_study, tiny_spec, shard_size=100, lease_seconds=30)
     held = work.shard_claim(run=run, worker=f"{socket.gethostname()}:{_gone_pid()}:abcdef012345")
     ModelShard.objects.filter(pk=held.pk).update(heartbeat_at=timezone.now() - timedelta(seconds=31))
@@ -77,7 +81,8 @@ def test_a_live_lease_is_left_alone(small_implicature_study, tiny_spec, django_c
 
 
 def test_the_queue_row_of_a_killed_worker_is_marked_failed_and_its_unclaimed_shard_queued_again(
-        small_implicature_study, tiny_spec, django_capture_on_commit_callbacks):
+    small_implicature_study, tiny_spec, django_capture_on_commit_callbacks
+):
     """The worker died loading the model: its row says `running`, its shard was never claimed."""
     run = _start(small_implicature_study, tiny_spec, shard_size=100)
     shard = run.shards.get()
@@ -96,8 +101,9 @@ def test_the_queue_row_of_a_killed_worker_is_marked_failed_and_its_unclaimed_sha
     assert _ready_shard_tasks() == [shard.pk]
 
 
-def test_a_task_on_another_host_is_judged_by_its_shard_lease(small_implicature_study, tiny_spec,
-                                                             django_capture_on_commit_callbacks):
+def test_a_task_on_another_host_is_judged_by_its_shard_lease(
+    small_implicature_study, tiny_spec, django_capture_on_commit_callbacks
+):
     run = _start(small_implicature_study, tiny_spec, shard_size=100, lease_seconds=30)
     shard = run.shards.get()
     row = _claimed_row(shard, "gpu-box-7:4242:k3y")
@@ -140,7 +146,10 @@ def test_sweep_runs_reports_what_it_did(small_implicature_study, tiny_spec):
     ModelShard.objects.filter(pk=held.pk).update(heartbeat_at=timezone.now() - timedelta(seconds=31))
     out = StringIO()
     call_command("sweep_runs", stdout=out)
-    assert out.getvalue().strip() == "1 shard(s) taken back, 0 lost task(s) marked failed, 1 task(s) queued, 0 run(s) finished"
+    assert (
+        out.getvalue().strip()
+        == "1 shard(s) taken back, 0 lost task(s) marked failed, 1 task(s) queued, 0 run(s) finished"
+    )
     assert ModelShard.objects.get(pk=held.pk).status == ModelShard.Status.PENDING
 
 

@@ -60,13 +60,16 @@ def test_the_runs_form_loaded_into_the_results_page_keeps_its_own_ids(researcher
     assert set(ids.findall(results)) & set(ids.findall(partial)) == {"model-runs"}  # the one htmx swaps
 
 
-def test_starting_a_run_from_the_form_queues_it_and_the_partial_polls(researcher_client, urls,
-                                                                     django_capture_on_commit_callbacks):
+def test_starting_a_run_from_the_form_queues_it_and_the_partial_polls(
+    researcher_client, urls, django_capture_on_commit_callbacks
+):
     from django_tasks_db.models import DBTaskResult
 
     with django_capture_on_commit_callbacks(execute=True):
-        response = researcher_client.post(urls[1], {"model": "smollm2", "kind": "causal", "dtype": "float32",
-                                                    "device": "auto", "setting": "template=5 k=1"})
+        response = researcher_client.post(
+            urls[1],
+            {"model": "smollm2", "kind": "causal", "dtype": "float32", "device": "auto", "setting": "template=5 k=1"},
+        )
     assert response.status_code == 302 and response["Location"] == urls[0]
     run = ModelRun.objects.get()
     assert run.setting["template"] == 5 and run.setting["k"] == 1 and run.spec.model == "smollm2"
@@ -76,7 +79,9 @@ def test_starting_a_run_from_the_form_queues_it_and_the_partial_polls(researcher
     assert "template 5, k=1" in partial and "0 / 10" in partial and "Queued" in partial
 
 
-def test_a_finished_run_shows_its_accuracy_and_polling_stops(researcher_client, urls, small_implicature_study, tiny_spec):
+def test_a_finished_run_shows_its_accuracy_and_polling_stops(
+    researcher_client, urls, small_implicature_study, tiny_spec
+):
     run = services.modelrun_start(study=small_implicature_study, spec=tiny_spec, enqueue=False).run
     work.modelrun_work(run=run, worker="w1")
     run.refresh_from_db()
@@ -87,8 +92,9 @@ def test_a_finished_run_shows_its_accuracy_and_polling_stops(researcher_client, 
 
 
 def test_the_htmx_form_swaps_in_the_partial_and_shows_errors(researcher_client, urls):
-    response = researcher_client.post(urls[1], {"model": "smollm2", "kind": "causal", "dtype": "float32",
-                                                "setting": "template=99"}, **HTMX)
+    response = researcher_client.post(
+        urls[1], {"model": "smollm2", "kind": "causal", "dtype": "float32", "setting": "template=99"}, **HTMX
+    )
     html = response.content.decode()
     assert response.status_code == 200 and 'id="model-runs"' in html and "template must be one of" in html
     response = researcher_client.post(urls[1], {"model": "smollm2", "kind": "nli", "dtype": "float32"})
@@ -99,11 +105,13 @@ def test_the_htmx_form_swaps_in_the_partial_and_shows_errors(researcher_client, 
     assert ModelRun.objects.count() == 1
 
 
-def test_the_partial_costs_a_fixed_number_of_queries(researcher_client, urls, small_implicature_study, tiny_spec,
-                                                     django_assert_max_num_queries):
+def test_the_partial_costs_a_fixed_number_of_queries(
+    researcher_client, urls, small_implicature_study, tiny_spec, django_assert_max_num_queries
+):
     for template in (1, 2, 3):
-        services.modelrun_start(study=small_implicature_study, spec=tiny_spec, setting={"template": template},
-                                enqueue=False)
+        services.modelrun_start(
+            study=small_implicature_study, spec=tiny_spec, setting={"template": template}, enqueue=False
+        )
     with django_assert_max_num_queries(8):
         researcher_client.get(urls[0], **HTMX)
 
@@ -111,8 +119,13 @@ def test_the_partial_costs_a_fixed_number_of_queries(researcher_client, urls, sm
 def test_the_admin_lists_runs_responses_and_specs(researcher_client, small_implicature_study, tiny_spec):
     run = services.modelrun_start(study=small_implicature_study, spec=tiny_spec, enqueue=False).run
     work.modelrun_work(run=run, worker="w1")
-    for url in ("/admin/modelruns/modelrun/", "/admin/modelruns/modelresponse/", "/admin/modelruns/modelspec/",
-                f"/admin/modelruns/modelrun/{run.pk}/change/", "/admin/modelruns/modelrun/?status__exact=done"):
+    for url in (
+        "/admin/modelruns/modelrun/",
+        "/admin/modelruns/modelresponse/",
+        "/admin/modelruns/modelspec/",
+        f"/admin/modelruns/modelrun/{run.pk}/change/",
+        "/admin/modelruns/modelrun/?status__exact=done",
+    ):
         assert researcher_client.get(url).status_code == 200, url
     assert ModelShard.objects.filter(run=run, status=ModelShard.Status.DONE).count() == 1
 
@@ -122,15 +135,18 @@ def test_the_runs_page_says_when_a_shard_was_reclaimed(researcher_client, urls, 
 
     from django.utils import timezone
 
-    run = services.modelrun_start(study=small_implicature_study, spec=tiny_spec, shard_size=4, lease_seconds=30,
-                                  enqueue=False).run
+    run = services.modelrun_start(
+        study=small_implicature_study, spec=tiny_spec, shard_size=4, lease_seconds=30, enqueue=False
+    ).run
     held = work.shard_claim(run=run, worker="silent")
     ModelShard.objects.filter(pk=held.pk).update(heartbeat_at=timezone.now() - timedelta(seconds=31))
     services.modelrun_sweep()
     html = researcher_client.get(urls[0], **HTMX).content.decode()
     reclaimed_at = ModelShard.objects.get(pk=held.pk).reclaimed_at
-    assert (f"Shard 0 (4 items) was reclaimed at {reclaimed_at:%Y-%m-%d %H:%M:%S} UTC from a worker whose lease ran out; "
-            "it is queued again.") in " ".join(html.split())
+    assert (
+        f"Shard 0 (4 items) was reclaimed at {reclaimed_at:%Y-%m-%d %H:%M:%S} UTC from a worker whose lease ran out; "
+        "it is queued again."
+    ) in " ".join(html.split())
     work.modelrun_work(run=run, worker="fresh")
     html = researcher_client.get(urls[0]).content.decode()
     assert "Shard 0 (4 items) was reclaimed at" in html and "it has finished since." in " ".join(html.split())

@@ -53,12 +53,15 @@ def _database_url() -> str:
 @pytest.fixture
 def shared_database() -> None:
     if connection.vendor != "postgresql":
-        pytest.skip("needs PostgreSQL shared by several processes (DATABASE_URL=postgres://...; scripts/test does this)")
+        pytest.skip(
+            "needs PostgreSQL shared by several processes (DATABASE_URL=postgres://...; scripts/test does this)"
+        )
 
 
 @pytest.fixture
 def redis_queue(shared_database):
     import redis
+
     client = redis.Redis.from_url(REDIS_URL)
     try:
         client.ping()
@@ -71,10 +74,19 @@ def redis_queue(shared_database):
 
 def _env(tmp_path: Path, model_cache: Path) -> dict[str, str]:
     env = dict(os.environ)
-    env.update(DATABASE_URL=_database_url(), TASK_QUEUE="redis", REDIS_URL=REDIS_URL, HF_HUB_OFFLINE="1",
-               PARITY_MODEL_CACHE=str(model_cache), PARITY_VAR_DIR=str(tmp_path / "var"),
-               DJANGO_SETTINGS_MODULE="config.settings", PYTHONPATH=str(REPO), TOKENIZERS_PARALLELISM="false",
-               OMP_NUM_THREADS="1", PARITY_MODEL_SOURCES=",".join(settings.PARITY_MODEL_SOURCES))
+    env.update(
+        DATABASE_URL=_database_url(),
+        TASK_QUEUE="redis",
+        REDIS_URL=REDIS_URL,
+        HF_HUB_OFFLINE="1",
+        PARITY_MODEL_CACHE=str(model_cache),
+        PARITY_VAR_DIR=str(tmp_path / "var"),
+        DJANGO_SETTINGS_MODULE="config.settings",
+        PYTHONPATH=str(REPO),
+        TOKENIZERS_PARALLELISM="false",
+        OMP_NUM_THREADS="1",
+        PARITY_MODEL_SOURCES=",".join(settings.PARITY_MODEL_SOURCES),
+    )
     return env
 
 
@@ -84,31 +96,63 @@ def _stop(process: subprocess.Popen) -> None:
     process.wait(timeout=30)
 
 
-def test_a_run_survives_a_worker_killed_mid_run(shared_database, redis_queue, implicature, tiny_model_dir,
-                                                session_model_cache, tmp_path):
+def test_a_run_survives_a_worker_killed_mid_run(
+    shared_database, redis_queue, implicature, tiny_model_dir, session_model_cache, tmp_path
+):
     from tests.factories import small_study
 
     study = small_study("two workers", unit_size=8, units=4, per_unit=1, attention_checks=0)
     env = _env(tmp_path, session_model_cache)
-    subprocess.run([sys.executable, "manage.py", "run_model", "--study", study.name, "--model", str(tiny_model_dir),
-                    "--device", "cpu", "--setting", "k=5", "--shard-size", "2", "--lease", "3"],
-                   cwd=REPO, env=env, check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        [
+            sys.executable,
+            "manage.py",
+            "run_model",
+            "--study",
+            study.name,
+            "--model",
+            str(tiny_model_dir),
+            "--device",
+            "cpu",
+            "--setting",
+            "k=5",
+            "--shard-size",
+            "2",
+            "--lease",
+            "3",
+        ],
+        cwd=REPO,
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     run = ModelRun.objects.get()
     assert run.shards.count() == 16 and redis_queue.llen("rq:queue:models") == 16
 
     script = tmp_path / "worker.py"
     script.write_text(WORKER)
     logs = [open(tmp_path / f"worker-{n}.log", "w") for n in (1, 2)]
-    workers = [subprocess.Popen([sys.executable, str(script)], cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True) for log in logs]
+    workers = [
+        subprocess.Popen(
+            [sys.executable, str(script)],
+            cwd=REPO,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        for log in logs
+    ]
     victim, survivor = workers
     victim_prefix = f"{socket.gethostname()}:{victim.pid}:"
     try:
         deadline = time.monotonic() + 90
         held = None
         while held is None and time.monotonic() < deadline:
-            held = ModelShard.objects.filter(run=run, status=ModelShard.Status.RUNNING,
-                                             worker__startswith=victim_prefix).first()
+            held = ModelShard.objects.filter(
+                run=run, status=ModelShard.Status.RUNNING, worker__startswith=victim_prefix
+            ).first()
             if held is None:
                 assert victim.poll() is None, (tmp_path / "worker-1.log").read_text()
                 time.sleep(0.02)

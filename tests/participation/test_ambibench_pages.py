@@ -51,7 +51,9 @@ def test_a_scripted_participant_types_through_an_episode_seeing_each_label_only_
     for position, item in enumerate(items, start=1):
         html = _page_is_the_same_whatever_the_gold(bot, item)
         # the history lists exactly the answered sentences, each with its correct label
-        assert answered_labels(html) == [(earlier.prompt["position"], earlier.gold) for earlier in items[:position - 1]]
+        assert answered_labels(html) == [
+            (earlier.prompt["position"], earlier.gold) for earlier in items[: position - 1]
+        ]
         assert f'id="current-example" data-position="{position}"' in html and item.prompt["sentence"] in html
         assert html.count('class="label-shown"') == position - 1
         bot.post("answer", {"item": item.pk, "position": position, "answer": typed[position - 1]})
@@ -97,8 +99,9 @@ def test_with_htmx_the_answer_swaps_in_the_next_sentence_under_the_labelled_ones
     bot = _started(study, 4)
     bot.post("begin", {})
     items = [Item.objects.get(pk=item_id) for item_id in bot.participant.sequence[:2]]
-    partial = bot.client.post(f"/s/{study.link}/answer/", {"item": items[0].pk, "position": 1, "answer": "X"},
-                              HTTP_HX_REQUEST="true").content.decode()
+    partial = bot.client.post(
+        f"/s/{study.link}/answer/", {"item": items[0].pk, "position": 1, "answer": "X"}, HTTP_HX_REQUEST="true"
+    ).content.decode()
     assert partial.startswith('<section id="item-area"') and "<html" not in partial
     assert answered_labels(partial) == [(1, items[0].gold)]
     assert items[1].prompt["sentence"] in partial and "autofocus" in partial

@@ -31,8 +31,9 @@ def _working_participant(name: str = "reads") -> Participant:
 def _answer(participant: Participant, known: list[int], link: str, *, show_next: bool = True):
     position = participant.answered + 1
     item = Item.objects.get(pk=participant.sequence[position - 1])
-    return response_submit(link=link, known=known, item_id=item.pk, position=position, raw_answer=item.gold,
-                           show_next=show_next)
+    return response_submit(
+        link=link, known=known, item_id=item.pk, position=position, raw_answer=item.gold, show_next=show_next
+    )
 
 
 def test_a_page_reads_this_browsers_participant_at_the_link_with_its_study(implicature):

@@ -31,8 +31,14 @@ def _at_first_item(name: str) -> Participant:
 
 
 def _submit(participant: Participant, position: int = 1, answer: str = "yes"):
-    return response_submit(link=participant.study.link, known=[participant.pk], item_id=participant.sequence[position - 1],
-                           position=position, raw_answer=answer, show_next=True)
+    return response_submit(
+        link=participant.study.link,
+        known=[participant.pk],
+        item_id=participant.sequence[position - 1],
+        position=position,
+        raw_answer=answer,
+        show_next=True,
+    )
 
 
 def _locked_elsewhere(model, pk: int) -> bool:
@@ -165,9 +171,18 @@ def test_the_same_answer_sent_many_times_at_once_is_stored_once(postgres, implic
 def test_a_write_refused_by_a_constraint_writes_nothing_and_the_answer_is_ignored(postgres, implicature):
     participant = _at_first_item("refused write")
     # an answer at position 1 already stored behind the service's back: the INSERT must fail
-    Response.objects.create(participant=participant, item_id=participant.sequence[1], position=1, raw_answer="no",
-                            answer="no", valid=True, correct=False, shown_at=participant.started_at,
-                            answered_at=participant.started_at, duration_ms=0)
+    Response.objects.create(
+        participant=participant,
+        item_id=participant.sequence[1],
+        position=1,
+        raw_answer="no",
+        answer="no",
+        valid=True,
+        correct=False,
+        shown_at=participant.started_at,
+        answered_at=participant.started_at,
+        duration_ms=0,
+    )
     result = _submit(participant)
     assert result.outcome is Outcome.IGNORED
     participant.refresh_from_db()
@@ -181,8 +196,10 @@ def test_a_write_refused_by_a_constraint_writes_nothing_and_the_answer_is_ignore
 
 def test_an_exception_in_the_transaction_writes_nothing_and_releases_the_row(postgres, implicature):
     participant = _at_first_item("exception")
-    with pytest.raises(RuntimeError), mock.patch.object(services_answers, "screen_for",
-                                                        side_effect=RuntimeError("scoring failed")):
+    with (
+        pytest.raises(RuntimeError),
+        mock.patch.object(services_answers, "screen_for", side_effect=RuntimeError("scoring failed")),
+    ):
         _submit(participant)
     assert not _locked_elsewhere(Participant, participant.pk)
     assert not connection.in_atomic_block and connection.get_autocommit()

@@ -16,8 +16,10 @@ pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 def _participant_updates() -> tuple[int, int]:
     """This transaction's UPDATEs of the participants' table so far: (all, HOT)."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_xact_user_tables WHERE relname = %s",
-                       [Participant._meta.db_table])
+        cursor.execute(
+            "SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_xact_user_tables WHERE relname = %s",
+            [Participant._meta.db_table],
+        )
         return cursor.fetchone()
 
 
@@ -28,8 +30,11 @@ def test_an_answer_updates_the_participants_row_in_place(postgres, implicature, 
     bot = Bot(study, pid(1)).start_items()
     item_id, position = bot.current_form(bot.step().content.decode())
     before = _participant_updates()
-    response = bot.client.post(f"/s/{study.link}/answer/", {"item": item_id, "position": position,
-                               "answer": Item.objects.get(pk=item_id).gold}, headers={"HX-Request": "true"} if htmx else {})
+    response = bot.client.post(
+        f"/s/{study.link}/answer/",
+        {"item": item_id, "position": position, "answer": Item.objects.get(pk=item_id).gold},
+        headers={"HX-Request": "true"} if htmx else {},
+    )
     assert response.status_code == (200 if htmx else 302)
     after = _participant_updates()
     assert bot.participant.answered == 1
@@ -49,6 +54,6 @@ def test_an_answers_row_enters_only_the_indexes_of_its_constraints_and_item_look
         cursor.execute("SELECT indexdef FROM pg_indexes WHERE tablename = %s", [Response._meta.db_table])
         definitions = [row[0] for row in cursor.fetchall()]
     every_row = sorted(definition.split("USING btree ")[1] for definition in definitions if " WHERE " not in definition)
-    assert every_row == sorted(["(id)", "(item_id)", "(participant_id, item_id)", "(participant_id, \"position\")"])
+    assert every_row == sorted(["(id)", "(item_id)", "(participant_id, item_id)", '(participant_id, "position")'])
     partial = [definition for definition in definitions if " WHERE " in definition]
     assert len(partial) == 1 and "(verified_by_id) WHERE (verified_by_id IS NOT NULL)" in partial[0]

@@ -27,24 +27,59 @@ pytestmark = pytest.mark.django_db
 EXAMPLE = Path(__file__).resolve().parents[2] / "parity" / "benchmarks" / "custom" / "example.csv"
 #: what each participant types or presses, by item id (the first a right answer, the second not)
 ANSWERS = {
-    "capital": ("Canberra", "Sydney"), "boiling": ("yes", "no"), "symbol": ("au", "Ag"),
-    "author": ("austen", "Dickens"), "legs": ("8", "6"), "pi": ("3.14", "3.5"),
-    "clarity": ("4", "4"), "summary": ("Rivers move sediment to the sea.", "They erode rock."), "check": ("Blue", "Blue"),
+    "capital": ("Canberra", "Sydney"),
+    "boiling": ("yes", "no"),
+    "symbol": ("au", "Ag"),
+    "author": ("austen", "Dickens"),
+    "legs": ("8", "6"),
+    "pi": ("3.14", "3.5"),
+    "clarity": ("4", "4"),
+    "summary": ("Rivers move sediment to the sea.", "They erode rock."),
+    "check": ("Blue", "Blue"),
 }
-WIDGETS = {"capital": "buttons", "boiling": "buttons", "clarity": "buttons", "check": "buttons",
-           "symbol": "box", "author": "box", "legs": "box", "pi": "box", "summary": "textarea"}
+WIDGETS = {
+    "capital": "buttons",
+    "boiling": "buttons",
+    "clarity": "buttons",
+    "check": "buttons",
+    "symbol": "box",
+    "author": "box",
+    "legs": "box",
+    "pi": "box",
+    "summary": "textarea",
+}
 
 
 @pytest.fixture
 def study():
     benchmark_import(name="custom", source=EXAMPLE, options={"name": "example"})
     # a second set, whose attention check the study must never draw
-    benchmark_records_import(name="custom", records=[
-        {"id": "other-check", "text": "Choose Red.", "kind": "choice", "options": "Red|Blue", "gold": "Red",
-         "attention_check": "true"}], options={"name": "other"})
-    return study_create(name="own items", benchmark="custom",
-                        design={"item_set": "example", "unit_size": 0, "per_unit": 5, "attention_checks": 1,
-                                "exclude_at": 0, "shuffle_items": False})
+    benchmark_records_import(
+        name="custom",
+        records=[
+            {
+                "id": "other-check",
+                "text": "Choose Red.",
+                "kind": "choice",
+                "options": "Red|Blue",
+                "gold": "Red",
+                "attention_check": "true",
+            }
+        ],
+        options={"name": "other"},
+    )
+    return study_create(
+        name="own items",
+        benchmark="custom",
+        design={
+            "item_set": "example",
+            "unit_size": 0,
+            "per_unit": 5,
+            "attention_checks": 1,
+            "exclude_at": 0,
+            "shuffle_items": False,
+        },
+    )
 
 
 def widget(html: str) -> str:
@@ -62,7 +97,7 @@ def test_participants_answer_every_kind_and_the_results_are_honest_about_items_w
             key = item.meta["id"]
             seen.append(key)
             assert widget(html) == WIDGETS[key]
-            shown = html[html.index('id="custom-item"'):html.index("</form>")]
+            shown = html[html.index('id="custom-item"') : html.index("</form>")]
             if item.meta["kind"] in ("short_text", "number"):  # no accepted answer in the page before answering
                 assert not any(re.search(rf"\b{re.escape(answer)}\b", shown) for answer in item.meta["answers"])
             if key == "capital":
@@ -80,7 +115,10 @@ def test_participants_answer_every_kind_and_the_results_are_honest_about_items_w
                 assert not Response.objects.filter(item=item, participant=bot.participant).exists()
             bot.post("answer", {"item": item.pk, "position": position, "answer": ANSWERS[key][pick]})
         assert sorted(seen) == sorted(ANSWERS)  # every item of the set and its own attention check
-    stored = {(r.participant.prolific_pid, r.item.meta["id"]): r for r in Response.objects.select_related("item", "participant")}
+    stored = {
+        (r.participant.prolific_pid, r.item.meta["id"]): r
+        for r in Response.objects.select_related("item", "participant")
+    }
     first = {key: stored[(pid(701), key)] for key in ANSWERS}
     assert all(first[key].correct for key in ("capital", "boiling", "symbol", "author", "legs", "pi", "check"))
     assert first["legs"].answer == "8" and not first["clarity"].correct and first["clarity"].valid
@@ -119,14 +157,27 @@ def test_only_the_chosen_sets_attention_checks_are_drawn(study):
 
 
 def test_markup_in_an_items_text_is_shown_as_text_whether_plain_or_markdown():
-    benchmark_records_import(name="custom", records=[
-        {"id": "md", "text": "<script>alert(1)</script> **bold**", "format": "markdown", "kind": "yes_no", "gold": "yes"},
-        {"id": "plain", "text": "<img src=x onerror=alert(1)>", "kind": "yes_no", "gold": "no"}],
-        options={"name": "markup"})
+    benchmark_records_import(
+        name="custom",
+        records=[
+            {
+                "id": "md",
+                "text": "<script>alert(1)</script> **bold**",
+                "format": "markdown",
+                "kind": "yes_no",
+                "gold": "yes",
+            },
+            {"id": "plain", "text": "<img src=x onerror=alert(1)>", "kind": "yes_no", "gold": "no"},
+        ],
+        options={"name": "markup"},
+    )
     study = study_create(name="markup", benchmark="custom", design={"item_set": "markup", "shuffle_items": False})
     bot = Bot(study, pid(900))
     bot.start_items()
-    pages = [html for html, item, position in bot.item_pages()
-             if bot.post("answer", {"item": item.pk, "position": position, "answer": "yes"})]
+    pages = [
+        html
+        for html, item, position in bot.item_pages()
+        if bot.post("answer", {"item": item.pk, "position": position, "answer": "yes"})
+    ]
     assert "&lt;script&gt;alert(1)&lt;/script&gt; <strong>bold</strong>" in pages[0] and "<script>alert" not in pages[0]
     assert "&lt;img src=x onerror=alert(1)&gt;" in pages[1] and "<img src=x" not in pages[1]

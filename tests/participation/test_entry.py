@@ -43,11 +43,15 @@ def test_entering_without_the_pages_csrf_token_is_refused(implicature):
     assert Participant.objects.filter(prolific_pid=pid(1)).exists()
 
 
-@pytest.mark.parametrize("made_up", ["participant-1", "12345", "0" * 23, "0" * 25, "g" * 24, "5f0c1a2b3c4d5e6f7a8b9c0_"])
+@pytest.mark.parametrize(
+    "made_up", ["participant-1", "12345", "0" * 23, "0" * 25, "g" * 24, "5f0c1a2b3c4d5e6f7a8b9c0_"]
+)
 def test_a_pid_that_is_not_a_prolific_id_is_refused_with_a_clear_page(implicature, client, made_up):
     study = small_study()
-    for response in (client.get(entry_url(study, made_up)),
-                     client.post(f"/s/{study.link}/", {"PROLIFIC_PID": made_up, "SESSION_ID": "SESSION0001"})):
+    for response in (
+        client.get(entry_url(study, made_up)),
+        client.post(f"/s/{study.link}/", {"PROLIFIC_PID": made_up, "SESSION_ID": "SESSION0001"}),
+    ):
         assert response.status_code == 400
         assert "PROLIFIC_PID must be 24 hexadecimal characters" in response.content.decode()
     assert not Participant.objects.exists()
@@ -62,8 +66,20 @@ def test_a_prolific_id_in_capitals_is_the_same_participant(implicature):
 
 def test_a_study_can_accept_other_ids(implicature):
     out = StringIO()
-    call_command("create_study", "--benchmark", "implicature", "--name", "pilot with lab ids", "--units", "1",
-                 "--unit-size", "4", "--pid-format", "token", stdout=out)
+    call_command(
+        "create_study",
+        "--benchmark",
+        "implicature",
+        "--name",
+        "pilot with lab ids",
+        "--units",
+        "1",
+        "--unit-size",
+        "4",
+        "--pid-format",
+        "token",
+        stdout=out,
+    )
     study = Study.objects.get(name="pilot with lab ids")
     assert study.pid_format == Study.PidFormat.TOKEN
     Bot(study, "lab-007").enter()
@@ -85,7 +101,8 @@ def test_a_pid_alone_from_another_browser_does_not_resume_and_the_attempt_is_rec
     participant = owner.participant
     assert participant.prolific_session_id == "SESSIONOWN"
     assert [(c["from"], c["to"], c["resumed"]) for c in participant.session_changes] == [
-        ("SESSIONOWN", "SESSIONOTHER", False)]
+        ("SESSIONOWN", "SESSIONOTHER", False)
+    ]
     # the owner's own place is untouched
     assert 'value="2"' in owner.step().content.decode()
 

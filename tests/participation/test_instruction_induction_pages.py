@@ -28,8 +28,12 @@ def induction(instruction_induction):
 
 
 def _study(name: str = "induction pilot", owner=None, **design):
-    return study_create(name=name, benchmark="instruction_induction", owner=owner,
-                        design={"tasks_per_participant": 3, "annotators_per_task": 1, **design})
+    return study_create(
+        name=name,
+        benchmark="instruction_induction",
+        owner=owner,
+        design={"tasks_per_participant": 3, "annotators_per_task": 1, **design},
+    )
 
 
 def _started(study, n: int) -> Bot:

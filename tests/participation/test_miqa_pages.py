@@ -29,7 +29,7 @@ def miqa(db):
 
 def _screen_order(html: str, item: Item) -> list[str]:
     """The option keys in on-screen order, read from where each option's text stands among the buttons."""
-    buttons = html[html.index('role="group"'):]
+    buttons = html[html.index('role="group"') :]
     return sorted(item.prompt["options"], key=lambda key: buttons.index(escape(item.prompt["options"][key])))
 
 
@@ -42,8 +42,9 @@ def _walk(bot: Bot, pick) -> list[str]:
         assert button_values(html) == ["1", "2"], "a button posts its screen position, not its option"
         keys = _screen_order(html, item)
         seen.append("".join(keys))
-        bot.post("answer", {"item": item_id, "position": position, "answer": str(pick(item, keys) + 1),
-                            "option_order": "ab"})  # what the browser claims is ignored
+        bot.post(
+            "answer", {"item": item_id, "position": position, "answer": str(pick(item, keys) + 1), "option_order": "ab"}
+        )  # what the browser claims is ignored
     return seen
 
 
@@ -106,8 +107,11 @@ def _normalised(html: str, item: Item) -> str:
 def test_the_page_carries_nothing_that_identifies_the_correct_option(miqa, shuffle):
     """Every question's page, attention checks included, is the same HTML once its texts and
     numbers are blanked: no value, attribute or order in it tells the correct option."""
-    study = study_create(name=f"miqa source {shuffle}", benchmark="miqa",
-                         design={"unit_size": 40, "per_unit": 1, "attention_checks": 3, "shuffle_options": shuffle})
+    study = study_create(
+        name=f"miqa source {shuffle}",
+        benchmark="miqa",
+        design={"unit_size": 40, "per_unit": 1, "attention_checks": 3, "shuffle_options": shuffle},
+    )
     bot = Bot(study, pid(310))
     bot.start_items()
     pages, correct_positions = set(), Counter()
@@ -146,14 +150,16 @@ def test_posting_option_keys_as_the_page_source_once_suggested_is_refused(miqa):
 
 
 def test_without_shuffling_every_participant_sees_one_random_order_per_question(miqa):
-    study = study_create(name="miqa fixed", benchmark="miqa",
-                         design={"unit_size": 20, "per_unit": 2, "shuffle_options": False})
+    study = study_create(
+        name="miqa fixed", benchmark="miqa", design={"unit_size": 20, "per_unit": 2, "shuffle_options": False}
+    )
     orders = []
     for n in range(2):
         bot = Bot(study, pid(320 + n))
         _walk(bot, pick=lambda item, keys: 0)
-        orders.append({r.item_id: r.extra["option_order"]
-                       for r in Response.objects.filter(participant=bot.participant)})
+        orders.append(
+            {r.item_id: r.extra["option_order"] for r in Response.objects.filter(participant=bot.participant)}
+        )
     assert orders[0] == orders[1]
     assert set(orders[0].values()) == {"ab", "ba"}
 

@@ -35,8 +35,11 @@ def test_the_whole_participant_path_neither_reads_nor_writes_the_session(implica
     study = small_study(units=1, per_unit=2)
     bot = Bot(study, pid(0xC001)).start_items()
     item_id, position = bot.current_form(bot.step().content.decode())
-    answered = bot.client.post(f"/s/{study.link}/answer/", {"item": item_id, "position": position, "answer": "yes"},
-                               headers={"HX-Request": "true"})
+    answered = bot.client.post(
+        f"/s/{study.link}/answer/",
+        {"item": item_id, "position": position, "answer": "yes"},
+        headers={"HX-Request": "true"},
+    )
     assert answered.status_code == 200 and 'name="position" value="2"' in answered.content.decode()
     done = bot.complete()
     assert "done" in done.content.decode().lower() and bot.participant.step == Participant.Step.DONE
@@ -60,8 +63,10 @@ def test_a_forged_or_altered_cookie_is_nobody(implicature):
     item_id, position = first.current_form(first.step().content.decode())
     # the second browser names the first participant: unsigned, then with the signature of its own value
     own = second.client.cookies[cookie.COOKIE].value
-    for value in (f"{study.pk}.{first.participant.pk}",
-                  own.replace(f".{second.participant.pk}:", f".{first.participant.pk}:", 1)):
+    for value in (
+        f"{study.pk}.{first.participant.pk}",
+        own.replace(f".{second.participant.pk}:", f".{first.participant.pk}:", 1),
+    ):
         assert value != own
         second.client.cookies[cookie.COOKIE] = value
         page = second.client.post(f"/s/{study.link}/answer/", {"item": item_id, "position": position, "answer": "yes"})
@@ -75,8 +80,10 @@ def test_two_studies_in_one_browser_are_both_remembered(implicature):
     bot.enter()
     other = Bot(second, pid(0xC005), client=bot.client)
     other.enter()
-    assert _known(bot.client.cookies[cookie.COOKIE].value) == {first.pk: bot.participant.pk,
-                                                               second.pk: other.participant.pk}
+    assert _known(bot.client.cookies[cookie.COOKIE].value) == {
+        first.pk: bot.participant.pk,
+        second.pk: other.participant.pk,
+    }
     for study in (first, second):
         assert "consent" in bot.client.get(f"/s/{study.link}/step/").content.decode().lower()
 

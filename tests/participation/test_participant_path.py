@@ -97,15 +97,18 @@ def test_htmx_swaps_the_item_and_progress_and_the_last_answer_redirects(implicat
     bot = _start(study, 6)
     for _ in range(2):
         item_id, position = bot.current_form(bot.step().content.decode())
-        partial = bot.client.post(f"/s/{study.link}/answer/",
-                                  {"item": item_id, "position": position, "answer": Item.objects.get(pk=item_id).gold},
-                                  HTTP_HX_REQUEST="true")
+        partial = bot.client.post(
+            f"/s/{study.link}/answer/",
+            {"item": item_id, "position": position, "answer": Item.objects.get(pk=item_id).gold},
+            HTTP_HX_REQUEST="true",
+        )
         html = partial.content.decode()
         assert html.lstrip().startswith('<section id="item-area"') and "<html" not in html
         assert f"{position + 1} of 3" in html
     item_id, position = bot.current_form(bot.step().content.decode())
-    last = bot.client.post(f"/s/{study.link}/answer/", {"item": item_id, "position": position, "answer": "yes"},
-                           HTTP_HX_REQUEST="true")
+    last = bot.client.post(
+        f"/s/{study.link}/answer/", {"item": item_id, "position": position, "answer": "yes"}, HTTP_HX_REQUEST="true"
+    )
     assert last.headers["HX-Redirect"] == f"/s/{study.link}/step/"
     assert bot.participant.status == Participant.Status.COMPLETED
 
@@ -119,13 +122,19 @@ def test_an_htmx_fragments_form_posted_natively_is_accepted(implicature):
     page = bot.step().content.decode()
     token = re.search(r'"X-CSRFToken": "([^"]+)"', page).group(1)
     item_id, position = bot.current_form(page)
-    fragment = bot.client.post(f"/s/{study.link}/answer/", {"item": item_id, "position": position, "answer": "yes"},
-                               HTTP_HX_REQUEST="true", HTTP_X_CSRFTOKEN=token).content.decode()
+    fragment = bot.client.post(
+        f"/s/{study.link}/answer/",
+        {"item": item_id, "position": position, "answer": "yes"},
+        HTTP_HX_REQUEST="true",
+        HTTP_X_CSRFTOKEN=token,
+    ).content.decode()
     field = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', fragment)
     assert 'id="item-area"' in fragment and field
     item_id, position = bot.current_form(fragment)
-    native = bot.client.post(f"/s/{study.link}/answer/", {"item": item_id, "position": position, "answer": "yes",
-                                                            "csrfmiddlewaretoken": field.group(1)})
+    native = bot.client.post(
+        f"/s/{study.link}/answer/",
+        {"item": item_id, "position": position, "answer": "yes", "csrfmiddlewaretoken": field.group(1)},
+    )
     assert native.status_code == 302
     assert Response.objects.filter(participant=bot.participant).count() == 2
 
@@ -148,8 +157,10 @@ def test_no_gold_reaches_the_browser_before_the_answer_is_stored(implicature):
     while bot.participant.step == Participant.Step.ITEMS:
         participant = bot.participant
         item = Item.objects.get(pk=participant.sequence[participant.answered])
-        for html in (bot.step().content.decode(),
-                     bot.client.get(f"/s/{study.link}/step/", HTTP_HX_REQUEST="true").content.decode()):
+        for html in (
+            bot.step().content.decode(),
+            bot.client.get(f"/s/{study.link}/step/", HTTP_HX_REQUEST="true").content.decode(),
+        ):
             assert item.meta["implicature"] not in html
             assert "gold" not in html.lower()
             skeletons[item.gold].add(_strip_item_specifics(html, item))
@@ -158,14 +169,17 @@ def test_no_gold_reaches_the_browser_before_the_answer_is_stored(implicature):
     assert skeletons["yes"] == skeletons["no"]
 
 
-@pytest.mark.parametrize("query, problem", [
-    ("", "has no Prolific ID"),
-    ("?STUDY_ID=abc&SESSION_ID=def", "PROLIFIC_PID is missing"),
-    ("?PROLIFIC_PID=", "PROLIFIC_PID is missing"),
-    ("?PROLIFIC_PID=<script>alert(1)</script>", "PROLIFIC_PID must be"),
-    ("?PROLIFIC_PID=" + "a" * 65, "PROLIFIC_PID"),
-    ("?PROLIFIC_PID=5f0c1a2b3c4d5e6f7a8b9c0d&SESSION_ID=bad%20id", "SESSION_ID must be"),
-])
+@pytest.mark.parametrize(
+    "query, problem",
+    [
+        ("", "has no Prolific ID"),
+        ("?STUDY_ID=abc&SESSION_ID=def", "PROLIFIC_PID is missing"),
+        ("?PROLIFIC_PID=", "PROLIFIC_PID is missing"),
+        ("?PROLIFIC_PID=<script>alert(1)</script>", "PROLIFIC_PID must be"),
+        ("?PROLIFIC_PID=" + "a" * 65, "PROLIFIC_PID"),
+        ("?PROLIFIC_PID=5f0c1a2b3c4d5e6f7a8b9c0d&SESSION_ID=bad%20id", "SESSION_ID must be"),
+    ],
+)
 def test_malformed_links_get_a_clear_page_and_write_nothing(implicature, client, query, problem):
     study = small_study()
     response = client.get(f"/s/{study.link}/{query}")

@@ -44,8 +44,11 @@ def _answer(bot: Bot, html: str, **headers: str):
     item_id, position = bot.current_form(html)
     item_gold = Item.objects.get(pk=item_id).gold
     with _queries() as queries:
-        response = bot.client.post(f"/s/{bot.study.link}/answer/",
-                                   {"item": item_id, "position": position, "answer": item_gold}, headers=headers)
+        response = bot.client.post(
+            f"/s/{bot.study.link}/answer/",
+            {"item": item_id, "position": position, "answer": item_gold},
+            headers=headers,
+        )
     return response, len(queries)
 
 
@@ -74,8 +77,13 @@ def test_the_item_page_and_an_answer_cost_the_same_queries_for_two_and_six_parti
 
 def test_with_sessions_in_redis_a_participant_request_costs_the_same_queries(implicature, settings):
     """The production profile (scripts/serve with REDIS_URL): cached_db sessions on the real Redis."""
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
-                                   "LOCATION": "redis://127.0.0.1:6379/5", "KEY_PREFIX": f"counts-{uuid.uuid4()}"}}
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": "redis://127.0.0.1:6379/5",
+            "KEY_PREFIX": f"counts-{uuid.uuid4()}",
+        }
+    }
     settings.SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
     counts = _counts(_study("redis sessions", 1))
     assert counts == (STEP_QUERIES, ANSWER_QUERIES, HTMX_ANSWER_QUERIES)
@@ -92,9 +100,15 @@ def test_the_item_page_and_the_answer_read_with_no_order(implicature):
     item_id, position = bot.current_form(html)
     gold = Item.objects.get(pk=item_id).gold
     with _queries() as answer:
-        response = bot.client.post(f"/s/{bot.study.link}/answer/", {"item": item_id, "position": position,
-                                   "answer": gold}, headers={"HX-Request": "true"})
+        response = bot.client.post(
+            f"/s/{bot.study.link}/answer/",
+            {"item": item_id, "position": position, "answer": gold},
+            headers={"HX-Request": "true"},
+        )
     assert response.status_code == 200 and 'name="position" value="2"' in response.content.decode()
-    reads = [query["sql"] for query in [*step.captured_queries, *answer.captured_queries]
-             if query["sql"].startswith("SELECT")]
+    reads = [
+        query["sql"]
+        for query in [*step.captured_queries, *answer.captured_queries]
+        if query["sql"].startswith("SELECT")
+    ]
     assert len(reads) == 4 and [sql for sql in reads if "ORDER BY" in sql] == []

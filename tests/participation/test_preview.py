@@ -18,16 +18,29 @@ from tests.studies.workflow.helpers import ITEM_FIELD, POSITION_FIELD, Previewer
 
 pytestmark = pytest.mark.django_db
 
+
 @pytest.fixture
 def live_study(implicature, researcher):
-    return small_study("previewed", owner=researcher, units=1, unit_size=3, per_unit=2, attention_checks=2,
-                       exclude_at=2, failed_attention_code="FAILEDCHECKS")
+    return small_study(
+        "previewed",
+        owner=researcher,
+        units=1,
+        unit_size=3,
+        per_unit=2,
+        attention_checks=2,
+        exclude_at=2,
+        failed_attention_code="FAILEDCHECKS",
+    )
 
 
 def test_a_preview_walks_consent_instructions_items_and_checks_and_stores_nothing(researcher_client, live_study):
     finished = Bot(live_study, pid(1))
     finished.complete()
-    before = (Participant.objects.count(), Response.objects.count(), Study.objects.get(pk=live_study.pk).pseudonyms_issued)
+    before = (
+        Participant.objects.count(),
+        Response.objects.count(),
+        Study.objects.get(pk=live_study.pk).pseudonyms_issued,
+    )
     walker = Previewer(researcher_client, live_study)
     html = walker.start_items()
     assert 'id="preview-banner"' in html and "nothing is stored or counted" in html
@@ -40,7 +53,11 @@ def test_a_preview_walks_consent_instructions_items_and_checks_and_stores_nothin
     assert seen_checks == 2
     assert "5 answers given, 2 attention check(s) failed" in html and "would be <strong>excluded</strong>" in html
     assert 'id="preview-code">FAILEDCHECKS<' in html
-    after = (Participant.objects.count(), Response.objects.count(), Study.objects.get(pk=live_study.pk).pseudonyms_issued)
+    after = (
+        Participant.objects.count(),
+        Response.objects.count(),
+        Study.objects.get(pk=live_study.pk).pseudonyms_issued,
+    )
     assert after == before
 
 
@@ -102,7 +119,9 @@ def test_who_may_preview(live_study):
     for person in (people.owner, people.collaborator, people.viewer):
         assert personas.signed_in(person).get(url).status_code == 200
     assert personas.signed_in(people.outsider).post(f"{url}consent/", {"agree": "yes"}).status_code == 404
-    assert unescape(live_study.consent_text[:20]) in unescape(personas.signed_in(people.owner).get(url).content.decode())
+    assert unescape(live_study.consent_text[:20]) in unescape(
+        personas.signed_in(people.owner).get(url).content.decode()
+    )
 
 
 def test_with_htmx_the_next_item_swaps_in_and_the_end_is_a_page_of_its_own(researcher_client, live_study):
@@ -111,8 +130,11 @@ def test_with_htmx_the_next_item_swaps_in_and_the_end_is_a_page_of_its_own(resea
     while True:
         item_id, position = ITEM_FIELD.search(html).group(1), POSITION_FIELD.search(html).group(1)
         item = Item.objects.get(pk=item_id)
-        response = researcher_client.post(f"{walker.base}answer/", {"item": item_id, "position": position,
-                                                                    "answer": item.gold}, HTTP_HX_REQUEST="true")
+        response = researcher_client.post(
+            f"{walker.base}answer/",
+            {"item": item_id, "position": position, "answer": item.gold},
+            HTTP_HX_REQUEST="true",
+        )
         if "HX-Redirect" in response:
             break
         html = response.content.decode()

@@ -24,10 +24,26 @@ from typing import Any
 
 PLACEHOLDERS = ("{{%PROLIFIC_PID%}}", "{{%STUDY_ID%}}", "{{%SESSION_ID%}}")
 CODE_TYPES = {"COMPLETED", "FAILED_ATTENTION_CHECK", "FIXED_SCREENOUT", "NO_CONSENT", "OTHER", "GIVE_BONUS"}
-REJECTION_CATEGORIES = {"TOO_QUICKLY", "TOO_SLOWLY", "FAILED_INSTRUCTIONS", "INCOMP_LONGITUDINAL", "FAILED_CHECK",
-                        "LOW_EFFORT", "MALINGERING", "NO_CODE", "BAD_CODE", "NO_DATA", "UNSUPP_DEVICE", "OTHER"}
-STUDY_TRANSITIONS = {"PUBLISH": ({"UNPUBLISHED"}, "ACTIVE"), "PAUSE": ({"ACTIVE"}, "PAUSED"),
-                     "START": ({"PAUSED"}, "ACTIVE"), "STOP": ({"ACTIVE", "PAUSED"}, "AWAITING REVIEW")}
+REJECTION_CATEGORIES = {
+    "TOO_QUICKLY",
+    "TOO_SLOWLY",
+    "FAILED_INSTRUCTIONS",
+    "INCOMP_LONGITUDINAL",
+    "FAILED_CHECK",
+    "LOW_EFFORT",
+    "MALINGERING",
+    "NO_CODE",
+    "BAD_CODE",
+    "NO_DATA",
+    "UNSUPP_DEVICE",
+    "OTHER",
+}
+STUDY_TRANSITIONS = {
+    "PUBLISH": ({"UNPUBLISHED"}, "ACTIVE"),
+    "PAUSE": ({"ACTIVE"}, "PAUSED"),
+    "START": ({"PAUSED"}, "ACTIVE"),
+    "STOP": ({"ACTIVE", "PAUSED"}, "AWAITING REVIEW"),
+}
 
 
 class Refused(Exception):
@@ -181,11 +197,23 @@ class StandIn:
         return self.studies[study_id]
 
     def _study_create(self, body: dict) -> dict:
-        problems = [name for name in ("name", "description", "external_study_url", "estimated_completion_time",
-                                      "reward", "total_available_places", "completion_codes") if not body.get(name)]
+        problems = [
+            name
+            for name in (
+                "name",
+                "description",
+                "external_study_url",
+                "estimated_completion_time",
+                "reward",
+                "total_available_places",
+                "completion_codes",
+            )
+            if not body.get(name)
+        ]
         url = body.get("external_study_url") or ""
-        problems += [f"external_study_url lacks {placeholder}" for placeholder in PLACEHOLDERS
-                     if placeholder not in url]
+        problems += [
+            f"external_study_url lacks {placeholder}" for placeholder in PLACEHOLDERS if placeholder not in url
+        ]
         for name in ("estimated_completion_time", "reward", "total_available_places"):
             if not isinstance(body.get(name), int) or body[name] < 1:
                 problems.append(f"{name} must be a positive integer (the reward in the smallest currency unit)")
@@ -253,8 +281,12 @@ class StandIn:
         if not rows:
             raise Refused(400, "csv_bonuses is empty")
         bulk_id = secrets.token_hex(12)
-        self.bulk_bonuses[bulk_id] = {"id": bulk_id, "study": study["id"], "rows": rows,
-                                      "amount": str(sum(amount for _, amount in rows))}
+        self.bulk_bonuses[bulk_id] = {
+            "id": bulk_id,
+            "study": study["id"],
+            "rows": rows,
+            "amount": str(sum(amount for _, amount in rows)),
+        }
         return {"id": bulk_id, "study": study["id"], "amount": self.bulk_bonuses[bulk_id]["amount"]}
 
     # -- scripting participants and deliveries --------------------------------------------------
@@ -262,10 +294,15 @@ class StandIn:
     def submission_add(self, study_id: str, participant_id: str, status: str = "ACTIVE") -> str:
         submission_id = secrets.token_hex(12)
         with self.lock:
-            self.submissions[submission_id] = {"id": submission_id, "study_id": study_id,
-                                               "participant_id": participant_id, "status": status,
-                                               "started_at": "2026-01-01T10:00:00Z", "completed_at": None,
-                                               "study_code": None}
+            self.submissions[submission_id] = {
+                "id": submission_id,
+                "study_id": study_id,
+                "participant_id": participant_id,
+                "status": status,
+                "started_at": "2026-01-01T10:00:00Z",
+                "completed_at": None,
+                "study_code": None,
+            }
         return submission_id
 
     def submission_set(self, submission_id: str, status: str, study_code: str | None = None) -> dict:
@@ -275,9 +312,14 @@ class StandIn:
             row["status"] = status
             if status == "AWAITING REVIEW":
                 row["completed_at"], row["study_code"] = "2026-01-01T10:20:00Z", study_code
-        return {"event_id": secrets.token_hex(16), "event_type": "submission.status.change",
-                "resource_id": submission_id, "status": status, "study_id": row["study_id"],
-                "participant_id": row["participant_id"]}
+        return {
+            "event_id": secrets.token_hex(16),
+            "event_type": "submission.status.change",
+            "resource_id": submission_id,
+            "status": status,
+            "study_id": row["study_id"],
+            "participant_id": row["participant_id"],
+        }
 
     def delivery(self, payload: dict, secret: str | None = None) -> tuple[bytes, dict[str, str]]:
         """A webhook delivery as Prolific sends it: the body and its signature headers."""

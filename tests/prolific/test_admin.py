@@ -11,32 +11,38 @@ from tests.prolific.helpers import arrive, prolific_study
 
 def test_the_researcher_runs_a_study_on_prolific_from_the_admin(researcher_client, researcher, implicature, standin):
     study = prolific_study(owner=researcher)
-    page = researcher_client.post("/admin/studies/study/", {"action": "create_on_prolific",
-                                                            "_selected_action": [study.pk]}, follow=True)
+    page = researcher_client.post(
+        "/admin/studies/study/", {"action": "create_on_prolific", "_selected_action": [study.pk]}, follow=True
+    )
     found = ProlificStudy.objects.get(study=study)
     assert f"draft {found.prolific_id} created on Prolific" in page.content.decode()
-    researcher_client.post("/admin/prolific/prolificstudy/", {"action": "publish_on_prolific",
-                                                             "_selected_action": [found.pk]})
+    researcher_client.post(
+        "/admin/prolific/prolificstudy/", {"action": "publish_on_prolific", "_selected_action": [found.pk]}
+    )
     assert standin.studies[found.prolific_id]["status"] == "ACTIVE"
 
     stranger = standin.submission_add(found.prolific_id, "f" * 24, status="AWAITING REVIEW")
     bot, submission = arrive(standin, study, found.prolific_id, 1)
     bot.complete()
     standin.submission_set(submission, "AWAITING REVIEW", study.completion_code)
-    page = researcher_client.post("/admin/prolific/prolificstudy/", {"action": "review",
-                                                                    "_selected_action": [found.pk]}, follow=True)
+    page = researcher_client.post(
+        "/admin/prolific/prolificstudy/", {"action": "review", "_selected_action": [found.pk]}, follow=True
+    )
     assert "approved 1, rejected 0" in page.content.decode()
     flags = researcher_client.get("/admin/prolific/prolificflag/").content.decode()
     assert "Submission with no Parity participant" in flags and stranger in flags
-    researcher_client.post("/admin/prolific/prolificflag/", {
-        "action": "resolve", "_selected_action": list(ProlificFlag.objects.values_list("pk", flat=True))})
+    researcher_client.post(
+        "/admin/prolific/prolificflag/",
+        {"action": "resolve", "_selected_action": list(ProlificFlag.objects.values_list("pk", flat=True))},
+    )
     assert not ProlificFlag.objects.filter(resolved=False).exists()
     submissions = researcher_client.get("/admin/prolific/prolificsubmission/").content.decode()
     assert "APPROVED" in submissions and submission not in submissions  # no identities in the list
 
     standin.fail("POST", "/transition/", "500")
-    page = researcher_client.post("/admin/prolific/prolificstudy/", {"action": "stop_on_prolific",
-                                                                    "_selected_action": [found.pk]}, follow=True)
+    page = researcher_client.post(
+        "/admin/prolific/prolificstudy/", {"action": "stop_on_prolific", "_selected_action": [found.pk]}, follow=True
+    )
     assert "could not stop: Prolific refused POST" in page.content.decode()
     assert standin.studies[found.prolific_id]["status"] == "ACTIVE"
 
@@ -45,8 +51,7 @@ def test_another_researcher_sees_none_of_it(client, researcher, implicature, sta
     study = prolific_study(owner=researcher)
     found = prolific_study_create(study=study)
     subject = "submission-of-the-owners-study"  # long enough not to turn up inside a CSRF token by chance
-    ProlificFlag.objects.create(prolific_study=found, kind=ProlificFlag.Kind.NO_SUBMISSION, subject=subject,
-                                detail="x")
+    ProlificFlag.objects.create(prolific_study=found, kind=ProlificFlag.Kind.NO_SUBMISSION, subject=subject, detail="x")
     client.force_login(researcher)
     assert subject in client.get("/admin/prolific/prolificflag/").content.decode()
     other = personas.researcher(username="other")
@@ -58,12 +63,22 @@ def test_another_researcher_sees_none_of_it(client, researcher, implicature, sta
 def test_the_researcher_sets_a_recruitment_target_in_the_admin(researcher_client, researcher, implicature, standin):
     found = prolific_study_create(study=prolific_study(owner=researcher))
     url = f"/admin/prolific/prolificstudy/{found.pk}/change/"
-    form = {"reject_excluded": "on", "bonus_per_correct_pence": "0", "target_kind": "ci_width", "target_value": "5",
-            "target_step": "6", "max_spend_pence": "45000"}
+    form = {
+        "reject_excluded": "on",
+        "bonus_per_correct_pence": "0",
+        "target_kind": "ci_width",
+        "target_value": "5",
+        "target_step": "6",
+        "max_spend_pence": "45000",
+    }
     assert researcher_client.post(url, form).status_code == 302
     found.refresh_from_db()
-    assert (found.target_kind, found.target_value, found.target_step, found.max_spend_pence) \
-        == ("ci_width", 5, 6, 45000)
+    assert (found.target_kind, found.target_value, found.target_step, found.max_spend_pence) == (
+        "ci_width",
+        5,
+        6,
+        45000,
+    )
     page = researcher_client.post(url, {**form, "max_spend_pence": ""}, follow=True).content.decode()
     assert '<li class="error">A recruitment target needs a positive value and a maximum spend</li>' in page
     found.refresh_from_db()

@@ -68,17 +68,26 @@ def _owed_bonuses(standin) -> None:
 
 
 def _killed_run(script: str, database_url: str, standin, tmp_path: Path) -> subprocess.CompletedProcess:
-    env = dict(os.environ, DATABASE_URL=database_url, PROLIFIC_API_URL=standin.url, PROLIFIC_API_TOKEN=standin.token,
-               DJANGO_SETTINGS_MODULE="config.settings", PYTHONPATH=str(REPO), PARITY_VAR_DIR=str(tmp_path / "var"),
-               DEBUG="false")
-    return subprocess.run([sys.executable, "-c", script, STUDY], cwd=REPO, env=env, capture_output=True, text=True,
-                          timeout=120)
+    env = dict(
+        os.environ,
+        DATABASE_URL=database_url,
+        PROLIFIC_API_URL=standin.url,
+        PROLIFIC_API_TOKEN=standin.token,
+        DJANGO_SETTINGS_MODULE="config.settings",
+        PYTHONPATH=str(REPO),
+        PARITY_VAR_DIR=str(tmp_path / "var"),
+        DEBUG="false",
+    )
+    return subprocess.run(
+        [sys.executable, "-c", script, STUDY], cwd=REPO, env=env, capture_output=True, text=True, timeout=120
+    )
 
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_a_retry_after_a_crash_between_created_and_paid_pays_that_bulk_once(implicature, standin, shared_database_url,
-                                                                              tmp_path):
+def test_a_retry_after_a_crash_between_created_and_paid_pays_that_bulk_once(
+    implicature, standin, shared_database_url, tmp_path
+):
     _owed_bonuses(standin)
     killed = _killed_run(KILLED_BEFORE_PAYING, shared_database_url, standin, tmp_path)
     assert killed.returncode == -signal.SIGKILL, killed.stderr[-2000:]
@@ -97,8 +106,8 @@ def test_a_retry_after_a_crash_between_created_and_paid_pays_that_bulk_once(impl
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_a_crash_after_the_pay_call_is_never_paid_again_without_a_confirmation(
-        implicature, standin, shared_database_url,
-                                                                             tmp_path):
+    implicature, standin, shared_database_url, tmp_path
+):
     _owed_bonuses(standin)
     killed = _killed_run(KILLED_AFTER_PAYING, shared_database_url, standin, tmp_path)
     assert killed.returncode == -signal.SIGKILL, killed.stderr[-2000:]

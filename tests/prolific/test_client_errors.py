@@ -56,8 +56,9 @@ def test_an_unreachable_prolific_is_reported_as_such():
 def test_a_failed_creation_stores_nothing_and_can_be_tried_again(implicature, standin, kind):
     study = prolific_study()
     standin.fail("POST", "/studies/", kind)
-    with pytest.raises(ProlificError, match=f"Look on Prolific for a draft named 'on prolific' .internal name "
-                       f"parity:{study.link}."):
+    with pytest.raises(
+        ProlificError, match=f"Look on Prolific for a draft named 'on prolific' .internal name parity:{study.link}."
+    ):
         prolific_study_create(study=study)
     assert not ProlificStudy.objects.exists()
     found = prolific_study_create(study=study)

@@ -28,6 +28,7 @@ def one_wrong():
             wrong.append(item.pk)
             return "no" if item.gold == "yes" else "yes"
         return item.gold
+
     return choose
 
 
@@ -36,8 +37,9 @@ def published(name: str, *, places: int, value: float, step: int, max_spend_penc
     study = small_study(name, unit_size=3, units=2, per_unit=10, attention_checks=2, exclude_at=2)
     found = prolific_study_create(study=study, places=places)
     prolific_study_transition(prolific_study=found, action="publish")
-    return prolific_recruit_configure(prolific_study=found, kind="ci_width", value=value,
-                                      max_spend_pence=max_spend_pence, step=step)
+    return prolific_recruit_configure(
+        prolific_study=found, kind="ci_width", value=value, max_spend_pence=max_spend_pence, step=step
+    )
 
 
 def fill(standin, found: ProlificStudy, arrived: int) -> int:
@@ -69,7 +71,11 @@ def test_places_are_raised_in_steps_until_the_ci_is_narrow_enough(implicature, s
     points = list(RecruitmentPoint.objects.filter(prolific_study=found).exclude(action="wait"))
     # each raise came with a CI wider than 21 points (4, 6 and 8 people), the stop with one no wider (10)
     assert [(p.action, p.completed, p.places) for p in points] == [
-        ("raise", 4, 6), ("raise", 6, 8), ("raise", 8, 10), ("stop", 10, 10)]
+        ("raise", 4, 6),
+        ("raise", 6, 8),
+        ("raise", 8, 10),
+        ("stop", 10, 10),
+    ]
     assert all(p.ci_width > 21 for p in points[:-1]) and points[-1].ci_width <= 21
     assert standin.studies[found.prolific_id]["status"] == "AWAITING REVIEW"
     assert not ProlificFlag.objects.filter(kind=ProlificFlag.Kind.BUDGET_REACHED).exists()
@@ -106,8 +112,10 @@ def test_the_budget_stops_recruitment_before_the_target_with_a_flag(implicature,
     arrived = fill(standin, found, arrived)
     point = recruitment_step(found)
     assert point.action == "stop" and point.ci_width > 1
-    assert point.reason == "budget reached before the target (95% CI of human accuracy at most 1 points wide): " \
+    assert (
+        point.reason == "budget reached before the target (95% CI of human accuracy at most 1 points wide): "
         "6 places, £27.00 of £27.00"
+    )
     assert standin.studies[found.prolific_id]["total_available_places"] == 6
     assert standin.studies[found.prolific_id]["status"] == "AWAITING REVIEW"
     flag = ProlificFlag.objects.get(kind=ProlificFlag.Kind.BUDGET_REACHED)
@@ -140,8 +148,20 @@ def test_the_command_sets_the_target_and_sync_runs_a_step(implicature, standin):
     found = prolific_study_create(study=study, places=2)
     prolific_study_transition(prolific_study=found, action="publish")
     out = StringIO()
-    call_command("prolific", "recruit", study.name, "--target", "per_unit", "--value", "1", "--step", "2",
-                 "--max-spend", "9000", stdout=out)
+    call_command(
+        "prolific",
+        "recruit",
+        study.name,
+        "--target",
+        "per_unit",
+        "--value",
+        "1",
+        "--step",
+        "2",
+        "--max-spend",
+        "9000",
+        stdout=out,
+    )
     assert "0 completed, CI width undefined, 2 places; wait: 2 of 2 places still open." in out.getvalue()
     fill(standin, found, 0)
     out = StringIO()

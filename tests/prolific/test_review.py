@@ -22,8 +22,15 @@ def _submitted(standin, study, found, n: int, choose=None):
 
 
 def _study(minutes: int, exclude_at: int, checks: int = 2):
-    study = small_study(f"{minutes} minutes", unit_size=2, units=1, per_unit=6, attention_checks=checks,
-                        exclude_at=exclude_at, estimated_minutes=minutes)
+    study = small_study(
+        f"{minutes} minutes",
+        unit_size=2,
+        units=1,
+        per_unit=6,
+        attention_checks=checks,
+        exclude_at=exclude_at,
+        estimated_minutes=minutes,
+    )
     return study, prolific_study_create(study=study)
 
 

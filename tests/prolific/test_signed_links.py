@@ -58,15 +58,18 @@ def test_a_correctly_signed_link_enters(implicature, client, signing):
     assert response.status_code == 200 and Participant.objects.filter(prolific_pid=pid(1)).exists()
 
 
-@pytest.mark.parametrize("case, reason", [
-    ("missing", "not signed"),
-    ("expired", "expired"),
-    ("audience", "signature is not valid"),
-    ("other pid", "another participant"),
-    ("unknown key", "signature is not valid"),
-    ("nobody named", "does not name a participant"),
-    ("other session", "SESSION_ID is not the one Prolific signed"),
-])
+@pytest.mark.parametrize(
+    "case, reason",
+    [
+        ("missing", "not signed"),
+        ("expired", "expired"),
+        ("audience", "signature is not valid"),
+        ("other pid", "another participant"),
+        ("unknown key", "signature is not valid"),
+        ("nobody named", "does not name a participant"),
+        ("other session", "SESSION_ID is not the one Prolific signed"),
+    ],
+)
 def test_a_bad_signature_is_refused_with_a_reason_and_nothing_written(implicature, client, signing, case, reason):
     study = small_study()
     tokens = {
@@ -81,8 +84,10 @@ def test_a_bad_signature_is_refused_with_a_reason_and_nothing_written(implicatur
     page = client.get(entry_url(study, pid(1), jwt=tokens[case]))
     assert page.status_code == 400 and reason in page.content.decode()
     # posting the start form directly (skipping the page) is refused the same way
-    posted = client.post(f"/s/{study.link}/", {"PROLIFIC_PID": pid(1), "STUDY_ID": "STUDY0001",
-                                              "SESSION_ID": "SESSION0001", "jwt": tokens[case]})
+    posted = client.post(
+        f"/s/{study.link}/",
+        {"PROLIFIC_PID": pid(1), "STUDY_ID": "STUDY0001", "SESSION_ID": "SESSION0001", "jwt": tokens[case]},
+    )
     assert posted.status_code == 400 and reason in posted.content.decode()
     assert not Participant.objects.exists()
 
@@ -94,8 +99,17 @@ def test_turning_signing_on_without_an_audience_fails_at_start_up():
     import sys
     from pathlib import Path
 
-    env = {**os.environ, "PROLIFIC_JWKS_URL": "https://api.prolific.com/.well-known/study/jwks.json",
-           "PROLIFIC_JWT_AUDIENCE": "", "DJANGO_SETTINGS_MODULE": "config.settings"}
-    done = subprocess.run([sys.executable, "-c", "import django; django.setup()"], env=env, capture_output=True,
-                          text=True, cwd=Path(__file__).resolve().parents[2])
+    env = {
+        **os.environ,
+        "PROLIFIC_JWKS_URL": "https://api.prolific.com/.well-known/study/jwks.json",
+        "PROLIFIC_JWT_AUDIENCE": "",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", "import django; django.setup()"],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
     assert done.returncode != 0 and "set PROLIFIC_JWT_AUDIENCE" in done.stderr

@@ -32,18 +32,25 @@ def test_a_study_runs_on_prolific_from_draft_to_stop(implicature, standin, clien
     study = prolific_study()
     found = prolific_study_create(study=study)
     draft = standin.studies[found.prolific_id]
-    assert (draft["status"], draft["total_available_places"], draft["reward"], draft["estimated_completion_time"]) \
-        == ("UNPUBLISHED", 4, 450, 10)
+    assert (draft["status"], draft["total_available_places"], draft["reward"], draft["estimated_completion_time"]) == (
+        "UNPUBLISHED",
+        4,
+        450,
+        10,
+    )
     assert draft["external_study_url"].endswith(
         f"/s/{study.link}/?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}&STUDY_ID={{{{%STUDY_ID%}}}}"
-        "&SESSION_ID={{%SESSION_ID%}}")
+        "&SESSION_ID={{%SESSION_ID%}}"
+    )
     assert [code["code_type"] for code in draft["completion_codes"]] == ["COMPLETED"]
     assert draft["completion_codes"][0]["code"] == study.completion_code
 
     prolific_hooks_subscribe(target_url="https://parity.example.org/prolific/hooks/")
     assert ProlificHookSecret.objects.get().secret == standin.secrets[-1]
-    assert sorted(hook["event_type"] for hook in standin.subscriptions) == ["study.status.change",
-                                                                            "submission.status.change"]
+    assert sorted(hook["event_type"] for hook in standin.subscriptions) == [
+        "study.status.change",
+        "submission.status.change",
+    ]
     prolific_study_transition(prolific_study=found, action="publish")
     assert standin.studies[found.prolific_id]["status"] == "ACTIVE"
 
@@ -86,8 +93,10 @@ def test_a_study_runs_on_prolific_from_draft_to_stop(implicature, standin, clien
     result = prolific_sync(prolific_study=found)
     assert result.submissions == 6
     flags = {(flag.kind, flag.subject) for flag in ProlificFlag.objects.filter(resolved=False)}
-    assert flags == {(ProlificFlag.Kind.NO_PARTICIPANT, stranger),
-                     (ProlificFlag.Kind.NO_SUBMISSION, Participant.objects.get(prolific_pid=pid(8)).pseudonym)}
+    assert flags == {
+        (ProlificFlag.Kind.NO_PARTICIPANT, stranger),
+        (ProlificFlag.Kind.NO_SUBMISSION, Participant.objects.get(prolific_pid=pid(8)).pseudonym),
+    }
 
     review = prolific_review(prolific_study=found)
     # the stranger is left for the researcher

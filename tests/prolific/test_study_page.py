@@ -16,7 +16,8 @@ def _press(client, study, action: str) -> str:
 
 
 def test_the_researcher_creates_publishes_pauses_resumes_and_stops_the_study_from_its_page(
-        researcher_client, researcher, implicature, standin):
+    researcher_client, researcher, implicature, standin
+):
     study = prolific_study(owner=researcher, status=Study.Status.DRAFT)
     page = researcher_client.get(f"/studies/{study.pk}/").content.decode()
     assert 'id="prolific-create"' in page and "Not on Prolific yet" in page
@@ -54,8 +55,7 @@ def test_an_error_from_prolific_is_said_and_changes_nothing(researcher_client, r
     assert standin.studies[found.prolific_id]["status"] == "UNPUBLISHED"
 
 
-def test_without_a_token_the_page_says_how_and_nothing_is_created(researcher_client, researcher, implicature,
-                                                                   settings):
+def test_without_a_token_the_page_says_how_and_nothing_is_created(researcher_client, researcher, implicature, settings):
     settings.PROLIFIC_API_TOKEN = ""
     study = prolific_study(owner=researcher)
     page = researcher_client.get(f"/studies/{study.pk}/").content.decode()

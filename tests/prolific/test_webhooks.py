@@ -64,8 +64,14 @@ def test_a_time_out_on_prolific_frees_the_slot_for_the_next_person_at_once(impli
 
 def test_a_delivery_for_an_unknown_study_is_stored_and_flagged(implicature, standin, client):
     _ready(standin)
-    payload = {"event_id": "e-1", "event_type": "submission.status.change", "resource_id": "s-1",
-               "status": "RETURNED", "study_id": "not-ours", "participant_id": "p"}
+    payload = {
+        "event_id": "e-1",
+        "event_type": "submission.status.change",
+        "resource_id": "s-1",
+        "status": "RETURNED",
+        "study_id": "not-ours",
+        "participant_id": "p",
+    }
     assert deliver(client, standin, payload).status_code == 200
     assert ProlificEvent.objects.get().processed_at is not None
     assert ProlificFlag.objects.get().kind == ProlificFlag.Kind.UNKNOWN_STUDY
@@ -87,8 +93,13 @@ def test_a_delivery_that_cannot_be_applied_is_kept_and_applied_by_the_next_sync(
 
 def test_a_study_status_change_is_recorded(implicature, standin, client):
     _, found = _ready(standin)
-    payload = {"event_id": "e-2", "event_type": "study.status.change", "resource_id": found.prolific_id,
-               "study_id": found.prolific_id, "status": "PAUSED"}
+    payload = {
+        "event_id": "e-2",
+        "event_type": "study.status.change",
+        "resource_id": found.prolific_id,
+        "study_id": found.prolific_id,
+        "status": "PAUSED",
+    }
     assert deliver(client, standin, payload).status_code == 200
     found.refresh_from_db()
     assert found.status == "PAUSED"

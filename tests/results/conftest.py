@@ -73,15 +73,30 @@ def model_run(study, name: str, setting: dict, answers: dict[str, str]):
     from modelruns.services import setting_key
 
     spec, _ = ModelSpec.objects.get_or_create(name=name, defaults={"model": f"local/{name}"})
-    run = ModelRun.objects.create(study=study, spec=spec, setting=setting,
-                                  setting_key=setting_key(setting), status=ModelRun.Status.DONE,
-                                  progress_done=len(answers), progress_total=len(answers))
+    run = ModelRun.objects.create(
+        study=study,
+        spec=spec,
+        setting=setting,
+        setting_key=setting_key(setting),
+        status=ModelRun.Status.DONE,
+        progress_done=len(answers),
+        progress_total=len(answers),
+    )
     items = {item.key: item for item in Item.objects.filter(benchmark=study.benchmark, key__in=answers)}
-    ModelResponse.objects.bulk_create([
-        ModelResponse(run=run, item=items[key], raw_answer=f" {answer}", answer=answer, valid=True,
-                      correct=answer == items[key].gold, scores={})
-        for key, answer in answers.items()
-    ])
+    ModelResponse.objects.bulk_create(
+        [
+            ModelResponse(
+                run=run,
+                item=items[key],
+                raw_answer=f" {answer}",
+                answer=answer,
+                valid=True,
+                correct=answer == items[key].gold,
+                scores={},
+            )
+            for key, answer in answers.items()
+        ]
+    )
     return run
 
 
@@ -90,15 +105,27 @@ def pilot(world, implicature_source) -> Built:
     from annotation.models import Item
 
     study = small_study("pilot results", unit_size=5, units=2, per_unit=2, attention_checks=2, exclude_at=2)
-    plan = [("A1", None), ("A2", None), ("A3", _excluded_answers), ("A4", _choose_wrong_on({row_key(2)})),
-            ("A5", _choose_wrong_on({row_key(6), row_key(9)}))]
+    plan = [
+        ("A1", None),
+        ("A2", None),
+        ("A3", _excluded_answers),
+        ("A4", _choose_wrong_on({row_key(2)})),
+        ("A5", _choose_wrong_on({row_key(6), row_key(9)})),
+    ]
     for name, choose in plan:
         Bot(study, PILOT_PIDS[name]).complete(choose)
-    golds = dict(Item.objects.filter(benchmark="implicature", key__in=[row_key(n) for n in range(1, 11)])
-                 .values_list("key", "gold"))
+    golds = dict(
+        Item.objects.filter(benchmark="implicature", key__in=[row_key(n) for n in range(1, 11)]).values_list(
+            "key", "gold"
+        )
+    )
     base = {"variant": "ranking", "k": 0, "seed": 0}
-    model_run(study, "tiny-lm", {**base, "template": 2},
-              {key: FLIP[gold] if key == row_key(3) else gold for key, gold in golds.items()})
+    model_run(
+        study,
+        "tiny-lm",
+        {**base, "template": 2},
+        {key: FLIP[gold] if key == row_key(3) else gold for key, gold in golds.items()},
+    )
     model_run(study, "tiny-lm", {**base, "template": 3}, golds)
     return Built(study.pk, study.name, pids=list(PILOT_PIDS.values()), sessions=["SESSION0001"])
 
@@ -120,8 +147,12 @@ def _answer_all(study, prolific_pid: str, answer_for) -> None:
     for position, item_id in enumerate(participant.sequence, start=1):
         item_mark_shown(participant=participant)
         item = items[item_id]
-        response_submit(participant_id=participant.pk, item_id=item_id, position=position,
-                        raw_answer=answer_for(int(item.meta["position"]), item.gold))
+        response_submit(
+            participant_id=participant.pk,
+            item_id=item_id,
+            position=position,
+            raw_answer=answer_for(int(item.meta["position"]), item.gold),
+        )
 
 
 @pytest.fixture(scope="module")

@@ -17,9 +17,16 @@ from tests.personas import user_with
 
 pytestmark = pytest.mark.django_db
 
-READS = ["/api/studies/", "/api/studies/{id}/", "/api/studies/{id}/items/", "/api/studies/{id}/participants/",
-         "/api/studies/{id}/responses/", "/api/studies/{id}/model-runs/", "/api/studies/{id}/results/",
-         "/api/studies/{id}/exports/csv/"]
+READS = [
+    "/api/studies/",
+    "/api/studies/{id}/",
+    "/api/studies/{id}/items/",
+    "/api/studies/{id}/participants/",
+    "/api/studies/{id}/responses/",
+    "/api/studies/{id}/model-runs/",
+    "/api/studies/{id}/results/",
+    "/api/studies/{id}/exports/csv/",
+]
 WRITE = "/api/studies/{id}/participants/A4/exclusion/"
 
 
@@ -77,8 +84,12 @@ def test_excluding_through_the_api_is_for_researchers_only_and_changes_the_resul
     back = staff_api.post(url, {"excluded": False}, format="json")
     assert back.status_code == 200 and back.json()["excluded"] is False
     assert staff_api.get(f"/api/studies/{pilot.study_id}/participants/A9/exclusion/").status_code == 405
-    assert staff_api.post(f"/api/studies/{pilot.study_id}/participants/A99/exclusion/", {"excluded": True},
-                          format="json").status_code == 404
+    assert (
+        staff_api.post(
+            f"/api/studies/{pilot.study_id}/participants/A99/exclusion/", {"excluded": True}, format="json"
+        ).status_code
+        == 404
+    )
 
 
 def test_results_match_the_command_and_validate_their_filters(pilot, staff_api):
@@ -97,8 +108,10 @@ def test_participants_and_responses_are_pseudonymous(pilot, staff_api):
     participants = staff_api.get(f"/api/studies/{pilot.study_id}/participants/").json()
     assert [p["pseudonym"] for p in participants["results"]] == ["A1", "A2", "A3", "A4", "A5"]
     assert not {"prolific_pid", "prolific_session_id", "prolific_study_id"} & set(participants["results"][0])
-    responses = staff_api.get(f"/api/studies/{pilot.study_id}/responses/",
-                              {"include_excluded": "false", "include_attention_checks": "false", "limit": 100})
+    responses = staff_api.get(
+        f"/api/studies/{pilot.study_id}/responses/",
+        {"include_excluded": "false", "include_attention_checks": "false", "limit": 100},
+    )
     body = responses.json()
     assert body["count"] == 20 and {r["annotator"] for r in body["results"]} == {"A1", "A2", "A4", "A5"}
     everything = json.dumps([participants, body, staff_api.get(f"/api/studies/{pilot.study_id}/items/").json()])
@@ -127,15 +140,29 @@ def test_the_generated_openapi_schema_is_valid_and_covers_the_api():
     problems = [*GENERATOR_STATS._warn_cache, *GENERATOR_STATS._error_cache]
     assert not problems
     paths = set(schema["paths"])
-    assert {"/api/studies/", "/api/studies/{study_id}/results/", "/api/studies/{study_id}/exports/{fmt}/",
-            "/api/studies/{study_id}/participants/{pseudonym}/exclusion/"} <= paths
+    assert {
+        "/api/studies/",
+        "/api/studies/{study_id}/results/",
+        "/api/studies/{study_id}/exports/{fmt}/",
+        "/api/studies/{study_id}/participants/{pseudonym}/exclusion/",
+    } <= paths
     assert Client().get("/api/schema/").status_code == 200
 
 
-@pytest.mark.parametrize("query", ["prolific_pid=x", "prolific_pid__regex=^[0-9a-f]", "prolific_pid__startswith=0",
-                                   "PROLIFIC_PID=x", "prolific_session_id=SESSION0001", "prolific_study_id=S",
-                                   "participant__prolific_pid__startswith=0", "ordering=prolific_pid",
-                                   "ordering=pseudonym,-prolific_session_id"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "prolific_pid=x",
+        "prolific_pid__regex=^[0-9a-f]",
+        "prolific_pid__startswith=0",
+        "PROLIFIC_PID=x",
+        "prolific_session_id=SESSION0001",
+        "prolific_study_id=S",
+        "participant__prolific_pid__startswith=0",
+        "ordering=prolific_pid",
+        "ordering=pseudonym,-prolific_session_id",
+    ],
+)
 def test_identity_parameters_are_refused_by_every_read(query, pilot, researcher):
     api = _token_client(researcher)
     for url in READS:

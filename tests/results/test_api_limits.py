@@ -12,8 +12,13 @@ from tests.personas import user_with
 
 pytestmark = pytest.mark.django_db
 
-LISTS = ["/api/studies/", "/api/studies/{id}/items/", "/api/studies/{id}/participants/",
-         "/api/studies/{id}/responses/", "/api/studies/{id}/model-runs/"]
+LISTS = [
+    "/api/studies/",
+    "/api/studies/{id}/items/",
+    "/api/studies/{id}/participants/",
+    "/api/studies/{id}/responses/",
+    "/api/studies/{id}/model-runs/",
+]
 
 
 @pytest.fixture
@@ -46,8 +51,10 @@ def test_a_huge_offset_is_an_empty_page(pilot, staff_api):
 
 
 def _rates(settings, **rates) -> dict:
-    return {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
-                                                                   **rates}}
+    return {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], **rates},
+    }
 
 
 def test_a_researcher_is_throttled_at_the_configured_rate(pilot, staff_api, settings):
@@ -79,6 +86,5 @@ def test_a_caller_with_a_bad_token_is_throttled_too(pilot, settings):
 
 def test_a_forged_forwarded_header_does_not_escape_the_throttle(pilot, settings):
     with override_settings(REST_FRAMEWORK=_rates(settings, anon="2/minute")):
-        codes = [APIClient().get("/api/studies/", HTTP_X_FORWARDED_FOR=f"192.0.2.{n}").status_code
-                 for n in range(3)]
+        codes = [APIClient().get("/api/studies/", HTTP_X_FORWARDED_FOR=f"192.0.2.{n}").status_code for n in range(3)]
     assert codes == [401, 401, 429]

@@ -63,10 +63,12 @@ schema = schemathesis.openapi.from_dict(SchemaGenerator().get_schema(request=Non
 @schema.parametrize()
 @schema.given(real_study=st.booleans(), pseudonym=st.sampled_from(["A1", "A3", "A5"]) | st.text(max_size=4))
 # derandomized and without an example database: the same requests on every run, no files left behind
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True,
-          database=None)
-def test_the_api_answers_as_its_schema_says(case, real_study, pseudonym, pilot, staff_token, generous_rates,
-                                            application):
+@settings(
+    max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True, database=None
+)
+def test_the_api_answers_as_its_schema_says(
+    case, real_study, pseudonym, pilot, staff_token, generous_rates, application
+):
     params = case.path_parameters or {}
     # half the cases address the study that exists, so the 200 paths are reached as well as the 404s
     if "study_id" in params and real_study:
@@ -80,18 +82,23 @@ def test_the_schema_documents_the_errors_each_operation_answers_with():
     operations = SchemaGenerator().get_schema(request=None, public=True)["paths"]
     assert set(operations["/api/studies/"]["get"]["responses"]) == {"200", "401", "403", "429"}
     assert set(operations["/api/studies/{study_id}/"]["get"]["responses"]) == {"200", "401", "403", "404", "429"}
-    for path in ["/api/studies/{study_id}/results/", "/api/studies/{study_id}/responses/",
-                 "/api/studies/{study_id}/exports/{fmt}/"]:
+    for path in [
+        "/api/studies/{study_id}/results/",
+        "/api/studies/{study_id}/responses/",
+        "/api/studies/{study_id}/exports/{fmt}/",
+    ]:
         assert {"400", "404"} <= set(operations[path]["get"]["responses"]), path
     exclusion = operations["/api/studies/{study_id}/participants/{pseudonym}/exclusion/"]["post"]["responses"]
     assert {"400", "404"} <= set(exclusion)
-    fmt = next(p for p in operations["/api/studies/{study_id}/exports/{fmt}/"]["get"]["parameters"]
-               if p["name"] == "fmt")
+    fmt = next(
+        p for p in operations["/api/studies/{study_id}/exports/{fmt}/"]["get"]["parameters"] if p["name"] == "fmt"
+    )
     assert fmt["schema"]["enum"] == ["csv", "jsonl", "latex", "markdown", "parquet", "wide-csv"]
 
 
-@pytest.mark.parametrize("path", ["/api/studies/1.5/", "/api/studies/-3/items/", "/api/nothing-here/",
-                                  f"/api/studies/{10**30}/"])
+@pytest.mark.parametrize(
+    "path", ["/api/studies/1.5/", "/api/studies/-3/items/", "/api/nothing-here/", f"/api/studies/{10**30}/"]
+)
 def test_a_path_under_the_api_that_matches_nothing_is_a_json_404(path, staff_token, client):
     response = client.get(path, HTTP_AUTHORIZATION=f"Token {staff_token}")
     assert response.status_code == 404 and response.json() == {"detail": response.json()["detail"]}

@@ -37,10 +37,15 @@ def test_a_token_made_in_the_admin_is_shown_once_and_never_again(superuser_clien
     from knox.models import AuthToken
 
     stored = AuthToken.objects.get(user=staff)
-    assert token not in {stored.digest, stored.token_key} and stored.token_key == token[:len(stored.token_key)]
-    pages = ["/admin/knox/authtoken/", f"/admin/knox/authtoken/{stored.pk}/change/",
-             f"/admin/knox/authtoken/{stored.pk}/history/", f"/admin/knox/authtoken/{stored.pk}/delete/",
-             f"/admin/auth/user/{staff.pk}/delete/", "/admin/"]
+    assert token not in {stored.digest, stored.token_key} and stored.token_key == token[: len(stored.token_key)]
+    pages = [
+        "/admin/knox/authtoken/",
+        f"/admin/knox/authtoken/{stored.pk}/change/",
+        f"/admin/knox/authtoken/{stored.pk}/history/",
+        f"/admin/knox/authtoken/{stored.pk}/delete/",
+        f"/admin/auth/user/{staff.pk}/delete/",
+        "/admin/",
+    ]
     for url in pages:
         page = superuser_client.get(url)
         assert page.status_code == 200, url

@@ -37,8 +37,11 @@ TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 def written(db):
     """Two participants of an instruction-induction study who typed formulas as their instructions."""
     import_instruction_induction()
-    study = study_create(name="induction formulas", benchmark="instruction_induction",
-                         design={"tasks_per_participant": 3, "annotators_per_task": 1})
+    study = study_create(
+        name="induction formulas",
+        benchmark="instruction_induction",
+        design={"tasks_per_participant": 3, "annotators_per_task": 1},
+    )
     answers = iter(PAYLOADS)
     for n in (1, 2):
         bot = Bot(study, pid(n))
@@ -63,10 +66,23 @@ def _assert_neutralised(content: bytes, *, raw: bool) -> None:
             assert expected in cells
 
 
-@pytest.mark.parametrize("value, expected", [
-    ("=1+1", "'=1+1"), ("+1", "'+1"), ("-1", "'-1"), ("@SUM(A1)", "'@SUM(A1)"), ("\tx", "'\tx"),
-    ("\rx", "'\rx"), ("plain", "plain"), ("a=b", "a=b"), ("", ""), (-3, -3), (True, "true"), (None, None),
-])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        ("=1+1", "'=1+1"),
+        ("+1", "'+1"),
+        ("-1", "'-1"),
+        ("@SUM(A1)", "'@SUM(A1)"),
+        ("\tx", "'\tx"),
+        ("\rx", "'\rx"),
+        ("plain", "plain"),
+        ("a=b", "a=b"),
+        ("", ""),
+        (-3, -3),
+        (True, "true"),
+        (None, None),
+    ],
+)
 def test_one_helper_quotes_exactly_the_cells_owasp_names(value, expected):
     assert exports.csv_cell(value) == expected
 
@@ -84,15 +100,15 @@ def test_the_researcher_page_download_neutralises_formulas(written, fmt):
 
 @pytest.mark.parametrize("fmt", ["csv", "wide-csv"])
 def test_the_api_export_neutralises_formulas(written, fmt):
-    _assert_neutralised(_download(f"/api/studies/{written.pk}/exports/{fmt}/?include_free_text=true"),
-                        raw=fmt == "csv")
+    _assert_neutralised(_download(f"/api/studies/{written.pk}/exports/{fmt}/?include_free_text=true"), raw=fmt == "csv")
 
 
 @pytest.mark.parametrize("fmt", ["csv", "wide-csv"])
 def test_the_export_command_neutralises_formulas(written, tmp_path, fmt):
     target = tmp_path / f"export-{fmt}.csv"
-    call_command("export_results", written.name, "--format", fmt, "--out", str(target), "--include-free-text",
-                 stderr=StringIO())
+    call_command(
+        "export_results", written.name, "--format", fmt, "--out", str(target), "--include-free-text", stderr=StringIO()
+    )
     _assert_neutralised(target.read_bytes(), raw=fmt == "csv")
     out = StringIO()
     call_command("export_results", written.name, "--format", fmt, "--out", "-", "--include-free-text", stdout=out)

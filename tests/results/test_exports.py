@@ -31,8 +31,7 @@ def _rows(content: bytes) -> list[dict[str, str]]:
 @pytest.mark.parametrize("free_text", [False, True])
 def test_no_export_holds_a_prolific_or_session_id(pilot, ambi, fmt, free_text):
     for built in (pilot, ambi):
-        exported = export_study(load_study_data(Study.objects.get(pk=built.study_id)), fmt,
-                                include_free_text=free_text)
+        exported = export_study(load_study_data(Study.objects.get(pk=built.study_id)), fmt, include_free_text=free_text)
         text = _text(fmt, exported.content)
         assert text.strip()
         for secret in [*built.pids, *built.sessions, "STUDY0001"]:

@@ -30,8 +30,12 @@ def results(implicature):
     golds = {key: Item.objects.get(benchmark="implicature", key=key).gold for key in keys}
     for variant, counts in (("ranking", RANKING), ("contrastive", CONTRASTIVE)):
         for template, n_correct in counts.items():
-            model_run(study, "tiny-lm", {"variant": variant, "template": template, "k": 0, "seed": 0},
-                      _answers(golds, n_correct))
+            model_run(
+                study,
+                "tiny-lm",
+                {"variant": variant, "template": template, "k": 0, "seed": 0},
+                _answers(golds, n_correct),
+            )
     return results_for_study(study)
 
 

@@ -38,7 +38,8 @@ def test_it_makes_a_closed_study_of_20_imported_annotators_and_3000_answers(base
     study = Study.objects.get(pk=baseline.study_id)
     assert study.status == Study.Status.CLOSED and study.is_imported and study.benchmark == "implicature"
     assert [(u.label, u.capacity, u.unit_items.count()) for u in study.units.order_by("position")] == [
-        (label, 5, 150) for label in IMPLICATURE_SUBSETS]
+        (label, 5, 150) for label in IMPLICATURE_SUBSETS
+    ]
     participants = Participant.objects.filter(study=study).order_by("pk")
     assert [p.pseudonym for p in participants] == [f"A{n}" for n in range(1, 21)]
     assert participants[0].prolific_pid == "imported-s1-a1" and participants[19].prolific_pid == "imported-s4-a5"
@@ -100,15 +101,31 @@ def _edit(path: Path, row: int, column: str, old: str, new: str) -> None:
         csv.writer(handle).writerows(rows)
 
 
-@pytest.mark.parametrize(("file", "row", "column", "old", "new", "message"), [
-    # row 40 comes after quoted fields that span lines: rows are counted as a spreadsheet does
-    ("human_eval_301-450.csv", 40, "Annotator 3", "No", "Maybe",
-     r"human_eval_301-450.csv, row 40: Annotator 3 is 'Maybe'"),
-    ("human_eval_151-300.csv", 4, "Utterance", "?", "??",
-     r"human_eval_151-300.csv, row 4: no imported test item has this utterance and response"),
-])
+@pytest.mark.parametrize(
+    ("file", "row", "column", "old", "new", "message"),
+    [
+        # row 40 comes after quoted fields that span lines: rows are counted as a spreadsheet does
+        (
+            "human_eval_301-450.csv",
+            40,
+            "Annotator 3",
+            "No",
+            "Maybe",
+            r"human_eval_301-450.csv, row 40: Annotator 3 is 'Maybe'",
+        ),
+        (
+            "human_eval_151-300.csv",
+            4,
+            "Utterance",
+            "?",
+            "??",
+            r"human_eval_151-300.csv, row 4: no imported test item has this utterance and response",
+        ),
+    ],
+)
 def test_a_broken_copy_is_refused_naming_file_and_row_and_nothing_is_written(
-        baseline, implicature_source, tmp_path, file, row, column, old, new, message):
+    baseline, implicature_source, tmp_path, file, row, column, old, new, message
+):
     broken = _copy(implicature_source, tmp_path / "broken")
     _edit(broken / file, row, column, old, new)
     studies, responses = Study.objects.count(), Response.objects.count()

@@ -66,11 +66,20 @@ def test_the_api_gives_the_same_figures_with_the_same_permissions(busy):
     assert api.get(url).status_code == 404
     api.force_authenticate(people.viewer)
     body = api.get(url).json()
-    assert body["counts"] == {"arrivals": 10, "working": 1, "completed": 6, "timed_out": 1, "returned": 1,
-                              "declined": 1, "excluded": 1}
+    assert body["counts"] == {
+        "arrivals": 10,
+        "working": 1,
+        "completed": 6,
+        "timed_out": 1,
+        "returned": 1,
+        "declined": 1,
+        "excluded": 1,
+    }
     assert body["pay"]["verdict"] == "below_minimum" and body["pay"]["median_minutes"] == 2.0
     assert [(row["pseudonym"], row["flags"]) for row in body["flagged"]] == [
-        (pseudonym(study, 5), ["straight_lining"]), (pseudonym(study, 6), ["fast_items"])]
+        (pseudonym(study, 5), ["straight_lining"]),
+        (pseudonym(study, 6), ["fast_items"]),
+    ]
     assert body["warnings"][0].startswith("Pay is below Prolific's minimum")
     assert len(body["timeline"]) == 10 + 6 and body["timeline"][-1]["arrivals"] == 10
     assert not any(f"{n:024x}" in api.get(url).content.decode() for n in range(1, 11)), "pseudonymous"

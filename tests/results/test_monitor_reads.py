@@ -23,13 +23,20 @@ def busy(implicature):
 
 def test_it_counts_every_kind_of_participant(busy):
     data = study_monitor(busy, now=READ_AT)
-    assert data["counts"] == {"arrivals": 10, "working": 1, "completed": 6, "timed_out": 1, "returned": 1,
-                              "declined": 1, "excluded": 1}
-    assert [(u["label"], u["completed"], u["working"], u["excluded"], u["filled"], u["capacity"])
-            for u in data["units"]] == [("U1", 3, 0, 0, 3, 4), ("U2", 2, 1, 1, 3, 4)]
+    assert data["counts"] == {
+        "arrivals": 10,
+        "working": 1,
+        "completed": 6,
+        "timed_out": 1,
+        "returned": 1,
+        "declined": 1,
+        "excluded": 1,
+    }
+    assert [
+        (u["label"], u["completed"], u["working"], u["excluded"], u["filled"], u["capacity"]) for u in data["units"]
+    ] == [("U1", 3, 0, 0, 3, 4), ("U2", 2, 1, 1, 3, 4)]
     assert data["categories"] == [], "implicature units have no balancing category"
-    assert data["attention"] == {"checks_per_participant": 1, "exclude_at": 1, "participants_failing": 1,
-                                 "failures": 1}
+    assert data["attention"] == {"checks_per_participant": 1, "exclude_at": 1, "participants_failing": 1, "failures": 1}
 
 
 def test_an_active_participant_silent_past_the_timeout_counts_as_timed_out_before_the_sweep(busy):
@@ -43,21 +50,35 @@ def test_an_active_participant_silent_past_the_timeout_counts_as_timed_out_befor
 def test_pay_is_judged_on_the_median_completion_time(busy):
     # completions of 2, 2, 2, 1 (A5), 0.05 (A6) and 2 (A7) minutes: median 2 min; 10p in 2 min is £3/h
     assert study_monitor(busy, now=READ_AT)["pay"] == {
-        "reward_pence": 10, "completions": 6, "median_minutes": 2.0, "hourly_pence": 300.0, "minimum_pence": 600,
-        "recommended_pence": 900, "verdict": "below_minimum"}
+        "reward_pence": 10,
+        "completions": 6,
+        "median_minutes": 2.0,
+        "hourly_pence": 300.0,
+        "minimum_pence": 600,
+        "recommended_pence": 900,
+        "verdict": "below_minimum",
+    }
 
 
 def test_drop_off_counts_who_reached_each_position_and_who_left_there(busy):
     # A1 (timed out) and A9 (returned) left with one item answered; A8 works at position 3
     rows = study_monitor(busy, now=READ_AT)["drop_off"]
     assert [(r["position"], r["reached"], r["left"]) for r in rows] == [
-        (1, 9, 0), (2, 9, 2), (3, 7, 0), (4, 6, 0), (5, 6, 0), (6, 6, 0)]
+        (1, 9, 0),
+        (2, 9, 2),
+        (3, 7, 0),
+        (4, 6, 0),
+        (5, 6, 0),
+        (6, 6, 0),
+    ]
 
 
 def test_flags_and_warnings_name_the_straight_liner_and_the_fast_responder(busy):
     data = study_monitor(busy, now=READ_AT)
     assert [(row["pseudonym"], row["flags"]) for row in data["flagged"]] == [
-        (pseudonym(busy, 5), ["straight_lining"]), (pseudonym(busy, 6), ["fast_items"])]
+        (pseudonym(busy, 5), ["straight_lining"]),
+        (pseudonym(busy, 6), ["fast_items"]),
+    ]
     assert data["flag_counts"] == {"fast_completion": 0, "fast_items": 1, "straight_lining": 1, "pasted": 0}
     assert data["warnings"] == [
         "Pay is below Prolific's minimum: £3.00/h at the median completion time of 2.0 min (minimum £6.00/h). "
@@ -86,7 +107,8 @@ def test_prolifics_3_sd_rule_flags_one_much_faster_completion_among_eleven(impli
         for n in range(11):
             seconds = 2 if n == 10 else 300  # ten take 10 minutes, one 4 seconds (2 s per item: not under 1.5)
             Bot(study, pid(n)).start_items().answer_items(
-                wait=lambda seconds=seconds: clock.tick(timedelta(seconds=seconds)))
+                wait=lambda seconds=seconds: clock.tick(timedelta(seconds=seconds))
+            )
     data = study_monitor(study, now=T0 + timedelta(hours=2))
     assert [(row["pseudonym"], row["flags"]) for row in data["flagged"]] == [("A11", ["fast_completion"])]
     assert participants_flagged(Participant.objects.all(), "fast_completion").get().pseudonym == "A11"
@@ -95,8 +117,9 @@ def test_prolifics_3_sd_rule_flags_one_much_faster_completion_among_eleven(impli
 def test_a_pasted_written_answer_is_flagged(instruction_induction):
     from studies.services import study_create
 
-    study = study_create(name="written", benchmark="instruction_induction",
-                         design={"tasks_per_participant": 3, "annotators_per_task": 1})
+    study = study_create(
+        name="written", benchmark="instruction_induction", design={"tasks_per_participant": 3, "annotators_per_task": 1}
+    )
     typed, pasting = Bot(study, pid(1)), Bot(study, pid(2))
     written = "Write the word that means the opposite of the input."
     with freeze_time(T0) as clock:

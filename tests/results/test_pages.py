@@ -20,8 +20,9 @@ def _url(built, suffix: str = "results/") -> str:
     return f"/studies/{built.study_id}/{suffix}"
 
 
-def test_the_results_page_renders_for_staff_in_a_bounded_number_of_queries(staff_client, pilot,
-                                                                          django_assert_max_num_queries):
+def test_the_results_page_renders_for_staff_in_a_bounded_number_of_queries(
+    staff_client, pilot, django_assert_max_num_queries
+):
     with django_assert_max_num_queries(MAX_QUERIES):
         page = staff_client.get(_url(pilot))
     assert page.status_code == 200
@@ -75,8 +76,9 @@ def test_a_participant_session_reads_no_results(pilot, client):
     assert client.get(_url(pilot)).status_code == 302
 
 
-def test_the_cross_study_page_lists_every_study_with_headline_numbers(staff_client, pilot, ambi,
-                                                                     django_assert_max_num_queries):
+def test_the_cross_study_page_lists_every_study_with_headline_numbers(
+    staff_client, pilot, ambi, django_assert_max_num_queries
+):
     with django_assert_max_num_queries(MAX_QUERIES):
         page = staff_client.get("/studies/")
     html = page.content.decode()
@@ -85,12 +87,17 @@ def test_the_cross_study_page_lists_every_study_with_headline_numbers(staff_clie
     assert "85.0%" in html and "tiny-lm (template 3, k=0)" in html and "100.0%" in html
 
 
-@pytest.mark.parametrize(("fmt", "content_type", "suffix"), [
-    ("csv", "text/csv", "long.csv"), ("wide-csv", "text/csv", "wide.csv"),
-    ("jsonl", "application/x-ndjson", "long.jsonl"),
-    ("parquet", "application/vnd.apache.parquet", "long.parquet"), ("latex", "application/x-tex", "table.tex"),
-    ("markdown", "text/markdown", "table.md"),
-])
+@pytest.mark.parametrize(
+    ("fmt", "content_type", "suffix"),
+    [
+        ("csv", "text/csv", "long.csv"),
+        ("wide-csv", "text/csv", "wide.csv"),
+        ("jsonl", "application/x-ndjson", "long.jsonl"),
+        ("parquet", "application/vnd.apache.parquet", "long.parquet"),
+        ("latex", "application/x-tex", "table.tex"),
+        ("markdown", "text/markdown", "table.md"),
+    ],
+)
 def test_downloads_from_the_results_page(staff_client, pilot, fmt, content_type, suffix):
     response = staff_client.get(_url(pilot, f"export/{fmt}/"))
     assert response.status_code == 200 and response["Content-Type"].startswith(content_type)

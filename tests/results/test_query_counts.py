@@ -44,8 +44,7 @@ def test_the_results_page_costs_the_same_queries_for_one_and_three_units(implica
     assert counts == [RESULTS_QUERIES, RESULTS_QUERIES]
 
 
-def test_the_study_list_costs_the_same_queries_for_one_and_for_two_studies(implicature, researcher,
-                                                                           researcher_client):
+def test_the_study_list_costs_the_same_queries_for_one_and_for_two_studies(implicature, researcher, researcher_client):
     _study("one unit", 1, researcher)
     one = _count(researcher_client, "/studies/")
     _study("three units", 3, researcher)
@@ -57,8 +56,9 @@ def test_the_study_list_costs_the_same_queries_for_one_and_for_two_studies(impli
 MONITOR_QUERIES = 9
 
 
-def test_the_monitor_costs_the_same_queries_for_two_and_for_six_participants(implicature, researcher,
-                                                                           researcher_client):
+def test_the_monitor_costs_the_same_queries_for_two_and_for_six_participants(
+    implicature, researcher, researcher_client
+):
     small, large = _study("one unit", 1, researcher), _study("three units", 3, researcher)
     assert (small.participants.count(), large.participants.count()) == (2, 6)
     for study in (small, large):

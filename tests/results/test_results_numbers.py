@@ -112,4 +112,10 @@ def test_ambibench_curves_by_position_with_the_oracle(ambi):
     assert len(humans["by_feature"]) == 2 and len(humans["by_feature_format"]) == 2
     assert results["human"]["accuracy"]["mean"] == pytest.approx((18 / 20 + 1.0) / 2)
     assert {row["category"] for row in results["breakdowns"]["by_category"]["rows"]} <= {
-        "subject", "location", "religious", "pronoun", "proper_noun", "negation"}
+        "subject",
+        "location",
+        "religious",
+        "pronoun",
+        "proper_noun",
+        "negation",
+    }

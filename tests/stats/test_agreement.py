@@ -69,10 +69,7 @@ def test_krippendorff_alpha_allows_missing_answers() -> None:
     assert krippendorff_alpha(_table(missing)) == pytest.approx(2 / 3)
     # Pairwise kappa uses the items both answered: A2–A3 over items 1–3:
     # p_o 2/3, p_e 1/3·2/3 + 2/3·1/3 = 4/9 → (2/3 − 4/9)/(5/9) = 0.4; A1–A3 identical → 1.
-    kappas = {
-        (p.annotator_a, p.annotator_b): (p.n_items, p.kappa)
-        for p in pairwise_kappas(_table(missing))
-    }
+    kappas = {(p.annotator_a, p.annotator_b): (p.n_items, p.kappa) for p in pairwise_kappas(_table(missing))}
     assert kappas[("A2", "A3")] == (3, pytest.approx(0.4))
     assert kappas[("A1", "A3")] == (3, pytest.approx(1.0))
 
@@ -88,9 +85,7 @@ def test_krippendorff_alpha_ordinal_takes_scores() -> None:
     grades = {"A": ["wrong", "ambiguous", "correct"], "B": ["wrong", "ambiguous", "correct"]}
     assert krippendorff_alpha(_table(grades), level="ordinal", scores=MIQA_GRADES) == 1.0
     with pytest.raises(ValueError):
-        krippendorff_alpha(
-            _table({"A": ["meh"], "B": ["wrong"]}), level="ordinal", scores=MIQA_GRADES
-        )
+        krippendorff_alpha(_table({"A": ["meh"], "B": ["wrong"]}), level="ordinal", scores=MIQA_GRADES)
 
 
 def test_identical_constant_ratings_leave_kappa_undefined() -> None:
@@ -164,23 +159,36 @@ def test_icc2k_by_blocks_keeps_items_graded_by_only_some_raters() -> None:
     No item is graded by every rater, so the pooled matrix is empty; the blocks are not dropped:
     Shrout & Fleiss's 6 × 4 table (ICC(2,4) = 0.620) and the 3 × 2 MiQA grades above (12/13),
     averaged with weights 6 and 3; the lone answer is counted as without ICC."""
-    judges = {"J1": ["9", "6", "8", "7", "10", "6"], "J2": ["2", "1", "4", "1", "5", "2"],
-              "J3": ["5", "3", "6", "2", "6", "4"], "J4": ["8", "2", "8", "6", "9", "7"]}
+    judges = {
+        "J1": ["9", "6", "8", "7", "10", "6"],
+        "J2": ["2", "1", "4", "1", "5", "2"],
+        "J3": ["5", "3", "6", "2", "6", "4"],
+        "J4": ["8", "2", "8", "6", "9", "7"],
+    }
     first = _table(judges)
     grades = {"R1": ["correct", "ambiguous", "wrong", "correct"], "R2": ["correct", "wrong", "wrong", None]}
-    second = [Rating(r.annotator, f"g{r.item}", None if r.answer is None else str(MIQA_GRADES[r.answer]))
-              for r in _table(grades)]
+    second = [
+        Rating(r.annotator, f"g{r.item}", None if r.answer is None else str(MIQA_GRADES[r.answer]))
+        for r in _table(grades)
+    ]
     ratings = first + second
     assert icc2k(ratings).icc is None and icc2k(ratings).n_items_dropped == 10  # what pooling would do
     result = icc2k_by_blocks(ratings)
     assert (result.n_items, result.n_blocks, result.n_items_without_icc) == (10, 3, 1)
     assert result.icc == pytest.approx((6 * 0.6201 + 3 * 12 / 13) / 9, abs=0.001)
     assert sorted((block.raters, block.n_items) for block in result.blocks) == [
-        (["J1", "J2", "J3", "J4"], 6), (["R1"], 1), (["R1", "R2"], 3)]
+        (["J1", "J2", "J3", "J4"], 6),
+        (["R1"], 1),
+        (["R1", "R2"], 3),
+    ]
 
 
 def test_icc2k_by_blocks_on_a_full_matrix_is_the_plain_icc() -> None:
-    judges = {"J1": ["9", "6", "8", "7", "10", "6"], "J2": ["2", "1", "4", "1", "5", "2"],
-              "J3": ["5", "3", "6", "2", "6", "4"], "J4": ["8", "2", "8", "6", "9", "7"]}
+    judges = {
+        "J1": ["9", "6", "8", "7", "10", "6"],
+        "J2": ["2", "1", "4", "1", "5", "2"],
+        "J3": ["5", "3", "6", "2", "6", "4"],
+        "J4": ["8", "2", "8", "6", "9", "7"],
+    }
     result = icc2k_by_blocks(_table(judges))
     assert result.icc == pytest.approx(0.620, abs=0.001) and result.n_items_without_icc == 0

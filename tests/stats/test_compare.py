@@ -67,9 +67,7 @@ def test_it_measures_agreement_with_the_human_majority_without_ties() -> None:
     assert result.n_items_majority == 3
     assert result.kappa_vs_majority == pytest.approx(-0.5)
     assert result.agreement_with_majority == pytest.approx(1 / 3)
-    assert [
-        (d.item, d.model_answer, d.majority_answer, d.model_correct) for d in result.disagreements
-    ] == [
+    assert [(d.item, d.model_answer, d.majority_answer, d.model_correct) for d in result.disagreements] == [
         ("i2", "Y", "N", False),
         ("i4", "N", "Y", True),
     ]

@@ -15,9 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_importing_the_package_does_not_load_django() -> None:
     code = "import sys, parity.stats; print('django' in sys.modules)"
-    done = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
-    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
 
 

@@ -24,8 +24,7 @@ def test_the_3_sd_rule_needs_three_completions_and_some_spread():
 
 
 def test_fast_items_is_a_median_under_the_floor_over_enough_answers():
-    durations = {"quick": [400, 900, 5000], "steady": [1400, 1600, 1700], "few": [100, 100],
-                 "edge": [1500, 1500, 1500]}
+    durations = {"quick": [400, 900, 5000], "steady": [1400, 1600, 1700], "few": [100, 100], "edge": [1500, 1500, 1500]}
     assert quality.fast_items(durations) == {"quick"}
     assert quality.fast_items(durations, floor_ms=1601) == {"quick", "steady", "edge"}
 
@@ -40,7 +39,12 @@ def test_the_hourly_pay_is_the_reward_over_the_median_time():
     assert quality.hourly_pence(450, 45 * 60) == 600.0  # £4.50 for 45 minutes is £6/h
     assert quality.hourly_pence(450, None) is None
     assert [quality.pay_verdict(p) for p in (599.9, 600, 899, 900, None)] == [
-        "below_minimum", "below_recommended", "below_recommended", "ok", "unknown"]
+        "below_minimum",
+        "below_recommended",
+        "below_recommended",
+        "ok",
+        "unknown",
+    ]
 
 
 def test_an_item_is_broken_when_half_of_three_or_more_answers_are_invalid():
@@ -62,9 +66,18 @@ def test_a_unit_lags_under_half_the_study_fill_once_the_study_is_a_quarter_full(
 
 
 def test_the_warnings_say_what_is_wrong_in_words():
-    said = quality.warnings(items=[ItemAnswers("row-7", 4, 3)], positions=[PositionDropOff(3, 10, 4)],
-                            units=[UnitFill("U1", 4, 4), UnitFill("U2", 4, 0)], pence_per_hour=450.0,
-                            median_minutes=60.0, fast=2, straight=1, pasted=0, failing_attention=1, finished=10)
+    said = quality.warnings(
+        items=[ItemAnswers("row-7", 4, 3)],
+        positions=[PositionDropOff(3, 10, 4)],
+        units=[UnitFill("U1", 4, 4), UnitFill("U2", 4, 0)],
+        pence_per_hour=450.0,
+        median_minutes=60.0,
+        fast=2,
+        straight=1,
+        pasted=0,
+        failing_attention=1,
+        finished=10,
+    )
     assert said == [
         "Pay is below Prolific's minimum: £4.50/h at the median completion time of 60.0 min (minimum £6.00/h). "
         "Raise the reward or shorten the study.",
@@ -76,6 +89,18 @@ def test_the_warnings_say_what_is_wrong_in_words():
 
 
 def test_nothing_is_said_about_a_healthy_study():
-    assert quality.warnings(items=[ItemAnswers("a", 10, 1)], positions=[PositionDropOff(1, 10, 1)],
-                            units=[UnitFill("U1", 2, 1), UnitFill("U2", 2, 1)], pence_per_hour=1000.0,
-                            median_minutes=20.0, fast=0, straight=0, pasted=0, failing_attention=0, finished=2) == []
+    assert (
+        quality.warnings(
+            items=[ItemAnswers("a", 10, 1)],
+            positions=[PositionDropOff(1, 10, 1)],
+            units=[UnitFill("U1", 2, 1), UnitFill("U2", 2, 1)],
+            pence_per_hour=1000.0,
+            median_minutes=20.0,
+            fast=0,
+            straight=0,
+            pasted=0,
+            failing_attention=0,
+            finished=2,
+        )
+        == []
+    )

@@ -17,8 +17,9 @@ def test_the_budget_pays_for_whole_places_only():
 
 
 def test_it_waits_while_places_are_open_or_the_study_is_not_recruiting():
-    assert next_action(Standing(completed=5, working=2, places=8, ci_width=12.0), CI) \
-        == Decision(WAIT, 8, "1 of 8 places still open")
+    assert next_action(Standing(completed=5, working=2, places=8, ci_width=12.0), CI) == Decision(
+        WAIT, 8, "1 of 8 places still open"
+    )
     assert next_action(Standing(completed=8, working=0, places=8, ci_width=12.0, recruiting=False), CI).action == WAIT
 
 
@@ -45,8 +46,9 @@ def test_the_last_raise_stops_at_what_the_budget_pays_for():
 def test_the_budget_reached_before_the_target_stops_with_a_message():
     decision = next_action(Standing(completed=19, working=1, places=20, ci_width=6.0), CI)
     assert (decision.action, decision.places, decision.budget_reached) == (STOP, 20, True)
-    assert decision.reason == ("budget reached before the target (95% CI of human accuracy at most 5 points wide): "
-                               "20 places, £90.00 of £90.00")
+    assert decision.reason == (
+        "budget reached before the target (95% CI of human accuracy at most 5 points wide): 20 places, £90.00 of £90.00"
+    )
 
 
 def test_the_units_capacity_caps_the_places_below_the_budget():

@@ -37,11 +37,13 @@ def _fail_checks(item) -> str:
 
 def busy_study(name: str = "busy study", owner=None) -> Study:
     with freeze_time(T0) as clock:
+
         def wait(seconds: float):
             return lambda: clock.tick(timedelta(seconds=seconds))
 
-        study = small_study(name, units=2, unit_size=5, per_unit=4, attention_checks=1, exclude_at=1,
-                            reward_pence=10, owner=owner)
+        study = small_study(
+            name, units=2, unit_size=5, per_unit=4, attention_checks=1, exclude_at=1, reward_pence=10, owner=owner
+        )
         Bot(study, pid(1)).start_items().answer_items(count=1, wait=wait(20))
         clock.tick(timedelta(minutes=90))
         for n in (2, 3, 4):

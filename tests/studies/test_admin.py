@@ -20,8 +20,16 @@ def finished(implicature, researcher):
     return study, bot.participant
 
 
-@pytest.mark.parametrize("url", ["/admin/studies/study/", "/admin/studies/participant/", "/admin/studies/response/",
-                                 "/admin/annotation/item/", "/admin/studies/unit/"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/admin/studies/study/",
+        "/admin/studies/participant/",
+        "/admin/studies/response/",
+        "/admin/annotation/item/",
+        "/admin/studies/unit/",
+    ],
+)
 def test_the_researcher_sees_every_list(researcher_client, finished, url):
     page = researcher_client.get(url)
     assert page.status_code == 200
@@ -36,7 +44,9 @@ def test_the_study_page_shows_live_counts_per_unit_and_the_pay_rate(researcher_c
 
 def test_answers_are_listed_and_filterable_but_not_editable(researcher_client, finished):
     study, participant = finished
-    html = researcher_client.get(f"/admin/studies/response/?participant__study__id__exact={study.pk}&correct=yes").content.decode()
+    html = researcher_client.get(
+        f"/admin/studies/response/?participant__study__id__exact={study.pk}&correct=yes"
+    ).content.decode()
     assert participant.pseudonym in html
     response = participant.responses.first()
     page = researcher_client.post(f"/admin/studies/response/{response.pk}/change/", {"raw_answer": "no"})
@@ -59,10 +69,14 @@ def test_prolific_ids_are_shown_only_with_the_identity_permission(client, django
 
 def test_exclude_and_include_actions(researcher_client, finished):
     study, participant = finished
-    researcher_client.post("/admin/studies/participant/", {"action": "exclude_participants", "_selected_action": [participant.pk]})
+    researcher_client.post(
+        "/admin/studies/participant/", {"action": "exclude_participants", "_selected_action": [participant.pk]}
+    )
     participant.refresh_from_db()
     assert participant.excluded and "researcher" in participant.exclusion_reason
-    researcher_client.post("/admin/studies/participant/", {"action": "include_participants", "_selected_action": [participant.pk]})
+    researcher_client.post(
+        "/admin/studies/participant/", {"action": "include_participants", "_selected_action": [participant.pk]}
+    )
     participant.refresh_from_db()
     assert not participant.excluded and participant.exclusion_reason == ""
 
@@ -73,13 +87,22 @@ def test_anonymous_visitors_are_sent_to_the_login(client, finished):
 
 
 @pytest.mark.parametrize("method", ["get", "post"])
-def test_adding_a_study_in_the_admin_leads_to_the_researchers_form_and_creates_nothing(researcher_client, implicature,
-                                                                                       method):
+def test_adding_a_study_in_the_admin_leads_to_the_researchers_form_and_creates_nothing(
+    researcher_client, implicature, method
+):
     """A study is created from the benchmark's declared design options on `/studies/new/`, never from
     design JSON typed into the admin (which could build a study nobody can enter)."""
-    page = getattr(researcher_client, method)("/admin/studies/study/add/", {
-        "name": "added here", "benchmark": "implicature", "status": "live", "group": "",
-        "design": '{"units": 2, "unit_size": 5, "per_unit": 3, "attention_checks": 1}', "pid_format": "prolific"})
+    page = getattr(researcher_client, method)(
+        "/admin/studies/study/add/",
+        {
+            "name": "added here",
+            "benchmark": "implicature",
+            "status": "live",
+            "group": "",
+            "design": '{"units": 2, "unit_size": 5, "per_unit": 3, "attention_checks": 1}',
+            "pid_format": "prolific",
+        },
+    )
     assert page.status_code == 302 and page["Location"] == "/studies/new/"
     assert not Study.objects.filter(name="added here").exists() and not Unit.objects.exists()
 
@@ -97,8 +120,9 @@ def test_a_studys_design_and_status_are_not_edited_in_the_admin(researcher_clien
 
 def test_exclusion_is_not_edited_by_hand_only_through_the_actions(superuser_client, finished):
     study, participant = finished
-    page = superuser_client.post(f"/admin/studies/participant/{participant.pk}/change/",
-                                  {"excluded": "on", "exclusion_reason": "by hand"})
+    page = superuser_client.post(
+        f"/admin/studies/participant/{participant.pk}/change/", {"excluded": "on", "exclusion_reason": "by hand"}
+    )
     assert page.status_code == 403
     participant.refresh_from_db()
     assert not participant.excluded and participant.exclusion_reason == ""
@@ -114,8 +138,15 @@ def test_a_unit_changes_only_its_capacity_and_none_is_added_by_hand(superuser_cl
     assert superuser_client.get("/admin/studies/unit/add/").status_code == 403
 
 
-@pytest.mark.parametrize("url", ["/admin/annotation/item/add/", "/admin/annotation/benchmarkasset/add/",
-                                 "/admin/modelruns/modelspec/add/", "/admin/modelruns/modelrun/add/"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/admin/annotation/item/add/",
+        "/admin/annotation/benchmarkasset/add/",
+        "/admin/modelruns/modelspec/add/",
+        "/admin/modelruns/modelrun/add/",
+    ],
+)
 def test_rows_written_by_imports_and_runs_are_not_added_in_the_admin(superuser_client, url):
     assert superuser_client.get(url).status_code == 403
 

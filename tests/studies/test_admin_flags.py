@@ -46,18 +46,26 @@ def test_the_action_asks_for_a_reason_suggesting_the_flags_then_excludes(busy, r
     asked = researcher_client.post(CHANGELIST, {"action": "exclude_with_reason", "_selected_action": ids})
     html = asked.content.decode()
     assert asked.status_code == 200 and "Exclude participants with a reason" in html
-    assert ('value="flagged for review: fast items (median under 1.5 s per item); the same answer throughout"'
-            in html)
+    assert 'value="flagged for review: fast items (median under 1.5 s per item); the same answer throughout"' in html
     assert not Participant.objects.filter(pk__in=ids, excluded=True).exists(), "nothing happens before the reason"
-    refused = researcher_client.post(CHANGELIST, {"action": "exclude_with_reason", "_selected_action": ids,
-                                                  "apply": "Exclude", "reason": ""})
+    refused = researcher_client.post(
+        CHANGELIST, {"action": "exclude_with_reason", "_selected_action": ids, "apply": "Exclude", "reason": ""}
+    )
     assert refused.status_code == 200 and "This field is required" in refused.content.decode()
     assert not Participant.objects.filter(pk__in=ids, excluded=True).exists()
-    done = researcher_client.post(CHANGELIST, {"action": "exclude_with_reason", "_selected_action": ids,
-                                               "apply": "Exclude", "reason": "answered in under a second"})
+    done = researcher_client.post(
+        CHANGELIST,
+        {
+            "action": "exclude_with_reason",
+            "_selected_action": ids,
+            "apply": "Exclude",
+            "reason": "answered in under a second",
+        },
+    )
     assert done.status_code == 302
     assert set(Participant.objects.filter(pk__in=ids).values_list("excluded", "exclusion_reason")) == {
-        (True, "answered in under a second")}
+        (True, "answered in under a second")
+    }
 
 
 def test_the_action_needs_the_exclude_permission(busy):
@@ -66,7 +74,9 @@ def test_the_action_needs_the_exclude_permission(busy):
     client = signed_in(viewer)
     assert "exclude_with_reason" not in client.get(CHANGELIST).content.decode()
     target = Participant.objects.get(study=busy, prolific_pid=f"{5:024x}")
-    client.post(CHANGELIST, {"action": "exclude_with_reason", "_selected_action": [target.pk], "apply": "Exclude",
-                             "reason": "speeding"})
+    client.post(
+        CHANGELIST,
+        {"action": "exclude_with_reason", "_selected_action": [target.pk], "apply": "Exclude", "reason": "speeding"},
+    )
     target.refresh_from_db()
     assert not target.excluded

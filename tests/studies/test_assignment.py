@@ -45,7 +45,8 @@ def test_a_timed_out_participant_may_finish_when_the_slot_is_still_free(implicat
     bot = Bot(study, pid(1))
     bot.enter()
     Participant.objects.filter(pk=bot.participant.pk).update(
-        last_seen_at=timezone.now() - timedelta(minutes=90), status=Participant.Status.TIMED_OUT)
+        last_seen_at=timezone.now() - timedelta(minutes=90), status=Participant.Status.TIMED_OUT
+    )
     bot.complete()
     assert bot.participant.status == Participant.Status.COMPLETED
 

@@ -23,9 +23,16 @@ CHANGELISTS = {
     "/admin/modelruns/modelrun/": "study__participants__",
 }
 #: the one-character-at-a-time attack and its relatives
-LOOKUPS = [("prolific_pid__regex", "^[0-9a-f]"), ("prolific_pid__startswith", "0"), ("prolific_pid__iregex", "c$"),
-           ("prolific_pid__contains", "abc"), ("prolific_pid", PID), ("prolific_session_id", "SESSION0001"),
-           ("prolific_session_id__startswith", "S"), ("prolific_study_id", "STUDY0001")]
+LOOKUPS = [
+    ("prolific_pid__regex", "^[0-9a-f]"),
+    ("prolific_pid__startswith", "0"),
+    ("prolific_pid__iregex", "c$"),
+    ("prolific_pid__contains", "abc"),
+    ("prolific_pid", PID),
+    ("prolific_session_id", "SESSION0001"),
+    ("prolific_session_id__startswith", "S"),
+    ("prolific_study_id", "STUDY0001"),
+]
 
 
 @pytest.fixture
@@ -37,9 +44,18 @@ def finished(implicature):
 
 
 def _staff(django_user_model, name: str, *codenames: str):
-    user = personas.user_with(name, [
-        "studies.view_study", "studies.view_unit", "studies.view_participant", "studies.view_response",
-        "annotation.view_item", "modelruns.view_modelrun", *codenames])
+    user = personas.user_with(
+        name,
+        [
+            "studies.view_study",
+            "studies.view_unit",
+            "studies.view_participant",
+            "studies.view_response",
+            "annotation.view_item",
+            "modelruns.view_modelrun",
+            *codenames,
+        ],
+    )
     for study in Study.objects.all():  # a collaborator sees the study's rows (studies.access)
         study.collaborators.add(user)
     return user

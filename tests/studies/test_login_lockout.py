@@ -67,16 +67,19 @@ def test_a_login_below_the_limit_succeeds_and_the_lockout_ends_after_the_cool_of
     for _ in range(settings.AXES_FAILURE_LIMIT):
         _login("wrong-password")
     assert _login(PASSWORD)[0].status_code == 429
-    AccessAttempt.objects.update(attempt_time=AccessAttempt.objects.get().attempt_time
-                                 - settings.AXES_COOLOFF_TIME - timedelta(seconds=1))
+    AccessAttempt.objects.update(
+        attempt_time=AccessAttempt.objects.get().attempt_time - settings.AXES_COOLOFF_TIME - timedelta(seconds=1)
+    )
     response, browser = _login(PASSWORD)
     assert response.status_code == 302 and _signed_in(browser)
 
 
 def test_the_api_refuses_the_right_token_after_the_failure_limit_of_wrong_ones(staff, settings):
     token = AuthToken.objects.create(staff)[1]
-    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK,
-                               "DEFAULT_THROTTLE_RATES": {"anon": "1000/minute", "user": "1000/minute"}}
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {"anon": "1000/minute", "user": "1000/minute"},
+    }
 
     def call(key: str, address: str = ATTACKER) -> int:
         return APIClient(REMOTE_ADDR=address).get("/api/studies/", HTTP_AUTHORIZATION=f"Token {key}").status_code

@@ -39,8 +39,11 @@ def _api(user) -> APIClient:
 
 def test_pages_answer_each_persona_by_permission_and_ownership(world):
     study, people = world
-    pages = {"results": f"/studies/{study.pk}/results/", "export": f"/studies/{study.pk}/export/csv/",
-             "runs": reverse("modelruns:study_runs", args=[study.pk])}
+    pages = {
+        "results": f"/studies/{study.pk}/results/",
+        "export": f"/studies/{study.pk}/export/csv/",
+        "runs": reverse("modelruns:study_runs", args=[study.pk]),
+    }
     expected = {
         "superuser": {"results": 200, "export": 200, "runs": 200},
         "owner": {"results": 200, "export": 200, "runs": 200},
@@ -131,8 +134,10 @@ def test_the_api_follows_the_same_rules(world):
     study, people = world
     base = f"/api/studies/{study.pk}"
     exclusion = f"{base}/participants/A1/exclusion/"
-    listed = {name: [row["id"] for row in _api(user).get("/api/studies/").json()["results"]]
-              for name, user in people.all().items()}
+    listed = {
+        name: [row["id"] for row in _api(user).get("/api/studies/").json()["results"]]
+        for name, user in people.all().items()
+    }
     assert listed["outsider"] == [] and all(listed[name] == [study.pk] for name in listed if name != "outsider")
     for url in (f"{base}/", f"{base}/participants/", f"{base}/responses/", f"{base}/model-runs/", f"{base}/results/"):
         assert _api(people.viewer).get(url).status_code == 200, url
@@ -149,8 +154,21 @@ def test_the_api_follows_the_same_rules(world):
 
 def test_create_study_gives_the_study_to_its_owner(implicature, capsys):
     owner = user_with("ada")
-    call_command("create_study", "--benchmark", "implicature", "--name", "Owned", "--units", "2",
-                 "--unit-size", "5", "--per-unit", "1", "--owner", "ada")
+    call_command(
+        "create_study",
+        "--benchmark",
+        "implicature",
+        "--name",
+        "Owned",
+        "--units",
+        "2",
+        "--unit-size",
+        "5",
+        "--per-unit",
+        "1",
+        "--owner",
+        "ada",
+    )
     assert Study.objects.get(name="Owned").owner == owner
     from django.core.management.base import CommandError
 

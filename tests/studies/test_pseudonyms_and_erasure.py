@@ -91,8 +91,9 @@ def test_erasing_replaces_the_identity_so_the_pid_cannot_be_recovered_and_keeps_
 
 def test_erasing_also_removes_the_recorded_session_changes_which_name_prolific_sessions(implicature):
     study = small_study(units=1, per_unit=2)
-    participant = participant_enter(study=study, pid=pid(0xDEF), prolific_session_id="SESSION-FIRST",
-                                    same_browser=True).participant
+    participant = participant_enter(
+        study=study, pid=pid(0xDEF), prolific_session_id="SESSION-FIRST", same_browser=True
+    ).participant
     participant_enter(study=study, pid=pid(0xDEF), prolific_session_id="SESSION-SECOND", same_browser=False)
     participant.refresh_from_db()
     assert [change["to"] for change in participant.session_changes] == ["SESSION-SECOND"]

@@ -8,8 +8,10 @@ from studies.models import Study
 from studies.text import render_markdown
 from tests.factories import Bot, pid, small_study
 
-HOSTILE = ("**Read** this.\nSecond line\n\n- one\n- two\n\n<script>alert(1)</script> <img src=x onerror=alert(2)>\n\n"
-           "[click](javascript:alert(3)) [ok](https://example.org)")
+HOSTILE = (
+    "**Read** this.\nSecond line\n\n- one\n- two\n\n<script>alert(1)</script> <img src=x onerror=alert(2)>\n\n"
+    "[click](javascript:alert(3)) [ok](https://example.org)"
+)
 
 
 def test_markdown_is_rendered_and_html_is_shown_as_text():

@@ -58,8 +58,9 @@ def test_the_item_page_and_htmx_answers_say_the_slot_was_given_away(implicature)
     item_id, position = late.current_form(late.step().content.decode())
     _go_quiet(late)
     participant_enter(study=study, pid=pid(4))
-    partial = late.client.post(f"/s/{study.link}/answer/", {"item": item_id, "position": position, "answer": "yes"},
-                               HTTP_HX_REQUEST="true")
+    partial = late.client.post(
+        f"/s/{study.link}/answer/", {"item": item_id, "position": position, "answer": "yes"}, HTTP_HX_REQUEST="true"
+    )
     assert partial.headers["HX-Redirect"] == f"/s/{study.link}/step/"
     assert GIVEN_AWAY in late.step().content.decode()
     assert not Response.objects.filter(participant=late.participant).exists()
@@ -88,8 +89,9 @@ def test_a_late_answer_and_a_newcomer_at_once_never_overfill_the_unit(postgres, 
         late = participant_enter(study=study, pid=pid(100 + round_)).participant
         participant_consent(participant=late, agree=True)
         late = item_mark_shown(participant=participant_begin(participant=late))
-        Participant.objects.filter(pk=late.pk).update(status=Participant.Status.TIMED_OUT,
-                                                      last_seen_at=timezone.now() - timedelta(minutes=90))
+        Participant.objects.filter(pk=late.pk).update(
+            status=Participant.Status.TIMED_OUT, last_seen_at=timezone.now() - timedelta(minutes=90)
+        )
         barrier = threading.Barrier(2)
         errors: list[BaseException] = []
 
@@ -103,8 +105,14 @@ def test_a_late_answer_and_a_newcomer_at_once_never_overfill_the_unit(postgres, 
                 connections.close_all()
 
         threads = [
-            threading.Thread(target=run, args=(partial(
-                response_submit, participant_id=late.pk, item_id=late.sequence[0], position=1, raw_answer="yes"),)),
+            threading.Thread(
+                target=run,
+                args=(
+                    partial(
+                        response_submit, participant_id=late.pk, item_id=late.sequence[0], position=1, raw_answer="yes"
+                    ),
+                ),
+            ),
             threading.Thread(target=run, args=(partial(participant_enter, study=study, pid=pid(200 + round_)),)),
         ]
         for thread in threads:

@@ -7,15 +7,17 @@ from modelruns.models import ModelRun
 
 
 class Command(BaseCommand):
-    help = ("Make a miqa_rating study of a generative MiQA run's answers (Comsa et al., Section 5.2): "
-            "blocks of answers, each graded by several raters; prints the participant link last.")
+    help = (
+        "Make a miqa_rating study of a generative MiQA run's answers (Comsa et al., Section 5.2): "
+        "blocks of answers, each graded by several raters; prints the participant link last."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("run_id", type=int, help="a finished run with the setting wording=generative")
-        parser.add_argument("--raters", type=int, default=services.RATING_RATERS_PER_BLOCK,
-                            help="raters per block of answers")
-        parser.add_argument("--block-size", type=int, default=services.RATING_BLOCK_SIZE,
-                            help="answers a rater grades")
+        parser.add_argument(
+            "--raters", type=int, default=services.RATING_RATERS_PER_BLOCK, help="raters per block of answers"
+        )
+        parser.add_argument("--block-size", type=int, default=services.RATING_BLOCK_SIZE, help="answers a rater grades")
 
     def handle(self, *args, run_id: int, raters: int, block_size: int, **options) -> None:
         run = ModelRun.objects.select_related("study", "spec").filter(pk=run_id).first()

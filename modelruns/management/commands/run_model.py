@@ -26,8 +26,11 @@ class ProgressBar:
             return
         self.drawn = now
         filled = int(self.width * done / total) if total else self.width
-        self.out.write(f"\r{self.label} [{'#' * filled}{'.' * (self.width - filled)}] "
-                       f"{int(done)}/{total} items  {now - self.started:.1f} s", ending="")
+        self.out.write(
+            f"\r{self.label} [{'#' * filled}{'.' * (self.width - filled)}] "
+            f"{int(done)}/{total} items  {now - self.started:.1f} s",
+            ending="",
+        )
         self.out.flush()
 
 
@@ -38,19 +41,27 @@ def _runs_in_process() -> bool:
 
 
 class Command(BaseCommand):
-    help = ("Run a model over a study's items: creates the run(s) and queues one task per shard for the "
-            "task workers (`manage.py run_worker`, or with TASK_QUEUE=redis `manage.py rqworker models "
-            "--job-class django_tasks_rq.Job --worker-class rq.worker.SimpleWorker`). With --wait, or "
-            "TASK_QUEUE=immediate, it runs here with a progress bar. Starting the same model, study and "
-            "setting again resumes the run instead of duplicating it.")
+    help = (
+        "Run a model over a study's items: creates the run(s) and queues one task per shard for the "
+        "task workers (`manage.py run_worker`, or with TASK_QUEUE=redis `manage.py rqworker models "
+        "--job-class django_tasks_rq.Job --worker-class rq.worker.SimpleWorker`). With --wait, or "
+        "TASK_QUEUE=immediate, it runs here with a progress bar. Starting the same model, study and "
+        "setting again resumes the run instead of duplicating it."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        add_model_options(parser, "--model", ModelSpec.Kind.values, "model setting of the benchmark, e.g. template=2 k=5")
+        add_model_options(
+            parser, "--model", ModelSpec.Kind.values, "model setting of the benchmark, e.g. template=2 k=5"
+        )
         parser.add_argument("--sweep", action="store_true", help="one run per setting of the paper's grid")
         parser.add_argument("--wait", action="store_true", help="run here and now, with a progress bar")
         parser.add_argument("--shard-size", type=int, default=services.DEFAULT_SHARD_SIZE, help="items per task")
-        parser.add_argument("--lease", type=int, default=services.DEFAULT_LEASE_SECONDS,
-                            help="seconds without a heartbeat after which a shard is taken over")
+        parser.add_argument(
+            "--lease",
+            type=int,
+            default=services.DEFAULT_LEASE_SECONDS,
+            help="seconds without a heartbeat after which a shard is taken over",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         study = study_named(options["study"])
@@ -58,16 +69,24 @@ class Command(BaseCommand):
             overrides = parse_setting_pairs(options["setting"])
             spec = model_spec(options, "model")
             here = options["wait"] or _runs_in_process()
-            started = services.modelrun_start_many(study=study, spec=spec, overrides=overrides,
-                                                   sweep=options["sweep"], shard_size=options["shard_size"],
-                                                   lease_seconds=options["lease"], enqueue=not here)
+            started = services.modelrun_start_many(
+                study=study,
+                spec=spec,
+                overrides=overrides,
+                sweep=options["sweep"],
+                shard_size=options["shard_size"],
+                lease_seconds=options["lease"],
+                enqueue=not here,
+            )
         except (ValueError, services.ModelRunError) as exc:
             raise CommandError(str(exc)) from exc
         for item in started:
             run = item.run
             state = "created" if item.created else f"already {run.get_status_display().lower()}"
-            self.stdout.write(f"Run {run.pk}: {spec.name} on {study.name!r}, {run.setting_label()} "
-                              f"({run.progress_total} items, {run.shards.count()} shards) — {state}")
+            self.stdout.write(
+                f"Run {run.pk}: {spec.name} on {study.name!r}, {run.setting_label()} "
+                f"({run.progress_total} items, {run.shards.count()} shards) — {state}"
+            )
         if not here:
             self.stdout.write("Queued for the task workers.")
             return
@@ -88,8 +107,10 @@ class Command(BaseCommand):
         accuracy = selectors.run_accuracy(run)
         score = f"accuracy {accuracy:.1%}" if accuracy is not None else "no answers"
         identity = run.model_identity
-        self.stdout.write(f"Run {run.pk}: {run.get_status_display().lower()} in {time.monotonic() - started:.1f} s, "
-                          f"{run.progress_done}/{run.progress_total} items, {score} "
-                          f"(model {identity.get('model_id', run.spec.model)} @ {identity.get('revision', '?')}, "
-                          f"engine {run.engine_version})")
+        self.stdout.write(
+            f"Run {run.pk}: {run.get_status_display().lower()} in {time.monotonic() - started:.1f} s, "
+            f"{run.progress_done}/{run.progress_total} items, {score} "
+            f"(model {identity.get('model_id', run.spec.model)} @ {identity.get('revision', '?')}, "
+            f"engine {run.engine_version})"
+        )
         return False

@@ -42,21 +42,28 @@ def _sweep_forever(every: float, stop: threading.Event) -> None:
 
 
 class Command(db_worker.Command):
-    help = ("Run a database task worker (as `db_worker`, same options) and, in the same process, the "
-            "model-run sweep every --sweep-every seconds: shards of killed workers are queued again and "
-            "their runs finish without anyone restarting them.")
+    help = (
+        "Run a database task worker (as `db_worker`, same options) and, in the same process, the "
+        "model-run sweep every --sweep-every seconds: shards of killed workers are queued again and "
+        "their runs finish without anyone restarting them."
+    )
 
     def add_arguments(self, parser: ArgumentParser) -> None:
         super().add_arguments(parser)
         # names the process in the queue's rows, so the sweep can tell when its worker is gone
         parser.set_defaults(worker_id=workers.queue_worker_id())
-        parser.add_argument("--sweep-every", type=_seconds, default=30.0,
-                            help="seconds between sweeps for shards and tasks of stopped workers (default: %(default)s)")
+        parser.add_argument(
+            "--sweep-every",
+            type=_seconds,
+            default=30.0,
+            help="seconds between sweeps for shards and tasks of stopped workers (default: %(default)s)",
+        )
 
     def handle(self, *args: Any, sweep_every: float, **options: Any) -> None:
         # with --reload the sweep runs in the reloaded child, beside the worker
         if not options.get("reload") or os.environ.get(DJANGO_AUTORELOAD_ENV) == "true":
             stop = threading.Event()
-            threading.Thread(target=_sweep_forever, args=(sweep_every, stop), name="model-run sweep",
-                             daemon=True).start()
+            threading.Thread(
+                target=_sweep_forever, args=(sweep_every, stop), name="model-run sweep", daemon=True
+            ).start()
         super().handle(*args, **options)

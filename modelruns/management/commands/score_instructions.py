@@ -12,15 +12,21 @@ from modelruns.services_instructions import InstructionScoringError, instruction
 
 
 class Command(BaseCommand):
-    help = ("Instruction induction's human and gold baselines: execute the study's written instructions and "
-            "the gold instructions of its tasks with an executor model, and compare each with the gold set "
-            "(a written one with all gold instructions of its task, a gold one with the others), as a model's "
-            "instructions are. The results page and `study_results --json` show them per task. Scoring again "
-            "with the same executor replaces its earlier scores.")
+    help = (
+        "Instruction induction's human and gold baselines: execute the study's written instructions and "
+        "the gold instructions of its tasks with an executor model, and compare each with the gold set "
+        "(a written one with all gold instructions of its task, a gold one with the others), as a model's "
+        "instructions are. The results page and `study_results --json` show them per task. Scoring again "
+        "with the same executor replaces its earlier scores."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        add_model_options(parser, "--executor", [ModelSpec.Kind.CAUSAL, ModelSpec.Kind.SEQ2SEQ, ModelSpec.Kind.API],
-                          "execute_limit=N (0: every execute input) and similarity_model=NAME")
+        add_model_options(
+            parser,
+            "--executor",
+            [ModelSpec.Kind.CAUSAL, ModelSpec.Kind.SEQ2SEQ, ModelSpec.Kind.API],
+            "execute_limit=N (0: every execute input) and similarity_model=NAME",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         study = study_named(options["study"])
@@ -30,5 +36,7 @@ class Command(BaseCommand):
             scored = instructionscores_compute(study=study, executor=executor, setting=setting)
         except (ValueError, InstructionScoringError, services.ModelRunError) as exc:
             raise CommandError(str(exc)) from exc
-        self.stdout.write(f"Scored {scored.written} written and {scored.gold} gold instructions of {scored.tasks} "
-                          f"tasks with {executor.name} on {study.name!r}.")
+        self.stdout.write(
+            f"Scored {scored.written} written and {scored.gold} gold instructions of {scored.tasks} "
+            f"tasks with {executor.name} on {study.name!r}."
+        )

@@ -80,21 +80,40 @@ class AmbiBench(Benchmark):
         "format": "arrow",
     }
     design_options = (
-        DesignOption("split", "What people see", kind="choice",
-                     choices=(("episode", "20-sentence episodes (Section 4.3)"),
-                              ("instruction", "one instruction with two labelled examples (Section 4.2)"))),
-        DesignOption("per_feature", "Episodes per salient feature", minimum=1,
-                     help="one unit each, balanced over the six features (the paper: 16, 96 in all)"),
+        DesignOption(
+            "split",
+            "What people see",
+            kind="choice",
+            choices=(
+                ("episode", "20-sentence episodes (Section 4.3)"),
+                ("instruction", "one instruction with two labelled examples (Section 4.2)"),
+            ),
+        ),
+        DesignOption(
+            "per_feature",
+            "Episodes per salient feature",
+            minimum=1,
+            help="one unit each, balanced over the six features (the paper: 16, 96 in all)",
+        ),
         DesignOption("per_unit", "Participants per episode", minimum=1),
-        DesignOption("format", "Format", kind="choice",
-                     choices=(("arrow", "arrow (sentence -> X)"), ("qa", "Q/A"), ("both", "both, alternating"))),
+        DesignOption(
+            "format",
+            "Format",
+            kind="choice",
+            choices=(("arrow", "arrow (sentence -> X)"), ("qa", "Q/A"), ("both", "both, alternating")),
+        ),
     )
     default_consent = CONSENT
     default_instructions = INSTRUCTIONS
     category_field = "salient_feature"
     #: generated from seed 0 (no files); the demo study is the paper's 96 episodes, 16 per feature
-    demo = DemoSetup(study="AmbiBench demo", split="episode", imported="Generated AmbiBench (seed 0): {created} items",
-                     reads_files=False, options={"seed": 0})
+    demo = DemoSetup(
+        study="AmbiBench demo",
+        split="episode",
+        imported="Generated AmbiBench (seed 0): {created} items",
+        reads_files=False,
+        options={"seed": 0},
+    )
 
     # -- data in -------------------------------------------------------------------------
     def load(self, source: Path, options: Mapping[str, Any] | None = None) -> ImportBundle:
@@ -103,30 +122,52 @@ class AmbiBench(Benchmark):
         seed = int(options.get("seed", 0))
         episodes = _positive(options, "episodes", 720)
         prompts = _positive(options, "instruction_prompts", 720)
-        items = episode_items(generate_episodes(seed, episodes)) + disambiguation_items(generate_disambiguation(seed, prompts))
-        features = {feature: {"construction": CONSTRUCTION_OF[feature], "values": list(FEATURE_VALUES[feature]),
-                              "title": FEATURE_TITLES[feature]} for feature in FEATURES}
-        generator = {"seed": seed, "episodes": episodes, "instruction_prompts": prompts, "episode_length": EPISODE_LENGTH}
-        return ImportBundle(items=items, assets=[Asset("generator", generator), Asset("word_lists", word_lists()),
-                                                 Asset("features", features)])
+        items = episode_items(generate_episodes(seed, episodes)) + disambiguation_items(
+            generate_disambiguation(seed, prompts)
+        )
+        features = {
+            feature: {
+                "construction": CONSTRUCTION_OF[feature],
+                "values": list(FEATURE_VALUES[feature]),
+                "title": FEATURE_TITLES[feature],
+            }
+            for feature in FEATURES
+        }
+        generator = {
+            "seed": seed,
+            "episodes": episodes,
+            "instruction_prompts": prompts,
+            "episode_length": EPISODE_LENGTH,
+        }
+        return ImportBundle(
+            items=items,
+            assets=[Asset("generator", generator), Asset("word_lists", word_lists()), Asset("features", features)],
+        )
 
     # -- the human side ------------------------------------------------------------------
     def present(self, item_prompt: Mapping[str, Any], design: Mapping[str, Any]) -> dict[str, Any]:
         fmt = item_prompt["format"]
         shown: dict[str, Any] = {
-            "instruction": item_prompt["instruction"], "format": fmt,
-            "query_prefix": QUERY_PREFIX[fmt], "answer_prefix": ANSWER_PREFIX[fmt],
+            "instruction": item_prompt["instruction"],
+            "format": fmt,
+            "query_prefix": QUERY_PREFIX[fmt],
+            "answer_prefix": ANSWER_PREFIX[fmt],
         }
         if "examples" in item_prompt:  # Section 4.2: both labelled examples and the query at once
             shown["examples"] = [{"sentence": sentence, "label": label} for sentence, label in item_prompt["examples"]]
             shown["sentence"] = item_prompt["query"]
         else:
-            shown.update(sentence=item_prompt["sentence"], position=item_prompt["position"],
-                         episode=item_prompt["episode"], length=EPISODE_LENGTH)
+            shown.update(
+                sentence=item_prompt["sentence"],
+                position=item_prompt["position"],
+                episode=item_prompt["episode"],
+                length=EPISODE_LENGTH,
+            )
         return shown
 
-    def screen(self, item_key: str, item_prompt: Mapping[str, Any], design: Mapping[str, Any], *,
-               viewer: str) -> Screen:
+    def screen(
+        self, item_key: str, item_prompt: Mapping[str, Any], design: Mapping[str, Any], *, viewer: str
+    ) -> Screen:
         template = self.instruction_template if "examples" in item_prompt else self.item_template
         return Screen(template=template, shown=self.present(item_prompt, design))
 
@@ -135,13 +176,25 @@ class AmbiBench(Benchmark):
         episode, position = current_prompt.get("episode"), current_prompt.get("position")
         if episode is None or position is None:
             return []
-        earlier = [entry for entry in answered
-                   if entry["prompt"].get("episode") == episode and int(entry["prompt"]["position"]) < int(position)]
+        earlier = [
+            entry
+            for entry in answered
+            if entry["prompt"].get("episode") == episode and int(entry["prompt"]["position"]) < int(position)
+        ]
         earlier.sort(key=lambda entry: int(entry["prompt"]["position"]))
         fmt = current_prompt["format"]
-        return [{"position": entry["prompt"]["position"], "sentence": entry["prompt"]["sentence"],
-                 "label": entry["gold"], "raw_answer": entry.get("raw_answer", ""), "correct": entry.get("correct"),
-                 "query_prefix": QUERY_PREFIX[fmt], "answer_prefix": ANSWER_PREFIX[fmt]} for entry in earlier]
+        return [
+            {
+                "position": entry["prompt"]["position"],
+                "sentence": entry["prompt"]["sentence"],
+                "label": entry["gold"],
+                "raw_answer": entry.get("raw_answer", ""),
+                "correct": entry.get("correct"),
+                "query_prefix": QUERY_PREFIX[fmt],
+                "answer_prefix": ANSWER_PREFIX[fmt],
+            }
+            for entry in earlier
+        ]
 
     def parse_answer(self, raw: str) -> str | None:
         value = raw.strip()
@@ -203,19 +256,24 @@ class AmbiBench(Benchmark):
         return pools
 
     @staticmethod
-    def _pick(pools: Mapping[tuple[str, str], list[list[str]]], feature: str, fmt: str, count: int,
-              split: str) -> list[list[str]]:
+    def _pick(
+        pools: Mapping[tuple[str, str], list[list[str]]], feature: str, fmt: str, count: int, split: str
+    ) -> list[list[str]]:
         if fmt != "both":
             pool = pools.get((feature, fmt), [])
             if len(pool) < count:
-                raise ValueError(f"{count} {fmt} {split} units with salient feature {feature!r} are needed; "
-                                 f"only {len(pool)} are imported")
+                raise ValueError(
+                    f"{count} {fmt} {split} units with salient feature {feature!r} are needed; "
+                    f"only {len(pool)} are imported"
+                )
             return pool[:count]
         arrow, qa = pools.get((feature, "arrow"), []), pools.get((feature, "qa"), [])
         need_arrow, need_qa = (count + 1) // 2, count // 2
         if len(arrow) < need_arrow or len(qa) < need_qa:
-            raise ValueError(f"{need_arrow} arrow and {need_qa} qa {split} units with salient feature {feature!r} "
-                             f"are needed; {len(arrow)} and {len(qa)} are imported")
+            raise ValueError(
+                f"{need_arrow} arrow and {need_qa} qa {split} units with salient feature {feature!r} "
+                f"are needed; {len(arrow)} and {len(qa)} are imported"
+            )
         mixed = []
         for index in range(need_arrow):
             mixed.append(arrow[index])

@@ -40,8 +40,15 @@ def training_features(held_out: str) -> list[str]:
     return [feature for name, pair in CONSTRUCTIONS.items() if name != held_out for feature in pair]
 
 
-def finetune_records(seed: int, held_out: str, kind: str = "ambiguous", *, per_length: int = 2,
-                     lengths: Sequence[int] = FINETUNE_LENGTHS, formats: Sequence[str] = FORMATS) -> list[FinetuneRecord]:
+def finetune_records(
+    seed: int,
+    held_out: str,
+    kind: str = "ambiguous",
+    *,
+    per_length: int = 2,
+    lengths: Sequence[int] = FINETUNE_LENGTHS,
+    formats: Sequence[str] = FORMATS,
+) -> list[FinetuneRecord]:
     """Prompts for the tasks not in `held_out`. Unlike Section 4.3, each prompt is drawn afresh.
 
     control: one of the construction's two features (chosen at random, as is its value) stays
@@ -64,12 +71,21 @@ def finetune_records(seed: int, held_out: str, kind: str = "ambiguous", *, per_l
                     examples = [draw_example(rng, feature, mapping, fixed=fixed) for _ in range(length)]
                     shown = labelled_text(UNINFORMATIVE, [(e.sentence, e.label) for e in examples[:-1]], fmt)
                     last = examples[-1]
-                    records.append(FinetuneRecord(
-                        prompt=shown.text + "\n" + query_block(last.sentence, fmt),
-                        completion=continuation(last.label, fmt),
-                        meta={"salient_feature": feature, "mapping": mapping, "length": length, "format": fmt,
-                              "kind": kind, "held_out": held_out, "constant": fixed},
-                    ))
+                    records.append(
+                        FinetuneRecord(
+                            prompt=shown.text + "\n" + query_block(last.sentence, fmt),
+                            completion=continuation(last.label, fmt),
+                            meta={
+                                "salient_feature": feature,
+                                "mapping": mapping,
+                                "length": length,
+                                "format": fmt,
+                                "kind": kind,
+                                "held_out": held_out,
+                                "constant": fixed,
+                            },
+                        )
+                    )
     return records
 
 

@@ -68,17 +68,21 @@ def label_for(features: Mapping[str, str], salient_feature: str, mapping: str) -
     return "X" if features[salient_feature] == mapping else "Y"
 
 
-def draw_example(rng: random.Random, salient_feature: str, mapping: str,
-                 fixed: Mapping[str, str] | None = None) -> Example:
+def draw_example(
+    rng: random.Random, salient_feature: str, mapping: str, fixed: Mapping[str, str] | None = None
+) -> Example:
     """Both features drawn independently with p = 1/2 each (unless fixed), then the words."""
     construction = CONSTRUCTION_OF[salient_feature]
-    features = {feature: (fixed or {}).get(feature) or rng.choice(FEATURE_VALUES[feature])
-                for feature in CONSTRUCTIONS[construction]}
+    features = {
+        feature: (fixed or {}).get(feature) or rng.choice(FEATURE_VALUES[feature])
+        for feature in CONSTRUCTIONS[construction]
+    }
     return Example(render(construction, features, rng), features, label_for(features, salient_feature, mapping))
 
 
-def balanced_plan(rng: random.Random, count: int, features: Sequence[str] = FEATURES,
-                  formats: Sequence[str] = FORMATS) -> list[tuple[str, str]]:
+def balanced_plan(
+    rng: random.Random, count: int, features: Sequence[str] = FEATURES, formats: Sequence[str] = FORMATS
+) -> list[tuple[str, str]]:
     """(salient feature, format) for `count` prompts: blocks holding every pair once, each shuffled."""
     pairs = [(feature, fmt) for feature in features for fmt in formats]
     plan: list[tuple[str, str]] = []
@@ -106,9 +110,15 @@ class Episode:
         return CONSTRUCTION_OF[self.salient_feature]
 
 
-def generate_episodes(seed: int, count: int = 720, *, length: int = EPISODE_LENGTH,
-                      features: Sequence[str] = FEATURES, formats: Sequence[str] = FORMATS,
-                      namespace: str = "episode") -> list[Episode]:
+def generate_episodes(
+    seed: int,
+    count: int = 720,
+    *,
+    length: int = EPISODE_LENGTH,
+    features: Sequence[str] = FEATURES,
+    formats: Sequence[str] = FORMATS,
+    namespace: str = "episode",
+) -> list[Episode]:
     plan = balanced_plan(seeded_rng("ambibench", seed, namespace, "plan"), count, features, formats)
     episodes = []
     for number, (feature, fmt) in enumerate(plan, start=1):
@@ -124,16 +134,29 @@ def episode_items(episodes: Sequence[Episode]) -> list[ItemData]:
     items = []
     for episode in episodes:
         for position, example in enumerate(episode.examples, start=1):
-            items.append(ItemData(
-                key=f"{episode.key}-{position:02d}",
-                split="episode",
-                prompt={"episode": episode.key, "position": position, "sentence": example.sentence,
-                        "instruction": UNINFORMATIVE, "format": episode.format},
-                gold=example.label,
-                meta={"episode": episode.key, "construction": episode.construction,
-                      "salient_feature": episode.salient_feature, "mapping": episode.mapping,
-                      "format": episode.format, "features": dict(example.features), "position": position},
-            ))
+            items.append(
+                ItemData(
+                    key=f"{episode.key}-{position:02d}",
+                    split="episode",
+                    prompt={
+                        "episode": episode.key,
+                        "position": position,
+                        "sentence": example.sentence,
+                        "instruction": UNINFORMATIVE,
+                        "format": episode.format,
+                    },
+                    gold=example.label,
+                    meta={
+                        "episode": episode.key,
+                        "construction": episode.construction,
+                        "salient_feature": episode.salient_feature,
+                        "mapping": episode.mapping,
+                        "format": episode.format,
+                        "features": dict(example.features),
+                        "position": position,
+                    },
+                )
+            )
     return items
 
 
@@ -167,34 +190,50 @@ def generate_disambiguation(seed: int, count: int = 720) -> list[DisambiguationP
         rng.shuffle(grouping)
         examples = tuple(draw_example(rng, feature, mapping, fixed=group) for group in grouping)
         query_first = rng.choice(FEATURE_VALUES[first])
-        query = draw_example(rng, feature, mapping,
-                             fixed={first: query_first, second: other_value(second, partner[query_first])})
-        prompts.append(DisambiguationPrompt(number, feature, mapping, fmt, (grouping[0], grouping[1]),
-                                            (examples[0], examples[1]), query))
+        query = draw_example(
+            rng, feature, mapping, fixed={first: query_first, second: other_value(second, partner[query_first])}
+        )
+        prompts.append(
+            DisambiguationPrompt(
+                number, feature, mapping, fmt, (grouping[0], grouping[1]), (examples[0], examples[1]), query
+            )
+        )
     return prompts
 
 
-def disambiguation_items(prompts: Sequence[DisambiguationPrompt],
-                         levels: Sequence[str] = INSTRUCTION_LEVELS) -> list[ItemData]:
+def disambiguation_items(
+    prompts: Sequence[DisambiguationPrompt], levels: Sequence[str] = INSTRUCTION_LEVELS
+) -> list[ItemData]:
     """Each prompt once per instruction level: the levels differ only in the instruction."""
     items = []
     for level in levels:
         if level not in INSTRUCTION_LEVELS:
             raise ValueError(f"unknown instruction level {level!r}")
         for prompt in prompts:
-            instruction = (informative_instruction(prompt.salient_feature, prompt.mapping)
-                           if level == "inform" else UNINFORMATIVE)
-            items.append(ItemData(
-                key=f"dis-{level}-{prompt.number:04d}",
-                split="instruction",
-                prompt={"instruction": instruction,
+            instruction = (
+                informative_instruction(prompt.salient_feature, prompt.mapping) if level == "inform" else UNINFORMATIVE
+            )
+            items.append(
+                ItemData(
+                    key=f"dis-{level}-{prompt.number:04d}",
+                    split="instruction",
+                    prompt={
+                        "instruction": instruction,
                         "examples": [[example.sentence, example.label] for example in prompt.examples],
-                        "query": prompt.query.sentence, "format": prompt.format},
-                gold=prompt.query.label,
-                meta={"construction": prompt.construction, "salient_feature": prompt.salient_feature,
-                      "mapping": prompt.mapping, "format": prompt.format, "features": dict(prompt.query.features),
-                      "instruction_level": level, "grouping": [dict(group) for group in prompt.grouping],
-                      "examples_features": [dict(example.features) for example in prompt.examples]},
-            ))
+                        "query": prompt.query.sentence,
+                        "format": prompt.format,
+                    },
+                    gold=prompt.query.label,
+                    meta={
+                        "construction": prompt.construction,
+                        "salient_feature": prompt.salient_feature,
+                        "mapping": prompt.mapping,
+                        "format": prompt.format,
+                        "features": dict(prompt.query.features),
+                        "instruction_level": level,
+                        "grouping": [dict(group) for group in prompt.grouping],
+                        "examples_features": [dict(example.features) for example in prompt.examples],
+                    },
+                )
+            )
     return items
-

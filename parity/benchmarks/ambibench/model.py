@@ -69,15 +69,22 @@ def groups(items: Sequence[ItemData]) -> list[list[str]]:
 def episode_request(episode: Sequence[ItemData], setting: Mapping[str, Any]) -> MultiReadRequest:
     ordered = order_episode(episode)
     first = ordered[0].prompt
-    shown = labelled_text(first["instruction"], [(item.prompt["sentence"], item.gold) for item in ordered],
-                          _format(first, setting))
+    shown = labelled_text(
+        first["instruction"], [(item.prompt["sentence"], item.gold) for item in ordered], _format(first, setting)
+    )
     candidates = spellings(_format(first, setting))
     return MultiReadRequest(first["episode"], shown.text, tuple(Read(offset, candidates) for offset in shown.offsets))
 
 
-def requests(items: Sequence[ItemData], assets: Mapping[str, Any], setting: Mapping[str, Any], *,
-             pool: Sequence[ItemData] = (), prior: Mapping[str, Any] | None = None,
-             kind: str = "causal") -> list[ChoiceRequest | MultiReadRequest]:
+def requests(
+    items: Sequence[ItemData],
+    assets: Mapping[str, Any],
+    setting: Mapping[str, Any],
+    *,
+    pool: Sequence[ItemData] = (),
+    prior: Mapping[str, Any] | None = None,
+    kind: str = "causal",
+) -> list[ChoiceRequest | MultiReadRequest]:
     episodes: dict[str, list[ItemData]] = defaultdict(list)
     found: list[ChoiceRequest | MultiReadRequest] = []
     for item in items:
@@ -97,25 +104,42 @@ def _answer(item: ItemData, scores: Sequence[Any], truncated: int, extra: Mappin
     if top_token is None or top_logprob is None:
         raise ValueError(f"{item.key}: the scores carry no top token, needed to tell an invalid answer")
     by_spelling = {text: score.logprob for text, score in zip(spellings(extra["format"]), scores, strict=True)}
-    merged = {label: sum(math.exp(value) for text, value in by_spelling.items() if is_label(text) == label)
-              for label in LABELS}
+    merged = {
+        label: sum(math.exp(value) for text, value in by_spelling.items() if is_label(text) == label)
+        for label in LABELS
+    }
     likelier = max(LABELS, key=lambda label: (merged[label], label == LABELS[0]))
     top_label = is_label(top_token)
     # the top token is the likeliest non-label token unless it is a label, and then a label wins
     valid = top_label is not None or merged[likelier] >= math.exp(top_logprob)
     answer = likelier if valid else ""
     return ModelAnswer(
-        answer=answer, raw_answer=likelier if valid else top_token, valid=valid, correct=valid and answer == item.gold,
-        scores={"logprob": {label: math.log(p) if p > 0 else None for label, p in merged.items()},
-                "logprob_spellings": by_spelling, "p_correct": merged.get(item.gold, 0.0),
-                "p_labels": sum(merged.values()), "top_token": top_token, "top_logprob": top_logprob,
-                "top_is_label": top_label is not None, **extra},
+        answer=answer,
+        raw_answer=likelier if valid else top_token,
+        valid=valid,
+        correct=valid and answer == item.gold,
+        scores={
+            "logprob": {label: math.log(p) if p > 0 else None for label, p in merged.items()},
+            "logprob_spellings": by_spelling,
+            "p_correct": merged.get(item.gold, 0.0),
+            "p_labels": sum(merged.values()),
+            "top_token": top_token,
+            "top_logprob": top_logprob,
+            "top_is_label": top_label is not None,
+            **extra,
+        },
         truncated_tokens=truncated,
     )
 
 
-def answers(items: Sequence[ItemData], setting: Mapping[str, Any], results: Mapping[str, Any], *,
-            assets: Mapping[str, Any] | None = None, kind: str = "causal") -> dict[str, ModelAnswer]:
+def answers(
+    items: Sequence[ItemData],
+    setting: Mapping[str, Any],
+    results: Mapping[str, Any],
+    *,
+    assets: Mapping[str, Any] | None = None,
+    kind: str = "causal",
+) -> dict[str, ModelAnswer]:
     found: dict[str, ModelAnswer] = {}
     episodes: dict[str, list[ItemData]] = defaultdict(list)
     for item in items:
@@ -123,11 +147,16 @@ def answers(items: Sequence[ItemData], setting: Mapping[str, Any], results: Mapp
             episodes[item.prompt["episode"]].append(item)
         else:
             result = results[item.key]
-            found[item.key] = _answer(item, result.scores, result.truncated_tokens,
-                                      {"format": _format(item.prompt, setting)})
+            found[item.key] = _answer(
+                item, result.scores, result.truncated_tokens, {"format": _format(item.prompt, setting)}
+            )
     for episode, members in episodes.items():
         result = results[episode]
         for item, read in zip(order_episode(members), result.reads):
-            found[item.key] = _answer(item, read.scores, result.truncated_tokens,
-                                      {"position": int(item.prompt["position"]), "format": _format(item.prompt, setting)})
+            found[item.key] = _answer(
+                item,
+                read.scores,
+                result.truncated_tokens,
+                {"position": int(item.prompt["position"]), "format": _format(item.prompt, setting)},
+            )
     return found

@@ -103,8 +103,6 @@ def oracle_curve(
     answers = [
         PositionAnswer(episode=str(index), position=position, score=score)
         for index, episode in enumerate(episodes)
-        for position, score in enumerate(
-            oracle_accuracy(episode.features, episode.examples), start=1
-        )
+        for position, score in enumerate(oracle_accuracy(episode.features, episode.examples), start=1)
     ]
     return position_curve(answers, n_boot=n_boot, seed=seed, confidence=confidence)

@@ -95,8 +95,13 @@ def position_curve(
                 n_invalid=invalid[position],
             )
         )
-    return PositionCurve(group=dict(group or {}), confidence=confidence, points=points,
-                         n_answers=sum(point.n_episodes for point in points), n_invalid=sum(invalid.values()))
+    return PositionCurve(
+        group=dict(group or {}),
+        confidence=confidence,
+        points=points,
+        n_answers=sum(point.n_episodes for point in points),
+        n_invalid=sum(invalid.values()),
+    )
 
 
 def position_curves(

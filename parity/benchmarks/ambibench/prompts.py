@@ -75,8 +75,9 @@ def labelled_text(instruction: str, examples: Sequence[tuple[str, str]], fmt: st
         text += "\n" + query_block(sentence, fmt)
         offsets.append(len(text))
         text += continuation(label, fmt)
-    return EpisodeText(text=text, offsets=tuple(offsets), golds=tuple(label for _, label in examples),
-                       candidates=candidates(fmt))
+    return EpisodeText(
+        text=text, offsets=tuple(offsets), golds=tuple(label for _, label in examples), candidates=candidates(fmt)
+    )
 
 
 def order_episode(items: Sequence[ItemData]) -> list[ItemData]:
@@ -89,7 +90,9 @@ def order_episode(items: Sequence[ItemData]) -> list[ItemData]:
     ordered = sorted(items, key=lambda item: int(item.prompt["position"]))
     positions = [int(item.prompt["position"]) for item in ordered]
     if positions != list(range(1, len(ordered) + 1)):
-        raise ValueError(f"episode {ordered[0].prompt['episode']} has positions {positions}, expected 1..{len(ordered)}")
+        raise ValueError(
+            f"episode {ordered[0].prompt['episode']} has positions {positions}, expected 1..{len(ordered)}"
+        )
     return ordered
 
 
@@ -97,8 +100,9 @@ def episode_text(items: Sequence[ItemData]) -> EpisodeText:
     """The one-pass model text of an episode (its items in any order), labels = the items' golds."""
     ordered = order_episode(items)
     first = ordered[0].prompt
-    return labelled_text(first["instruction"], [(item.prompt["sentence"], item.gold) for item in ordered],
-                         first["format"])
+    return labelled_text(
+        first["instruction"], [(item.prompt["sentence"], item.gold) for item in ordered], first["format"]
+    )
 
 
 def disambiguation_prompt(prompt: Mapping[str, Any]) -> ChoicePrompt:

@@ -18,8 +18,14 @@ def is_position_item(meta: Any) -> bool:
 
 
 def _position_answer(episode: str, meta: Any, correct: bool, valid: bool) -> PositionAnswer:
-    return PositionAnswer(episode=episode, position=int(meta["position"]), score=1.0 if correct else 0.0,
-                          salient_feature=meta.get("salient_feature"), format=meta.get("format"), valid=valid)
+    return PositionAnswer(
+        episode=episode,
+        position=int(meta["position"]),
+        score=1.0 if correct else 0.0,
+        salient_feature=meta.get("salient_feature"),
+        format=meta.get("format"),
+        valid=valid,
+    )
 
 
 def _curves(answers: list[PositionAnswer], *, n_boot: int, seed: int) -> dict[str, Any]:
@@ -27,8 +33,9 @@ def _curves(answers: list[PositionAnswer], *, n_boot: int, seed: int) -> dict[st
         return {"overall": None, "by_feature": [], "by_feature_format": []}
     return {
         "overall": position_curve(answers, n_boot=n_boot, seed=seed).to_dict(),
-        "by_feature": [c.to_dict() for c in position_curves(answers, by=("salient_feature",), n_boot=n_boot,
-                                                             seed=seed)],
+        "by_feature": [
+            c.to_dict() for c in position_curves(answers, by=("salient_feature",), n_boot=n_boot, seed=seed)
+        ],
         "by_feature_format": [c.to_dict() for c in position_curves(answers, n_boot=n_boot, seed=seed)],
     }
 
@@ -53,8 +60,11 @@ def _oracle(results: ResultsInput) -> dict[str, Any]:
     try:
         groups = _oracle_episodes(items)
         overall = oracle_curve(groups.get(None, [])).to_dict() if groups.get(None) else None
-        features = [{**oracle_curve(episodes).to_dict(), "group": {"salient_feature": feature}}
-                    for feature, episodes in sorted(groups.items(), key=lambda kv: str(kv[0])) if feature is not None]
+        features = [
+            {**oracle_curve(episodes).to_dict(), "group": {"salient_feature": feature}}
+            for feature, episodes in sorted(groups.items(), key=lambda kv: str(kv[0]))
+            if feature is not None
+        ]
     except ValueError:
         # episodes outside the oracle's task family (not two binary features): no oracle
         return {"overall": None, "by_feature": []}
@@ -64,17 +74,23 @@ def _oracle(results: ResultsInput) -> dict[str, Any]:
 def by_position(results: ResultsInput) -> dict[str, Any]:
     # For humans one episode is one participant's run through it.
     n_boot, seed, items = results.n_boot, results.seed, results.items
-    human_answers = [_position_answer(f"{h.annotator}/{h.meta['episode']}", h.meta, h.correct, h.valid)
-                     for h in results.humans if is_position_item(h.meta)]
+    human_answers = [
+        _position_answer(f"{h.annotator}/{h.meta['episode']}", h.meta, h.correct, h.valid)
+        for h in results.humans
+        if is_position_item(h.meta)
+    ]
     models = []
     for run in results.runs:
-        answers = [_position_answer(f"{items[m.item_key].meta['episode']}/{m.variant}",
-                                    items[m.item_key].meta, bool(m.correct), m.valid)
-                   for m in results.rows_by_run[run.id] if is_position_item(items[m.item_key].meta)]
+        answers = [
+            _position_answer(
+                f"{items[m.item_key].meta['episode']}/{m.variant}", items[m.item_key].meta, bool(m.correct), m.valid
+            )
+            for m in results.rows_by_run[run.id]
+            if is_position_item(items[m.item_key].meta)
+        ]
         if answers:
             models.append({"run": run.id, "label": run.label, **_curves(answers, n_boot=n_boot, seed=seed)})
-    return {"humans": _curves(human_answers, n_boot=n_boot, seed=seed), "models": models,
-            "oracle": _oracle(results)}
+    return {"humans": _curves(human_answers, n_boot=n_boot, seed=seed), "models": models, "oracle": _oracle(results)}
 
 
 def breakdowns(results: ResultsInput) -> dict[str, Any]:
@@ -88,5 +104,6 @@ def oracle_points(sections: dict[str, Any]) -> list[dict[str, Any]] | None:
     curve = sections.get("by_position", {}).get("oracle", {}).get("overall")
     if curve is None:
         return None
-    return [{"position": p["position"], "n_episodes": p["n_episodes"], "accuracy": p["accuracy"]}
-            for p in curve["points"]]
+    return [
+        {"position": p["position"], "n_episodes": p["n_episodes"], "accuracy": p["accuracy"]} for p in curve["points"]
+    ]

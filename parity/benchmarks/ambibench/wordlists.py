@@ -6,18 +6,68 @@ task. Feature values are identifiers (`human`, `indoor`, ...); the words come fr
 
 from __future__ import annotations
 
-HUMANS = ("student", "reporter", "hiker", "researcher", "firefighter", "fugitive", "critic", "photographer",
-          "director", "surveyor")
+HUMANS = (
+    "student",
+    "reporter",
+    "hiker",
+    "researcher",
+    "firefighter",
+    "fugitive",
+    "critic",
+    "photographer",
+    "director",
+    "surveyor",
+)
 ANIMALS = ("boar", "worm", "hawk", "hound", "butterfly", "snake", "duck", "bear", "mountain lion", "horse")
 OUTDOOR = ("river", "pond", "woodlands", "cave", "canyon", "prairie", "jungle", "marsh", "lagoon", "meadow")
-INDOOR = ("laboratory", "theatre", "museum", "courtroom", "apartment building", "restaurant", "house",
-          "film studio", "hotel lobby", "grocery store")
-RELIGIOUS_LEADERS = ("pope", "reverend", "bishop", "Dalai Lama", "rabbi", "cardinal", "pastor", "deacon", "imam",
-                     "ayatollah")
-SECULAR_LEADERS = ("president", "CEO", "principal", "sheriff", "judge", "ambassador", "officer", "prime minister",
-                   "colonel", "professor")
-PROPER_NOUNS = ("Lebron James", "Bernie Sanders", "Christopher Nolan", "Paul Atreides", "Noam Chomsky",
-                "Serena Williams", "Margot Robbie", "Alexandria Ocasio-Cortez", "Hermione Granger", "Jane Goodall")
+INDOOR = (
+    "laboratory",
+    "theatre",
+    "museum",
+    "courtroom",
+    "apartment building",
+    "restaurant",
+    "house",
+    "film studio",
+    "hotel lobby",
+    "grocery store",
+)
+RELIGIOUS_LEADERS = (
+    "pope",
+    "reverend",
+    "bishop",
+    "Dalai Lama",
+    "rabbi",
+    "cardinal",
+    "pastor",
+    "deacon",
+    "imam",
+    "ayatollah",
+)
+SECULAR_LEADERS = (
+    "president",
+    "CEO",
+    "principal",
+    "sheriff",
+    "judge",
+    "ambassador",
+    "officer",
+    "prime minister",
+    "colonel",
+    "professor",
+)
+PROPER_NOUNS = (
+    "Lebron James",
+    "Bernie Sanders",
+    "Christopher Nolan",
+    "Paul Atreides",
+    "Noam Chomsky",
+    "Serena Williams",
+    "Margot Robbie",
+    "Alexandria Ocasio-Cortez",
+    "Hermione Granger",
+    "Jane Goodall",
+)
 AFFIRMATIONS = ("is", "was", "has been", "may be", "could be")
 NEGATIONS = ("is not", "was not", "has not been", "may not be", "could not be")
 PRONOUNS = {"male": "He", "female": "She"}
@@ -82,7 +132,13 @@ def informative_instruction(feature: str, x_value: str) -> str:
 def word_lists() -> dict[str, list[str]]:
     """Every list as plain data (stored with an import, shown to researchers)."""
     return {
-        "humans": list(HUMANS), "animals": list(ANIMALS), "outdoor": list(OUTDOOR), "indoor": list(INDOOR),
-        "religious_leaders": list(RELIGIOUS_LEADERS), "secular_leaders": list(SECULAR_LEADERS),
-        "proper_nouns": list(PROPER_NOUNS), "affirmations": list(AFFIRMATIONS), "negations": list(NEGATIONS),
+        "humans": list(HUMANS),
+        "animals": list(ANIMALS),
+        "outdoor": list(OUTDOOR),
+        "indoor": list(INDOOR),
+        "religious_leaders": list(RELIGIOUS_LEADERS),
+        "secular_leaders": list(SECULAR_LEADERS),
+        "proper_nouns": list(PROPER_NOUNS),
+        "affirmations": list(AFFIRMATIONS),
+        "negations": list(NEGATIONS),
     }

@@ -45,8 +45,10 @@ def choices_for(prompt: Mapping[str, Any]) -> list[Choice]:
     if kind not in OPTION_KINDS:
         return []
     own_keys = kind == RATING and all(len(option) == 1 for option in options)
-    return [Choice(option, option, (option.lower(),) if own_keys else ((str(number),) if number <= 9 else ()))
-            for number, option in enumerate(options, start=1)]
+    return [
+        Choice(option, option, (option.lower(),) if own_keys else ((str(number),) if number <= 9 else ()))
+        for number, option in enumerate(options, start=1)
+    ]
 
 
 def score_answer(raw: str, item: ItemData) -> Scored:
@@ -65,14 +67,30 @@ def score_answer(raw: str, item: ItemData) -> Scored:
         if number is None:
             return Scored(answer=None, correct=False, valid=False)
         answer = scoring.format_number(number)
-        return Scored(answer=answer, valid=True, correct=scoring.is_correct(scoring.NUMERIC, scoring.best_score(
-            scoring.NUMERIC, answer, item.meta.get("answers") or [item.gold], float(item.meta.get("tolerance", 0)))))
+        return Scored(
+            answer=answer,
+            valid=True,
+            correct=scoring.is_correct(
+                scoring.NUMERIC,
+                scoring.best_score(
+                    scoring.NUMERIC,
+                    answer,
+                    item.meta.get("answers") or [item.gold],
+                    float(item.meta.get("tolerance", 0)),
+                ),
+            ),
+        )
     if not text:
         return Scored(answer=None, correct=False, valid=False)
     if kind == SHORT_TEXT:
         metric = str(item.meta.get("metric", scoring.EXACT))
-        value = scoring.best_score(metric, text, item.meta.get("answers") or [item.gold],
-                                   float(item.meta.get("tolerance", 0)), item.meta.get("metric_options", ()))
+        value = scoring.best_score(
+            metric,
+            text,
+            item.meta.get("answers") or [item.gold],
+            float(item.meta.get("tolerance", 0)),
+            item.meta.get("metric_options", ()),
+        )
         return Scored(answer=text, correct=scoring.is_correct(metric, value), valid=True)
     return Scored(answer=text, correct=False, valid=True)
 
@@ -96,11 +114,19 @@ class CustomItems(Benchmark):
     design_options = (
         DesignOption("item_set", "Item set", kind="text", help="the NAME the items were imported under"),
         DesignOption("split", "Split", kind="text", help="the items' split (default test)"),
-        DesignOption("unit_size", "Items per unit", minimum=0,
-                     help="consecutive blocks in file order, one per participant; 0: every item in one unit"),
+        DesignOption(
+            "unit_size",
+            "Items per unit",
+            minimum=0,
+            help="consecutive blocks in file order, one per participant; 0: every item in one unit",
+        ),
         DesignOption("per_unit", "Participants per unit", minimum=1),
-        DesignOption("attention_checks", "Attention checks per participant", minimum=0,
-                     help="drawn from the set's items marked attention_check"),
+        DesignOption(
+            "attention_checks",
+            "Attention checks per participant",
+            minimum=0,
+            help="drawn from the set's items marked attention_check",
+        ),
         DesignOption("exclude_at", "Exclude at failed checks", minimum=0, help="0: never exclude"),
         DesignOption("shuffle_items", "Shuffle items per participant", kind="bool"),
     )
@@ -115,12 +141,20 @@ class CustomItems(Benchmark):
         path = Path(source)
         if not path.is_file():
             raise DatasetError(path.name or str(path), "a CSV or JSONL file of items is needed (--source FILE)")
-        return items_from_file(path, name=check_name(name, path.name), label=str((options or {}).get("label") or path.name))
+        return items_from_file(
+            path, name=check_name(name, path.name), label=str((options or {}).get("label") or path.name)
+        )
 
-    def load_records(self, records: Sequence[Mapping[str, Any]], options: Mapping[str, Any] | None = None) -> ImportBundle:
+    def load_records(
+        self, records: Sequence[Mapping[str, Any]], options: Mapping[str, Any] | None = None
+    ) -> ImportBundle:
         options = options or {}
-        return items_from_records(records, name=str(options.get("name") or ""), label=str(options.get("label") or "records"),
-                                  lines=options.get("lines"))
+        return items_from_records(
+            records,
+            name=str(options.get("name") or ""),
+            label=str(options.get("label") or "records"),
+            lines=options.get("lines"),
+        )
 
     # -- the human side ------------------------------------------------------------------
     def choices(self, item_prompt: Mapping[str, Any], design: Mapping[str, Any]) -> list[Choice]:
@@ -130,15 +164,21 @@ class CustomItems(Benchmark):
         """What the page shows: the kind, text, context and whether they are Markdown; never the
         gold, which with the metric and accepted answers stays in the item's meta."""
         kind = item_prompt.get("kind")
-        return {"kind": kind, "text": item_prompt.get("text", ""), "context": item_prompt.get("context", ""),
-                "markdown": item_prompt.get("format") == "markdown", "long": kind == FREE_TEXT,
-                "numeric": kind == NUMBER}
+        return {
+            "kind": kind,
+            "text": item_prompt.get("text", ""),
+            "context": item_prompt.get("context", ""),
+            "markdown": item_prompt.get("format") == "markdown",
+            "long": kind == FREE_TEXT,
+            "numeric": kind == NUMBER,
+        }
 
     def parse_answer(self, raw: str) -> str | None:
         return raw.strip() or None
 
-    def score(self, raw: str, gold: str, design: Mapping[str, Any] | None = None, *,
-              item: ItemData | None = None) -> Scored:
+    def score(
+        self, raw: str, gold: str, design: Mapping[str, Any] | None = None, *, item: ItemData | None = None
+    ) -> Scored:
         if item is None:  # a caller that knows only the gold: the exact answer
             return super().score(raw, gold, design)
         return score_answer(raw, item)
@@ -148,8 +188,14 @@ class CustomItems(Benchmark):
             return ""
         kind = (item.prompt.get("kind") if item is not None else "") or CHOICE
         if kind == NUMBER:
-            return (f"Please type a number, for example 42 or 3.5 (“{raw.strip()[:40]}” is not one). "
-                    "Your answer has not been saved yet.") if raw.strip() else "Please type a number, then press Enter."
+            return (
+                (
+                    f"Please type a number, for example 42 or 3.5 (“{raw.strip()[:40]}” is not one). "
+                    "Your answer has not been saved yet."
+                )
+                if raw.strip()
+                else "Please type a number, then press Enter."
+            )
         if kind in (SHORT_TEXT, FREE_TEXT):
             return "Please type an answer, then press Enter."
         return "Please choose one of the answers."
@@ -182,13 +228,21 @@ class CustomItems(Benchmark):
         scope = self.item_scope(design)
         if not scope:
             raise ValueError(f"Name the item set to use: the NAME given when importing the file ({NAME_RULE}).")
-        pool = sorted((item for item in items if item.key.startswith(scope) and item.split == design["split"]
-                       and not item.is_attention_check), key=lambda item: (int(item.meta.get("line", 0)), item.key))
+        pool = sorted(
+            (
+                item
+                for item in items
+                if item.key.startswith(scope) and item.split == design["split"] and not item.is_attention_check
+            ),
+            key=lambda item: (int(item.meta.get("line", 0)), item.key),
+        )
         if not pool:
-            raise ValueError(f"no items of the set {design.get('item_set')!r} (split {design['split']!r}) are "
-                             "imported: import the file first (Import your own items)")
+            raise ValueError(
+                f"no items of the set {design.get('item_set')!r} (split {design['split']!r}) are "
+                "imported: import the file first (Import your own items)"
+            )
         size = int(design["unit_size"]) or len(pool)
-        return [[item.key for item in pool[start:start + size]] for start in range(0, len(pool), size)]
+        return [[item.key for item in pool[start : start + size]] for start in range(0, len(pool), size)]
 
     # -- model runs (model.py) -----------------------------------------------------------
     model_module: ClassVar[Any] = model_side

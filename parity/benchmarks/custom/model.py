@@ -34,13 +34,20 @@ def item_request(item: ItemData) -> ChoiceRequest | GenerationRequest:
     if item.meta["kind"] in OPTION_KINDS:
         return ChoiceRequest(item.key, model["context"], tuple(model["continuations"]))
     # the engine's newline rule stops no earlier than the first newline, where the cut below is made
-    return GenerationRequest(item.key, model["context"], int(model["max_tokens"]),
-                             stop_at_newline="\n" in model["stop"])
+    return GenerationRequest(
+        item.key, model["context"], int(model["max_tokens"]), stop_at_newline="\n" in model["stop"]
+    )
 
 
-def requests(items: Sequence[ItemData], assets: Mapping[str, Any], setting: Mapping[str, Any], *,
-             pool: Sequence[ItemData] = (), prior: Mapping[str, Any] | None = None,
-             kind: str = "causal") -> list[ChoiceRequest | GenerationRequest]:
+def requests(
+    items: Sequence[ItemData],
+    assets: Mapping[str, Any],
+    setting: Mapping[str, Any],
+    *,
+    pool: Sequence[ItemData] = (),
+    prior: Mapping[str, Any] | None = None,
+    kind: str = "causal",
+) -> list[ChoiceRequest | GenerationRequest]:
     return [item_request(item) for item in items]
 
 
@@ -60,14 +67,22 @@ def choice_answer(item: ItemData, result: Any) -> ModelAnswer:
     normalised = [loglik / length for loglik, length in zip(logliks, lengths)]
     best_norm = normalised.index(max(normalised))
     scored = item.meta["kind"] != RATING
-    scores: dict[str, Any] = {"loglik": dict(zip(options, logliks)), "chars": dict(zip(options, lengths)),
-              "greedy": dict(zip(options, (score.is_greedy for score in result.scores))),
-              "answer_norm": options[best_norm]}
+    scores: dict[str, Any] = {
+        "loglik": dict(zip(options, logliks)),
+        "chars": dict(zip(options, lengths)),
+        "greedy": dict(zip(options, (score.is_greedy for score in result.scores))),
+        "answer_norm": options[best_norm],
+    }
     if scored:
         scores["correct_norm"] = options[best_norm] == item.gold
-    return ModelAnswer(answer=options[best], raw_answer=continuations[best], valid=True,
-                       correct=scored and options[best] == item.gold, scores=scores,
-                       truncated_tokens=result.truncated_tokens)
+    return ModelAnswer(
+        answer=options[best],
+        raw_answer=continuations[best],
+        valid=True,
+        correct=scored and options[best] == item.gold,
+        scores=scores,
+        truncated_tokens=result.truncated_tokens,
+    )
 
 
 def generation_answer(item: ItemData, result: Any) -> ModelAnswer:
@@ -77,25 +92,52 @@ def generation_answer(item: ItemData, result: Any) -> ModelAnswer:
     if kind == NUMBER:
         number = scoring.first_number(text)
         answer = "" if number is None else scoring.format_number(number)
-        value = scoring.best_score(scoring.NUMERIC, answer, item.meta["answers"], float(item.meta.get("tolerance", 0))) \
-            if answer else 0.0
-        return ModelAnswer(answer=answer, raw_answer=result.raw_text, valid=bool(answer),
-                           correct=scoring.is_correct(scoring.NUMERIC, value), scores={**scores, "score": value},
-                           truncated_tokens=result.truncated_tokens)
+        value = (
+            scoring.best_score(scoring.NUMERIC, answer, item.meta["answers"], float(item.meta.get("tolerance", 0)))
+            if answer
+            else 0.0
+        )
+        return ModelAnswer(
+            answer=answer,
+            raw_answer=result.raw_text,
+            valid=bool(answer),
+            correct=scoring.is_correct(scoring.NUMERIC, value),
+            scores={**scores, "score": value},
+            truncated_tokens=result.truncated_tokens,
+        )
     if kind == SHORT_TEXT:
         metric, options = str(item.meta["metric"]), item.meta.get("metric_options", ())
         if metric == scoring.EXACT_MATCH:  # the harness compares the text as generated, cut at the stops
             text = cut_at_stops(result.raw_text, item.meta["model"]["stop"])
             text = text.strip() if scoring.STRIP in options else text
         value = scoring.best_score(metric, text, item.meta["answers"], float(item.meta.get("tolerance", 0)), options)
-        return ModelAnswer(answer=text, raw_answer=result.raw_text, valid=bool(text),
-                           correct=scoring.is_correct(metric, value), scores={**scores, "score": value, "metric": metric},
-                           truncated_tokens=result.truncated_tokens)
-    return ModelAnswer(answer=text, raw_answer=result.raw_text, valid=bool(text), correct=False, scores=scores,
-                       truncated_tokens=result.truncated_tokens)
+        return ModelAnswer(
+            answer=text,
+            raw_answer=result.raw_text,
+            valid=bool(text),
+            correct=scoring.is_correct(metric, value),
+            scores={**scores, "score": value, "metric": metric},
+            truncated_tokens=result.truncated_tokens,
+        )
+    return ModelAnswer(
+        answer=text,
+        raw_answer=result.raw_text,
+        valid=bool(text),
+        correct=False,
+        scores=scores,
+        truncated_tokens=result.truncated_tokens,
+    )
 
 
-def answers(items: Sequence[ItemData], setting: Mapping[str, Any], results: Mapping[str, Any], *,
-            assets: Mapping[str, Any] | None = None, kind: str = "causal") -> dict[str, ModelAnswer]:
-    return {item.key: (choice_answer if item.meta["kind"] in OPTION_KINDS else generation_answer)(item, results[item.key])
-            for item in items}
+def answers(
+    items: Sequence[ItemData],
+    setting: Mapping[str, Any],
+    results: Mapping[str, Any],
+    *,
+    assets: Mapping[str, Any] | None = None,
+    kind: str = "causal",
+) -> dict[str, ModelAnswer]:
+    return {
+        item.key: (choice_answer if item.meta["kind"] in OPTION_KINDS else generation_answer)(item, results[item.key])
+        for item in items
+    }

@@ -25,7 +25,14 @@ from ..base import DatasetError, ImportBundle, ItemData, read_csv_rows, read_jso
 from . import scoring
 from .prompts import default_model_context
 
-CHOICE, YES_NO, SHORT_TEXT, NUMBER, RATING, FREE_TEXT = "choice", "yes_no", "short_text", "number", "rating", "free_text"
+CHOICE, YES_NO, SHORT_TEXT, NUMBER, RATING, FREE_TEXT = (
+    "choice",
+    "yes_no",
+    "short_text",
+    "number",
+    "rating",
+    "free_text",
+)
 KINDS = (CHOICE, YES_NO, SHORT_TEXT, NUMBER, RATING, FREE_TEXT)
 #: kinds a person answers with buttons, and a model by comparing one continuation per option
 OPTION_KINDS = (CHOICE, YES_NO, RATING)
@@ -35,8 +42,27 @@ TYPED_KINDS = (SHORT_TEXT, NUMBER, FREE_TEXT)
 UNSCORED_KINDS = (RATING, FREE_TEXT)
 YES_NO_OPTIONS = ("yes", "no")
 FORMATS = ("plain", "markdown")
-FIELDS = ("id", "text", "format", "context", "kind", "options", "gold", "category", "split", "attention_check",
-          "prompt_template", "model_context", "continuations", "stop", "max_tokens", "metric", "metric_options", "tolerance", "lengths")
+FIELDS = (
+    "id",
+    "text",
+    "format",
+    "context",
+    "kind",
+    "options",
+    "gold",
+    "category",
+    "split",
+    "attention_check",
+    "prompt_template",
+    "model_context",
+    "continuations",
+    "stop",
+    "max_tokens",
+    "metric",
+    "metric_options",
+    "tolerance",
+    "lengths",
+)
 DEFAULT_METRIC = {SHORT_TEXT: scoring.EXACT, NUMBER: scoring.NUMERIC}
 DEFAULT_STOP = ("\n",)
 DEFAULT_MAX_TOKENS = 32
@@ -51,8 +77,11 @@ _TRUE, _FALSE = {"true", "yes", "1", "y"}, {"false", "no", "0", "n", ""}
 
 def check_name(name: str, label: str) -> str:
     if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
-        raise DatasetError(label, f"the item set's name must be a slug (lower-case letters, digits, '-' and '_', "
-                                  f"at most 40 characters), not {name!r}")
+        raise DatasetError(
+            label,
+            f"the item set's name must be a slug (lower-case letters, digits, '-' and '_', "
+            f"at most 40 characters), not {name!r}",
+        )
     return name
 
 
@@ -128,8 +157,11 @@ class _Record:
             return default
         value = self.values[field]
         try:
-            number = None if isinstance(value, bool) else (
-                float(value) if isinstance(value, (int, float)) else scoring.parse_number(str(value)))
+            number = (
+                None
+                if isinstance(value, bool)
+                else (float(value) if isinstance(value, (int, float)) else scoring.parse_number(str(value)))
+            )
         except OverflowError:
             number = None
         if number is None or not math.isfinite(number):
@@ -205,9 +237,15 @@ def _metric(record: _Record, kind: str, answers: Sequence[str]) -> tuple[str, fl
 
 
 def _template_fields(record: _Record, options: Sequence[str], extra: Mapping[str, str]) -> dict[str, str]:
-    return {"id": record.text("id"), "text": record.text("text"), "context": record.text("context"),
-            "kind": record.text("kind"), "category": record.text("category"), "options": ", ".join(options),
-            **extra}
+    return {
+        "id": record.text("id"),
+        "text": record.text("text"),
+        "context": record.text("context"),
+        "kind": record.text("kind"),
+        "category": record.text("category"),
+        "options": ", ".join(options),
+        **extra,
+    }
 
 
 def _model_context(record: _Record, kind: str, options: Sequence[str], extra: Mapping[str, str]) -> str:
@@ -241,7 +279,9 @@ def _continuations(record: _Record, kind: str, options: Sequence[str]) -> list[s
         return [" " + option for option in options]
     continuations = record.strings("continuations", strip=False)
     if len(continuations) != len(options):
-        raise record.error("continuations", f"one per option: {len(options)} options, {len(continuations)} continuations")
+        raise record.error(
+            "continuations", f"one per option: {len(options)} options, {len(continuations)} continuations"
+        )
     return continuations
 
 
@@ -254,8 +294,9 @@ def _lengths(record: _Record, kind: str, options: Sequence[str]) -> list[int]:
         raise record.error("lengths", f"a {kind} item is generated, not chosen: it has no option lengths")
     lengths = record.strings("lengths")
     if len(lengths) != len(options) or not all(length.isdigit() and int(length) > 0 for length in lengths):
-        raise record.error("lengths", f"one whole number above 0 per option: {len(options)} options, "
-                                      f"found {' | '.join(lengths)}")
+        raise record.error(
+            "lengths", f"one whole number above 0 per option: {len(options)} options, found {' | '.join(lengths)}"
+        )
     return [int(length) for length in lengths]
 
 
@@ -273,7 +314,9 @@ def _generation(record: _Record, kind: str) -> dict[str, Any]:
     stops = [_unescape(stop) for stop in record.strings("stop", strip=False)] or list(DEFAULT_STOP)
     tokens = float(record.number("max_tokens", DEFAULT_MAX_TOKENS))
     if not tokens.is_integer() or not 1 <= tokens <= MAX_TOKENS_LIMIT:
-        raise record.error("max_tokens", f"must be a whole number from 1 to {MAX_TOKENS_LIMIT}, not {record.values['max_tokens']!r}")
+        raise record.error(
+            "max_tokens", f"must be a whole number from 1 to {MAX_TOKENS_LIMIT}, not {record.values['max_tokens']!r}"
+        )
     return {"stop": stops, "max_tokens": int(tokens)}
 
 
@@ -309,14 +352,23 @@ def record_item(record: _Record, name: str) -> ItemData:
     if attention and not gold:
         raise record.error("attention_check", f"an attention check needs a right answer; a {kind} item has none")
     extra = _extra(record)
-    model = {"context": _model_context(record, kind, options, extra),
-             "continuations": _continuations(record, kind, options), **_generation(record, kind)}
+    model = {
+        "context": _model_context(record, kind, options, extra),
+        "continuations": _continuations(record, kind, options),
+        **_generation(record, kind),
+    }
     if kind in OPTION_KINDS:
         model["lengths"] = _lengths(record, kind, options)
     elif record.present("lengths"):
         _lengths(record, kind, options)
-    meta: dict[str, Any] = {"set": name, "id": item_id, "kind": kind, "line": record.line, "model": model,
-                            "extra": extra}
+    meta: dict[str, Any] = {
+        "set": name,
+        "id": item_id,
+        "kind": kind,
+        "line": record.line,
+        "model": model,
+        "extra": extra,
+    }
     if answers:
         meta.update(answers=answers)
     if kind == RATING:
@@ -333,12 +385,12 @@ def record_item(record: _Record, name: str) -> ItemData:
     split = record.text("split", "test")
     if len(split) > SPLIT_LENGTH:
         raise record.error("split", f"longer than {SPLIT_LENGTH} characters")
-    return ItemData(key=key, split=split, prompt=prompt, gold=gold, meta=meta,
-                    is_attention_check=attention)
+    return ItemData(key=key, split=split, prompt=prompt, gold=gold, meta=meta, is_attention_check=attention)
 
 
 def _refuse_nul(record: _Record, values: Mapping[str, Any]) -> None:
     """A NUL character is no text a database keeps (PostgreSQL refuses it); name the field."""
+
     def holds_nul(value: Any) -> bool:
         if isinstance(value, str):
             return "\x00" in value
@@ -353,8 +405,9 @@ def _refuse_nul(record: _Record, values: Mapping[str, Any]) -> None:
             raise record.error(str(field).replace("\x00", "\\0"), "contains a NUL character (\\0)")
 
 
-def items_from_records(records: Sequence[Mapping[str, Any]], *, name: str, label: str,
-                       lines: Sequence[int] | None = None) -> ImportBundle:
+def items_from_records(
+    records: Sequence[Mapping[str, Any]], *, name: str, label: str, lines: Sequence[int] | None = None
+) -> ImportBundle:
     """The items of one item set from its records; `lines[i]` is the line (or spreadsheet row) of
     `records[i]` in the file named `label`. Raises DatasetError on the first problem."""
     check_name(name, label)
@@ -386,7 +439,8 @@ def read_records(path: Path, label: str | None = None) -> tuple[list[dict[str, A
     suffix = path.suffix.lower()
     if suffix == ".csv":
         rows: list[tuple[int, Mapping[str, Any]]] = list(
-            read_csv_rows(path, ("id", "text", "kind"), name=label, every_column=True))
+            read_csv_rows(path, ("id", "text", "kind"), name=label, every_column=True)
+        )
     elif suffix in (".jsonl", ".ndjson"):
         rows = list(read_jsonl_rows(path, name=label))
     else:

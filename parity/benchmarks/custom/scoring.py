@@ -54,8 +54,9 @@ def exact_match_score(prediction: str, answer: str, options: Sequence[str] = ())
 def contains_score(prediction: str, answer: str) -> float:
     """The accepted answer occurs in the prediction as whole words (both normalised)."""
     expected = normalise_answer(answer)
-    return float(bool(expected) and re.search(rf"(?:^| ){re.escape(expected)}(?: |$)",
-                                              normalise_answer(prediction)) is not None)
+    return float(
+        bool(expected) and re.search(rf"(?:^| ){re.escape(expected)}(?: |$)", normalise_answer(prediction)) is not None
+    )
 
 
 def f1_score(prediction: str, answer: str) -> float:
@@ -96,8 +97,9 @@ def numeric_score(prediction: str, answer: str, tolerance: float = 0.0) -> float
     return float(abs(predicted - expected) <= tolerance + 1e-12 * max(1.0, abs(expected)))
 
 
-def best_score(metric: str, prediction: str, answers: Sequence[str], tolerance: float = 0.0,
-               options: Sequence[str] = ()) -> float:
+def best_score(
+    metric: str, prediction: str, answers: Sequence[str], tolerance: float = 0.0, options: Sequence[str] = ()
+) -> float:
     """The metric against every accepted answer; the best one counts (0..1)."""
     if metric == NUMERIC:
         return max((numeric_score(prediction, answer, tolerance) for answer in answers), default=0.0)

@@ -42,26 +42,56 @@ NATURAL = (2, 5, 6)
 TYPES = ("Generalised", "Particularised", "World knowledge", "Idiom", "Rhetorical question", "Hyperbole", "Other")
 
 _SOURCES: list[tuple[str, str, str]] = [
-    ("test_conversational_implicatures.csv", f"{_REPO}/data/test_conversational_implicatures.csv",
-     "b5a6c284818f012b39880f858924a27e4285672a00456797c55979ac35cc508d"),
-    ("dev_conversational_implicatures.csv", f"{_REPO}/data/dev_conversational_implicatures.csv",
-     "3851c4ba6ad607245b8f3d67fd225b9348d3f5716a5758f00aad2aa0eca365f3"),
-    ("type_labels.csv", f"{_REPO}/data/type_labels.csv",
-     "51e362b19470aba670ff091f0f1b5698027be80147d459dbace29f00d3c10dde"),
-    ("prompt_templates.txt", f"{_REPO}/data/prompt_templates.txt",
-     "b5571db948616fb9332de9c183114fa1827c6ec266e04828b628ceb33bafd1f4"),
-    ("two_prompt_templates.txt", f"{_REPO}/data/two_prompt_templates.txt",
-     "9eb3811b271f650fa5e6997393aa3aea84a9c75758e6d8fa7e218add751d3c04"),
-    ("alignment_prompt_templates.csv", f"{_REPO}/data/alignment_prompt_templates.csv",
-     "9d39f5ff44260d350c27806c2949470e695381a2e2759ebb2b60100e2803aeff"),
-    ("human_eval_1-150.csv", f"{_REPO}/data/human_eval/human_eval%20-%201-150.csv",
-     "90f4b63dac265683efcafb2f780de8adee15ea04738a91a0337a59059a2382ae"),
-    ("human_eval_151-300.csv", f"{_REPO}/data/human_eval/human_eval%20-%20151-300.csv",
-     "78b3f6e1e4985eedf75d0815b36a5edd0f38a5411c3680da40dc15845f11193c"),
-    ("human_eval_301-450.csv", f"{_REPO}/data/human_eval/human_eval%20-%20301-450.csv",
-     "e25657fd6441d3a01791991573227900659698359710bda623d13e17944af6a5"),
-    ("human_eval_451-600.csv", f"{_REPO}/data/human_eval/human_eval%20-%20451-600.csv",
-     "c1139673e0973ab0b5360b6140f6850de4eecc2c3292a50bd59b02490e77a00c"),
+    (
+        "test_conversational_implicatures.csv",
+        f"{_REPO}/data/test_conversational_implicatures.csv",
+        "b5a6c284818f012b39880f858924a27e4285672a00456797c55979ac35cc508d",
+    ),
+    (
+        "dev_conversational_implicatures.csv",
+        f"{_REPO}/data/dev_conversational_implicatures.csv",
+        "3851c4ba6ad607245b8f3d67fd225b9348d3f5716a5758f00aad2aa0eca365f3",
+    ),
+    (
+        "type_labels.csv",
+        f"{_REPO}/data/type_labels.csv",
+        "51e362b19470aba670ff091f0f1b5698027be80147d459dbace29f00d3c10dde",
+    ),
+    (
+        "prompt_templates.txt",
+        f"{_REPO}/data/prompt_templates.txt",
+        "b5571db948616fb9332de9c183114fa1827c6ec266e04828b628ceb33bafd1f4",
+    ),
+    (
+        "two_prompt_templates.txt",
+        f"{_REPO}/data/two_prompt_templates.txt",
+        "9eb3811b271f650fa5e6997393aa3aea84a9c75758e6d8fa7e218add751d3c04",
+    ),
+    (
+        "alignment_prompt_templates.csv",
+        f"{_REPO}/data/alignment_prompt_templates.csv",
+        "9d39f5ff44260d350c27806c2949470e695381a2e2759ebb2b60100e2803aeff",
+    ),
+    (
+        "human_eval_1-150.csv",
+        f"{_REPO}/data/human_eval/human_eval%20-%201-150.csv",
+        "90f4b63dac265683efcafb2f780de8adee15ea04738a91a0337a59059a2382ae",
+    ),
+    (
+        "human_eval_151-300.csv",
+        f"{_REPO}/data/human_eval/human_eval%20-%20151-300.csv",
+        "78b3f6e1e4985eedf75d0815b36a5edd0f38a5411c3680da40dc15845f11193c",
+    ),
+    (
+        "human_eval_301-450.csv",
+        f"{_REPO}/data/human_eval/human_eval%20-%20301-450.csv",
+        "e25657fd6441d3a01791991573227900659698359710bda623d13e17944af6a5",
+    ),
+    (
+        "human_eval_451-600.csv",
+        f"{_REPO}/data/human_eval/human_eval%20-%20451-600.csv",
+        "c1139673e0973ab0b5360b6140f6850de4eecc2c3292a50bd59b02490e77a00c",
+    ),
 ] + [
     (f"promptsource_templates/{k}-shot/templates.yaml", f"{_PROMPTSOURCE}/{k}-shot/templates.yaml", sha)
     for k, sha in zip(
@@ -126,12 +156,23 @@ class Implicature(Benchmark):
         DesignOption("units", "Units", help="groups of items; each participant does one unit", minimum=1),
         DesignOption("unit_size", "Items per unit", help="the paper: 150 test items per unit", minimum=1),
         DesignOption("per_unit", "Participants per unit", help="people who complete each unit", minimum=1),
-        DesignOption("split", "Items from", kind="choice", choices=(("test", "test set (600)"), ("dev", "dev set (118)"))),
-        DesignOption("template", "Prompt template shown", kind="choice",
-                     help="the paper's human study used template 2",
-                     choices=tuple((number, f"template {number}") for number in range(1, 10))),
-        DesignOption("attention_checks", "Attention checks per participant", minimum=0,
-                     maximum=len(ATTENTION_CHECKS), help="instructional checks at random positions"),
+        DesignOption(
+            "split", "Items from", kind="choice", choices=(("test", "test set (600)"), ("dev", "dev set (118)"))
+        ),
+        DesignOption(
+            "template",
+            "Prompt template shown",
+            kind="choice",
+            help="the paper's human study used template 2",
+            choices=tuple((number, f"template {number}") for number in range(1, 10)),
+        ),
+        DesignOption(
+            "attention_checks",
+            "Attention checks per participant",
+            minimum=0,
+            maximum=len(ATTENTION_CHECKS),
+            help="instructional checks at random positions",
+        ),
         DesignOption("exclude_at", "Exclude at failed checks", minimum=0, help="0: never exclude"),
         DesignOption("shuffle_items", "Shuffle items per participant", kind="bool"),
     )
@@ -150,27 +191,43 @@ class Implicature(Benchmark):
         types = self._types(source / "type_labels.csv")
         items: list[ItemData] = []
         counts = {"yes": 0, "no": 0}
-        for split, filename in (("test", "test_conversational_implicatures.csv"), ("dev", "dev_conversational_implicatures.csv")):
+        for split, filename in (
+            ("test", "test_conversational_implicatures.csv"),
+            ("dev", "dev_conversational_implicatures.csv"),
+        ):
             rows = read_csv_rows(source / filename, ("Context utterance", "Response utterance", "Implicature"))
             if not rows:
                 raise DatasetError(filename, "no rows")
-            refuse_duplicate_rows(filename, ((item_key(split, row["Context utterance"], row["Response utterance"]), line)
-                                             for line, row in rows), "utterance and response")
+            refuse_duplicate_rows(
+                filename,
+                ((item_key(split, row["Context utterance"], row["Response utterance"]), line) for line, row in rows),
+                "utterance and response",
+            )
             for index, (line, row) in enumerate(rows, start=1):
                 label = parse_label(row["Implicature"])
                 if label is None or not row["Context utterance"].strip() or not row["Response utterance"].strip():
-                    raise DatasetError(filename, f"cannot parse a yes/no label from {row['Implicature']!r}"
-                                       if label is None else "empty utterance or response", row=line)
+                    raise DatasetError(
+                        filename,
+                        f"cannot parse a yes/no label from {row['Implicature']!r}"
+                        if label is None
+                        else "empty utterance or response",
+                        row=line,
+                    )
                 key_text = normalise(row["Context utterance"]) + "||" + normalise(row["Response utterance"])
                 item_type = types.get(key_text, "Other") if split == "test" else "Other"
                 counts[label] += split == "test"
-                items.append(ItemData(
-                    key=item_key(split, row["Context utterance"], row["Response utterance"]),
-                    split=split,
-                    prompt={"utterance": clean_text(row["Context utterance"]), "response": clean_text(row["Response utterance"])},
-                    gold=label,
-                    meta={"type": item_type, "row": index, "implicature": row["Implicature"].strip()},
-                ))
+                items.append(
+                    ItemData(
+                        key=item_key(split, row["Context utterance"], row["Response utterance"]),
+                        split=split,
+                        prompt={
+                            "utterance": clean_text(row["Context utterance"]),
+                            "response": clean_text(row["Response utterance"]),
+                        },
+                        gold=label,
+                        meta={"type": item_type, "row": index, "implicature": row["Implicature"].strip()},
+                    )
+                )
         templates = parse_template_file(source / "prompt_templates.txt")
         if len(templates) != 6:
             raise DatasetError("prompt_templates.txt", f"expected 6 templates, found {len(templates)}")
@@ -194,8 +251,12 @@ class Implicature(Benchmark):
             exchange = normalise(row["Utterance"]) + "||" + normalise(row["Response"])
             earlier = types.setdefault(exchange, (kind, index))
             if earlier[0] != kind:
-                raise DatasetError(path.name, f"conflicting type labels for one utterance and response: row "
-                                              f"{earlier[1]} says {earlier[0]!r}, row {index} says {kind!r}", row=index)
+                raise DatasetError(
+                    path.name,
+                    f"conflicting type labels for one utterance and response: row "
+                    f"{earlier[1]} says {earlier[0]!r}, row {index} says {kind!r}",
+                    row=index,
+                )
         return {exchange: kind for exchange, (kind, _) in types.items()}
 
     def _promptsource(self, folder: Path) -> dict[str, dict[str, str]]:
@@ -213,9 +274,14 @@ class Implicature(Benchmark):
 
     def attention_checks(self) -> list[ItemData]:
         return [
-            ItemData(key=f"attention-{number}", split="attention",
-                     prompt={"utterance": utterance, "response": response}, gold="yes",
-                     meta={"type": "Attention check"}, is_attention_check=True)
+            ItemData(
+                key=f"attention-{number}",
+                split="attention",
+                prompt={"utterance": utterance, "response": response},
+                gold="yes",
+                meta={"type": "Attention check"},
+                is_attention_check=True,
+            )
             for number, (utterance, response) in enumerate(ATTENTION_CHECKS, start=1)
         ]
 
@@ -250,13 +316,17 @@ class Implicature(Benchmark):
 
     def build_units(self, items: Sequence[ItemData], design: Mapping[str, Any]) -> list[list[str]]:
         # in the published file's order (the paper's units are rows 1-150, 151-300, ...)
-        pool = sorted((item for item in items if item.split == design["split"] and not item.is_attention_check),
-                      key=lambda item: (int(item.meta.get("row", 0)), item.key))
+        pool = sorted(
+            (item for item in items if item.split == design["split"] and not item.is_attention_check),
+            key=lambda item: (int(item.meta.get("row", 0)), item.key),
+        )
         units, size = int(design["units"]), int(design["unit_size"])
         if units * size > len(pool):
-            raise ValueError(f"{units} units of {size} items need {units * size} {design['split']} items; "
-                             f"only {len(pool)} are imported")
-        return [[item.key for item in pool[i * size:(i + 1) * size]] for i in range(units)]
+            raise ValueError(
+                f"{units} units of {size} items need {units * size} {design['split']} items; "
+                f"only {len(pool)} are imported"
+            )
+        return [[item.key for item in pool[i * size : (i + 1) * size]] for i in range(units)]
 
     # -- the model side (model.py) ---------------------------------------------------
     model_module: ClassVar[Any] = model_side

@@ -40,7 +40,9 @@ def check_setting(setting: Mapping[str, Any]) -> None:
         raise ValueError(f"variant must be one of {', '.join(VARIANTS)}, not {variant!r}")
     allowed = RANKING_TEMPLATES if variant == "ranking" else CONTRASTIVE_TEMPLATES
     if setting["template"] not in allowed:
-        raise ValueError(f"{variant} template must be one of {', '.join(map(str, allowed))}, not {setting['template']!r}")
+        raise ValueError(
+            f"{variant} template must be one of {', '.join(map(str, allowed))}, not {setting['template']!r}"
+        )
     if setting["k"] < 0:
         raise ValueError(f"k must be 0 or more, not {setting['k']}")
 
@@ -48,8 +50,11 @@ def check_setting(setting: Mapping[str, Any]) -> None:
 def sweep_settings() -> list[dict[str, Any]]:
     """Templates 1-9 x k in {0, 1, 5, 10, 15, 30}, then the contrastive templates x k in {0, 1, 5}."""
     grid = [{"variant": "ranking", "template": t, "k": k, "seed": 0} for t in RANKING_TEMPLATES for k in K_SHOTS]
-    grid += [{"variant": "contrastive", "template": t, "k": k, "seed": 0}
-             for t in CONTRASTIVE_TEMPLATES for k in CONTRASTIVE_K_SHOTS]
+    grid += [
+        {"variant": "contrastive", "template": t, "k": k, "seed": 0}
+        for t in CONTRASTIVE_TEMPLATES
+        for k in CONTRASTIVE_K_SHOTS
+    ]
     return grid
 
 
@@ -83,28 +88,40 @@ def select_shots(item: ItemData, pool: Sequence[ItemData], k: int, seed: int = 0
     """k distinct dev examples drawn for this item alone, in a random order (seeded)."""
     if k == 0:
         return []
-    candidates = sorted((other for other in pool if other.key != item.key and not other.is_attention_check),
-                        key=lambda other: other.key)
+    candidates = sorted(
+        (other for other in pool if other.key != item.key and not other.is_attention_check), key=lambda other: other.key
+    )
     if k > len(candidates):
         raise ValueError(f"{k} shots asked for, only {len(candidates)} dev examples are imported")
     return seeded_rng("implicature", "shots", seed, item.key, k).sample(candidates, k)
 
 
-def item_request(item: ItemData, template: Mapping[str, str], shots: Sequence[ItemData],
-                 setting: Mapping[str, Any]) -> ChoiceRequest:
+def item_request(
+    item: ItemData, template: Mapping[str, str], shots: Sequence[ItemData], setting: Mapping[str, Any]
+) -> ChoiceRequest:
     if setting["variant"] == "contrastive":
-        shot_texts = [contrastive_block(template, shot, at) + " " + OPTIONS[at]
-                      for shot, at in ((shot, coherent_option(shot.key, setting, f"shot:{item.key}")) for shot in shots)]
-        context = prompt_prefix(template, shot_texts) + contrastive_block(template, item, coherent_option(item.key, setting, "item"))
+        shot_texts = [
+            contrastive_block(template, shot, at) + " " + OPTIONS[at]
+            for shot, at in ((shot, coherent_option(shot.key, setting, f"shot:{item.key}")) for shot in shots)
+        ]
+        context = prompt_prefix(template, shot_texts) + contrastive_block(
+            template, item, coherent_option(item.key, setting, "item")
+        )
         return ChoiceRequest(item.key, context, tuple(" " + option for option in OPTIONS))
     shot_texts = [sentence(template, shot.prompt, shot.gold) for shot in shots]
     context = prompt_prefix(template, shot_texts) + ranking_context(template, item.prompt)
     return ChoiceRequest(item.key, context, tuple(" " + label for label in LABELS))
 
 
-def requests(items: Sequence[ItemData], assets: Mapping[str, Any], setting: Mapping[str, Any], *,
-             pool: Sequence[ItemData] = (), prior: Mapping[str, Any] | None = None,
-             kind: str = "causal") -> list[ChoiceRequest]:
+def requests(
+    items: Sequence[ItemData],
+    assets: Mapping[str, Any],
+    setting: Mapping[str, Any],
+    *,
+    pool: Sequence[ItemData] = (),
+    prior: Mapping[str, Any] | None = None,
+    kind: str = "causal",
+) -> list[ChoiceRequest]:
     template = _template(assets, setting)
     k, seed = int(setting["k"]), int(setting.get("seed", 0))
     return [item_request(item, template, select_shots(item, pool, k, seed), setting) for item in items]
@@ -119,8 +136,14 @@ def _probabilities(logprobs: Sequence[float]) -> list[float]:
     return [weight / sum(weights) for weight in weights]
 
 
-def answers(items: Sequence[ItemData], setting: Mapping[str, Any], results: Mapping[str, Any], *,
-            assets: Mapping[str, Any] | None = None, kind: str = "causal") -> dict[str, ModelAnswer]:
+def answers(
+    items: Sequence[ItemData],
+    setting: Mapping[str, Any],
+    results: Mapping[str, Any],
+    *,
+    assets: Mapping[str, Any] | None = None,
+    kind: str = "causal",
+) -> dict[str, ModelAnswer]:
     found: dict[str, ModelAnswer] = {}
     for item in items:
         result = results[item.key]
@@ -135,6 +158,12 @@ def answers(items: Sequence[ItemData], setting: Mapping[str, Any], results: Mapp
             answer = LABELS[result.best]
             scores = {"yes": logprobs[0], "no": logprobs[1], "p_yes": _probabilities(logprobs)[0]}
             raw = answer
-        found[item.key] = ModelAnswer(answer=answer, raw_answer=raw, valid=True, correct=answer == item.gold,
-                                      scores=scores, truncated_tokens=result.truncated_tokens)
+        found[item.key] = ModelAnswer(
+            answer=answer,
+            raw_answer=raw,
+            valid=True,
+            correct=answer == item.gold,
+            scores=scores,
+            truncated_tokens=result.truncated_tokens,
+        )
     return found

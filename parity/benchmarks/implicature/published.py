@@ -35,9 +35,15 @@ def read_human_eval(source: Path) -> PublishedStudy:
             for column, answer in zip(ANNOTATORS, answers):
                 if answer.lower() not in {"yes", "no"}:
                     raise DatasetError(name, f"{column} is {answer!r}, expected Yes or No", row=line)
-            parsed.append(PublishedRow(line, {"utterance": row["Utterance"], "response": row["Response"]},
-                                       gold, answers))
+            parsed.append(
+                PublishedRow(line, {"utterance": row["Utterance"], "response": row["Response"]}, gold, answers)
+            )
         subsets.append(PublishedSubset(name, label, ANNOTATORS, tuple(parsed)))
-    return PublishedStudy(benchmark=NAME, source="Ruis et al. (2022), Appendix E human evaluation",
-                          split="test", subsets=tuple(subsets), match_fields=("utterance", "response"),
-                          item_key=lambda row: item_key("test", row.prompt["utterance"], row.prompt["response"]))
+    return PublishedStudy(
+        benchmark=NAME,
+        source="Ruis et al. (2022), Appendix E human evaluation",
+        split="test",
+        subsets=tuple(subsets),
+        match_fields=("utterance", "response"),
+        item_key=lambda row: item_key("test", row.prompt["utterance"], row.prompt["response"]),
+    )

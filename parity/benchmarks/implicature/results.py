@@ -31,9 +31,17 @@ def by_template(results: ResultsInput) -> list[dict[str, Any]]:
         rest_of[key] = rest
     out = []
     for key, group in groups.items():
-        answers = [TemplateAnswer(item=m.item_key, template=_template_of(run) or 0, correct=bool(m.correct),
-                                  implicature_type=results.items[m.item_key].meta.get("type"))
-                   for run in group for m in results.rows_by_run[run.id] if m.correct is not None]
+        answers = [
+            TemplateAnswer(
+                item=m.item_key,
+                template=_template_of(run) or 0,
+                correct=bool(m.correct),
+                implicature_type=results.items[m.item_key].meta.get("type"),
+            )
+            for run in group
+            for m in results.rows_by_run[run.id]
+            if m.correct is not None
+        ]
         if not answers:
             continue
         breakdown = implicature_breakdown(answers, variant=str(rest_of[key].get("variant", "ranking"))).to_dict()

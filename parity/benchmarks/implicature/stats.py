@@ -68,8 +68,11 @@ def _accuracy_per_template(answers: Iterable[TemplateAnswer]) -> dict[int, float
     outcomes: dict[int, list[bool]] = defaultdict(list)
     for answer in answers:
         outcomes[answer.template].append(bool(answer.correct))
-    return {template: accuracy for template in sorted(outcomes)
-            if (accuracy := mean_of_present(outcomes[template])) is not None}
+    return {
+        template: accuracy
+        for template in sorted(outcomes)
+        if (accuracy := mean_of_present(outcomes[template])) is not None
+    }
 
 
 def _over(per_template: Mapping[int, float], group: Iterable[int], ddof: int) -> tuple[float | None, float | None]:

@@ -19,6 +19,14 @@ from .prompts import (
 )
 
 __all__ = [
-    "EXECUTION_MAX_TOKENS", "INDUCTION_MAX_TOKENS", "InstructionInduction", "PROMPTS_PER_TASK", "TASKS",
-    "TASK_METRICS", "execute_entries", "execution_prompt", "in_context_prompt", "induction_prompt",
+    "EXECUTION_MAX_TOKENS",
+    "INDUCTION_MAX_TOKENS",
+    "InstructionInduction",
+    "PROMPTS_PER_TASK",
+    "TASKS",
+    "TASK_METRICS",
+    "execute_entries",
+    "execution_prompt",
+    "in_context_prompt",
+    "induction_prompt",
 ]

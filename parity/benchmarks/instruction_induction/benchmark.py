@@ -34,10 +34,30 @@ from .prompts import (
 )
 
 TASKS: tuple[str, ...] = (
-    "active_to_passive", "antonyms", "cause_and_effect", "common_concept", "diff", "first_word_letter",
-    "informal_to_formal", "larger_animal", "letters_list", "negation", "num_to_verbal", "orthography_starts_with",
-    "rhymes", "second_word_letter", "sentence_similarity", "sentiment", "singular_to_plural", "sum", "synonyms",
-    "taxonomy_animal", "translation_en-de", "translation_en-es", "translation_en-fr", "word_in_context",
+    "active_to_passive",
+    "antonyms",
+    "cause_and_effect",
+    "common_concept",
+    "diff",
+    "first_word_letter",
+    "informal_to_formal",
+    "larger_animal",
+    "letters_list",
+    "negation",
+    "num_to_verbal",
+    "orthography_starts_with",
+    "rhymes",
+    "second_word_letter",
+    "sentence_similarity",
+    "sentiment",
+    "singular_to_plural",
+    "sum",
+    "synonyms",
+    "taxonomy_animal",
+    "translation_en-de",
+    "translation_en-es",
+    "translation_en-fr",
+    "word_in_context",
 )
 PROMPTS_PER_TASK = 100
 #: execute-set keys that list further acceptable answers beside `output`
@@ -83,8 +103,11 @@ def _read_json(source: Path, relative: str) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=_refusing_repeated_names)
     except _RepeatedName as exc:
-        raise DatasetError(relative, f"the name {exc.args[0]!r} appears twice in one object (an example id "
-                                     "must be unique; JSON would silently keep the last)") from None
+        raise DatasetError(
+            relative,
+            f"the name {exc.args[0]!r} appears twice in one object (an example id "
+            "must be unique; JSON would silently keep the last)",
+        ) from None
     except UnicodeDecodeError as exc:
         raise DatasetError(relative, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     except json.JSONDecodeError as exc:
@@ -133,14 +156,20 @@ def execute_entries(task: str, examples: Mapping[str, Mapping[str, Any]], relati
                 entries.append({"id": key, "input": x, "outputs": [cause]})
         elif task == "common_concept":
             _need(relative, key, example, "items", "all_common_concepts")
-            entries.append({"id": key, "input": ", ".join(example["items"]),
-                            "outputs": _unique(example["all_common_concepts"])})
+            entries.append(
+                {"id": key, "input": ", ".join(example["items"]), "outputs": _unique(example["all_common_concepts"])}
+            )
         elif task == "sentence_similarity":
             # the numeric label, the verbal label or both ("3 - probably") are all accepted
             _need(relative, key, example, "input", "output")
             number, _, words = example["output"].partition(" - ")
-            entries.append({"id": key, "input": example["input"],
-                            "outputs": _unique([example["output"], number, words] if words else [example["output"]])})
+            entries.append(
+                {
+                    "id": key,
+                    "input": example["input"],
+                    "outputs": _unique([example["output"], number, words] if words else [example["output"]]),
+                }
+            )
         else:
             _need(relative, key, example, "input", "output")
             extra = example.get(_EXTRA_ANSWERS[task], []) if task in _EXTRA_ANSWERS else []
@@ -158,15 +187,21 @@ def induction_items(task: str, examples: Mapping[str, Mapping[str, Any]], relati
         if not (text.startswith(INDUCTION_PREFIX) and text.endswith(INDUCTION_SUFFIX)):
             raise DatasetError(relative, f"example {key} is not wrapped in the induction prompt")
         try:
-            demonstrations = parse_demonstrations(text[len(INDUCTION_PREFIX):-len(INDUCTION_SUFFIX)])
+            demonstrations = parse_demonstrations(text[len(INDUCTION_PREFIX) : -len(INDUCTION_SUFFIX)])
         except ValueError as exc:
             raise DatasetError(relative, f"example {key}: {exc}") from None
         if len(demonstrations) != 5 or induction_prompt(demonstrations) != text:
             raise DatasetError(relative, f"example {key} does not hold exactly five demonstrations")
         number = int(key)
-        items.append(ItemData(key=f"{task}-{number:03d}", split="induce",
-                              prompt={"task": task, "demonstrations": demonstrations, "text": text},
-                              gold="", meta={"task": task, "n": number}))
+        items.append(
+            ItemData(
+                key=f"{task}-{number:03d}",
+                split="induce",
+                prompt={"task": task, "demonstrations": demonstrations, "text": text},
+                gold="",
+                meta={"task": task, "n": number},
+            )
+        )
     return items
 
 
@@ -187,18 +222,28 @@ class InstructionInduction(Benchmark):
         "seed": 0,
     }
     design_options = (
-        DesignOption("tasks_per_participant", "Tasks per participant", minimum=1, maximum=24,
-                     help="each a different task, balanced so that tasks are used evenly"),
-        DesignOption("annotators_per_task", "Participants per task", minimum=1,
-                     help="how many people write an instruction for each task"),
+        DesignOption(
+            "tasks_per_participant",
+            "Tasks per participant",
+            minimum=1,
+            maximum=24,
+            help="each a different task, balanced so that tasks are used evenly",
+        ),
+        DesignOption(
+            "annotators_per_task",
+            "Participants per task",
+            minimum=1,
+            help="how many people write an instruction for each task",
+        ),
         DesignOption("per_unit", "Participants per unit", minimum=1),
         DesignOption("min_chars", "Shortest instruction accepted (characters)", minimum=1),
         DesignOption("seed", "Seed of the prompt draw", minimum=0),
     )
     default_consent = CONSENT
     category_field = "task"
-    demo = DemoSetup(study="Instruction induction demo", split="induce",
-                     imported="Imported instruction induction: {created} items")
+    demo = DemoSetup(
+        study="Instruction induction demo", split="induce", imported="Imported instruction induction: {created} items"
+    )
     executes_instructions = True
     default_instructions = INSTRUCTIONS
 
@@ -220,15 +265,26 @@ class InstructionInduction(Benchmark):
             relative = f"annotations/{task}.json"
             annotations = _read_json(source, relative)
             gold = annotations.get("annotations") if isinstance(annotations, dict) else None
-            if not isinstance(gold, list) or not gold or not all(isinstance(text, str) and text.strip() for text in gold):
+            if (
+                not isinstance(gold, list)
+                or not gold
+                or not all(isinstance(text, str) and text.strip() for text in gold)
+            ):
                 raise DatasetError(relative, "expected a non-empty 'annotations' list of instructions")
             references[task] = [text.strip() for text in gold]
             relative = f"raw/execute/{task}.json"
             execute[task] = execute_entries(task, _examples(source, relative), relative)
             induce_sizes[task] = len(_examples(source, f"raw/induce/{task}.json"))
         metrics = {task: TASK_METRICS.get(task, "exact") for task in TASKS}
-        return ImportBundle(items=items, assets=[Asset("references", references), Asset("execute", execute),
-                                                 Asset("metrics", metrics), Asset("induce_sizes", induce_sizes)])
+        return ImportBundle(
+            items=items,
+            assets=[
+                Asset("references", references),
+                Asset("execute", execute),
+                Asset("metrics", metrics),
+                Asset("induce_sizes", induce_sizes),
+            ],
+        )
 
     # -- the human side ------------------------------------------------------------------
     def present(self, item_prompt: Mapping[str, Any], design: Mapping[str, Any]) -> dict[str, Any]:
@@ -246,8 +302,9 @@ class InstructionInduction(Benchmark):
         text = raw.strip()
         return text if len(text) >= minimum else None
 
-    def score(self, raw: str, gold: str, design: Mapping[str, Any] | None = None, *,
-              item: ItemData | None = None) -> Scored:
+    def score(
+        self, raw: str, gold: str, design: Mapping[str, Any] | None = None, *, item: ItemData | None = None
+    ) -> Scored:
         """Valid when long enough; `correct` stays False: a written instruction has no single gold,
         it is judged later against the references, by execution and by a researcher's mark."""
         answer = self.parse_answer(raw, design)
@@ -258,8 +315,10 @@ class InstructionInduction(Benchmark):
             return ""
         minimum = int(design.get("min_chars", self.default_design["min_chars"]))
         written = len(raw.strip())
-        return (f"Please write the instruction in at least {minimum} characters "
-                f"(you wrote {written}). Your answer has not been saved yet.")
+        return (
+            f"Please write the instruction in at least {minimum} characters "
+            f"(you wrote {written}). Your answer has not been saved yet."
+        )
 
     def item_category(self, item: ItemData) -> str:
         return str(item.meta.get("task", ""))

@@ -68,8 +68,15 @@ def instruction_of(result: Any) -> str:
 
 
 def _execution_requests(prefix: str, instruction: str, entries: Sequence[Mapping[str, Any]]) -> list[GenerationRequest]:
-    return [GenerationRequest(f"{prefix}|execute|{index}", execution_prompt(instruction, entry["input"]),
-                              EXECUTION_MAX_TOKENS, stop_at_newline=True) for index, entry in enumerate(entries)]
+    return [
+        GenerationRequest(
+            f"{prefix}|execute|{index}",
+            execution_prompt(instruction, entry["input"]),
+            EXECUTION_MAX_TOKENS,
+            stop_at_newline=True,
+        )
+        for index, entry in enumerate(entries)
+    ]
 
 
 def _in_context_entry(item: ItemData, assets: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -80,31 +87,55 @@ def _in_context_entry(item: ItemData, assets: Mapping[str, Any]) -> Mapping[str,
 
 
 def _in_context_requests(items: Sequence[ItemData], assets: Mapping[str, Any]) -> list[GenerationRequest]:
-    return [GenerationRequest(f"{item.key}|in_context",
-                              in_context_prompt(item.prompt["demonstrations"], _in_context_entry(item, assets)["input"]),
-                              EXECUTION_MAX_TOKENS, stop_at_newline=True) for item in items]
+    return [
+        GenerationRequest(
+            f"{item.key}|in_context",
+            in_context_prompt(item.prompt["demonstrations"], _in_context_entry(item, assets)["input"]),
+            EXECUTION_MAX_TOKENS,
+            stop_at_newline=True,
+        )
+        for item in items
+    ]
 
 
-def _in_context_answers(items: Sequence[ItemData], results: Mapping[str, Any],
-                        assets: Mapping[str, Any]) -> dict[str, ModelAnswer]:
+def _in_context_answers(
+    items: Sequence[ItemData], results: Mapping[str, Any], assets: Mapping[str, Any]
+) -> dict[str, ModelAnswer]:
     found = {}
     for item in items:
         task = item.prompt["task"]
         entry = _in_context_entry(item, assets)
         generated = results[f"{item.key}|in_context"]
         score = metrics.execution_score(task, generated.text, entry["outputs"])
-        scores = {"mode": "in_context", "execution_accuracy": score, "metric": metrics.metric_for(task),
-                  "executed": 1, "input": entry["input"], "outputs": [generated.text],
-                  "stop_reason": generated.stop_reason}
-        found[item.key] = ModelAnswer(answer=metrics.normalize_output(generated.text), raw_answer=generated.raw_text,
-                                      valid=True, correct=score == 1.0, scores=scores,
-                                      truncated_tokens=generated.truncated_tokens)
+        scores = {
+            "mode": "in_context",
+            "execution_accuracy": score,
+            "metric": metrics.metric_for(task),
+            "executed": 1,
+            "input": entry["input"],
+            "outputs": [generated.text],
+            "stop_reason": generated.stop_reason,
+        }
+        found[item.key] = ModelAnswer(
+            answer=metrics.normalize_output(generated.text),
+            raw_answer=generated.raw_text,
+            valid=True,
+            correct=score == 1.0,
+            scores=scores,
+            truncated_tokens=generated.truncated_tokens,
+        )
     return found
 
 
-def requests(items: Sequence[ItemData], assets: Mapping[str, Any], setting: Mapping[str, Any], *,
-             pool: Sequence[ItemData] = (), prior: Mapping[str, Any] | None = None,
-             kind: str = "causal") -> list[GenerationRequest | SimilarityRequest]:
+def requests(
+    items: Sequence[ItemData],
+    assets: Mapping[str, Any],
+    setting: Mapping[str, Any],
+    *,
+    pool: Sequence[ItemData] = (),
+    prior: Mapping[str, Any] | None = None,
+    kind: str = "causal",
+) -> list[GenerationRequest | SimilarityRequest]:
     prior = prior or {}
     if setting.get("mode") == "in_context":
         return list(_in_context_requests(items, assets))
@@ -125,8 +156,14 @@ def requests(items: Sequence[ItemData], assets: Mapping[str, Any], setting: Mapp
     return found
 
 
-def answers(items: Sequence[ItemData], setting: Mapping[str, Any], results: Mapping[str, Any], *,
-            assets: Mapping[str, Any] | None = None, kind: str = "causal") -> dict[str, ModelAnswer]:
+def answers(
+    items: Sequence[ItemData],
+    setting: Mapping[str, Any],
+    results: Mapping[str, Any],
+    *,
+    assets: Mapping[str, Any] | None = None,
+    kind: str = "causal",
+) -> dict[str, ModelAnswer]:
     assets = assets or {}
     if setting.get("mode") == "in_context":
         return _in_context_answers(items, results, assets)
@@ -144,15 +181,24 @@ def answers(items: Sequence[ItemData], setting: Mapping[str, Any], results: Mapp
             accuracy = metrics.execution_accuracy(task, outputs, [entry["outputs"] for entry in entries])
         similarity = results.get(reference)
         scores: dict[str, Any] = {
-            "execution_accuracy": accuracy, "metric": metrics.metric_for(task), "executed": len(outputs),
-            "outputs": outputs, "stop_reason": generated.stop_reason,
+            "execution_accuracy": accuracy,
+            "metric": metrics.metric_for(task),
+            "executed": len(outputs),
+            "outputs": outputs,
+            "stop_reason": generated.stop_reason,
             "reference_f1": similarity.f1 if similarity is not None else 0.0,
             "reference_index": similarity.reference_index if similarity is not None else -1,
             "similarity_model": similarity.model_name if similarity is not None else str(setting["similarity_model"]),
         }
         # as for a human's instruction, `correct` is a researcher's later judgement, not a metric
-        found[item.key] = ModelAnswer(answer=instruction, raw_answer=generated.raw_text, valid=bool(instruction),
-                                      correct=False, scores=scores, truncated_tokens=generated.truncated_tokens)
+        found[item.key] = ModelAnswer(
+            answer=instruction,
+            raw_answer=generated.raw_text,
+            valid=bool(instruction),
+            correct=False,
+            scores=scores,
+            truncated_tokens=generated.truncated_tokens,
+        )
     return found
 
 
@@ -178,7 +224,9 @@ def gold_instructions(references: Mapping[str, Sequence[str]], tasks: Sequence[s
     for task in tasks:
         gold = list(references.get(task) or ())
         for index, text in enumerate(gold):
-            found.append(Instruction(f"gold|{task}|{index}", task, text, tuple(gold[:index] + gold[index + 1:]), index))
+            found.append(
+                Instruction(f"gold|{task}|{index}", task, text, tuple(gold[:index] + gold[index + 1 :]), index)
+            )
     return found
 
 
@@ -200,23 +248,32 @@ def _execution_prefix(instruction: Instruction) -> str:
     return f"{instruction.task}|{instruction.text}"
 
 
-def baseline_requests(instructions: Sequence[Instruction], assets: Mapping[str, Any],
-                      setting: Mapping[str, Any]) -> list[GenerationRequest | SimilarityRequest]:
+def baseline_requests(
+    instructions: Sequence[Instruction], assets: Mapping[str, Any], setting: Mapping[str, Any]
+) -> list[GenerationRequest | SimilarityRequest]:
     """Execution prompts (as for a model's instruction) and one similarity request per instruction."""
     found: dict[str, GenerationRequest | SimilarityRequest] = {}
     for instruction in instructions:
-        for request in _execution_requests(_execution_prefix(instruction), instruction.text,
-                                           _task_entries(instruction.task, assets, setting)):
+        for request in _execution_requests(
+            _execution_prefix(instruction), instruction.text, _task_entries(instruction.task, assets, setting)
+        ):
             found.setdefault(request.key, request)
         if instruction.references:
             found[f"{instruction.key}|reference"] = SimilarityRequest(
-                f"{instruction.key}|reference", instruction.text, instruction.references,
-                str(setting["similarity_model"]))
+                f"{instruction.key}|reference",
+                instruction.text,
+                instruction.references,
+                str(setting["similarity_model"]),
+            )
     return list(found.values())
 
 
-def baseline_scores(instructions: Sequence[Instruction], assets: Mapping[str, Any], setting: Mapping[str, Any],
-                    results: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+def baseline_scores(
+    instructions: Sequence[Instruction],
+    assets: Mapping[str, Any],
+    setting: Mapping[str, Any],
+    results: Mapping[str, Any],
+) -> dict[str, dict[str, Any]]:
     """Per instruction key: execution accuracy with the task's metric and the reference similarity
     (None when there is no other gold instruction to compare with)."""
     scored: dict[str, dict[str, Any]] = {}
@@ -226,9 +283,12 @@ def baseline_scores(instructions: Sequence[Instruction], assets: Mapping[str, An
         outputs = [results[f"{prefix}|execute|{index}"].text for index in range(len(entries))]
         similarity = results.get(f"{instruction.key}|reference")
         scored[instruction.key] = {
-            "execution_accuracy": metrics.execution_accuracy(instruction.task, outputs,
-                                                             [entry["outputs"] for entry in entries]),
-            "metric": metrics.metric_for(instruction.task), "executed": len(outputs), "outputs": outputs,
+            "execution_accuracy": metrics.execution_accuracy(
+                instruction.task, outputs, [entry["outputs"] for entry in entries]
+            ),
+            "metric": metrics.metric_for(instruction.task),
+            "executed": len(outputs),
+            "outputs": outputs,
             "reference_similarity": similarity.f1 if similarity is not None else None,
             "similarity_model": similarity.model_name if similarity is not None else str(setting["similarity_model"]),
         }

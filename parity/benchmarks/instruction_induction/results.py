@@ -35,18 +35,29 @@ def _human_scores(humans: Sequence[Any], written: list[Any]) -> list[Instruction
         if "task" not in h.meta or not h.valid:
             continue
         baseline = executed.get((h.participant_id, h.item_key))
-        scores.append(InstructionScore(
-            task=str(h.meta["task"]), instruction=f"{h.annotator}/{h.item_key}",
-            execution_accuracy=baseline.execution_accuracy if baseline else h.scores.get("execution_accuracy"),
-            reference_similarity=baseline.reference_similarity if baseline else _similarity(h.scores),
-            verified=h.scores.get("verified")))
+        scores.append(
+            InstructionScore(
+                task=str(h.meta["task"]),
+                instruction=f"{h.annotator}/{h.item_key}",
+                execution_accuracy=baseline.execution_accuracy if baseline else h.scores.get("execution_accuracy"),
+                reference_similarity=baseline.reference_similarity if baseline else _similarity(h.scores),
+                verified=h.scores.get("verified"),
+            )
+        )
     return scores
 
 
 def _gold_tasks(scores: list[Any]) -> list[dict[str, Any]]:
-    gold = [InstructionScore(task=s.task, instruction=f"gold/{index}", execution_accuracy=s.execution_accuracy,
-                             reference_similarity=s.reference_similarity)
-            for index, s in enumerate(scores) if s.source == "gold"]
+    gold = [
+        InstructionScore(
+            task=s.task,
+            instruction=f"gold/{index}",
+            execution_accuracy=s.execution_accuracy,
+            reference_similarity=s.reference_similarity,
+        )
+        for index, s in enumerate(scores)
+        if s.source == "gold"
+    ]
     return [t.to_dict() for t in instruction_induction_by_task(gold)]
 
 
@@ -57,23 +68,38 @@ def by_task(results: ResultsInput) -> dict[str, Any]:
     executor = next(iter(baselines), None)
     models = []
     for run in results.runs:
-        scores = [InstructionScore(task=str(results.items[m.item_key].meta["task"]),
-                                   instruction=f"{run.id}/{m.item_key}",
-                                   execution_accuracy=m.scores.get("execution_accuracy"),
-                                   reference_similarity=_similarity(m.scores))
-                  for m in results.rows_by_run[run.id] if "task" in results.items[m.item_key].meta]
+        scores = [
+            InstructionScore(
+                task=str(results.items[m.item_key].meta["task"]),
+                instruction=f"{run.id}/{m.item_key}",
+                execution_accuracy=m.scores.get("execution_accuracy"),
+                reference_similarity=_similarity(m.scores),
+            )
+            for m in results.rows_by_run[run.id]
+            if "task" in results.items[m.item_key].meta
+        ]
         if scores:
-            models.append({"run": run.id, "label": run.label,
-                           "tasks": [t.to_dict() for t in instruction_induction_by_task(scores)]})
+            models.append(
+                {
+                    "run": run.id,
+                    "label": run.label,
+                    "tasks": [t.to_dict() for t in instruction_induction_by_task(scores)],
+                }
+            )
     executor_baselines = baselines.get(executor, []) if executor is not None else []
     humans_tasks = instruction_induction_by_task(_human_scores(results.humans, executor_baselines))
     return {
         "humans": [t.to_dict() for t in humans_tasks],
         "executor": executor,
         "gold": _gold_tasks(baselines[executor]) if executor else [],
-        "baselines": [{"executor": name, "humans": [t.to_dict() for t in instruction_induction_by_task(
-                           _human_scores(results.humans, scores))], "gold": _gold_tasks(scores)}
-                      for name, scores in baselines.items()],
+        "baselines": [
+            {
+                "executor": name,
+                "humans": [t.to_dict() for t in instruction_induction_by_task(_human_scores(results.humans, scores))],
+                "gold": _gold_tasks(scores),
+            }
+            for name, scores in baselines.items()
+        ],
         "models": models,
     }
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from ..base import SourceFile
 
-_BASE = ("https://raw.githubusercontent.com/orhonovich/instruction-induction/"
-         "f7304ae0a35239c9819a08f93fd58426f6b4e4c1/data/")
+_BASE = (
+    "https://raw.githubusercontent.com/orhonovich/instruction-induction/f7304ae0a35239c9819a08f93fd58426f6b4e4c1/data/"
+)
 
 SHA256: dict[str, str] = {
     "README.md": "4a898797246dbc4a01fd3d83d24eeffb438157c152d14d60b4d65dc5498dc028",

@@ -37,8 +37,9 @@ _PLAIN_FILTERS = [["take_first"], ["remove_whitespace", "take_first"]]
 _REPORTING_KEYS = ("metric", "aggregation", "higher_is_better")
 
 
-def records_for_task(task: str | Path, *, limit: int | None = None, num_fewshot: int | None = None,
-                     seed: int = HARNESS_FEWSHOT_SEED) -> tuple[str, list[dict[str, Any]]]:
+def records_for_task(
+    task: str | Path, *, limit: int | None = None, num_fewshot: int | None = None, seed: int = HARNESS_FEWSHOT_SEED
+) -> tuple[str, list[dict[str, Any]]]:
     """(set name, records) for a harness task named `task` or defined by the YAML file `task`.
 
     `num_fewshot` and `seed` behave as `lm_eval --num_fewshot K --seed ...,...,...,SEED`: a task whose
@@ -111,14 +112,18 @@ def _load_tasks(task: str | Path, label: str) -> tuple[str, dict[str, Any]]:
         directory = path.parent
         managers: tuple[Callable[[], Any], ...] = (
             lambda: harness.TaskManager(include_path=str(directory), include_defaults=False),
-            lambda: harness.TaskManager(include_path=str(directory)))
+            lambda: harness.TaskManager(include_path=str(directory)),
+        )
     else:
         manager = _default_manager()
         name = spec = str(task)
         found = manager.task_index.get(spec)
         if found is None:
-            raise DatasetError(label, "no lm-evaluation-harness task, group or tag has this name; give a known "
-                                      "name (`lm_eval ls tasks`) or the path of a task YAML")
+            raise DatasetError(
+                label,
+                "no lm-evaluation-harness task, group or tag has this name; give a known "
+                "name (`lm_eval ls tasks`) or the path of a task YAML",
+            )
         directory = found.yaml_path.parent if found.yaml_path is not None else Path.cwd()
         managers = (lambda: manager,)
     for attempt, make in enumerate(managers, start=1):
@@ -130,13 +135,19 @@ def _load_tasks(task: str | Path, label: str) -> tuple[str, dict[str, Any]]:
             if attempt == len(managers):
                 raise DatasetError(label, f"the task names something the harness does not know ({exc})") from exc
         except FileNotFoundError as exc:
-            raise DatasetError(label, f"documents not found ({exc}). Relative data_files are read from "
-                                      f"{directory}; a dataset_path other than json/csv must be in the local "
-                                      "datasets cache") from exc
+            raise DatasetError(
+                label,
+                f"documents not found ({exc}). Relative data_files are read from "
+                f"{directory}; a dataset_path other than json/csv must be in the local "
+                "datasets cache",
+            ) from exc
         except (ConnectionError, OSError) as exc:
-            raise DatasetError(label, f"the documents are not local and downloads are off ({exc}). Give the task "
-                                      "`dataset_path: json` (or csv) with `data_files`, or put the dataset in the "
-                                      "local datasets cache first") from exc
+            raise DatasetError(
+                label,
+                f"the documents are not local and downloads are off ({exc}). Give the task "
+                "`dataset_path: json` (or csv) with `data_files`, or put the dataset in the "
+                "local datasets cache first",
+            ) from exc
         except Exception as exc:  # the harness raises bare exceptions for bad configs and templates
             raise DatasetError(label, f"the harness could not build the task: {type(exc).__name__}: {exc}") from exc
     tasks = dict(loaded["tasks"])
@@ -160,8 +171,13 @@ def _name_in_file(path: Path, label: str) -> str:
         config = load_yaml(path, resolve_func=False)
     except Exception as exc:
         raise DatasetError(label, f"not a readable task YAML ({type(exc).__name__}: {exc})") from exc
-    name = config.get("group") if isinstance(config, dict) and "group" in config else \
-        config.get("task") if isinstance(config, dict) else None
+    name = (
+        config.get("group")
+        if isinstance(config, dict) and "group" in config
+        else config.get("task")
+        if isinstance(config, dict)
+        else None
+    )
     if not isinstance(name, str) or not name:
         raise DatasetError(label, "the YAML names no `task` or `group`")
     return name
@@ -181,8 +197,10 @@ def _check_supported(name: str, task: Any) -> None:
     config = task.config
     output_type = config.output_type
     if output_type not in SUPPORTED_OUTPUT_TYPES:
-        refuse(f"output_type {output_type!r} is not supported: a person cannot be scored by the likelihood of a "
-               f"text; supported are {', '.join(SUPPORTED_OUTPUT_TYPES)}")
+        refuse(
+            f"output_type {output_type!r} is not supported: a person cannot be scored by the likelihood of a "
+            f"text; supported are {', '.join(SUPPORTED_OUTPUT_TYPES)}"
+        )
     if callable(config.process_results):
         refuse("it scores with its own process_results function, which Parity cannot reproduce")
     if getattr(task, "MULTIMODAL", False):
@@ -199,20 +217,29 @@ def _check_supported(name: str, task: Any) -> None:
             refuse("it filters the log-likelihoods (filter_list), which Parity cannot reproduce")
         other = [metric for metric in metrics if metric not in CHOICE_METRICS]
         if other:
-            refuse(f"metric(s) {', '.join(other)} cannot be reproduced; supported for multiple_choice: "
-                   f"{', '.join(CHOICE_METRICS)}")
+            refuse(
+                f"metric(s) {', '.join(other)} cannot be reproduced; supported for multiple_choice: "
+                f"{', '.join(CHOICE_METRICS)}"
+            )
         return
     pipelines = [[step.get("function") for step in entry.get("filter", [])] for entry in config.filter_list or []]
     if any(steps not in _PLAIN_FILTERS for steps in pipelines) or len(pipelines) > 1:
-        refuse(f"its filters ({pipelines}) post-process the generated text in a way Parity cannot reproduce; "
-               f"supported: none, or one of {_PLAIN_FILTERS}")
+        refuse(
+            f"its filters ({pipelines}) post-process the generated text in a way Parity cannot reproduce; "
+            f"supported: none, or one of {_PLAIN_FILTERS}"
+        )
     if metrics != ["exact_match"]:
         refuse(f"metric(s) {', '.join(metrics)}: only exact_match is supported for generate_until")
-    options = {key: value for key, value in task._metric_fn_kwargs["exact_match"].items()
-               if key not in _REPORTING_KEYS and key not in _EXACT_NORMALISED and value}
+    options = {
+        key: value
+        for key, value in task._metric_fn_kwargs["exact_match"].items()
+        if key not in _REPORTING_KEYS and key not in _EXACT_NORMALISED and value
+    }
     if options:
-        refuse(f"exact_match with {', '.join(f'{key}={value!r}' for key, value in options.items())} cannot be "
-               f"reproduced; supported: plain exact_match, or with {' / '.join(_EXACT_NORMALISED)}")
+        refuse(
+            f"exact_match with {', '.join(f'{key}={value!r}' for key, value in options.items())} cannot be "
+            f"reproduced; supported: plain exact_match, or with {' / '.join(_EXACT_NORMALISED)}"
+        )
     generation = config.generation_kwargs or {}
     if generation.get("do_sample") or float(generation.get("temperature", 0.0) or 0.0) > 0:
         refuse("it samples (do_sample or temperature > 0); only greedy generation is supported")
@@ -267,29 +294,38 @@ def _text(name: str, doc_id: int, text: Any) -> str:
     return text
 
 
-def _choice_record(name: str, doc_id: int, task: Any, doc: Mapping[str, Any], instances: Sequence[Any]
-                   ) -> dict[str, Any]:
+def _choice_record(
+    name: str, doc_id: int, task: Any, doc: Mapping[str, Any], instances: Sequence[Any]
+) -> dict[str, Any]:
     # a person reads the options trimmed; the model's continuations stay the harness's, verbatim
     choices = [str(choice) for choice in task.doc_to_choice(doc)]
     options = [choice.strip() for choice in choices]
     if len(set(options)) != len(options) or not all(options):
-        raise DatasetError(name, f"document {doc_id}: doc_to_choice repeats an option ({options}); a person could "
-                                 "not tell them apart")
+        raise DatasetError(
+            name, f"document {doc_id}: doc_to_choice repeats an option ({options}); a person could not tell them apart"
+        )
     target = task.doc_to_target(doc)
     if isinstance(target, int) and not isinstance(target, bool) and 0 <= target < len(options):
         gold = options[target]
     elif isinstance(target, str) and target in choices:
         gold = options[choices.index(target)]
     else:
-        raise DatasetError(name, f"document {doc_id}: doc_to_target gives {target!r}, neither an index of nor one "
-                                 f"of the choices {options}")
-    return {"kind": "choice", "options": options, "gold": gold,
-            "continuations": [instance.arguments[1] for instance in instances],
-            "lengths": [len(choice) for choice in choices]}  # acc_norm: the harness's untrimmed choices
+        raise DatasetError(
+            name,
+            f"document {doc_id}: doc_to_target gives {target!r}, neither an index of nor one of the choices {options}",
+        )
+    return {
+        "kind": "choice",
+        "options": options,
+        "gold": gold,
+        "continuations": [instance.arguments[1] for instance in instances],
+        "lengths": [len(choice) for choice in choices],
+    }  # acc_norm: the harness's untrimmed choices
 
 
-def _generation_record(name: str, doc_id: int, task: Any, doc: Mapping[str, Any], instances: Sequence[Any]
-                       ) -> dict[str, Any]:
+def _generation_record(
+    name: str, doc_id: int, task: Any, doc: Mapping[str, Any], instances: Sequence[Any]
+) -> dict[str, Any]:
     target = task.doc_to_target(doc)
     if task.config.doc_to_choice is not None:
         target = task.doc_to_choice(doc)[target]
@@ -301,11 +337,19 @@ def _generation_record(name: str, doc_id: int, task: Any, doc: Mapping[str, Any]
     until = generation.get("until") or []
     until = [until] if isinstance(until, str) else list(until)
     if not until:
-        raise DatasetError(name, "generation_kwargs.until is empty (the model would stop only at its end-of-text "
-                                 "token); give the stop strings")
-    return {"kind": "short_text", "gold": gold, "stop": until,
-            "max_tokens": int(generation.get("max_gen_toks", HARNESS_MAX_GEN_TOKS)), "metric": "exact_match",
-            "metric_options": _match_options(task)}
+        raise DatasetError(
+            name,
+            "generation_kwargs.until is empty (the model would stop only at its end-of-text "
+            "token); give the stop strings",
+        )
+    return {
+        "kind": "short_text",
+        "gold": gold,
+        "stop": until,
+        "max_tokens": int(generation.get("max_gen_toks", HARNESS_MAX_GEN_TOKS)),
+        "metric": "exact_match",
+        "metric_options": _match_options(task),
+    }
 
 
 def _match_options(task: Any) -> list[str]:

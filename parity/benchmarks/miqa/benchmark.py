@@ -56,7 +56,7 @@ K_SHOTS = (0, 1, 5)
 _SOURCE = SourceFile(
     path=FILENAME,
     url="https://raw.githubusercontent.com/google-research/language/865fae65f63ef7e6b2989d4ff8b47f61750415a8"
-        "/language/miqa/metaphor_inference_qa.tsv",
+    "/language/miqa/metaphor_inference_qa.tsv",
     sha256="0b0a4c2a9691cbd1566dfbf708444f1fde609f947f24dfd6ea2eca21b2784538",
 )
 
@@ -92,15 +92,28 @@ def read_rows(path: Path, expected: int | None = ROWS) -> list[MiqaRow]:
         if not any(value.strip() for value in values):
             continue
         if len(values) != len(COLUMNS):
-            raise DatasetError(label, f"expected {len(COLUMNS)} tab-separated fields, found {len(values)}"
-                                      + (" (truncated?)" if len(values) < len(COLUMNS) else ""), row=line_number)
+            raise DatasetError(
+                label,
+                f"expected {len(COLUMNS)} tab-separated fields, found {len(values)}"
+                + (" (truncated?)" if len(values) < len(COLUMNS) else ""),
+                row=line_number,
+            )
         empty = [column for column, value in zip(COLUMNS, values) if not value.strip()]
         if empty:
             raise DatasetError(label, f"empty field(s) {', '.join(empty)} (truncated?)", row=line_number)
         literal_premise, metaphorical_premise, literal_conclusion, metaphorical_conclusion = (
-            value.strip() for value in values)
-        rows.append(MiqaRow(len(rows) + 1, literal_premise, metaphorical_premise, literal_conclusion,
-                            metaphorical_conclusion, line=line_number))
+            value.strip() for value in values
+        )
+        rows.append(
+            MiqaRow(
+                len(rows) + 1,
+                literal_premise,
+                metaphorical_premise,
+                literal_conclusion,
+                metaphorical_conclusion,
+                line=line_number,
+            )
+        )
     if expected is not None and len(rows) != expected:
         raise DatasetError(label, f"expected {expected} rows, found {len(rows)} (truncated?)")
     return rows
@@ -114,10 +127,16 @@ def question_key(direction: str, statement: str, first: str, second: str) -> str
 
 def _question(row: MiqaRow, direction: str, statement: str, a: str, b: str, gold: str) -> ItemData:
     return ItemData(
-        key=question_key(direction, statement, a, b), split="test",
-        prompt={"direction": direction, "statement": statement,
-                "question": HUMAN_QUESTIONS[direction].format(statement=statement), "options": {"a": a, "b": b}},
-        gold=gold, meta={"row": row.row, "direction": direction},
+        key=question_key(direction, statement, a, b),
+        split="test",
+        prompt={
+            "direction": direction,
+            "statement": statement,
+            "question": HUMAN_QUESTIONS[direction].format(statement=statement),
+            "options": {"a": a, "b": b},
+        },
+        gold=gold,
+        meta={"row": row.row, "direction": direction},
     )
 
 
@@ -207,8 +226,12 @@ class MiQA(Benchmark):
         DesignOption("attention_checks", "Attention checks per participant", minimum=0, maximum=len(ATTENTION_CHECKS)),
         DesignOption("exclude_at", "Exclude at failed checks", minimum=0, help="0: never exclude"),
         DesignOption("shuffle_items", "Shuffle questions per participant", kind="bool"),
-        DesignOption("shuffle_options", "Shuffle the two options per participant", kind="bool",
-                     help="the order shown is stored with each answer"),
+        DesignOption(
+            "shuffle_options",
+            "Shuffle the two options per participant",
+            kind="bool",
+            help="the order shown is stored with each answer",
+        ),
     )
     default_consent = CONSENT
     default_instructions = INSTRUCTIONS
@@ -235,44 +258,64 @@ class MiQA(Benchmark):
 
     def attention_checks(self) -> list[ItemData]:
         return [
-            ItemData(key=f"attention-{number}", split="attention",
-                     prompt={"direction": "attention", "statement": "", "question": question,
-                             "options": {"a": right, "b": wrong}},
-                     gold="a", meta={"direction": "attention"}, is_attention_check=True)
+            ItemData(
+                key=f"attention-{number}",
+                split="attention",
+                prompt={
+                    "direction": "attention",
+                    "statement": "",
+                    "question": question,
+                    "options": {"a": right, "b": wrong},
+                },
+                gold="a",
+                meta={"direction": "attention"},
+                is_attention_check=True,
+            )
             for number, (question, right, wrong) in enumerate(ATTENTION_CHECKS, start=1)
         ]
 
     # -- the human side ------------------------------------------------------------------
-    def choices(self, item_prompt: Mapping[str, Any], design: Mapping[str, Any],
-                order: Sequence[str] = OPTION_KEYS) -> list[Choice]:
+    def choices(
+        self, item_prompt: Mapping[str, Any], design: Mapping[str, Any], order: Sequence[str] = OPTION_KEYS
+    ) -> list[Choice]:
         """One button per screen position, posting the position ("1", "2"), never the option key:
         the correct key follows from the question's direction, so a key in the page would give
         the answer away to anyone reading its source."""
-        return [Choice(str(position), item_prompt["options"][key], (str(position),))
-                for position, key in enumerate(_check_order(order), start=1)]
+        return [
+            Choice(str(position), item_prompt["options"][key], (str(position),))
+            for position, key in enumerate(_check_order(order), start=1)
+        ]
 
-    def present(self, item_prompt: Mapping[str, Any], design: Mapping[str, Any],
-                order: Sequence[str] = OPTION_KEYS) -> dict[str, Any]:
+    def present(
+        self, item_prompt: Mapping[str, Any], design: Mapping[str, Any], order: Sequence[str] = OPTION_KEYS
+    ) -> dict[str, Any]:
         """The question and its two options in on-screen `order` (keys 1 and 2 by position)."""
         return {
             "question": item_prompt["question"],
-            "options": [{"position": choice.value, "label": choice.label}
-                        for choice in self.choices(item_prompt, design, order)],
+            "options": [
+                {"position": choice.value, "label": choice.label} for choice in self.choices(item_prompt, design, order)
+            ],
         }
 
-    def screen(self, item_key: str, item_prompt: Mapping[str, Any], design: Mapping[str, Any], *,
-               viewer: str) -> Screen:
+    def screen(
+        self, item_key: str, item_prompt: Mapping[str, Any], design: Mapping[str, Any], *, viewer: str
+    ) -> Screen:
         """The options in this participant's random order (`shuffle_options`), or, without
         shuffling, in one random order per question shared by every participant (a fixed
         literal-first order would put the correct option at a position the question's direction
         predicts). The buttons post the position; `posted` maps it back to the option key, and the
         order is stored with the answer as e.g. "ba"."""
         seed = int(design.get("seed", 0))
-        order = option_order(viewer, item_key, seed) if design.get("shuffle_options") \
-            else question_order(item_key, seed)
-        return Screen(template=self.item_template, shown=self.present(item_prompt, design, order),
-                      choices=self.choices(item_prompt, design, order), record={"option_order": "".join(order)},
-                      posted={str(position): key for position, key in enumerate(order, start=1)})
+        order = (
+            option_order(viewer, item_key, seed) if design.get("shuffle_options") else question_order(item_key, seed)
+        )
+        return Screen(
+            template=self.item_template,
+            shown=self.present(item_prompt, design, order),
+            choices=self.choices(item_prompt, design, order),
+            record={"option_order": "".join(order)},
+            posted={str(position): key for position, key in enumerate(order, start=1)},
+        )
 
     def parse_answer(self, raw: str) -> str | None:
         value = raw.strip().lower()
@@ -282,16 +325,24 @@ class MiQA(Benchmark):
     def build_units(self, items: Sequence[ItemData], design: Mapping[str, Any]) -> list[list[str]]:
         """`units` consecutive blocks of `unit_size` questions in file order (both questions of a row
         stay in one unit); the per-participant item order and option order are drawn at display."""
-        pool = sorted((item for item in items if item.split == design["split"] and not item.is_attention_check),
-                      key=lambda item: (int(item.meta.get("row", 0)), item.key))
+        pool = sorted(
+            (item for item in items if item.split == design["split"] and not item.is_attention_check),
+            key=lambda item: (int(item.meta.get("row", 0)), item.key),
+        )
         units, size = int(design["units"]), int(design["unit_size"])
         if units * size > len(pool):
             raise ValueError(f"{units} units of {size} questions need {units * size}; only {len(pool)} are imported")
-        return [[item.key for item in pool[index * size:(index + 1) * size]] for index in range(units)]
+        return [[item.key for item in pool[index * size : (index + 1) * size]] for index in range(units)]
 
     # -- the model side ------------------------------------------------------------------
-    def choice_prompt(self, item_prompt: Mapping[str, Any], wording: int | str = 3,
-                      order: Sequence[str] = OPTION_KEYS, shots: Sequence[ItemData] = (), seed: int = 0) -> ChoicePrompt:
+    def choice_prompt(
+        self,
+        item_prompt: Mapping[str, Any],
+        wording: int | str = 3,
+        order: Sequence[str] = OPTION_KEYS,
+        shots: Sequence[ItemData] = (),
+        seed: int = 0,
+    ) -> ChoicePrompt:
         return choice_prompt(item_prompt, wording, order, shots, seed)
 
     # -- model runs (model_side.py) ------------------------------------------------------------

@@ -35,17 +35,24 @@ def select_shots(item: ItemData, pool: Sequence[ItemData], k: int, seed: int = 0
     own row, whose other question shares its sentences."""
     if k == 0:
         return []
-    candidates = sorted((other for other in pool
-                         if other.prompt["direction"] == item.prompt["direction"]
-                         and other.meta["row"] != item.meta["row"] and not other.is_attention_check),
-                        key=lambda other: other.key)
+    candidates = sorted(
+        (
+            other
+            for other in pool
+            if other.prompt["direction"] == item.prompt["direction"]
+            and other.meta["row"] != item.meta["row"]
+            and not other.is_attention_check
+        ),
+        key=lambda other: other.key,
+    )
     if k > len(candidates):
         raise ValueError(f"{k} shots asked for, only {len(candidates)} questions available")
     return seeded_rng("miqa", "shots", seed, item.key, k).sample(candidates, k)
 
 
-def both_orders(item: ItemData, pool: Sequence[ItemData] = (), k: int = 0, wording: int | str = 3,
-                seed: int = 0) -> list[tuple[tuple[str, str], ChoicePrompt]]:
+def both_orders(
+    item: ItemData, pool: Sequence[ItemData] = (), k: int = 0, wording: int | str = 3, seed: int = 0
+) -> list[tuple[tuple[str, str], ChoicePrompt]]:
     """The item presented twice, options swapped the second time (the paper averages the two)."""
     shots = select_shots(item, pool, k, seed)
     return [(order, choice_prompt(item.prompt, wording, order, shots, seed)) for order in (("a", "b"), ("b", "a"))]
@@ -79,16 +86,26 @@ def _order_key(item: ItemData, order: Sequence[str]) -> str:
     return f"{item.key}|{''.join(order)}"
 
 
-def requests(items: Sequence[ItemData], assets: Mapping[str, Any], setting: Mapping[str, Any], *,
-             pool: Sequence[ItemData] = (), prior: Mapping[str, Any] | None = None,
-             kind: str = "causal") -> list[ChoiceRequest | PairRequest | GenerationRequest]:
+def requests(
+    items: Sequence[ItemData],
+    assets: Mapping[str, Any],
+    setting: Mapping[str, Any],
+    *,
+    pool: Sequence[ItemData] = (),
+    prior: Mapping[str, Any] | None = None,
+    kind: str = "causal",
+) -> list[ChoiceRequest | PairRequest | GenerationRequest]:
     found: list[ChoiceRequest | PairRequest | GenerationRequest] = []
     if str(setting["wording"]) == GENERATIVE:
         if kind == "nli":
             raise ValueError("an NLI cross-encoder cannot write answers: use a causal or seq2seq model")
-        return [GenerationRequest(f"{item.key}|generative", generative_prompt(item.prompt), GENERATIVE_MAX_TOKENS,
-                                  stop_at_newline=True)
-                for item in items if item.prompt.get("direction") == "implies"]
+        return [
+            GenerationRequest(
+                f"{item.key}|generative", generative_prompt(item.prompt), GENERATIVE_MAX_TOKENS, stop_at_newline=True
+            )
+            for item in items
+            if item.prompt.get("direction") == "implies"
+        ]
     for item in items:
         if kind == "nli":
             for option, (premise, hypothesis) in sorted(nli_pairs(item.prompt).items()):
@@ -96,8 +113,11 @@ def requests(items: Sequence[ItemData], assets: Mapping[str, Any], setting: Mapp
             continue
         presented = both_orders(item, pool, int(setting["k"]), str(setting["wording"]), int(setting.get("seed", 0)))
         for order, prompt in presented:
-            found.append(ChoiceRequest(_order_key(item, order), prompt.context,
-                                       tuple(prompt.continuations[key] for key in OPTION_KEYS)))
+            found.append(
+                ChoiceRequest(
+                    _order_key(item, order), prompt.context, tuple(prompt.continuations[key] for key in OPTION_KEYS)
+                )
+            )
     return found
 
 
@@ -109,11 +129,20 @@ def _pick(values: Mapping[str, float]) -> str:
 
 
 def _decision(pick: str, gold: str, scores: Mapping[str, Any], truncated: int, variant: str = "") -> ModelAnswer:
-    return ModelAnswer(answer=pick, raw_answer=pick or "tie", valid=bool(pick), correct=pick == gold,
-                       scores=scores, truncated_tokens=truncated, variant=variant)
+    return ModelAnswer(
+        answer=pick,
+        raw_answer=pick or "tie",
+        valid=bool(pick),
+        correct=pick == gold,
+        scores=scores,
+        truncated_tokens=truncated,
+        variant=variant,
+    )
 
 
-def generative_answers(items: Sequence[ItemData], results: Mapping[str, Any]) -> dict[str, ModelAnswer | list[ModelAnswer]]:
+def generative_answers(
+    items: Sequence[ItemData], results: Mapping[str, Any]
+) -> dict[str, ModelAnswer | list[ModelAnswer]]:
     """The written answer to each "implies" question's generative form, ungraded until people
     rate it (`modelrun_rating_study`); the "implied-by" questions have no generative form."""
     found: dict[str, ModelAnswer | list[ModelAnswer]] = {}
@@ -123,14 +152,27 @@ def generative_answers(items: Sequence[ItemData], results: Mapping[str, Any]) ->
             found[item.key] = []
             continue
         text = result.text.strip()
-        found[item.key] = [ModelAnswer(answer=text, raw_answer=result.raw_text, valid=bool(text), correct=False,
-                                       scores={"ungraded": True}, variant=GENERATIVE)]
+        found[item.key] = [
+            ModelAnswer(
+                answer=text,
+                raw_answer=result.raw_text,
+                valid=bool(text),
+                correct=False,
+                scores={"ungraded": True},
+                variant=GENERATIVE,
+            )
+        ]
     return found
 
 
-def answers(items: Sequence[ItemData], setting: Mapping[str, Any], results: Mapping[str, Any], *,
-            assets: Mapping[str, Any] | None = None, kind: str = "causal"
-            ) -> dict[str, ModelAnswer | list[ModelAnswer]]:
+def answers(
+    items: Sequence[ItemData],
+    setting: Mapping[str, Any],
+    results: Mapping[str, Any],
+    *,
+    assets: Mapping[str, Any] | None = None,
+    kind: str = "causal",
+) -> dict[str, ModelAnswer | list[ModelAnswer]]:
     """Language models: one answer per presentation (variant "ab" or "ba"), so accuracy is over
     2 x questions as in the paper's Table 3; each carries the averaged-likelihood decision of both
     presentations ("averaged_pick", "averaged_correct") as an extra score. NLI: one answer. The
@@ -142,9 +184,15 @@ def answers(items: Sequence[ItemData], setting: Mapping[str, Any], results: Mapp
         if kind == "nli":
             nli = {option: results[f"{item.key}|nli|{option}"] for option in ("a", "b")}
             values = {option: score.score for option, score in nli.items()}
-            found[item.key] = _decision(_pick(values), item.gold, {
-                "not_contradiction": values,
-                "probabilities": {option: dict(score.probabilities) for option, score in nli.items()}}, 0)
+            found[item.key] = _decision(
+                _pick(values),
+                item.gold,
+                {
+                    "not_contradiction": values,
+                    "probabilities": {option: dict(score.probabilities) for option, score in nli.items()},
+                },
+                0,
+            )
             continue
         per_order: dict[str, dict[str, float]] = {}
         truncated: dict[str, int] = {}
@@ -155,8 +203,18 @@ def answers(items: Sequence[ItemData], setting: Mapping[str, Any], results: Mapp
         mean = {option: sum(order[option] for order in per_order.values()) / len(per_order) for option in ("a", "b")}
         averaged = _pick(mean)
         found[item.key] = [
-            _decision(_pick(logprobs), item.gold, {"logprobs": logprobs, "mean_logprob": mean, "averaged_pick": averaged,
-                                                   "averaged_correct": averaged == item.gold},
-                      truncated[variant], variant)
-            for variant, logprobs in per_order.items()]
+            _decision(
+                _pick(logprobs),
+                item.gold,
+                {
+                    "logprobs": logprobs,
+                    "mean_logprob": mean,
+                    "averaged_pick": averaged,
+                    "averaged_correct": averaged == item.gold,
+                },
+                truncated[variant],
+                variant,
+            )
+            for variant, logprobs in per_order.items()
+        ]
     return found

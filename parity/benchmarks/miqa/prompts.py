@@ -23,14 +23,14 @@ WORDINGS: dict[str, dict[int, str]] = {
         2: '"{statement}". Which of the following two statements could that imply? (1) {first} (2) {second}',
         3: 'Q: "{statement}". Which of the following two statements could that imply? (1) {first} (2) {second} A:',
         4: 'Question: "{statement}". Which of the following two statements could that imply? (1) {first} '
-           '(2) {second} Answer: It could imply',
+        "(2) {second} Answer: It could imply",
     },
     "implied-by": {
         1: '"{statement}" is implied by which of the following two statements? {first} or {second}?',
         2: '"{statement}" is implied by which of the following two statements? (1) {first} (2) {second}',
         3: 'Q: "{statement}" is implied by which of the following two statements? (1) {first} (2) {second} A:',
         4: 'Question: "{statement}" is implied by which of the following two statements? (1) {first} '
-           '(2) {second} Answer: It could be implied by',
+        "(2) {second} Answer: It could be implied by",
     },
 }
 # The two baselines (Table 3 calls them "no choices" and "no questions").
@@ -51,12 +51,18 @@ INSTRUCTIONS = (
     "go back to change an answer. Keyboard: press 1 for the first answer, 2 for the second."
 )
 ATTENTION_CHECKS: tuple[tuple[str, str, str], ...] = (
-    ('This is an attention check. Please choose "I am reading carefully".', "I am reading carefully", "The moon is a cheese"),
-    ('To show you are paying attention, choose the statement "Apples are fruit".', "Apples are fruit", "Apples are furniture"),
+    (
+        'This is an attention check. Please choose "I am reading carefully".',
+        "I am reading carefully",
+        "The moon is a cheese",
+    ),
+    (
+        'To show you are paying attention, choose the statement "Apples are fruit".',
+        "Apples are fruit",
+        "Apples are furniture",
+    ),
     ('Attention check: please select "I read the instructions".', "I read the instructions", "Tables can swim"),
 )
-
-
 
 
 def _check_order(order: Sequence[str]) -> tuple[str, str]:
@@ -82,14 +88,21 @@ def _continuation(context: str, option: str) -> str:
     return option if not context or context.endswith(("\n", " ")) else " " + option
 
 
-def solved_text(prompt: Mapping[str, Any], gold: str, wording: int | str = 3, order: Sequence[str] = OPTION_KEYS) -> str:
+def solved_text(
+    prompt: Mapping[str, Any], gold: str, wording: int | str = 3, order: Sequence[str] = OPTION_KEYS
+) -> str:
     """A question followed by its correct answer: one shot of a k-shot prefix."""
     context = question_text(prompt, wording, order)
     return context + _continuation(context, prompt["options"][gold])
 
 
-def choice_prompt(prompt: Mapping[str, Any], wording: int | str = 3, order: Sequence[str] = OPTION_KEYS,
-                  shots: Sequence[ItemData] = (), seed: int = 0) -> ChoicePrompt:
+def choice_prompt(
+    prompt: Mapping[str, Any],
+    wording: int | str = 3,
+    order: Sequence[str] = OPTION_KEYS,
+    shots: Sequence[ItemData] = (),
+    seed: int = 0,
+) -> ChoicePrompt:
     """Context (shots, then the question with options in `order`) and each option as continuation.
 
     Each shot shows its options in a seeded random order, so the prefix does not teach a position.
@@ -99,8 +112,9 @@ def choice_prompt(prompt: Mapping[str, Any], wording: int | str = 3, order: Sequ
         shot_order = seeded_rng("miqa", "shot-order", seed, shot.key).sample(OPTION_KEYS, 2)
         prefix += solved_text(shot.prompt, shot.gold, wording, shot_order) + SHOT_SEPARATOR
     context = prefix + question_text(prompt, wording, order)
-    return ChoicePrompt(context=context,
-                        continuations={key: _continuation(context, prompt["options"][key]) for key in OPTION_KEYS})
+    return ChoicePrompt(
+        context=context, continuations={key: _continuation(context, prompt["options"][key]) for key in OPTION_KEYS}
+    )
 
 
 def nli_pairs(prompt: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
@@ -116,5 +130,3 @@ def generative_prompt(implies_prompt: Mapping[str, Any]) -> str:
     if implies_prompt["direction"] != "implies":
         raise ValueError("the generative question is built from an 'implies' question")
     return GENERATIVE_PROMPT.format(premise=implies_prompt["statement"], conclusion=implies_prompt["options"]["a"])
-
-

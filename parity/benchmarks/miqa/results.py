@@ -11,7 +11,7 @@ from parity.stats.results import finite_or_none
 from ..base import ResultsInput
 
 #: Table 3's names of the two baseline prompts
-BASELINE_NAMES = {"empty": "baseline: no choices (empty prompt)", "pick": "baseline: no questions (\"Pick between\")"}
+BASELINE_NAMES = {"empty": "baseline: no choices (empty prompt)", "pick": 'baseline: no questions ("Pick between")'}
 TABLE3_SHOTS = ("0", "1", "5")
 
 
@@ -35,6 +35,7 @@ def by_wording(results: ResultsInput) -> list[dict[str, Any]]:
     the two baseline prompts; the 0-shot accuracy of every wording that ran, for the choice."""
     out = []
     for model, settings in _wording_runs(results.runs).items():
+
         def accuracy(run: Any | None) -> dict[str, float | None] | None:
             if run is None:
                 return None
@@ -42,24 +43,44 @@ def by_wording(results: ResultsInput) -> list[dict[str, Any]]:
             directions: dict[str, list[float]] = defaultdict(list)
             for key, score in scores.items():
                 directions[str(results.items[key].meta.get("direction", ""))].append(score)
-            return {"all": _mean(list(scores.values())),
-                    **{direction: _mean(values) for direction, values in sorted(directions.items())}}
+            return {
+                "all": _mean(list(scores.values())),
+                **{direction: _mean(values) for direction, values in sorted(directions.items())},
+            }
 
         # runs without scored answers (written answers waiting for grades) do not compete
-        zero_shot = {wording: score for (wording, k), run in sorted(settings.items())
-                     if k == "0" and wording not in BASELINE_NAMES
-                     and (score := accuracy(run)) is not None and score["all"] is not None}
-        ranked = [(best_score, wording) for wording, score in zero_shot.items()
-                  if (best_score := score["all"]) is not None]
+        zero_shot = {
+            wording: score
+            for (wording, k), run in sorted(settings.items())
+            if k == "0"
+            and wording not in BASELINE_NAMES
+            and (score := accuracy(run)) is not None
+            and score["all"] is not None
+        }
+        ranked = [
+            (best_score, wording) for wording, score in zero_shot.items() if (best_score := score["all"]) is not None
+        ]
         best = min(ranked, key=lambda pair: (-pair[0], pair[1]))[1] if ranked else None
         prompts = ([(f"wording {best} (best 0-shot)", best)] if best else []) + list(
-            (name, wording) for wording, name in BASELINE_NAMES.items())
-        rows = [{"prompt": name, "wording": wording,
-                 "by_k": {k: accuracy(settings.get((wording, k))) for k in TABLE3_SHOTS}}
-                for name, wording in prompts if any((wording, k) in settings for k in TABLE3_SHOTS)]
-        out.append({"model": model, "best_wording": best,
-                    "zero_shot": {wording: score["all"] for wording, score in zero_shot.items()},
-                    "rows": rows})
+            (name, wording) for wording, name in BASELINE_NAMES.items()
+        )
+        rows = [
+            {
+                "prompt": name,
+                "wording": wording,
+                "by_k": {k: accuracy(settings.get((wording, k))) for k in TABLE3_SHOTS},
+            }
+            for name, wording in prompts
+            if any((wording, k) in settings for k in TABLE3_SHOTS)
+        ]
+        out.append(
+            {
+                "model": model,
+                "best_wording": best,
+                "zero_shot": {wording: score["all"] for wording, score in zero_shot.items()},
+                "rows": rows,
+            }
+        )
     return out
 
 

@@ -26,11 +26,14 @@ _KEY_LENGTH = 120  # Item.key's max_length
 _FIELDS = ("question_id", "model", "answer")
 _LABELS = {"correct": "Correct", "ambiguous": "Ambiguous", "wrong": "Wrong"}
 
+
 def generative_questions(miqa_items: Sequence[ItemData]) -> dict[str, str]:
     """question_id -> the generative question, one per MiQA row (from its "implies" question)."""
-    return {generative_question_id(int(item.meta["row"])): generative_prompt(item.prompt)
-            for item in miqa_items
-            if not item.is_attention_check and item.prompt.get("direction") == "implies"}
+    return {
+        generative_question_id(int(item.meta["row"])): generative_prompt(item.prompt)
+        for item in miqa_items
+        if not item.is_attention_check and item.prompt.get("direction") == "implies"
+    }
 
 
 def rating_key(question_id: str, model: str) -> str:
@@ -42,13 +45,18 @@ def rating_key(question_id: str, model: str) -> str:
 
 def rating_item(question_id: str, model: str, answer: str, question: str) -> ItemData:
     """The model stays out of the prompt: raters judge the answer, not who gave it."""
-    return ItemData(key=rating_key(question_id, model), split=SPLIT,
-                    prompt={"question_id": question_id, "question": question, "answer": answer},
-                    gold="", meta={"question_id": question_id, "model": model,
-                                   "row": int(question_id.split("-")[1])})
+    return ItemData(
+        key=rating_key(question_id, model),
+        split=SPLIT,
+        prompt={"question_id": question_id, "question": question, "answer": answer},
+        gold="",
+        meta={"question_id": question_id, "model": model, "row": int(question_id.split("-")[1])},
+    )
 
 
-def _checked_records(records: Sequence[Mapping[str, Any]], known: Mapping[str, str], label: str) -> list[tuple[str, str, str]]:
+def _checked_records(
+    records: Sequence[Mapping[str, Any]], known: Mapping[str, str], label: str
+) -> list[tuple[str, str, str]]:
     checked: list[tuple[str, str, str]] = []
     seen: set[tuple[str, str]] = set()
     for number, record in enumerate(records, start=1):
@@ -88,8 +96,7 @@ class MiQARating(Benchmark):
         "shuffle_items": True,
     }
     design_options = (
-        DesignOption("unit_size", "Answers per rater", help="a block of answers graded by the same raters",
-                     minimum=1),
+        DesignOption("unit_size", "Answers per rater", help="a block of answers graded by the same raters", minimum=1),
         DesignOption("per_unit", "Raters per answer", minimum=1),
         DesignOption("models", "Models to rate", kind="text", help="comma-separated; blank: every imported answer"),
         DesignOption("shuffle_items", "Shuffle answers per rater", kind="bool"),
@@ -107,9 +114,13 @@ class MiQARating(Benchmark):
         if not path.is_file():
             raise DatasetError(path.name or str(path), "a JSONL file of answers is needed (--source FILE.jsonl)")
         answers = parse_generative_answers(path, known_ids=known)
-        return ImportBundle(items=[rating_item(a.question_id, a.model, a.answer, known[a.question_id]) for a in answers])
+        return ImportBundle(
+            items=[rating_item(a.question_id, a.model, a.answer, known[a.question_id]) for a in answers]
+        )
 
-    def load_records(self, records: Sequence[Mapping[str, Any]], options: Mapping[str, Any] | None = None) -> ImportBundle:
+    def load_records(
+        self, records: Sequence[Mapping[str, Any]], options: Mapping[str, Any] | None = None
+    ) -> ImportBundle:
         known = self._questions(options)
         checked = _checked_records(records, known, "answers")
         return ImportBundle(items=[rating_item(qid, model, answer, known[qid]) for qid, model, answer in checked])
@@ -123,8 +134,10 @@ class MiQARating(Benchmark):
 
     # -- the human side ------------------------------------------------------------------
     def choices(self, item_prompt: Mapping[str, Any], design: Mapping[str, Any]) -> list[Choice]:
-        return [Choice(value, _LABELS[value], (str(position), value[0]))
-                for position, value in enumerate(RATING_SCALE, start=1)]
+        return [
+            Choice(value, _LABELS[value], (str(position), value[0]))
+            for position, value in enumerate(RATING_SCALE, start=1)
+        ]
 
     def present(self, item_prompt: Mapping[str, Any], design: Mapping[str, Any]) -> dict[str, Any]:
         return {"question": item_prompt["question"], "answer": item_prompt["answer"]}
@@ -133,8 +146,9 @@ class MiQARating(Benchmark):
         value = raw.strip().lower()
         return value if value in RATING_SCALE else None
 
-    def score(self, raw: str, gold: str, design: Mapping[str, Any] | None = None, *,
-              item: ItemData | None = None) -> Scored:
+    def score(
+        self, raw: str, gold: str, design: Mapping[str, Any] | None = None, *, item: ItemData | None = None
+    ) -> Scored:
         """A rating is valid or not; it is never right or wrong (its value is `RATING_SCALE[answer]`)."""
         answer = self.parse_answer(raw)
         return Scored(answer=answer, correct=False, valid=answer is not None)
@@ -150,15 +164,23 @@ class MiQARating(Benchmark):
         """Blocks of `unit_size` answers in key order (the last may be shorter); each block is
         rated by `per_unit` raters, each in their own random order (`shuffle_items`)."""
         models = {name.strip() for name in str(design.get("models") or "").split(",") if name.strip()}
-        pool = sorted((item for item in items if item.split == design["split"] and not item.is_attention_check
-                       and (not models or item.meta.get("model") in models)), key=lambda item: item.key)
+        pool = sorted(
+            (
+                item
+                for item in items
+                if item.split == design["split"]
+                and not item.is_attention_check
+                and (not models or item.meta.get("model") in models)
+            ),
+            key=lambda item: item.key,
+        )
         if not pool:
             wanted = f" of {', '.join(sorted(models))}" if models else ""
             raise ValueError(f"no answers{wanted} are imported to rate")
         size = int(design["unit_size"])
         if size < 1:
             raise ValueError(f"unit_size must be at least 1, not {size}")
-        return [[item.key for item in pool[start:start + size]] for start in range(0, len(pool), size)]
+        return [[item.key for item in pool[start : start + size]] for start in range(0, len(pool), size)]
 
     # -- results (results.py) --------------------------------------------------------------
     def breakdowns(self, results_input: ResultsInput) -> dict[str, Any]:

@@ -11,5 +11,18 @@ from .backend import ApiBackend, ApiStats
 from .client import ApiClient, Usage, retry_after_seconds
 from .config import CHAT, COMPLETIONS, FEATURES, KEY_ENV_PATTERN, PROMPT_LOGPROBS, TOP_LOGPROBS, ApiConfig, ApiError
 
-__all__ = ["CHAT", "COMPLETIONS", "FEATURES", "KEY_ENV_PATTERN", "PROMPT_LOGPROBS", "TOP_LOGPROBS", "ApiBackend",
-           "ApiClient", "ApiConfig", "ApiError", "ApiStats", "Usage", "retry_after_seconds"]
+__all__ = [
+    "CHAT",
+    "COMPLETIONS",
+    "FEATURES",
+    "KEY_ENV_PATTERN",
+    "PROMPT_LOGPROBS",
+    "TOP_LOGPROBS",
+    "ApiBackend",
+    "ApiClient",
+    "ApiConfig",
+    "ApiError",
+    "ApiStats",
+    "Usage",
+    "retry_after_seconds",
+]

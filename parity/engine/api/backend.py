@@ -49,8 +49,9 @@ class ApiStats:
 
 
 class ApiBackend:
-    def __init__(self, config: ApiConfig, *, cache: ScoreCache | None = None,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self, config: ApiConfig, *, cache: ScoreCache | None = None, sleep: Callable[[float], None] = time.sleep
+    ) -> None:
         self.config = config
         self.cache = cache
         self.client = ApiClient(config, sleep=sleep)
@@ -77,8 +78,10 @@ class ApiBackend:
                 raise
             served = []  # a server without a model list: the first request will tell
         if served and self.config.model not in served:
-            raise ApiError(f"API server {self.config.server} does not serve {self.config.model!r} "
-                           f"(it serves {', '.join(served[:10])})")
+            raise ApiError(
+                f"API server {self.config.server} does not serve {self.config.model!r} "
+                f"(it serves {', '.join(served[:10])})"
+            )
         self.features()
         self._checked = True
 
@@ -107,38 +110,57 @@ class ApiBackend:
                 found.append(TOP_LOGPROBS)
             break
         try:
-            self.client.post("/chat/completions", {"model": self.config.model, "max_tokens": 1, "temperature": 0,
-                                                   "messages": [{"role": "user", "content": "Hello"}]})
+            self.client.post(
+                "/chat/completions",
+                {
+                    "model": self.config.model,
+                    "max_tokens": 1,
+                    "temperature": 0,
+                    "messages": [{"role": "user", "content": "Hello"}],
+                },
+            )
             found.append(CHAT)
         except ApiError as exc:
             if exc.status not in REFUSALS:
                 raise
         if not found:
-            raise ApiError(f"API server {self.config.server} answers neither /completions nor /chat/completions "
-                           f"for {self.config.model!r}")
+            raise ApiError(
+                f"API server {self.config.server} answers neither /completions nor /chat/completions "
+                f"for {self.config.model!r}"
+            )
         return tuple(found)
 
     def _refuse(self, what: str, needs: str) -> ApiError:
-        return ApiError(f"{what} needs {needs}; API server {self.config.server} ({self.config.model}) offers "
-                        f"{', '.join(self.features()) or 'none of them'}")
+        return ApiError(
+            f"{what} needs {needs}; API server {self.config.server} ({self.config.model}) offers "
+            f"{', '.join(self.features()) or 'none of them'}"
+        )
 
     # -- public API (the local Engine's) ---------------------------------------------------------
-    def score_choices(self, requests: Sequence[ChoiceRequest],
-                      progress: ProgressCallback | None = None) -> list[ChoiceResult]:
+    def score_choices(
+        self, requests: Sequence[ChoiceRequest], progress: ProgressCallback | None = None
+    ) -> list[ChoiceResult]:
         self.stats.requests += len(requests)
         features = self.features()
         if PROMPT_LOGPROBS in features:
             return self._choices_from_echo(requests, progress)
         if TOP_LOGPROBS in features:
             return self._choices_from_readout(requests, progress)
-        raise self._refuse("scoring continuations", "prompt log-probabilities (full log-likelihoods) or top-k "
-                                                    "next-token log-probabilities (single-token readouts)")
+        raise self._refuse(
+            "scoring continuations",
+            "prompt log-probabilities (full log-likelihoods) or top-k "
+            "next-token log-probabilities (single-token readouts)",
+        )
 
-    def score_reads(self, requests: Sequence[MultiReadRequest],
-                    progress: ProgressCallback | None = None) -> list[MultiReadResult]:
+    def score_reads(
+        self, requests: Sequence[MultiReadRequest], progress: ProgressCallback | None = None
+    ) -> list[MultiReadResult]:
         """Each read is the choice of its candidates after the text up to its offset."""
-        choices = [ChoiceRequest(f"{request.key}#{index}", request.text[:read.offset], read.candidates)
-                   for request in requests for index, read in enumerate(request.reads)]
+        choices = [
+            ChoiceRequest(f"{request.key}#{index}", request.text[: read.offset], read.candidates)
+            for request in requests
+            for index, read in enumerate(request.reads)
+        ]
         self.stats.requests -= len(choices) - len(requests)
         found = iter(self.score_choices(choices, progress))
         results = []
@@ -147,38 +169,59 @@ class ApiBackend:
             results.append(MultiReadResult(request.key, reads, 0))
         return results
 
-    def generate(self, requests: Sequence[GenerationRequest],
-                 progress: ProgressCallback | None = None) -> list[GenerationResult]:
+    def generate(
+        self, requests: Sequence[GenerationRequest], progress: ProgressCallback | None = None
+    ) -> list[GenerationResult]:
         self.stats.requests += len(requests)
         features = self.features()
         endpoint = COMPLETIONS if COMPLETIONS in features else CHAT if CHAT in features else None
         if endpoint is None:
             raise self._refuse("generation", "/completions or /chat/completions")
         tokens = endpoint == COMPLETIONS and TOP_LOGPROBS in features
-        payloads = [[r.prompt, r.max_new_tokens, "first-line-settled" if r.stop_at_newline else False, endpoint]
-                    for r in requests]
-        found = self._fetch("api-generate", payloads,
-                            lambda payload: self._generate_one(payload, tokens).as_json(), progress)
-        return [GenerationResult(r.key, g["text"], g["raw_text"], g["n_tokens"], g["stop_reason"], 0)
-                for r, g in zip(requests, found)]
+        payloads = [
+            [r.prompt, r.max_new_tokens, "first-line-settled" if r.stop_at_newline else False, endpoint]
+            for r in requests
+        ]
+        found = self._fetch(
+            "api-generate", payloads, lambda payload: self._generate_one(payload, tokens).as_json(), progress
+        )
+        return [
+            GenerationResult(r.key, g["text"], g["raw_text"], g["n_tokens"], g["stop_reason"], 0)
+            for r, g in zip(requests, found)
+        ]
 
     # -- choices ---------------------------------------------------------------------------------
-    def _choices_from_echo(self, requests: Sequence[ChoiceRequest],
-                           progress: ProgressCallback | None) -> list[ChoiceResult]:
+    def _choices_from_echo(
+        self, requests: Sequence[ChoiceRequest], progress: ProgressCallback | None
+    ) -> list[ChoiceResult]:
         texts = list(dict.fromkeys(r.context + c for r in requests for c in r.continuations))
-        echoes = dict(zip(texts, (Echoed.from_json(value) for value in
-                                  self._fetch("api-echo", [[text, 1] for text in texts], self._echo_one, progress))))
+        echoes = dict(
+            zip(
+                texts,
+                (
+                    Echoed.from_json(value)
+                    for value in self._fetch("api-echo", [[text, 1] for text in texts], self._echo_one, progress)
+                ),
+            )
+        )
         server = self.config.server
-        return [ChoiceResult(r.key, tuple(continuation_score(server, echoes[r.context + c], len(r.context), c)
-                                          for c in r.continuations), 0)
-                for r in requests]
+        return [
+            ChoiceResult(
+                r.key,
+                tuple(continuation_score(server, echoes[r.context + c], len(r.context), c) for c in r.continuations),
+                0,
+            )
+            for r in requests
+        ]
 
-    def _choices_from_readout(self, requests: Sequence[ChoiceRequest],
-                              progress: ProgressCallback | None) -> list[ChoiceResult]:
+    def _choices_from_readout(
+        self, requests: Sequence[ChoiceRequest], progress: ProgressCallback | None
+    ) -> list[ChoiceResult]:
         k = self.config.top_k
         contexts = list(dict.fromkeys(r.context for r in requests))
-        tops = dict(zip(contexts, self._fetch("api-next", [[context, k] for context in contexts],
-                                              self._next_one, progress)))
+        tops = dict(
+            zip(contexts, self._fetch("api-next", [[context, k] for context in contexts], self._next_one, progress))
+        )
         results = []
         for request in requests:
             scores = []
@@ -189,7 +232,8 @@ class ApiBackend:
                         f"{request.key}: {continuation!r} is not among the {k} most likely next tokens that API "
                         f"server {self.config.server} returned. Without prompt log-probabilities only single-token "
                         "continuations that rank in the top k can be scored; this run needs a server with prompt "
-                        "log-probabilities (echo with logprobs, or vLLM) or a larger top k")
+                        "log-probabilities (echo with logprobs, or vLLM) or a larger top k"
+                    )
                 scores.append(score)
             results.append(ChoiceResult(request.key, tuple(scores), 0))
         return results
@@ -216,13 +260,20 @@ class ApiBackend:
     def _generate_one(self, payload: list[Any], tokens: bool) -> Generated:
         prompt, max_new, rule, endpoint = payload
         if endpoint == COMPLETIONS:
-            choice, answer = self._completion({"prompt": prompt, "max_tokens": max_new,
-                                               **({"logprobs": 1} if tokens and rule else {})})
+            choice, answer = self._completion(
+                {"prompt": prompt, "max_tokens": max_new, **({"logprobs": 1} if tokens and rule else {})}
+            )
             text = choice.get("text") or ""
         else:
-            answer = self.client.post("/chat/completions", {
-                "model": self.config.model, "temperature": 0, "max_tokens": max_new,
-                "messages": [{"role": "user", "content": prompt}]})
+            answer = self.client.post(
+                "/chat/completions",
+                {
+                    "model": self.config.model,
+                    "temperature": 0,
+                    "max_tokens": max_new,
+                    "messages": [{"role": "user", "content": prompt}],
+                },
+            )
             choice = (answer.get("choices") or [{}])[0]
             text = (choice.get("message") or {}).get("content") or ""
         pieces = (choice.get("logprobs") or {}).get("tokens") if endpoint == COMPLETIONS else None
@@ -237,8 +288,13 @@ class ApiBackend:
         return Generated(text, text, used, reason)
 
     # -- the cache and the pool ------------------------------------------------------------------
-    def _fetch(self, kind: str, payloads: Sequence[list[Any]], fetch_one: Callable[[list[Any]], Any],
-               progress: ProgressCallback | None) -> list[Any]:
+    def _fetch(
+        self,
+        kind: str,
+        payloads: Sequence[list[Any]],
+        fetch_one: Callable[[list[Any]], Any],
+        progress: ProgressCallback | None,
+    ) -> list[Any]:
         """One value per payload: from the cache, else fetched `concurrency` at a time (and cached)."""
         keys = [cache_key(self.identity, kind, payload) for payload in payloads]
         found = self.cache.get_many(keys) if self.cache is not None else {}

@@ -37,8 +37,11 @@ class Usage:
     requests: int = 0  # HTTP requests answered (retries of one request count once)
 
     def __sub__(self, other: Usage) -> Usage:
-        return Usage(self.prompt_tokens - other.prompt_tokens, self.completion_tokens - other.completion_tokens,
-                     self.requests - other.requests)
+        return Usage(
+            self.prompt_tokens - other.prompt_tokens,
+            self.completion_tokens - other.completion_tokens,
+            self.requests - other.requests,
+        )
 
 
 def retry_after_seconds(value: str | None) -> float | None:
@@ -63,8 +66,13 @@ class _RefuseRedirects(urllib.request.HTTPRedirectHandler):
     to whatever address the answer names, past the allow-list of servers."""
 
     def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str) -> None:
-        raise urllib.error.HTTPError(req.full_url, code, f"redirected to {newurl} (not followed: API requests "
-                                                         "go to the configured server only)", headers, fp)
+        raise urllib.error.HTTPError(
+            req.full_url,
+            code,
+            f"redirected to {newurl} (not followed: API requests go to the configured server only)",
+            headers,
+            fp,
+        )
 
 
 _OPENER = urllib.request.build_opener(_RefuseRedirects)
@@ -103,8 +111,10 @@ class ApiClient:
         if name:
             key = os.environ.get(name, "")
             if not key:
-                raise ApiError(f"the environment variable {name}, which holds the API key for "
-                               f"{self.config.server}, is not set on this worker")
+                raise ApiError(
+                    f"the environment variable {name}, which holds the API key for "
+                    f"{self.config.server}, is not set on this worker"
+                )
             headers["Authorization"] = f"Bearer {key}"
         return headers
 
@@ -119,7 +129,7 @@ class ApiClient:
         data = json.dumps(body).encode() if body is not None else None
         where = f"API server {self.config.server} ({method} {path})"
         for attempt in range(self.config.max_retries + 1):
-            wait = min(self.config.max_backoff_seconds, self.config.backoff_seconds * 2 ** attempt)
+            wait = min(self.config.max_backoff_seconds, self.config.backoff_seconds * 2**attempt)
             request = urllib.request.Request(url, data=data, method=method, headers=self._headers())
             try:
                 with _OPENER.open(request, timeout=self.config.timeout) as response:
@@ -149,6 +159,8 @@ class ApiClient:
         usage = answer.get("usage") if isinstance(answer, dict) else None
         usage = usage if isinstance(usage, dict) else {}
         with self._lock:
-            self._usage = Usage(self._usage.prompt_tokens + int(usage.get("prompt_tokens") or 0),
-                                self._usage.completion_tokens + int(usage.get("completion_tokens") or 0),
-                                self._usage.requests + 1)
+            self._usage = Usage(
+                self._usage.prompt_tokens + int(usage.get("prompt_tokens") or 0),
+                self._usage.completion_tokens + int(usage.get("completion_tokens") or 0),
+                self._usage.requests + 1,
+            )

@@ -46,8 +46,10 @@ class ApiConfig:
         if not self.base_url.startswith(("http://", "https://")):
             raise ValueError(f"API base URL must start with http:// or https://, not {self.base_url!r}")
         if self.key_env and not KEY_ENV_PATTERN.match(self.key_env):
-            raise ValueError(f"the API key variable must be named like OPENAI_API_KEY (capitals, ending in "
-                             f"_API_KEY), not {self.key_env!r}")
+            raise ValueError(
+                f"the API key variable must be named like OPENAI_API_KEY (capitals, ending in "
+                f"_API_KEY), not {self.key_env!r}"
+            )
         unknown = sorted(set(self.features) - set(FEATURES))
         if unknown:
             raise ValueError(f"unknown API features {', '.join(unknown)}; known: {', '.join(FEATURES)}")

@@ -23,24 +23,38 @@ ACTIONS = ("create", *TRANSITIONS, "places", "sync", "recruit", "review", "bonus
 
 
 class Command(BaseCommand):
-    help = ("Run a study on Prolific: create (a draft), publish, pause, start, stop, places (raise), sync (pull "
-            "the submissions; every study when none is named), recruit (raise the places in steps until the target "
-            "is met, then stop; every study with a target when none is named; sync runs it too), review (approve / "
-            "reject), bonuses (pay, exactly once), hooks (subscribe a webhook URL).")
+    help = (
+        "Run a study on Prolific: create (a draft), publish, pause, start, stop, places (raise), sync (pull "
+        "the submissions; every study when none is named), recruit (raise the places in steps until the target "
+        "is met, then stop; every study with a target when none is named; sync runs it too), review (approve / "
+        "reject), bonuses (pay, exactly once), hooks (subscribe a webhook URL)."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("action", choices=ACTIONS)
         parser.add_argument("study", nargs="?", help="the study's name (for hooks: the webhook URL)")
-        parser.add_argument("--places", type=int, help="create: places to offer (default: the units' capacity); "
-                            "places: the new, higher total")
+        parser.add_argument(
+            "--places",
+            type=int,
+            help="create: places to offer (default: the units' capacity); places: the new, higher total",
+        )
         parser.add_argument("--per-correct", type=int, help="bonuses: set the rule, pence per correct answer")
-        parser.add_argument("--reject-excluded", choices=["yes", "no"],
-                            help="review: reject excluded participants where Prolific allows it (yes) or approve them")
-        parser.add_argument("--confirm", choices=["paid", "unpaid"],
-                            help="bonuses: what Prolific shows for a bulk bonus whose pay answer was lost")
-        parser.add_argument("--target", choices=["ci_width", "per_unit", "none"],
-                            help="recruit: set the target (ci_width: CI of human accuracy at most --value points "
-                            "wide; per_unit: --value completions in every unit; none: clear it)")
+        parser.add_argument(
+            "--reject-excluded",
+            choices=["yes", "no"],
+            help="review: reject excluded participants where Prolific allows it (yes) or approve them",
+        )
+        parser.add_argument(
+            "--confirm",
+            choices=["paid", "unpaid"],
+            help="bonuses: what Prolific shows for a bulk bonus whose pay answer was lost",
+        )
+        parser.add_argument(
+            "--target",
+            choices=["ci_width", "per_unit", "none"],
+            help="recruit: set the target (ci_width: CI of human accuracy at most --value points "
+            "wide; per_unit: --value completions in every unit; none: clear it)",
+        )
         parser.add_argument("--value", type=float, help="recruit: the target's value")
         parser.add_argument("--step", type=int, help="recruit: places added per raise")
         parser.add_argument("--max-spend", type=int, help="recruit: the most spent on rewards, in pence")
@@ -94,8 +108,12 @@ class Command(BaseCommand):
         if action == "recruit":
             if options["target"]:
                 prolific_recruit_configure(
-                    prolific_study=found, kind="" if options["target"] == "none" else options["target"],
-                    value=options["value"], max_spend_pence=options["max_spend"], step=options["step"])
+                    prolific_study=found,
+                    kind="" if options["target"] == "none" else options["target"],
+                    value=options["value"],
+                    max_spend_pence=options["max_spend"],
+                    step=options["step"],
+                )
                 if not found.target_kind:
                     return f"{found.study.name}: no recruitment target."
             return self._recruit(found)
@@ -103,22 +121,28 @@ class Command(BaseCommand):
             if options["reject_excluded"]:
                 prolific_study_configure(prolific_study=found, reject_excluded=options["reject_excluded"] == "yes")
             result = prolific_review(prolific_study=found)
-            return (f"{found.study.name}: approved {result.approved}, rejected {result.rejected}, approved and "
-                    f"flagged {result.approved_flagged} (excluded, rejection not allowed), left for review by hand "
-                    f"{result.left}.")
+            return (
+                f"{found.study.name}: approved {result.approved}, rejected {result.rejected}, approved and "
+                f"flagged {result.approved_flagged} (excluded, rejection not allowed), left for review by hand "
+                f"{result.left}."
+            )
         return self._bonuses(found, options)
 
     def _sync(self, found: ProlificStudy) -> str:
         result = prolific_sync(prolific_study=found)
-        line = (f"{found.study.name}: {result.submissions} submissions, {result.events_applied} stored webhooks "
-                f"applied, {result.flagged} open flags.")
+        line = (
+            f"{found.study.name}: {result.submissions} submissions, {result.events_applied} stored webhooks "
+            f"applied, {result.flagged} open flags."
+        )
         return f"{line}\n{self._recruit(found)}" if found.target_kind else line
 
     def _recruit(self, found: ProlificStudy) -> str:
         point = recruitment_step(found)
         width = f"{point.ci_width:.1f} points" if point.ci_width is not None else "undefined"
-        return (f"{found.study.name}: {point.completed} completed, CI width {width}, {point.places} places; "
-                f"{point.action}: {point.reason}.")
+        return (
+            f"{found.study.name}: {point.completed} completed, CI width {width}, {point.places} places; "
+            f"{point.action}: {point.reason}."
+        )
 
     def _bonuses(self, found: ProlificStudy, options: dict) -> str:
         if options["per_correct"] is not None:
@@ -135,5 +159,7 @@ class Command(BaseCommand):
         if result.batch is None:
             return "No bonus is owed."
         batch = result.batch
-        return (f"Bulk bonus {batch.bulk_id}: £{batch.total_pence / 100:.2f} to {batch.lines.count()} participants, "
-                f"{batch.get_state_display().lower()}{' now' if result.paid_now else ''}.")
+        return (
+            f"Bulk bonus {batch.bulk_id}: £{batch.total_pence / 100:.2f} to {batch.lines.count()} participants, "
+            f"{batch.get_state_display().lower()}{' now' if result.paid_now else ''}."
+        )

@@ -6,8 +6,10 @@ from results.api.tokens import TokenError, api_token_create
 
 
 class Command(BaseCommand):
-    help = ("Make an API token for a researcher (a staff account) and print it. Only its hash is stored: "
-            "copy it now, it cannot be shown again.")
+    help = (
+        "Make an API token for a researcher (a staff account) and print it. Only its hash is stored: "
+        "copy it now, it cannot be shown again."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("username")

@@ -11,16 +11,21 @@ from studies.models import Study
 
 
 class Command(BaseCommand):
-    help = ("Export a study: csv (long, one row per annotator × item), wide-csv (one column per annotator), jsonl, "
-            "parquet, or the paper table (latex, markdown). Annotators are pseudonyms; Prolific and session ids "
-            "never leave; participants' free text only with --include-free-text.")
+    help = (
+        "Export a study: csv (long, one row per annotator × item), wide-csv (one column per annotator), jsonl, "
+        "parquet, or the paper table (latex, markdown). Annotators are pseudonyms; Prolific and session ids "
+        "never leave; participants' free text only with --include-free-text."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("name", help="the study's name")
         parser.add_argument("--format", required=True, choices=list(FORMATS), dest="fmt")
         parser.add_argument("--out", required=True, help="file to write ('-' for standard output)")
-        parser.add_argument("--include-free-text", action="store_true",
-                            help="also export what participants typed outside the answer labels (may identify them)")
+        parser.add_argument(
+            "--include-free-text",
+            action="store_true",
+            help="also export what participants typed outside the answer labels (may identify them)",
+        )
 
     def handle(self, *args, name: str, fmt: str, out: str, include_free_text: bool, **options) -> None:
         study = Study.objects.filter(name=name).first()

@@ -19,6 +19,10 @@ class Command(BaseCommand):
             self.stdout.write(line)
         self.stdout.write(f"Admin: {settings.PUBLIC_URL}/admin/")
         for study in report.studies:
-            example = study.participant_url().replace("{{%PROLIFIC_PID%}}", "5f0c1a2b3c4d5e6f7a8b9c0d") \
-                .replace("{{%STUDY_ID%}}", "demo").replace("{{%SESSION_ID%}}", "demo1")
+            example = (
+                study.participant_url()
+                .replace("{{%PROLIFIC_PID%}}", "5f0c1a2b3c4d5e6f7a8b9c0d")
+                .replace("{{%STUDY_ID%}}", "demo")
+                .replace("{{%SESSION_ID%}}", "demo1")
+            )
             self.stdout.write(f"{study.name}: participant link {example}")

@@ -12,9 +12,11 @@ from studies.models import Study
 
 
 class Command(BaseCommand):
-    help = ("A study's results: human accuracy (mean, best, worst, bootstrap 95% CI), agreement (Cohen's kappa, "
-            "Fleiss, Krippendorff), per unit, every finished model run beside the humans, and the breakdowns. "
-            "--json prints one JSON object (fractions in [0, 1], null where undefined).")
+    help = (
+        "A study's results: human accuracy (mean, best, worst, bootstrap 95% CI), agreement (Cohen's kappa, "
+        "Fleiss, Krippendorff), per unit, every finished model run beside the humans, and the breakdowns. "
+        "--json prints one JSON object (fractions in [0, 1], null where undefined)."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("name", help="the study's name")

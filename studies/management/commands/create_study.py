@@ -21,14 +21,26 @@ class Command(BaseCommand):
         parser.add_argument("--exclude-at", type=int, help="excluded at this many failed checks (default 2)")
         parser.add_argument("--template", type=int, help="template shown to humans (implicature default 2)")
         parser.add_argument("--group", default="", help="refuse participants who took a study of this group")
-        parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                            help="any other design setting of the benchmark (repeatable)")
+        parser.add_argument(
+            "--set",
+            action="append",
+            default=[],
+            metavar="KEY=VALUE",
+            help="any other design setting of the benchmark (repeatable)",
+        )
         parser.add_argument("--draft", action="store_true", help="create as draft instead of live")
-        parser.add_argument("--owner", metavar="USERNAME",
-                            help="the researcher who sees and acts on the study (without one: superusers only)")
-        parser.add_argument("--pid-format", choices=list(Study.PidFormat.values), default=Study.PidFormat.PROLIFIC,
-                            help="what a PROLIFIC_PID must look like: 'prolific' (24 hex characters, the default) "
-                                 "or 'token' (any 1-64 letters, digits, '-' or '_', for pilots and other recruiters)")
+        parser.add_argument(
+            "--owner",
+            metavar="USERNAME",
+            help="the researcher who sees and acts on the study (without one: superusers only)",
+        )
+        parser.add_argument(
+            "--pid-format",
+            choices=list(Study.PidFormat.values),
+            default=Study.PidFormat.PROLIFIC,
+            help="what a PROLIFIC_PID must look like: 'prolific' (24 hex characters, the default) "
+            "or 'token' (any 1-64 letters, digits, '-' or '_', for pilots and other recruiters)",
+        )
 
     def handle(self, *args, **options) -> None:
         owner = None
@@ -37,8 +49,11 @@ class Command(BaseCommand):
             if owner is None:
                 raise CommandError(f"--owner {options['owner']!r}: no user has this username")
         design = {
-            "units": options["units"], "per_unit": options["per_unit"], "unit_size": options["unit_size"],
-            "attention_checks": options["attention_checks"], "exclude_at": options["exclude_at"],
+            "units": options["units"],
+            "per_unit": options["per_unit"],
+            "unit_size": options["unit_size"],
+            "attention_checks": options["attention_checks"],
+            "exclude_at": options["exclude_at"],
             "template": options["template"],
         }
         for pair in options["set"]:
@@ -47,12 +62,20 @@ class Command(BaseCommand):
                 raise CommandError(f"--set {pair!r}: expected KEY=VALUE")
             design[key] = int(value) if value.lstrip("-").isdigit() else value
         try:
-            study = study_create(name=options["name"], benchmark=options["benchmark"], design=design,
-                                 group=options["group"], status="draft" if options["draft"] else "live",
-                                 owner=owner, pid_format=options["pid_format"])
+            study = study_create(
+                name=options["name"],
+                benchmark=options["benchmark"],
+                design=design,
+                group=options["group"],
+                status="draft" if options["draft"] else "live",
+                owner=owner,
+                pid_format=options["pid_format"],
+            )
         except StudyError as exc:
             raise CommandError(str(exc)) from exc
         units = study.units.count()
-        self.stdout.write(f"Created study {study.name!r} ({study.benchmark}): {units} units × "
-                          f"{study.design.get('per_unit')} participants, {study.attention_checks} attention checks")
+        self.stdout.write(
+            f"Created study {study.name!r} ({study.benchmark}): {units} units × "
+            f"{study.design.get('per_unit')} participants, {study.attention_checks} attention checks"
+        )
         self.stdout.write(study.participant_url())

@@ -7,9 +7,11 @@ from studies.services import ErasureError, participant_erase
 
 
 class Command(BaseCommand):
-    help = ("Honour a data-erasure request: replace a participant's Prolific identity in one study by a random "
-            "token (answers kept under the pseudonym), or with --delete-answers delete the participant and "
-            "every answer. The pseudonym is never handed out again.")
+    help = (
+        "Honour a data-erasure request: replace a participant's Prolific identity in one study by a random "
+        "token (answers kept under the pseudonym), or with --delete-answers delete the participant and "
+        "every answer. The pseudonym is never handed out again."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("study", help="the study's name")
@@ -22,8 +24,9 @@ class Command(BaseCommand):
         if found is None:
             raise CommandError(f"no study named {study!r}")
         try:
-            erasure = participant_erase(study=found, prolific_pid=prolific_pid.strip(),
-                                        delete_answers=delete_answers, dry_run=dry_run)
+            erasure = participant_erase(
+                study=found, prolific_pid=prolific_pid.strip(), delete_answers=delete_answers, dry_run=dry_run
+            )
         except ErasureError as exc:
             raise CommandError(str(exc)) from exc
         self.stdout.write(("Dry run: " if dry_run else "") + erasure.message)

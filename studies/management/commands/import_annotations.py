@@ -10,13 +10,16 @@ from studies.services_import import PUBLISHED_READERS, ImportRefused, human_base
 
 
 class Command(BaseCommand):
-    help = ("Import a published human study (implicature: Ruis et al.'s human_eval_*.csv) as a closed study of "
-            "imported participants A1..An. Atomic and idempotent: the same --name twice writes nothing new.")
+    help = (
+        "Import a published human study (implicature: Ruis et al.'s human_eval_*.csv) as a closed study of "
+        "imported participants A1..An. Atomic and idempotent: the same --name twice writes nothing new."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("benchmark", choices=sorted(PUBLISHED_READERS))
-        parser.add_argument("--source", type=Path,
-                            help="directory holding the files (default DATASETS_DIR/<benchmark>)")
+        parser.add_argument(
+            "--source", type=Path, help="directory holding the files (default DATASETS_DIR/<benchmark>)"
+        )
         parser.add_argument("--name", required=True, help="name of the study to create")
         parser.add_argument("--dry-run", action="store_true", help="read and check everything, write nothing")
 
@@ -34,7 +37,9 @@ class Command(BaseCommand):
         except ImportRefused as exc:
             raise CommandError(f"Refused, nothing was written: {exc}") from exc
         if dry_run and result.created:
-            self.stdout.write(f"Dry run: the files are valid; {result.participants} participants and "
-                              f"{result.responses} answers would be imported. Nothing was written.")
+            self.stdout.write(
+                f"Dry run: the files are valid; {result.participants} participants and "
+                f"{result.responses} answers would be imported. Nothing was written."
+            )
             return
         self.stdout.write(self.style.SUCCESS(result.message) if result.created else result.message)

@@ -39,17 +39,31 @@ def test_the_form_has_a_field_per_declared_design_option_with_the_papers_default
 def test_the_implicature_form_offers_the_papers_design(researcher_client):
     page = researcher_client.get("/studies/new/?benchmark=implicature")
     form = page.context["form"]
-    assert {key: form[f"design_{key}"].value() for key in ("units", "unit_size", "per_unit", "attention_checks",
-                                                           "exclude_at")} == {
-        "units": 4, "unit_size": 150, "per_unit": 5, "attention_checks": 3, "exclude_at": 2}
+    assert {
+        key: form[f"design_{key}"].value()
+        for key in ("units", "unit_size", "per_unit", "attention_checks", "exclude_at")
+    } == {"units": 4, "unit_size": 150, "per_unit": 5, "attention_checks": 3, "exclude_at": 2}
     assert form["design_template"].value() == "2"
     assert "£9.00/h" in page.content.decode()  # £4.50 for 30 minutes
 
 
 def test_a_researcher_creates_a_draft_study_that_they_own(researcher_client, researcher, implicature):
-    page = create(researcher_client, "implicature", name="web pilot", units=2, unit_size=5, per_unit=3,
-                  attention_checks=2, exclude_at=2, template="3", consent_text="Agree **please**.",
-                  failed_attention_code="FAILED1", no_consent_code="NOCONSENT", estimated_minutes=10, reward="2.00")
+    page = create(
+        researcher_client,
+        "implicature",
+        name="web pilot",
+        units=2,
+        unit_size=5,
+        per_unit=3,
+        attention_checks=2,
+        exclude_at=2,
+        template="3",
+        consent_text="Agree **please**.",
+        failed_attention_code="FAILED1",
+        no_consent_code="NOCONSENT",
+        estimated_minutes=10,
+        reward="2.00",
+    )
     study = Study.objects.get(name="web pilot")
     assert page.status_code == 302 and page["Location"] == f"/studies/{study.pk}/"
     assert study.owner == researcher and study.status == Study.Status.DRAFT
@@ -58,21 +72,30 @@ def test_a_researcher_creates_a_draft_study_that_they_own(researcher_client, res
     assert (study.attention_checks, study.exclude_at, study.design["template"]) == (2, 2, 3)
     assert "human_template" in study.design  # resolved by the same service as the command
     assert (study.consent_text, study.failed_attention_code, study.no_consent_code) == (
-        "Agree **please**.", "FAILED1", "NOCONSENT")
+        "Agree **please**.",
+        "FAILED1",
+        "NOCONSENT",
+    )
     assert (study.estimated_minutes, study.reward_pence) == (10, 200)
     assert study.instructions_text == study.definition.default_instructions
 
 
-@pytest.mark.parametrize("changes, message", [
-    ({"units": 0}, "Units must be at least 1"),
-    ({"attention_checks": 9}, "Attention checks per participant can be at most 5"),
-    ({"attention_checks": 1, "exclude_at": 2}, "Exclusion at 2 failed checks can never happen with 1 attention check"),
-    ({"attention_checks": 3, "exclude_at": 1}, "Prolific allows rejecting for a single failed check only"),
-    ({"template": "12"}, "Select a valid choice"),
-    ({"reward": "0.50", "estimated_minutes": 30}, "£1.00/h, below Prolific&#x27;s minimum of £6/h"),
-    ({"units": 5, "unit_size": 150}, "5 units of 150 items need 750 test items; only 600 are imported"),
-    ({"completion_code": "SAME", "no_consent_code": "SAME"}, "must differ from each other"),
-])
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"units": 0}, "Units must be at least 1"),
+        ({"attention_checks": 9}, "Attention checks per participant can be at most 5"),
+        (
+            {"attention_checks": 1, "exclude_at": 2},
+            "Exclusion at 2 failed checks can never happen with 1 attention check",
+        ),
+        ({"attention_checks": 3, "exclude_at": 1}, "Prolific allows rejecting for a single failed check only"),
+        ({"template": "12"}, "Select a valid choice"),
+        ({"reward": "0.50", "estimated_minutes": 30}, "£1.00/h, below Prolific&#x27;s minimum of £6/h"),
+        ({"units": 5, "unit_size": 150}, "5 units of 150 items need 750 test items; only 600 are imported"),
+        ({"completion_code": "SAME", "no_consent_code": "SAME"}, "must differ from each other"),
+    ],
+)
 def test_what_is_wrong_is_said_in_words_and_nothing_is_created(researcher_client, implicature, changes, message):
     page = create(researcher_client, "implicature", name="refused", **changes)
     assert page.status_code == 400

@@ -51,8 +51,16 @@ def test_a_researcher_imports_a_file_and_creates_a_study_on_that_set(researcher_
     assert form["design_item_set"].value() == "example"
     again = upload(researcher_client, EXAMPLE.read_bytes(), "example.csv", "example")
     assert "0 created, 0 updated, 9 unchanged" in again.content.decode()
-    created = create(researcher_client, "custom", name="own items", item_set="example", unit_size=0, per_unit=2,
-                     attention_checks=1, exclude_at=0)
+    created = create(
+        researcher_client,
+        "custom",
+        name="own items",
+        item_set="example",
+        unit_size=0,
+        per_unit=2,
+        attention_checks=1,
+        exclude_at=0,
+    )
     assert created.status_code == 302, created.content.decode()[:2000]
     study = Study.objects.get(name="own items")
     assert study.owner == researcher and study.units.count() == 1 and study.units.get().unit_items.count() == 8
@@ -76,15 +84,27 @@ def test_a_broken_file_writes_nothing_and_names_the_line_and_field(researcher_cl
 def test_a_study_on_a_set_without_items_is_refused_in_words(researcher_client):
     upload(researcher_client, EXAMPLE.read_bytes(), "example.csv", "example")
     page = create(researcher_client, "custom", name="nothing", item_set="missing")
-    assert page.status_code == 400 and "no item set named &#x27;missing&#x27; that you may use: import it first" in page.content.decode()
+    assert (
+        page.status_code == 400
+        and "no item set named &#x27;missing&#x27; that you may use: import it first" in page.content.decode()
+    )
     page = create(researcher_client, "custom", name="nameless", item_set="")
     assert page.status_code == 400 and "Name the item set" in page.content.decode()
 
 
 def test_the_researchers_preview_walks_the_set_refusing_a_number_that_does_not_parse(researcher_client):
     upload(researcher_client, EXAMPLE.read_bytes(), "example.csv", "example")
-    create(researcher_client, "custom", name="previewed", item_set="example", unit_size=0, per_unit=1,
-           attention_checks=1, exclude_at=0, shuffle_items=False)
+    create(
+        researcher_client,
+        "custom",
+        name="previewed",
+        item_set="example",
+        unit_size=0,
+        per_unit=1,
+        attention_checks=1,
+        exclude_at=0,
+        shuffle_items=False,
+    )
     walker = Previewer(researcher_client, Study.objects.get(name="previewed"))
     html = walker.start_items()
     kinds = []
@@ -109,31 +129,87 @@ def test_a_set_is_its_importers_alone(researcher_client, researcher):
     assert refused.status_code == 400
     assert "the name &#x27;pilot&#x27; is not free for you to import into" in refused.content.decode()
     assert {item.key: (item.prompt, item.gold) for item in Item.objects.filter(benchmark="custom")} == before
-    page = create(other, "custom", name="borrowed", item_set="pilot", unit_size=0, per_unit=1, attention_checks=0,
-                  exclude_at=0)
+    page = create(
+        other, "custom", name="borrowed", item_set="pilot", unit_size=0, per_unit=1, attention_checks=0, exclude_at=0
+    )
     assert page.status_code == 400 and "no item set named &#x27;pilot&#x27; that you may use" in page.content.decode()
     assert not Study.objects.filter(name="borrowed").exists()
     assert upload(other, changed, "example.csv", "theirs").status_code == 200  # under a name of their own
-    assert create(other, "custom", name="their own", item_set="theirs", unit_size=0, per_unit=1, attention_checks=0,
-                  exclude_at=0).status_code == 302
-    assert create(researcher_client, "custom", name="mine", item_set="pilot", unit_size=0, per_unit=1,
-                  attention_checks=0, exclude_at=0).status_code == 302
+    assert (
+        create(
+            other,
+            "custom",
+            name="their own",
+            item_set="theirs",
+            unit_size=0,
+            per_unit=1,
+            attention_checks=0,
+            exclude_at=0,
+        ).status_code
+        == 302
+    )
+    assert (
+        create(
+            researcher_client,
+            "custom",
+            name="mine",
+            item_set="pilot",
+            unit_size=0,
+            per_unit=1,
+            attention_checks=0,
+            exclude_at=0,
+        ).status_code
+        == 302
+    )
 
 
 def test_a_set_imported_on_the_command_line_is_open_to_every_researcher_but_theirs_to_change(researcher_client):
     from django.core.management import call_command
 
     call_command("import_benchmark", "custom", "--source", str(EXAMPLE), "--name", "shared")
-    assert create(researcher_client, "custom", name="on shared", item_set="shared", unit_size=0, per_unit=1,
-                  attention_checks=0, exclude_at=0).status_code == 302
+    assert (
+        create(
+            researcher_client,
+            "custom",
+            name="on shared",
+            item_set="shared",
+            unit_size=0,
+            per_unit=1,
+            attention_checks=0,
+            exclude_at=0,
+        ).status_code
+        == 302
+    )
     refused = upload(researcher_client, EXAMPLE.read_bytes(), "example.csv", "shared")
     assert refused.status_code == 400 and "not free for you to import into" in refused.content.decode()
     owner = personas.researcher(username="owner")
     call_command("import_benchmark", "custom", "--source", str(EXAMPLE), "--name", "owned", "--owner", "owner")
-    assert create(researcher_client, "custom", name="on owned", item_set="owned", unit_size=0, per_unit=1,
-                  attention_checks=0, exclude_at=0).status_code == 400
-    assert create(personas.signed_in(owner), "custom", name="owner's", item_set="owned", unit_size=0, per_unit=1,
-                  attention_checks=0, exclude_at=0).status_code == 302
+    assert (
+        create(
+            researcher_client,
+            "custom",
+            name="on owned",
+            item_set="owned",
+            unit_size=0,
+            per_unit=1,
+            attention_checks=0,
+            exclude_at=0,
+        ).status_code
+        == 400
+    )
+    assert (
+        create(
+            personas.signed_in(owner),
+            "custom",
+            name="owner's",
+            item_set="owned",
+            unit_size=0,
+            per_unit=1,
+            attention_checks=0,
+            exclude_at=0,
+        ).status_code
+        == 302
+    )
 
 
 def test_a_change_of_what_counts_as_right_is_refused_once_people_have_answered(researcher_client, researcher):
@@ -141,8 +217,19 @@ def test_a_change_of_what_counts_as_right_is_refused_once_people_have_answered(r
     wider one after an answer would score that answer and later model runs by different rules."""
     upload(researcher_client, EXAMPLE.read_bytes(), "example.csv", "example")
     item = Item.objects.get(key="example/pi")
-    assert create(researcher_client, "custom", name="answered", item_set="example", unit_size=0, per_unit=1,
-                  attention_checks=0, exclude_at=0).status_code == 302
+    assert (
+        create(
+            researcher_client,
+            "custom",
+            name="answered",
+            item_set="example",
+            unit_size=0,
+            per_unit=1,
+            attention_checks=0,
+            exclude_at=0,
+        ).status_code
+        == 302
+    )
     study = Study.objects.get(name="answered")
     study.status = Study.Status.LIVE  # launched
     study.save(update_fields=["status"])

@@ -15,8 +15,9 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def draft(implicature):
-    return small_study("lifecycle", status=Study.Status.DRAFT, units=1, unit_size=3, per_unit=3, attention_checks=0,
-                       exclude_at=0)
+    return small_study(
+        "lifecycle", status=Study.Status.DRAFT, units=1, unit_size=3, per_unit=3, attention_checks=0, exclude_at=0
+    )
 
 
 def test_a_study_moves_draft_live_paused_live_closed_and_no_further(draft):
