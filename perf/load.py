@@ -1,4 +1,4 @@
-"""Simulated participants over real HTTP, and the database check that follows a load.
+"""Simulated participants over real HTTP.
 
 A participant is an aiohttp session with its own cookie jar that walks a study as a browser does:
 the study link, the start page's form, consent, instructions, then one answer per item, on either
@@ -11,7 +11,7 @@ Nothing is followed automatically: every request is one the participant makes an
 A request that fails (connection refused or cut, a timeout, a 5xx) is never sent again as it was:
 like a person, the participant reloads the step page and goes on from what the server shows (or
 opens the study link again when the server no longer knows them). Only an answer POST answered
-200 or 302 counts as acknowledged; `verify` then checks each one is stored exactly once.
+200 or 302 counts as acknowledged; `perf.verify` then checks each one is stored exactly once.
 
 Pure Python (aiohttp only): the benchmark `perf/participants.py` and the serving fault test share it.
 """
@@ -23,7 +23,7 @@ import random
 import re
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from html import unescape
 from urllib.parse import urlencode
@@ -504,105 +504,3 @@ async def hammer(url: str, *, concurrency: int, seconds: float, meter: CpuMeter 
         took = time.perf_counter() - began
         after = meter.snapshot()
     return Hammered(ok, failed, ok / took, CpuMeter.per_request(before, after, ok), took)
-
-
-# -- the database check -------------------------------------------------------------------------
-
-
-@dataclass
-class Verification:
-    """The database after a load, against what the participants were told."""
-
-    acknowledged: int
-    stored: int
-    missing: list[Answer]
-    stored_twice: list[Answer]
-    duplicate_positions: list[tuple]
-    completed_not_stored: list[str]
-    unit_completed: dict[int, int]
-    unit_capacity: dict[int, int]
-    over_capacity: list[int]
-    problems: list[str]
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-
-Query = Callable[[str], list[tuple]]
-_SLUG = re.compile(r"^[-A-Za-z0-9_]+$")
-
-
-def verify(query: Query, *, link: str, outcomes: Iterable[Outcome], exact: bool) -> Verification:
-    """Check the study's rows: every acknowledged answer stored exactly once (same item, same answer),
-    no (participant, position) twice, every participant who saw the done page stored as completed
-    with all their answers, no unit past its capacity, and with `exact` (the participants fill the
-    study) the same number completed in every unit. `query(sql)` runs plain SQL on the database."""
-    if not _SLUG.match(link):
-        raise ValueError(f"not a study link: {link!r}")
-    outcomes = list(outcomes)
-    study = f"(SELECT id FROM studies_study WHERE link = '{link}')"
-    rows = query(
-        "SELECT p.prolific_pid, r.position, r.item_id, r.raw_answer FROM annotation_response r "
-        f"JOIN studies_participant p ON p.id = r.participant_id WHERE p.study_id = {study}"
-    )
-    stored = Counter(Answer(pid, int(position), int(item), answer) for pid, position, item, answer in rows)
-    positions = Counter((pid, int(position)) for pid, position, _item, _answer in rows)
-    acknowledged = [answer for outcome in outcomes for answer in outcome.acknowledged]
-    missing = [answer for answer in acknowledged if stored[answer] == 0]
-    twice = [answer for answer in acknowledged if stored[answer] > 1]
-    duplicate_positions = [key for key, count in positions.items() if count > 1]
-
-    people = {
-        pid: (status, step, int(answered))
-        for pid, status, step, answered in query(
-            f"SELECT prolific_pid, status, step, answered FROM studies_participant WHERE study_id = {study}"
-        )
-    }
-    per_pid = Counter(pid for pid, _position in positions.elements())
-    completed_not_stored = [
-        outcome.pid
-        for outcome in outcomes
-        if outcome.completed
-        and (
-            people.get(outcome.pid, ("", "", 0))[:2] != ("completed", "done")
-            or per_pid[outcome.pid] != people[outcome.pid][2]
-        )
-    ]
-
-    units = query(
-        "SELECT u.id, u.capacity, "
-        "SUM(CASE WHEN p.status = 'completed' THEN 1 ELSE 0 END), "
-        "SUM(CASE WHEN p.status = 'active' OR (p.status = 'completed' AND NOT p.excluded) THEN 1 ELSE 0 END) "
-        f"FROM studies_unit u LEFT JOIN studies_participant p ON p.unit_id = u.id WHERE u.study_id = {study} "
-        "GROUP BY u.id, u.capacity ORDER BY u.id"
-    )
-    unit_completed = {int(unit): int(done or 0) for unit, _capacity, done, _held in units}
-    unit_capacity = {int(unit): int(capacity) for unit, capacity, _done, _held in units}
-    over = [int(unit) for unit, capacity, _done, held in units if int(held or 0) > int(capacity)]
-
-    problems = []
-    if missing:
-        problems.append(f"{len(missing)} acknowledged answers are not stored, e.g. {missing[:3]}")
-    if twice:
-        problems.append(f"{len(twice)} acknowledged answers are stored twice, e.g. {twice[:3]}")
-    if duplicate_positions:
-        problems.append(f"{len(duplicate_positions)} (participant, position) pairs stored twice")
-    if completed_not_stored:
-        problems.append(f"{len(completed_not_stored)} participants saw the done page but are not stored complete")
-    if over:
-        problems.append(f"units past their capacity: {over}")
-    if exact and len(set(unit_completed.values())) > 1:
-        problems.append(f"completed per unit differ: {sorted(unit_completed.values())}")
-    return Verification(
-        len(acknowledged),
-        len(rows),
-        missing,
-        twice,
-        duplicate_positions,
-        completed_not_stored,
-        unit_completed,
-        unit_capacity,
-        over,
-        problems,
-    )

@@ -53,8 +53,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from perf.cpu import GROUPS, CpuMeter  # noqa: E402
-from perf.load import PATHS, Hammered, Load, hammer, pids, run_participants, verify  # noqa: E402
+from perf.load import PATHS, Hammered, Load, hammer, pids, run_participants  # noqa: E402
 from perf.server import Server, free_port, manage, server_env  # noqa: E402
+from perf.verify import verify  # noqa: E402
 
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/parity_perf"
 

@@ -3,6 +3,7 @@ researcher's verification summary."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import median
 
@@ -23,7 +24,7 @@ def get_study_by_link(link: str) -> Study:
     return study
 
 
-def participant_at_link(participant_ids: list[int], link: str) -> Participant | None:
+def participant_at_link(participant_ids: Sequence[int], link: str) -> Participant | None:
     """The one of `participant_ids` in the study at `link`, with the study, in one query (or None; an
     erased identity is no one's). One at most: a browser holds one participant per study, so the read
     asks for no order (`get()`, where `first()` would add an ORDER BY for a single row)."""
@@ -35,7 +36,7 @@ def participant_at_link(participant_ids: list[int], link: str) -> Participant | 
         return None
 
 
-def known_participants(ids: list[int]) -> QuerySet[Participant]:
+def known_participants(ids: Sequence[int]) -> QuerySet[Participant]:
     """The participants with these ids, with their study; an erased identity is no one's."""
     return Participant.objects.select_related("study").filter(pk__in=ids, erased_at__isnull=True)
 

@@ -253,15 +253,13 @@ def _resume(study: Study, participant: Participant, now) -> Entry:
     return Entry(participant, resumed=True)
 
 
-def participant_lock(*, participant_id: int, with_study: bool) -> Participant:
-    """The participant's row, locked for a write, with its study and unit. With `with_study`, the
-    study's row is locked first, in the order `participant_enter` takes them: a timed-out participant
-    taking back their slot is then serialised with assignment, so a unit never goes past its capacity."""
-    if with_study:
-        study_id = Participant.objects.values_list("study_id", flat=True).get(pk=participant_id)
-        Study.objects.select_for_update().only("pk").get(pk=study_id)
-    # `of`: only the participant's row; locking the joined study row on every answer would
-    # serialise all of a study's submits
+def participant_lock(*, participant_id: int) -> Participant:
+    """The participant's row, locked for a write, with its study and unit; the study's row is locked
+    first, in the order `participant_enter` takes them: a timed-out participant taking back their
+    slot is then serialised with assignment, so a unit never goes past its capacity."""
+    study_id = Participant.objects.values_list("study_id", flat=True).get(pk=participant_id)
+    Study.objects.select_for_update().only("pk").get(pk=study_id)
+    # `of`: only the participant's row (the study's is locked above)
     return Participant.objects.select_for_update(of=("self",)).select_related("study", "unit").get(pk=participant_id)
 
 
@@ -396,7 +394,7 @@ def item_mark_shown(*, participant: Participant) -> Participant:
             participant.current_shown_at = participant.current_shown_at or now
             return participant
     with transaction.atomic():
-        participant = participant_lock(participant_id=participant.pk, with_study=True)
+        participant = participant_lock(participant_id=participant.pk)
         if not slot_take_back(participant=participant):
             return participant
         participant.last_seen_at = now

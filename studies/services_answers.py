@@ -15,7 +15,7 @@ from django.utils import timezone
 from annotation.models import Item
 from annotation.selectors import item_data
 from studies.models import Participant, Response
-from studies.selectors import screen_for, verifiable_responses
+from studies.selectors import known_participants, screen_for, verifiable_responses
 from studies.services import participant_lock, slot_take_back
 
 
@@ -69,9 +69,7 @@ def response_submit(
         result = _submit(partial(_locked, participants), *answer, with_study=False)
         if isinstance(result, int):
             # the reservation timed out: again, with the study locked first, as assignment takes them
-            result = _submit(
-                partial(participant_lock, participant_id=result, with_study=True), *answer, with_study=True
-            )
+            result = _submit(partial(participant_lock, participant_id=result), *answer, with_study=True)
     except IntegrityError:
         # the unique (participant, position) constraint: a copy of this answer is already stored
         return SubmitResult(Outcome.IGNORED, participants.select_related("study").first())
@@ -82,7 +80,7 @@ def _participants(*, participant_id: int | None, link: str | None, known: Sequen
     """`participant_id`, or the one of `known` in the study at `link` that is still someone's."""
     if participant_id is not None:
         return Participant.objects.filter(pk=participant_id)
-    return Participant.objects.filter(pk__in=known, study__link=link, erased_at__isnull=True)
+    return known_participants(known).filter(study__link=link)
 
 
 def _locked(participants: QuerySet[Participant]) -> Participant | None:

@@ -1,4 +1,4 @@
-"""`perf.load.verify`, the database check after a load (the benchmark's and the fault test's): it
+"""`perf.verify.verify`, the database check after a load (the benchmark's and the fault test's): it
 passes on what participants really stored and names each kind of loss or imbalance it looks for."""
 
 from __future__ import annotations
@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
-from perf.load import Answer, Outcome, verify
+from perf.load import Answer, Outcome
+from perf.verify import verify
 from studies.models import Response, Unit
 from studies.services import unit_set_capacity
 from tests.factories import Bot, pid, small_study

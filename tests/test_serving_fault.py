@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from perf.load import Answer, Load, pids, run_participants, verify
+from perf.load import Answer, Load, pids, run_participants
 from perf.server import Server, free_port, server_env
+from perf.verify import verify
 from studies.models import Participant, Response
 from tests.factories import small_study
 
