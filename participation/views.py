@@ -310,7 +310,7 @@ def answer(request: HttpRequest, link: str) -> HttpResponse:
     if result is None:
         return _no_participant(request, link)
     participant = result.participant
-    if result.outcome is Outcome.INVALID and participant.step == Participant.Step.ITEMS:
+    if result.outcome in (Outcome.INVALID, Outcome.TOO_SOON) and participant.step == Participant.Step.ITEMS:
         template = "participation/partials/_item.html" if request.htmx else "participation/item_page.html"
         context = _item_context(
             participant, result.message, typed=form.cleaned_data["answer"], pasted=form.cleaned_data["pasted"]

@@ -175,6 +175,9 @@ def study_link(
         str(attention_checks),
         "--exclude-at",
         str(attention_checks + 1),
+        # the simulated participants answer as fast as the server lets them, with no time to read
+        "--min-answer-ms",
+        "0",
     )
     return output.strip().splitlines()[-1].split("?")[0].rstrip("/").rsplit("/", 1)[-1]
 

@@ -35,7 +35,16 @@ class StudyAdmin(ResearcherAdmin):
         ("Participants see", {"fields": ["consent_text", "instructions_text"]}),
         (
             "Design",
-            {"fields": ["design", "attention_checks", "exclude_at", "reservation_timeout_minutes", "unit_counts"]},
+            {
+                "fields": [
+                    "design",
+                    "attention_checks",
+                    "exclude_at",
+                    "min_answer_ms",
+                    "reservation_timeout_minutes",
+                    "unit_counts",
+                ]
+            },
         ),
         (
             "Prolific",

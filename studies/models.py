@@ -18,6 +18,10 @@ def _new_code() -> str:
     return secrets.token_hex(4).upper()
 
 
+def _default_answer_floor() -> int:
+    return settings.MIN_ANSWER_MS
+
+
 class Study(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft", "Draft"
@@ -55,6 +59,11 @@ class Study(models.Model):
     estimated_minutes = models.PositiveIntegerField(default=30)
     reward_pence = models.PositiveIntegerField(default=450, help_text="reward in pence (GBP)")
     reservation_timeout_minutes = models.PositiveIntegerField(default=60)
+    min_answer_ms = models.PositiveIntegerField(
+        default=_default_answer_floor,
+        help_text="an answer that reaches the server sooner than this (milliseconds) after its item was shown "
+        "is refused as unread: nothing is stored and the item is shown again (0: no floor)",
+    )
     pid_format = models.CharField(
         max_length=10,
         choices=PidFormat.choices,

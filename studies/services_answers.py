@@ -23,6 +23,7 @@ class Outcome(enum.Enum):
     STORED = "stored"
     IGNORED = "ignored"  # a replay, a double click, a stale tab: nothing written
     INVALID = "invalid"  # refused with a message; nothing written
+    TOO_SOON = "too_soon"  # came before its item could have been read: refused with a message, nothing written
     RELEASED = "released"  # timed out, and the slot went to someone else: nothing written
 
 
@@ -129,6 +130,9 @@ def _submit(
             return SubmitResult(Outcome.IGNORED, participant)
         if position != participant.answered + 1 or participant.sequence[participant.answered] != item_id:
             return SubmitResult(Outcome.IGNORED, participant)
+        now = timezone.now()
+        if _too_soon(participant, now):
+            return SubmitResult(Outcome.TOO_SOON, participant, message=TOO_SOON_MESSAGE)
         following = participant.sequence[position] if show_next and position < len(participant.sequence) else None
         # by id: the items' default order (benchmark, key) would only add an ORDER BY to compile and run
         items = Item.objects.order_by().in_bulk([item_id] if following is None else [item_id, following])
@@ -144,7 +148,6 @@ def _submit(
         if message:
             return SubmitResult(Outcome.INVALID, participant, message=message)
         extra = {**(extra or {}), **screen.record}
-        now = timezone.now()
         shown_at = participant.current_shown_at or now
         response = Response.objects.create(
             participant=participant,
@@ -168,6 +171,21 @@ def _submit(
         response=response,
         next_item=items.get(following) if following is not None else None,
     )
+
+
+TOO_SOON_MESSAGE = (
+    "Your answer came before this item could have been read, so it was not saved. "
+    "Please read the item and answer again."
+)
+
+
+def _too_soon(participant: Participant, now) -> bool:
+    """An answer sooner after its item was shown than the study's floor: a second key press or tap
+    meant for the item before, landing on this one unseen. The shown time is the server's (the
+    response that carried the item was built then), so the floor also covers the item's transfer."""
+    floor = participant.study.min_answer_ms
+    shown_at = participant.current_shown_at
+    return bool(floor) and shown_at is not None and (now - shown_at).total_seconds() * 1000 < floor
 
 
 def _advance(participant, item: Item, correct: bool, now, *, shown_next: bool) -> list[str]:

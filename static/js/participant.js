@@ -1,6 +1,36 @@
 // Keyboard answers: a key listed in a button's data-keys clicks it. Text boxes keep their keys.
 (function () {
   "use strict";
+  // An item takes no answer in its first moments on the screen: a second key press or tap meant for
+  // the item before (a double press, a bouncing tap) would otherwise answer this one unseen. The
+  // wait is the study's floor (the server refuses answers sooner than it) and never less than
+  // FIRST_MOMENT_MS. When it is over the item area carries data-ready.
+  const FIRST_MOMENT_MS = 300;
+  let readyAt = 0;
+  function arm() {
+    const area = document.getElementById("item-area");
+    if (!area) return;
+    const wait = Math.max(parseInt(area.dataset.minAnswerMs || "0", 10) || 0, FIRST_MOMENT_MS);
+    area.removeAttribute("data-ready");
+    readyAt = performance.now() + wait;
+    window.setTimeout(function () { area.dataset.ready = ""; }, wait);
+  }
+  function tooSoon() {
+    return performance.now() < readyAt;
+  }
+  arm();
+  document.addEventListener("htmx:afterSwap", arm);
+  // Every way of answering ends in the form's submit: keys, clicks, taps, Enter in a box.
+  window.addEventListener(
+    "submit",
+    function (event) {
+      if (event.target && event.target.id === "answer-form" && tooSoon()) {
+        event.preventDefault();
+        event.stopImmediatePropagation();
+      }
+    },
+    true
+  );
   document.addEventListener("keydown", function (event) {
     const target = event.target;
     const inBox = target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA");
@@ -11,7 +41,7 @@
       return;
     }
     if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
-    if (inBox) return;
+    if (inBox || tooSoon()) return;
     const key = event.key.toLowerCase();
     const buttons = document.querySelectorAll("#item-area button[data-keys]");
     for (const button of buttons) {

@@ -66,9 +66,10 @@ def through_consent_and_instructions(page) -> None:
 
 
 def wait_until_interactive(page) -> None:
-    """A person waits for the page to be there before pressing keys: scripts loaded, swap settled."""
+    """A person waits for the page to be there before pressing keys: scripts loaded, swap settled, and
+    the item's first moments over (input sooner is ignored: see participant.js)."""
     page.wait_for_function("document.readyState === 'complete' && !!window.htmx")
-    page.wait_for_selector("#item-area:not(.htmx-swapping):not(.htmx-settling):not(.htmx-request)")
+    page.wait_for_selector("#item-area[data-ready]:not(.htmx-swapping):not(.htmx-settling):not(.htmx-request)")
 
 
 def each_item(page, participant):

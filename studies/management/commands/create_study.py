@@ -42,6 +42,13 @@ class Command(BaseCommand):
             "or 'token' (any 1-64 letters, digits, '-' or '_', for pilots and other recruiters)",
         )
 
+        parser.add_argument(
+            "--min-answer-ms",
+            type=int,
+            help="refuse as unread an answer sooner than this many milliseconds after its item was shown "
+            "(default: the MIN_ANSWER_MS setting, 600; 0: no floor, e.g. for scripted load tests)",
+        )
+
     def handle(self, *args, **options) -> None:
         owner = None
         if options["owner"]:
@@ -61,6 +68,7 @@ class Command(BaseCommand):
             if not sep:
                 raise CommandError(f"--set {pair!r}: expected KEY=VALUE")
             design[key] = int(value) if value.lstrip("-").isdigit() else value
+        floor = {} if options["min_answer_ms"] is None else {"min_answer_ms": options["min_answer_ms"]}
         try:
             study = study_create(
                 name=options["name"],
@@ -70,6 +78,7 @@ class Command(BaseCommand):
                 status="draft" if options["draft"] else "live",
                 owner=owner,
                 pid_format=options["pid_format"],
+                **floor,
             )
         except StudyError as exc:
             raise CommandError(str(exc)) from exc
