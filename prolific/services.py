@@ -52,15 +52,16 @@ def study_places(study: Study) -> int:
 def study_fields(study: Study, places: int) -> dict[str, Any]:
     """What `POST /studies/` takes for this study: its link with Prolific's placeholders, its time,
     reward and places, and a completion code per outcome the study configures."""
-    codes = [{"code": study.completion_code, "code_type": "COMPLETED", "actions": [{"action": "MANUALLY_REVIEW"}]}]
-    if study.failed_attention_code:
-        codes.append(
-            {
-                "code": study.failed_attention_code,
-                "code_type": "FAILED_ATTENTION_CHECK",
-                "actions": [{"action": "MANUALLY_REVIEW"}],
-            }
-        )
+    codes = [
+        {"code": study.completion_code, "code_type": "COMPLETED", "actions": [{"action": "MANUALLY_REVIEW"}]},
+        # every study has its own code for excluded participants (failed attention checks), reviewed by
+        # hand: Prolific allows rejecting for failed checks only under its rules (several in 5+ minutes)
+        {
+            "code": study.failed_attention_code,
+            "code_type": "FAILED_ATTENTION_CHECK",
+            "actions": [{"action": "MANUALLY_REVIEW"}],
+        },
+    ]
     if study.no_consent_code:
         # declining consent: the participant is asked to return the study, never rejected
         codes.append(

@@ -50,8 +50,8 @@ class Study(models.Model):
     completion_code = models.CharField(max_length=40, default=_new_code)
     failed_attention_code = models.CharField(
         max_length=40,
-        blank=True,
-        help_text="given instead of the completion code to excluded participants, if set",
+        default=_new_code,
+        help_text="given instead of the completion code to participants excluded for failed attention checks",
     )
     no_consent_code = models.CharField(
         max_length=40, blank=True, help_text="given to those who decline consent, if set"
@@ -96,6 +96,14 @@ class Study(models.Model):
         verbose_name_plural = "studies"
         ordering = ["-created_at"]
         permissions = [("export_study", "Can export a study's answers and tables")]
+        constraints = [
+            # an excluded participant must never be paid as a complete one by mistake on Prolific
+            models.CheckConstraint(
+                condition=~models.Q(failed_attention_code="") & ~models.Q(failed_attention_code=models.F("completion_code")),
+                name="study_failed_code_distinct",
+                violation_error_message="The failed-check code must be set and differ from the completion code.",
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.name

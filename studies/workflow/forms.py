@@ -104,7 +104,9 @@ class StudyCreateForm(forms.Form):
     instructions_text = forms.CharField(widget=forms.Textarea(attrs={"rows": 8}), help_text="Markdown, as above")
     completion_code = forms.CharField(max_length=40)
     failed_attention_code = forms.CharField(
-        max_length=40, required=False, help_text="given instead of the completion code to excluded participants"
+        max_length=40,
+        label="Failed-check code",
+        help_text="given instead of the completion code to participants excluded for failed attention checks",
     )
     no_consent_code = forms.CharField(max_length=40, required=False, help_text="given to those who decline consent")
     estimated_minutes = forms.IntegerField(min_value=1, max_value=600, initial=30)
@@ -122,6 +124,7 @@ class StudyCreateForm(forms.Form):
         self.fields["consent_text"].initial = self.definition.default_consent
         self.fields["instructions_text"].initial = self.definition.default_instructions
         self.fields["completion_code"].initial = Study._meta.get_field("completion_code").get_default()
+        self.fields["failed_attention_code"].initial = Study._meta.get_field("failed_attention_code").get_default()
 
     def design_fields(self) -> list[forms.BoundField]:
         return [self[name] for name in self.fields if name.startswith(DESIGN_PREFIX)]

@@ -42,8 +42,11 @@ def test_a_study_runs_on_prolific_from_draft_to_stop(implicature, standin, clien
         f"/s/{study.link}/?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}&STUDY_ID={{{{%STUDY_ID%}}}}"
         "&SESSION_ID={{%SESSION_ID%}}"
     )
-    assert [code["code_type"] for code in draft["completion_codes"]] == ["COMPLETED"]
-    assert draft["completion_codes"][0]["code"] == study.completion_code
+    assert [(code["code_type"], code["code"]) for code in draft["completion_codes"]] == [
+        ("COMPLETED", study.completion_code),
+        ("FAILED_ATTENTION_CHECK", study.failed_attention_code),
+    ]
+    assert [code["actions"] for code in draft["completion_codes"]] == [[{"action": "MANUALLY_REVIEW"}]] * 2
 
     prolific_hooks_subscribe(target_url="https://parity.example.org/prolific/hooks/")
     assert ProlificHookSecret.objects.get().secret == standin.secrets[-1]
