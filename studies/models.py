@@ -99,7 +99,8 @@ class Study(models.Model):
         constraints = [
             # an excluded participant must never be paid as a complete one by mistake on Prolific
             models.CheckConstraint(
-                condition=~models.Q(failed_attention_code="") & ~models.Q(failed_attention_code=models.F("completion_code")),
+                condition=~models.Q(failed_attention_code="")
+                & ~models.Q(failed_attention_code=models.F("completion_code")),
                 name="study_failed_code_distinct",
                 violation_error_message="The failed-check code must be set and differ from the completion code.",
             ),

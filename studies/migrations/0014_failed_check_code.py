@@ -10,7 +10,9 @@ from django.db import migrations, models
 def give_every_study_a_failed_check_code(apps, schema_editor):
     """Studies without one gave excluded participants the normal completion code: each gets its own."""
     Study = apps.get_model("studies", "Study")
-    for study in Study.objects.filter(models.Q(failed_attention_code="") | models.Q(failed_attention_code=models.F("completion_code"))):
+    for study in Study.objects.filter(
+        models.Q(failed_attention_code="") | models.Q(failed_attention_code=models.F("completion_code"))
+    ):
         code = study.completion_code
         while code == study.completion_code:
             code = secrets.token_hex(4).upper()
@@ -19,21 +21,31 @@ def give_every_study_a_failed_check_code(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('studies', '0013_answer_floor'),
+        ("studies", "0013_answer_floor"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='study',
-            name='failed_attention_code',
-            field=models.CharField(default=studies.models._new_code, help_text='given instead of the completion code to participants excluded for failed attention checks', max_length=40),
+            model_name="study",
+            name="failed_attention_code",
+            field=models.CharField(
+                default=studies.models._new_code,
+                help_text="given instead of the completion code to participants excluded for failed attention checks",
+                max_length=40,
+            ),
         ),
         migrations.RunPython(give_every_study_a_failed_check_code, migrations.RunPython.noop),
         migrations.AddConstraint(
-            model_name='study',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('failed_attention_code', ''), _negated=True), models.Q(('failed_attention_code', models.F('completion_code')), _negated=True)), name='study_failed_code_distinct', violation_error_message='The failed-check code must be set and differ from the completion code.'),
+            model_name="study",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("failed_attention_code", ""), _negated=True),
+                    models.Q(("failed_attention_code", models.F("completion_code")), _negated=True),
+                ),
+                name="study_failed_code_distinct",
+                violation_error_message="The failed-check code must be set and differ from the completion code.",
+            ),
         ),
     ]
