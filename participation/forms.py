@@ -6,6 +6,7 @@ from django import forms
 from django.conf import settings
 from django.core.validators import RegexValidator
 
+from studies.closing import ClosingQuestion
 from studies.models import Study
 
 _token = RegexValidator(r"^[A-Za-z0-9_-]{1,64}$", "must be 1–64 letters, digits, '-' or '_'")
@@ -62,3 +63,23 @@ class PreviewAnswerForm(forms.Form):
     item = forms.IntegerField(min_value=1)
     position = forms.IntegerField(min_value=1)
     answer = forms.CharField(max_length=4000, strip=False, required=False)
+
+
+def _closing_field(question: ClosingQuestion) -> forms.Field:
+    common = {"label": question.label, "help_text": question.help, "required": False}
+    if question.kind == "choice":
+        return forms.ChoiceField(choices=question.choices, widget=forms.RadioSelect, **common)
+    if question.kind == "number":
+        return forms.IntegerField(min_value=question.low, max_value=question.high, **common)
+    if question.kind == "long_text":
+        return forms.CharField(max_length=2000, widget=forms.Textarea(attrs={"rows": 4}), **common)
+    return forms.CharField(max_length=100, **common)
+
+
+class ClosingForm(forms.Form):
+    """The study's closing questions, every one optional."""
+
+    def __init__(self, *args, questions: list[ClosingQuestion], **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        for question in questions:
+            self.fields[question.key] = _closing_field(question)

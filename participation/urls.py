@@ -12,6 +12,7 @@ urlpatterns = [
     path("s/<slug:link>/consent/", views.consent, name="consent"),
     path("s/<slug:link>/begin/", views.begin, name="begin"),
     path("s/<slug:link>/answer/", views.answer, name="answer"),
+    path("s/<slug:link>/closing/", views.closing, name="closing"),
     # the researcher's walk through these pages, writing nothing
     path("studies/<int:study_id>/preview/", preview_views.preview_step, name="preview"),
     path("studies/<int:study_id>/preview/restart/", preview_views.preview_restart, name="preview_restart"),

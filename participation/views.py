@@ -17,7 +17,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseClientRedirect
 
 from annotation.models import Item
-from participation.forms import AnswerForm, ConsentForm, EntryForm
+from participation.forms import AnswerForm, ClosingForm, ConsentForm, EntryForm
 from participation.selectors import (
     get_participant_by_link,
     get_participant_for_request,
@@ -25,9 +25,17 @@ from participation.selectors import (
     remember_participant,
 )
 from prolific.signed_links import SignatureError, signing_enabled, verify_signed_link
+from studies.closing import asked
 from studies.models import Participant, Study
 from studies.selectors import answered_responses, current_item, get_study_by_link, participant_at_link, screen_for
-from studies.services import Refusal, item_mark_shown, participant_begin, participant_consent, participant_enter
+from studies.services import (
+    Refusal,
+    item_mark_shown,
+    participant_answer_closing,
+    participant_begin,
+    participant_consent,
+    participant_enter,
+)
 from studies.services_answers import Outcome, response_submit
 
 _PROLIFIC_PARAMS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
@@ -153,14 +161,18 @@ def _refusal(request: HttpRequest, study: Study, refusal: Refusal | None) -> Htt
     return _problem(request, title, message, status=403 if refusal is Refusal.OTHER_SESSION else 200)
 
 
-def _done_context(participant: Participant, already: bool = False) -> dict:
+def _done_context(participant: Participant, already: bool = False, closing: ClosingForm | None = None) -> dict:
+    """The done page: the code first, then the study's closing questions while they are unanswered
+    (optional: the page then waits instead of going back to Prolific by itself)."""
     code = participant.completion_code()
+    questions = asked(participant.study.closing_questions) if participant.closing_answered_at is None else []
     return {
         "study": participant.study,
         "participant": participant,
         "code": code,
         "already": already,
         "redirect_url": f"{settings.PROLIFIC_COMPLETE_URL}?cc={code}",
+        "closing": closing if closing is not None else (ClosingForm(questions=questions) if questions else None),
     }
 
 
@@ -277,6 +289,19 @@ def consent(request: HttpRequest, participant: Participant) -> HttpResponse:
     if form.is_valid():
         participant_consent(participant=participant, agree=form.cleaned_data["agree"])
     return redirect(_step_url(participant.study))
+
+
+@require_POST
+@participant_view
+def closing(request: HttpRequest, participant: Participant) -> HttpResponse:
+    """The optional closing questions, sent from the done page; then back to Prolific with the code."""
+    if participant.step != Participant.Step.DONE:
+        return redirect(_step_url(participant.study))
+    form = ClosingForm(request.POST, questions=asked(participant.study.closing_questions))
+    if not form.is_valid():
+        return render(request, "participation/done.html", _done_context(participant, closing=form), status=422)
+    participant = participant_answer_closing(participant=participant, answers=form.cleaned_data)
+    return redirect(_done_context(participant)["redirect_url"])
 
 
 @require_POST

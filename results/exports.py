@@ -26,11 +26,14 @@ from django.utils.text import slugify
 from results.assemble import study_results
 from results.selectors import HumanAnswer, StudyData
 from results.tables import paper_tables, to_latex, to_markdown
+from studies.closing import asked
+from studies.selectors import participants_in_order
 
 #: format -> (content type, file suffix)
 FORMATS: dict[str, tuple[str, str]] = {
     "csv": ("text/csv; charset=utf-8", "long.csv"),
     "wide-csv": ("text/csv; charset=utf-8", "wide.csv"),
+    "participants-csv": ("text/csv; charset=utf-8", "participants.csv"),
     "jsonl": ("application/x-ndjson; charset=utf-8", "long.jsonl"),
     "parquet": ("application/vnd.apache.parquet", "long.parquet"),
     "latex": ("application/x-tex; charset=utf-8", "table.tex"),
@@ -166,6 +169,51 @@ def wide_table(data: StudyData, *, include_free_text: bool = False) -> tuple[lis
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 
 
+PARTICIPANT_COLUMNS: tuple[str, ...] = (
+    "study",
+    "annotator",
+    "unit",
+    "participant_status",
+    "excluded",
+    "attention_failures",
+    "answered",
+    "duration_s",
+    "closing_answered",
+)
+
+
+def participant_table(data: StudyData, *, include_free_text: bool = False) -> tuple[list[str], list[dict[str, Any]]]:
+    """One row per participant: their unit, status and the study's closing questions (a column each,
+    `closing_<key>`). Answers typed in the participant's own words are left empty unless
+    `include_free_text`, as in the long export; the column `closing_free_text_withheld` says so."""
+    questions = asked(data.study.closing_questions)
+    columns = [*PARTICIPANT_COLUMNS, *(f"closing_{question.key}" for question in questions)]
+    withholds = not include_free_text and any(question.free_text for question in questions)
+    if withholds:
+        columns.append("closing_free_text_withheld")
+    rows = []
+    for participant in participants_in_order(data.study):
+        answers = participant.closing_answers
+        row: dict[str, Any] = {
+            "study": data.study.name,
+            "annotator": participant.pseudonym,
+            "unit": participant.unit.label if participant.unit else "",
+            "participant_status": participant.status,
+            "excluded": participant.excluded,
+            "attention_failures": participant.attention_failures,
+            "answered": participant.answered,
+            "duration_s": round(participant.duration_seconds) if participant.duration_seconds is not None else "",
+            "closing_answered": participant.closing_answered_at is not None,
+        }
+        for question in questions:
+            shown = include_free_text or not question.free_text
+            row[f"closing_{question.key}"] = answers.get(question.key, "") if shown else ""
+        if withholds:
+            row["closing_free_text_withheld"] = any(answers.get(q.key) for q in questions if q.free_text)
+        rows.append(row)
+    return columns, rows
+
+
 def csv_cell(value: Any) -> Any:
     """One cell of a CSV export, safe to open in a spreadsheet.
 
@@ -229,8 +277,9 @@ def export_study(
         results = results if results is not None else study_results(data)
         writer = to_latex if fmt == "latex" else to_markdown
         return ExportFile(filename, content_type, writer(results, paper_tables(results)).encode("utf-8"))
-    if fmt == "wide-csv":
-        columns, rows = wide_table(data, include_free_text=include_free_text)
+    if fmt in {"wide-csv", "participants-csv"}:
+        table = wide_table if fmt == "wide-csv" else participant_table
+        columns, rows = table(data, include_free_text=include_free_text)
         return ExportFile(filename, content_type, _csv(columns, rows))
     rows = long_rows(data, include_free_text=include_free_text)
     if fmt == "csv":

@@ -19,6 +19,7 @@ from results.monitor import study_monitor
 from results.selectors import load_study_data
 from results.tables import paper_tables
 from studies.access import EXPORT_STUDY, get_study_for_researcher, researcher_studies
+from studies.closing import asked
 from studies.models import Study
 
 
@@ -53,6 +54,7 @@ def results(request: HttpRequest, study_id: int) -> HttpResponse:
         "formats": list(FORMATS),
         "model_runs_url": _model_runs_url(study),
         "has_free_text": any(h.raw_answer and data.label(h.answer) is None for h in data.humans),
+        "closing_free_text": any(question.free_text for question in asked(study.closing_questions)),
     }
     if request.htmx:
         # htmx swaps only successful responses: the partial carries the filters' error message

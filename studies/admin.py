@@ -42,6 +42,7 @@ class StudyAdmin(ResearcherAdmin):
                     "exclude_at",
                     "min_answer_ms",
                     "reservation_timeout_minutes",
+                    "closing_questions",
                     "unit_counts",
                 ]
             },
@@ -232,6 +233,8 @@ class ParticipantAdmin(ResearcherAdmin):
         "sequence",
         "current_shown_at",
         "is_imported",
+        "closing_answers",
+        "closing_answered_at",
     ]
 
     def get_queryset(self, request):

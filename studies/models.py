@@ -71,6 +71,11 @@ class Study(models.Model):
         help_text="what a PROLIFIC_PID in the study link must look like; anything else is refused",
     )
     is_imported = models.BooleanField(default=False, help_text="answers imported from a published human study")
+    closing_questions = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="the optional questions asked after the items (keys of studies.closing.QUESTIONS)",
+    )
     pseudonyms_issued = models.PositiveIntegerField(
         default=0, help_text="pseudonyms handed out so far; the next participant is A<n+1>, whoever was deleted"
     )
@@ -214,6 +219,12 @@ class Participant(models.Model):
     completed_at = models.DateTimeField(null=True, blank=True)
     erased_at = models.DateTimeField(
         null=True, blank=True, help_text="when the Prolific identity was erased on request"
+    )
+    closing_answers = models.JSONField(
+        default=dict, blank=True, help_text="answers to the study's optional closing questions, by question key"
+    )
+    closing_answered_at = models.DateTimeField(
+        null=True, blank=True, help_text="when the closing questions were sent (empty: not sent)"
     )
 
     #: the fields that identify a person on Prolific: shown, filtered, searched and ordered on only for

@@ -137,3 +137,13 @@ def verification_summary(study=None, studies=None) -> list[VerificationRow]:
     return [
         VerificationRow(study_name, category, *numbers) for (study_name, category), numbers in sorted(counts.items())
     ]
+
+
+def participants_in_order(study: Study) -> QuerySet[Participant]:
+    """The study's participants with their units, oldest first, without their Prolific identity."""
+    return (
+        Participant.objects.filter(study=study)
+        .select_related("unit")
+        .defer(*Participant.IDENTITY_FIELDS)
+        .order_by("started_at", "id")
+    )

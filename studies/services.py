@@ -18,6 +18,7 @@ from annotation.models import BenchmarkAsset, Item
 from annotation.selectors import item_data, item_set_usable
 from parity import benchmarks
 from parity.benchmarks.base import seeded_rng
+from studies import closing
 from studies.models import Participant, Study, Unit, UnitItem
 
 
@@ -42,6 +43,9 @@ def study_create(
     merged = definition.design(design)
     if Study.objects.filter(name=name).exists():
         raise StudyError(f"a study named {name!r} already exists")
+    unknown = sorted(set(fields.get("closing_questions", ())) - set(closing.QUESTIONS))
+    if unknown:
+        raise StudyError(f"no closing question named {', '.join(unknown)}; known: {', '.join(closing.QUESTIONS)}")
     set_name = definition.item_set(merged)
     if set_name and owner is not None and not item_set_usable(user=owner, benchmark=benchmark, name=set_name):
         raise StudyError(
@@ -372,6 +376,25 @@ def participant_begin(*, participant: Participant) -> Participant:
         participant.step = Participant.Step.ITEMS if participant.sequence else Participant.Step.DONE
         participant.last_seen_at = timezone.now()
         participant.save(update_fields=["step", "last_seen_at"])
+    return participant
+
+
+@transaction.atomic
+def participant_answer_closing(*, participant: Participant, answers: Mapping[str, Any]) -> Participant:
+    """Store a participant's answers to the study's closing questions, once, after their last item.
+
+    Only the questions the study asks are kept, and only those answered; a second send (a double
+    click, a replay) changes nothing. Nothing here touches the completion code, which the participant
+    already has."""
+    participant = _locked(participant)
+    if participant.step != Participant.Step.DONE or participant.closing_answered_at is not None:
+        return participant
+    keys = set(participant.study.closing_questions)
+    participant.closing_answers = {
+        key: value for key, value in answers.items() if key in keys and value not in ("", None)
+    }
+    participant.closing_answered_at = timezone.now()
+    participant.save(update_fields=["closing_answers", "closing_answered_at"])
     return participant
 
 

@@ -43,10 +43,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         raise pytest.UsageError(f"tests share a node ID (mark them serial): {', '.join(repeated)}")
 
 
-@pytest.fixture(autouse=True)
-def _scripted_answers_are_not_too_soon(settings):
+@pytest.fixture(autouse=True, scope="session")
+def _scripted_answers_are_not_too_soon():
     """Scripted participants and browser tests answer in milliseconds: new studies get no floor for an
-    answer's time here (settings.MIN_ANSWER_MS). The floor's own tests give their study one."""
+    answer's time here (settings.MIN_ANSWER_MS), module-wide fixtures' studies included. The floor's
+    own tests give their study one."""
+    from django.conf import settings
+
     settings.MIN_ANSWER_MS = 0
 
 
