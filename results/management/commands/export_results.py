@@ -12,8 +12,8 @@ from studies.models import Study
 
 class Command(BaseCommand):
     help = (
-        "Export a study: csv (long, one row per annotator × item), wide-csv (one column per annotator), participants-csv "
-        "(one row per participant, with the closing questions), jsonl, "
+        "Export a study: csv (long, one row per annotator × item), wide-csv (one column per annotator), "
+        "participants-csv (one row per participant, with the closing questions), jsonl, "
         "parquet, or the paper table (latex, markdown). Annotators are pseudonyms; Prolific and session ids "
         "never leave; participants' free text only with --include-free-text."
     )
