@@ -75,6 +75,7 @@ def test_the_default_study_of_96_episodes_holds_33_answers_on_a_repeat(imported)
     units = [[by_key[key] for key in unit] for unit in BENCH.build_units(imported, BENCH.design())]
     assert len(units) == 96
     assert _counts(units) == (29, 2, 33)  # of 1,920 answers
+    assert sum(item.meta["repeat_of"] is not None for unit in units for item in unit) == 33
 
 
 def _results(items: list[ItemData], human_correct: dict[int, bool], model_correct: dict[int, bool]) -> ResultsInput:
@@ -119,9 +120,7 @@ def test_the_results_count_answers_on_a_repeat_apart_with_accuracy_excluding_the
     (model,) = section["models"]
     assert model["run"] == 1 and (model["n_repeats"], model["accuracy_on_repeats"]) == (2, 0.5)
     assert model["accuracy_excluding_repeats"] == 1.0 and model["accuracy"] == 19 / 20
-
-
-def test_items_imported_before_the_flag_give_no_repeats_section(episodes) -> None:
+    # items imported before the flag carry no repeat_of: no section rather than one counting none
     unflagged = [
         ItemData(item.key, item.split, item.prompt, item.gold, {k: v for k, v in item.meta.items() if k != "repeat_of"})
         for item in episodes["ep-0001"]
