@@ -126,7 +126,9 @@ def test_720_episodes_of_20_positions_balanced_over_features_and_formats(bundle,
         assert [item.prompt["position"] for item in items] == list(range(1, 21))
         assert {item.prompt["instruction"] for item in items} == {UNINFORMATIVE}
         metas = {
-            json.dumps({k: v for k, v in item.meta.items() if k not in ("features", "position")}, sort_keys=True)
+            json.dumps(
+                {k: v for k, v in item.meta.items() if k not in ("features", "position", "repeat_of")}, sort_keys=True
+            )
             for item in items
         }
         assert len(metas) == 1, "salient feature, mapping, format, construction are fixed per episode"
@@ -284,18 +286,49 @@ def test_verbalisation_prompt_appends_the_question_after_the_twenty_examples(epi
         ("x", "X"),
         ("  y\n", "Y"),
         ("Y", "Y"),
+        ("X.", "X"),
+        ("'x'", "X"),
+        ("“Y”", "Y"),
+        (">X", "X"),
+        ("y!", "Y"),
         ("Z", None),
         ("", None),
+        ("  ", None),
         ("XY", None),
-        ("'X'", None),
+        ("X Y", None),
+        ("maybe", None),
+        ("x1", None),
         ("the answer is X", None),
     ],
 )
-def test_parse_answer_accepts_only_x_or_y(raw: str, parsed: str | None) -> None:
+def test_parse_answer_takes_x_or_y_in_either_case_with_spaces_and_punctuation_around(
+    raw: str, parsed: str | None
+) -> None:
     assert BENCH.parse_answer(raw) == parsed
     scored = BENCH.score(raw, "X")
     assert scored.valid is (parsed is not None)
     assert scored.correct is (parsed == "X")
+    refusal = BENCH.refusal(raw, scored, BENCH.design())
+    assert refusal == "" if parsed else refusal.startswith("Please type X or Y")
+
+
+@pytest.mark.parametrize("raw", ["maybe", "xy", "z", "X Y", "no idea"])
+def test_anything_else_is_asked_again_naming_the_two_answers(raw: str) -> None:
+    message = BENCH.refusal(raw, BENCH.score(raw, "X"), BENCH.design())
+    assert message == (
+        f"Please type X or Y (“{raw}” is neither), then press Enter. Your answer has not been saved yet."
+    )
+
+
+def test_an_empty_box_is_asked_for_x_or_y() -> None:
+    for raw in ("", "   "):
+        assert BENCH.refusal(raw, BENCH.score(raw, "X"), BENCH.design()) == "Please type X or Y, then press Enter."
+
+
+def test_a_long_refused_answer_is_quoted_short() -> None:
+    raw = "I think this one is about animals, so " * 5
+    message = BENCH.refusal(raw, BENCH.score(raw, "X"), BENCH.design())
+    assert f"(“{raw.strip()[:40]}” is neither)" in message and len(message) < 140
 
 
 def test_present_shows_the_sentence_without_its_label(episodes, instruction_items) -> None:
@@ -328,7 +361,7 @@ def test_history_shows_earlier_sentences_of_the_episode_with_their_correct_label
         (i.prompt["sentence"], i.gold) for i in items[:6]
     ]
     assert BENCH.history(answered, items[2].prompt)[-1]["position"] == 2
-    assert BENCH.shows_history and BENCH.free_text_answers
+    assert BENCH.shows_history
 
 
 def test_default_units_are_96_arrow_episodes_16_per_salient_feature(bundle, episodes) -> None:

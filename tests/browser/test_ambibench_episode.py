@@ -33,8 +33,10 @@ def test_a_participant_types_through_a_twenty_sentence_episode_with_the_keyboard
         page.wait_for_function("document.activeElement?.id === 'answer-box'", timeout=5000)
         if position == 12:
             page.screenshot(path=str(artifacts / "ambibench-episode-12.png"), full_page=True)
-        # right from the fifth sentence on, with a wrong and an invalid answer early
-        answer = {1: "q", 2: "x", 3: "Y"}.get(position, item.gold.lower())
+        if position == 1:
+            _a_typo_is_asked_again(page, participant, artifacts)
+        # right from the fourth sentence on, after whatever the first three get
+        answer = {1: "X", 2: "x", 3: "Y"}.get(position, item.gold.lower())
         typed.append(answer)
         page.keyboard.type(answer)
         page.keyboard.press("Enter")
@@ -46,5 +48,23 @@ def test_a_participant_types_through_a_twenty_sentence_episode_with_the_keyboard
     assert page.url == f"https://app.prolific.com/submissions/complete?cc={study.completion_code}"
     responses = list(Response.objects.filter(participant=participant).order_by("position"))
     assert [r.raw_answer for r in responses] == typed and len(responses) == 20
-    assert (responses[0].valid, responses[0].correct) == (False, False)
+    assert all(r.valid for r in responses) and responses[0].answer == "X"
     assert all(r.correct for r in responses[3:])
+
+
+def _a_typo_is_asked_again(page, participant, artifacts) -> None:
+    """ "maybe" is neither label: the message names X and Y, nothing is stored, and the same
+    sentence waits with an empty, focused box, so the person just types again."""
+    page.keyboard.type("maybe")
+    page.keyboard.press("Enter")
+    message = page.locator("#item-area .error[role=alert]")
+    message.wait_for()
+    assert message.inner_text() == (
+        "Please type X or Y (“maybe” is neither), then press Enter. Your answer has not been saved yet."
+    )
+    page.wait_for_function("document.activeElement?.id === 'answer-box'", timeout=5000)
+    assert page.input_value("#answer-box") == ""
+    assert page.locator('#current-example[data-position="1"]').count() == 1
+    assert page.locator("#episode-history li").count() == 0
+    assert not Response.objects.filter(participant=participant).exists()
+    page.screenshot(path=str(artifacts / "ambibench-refusal.png"))

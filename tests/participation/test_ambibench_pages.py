@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from annotation.models import Item
@@ -47,7 +49,7 @@ def test_a_scripted_participant_types_through_an_episode_seeing_each_label_only_
     items = [Item.objects.get(pk=item_id) for item_id in participant.sequence]
     assert len(items) == 20 and len({item.prompt["episode"] for item in items}) == 1
     assert [item.prompt["position"] for item in items] == list(range(1, 21))
-    typed = ["x", "Y", "maybe", "X ", "y"] * 4
+    typed = ["x", "Y", "y.", "X ", "'y'"] * 4
     for position, item in enumerate(items, start=1):
         html = _page_is_the_same_whatever_the_gold(bot, item)
         # the history lists exactly the answered sentences, each with its correct label
@@ -64,24 +66,64 @@ def test_a_scripted_participant_types_through_an_episode_seeing_each_label_only_
     assert participant.status == Participant.Status.COMPLETED
     responses = list(Response.objects.filter(participant=participant).order_by("position"))
     assert [r.raw_answer for r in responses] == typed
-    assert [r.answer for r in responses] == [{"x": "X", "y": "Y", "maybe": "", "x ": "X"}[t.lower()] for t in typed]
+    assert [r.answer for r in responses] == ["X", "Y", "Y", "X", "Y"] * 4 and all(r.valid for r in responses)
     for response, item in zip(responses, items):
         assert response.correct == (response.answer == item.gold)
 
 
-def test_a_second_answer_to_the_same_sentence_is_ignored_and_an_invalid_one_is_stored_raw(ambibench):
+def test_a_second_answer_to_the_same_sentence_is_ignored(ambibench):
     study = ambibench_study()
     bot = _started(study, 2)
     bot.post("begin", {})
     first = Item.objects.get(pk=bot.participant.sequence[0])
-    bot.post("answer", {"item": first.pk, "position": 1, "answer": "maybe"})
+    bot.post("answer", {"item": first.pk, "position": 1, "answer": FLIP[first.gold].lower()})
     again = bot.post("answer", {"item": first.pk, "position": 1, "answer": first.gold})
     assert again.status_code == 200
     stored = Response.objects.get(participant=bot.participant)
-    assert (stored.raw_answer, stored.answer, stored.valid, stored.correct) == ("maybe", "", False, False)
+    assert (stored.raw_answer, stored.answer, stored.valid, stored.correct) == (
+        FLIP[first.gold].lower(),
+        FLIP[first.gold],
+        True,
+        False,
+    )
     assert bot.participant.answered == 1
     # the page shows the correct label of sentence 1, whatever was typed
     assert answered_labels(bot.step().content.decode()) == [(1, first.gold)]
+
+
+def test_maybe_is_asked_again_storing_nothing_then_x_is_stored(ambibench):
+    study = ambibench_study()
+    bot = _started(study, 8)
+    bot.post("begin", {})
+    first = Item.objects.get(pk=bot.participant.sequence[0])
+    page = bot.post("answer", {"item": first.pk, "position": 1, "answer": "maybe"})
+    html = page.content.decode()
+    assert page.status_code == 422
+    assert "Please type X or Y (“maybe” is neither), then press Enter. Your answer has not been saved yet." in html
+    # the same sentence again, its box empty and focused for the X or Y
+    assert 'id="current-example" data-position="1"' in html and first.prompt["sentence"] in html
+    assert re.search(r'<input type="text" id="answer-box" class="label-box" name="answer" required autofocus', html)
+    assert 'value="maybe"' not in html and answered_labels(html) == []
+    assert not Response.objects.filter(participant=bot.participant).exists() and bot.participant.answered == 0
+    bot.post("answer", {"item": first.pk, "position": 1, "answer": "x"})
+    stored = Response.objects.get(participant=bot.participant)
+    assert (stored.position, stored.raw_answer, stored.answer, stored.valid) == (1, "x", "X", True)
+    assert stored.correct == (first.gold == "X") and bot.participant.answered == 1
+
+
+def test_with_htmx_a_refusal_swaps_in_the_same_sentence_with_the_message(ambibench):
+    study = ambibench_study()
+    bot = _started(study, 9)
+    bot.post("begin", {})
+    first = Item.objects.get(pk=bot.participant.sequence[0])
+    answer_url = f"/s/{study.link}/answer/"
+    partial = bot.client.post(
+        answer_url, {"item": first.pk, "position": 1, "answer": "xy"}, HTTP_HX_REQUEST="true"
+    ).content.decode()
+    assert partial.startswith('<section id="item-area"') and "<html" not in partial
+    assert '<p class="error" role="alert">Please type X or Y (“xy” is neither)' in partial
+    assert 'data-position="1"' in partial and "autofocus" in partial
+    assert not Response.objects.filter(participant=bot.participant).exists()
 
 
 def test_an_empty_box_is_not_an_answer(ambibench):
@@ -90,7 +132,7 @@ def test_an_empty_box_is_not_an_answer(ambibench):
     bot.post("begin", {})
     item = Item.objects.get(pk=bot.participant.sequence[0])
     page = bot.post("answer", {"item": item.pk, "position": 1, "answer": "  "})
-    assert page.status_code == 422 and "Please type an answer" in page.content.decode()
+    assert page.status_code == 422 and "Please type X or Y, then press Enter." in page.content.decode()
     assert not Response.objects.filter(participant=bot.participant).exists()
 
 

@@ -105,7 +105,8 @@ def test_the_ambibench_preview_shows_each_correct_label_after_the_answer(researc
     html = walker.start_items()
     golds = []
     for _ in range(3):
-        html = walker.answer(html, lambda item: golds.append(item.gold) or "q")  # invalid, still stored
+        # a wrong answer each time: the correct label is what the page shows
+        html = walker.answer(html, lambda item: golds.append(item.gold) or ("y" if item.gold == "X" else "x"))
     assert [label for _, label in answered_labels(html)] == golds
     assert not Participant.objects.exists() and not Response.objects.exists()
 

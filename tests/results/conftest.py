@@ -8,7 +8,8 @@ attention checks each, completed by scripted Bots through the HTTP views:
 and two finished model runs: template 2 (wrong on test row 3 only) and template 3 (all gold).
 
 `ambi`: an AmbiBench study of six one-episode units; two participants answer through the services:
-  P1 types "maybe" at position 1 (invalid free text) and the wrong label at position 2, then gold;
+  P1 has "maybe" at position 1 (invalid free text, stored as before AmbiBench asked again for X or
+  Y; databases keep such answers) and the wrong label at position 2, then gold;
   P2 types every gold label in lower case.
 
 `baseline`: Ruis et al.'s published human evaluation, imported with `import_annotations`.
@@ -158,17 +159,20 @@ def _answer_all(study, prolific_pid: str, answer_for) -> None:
 @pytest.fixture(scope="module")
 def ambi(world) -> Built:
     from annotation.services import benchmark_import
+    from studies.models import Response
     from studies.services import study_create
 
     benchmark_import(name="ambibench", source=None, options={"episodes": 12, "instruction_prompts": 12})
     study = study_create(name="ambi results", benchmark="ambibench", design={"per_feature": 1})
 
     def first(position: int, gold: str) -> str:
-        if position == 1:
-            return "maybe"
-        return ("Y" if gold == "X" else "X") if position == 2 else gold
+        return ("Y" if gold == "X" else "X") if position <= 2 else gold
 
     _answer_all(study, AMBI_PIDS[0], first)
+    # today "maybe" is asked again and never stored; an older study's database still holds it
+    Response.objects.filter(participant__study=study, participant__prolific_pid=AMBI_PIDS[0], position=1).update(
+        raw_answer="maybe", answer="", valid=False, correct=False
+    )
     _answer_all(study, AMBI_PIDS[1], lambda position, gold: gold.lower())
     return Built(study.pk, study.name, pids=list(AMBI_PIDS), sessions=["SESSIONAMBI"])
 

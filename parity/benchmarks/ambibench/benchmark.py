@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ..base import Asset, Benchmark, ChoicePrompt, DemoSetup, ImportBundle, ItemData, ResultsInput, Screen
+from ..base import Asset, Benchmark, ChoicePrompt, DemoSetup, ImportBundle, ItemData, ResultsInput, Scored, Screen
 from ..design import DesignOption
 from . import model as model_side
 from . import results as results_side
@@ -50,6 +51,8 @@ INSTRUCTIONS = "\n".join(f"{number}) {text}" for number, text in enumerate(ORIEN
     "\nType your answer (X or Y) in the box and press Enter to continue. You cannot go back to change an answer."
 )
 UNIT_FORMATS = FORMATS + ("both",)
+#: X or Y in either case, with spaces or punctuation around it ("x", " Y ", "X.", "'x'", ">X")
+TYPED_LABEL = re.compile(r"[\W_]*([xy])[\W_]*", re.IGNORECASE)
 
 
 def _positive(options: Mapping[str, Any], name: str, default: int) -> int:
@@ -69,7 +72,8 @@ class AmbiBench(Benchmark):
     item_template = "participation/partials/_item_ambibench_episode.html"
     #: Section 4.2: the instruction, both labelled examples and the query on one screen
     instruction_template = "participation/partials/_item_ambibench_instruction.html"
-    free_text_answers = True
+    #: people type X or Y; anything else is asked again and nothing is stored (see `refusal`)
+    free_text_answers = False
     shows_history = True
     default_design: ClassVar[Mapping[str, Any]] = {
         "split": "episode",
@@ -197,8 +201,21 @@ class AmbiBench(Benchmark):
         ]
 
     def parse_answer(self, raw: str) -> str | None:
-        value = raw.strip()
-        return {"x": "X", "X": "X", "y": "Y", "Y": "Y"}.get(value)
+        """The label typed, in either case, with the spaces and punctuation around it dropped: the
+        authors read a label token the same way (metric_wrangler.py strips spaces and quotes)."""
+        match = TYPED_LABEL.fullmatch(raw)
+        return match.group(1).upper() if match else None
+
+    def refusal(self, raw: str, scored: Scored, design: Mapping[str, Any], *, item: ItemData | None = None) -> str:
+        """Anything but X or Y ("maybe", "xy", "z") is a slip of the keyboard, not an answer: the
+        participant is asked again and nothing is stored, so every stored answer is a label. (A
+        model's output that is neither label stays an invalid, wrong answer, as the authors score it.)"""
+        if scored.valid:
+            return ""
+        typed = raw.strip()
+        if not typed:
+            return "Please type X or Y, then press Enter."
+        return f"Please type X or Y (“{typed[:40]}” is neither), then press Enter. Your answer has not been saved yet."
 
     # -- design --------------------------------------------------------------------------
     def unit_category(self, unit_items: Sequence[ItemData]) -> str:

@@ -130,10 +130,17 @@ def generate_episodes(
 
 
 def episode_items(episodes: Sequence[Episode]) -> list[ItemData]:
-    """One item per position; the episode is the set of items sharing `prompt["episode"]`."""
+    """One item per position; the episode is the set of items sharing `prompt["episode"]`.
+
+    Sentences are drawn with replacement, as the authors draw them (example_generation.py picks
+    every word with `random.choice`), so a sentence can come back within an episode (seed 0: 222
+    of 720 episodes, 16 of them back to back). Its label is then already on the screen, and in a
+    model's prompt: meta `repeat_of` names the position it first appeared at (None otherwise)."""
     items = []
     for episode in episodes:
+        first_seen: dict[str, int] = {}
         for position, example in enumerate(episode.examples, start=1):
+            first = first_seen.setdefault(example.sentence, position)
             items.append(
                 ItemData(
                     key=f"{episode.key}-{position:02d}",
@@ -154,6 +161,7 @@ def episode_items(episodes: Sequence[Episode]) -> list[ItemData]:
                         "format": episode.format,
                         "features": dict(example.features),
                         "position": position,
+                        "repeat_of": first if first != position else None,
                     },
                 )
             )

@@ -93,9 +93,47 @@ def by_position(results: ResultsInput) -> dict[str, Any]:
     return {"humans": _curves(human_answers, n_boot=n_boot, seed=seed), "models": models, "oracle": _oracle(results)}
 
 
+def _repeat_split(answers: list[tuple[bool, bool]]) -> dict[str, Any]:
+    """(correct, on a repeated sentence) pairs: how many, and accuracy with and without the repeats."""
+
+    def accuracy(scores: list[bool]) -> float | None:
+        return sum(scores) / len(scores) if scores else None
+
+    fresh = [correct for correct, repeat in answers if not repeat]
+    repeated = [correct for correct, repeat in answers if repeat]
+    return {
+        "n_answers": len(answers),
+        "n_repeats": len(repeated),
+        "accuracy": accuracy(fresh + repeated),
+        "accuracy_excluding_repeats": accuracy(fresh),
+        "accuracy_on_repeats": accuracy(repeated),
+    }
+
+
+def repeats(results: ResultsInput) -> dict[str, Any]:
+    """Answers to a sentence that came earlier in its episode, whose label is then on the screen
+    (and in a model's prompt): counted apart, with accuracy excluding them. Items generated before
+    the `repeat_of` flag carry none, and then there is no section."""
+    items = results.items
+    flagged = [key for key, item in items.items() if is_position_item(item.meta) and "repeat_of" in item.meta]
+    if not flagged:
+        return {}
+    humans = [(h.correct, h.meta.get("repeat_of") is not None) for h in results.humans if is_position_item(h.meta)]
+    models = []
+    for run in results.runs:
+        answers = [
+            (bool(m.correct), items[m.item_key].meta.get("repeat_of") is not None)
+            for m in results.rows_by_run[run.id]
+            if is_position_item(items[m.item_key].meta)
+        ]
+        if answers:
+            models.append({"run": run.id, "label": run.label, **_repeat_split(answers)})
+    return {"repeats": {"humans": _repeat_split(humans), "models": models}}
+
+
 def breakdowns(results: ResultsInput) -> dict[str, Any]:
     if any(is_position_item(item.meta) for item in results.items.values()):
-        return {"by_position": by_position(results)}
+        return {"by_position": by_position(results), **repeats(results)}
     return {}
 
 
