@@ -5,7 +5,7 @@ import pytest
 from annotation.models import Item
 from studies.models import Participant, Response
 from tests.annotation.helpers import ambibench_study, import_ambibench
-from tests.browser.helpers import press_when_focused
+from tests.browser.helpers import press_when_focused, wait_until_interactive
 from tests.factories import entry_url, pid
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -31,6 +31,7 @@ def test_a_participant_types_through_a_twenty_sentence_episode_with_the_keyboard
         assert page.locator("#current-example .label-shown").count() == 0
         # the box takes the focus (autofocus on load, participant.js after a swap) before the person types
         page.wait_for_function("document.activeElement?.id === 'answer-box'", timeout=5000)
+        wait_until_interactive(page)
         if position == 12:
             page.screenshot(path=str(artifacts / "ambibench-episode-12.png"), full_page=True)
         if position == 1:
@@ -68,3 +69,4 @@ def _a_typo_is_asked_again(page, participant, artifacts) -> None:
     assert page.locator("#episode-history li").count() == 0
     assert not Response.objects.filter(participant=participant).exists()
     page.screenshot(path=str(artifacts / "ambibench-refusal.png"))
+    wait_until_interactive(page)
