@@ -92,9 +92,10 @@ class ResearcherApi(ThrottledBeforeRefused, APIView):
     def study(self, request: Request, study_id: int) -> Study:
         return get_study_for_researcher(request.user, study_id, self.permission)
 
-    def given(self, data: Any) -> dict[str, Any]:
-        """`data` checked by the operation's InputSerializer (a 400 with the errors otherwise)."""
-        serializer = self.InputSerializer(data=data)  # type: ignore[attr-defined]
+    def given(self, data: Any, **context: Any) -> dict[str, Any]:
+        """`data` checked by the operation's InputSerializer, which sees `context` (a 400 with the
+        errors otherwise)."""
+        serializer = self.InputSerializer(data=data, context=context)  # type: ignore[attr-defined]
         serializer.is_valid(raise_exception=True)
         return dict(serializer.validated_data)
 
