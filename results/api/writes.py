@@ -101,7 +101,10 @@ class StudyCreateApi(ResearcherApi):
             return data
 
     @extend_schema(
-        operation_id="studies_create", request=InputSerializer, responses={201: StudyDetailApi.OutputSerializer}
+        operation_id="studies_create",
+        summary="Create a study (a draft)",
+        request=InputSerializer,
+        responses={201: StudyDetailApi.OutputSerializer},
     )
     def post(self, request: Request) -> Response:
         require_permission(request.user, self.permission)
@@ -125,7 +128,7 @@ class StudyCreateApi(ResearcherApi):
         data.update({DESIGN_PREFIX + key: value for key, value in given["design"].items()})
         data.update({name: value for name, value in given.items() if name in defaults.fields})
         if "reward_pence" in given:
-            data["reward"] = Decimal(given["reward_pence"]) / 100
+            data["reward"] = (Decimal(given["reward_pence"]) / 100).quantize(Decimal("0.01"))
         return StudyCreateForm(data, benchmark=given["benchmark"])
 
 
@@ -153,7 +156,10 @@ class StudyStatusApi(ResearcherApi):
             return bool(self.context["changed"])
 
     @extend_schema(
-        operation_id="studies_status_update", request=InputSerializer, responses={200: OutputSerializer, 409: CONFLICT}
+        operation_id="studies_status_update",
+        summary="Launch, pause, resume or close a study",
+        request=InputSerializer,
+        responses={200: OutputSerializer, 409: CONFLICT},
     )
     def post(self, request: Request, study_id: int) -> Response:
         study = self.study(request, study_id)
@@ -233,6 +239,7 @@ class ModelRunStartApi(ResearcherApi):
 
     @extend_schema(
         operation_id="studies_model_runs_start",
+        summary="Start model runs",
         request=InputSerializer,
         responses={
             201: OutputSerializer(many=True),
@@ -273,7 +280,10 @@ class ModelRunCancelApi(ResearcherApi):
             ref_name = "CancelledModelRun"
 
     @extend_schema(
-        operation_id="studies_model_runs_cancel", request=None, responses={200: OutputSerializer, 409: CONFLICT}
+        operation_id="studies_model_runs_cancel",
+        summary="Cancel a model run",
+        request=None,
+        responses={200: OutputSerializer, 409: CONFLICT},
     )
     def post(self, request: Request, study_id: int, run_id: int) -> Response:
         study = self.study(request, study_id)

@@ -58,7 +58,11 @@ def test_a_researcher_creates_a_draft_they_own_with_the_pages_defaults(implicatu
         ({"design": {**DESIGN, "colour": "red"}}, "design.colour", "implicature has no design option 'colour'"),
         ({"design": {**DESIGN, "units": [2]}}, "design.units", "a number, a word or true/false"),
         ({"design": "units=2"}, "design", "Expected a dictionary"),
-        ({"reward_pence": 50, "estimated_minutes": 30}, "reward_pence", "below Prolific's minimum of £6/h"),
+        (
+            {"reward_pence": 50, "estimated_minutes": 30},
+            "reward_pence",
+            "£0.50 for 30 minutes is £1.00/h, below Prolific's minimum of £6/h",
+        ),
         (
             {"completion_code": "SAME", "no_consent_code": "SAME"},
             "non_field_errors",
