@@ -46,7 +46,8 @@ def endpoints(patterns: list[URLPattern], prefix: str, request: Request) -> list
 class ApiIndex(APIView):
     """The list of the API's operations, the link to its reference (/api/docs/) and its schema."""
 
-    # what the API offers is no secret (the schema and the reference are public too); its data are
+    # which operations there are is no secret (the schema and the reference are public too); each
+    # operation checks who may call it
     permission_classes = [AllowAny]
     #: the patterns listed (given by results/api/urls.py)
     operations: list[URLPattern] = []

@@ -17,6 +17,7 @@ from rest_framework import serializers, status
 from rest_framework.exceptions import APIException
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 
 from modelruns.models import ModelRun, ModelSpec
 from modelruns.services import ModelRunError, modelrun_cancel, modelrun_start_many, modelspec_get_or_create
@@ -39,7 +40,7 @@ class Conflict(APIException):
 CONFLICT = OpenApiResponse(DETAIL, "The study or run cannot do this in its present state; `detail` says why.")
 
 #: the form's field names that the API calls otherwise
-API_NAMES = {"reward": "reward_pence", "__all__": serializers.api_settings.NON_FIELD_ERRORS_KEY}
+API_NAMES = {"reward": "reward_pence", "__all__": api_settings.NON_FIELD_ERRORS_KEY}
 
 
 def form_errors(form: StudyCreateForm) -> dict[str, list[str]]:
