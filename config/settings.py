@@ -33,6 +33,8 @@ INSTALLED_APPS = [
     "rest_framework",
     "knox",
     "drf_spectacular",
+    # Swagger UI's files, served from static/ like the rest of the site (no CDN)
+    "drf_spectacular_sidecar",
     "django_htmx",
     "django_tasks",
     "django_tasks_db",
@@ -244,7 +246,17 @@ API_MAX_PAGE_SIZE = env_int("API_MAX_PAGE_SIZE", 1000)
 # API tokens are kept as hashes (made by `manage.py create_api_token` or in the admin) and sent as
 # `Authorization: Token <token>`; they last until deleted unless made with a validity.
 REST_KNOX = {"TOKEN_TTL": None, "AUTH_HEADER_PREFIX": "Token"}
-SPECTACULAR_SETTINGS = {"TITLE": "Parity API", "VERSION": "1.0.0", "SERVE_INCLUDE_SCHEMA": False}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Parity API",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    # the API reference at /api/docs/ loads Swagger UI from this site's static files, not from a CDN
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    # no validator badge: Swagger UI would send the schema's URL to validator.swagger.io
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
+}
 
 LOGGING = {
     "version": 1,

@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.urls import include, path
 from django.views.generic import RedirectView
-from drf_spectacular.views import SpectacularAPIView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from config.health import health, live
 
@@ -21,6 +21,8 @@ urlpatterns = [
     path("studies/", include("studies.urls")),
     path("studies/", include("results.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    # the split view: Swagger UI's start script is a file of its own, not an inline script
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/", include("results.api.urls")),
     path("", include("prolific.urls")),
     path("", include("participation.urls")),

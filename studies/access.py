@@ -18,6 +18,8 @@ from django.http import Http404
 from studies.models import Study
 
 VIEW_STUDY = "studies.view_study"
+ADD_STUDY = "studies.add_study"
+CHANGE_STUDY = "studies.change_study"
 EXPORT_STUDY = "studies.export_study"
 EXCLUDE_PARTICIPANT = "studies.exclude_participant"
 VIEW_PARTICIPANT = "studies.view_participant"
@@ -39,8 +41,8 @@ VIEWER_PERMISSIONS: tuple[str, ...] = (
 #: what a researcher who runs studies holds (give it through a group)
 RESEARCHER_PERMISSIONS: tuple[str, ...] = (
     *VIEWER_PERMISSIONS,
-    "studies.add_study",
-    "studies.change_study",
+    ADD_STUDY,
+    CHANGE_STUDY,
     EXPORT_STUDY,
     EXCLUDE_PARTICIPANT,
     "studies.verify_response",

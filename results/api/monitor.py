@@ -139,6 +139,8 @@ class StudyMonitorApi(ResearcherApi):
         class Meta:
             ref_name = "StudyMonitor"
 
-    @extend_schema(operation_id="studies_monitor_retrieve", responses=OutputSerializer)
+    @extend_schema(
+        operation_id="studies_monitor_retrieve", summary="The live monitor's figures", responses=OutputSerializer
+    )
     def get(self, request: Request, study_id: int) -> Response:
         return Response(self.OutputSerializer(study_monitor(self.study(request, study_id))).data)

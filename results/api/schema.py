@@ -47,5 +47,5 @@ class ResearcherApiSchema(AutoSchema):
 
     def _reads_input(self) -> bool:
         if self.method in {"POST", "PUT", "PATCH"}:
-            return True
+            return self.get_request_serializer() is not None
         return any(is_serializer(parameter) for parameter in self.get_override_parameters())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.db.models import QuerySet
@@ -23,10 +24,13 @@ def participants_of(study: Study) -> QuerySet[Participant]:
     return Participant.objects.filter(study=study).select_related("unit").order_by("pk")
 
 
-def model_runs_of(study: Study) -> list[dict[str, Any]]:
-    """The study's model runs with answer counts."""
+def model_runs_of(study: Study, run_ids: Iterable[int] | None = None) -> list[dict[str, Any]]:
+    """The study's model runs (those of `run_ids` only, if given) with answer counts."""
+    runs = runs_for_study(study)
+    if run_ids is not None:
+        runs = runs.filter(pk__in=list(run_ids))
     rows = []
-    for run in runs_for_study(study):
+    for run in runs:
         rows.append(
             {
                 "id": run.pk,

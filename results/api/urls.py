@@ -2,13 +2,15 @@ from __future__ import annotations
 
 from django.urls import path
 
-from results.api import monitor, views
+from results.api import index, monitor, views, writes
 
 app_name = "api"
 
 urlpatterns = [
     path("studies/", views.StudyListApi.as_view(), name="studies"),
+    path("studies/create/", writes.StudyCreateApi.as_view(), name="study_create"),
     path("studies/<int:study_id>/", views.StudyDetailApi.as_view(), name="study"),
+    path("studies/<int:study_id>/status/", writes.StudyStatusApi.as_view(), name="study_status"),
     path("studies/<int:study_id>/items/", views.StudyItemListApi.as_view(), name="study_items"),
     path("studies/<int:study_id>/participants/", views.ParticipantListApi.as_view(), name="study_participants"),
     path(
@@ -18,7 +20,15 @@ urlpatterns = [
     ),
     path("studies/<int:study_id>/responses/", views.ResponseListApi.as_view(), name="study_responses"),
     path("studies/<int:study_id>/model-runs/", views.ModelRunListApi.as_view(), name="study_model_runs"),
+    path("studies/<int:study_id>/model-runs/start/", writes.ModelRunStartApi.as_view(), name="model_run_start"),
+    path(
+        "studies/<int:study_id>/model-runs/<int:run_id>/cancel/",
+        writes.ModelRunCancelApi.as_view(),
+        name="model_run_cancel",
+    ),
     path("studies/<int:study_id>/results/", views.StudyResultsApi.as_view(), name="study_results"),
     path("studies/<int:study_id>/monitor/", monitor.StudyMonitorApi.as_view(), name="study_monitor"),
     path("studies/<int:study_id>/exports/<str:fmt>/", views.StudyExportApi.as_view(), name="study_export"),
 ]
+# the front page lists the patterns above
+urlpatterns.append(path("", index.ApiIndex.as_view(operations=list(urlpatterns)), name="index"))

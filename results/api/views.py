@@ -92,9 +92,10 @@ class ResearcherApi(ThrottledBeforeRefused, APIView):
     def study(self, request: Request, study_id: int) -> Study:
         return get_study_for_researcher(request.user, study_id, self.permission)
 
-    def given(self, data: Any) -> dict[str, Any]:
-        """`data` checked by the operation's InputSerializer (a 400 with the errors otherwise)."""
-        serializer = self.InputSerializer(data=data)  # type: ignore[attr-defined]
+    def given(self, data: Any, **context: Any) -> dict[str, Any]:
+        """`data` checked by the operation's InputSerializer, which sees `context` (a 400 with the
+        errors otherwise)."""
+        serializer = self.InputSerializer(data=data, context=context)  # type: ignore[attr-defined]
         serializer.is_valid(raise_exception=True)
         return dict(serializer.validated_data)
 
@@ -120,7 +121,12 @@ class StudyOutput(serializers.ModelSerializer):
 
 
 class StudyListApi(ResearcherApi):
-    @extend_schema(operation_id="studies_list", parameters=PAGE, responses=paginated("StudyList", StudyOutput))
+    @extend_schema(
+        operation_id="studies_list",
+        summary="The studies you may see",
+        parameters=PAGE,
+        responses=paginated("StudyList", StudyOutput),
+    )
     def get(self, request: Request) -> Response:
         return page_of(request, self, studies_for_user(request.user).order_by("-created_at", "-pk"), StudyOutput)
 
@@ -148,7 +154,9 @@ class StudyDetailApi(ResearcherApi):
             ref_name = "StudyDetail"
             fields = [*StudyOutput.Meta.fields, "design", "units"]
 
-    @extend_schema(operation_id="studies_retrieve", responses=OutputSerializer)
+    @extend_schema(
+        operation_id="studies_retrieve", summary="A study, with its units' counts", responses=OutputSerializer
+    )
     def get(self, request: Request, study_id: int) -> Response:
         study = self.study(request, study_id)
         study.units_with_counts = study_units_of(study)
@@ -171,7 +179,10 @@ class StudyItemListApi(ResearcherApi):
             ref_name = "StudyItem"
 
     @extend_schema(
-        operation_id="studies_items_list", parameters=PAGE, responses=paginated("StudyItemList", OutputSerializer)
+        operation_id="studies_items_list",
+        summary="A study's items, unit by unit",
+        parameters=PAGE,
+        responses=paginated("StudyItemList", OutputSerializer),
     )
     def get(self, request: Request, study_id: int) -> Response:
         return page_of(request, self, study_items_of(self.study(request, study_id)), self.OutputSerializer)
@@ -209,6 +220,7 @@ class ParticipantListApi(ResearcherApi):
 
     @extend_schema(
         operation_id="studies_participants_list",
+        summary="A study's participants (pseudonyms)",
         parameters=PAGE,
         responses=paginated("ParticipantList", ParticipantOutput),
     )
@@ -229,7 +241,12 @@ class ParticipantExclusionApi(ResearcherApi):
         class Meta:
             ref_name = "ParticipantExclusionInput"
 
-    @extend_schema(operation_id="studies_participants_exclusion", request=InputSerializer, responses=ParticipantOutput)
+    @extend_schema(
+        operation_id="studies_participants_exclusion",
+        summary="Exclude a participant, or include them again",
+        request=InputSerializer,
+        responses=ParticipantOutput,
+    )
     def post(self, request: Request, study_id: int, pseudonym: str) -> Response:
         study = self.study(request, study_id)
         participant = participants_of(study).filter(pseudonym=pseudonym).first()
@@ -285,6 +302,7 @@ class ResponseListApi(ResearcherApi):
 
     @extend_schema(
         operation_id="studies_responses_list",
+        summary="Every human answer (the long export's rows)",
         parameters=[InputSerializer, *PAGE],
         responses=paginated("ResponseList", OutputSerializer),
     )
@@ -323,7 +341,10 @@ class ModelRunListApi(ResearcherApi):
             ref_name = "ModelRunRow"
 
     @extend_schema(
-        operation_id="studies_model_runs_list", parameters=PAGE, responses=paginated("ModelRunList", OutputSerializer)
+        operation_id="studies_model_runs_list",
+        summary="A study's model runs",
+        parameters=PAGE,
+        responses=paginated("ModelRunList", OutputSerializer),
     )
     def get(self, request: Request, study_id: int) -> Response:
         return page_of(request, self, model_runs_of(self.study(request, study_id)), self.OutputSerializer)
@@ -356,7 +377,12 @@ class StudyResultsApi(ResearcherApi):
         class Meta:
             ref_name = "StudyResults"
 
-    @extend_schema(operation_id="studies_results_retrieve", parameters=[InputSerializer], responses=OutputSerializer)
+    @extend_schema(
+        operation_id="studies_results_retrieve",
+        summary="The results (study_results --json)",
+        parameters=[InputSerializer],
+        responses=OutputSerializer,
+    )
     def get(self, request: Request, study_id: int) -> Response:
         data = load_study_data(self.study(request, study_id))
         form = ResultsFilterForm(self.given(request.query_params), data_for=data)
@@ -381,6 +407,7 @@ class StudyExportApi(ResearcherApi):
 
     @extend_schema(
         operation_id="studies_export_retrieve",
+        summary="Download an export",
         parameters=[InputSerializer, OpenApiParameter("fmt", str, OpenApiParameter.PATH, enum=list(FORMATS))],
         responses={
             (200, media): OpenApiResponse(OpenApiTypes.BINARY, description=", ".join(FORMATS))
