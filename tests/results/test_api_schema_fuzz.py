@@ -107,7 +107,7 @@ def test_the_schema_documents_the_errors_each_operation_answers_with():
     fmt = next(
         p for p in operations["/api/studies/{study_id}/exports/{fmt}/"]["get"]["parameters"] if p["name"] == "fmt"
     )
-    assert fmt["schema"]["enum"] == ["csv", "jsonl", "latex", "markdown", "parquet", "wide-csv"]
+    assert fmt["schema"]["enum"] == ["csv", "jsonl", "latex", "markdown", "parquet", "participants-csv", "wide-csv"]
 
 
 @pytest.mark.parametrize(
