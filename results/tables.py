@@ -212,22 +212,20 @@ def accuracy_table(results: dict[str, Any]) -> Table:
         rows[0].append("—")
         for row, model in zip(rows[1:], models):
             row.append(pct(model.get("accuracy_averaged_likelihood")))
-    title = (
-        "Accuracy on all the items each answered (here the same items for all)"
-        if same_everywhere
-        else "Accuracy on all the items each answered (different items: compare on the same items above)"
-    )
-    return Table(
-        "accuracy",
-        title,
-        columns,
-        rows,
-        notes=(
-            "Humans: the mean over annotators of each one's accuracy on the items they answered; its CI resamples "
-            "annotators (none with one annotator). A model: its share right on all the items it answered; its CI "
-            "resamples items.",
-        ),
-    )
+    if not models:
+        title = "Human accuracy on the items they answered"
+    elif same_everywhere:
+        title = "Accuracy on all the items each answered (here the same items for all)"
+    else:
+        title = "Accuracy on all the items each answered (different items: compare on the same items above)"
+    one = " (no CI with one annotator)" if human["n_annotators"] == 1 else ""
+    notes = [
+        f"Humans: the mean over annotators of each one's accuracy on the items they answered; its CI resamples "
+        f"annotators{one}."
+    ]
+    if models:
+        notes.append("A model: its share right on all the items it answered; its CI resamples items.")
+    return Table("accuracy", title, columns, rows, notes=tuple(notes))
 
 
 def _with_n(value: float | None, n: int) -> str:
