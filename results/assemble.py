@@ -25,6 +25,7 @@ from parity.stats import (
     kappa_across_units,
     krippendorff_alpha,
     model_vs_humans,
+    paired_gap,
     percent_agreement,
 )
 from parity.stats.results import finite_or_none
@@ -91,6 +92,8 @@ def human_section(
     return {
         "n_annotators": overall.n_participants,
         "n_items": len({r.item for r in ratings}),
+        # the items the accuracy is over: those with a right answer
+        "n_items_scored": len({r.item for r in ratings if r.correct is not None}),
         "n_answers": len(ratings),
         "accuracy": {
             "mean": overall.mean,
@@ -190,38 +193,19 @@ def units_section(
     return rows
 
 
-def _gap(
-    scores: dict[str, float], humans: list[Rating], *, n_boot: int
-) -> tuple[float | None, list[float | None] | None]:
-    """The paired item-level gap for a run whose items carry several variants: `model_vs_humans`
-    takes one outcome per item, so the per-item difference (variant mean minus the humans' share
-    correct) is formed here and resampled with the same seeded bootstrap over items."""
-    human_outcomes: dict[str, list[float]] = defaultdict(list)
-    for rating in humans:
-        if rating.correct is not None:
-            human_outcomes[rating.item].append(1.0 if rating.correct else 0.0)
-    differences = [
-        score - sum(human_outcomes[key]) / len(human_outcomes[key])
-        for key, score in scores.items()
-        if human_outcomes.get(key)
-    ]
-    ci = bootstrap_mean_ci(differences, n_boot=n_boot, seed=SEED) if differences else None
-    return mean_or_none(differences), interval(ci.low, ci.high) if ci else None
-
-
 def model_entry(
     data: StudyData, run: RunInfo, rows: list[ModelAnswer], humans: list[Rating], *, n_boot: int
 ) -> dict[str, Any]:
+    """A run on all the items it answered (`n_items_scored`, `accuracy`), and beside the humans on
+    the items both answered (`n_items_same`, `accuracy_same_items`, `human_accuracy_same_items`,
+    `gap_to_humans`): the gap is the difference of those two accuracies, never of the all-items one."""
     ratings = model_ratings(data, run, rows)
     scores = model_item_scores(data, rows)
     ci = bootstrap_mean_ci(list(scores.values()), n_boot=n_boot, seed=SEED) if scores else None
-    versus = model_vs_humans(ratings, humans, n_boot=n_boot, seed=SEED)
-    has_variants = len(rows) > len(ratings)
-    gap, gap_ci = (
-        _gap(scores, humans, n_boot=n_boot)
-        if has_variants
-        else (versus.gap, interval(versus.gap_ci_low, versus.gap_ci_high))
-    )
+    # an item answered in several variants (MiQA's orders) enters with its mean over them
+    same = paired_gap(scores, humans, n_boot=n_boot, seed=SEED)
+    # the agreement with the human majority; its gap would repeat `same` (no resampling needed)
+    versus = model_vs_humans(ratings, humans, n_boot=0, seed=SEED)
     return {
         "run": run.id,
         "model": run.model,
@@ -232,13 +216,18 @@ def model_entry(
         "n_items": len(ratings),
         "n_answers": len(rows),
         "n_valid": sum(m.valid for m in rows),
+        # all the items it answered with a right answer
+        "n_items_scored": len(scores),
         "accuracy": mean_or_none(list(scores.values())),
         "accuracy_ci95": interval(ci.low, ci.high) if ci else None,
         # MiQA: the decision on both presentations' log-likelihoods averaged, one per item
         "accuracy_averaged_likelihood": mean_or_none(list(averaged_item_scores(data, rows).values())),
-        "human_accuracy_same_items": versus.human_accuracy if not has_variants else None,
-        "gap_to_humans": gap,
-        "gap_ci95": gap_ci,
+        # the items both answered
+        "n_items_same": same.n_items,
+        "accuracy_same_items": same.model_accuracy,
+        "human_accuracy_same_items": same.human_accuracy,
+        "gap_to_humans": same.gap,
+        "gap_ci95": interval(same.gap_ci_low, same.gap_ci_high),
         "kappa_vs_human_majority": versus.kappa_vs_majority,
         "agreement_with_human_majority": versus.agreement_with_majority,
         "n_items_with_majority": versus.n_items_majority,

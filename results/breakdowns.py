@@ -70,6 +70,8 @@ def by_category(
     *,
     n_boot: int,
 ) -> dict[str, Any]:
+    """Per category: the humans on the items they answered, and each model on the items both
+    answered and on all the items it answered, each figure with its own count of items."""
     human_groups: dict[str, list[HumanAnswer]] = defaultdict(list)
     for h in humans:
         human_groups[data.category_of(h.meta) or ""].append(h)
@@ -85,31 +87,37 @@ def by_category(
     rows_out = []
     for category in sorted(items):
         group = human_groups.get(category, [])
-        summary = accuracy_summary(human_ratings(data, group), n_boot=n_boot, seed=SEED) if group else None
+        ratings = human_ratings(data, group)
+        summary = accuracy_summary(ratings, n_boot=n_boot, seed=SEED) if group else None
+        human_items = {r.item for r in ratings if r.correct is not None}
         rows_out.append(
             {
                 "category": category or None,
+                # the items anyone answered: humans, models or both
                 "n_items": len(items[category]),
                 "human": {
                     "n_annotators": summary.n_participants if summary else 0,
+                    "n_items": len(human_items),
                     "mean": summary.mean if summary else None,
                     "ci95": _ci(summary.ci_low, summary.ci_high) if summary else None,
                 },
                 "models": [
-                    {
-                        "run": run.id,
-                        "label": run.label,
-                        # items without a gold (ratings, free texts) have no right answer: not counted
-                        "accuracy": _mean(
-                            [
-                                float(bool(m.correct))
-                                for m in model_groups.get((run.id, category), [])
-                                if m.correct is not None and data.items[m.item_key].gold
-                            ]
-                        ),
-                    }
-                    for run in runs
+                    _model_in_category(data, run, model_groups.get((run.id, category), []), human_items) for run in runs
                 ],
             }
         )
     return {"field": data.category_field, "rows": rows_out}
+
+
+def _model_in_category(data: StudyData, run: RunInfo, rows: list[ModelAnswer], human_items: set[str]) -> dict[str, Any]:
+    # items without a gold (ratings, free texts) have no right answer: not counted
+    scored = [m for m in rows if m.correct is not None and data.items[m.item_key].gold]
+    same = [m for m in scored if m.item_key in human_items]
+    return {
+        "run": run.id,
+        "label": run.label,
+        "n_items": len({m.item_key for m in scored}),
+        "accuracy": _mean([float(bool(m.correct)) for m in scored]),
+        "n_items_same": len({m.item_key for m in same}),
+        "accuracy_same_items": _mean([float(bool(m.correct)) for m in same]),
+    }

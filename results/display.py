@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from results.tables import ci, num, pct, signed_pct
+from results.tables import ci, count, num, pct, signed_pct
 
 
 @dataclass(frozen=True)
@@ -17,6 +17,7 @@ class Card:
 
 def summary_cards(results: dict[str, Any]) -> list[Card]:
     human, people = results["human"], results["participants"]
+    several = human["n_annotators"] > 1
     cards = [
         Card(
             "Participants in the results",
@@ -26,9 +27,15 @@ def summary_cards(results: dict[str, Any]) -> list[Card]:
         Card(
             "Human accuracy (mean over annotators)",
             pct(human["accuracy"]["mean"]),
-            f"95% CI {ci(human['accuracy']['ci95'])}",
+            f"{count(human['n_annotators'], 'annotator')} on {count(human['n_items_scored'], 'item')}"
+            + (f" · 95% CI {ci(human['accuracy']['ci95'])}" if several else " · no CI with one annotator"),
         ),
-        Card("Best / worst annotator", f"{pct(human['accuracy']['best'])} / {pct(human['accuracy']['worst'])}"),
+        # with one annotator best and worst are the mean again: no spread to show
+        Card(
+            "Best / worst annotator",
+            f"{pct(human['accuracy']['best'])} / {pct(human['accuracy']['worst'])}" if several else "—",
+            "" if several else "one annotator",
+        ),
         Card("Mean pairwise Cohen's κ (per unit, averaged)", num(human["cohen_kappa_mean_pairwise"])),
         Card("Fleiss' κ", num(human["fleiss_kappa"])),
         Card("Krippendorff's α (nominal)", num(human["krippendorff_alpha"])),
@@ -76,6 +83,15 @@ def headline_cells(row: dict[str, Any]) -> dict[str, str]:
         "alpha": num(row["alpha"]),
         "n_model_runs": str(row["n_model_runs"]),
         "best_model": row["best_model"] or "—",
-        "best_model_accuracy": pct(row["best_model_accuracy"]),
-        "best_model_gap": signed_pct(row["best_model_gap"]),
+        "best_model_accuracy": (
+            f"{pct(row['best_model_accuracy'])} on {count(row['best_model_n_items'], 'item')}"
+            if row["best_model"]
+            else "—"
+        ),
+        # the gap is on the items both answered, which may be fewer than either side's
+        "best_model_gap": (
+            f"{signed_pct(row['best_model_gap'])} on {count(row['best_model_n_items_same'], 'item')} both answered"
+            if row["best_model"]
+            else "—"
+        ),
     }

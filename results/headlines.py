@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from parity.stats import accuracy_summary, agreement_by_unit, kappa_across_units, krippendorff_alpha
+from parity.stats import accuracy_summary, agreement_by_unit, kappa_across_units, krippendorff_alpha, paired_gap
 from results.assemble import N_BOOT, SEED, interval, mean_or_none, participants_section
 from results.forms import ResultFilters
 from results.rows import human_ratings, human_rows, model_item_scores, run_rows
@@ -15,7 +15,8 @@ from studies.models import Study
 
 def study_headlines(studies: Iterable[Study], *, n_boot: int = N_BOOT) -> list[dict[str, Any]]:
     """Per study: participants, human accuracy (mean, 95% CI), mean pairwise kappa, alpha, and the
-    best model run's accuracy and its difference to the human mean; by benchmark, then newest."""
+    best model run's accuracy on all its items and its gap to the humans on the items both answered
+    (with their number); by benchmark, then newest."""
     everything = load_studies_data(studies)
     filters = ResultFilters()
     rows = []
@@ -25,8 +26,10 @@ def study_headlines(studies: Iterable[Study], *, n_boot: int = N_BOOT) -> list[d
         models = []
         for run in data.runs:
             scores = model_item_scores(data, run_rows(data, run, filters))
-            models.append((mean_or_none(list(scores.values())), run.label))
-        best = max(((acc, label) for acc, label in models if acc is not None), default=(None, None))
+            models.append((mean_or_none(list(scores.values())), len(scores), run.label, scores))
+        best = max((model for model in models if model[0] is not None), key=lambda model: model[0], default=None)
+        # the gap is taken on the items both answered, not between the two all-items accuracies
+        same = paired_gap(best[3], ratings, n_boot=0) if best else None
         rows.append(
             {
                 "study": data.study,
@@ -40,11 +43,11 @@ def study_headlines(studies: Iterable[Study], *, n_boot: int = N_BOOT) -> list[d
                 "kappa": kappa_across_units(agreement_by_unit(ratings)).mean,
                 "alpha": krippendorff_alpha(ratings),
                 "n_model_runs": len(data.runs),
-                "best_model": best[1],
-                "best_model_accuracy": best[0],
-                "best_model_gap": (
-                    best[0] - accuracy.mean if best[0] is not None and accuracy.mean is not None else None
-                ),
+                "best_model": best[2] if best else None,
+                "best_model_accuracy": best[0] if best else None,
+                "best_model_n_items": best[1] if best else 0,
+                "best_model_gap": same.gap if same else None,
+                "best_model_n_items_same": same.n_items if same else 0,
             }
         )
     rows.sort(key=lambda row: row["benchmark"])

@@ -1,10 +1,16 @@
 """The paper tables of a study, built from its results dict and written as HTML, Markdown or LaTeX.
 
 1. Humans per unit, as Ruis et al.'s Table 7: each annotator's accuracy, the unit's mean, best,
-   worst and mean pairwise Cohen's kappa, then the "Total" and "Std" rows over units.
-2. Humans and models side by side: accuracy with its 95% CI, the gap to the humans on the same
-   items with its paired-bootstrap CI, and Cohen's kappa against the human majority.
-3. The benchmark's breakdowns where it has them (per category; per template for model settings).
+   worst and mean pairwise Cohen's kappa, then the summary rows over units, each named for what it
+   is (the mean over units, the std across units, the mean within-unit std).
+2. Humans and models on the items both answered: both accuracies on those items, the gap (their
+   difference) with its paired-bootstrap CI, and Cohen's kappa against the human majority.
+3. Each on all the items it answered, labelled as such: the humans' mean over annotators and each
+   model's accuracy, with their CIs.
+4. The benchmark's breakdowns where it has them (per category; per template for model settings).
+
+Every row states the items it is computed on, a spread is shown only where there is one (two
+values or more), and a table's notes name its aggregates.
 """
 
 from __future__ import annotations
@@ -21,6 +27,8 @@ class Table:
     rows: list[list[str]]
     #: indices of rows that start a summary block (a rule is drawn above them)
     summary_from: int | None = None
+    #: what the table's aggregates are, printed under it
+    notes: tuple[str, ...] = ()
 
 
 def pct(value: float | None) -> str:
@@ -39,6 +47,15 @@ def ci(bounds: list[float | None] | None) -> str:
 
 def signed_pct(value: float | None) -> str:
     return "—" if value is None else f"{100 * value:+.1f} pp"
+
+
+def spread(value: float | None) -> str:
+    """A std of fractions, in percentage points; "—" where there is no spread (one value)."""
+    return "—" if value is None else f"{100 * value:.1f} pp"
+
+
+def count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def unit_table(results: dict[str, Any]) -> Table:
@@ -64,7 +81,7 @@ def unit_table(results: dict[str, Any]) -> Table:
     blanks = ["—"] * width
     rows.append(
         [
-            "Total",
+            "Total: mean over units",
             *blanks,
             pct(across["mean"]),
             pct(across["best"]),
@@ -74,78 +91,197 @@ def unit_table(results: dict[str, Any]) -> Table:
     )
     rows.append(
         [
-            "Std",
+            "Std across units",
             *blanks,
-            pct(across["mean_within_unit_std"]),
-            pct(across["best_std"]),
-            pct(across["worst_std"]),
+            spread(across["mean_std"]),
+            spread(across["best_std"]),
+            spread(across["worst_std"]),
             num(human["cohen_kappa_std_across_units"]),
         ]
     )
-    return Table("units", "Human accuracy per unit (cf. Ruis et al., Table 7)", columns, rows, summary_from=summary)
+    rows.append(["Mean within-unit std", *blanks, spread(across["mean_within_unit_std"]), "", "", ""])
+    return Table(
+        "units",
+        "Human accuracy per unit (cf. Ruis et al., Table 7)",
+        columns,
+        rows,
+        summary_from=summary,
+        notes=(
+            _total_note(results),
+            "Std across units: the population std, over units, of the unit means, bests, worsts and κs. Mean "
+            "within-unit std: each unit's population std over its annotators, averaged over units. Ruis et al.'s "
+            "Std row prints the latter under Mean and the former under Best, Worst and IAA.",
+        ),
+    )
 
 
-def comparison_table(results: dict[str, Any]) -> Table:
-    human = results["human"]
-    columns = ["", "Setting", "n items", "Accuracy", "95% CI", "Gap to humans", "Gap 95% CI", "κ vs human majority"]
+def _total_note(results: dict[str, Any]) -> str:
+    """How the Total row's mean stands to the headline human accuracy (the mean over annotators)."""
+    across, headline = results["human"]["accuracy_across_units"], results["human"]["accuracy"]["mean"]
+    fewest, most = across["fewest_participants"], across["most_participants"]
+    units = count(across["n_units"], "unit")
+    said = (
+        f"Total: each unit's mean, best, worst and mean pairwise κ averaged over the {units}, "
+        "every unit weighing the same. The headline human accuracy, "
+        f"{pct(headline)}, is the mean over annotators, every annotator weighing the same"
+    )
+    if fewest == most:
+        return f"{said}; every unit has {count(most, 'annotator')}, so the two are the same."
+    if pct(across["mean"]) == pct(headline):
+        return f"{said}; units have {fewest} to {most} annotators, so the two could differ (here they do not)."
+    return (
+        f"{said}; units have {fewest} to {most} annotators, so the two differ: "
+        f"{pct(across['mean'])} over units, {pct(headline)} over annotators."
+    )
+
+
+def comparison_table(results: dict[str, Any]) -> Table | None:
+    """Each model beside the humans on the items both answered: the gap is the difference of the two
+    accuracies printed beside it."""
+    if not results["models"]:
+        return None
+    columns = [
+        "",
+        "Setting",
+        "Items both answered",
+        "Humans",
+        "Model",
+        "Gap (model − humans)",
+        "Gap 95% CI",
+        "κ vs human majority (items)",
+    ]
     rows = [
         [
-            f"Humans ({human['n_annotators']} annotators)",
+            model["model"],
+            model["setting_key"],
+            str(model["n_items_same"]),
+            pct(model["human_accuracy_same_items"]),
+            pct(model["accuracy_same_items"]),
+            signed_pct(model["gap_to_humans"]),
+            ci(model["gap_ci95"]),
+            f"{num(model['kappa_vs_human_majority'])} ({model['n_items_with_majority']})",
+        ]
+        for model in results["models"]
+    ]
+    return Table(
+        "comparison",
+        "Humans and models on the same items (the items both answered)",
+        columns,
+        rows,
+        notes=(
+            "Every figure of a row is on the items both answered: those with a right answer that the model and at "
+            "least one included annotator answered. Humans: the mean over these items of the share of annotators "
+            "right on each. Model: its share right on them (an item answered in several variants counts with its "
+            "mean over them). The gap is Model minus Humans; its CI is a paired bootstrap over these items.",
+            "κ vs human majority: Cohen's kappa between the model's answers and the human majority answer, on the "
+            "items (counted in brackets) with a strict majority; ties are left out.",
+        ),
+    )
+
+
+def accuracy_table(results: dict[str, Any]) -> Table:
+    """The humans and each model on all the items each answered: labelled as such, as the items may
+    differ from one row to the next."""
+    human, models = results["human"], results["models"]
+    same_everywhere = all(
+        model["n_items_same"] == model["n_items_scored"] == human["n_items_scored"] for model in models
+    )
+    columns = ["", "Setting", "Items (all it answered)", "Accuracy on all its items", "95% CI"]
+    rows = [
+        [
+            f"Humans: mean over {count(human['n_annotators'], 'annotator')}",
             "—",
-            str(human["n_items"]),
+            str(human["n_items_scored"]),
             pct(human["accuracy"]["mean"]),
             ci(human["accuracy"]["ci95"]),
-            "—",
-            "—",
-            "—",
         ]
     ]
-    for model in results["models"]:
+    for model in models:
         rows.append(
             [
                 model["model"],
                 model["setting_key"],
-                str(model["n_items"]),
+                str(model["n_items_scored"]),
                 pct(model["accuracy"]),
                 ci(model["accuracy_ci95"]),
-                signed_pct(model["gap_to_humans"]),
-                ci(model["gap_ci95"]),
-                num(model["kappa_vs_human_majority"]),
             ]
         )
-    if any(model.get("accuracy_averaged_likelihood") is not None for model in results["models"]):
+    if any(model.get("accuracy_averaged_likelihood") is not None for model in models):
         # MiQA: accuracy is over both option orders; the averaged-likelihood decision beside it
         columns.append("Accuracy, orders' likelihoods averaged")
         rows[0].append("—")
-        for row, model in zip(rows[1:], results["models"]):
+        for row, model in zip(rows[1:], models):
             row.append(pct(model.get("accuracy_averaged_likelihood")))
-    return Table("comparison", "Humans and models on the same items", columns, rows)
+    if not models:
+        title = "Human accuracy on the items they answered"
+    elif same_everywhere:
+        title = "Accuracy on all the items each answered (here the same items for all)"
+    else:
+        title = "Accuracy on all the items each answered (different items: compare on the same items above)"
+    one = " (no CI with one annotator)" if human["n_annotators"] == 1 else ""
+    notes = [
+        f"Humans: the mean over annotators of each one's accuracy on the items they answered; its CI resamples "
+        f"annotators{one}."
+    ]
+    if models:
+        notes.append("A model: its share right on all the items it answered; its CI resamples items.")
+    return Table("accuracy", title, columns, rows, notes=tuple(notes))
+
+
+def _with_n(value: float | None, n: int) -> str:
+    return f"{pct(value)} ({n})"
 
 
 def category_table(results: dict[str, Any]) -> Table | None:
+    """Per category, each figure with its number of items: the humans on theirs, each model on the
+    items both answered and, where the model answered others too, on all of its own."""
     section = results["breakdowns"].get("by_category")
     if not section or not section["rows"]:
         return None
     labels = [m["label"] for m in section["rows"][0]["models"]]
     title = (section["field"] or "category").replace("_", " ")
-    columns = [title.capitalize(), "n items", "Humans", "Humans 95% CI", *labels]
+    beyond = [
+        any(row["models"][index]["n_items"] != row["models"][index]["n_items_same"] for row in section["rows"])
+        for index in range(len(labels))
+    ]
+    columns = [
+        title.capitalize(),
+        "Humans (n items)",
+        "Humans 95% CI",
+        *[f"{label}: items both answered (n)" for label in labels],
+        *[f"{label}: all its items (n)" for label, more in zip(labels, beyond) if more],
+    ]
     rows = [
         [
             row["category"] or "—",
-            str(row["n_items"]),
-            pct(row["human"]["mean"]),
+            _with_n(row["human"]["mean"], row["human"]["n_items"]),
             ci(row["human"]["ci95"]),
-            *[pct(m["accuracy"]) for m in row["models"]],
+            *[_with_n(m["accuracy_same_items"], m["n_items_same"]) for m in row["models"]],
+            *[_with_n(m["accuracy"], m["n_items"]) for m, more in zip(row["models"], beyond) if more],
         ]
         for row in section["rows"]
     ]
-    return Table("by_category", f"Accuracy per {title}", columns, rows)
+    return Table(
+        "by_category",
+        f"Accuracy per {title}, with the items each figure is on",
+        columns,
+        rows,
+        notes=(
+            "(n): the items a figure is computed on. Humans: the mean over annotators of each one's accuracy on "
+            "the category's items they answered. A model: its share right on the items both answered and, where it "
+            "answered others, on all of its own (a different set of items from the humans').",
+        ),
+    )
 
 
-def _mean_std(mean: float | None, std: float | None) -> str:
+def _mean_std(mean: float | None, std: float | None, templates: list[int]) -> str:
+    """The mean ± std over the group's templates; the mean alone, naming its one template, where a
+    single template was run (no spread to show)."""
     if mean is None:
         return "—"
-    return f"{pct(mean)} ± {num(None if std is None else 100 * std, 1)}"
+    if std is None:
+        return f"{pct(mean)} (T{templates[0]} only)" if len(templates) == 1 else pct(mean)
+    return f"{pct(mean)} ± {num(100 * std, 1)}"
 
 
 def template_table(results: dict[str, Any]) -> Table | None:
@@ -167,10 +303,10 @@ def template_table(results: dict[str, Any]) -> Table | None:
             group["model"],
             group["setting_key"],
             *[pct(group["per_template"].get(str(t))) for t in templates],
-            _mean_std(group["mean"], group["std"]),
-            _mean_std(group["structured_mean"], group["structured_std"]),
-            _mean_std(group["natural_mean"], group["natural_std"]),
-            _mean_std(group["extra_mean"], group["extra_std"]),
+            _mean_std(group["mean"], group["std"], group["templates"]),
+            _mean_std(group["structured_mean"], group["structured_std"], group["structured_templates"]),
+            _mean_std(group["natural_mean"], group["natural_std"], group["natural_templates"]),
+            _mean_std(group["extra_mean"], group["extra_std"], group["extra_templates"]),
         ]
         for group in groups
     ]
@@ -181,6 +317,10 @@ def template_table(results: dict[str, Any]) -> Table | None:
         "over its own templates",
         columns,
         rows,
+        notes=(
+            "Each ± is the population std over the templates of its group that were run, in percentage points; "
+            "a group with one template run shows its accuracy alone.",
+        ),
     )
 
 
@@ -195,13 +335,24 @@ def position_table(results: dict[str, Any]) -> Table | None:
         return None
     by_position = {name: {p["position"]: p for p in curve["points"]} for name, curve in curves}
     positions = sorted({position for points in by_position.values() for position in points})
-    columns = ["Position", *[f"{name}" for name, _ in curves], "Humans 95% CI"]
+    # each curve is over its own episodes (the humans' may be a few of the model's): say how many
+    episodes = {name: max((p["n_episodes"] for p in curve["points"]), default=0) for name, curve in curves}
+    columns = ["Position", *[f"{name} ({count(episodes[name], 'episode')})" for name, _ in curves], "Humans 95% CI"]
     rows = []
     for position in positions:
         cells = [pct(by_position[name].get(position, {}).get("accuracy")) for name, _ in curves]
         point = by_position.get("Humans", {}).get(position)
         rows.append([str(position), *cells, ci([point["ci_low"], point["ci_high"]]) if point else "—"])
-    return Table("by_position", "Accuracy by position in the episode (all salient features and formats)", columns, rows)
+    return Table(
+        "by_position",
+        "Accuracy by position in the episode (all salient features and formats)",
+        columns,
+        rows,
+        notes=(
+            "Each column is over the episodes it names: for humans one episode is one participant's run "
+            "through it. The humans' CI resamples their episodes.",
+        ),
+    )
 
 
 def task_table(results: dict[str, Any]) -> Table | None:
@@ -349,6 +500,7 @@ def paper_tables(results: dict[str, Any]) -> list[Table]:
     tables = [
         unit_table(results) if several else None,
         comparison_table(results),
+        accuracy_table(results),
         category_table(results),
         template_table(results),
         position_table(results),
@@ -378,6 +530,8 @@ def to_markdown(results: dict[str, Any], tables: list[Table]) -> str:
         ]
         lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in table.rows]
         lines.append("")
+        for note in table.notes:
+            lines += [_md_cell(note), ""]
     return "\n".join(lines)
 
 
@@ -395,6 +549,7 @@ _LATEX = {
     "κ": r"$\kappa$",
     "±": r"$\pm$",
     "—": "--",
+    "−": "$-$",
 }
 
 
@@ -420,5 +575,7 @@ def to_latex(results: dict[str, Any], tables: list[Table]) -> str:
             if table.summary_from is not None and index == table.summary_from:
                 out.append(r"\midrule")
             out.append(" & ".join(latex_escape(c) for c in row) + r" \\")
-        out += [r"\bottomrule", r"\end{tabular}", r"\end{table}", ""]
+        out += [r"\bottomrule", r"\end{tabular}"]
+        out += [f"\\par\\footnotesize {latex_escape(note)}" for note in table.notes]
+        out += [r"\end{table}", ""]
     return "\n".join(out)

@@ -39,8 +39,10 @@ from parity.stats.compare import (
     ItemDisagreement,
     MajorityAnswer,
     ModelVsHumans,
+    PairedGap,
     human_majority,
     model_vs_humans,
+    paired_gap,
 )
 from parity.stats.ratings import Rating, as_ratings
 
@@ -55,6 +57,7 @@ __all__ = [
     "MajorityAnswer",
     "ModelVsHumans",
     "PairKappa",
+    "PairedGap",
     "ParticipantAccuracy",
     "Rating",
     "accuracy_across_units",
@@ -74,6 +77,7 @@ __all__ = [
     "krippendorff_alpha",
     "mean_pairwise_kappa",
     "model_vs_humans",
+    "paired_gap",
     "pairwise_kappas",
     "participant_accuracy",
     "percent_agreement",

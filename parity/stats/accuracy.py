@@ -5,7 +5,7 @@ wrong is the benchmark's decision (AmbiBench scores invalid output as wrong upst
 
 Standard deviations default to ``ddof=0`` (population std, numpy's default): that reproduces the
 "Std" row of Ruis et al.'s Table 7 (e.g. the best-annotator column 92.0/87.3/88.0/92.0 → 2.2).
-Pass ``ddof=1`` for the sample std.
+Pass ``ddof=1`` for the sample std. One value has no spread: its std is None, whatever ``ddof``.
 """
 
 from __future__ import annotations
@@ -53,9 +53,18 @@ class AccuracySummary(JsonResult):
 
 @dataclass(frozen=True)
 class AccuracyAcrossUnits(JsonResult):
-    """Table 7's "Total" and "Std" rows: unit means/bests/worsts averaged over units."""
+    """Table 7's "Total" and "Std" rows: unit means/bests/worsts averaged over units.
+
+    The mean over units weighs every unit the same; the mean over participants
+    (`accuracy_summary`) weighs every participant the same. They agree by definition when every
+    unit has as many participants (``fewest_participants == most_participants``), and differ in
+    general otherwise.
+    """
 
     n_units: int
+    # The fewest and the most participants with a scored answer in one unit (0 without units).
+    fewest_participants: int
+    most_participants: int
     mean: float | None
     # Std of the unit means.
     mean_std: float | None
@@ -167,8 +176,11 @@ def accuracy_across_units(summaries: Sequence[AccuracySummary], *, ddof: int = 0
     best, best_spread = mean_std([s.best for s in present if s.best is not None], ddof=ddof)
     worst, worst_spread = mean_std([s.worst for s in present if s.worst is not None], ddof=ddof)
     within, _ = mean_std([s.std for s in present if s.std is not None])
+    counts = [s.n_participants for s in present]
     return AccuracyAcrossUnits(
         n_units=len(present),
+        fewest_participants=min(counts, default=0),
+        most_participants=max(counts, default=0),
         mean=mean,
         mean_std=mean_spread,
         mean_within_unit_std=within,

@@ -1,8 +1,9 @@
 """A model beside the humans: accuracy gap with a bootstrap CI, agreement with the human
 majority, and the items where they part ways.
 
-The gap is computed on the items scored for both the model and at least one human, item by
-item: d_i = model_correct_i − (share of humans correct on item i). Its CI is a paired
+The gap is computed on the items scored for both the model and at least one human (`paired_gap`),
+item by item: d_i = model_correct_i − (share of humans correct on item i); the model's and the
+humans' accuracies reported with it are over those same items, so the gap is their difference. Its CI is a paired
 bootstrap over items (resampling the d_i), because model and humans answered the *same*
 items; resampling participants alone would leave the model's number fixed and hide the item
 variance they share. In a balanced design (every item answered by the same number of humans,
@@ -18,7 +19,7 @@ kappa depend on a seed, and breaking them towards the gold answer would flatter 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,6 +52,23 @@ class ItemDisagreement(JsonResult):
     majority_answer: str
     majority_share: float
     model_correct: bool | None
+
+
+@dataclass(frozen=True)
+class PairedGap(JsonResult):
+    """A model and the humans on the items both answered: the items scored for the model and for
+    at least one human. Both accuracies are means over those same items, so the gap is their
+    difference (the mean of the per-item differences)."""
+
+    n_items: int
+    model_accuracy: float | None
+    # The mean over the items of the share of humans right on each.
+    human_accuracy: float | None
+    # model_accuracy − human_accuracy.
+    gap: float | None
+    gap_ci_low: float | None
+    gap_ci_high: float | None
+    confidence: float
 
 
 @dataclass(frozen=True)
@@ -92,6 +110,37 @@ def human_majority(humans: Iterable[RatingLike]) -> dict[str, MajorityAnswer]:
     return majority
 
 
+def paired_gap(
+    model_scores: Mapping[str, float],
+    humans: Iterable[RatingLike],
+    *,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int = DEFAULT_SEED,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> PairedGap:
+    """``model_scores``: per item the model scored on, its score in [0, 1] (1/0, or the mean over
+    the item's variants); ``humans``: human ratings. Items only one side answered stay out."""
+    human_outcomes: dict[str, list[bool]] = defaultdict(list)
+    for rating in as_ratings(humans):
+        if rating.correct is not None:
+            human_outcomes[rating.item].append(rating.correct)
+    shared = [item for item in model_scores if human_outcomes.get(item)]
+    model = np.array([float(model_scores[item]) for item in shared])
+    human = np.array([float(np.mean(human_outcomes[item])) for item in shared])
+    differences = model - human
+    interval = bootstrap_mean_ci(differences, n_boot=n_boot, seed=seed, confidence=confidence)
+    has_items = len(shared) > 0
+    return PairedGap(
+        n_items=len(shared),
+        model_accuracy=float(model.mean()) if has_items else None,
+        human_accuracy=float(human.mean()) if has_items else None,
+        gap=float(differences.mean()) if has_items else None,
+        gap_ci_low=interval.low if interval else None,
+        gap_ci_high=interval.high if interval else None,
+        confidence=confidence,
+    )
+
+
 def model_vs_humans(
     model: Iterable[RatingLike],
     humans: Iterable[RatingLike],
@@ -111,15 +160,13 @@ def model_vs_humans(
     names = {r.annotator for r in model_rows}
     human_rows = as_ratings(humans)
 
-    human_outcomes: dict[str, list[bool]] = defaultdict(list)
-    for rating in human_rows:
-        if rating.correct is not None:
-            human_outcomes[rating.item].append(rating.correct)
-    scored = [item for item, rating in by_item.items() if rating.correct is not None and human_outcomes.get(item)]
-    model_scores = np.array([float(bool(by_item[i].correct)) for i in scored])
-    human_scores = np.array([float(np.mean(human_outcomes[i])) for i in scored])
-    differences = model_scores - human_scores
-    interval = bootstrap_mean_ci(differences, n_boot=n_boot, seed=seed, confidence=confidence)
+    paired = paired_gap(
+        {item: float(bool(rating.correct)) for item, rating in by_item.items() if rating.correct is not None},
+        human_rows,
+        n_boot=n_boot,
+        seed=seed,
+        confidence=confidence,
+    )
 
     majority = human_majority(human_rows)
     tied = [item for item in by_item if item in majority and majority[item].answer is None]
@@ -143,15 +190,14 @@ def model_vs_humans(
                 )
             )
 
-    has_items = len(scored) > 0
     return ModelVsHumans(
         model=next(iter(names)) if len(names) == 1 else None,
-        n_items=len(scored),
-        model_accuracy=float(model_scores.mean()) if has_items else None,
-        human_accuracy=float(human_scores.mean()) if has_items else None,
-        gap=float(differences.mean()) if has_items else None,
-        gap_ci_low=interval.low if interval else None,
-        gap_ci_high=interval.high if interval else None,
+        n_items=paired.n_items,
+        model_accuracy=paired.model_accuracy,
+        human_accuracy=paired.human_accuracy,
+        gap=paired.gap,
+        gap_ci_low=paired.gap_ci_low,
+        gap_ci_high=paired.gap_ci_high,
         confidence=confidence,
         n_items_majority=len(model_labels),
         kappa_vs_majority=cohen_kappa(model_labels, majority_labels),

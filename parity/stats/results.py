@@ -43,11 +43,13 @@ class JsonResult:
 
 
 def mean_std(values: Sequence[float], *, ddof: int = 0) -> tuple[float | None, float | None]:
-    """Mean and standard deviation; None where undefined (no values, or n <= ddof)."""
+    """Mean and standard deviation; None where undefined (no values) and the std None with fewer
+    than two values: one value has no spread, and a population std of 0.0 beside it would print
+    as "± 0.0", a spread measured where there is none."""
     if len(values) == 0:
         return None, None
     data = np.asarray(values, dtype=float)
-    std = float(data.std(ddof=ddof)) if data.size > ddof else None
+    std = float(data.std(ddof=ddof)) if data.size > max(ddof, 1) else None
     return float(data.mean()), std
 
 

@@ -119,10 +119,15 @@ def assert_side_by_side(page, run: ModelRun, items: int, scored: int) -> str:
     the `scored` ones with a right answer, the model's as its stored answers give it (in the runs
     table too); the per-kind and per-category tables carry both. Returns the model's label there."""
     correct = ModelResponse.objects.filter(run=run, correct=True).count()
-    humans, model = cells(page, "comparison", 0), cells(page, "comparison", 1)
-    assert humans[:4] == ["Humans (1 annotators)", "—", str(items), "100.0%"]
-    assert model[0] == run.spec.name and model[2] == str(items)
-    assert model[3] == f"{100 * correct / scored:.1f}%"
+    accuracy = f"{100 * correct / scored:.1f}%"
+    # on the items both answered: the scored ones, as both answered every item
+    same = cells(page, "comparison", 0)
+    assert same[0] == run.spec.name and same[2:5] == [str(scored), "100.0%", accuracy]
+    # each on all its items, labelled as such
+    humans, model = cells(page, "accuracy", 0), cells(page, "accuracy", 1)
+    assert humans[:4] == ["Humans: mean over 1 annotator", "—", str(scored), "100.0%"]
+    assert model[0] == run.spec.name and model[2:4] == [str(scored), accuracy]
+    assert run.responses.count() == items
     # the runs section (loaded by htmx) counts the same answers
     page.wait_for_selector(f"#model-run-{run.pk}")
     assert f"({correct}/{scored}" in page.inner_text(f"#model-run-{run.pk}")
@@ -188,5 +193,5 @@ def test_an_lm_eval_task_becomes_a_study_with_people_and_a_model(
     run = run_a_model_from_the_results_page(researcher, study, tiny_model_dir)
     assert run.responses.count() == 12
     assert_side_by_side(researcher, run, items=12, scored=12)
-    assert cells(researcher, "by_category", 0)[:3] == ["parity_example_mc", "12", "100.0%"]
+    assert cells(researcher, "by_category", 0)[:3] == ["parity_example_mc", "100.0% (12)", "—"]
     researcher.screenshot(path=str(artifacts / "results-lm-eval-task.png"), full_page=True)

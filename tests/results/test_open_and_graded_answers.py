@@ -191,7 +191,7 @@ def test_miqa_accuracy_is_over_both_presentations_with_the_averaged_decision_bes
     (model,) = results["models"]
     assert model["n_answers"] == 6 and model["accuracy"] == pytest.approx(3 / 6)
     assert model["accuracy_averaged_likelihood"] == pytest.approx(2 / 3)
-    table = next(t for t in paper_tables(results) if t.key == "comparison")
+    table = next(t for t in paper_tables(results) if t.key == "accuracy")
     assert table.columns[-1] == "Accuracy, orders' likelihoods averaged" and table.rows[1][-1] == "66.7%"
     assert table.rows[1][3] == "50.0%"
 

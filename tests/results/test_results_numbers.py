@@ -119,3 +119,28 @@ def test_ambibench_curves_by_position_with_the_oracle(ambi):
         "proper_noun",
         "negation",
     }
+
+
+def test_the_study_list_takes_the_best_models_gap_on_the_items_both_answered(ambi):
+    """The model is right on the 40 items the two participants answered and wrong on the other 80:
+    40/120 on all its items, while on the shared 40 it is 1.0 against the humans' 38/40."""
+    from annotation.models import Item
+    from results.display import headline_cells
+    from results.headlines import study_headlines
+    from studies.models import Response
+    from tests.results.conftest import model_run
+
+    study = Study.objects.get(pk=ambi.study_id)
+    answered = set(Response.objects.filter(participant__study=study).values_list("item__key", flat=True))
+    golds = dict(Item.objects.filter(units__study=study, is_attention_check=False).values_list("key", "gold"))
+    flip = {"X": "Y", "Y": "X"}
+    model_run(
+        study, "m", {"format": "arrow"}, {key: gold if key in answered else flip[gold] for key, gold in golds.items()}
+    )
+    (row,) = study_headlines([study], n_boot=100)
+    assert (row["best_model_n_items"], row["best_model_accuracy"]) == (120, pytest.approx(40 / 120))
+    assert row["best_model_n_items_same"] == 40
+    assert row["best_model_gap"] == pytest.approx(1.0 - 38 / 40)
+    cells = headline_cells(row)
+    assert cells["best_model_accuracy"] == "33.3% on 120 items"
+    assert cells["best_model_gap"] == "+5.0 pp on 40 items both answered"

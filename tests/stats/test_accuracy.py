@@ -12,6 +12,7 @@ from parity.stats import (
     bootstrap_means,
     participant_accuracy,
 )
+from parity.stats.results import mean_std
 
 
 def _ratings() -> list[Rating]:
@@ -112,3 +113,26 @@ def test_the_bootstrap_handles_large_inputs_in_chunks() -> None:
     # 10 000 resamples of 5 000 values = 50 M draws, more than one chunk.
     interval = bootstrap_mean_ci([0.0, 1.0] * 2500, n_boot=10_000)
     assert interval is not None and interval.low < 0.5 < interval.high
+
+
+def test_one_value_has_a_mean_and_no_spread() -> None:
+    # one template's accuracy, one participant, one unit: a population std of 0.0 would print "± 0.0"
+    assert mean_std([0.467]) == (0.467, None)
+    assert mean_std([0.467], ddof=1) == (0.467, None)
+    assert mean_std([0.4, 0.6]) == pytest.approx((0.5, 0.1))
+    alone = accuracy_summary([Rating("A", "1", "Yes", True), Rating("A", "2", "No", False)])
+    assert (alone.mean, alone.std) == (0.5, None)
+
+
+def test_the_mean_over_units_says_when_it_can_differ_from_the_mean_over_participants() -> None:
+    # u1: one annotator at 0.7; u2: three at 0.3 each. Mean over units (0.7 + 0.3) / 2 = 0.5;
+    # mean over participants (0.7 + 3 · 0.3) / 4 = 0.4.
+    rows = [Rating("A1", f"i{n}", "Yes", n < 7, "u1") for n in range(10)]
+    rows += [Rating(name, f"j{n}", "Yes", n < 3, "u2") for name in ("B1", "B2", "B3") for n in range(10)]
+    across = accuracy_across_units(accuracy_by_unit(rows))
+    assert across.mean == pytest.approx(0.5) and accuracy_summary(rows).mean == pytest.approx(0.4)
+    assert (across.fewest_participants, across.most_participants) == (1, 3)
+    # within-unit stds: none in u1 (one annotator), 0.0 in u2: the mean of the one there is
+    assert across.mean_within_unit_std == 0.0
+    balanced = accuracy_across_units(accuracy_by_unit(_ratings()))
+    assert (balanced.fewest_participants, balanced.most_participants) == (2, 3)

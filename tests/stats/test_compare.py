@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from parity.stats import Rating, human_majority, model_vs_humans
+from parity.stats import Rating, human_majority, model_vs_humans, paired_gap
 
 GOLD = {"i1": "Y", "i2": "N", "i3": "Y", "i4": "N"}
 
@@ -86,3 +86,28 @@ def test_without_shared_items_everything_is_undefined() -> None:
         None,
         None,
     )
+
+
+def test_the_gap_is_taken_on_the_items_both_answered_and_is_the_difference_of_their_accuracies() -> None:
+    # 320 items; one person answered the first 20 (14 right), the model all 320 (160 right: the
+    # even ones). On the 20 shared items the model has 10 right: 50% vs the person's 70%.
+    person = [Rating("P1", f"i{n}", "Y", n not in (1, 2, 4, 7, 9, 13)) for n in range(20)]
+    model = {f"i{n}": float(n % 2 == 0) for n in range(320)}
+    paired = paired_gap(model, person, n_boot=500)
+    assert paired.n_items == 20
+    assert (paired.model_accuracy, paired.human_accuracy) == pytest.approx((0.5, 0.7))
+    assert paired.gap == pytest.approx(paired.model_accuracy - paired.human_accuracy)
+    assert paired.gap_ci_low < paired.gap < paired.gap_ci_high
+    # the same through model_vs_humans: its accuracies are on the shared items too
+    versus = model_vs_humans([Rating("m", key, "Y", bool(score)) for key, score in model.items()], person, n_boot=500)
+    assert (versus.n_items, versus.model_accuracy, versus.gap) == (20, 0.5, pytest.approx(-0.2))
+
+
+def test_a_model_scored_per_variant_enters_the_gap_with_its_mean_per_item() -> None:
+    # i1: model 1/2 over its two orders, humans 2/3; i2: model 1, humans 1; i9: the humans did not answer
+    paired = paired_gap({"i1": 0.5, "i2": 1.0, "i9": 0.0}, HUMANS, n_boot=200)
+    assert paired.n_items == 2
+    assert (paired.model_accuracy, paired.human_accuracy) == pytest.approx((0.75, (2 / 3 + 1) / 2))
+    assert paired.gap == pytest.approx(0.75 - 5 / 6)
+    single = paired_gap({"i2": 1.0}, HUMANS)
+    assert (single.n_items, single.gap, single.gap_ci_low) == (1, 0.0, None)

@@ -52,7 +52,10 @@ class ImplicatureBreakdown(JsonResult):
     mean: float | None
     std: float | None
     ddof: int
-    # None when none of the group's templates was run, and always for the contrastive variant.
+    # None when none of the group's templates was run, and always for the contrastive variant;
+    # the std None too with one template run (no spread). The templates each group is over:
+    structured_templates: list[int]
+    natural_templates: list[int]
     structured_mean: float | None
     structured_std: float | None
     natural_mean: float | None
@@ -118,6 +121,8 @@ def implicature_breakdown(
         mean=mean,
         std=std,
         ddof=ddof,
+        structured_templates=[t for t in per_template if t in STRUCTURED_TEMPLATES] if ranking else [],
+        natural_templates=[t for t in per_template if t in NATURAL_TEMPLATES] if ranking else [],
         structured_mean=structured[0],
         structured_std=structured[1],
         natural_mean=natural[0],
