@@ -39,58 +39,23 @@ def study_create(
     """Create a study and its units from the imported items, following the benchmark's design.
     `owner` (a user) sees and acts on it; without one only superusers do."""
     definition = benchmarks.get(benchmark)
-    merged = definition.design(design)
     if Study.objects.filter(name=name).exists():
         raise StudyError(f"a study named {name!r} already exists")
-    set_name = definition.item_set(merged)
-    if set_name and owner is not None and not item_set_usable(user=owner, benchmark=benchmark, name=set_name):
-        raise StudyError(
-            f"no item set named {set_name!r} that you may use: import it first "
-            "(another researcher's set is theirs alone)"
-        )
-    scope = definition.item_scope(merged)
-    scoped = Item.objects.filter(benchmark=benchmark, key__startswith=scope)
-    items = list(scoped.filter(is_attention_check=False))
-    if not items:
-        raise StudyError(
-            f"no {benchmark} items named {scope}... are imported yet: import them first"
-            if scope
-            else f"no {benchmark} items are imported yet: run `manage.py import_benchmark {benchmark}` first"
-        )
-    attention = int(merged.get("attention_checks", 0))
-    available_checks = scoped.filter(is_attention_check=True).count()
-    if attention > available_checks:
-        where = f"{benchmark} {scope}..." if scope else benchmark
-        raise StudyError(f"{attention} attention checks asked for, but {where} has {available_checks}")
-    assets = {key: definition_asset(benchmark, key) for key in definition.design_assets}
-    merged = definition.resolve_design(merged, assets)
-    try:
-        units = definition.build_units([item_data(item) for item in items], merged)
-    except (ValueError, KeyError) as exc:
-        raise StudyError(str(exc)) from exc
+    plan = _units_plan(benchmark=benchmark, design=definition.design(design), owner=owner)
     study = Study.objects.create(
         name=name,
         benchmark=benchmark,
         status=status,
         group=group,
-        design=merged,
+        design=plan.design,
         consent_text=fields.pop("consent_text", None) or definition.default_consent,
         instructions_text=fields.pop("instructions_text", None) or definition.default_instructions,
-        attention_checks=attention,
-        exclude_at=int(merged.get("exclude_at", 0)),
+        attention_checks=plan.attention_checks,
+        exclude_at=int(plan.design.get("exclude_at", 0)),
         owner=owner,
         **fields,
     )
-    by_key = {item.key: item for item in items}
-    capacity = int(merged.get("per_unit", 1))
-    for position, keys in enumerate(units, start=1):
-        category = definition.unit_category([item_data(by_key[key]) for key in keys]) if keys else ""
-        unit = Unit.objects.create(
-            study=study, label=f"U{position}", position=position, capacity=capacity, category=category
-        )
-        UnitItem.objects.bulk_create(
-            [UnitItem(unit=unit, item=by_key[key], order=order) for order, key in enumerate(keys, start=1)]
-        )
+    _units_create(study=study, plan=plan)
     return study
 
 
@@ -489,3 +454,175 @@ def participant_erase(
             fields += ["status", "step"]
         participant.save(update_fields=fields)
     return result
+
+
+# -- a study's units, editing a draft, duplicating a study ----------------------------------------
+
+
+@dataclass(frozen=True)
+class UnitsPlan:
+    """A design resolved against the imported items, and the units it makes (lists of item keys)."""
+
+    benchmark: str
+    design: dict[str, Any]
+    units: list[list[str]]
+    items: dict[str, Item]
+    attention_checks: int
+
+
+def _units_plan(*, benchmark: str, design: dict[str, Any], owner: Any) -> UnitsPlan:
+    """Check `design` against the imported items and split them into units; `StudyError` says in
+    words what is missing. `owner` must be allowed the item set the design names."""
+    definition = benchmarks.get(benchmark)
+    set_name = definition.item_set(design)
+    if set_name and owner is not None and not item_set_usable(user=owner, benchmark=benchmark, name=set_name):
+        raise StudyError(
+            f"no item set named {set_name!r} that you may use: import it first "
+            "(another researcher's set is theirs alone)"
+        )
+    scope = definition.item_scope(design)
+    scoped = Item.objects.filter(benchmark=benchmark, key__startswith=scope)
+    items = list(scoped.filter(is_attention_check=False))
+    if not items:
+        raise StudyError(
+            f"no {benchmark} items named {scope}... are imported yet: import them first"
+            if scope
+            else f"no {benchmark} items are imported yet: run `manage.py import_benchmark {benchmark}` first"
+        )
+    attention = int(design.get("attention_checks", 0))
+    available_checks = scoped.filter(is_attention_check=True).count()
+    if attention > available_checks:
+        where = f"{benchmark} {scope}..." if scope else benchmark
+        raise StudyError(f"{attention} attention checks asked for, but {where} has {available_checks}")
+    assets = {key: definition_asset(benchmark, key) for key in definition.design_assets}
+    resolved = definition.resolve_design(design, assets)
+    try:
+        units = definition.build_units([item_data(item) for item in items], resolved)
+    except (ValueError, KeyError) as exc:
+        raise StudyError(str(exc)) from exc
+    return UnitsPlan(benchmark, resolved, units, {item.key: item for item in items}, attention)
+
+
+def _units_create(*, study: Study, plan: UnitsPlan) -> None:
+    definition = benchmarks.get(plan.benchmark)
+    capacity = int(plan.design.get("per_unit", 1))
+    for position, keys in enumerate(plan.units, start=1):
+        category = definition.unit_category([item_data(plan.items[key]) for key in keys]) if keys else ""
+        unit = Unit.objects.create(
+            study=study, label=f"U{position}", position=position, capacity=capacity, category=category
+        )
+        UnitItem.objects.bulk_create(
+            [UnitItem(unit=unit, item=plan.items[key], order=order) for order, key in enumerate(keys, start=1)]
+        )
+
+
+#: what a researcher may change in a draft besides its design (`study_draft_update`)
+DRAFT_FIELDS = (
+    "name",
+    "group",
+    "pid_format",
+    "consent_text",
+    "instructions_text",
+    "completion_code",
+    "failed_attention_code",
+    "no_consent_code",
+    "estimated_minutes",
+    "reward_pence",
+)
+
+
+@transaction.atomic
+def study_draft_update(*, study: Study, design: Mapping[str, Any] | None = None, **fields: Any) -> Study:
+    """Change a draft: the fields of `DRAFT_FIELDS` given, and its design, over the one it has.
+
+    A changed design builds the units again from the imported items, as `study_create` does; an
+    unchanged one keeps them (and any capacity set in the admin). Only a draft changes so: once
+    launched, people's answers refer to its units and Prolific holds its codes, time and reward."""
+    unknown = set(fields) - set(DRAFT_FIELDS)
+    if unknown:
+        raise StudyError(f"a draft's {', '.join(sorted(unknown))} cannot be edited")
+    locked = Study.objects.select_for_update().get(pk=study.pk)
+    if locked.status != Study.Status.DRAFT or locked.is_imported:
+        raise StudyError(
+            f"Only a draft can be edited; this study is {locked.get_status_display().lower()}. Duplicate it instead."
+        )
+    if Participant.objects.filter(study=locked).exists():
+        raise StudyError("This draft already has participants; duplicate it instead.")
+    name = fields.get("name", locked.name)
+    if Study.objects.filter(name=name).exclude(pk=locked.pk).exists():
+        raise StudyError(f"a study named {name!r} already exists")
+    definition = locked.definition
+    changed: list[str] = []
+    chosen = {**locked.design, **(design or {})}
+    if chosen != locked.design:
+        # what the old design resolved (implicature: the template's text) is resolved again
+        stale = _resolved_keys(locked.benchmark)
+        plan = _units_plan(
+            benchmark=locked.benchmark,
+            design=definition.design({key: value for key, value in chosen.items() if key not in stale}),
+            owner=locked.owner,
+        )
+        locked.units.all().delete()
+        _units_create(study=locked, plan=plan)
+        locked.design, locked.attention_checks = plan.design, plan.attention_checks
+        locked.exclude_at = int(plan.design.get("exclude_at", 0))
+        changed += ["design", "attention_checks", "exclude_at"]
+    for key, value in fields.items():
+        setattr(locked, key, value)
+        changed.append(key)
+    locked.consent_text = locked.consent_text or definition.default_consent
+    locked.instructions_text = locked.instructions_text or definition.default_instructions
+    changed += ["consent_text", "instructions_text"]
+    # `pseudonyms_issued` is never written from this copy (see `study_update`)
+    locked.save(update_fields=sorted(set(changed)))
+    return locked
+
+
+def _resolved_keys(benchmark: str) -> set[str]:
+    """The keys `resolve_design` adds to a design from the benchmark's imported assets."""
+    definition = benchmarks.get(benchmark)
+    assets = {key: definition_asset(benchmark, key) for key in definition.design_assets}
+    plain = definition.design()
+    return set(definition.resolve_design(plain, assets)) - set(plain)
+
+
+def _copy_name(name: str) -> str:
+    """`name (copy)`, or `name (copy 2)`, ... : the first such name no study has."""
+    limit = Study._meta.get_field("name").max_length or 200
+    for number in range(1, 1000):
+        suffix = " (copy)" if number == 1 else f" (copy {number})"
+        candidate = name[: limit - len(suffix)] + suffix
+        if not Study.objects.filter(name=candidate).exists():
+            return candidate
+    raise StudyError(f"{name!r} has been copied too often; rename a copy first")
+
+
+def _new_code() -> str:
+    return Study._meta.get_field("completion_code").get_default()
+
+
+@transaction.atomic
+def study_duplicate(*, study: Study, owner: Any) -> Study:
+    """A new draft owned by `owner`, from `study`: its texts, time, reward, group and design, its
+    units built again from the imported items as the design says, under a new name ("X (copy)"),
+    a new link and new completion codes. The participants, their answers, the collaborators and
+    the Prolific study stay with the original. An imported study (a published study's answers)
+    has no design to recruit with and is refused."""
+    if study.is_imported:
+        raise StudyError("An imported study holds a published study's answers; create a new study instead.")
+    return study_create(
+        name=_copy_name(study.name),
+        benchmark=study.benchmark,
+        design=study.design,
+        status=Study.Status.DRAFT,
+        group=study.group,
+        owner=owner,
+        pid_format=study.pid_format,
+        consent_text=study.consent_text,
+        instructions_text=study.instructions_text,
+        failed_attention_code=_new_code() if study.failed_attention_code else "",
+        no_consent_code=_new_code() if study.no_consent_code else "",
+        estimated_minutes=study.estimated_minutes,
+        reward_pence=study.reward_pence,
+        reservation_timeout_minutes=study.reservation_timeout_minutes,
+    )
