@@ -99,4 +99,3 @@ def test_every_error_is_listed_at_the_top_of_the_form_linked_to_its_field(resear
     assert text.index("field-design_units") < text.index("field-reward")  # in the form's order
     # each field still says its own error beside it
     assert html.count("Units must be at least 1.") == 2
-
