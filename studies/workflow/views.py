@@ -16,7 +16,8 @@ from parity.benchmarks.base import DatasetError
 from studies.access import get_study_for_researcher, has_permission, require_permission
 from studies.models import Study
 from studies.pay import PROLIFIC_MINIMUM_PENCE_PER_HOUR, PROLIFIC_RECOMMENDED_PENCE_PER_HOUR, hourly_pay
-from studies.services import StudyError, study_create, study_draft_update, study_duplicate, study_set_status
+from studies.services import StudyError, study_create, study_set_status
+from studies.services_edit import study_draft_update, study_duplicate
 from studies.workflow.forms import (
     DESIGN_PREFIX,
     BenchmarkChoiceForm,

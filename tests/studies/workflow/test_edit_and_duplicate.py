@@ -7,7 +7,8 @@ import pytest
 from django.test import Client
 
 from studies.models import Participant, Study, Unit
-from studies.services import StudyError, study_draft_update, study_duplicate, study_set_status
+from studies.services import StudyError, study_set_status
+from studies.services_edit import study_draft_update, study_duplicate
 from tests import personas
 from tests.factories import Bot, pid, small_study
 from tests.studies.workflow.helpers import edit_data
