@@ -31,3 +31,9 @@ class HourlyPay:
 
 def hourly_pay(reward_pence: int, minutes: float) -> HourlyPay:
     return HourlyPay(reward_pence / max(minutes, 1e-9) * 60)
+
+
+def reward_for(minutes: int, pence_per_hour: int = PROLIFIC_RECOMMENDED_PENCE_PER_HOUR) -> int:
+    """The reward in pence that pays `pence_per_hour` for `minutes`, rounded up to the next 5p
+    (Prolific's recommended rate by default: its minimum is a floor, not a target)."""
+    return -(-minutes * pence_per_hour // 300) * 5

@@ -40,61 +40,26 @@ def study_create(
     """Create a study and its units from the imported items, following the benchmark's design.
     `owner` (a user) sees and acts on it; without one only superusers do."""
     definition = benchmarks.get(benchmark)
-    merged = definition.design(design)
     if Study.objects.filter(name=name).exists():
         raise StudyError(f"a study named {name!r} already exists")
     unknown = sorted(set(fields.get("closing_questions", ())) - set(closing.QUESTIONS))
     if unknown:
         raise StudyError(f"no closing question named {', '.join(unknown)}; known: {', '.join(closing.QUESTIONS)}")
-    set_name = definition.item_set(merged)
-    if set_name and owner is not None and not item_set_usable(user=owner, benchmark=benchmark, name=set_name):
-        raise StudyError(
-            f"no item set named {set_name!r} that you may use: import it first "
-            "(another researcher's set is theirs alone)"
-        )
-    scope = definition.item_scope(merged)
-    scoped = Item.objects.filter(benchmark=benchmark, key__startswith=scope)
-    items = list(scoped.filter(is_attention_check=False))
-    if not items:
-        raise StudyError(
-            f"no {benchmark} items named {scope}... are imported yet: import them first"
-            if scope
-            else f"no {benchmark} items are imported yet: run `manage.py import_benchmark {benchmark}` first"
-        )
-    attention = int(merged.get("attention_checks", 0))
-    available_checks = scoped.filter(is_attention_check=True).count()
-    if attention > available_checks:
-        where = f"{benchmark} {scope}..." if scope else benchmark
-        raise StudyError(f"{attention} attention checks asked for, but {where} has {available_checks}")
-    assets = {key: definition_asset(benchmark, key) for key in definition.design_assets}
-    merged = definition.resolve_design(merged, assets)
-    try:
-        units = definition.build_units([item_data(item) for item in items], merged)
-    except (ValueError, KeyError) as exc:
-        raise StudyError(str(exc)) from exc
+    plan = units_plan(benchmark=benchmark, design=definition.design(design), owner=owner)
     study = Study.objects.create(
         name=name,
         benchmark=benchmark,
         status=status,
         group=group,
-        design=merged,
+        design=plan.design,
         consent_text=fields.pop("consent_text", None) or definition.default_consent,
         instructions_text=fields.pop("instructions_text", None) or definition.default_instructions,
-        attention_checks=attention,
-        exclude_at=int(merged.get("exclude_at", 0)),
+        attention_checks=plan.attention_checks,
+        exclude_at=int(plan.design.get("exclude_at", 0)),
         owner=owner,
         **fields,
     )
-    by_key = {item.key: item for item in items}
-    capacity = int(merged.get("per_unit", 1))
-    for position, keys in enumerate(units, start=1):
-        category = definition.unit_category([item_data(by_key[key]) for key in keys]) if keys else ""
-        unit = Unit.objects.create(
-            study=study, label=f"U{position}", position=position, capacity=capacity, category=category
-        )
-        UnitItem.objects.bulk_create(
-            [UnitItem(unit=unit, item=by_key[key], order=order) for order, key in enumerate(keys, start=1)]
-        )
+    units_create(study=study, plan=plan)
     return study
 
 
@@ -512,3 +477,63 @@ def participant_erase(
             fields += ["status", "step"]
         participant.save(update_fields=fields)
     return result
+
+
+# -- a study's units (built by `study_create`, and again by `study_draft_update`) ---------------
+
+
+@dataclass(frozen=True)
+class UnitsPlan:
+    """A design resolved against the imported items, and the units it makes (lists of item keys)."""
+
+    benchmark: str
+    design: dict[str, Any]
+    units: list[list[str]]
+    items: dict[str, Item]
+    attention_checks: int
+
+
+def units_plan(*, benchmark: str, design: dict[str, Any], owner: Any) -> UnitsPlan:
+    """Check `design` against the imported items and split them into units; `StudyError` says in
+    words what is missing. `owner` must be allowed the item set the design names."""
+    definition = benchmarks.get(benchmark)
+    set_name = definition.item_set(design)
+    if set_name and owner is not None and not item_set_usable(user=owner, benchmark=benchmark, name=set_name):
+        raise StudyError(
+            f"no item set named {set_name!r} that you may use: import it first "
+            "(another researcher's set is theirs alone)"
+        )
+    scope = definition.item_scope(design)
+    scoped = Item.objects.filter(benchmark=benchmark, key__startswith=scope)
+    items = list(scoped.filter(is_attention_check=False))
+    if not items:
+        raise StudyError(
+            f"no {benchmark} items named {scope}... are imported yet: import them first"
+            if scope
+            else f"no {benchmark} items are imported yet: run `manage.py import_benchmark {benchmark}` first"
+        )
+    attention = int(design.get("attention_checks", 0))
+    available_checks = scoped.filter(is_attention_check=True).count()
+    if attention > available_checks:
+        where = f"{benchmark} {scope}..." if scope else benchmark
+        raise StudyError(f"{attention} attention checks asked for, but {where} has {available_checks}")
+    assets = {key: definition_asset(benchmark, key) for key in definition.design_assets}
+    resolved = definition.resolve_design(design, assets)
+    try:
+        units = definition.build_units([item_data(item) for item in items], resolved)
+    except (ValueError, KeyError) as exc:
+        raise StudyError(str(exc)) from exc
+    return UnitsPlan(benchmark, resolved, units, {item.key: item for item in items}, attention)
+
+
+def units_create(*, study: Study, plan: UnitsPlan) -> None:
+    definition = benchmarks.get(plan.benchmark)
+    capacity = int(plan.design.get("per_unit", 1))
+    for position, keys in enumerate(plan.units, start=1):
+        category = definition.unit_category([item_data(plan.items[key]) for key in keys]) if keys else ""
+        unit = Unit.objects.create(
+            study=study, label=f"U{position}", position=position, capacity=capacity, category=category
+        )
+        UnitItem.objects.bulk_create(
+            [UnitItem(unit=unit, item=plan.items[key], order=order) for order, key in enumerate(keys, start=1)]
+        )

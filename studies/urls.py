@@ -11,4 +11,6 @@ urlpatterns = [
     path("items/import/", views.items_import, name="items_import"),
     path("<int:study_id>/", views.study_detail, name="detail"),
     path("<int:study_id>/status/", views.study_status, name="status"),
+    path("<int:study_id>/edit/", views.study_edit, name="edit"),
+    path("<int:study_id>/duplicate/", views.study_copy, name="duplicate"),
 ]

@@ -19,6 +19,7 @@ from .design import DesignOption, design_errors
 
 # the readers of published files, and their error, are part of this contract
 from .files import DatasetError, read_csv_rows, read_jsonl_rows, read_text, sha256_of  # noqa: F401
+from .timing import AnswerTime, TimeEstimate, time_estimate
 
 
 @dataclass(frozen=True)
@@ -432,6 +433,28 @@ class Benchmark:
     def build_units(self, items: Sequence[ItemData], design: Mapping[str, Any]) -> list[list[str]]:
         """Split the study's items into units (lists of item keys), one unit per participant."""
         raise NotImplementedError
+
+    # -- how long a participant takes (timing.py) --------------------------------------------
+    #: seconds one answer takes and where the figure comes from; a benchmark without a published
+    #: figure states its own reasoning
+    answer_time: ClassVar[AnswerTime] = AnswerTime(
+        15, "a planning figure for a short item answered with a choice; long texts or written answers take longer"
+    )
+
+    def answers_per_participant(self, design: Mapping[str, Any]) -> int | None:
+        """How many answers one participant gives under `design`, attention checks included; None
+        when the design alone does not say (a unit of "every item of the set")."""
+        return None
+
+    def answer_time_for(self, design: Mapping[str, Any]) -> AnswerTime:
+        """The time of one answer under `design` (AmbiBench: an episode's sentence or a whole prompt)."""
+        return self.answer_time
+
+    def time_estimate(self, design: Mapping[str, Any], answers: int | None = None) -> TimeEstimate | None:
+        """How long one participant takes under `design`: `answers` (counted from the built units when
+        the design alone does not say) times the time of one, plus consent and instructions."""
+        answers = self.answers_per_participant(design) if answers is None else answers
+        return None if answers is None else time_estimate(answers, self.answer_time_for(design))
 
     # -- the model side ------------------------------------------------------------------
     #: the setting a model run uses when nothing is overridden (template, k-shot, format ...)

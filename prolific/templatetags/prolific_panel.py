@@ -7,13 +7,15 @@ from typing import Any
 from django import template
 
 from prolific.selectors import prolific_actions, prolific_configured, prolific_study_of
+from prolific.services import study_places
 
 register = template.Library()
 
 
 @register.inclusion_tag("prolific/partials/_study_panel.html", takes_context=True)
 def prolific_panel(context: template.Context) -> dict[str, Any]:
-    """The Prolific study of the page's `study`, and the moves `may_change` allows there."""
+    """The Prolific study of the page's `study`, and the moves `may_change` allows there; "below" is
+    said only when the page lists the settings to paste (`prolific`)."""
     found = prolific_study_of(context["study"])
     return {
         "study": context["study"],
@@ -22,4 +24,6 @@ def prolific_panel(context: template.Context) -> dict[str, Any]:
         "prolific_study": found,
         "prolific_actions": prolific_actions(found),
         "prolific_ready": prolific_configured(),
+        "places": study_places(context["study"]) if found is None else found.places,
+        "has_settings": bool(context.get("prolific")),
     }

@@ -1,4 +1,5 @@
-// Researcher pages: the implied hourly pay as the reward and the minutes are typed, and copy buttons.
+// Researcher pages: the implied hourly pay as the reward and the minutes are typed, the time and reward
+// following the design's estimate, and copy buttons.
 (function () {
   "use strict";
   function updatePay() {
@@ -31,7 +32,22 @@
     }
   }
   document.addEventListener("input", function (event) {
-    if (event.target && (event.target.id === "id_reward" || event.target.id === "id_estimated_minutes")) updatePay();
+    if (event.target && (event.target.id === "id_reward" || event.target.id === "id_estimated_minutes")) {
+      // typed by the researcher: the design's estimate no longer replaces them
+      const fields = document.getElementById("prolific-fields");
+      if (fields) fields.dataset.followsEstimate = "false";
+      updatePay();
+    }
+  });
+  // a new study's time and reward follow the design's estimate (htmx brings it again as the design changes)
+  document.addEventListener("htmx:load", function (event) {
+    const estimate = event.target;
+    const fields = document.getElementById("prolific-fields");
+    if (!estimate || estimate.id !== "time-estimate" || !fields || fields.dataset.followsEstimate !== "true") return;
+    if (!estimate.dataset.minutes) return;
+    document.getElementById("id_estimated_minutes").value = estimate.dataset.minutes;
+    document.getElementById("id_reward").value = estimate.dataset.reward;
+    updatePay();
   });
   document.addEventListener("click", function (event) {
     const button = event.target.closest ? event.target.closest("[data-copy]") : null;

@@ -1,5 +1,5 @@
-"""The researcher's forms: a new study (its design fields generated from the benchmark's declared
-options), a status change, a preview answer."""
+"""The researcher's forms: a new study or a draft's edit (its design fields generated from the
+benchmark's declared options), a status change, a preview answer."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from django import forms
 
 from parity import benchmarks
 from parity.benchmarks.design import DesignOption
+from studies import closing
 from studies.models import Study
 from studies.pay import PROLIFIC_MINIMUM_PENCE_PER_HOUR, hourly_pay
 
@@ -85,8 +86,36 @@ def _design_field(option: DesignOption, default: Any) -> forms.Field:
     return forms.CharField(required=False, max_length=500, **common)
 
 
-class StudyCreateForm(forms.Form):
-    """A study of one benchmark: the paper's design by default, the benchmark's texts prefilled."""
+#: the study's own fields the form shows, in the form's order (the reward is shown in pounds)
+STUDY_FIELDS = (
+    "name",
+    "group",
+    "pid_format",
+    "consent_text",
+    "instructions_text",
+    "completion_code",
+    "failed_attention_code",
+    "no_consent_code",
+    "estimated_minutes",
+    "min_answer_ms",
+    "closing_questions",
+)
+
+
+def study_initial(study: Study) -> dict[str, Any]:
+    """The form's values for an existing study: its fields, its reward in pounds, its design."""
+    initial: dict[str, Any] = {name: getattr(study, name) for name in STUDY_FIELDS}
+    initial["reward"] = Decimal(study.reward_pence).scaleb(-2)
+    for option in study.definition.design_options:
+        if option.key in study.design:
+            value = study.design[option.key]
+            initial[DESIGN_PREFIX + option.key] = str(value) if option.kind == "choice" else value
+    return initial
+
+
+class StudyForm(forms.Form):
+    """A study of one benchmark: the paper's design by default, the benchmark's texts prefilled;
+    editing a draft (`study`), the draft's own values. Creating and editing validate alike."""
 
     name = forms.CharField(max_length=200)
     group = forms.CharField(
@@ -110,13 +139,30 @@ class StudyCreateForm(forms.Form):
     )
     no_consent_code = forms.CharField(max_length=40, required=False, help_text="given to those who decline consent")
     estimated_minutes = forms.IntegerField(min_value=1, max_value=600, initial=30)
+    min_answer_ms = forms.IntegerField(
+        min_value=0,
+        max_value=60_000,
+        label="Minimum time per answer (ms)",
+        help_text="an answer sooner than this after its item appeared is refused as unread and the item shown "
+        "again: a second key press or tap never answers the next item unseen (0: no minimum)",
+    )
+    closing_questions = forms.MultipleChoiceField(
+        choices=[(question.key, question.label) for question in closing.QUESTIONS.values()],
+        widget=forms.CheckboxSelectMultiple,
+        required=False,
+        initial=list(closing.DEFAULT_QUESTIONS),
+        help_text="asked after the last item, below the completion code; every one optional for participants",
+    )
     reward = forms.DecimalField(
         min_value=Decimal("0.01"), max_digits=6, decimal_places=2, initial=Decimal("4.50"), label="Reward (£)"
     )
 
-    def __init__(self, *args: Any, benchmark: str, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, benchmark: str, study: Study | None = None, **kwargs: Any) -> None:
+        if study is not None:
+            kwargs["initial"] = {**study_initial(study), **kwargs.get("initial", {})}
         super().__init__(*args, **kwargs)
         self.benchmark = benchmark
+        self.study = study
         self.definition = benchmarks.get(benchmark)
         defaults = self.definition.design()
         for option in self.definition.design_options:
@@ -125,6 +171,7 @@ class StudyCreateForm(forms.Form):
         self.fields["instructions_text"].initial = self.definition.default_instructions
         self.fields["completion_code"].initial = Study._meta.get_field("completion_code").get_default()
         self.fields["failed_attention_code"].initial = Study._meta.get_field("failed_attention_code").get_default()
+        self.fields["min_answer_ms"].initial = Study._meta.get_field("min_answer_ms").get_default()
 
     def design_fields(self) -> list[forms.BoundField]:
         return [self[name] for name in self.fields if name.startswith(DESIGN_PREFIX)]
@@ -135,6 +182,9 @@ class StudyCreateForm(forms.Form):
     def text_fields(self) -> list[forms.BoundField]:
         return [self[name] for name in ("consent_text", "instructions_text")]
 
+    def participant_fields(self) -> list[forms.BoundField]:
+        return [self[name] for name in ("min_answer_ms", "closing_questions")]
+
     def prolific_fields(self) -> list[forms.BoundField]:
         return [
             self[name]
@@ -143,7 +193,8 @@ class StudyCreateForm(forms.Form):
 
     def clean_name(self) -> str:
         name = self.cleaned_data["name"].strip()
-        if Study.objects.filter(name=name).exists():
+        others = Study.objects.exclude(pk=self.study.pk) if self.study is not None else Study.objects.all()
+        if others.filter(name=name).exists():
             raise forms.ValidationError(f"A study named “{name}” already exists; choose another name.")
         return name
 
@@ -181,24 +232,48 @@ class StudyCreateForm(forms.Form):
             self.add_error(None, "The completion, failed-check and no-consent codes must differ from each other.")
         return cleaned
 
-    def create_arguments(self) -> dict[str, Any]:
-        """`study_create`'s keyword arguments (the same service as `manage.py create_study`)."""
+    def chosen_design(self) -> dict[str, Any] | None:
+        """The design the form holds: as typed when bound, else the draft's or the prefilled one;
+        None while a design field is wrong (no estimate can be made of it)."""
+        base = dict(self.study.design) if self.study is not None else {}
+        if not self.is_bound:
+            prefilled = {
+                name.removeprefix(DESIGN_PREFIX): value
+                for name, value in self.initial.items()
+                if name.startswith(DESIGN_PREFIX) and self.study is None
+            }
+            return self.definition.design({**base, **prefilled})
+        if any(name in self.errors for name in self.fields if name.startswith(DESIGN_PREFIX)):
+            return None
+        return self.definition.design({**base, **self.design()})
+
+    def error_summary(self) -> list[tuple[str, str, str]]:
+        """Every error of the form as (label, the field's element id or "", message), in the page's
+        order with the errors of no one field first: listed at the top, each linked to its field."""
+        rows = [("", "", str(message)) for message in self.non_field_errors()]
+        shown = [
+            *self.study_fields(),
+            *self.design_fields(),
+            *self.text_fields(),
+            *self.participant_fields(),
+            *self.prolific_fields(),
+        ]
+        for field in shown:
+            rows += [(str(field.label), f"field-{field.name}", str(message)) for message in field.errors]
+        return rows
+
+    def study_arguments(self) -> dict[str, Any]:
+        """The study's fields and design, as `study_create` and `study_draft_update` take them."""
         data = self.cleaned_data
         return {
-            "name": data["name"],
-            "benchmark": self.benchmark,
+            **{name: data[name] for name in STUDY_FIELDS},
             "design": self.design(),
-            "group": data["group"],
-            "status": Study.Status.DRAFT,
-            "pid_format": data["pid_format"],
-            "consent_text": data["consent_text"],
-            "instructions_text": data["instructions_text"],
-            "completion_code": data["completion_code"],
-            "failed_attention_code": data["failed_attention_code"],
-            "no_consent_code": data["no_consent_code"],
-            "estimated_minutes": data["estimated_minutes"],
             "reward_pence": int(data["reward"] * 100),
         }
+
+    def create_arguments(self) -> dict[str, Any]:
+        """`study_create`'s keyword arguments (the same service as `manage.py create_study`)."""
+        return {**self.study_arguments(), "benchmark": self.benchmark, "status": Study.Status.DRAFT}
 
 
 class StatusForm(forms.Form):

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
 
 from django.conf import settings
-from django.db.models import Count
+from django.db.models import Count, Sum
 
 from annotation.models import Item
+from annotation.selectors import item_data
 from parity import benchmarks
+from parity.benchmarks.timing import TimeEstimate
 from studies.models import Participant, Study
-from studies.pay import HourlyPay, hourly_pay
-from studies.services import STATUS_MOVES
+from studies.pay import PROLIFIC_RECOMMENDED_PENCE_PER_HOUR, HourlyPay, hourly_pay, reward_for
+from studies.services import STATUS_MOVES, definition_asset
 
 
 @dataclass(frozen=True)
@@ -47,8 +52,14 @@ class ProlificSetting:
     element_id: str
 
 
+def places_to_recruit(study: Study) -> int:
+    """Prolific's places: one for each participant the units hold."""
+    return study.units.aggregate(total=Sum("capacity"))["total"] or 0
+
+
 def prolific_settings(study: Study) -> list[ProlificSetting]:
-    """What a researcher pastes into Prolific: the study URL and each completion code with its URL."""
+    """What a researcher pastes into Prolific: the study URL, each completion code with its URL, the
+    places, the time and the reward."""
     rows = [ProlificSetting("Study URL (with Prolific's placeholders)", study.participant_url(), "study-url")]
     codes = [
         ("Completion code", study.completion_code, "completion-code"),
@@ -63,6 +74,16 @@ def prolific_settings(study: Study) -> list[ProlificSetting]:
                     f"{label}: redirect URL", f"{settings.PROLIFIC_COMPLETE_URL}?cc={code}", f"{element_id}-url"
                 )
             )
+    units = study.units.count()
+    rows += [
+        ProlificSetting(
+            f"Places (one for each participant the {units} unit{'s' if units != 1 else ''} hold)",
+            str(places_to_recruit(study)),
+            "places",
+        ),
+        ProlificSetting("Estimated completion time (minutes)", str(study.estimated_minutes), "estimated-minutes"),
+        ProlificSetting("Reward (£)", f"{study.reward_pence / 100:.2f}", "reward"),
+    ]
     return rows
 
 
@@ -71,6 +92,8 @@ class StudyPage:
     study: Study
     moves: tuple[str, ...]
     n_units: int
+    #: Prolific's places: one for each participant the units hold
+    places: int
     n_working: int
     n_completed: int
     pay: HourlyPay
@@ -86,7 +109,60 @@ def study_page(study: Study) -> StudyPage:
         study=study,
         moves=() if study.is_imported else STATUS_MOVES.get(study.status, ()),
         n_units=study.units.count(),
+        places=places_to_recruit(study),
         n_working=participants.filter(status=Participant.Status.ACTIVE).count(),
         n_completed=participants.filter(status=Participant.Status.COMPLETED).count(),
         pay=hourly_pay(study.reward_pence, study.estimated_minutes),
     )
+
+
+@dataclass(frozen=True)
+class DesignEstimate:
+    """How long a participant takes under a design, and the reward paying Prolific's recommended
+    rate for that time; the new-study form starts from it and says how it was made."""
+
+    time: TimeEstimate
+    pence_per_hour: int = PROLIFIC_RECOMMENDED_PENCE_PER_HOUR
+
+    @property
+    def minutes(self) -> int:
+        return self.time.minutes
+
+    @property
+    def reward_pence(self) -> int:
+        return reward_for(self.time.minutes, self.pence_per_hour)
+
+    @property
+    def reward(self) -> Decimal:
+        return Decimal(self.reward_pence).scaleb(-2)
+
+    def __str__(self) -> str:
+        return f"{self.time}; reward at £{self.pence_per_hour / 100:g}/h: £{self.reward:.2f}"
+
+
+def design_estimate(benchmark: str, design: Mapping[str, Any]) -> DesignEstimate | None:
+    """The estimate for `design` of `benchmark`: from the design alone where it says how many
+    answers a participant gives, else from the longest unit the imported items make; None when
+    neither can tell (no items yet, or a design the items cannot fill)."""
+    definition = benchmarks.get(benchmark)
+    merged = definition.design(design)
+    try:
+        time = definition.time_estimate(merged)
+        if time is None:
+            longest = _longest_unit(benchmark, merged)
+            time = definition.time_estimate(merged, answers=longest) if longest else None
+    except (TypeError, ValueError, KeyError):
+        return None
+    return DesignEstimate(time) if time is not None else None
+
+
+def _longest_unit(benchmark: str, design: dict[str, Any]) -> int | None:
+    """Answers in the longest unit the imported items make under `design`, attention checks included."""
+    definition = benchmarks.get(benchmark)
+    items = Item.objects.filter(
+        benchmark=benchmark, key__startswith=definition.item_scope(design), is_attention_check=False
+    )
+    assets = {key: definition_asset(benchmark, key) for key in definition.design_assets}
+    units = definition.build_units([item_data(item) for item in items], definition.resolve_design(design, assets))
+    longest = max((len(unit) for unit in units), default=0)
+    return longest + int(design.get("attention_checks", 0)) if longest else None

@@ -1,7 +1,9 @@
-"""The researcher's web workflow: importing one's own items, a new study, the study page, launching,
-pausing and closing it."""
+"""The researcher's web workflow: importing one's own items, a new study, the study page, editing
+a draft, duplicating a study, launching, pausing and closing it."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -10,21 +12,27 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.services import item_set_import
-from parity import benchmarks
 from parity.benchmarks.base import DatasetError
 from studies.access import get_study_for_researcher, has_permission, require_permission
 from studies.models import Study
 from studies.pay import PROLIFIC_MINIMUM_PENCE_PER_HOUR, PROLIFIC_RECOMMENDED_PENCE_PER_HOUR, hourly_pay
 from studies.services import StudyError, study_create, study_set_status
+from studies.services_edit import study_draft_update, study_duplicate
 from studies.workflow.forms import (
     DESIGN_PREFIX,
     BenchmarkChoiceForm,
     ItemSetImportForm,
     StatusForm,
-    StudyCreateForm,
+    StudyForm,
     named_set_choices,
 )
-from studies.workflow.selectors import benchmark_options, prolific_settings, study_page
+from studies.workflow.selectors import (
+    DesignEstimate,
+    benchmark_options,
+    design_estimate,
+    prolific_settings,
+    study_page,
+)
 
 ADD_STUDY = "studies.add_study"
 CHANGE_STUDY = "studies.change_study"
@@ -35,14 +43,18 @@ MOVE_LABELS = {Study.Status.LIVE: "Launch", Study.Status.PAUSED: "Pause", Study.
 @login_required
 @require_http_methods(["GET", "POST"])
 def study_new(request: HttpRequest) -> HttpResponse:
-    """Pick a benchmark, then fill its form; saving goes through `study_create`. The creator owns it."""
+    """Pick a benchmark, then fill its form; saving goes through `study_create`. The creator owns it.
+    The time and reward start from the design's estimate; htmx asks for it again as the design changes."""
     require_permission(request.user, ADD_STUDY)
     choice = BenchmarkChoiceForm(request.GET or None)
     if not choice.is_valid():
         return render(request, "studies/study_new.html", {"benchmarks": benchmark_options()})
     benchmark = choice.cleaned_data["benchmark"]
+    if request.htmx and request.method == "GET":
+        return _estimate_partial(request, StudyForm(request.GET, benchmark=benchmark))
     prefill = {DESIGN_PREFIX + "item_set": choice.cleaned_data["item_set"]} if choice.cleaned_data["item_set"] else {}
-    form = StudyCreateForm(request.POST or None, benchmark=benchmark, initial=prefill)
+    estimate = design_estimate(benchmark, StudyForm(benchmark=benchmark, initial=prefill).chosen_design() or {})
+    form = StudyForm(request.POST or None, benchmark=benchmark, initial={**prefill, **_estimated(estimate)})
     if request.method == "POST" and form.is_valid():
         try:
             study = study_create(**form.create_arguments(), owner=request.user)
@@ -51,11 +63,71 @@ def study_new(request: HttpRequest) -> HttpResponse:
         else:
             messages.success(request, f"Study “{study.name}” created as a draft: preview it, then launch it.")
             return redirect("studies:detail", study.pk)
+    return _form_page(request, form)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def study_edit(request: HttpRequest, study_id: int) -> HttpResponse:
+    """Edit a draft with the new-study form and its checks, through `study_draft_update`: for those
+    who may change the study (`studies.change_study`, its owner or a collaborator)."""
+    study = get_study_for_researcher(request.user, study_id, CHANGE_STUDY)
+    if study.status != Study.Status.DRAFT or study.is_imported:
+        messages.error(request, f"Only a draft can be edited; this study is {study.get_status_display().lower()}.")
+        return redirect("studies:detail", study.pk)
+    if request.htmx and request.method == "GET":
+        return _estimate_partial(request, StudyForm(request.GET, benchmark=study.benchmark, study=study))
+    form = StudyForm(request.POST or None, benchmark=study.benchmark, study=study)
+    if request.method == "POST" and form.is_valid():
+        try:
+            study_draft_update(study=study, **form.study_arguments())
+        except StudyError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, "The draft is saved.")
+            return redirect("studies:detail", study.pk)
+    return _form_page(request, form)
+
+
+@login_required
+@require_POST
+def study_copy(request: HttpRequest, study_id: int) -> HttpResponse:
+    """Copy a study one may see into a new draft of one's own (`studies.add_study`)."""
+    require_permission(request.user, ADD_STUDY)
+    study = get_study_for_researcher(request.user, study_id)
+    try:
+        copy = study_duplicate(study=study, owner=request.user)
+    except StudyError as exc:
+        messages.error(request, str(exc))
+        return redirect("studies:detail", study.pk)
+    messages.success(request, f"“{copy.name}” is a new draft copied from “{study.name}”: edit it, then launch it.")
+    return redirect("studies:detail", copy.pk)
+
+
+def _estimated(estimate: DesignEstimate | None) -> dict[str, Any]:
+    return {"estimated_minutes": estimate.minutes, "reward": estimate.reward} if estimate else {}
+
+
+def _estimate_of(form: StudyForm) -> DesignEstimate | None:
+    design = form.chosen_design()
+    return design_estimate(form.benchmark, design) if design is not None else None
+
+
+def _estimate_partial(request: HttpRequest, form: StudyForm) -> HttpResponse:
+    context = {"estimate": _estimate_of(form), "recommended": PROLIFIC_RECOMMENDED_PENCE_PER_HOUR}
+    return render(request, "studies/partials/_time_estimate.html", context)
+
+
+def _form_page(request: HttpRequest, form: StudyForm) -> HttpResponse:
+    """The new-study form, or a draft's: every error listed at the top, the design's estimate of the
+    time and reward, and the hourly pay the reward implies."""
     pay = hourly_pay(_pence(form["reward"].value()), _int(form["estimated_minutes"].value()) or 1)
     context = {
         "form": form,
-        "definition": benchmarks.get(benchmark),
-        "benchmark": benchmark,
+        "study": form.study,
+        "definition": form.definition,
+        "benchmark": form.benchmark,
+        "estimate": _estimate_of(form),
         "pay": pay,
         "minimum": PROLIFIC_MINIMUM_PENCE_PER_HOUR,
         "recommended": PROLIFIC_RECOMMENDED_PENCE_PER_HOUR,
@@ -112,8 +184,10 @@ def study_detail(request: HttpRequest, study_id: int) -> HttpResponse:
         "page": page,
         "study": study,
         "may_change": has_permission(request.user, CHANGE_STUDY),
+        "may_duplicate": has_permission(request.user, ADD_STUDY) and not study.is_imported,
         "moves": [(status, MOVE_LABELS[status]) for status in page.moves],
-        "prolific": prolific_settings(study) if study.status != Study.Status.DRAFT else [],
+        # a draft's too: its Prolific study may be set up before the launch here
+        "prolific": prolific_settings(study) if not study.is_imported else [],
     }
     return render(request, "studies/study_detail.html", context)
 

@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 
 from ..base import Asset, Benchmark, ChoicePrompt, DemoSetup, ImportBundle, ItemData, ResultsInput, Scored, Screen
 from ..design import DesignOption
+from ..timing import AnswerTime
 from . import model as model_side
 from . import results as results_side
 from .generator import (
@@ -224,6 +225,25 @@ class AmbiBench(Benchmark):
         if len(features) > 1:
             raise ValueError(f"a unit mixes salient features: {', '.join(sorted(features))}")
         return features.pop() if features else ""
+
+    #: Tamkin et al. (Section 4.3): participants "mostly spent between 4 and 8 minutes" on a
+    #: 20-sentence episode, consent and instructions included; 8 minutes less 2 for those is 18 s
+    #: a sentence
+    answer_time = AnswerTime(
+        18, "Tamkin et al.: 4-8 minutes for a 20-sentence episode; 8 minutes less 2 for consent and instructions"
+    )
+    #: the instruction split shows the instruction and three sentences on one screen, as long as
+    #: three of an episode's sentences
+    prompt_time = AnswerTime(
+        60, "Tamkin et al.'s 18 s a sentence of an episode, for one screen of an instruction and three sentences"
+    )
+
+    def answers_per_participant(self, design: Mapping[str, Any]) -> int | None:
+        per_unit = EPISODE_LENGTH if design.get("split", "episode") == "episode" else 1
+        return per_unit + int(design.get("attention_checks", 0))
+
+    def answer_time_for(self, design: Mapping[str, Any]) -> AnswerTime:
+        return self.answer_time if design.get("split", "episode") == "episode" else self.prompt_time
 
     def build_units(self, items: Sequence[ItemData], design: Mapping[str, Any]) -> list[list[str]]:
         """Episode split: one unit per episode (its keys in position order), `per_feature` episodes per

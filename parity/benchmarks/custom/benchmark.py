@@ -222,6 +222,11 @@ class CustomItems(Benchmark):
     def item_set(self, design: Mapping[str, Any]) -> str:
         return str(design.get("item_set") or "")
 
+    def answers_per_participant(self, design: Mapping[str, Any]) -> int | None:
+        # 0: the whole set in one unit, which only the imported set can say
+        size = int(design.get("unit_size") or 0)
+        return size + int(design.get("attention_checks", 0)) if size else None
+
     def build_units(self, items: Sequence[ItemData], design: Mapping[str, Any]) -> list[list[str]]:
         """Blocks of `unit_size` items of the set's split in file order (the last may be shorter),
         or the whole set in one unit; each participant's order is drawn at display."""

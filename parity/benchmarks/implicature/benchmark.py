@@ -25,6 +25,7 @@ from ..base import (
 )
 from ..base import normalise_text as normalise
 from ..design import DesignOption
+from ..timing import AnswerTime
 from . import model as model_side
 from . import published
 from . import results as results_side
@@ -313,6 +314,16 @@ class Implicature(Benchmark):
 
     def read_published_study(self, source: Path) -> PublishedStudy:
         return published.read_human_eval(source)
+
+    #: Ruis et al. give no time; an item in template 2 is about 20 words (20.4 on average in the
+    #: paper's human-evaluation file of rows 1-150), some 5 s at the ~240 words a minute of silent
+    #: reading (Brysbaert 2019), and a yes/no choice after it
+    answer_time = AnswerTime(
+        12, "Ruis et al. report no time: an item of ~20 words read in ~5 s at 240 words a minute, then yes or no"
+    )
+
+    def answers_per_participant(self, design: Mapping[str, Any]) -> int | None:
+        return int(design["unit_size"]) + int(design.get("attention_checks", 0))
 
     def build_units(self, items: Sequence[ItemData], design: Mapping[str, Any]) -> list[list[str]]:
         # in the published file's order (the paper's units are rows 1-150, 151-300, ...)

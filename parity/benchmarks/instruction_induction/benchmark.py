@@ -22,6 +22,7 @@ from ..base import (
     seeded_rng,
 )
 from ..design import DesignOption
+from ..timing import AnswerTime
 from . import model as model_side
 from . import results as results_side
 from . import sources
@@ -324,6 +325,15 @@ class InstructionInduction(Benchmark):
         return str(item.meta.get("task", ""))
 
     # -- design --------------------------------------------------------------------------
+    #: Honovich et al. give no time; five input-output demonstrations to read and work out, and
+    #: a sentence of instruction to write
+    answer_time = AnswerTime(
+        90, "Honovich et al. report no time: five demonstrations to read and work out, one instruction to write"
+    )
+
+    def answers_per_participant(self, design: Mapping[str, Any]) -> int | None:
+        return int(design["tasks_per_participant"]) + int(design.get("attention_checks", 0))
+
     def build_units(self, items: Sequence[ItemData], design: Mapping[str, Any]) -> list[list[str]]:
         """Units of `tasks_per_participant` different tasks, one prompt each, until every task has
         `annotators_per_task` prompts; tasks are used evenly and no prompt twice (seeded)."""

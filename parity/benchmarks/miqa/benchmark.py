@@ -36,6 +36,7 @@ from ..base import (
     seeded_rng,
 )
 from ..design import DesignOption
+from ..timing import AnswerTime
 from . import model as model_side
 from . import results as results_side
 from .prompts import (
@@ -322,6 +323,15 @@ class MiQA(Benchmark):
         return value if value in OPTION_KEYS else None
 
     # -- design --------------------------------------------------------------------------
+    #: Comsa et al. give no time (their 15 volunteers were unpaid); a premise and two short
+    #: statements, some 25 words, read in ~6 s at 240 words a minute, then one of two
+    answer_time = AnswerTime(
+        10, "Comsa et al. report no time: a premise and two statements (~25 words) read in ~6 s, then a choice"
+    )
+
+    def answers_per_participant(self, design: Mapping[str, Any]) -> int | None:
+        return int(design["unit_size"]) + int(design.get("attention_checks", 0))
+
     def build_units(self, items: Sequence[ItemData], design: Mapping[str, Any]) -> list[list[str]]:
         """`units` consecutive blocks of `unit_size` questions in file order (both questions of a row
         stay in one unit); the per-participant item order and option order are drawn at display."""

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 from ..base import Benchmark, Choice, DatasetError, ImportBundle, ItemData, ResultsInput, Scored
 from ..design import DesignOption
 from ..miqa import RATING_SCALE, generative_prompt, generative_question_id, parse_generative_answers
+from ..timing import AnswerTime
 from . import results as results_side
 from .prompts import CONSENT, INSTRUCTIONS
 
@@ -160,6 +161,16 @@ class MiQARating(Benchmark):
         return str(meta.get("model", ""))
 
     # -- design --------------------------------------------------------------------------
+    #: no published figure: a question and a model's written answer of a few sentences (~80 words,
+    #: ~20 s at 240 words a minute), then a grade on MiQA's scale
+    answer_time = AnswerTime(
+        30, "no published figure: a question and a model's answer (~80 words) read in ~20 s, then a grade"
+    )
+
+    def answers_per_participant(self, design: Mapping[str, Any]) -> int | None:
+        # the last block may be shorter: a full one is what a rater may be given
+        return int(design["unit_size"]) + int(design.get("attention_checks", 0))
+
     def build_units(self, items: Sequence[ItemData], design: Mapping[str, Any]) -> list[list[str]]:
         """Blocks of `unit_size` answers in key order (the last may be shorter); each block is
         rated by `per_unit` raters, each in their own random order (`shuffle_items`)."""

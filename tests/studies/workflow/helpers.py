@@ -14,7 +14,15 @@ from studies.models import Study
 def form_data(client: Client, benchmark: str, **changes: Any) -> dict[str, Any]:
     """What the new-study form of `benchmark` posts when left as shown, with `changes` typed in
     (design options by their key: `units=2` sets the field `design_units`)."""
-    form = client.get(f"/studies/new/?benchmark={benchmark}").context["form"]
+    return _posted(client.get(f"/studies/new/?benchmark={benchmark}").context["form"], changes)
+
+
+def edit_data(client: Client, study: Study, **changes: Any) -> dict[str, Any]:
+    """What a draft's edit form posts when left as shown, with `changes` typed in (as `form_data`)."""
+    return _posted(client.get(f"/studies/{study.pk}/edit/").context["form"], changes)
+
+
+def _posted(form: Any, changes: dict[str, Any]) -> dict[str, Any]:
     data: dict[str, Any] = {}
     for name in form.fields:
         value = form[name].value()

@@ -1,0 +1,127 @@
+"""Writes that change a study after it is made: editing a draft, duplicating a study into a new draft."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.db import transaction
+
+from parity import benchmarks
+from studies.models import Participant, Study
+from studies.services import StudyError, definition_asset, study_create, units_create, units_plan
+
+#: what a researcher may change in a draft besides its design (`study_draft_update`)
+DRAFT_FIELDS = (
+    "name",
+    "group",
+    "pid_format",
+    "consent_text",
+    "instructions_text",
+    "completion_code",
+    "failed_attention_code",
+    "no_consent_code",
+    "estimated_minutes",
+    "reward_pence",
+    "min_answer_ms",
+    "closing_questions",
+)
+
+
+@transaction.atomic
+def study_draft_update(*, study: Study, design: Mapping[str, Any] | None = None, **fields: Any) -> Study:
+    """Change a draft: the fields of `DRAFT_FIELDS` given, and its design, over the one it has.
+
+    A changed design builds the units again from the imported items, as `study_create` does; an
+    unchanged one keeps them (and any capacity set in the admin). Only a draft changes so: once
+    launched, people's answers refer to its units and Prolific holds its codes, time and reward."""
+    unknown = set(fields) - set(DRAFT_FIELDS)
+    if unknown:
+        raise StudyError(f"a draft's {', '.join(sorted(unknown))} cannot be edited")
+    locked = Study.objects.select_for_update().get(pk=study.pk)
+    if locked.status != Study.Status.DRAFT or locked.is_imported:
+        raise StudyError(
+            f"Only a draft can be edited; this study is {locked.get_status_display().lower()}. Duplicate it instead."
+        )
+    if Participant.objects.filter(study=locked).exists():
+        raise StudyError("This draft already has participants; duplicate it instead.")
+    name = fields.get("name", locked.name)
+    if Study.objects.filter(name=name).exclude(pk=locked.pk).exists():
+        raise StudyError(f"a study named {name!r} already exists")
+    definition = locked.definition
+    changed: list[str] = []
+    chosen = {**locked.design, **(design or {})}
+    if chosen != locked.design:
+        # what the old design resolved (implicature: the template's text) is resolved again
+        stale = _resolved_keys(locked.benchmark)
+        plan = units_plan(
+            benchmark=locked.benchmark,
+            design=definition.design({key: value for key, value in chosen.items() if key not in stale}),
+            owner=locked.owner,
+        )
+        locked.units.all().delete()
+        units_create(study=locked, plan=plan)
+        locked.design, locked.attention_checks = plan.design, plan.attention_checks
+        locked.exclude_at = int(plan.design.get("exclude_at", 0))
+        changed += ["design", "attention_checks", "exclude_at"]
+    for key, value in fields.items():
+        setattr(locked, key, value)
+        changed.append(key)
+    locked.consent_text = locked.consent_text or definition.default_consent
+    locked.instructions_text = locked.instructions_text or definition.default_instructions
+    changed += ["consent_text", "instructions_text"]
+    # `pseudonyms_issued` is never written from this copy (see `study_update`)
+    locked.save(update_fields=sorted(set(changed)))
+    return locked
+
+
+def _resolved_keys(benchmark: str) -> set[str]:
+    """The keys `resolve_design` adds to a design from the benchmark's imported assets."""
+    definition = benchmarks.get(benchmark)
+    assets = {key: definition_asset(benchmark, key) for key in definition.design_assets}
+    plain = definition.design()
+    return set(definition.resolve_design(plain, assets)) - set(plain)
+
+
+def _copy_name(name: str) -> str:
+    """`name (copy)`, or `name (copy 2)`, ... : the first such name no study has."""
+    limit = Study._meta.get_field("name").max_length or 200
+    for number in range(1, 1000):
+        suffix = " (copy)" if number == 1 else f" (copy {number})"
+        candidate = name[: limit - len(suffix)] + suffix
+        if not Study.objects.filter(name=candidate).exists():
+            return candidate
+    raise StudyError(f"{name!r} has been copied too often; rename a copy first")
+
+
+def _new_code() -> str:
+    return Study._meta.get_field("completion_code").get_default()
+
+
+@transaction.atomic
+def study_duplicate(*, study: Study, owner: Any) -> Study:
+    """A new draft owned by `owner`, from `study`: its texts, time, reward, group and design, its
+    units built again from the imported items as the design says, under a new name ("X (copy)"),
+    a new link and new completion codes. The participants, their answers, the collaborators and
+    the Prolific study stay with the original. An imported study (a published study's answers)
+    has no design to recruit with and is refused."""
+    if study.is_imported:
+        raise StudyError("An imported study holds a published study's answers; create a new study instead.")
+    return study_create(
+        name=_copy_name(study.name),
+        benchmark=study.benchmark,
+        design=study.design,
+        status=Study.Status.DRAFT,
+        group=study.group,
+        owner=owner,
+        pid_format=study.pid_format,
+        consent_text=study.consent_text,
+        instructions_text=study.instructions_text,
+        failed_attention_code=_new_code(),
+        no_consent_code=_new_code() if study.no_consent_code else "",
+        estimated_minutes=study.estimated_minutes,
+        reward_pence=study.reward_pence,
+        reservation_timeout_minutes=study.reservation_timeout_minutes,
+        min_answer_ms=study.min_answer_ms,
+        closing_questions=list(study.closing_questions),
+    )
