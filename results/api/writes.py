@@ -25,10 +25,11 @@ from parity import benchmarks
 from results.api.schema import DETAIL
 from results.api.selectors import model_runs_of, study_units_of
 from results.api.views import ModelRunListApi, ResearcherApi, StudyDetailApi, StudyOutput
+from studies import closing
 from studies.access import ADD_STUDY, CHANGE_STUDY, RUN_MODEL, require_permission
 from studies.models import Study
 from studies.services import StudyError, study_create, study_set_status
-from studies.workflow.forms import DESIGN_PREFIX, StudyCreateForm
+from studies.workflow.forms import DESIGN_PREFIX, StudyForm
 
 
 class Conflict(APIException):
@@ -43,7 +44,7 @@ CONFLICT = OpenApiResponse(DETAIL, "The study or run cannot do this in its prese
 API_NAMES = {"reward": "reward_pence", "__all__": api_settings.NON_FIELD_ERRORS_KEY}
 
 
-def form_errors(form: StudyCreateForm) -> dict[str, list[str]]:
+def form_errors(form: StudyForm) -> dict[str, list[str]]:
     """The form's messages under the API's names (a design option's as `design.<key>`)."""
     errors: dict[str, list[str]] = {}
     for name, messages in form.errors.items():
@@ -74,10 +75,21 @@ class StudyCreateApi(ResearcherApi):
         consent_text = serializers.CharField(required=False, help_text="Markdown")
         instructions_text = serializers.CharField(required=False, help_text="Markdown")
         completion_code = serializers.CharField(max_length=40, required=False)
-        failed_attention_code = serializers.CharField(max_length=40, required=False, allow_blank=True)
+        failed_attention_code = serializers.CharField(max_length=40, required=False)
         no_consent_code = serializers.CharField(max_length=40, required=False, allow_blank=True)
         estimated_minutes = serializers.IntegerField(min_value=1, max_value=600, required=False)
         reward_pence = serializers.IntegerField(min_value=1, max_value=999_999, required=False)
+        min_answer_ms = serializers.IntegerField(
+            min_value=0,
+            max_value=60_000,
+            required=False,
+            help_text="an answer sooner than this after its item was shown is refused as unread (0: none)",
+        )
+        closing_questions = serializers.MultipleChoiceField(
+            choices=list(closing.QUESTIONS),
+            required=False,
+            help_text="optional questions asked after the last item; left out: the new-study page's default",
+        )
 
         class Meta:
             ref_name = "StudyCreateInput"
@@ -122,15 +134,22 @@ class StudyCreateApi(ResearcherApi):
         return Response(StudyDetailApi.OutputSerializer(study).data, status=201, headers={"Location": location})
 
     @staticmethod
-    def form(given: dict[str, Any]) -> StudyCreateForm:
+    def form(given: dict[str, Any]) -> StudyForm:
         """The new-study page's form, filled with what was given and the page's defaults for the rest."""
-        defaults = StudyCreateForm(benchmark=given["benchmark"])
+        defaults = StudyForm(benchmark=given["benchmark"])
         data = {name: defaults[name].initial for name in defaults.fields}
         data.update({DESIGN_PREFIX + key: value for key, value in given["design"].items()})
-        data.update({name: value for name, value in given.items() if name in defaults.fields})
+        # a multiple choice comes as a set from its serializer field, the form takes a list
+        data.update(
+            {
+                name: sorted(value) if isinstance(value, set) else value
+                for name, value in given.items()
+                if name in defaults.fields
+            }
+        )
         if "reward_pence" in given:
             data["reward"] = (Decimal(given["reward_pence"]) / 100).quantize(Decimal("0.01"))
-        return StudyCreateForm(data, benchmark=given["benchmark"])
+        return StudyForm(data, benchmark=given["benchmark"])
 
 
 class StudyStatusApi(ResearcherApi):

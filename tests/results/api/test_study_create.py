@@ -112,3 +112,22 @@ def test_creating_is_throttled_like_every_request(implicature, settings):
     with user_rate(settings, "2/minute"):
         codes = [api.post(URL, {"name": f"s{n}", "benchmark": "nope"}, format="json").status_code for n in range(3)]
     assert codes == [400, 400, 429]
+
+
+def test_a_study_created_through_the_api_takes_its_floor_and_closing_questions(implicature):
+    user = researcher()
+    response = token_client(user).post(
+        URL,
+        {
+            "name": "api closing",
+            "benchmark": "implicature",
+            "design": DESIGN,
+            "min_answer_ms": 900,
+            "closing_questions": ["age"],
+        },
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    study = Study.objects.get(name="api closing")
+    assert (study.min_answer_ms, study.closing_questions, study.owner) == (900, ["age"], user)
+    assert study.failed_attention_code not in ("", study.completion_code)

@@ -184,8 +184,19 @@ def test_a_collaborator_duplicates_a_live_study_into_a_new_draft_of_their_own(dr
     assert "“editable (copy)” is a new draft copied from “editable”" in page.content.decode()
     assert (copy.status, copy.owner, list(copy.collaborators.all())) == ("draft", people.collaborator, [])
     assert copy.link != draft.link and copy.completion_code != draft.completion_code
-    assert copy.no_consent_code not in ("", "NOCONSENT") and copy.failed_attention_code == ""
-    same = ("benchmark", "design", "group", "consent_text", "instructions_text", "estimated_minutes", "reward_pence")
+    assert copy.no_consent_code not in ("", "NOCONSENT")
+    assert copy.failed_attention_code not in ("", draft.failed_attention_code, copy.completion_code)
+    same = (
+        "benchmark",
+        "design",
+        "group",
+        "consent_text",
+        "instructions_text",
+        "estimated_minutes",
+        "reward_pence",
+        "min_answer_ms",
+        "closing_questions",
+    )
     assert all(getattr(copy, name) == getattr(draft, name) for name in same)
     assert (copy.attention_checks, copy.exclude_at) == (draft.attention_checks, draft.exclude_at)
     original = [list(unit.unit_items.values_list("item_id", flat=True)) for unit in draft.units.all()]
