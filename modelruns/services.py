@@ -372,7 +372,6 @@ def modelrun_sweep(*, now: datetime | None = None) -> SweepReport:
         and not run.shards.filter(status=ModelShard.Status.RUNNING).exists()
         and modelrun_end_cancelled(run=run)
     }
-    reclaimed = [shard for shard in reclaimed if shard.run_id not in ended]
     lost = workers.lost_tasks_fail(task_ids=[workers.task_id_of(shard.worker) for shard in reclaimed])
     lost_shards = [
         int(task.args[0])
@@ -382,7 +381,7 @@ def modelrun_sweep(*, now: datetime | None = None) -> SweepReport:
     orphans = ModelShard.objects.filter(
         pk__in=lost_shards, status=ModelShard.Status.PENDING, run__status__in=ModelRun.ACTIVE
     ).values_list("pk", flat=True)
-    requeue = sorted({shard.pk for shard in reclaimed} | set(orphans))
+    requeue = sorted({shard.pk for shard in reclaimed if shard.run_id not in ended} | set(orphans))
     _shards_enqueue(requeue)
     finished = sum(
         1
