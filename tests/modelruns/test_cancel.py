@@ -138,6 +138,7 @@ def test_cancelling_a_running_run_that_no_worker_holds_ends_it_at_once(small_imp
     assert ModelRun.objects.get(pk=run.pk).status == ModelRun.Status.RUNNING
     cancelled = services.modelrun_cancel(run=run)
     assert cancelled.status == ModelRun.Status.CANCELLED and cancelled.progress_done == 4
+    assert cancelled.finished_at >= cancelled.cancel_requested_at  # no worker left to wait for
 
 
 def test_the_sweep_ends_a_cancelled_run_whose_worker_was_killed_holding_a_shard(small_implicature_study, tiny_spec):
