@@ -9,6 +9,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
 
 from modelruns import selectors, services, work
 from modelruns.models import ModelResponse, ModelRun, ModelShard
@@ -55,16 +56,16 @@ def test_a_queued_run_counts_the_unfinished_runs_queued_before_it(small_implicat
     assert panel == {first.pk: None, second.pk: 1, third.pk: 2}
 
 
-def test_a_queued_run_is_cancelled_at_once_and_no_worker_starts_it(
-    small_implicature_study, tiny_spec, django_capture_on_commit_callbacks
-):
-    with django_capture_on_commit_callbacks(execute=True):  # its tasks are in the database queue
-        first = _start(small_implicature_study, tiny_spec, 1, enqueue=True)
-        second = _start(small_implicature_study, tiny_spec, 2, enqueue=True)
+@pytest.mark.django_db(transaction=True)  # the database worker closes its connection between tasks
+def test_a_queued_run_is_cancelled_at_once_and_no_worker_starts_it(small_implicature_study, tiny_spec):
+    # their tasks are in the database queue
+    first = _start(small_implicature_study, tiny_spec, 1, enqueue=True)
+    second = _start(small_implicature_study, tiny_spec, 2, enqueue=True)
     cancelled = services.modelrun_cancel(run=first)
     assert cancelled.status == ModelRun.Status.CANCELLED and cancelled.started_at is None
     assert cancelled.cancel_requested_at == cancelled.finished_at is not None
     assert selectors.queue_positions() == {second.pk: 1}
+    assert DBTaskResult.objects.filter(queue_name="models").count() == 6  # a task per shard, 3 each
     call_command(
         "db_worker", "--queue-name", "models", "--batch", "--no-startup-delay", stdout=StringIO(), stderr=StringIO()
     )
