@@ -131,9 +131,13 @@ class ModelRunAdmin(ResearcherAdmin):
 
     @admin.action(description="Cancel the selected runs", permissions=["run"])
     def cancel_runs(self, request: HttpRequest, queryset) -> None:
-        for run in queryset:
-            services.modelrun_cancel(run=run)
-        self.message_user(request, f"Cancelled {queryset.count()} run(s).", messages.SUCCESS)
+        runs = [services.modelrun_cancel(run=run) for run in queryset]
+        stopping = sum(run.is_stopping for run in runs)
+        self.message_user(
+            request,
+            f"Cancelled {len(runs) - stopping} run(s); {stopping} running run(s) stop at their next batch.",
+            messages.SUCCESS,
+        )
 
     @admin.action(
         description="Resume the selected runs (queue unfinished shards; retry failed ones)", permissions=["run"]

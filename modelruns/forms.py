@@ -1,4 +1,5 @@
-"""Starting model runs from the study's runs partial (and parsing `k=v` settings anywhere)."""
+"""Starting model runs from the study's runs partial (its settings are fields built from the
+benchmark's declared options), and parsing `k=v` settings for the commands."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ from typing import Any
 from django import forms
 
 from modelruns.models import ModelSpec
+from parity.benchmarks.design import DesignOption
 from studies.models import Study
+from studies.workflow.forms import option_field
 
 
 def parse_setting_pairs(values: Iterable[str]) -> dict[str, str]:
@@ -26,6 +29,22 @@ def parse_setting_pairs(values: Iterable[str]) -> dict[str, str]:
     return pairs
 
 
+#: the run form's fields of the benchmark's model settings are named SETTING_PREFIX + key
+SETTING_PREFIX = "setting_"
+
+
+def setting_field(option: DesignOption, default: Any) -> forms.Field:
+    """A model setting's field, as declared by the benchmark; blank (or absent) means the default."""
+    field = option_field(option, default)
+    field.required = False
+    if option.kind == "choice":
+        allowed = ", ".join(str(value) for value, _ in option.choices)
+        field.error_messages["invalid_choice"] = f"{option.label} must be one of {allowed}, not %(value)s."
+    if option.kind != "bool":
+        field.help_text = " ".join(filter(None, [field.help_text, f"(default: {default})"]))
+    return field
+
+
 class RunStartForm(forms.Form):
     model = forms.CharField(
         max_length=500, initial="smollm2", help_text="a Hugging Face id, a local path, or an alias (smollm2)"
@@ -38,33 +57,54 @@ class RunStartForm(forms.Form):
     revision = forms.CharField(max_length=100, required=False)
     dtype = forms.ChoiceField(choices=ModelSpec.Dtype.choices, initial=ModelSpec.Dtype.FLOAT32)
     device = forms.CharField(max_length=20, initial="auto", required=False)
-    setting = forms.CharField(max_length=500, required=False, help_text="key=value pairs, e.g. template=2 k=5")
-    sweep = forms.BooleanField(required=False, help_text="one run per setting of the paper's grid")
+    sweep = forms.BooleanField(
+        required=False,
+        help_text="one run per setting of the paper's grid; a setting changed above applies to every run of it",
+    )
 
     def __init__(self, *args: Any, study: Study, **kwargs: Any) -> None:
         # its own ids: the results page, which loads this form, has filters named model and setting
         super().__init__(*args, auto_id="run_%s", **kwargs)
         self.study = study
-        self.fields[
-            "setting"
-        ].help_text += f" (default: {study.definition.model_setting_label(study.definition.model_setting())})"
+        self.definition = study.definition
+        defaults = self.definition.model_setting()
+        sweep = self.fields.pop("sweep")
+        for option in self.definition.model_setting_options:
+            self.fields[SETTING_PREFIX + option.key] = setting_field(option, defaults[option.key])
+        self.fields["sweep"] = sweep  # after the settings it qualifies
 
-    def clean_setting(self) -> dict[str, str]:
-        try:
-            pairs = parse_setting_pairs([self.cleaned_data.get("setting", "")])
-            self.study.definition.model_setting(pairs)
-        except ValueError as exc:
-            raise forms.ValidationError(str(exc)) from exc
-        return pairs
+    def spec_fields(self) -> list[forms.BoundField]:
+        """Which model, and how it is loaded."""
+        return [self[name] for name in ("model", "kind", "revision", "dtype", "device")]
+
+    def setting_fields(self) -> list[forms.BoundField]:
+        """The benchmark's model settings, one field each."""
+        return [self[name] for name in self.fields if name.startswith(SETTING_PREFIX)]
+
+    def default_setting_label(self) -> str:
+        return self.definition.model_setting_label(self.definition.model_setting())
 
     def clean_device(self) -> str:
         return self.cleaned_data.get("device", "").strip() or "auto"
 
+    def setting_overrides(self) -> dict[str, Any]:
+        """The settings chosen other than their default (with a sweep, they apply to every run of
+        the grid; the grid's own settings stay as the paper has them otherwise)."""
+        return {
+            option.key: self.cleaned_data[name]
+            for option in self.definition.model_setting_options
+            if (name := SETTING_PREFIX + option.key) in self.changed_data
+            and self.cleaned_data.get(name) not in (None, "")
+        }
+
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
         kind = cleaned.get("kind")
-        if kind and kind not in self.study.definition.model_kinds:
-            self.add_error(
-                "kind", f"{self.study.definition.title} takes {' or '.join(self.study.definition.model_kinds)} models"
-            )
+        if kind and kind not in self.definition.model_kinds:
+            self.add_error("kind", f"{self.definition.title} takes {' or '.join(self.definition.model_kinds)} models")
+        if not self.errors:
+            try:  # combinations a single field cannot judge (e.g. a contrastive template)
+                self.definition.model_setting(self.setting_overrides())
+            except ValueError as exc:
+                self.add_error(None, str(exc))
         return cleaned

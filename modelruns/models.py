@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 
 
 class ModelSpec(models.Model):
@@ -113,6 +114,11 @@ class ModelRun(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    cancel_requested_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="when someone asked to cancel it; a running run's workers stop at their next batch",
+    )
     error = models.TextField(blank=True)
     engine_version = models.CharField(max_length=40, blank=True)
     model_identity = models.JSONField(
@@ -149,14 +155,29 @@ class ModelRun(models.Model):
         return self.status in self.ACTIVE
 
     @property
+    def is_stopping(self) -> bool:
+        """Asked to cancel while running: its workers stop at their next batch."""
+        return self.status == self.Status.RUNNING and self.cancel_requested_at is not None
+
+    @property
+    def progress_now(self) -> int:
+        """Items of finished shards, plus those the engine reported from shards being scored (as
+        `items_in_flight`, annotated by `modelruns.selectors.runs_for_study`)."""
+        if self.status != self.Status.RUNNING:
+            return self.progress_done
+        return min(self.progress_total, self.progress_done + (getattr(self, "items_in_flight", 0) or 0))
+
+    @property
     def percent(self) -> int:
-        return int(100 * self.progress_done / self.progress_total) if self.progress_total else 0
+        return int(100 * self.progress_now / self.progress_total) if self.progress_total else 0
 
     @property
     def duration_seconds(self) -> float | None:
+        """Seconds since it started: until it finished, or until now while it is active."""
         if self.started_at is None:
             return None
-        return ((self.finished_at or self.started_at) - self.started_at).total_seconds()
+        end = self.finished_at or (timezone.now() if self.is_active else self.started_at)
+        return max(0.0, (end - self.started_at).total_seconds())
 
     def setting_label(self) -> str:
         return self.study.definition.model_setting_label(self.setting)
@@ -182,6 +203,9 @@ class ModelShard(models.Model):
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     reclaims = models.PositiveIntegerField(default=0, help_text="times taken back from a worker whose lease ran out")
     reclaimed_at = models.DateTimeField(null=True, blank=True, help_text="when it was last taken back")
+    items_done = models.PositiveIntegerField(
+        default=0, help_text="while running: its items the engine has answered so far (written with the heartbeat)"
+    )
     finished_at = models.DateTimeField(null=True, blank=True)
     error = models.TextField(blank=True)
 

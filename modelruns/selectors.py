@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Count, Prefetch, Q, QuerySet
+from django.db.models import Count, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery, Sum
 
 from annotation.models import BenchmarkAsset, Item
 from annotation.selectors import item_data
@@ -15,8 +15,17 @@ from studies.models import Participant, Response, Study, UnitItem
 
 def runs_for_study(study: Study) -> QuerySet[ModelRun]:
     """A study's runs, newest first, with their spec, answer counts (accuracy = correct / scored,
-    the answers to items with a right answer, as in the results) and, as `reclaimed_shards`, the
-    shards taken back from a stopped worker."""
+    the answers to items with a right answer, as in the results), the items the engine reported
+    from shards being scored (`items_in_flight`) and, as `reclaimed_shards`, the shards taken back
+    from a stopped worker."""
+    # a subquery, not a join: joined to the responses it would be counted once per answer
+    in_flight = (
+        ModelShard.objects.filter(run=OuterRef("pk"), status=ModelShard.Status.RUNNING)
+        .order_by()
+        .values("run")
+        .annotate(items=Sum("items_done"))
+        .values("items")
+    )
     return (
         ModelRun.objects.filter(study=study)
         .select_related("spec", "study")
@@ -32,9 +41,27 @@ def runs_for_study(study: Study) -> QuerySet[ModelRun]:
             n_correct=Count("responses", filter=Q(responses__correct=True)),
             n_invalid=Count("responses", filter=Q(responses__valid=False)),
             n_scored=Count("responses", filter=~Q(responses__item__gold="")),
+            items_in_flight=Subquery(in_flight, output_field=IntegerField()),
         )
         .order_by("-created_at", "-pk")
     )
+
+
+def queue_positions() -> dict[int, int]:
+    """Each queued run's place in the queue (1 = next): one plus the runs of any study queued
+    before it that have not finished (the workers serve every study's runs in turn)."""
+    active = ModelRun.objects.active().order_by("created_at", "pk").values_list("pk", "status")
+    return {pk: place for place, (pk, status) in enumerate(active, start=1) if status == ModelRun.Status.QUEUED}
+
+
+def runs_panel(study: Study) -> list[ModelRun]:
+    """The study's runs as the runs panel shows them: `runs_for_study`, each queued run with its
+    `queue_position` (None for the others)."""
+    runs = list(runs_for_study(study))
+    positions = queue_positions() if any(run.status == ModelRun.Status.QUEUED for run in runs) else {}
+    for run in runs:
+        run.queue_position = positions.get(run.pk)
+    return runs
 
 
 def run_accuracy(run: ModelRun) -> float | None:

@@ -27,7 +27,7 @@ from modelruns import selectors, workers
 from modelruns.models import ModelRun, ModelShard, ModelSpec
 from modelruns.sources import model_source_problem
 from modelruns.tasks import run_shard
-from modelruns.work import modelrun_finish_if_complete, open_shards
+from modelruns.work import modelrun_end_cancelled, modelrun_finish_if_complete, open_shards
 from parity.benchmarks.base import DatasetError
 from parity.engine import ENGINE_VERSION
 from parity.engine.api import ApiConfig
@@ -272,11 +272,26 @@ def _shards_enqueue(shard_ids: list[int]) -> None:
 
 
 def modelrun_cancel(*, run: ModelRun) -> ModelRun:
-    """Stop a run: workers finish the shard in hand and take no more."""
-    ModelRun.objects.filter(pk=run.pk, status__in=ModelRun.ACTIVE).update(
-        status=ModelRun.Status.CANCELLED, finished_at=timezone.now()
+    """Cancel a run; safe to call any number of times (a finished run is left as it is).
+
+    A queued run is cancelled at once: its queued tasks find it cancelled and no worker starts
+    it. A running run is asked to stop (`cancel_requested_at`): its workers stop at their next
+    batch, drop the shard in hand unwritten and end it `cancelled` (`modelruns.work`); when no
+    worker holds a shard of it, it ends now. The answers of shards finished before are kept, but a
+    cancelled run never counts in the results (only done runs do).
+    """
+    now = timezone.now()
+    # each step is conditional on the status it changes: a worker that starts the run in between wins
+    ModelRun.objects.filter(pk=run.pk, status=ModelRun.Status.QUEUED).update(
+        status=ModelRun.Status.CANCELLED, cancel_requested_at=now, finished_at=now
+    )
+    ModelRun.objects.filter(pk=run.pk, status=ModelRun.Status.RUNNING, cancel_requested_at__isnull=True).update(
+        cancel_requested_at=now
     )
     run.refresh_from_db()
+    if run.is_stopping and not run.shards.filter(status=ModelShard.Status.RUNNING).exists():
+        modelrun_end_cancelled(run=run)
+        run.refresh_from_db()
     return run
 
 
@@ -311,6 +326,7 @@ class SweepReport:
     lost_tasks: int  # queue rows of stopped workers marked failed
     requeued: int  # tasks queued for those shards
     finished: int  # runs marked done because every shard was
+    cancelled: int = 0  # runs asked to cancel that no worker held any more, ended cancelled
 
 
 def shards_reclaim_stale(*, run: ModelRun, now: datetime | None = None) -> list[ModelShard]:
@@ -340,12 +356,22 @@ def modelrun_sweep(*, now: datetime | None = None) -> SweepReport:
     task queued for each, queue rows of stopped workers are marked failed (and their shard queued
     again when nothing else holds it), and runs whose shards are all done are finished.
 
+    A run asked to cancel whose shards no worker holds any more (its workers were killed) ends
+    cancelled instead of being queued again.
+
     Safe to run at any time, from any number of processes: every change is a conditional UPDATE,
     and a task too many finds nothing to claim.
     """
     now = now or timezone.now()
     runs = list(ModelRun.objects.active())
     reclaimed = [shard for run in runs for shard in shards_reclaim_stale(run=run, now=now)]
+    ended = {
+        run.pk
+        for run in runs
+        if run.cancel_requested_at is not None
+        and not run.shards.filter(status=ModelShard.Status.RUNNING).exists()
+        and modelrun_end_cancelled(run=run)
+    }
     lost = workers.lost_tasks_fail(task_ids=[workers.task_id_of(shard.worker) for shard in reclaimed])
     lost_shards = [
         int(task.args[0])
@@ -355,10 +381,16 @@ def modelrun_sweep(*, now: datetime | None = None) -> SweepReport:
     orphans = ModelShard.objects.filter(
         pk__in=lost_shards, status=ModelShard.Status.PENDING, run__status__in=ModelRun.ACTIVE
     ).values_list("pk", flat=True)
-    requeue = sorted({shard.pk for shard in reclaimed} | set(orphans))
+    requeue = sorted({shard.pk for shard in reclaimed if shard.run_id not in ended} | set(orphans))
     _shards_enqueue(requeue)
-    finished = sum(1 for run in runs if not open_shards(run).exists() and modelrun_finish_if_complete(run=run))
-    return SweepReport(reclaimed=len(reclaimed), lost_tasks=len(lost), requeued=len(requeue), finished=finished)
+    finished = sum(
+        1
+        for run in runs
+        if run.pk not in ended and not open_shards(run).exists() and modelrun_finish_if_complete(run=run)
+    )
+    return SweepReport(
+        reclaimed=len(reclaimed), lost_tasks=len(lost), requeued=len(requeue), finished=finished, cancelled=len(ended)
+    )
 
 
 def modelrun_start_many(

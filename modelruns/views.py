@@ -1,4 +1,4 @@
-"""The researcher's model-run pages: a study's runs (page or htmx partial) and starting runs."""
+"""The researcher's model-run pages: a study's runs (page or htmx partial), starting and cancelling runs."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ PAGE = "modelruns/study_runs.html"
 
 
 def _render_runs(request: HttpRequest, study: Study, form: RunStartForm, status: int = 200) -> HttpResponse:
-    runs = list(selectors.runs_for_study(study))
+    runs = selectors.runs_panel(study)
     context = {
         "study": study,
         "runs": runs,
@@ -53,7 +53,9 @@ def start(request: HttpRequest, study_id: int) -> HttpResponse:
                 device=data["device"],
                 kind=data["kind"],
             )
-            services.modelrun_start_many(study=study, spec=spec, overrides=data["setting"], sweep=data["sweep"])
+            services.modelrun_start_many(
+                study=study, spec=spec, overrides=form.setting_overrides(), sweep=data["sweep"]
+            )
         except services.ModelRunError as exc:
             form.add_error(None, str(exc))
         else:
@@ -62,6 +64,19 @@ def start(request: HttpRequest, study_id: int) -> HttpResponse:
             return _render_runs(request, study, RunStartForm(study=study))
     # htmx swaps only 2xx responses: the partial with the form's errors comes back as 200 there
     return _render_runs(request, study, form, status=200 if request.htmx else 400)
+
+
+@login_required
+@require_POST
+def cancel(request: HttpRequest, study_id: int, run_id: int) -> HttpResponse:
+    """The run's Cancel button: a queued run is cancelled at once, a running one asked to stop.
+    Who may cancel is who may start; a second click changes nothing."""
+    study = get_study_for_researcher(request.user, study_id, RUN_MODEL)
+    run = get_object_or_404(ModelRun, pk=run_id, study=study)
+    services.modelrun_cancel(run=run)
+    if not request.htmx:
+        return redirect("modelruns:study_runs", study_id=study.pk)
+    return _render_runs(request, study, RunStartForm(study=study))
 
 
 @login_required

@@ -9,6 +9,12 @@ claimed again. A task keeps claiming shards of its run until none is left, and w
 workers hold the last ones it waits, so as long as one task of the run is alive the run finishes.
 Queueing the tasks, and the sweep that takes back what killed workers left, are in
 `modelruns.services`; the task itself (`modelruns.tasks`) calls `shard_work`.
+
+How a run is cancelled while it runs: `modelruns.services.modelrun_cancel` stores the request on
+the run (`cancel_requested_at`). A worker reads it at every batch boundary (the engine's progress
+callback) and before every shard; it then gives the shard in hand back unwritten (its partial
+answers are dropped) and ends the run `cancelled`. Answers of shards finished before stay stored,
+but only `done` runs count in the results.
 """
 
 from __future__ import annotations
@@ -56,22 +62,46 @@ def _modelrun_fail(run: ModelRun, error: str) -> None:
 
 def _modelrun_mark_running(run: ModelRun, identity: Mapping[str, str]) -> None:
     now = timezone.now()
+    # conditional on the status: a run cancelled while queued is never started
     ModelRun.objects.filter(pk=run.pk, status=ModelRun.Status.QUEUED).update(
         status=ModelRun.Status.RUNNING, started_at=now
     )
-    ModelRun.objects.filter(pk=run.pk, started_at__isnull=True).update(started_at=now)
+    ModelRun.objects.filter(pk=run.pk, status=ModelRun.Status.RUNNING, started_at__isnull=True).update(started_at=now)
     if identity and run.model_identity != identity:
         ModelRun.objects.filter(pk=run.pk).update(model_identity=dict(identity))
 
 
 def modelrun_finish_if_complete(*, run: ModelRun) -> bool:
-    """Mark the run done when every shard is; True when it is (now or before)."""
+    """Mark the run done when every shard is; True when every shard is (now or before).
+
+    A run asked to cancel before its last shard finished ends cancelled all the same: what the
+    researcher asked for is what the run says."""
     if run.shards.exclude(status=ModelShard.Status.DONE).exists():
         return False
-    ModelRun.objects.filter(pk=run.pk, status__in=ModelRun.ACTIVE).update(
+    ModelRun.objects.filter(pk=run.pk, status__in=ModelRun.ACTIVE, cancel_requested_at__isnull=True).update(
         status=ModelRun.Status.DONE, finished_at=timezone.now(), progress_done=F("progress_total")
     )
+    modelrun_end_cancelled(run=run)
     return True
+
+
+def modelrun_end_cancelled(*, run: ModelRun) -> bool:
+    """End an active run whose cancel was asked for as `cancelled`; True when this call did."""
+    return bool(
+        ModelRun.objects.filter(pk=run.pk, status__in=ModelRun.ACTIVE, cancel_requested_at__isnull=False).update(
+            status=ModelRun.Status.CANCELLED, finished_at=timezone.now()
+        )
+    )
+
+
+class RunStopped(Exception):
+    """Raised at a batch boundary when the run was cancelled (or failed, or deleted) meanwhile."""
+
+
+def modelrun_should_stop(*, run: ModelRun) -> bool:
+    """True when the run's workers must stop: a cancel was asked, or it is no longer active."""
+    row = ModelRun.objects.filter(pk=run.pk).values_list("status", "cancel_requested_at").first()
+    return row is None or row[0] not in ModelRun.ACTIVE or row[1] is not None
 
 
 # -- shards -----------------------------------------------------------------------------------
@@ -109,6 +139,7 @@ def shard_claim(*, run: ModelRun, worker: str, prefer: int | None = None) -> Mod
             worker=worker,
             heartbeat_at=now,
             attempts=F("attempts") + 1,
+            items_done=0,
             reclaims=Case(
                 When(taken_over, then=F("reclaims") + 1), default=F("reclaims"), output_field=PositiveIntegerField()
             ),
@@ -119,12 +150,21 @@ def shard_claim(*, run: ModelRun, worker: str, prefer: int | None = None) -> Mod
     return None
 
 
-def shard_heartbeat(*, shard: ModelShard, worker: str) -> bool:
-    """Renew the lease; False when another worker took the shard over (its answers will match)."""
+def shard_heartbeat(*, shard: ModelShard, worker: str, items_done: int | None = None) -> bool:
+    """Renew the lease (and say how many of its items are answered); False when another worker
+    took the shard over (its answers will match)."""
+    fields: dict[str, object] = {"heartbeat_at": timezone.now()}
+    if items_done is not None:
+        fields["items_done"] = max(0, min(items_done, shard.size))
     return bool(
-        ModelShard.objects.filter(pk=shard.pk, worker=worker, status=ModelShard.Status.RUNNING).update(
-            heartbeat_at=timezone.now()
-        )
+        ModelShard.objects.filter(pk=shard.pk, worker=worker, status=ModelShard.Status.RUNNING).update(**fields)
+    )
+
+
+def shard_release(*, shard: ModelShard, worker: str) -> None:
+    """Give a shard back unfinished and unwritten (its run was stopped); not counted as an error."""
+    ModelShard.objects.filter(pk=shard.pk, worker=worker, status=ModelShard.Status.RUNNING).update(
+        status=ModelShard.Status.PENDING, items_done=0
     )
 
 
@@ -216,20 +256,29 @@ def _seconds_until_claimable(run: ModelRun) -> float | None:
     return max(0.0, min(expiries)) if expiries else 0.0
 
 
+#: the most seconds between two writes of a shard's progress (the runs panel polls every 2 s)
+PROGRESS_SECONDS = 1.0
+
+
 class _Heartbeat:
-    """The engine's progress callback: renews the lease now and then and reports progress."""
+    """The engine's progress callback, called at every batch boundary: renews the lease and writes
+    the shard's progress now and then, reports progress, and stops the shard (RunStopped) once
+    the run is cancelled."""
 
     def __init__(self, shard: ModelShard, worker: str, run: ModelRun, on_progress: RunProgress | None) -> None:
         self.shard, self.worker, self.run, self.on_progress = shard, worker, run, on_progress
-        self.interval = max(0.5, run.lease_seconds / 6)
+        self.interval = min(PROGRESS_SECONDS, max(0.5, run.lease_seconds / 6))
         self.last = time.monotonic()
 
     def __call__(self, done: int, total: int) -> None:
         if time.monotonic() - self.last >= self.interval:
-            shard_heartbeat(shard=self.shard, worker=self.worker)
+            items = int(self.shard.size * done / total) if total else None
+            shard_heartbeat(shard=self.shard, worker=self.worker, items_done=items)
             self.last = time.monotonic()
         if self.on_progress is not None and total:
             self.on_progress(self.run.progress_done + self.shard.size * done / total, self.run.progress_total)
+        if modelrun_should_stop(run=self.run):
+            raise RunStopped(f"run {self.run.pk} was cancelled or has ended")
 
 
 def _shard_process(
@@ -238,6 +287,9 @@ def _shard_process(
     before = scorer.usage()
     try:
         answers = execution.shard_answers(run, shard, scorer, _Heartbeat(shard, worker, run, on_progress))
+    except RunStopped:
+        shard_release(shard=shard, worker=worker)
+        raise
     except Exception:  # noqa: BLE001 - any error of one shard is recorded on it, and retried
         logger.exception("shard %s of run %s failed", shard.index, run.pk)
         shard_fail(shard=shard, worker=worker, error=traceback.format_exc())
@@ -263,6 +315,9 @@ def modelrun_work(
     run = ModelRun.objects.select_related("spec", "study").filter(pk=run.pk).first()
     if run is None:  # deleted while its tasks waited in the queue
         return 0
+    if run.cancel_requested_at is not None:
+        modelrun_end_cancelled(run=run)
+        return 0
     if run.status not in ModelRun.ACTIVE or _seconds_until_claimable(run) is None:
         modelrun_finish_if_complete(run=run)
         return 0
@@ -279,12 +334,15 @@ def modelrun_work(
     _modelrun_mark_running(run, scorer.identity())
     scored = 0
     while True:
-        run.refresh_from_db(fields=["status", "progress_done"])
-        if run.status not in ModelRun.ACTIVE:
+        run.refresh_from_db(fields=["status", "progress_done", "cancel_requested_at"])
+        if run.status not in ModelRun.ACTIVE or run.cancel_requested_at is not None:
             break
         shard = shard_claim(run=run, worker=worker, prefer=prefer)
         if shard is not None:
-            _shard_process(run, shard, scorer, worker, on_progress)
+            try:
+                _shard_process(run, shard, scorer, worker, on_progress)
+            except RunStopped:
+                break
             scored += 1
             if on_progress is not None:
                 run.refresh_from_db(fields=["progress_done"])
@@ -294,7 +352,8 @@ def modelrun_work(
         if wait is None:
             break
         sleep(min(max(wait, 0.2), 2.0))
-    modelrun_finish_if_complete(run=run)
+    if not modelrun_end_cancelled(run=run):
+        modelrun_finish_if_complete(run=run)
     return scored
 
 

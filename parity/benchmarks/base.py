@@ -459,6 +459,9 @@ class Benchmark:
     # -- the model side ------------------------------------------------------------------
     #: the setting a model run uses when nothing is overridden (template, k-shot, format ...)
     default_model_setting: ClassVar[Mapping[str, Any]] = {}
+    #: one option per key of `default_model_setting`: what the run form shows (its label, kind,
+    #: choices or bounds, help); the model module's `check_setting` still refuses combinations
+    model_setting_options: ClassVar[tuple[DesignOption, ...]] = ()
     #: the model kinds whose answers the benchmark can score
     model_kinds: ClassVar[tuple[str, ...]] = ("causal", "seq2seq")
     #: the benchmark's model-side module (its `model.py`): `requests` and `answers` with the

@@ -1,9 +1,12 @@
-"""The design options a benchmark declares for its studies (pure Python: no Django import).
+"""The options a benchmark declares for its studies and its model runs (pure Python: no Django import).
 
 A benchmark lists the settings of its study design a researcher may choose (`design_options`):
 what each is called, its kind and bounds, and a sentence of help. The default of each option is the
 benchmark's `default_design` value (the paper's design). The web form is generated from this list,
 and `design_errors` says in words what is wrong with chosen values before any unit is built.
+
+The settings of a model run are declared the same way (`model_setting_options`, defaults in
+`default_model_setting`): the run form's fields are generated from them.
 """
 
 from __future__ import annotations

@@ -60,7 +60,8 @@ class ItemSetImportForm(forms.Form):
         return upload
 
 
-def _design_field(option: DesignOption, default: Any) -> forms.Field:
+def option_field(option: DesignOption, default: Any) -> forms.Field:
+    """The form field of an option a benchmark declares (a study design's or a model run's setting)."""
     common = {"label": option.label, "help_text": option.help, "initial": default}
     if option.kind == "int":
         return forms.IntegerField(
@@ -166,7 +167,7 @@ class StudyForm(forms.Form):
         self.definition = benchmarks.get(benchmark)
         defaults = self.definition.design()
         for option in self.definition.design_options:
-            self.fields[DESIGN_PREFIX + option.key] = _design_field(option, defaults[option.key])
+            self.fields[DESIGN_PREFIX + option.key] = option_field(option, defaults[option.key])
         self.fields["consent_text"].initial = self.definition.default_consent
         self.fields["instructions_text"].initial = self.definition.default_instructions
         self.fields["completion_code"].initial = Study._meta.get_field("completion_code").get_default()

@@ -68,7 +68,14 @@ def test_starting_a_run_from_the_form_queues_it_and_the_partial_polls(
     with django_capture_on_commit_callbacks(execute=True):
         response = researcher_client.post(
             urls[1],
-            {"model": "smollm2", "kind": "causal", "dtype": "float32", "device": "auto", "setting": "template=5 k=1"},
+            {
+                "model": "smollm2",
+                "kind": "causal",
+                "dtype": "float32",
+                "device": "auto",
+                "setting_template": "5",
+                "setting_k": "1",
+            },
         )
     assert response.status_code == 302 and response["Location"] == urls[0]
     run = ModelRun.objects.get()
@@ -93,7 +100,7 @@ def test_a_finished_run_shows_its_accuracy_and_polling_stops(
 
 def test_the_htmx_form_swaps_in_the_partial_and_shows_errors(researcher_client, urls):
     response = researcher_client.post(
-        urls[1], {"model": "smollm2", "kind": "causal", "dtype": "float32", "setting": "template=99"}, **HTMX
+        urls[1], {"model": "smollm2", "kind": "causal", "dtype": "float32", "setting_template": "99"}, **HTMX
     )
     html = response.content.decode()
     assert response.status_code == 200 and 'id="model-runs"' in html and "template must be one of" in html
@@ -112,7 +119,7 @@ def test_the_partial_costs_a_fixed_number_of_queries(
         services.modelrun_start(
             study=small_implicature_study, spec=tiny_spec, setting={"template": template}, enqueue=False
         )
-    with django_assert_max_num_queries(8):
+    with django_assert_max_num_queries(9):  # the queue positions are one query more
         researcher_client.get(urls[0], **HTMX)
 
 
@@ -151,3 +158,103 @@ def test_the_runs_page_says_when_a_shard_was_reclaimed(researcher_client, urls, 
     html = researcher_client.get(urls[0]).content.decode()
     assert "Shard 0 (4 items) was reclaimed at" in html and "it has finished since." in " ".join(html.split())
     assert "Shard 1 " not in html
+
+
+# -- queue places, elapsed time, cancelling ------------------------------------------------------
+
+
+def _cancel_url(run) -> str:
+    return reverse("modelruns:cancel", args=[run.study_id, run.pk])
+
+
+def test_queued_runs_show_their_place_and_a_cancel_button(researcher_client, urls, small_implicature_study, tiny_spec):
+    first, second = (
+        services.modelrun_start(
+            study=small_implicature_study, spec=tiny_spec, setting={"template": t}, enqueue=False
+        ).run
+        for t in (1, 2)
+    )
+    html = " ".join(researcher_client.get(urls[0], **HTMX).content.decode().split())
+    assert f'<span class="meta" id="model-run-{first.pk}-queue">1st in queue</span>' in html
+    assert f'<span class="meta" id="model-run-{second.pk}-queue">2nd in queue</span>' in html
+    for run in (first, second):
+        assert f'hx-post="{_cancel_url(run)}"' in html and f'action="{_cancel_url(run)}"' in html
+    assert 'hx-trigger="every 2s"' in html
+
+
+def test_a_running_run_shows_its_elapsed_time_and_stops_when_cancelled(
+    researcher_client, urls, small_implicature_study, tiny_spec
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    run = services.modelrun_start(study=small_implicature_study, spec=tiny_spec, shard_size=4, enqueue=False).run
+    pages: list[str] = []
+
+    def look_and_cancel(done: float, total: int) -> None:
+        if pages:
+            return
+        # as if it had started 75 s ago: the page counts from then to now
+        ModelRun.objects.filter(pk=run.pk).update(started_at=timezone.now() - timedelta(seconds=75))
+        pages.append(researcher_client.get(urls[0], **HTMX).content.decode())
+        for _ in range(2):  # a double click
+            answer = researcher_client.post(_cancel_url(run), **HTMX)
+            assert answer.status_code == 200
+            pages.append(answer.content.decode())
+
+    work.modelrun_work(run=run, worker="w1", on_progress=look_and_cancel)
+    running, *cancelling = (" ".join(page.split()) for page in pages)
+    assert f'<td id="model-run-{run.pk}-time">1 min 15 s <span class="meta">so far</span>' in running
+    assert f'id="cancel-run-{run.pk}"' in running and 'hx-trigger="every 2s"' in running
+    for page in cancelling:
+        assert 'data-stopping="true"' in page and "Stopping <span" in page
+        assert f'id="cancel-run-{run.pk}"' not in page and 'hx-trigger="every 2s"' in page
+    run.refresh_from_db()
+    assert run.status == ModelRun.Status.CANCELLED
+    done = " ".join(researcher_client.get(urls[0], **HTMX).content.decode().split())
+    assert 'data-status="cancelled"' in done and 'hx-trigger="every 2s"' not in done  # nothing left to poll
+    took = (run.finished_at - run.started_at).total_seconds()
+    assert f'<td id="model-run-{run.pk}-time">{int(took) // 60} min {int(took) % 60:02d} s' in done
+
+
+def test_cancel_without_htmx_goes_back_to_the_runs_page(researcher_client, urls, small_implicature_study, tiny_spec):
+    run = services.modelrun_start(study=small_implicature_study, spec=tiny_spec, enqueue=False).run
+    response = researcher_client.post(_cancel_url(run))
+    assert response.status_code == 302 and response["Location"] == urls[0]
+    assert ModelRun.objects.get(pk=run.pk).status == ModelRun.Status.CANCELLED
+
+
+def test_who_may_cancel_is_who_may_start(client, small_implicature_study, tiny_spec):
+    from tests.personas import member, personas_for, signed_in
+
+    people = personas_for(small_implicature_study)
+    run = services.modelrun_start(study=small_implicature_study, spec=tiny_spec, enqueue=False).run
+    url = _cancel_url(run)
+    assert client.post(url).status_code == 302 and client.post(url)["Location"].startswith(reverse("admin:login"))
+    assert signed_in(member("nobody")).post(url).status_code == 403
+    assert signed_in(people.outsider).post(url).status_code == 404
+    viewer = signed_in(people.viewer)
+    assert viewer.post(url).status_code == 403  # a view-only collaborator sees the run, not the button
+    page = viewer.get(reverse("modelruns:study_runs", args=[small_implicature_study.pk]), **HTMX).content.decode()
+    assert f'id="model-run-{run.pk}"' in page and f'id="cancel-run-{run.pk}"' not in page
+    assert signed_in(people.collaborator).get(url).status_code == 405
+    assert ModelRun.objects.get(pk=run.pk).status == ModelRun.Status.QUEUED
+    assert signed_in(people.collaborator).post(url).status_code == 302
+    assert ModelRun.objects.get(pk=run.pk).status == ModelRun.Status.CANCELLED
+
+
+def test_cancel_needs_the_csrf_token_and_a_run_of_this_study(
+    researcher_client, researcher, small_implicature_study, tiny_spec
+):
+    from django.test import Client
+
+    from tests.factories import small_study
+
+    run = services.modelrun_start(study=small_implicature_study, spec=tiny_spec, enqueue=False).run
+    guarded = Client(enforce_csrf_checks=True)
+    guarded.force_login(researcher)
+    assert guarded.post(_cancel_url(run)).status_code == 403
+    other = small_study("other pilot", unit_size=5, units=1, per_unit=1, attention_checks=0, owner=researcher)
+    assert researcher_client.post(reverse("modelruns:cancel", args=[other.pk, run.pk])).status_code == 404
+    assert ModelRun.objects.get(pk=run.pk).status == ModelRun.Status.QUEUED

@@ -32,7 +32,7 @@ def _sweep_forever(every: float, stop: threading.Event) -> None:
         try:
             close_old_connections()
             report = services.modelrun_sweep()
-            if report.reclaimed or report.lost_tasks or report.finished:
+            if report.reclaimed or report.lost_tasks or report.finished or report.cancelled:
                 logger.warning("sweep: %s", report)
         except Exception:  # noqa: BLE001 - a failed sweep (database away a moment) is tried again
             logger.exception("the model-run sweep failed")

@@ -19,4 +19,5 @@ class Command(BaseCommand):
         self.stdout.write(
             f"{report.reclaimed} shard(s) taken back, {report.lost_tasks} lost task(s) marked failed, "
             f"{report.requeued} task(s) queued, {report.finished} run(s) finished"
+            + (f", {report.cancelled} cancelled run(s) ended" if report.cancelled else "")
         )

@@ -328,6 +328,7 @@ class AmbiBench(Benchmark):
     # -- model runs (model.py) -----------------------------------------------------------------
     model_module: ClassVar[Any] = model_side
     default_model_setting: ClassVar[Mapping[str, Any]] = model_side.DEFAULT_SETTING
+    model_setting_options: ClassVar[tuple[DesignOption, ...]] = model_side.SETTING_OPTIONS
     model_kinds = ("causal",)
 
     def model_groups(self, items: Sequence[ItemData], setting: Mapping[str, Any]) -> list[list[str]]:

@@ -22,10 +22,20 @@ from typing import Any
 from parity.engine.requests import ChoiceRequest, MultiReadRequest, Read
 
 from ..base import ItemData, ModelAnswer
+from ..design import DesignOption
 from .prompts import FORMATS, LABELS, continuation, disambiguation_prompt, labelled_text, order_episode
 
 SETTING_FORMATS = ("item",) + FORMATS
 DEFAULT_SETTING: Mapping[str, Any] = {"format": "item"}
+SETTING_OPTIONS: tuple[DesignOption, ...] = (
+    DesignOption(
+        "format",
+        "Prompt format",
+        kind="choice",
+        choices=(("item", "each item's own format"), ("arrow", "arrow: sentence >X"), ("qa", "Q/A: Q: sentence A: X")),
+        help="the paper reports arrow and qa and their mean (a sweep runs both)",
+    ),
+)
 
 
 def check_setting(setting: Mapping[str, Any]) -> None:

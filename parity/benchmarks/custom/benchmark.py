@@ -252,6 +252,7 @@ class CustomItems(Benchmark):
     # -- model runs (model.py) -----------------------------------------------------------
     model_module: ClassVar[Any] = model_side
     default_model_setting: ClassVar[Mapping[str, Any]] = model_side.DEFAULT_SETTING
+    model_setting_options: ClassVar[tuple[DesignOption, ...]] = model_side.SETTING_OPTIONS
     model_kinds = ("causal", "seq2seq")
 
     # -- results (results.py) ------------------------------------------------------------

@@ -19,10 +19,13 @@ from typing import Any
 from parity.engine.requests import ChoiceRequest, GenerationRequest
 
 from ..base import ItemData, ModelAnswer
+from ..design import DesignOption
 from . import scoring
 from .records import NUMBER, OPTION_KINDS, RATING, SHORT_TEXT
 
 DEFAULT_SETTING: Mapping[str, Any] = {}
+#: each item carries its own prompt, so a run has nothing to choose
+SETTING_OPTIONS: tuple[DesignOption, ...] = ()
 
 
 def setting_label(setting: Mapping[str, Any]) -> str:

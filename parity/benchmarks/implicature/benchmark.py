@@ -342,6 +342,7 @@ class Implicature(Benchmark):
     # -- the model side (model.py) ---------------------------------------------------
     model_module: ClassVar[Any] = model_side
     default_model_setting: ClassVar[Mapping[str, Any]] = model_side.DEFAULT_SETTING
+    model_setting_options: ClassVar[tuple[DesignOption, ...]] = model_side.SETTING_OPTIONS
 
     def model_pool_split(self, setting: Mapping[str, Any]) -> str | None:
         return "dev" if int(setting.get("k", 0)) > 0 else None

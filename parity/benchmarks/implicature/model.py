@@ -21,6 +21,7 @@ from typing import Any
 from parity.engine.requests import ChoiceRequest
 
 from ..base import ItemData, ModelAnswer, seeded_rng
+from ..design import DesignOption
 from .prompts import contrastive_block, other_label, prompt_prefix, ranking_context, sentence
 
 K_SHOTS = (0, 1, 5, 10, 15, 30)
@@ -32,6 +33,26 @@ LABELS = ("yes", "no")
 OPTIONS = ("A", "B")
 
 DEFAULT_SETTING: Mapping[str, Any] = {"variant": "ranking", "template": 2, "k": 0, "seed": 0}
+SETTING_OPTIONS: tuple[DesignOption, ...] = (
+    DesignOption(
+        "variant",
+        "Protocol",
+        kind="choice",
+        choices=(("ranking", "ranking: yes or no after the exchange"), ("contrastive", "contrastive: A or B")),
+        help="ranking is the paper's protocol; contrastive is Appendix F.1's",
+    ),
+    DesignOption(
+        "template",
+        "Prompt template",
+        kind="choice",
+        choices=tuple((number, f"template {number}") for number in RANKING_TEMPLATES),
+        help="ranking: 1-6 of Table 4, 7-9 of Table 5; contrastive: 1 or 2",
+    ),
+    DesignOption(
+        "k", "Examples (k-shot)", minimum=0, help="dev examples before each item; the paper: 0, 1, 5, 10, 15 or 30"
+    ),
+    DesignOption("seed", "Seed", minimum=0, help="draws the examples (the same seed, the same draw)"),
+)
 
 
 def check_setting(setting: Mapping[str, Any]) -> None:

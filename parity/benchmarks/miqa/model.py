@@ -18,6 +18,7 @@ from typing import Any
 from parity.engine.requests import ChoiceRequest, GenerationRequest
 
 from ..base import ChoicePrompt, ItemData, ModelAnswer, PairRequest, seeded_rng
+from ..design import DesignOption
 from .prompts import OPTION_KEYS, choice_prompt, generative_prompt, nli_pairs
 
 K_SHOTS = (0, 1, 5)
@@ -28,6 +29,24 @@ WORDINGS = (*CHOICE_WORDINGS, GENERATIVE)
 GENERATIVE_MAX_TOKENS = 64
 ORDERS = (("a", "b"), ("b", "a"))
 DEFAULT_SETTING: Mapping[str, Any] = {"wording": "3", "k": 0, "seed": 0}
+SETTING_OPTIONS: tuple[DesignOption, ...] = (
+    DesignOption(
+        "wording",
+        "Wording",
+        kind="choice",
+        choices=(
+            *((wording, f"wording {wording} (Appendix A)") for wording in ("1", "2", "3", "4")),
+            ("empty", "baseline: no question"),
+            ("pick", "baseline: pick an option"),
+            (GENERATIVE, "generative answers, graded by people (Section 5.2)"),
+        ),
+        help="how each question is put to the model",
+    ),
+    DesignOption(
+        "k", "Solved examples (k)", minimum=0, help="shown before each question; the paper: 0, 1 or 5 (generative: 0)"
+    ),
+    DesignOption("seed", "Seed", minimum=0, help="draws the solved examples (the same seed, the same draw)"),
+)
 
 
 def select_shots(item: ItemData, pool: Sequence[ItemData], k: int, seed: int = 0) -> list[ItemData]:
