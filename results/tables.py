@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils.translation import ngettext
+
 
 @dataclass(frozen=True)
 class Table:
@@ -90,7 +92,8 @@ def comparison_table(results: dict[str, Any]) -> Table:
     columns = ["", "Setting", "n items", "Accuracy", "95% CI", "Gap to humans", "Gap 95% CI", "κ vs human majority"]
     rows = [
         [
-            f"Humans ({human['n_annotators']} annotators)",
+            ngettext("Humans (%(n)d annotator)", "Humans (%(n)d annotators)", human["n_annotators"])
+            % {"n": human["n_annotators"]},
             "—",
             str(human["n_items"]),
             pct(human["accuracy"]["mean"]),

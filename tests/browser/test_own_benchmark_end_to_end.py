@@ -120,7 +120,7 @@ def assert_side_by_side(page, run: ModelRun, items: int, scored: int) -> str:
     table too); the per-kind and per-category tables carry both. Returns the model's label there."""
     correct = ModelResponse.objects.filter(run=run, correct=True).count()
     humans, model = cells(page, "comparison", 0), cells(page, "comparison", 1)
-    assert humans[:4] == ["Humans (1 annotators)", "—", str(items), "100.0%"]
+    assert humans[:4] == ["Humans (1 annotator)", "—", str(items), "100.0%"]
     assert model[0] == run.spec.name and model[2] == str(items)
     assert model[3] == f"{100 * correct / scored:.1f}%"
     # the runs section (loaded by htmx) counts the same answers
