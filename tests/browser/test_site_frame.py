@@ -62,8 +62,9 @@ def test_every_researcher_page_has_the_navigation_bar_and_sign_out_is_a_post(
             assert nav.locator(selector).get_attribute("href") == href, f"{path}: {selector}"
         assert nav.locator("#nav-user").inner_text() == "Signed in as Ada Lovelace"
     page.goto(live_server.url + "/studies/")
-    page.locator("#site-nav").screenshot(path=str(artifacts / "nav-bar.png"))
+    page.set_viewport_size({"width": 1280, "height": 320})
     page.screenshot(path=str(artifacts / "study-list.png"), full_page=True)
+    page.set_viewport_size({"width": 1280, "height": 720})
 
     # a participant's pages have no navigation, even in a researcher's browser
     page.goto(live_server.url + entry_url(study, pid(2)))
@@ -95,6 +96,7 @@ def test_the_sign_in_page_says_what_is_wrong_and_then_goes_where_it_was_asked(
     _with_password(researcher("ada"))
     page.goto(f"{live_server.url}/studies/")
     assert page.url == f"{live_server.url}/accounts/login/?next=/studies/", "Parity's page, not the admin's"
+    page.set_viewport_size({"width": 900, "height": 520})
     page.screenshot(path=str(artifacts / "sign-in.png"), full_page=True)
     page.fill("#id_username", "ada")
     page.fill("#id_password", "not-the-password")
