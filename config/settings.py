@@ -121,7 +121,10 @@ STORAGES = {
 # tests and the embedded server find static files without a collectstatic step
 WHITENOISE_USE_FINDERS = True
 
-LOGIN_URL = "admin:login"
+# Parity's own sign-in page (Django's LoginView); signing out is a POST (LogoutView)
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "results:list"
+LOGOUT_REDIRECT_URL = "login"
 
 # -- failed logins (django-axes) -------------------------------------------------------------
 # After LOGIN_FAILURE_LIMIT failed logins from one address (admin password or API token), that

@@ -13,24 +13,31 @@ _token = RegexValidator(r"^[A-Za-z0-9_-]{1,64}$", "must be 1–64 letters, digit
 _PROLIFIC_ID = re.compile(r"[0-9a-fA-F]{24}")
 
 
+#: the page says "Please open the study from Prolific again (<field> <message>)": no brackets inside
+_LONG = {"max_length": "is longer than %(limit_value)d characters"}
+
+
 class EntryForm(forms.Form):
     """The query string Prolific appends to the study link, and the start page's form that posts it
     back (with the signed-link token, when Prolific signs the link)."""
 
-    PROLIFIC_PID = forms.CharField(max_length=64, error_messages={"required": "is missing from the link"})
-    STUDY_ID = forms.CharField(max_length=64, required=False, validators=[_token])
-    SESSION_ID = forms.CharField(max_length=64, required=False, validators=[_token])
+    PROLIFIC_PID = forms.CharField(max_length=64, error_messages={"required": "is missing from the link", **_LONG})
+    # `_token` allows 1-64 characters: a max_length would say the same again
+    STUDY_ID = forms.CharField(required=False, validators=[_token])
+    SESSION_ID = forms.CharField(required=False, validators=[_token])
 
     def __init__(self, *args, study: Study, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.study = study
-        self.fields[settings.PROLIFIC_JWT_PARAM] = forms.CharField(max_length=8192, required=False)
+        self.fields[settings.PROLIFIC_JWT_PARAM] = forms.CharField(
+            max_length=8192, required=False, error_messages=_LONG
+        )
 
     def clean_PROLIFIC_PID(self) -> str:
         pid = self.cleaned_data["PROLIFIC_PID"]
         if self.study.pid_format == Study.PidFormat.PROLIFIC:
             if not _PROLIFIC_ID.fullmatch(pid):
-                raise forms.ValidationError("must be 24 hexadecimal characters (a Prolific ID)")
+                raise forms.ValidationError("must be a Prolific ID: 24 hexadecimal characters")
             return pid.lower()
         _token(pid)
         return pid

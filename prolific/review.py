@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import ngettext
 
 from prolific.client import ProlificClient
 from prolific.models import ProlificFlag, ProlificStudy, ProlificSubmission
@@ -35,7 +36,10 @@ def rejection_allowed(participant: Participant, study: Study) -> bool:
 
 
 def rejection_message(participant: Participant) -> str:
-    reason = participant.exclusion_reason or f"failed {participant.attention_failures} attention checks"
+    failures = participant.attention_failures
+    reason = participant.exclusion_reason or ngettext(
+        "failed %(n)d attention check", "failed %(n)d attention checks", failures
+    ) % {"n": failures}
     message = (
         f"Your submission was not accepted: you {reason.removeprefix('you ')}. The study's instructions "
         "asked for careful answers, and its attention checks said plainly what to answer."

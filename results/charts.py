@@ -3,11 +3,17 @@
 `matplotlib.figure.Figure` is used directly, never pyplot: no global state, safe in threads. Text
 stays text in the SVG (`svg.fonttype: none`) and ids are salted per chart so several charts can sit
 in one page; the output is deterministic for the same results.
+
+Grid lines are drawn behind the data (`set_axisbelow`), and the layout is matplotlib's constrained
+layout with legends outside the axes, so that no text lands on other text: tick labels that would
+touch their neighbours are wrapped, then turned upright.
 """
 
 from __future__ import annotations
 
 import io
+import textwrap
+from collections.abc import Sequence
 from typing import Any
 
 import matplotlib
@@ -16,10 +22,18 @@ matplotlib.use("Agg")
 
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.text import Text  # noqa: E402
 
 HUMAN_COLOUR = "#1d2330"
 ORACLE_COLOUR = "#8a8f99"
 MODEL_COLOURS = ("#2f5fd0", "#d0652f", "#2f9d5f", "#a03fb5", "#b5a13f", "#3fa9b5", "#b53f64", "#6b4f2f")
+GRID_COLOUR = "#eceef2"
+#: a tick label is wrapped at this many characters, and cut after this many lines
+LABEL_WIDTH, LABEL_LINES = 14, 3
+#: an upright tick label is cut at this many characters
+UPRIGHT_LABEL_CHARACTERS = 32
+#: the legend's entries go in one column when a label is longer than this
+LEGEND_LABEL_CHARACTERS = 40
 
 
 def _svg(figure: Figure, salt: str) -> str:
@@ -61,13 +75,58 @@ def _draw_curve(ax: Axes, curve: dict[str, Any] | None, label: str, colour: str,
         )
 
 
+def _grid(ax: Axes) -> None:
+    """Horizontal grid lines, drawn before (under) the bars and lines."""
+    ax.set_axisbelow(True)
+    ax.grid(axis="y", color=GRID_COLOUR, linewidth=0.6)
+
+
+def _legend(figure: Figure, handles: Sequence[Any], labels: Sequence[str], *, fontsize: float) -> None:
+    """The figure's legend below everything else: the constrained layout makes room for it."""
+    columns = 1 if any(len(label) > LEGEND_LABEL_CHARACTERS for label in labels) else min(4, len(labels))
+    figure.legend(handles, labels, loc="outside lower center", ncol=columns, frameon=False, fontsize=fontsize)
+
+
+def _wrapped(label: str) -> str:
+    lines = textwrap.wrap(label, LABEL_WIDTH) or [label]
+    if len(lines) > LABEL_LINES:
+        lines = [
+            *lines[: LABEL_LINES - 1],
+            textwrap.shorten(" ".join(lines[LABEL_LINES - 1 :]), LABEL_WIDTH, placeholder="…"),
+        ]
+    return "\n".join(lines)
+
+
+def _upright(label: str) -> str:
+    return label if len(label) <= UPRIGHT_LABEL_CHARACTERS else label[: UPRIGHT_LABEL_CHARACTERS - 1] + "…"
+
+
+def _touching(texts: Sequence[Text], gap_px: float = 2.0) -> bool:
+    """Whether any of these side-by-side labels reaches its right-hand neighbour (laid out, not drawn)."""
+    boxes = sorted((text.get_window_extent() for text in texts if text.get_text()), key=lambda box: box.x0)
+    return any(left.x1 + gap_px > right.x0 for left, right in zip(boxes, boxes[1:]))
+
+
+def _category_ticks(figure: Figure, ax: Axes, labels: list[str]) -> None:
+    """Category names under their bars: wrapped onto lines when that keeps them apart, else upright."""
+    ax.set_xticks(range(len(labels)), [_wrapped(label) for label in labels], fontsize=8)
+    figure.draw_without_rendering()
+    if _touching(ax.get_xticklabels()):
+        ax.set_xticks(range(len(labels)), [_upright(label) for label in labels], fontsize=8, rotation=90)
+        # the figure grows by the labels' height, so that the bars keep theirs
+        figure.draw_without_rendering()
+        tallest = max(text.get_window_extent().height for text in ax.get_xticklabels()) / figure.dpi
+        width, height = figure.get_size_inches()
+        figure.set_size_inches(width, height + tallest)
+
+
 def _position_axes(ax: Axes, title: str) -> None:
     ax.set_title(title, fontsize=10)
     ax.set_xlim(0.5, 20.5)
     ax.set_ylim(0, 1.02)
     ax.set_xticks([1, 5, 10, 15, 20])
     ax.axhline(0.5, color="#c5cad3", linewidth=0.8, zorder=0)
-    ax.grid(axis="y", color="#eceef2", linewidth=0.6)
+    _grid(ax)
 
 
 def _panel_curve(part: dict[str, Any], feature: str | None) -> dict[str, Any] | None:
@@ -88,7 +147,7 @@ def position_chart(section: dict[str, Any]) -> str:
     panels = [("All episodes", None), *[(f"Salient feature: {f.replace('_', ' ')}", f) for f in features]]
     columns = min(3, len(panels))
     rows = -(-len(panels) // columns)
-    figure = Figure(figsize=(3.6 * columns, 2.8 * rows + 0.6))
+    figure = Figure(figsize=(3.6 * columns, 2.8 * rows + 0.6), layout="constrained")
     axes = figure.subplots(rows, columns, squeeze=False)
     for index, (title, feature) in enumerate(panels):
         ax = axes[index // columns][index % columns]
@@ -104,16 +163,7 @@ def position_chart(section: dict[str, Any]) -> str:
         axes[index // columns][index % columns].set_visible(False)
     handles, labels = axes[0][0].get_legend_handles_labels()
     if handles:
-        figure.legend(
-            handles,
-            labels,
-            loc="lower center",
-            ncol=min(4, len(labels)),
-            frameon=False,
-            fontsize=8,
-            bbox_to_anchor=(0.5, -0.02),
-        )
-    figure.tight_layout(rect=(0, 0.06, 1, 1))
+        _legend(figure, handles, labels, fontsize=8)
     return _svg(figure, "positions")
 
 
@@ -128,8 +178,9 @@ def bar_chart(
     """Grouped bars: one group per category, one bar per series (None draws no bar). A series named
     "Humans" is drawn in the humans' colour; models keep their colour order of the position chart."""
     width_in = min(12.0, max(5.0, 0.45 * len(categories) * max(1, len(series)) + 1.5))
-    figure = Figure(figsize=(width_in, 3.6 + 0.18 * len(series)))
+    figure = Figure(figsize=(width_in, 3.6 + 0.18 * len(series)), layout="constrained")
     ax = figure.subplots()
+    _grid(ax)
     width = 0.8 / max(1, len(series))
     models = 0
     for number, (name, values) in enumerate(series):
@@ -144,26 +195,13 @@ def bar_chart(
     if reference is not None:
         ax.axhline(reference[1], color=HUMAN_COLOUR, linestyle=":", linewidth=1.2, label=reference[0])
     ax.axhline(0.5, color="#c5cad3", linewidth=0.8, zorder=0)
-    ax.set_xticks(range(len(categories)))
-    tilted = len(categories) > 5
-    ax.set_xticklabels(
-        [c.replace("_", " ") for c in categories],
-        rotation=20 if tilted else 0,
-        ha="right" if tilted else "center",
-        fontsize=8,
-    )
+    ax.set_xlim(-0.5, len(categories) - 0.5)
     ax.set_ylim(0, 1.02)
     ax.set_ylabel("accuracy")
     ax.set_title(title, fontsize=10)
-    ax.grid(axis="y", color="#eceef2", linewidth=0.6)
-    ax.legend(
-        fontsize=7,
-        frameon=False,
-        loc="upper center",
-        bbox_to_anchor=(0.5, -0.16 if tilted else -0.08),
-        ncol=min(3, len(series) + (reference is not None)),
-    )
-    figure.tight_layout()
+    handles, labels = ax.get_legend_handles_labels()
+    _legend(figure, handles, labels, fontsize=7)
+    _category_ticks(figure, ax, [c.replace("_", " ") for c in categories])
     return _svg(figure, salt)
 
 
@@ -218,7 +256,7 @@ def arrivals_chart(timeline: list[dict[str, Any]]) -> str | None:
         return None
     start = timeline[0]["at"]
     minutes = [(point["at"] - start).total_seconds() / 60 for point in timeline]
-    figure = Figure(figsize=(7.5, 2.6))
+    figure = Figure(figsize=(7.5, 2.6), layout="constrained")
     ax = figure.subplots()
     ax.step(
         minutes,
@@ -240,7 +278,6 @@ def arrivals_chart(timeline: list[dict[str, Any]]) -> str | None:
     ax.set_ylabel("participants")
     ax.set_ylim(0, max(point["arrivals"] for point in timeline) + 1)
     ax.set_xlim(0, max(minutes[-1], 1))
-    ax.grid(axis="y", color="#eceef2", linewidth=0.6)
+    _grid(ax)
     ax.legend(fontsize=8, frameon=False, loc="upper left")
-    figure.tight_layout()
     return _svg(figure, "arrivals")

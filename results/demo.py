@@ -15,18 +15,23 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group, Permission
 from django.db import transaction
+from django.db.models import Q
 
 from annotation.models import Item
 from annotation.selectors import datasets_dir, download_dir
 from annotation.services import benchmark_import, benchmark_sources_fetch
 from modelruns.services import modelrun_start, modelspec_get_or_create
 from parity import benchmarks
+from studies.access import RESEARCHER_PERMISSIONS
 from studies.models import Study
 from studies.services import study_assign_owner, study_create
 from studies.services_import import human_baseline_import
 
 DEMO_USERNAME = "researcher"
+#: the group the demo researcher is in: what a researcher who runs studies holds, Prolific IDs not included
+RESEARCHER_GROUP = "Researchers"
 DEMO_MODEL = "smollm2"
 
 
@@ -47,21 +52,44 @@ def source_dir(benchmark: str) -> Path:
     return benchmark_sources_fetch(name=benchmark, dest=download_dir(benchmark))
 
 
+def researcher_group() -> Group:
+    """The group of researchers who run studies (`RESEARCHER_PERMISSIONS`), made once. Permissions an
+    administrator gave it since are kept."""
+    group, _ = Group.objects.get_or_create(name=RESEARCHER_GROUP)
+    held = Q(pk__in=[])
+    for name in RESEARCHER_PERMISSIONS:
+        app_label, codename = name.split(".")
+        held |= Q(content_type__app_label=app_label, codename=codename)
+    found = list(Permission.objects.filter(held))
+    group.permissions.add(*found)
+    return group
+
+
 def demo_researcher(report: DemoReport) -> None:
+    """The demo's researcher: staff in the researchers' group, not a superuser, so the demo shows
+    participants as the docs say a researcher sees them (pseudonyms, never Prolific IDs)."""
     credentials = Path(settings.VAR_DIR) / "demo-login.txt"
     user_model = get_user_model()
     user = user_model.objects.filter(username=DEMO_USERNAME).first()
     if user is None or not credentials.exists():
         password = secrets.token_urlsafe(12)
         if user is None:
-            user = user_model.objects.create_superuser(DEMO_USERNAME, "researcher@example.org", password)
+            user = user_model.objects.create_user(DEMO_USERNAME, "researcher@example.org", password, is_staff=True)
         else:
             user.set_password(password)
             user.save(update_fields=["password"])
         credentials.parent.mkdir(parents=True, exist_ok=True)
         credentials.write_text(password)
         credentials.chmod(0o600)
-    report.say(f"Researcher login: {DEMO_USERNAME} / {credentials.read_text().strip()}")
+    if user.is_superuser or not user.is_staff:
+        # the demo researcher of earlier installations was a superuser, and saw every Prolific ID
+        user.is_superuser, user.is_staff = False, True
+        user.save(update_fields=["is_superuser", "is_staff"])
+    user.groups.add(researcher_group())
+    report.say(
+        f"Researcher login: {DEMO_USERNAME} / {credentials.read_text().strip()} "
+        f"(in the {RESEARCHER_GROUP} group, not a superuser: participants show as pseudonyms)"
+    )
 
 
 def _demo_owner() -> Any:

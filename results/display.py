@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils.translation import ngettext
+
 from results.tables import ci, count, num, pct, signed_pct
 
 
@@ -40,7 +42,11 @@ def summary_cards(results: dict[str, Any]) -> list[Card]:
         Card("Fleiss' κ", num(human["fleiss_kappa"])),
         Card("Krippendorff's α (nominal)", num(human["krippendorff_alpha"])),
         Card("Percent agreement", pct(human["percent_agreement"])),
-        Card("Items · answers", str(human["n_items"]), f"{human['n_answers']} answers"),
+        Card(
+            "Items · answers",
+            str(human["n_items"]),
+            ngettext("%(n)d answer", "%(n)d answers", human["n_answers"]) % {"n": human["n_answers"]},
+        ),
     ]
     graded = results.get("graded")
     if graded:

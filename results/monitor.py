@@ -133,6 +133,7 @@ def _pay(study: Study, seconds: list[float]) -> dict[str, Any]:
         "minimum_pence": quality.MINIMUM_PENCE_PER_HOUR,
         "recommended_pence": quality.RECOMMENDED_PENCE_PER_HOUR,
         "verdict": quality.pay_verdict(hourly),
+        "too_few_completions": 0 < len(seconds) < quality.PAY_MIN_COMPLETIONS,
     }
 
 

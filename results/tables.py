@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils.translation import ngettext
+
 
 @dataclass(frozen=True)
 class Table:

@@ -13,6 +13,7 @@ from django.db import transaction
 from django.db.models import Count, Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
+from django.utils.translation import ngettext
 
 from annotation.models import BenchmarkAsset, Item
 from annotation.selectors import item_data, item_set_usable
@@ -516,7 +517,8 @@ def units_plan(*, benchmark: str, design: dict[str, Any], owner: Any) -> UnitsPl
     available_checks = scoped.filter(is_attention_check=True).count()
     if attention > available_checks:
         where = f"{benchmark} {scope}..." if scope else benchmark
-        raise StudyError(f"{attention} attention checks asked for, but {where} has {available_checks}")
+        asked = ngettext("%(n)d attention check asked for", "%(n)d attention checks asked for", attention)
+        raise StudyError(f"{asked % {'n': attention}}, but {where} has {available_checks}")
     assets = {key: definition_asset(benchmark, key) for key in definition.design_assets}
     resolved = definition.resolve_design(design, assets)
     try:

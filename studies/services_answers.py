@@ -11,6 +11,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
+from django.utils.translation import ngettext
 
 from annotation.models import Item
 from annotation.selectors import item_data
@@ -200,9 +201,11 @@ def _advance(participant, item: Item, correct: bool, now, *, shown_next: bool) -
         threshold = participant.study.exclude_at
         if threshold and participant.attention_failures >= threshold and not participant.excluded:
             participant.excluded = True
-            participant.exclusion_reason = (
-                f"failed {participant.attention_failures} attention checks (threshold {threshold})"
-            )
+            participant.exclusion_reason = ngettext(
+                "failed %(n)d attention check (threshold %(threshold)d)",
+                "failed %(n)d attention checks (threshold %(threshold)d)",
+                participant.attention_failures,
+            ) % {"n": participant.attention_failures, "threshold": threshold}
             fields += ["excluded", "exclusion_reason"]
     if participant.answered >= len(participant.sequence):
         participant.step = Participant.Step.DONE

@@ -15,6 +15,7 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import ngettext
 
 from annotation.models import Item
 from annotation.selectors import item_data
@@ -37,14 +38,14 @@ class BaselineImportResult:
 
     @property
     def message(self) -> str:
+        people = ngettext("%(n)d participant", "%(n)d participants", self.participants) % {"n": self.participants}
+        answers = ngettext("%(n)d answer", "%(n)d answers", self.responses) % {"n": self.responses}
         if not self.created:
-            return (
-                f"Study {self.study.name!r} is already imported ({self.participants} participants, "
-                f"{self.responses} answers); nothing was written."
-            )
+            return f"Study {self.study.name!r} is already imported ({people}, {answers}); nothing was written."
+        units = self.study.units.count()
         return (
-            f"Imported {self.study.name!r}: {self.study.units.count()} units, {self.participants} participants, "
-            f"{self.responses} answers (closed study, id {self.study.pk})."
+            f"Imported {self.study.name!r}: {ngettext('%(n)d unit', '%(n)d units', units) % {'n': units}}, "
+            f"{people}, {answers} (closed study, id {self.study.pk})."
         )
 
 

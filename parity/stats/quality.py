@@ -27,6 +27,8 @@ K = TypeVar("K", bound=Hashable)
 #: Prolific's floor and recommendation, in pence per hour (GBP), judged on the median completion time
 MINIMUM_PENCE_PER_HOUR = 600
 RECOMMENDED_PENCE_PER_HOUR = 900
+#: the median of fewer completions says little about the pay (one test run of 6 s makes £378/h)
+PAY_MIN_COMPLETIONS = 5
 FAST_SD = 3.0
 ITEM_TIME_FLOOR_MS = 1500
 MIN_ITEM_ANSWERS = 3

@@ -12,7 +12,7 @@ from parity.benchmarks.custom.benchmark import choices_for
 
 
 def _hint(html: str) -> str | None:
-    found = re.search(r'<p class="hint">Keyboard: ([^<]*)</p>', html)
+    found = re.search(r'<p class="hint keys-hint">Keyboard: ([^<]*)</p>', html)
     return found.group(1) if found else None
 
 

@@ -24,7 +24,7 @@ def urls(small_implicature_study):
 def test_anonymous_visitors_are_sent_to_the_login(client, urls):
     for url in urls:
         response = client.get(url) if url == urls[0] else client.post(url, {"model": "smollm2"})
-        assert response.status_code == 302 and response["Location"].startswith(reverse("admin:login"))
+        assert response.status_code == 302 and response["Location"].startswith(reverse("login"))
     assert not ModelRun.objects.exists()
 
 

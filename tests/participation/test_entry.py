@@ -53,7 +53,7 @@ def test_a_pid_that_is_not_a_prolific_id_is_refused_with_a_clear_page(implicatur
         client.post(f"/s/{study.link}/", {"PROLIFIC_PID": made_up, "SESSION_ID": "SESSION0001"}),
     ):
         assert response.status_code == 400
-        assert "PROLIFIC_PID must be 24 hexadecimal characters" in response.content.decode()
+        assert "PROLIFIC_PID must be a Prolific ID: 24 hexadecimal characters" in response.content.decode()
     assert not Participant.objects.exists()
 
 

@@ -51,7 +51,7 @@ def test_a_preview_walks_consent_instructions_items_and_checks_and_stores_nothin
         # every attention check failed: the preview shows the exclusion and the failed-check code
         html = walker.answer(html, lambda item: "no" if item.is_attention_check else item.gold)
     assert seen_checks == 2
-    assert "5 answers given, 2 attention check(s) failed" in html and "would be <strong>excluded</strong>" in html
+    assert "5 answers given, 2 attention checks failed" in html and "would be <strong>excluded</strong>" in html
     assert 'id="preview-code">FAILEDCHECKS<' in html
     after = (
         Participant.objects.count(),

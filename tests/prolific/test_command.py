@@ -29,8 +29,8 @@ def test_the_commands_walk_a_study_through_prolific(implicature, standin):
     assert "approved 1, rejected 0" in _run("review", study.name)
     assert ProlificSubmission.objects.get().decision == "approve"
     dry = _run("bonuses", study.name, "--per-correct", "5", "--dry-run")
-    assert "Dry run: 1 bonuses, £0.15." in dry and not BonusBatch.objects.exists() and standin.payments == []
-    assert "£0.15 to 1 participants, paid now" in _run("bonuses", study.name)
+    assert "Dry run: 1 bonus, £0.15." in dry and not BonusBatch.objects.exists() and standin.payments == []
+    assert "£0.15 to 1 participant, paid now" in _run("bonuses", study.name)
     assert "No bonus is owed." in _run("bonuses", study.name)
     assert len(standin.payments) == 1
     assert "Stopped" in _run("stop", study.name)

@@ -50,7 +50,7 @@ def test_others_get_404_those_without_the_permission_403_and_strangers_the_login
     url = f"/studies/{study.pk}/monitor/"
     assert signed_in(people.outsider).get(url).status_code == 404
     assert signed_in(member()).get(url).status_code == 403
-    assert Client().get(url).url.startswith("/admin/login/")
+    assert Client().get(url).url.startswith("/accounts/login/")
     assert signed_in(people.owner).get("/studies/999999/monitor/").status_code == 404
     assert signed_in(people.owner).post(url).status_code == 405
 

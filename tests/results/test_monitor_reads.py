@@ -57,6 +57,7 @@ def test_pay_is_judged_on_the_median_completion_time(busy):
         "minimum_pence": 600,
         "recommended_pence": 900,
         "verdict": "below_minimum",
+        "too_few_completions": False,
     }
 
 

@@ -114,3 +114,15 @@ def test_without_a_proxy_a_forged_forwarded_header_does_not_escape_the_lockout(s
     for n in range(_limit(settings)):
         _login_via(f"192.0.2.{n}", "wrong-password", proxy=ATTACKER)
     assert _login_via("192.0.2.200", PASSWORD, proxy=ATTACKER).status_code == 429
+
+
+def test_the_sign_in_page_locks_out_as_the_admin_login_does(staff, settings):
+    def sign_in(password: str) -> tuple[int, Client]:
+        browser = Client(REMOTE_ADDR=ATTACKER)
+        response = browser.post("/accounts/login/?next=/studies/", {"username": "lockout-staff", "password": password})
+        return response.status_code, browser
+
+    failed = [sign_in("wrong-password")[0] for _ in range(_limit(settings))]
+    assert failed[:-1] == [200] * (_limit(settings) - 1) and failed[-1] in {200, 429}
+    status, browser = sign_in(PASSWORD)
+    assert status == 429 and not _signed_in(browser)

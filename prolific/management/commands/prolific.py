@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils.translation import ngettext
 
 from prolific.bonuses import bonus_amounts, bonus_batch_confirm, prolific_bonuses_pay
 from prolific.client import ProlificError
@@ -154,12 +155,15 @@ class Command(BaseCommand):
         if options["dry_run"]:
             amounts = bonus_amounts(found)
             lines = [f"{participant.pseudonym}: £{pence / 100:.2f}" for participant, pence in amounts]
-            return "\n".join([*lines, f"Dry run: {len(amounts)} bonuses, £{sum(p for _, p in amounts) / 100:.2f}."])
+            bonuses = ngettext("%(n)d bonus", "%(n)d bonuses", len(amounts)) % {"n": len(amounts)}
+            return "\n".join([*lines, f"Dry run: {bonuses}, £{sum(p for _, p in amounts) / 100:.2f}."])
         result = prolific_bonuses_pay(prolific_study=found)
         if result.batch is None:
             return "No bonus is owed."
         batch = result.batch
+        paid = batch.lines.count()
+        people = ngettext("%(n)d participant", "%(n)d participants", paid) % {"n": paid}
         return (
-            f"Bulk bonus {batch.bulk_id}: £{batch.total_pence / 100:.2f} to {batch.lines.count()} participants, "
+            f"Bulk bonus {batch.bulk_id}: £{batch.total_pence / 100:.2f} to {people}, "
             f"{batch.get_state_display().lower()}{' now' if result.paid_now else ''}."
         )

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
+from django.urls import reverse
 
 from parity.benchmarks.base import DatasetError
 from results.demo import demo_setup
@@ -17,7 +18,8 @@ class Command(BaseCommand):
             raise CommandError(f"Could not get the benchmark data: {exc}") from exc
         for line in report.lines:
             self.stdout.write(line)
-        self.stdout.write(f"Admin: {settings.PUBLIC_URL}/admin/")
+        self.stdout.write(f"Sign in: {settings.PUBLIC_URL}{reverse('login')}")
+        self.stdout.write(f"Admin: {settings.PUBLIC_URL}{reverse('admin:index')}")
         for study in report.studies:
             example = (
                 study.participant_url()

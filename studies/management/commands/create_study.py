@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils.translation import ngettext
 
 from parity import benchmarks
 from studies.models import Study
@@ -82,9 +83,10 @@ class Command(BaseCommand):
             )
         except StudyError as exc:
             raise CommandError(str(exc)) from exc
-        units = study.units.count()
-        self.stdout.write(
-            f"Created study {study.name!r} ({study.benchmark}): {units} units × "
-            f"{study.design.get('per_unit')} participants, {study.attention_checks} attention checks"
-        )
+        units, per_unit, checks = study.units.count(), study.design.get("per_unit"), study.attention_checks
+        design = ngettext("%(n)d unit", "%(n)d units", units) % {"n": units}
+        if per_unit is not None:
+            design += " × " + ngettext("%(n)d participant", "%(n)d participants", per_unit) % {"n": per_unit}
+        design += ", " + ngettext("%(n)d attention check", "%(n)d attention checks", checks) % {"n": checks}
+        self.stdout.write(f"Created study {study.name!r} ({study.benchmark}): {design}")
         self.stdout.write(study.participant_url())
