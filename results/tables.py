@@ -18,8 +18,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.utils.translation import ngettext
-
 
 @dataclass(frozen=True)
 class Table:
