@@ -13,7 +13,7 @@ from annotation.models import Item
 from annotation.services import benchmark_import
 from studies.models import Participant, Response, Study
 from tests.annotation.helpers import import_ambibench, import_instruction_induction, import_miqa
-from tests.browser.helpers import fill_study_form, sign_in
+from tests.browser.helpers import fill_study_form, sign_in, wait_until_interactive
 from tests.factories import Bot, pid
 from tests.personas import researcher
 
@@ -124,7 +124,7 @@ def test_a_researcher_creates_previews_and_launches_a_study_that_a_participant_c
     page.wait_for_selector("#instructions")
     page.click("#instructions button[type=submit]")
     page.wait_for_selector("#item-area")
-    page.wait_for_function("document.readyState === 'complete' && !!window.htmx")
+    wait_until_interactive(page)
     case.answer_preview(page)
     if case.sequence_length > 1:
         page.wait_for_selector(f"#progress >> text=2 of {case.sequence_length}")
