@@ -77,7 +77,7 @@ def prolific_settings(study: Study) -> list[ProlificSetting]:
     units = study.units.count()
     rows += [
         ProlificSetting(
-            f"Places (one for each participant the {units} unit{'s' if units != 1 else ''} hold)",
+            f"Places (one for each participant the {units} unit{'s hold' if units != 1 else ' holds'})",
             str(places_to_recruit(study)),
             "places",
         ),

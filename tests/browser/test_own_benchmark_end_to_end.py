@@ -84,6 +84,9 @@ def participant_completes(page, url: str, study: Study) -> Participant:
     participant = Participant.objects.get(study=study, prolific_pid=prolific_pid)
     for _, item in each_item(page, participant):
         answer_in_the_browser(page, item)
+    # a study made on the new-study page asks its closing questions (optional) below the code
+    page.wait_for_selector("#closing-questions")
+    page.click("#return-to-prolific")
     page.wait_for_selector("#prolific", timeout=15000)
     assert f"cc={study.completion_code}" in page.inner_text("#url")
     participant.refresh_from_db()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.helpers import through_consent_and_instructions
+from tests.browser.helpers import through_consent_and_instructions, wait_until_interactive
 from tests.factories import entry_url, pid, small_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -43,6 +43,7 @@ def test_keyboard_hints_show_with_a_mouse_and_hide_on_a_touch_screen(
     buttons = page.locator("#item-area button.choice")
     assert buttons.count() == 2 and all(buttons.nth(i).is_visible() for i in range(2)), "the buttons stay"
     page.screenshot(path=str(artifacts / "item-page-touch.png"), full_page=True)
+    wait_until_interactive(page)
     buttons.first.tap()
     page.wait_for_selector("#progress >> text=2 of")
     phone.close()

@@ -231,7 +231,7 @@ def test_who_may_cancel_is_who_may_start(client, small_implicature_study, tiny_s
     people = personas_for(small_implicature_study)
     run = services.modelrun_start(study=small_implicature_study, spec=tiny_spec, enqueue=False).run
     url = _cancel_url(run)
-    assert client.post(url).status_code == 302 and client.post(url)["Location"].startswith(reverse("admin:login"))
+    assert client.post(url).status_code == 302 and client.post(url)["Location"].startswith(reverse("login"))
     assert signed_in(member("nobody")).post(url).status_code == 403
     assert signed_in(people.outsider).post(url).status_code == 404
     viewer = signed_in(people.viewer)

@@ -40,10 +40,10 @@ def test_the_results_page_counts_one_annotator_and_one_answer(implicature):
     study = small_study("one item", units=1, unit_size=1, per_unit=2, attention_checks=0, exclude_at=0, owner=owner)
     Bot(study, pid(1)).complete()
     page = _page(owner, f"/studies/{study.pk}/results/")
-    assert "Humans (1 annotator) " in page and "1 answer " in page
+    assert "Humans: mean over 1 annotator " in page and "1 answer " in page and "1 annotators" not in page
     Bot(study, pid(2)).complete()
     page = _page(owner, f"/studies/{study.pk}/results/")
-    assert "Humans (2 annotators)" in page and "2 answers" in page
+    assert "Humans: mean over 2 annotators" in page and "2 answers" in page
 
 
 def test_one_failed_attention_check_is_said_in_the_singular(implicature):
@@ -65,9 +65,10 @@ def test_a_one_unit_one_minute_study_says_unit_and_minute(implicature):
     owner = researcher()
     one = small_study("one unit", units=1, unit_size=3, per_unit=1, attention_checks=1, owner=owner)
     Study.objects.filter(pk=one.pk).update(estimated_minutes=1)
-    assert " 1 unit · " in _page(owner, f"/studies/{one.pk}/")
+    page = _page(owner, f"/studies/{one.pk}/")
+    assert " 1 unit, " in page and "the 1 unit holds" in page
     two = small_study("two units", units=2, unit_size=3, per_unit=1, attention_checks=1, owner=owner)
-    assert " 2 units · " in _page(owner, f"/studies/{two.pk}/")
+    assert " 2 units, " in _page(owner, f"/studies/{two.pk}/")
 
     start = _text(Client().get(entry_url(one, pid(3))).content.decode())
     assert "takes about 1 minute;" in start
