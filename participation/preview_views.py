@@ -13,8 +13,9 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from participation import preview
-from participation.forms import ConsentForm, PreviewAnswerForm
+from participation.forms import ClosingForm, ConsentForm, PreviewAnswerForm
 from studies.access import get_study_for_researcher
+from studies.closing import asked
 from studies.models import Study
 
 
@@ -79,8 +80,20 @@ def _render(request: HttpRequest, study: Study, walk: preview.Walk, error: str =
                 if preview.excluded(study, walk) and study.failed_attention_code
                 else study.completion_code
             ),
+            closing=_closing_preview(study) if walk.step != "declined" else None,
         ),
     )
+
+
+def _closing_preview(study: Study) -> ClosingForm | None:
+    """The study's closing questions as the done page shows them, for reading only."""
+    questions = asked(study.closing_questions)
+    if not questions:
+        return None
+    form = ClosingForm(questions=questions)
+    for field in form.fields.values():
+        field.disabled = True
+    return form
 
 
 @login_required

@@ -13,6 +13,7 @@ from parity.benchmarks.design import DesignOption
 from studies import closing
 from studies.models import Study
 from studies.pay import PROLIFIC_MINIMUM_PENCE_PER_HOUR, hourly_pay
+from studies.services_edit import DRAFT_FIELDS
 
 DESIGN_PREFIX = "design_"
 
@@ -88,19 +89,7 @@ def option_field(option: DesignOption, default: Any) -> forms.Field:
 
 
 #: the study's own fields the form shows, in the form's order (the reward is shown in pounds)
-STUDY_FIELDS = (
-    "name",
-    "group",
-    "pid_format",
-    "consent_text",
-    "instructions_text",
-    "completion_code",
-    "failed_attention_code",
-    "no_consent_code",
-    "estimated_minutes",
-    "min_answer_ms",
-    "closing_questions",
-)
+STUDY_FIELDS = tuple(name for name in DRAFT_FIELDS if name != "reward_pence")
 
 
 def study_initial(study: Study) -> dict[str, Any]:

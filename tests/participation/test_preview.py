@@ -142,3 +142,15 @@ def test_with_htmx_the_next_item_swaps_in_and_the_end_is_a_page_of_its_own(resea
         assert html.lstrip().startswith('<section id="item-area"')  # the partial, not a page
     assert response["HX-Redirect"] == walker.base and position == "5"
     assert "End of the study" in walker.page()
+
+
+def test_the_preview_ends_with_the_closing_questions_to_read_only(researcher_client, live_study):
+    live_study.closing_questions = ["ai_tool", "feedback"]
+    live_study.save(update_fields=["closing_questions"])
+    walker = Previewer(researcher_client, live_study)
+    html = walker.start_items()
+    while 'id="item-area"' in html:
+        html = walker.answer(html, lambda item: item.gold)
+    assert 'id="closing-questions"' in html and "Did you use an AI tool" in html
+    assert html.count("disabled") >= 5, "every choice and the text box are for reading only"
+    assert 'name="gender"' not in html
