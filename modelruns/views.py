@@ -12,7 +12,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from modelruns import selectors, services
 from modelruns.forms import RunStartForm
 from modelruns.models import ModelRun
-from studies.access import RUN_MODEL, VIEW_MODELRUN, get_study_for_researcher
+from studies.access import ADD_STUDY, RUN_MODEL, VIEW_MODELRUN, get_study_for_researcher, require_permission
 from studies.models import Study
 
 PARTIAL = "modelruns/partials/_runs.html"
@@ -82,8 +82,10 @@ def cancel(request: HttpRequest, study_id: int, run_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def rate(request: HttpRequest, study_id: int, run_id: int) -> HttpResponse:
-    """The "Rate these answers" button: a generative MiQA run's answers become a rating study."""
-    study = get_study_for_researcher(request.user, study_id)
+    """The "Rate these answers" button: a generative MiQA run's answers become a rating study, so
+    it needs the permission to add studies (a view-only collaborator sees the run, not the button)."""
+    require_permission(request.user, ADD_STUDY)
+    study = get_study_for_researcher(request.user, study_id, VIEW_MODELRUN)
     run = get_object_or_404(ModelRun.objects.select_related("spec", "study"), pk=run_id, study=study)
     try:
         rating = services.modelrun_rating_study(run=run)
