@@ -25,7 +25,7 @@ def _render_runs(request: HttpRequest, study: Study, form: RunStartForm, status:
         "study": study,
         "runs": runs,
         "form": form,
-        "specs": selectors.known_specs(),
+        "specs": selectors.known_specs(request.user),
         "polling": any(run.is_active for run in runs),
     }
     return render(request, PARTIAL if request.htmx else PAGE, context, status=status)
@@ -52,6 +52,7 @@ def start(request: HttpRequest, study_id: int) -> HttpResponse:
                 dtype=data["dtype"],
                 device=data["device"],
                 kind=data["kind"],
+                created_by=request.user,
             )
             services.modelrun_start_many(
                 study=study, spec=spec, overrides=form.setting_overrides(), sweep=data["sweep"]
