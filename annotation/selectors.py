@@ -7,8 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.db.models import Q, QuerySet
 
-from annotation.models import Item, ItemSet
+from annotation.models import BenchmarkAsset, Item, ItemSet
+from parity import benchmarks
 from parity.benchmarks.base import ItemData
 
 
@@ -35,8 +37,42 @@ def download_dir(benchmark: str) -> Path:
     return Path(settings.VAR_DIR) / "datasets" / benchmark
 
 
+def item_sets_for_user(user: Any) -> QuerySet[ItemSet]:
+    """The item sets `user` may see and build studies on: their own and the open ones (imported by
+    the operator, with no owner); every set for a superuser."""
+    if user is None or not user.is_authenticated:
+        return ItemSet.objects.none()
+    if user.is_superuser:
+        return ItemSet.objects.all()
+    return ItemSet.objects.filter(Q(owner__isnull=True) | Q(owner=user))
+
+
 def item_set_usable(*, user: Any, benchmark: str, name: str) -> bool:
     """Whether `user` may build a study on the item set `name`: it exists, and it is theirs, or open
     to all (imported by the operator), or `user` is a superuser."""
-    found = ItemSet.objects.filter(benchmark=benchmark, name=name).first()
-    return found is not None and (found.owner_id is None or found.owner_id == user.pk or user.is_superuser)
+    return item_sets_for_user(user).filter(benchmark=benchmark, name=name).exists()
+
+
+def _seen_by(user: Any) -> Q:
+    """Rows (items, assets) of the benchmarks without named sets, and of the sets `user` may use
+    (a set's rows are those whose key starts with the set's scope, "NAME/")."""
+    scope = Q(benchmark__in=[name for name, definition in benchmarks.REGISTRY.items() if not definition.named_sets])
+    for benchmark, name in item_sets_for_user(user).values_list("benchmark", "name"):
+        if benchmark in benchmarks.REGISTRY:
+            scope |= Q(benchmark=benchmark, key__startswith=benchmarks.get(benchmark).item_scope({"item_set": name}))
+    return scope
+
+
+def items_for_user(user: Any) -> QuerySet[Item]:
+    """The items `user` may read in the admin: every published benchmark's, and those of the item
+    sets they may use (`item_sets_for_user`); another researcher's set stays theirs, gold included."""
+    if user is None or not user.is_authenticated or not user.is_active:
+        return Item.objects.none()
+    return Item.objects.all() if user.is_superuser else Item.objects.filter(_seen_by(user))
+
+
+def assets_for_user(user: Any) -> QuerySet[BenchmarkAsset]:
+    """The benchmark assets `user` may read, by the rule of `items_for_user`."""
+    if user is None or not user.is_authenticated or not user.is_active:
+        return BenchmarkAsset.objects.none()
+    return BenchmarkAsset.objects.all() if user.is_superuser else BenchmarkAsset.objects.filter(_seen_by(user))

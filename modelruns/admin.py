@@ -8,12 +8,16 @@ from django.utils.html import format_html
 
 from modelruns import services
 from modelruns.models import InstructionScore, ModelResponse, ModelRun, ModelShard, ModelSpec
-from studies.access import RUN_MODEL, has_permission
+from modelruns.selectors import specs_for_user
+from studies.access import RUN_MODEL, has_permission, studies_for_user
 from studies.admin_base import ResearcherAdmin
 
 
 @admin.register(ModelSpec)
 class ModelSpecAdmin(ResearcherAdmin):
+    """The specs a researcher may see (`specs_for_user`): those of their studies' runs and those they
+    created; their run counts count those runs only."""
+
     list_display = ["name", "model", "revision", "dtype", "device", "kind", "api_base_url", "n_runs", "created_at"]
     list_filter = ["kind", "dtype", "device"]
     search_fields = ["name", "model", "api_base_url"]
@@ -24,8 +28,16 @@ class ModelSpecAdmin(ResearcherAdmin):
     def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
         return False
 
+    def get_exclude(self, request: HttpRequest, obj=None):
+        # who made a spec that several researchers' runs share is for superusers to know
+        return [] if request.user.is_superuser else ["created_by"]
+
     def get_queryset(self, request: HttpRequest):
-        return super().get_queryset(request).annotate(_runs=Count("runs"))
+        specs = super().get_queryset(request)
+        if request.user.is_superuser:
+            return specs.annotate(_runs=Count("runs"))
+        seen = specs.filter(pk__in=specs_for_user(request.user).values("pk"))
+        return seen.annotate(_runs=Count("runs", filter=Q(runs__study__in=studies_for_user(request.user))))
 
     @admin.display(description="runs", ordering="_runs")
     def n_runs(self, spec: ModelSpec) -> int:
@@ -69,7 +81,13 @@ class ModelRunAdmin(ResearcherAdmin):
         "started_at",
         "finished_at",
     ]
-    list_filter = ["status", "spec", "study__benchmark", ("study", admin.RelatedOnlyFieldListFilter)]
+    # RelatedOnly: the filter offers the specs of the runs listed, not every researcher's
+    list_filter = [
+        "status",
+        ("spec", admin.RelatedOnlyFieldListFilter),
+        "study__benchmark",
+        ("study", admin.RelatedOnlyFieldListFilter),
+    ]
     list_select_related = ["study", "spec"]
     search_fields = ["study__name", "spec__name", "spec__model"]
     readonly_fields = [
@@ -157,7 +175,12 @@ class ModelRunAdmin(ResearcherAdmin):
 class ModelResponseAdmin(ResearcherAdmin):
     study_path = "run__study"
     list_display = ["run", "item", "variant", "answer", "valid", "correct", "truncated_tokens"]
-    list_filter = ["correct", "valid", "run__spec", ("run", admin.RelatedOnlyFieldListFilter)]
+    list_filter = [
+        "correct",
+        "valid",
+        ("run__spec", admin.RelatedOnlyFieldListFilter),
+        ("run", admin.RelatedOnlyFieldListFilter),
+    ]
     list_select_related = ["run__spec", "run__study", "item"]
     search_fields = ["item__key", "answer", "raw_answer"]
     readonly_fields = [
@@ -186,7 +209,12 @@ class InstructionScoreAdmin(ResearcherAdmin):
 
     study_path = "study"
     list_display = ["study", "executor", "source", "task", "instruction", "execution_accuracy", "reference_similarity"]
-    list_filter = ["source", "executor", ("study", admin.RelatedOnlyFieldListFilter), "task"]
+    list_filter = [
+        "source",
+        ("executor", admin.RelatedOnlyFieldListFilter),
+        ("study", admin.RelatedOnlyFieldListFilter),
+        "task",
+    ]
     list_select_related = ["study", "executor"]
     search_fields = ["instruction", "task"]
     readonly_fields = [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
@@ -49,6 +50,14 @@ class ModelSpec(models.Model):
     )
     api_top_k = models.PositiveSmallIntegerField(
         default=20, help_text="api: next-token log-probs asked for in a readout"
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="model_specs",
+        help_text="who first started a run of it from the pages or the API; blank: the command line",
     )
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -1,4 +1,4 @@
-"""Reads about model runs (who may see them is decided by `results.selectors`)."""
+"""Reads about model runs (who may see a study's runs is decided by `studies.access`)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from annotation.models import BenchmarkAsset, Item
 from annotation.selectors import item_data
 from modelruns.models import ModelResponse, ModelRun, ModelShard, ModelSpec
 from parity.benchmarks.base import ItemData
+from studies.access import studies_for_user
 from studies.models import Participant, Response, Study, UnitItem
 
 
@@ -74,8 +75,20 @@ def run_accuracy(run: ModelRun) -> float | None:
     return counts["correct"] / counts["total"] if counts["total"] else None
 
 
-def known_specs() -> QuerySet[ModelSpec]:
-    return ModelSpec.objects.order_by("name")
+def specs_for_user(user: Any) -> QuerySet[ModelSpec]:
+    """The model specs `user` may see: those of runs of the studies they may see and those they
+    created; every spec for a superuser. Another researcher's local paths and server URLs stay theirs."""
+    if user is None or not user.is_authenticated or not user.is_active:
+        return ModelSpec.objects.none()
+    if user.is_superuser:
+        return ModelSpec.objects.all()
+    seen_runs = ModelRun.objects.filter(study__in=studies_for_user(user)).values("spec_id")
+    return ModelSpec.objects.filter(Q(created_by=user) | Q(pk__in=seen_runs))
+
+
+def known_specs(user: Any) -> QuerySet[ModelSpec]:
+    """The run form's suggestions for the model field."""
+    return specs_for_user(user).order_by("name")
 
 
 # -- what a run reads -------------------------------------------------------------------------

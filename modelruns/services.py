@@ -98,8 +98,10 @@ def modelspec_get_or_create(
     kind: str = ModelSpec.Kind.CAUSAL,
     name: str = "",
     api: ApiOptions | None = None,
+    created_by: Any = None,
 ) -> ModelSpec:
-    """The spec that loads `model` this way, created on first use (named after the model).
+    """The spec that loads `model` this way, created on first use (named after the model), by
+    `created_by` (a researcher starting a run; None on the command line).
 
     An api spec (`kind="api"`, with `api`) is the server's model at the server's URL; asked for
     again with another key variable, concurrency, features or top k, the spec takes them (they
@@ -135,7 +137,7 @@ def modelspec_get_or_create(
         candidate = f"{base} ({number})"
     try:
         with transaction.atomic():
-            return ModelSpec.objects.create(name=candidate, **lookup, **reach)
+            return ModelSpec.objects.create(name=candidate, created_by=created_by, **lookup, **reach)
     except IntegrityError:  # someone created the same spec a moment ago
         return _modelspec_reach_update(ModelSpec.objects.get(**lookup), reach)
 

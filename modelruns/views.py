@@ -12,7 +12,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from modelruns import selectors, services
 from modelruns.forms import RunStartForm
 from modelruns.models import ModelRun
-from studies.access import RUN_MODEL, VIEW_MODELRUN, get_study_for_researcher
+from studies.access import ADD_STUDY, RUN_MODEL, VIEW_MODELRUN, get_study_for_researcher, require_permission
 from studies.models import Study
 
 PARTIAL = "modelruns/partials/_runs.html"
@@ -25,7 +25,7 @@ def _render_runs(request: HttpRequest, study: Study, form: RunStartForm, status:
         "study": study,
         "runs": runs,
         "form": form,
-        "specs": selectors.known_specs(),
+        "specs": selectors.known_specs(request.user),
         "polling": any(run.is_active for run in runs),
     }
     return render(request, PARTIAL if request.htmx else PAGE, context, status=status)
@@ -52,6 +52,7 @@ def start(request: HttpRequest, study_id: int) -> HttpResponse:
                 dtype=data["dtype"],
                 device=data["device"],
                 kind=data["kind"],
+                created_by=request.user,
             )
             services.modelrun_start_many(
                 study=study, spec=spec, overrides=form.setting_overrides(), sweep=data["sweep"]
@@ -82,8 +83,10 @@ def cancel(request: HttpRequest, study_id: int, run_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def rate(request: HttpRequest, study_id: int, run_id: int) -> HttpResponse:
-    """The "Rate these answers" button: a generative MiQA run's answers become a rating study."""
-    study = get_study_for_researcher(request.user, study_id)
+    """The "Rate these answers" button: a generative MiQA run's answers become a rating study, so
+    it needs the permission to add studies (a view-only collaborator sees the run, not the button)."""
+    require_permission(request.user, ADD_STUDY)
+    study = get_study_for_researcher(request.user, study_id, VIEW_MODELRUN)
     run = get_object_or_404(ModelRun.objects.select_related("spec", "study"), pk=run_id, study=study)
     try:
         rating = services.modelrun_rating_study(run=run)

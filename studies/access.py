@@ -34,6 +34,7 @@ VIEWER_PERMISSIONS: tuple[str, ...] = (
     VIEW_PARTICIPANT,
     VIEW_RESPONSE,
     "annotation.view_item",
+    "annotation.view_itemset",
     VIEW_MODELRUN,
     "modelruns.view_modelspec",
     "modelruns.view_modelresponse",

@@ -276,6 +276,7 @@ class ModelRunStartApi(ResearcherApi):
                 dtype=given["dtype"],
                 device=given["device"].strip() or "auto",
                 kind=given["kind"],
+                created_by=request.user,
             )
             started = modelrun_start_many(study=study, spec=spec, overrides=given["setting"], sweep=given["sweep"])
         except ModelRunError as exc:

@@ -9,7 +9,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.services import item_set_import
 from parity.benchmarks.base import DatasetError
@@ -177,6 +177,7 @@ def _pence(value: object) -> int:
 
 
 @login_required
+@require_GET
 def study_detail(request: HttpRequest, study_id: int) -> HttpResponse:
     study = get_study_for_researcher(request.user, study_id)
     page = study_page(study)

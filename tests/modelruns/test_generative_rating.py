@@ -21,6 +21,7 @@ from studies.models import Study
 from studies.services import study_create
 from tests.conftest import datasets_dir
 from tests.factories import Bot, pid
+from tests.personas import personas_for, signed_in
 
 pytestmark = pytest.mark.django_db
 
@@ -69,6 +70,24 @@ def test_rate_these_answers_makes_a_rating_study_whose_grades_give_the_score_and
     assert items.count() == 3 and items[0].prompt["question"] == generative_prompt(implies.prompt)
     assert items[0].prompt["answer"] == ModelResponse.objects.get(run=generative_run, item=implies).answer
     assert [unit.unit_items.count() for unit in rating.units.all()] == [3]
+
+
+def test_a_view_only_collaborator_sees_the_answers_but_cannot_rate_them(generative_run):
+    """Rating makes a study: a collaborator holding the view permissions only gets neither the
+    button nor the study, and a collaborator who may add studies gets both."""
+    people = personas_for(generative_run.study, prefix="rate-")
+    viewer = signed_in(people.viewer)
+    runs_url = reverse("modelruns:study_runs", args=[generative_run.study.pk])
+    viewer_page = viewer.get(runs_url).content.decode()
+    assert "3 written answers, graded by people" in viewer_page and "Rate these answers" not in viewer_page
+    url = reverse("modelruns:rate", args=[generative_run.study.pk, generative_run.pk])
+    assert viewer.post(url).status_code == 403
+    assert not Study.objects.filter(benchmark="miqa_rating").exists()
+    assert signed_in(people.outsider).post(url).status_code == 404
+    assert not Study.objects.filter(benchmark="miqa_rating").exists()
+    assert signed_in(people.collaborator).post(url).status_code == 302
+    rating = Study.objects.get(benchmark="miqa_rating")
+    assert rating.owner == people.owner and set(rating.collaborators.all()) == {people.collaborator, people.viewer}
 
 
 def test_the_command_blocks_answers_and_the_icc_keeps_the_block_with_one_rater_visible(
