@@ -24,6 +24,7 @@ from participation.selectors import (
     known_participant_ids,
     remember_participant,
 )
+from prolific.selectors import prolific_study_of
 from prolific.signed_links import SignatureError, signing_enabled, verify_signed_link
 from studies.closing import asked
 from studies.models import Participant, Study
@@ -91,12 +92,14 @@ def enter(request: HttpRequest, link: str) -> HttpResponse:
         details = "; ".join(f"{field} {' '.join(errors)}" for field, errors in form.errors.items())
         return _problem(request, "This link is not valid", f"Please open the study from Prolific again ({details}).")
     if signing_enabled():
+        recruiting = prolific_study_of(study)
         try:
             verify_signed_link(
                 form.signed_token,
                 pid=form.cleaned_data["PROLIFIC_PID"],
                 study_id=form.cleaned_data["STUDY_ID"],
                 session_id=form.cleaned_data["SESSION_ID"],
+                prolific_study_id=recruiting.prolific_id if recruiting is not None else "",
             )
         except SignatureError as exc:
             return _problem(
