@@ -306,10 +306,12 @@ def event_receive(*, event_id: str, signed_digest: str, payload: dict[str, Any])
                 event_type=str(payload.get("event_type", "")),
                 payload=payload,
             )
-    except IntegrityError:  # the same delivery, stored by a concurrent request a moment ago
-        return Delivery(
-            ProlificEvent.objects.get(Q(event_id=event_id) | Q(signed_digest=signed_digest)), duplicate=True
-        )
+    except IntegrityError:
+        # the same delivery, stored by a concurrent request a moment ago
+        known = ProlificEvent.objects.filter(Q(event_id=event_id) | Q(signed_digest=signed_digest)).first()
+        if known is None:
+            raise
+        return Delivery(known, duplicate=True)
     try:
         event_apply(event=event)
     except Exception as exc:  # the delivery is stored: the next sync applies it again
