@@ -218,6 +218,11 @@ except ValueError:
 PROLIFIC_WORKSPACE_ID = env_str("PROLIFIC_WORKSPACE_ID")
 #: a webhook secret made outside Parity (those made by `manage.py prolific hooks` are stored)
 PROLIFIC_WEBHOOK_SECRET = env_str("PROLIFIC_WEBHOOK_SECRET")
+#: seconds a webhook delivery's signed timestamp (the time Prolific sent it) may be from this server's
+#: clock, either way: an older delivery is refused as a replay
+PROLIFIC_WEBHOOK_WINDOW_SECONDS = env_int("PROLIFIC_WEBHOOK_WINDOW_SECONDS", 300)
+if PROLIFIC_WEBHOOK_WINDOW_SECONDS < 1:
+    raise ConfigError("PROLIFIC_WEBHOOK_WINDOW_SECONDS must be at least 1 (seconds)")
 MODEL_CACHE_DIR = env_str("PARITY_MODEL_CACHE", str(VAR_DIR / "models"))
 #: what a model run may load (comma-separated): aliases or exact Hub ids, Hub organisations ending in
 #: "/" ("HuggingFaceTB/"), absolute directories ("/srv/models"), API servers' URLs

@@ -24,6 +24,13 @@ def get_participant_by_link(request: HttpRequest, link: str) -> Participant | No
     return participant_at_link(known_participant_ids(request), link)
 
 
+def browser_entered_as(request: HttpRequest, pid: str) -> bool:
+    """Whether this browser entered some study as `pid`: it may be told where that PID stands.
+    Another browser holding a link with the same PID may not (anyone can type a PID into a link)."""
+    ids = known_participant_ids(request)
+    return bool(ids) and known_participants(ids).filter(prolific_pid=pid).exists()
+
+
 def known_participant_ids(request: HttpRequest) -> list[int]:
     """The participants this browser entered, in any study."""
     return list(cookie.known(request).values())

@@ -19,11 +19,13 @@ from django_htmx.http import HttpResponseClientRedirect
 from annotation.models import Item
 from participation.forms import AnswerForm, ClosingForm, ConsentForm, EntryForm
 from participation.selectors import (
+    browser_entered_as,
     get_participant_by_link,
     get_participant_for_request,
     known_participant_ids,
     remember_participant,
 )
+from prolific.selectors import prolific_study_of
 from prolific.signed_links import SignatureError, signing_enabled, verify_signed_link
 from studies.closing import asked
 from studies.models import Participant, Study
@@ -91,12 +93,14 @@ def enter(request: HttpRequest, link: str) -> HttpResponse:
         details = "; ".join(f"{field} {' '.join(errors)}" for field, errors in form.errors.items())
         return _problem(request, "This link is not valid", f"Please open the study from Prolific again ({details}).")
     if signing_enabled():
+        recruiting = prolific_study_of(study)
         try:
             verify_signed_link(
                 form.signed_token,
                 pid=form.cleaned_data["PROLIFIC_PID"],
                 study_id=form.cleaned_data["STUDY_ID"],
                 session_id=form.cleaned_data["SESSION_ID"],
+                prolific_study_id=recruiting.prolific_id if recruiting is not None else "",
             )
         except SignatureError as exc:
             return _problem(
@@ -119,7 +123,7 @@ def _admit(request: HttpRequest, study: Study, form: EntryForm, same_browser: bo
         same_browser=same_browser,
     )
     if entry.participant is None:
-        return _refusal(request, study, entry.refusal)
+        return _refusal(request, study, entry.refusal, pid=form.cleaned_data["PROLIFIC_PID"])
     if entry.resumed and entry.participant.step == Participant.Step.DONE:
         response = render(request, "participation/done.html", _done_context(entry.participant, already=True))
     else:
@@ -127,7 +131,20 @@ def _admit(request: HttpRequest, study: Study, form: EntryForm, same_browser: bo
     return remember_participant(request, response, entry.participant)
 
 
-def _refusal(request: HttpRequest, study: Study, refusal: Refusal | None) -> HttpResponse:
+#: refusals that say whether a PID took part: anyone may type a PID into a link, so they are said
+#: only to a browser that entered as the PID; any other gets `_NOT_HERE`
+_ABOUT_THE_PID = {Refusal.OTHER_STUDY_IN_GROUP, Refusal.OTHER_SESSION}
+_NOT_HERE = (
+    "This study cannot be started here",
+    "If you have already started this study, please continue in the browser where you started "
+    "it: your answers so far are saved. Otherwise, please return the study on Prolific; you will "
+    "not be penalised.",
+)
+
+
+def _refusal(request: HttpRequest, study: Study, refusal: Refusal | None, *, pid: str) -> HttpResponse:
+    if refusal in _ABOUT_THE_PID and not browser_entered_as(request, pid):
+        return _problem(request, *_NOT_HERE, status=403)
     messages = {
         Refusal.NOT_LIVE: (
             "This study is not open",

@@ -48,6 +48,17 @@ class Submission:
         )
 
 
+class _RefuseRedirects(urllib.request.HTTPRedirectHandler):
+    """A redirect is answered as the error it is: urllib would follow it with the request's headers,
+    the API token included, to whatever address the answer names."""
+
+    def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str) -> None:
+        raise urllib.error.HTTPError(req.full_url, code, f"a redirect to {newurl}", headers, fp)
+
+
+_OPENER = urllib.request.build_opener(_RefuseRedirects)
+
+
 class ProlificClient:
     def __init__(self, *, base_url: str | None = None, token: str | None = None, timeout: float | None = None) -> None:
         self.base_url = (base_url if base_url is not None else settings.PROLIFIC_API_URL).rstrip("/") + "/"
@@ -73,9 +84,16 @@ class ProlificClient:
         )
         call = f"{method} {path}"
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as answer:
+            with _OPENER.open(request, timeout=self.timeout) as answer:
                 raw = answer.read()
         except urllib.error.HTTPError as exc:
+            if 300 <= exc.code < 400:
+                exc.close()
+                raise ProlificError(
+                    f"Prolific answered {call} with HTTP {exc.code} ({exc.reason}), which is not followed: "
+                    "the API token goes to PROLIFIC_API_URL only (set it to the address the API answers at)",
+                    status=exc.code,
+                ) from None
             detail = exc.read().decode(errors="replace")[:300]
             raise ProlificError(
                 f"Prolific refused {call}: HTTP {exc.code} {detail}".rstrip(), status=exc.code, sent=exc.code >= 500

@@ -1,8 +1,15 @@
-"""Prolific's webhook deliveries: signed with HMAC-SHA256, de-duplicated by event id.
+"""Prolific's webhook deliveries: signed with HMAC-SHA256, refused when stale, applied once.
 
-The signature is the base64 HMAC-SHA256, under a secret made by `POST /hooks/secrets/`, of the
-request's timestamp header followed by its raw body. A forged or altered delivery gets 403 and
-nothing is stored; a replayed one gets 200 and changes nothing.
+Following Prolific's documentation (https://docs.prolific.com/api-reference/webhooks/verifying):
+the signature, in `X-Prolific-Request-Signature`, is the base64 HMAC-SHA256, under a secret made by
+`POST /hooks/secrets/`, of the UNIX time in `X-Prolific-Request-Timestamp` (when the request was
+sent) followed by the raw body. A forged, altered or stale delivery gets 403 and nothing is stored.
+
+A replay changes nothing and gets 200. Two things recognise one: Prolific's event id (the body's
+`event_id` where there is one, else the `X-Event-ID` header, which stays the same across Prolific's
+retries), and the digest of the signed timestamp and body, which is what keeps a captured delivery
+sent again under a made-up `X-Event-ID` (a header no signature covers) from being applied again.
+Past the window (`PROLIFIC_WEBHOOK_WINDOW_SECONDS`) the timestamp refuses it anyway.
 """
 
 from __future__ import annotations
@@ -11,6 +18,8 @@ import base64
 import hashlib
 import hmac
 import json
+import re
+import time
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -22,12 +31,21 @@ from prolific.services import event_receive
 
 SIGNATURE_HEADER = "X-Prolific-Request-Signature"
 TIMESTAMP_HEADER = "X-Prolific-Request-Timestamp"
-EVENT_HEADER = "X-Prolific-Event-Id"
+#: Prolific's id of the event, the same across its retries (https://docs.prolific.com/api-reference/
+#: webhooks/idempotency-and-the-x-event-id-header); not covered by the signature
+EVENT_HEADER = "X-Event-ID"
+#: a UNIX time in seconds, ASCII digits only (`int()` would also take other scripts' digits)
+_UNIX_TIME = re.compile(r"[0-9]{1,12}(\.[0-9]{1,9})?")
 
 
 def sign(secret: str, timestamp: str, body: bytes) -> str:
     digest = hmac.new(secret.encode(), timestamp.encode() + body, hashlib.sha256).digest()
     return base64.b64encode(digest).decode()
+
+
+def signed_digest(timestamp: str, body: bytes) -> str:
+    """SHA-256 of exactly what the signature covers: one signed delivery, one digest."""
+    return hashlib.sha256(timestamp.encode() + body).hexdigest()
 
 
 def secrets() -> list[str]:
@@ -36,29 +54,50 @@ def secrets() -> list[str]:
 
 
 def signature_valid(*, signature: str, timestamp: str, body: bytes) -> bool:
-    if not signature or not timestamp:
+    # headers arrive as Latin-1 text: a signature outside ASCII is no base64, and comparing it as
+    # text would raise instead of answering False
+    if not signature or not timestamp or not signature.isascii() or not timestamp.isascii():
         return False
-    return any(hmac.compare_digest(sign(secret, timestamp, body), signature) for secret in secrets())
+    given = signature.encode()
+    return any(hmac.compare_digest(sign(secret, timestamp, body).encode(), given) for secret in secrets())
+
+
+def timestamp_problem(timestamp: str, *, now: float | None = None) -> str:
+    """Why a (validly signed) timestamp is refused, or "" when it is within the window."""
+    if not _UNIX_TIME.fullmatch(timestamp):
+        return f"the delivery's {TIMESTAMP_HEADER} is not a UNIX time in seconds"
+    window = settings.PROLIFIC_WEBHOOK_WINDOW_SECONDS
+    skew = (time.time() if now is None else now) - float(timestamp)
+    if abs(skew) <= window:
+        return ""
+    when = f"{skew:.0f} s ago" if skew > 0 else f"{-skew:.0f} s ahead of this server's clock"
+    return (
+        f"the delivery was signed {when}, outside the {window}-second window "
+        "(PROLIFIC_WEBHOOK_WINDOW_SECONDS): a replayed delivery, or a clock that is wrong"
+    )
+
+
+def _refuse(reason: str, status: int = 403) -> JsonResponse:
+    return JsonResponse({"detail": reason}, status=status)
 
 
 @csrf_exempt
 @require_POST
 def webhook(request: HttpRequest) -> HttpResponse:
     body = request.body
-    if not signature_valid(
-        signature=request.headers.get(SIGNATURE_HEADER, ""),
-        timestamp=request.headers.get(TIMESTAMP_HEADER, ""),
-        body=body,
-    ):
-        return JsonResponse({"detail": "the delivery's signature is missing or wrong"}, status=403)
+    timestamp = request.headers.get(TIMESTAMP_HEADER, "")
+    if not signature_valid(signature=request.headers.get(SIGNATURE_HEADER, ""), timestamp=timestamp, body=body):
+        return _refuse("the delivery's signature is missing or wrong")
+    problem = timestamp_problem(timestamp)
+    if problem:
+        return _refuse(problem)
     try:
         payload = json.loads(body)
     except ValueError:
-        return JsonResponse({"detail": "the delivery is not JSON"}, status=400)
-    event_id = str(
-        (payload.get("event_id") if isinstance(payload, dict) else "") or request.headers.get(EVENT_HEADER, "")
-    )
-    if not isinstance(payload, dict) or not event_id:
-        return JsonResponse({"detail": "the delivery names no event id"}, status=400)
-    delivery = event_receive(event_id=event_id, payload=payload)
-    return JsonResponse({"event_id": event_id, "duplicate": delivery.duplicate}, status=200)
+        return _refuse("the delivery is not JSON", 400)
+    if not isinstance(payload, dict):
+        return _refuse("the delivery is not a JSON object", 400)
+    # the body's own id is signed; the header's is not, and the digest covers for it
+    event_id = str(payload.get("event_id") or request.headers.get(EVENT_HEADER, ""))[:100]
+    delivery = event_receive(event_id=event_id, signed_digest=signed_digest(timestamp, body), payload=payload)
+    return JsonResponse({"event_id": delivery.event.event_id, "duplicate": delivery.duplicate}, status=200)

@@ -122,9 +122,19 @@ class RecruitmentPoint(models.Model):
 
 
 class ProlificEvent(models.Model):
-    """A webhook delivery, stored before it is acknowledged; its event id makes replays no-ops."""
+    """A webhook delivery, stored before it is acknowledged. Its event id (Prolific's, the same across
+    Prolific's retries) and the digest of what its signature covers each make a replay a no-op."""
 
     event_id = models.CharField(max_length=100, unique=True)
+    # the event id arrives in a header the signature does not cover: a captured delivery sent again
+    # under a new id is recognised by this instead (empty for deliveries stored before it existed)
+    signed_digest = models.CharField(
+        max_length=64,
+        unique=True,
+        null=True,
+        blank=True,
+        help_text="SHA-256 of the signed timestamp and body: the same signed delivery is applied once",
+    )
     event_type = models.CharField(max_length=60)
     payload = models.JSONField()
     received_at = models.DateTimeField(auto_now_add=True)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from prolific.models import ProlificStudy
-from studies.models import Study
+from prolific.models import ProlificStudy, ProlificSubmission
+from studies.models import Participant, Study
 
 #: what the study page offers, by the Prolific study's status: (action, label)
 ACTIONS_BY_STATUS: dict[str, tuple[tuple[str, str], ...]] = {
@@ -17,6 +17,25 @@ ACTIONS_BY_STATUS: dict[str, tuple[tuple[str, str], ...]] = {
 
 def prolific_study_of(study: Study) -> ProlificStudy | None:
     return ProlificStudy.objects.filter(study=study).first()
+
+
+def prolific_study_of_submission(*, submission_id: str, participant_id: str = "") -> ProlificStudy | None:
+    """The Parity study's Prolific study that a submission belongs to, when Parity knows the
+    submission: recorded by an earlier pull or delivery, or the SESSION_ID its participant entered
+    with (and, when given, their PID: served by the index on the PID). None when it knows none, or
+    when two studies' participants claim it."""
+    if not submission_id:
+        return None
+    recorded = ProlificSubmission.objects.filter(submission_id=submission_id).select_related("prolific_study__study")
+    if (found := recorded.first()) is not None:
+        return found.prolific_study
+    entered = Participant.objects.filter(prolific_session_id=submission_id, study__prolific__isnull=False)
+    if participant_id:
+        entered = entered.filter(prolific_pid=participant_id.lower())
+    studies = set(entered.order_by().values_list("study_id", flat=True).distinct()[:2])
+    if len(studies) != 1:
+        return None
+    return ProlificStudy.objects.select_related("study").get(study_id=studies.pop())
 
 
 def prolific_configured() -> bool:

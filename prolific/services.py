@@ -10,13 +10,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import Sum
+from django.db import IntegrityError, transaction
+from django.db.models import Q, Sum
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from prolific.client import ProlificClient, ProlificError, Submission
 from prolific.models import ProlificEvent, ProlificFlag, ProlificHookSecret, ProlificStudy, ProlificSubmission
+from prolific.selectors import prolific_study_of_submission
 from studies.models import Participant, Study
 from studies.services import participants_mark_returned
 
@@ -286,39 +287,76 @@ class Delivery:
     duplicate: bool
 
 
-def event_receive(*, event_id: str, payload: dict[str, Any]) -> Delivery:
-    """Store a verified delivery (committed before it is acknowledged), then apply it. A delivery
-    whose event id is already stored changes nothing. If applying fails, the stored event is applied
-    again by the next sync."""
-    event, created = ProlificEvent.objects.get_or_create(
-        event_id=event_id, defaults={"event_type": str(payload.get("event_type", "")), "payload": payload}
-    )
-    if created:
-        try:
-            event_apply(event=event)
-        except Exception as exc:  # the delivery is stored: the next sync applies it again
-            ProlificEvent.objects.filter(pk=event.pk).update(error=f"{type(exc).__name__}: {exc}")
-    return Delivery(event, duplicate=not created)
+def event_receive(*, event_id: str, signed_digest: str, payload: dict[str, Any]) -> Delivery:
+    """Store a verified delivery (committed before it is acknowledged), then apply it.
+
+    A delivery whose event id or signed digest is already stored changes nothing: the first is
+    Prolific's retry of one event, the second the same signed delivery sent again (under any event
+    id). A delivery that names no event id is known by its digest. If applying fails, the stored
+    event is applied again by the next sync."""
+    event_id = event_id or f"sha256:{signed_digest}"
+    known = ProlificEvent.objects.filter(Q(event_id=event_id) | Q(signed_digest=signed_digest)).first()
+    if known is not None:
+        return Delivery(known, duplicate=True)
+    try:
+        with transaction.atomic():
+            event = ProlificEvent.objects.create(
+                event_id=event_id,
+                signed_digest=signed_digest,
+                event_type=str(payload.get("event_type", "")),
+                payload=payload,
+            )
+    except IntegrityError:
+        # the same delivery, stored by a concurrent request a moment ago
+        known = ProlificEvent.objects.filter(Q(event_id=event_id) | Q(signed_digest=signed_digest)).first()
+        if known is None:
+            raise
+        return Delivery(known, duplicate=True)
+    try:
+        event_apply(event=event)
+    except Exception as exc:  # the delivery is stored: the next sync applies it again
+        ProlificEvent.objects.filter(pk=event.pk).update(error=f"{type(exc).__name__}: {exc}")
+    return Delivery(event, duplicate=False)
+
+
+def _event_study_id(payload: dict[str, Any], event_type: str) -> str:
+    """The Prolific study a delivery names. Prolific's documented bodies carry no `study_id`: a
+    study's event names it as its `resource_id`; a submission's does not name it at all."""
+    if payload.get("study_id"):
+        return str(payload["study_id"])
+    return str(payload.get("resource_id") or "") if event_type.startswith("study.") else ""
 
 
 def event_apply(*, event: ProlificEvent) -> ProlificEvent:
-    """Apply one stored delivery, once (its row is locked and marked processed)."""
+    """Apply one stored delivery, once (its row is locked and marked processed).
+
+    A submission's delivery is placed by the study it names, else by the submission Parity already
+    holds, else by the participant who entered with it as SESSION_ID (never by the PID alone: the
+    workspace's webhooks also report its other studies, which the same person may take). One that
+    cannot be placed changes nothing: it is someone who has not opened the study link (yet), or a
+    study that is not Parity's, and the next sync records every submission of Parity's studies."""
     with transaction.atomic():
         event = ProlificEvent.objects.select_for_update().get(pk=event.pk)
         if event.processed_at is not None:
             return event
         payload = event.payload
-        study_id = str(payload.get("study_id", ""))
-        prolific_study = ProlificStudy.objects.select_related("study").filter(prolific_id=study_id).first()
-        if prolific_study is None:
-            _flag(
-                None,
-                ProlificFlag.Kind.UNKNOWN_STUDY,
-                study_id or event.event_id,
-                f"webhook {event.event_id} ({event.event_type}) names Prolific study {study_id!r}, "
-                "which no Parity study is linked to",
+        study_id = _event_study_id(payload, event.event_type)
+        if event.event_type == "submission.status.change" and not study_id:
+            prolific_study = prolific_study_of_submission(
+                submission_id=str(payload.get("resource_id") or ""),
+                participant_id=str(payload.get("participant_id") or ""),
             )
-        elif event.event_type == "submission.status.change":
+        else:
+            prolific_study = ProlificStudy.objects.select_related("study").filter(prolific_id=study_id).first()
+            if prolific_study is None:
+                _flag(
+                    None,
+                    ProlificFlag.Kind.UNKNOWN_STUDY,
+                    study_id or event.event_id,
+                    f"webhook {event.event_id} ({event.event_type}) names Prolific study {study_id!r}, "
+                    "which no Parity study is linked to",
+                )
+        if prolific_study is not None and event.event_type == "submission.status.change":
             known = ProlificSubmission.objects.filter(submission_id=str(payload.get("resource_id", ""))).first()
             submission_record(
                 prolific_study=prolific_study,
@@ -328,7 +366,7 @@ def event_apply(*, event: ProlificEvent) -> ProlificEvent:
                     participant_id=str(payload.get("participant_id") or (known.prolific_pid if known else "")),
                 ),
             )
-        elif event.event_type == "study.status.change":
+        elif prolific_study is not None and event.event_type == "study.status.change":
             status = str(payload.get("status", ""))
             if status in ProlificStudy.Status.values:
                 prolific_study.status = status

@@ -1,7 +1,9 @@
 """Prolific's optional signed study links: a JWT checked against Prolific's published JWKS.
 
-Off unless PROLIFIC_JWKS_URL is set. The checks follow Prolific's documentation: the signature
-(key chosen by `kid`), `exp`, `aud` (our domain), and — when the token names one — the participant.
+Off unless PROLIFIC_JWKS_URL is set. The checks follow Prolific's documentation
+(https://docs.prolific.com/api-reference/well-known-endpoints/get-study-jwks): the signature (key
+chosen by `kid`), `exp`, `aud` (our domain), and the `prolific` claim against the link: the
+participant, and the Prolific study that recruits for this Parity study.
 """
 
 from __future__ import annotations
@@ -26,12 +28,16 @@ def _jwks_client(url: str) -> jwt.PyJWKClient:
     return jwt.PyJWKClient(url, cache_keys=True, lifespan=6 * 3600)
 
 
-def verify_signed_link(token: str | None, *, pid: str, study_id: str = "", session_id: str = "") -> dict:
+def verify_signed_link(
+    token: str | None, *, pid: str, study_id: str = "", session_id: str = "", prolific_study_id: str = ""
+) -> dict:
     """Return the token's claims, or raise SignatureError with a reason a participant can read.
 
     The `prolific` claim carries the link's parameters as Prolific filled them in: it must name this
     PROLIFIC_PID (a token signed for nobody in particular would let any made-up ID in), and the
-    STUDY_ID and SESSION_ID it names must be the link's."""
+    STUDY_ID and SESSION_ID it names must be the link's. `prolific_study_id`: the Prolific study
+    that recruits for this Parity study, when Parity created it; the link and the token must both
+    name it, or a valid token for any other study of any researcher would let its holder in."""
     if not token:
         raise SignatureError("the link is not signed")
     try:
@@ -52,6 +58,10 @@ def verify_signed_link(token: str | None, *, pid: str, study_id: str = "", sessi
         raise SignatureError("the link's signature does not name a participant")
     if str(named["PROLIFIC_PID"]).lower() != pid.lower():
         raise SignatureError("the link was signed for another participant")
+    if prolific_study_id and study_id != prolific_study_id:
+        raise SignatureError("the link is for another Prolific study")
+    if prolific_study_id and named.get("STUDY_ID") != prolific_study_id:
+        raise SignatureError("the link was signed for another Prolific study")
     for name, value in (("STUDY_ID", study_id), ("SESSION_ID", session_id)):
         if named.get(name) and named[name] != value:
             raise SignatureError(f"the link's {name} is not the one Prolific signed")

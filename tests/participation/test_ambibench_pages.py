@@ -170,8 +170,9 @@ def test_the_three_example_page_shows_both_labelled_examples_and_the_query_at_on
 def test_no_participant_takes_two_ambibench_studies_of_a_group(ambibench):
     first = ambibench_study("ambibench A", group="ambibench-2026")
     second = ambibench_study("ambibench B", group="ambibench-2026")
-    Bot(first, pid(6)).complete()
-    refused = Bot(second, pid(6)).enter()
+    browser = Bot(first, pid(6))
+    browser.complete()
+    refused = Bot(second, pid(6), client=browser.client).enter()
     assert "You have already taken part" in refused.content.decode()
     assert not Participant.objects.filter(study=second).exists()
     assert Bot(second, pid(7)).enter().status_code == 200 and Participant.objects.filter(study=second).count() == 1

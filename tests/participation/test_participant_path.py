@@ -240,9 +240,10 @@ def test_declining_consent_asks_to_return_with_its_own_code(implicature):
 def test_a_participant_of_another_study_in_the_group_is_politely_refused(implicature):
     first = small_study("first", group="implicature-2026")
     second = small_study("second", group="implicature-2026")
-    Bot(first, pid(12)).enter()
-    page = Bot(second, pid(12)).enter().content.decode()
-    assert "already taken part" in page
+    browser = Bot(first, pid(12))
+    browser.enter()
+    page = Bot(second, pid(12), client=browser.client).enter().content.decode()
+    assert "already taken part" in page  # said to the browser that entered the first study
     assert not Participant.objects.filter(study=second).exists()
 
 

@@ -15,8 +15,9 @@ def failing_checks(item: Item) -> str:
     return wrong(item) if item.is_attention_check else item.gold
 
 
-def deliver(client, standin, payload: dict, secret: str | None = None):
-    body, headers = standin.delivery(payload, secret)
+def deliver(client, standin, payload: dict, secret: str | None = None, **signing):
+    """POST `payload` to the webhook as Prolific would (`signing`: the delivery's timestamp, event id)."""
+    body, headers = standin.delivery(payload, secret, **signing)
     return client.post(WEBHOOK, data=body, content_type="application/json", headers=headers)
 
 

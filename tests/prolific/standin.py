@@ -72,6 +72,7 @@ class StandIn:
     decisions: list[tuple[str, str]] = field(default_factory=list)  # (submission id, APPROVE / REJECT)
     secrets: list[str] = field(default_factory=list)
     subscriptions: list[dict] = field(default_factory=list)
+    event_ids: dict[bytes, str] = field(default_factory=dict)  # a delivered body → its X-Event-ID
     calls: list[tuple[str, str]] = field(default_factory=list)
     failures: list[Failure] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -306,25 +307,35 @@ class StandIn:
         return submission_id
 
     def submission_set(self, submission_id: str, status: str, study_code: str | None = None) -> dict:
-        """Move a submission on (as a participant would), returning the webhook payload it makes."""
+        """Move a submission on (as a participant would), returning the webhook body it makes: the
+        fields Prolific documents (https://docs.prolific.com/api-reference/webhooks/receiving), which
+        name neither the event nor the study."""
         with self.lock:
             row = self.submissions[submission_id]
             row["status"] = status
             if status == "AWAITING REVIEW":
                 row["completed_at"], row["study_code"] = "2026-01-01T10:20:00Z", study_code
         return {
-            "event_id": secrets.token_hex(16),
-            "event_type": "submission.status.change",
             "resource_id": submission_id,
-            "status": status,
-            "study_id": row["study_id"],
+            "event_type": "submission.status.change",
             "participant_id": row["participant_id"],
+            "status": status,
         }
 
-    def delivery(self, payload: dict, secret: str | None = None) -> tuple[bytes, dict[str, str]]:
-        """A webhook delivery as Prolific sends it: the body and its signature headers."""
+    def delivery(
+        self, payload: dict, secret: str | None = None, *, timestamp: float | None = None, event_id: str | None = None
+    ) -> tuple[bytes, dict[str, str]]:
+        """A webhook delivery as Prolific sends it: the body, signed with the time of sending, and
+        the event's id in `X-Event-ID`, the same each time one body is delivered again (a retry)."""
         body = json.dumps(payload).encode()
-        timestamp = str(int(time.time()))
+        if event_id is None:
+            with self.lock:
+                event_id = self.event_ids.setdefault(body, secrets.token_hex(12))
+        stamp = str(int(time.time() if timestamp is None else timestamp))
         key = (secret or self.secrets[-1]).encode()
-        signature = base64.b64encode(hmac.new(key, timestamp.encode() + body, hashlib.sha256).digest()).decode()
-        return body, {"X-Prolific-Request-Signature": signature, "X-Prolific-Request-Timestamp": timestamp}
+        signature = base64.b64encode(hmac.new(key, stamp.encode() + body, hashlib.sha256).digest()).decode()
+        return body, {
+            "X-Prolific-Request-Signature": signature,
+            "X-Prolific-Request-Timestamp": stamp,
+            "X-Event-ID": event_id,
+        }

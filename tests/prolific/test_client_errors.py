@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -116,3 +118,42 @@ def test_the_command_reports_prolific_s_error_plainly(implicature, standin):
     assert [(row["status"], row["total_available_places"]) for row in standin.studies.values()] == [("ACTIVE", 5)]
     with pytest.raises(CommandError, match="has no Prolific study"):
         call_command("prolific", "publish", prolific_study("another").name)
+
+
+@pytest.fixture
+def redirecting(standin):
+    """A server in front of the stand-in that answers every call with a redirect to it (status set
+    per test): following one would carry the API token to wherever the answer points."""
+    codes = []
+
+    class Redirect(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            self.send_response(codes[-1])
+            self.send_header("Location", standin.url.removesuffix("/api/v1/") + self.path)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        do_POST = do_PATCH = do_GET  # noqa: N815
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Redirect)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield codes, f"http://127.0.0.1:{server.server_port}/api/v1/"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.mark.parametrize("code", [301, 302, 303, 307, 308])
+@pytest.mark.parametrize("method", ["GET", "POST"])
+def test_a_redirect_is_refused_and_the_token_goes_nowhere_else(standin, redirecting, code, method):
+    codes, url = redirecting
+    codes.append(code)
+    client = ProlificClient(base_url=url)
+    call = (lambda: client.study_get("abc")) if method == "GET" else (lambda: client.hook_secret_create("w1"))
+    with pytest.raises(
+        ProlificError, match=rf"HTTP {code} \(a redirect to http://127.0.0.1:\d+/api/v1/.*\), which is not followed"
+    ):
+        call()
+    assert standin.calls == []  # the stand-in, which the redirect named, saw no request (and no token)

@@ -12,9 +12,10 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 from jwt.algorithms import RSAAlgorithm
 
+from prolific.services import prolific_study_create
 from prolific.signed_links import _jwks_client
 from studies.models import Participant
-from tests.factories import Bot, entry_url, pid, small_study
+from tests.factories import Bot, entry_url, pid, small_study, start
 
 pytestmark = pytest.mark.django_db
 
@@ -113,3 +114,41 @@ def test_turning_signing_on_without_an_audience_fails_at_start_up():
         cwd=Path(__file__).resolve().parents[2],
     )
     assert done.returncode != 0 and "set PROLIFIC_JWT_AUDIENCE" in done.stderr
+
+
+def _enter(client, study, *, study_id: str, token: str):
+    """Open the link as Prolific would fill it in, then press Start."""
+    url = f"/s/{study.link}/?PROLIFIC_PID={pid(1)}&STUDY_ID={study_id}&SESSION_ID=SESSION0001&jwt={token}"
+    return start(client, client.get(url, follow=True))
+
+
+@pytest.mark.parametrize(
+    "signed_for, link_for, reason",
+    [
+        ("another", "another", "the link is for another Prolific study"),
+        ("another", "ours", "the link was signed for another Prolific study"),
+        ("ours", "another", "the link is for another Prolific study"),
+        (None, "ours", "the link was signed for another Prolific study"),
+    ],
+    ids=["token and link for another study", "token for another", "link for another", "token names no study"],
+)
+def test_a_signed_link_for_another_prolific_study_is_refused(
+    implicature, client, signing, standin, signed_for, link_for, reason
+):
+    study = small_study()
+    ours = prolific_study_create(study=study).prolific_id
+    ids = {"ours": ours, "another": "5f0c9e3b2a1d4c6e8f7a9b01"}
+    named = {"PROLIFIC_PID": pid(1), "SESSION_ID": "SESSION0001"}
+    if signed_for is not None:
+        named["STUDY_ID"] = ids[signed_for]
+    page = _enter(client, study, study_id=ids[link_for], token=signing({"prolific": named}))
+    assert page.status_code == 400 and reason in page.content.decode()
+    assert not Participant.objects.exists()
+
+
+def test_a_signed_link_for_the_studys_own_prolific_study_enters(implicature, client, signing, standin):
+    study = small_study()
+    ours = prolific_study_create(study=study).prolific_id
+    token = signing({"prolific": {"PROLIFIC_PID": pid(1), "STUDY_ID": ours, "SESSION_ID": "SESSION0001"}})
+    page = _enter(client, study, study_id=ours, token=token)
+    assert page.status_code == 200 and Participant.objects.get().prolific_study_id == ours
