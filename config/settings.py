@@ -200,6 +200,11 @@ RESERVATION_TIMEOUT_MINUTES = env_int("RESERVATION_TIMEOUT_MINUTES", 60)
 #: new studies' floor for an answer's time in milliseconds: an answer sooner after its item was shown is
 #: refused as unread (a study may change it; 0: none)
 MIN_ANSWER_MS = env_int("MIN_ANSWER_MS", 600)
+#: the most characters a model's context may have when items are imported (a template filled in,
+#: a given model_context, an lm-evaluation-harness task's few-shot context); longer is refused
+MAX_MODEL_CONTEXT_CHARS = env_int("MAX_MODEL_CONTEXT_CHARS", 20_000)
+if MAX_MODEL_CONTEXT_CHARS < 1:
+    raise ConfigError("MAX_MODEL_CONTEXT_CHARS must be at least 1")
 #: optional Prolific URL signing: the JWKS to check against and the audience (our domain)
 PROLIFIC_JWKS_URL = env_str("PROLIFIC_JWKS_URL")
 PROLIFIC_JWT_AUDIENCE = env_str("PROLIFIC_JWT_AUDIENCE")
