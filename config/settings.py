@@ -252,8 +252,12 @@ REST_FRAMEWORK = {
 #: the most rows one page of an API list returns, whatever `?limit=` asks
 API_MAX_PAGE_SIZE = env_int("API_MAX_PAGE_SIZE", 1000)
 # API tokens are kept as hashes (made by `manage.py create_api_token` or in the admin) and sent as
-# `Authorization: Token <token>`; they last until deleted unless made with a validity.
-REST_KNOX = {"TOKEN_TTL": None, "AUTH_HEADER_PREFIX": "Token"}
+# `Authorization: Token <token>`; each stops working after its lifetime, API_TOKEN_DAYS unless made
+# with another (results/api/tokens.py)
+API_TOKEN_DAYS = env_int("API_TOKEN_DAYS", 90)
+if API_TOKEN_DAYS < 1:
+    raise ConfigError("API_TOKEN_DAYS must be at least 1: every API token has a lifetime")
+REST_KNOX = {"TOKEN_TTL": timedelta(days=API_TOKEN_DAYS), "AUTH_HEADER_PREFIX": "Token"}
 SPECTACULAR_SETTINGS = {
     "TITLE": "Parity API",
     "VERSION": "1.0.0",
