@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Count
 
@@ -167,8 +168,9 @@ def rating_items_from_answers(answers: list[dict[str, str]]) -> ImportResult:
 
 
 def _with_prerequisites(definition: benchmarks.Benchmark, options: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The options, plus the imported items of the benchmarks `definition` builds on."""
-    merged = dict(options or {})
+    """The options, plus the site's limit on a model's context and the imported items of the
+    benchmarks `definition` builds on."""
+    merged = {"max_context_chars": settings.MAX_MODEL_CONTEXT_CHARS, **(options or {})}
     if definition.builds_on:
         merged["items"] = {
             other: [item_data(item) for item in Item.objects.filter(benchmark=other).order_by("key")]

@@ -200,6 +200,11 @@ RESERVATION_TIMEOUT_MINUTES = env_int("RESERVATION_TIMEOUT_MINUTES", 60)
 #: new studies' floor for an answer's time in milliseconds: an answer sooner after its item was shown is
 #: refused as unread (a study may change it; 0: none)
 MIN_ANSWER_MS = env_int("MIN_ANSWER_MS", 600)
+#: the most characters a model's context may have when items are imported (a template filled in,
+#: a given model_context, an lm-evaluation-harness task's few-shot context); longer is refused
+MAX_MODEL_CONTEXT_CHARS = env_int("MAX_MODEL_CONTEXT_CHARS", 20_000)
+if MAX_MODEL_CONTEXT_CHARS < 1:
+    raise ConfigError("MAX_MODEL_CONTEXT_CHARS must be at least 1")
 #: optional Prolific URL signing: the JWKS to check against and the audience (our domain)
 PROLIFIC_JWKS_URL = env_str("PROLIFIC_JWKS_URL")
 PROLIFIC_JWT_AUDIENCE = env_str("PROLIFIC_JWT_AUDIENCE")
@@ -252,8 +257,12 @@ REST_FRAMEWORK = {
 #: the most rows one page of an API list returns, whatever `?limit=` asks
 API_MAX_PAGE_SIZE = env_int("API_MAX_PAGE_SIZE", 1000)
 # API tokens are kept as hashes (made by `manage.py create_api_token` or in the admin) and sent as
-# `Authorization: Token <token>`; they last until deleted unless made with a validity.
-REST_KNOX = {"TOKEN_TTL": None, "AUTH_HEADER_PREFIX": "Token"}
+# `Authorization: Token <token>`; each stops working after its lifetime, API_TOKEN_DAYS unless made
+# with another (results/api/tokens.py)
+API_TOKEN_DAYS = env_int("API_TOKEN_DAYS", 90)
+if API_TOKEN_DAYS < 1:
+    raise ConfigError("API_TOKEN_DAYS must be at least 1: every API token has a lifetime")
+REST_KNOX = {"TOKEN_TTL": timedelta(days=API_TOKEN_DAYS), "AUTH_HEADER_PREFIX": "Token"}
 SPECTACULAR_SETTINGS = {
     "TITLE": "Parity API",
     "VERSION": "1.0.0",

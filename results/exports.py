@@ -165,8 +165,9 @@ def wide_table(data: StudyData, *, include_free_text: bool = False) -> tuple[lis
     return columns, ordered
 
 
-#: a spreadsheet reads a cell starting with one of these as a formula (OWASP, "CSV Injection")
-FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
+#: a spreadsheet reads a cell starting with one of these as a formula (OWASP, "CSV Injection"); a
+#: leading NUL too (OWASP ASVS 5.0, 1.2.10): a spreadsheet may drop it and read the `=` behind it
+FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r", "\x00")
 
 
 PARTICIPANT_COLUMNS: tuple[str, ...] = (
@@ -217,7 +218,7 @@ def participant_table(data: StudyData, *, include_free_text: bool = False) -> tu
 def csv_cell(value: Any) -> Any:
     """One cell of a CSV export, safe to open in a spreadsheet.
 
-    Text starting with a formula trigger gets a leading single quote, as OWASP advises: a
+    Text starting with a formula trigger (a NUL included) gets a leading single quote, as OWASP advises: a
     participant's free text such as `=HYPERLINK(...)` then shows as text instead of running.
     Numbers are left alone (a negative number is data, not a formula)."""
     if isinstance(value, bool):

@@ -515,15 +515,35 @@ def paper_tables(results: dict[str, Any]) -> list[Table]:
 # -- writers ------------------------------------------------------------------------------------
 
 
+#: what a Markdown renderer would read as markup in a text of ours: raw HTML (`<script>`, `<img>`),
+#: links and images (`[`, `]`), code spans, a table's cell separator, and the escape itself
+_MARKDOWN_ESCAPES = str.maketrans(
+    {
+        "\\": "\\\\",
+        "|": "\\|",
+        "[": "\\[",
+        "]": "\\]",
+        "`": "\\`",
+        "&": "&amp;",
+        "<": "&lt;",
+        ">": "&gt;",
+        "\n": " ",
+        "\r": " ",
+    }
+)
+
+
 def _md_cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    """A text as Markdown shows it, never as markup: a study's, category's or model's name is
+    written by people, and the table is read where Markdown becomes HTML."""
+    return str(text).translate(_MARKDOWN_ESCAPES)
 
 
 def to_markdown(results: dict[str, Any], tables: list[Table]) -> str:
-    lines = [f"# {results['study']} ({results['benchmark']})", ""]
+    lines = [f"# {_md_cell(results['study'])} ({_md_cell(results['benchmark'])})", ""]
     for table in tables:
         lines += [
-            f"## {table.title}",
+            f"## {_md_cell(table.title)}",
             "",
             "| " + " | ".join(_md_cell(c) for c in table.columns) + " |",
             "|" + "|".join("---" if i == 0 else "---:" for i in range(len(table.columns))) + "|",

@@ -1,5 +1,6 @@
 """How API callers prove who they are: a token kept only as a hash (django-rest-knox), sent as
-`Authorization: Token <token>`. A wrong token counts as a failed login: after the failure limit the
+`Authorization: Token <token>`, until its lifetime ends (`results.api.tokens`). A wrong or expired
+token counts as a failed login: after the failure limit the
 caller's address is locked out (django-axes), the right token included, until the cool-off ends."""
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from knox.models import AuthToken
 from rest_framework import exceptions
 from rest_framework.authentication import get_authorization_header
 from rest_framework.request import Request
+
+from results.api.tokens import token_has_expired
 
 #: what a token login reports to the lockout records (no part of the token itself)
 TOKEN_CREDENTIALS = {"username": "(API token)"}
@@ -40,7 +43,10 @@ class ApiTokenAuthentication(TokenAuthentication):
             token.decode("utf-8")
         except UnicodeDecodeError:
             raise exceptions.AuthenticationFailed("Invalid token header: the token is not text.") from None
-        return super().authenticate_credentials(token)
+        user, auth_token = super().authenticate_credentials(token)
+        if token_has_expired(auth_token):  # made before tokens had a lifetime: it runs from its creation
+            raise exceptions.AuthenticationFailed("Invalid token.")
+        return user, auth_token
 
 
 class ApiTokenScheme(KnoxTokenScheme):

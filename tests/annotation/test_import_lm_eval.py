@@ -78,3 +78,23 @@ def test_the_seed_draws_other_few_shot_examples_into_another_set(db) -> None:
     seeded = Item.objects.filter(benchmark="custom", key__startswith="seed-7/").order_by("key")
     assert [item.prompt for item in default] == [item.prompt for item in seeded]
     assert [item.meta["model"]["context"] for item in default] != [item.meta["model"]["context"] for item in seeded]
+
+
+def test_a_task_file_that_would_run_code_is_refused_unless_trusted(db, tmp_path: Path) -> None:
+    """`!function` makes the harness import the module beside the YAML: refused before that, the
+    module never imported and nothing written; --trust-task-code imports it."""
+    (tmp_path / "utils.py").write_text(
+        "from pathlib import Path\n\nPath(__file__).with_name('ran.marker').write_text('imported')\n\n\n"
+        "def process_docs(dataset):\n    return dataset\n"
+    )
+    for name in ("example_mc.jsonl", "example_mc_train.jsonl"):
+        (tmp_path / name).write_text((EXAMPLE / name).read_text())
+    lines = (EXAMPLE / "example_mc.yaml").read_text().splitlines()
+    path = tmp_path / "coded.yaml"
+    path.write_text("\n".join([lines[0], "process_docs: !function utils.process_docs", *lines[1:]]) + "\n")
+    with pytest.raises(CommandError, match=r"Refused, nothing was written: .*line 2: !function utils.process_docs"):
+        call_command("import_benchmark", "lm_eval", "--task", str(path), "--name", "coded")
+    assert not (tmp_path / "ran.marker").exists()
+    assert not Item.objects.filter(benchmark="custom").exists()
+    call_command("import_benchmark", "lm_eval", "--task", str(path), "--name", "coded", "--trust-task-code")
+    assert (tmp_path / "ran.marker").exists() and Item.objects.filter(key__startswith="coded/").count() == 12

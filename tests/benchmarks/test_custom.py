@@ -122,6 +122,53 @@ def test_a_template_fills_in_extra_fields_and_model_context_overrides_it() -> No
     assert exact.meta["model"] == {"context": "Q: 2+2?\nA:", "continuations": [" four", " five"], "lengths": [1, 1]}
 
 
+# -- a template is plain substitutions, and a model's context has a length limit ----------------
+
+
+@pytest.mark.parametrize(
+    ("template", "shown"),
+    [
+        ("{text:>2000000}", "{text:>2000000}"),
+        ("Q: {text!r}", "{text!r}"),
+        ("{text!s:^9}", "{text!s:^9}"),
+        ("{context:{text}}", "{context:{text}}"),
+    ],
+)
+def test_a_template_with_a_format_spec_or_a_conversion_is_refused_naming_line_and_field(
+    template: str, shown: str
+) -> None:
+    """98 bytes of `{text:>2000000}` would make a 2 MB context: refused before anything is built."""
+    message = refusal({"id": "a", "text": "x", "kind": "free_text", "prompt_template": template})
+    assert message.startswith("items.jsonl, row 7: field 'prompt_template': ")
+    assert shown in message and "only {field} is allowed" in message and "write {" in message
+
+
+def test_plain_substitutions_and_doubled_braces_are_filled_in() -> None:
+    item = one({"id": "a", "text": "2+2?", "kind": "free_text", "prompt_template": "{{Q}} {text}\n{id}: {text}"})
+    assert item.meta["model"]["context"] == "{Q} 2+2?\na: 2+2?"
+
+
+def test_a_context_longer_than_the_limit_is_refused_naming_line_and_field() -> None:
+    record = {"id": "a", "text": "x" * 50, "kind": "free_text", "prompt_template": "{text}" * 3}
+    assert one(record, max_context_chars=150).meta["model"]["context"] == "x" * 150
+    with pytest.raises(DatasetError) as caught:
+        one(record, max_context_chars=149)
+    assert str(caught.value) == (
+        "items.jsonl, row 7: field 'prompt_template': fills in to 150 characters; a model's context has at most 149"
+    )
+    # a given context and the default one are held to the same limit
+    with pytest.raises(DatasetError, match="row 7: field 'model_context': makes a model's context of 200"):
+        one({"id": "a", "text": "x", "kind": "free_text", "model_context": "y" * 200}, max_context_chars=149)
+    with pytest.raises(DatasetError, match="row 7: field 'text': makes a model's context of 208"):
+        one({"id": "a", "text": "x" * 200, "kind": "free_text"}, max_context_chars=149)
+
+
+def test_a_template_that_would_fill_in_to_gigabytes_is_refused_without_being_built() -> None:
+    """A 1 MB text in a template repeating it 2,000 times: counted, not built."""
+    record = {"id": "a", "text": "x" * 1_000_000, "kind": "free_text", "prompt_template": "{text}" * 2000}
+    assert "fills in to 2,000,000,000 characters; a model's context has at most 20,000" in refusal(record)
+
+
 # -- every refusal names the file, the line and the field ---------------------------------------
 
 
@@ -160,12 +207,12 @@ def test_a_template_fills_in_extra_fields_and_model_context_overrides_it() -> No
         (
             {"id": "a", "text": "x", "kind": "free_text", "prompt_template": "{text:{nope}}"},
             "prompt_template",
-            "malformed template",
+            "is not a plain substitution",
         ),
         (
             {"id": "a", "text": "x", "kind": "free_text", "prompt_template": "{text:{text.zz}}"},
             "prompt_template",
-            "malformed template",
+            "is not a plain substitution",
         ),
         ({"id": "a", "text": "x", "kind": "number", "gold": 10**400}, "gold", "must be a number"),
         (

@@ -10,6 +10,7 @@ from typing import Any
 
 import lm_eval  # noqa: F401  (a test dependency: missing, these tests fail rather than skip)
 import pytest
+import yaml
 
 from parity.benchmarks.base import DatasetError
 from parity.benchmarks.lm_eval import records_for_task
@@ -265,3 +266,58 @@ def test_without_the_harness_installed_it_says_how_to_install_it(monkeypatch: py
 def test_bad_limits_are_refused() -> None:
     assert "--limit must be at least 1" in refusal(EXAMPLE / "example_mc.yaml", limit=0)
     assert "--num-fewshot must be 0 or more" in refusal(EXAMPLE / "example_mc.yaml", num_fewshot=-1)
+
+
+# -- a task file that would run code ------------------------------------------------------------
+
+MARKING_MODULE = """from pathlib import Path
+
+Path(__file__).with_name("ran.marker").write_text("imported")
+
+
+def process_docs(dataset):
+    return dataset
+"""
+
+
+def code_task(directory: Path, name: str = "coded") -> Path:
+    """A choice task whose YAML's line 2 is `process_docs: !function utils.process_docs`, beside a
+    utils.py that leaves a marker file when it is imported."""
+    (directory / "utils.py").write_text(MARKING_MODULE)
+    path = task_file(directory, name, **CHOICE_TASK)
+    path.write_text(f"task: {name}\nprocess_docs: !function utils.process_docs\n{yaml.safe_dump(CHOICE_TASK)}")
+    return path
+
+
+def test_a_task_file_with_a_function_is_refused_before_its_module_is_imported(tmp_path: Path) -> None:
+    path = code_task(tmp_path)
+    message = refusal(path)
+    assert message.startswith(f"{path}: the task would run Python code: {path}, line 2: !function utils.process_docs")
+    assert "--trust-task-code" in message
+    assert not (tmp_path / "ran.marker").exists()
+
+
+def test_a_function_in_an_included_file_or_a_task_file_beside_it_is_refused_too(tmp_path: Path) -> None:
+    code_task(tmp_path, "base")
+    including = tmp_path / "including.yaml"
+    including.write_text(json.dumps({"include": "base.yaml", "task": "including"}))
+    assert f"{tmp_path / 'base.yaml'}, line 2: !function utils.process_docs" in refusal(including)
+    beside = task_file(tmp_path, "beside", **CHOICE_TASK)
+    assert f"{tmp_path / 'base.yaml'}, line 2: !function" in refusal(beside)
+    (tmp_path / "own").mkdir()
+    assert records_for_task(task_file(tmp_path / "own", "alone", **CHOICE_TASK))[1]  # a directory of its own
+    assert not (tmp_path / "ran.marker").exists()
+
+
+def test_a_python_object_tag_is_not_constructed(tmp_path: Path) -> None:
+    path = tmp_path / "evil.yaml"
+    path.write_text(f'task: evil\nx: !!python/object/apply:os.system ["touch {tmp_path / "ran.marker"}"]\n')
+    assert "not a readable task YAML (ConstructorError" in refusal(path)
+    assert not (tmp_path / "ran.marker").exists()
+
+
+def test_trusting_the_task_code_runs_it(tmp_path: Path) -> None:
+    path = code_task(tmp_path)
+    name, records = records_for_task(path, trust_code=True)
+    assert name == "coded" and len(records) == 3
+    assert (tmp_path / "ran.marker").read_text() == "imported"

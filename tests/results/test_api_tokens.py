@@ -4,6 +4,7 @@ the admin afterwards."""
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from io import StringIO
 
 import pytest
@@ -79,3 +80,77 @@ def test_a_token_with_bytes_that_are_not_utf8_is_refused_not_a_server_error(db):
     api = APIClient()
     api.credentials(HTTP_AUTHORIZATION="Token caf\xe9")
     assert api.get("/api/studies/").status_code == 401
+
+
+# -- every token has a lifetime ------------------------------------------------------------------
+
+
+def _days_ahead(moment) -> float:
+    from django.utils import timezone
+
+    return (moment - timezone.now()) / timedelta(days=1)
+
+
+def test_a_new_token_lasts_90_days_by_default_and_says_so(django_user_model):
+    from knox.models import AuthToken
+
+    user_with("scripted")
+    out = StringIO()
+    call_command("create_api_token", "scripted", stdout=out)
+    stored = AuthToken.objects.get(user__username="scripted")
+    assert 89.99 < _days_ahead(stored.expiry) <= 90
+    assert f"valid for 90 days, until {stored.expiry:%Y-%m-%d %H:%M} UTC" in out.getvalue()
+    call_command("create_api_token", "scripted", "--days", "7", stdout=out)
+    assert "valid for 7 days" in out.getvalue()
+
+
+def test_the_default_lifetime_is_a_setting(settings, django_user_model):
+    from results.api.tokens import api_token_create
+
+    settings.API_TOKEN_DAYS = 30
+    user_with("scripted")
+    stored, _ = api_token_create(username="scripted")
+    assert 29.99 < _days_ahead(stored.expiry) <= 30
+
+
+def test_an_expired_token_is_refused_with_401(django_user_model):
+    from django.utils import timezone
+    from knox.models import AuthToken
+
+    user = user_with("scripted")
+    stored, token = AuthToken.objects.create(user)
+    assert _api(token).get("/api/studies/").status_code == 200
+    AuthToken.objects.filter(pk=stored.pk).update(expiry=timezone.now() - timedelta(minutes=1))
+    assert _api(token).get("/api/studies/").status_code == 401
+
+
+def test_a_token_made_without_an_expiry_lasts_the_lifetime_from_its_making(django_user_model):
+    from django.utils import timezone
+    from knox.models import AuthToken
+
+    user = user_with("scripted")
+    recent, recent_token = AuthToken.objects.create(user, expiry=None)
+    old, old_token = AuthToken.objects.create(user, expiry=None)
+    AuthToken.objects.filter(pk=recent.pk).update(created=timezone.now() - timedelta(days=89))
+    AuthToken.objects.filter(pk=old.pk).update(created=timezone.now() - timedelta(days=91))
+    assert _api(recent_token).get("/api/studies/").status_code == 200
+    assert _api(old_token).get("/api/studies/").status_code == 401
+
+
+def test_the_admin_fills_in_a_new_tokens_expiry_and_lists_each_tokens_lifetime(superuser_client):
+    from knox.models import AuthToken
+
+    staff = user_with("analyst")
+    form = superuser_client.get("/admin/knox/authtoken/add/").context["adminform"].form
+    assert 89.99 < _days_ahead(form["expiry"].initial) <= 90
+    assert "90 days from now" in form.fields["expiry"].help_text
+    made = superuser_client.post("/admin/knox/authtoken/add/", {"user": staff.pk}, follow=True)
+    stored = AuthToken.objects.get(user=staff)
+    assert 89.99 < _days_ahead(stored.expiry) <= 90
+    assert f"valid for 90 days, until {stored.expiry:%Y-%m-%d %H:%M}" in made.content.decode()
+    page = superuser_client.get("/admin/knox/authtoken/").content.decode()
+    assert f"{stored.expiry:%Y-%m-%d %H:%M}" in page and "90 days" in page
+    past = {"user": staff.pk, "expiry_0": "2020-01-01", "expiry_1": "00:00:00"}
+    refused = superuser_client.post("/admin/knox/authtoken/add/", past)
+    assert refused.status_code == 200 and "A token&#x27;s expiry is in the future." in refused.content.decode()
+    assert AuthToken.objects.filter(user=staff).count() == 1

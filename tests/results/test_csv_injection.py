@@ -1,7 +1,8 @@
 """Spreadsheet formula injection: every CSV export neutralises cells a spreadsheet would run.
 
 OWASP, "CSV Injection" (https://owasp.org/www-community/attacks/CSV_Injection): cells starting
-with `=`, `+`, `-`, `@`, tab (0x09) or carriage return (0x0D) are prefixed with a single quote.
+with `=`, `+`, `-`, `@`, tab (0x09) or carriage return (0x0D) are prefixed with a single quote; so
+are those starting with NUL (0x00), as OWASP ASVS 5.0 (1.2.10) adds.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ PAYLOADS = (
     "\tcmd tab-led: write the opposite word",
     "=cmd|' /C notepad'!A1 then the plural",
 )  # a carriage return leading a typed answer does not survive the form post; the helper's test covers it
-TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
+TRIGGERS = ("=", "+", "-", "@", "\t", "\r", "\x00")
 
 
 @pytest.fixture
@@ -75,6 +76,8 @@ def _assert_neutralised(content: bytes, *, raw: bool) -> None:
         ("@SUM(A1)", "'@SUM(A1)"),
         ("\tx", "'\tx"),
         ("\rx", "'\rx"),
+        ("\x00=1+1", "'\x00=1+1"),
+        ("\x00", "'\x00"),
         ("plain", "plain"),
         ("a=b", "a=b"),
         ("", ""),

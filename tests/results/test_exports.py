@@ -98,3 +98,21 @@ def test_the_paper_tables_in_latex_and_markdown(pilot):
     latex = export_study(data, "latex").content.decode()
     assert r"\begin{tabular}" in latex and r"\toprule" in latex and "85.0\\%" in latex
     assert "%" not in latex.replace("\\%", "").split("\n", 1)[1]  # every other percent sign escaped
+
+
+def test_the_markdown_table_shows_html_and_links_in_names_as_text(pilot):
+    """A unit's label and a study's name are written by people; rendered where Markdown becomes
+    HTML (a README, a wiki), the table shows them and runs nothing."""
+    from markdown_it import MarkdownIt
+
+    from studies.models import Unit
+
+    study = Study.objects.get(pk=pilot.study_id)
+    Study.objects.filter(pk=study.pk).update(name="<script>alert(1)</script> pilot")
+    unit = Unit.objects.filter(study=study).order_by("position").first()
+    Unit.objects.filter(pk=unit.pk).update(label="<img src=x onerror=alert(2)> ![](https://t.example/p.png) a|b")
+    markdown = export_study(load_study_data(Study.objects.get(pk=study.pk)), "markdown").content.decode()
+    assert markdown.startswith("# &lt;script&gt;alert(1)&lt;/script&gt; pilot (")
+    assert "| &lt;img src=x onerror=alert(2)&gt; !\\[\\](https://t.example/p.png) a\\|b | 100.0% |" in markdown
+    html = MarkdownIt("commonmark").render(markdown)  # raw HTML on, as many renderers have it
+    assert "<script" not in html and "<img" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html

@@ -59,6 +59,13 @@ class Command(BaseCommand):
             help="lm_eval: few-shot examples in the model's context "
             "(as lm_eval --num_fewshot; default: the task's own)",
         )
+        parser.add_argument(
+            "--trust-task-code",
+            action="store_true",
+            help="lm_eval: let a task file's `!function` entries run: the harness imports the Python "
+            "modules they name (beside the YAML), which runs their code. Without it such a task is "
+            "refused before anything is imported",
+        )
 
     def handle(
         self,
@@ -127,6 +134,7 @@ class Command(BaseCommand):
         seed: int | None,
         limit: int | None,
         num_fewshot: int | None,
+        trust_task_code: bool = False,
         owner: Any = None,
         **options,
     ) -> tuple[str, ImportResult]:
@@ -138,7 +146,11 @@ class Command(BaseCommand):
             raise CommandError(f"lm_eval imports into the {ITEM_SETS!r} benchmark, which is not installed")
         try:
             task_name, records = records_for_task(
-                task, limit=limit, num_fewshot=num_fewshot, seed=HARNESS_FEWSHOT_SEED if seed is None else seed
+                task,
+                limit=limit,
+                num_fewshot=num_fewshot,
+                seed=HARNESS_FEWSHOT_SEED if seed is None else seed,
+                trust_code=trust_task_code,
             )
             name = name or task_name
             result = benchmark_records_import(

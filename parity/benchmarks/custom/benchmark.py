@@ -22,6 +22,7 @@ from .prompts import CONSENT, INSTRUCTIONS
 from .records import (
     CHOICE,
     FREE_TEXT,
+    MAX_CONTEXT_CHARS,
     NUMBER,
     OPTION_KINDS,
     RATING,
@@ -136,13 +137,18 @@ class CustomItems(Benchmark):
 
     # -- data in -------------------------------------------------------------------------
     def load(self, source: Path, options: Mapping[str, Any] | None = None) -> ImportBundle:
-        """`source` is the CSV or JSONL file; options["name"] the item set's name (a slug)."""
-        name = str((options or {}).get("name") or "")
+        """`source` is the CSV or JSONL file; options["name"] the item set's name (a slug),
+        options["max_context_chars"] the longest context a model may read."""
+        options = options or {}
+        name = str(options.get("name") or "")
         path = Path(source)
         if not path.is_file():
             raise DatasetError(path.name or str(path), "a CSV or JSONL file of items is needed (--source FILE)")
         return items_from_file(
-            path, name=check_name(name, path.name), label=str((options or {}).get("label") or path.name)
+            path,
+            name=check_name(name, path.name),
+            label=str(options.get("label") or path.name),
+            max_context_chars=int(options.get("max_context_chars") or MAX_CONTEXT_CHARS),
         )
 
     def load_records(
@@ -154,6 +160,7 @@ class CustomItems(Benchmark):
             name=str(options.get("name") or ""),
             label=str(options.get("label") or "records"),
             lines=options.get("lines"),
+            max_context_chars=int(options.get("max_context_chars") or MAX_CONTEXT_CHARS),
         )
 
     # -- the human side ------------------------------------------------------------------

@@ -67,6 +67,8 @@ DEFAULT_METRIC = {SHORT_TEXT: scoring.EXACT, NUMBER: scoring.NUMERIC}
 DEFAULT_STOP = ("\n",)
 DEFAULT_MAX_TOKENS = 32
 MAX_TOKENS_LIMIT = 2048
+#: the most characters a model's context may have (the site's MAX_MODEL_CONTEXT_CHARS overrides it)
+MAX_CONTEXT_CHARS = 20_000
 #: Item.key and Item.gold hold at most this many characters
 KEY_LENGTH, GOLD_LENGTH = 120, 200
 #: the longest split name an item is stored with (Item.split)
@@ -248,26 +250,57 @@ def _template_fields(record: _Record, options: Sequence[str], extra: Mapping[str
     }
 
 
-def _model_context(record: _Record, kind: str, options: Sequence[str], extra: Mapping[str, str]) -> str:
-    if record.present("model_context"):
-        return record.raw_text("model_context")
-    fields = _template_fields(record, options, extra)
-    if not record.present("prompt_template"):
-        return default_model_context(fields["text"], fields["context"], options)
-    template = record.raw_text("prompt_template")
+def _template_parts(record: _Record, template: str, fields: Mapping[str, str]) -> list[tuple[str, str | None]]:
+    """(literal text, field name or None) of a template of plain `{field}` substitutions.
+
+    A format spec (`{text:>2000000}`) or a conversion (`{text!r}`) is refused: a spec's width makes
+    a 98-byte line a 2 MB context, and neither has a use in a prompt."""
     try:
-        names = [name for _, name, spec, conversion in Formatter().parse(template) if name is not None]
+        parsed = list(Formatter().parse(template))
     except ValueError as exc:
         raise record.error("prompt_template", f"malformed template ({exc})") from None
-    for name in names:
+    known = ", ".join(sorted(fields))
+    parts: list[tuple[str, str | None]] = []
+    for literal, name, spec, conversion in parsed:
+        if name is None:
+            parts.append((literal, None))
+            continue
+        shown = f"{{{name}}}" if name else "{}"
+        if spec or conversion is not None:
+            written = f"{{{name}{'!' + conversion if conversion is not None else ''}{':' + spec if spec else ''}}}"
+            raise record.error(
+                "prompt_template",
+                f"{written} is not a plain substitution: only {{field}} is allowed (no format spec "
+                f"after ':', no conversion after '!'); write {shown}",
+            )
         if name not in fields:
-            known = ", ".join(sorted(fields))
-            shown = f"{{{name}}}" if name else "{}"
             raise record.error("prompt_template", f"unknown field {shown}; the record has {known}")
-    try:
-        return template.format(**fields)
-    except (ValueError, IndexError, KeyError, AttributeError, TypeError) as exc:  # e.g. a field inside a format spec
-        raise record.error("prompt_template", f"malformed template ({type(exc).__name__}: {exc})") from None
+        parts.append((literal, name))
+    return parts
+
+
+def _model_context(record: _Record, kind: str, options: Sequence[str], extra: Mapping[str, str], max_chars: int) -> str:
+    """What a model reads, at most `max_chars` characters: the record's `model_context`, its
+    `prompt_template` filled in, or the default context. A template's length is counted before it
+    is filled in, so an over-long one is refused without being built."""
+    if record.present("model_context"):
+        context = record.raw_text("model_context")
+        field = "model_context"
+    else:
+        fields = _template_fields(record, options, extra)
+        if not record.present("prompt_template"):
+            context, field = default_model_context(fields["text"], fields["context"], options), "text"
+        else:
+            parts = _template_parts(record, record.raw_text("prompt_template"), fields)
+            length = sum(len(literal) + (len(fields[name]) if name else 0) for literal, name in parts)
+            if length > max_chars:
+                raise record.error(
+                    "prompt_template", f"fills in to {length:,} characters; a model's context has at most {max_chars:,}"
+                )
+            return "".join(literal + (fields[name] if name else "") for literal, name in parts)
+    if len(context) > max_chars:
+        raise record.error(field, f"makes a model's context of {len(context):,} characters; at most {max_chars:,}")
+    return context
 
 
 def _continuations(record: _Record, kind: str, options: Sequence[str]) -> list[str]:
@@ -331,7 +364,7 @@ def _extra(record: _Record) -> dict[str, str]:
     return extra
 
 
-def record_item(record: _Record, name: str) -> ItemData:
+def record_item(record: _Record, name: str, max_context_chars: int = MAX_CONTEXT_CHARS) -> ItemData:
     item_id = record.text("id", required=True)
     key = f"{name}/{item_id}"
     if len(key) > KEY_LENGTH:
@@ -353,7 +386,7 @@ def record_item(record: _Record, name: str) -> ItemData:
         raise record.error("attention_check", f"an attention check needs a right answer; a {kind} item has none")
     extra = _extra(record)
     model = {
-        "context": _model_context(record, kind, options, extra),
+        "context": _model_context(record, kind, options, extra, max_context_chars),
         "continuations": _continuations(record, kind, options),
         **_generation(record, kind),
     }
@@ -406,10 +439,16 @@ def _refuse_nul(record: _Record, values: Mapping[str, Any]) -> None:
 
 
 def items_from_records(
-    records: Sequence[Mapping[str, Any]], *, name: str, label: str, lines: Sequence[int] | None = None
+    records: Sequence[Mapping[str, Any]],
+    *,
+    name: str,
+    label: str,
+    lines: Sequence[int] | None = None,
+    max_context_chars: int = MAX_CONTEXT_CHARS,
 ) -> ImportBundle:
     """The items of one item set from its records; `lines[i]` is the line (or spreadsheet row) of
-    `records[i]` in the file named `label`. Raises DatasetError on the first problem."""
+    `records[i]` in the file named `label`; a model's context has at most `max_context_chars`
+    characters. Raises DatasetError on the first problem."""
     check_name(name, label)
     if lines is not None and len(lines) != len(records):
         raise ValueError(f"{len(records)} records but {len(lines)} line numbers")
@@ -419,7 +458,7 @@ def items_from_records(
         line = lines[index] if lines is not None else index + 1
         record = _Record(values, label, line)
         _refuse_nul(record, values)
-        item = record_item(record, name)
+        item = record_item(record, name, max_context_chars)
         item_id = item.meta["id"]
         if item_id in first_line:
             raise record.error("id", f"duplicate id {item_id!r} (first on line {first_line[item_id]})")
@@ -448,6 +487,10 @@ def read_records(path: Path, label: str | None = None) -> tuple[list[dict[str, A
     return [dict(record) for _, record in rows], [number for number, _ in rows]
 
 
-def items_from_file(path: Path, *, name: str, label: str | None = None) -> ImportBundle:
+def items_from_file(
+    path: Path, *, name: str, label: str | None = None, max_context_chars: int = MAX_CONTEXT_CHARS
+) -> ImportBundle:
     records, lines = read_records(path, label)
-    return items_from_records(records, name=name, label=label or path.name, lines=lines)
+    return items_from_records(
+        records, name=name, label=label or path.name, lines=lines, max_context_chars=max_context_chars
+    )

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..base import DatasetError
+from .taskfile import read_task_file, refuse_code
 
 #: the harness's own default few-shot seed (`lm_eval.defaults.DEFAULT_OTHER_SEED`, `--seed` 4th value)
 HARNESS_FEWSHOT_SEED = 1234
@@ -38,13 +39,20 @@ _REPORTING_KEYS = ("metric", "aggregation", "higher_is_better")
 
 
 def records_for_task(
-    task: str | Path, *, limit: int | None = None, num_fewshot: int | None = None, seed: int = HARNESS_FEWSHOT_SEED
+    task: str | Path,
+    *,
+    limit: int | None = None,
+    num_fewshot: int | None = None,
+    seed: int = HARNESS_FEWSHOT_SEED,
+    trust_code: bool = False,
 ) -> tuple[str, list[dict[str, Any]]]:
     """(set name, records) for a harness task named `task` or defined by the YAML file `task`.
 
     `num_fewshot` and `seed` behave as `lm_eval --num_fewshot K --seed ...,...,...,SEED`: a task whose
     YAML sets num_fewshot: 0 keeps 0; `limit` takes the first N documents, as `--limit N` does. A
     group gives the records of each of its tasks, each under its task's name as category.
+    A task file whose YAML (or one beside it) has a `!function` is refused before the harness reads
+    it, since the harness would import and run the module it names; `trust_code` lets it run.
     Raises DatasetError naming the task and the reason when it cannot be reproduced.
     """
     label = str(task)
@@ -52,7 +60,7 @@ def records_for_task(
         raise DatasetError(label, f"--limit must be at least 1, not {limit}")
     if num_fewshot is not None and num_fewshot < 0:
         raise DatasetError(label, f"--num-fewshot must be 0 or more, not {num_fewshot}")
-    name, tasks = _load_tasks(task, label)
+    name, tasks = _load_tasks(task, label, trust_code=trust_code)
     records: list[dict[str, Any]] = []
     for task_name, harness_task in tasks.items():
         _check_supported(task_name, harness_task)
@@ -98,7 +106,7 @@ def _offline_in(directory: Path) -> Iterator[None]:
         datasets.config.HF_HUB_OFFLINE = offline
 
 
-def _load_tasks(task: str | Path, label: str) -> tuple[str, dict[str, Any]]:
+def _load_tasks(task: str | Path, label: str, *, trust_code: bool) -> tuple[str, dict[str, Any]]:
     harness = _harness(label)
     path = Path(task).expanduser()
     if path.suffix in {".yaml", ".yml"} or path.is_file():
@@ -108,7 +116,7 @@ def _load_tasks(task: str | Path, label: str) -> tuple[str, dict[str, Any]]:
         # by its name, as `lm_eval --include_path DIR --tasks NAME` loads it (the harness builds a
         # group read by path under a wrong name); the file's directory first (quick), the harness's
         # task directory too when the file names tasks that only it defines
-        name = spec = _name_in_file(path, label)
+        name = spec = _name_in_file(path, label, trust_code=trust_code)
         directory = path.parent
         managers: tuple[Callable[[], Any], ...] = (
             lambda: harness.TaskManager(include_path=str(directory), include_defaults=False),
@@ -164,20 +172,13 @@ def _default_manager() -> Any:
     return TaskManager()
 
 
-def _name_in_file(path: Path, label: str) -> str:
-    from lm_eval.tasks._yaml_loader import load_yaml
-
-    try:
-        config = load_yaml(path, resolve_func=False)
-    except Exception as exc:
-        raise DatasetError(label, f"not a readable task YAML ({type(exc).__name__}: {exc})") from exc
-    name = (
-        config.get("group")
-        if isinstance(config, dict) and "group" in config
-        else config.get("task")
-        if isinstance(config, dict)
-        else None
-    )
+def _name_in_file(path: Path, label: str, *, trust_code: bool) -> str:
+    """The task's or group's name, read without running the file (see `taskfile`); a file that
+    would import code is refused here unless `trust_code`."""
+    config, uses = read_task_file(path, label)
+    if not trust_code:
+        refuse_code(label, uses)
+    name = config.get("group") if "group" in config else config.get("task")
     if not isinstance(name, str) or not name:
         raise DatasetError(label, "the YAML names no `task` or `group`")
     return name

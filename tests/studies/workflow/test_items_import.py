@@ -81,6 +81,39 @@ def test_a_broken_file_writes_nothing_and_names_the_line_and_field(researcher_cl
     assert not Item.objects.exists()
 
 
+@pytest.mark.usefixtures("without_session_benchmarks")
+def test_a_98_byte_file_whose_template_pads_to_2_mb_is_refused_naming_the_line_and_field(researcher_client):
+    content = b'{"id": "a", "text": "x", "kind": "free_text", "prompt_template": "{text:>2000000}"}\n'
+    assert len(content) < 100
+    page = upload(researcher_client, content, "mine.jsonl")
+    html = page.content.decode()
+    assert page.status_code == 400
+    assert (
+        "mine.jsonl, row 1: field &#x27;prompt_template&#x27;: {text:&gt;2000000} is not a plain substitution" in html
+    )
+    conversion = upload(researcher_client, content.replace(b"{text:>2000000}", b"Q: {text!r}"), "mine.jsonl")
+    assert conversion.status_code == 400 and "{text!r} is not a plain substitution" in conversion.content.decode()
+    assert not Item.objects.exists()
+    plain = upload(researcher_client, content.replace(b"{text:>2000000}", b"Q: {text}"), "mine.jsonl")
+    assert plain.status_code == 200
+    assert Item.objects.get(key="pilot/a").meta["model"]["context"] == "Q: x"
+
+
+@pytest.mark.usefixtures("without_session_benchmarks")
+def test_a_prompt_longer_than_the_sites_limit_is_refused_naming_the_line(researcher_client, settings):
+    settings.MAX_MODEL_CONTEXT_CHARS = 1000
+    rows = (
+        "id,text,kind,prompt_template\na,short,free_text,{text}\nb," + "y" * 400 + ",free_text,{text} {text} {text}\n"
+    )
+    page = upload(researcher_client, rows.encode())
+    assert page.status_code == 400
+    assert (
+        "mine.csv, row 3: field &#x27;prompt_template&#x27;: fills in to 1,202 characters; "
+        "a model&#x27;s context has at most 1,000" in page.content.decode()
+    )
+    assert not Item.objects.exists()
+
+
 def test_a_study_on_a_set_without_items_is_refused_in_words(researcher_client):
     upload(researcher_client, EXAMPLE.read_bytes(), "example.csv", "example")
     page = create(researcher_client, "custom", name="nothing", item_set="missing")
