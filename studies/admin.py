@@ -235,6 +235,7 @@ class ParticipantAdmin(ResearcherAdmin):
         "is_imported",
         "closing_answers",
         "closing_answered_at",
+        *Participant.IDENTITY_FIELDS,
     ]
 
     def get_queryset(self, request):
@@ -270,9 +271,6 @@ class ParticipantAdmin(ResearcherAdmin):
             "completed_at",
             "is_imported",
         ]
-
-    def get_readonly_fields(self, request, obj=None):
-        return [*self.readonly_fields, *Participant.IDENTITY_FIELDS]
 
     def has_exclude_permission(self, request) -> bool:
         return has_permission(request.user, EXCLUDE_PARTICIPANT)
