@@ -26,7 +26,7 @@ from prolific.services import (
 )
 from studies.access import VIEW_STUDY, has_permission
 from studies.admin import StudyAdmin
-from studies.admin_base import ResearcherAdmin
+from studies.admin_base import IdentityGuard, ResearcherAdmin
 from studies.models import Study
 
 CHANGE_STUDY = "studies.change_study"
@@ -201,18 +201,37 @@ class ReadOnlyAdmin(StudyPermissionAdmin):
 @admin.register(ProlificSubmission)
 class ProlificSubmissionAdmin(ReadOnlyAdmin):
     study_path = "prolific_study__study"
-    list_display = ["prolific_study", "participant", "status", "decision", "decided_at", "decision_sent_at"]
+    # the Prolific ids only for those who may see them (IdentityGuard); the others read the pseudonym
+    list_display = [
+        "prolific_study",
+        "participant",
+        "prolific_pid",
+        "submission_id",
+        "status",
+        "decision",
+        "decided_at",
+        "decision_sent_at",
+    ]
     list_filter = ["status", "decision", "prolific_study__study"]
     list_select_related = ["prolific_study__study", "participant__study"]
-    exclude = ["submission_id", "prolific_pid"]  # identities: shown in Prolific, not here
 
 
 @admin.register(ProlificFlag)
 class ProlificFlagAdmin(ReadOnlyAdmin):
     study_path = "prolific_study__study"
-    list_display = ["kind", "prolific_study", "subject", "detail", "resolved", "created_at"]
+    # a flag's words name no one; the submission's Prolific ids only for those who may see them
+    list_display = [
+        "kind",
+        "prolific_study",
+        "subject",
+        "submission__submission_id",
+        "submission__prolific_pid",
+        "detail",
+        "resolved",
+        "created_at",
+    ]
     list_filter = ["kind", "resolved", "prolific_study__study"]
-    list_select_related = ["prolific_study__study"]
+    list_select_related = ["prolific_study__study", "submission"]
     actions = ["resolve"]
 
     def has_resolve_permission(self, request: HttpRequest) -> bool:
@@ -236,9 +255,9 @@ class ProlificEventAdmin(ReadOnlyAdmin):
         return queryset if request.user.is_superuser else queryset.none()
 
 
-class BonusLineInline(admin.TabularInline):
+class BonusLineInline(IdentityGuard, admin.TabularInline):
     model = BonusLine
-    fields = ["participant", "amount_pence"]
+    fields = ["participant", "prolific_pid", "amount_pence"]
     readonly_fields = fields
     extra = 0
     can_delete = False

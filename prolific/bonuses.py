@@ -44,6 +44,7 @@ def bonus_amounts(prolific_study: ProlificStudy) -> list[tuple[Participant, int]
             study=prolific_study.study_id,
             status=Participant.Status.COMPLETED,
             excluded=False,
+            erased_at__isnull=True,  # no PID left to pay
             pk__in=submitted,
             bonus__isnull=True,
         )
@@ -54,8 +55,10 @@ def bonus_amounts(prolific_study: ProlificStudy) -> list[tuple[Participant, int]
 
 
 def csv_bonuses(batch: BonusBatch) -> str:
-    """Prolific's "participant_id,amount" lines, amounts in pounds."""
-    return "".join(f"{line.prolific_pid},{line.amount_pence / 100:.2f}\n" for line in batch.lines.order_by("pk"))
+    """Prolific's "participant_id,amount" lines, amounts in pounds. A participant erased after the batch
+    was computed has no PID left to pay: their line is left out (paid by hand on Prolific, if at all)."""
+    lines = batch.lines.filter(participant__erased_at__isnull=True).order_by("pk")
+    return "".join(f"{line.prolific_pid},{line.amount_pence / 100:.2f}\n" for line in lines)
 
 
 def bonus_batch_compute(*, prolific_study: ProlificStudy) -> BonusBatch | None:

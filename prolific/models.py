@@ -86,6 +86,7 @@ class ProlificSubmission(models.Model):
     decided_at = models.DateTimeField(null=True, blank=True)
     decision_sent_at = models.DateTimeField(null=True, blank=True)
 
+    #: Prolific's SESSION_ID is the submission's id: both name the person (`studies.identity`)
     IDENTITY_FIELDS: tuple[str, ...] = ("submission_id", "prolific_pid")
 
     class Meta:
@@ -141,6 +142,9 @@ class ProlificEvent(models.Model):
     processed_at = models.DateTimeField(null=True, blank=True)
     error = models.TextField(blank=True, help_text="why applying it failed (the next sync applies it again)")
 
+    #: a submission's delivery names its submission and the participant's PID (`studies.identity`)
+    IDENTITY_FIELDS: tuple[str, ...] = ("payload",)
+
     class Meta:
         db_table = "studies_prolificevent"
         ordering = ["-received_at"]
@@ -178,9 +182,14 @@ class ProlificFlag(models.Model):
         ProlificStudy, on_delete=models.CASCADE, null=True, blank=True, related_name="flags"
     )
     kind = models.CharField(max_length=20, choices=Kind.choices)
-    #: what the flag is about: a submission id or a participant's pseudonym (one flag per subject and kind)
+    #: what the flag is about, in words that name no one (one flag per subject and kind): a participant's
+    #: pseudonym, Parity's number of a submission ("submission #12"), the Prolific study
     subject = models.CharField(max_length=100)
     participant = models.ForeignKey(Participant, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    #: the submission a flag is about: its Prolific ids are read through it, by those who may see them
+    submission = models.ForeignKey(
+        ProlificSubmission, on_delete=models.SET_NULL, null=True, blank=True, related_name="flags"
+    )
     detail = models.TextField()
     created_at = models.DateTimeField(auto_now_add=True)
     resolved = models.BooleanField(default=False)
@@ -233,6 +242,7 @@ class BonusLine(models.Model):
     prolific_pid = models.CharField(max_length=64)
     amount_pence = models.PositiveIntegerField()
 
+    #: see `studies.identity`
     IDENTITY_FIELDS: tuple[str, ...] = ("prolific_pid",)
 
     class Meta:

@@ -17,7 +17,7 @@ from django.utils.translation import ngettext
 
 from prolific.client import ProlificClient
 from prolific.models import ProlificFlag, ProlificStudy, ProlificSubmission
-from prolific.services import client_default, prolific_sync
+from prolific.services import client_default, prolific_sync, submission_subject
 from studies.models import Participant, Study
 
 REJECTION_CATEGORY = "FAILED_CHECK"
@@ -96,9 +96,10 @@ def decisions_take(*, prolific_study: ProlificStudy) -> tuple[int, int]:
                     ProlificFlag.objects.get_or_create(
                         prolific_study=prolific_study,
                         kind=ProlificFlag.Kind.UNFINISHED,
-                        subject=record.submission_id,
+                        subject=submission_subject(record),
                         defaults={
                             "participant": record.participant,
+                            "submission": record,
                             "detail": (
                                 f"{record.participant.pseudonym} sent in a submission on Prolific but is "
                                 f"{record.participant.get_status_display().lower()} in Parity: review it by hand"
@@ -125,9 +126,10 @@ def prolific_review(*, prolific_study: ProlificStudy, client: ProlificClient | N
     client = client_default(client)
     prolific_sync(prolific_study=prolific_study, client=client)
     _, left = decisions_take(prolific_study=prolific_study)
-    unsent = ProlificSubmission.objects.filter(prolific_study=prolific_study, decision_sent_at__isnull=True).exclude(
-        decision=""
-    )
+    # an erased participant's submission id is gone: their decision can only be taken on Prolific, by hand
+    unsent = ProlificSubmission.objects.filter(
+        prolific_study=prolific_study, decision_sent_at__isnull=True, participant__erased_at__isnull=True
+    ).exclude(decision="")
     # Prolific moved them on by itself (e.g. auto-approved after 21 days): nothing to send
     already = unsent.exclude(status="AWAITING REVIEW").update(decision_sent_at=timezone.now())
     approvals = list(unsent.filter(status="AWAITING REVIEW", decision=ProlificSubmission.Decision.APPROVE))

@@ -180,14 +180,25 @@ def participants_mark_timed_out(*, participant_ids: list[int]) -> int:
     )
 
 
+def submission_subject(record: ProlificSubmission) -> str:
+    """What a flag about a submission is about, in words: Parity's number for it. Prolific's ids are
+    read through the flag's submission, by those who may see them (`studies.identity`)."""
+    return f"submission #{record.pk}"
+
+
 def _flag(
-    prolific_study: ProlificStudy | None, kind: str, subject: str, detail: str, participant: Participant | None = None
+    prolific_study: ProlificStudy | None,
+    kind: str,
+    subject: str,
+    detail: str,
+    participant: Participant | None = None,
+    submission: ProlificSubmission | None = None,
 ) -> None:
     ProlificFlag.objects.get_or_create(
         prolific_study=prolific_study,
         kind=kind,
         subject=subject,
-        defaults={"detail": detail, "participant": participant},
+        defaults={"detail": detail, "participant": participant, "submission": submission},
     )
 
 
@@ -230,15 +241,16 @@ def submission_record(*, prolific_study: ProlificStudy, submission: Submission) 
                 participants_mark_returned(participant_ids=[record.participant_id])
             elif submission.status == "TIMED-OUT":
                 participants_mark_timed_out(participant_ids=[record.participant_id])
-            _resolve(prolific_study, ProlificFlag.Kind.NO_PARTICIPANT, record.submission_id)
+            _resolve(prolific_study, ProlificFlag.Kind.NO_PARTICIPANT, submission_subject(record))
             _resolve(prolific_study, ProlificFlag.Kind.NO_SUBMISSION, record.participant.pseudonym)
         elif submission.status in SUBMITTED:
             _flag(
                 prolific_study,
                 ProlificFlag.Kind.NO_PARTICIPANT,
-                record.submission_id,
-                f"Prolific submission {record.submission_id} ({submission.status}) has no participant in Parity: "
+                submission_subject(record),
+                f"Prolific {submission_subject(record)} ({submission.status}) has no participant in Parity: "
                 "the person never started the study here, or opened it under another ID",
+                submission=record,
             )
         return record
 
@@ -259,8 +271,9 @@ def prolific_sync(*, prolific_study: ProlificStudy, client: ProlificClient | Non
     for submission in submissions:
         submission_record(prolific_study=prolific_study, submission=submission)
     listed = {submission.participant_id.lower() for submission in submissions}
+    # an erased participant's PID is gone: Prolific's listing can no longer be matched to them
     completed = Participant.objects.filter(
-        study=prolific_study.study_id, status=Participant.Status.COMPLETED, is_imported=False
+        study=prolific_study.study_id, status=Participant.Status.COMPLETED, is_imported=False, erased_at__isnull=True
     )
     for participant in completed:
         if participant.prolific_pid not in listed:

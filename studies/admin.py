@@ -14,7 +14,6 @@ from studies import (
 from studies.access import EXCLUDE_PARTICIPANT, has_permission, may_manage_access
 from studies.admin_base import ResearcherAdmin
 from studies.flags import FLAGS, participant_flags
-from studies.identity import can_see_identities
 from studies.models import Participant, Study, Unit
 from studies.pay import hourly_pay
 from studies.selectors import median_minutes, units_with_counts
@@ -195,6 +194,7 @@ class ParticipantAdmin(ResearcherAdmin):
     study_path = "study"
     list_display = [
         "pseudonym",
+        "prolific_pid",  # for those who may see it (IdentityGuard), as every identity below
         "study",
         "unit",
         "status",
@@ -235,6 +235,7 @@ class ParticipantAdmin(ResearcherAdmin):
         "is_imported",
         "closing_answers",
         "closing_answered_at",
+        *Participant.IDENTITY_FIELDS,
     ]
 
     def get_queryset(self, request):
@@ -251,19 +252,14 @@ class ParticipantAdmin(ResearcherAdmin):
             )
         )
 
-    search_fields = ["pseudonym", "prolific_pid"]  # the PID only for those who may see it (ResearcherAdmin)
-
-    def get_list_display(self, request):
-        columns = list(super().get_list_display(request))
-        return columns[:1] + ["prolific_pid"] + columns[1:] if can_see_identities(request.user) else columns
+    search_fields = ["pseudonym", "prolific_pid"]
 
     def get_fields(self, request, obj=None):
-        identity = list(Participant.IDENTITY_FIELDS) if can_see_identities(request.user) else []
         return [
             "study",
             "unit",
             "pseudonym",
-            *identity,
+            *Participant.IDENTITY_FIELDS,
             "status",
             "step",
             "answered",
@@ -275,9 +271,6 @@ class ParticipantAdmin(ResearcherAdmin):
             "completed_at",
             "is_imported",
         ]
-
-    def get_readonly_fields(self, request, obj=None):
-        return [*self.readonly_fields, *Participant.IDENTITY_FIELDS]
 
     def has_exclude_permission(self, request) -> bool:
         return has_permission(request.user, EXCLUDE_PARTICIPANT)

@@ -11,7 +11,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from studies.access import studies_for_user
-from studies.identity import can_see_identities, lookup_touches_identity
+from studies.identity import can_see_identities, identity_fields, lookup_touches_identity
 
 
 def _field_name(entry: Any) -> str | None:
@@ -21,23 +21,15 @@ def _field_name(entry: Any) -> str | None:
     return entry.lstrip("^=@-") if isinstance(entry, str) else None
 
 
-class ResearcherAdmin(admin.ModelAdmin):
-    """Refuses URL lookups on identities (`?prolific_pid__regex=^a`, `?participant__prolific_pid=…`)
-    with a 400 (Django's DisallowedModelAdminLookup), and drops identity columns, searches, orderings
-    and filters for users without the permission.
+class IdentityGuard:
+    """The rule of `studies.identity` for an admin or an inline of any model: for users without
+    `studies.view_identity`, a URL lookup reaching an identity (`?prolific_pid__regex=^a`,
+    `?participant__prolific_pid=…`, `?submission__prolific_pid=…`) is refused with a 400 (Django's
+    DisallowedModelAdminLookup), and the identity fields of the model — and any column, search,
+    ordering or filter reaching one through relations — leave its lists, forms and pages. Holders see
+    them as declared."""
 
-    `study_path` is the path from the admin's model to its study ("" for studies themselves, None
-    for rows shared by every study such as items): rows of other researchers' studies are left out
-    of the lists, the change pages and the actions."""
-
-    study_path: str | None = None
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet:
-        queryset = super().get_queryset(request)
-        if self.study_path is None or request.user.is_superuser:
-            return queryset
-        mine = studies_for_user(request.user).values("pk")
-        return queryset.filter(**{f"{self.study_path}__pk__in" if self.study_path else "pk__in": mine})
+    model: Any
 
     def _without_identities(self, request: HttpRequest, entries: Any) -> list[Any]:
         entries = list(entries or [])
@@ -69,3 +61,45 @@ class ResearcherAdmin(admin.ModelAdmin):
 
     def get_sortable_by(self, request: HttpRequest) -> list[Any]:
         return self._without_identities(request, super().get_sortable_by(request))
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[Any]:
+        return self._without_identities(request, super().get_readonly_fields(request, obj))
+
+    def get_exclude(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        """The form never carries an identity for a user who may not see one (nor takes one in a POST)."""
+        excluded = list(super().get_exclude(request, obj) or [])
+        if can_see_identities(request.user):
+            return excluded
+        return [*excluded, *(name for name in identity_fields(self.model) if name not in excluded)]
+
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> list[tuple[Any, dict[str, Any]]]:
+        fieldsets = super().get_fieldsets(request, obj)
+        if can_see_identities(request.user):
+            return fieldsets
+        kept = []
+        for title, options in fieldsets:
+            fields = []
+            for entry in options.get("fields", ()):
+                # an entry is a field or a row of fields shown on one line
+                row = self._without_identities(request, entry if isinstance(entry, (list, tuple)) else [entry])
+                if row:
+                    fields.append(tuple(row) if isinstance(entry, (list, tuple)) else row[0])
+            kept.append((title, {**options, "fields": fields}))
+        return kept
+
+
+class ResearcherAdmin(IdentityGuard, admin.ModelAdmin):
+    """The identity rule (`IdentityGuard`), and the rows of the user's studies only.
+
+    `study_path` is the path from the admin's model to its study ("" for studies themselves, None
+    for rows shared by every study such as items): rows of other researchers' studies are left out
+    of the lists, the change pages and the actions."""
+
+    study_path: str | None = None
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        queryset = super().get_queryset(request)
+        if self.study_path is None or request.user.is_superuser:
+            return queryset
+        mine = studies_for_user(request.user).values("pk")
+        return queryset.filter(**{f"{self.study_path}__pk__in" if self.study_path else "pk__in": mine})

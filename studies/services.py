@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import enum
-import secrets
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from parity import benchmarks
 from parity.benchmarks.base import seeded_rng
 from studies import closing
 from studies.models import Participant, Study, Unit, UnitItem
+from studies.services_erasure import erased_token, identities_erase
 
 
 class StudyError(ValueError):
@@ -443,8 +443,10 @@ def participant_erase(
 
     The Prolific, study and session ids are replaced by a random token (no hash: a hash of a
     known PID could be recomputed), so nothing links the answers back to the person and the same
-    PID can neither find nor resume the old session; a reserved slot is released. With
-    `delete_answers` the participant and every answer go (their pseudonym is never handed out again).
+    PID can neither find nor resume the old session; a reserved slot is released. The PID and the
+    person's session and submission ids go from every other store too (`identities_erase`: their
+    submissions, bonus lines, stored webhook deliveries, ...). With `delete_answers` the participant
+    and every answer go (their pseudonym is never handed out again).
     """
     with transaction.atomic():
         participant = (
@@ -465,10 +467,12 @@ def participant_erase(
         )
         if dry_run:
             return result
+        replacement = erased_token()
+        identities_erase(participant=participant, pid_replacement=replacement)
         if delete_answers:
             participant.delete()
             return result
-        participant.prolific_pid = f"erased-{secrets.token_hex(16)}"
+        participant.prolific_pid = replacement
         participant.prolific_study_id = participant.prolific_session_id = ""
         participant.session_changes = []
         participant.erased_at = timezone.now()

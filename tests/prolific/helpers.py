@@ -1,6 +1,14 @@
 from __future__ import annotations
 
+import secrets
+from dataclasses import dataclass
+
 from annotation.models import Item
+from prolific.bonuses import bonus_batch_compute
+from prolific.models import ProlificStudy
+from prolific.review import decisions_take
+from prolific.services import event_receive
+from studies.models import Participant, Study
 from tests.factories import Bot, pid, small_study
 
 WEBHOOK = "/prolific/hooks/"
@@ -31,3 +39,58 @@ def arrive(standin, study, prolific_id: str, n: int) -> tuple[Bot, str]:
     """Participant `n` takes a place on Prolific and opens the study link it gives them."""
     submission = standin.submission_add(prolific_id, pid(n))
     return Bot(study, pid(n), session=submission), submission
+
+
+#: one person on Prolific, as the ids Prolific knows them by (a PID starting 5f0, like the guessed prefix
+#: of a lookup attack); Prolific's SESSION_ID is the id of their submission
+PROLIFIC_PID = "5f0c1d2e3f4a5b6c7d8e9fa1"
+SUBMISSION_ID = "64b1c2d3e4f5a6b7c8d9e0f1"
+
+
+@dataclass(frozen=True)
+class Footprint:
+    """What one person who took part through Prolific leaves in Parity."""
+
+    participant: Participant
+    pid: str
+    submission_id: str
+    prolific_study: ProlificStudy
+
+    @property
+    def identities(self) -> tuple[str, str]:
+        return (self.pid, self.submission_id)
+
+
+def through_prolific(
+    study: Study, person: str = PROLIFIC_PID, submission_id: str = SUBMISSION_ID, *, bonus: bool = True
+) -> Footprint:
+    """`person` takes part in `study` through Prolific and leaves their ids wherever Parity can keep them:
+    webhook deliveries, a delivery that came before they opened the study (flagged: no participant), a
+    submission sent in before they finished (flagged: unfinished), their submission, and (with `bonus`:
+    the batch of everyone owed one so far) their bonus line."""
+    found = ProlificStudy.objects.filter(study=study).first() or ProlificStudy.objects.create(
+        study=study, prolific_id=f"prolific-{study.link}", places=4, bonus_per_correct_pence=5
+    )
+
+    def delivered(status: str) -> None:
+        payload = {
+            "event_id": secrets.token_hex(16),
+            "event_type": "submission.status.change",
+            "resource_id": submission_id,
+            "status": status,
+            "study_id": found.prolific_id,
+            "participant_id": person,
+        }
+        event_receive(event_id=payload["event_id"], payload=payload)
+
+    delivered("AWAITING REVIEW")  # before they opened the study: no participant yet
+    bot = Bot(study, person, session=submission_id).start_items()
+    bot.answer_items(count=1)
+    delivered("AWAITING REVIEW")  # now linked to the participant, who has not finished
+    decisions_take(prolific_study=found)
+    bot.answer_items()
+    bot.step()
+    assert bot.participant.status == Participant.Status.COMPLETED
+    if bonus:
+        assert bonus_batch_compute(prolific_study=found) is not None
+    return Footprint(bot.participant, person, submission_id, found)

@@ -96,8 +96,11 @@ def test_a_study_runs_on_prolific_from_draft_to_stop(implicature, standin, clien
     result = prolific_sync(prolific_study=found)
     assert result.submissions == 6
     flags = {(flag.kind, flag.subject) for flag in ProlificFlag.objects.filter(resolved=False)}
+    # a flag names Parity's number of the submission; its Prolific ids are read through it
+    stranger_record = ProlificSubmission.objects.get(submission_id=stranger)
+    assert ProlificFlag.objects.get(kind=ProlificFlag.Kind.NO_PARTICIPANT).submission == stranger_record
     assert flags == {
-        (ProlificFlag.Kind.NO_PARTICIPANT, stranger),
+        (ProlificFlag.Kind.NO_PARTICIPANT, f"submission #{stranger_record.pk}"),
         (ProlificFlag.Kind.NO_SUBMISSION, Participant.objects.get(prolific_pid=pid(8)).pseudonym),
     }
 

@@ -10,7 +10,8 @@ class Command(BaseCommand):
     help = (
         "Honour a data-erasure request: replace a participant's Prolific identity in one study by a random "
         "token (answers kept under the pseudonym), or with --delete-answers delete the participant and "
-        "every answer. The pseudonym is never handed out again."
+        "every answer. Their PID, session and submission ids are replaced wherever else they are stored "
+        "(submissions, bonus lines, webhook deliveries). The pseudonym is never handed out again."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:

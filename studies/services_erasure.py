@@ -1,0 +1,117 @@
+"""Erasing a participant's Prolific ids wherever they are stored (a data-erasure request).
+
+Every model that stores an identity names the fields (`IDENTITY_FIELDS`, see `studies.identity`);
+the erasure reads those declarations, so a store added later, in any app, is erased too without this
+module knowing it. The ids are replaced, never hashed (a hash of a known PID could be recomputed):
+the PID by the participant's own replacement, so rows that carried it still agree with each other,
+and each other id (a session or submission id) by a random token of its own, so a unique column
+stays unique.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+from typing import Any
+
+from django.db.models import CharField, ForeignKey, Model, Q
+
+from studies.identity import guarded_models, identity_fields
+from studies.models import Participant
+
+ERASED_PREFIX = "erased-"
+
+
+def erased_token() -> str:
+    """A random stand-in for an erased id."""
+    return f"{ERASED_PREFIX}{secrets.token_hex(16)}"
+
+
+def _links_to_participant(model: type[Model]) -> list[ForeignKey]:
+    return [
+        field
+        for field in model._meta.concrete_fields
+        if isinstance(field, ForeignKey) and field.related_model is Participant
+    ]
+
+
+def participant_identities(participant: Participant) -> set[str]:
+    """The ids Prolific knows `participant` by: their PID, their session ids (the one stored and the
+    ones recorded as changes), and every id stored in a row that points at them (their submissions)."""
+    found: set[Any] = {participant.prolific_pid, participant.prolific_session_id}
+    for change in participant.session_changes:
+        found |= {change.get("from"), change.get("to")}
+    for model in guarded_models():
+        names = [name for name in identity_fields(model) if isinstance(model._meta.get_field(name), CharField)]
+        if model is Participant or not names:
+            continue
+        for link in _links_to_participant(model):
+            for values in model.objects.filter(**{link.name: participant}).values_list(*names):
+                found.update(values)
+    return {value for value in found if isinstance(value, str) and value.strip()}
+
+
+def _whole_ids(ids: list[str]) -> re.Pattern[str]:
+    """Any of `ids`, whole (never inside a longer id), in any case."""
+    alternatives = "|".join(re.escape(value) for value in sorted(ids, key=len, reverse=True))
+    return re.compile(f"(?<![0-9a-z])({alternatives})(?![0-9a-z])", re.IGNORECASE)
+
+
+def _replaced(value: Any, pattern: re.Pattern[str], replacements: dict[str, str]) -> Any:
+    """`value` (text, or JSON: lists, objects) with each id `pattern` finds replaced."""
+    if isinstance(value, str):
+        return pattern.sub(lambda match: replacements[match.group(0).lower()], value)
+    if isinstance(value, list):
+        return [_replaced(item, pattern, replacements) for item in value]
+    if isinstance(value, dict):
+        return {
+            _replaced(key, pattern, replacements): _replaced(item, pattern, replacements) for key, item in value.items()
+        }
+    return value
+
+
+def identities_erase(*, participant: Participant, pid_replacement: str) -> int:
+    """Replace `participant`'s ids in the identity fields of every model but `Participant` (whose own
+    row `participant_erase` rewrites): wherever they appear, in a column of their own, inside text or
+    inside a stored JSON payload. Returns how many rows changed.
+
+    Rows that point at another participant are left alone; so is a row that names the PID but nothing
+    else of this participation while the same person still takes part in another study (a delivery
+    about their submission there). Called inside `participant_erase`'s transaction; the rows are
+    locked, so a sync writing the same submission meanwhile waits and is then erased with it."""
+    identities = participant_identities(participant)
+    if not identities:
+        return 0
+    pid = participant.prolific_pid.lower()
+    replacements = {value.lower(): erased_token() for value in identities}
+    replacements[pid] = pid_replacement
+    every_id = _whole_ids(list(replacements))
+    own_ids = _whole_ids([value for value in replacements if value != pid]) if len(replacements) > 1 else None
+    elsewhere = (
+        Participant.objects.filter(prolific_pid__iexact=pid, erased_at__isnull=True).exclude(pk=participant.pk).exists()
+    )
+    changed = 0
+    for model in guarded_models():
+        if model is Participant:
+            continue
+        names = identity_fields(model)
+        links = _links_to_participant(model)
+        holding = Q()
+        for name in names:
+            for value in identities:
+                holding |= Q(**{f"{name}__icontains": value})
+        for row in model.objects.select_for_update().filter(holding):
+            linked = {getattr(row, link.attname) for link in links} - {None}
+            if linked - {participant.pk}:
+                continue  # another participant's row: their ids, not these
+            values = {name: getattr(row, name) for name in names}
+            if elsewhere and not linked and not (own_ids and own_ids.search(json.dumps(list(values.values())))):
+                continue  # the same person's row in another study
+            fields = [name for name, value in values.items() if _replaced(value, every_id, replacements) != value]
+            for name in fields:
+                setattr(row, name, _replaced(values[name], every_id, replacements))
+            if fields:
+                row.save(update_fields=fields)
+                changed += 1
+    return changed
