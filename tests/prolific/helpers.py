@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import hashlib
+import json
 import secrets
 from dataclasses import dataclass
 
@@ -81,7 +83,8 @@ def through_prolific(
             "study_id": found.prolific_id,
             "participant_id": person,
         }
-        event_receive(event_id=payload["event_id"], payload=payload)
+        signed = hashlib.sha256(json.dumps(payload).encode()).hexdigest()  # each delivery signed once
+        event_receive(event_id=payload["event_id"], signed_digest=signed, payload=payload)
 
     delivered("AWAITING REVIEW")  # before they opened the study: no participant yet
     bot = Bot(study, person, session=submission_id).start_items()
