@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import select
 import subprocess
 import sys
 import time
@@ -115,12 +116,17 @@ def test_a_pause_lets_requests_in_flight_finish_and_holds_new_ones_until_release
 def test_a_process_that_ends_during_the_phase_still_counts_through_its_parent() -> None:
     # the "server" starts a worker that burns 0.3 s and exits (as a database backend whose connection
     # closes): its time moves to the parent once reaped, and the group's total never goes back
-    script = f"import subprocess, sys, time\nsubprocess.run([sys.executable, '-c', {BURN!r}])\ntime.sleep(30)\n"
-    server = subprocess.Popen([sys.executable, "-c", script], process_group=0)
+    script = (
+        f"import subprocess, sys, time\nsubprocess.run([sys.executable, '-c', {BURN!r}])\n"
+        "print('reaped', flush=True)\ntime.sleep(30)\n"
+    )
+    server = subprocess.Popen([sys.executable, "-c", script], process_group=0, stdout=subprocess.PIPE, text=True)
     try:
         meter = CpuMeter(server.pid)
         before = meter.snapshot()
-        time.sleep(1.5)  # the worker has burnt its time and ended
+        # until the worker has burnt its CPU time and been reaped, however busy the machine is
+        ready, _, _ = select.select([server.stdout], [], [], 120)
+        assert ready and server.stdout.readline().strip() == "reaped"
         after = meter.snapshot()
     finally:
         server.kill()
