@@ -97,7 +97,9 @@ def view_of(request: Any) -> PromptView:
         )
     if isinstance(request, MultiReadRequest):
         reads = tuple(
-            ReadPoint(number, read.offset, request.text[max(0, read.offset - READ_CONTEXT) : read.offset], read.candidates)
+            ReadPoint(
+                number, read.offset, request.text[max(0, read.offset - READ_CONTEXT) : read.offset], read.candidates
+            )
             for number, read in enumerate(request.reads, start=1)
         )
         return PromptView(
@@ -209,4 +211,3 @@ def item_prompts(
         group=list(group),
         prompts=[view_of(request) for request in requests],
     )
-

@@ -22,6 +22,7 @@ class Card:
 def summary_cards(results: dict[str, Any]) -> list[Card]:
     human, people = results["human"], results["participants"]
     several = human["n_annotators"] > 1
+    method = ci_method_label(human["accuracy"]["ci_method"], short=True)
     cards = [
         Card(
             "Participants in the results",
@@ -32,12 +33,10 @@ def summary_cards(results: dict[str, Any]) -> list[Card]:
             "Human accuracy (mean over annotators)",
             pct(human["accuracy"]["mean"]),
             f"{count(human['n_annotators'], 'annotator')} on {count(human['n_items_scored'], 'item')}"
-            + (
-                f" · 95% CI {ci(human['accuracy']['ci95'])} ({ci_method_label(human['accuracy']['ci_method'])})"
-                if several
-                else " · no CI with one annotator"
-            ),
-            small_n_warning(human["n_annotators"]) if several and human["accuracy"]["small_n_warning"] else "",
+            + (f" · 95% CI {ci(human['accuracy']['ci95'])}, {method}" if several else " · no CI with one annotator"),
+            small_n_warning(human["n_annotators"], short=True)
+            if several and human["accuracy"]["small_n_warning"]
+            else "",
         ),
         # with one annotator best and worst are the mean again: no spread to show
         Card(

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from parity.stats import CI_METHOD_LABELS, SMALL_N
+from parity.stats import BOOTSTRAP, CI_METHOD_LABELS, SMALL_N, T_INTERVAL
 
 
 @dataclass(frozen=True)
@@ -60,13 +60,17 @@ def count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
-def ci_method_label(method: str | None) -> str:
-    """What a human CI's method is called (parity.stats.intervals), for notes and pages."""
+def ci_method_label(method: str | None, *, short: bool = False) -> str:
+    """What a human CI's method is called (parity.stats.intervals), for notes and pages (`short`: on a card)."""
+    if short:
+        return {T_INTERVAL: "t-interval", BOOTSTRAP: "bootstrap"}.get(method or "", method or "—")
     return CI_METHOD_LABELS.get(method or "", method or "—")
 
 
-def small_n_warning(n: int) -> str:
-    """The warning printed beside a CI over fewer than `SMALL_N` annotators."""
+def small_n_warning(n: int, *, short: bool = False) -> str:
+    """The warning printed beside a CI over fewer than `SMALL_N` annotators (`short`: on a card)."""
+    if short:
+        return f"Only {count(n, 'annotator')}, fewer than {SMALL_N}: a wide, rough CI."
     return (
         f"Fewer than {SMALL_N} annotators ({n}): the CI of their mean accuracy is wide, and it assumes their "
         "accuracies are roughly normal, which so few cannot show. Read it as a rough range."
@@ -136,8 +140,9 @@ def unit_table(results: dict[str, Any]) -> Table:
     few = [unit for unit in units if unit["small_n_warning"]]
     if few:
         notes.append(
-            f"{count(len(few), 'unit')} of {len(units)} with fewer than {SMALL_N} annotators: "
-            + small_n_warning(min(unit["n_annotators"] for unit in few))
+            f"Units with fewer than {SMALL_N} annotators: {len(few)} of {len(units)} "
+            f"({min(unit['n_annotators'] for unit in few)} annotators at the fewest). Their CIs are wide and assume "
+            "the annotators' accuracies are roughly normal, which so few cannot show: read them as rough ranges."
         )
     return Table(
         "units",
@@ -302,6 +307,7 @@ def category_table(results: dict[str, Any]) -> Table | None:
         ]
         for row in section["rows"]
     ]
+    method = ci_method_label(results["human"]["accuracy"]["ci_method"])
     return Table(
         "by_category",
         f"Accuracy per {title}, with the items each figure is on",
@@ -309,7 +315,7 @@ def category_table(results: dict[str, Any]) -> Table | None:
         rows,
         notes=(
             "(n): the items a figure is computed on. Humans: the mean over annotators of each one's accuracy on "
-            f"the category's items they answered; its CI is {ci_method_label(results['human']['accuracy']['ci_method'])} "
+            f"the category's items they answered; its CI is {method} "
             f"(wide and rough in a category with fewer than {SMALL_N} annotators). A model: its share right on the "
             "items both answered and, where it answered others, on all of its own (a different set of items from "
             "the humans').",

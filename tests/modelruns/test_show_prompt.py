@@ -54,7 +54,9 @@ def test_implicature_zero_shot_prints_both_full_texts_with_their_last_word(small
 
     text = _show("--study", small_implicature_study.name, "--item", first.key)
     assert f"item 1 of 10: {first.key}" in text and "template 2, k=0" in text
-    assert f"--- text 1 of 2, continuation ' yes' (its last 4 characters) ---\n{context} yes\n--- end of text ---" in text
+    assert (
+        f"--- text 1 of 2, continuation ' yes' (its last 4 characters) ---\n{context} yes\n--- end of text ---" in text
+    )
     assert f"--- text 2 of 2, continuation ' no' (its last 3 characters) ---\n{context} no\n--- end of text ---" in text
 
 
@@ -77,9 +79,13 @@ def test_implicature_one_shot_puts_a_solved_dev_example_first_as_the_benchmark_d
 
 
 def test_implicature_contrastive_prints_both_options_a_and_b(small_implicature_study):
-    found = _json("--study", small_implicature_study.name, "--item", "2", "--setting", "variant=contrastive", "template=1")
+    found = _json(
+        "--study", small_implicature_study.name, "--item", "2", "--setting", "variant=contrastive", "template=1"
+    )
     [[(a_text, a), (b_text, b)]] = _texts(found)
-    assert (a, b) == (" A", " B") and a_text.endswith("Question: Which of the above texts is coherent, A or B?\nAnswer: A")
+    assert (a, b) == (" A", " B") and a_text.endswith(
+        "Question: Which of the above texts is coherent, A or B?\nAnswer: A"
+    )
     assert "\nA: question: " in a_text and "\nB: question: " in a_text
 
 

@@ -24,8 +24,9 @@ LOW = 0.85 - 3.182 * (0.11 / 3) ** 0.5 / 2
 
 def test_the_page_names_the_method_and_warns_below_ten_annotators(staff_client, pilot):
     html = staff_client.get(f"/studies/{pilot.study_id}/results/").content.decode()
-    assert f"95% CI [{100 * LOW:.1f}, 100.0] (Student&#x27;s t-interval over annotators" in html
-    assert '<small class="warning" role="note">Fewer than 10 annotators (4)' in html
+    assert f"95% CI [{100 * LOW:.1f}, 100.0], t-interval" in html
+    assert '<small class="warning" role="note">Only 4 annotators, fewer than 10: a wide, rough CI.</small>' in html
+    assert "the humans' accuracy is a Student's t-interval over annotators" in html
     assert "percentile bootstrap over annotators" not in html
     listing = staff_client.get("/studies/").content.decode()
     assert f"[{100 * LOW:.1f}, 100.0] †" in listing
