@@ -1,21 +1,65 @@
 """Score one shard: ask the benchmark what to run, run it, ask the benchmark what it means.
 
 No writes here: the answers go back to the caller (`modelruns.work.shard_complete` writes them).
+What a benchmark is asked to run is built by `RequestInputs`, which `modelruns.prompts` uses too, so
+the texts shown for an item (`manage.py show_prompt`, the results page's item view) are the ones a
+run sends to the engine.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from annotation.models import Item
 from annotation.selectors import item_data
 from modelruns import selectors
 from modelruns.models import ModelRun, ModelShard
 from modelruns.scoring import Progress, Scorer
-from parity.benchmarks.base import ModelAnswer, answer_variants
+from parity import benchmarks
+from parity.benchmarks.base import Benchmark, ItemData, ModelAnswer, answer_variants
 
 #: request stages a benchmark may chain (instruction induction uses two: generate, then execute)
 MAX_STAGES = 5
+
+
+@dataclass(frozen=True)
+class RequestInputs:
+    """What a benchmark builds a run's engine requests from: some items under one setting, for one
+    kind of model, with the pool k-shot examples are drawn from and the benchmark's assets."""
+
+    definition: Benchmark
+    items: list[ItemData]
+    setting: Mapping[str, Any]
+    kind: str
+    pool: list[ItemData]
+    assets: Mapping[str, Any]
+
+    def requests(self, prior: Mapping[str, Any]) -> list[Any]:
+        """The engine requests for the items, given the results so far (`prior`, by request key)."""
+        return self.definition.model_requests(
+            self.items, self.assets, self.setting, pool=self.pool, prior=prior, kind=self.kind
+        )
+
+
+def request_inputs(
+    benchmark: str,
+    items: Sequence[Item],
+    setting: Mapping[str, Any],
+    kind: str,
+    assets: Mapping[str, Any] | None = None,
+) -> RequestInputs:
+    definition = benchmarks.get(benchmark)
+    split = definition.model_pool_split(setting)
+    return RequestInputs(
+        definition=definition,
+        items=[item_data(item) for item in items],
+        setting=setting,
+        kind=kind,
+        pool=selectors.pool_items(benchmark, split) if split else [],
+        assets=selectors.benchmark_assets(benchmark) if assets is None else assets,
+    )
 
 
 def shard_answers(
@@ -26,25 +70,18 @@ def shard_answers(
     assets: Mapping[str, Any] | None = None,
 ) -> dict[int, list[ModelAnswer]]:
     """Each of the shard's items (by item id) with its model answers (one per variant)."""
-    definition = run.study.definition
-    setting = run.setting
-    kind = run.spec.scored_as
     items = selectors.items_by_id(list(shard.item_ids))
-    data = [item_data(item) for item in items]
-    split = definition.model_pool_split(setting)
-    pool = selectors.pool_items(run.study.benchmark, split) if split else []
-    if assets is None:
-        assets = selectors.benchmark_assets(run.study.benchmark)
+    inputs = request_inputs(run.study.benchmark, items, run.setting, run.spec.scored_as, assets)
+    definition = inputs.definition
     results: dict[str, Any] = {}
     for _ in range(MAX_STAGES):
-        asked = definition.model_requests(data, assets, setting, pool=pool, prior=results, kind=kind)
-        new = [request for request in asked if request.key not in results]
+        new = [request for request in inputs.requests(results) if request.key not in results]
         if not new:
             break
         results.update(scorer.run(new, progress))
     else:
         raise RuntimeError(f"{definition.name} still asked for new requests after {MAX_STAGES} stages")
-    answers = definition.model_answers(data, setting, results, assets=assets, kind=kind)
+    answers = definition.model_answers(inputs.items, inputs.setting, results, assets=inputs.assets, kind=inputs.kind)
     missing = [item.key for item in items if item.key not in answers]
     if missing:
         raise RuntimeError(f"{definition.name} gave no answer for {', '.join(missing[:5])}")

@@ -149,3 +149,13 @@ def study_tasks(study: Study) -> list[str]:
     return sorted(
         {task for item in study_items(study) if (task := study.definition.category_of(item.meta)) is not None}
     )
+
+
+def study_runs(study: Study) -> list[ModelRun]:
+    """A study's runs with their specs, newest first: the choices of the item view."""
+    return list(ModelRun.objects.filter(study=study).select_related("spec", "study").order_by("-created_at", "-pk"))
+
+
+def item_answers(run: ModelRun, item_key: str) -> QuerySet[ModelResponse]:
+    """A run's answers to one item, one per variant (MiQA's two option orders)."""
+    return ModelResponse.objects.filter(run=run, item__key=item_key).order_by("variant")

@@ -41,9 +41,9 @@ def prolific_recruit_configure(
 
 
 def human_ci_width(study_id: int) -> tuple[int, float | None]:
-    """The results page's 95% CI of human accuracy (percentile bootstrap over participants, same
-    resamples and seed), over completed, non-excluded participants' answers to real items: (the
-    number of those participants, its width in points)."""
+    """The results page's 95% CI of human accuracy (Student's t-interval over participants), over
+    completed, non-excluded participants' answers to real items: (the number of those participants,
+    its width in points)."""
     rows = Response.objects.filter(
         participant__study=study_id,
         participant__status=Status.COMPLETED,

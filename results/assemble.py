@@ -101,6 +101,9 @@ def human_section(
             "worst": overall.worst,
             "std": overall.std,
             "ci95": interval(overall.ci_low, overall.ci_high),
+            # a t-interval over annotators (parity.stats.intervals), flagged below ten of them
+            "ci_method": overall.ci_method,
+            "small_n_warning": overall.small_n_warning,
             "per_annotator": [
                 {"annotator": p.annotator, "unit": p.unit, "n": p.n_scored, "accuracy": p.accuracy}
                 for p in overall.participants
@@ -179,6 +182,8 @@ def units_section(
                 "accuracy_worst": acc.worst if acc else None,
                 "accuracy_std": acc.std if acc else None,
                 "accuracy_ci95": interval(acc.ci_low, acc.ci_high) if acc else None,
+                "accuracy_ci_method": acc.ci_method if acc else None,
+                "small_n_warning": acc.small_n_warning if acc else False,
                 "cohen_kappa_mean_pairwise": agr.mean_pairwise_kappa if agr else None,
                 "fleiss_kappa": agr.fleiss_kappa if agr else None,
                 "krippendorff_alpha": agr.krippendorff_alpha if agr else None,

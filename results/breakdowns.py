@@ -100,6 +100,7 @@ def by_category(
                     "n_items": len(human_items),
                     "mean": summary.mean if summary else None,
                     "ci95": _ci(summary.ci_low, summary.ci_high) if summary else None,
+                    "small_n_warning": summary.small_n_warning if summary else False,
                 },
                 "models": [
                     _model_in_category(data, run, model_groups.get((run.id, category), []), human_items) for run in runs

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.utils.translation import ngettext
 
-from results.tables import ci, count, num, pct, signed_pct
+from results.tables import ci, ci_method_label, count, num, pct, signed_pct, small_n_warning
 
 
 @dataclass(frozen=True)
@@ -15,11 +15,14 @@ class Card:
     label: str
     value: str
     note: str = ""
+    #: what the reader must know before trusting the value (e.g. a CI over few annotators)
+    warning: str = ""
 
 
 def summary_cards(results: dict[str, Any]) -> list[Card]:
     human, people = results["human"], results["participants"]
     several = human["n_annotators"] > 1
+    method = ci_method_label(human["accuracy"]["ci_method"], short=True)
     cards = [
         Card(
             "Participants in the results",
@@ -30,7 +33,10 @@ def summary_cards(results: dict[str, Any]) -> list[Card]:
             "Human accuracy (mean over annotators)",
             pct(human["accuracy"]["mean"]),
             f"{count(human['n_annotators'], 'annotator')} on {count(human['n_items_scored'], 'item')}"
-            + (f" · 95% CI {ci(human['accuracy']['ci95'])}" if several else " · no CI with one annotator"),
+            + (f" · 95% CI {ci(human['accuracy']['ci95'])}, {method}" if several else " · no CI with one annotator"),
+            small_n_warning(human["n_annotators"], short=True)
+            if several and human["accuracy"]["small_n_warning"]
+            else "",
         ),
         # with one annotator best and worst are the mean again: no spread to show
         Card(
@@ -83,7 +89,8 @@ def headline_cells(row: dict[str, Any]) -> dict[str, str]:
         "participants": str(people["included"]) + (f" (+{people['excluded']} excluded)" if people["excluded"] else ""),
         "n_items": str(row["n_items"]),
         "human_accuracy": pct(row["human_accuracy"]),
-        "human_ci95": ci(row["human_ci95"]),
+        # † : fewer than ten annotators (the page's note says what that means for the CI)
+        "human_ci95": ci(row["human_ci95"]) + (" †" if row["human_small_n_warning"] and row["human_ci95"] else ""),
         "best_worst": f"{pct(row['human_best'])} / {pct(row['human_worst'])}",
         "kappa": num(row["kappa"]),
         "alpha": num(row["alpha"]),

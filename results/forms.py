@@ -1,4 +1,4 @@
-"""The results filters (unit, category, model, setting), validated like any other input."""
+"""The results filters (unit, category, model, setting) and the item view's input, validated like any other input."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from django import forms
 
+from modelruns.models import ModelRun
 from results.selectors import StudyData
 
 
@@ -56,3 +57,23 @@ class ResultsFilterForm(forms.Form):
     def filters(self) -> ResultFilters:
         """The cleaned filters; call after `is_valid()`."""
         return ResultFilters(**{name: self.cleaned_data.get(name) or None for name in self.fields})
+
+
+class ItemPromptForm(forms.Form):
+    """GET input of the item view: the item (a key, or its place from 1 among the study's items) and
+    the run whose setting and kind of model read it (blank: the benchmark's default setting)."""
+
+    item = forms.CharField(max_length=200, strip=True)
+    run = forms.TypedChoiceField(required=False, coerce=int, empty_value=None, label="Model run")
+
+    def __init__(self, *args, runs: list[ModelRun], **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.runs = {run.pk: run for run in runs}
+        self.fields["run"].choices = [("", "the benchmark's default setting")] + [
+            (run.pk, f"{run.spec.name} ({run.setting_label()}) #{run.pk}") for run in runs
+        ]
+
+    def chosen_run(self) -> ModelRun | None:
+        """The chosen run; call after `is_valid()`."""
+        chosen = self.cleaned_data.get("run")
+        return self.runs[chosen] if chosen is not None else None

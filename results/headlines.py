@@ -38,6 +38,7 @@ def study_headlines(studies: Iterable[Study], *, n_boot: int = N_BOOT) -> list[d
                 "n_items": len({r.item for r in ratings}),
                 "human_accuracy": accuracy.mean,
                 "human_ci95": interval(accuracy.ci_low, accuracy.ci_high),
+                "human_small_n_warning": accuracy.small_n_warning,
                 "human_best": accuracy.best,
                 "human_worst": accuracy.worst,
                 "kappa": kappa_across_units(agreement_by_unit(ratings)).mean,

@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from parity.stats import BOOTSTRAP, CI_METHOD_LABELS, SMALL_N, T_INTERVAL
+
 
 @dataclass(frozen=True)
 class Table:
@@ -58,10 +60,35 @@ def count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
+def ci_method_label(method: str | None, *, short: bool = False) -> str:
+    """What a human CI's method is called (parity.stats.intervals), for notes and pages (`short`: on a card)."""
+    if short:
+        return {T_INTERVAL: "t-interval", BOOTSTRAP: "bootstrap"}.get(method or "", method or "—")
+    return CI_METHOD_LABELS.get(method or "", method or "—")
+
+
+def small_n_warning(n: int, *, short: bool = False) -> str:
+    """The warning printed beside a CI over fewer than `SMALL_N` annotators (`short`: on a card)."""
+    if short:
+        return f"Only {count(n, 'annotator')}, fewer than {SMALL_N}: a wide, rough CI."
+    return (
+        f"Fewer than {SMALL_N} annotators ({n}): the CI of their mean accuracy is wide, and it assumes their "
+        "accuracies are roughly normal, which so few cannot show. Read it as a rough range."
+    )
+
+
 def unit_table(results: dict[str, Any]) -> Table:
     units = [unit for unit in results["units"] if unit["n_annotators"]]
     width = max((len(unit["annotators"]) for unit in units), default=0)
-    columns = ["Unit", *[f"Annotator {n}" for n in range(1, width + 1)], "Mean", "Best", "Worst", "IAA (κ)"]
+    columns = [
+        "Unit",
+        *[f"Annotator {n}" for n in range(1, width + 1)],
+        "Mean",
+        "Mean 95% CI",
+        "Best",
+        "Worst",
+        "IAA (κ)",
+    ]
     rows = []
     for unit in units:
         accuracies = [pct(a["accuracy"]) for a in unit["annotators"]]
@@ -71,6 +98,7 @@ def unit_table(results: dict[str, Any]) -> Table:
                 *accuracies,
                 *[""] * (width - len(accuracies)),
                 pct(unit["accuracy_mean"]),
+                ci(unit["accuracy_ci95"]),
                 pct(unit["accuracy_best"]),
                 pct(unit["accuracy_worst"]),
                 num(unit["cohen_kappa_mean_pairwise"]),
@@ -84,6 +112,7 @@ def unit_table(results: dict[str, Any]) -> Table:
             "Total: mean over units",
             *blanks,
             pct(across["mean"]),
+            "",
             pct(across["best"]),
             pct(across["worst"]),
             num(human["cohen_kappa_mean_pairwise"]),
@@ -94,25 +123,40 @@ def unit_table(results: dict[str, Any]) -> Table:
             "Std across units",
             *blanks,
             spread(across["mean_std"]),
+            "",
             spread(across["best_std"]),
             spread(across["worst_std"]),
             num(human["cohen_kappa_std_across_units"]),
         ]
     )
-    rows.append(["Mean within-unit std", *blanks, spread(across["mean_within_unit_std"]), "", "", ""])
+    rows.append(["Mean within-unit std", *blanks, spread(across["mean_within_unit_std"]), "", "", "", ""])
+    notes = [
+        _total_note(results),
+        "Std across units: the population std, over units, of the unit means, bests, worsts and κs. Mean "
+        "within-unit std: each unit's population std over its annotators, averaged over units. Ruis et al.'s "
+        "Std row prints the latter under Mean and the former under Best, Worst and IAA.",
+        f"Mean 95% CI: {_unit_ci_method(units)} of the unit's annotators' accuracies (not in Ruis et al.'s table).",
+    ]
+    few = [unit for unit in units if unit["small_n_warning"]]
+    if few:
+        notes.append(
+            f"Units with fewer than {SMALL_N} annotators: {len(few)} of {len(units)} "
+            f"({min(unit['n_annotators'] for unit in few)} annotators at the fewest). Their CIs are wide and assume "
+            "the annotators' accuracies are roughly normal, which so few cannot show: read them as rough ranges."
+        )
     return Table(
         "units",
         "Human accuracy per unit (cf. Ruis et al., Table 7)",
         columns,
         rows,
         summary_from=summary,
-        notes=(
-            _total_note(results),
-            "Std across units: the population std, over units, of the unit means, bests, worsts and κs. Mean "
-            "within-unit std: each unit's population std over its annotators, averaged over units. Ruis et al.'s "
-            "Std row prints the latter under Mean and the former under Best, Worst and IAA.",
-        ),
+        notes=tuple(notes),
     )
+
+
+def _unit_ci_method(units: list[dict[str, Any]]) -> str:
+    methods = sorted({unit["accuracy_ci_method"] for unit in units if unit["accuracy_ci_method"]})
+    return " / ".join(ci_method_label(method) for method in methods) or ci_method_label(None)
 
 
 def _total_note(results: dict[str, Any]) -> str:
@@ -220,9 +264,11 @@ def accuracy_table(results: dict[str, Any]) -> Table:
         title = "Accuracy on all the items each answered (different items: compare on the same items above)"
     one = " (no CI with one annotator)" if human["n_annotators"] == 1 else ""
     notes = [
-        f"Humans: the mean over annotators of each one's accuracy on the items they answered; its CI resamples "
-        f"annotators{one}."
+        f"Humans: the mean over annotators of each one's accuracy on the items they answered; its CI is "
+        f"{ci_method_label(human['accuracy']['ci_method'])}{one}."
     ]
+    if human["accuracy"]["small_n_warning"]:
+        notes.append(small_n_warning(human["n_annotators"]))
     if models:
         notes.append("A model: its share right on all the items it answered; its CI resamples items.")
     return Table("accuracy", title, columns, rows, notes=tuple(notes))
@@ -261,6 +307,7 @@ def category_table(results: dict[str, Any]) -> Table | None:
         ]
         for row in section["rows"]
     ]
+    method = ci_method_label(results["human"]["accuracy"]["ci_method"])
     return Table(
         "by_category",
         f"Accuracy per {title}, with the items each figure is on",
@@ -268,8 +315,10 @@ def category_table(results: dict[str, Any]) -> Table | None:
         rows,
         notes=(
             "(n): the items a figure is computed on. Humans: the mean over annotators of each one's accuracy on "
-            "the category's items they answered. A model: its share right on the items both answered and, where it "
-            "answered others, on all of its own (a different set of items from the humans').",
+            f"the category's items they answered; its CI is {method} "
+            f"(wide and rough in a category with fewer than {SMALL_N} annotators). A model: its share right on the "
+            "items both answered and, where it answered others, on all of its own (a different set of items from "
+            "the humans').",
         ),
     )
 
@@ -491,7 +540,13 @@ def kind_table(results: dict[str, Any]) -> Table | None:
         ]
         for row in rows_in
     ]
-    return Table("by_kind", "Per kind of item (ratings and free texts have no right answer)", columns, rows)
+    return Table(
+        "by_kind",
+        "Per kind of item (ratings and free texts have no right answer)",
+        columns,
+        rows,
+        notes=(f"Humans 95% CI: {ci_method_label(results['human']['accuracy']['ci_method'])}.",),
+    )
 
 
 def paper_tables(results: dict[str, Any]) -> list[Table]:

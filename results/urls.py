@@ -9,6 +9,7 @@ app_name = "results"
 urlpatterns = [
     path("", views.study_list, name="list"),
     path("<int:study_id>/results/", views.results, name="study"),
+    path("<int:study_id>/results/item/", views.item, name="item"),
     path("<int:study_id>/monitor/", views.monitor, name="monitor"),
     path("<int:study_id>/export/<str:fmt>/", views.export, name="export"),
 ]

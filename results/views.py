@@ -1,5 +1,5 @@
-"""Researcher pages: every study's headline numbers, one study's results (htmx filters), its live
-monitor (an htmx fragment refreshing itself), exports."""
+"""Researcher pages: every study's headline numbers, one study's results (htmx filters), an item as
+a model reads it, its live monitor (an htmx fragment refreshing itself), exports."""
 
 from __future__ import annotations
 
@@ -9,11 +9,13 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
+from modelruns.prompts import PromptError, item_prompts
+from modelruns.selectors import item_answers, study_runs
 from results.assemble import study_results
 from results.charts import arrivals_chart, study_charts
 from results.display import disagreement_rows, headline_cells, summary_cards
 from results.exports import FORMATS, ExportForm, export_study
-from results.forms import ResultFilters, ResultsFilterForm
+from results.forms import ItemPromptForm, ResultFilters, ResultsFilterForm
 from results.headlines import study_headlines
 from results.monitor import study_monitor
 from results.selectors import load_study_data
@@ -60,6 +62,31 @@ def results(request: HttpRequest, study_id: int) -> HttpResponse:
         # htmx swaps only successful responses: the partial carries the filters' error message
         return render(request, "results/partials/_results.html", context)
     return render(request, "results/results.html", context, status=200 if valid else 400)
+
+
+@login_required
+@require_GET
+def item(request: HttpRequest, study_id: int) -> HttpResponse:
+    """The texts a model reads for one of the study's items, under a run's setting and kind of model
+    (or the benchmark's default setting), built as the run builds them; with the run's answers."""
+    study = get_study_for_researcher(request.user, study_id)
+    form = ItemPromptForm(request.GET, runs=study_runs(study))
+    context: dict[str, object] = {"study": study, "form": form}
+    if not form.is_valid():
+        return render(request, "results/item.html", context, status=400)
+    run = form.chosen_run()
+    try:
+        context["prompts"] = found = item_prompts(
+            item=form.cleaned_data["item"],
+            study=study,
+            setting=run.setting if run else None,
+            kind=run.spec.scored_as if run else study.definition.model_kinds[0],
+        )
+    except PromptError as exc:
+        context["problem"] = str(exc)
+        return render(request, "results/item.html", context, status=404)
+    context.update(run=run, answers=list(item_answers(run, found.item_key)) if run else [])
+    return render(request, "results/item.html", context)
 
 
 @login_required

@@ -44,9 +44,14 @@ from parity.stats.compare import (
     model_vs_humans,
     paired_gap,
 )
+from parity.stats.intervals import BOOTSTRAP, CI_METHOD_LABELS, SMALL_N, T_INTERVAL, t_mean_ci
 from parity.stats.ratings import Rating, as_ratings
 
 __all__ = [
+    "BOOTSTRAP",
+    "CI_METHOD_LABELS",
+    "SMALL_N",
+    "T_INTERVAL",
     "AccuracyAcrossUnits",
     "AccuracySummary",
     "AgreementSummary",
@@ -82,4 +87,5 @@ __all__ = [
     "participant_accuracy",
     "percent_agreement",
     "summarise_participants",
+    "t_mean_ci",
 ]

@@ -6,6 +6,11 @@ wrong is the benchmark's decision (AmbiBench scores invalid output as wrong upst
 Standard deviations default to ``ddof=0`` (population std, numpy's default): that reproduces the
 "Std" row of Ruis et al.'s Table 7 (e.g. the best-annotator column 92.0/87.3/88.0/92.0 → 2.2).
 Pass ``ddof=1`` for the sample std. One value has no spread: its std is None, whatever ``ddof``.
+
+The CI of a mean over participants is Student's t-interval over their accuracies by default
+(`parity.stats.intervals`: the percentile bootstrap is too narrow with the five annotators of a
+published subset); ``ci_method="percentile_bootstrap"`` gives the bootstrap. Each summary says
+which it used, and flags fewer than ten participants (``small_n_warning``).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from parity.stats.bootstrap import (
     DEFAULT_SEED,
     bootstrap_mean_ci,
 )
+from parity.stats.intervals import BOOTSTRAP, CI_METHODS, T_INTERVAL, small_n, t_mean_ci
 from parity.stats.ratings import RatingLike, as_ratings, group_by_unit
 from parity.stats.results import JsonResult, mean_std
 
@@ -36,7 +42,7 @@ class ParticipantAccuracy(JsonResult):
 
 @dataclass(frozen=True)
 class AccuracySummary(JsonResult):
-    """Mean/best/worst over participants; the CI resamples participants, not items."""
+    """Mean/best/worst over participants; the CI is over participants, not items."""
 
     unit: str | None
     n_participants: int
@@ -49,6 +55,10 @@ class AccuracySummary(JsonResult):
     ci_high: float | None
     confidence: float
     participants: list[ParticipantAccuracy]
+    #: how the CI was computed: `T_INTERVAL` or `BOOTSTRAP` (parity.stats.intervals)
+    ci_method: str = T_INTERVAL
+    #: fewer than `SMALL_N` participants: the CI is wide and rests on few values
+    small_n_warning: bool = False
 
 
 @dataclass(frozen=True)
@@ -110,11 +120,19 @@ def summarise_participants(
     seed: int = DEFAULT_SEED,
     confidence: float = DEFAULT_CONFIDENCE,
     ddof: int = 0,
+    ci_method: str = T_INTERVAL,
 ) -> AccuracySummary:
-    """Participants without a scored answer are listed but do not enter the numbers."""
+    """Participants without a scored answer are listed but do not enter the numbers. `n_boot` and
+    `seed` apply to the percentile bootstrap only."""
+    if ci_method not in CI_METHODS:
+        raise ValueError(f"ci_method must be one of {', '.join(CI_METHODS)}, not {ci_method!r}")
     values = [p.accuracy for p in participants if p.accuracy is not None]
     mean, std = mean_std(values, ddof=ddof)
-    interval = bootstrap_mean_ci(values, n_boot=n_boot, seed=seed, confidence=confidence)
+    interval = (
+        bootstrap_mean_ci(values, n_boot=n_boot, seed=seed, confidence=confidence)
+        if ci_method == BOOTSTRAP
+        else t_mean_ci(values, confidence=confidence)
+    )
     return AccuracySummary(
         unit=unit,
         n_participants=len(values),
@@ -127,6 +145,8 @@ def summarise_participants(
         ci_high=interval.high if interval else None,
         confidence=confidence,
         participants=list(participants),
+        ci_method=ci_method,
+        small_n_warning=small_n(len(values)),
     )
 
 
@@ -137,10 +157,11 @@ def accuracy_summary(
     seed: int = DEFAULT_SEED,
     confidence: float = DEFAULT_CONFIDENCE,
     ddof: int = 0,
+    ci_method: str = T_INTERVAL,
 ) -> AccuracySummary:
     """All ratings pooled: one accuracy per annotator over every item they answered."""
     return summarise_participants(
-        participant_accuracy(ratings), n_boot=n_boot, seed=seed, confidence=confidence, ddof=ddof
+        participant_accuracy(ratings), n_boot=n_boot, seed=seed, confidence=confidence, ddof=ddof, ci_method=ci_method
     )
 
 
@@ -151,6 +172,7 @@ def accuracy_by_unit(
     seed: int = DEFAULT_SEED,
     confidence: float = DEFAULT_CONFIDENCE,
     ddof: int = 0,
+    ci_method: str = T_INTERVAL,
 ) -> list[AccuracySummary]:
     """One summary per unit, units in first-seen order."""
     return [
@@ -161,6 +183,7 @@ def accuracy_by_unit(
             seed=seed,
             confidence=confidence,
             ddof=ddof,
+            ci_method=ci_method,
         )
         for unit, unit_ratings in group_by_unit(as_ratings(ratings)).items()
     ]

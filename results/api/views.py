@@ -366,7 +366,10 @@ class StudyResultsApi(ResearcherApi):
         study = serializers.CharField()
         benchmark = serializers.CharField()
         participants = serializers.DictField(child=serializers.IntegerField())
-        human = serializers.JSONField(help_text="accuracy (mean, best, worst, ci95), kappas, alpha, ICC")
+        human = serializers.JSONField(
+            help_text="accuracy (mean, best, worst, ci95 with its ci_method and small_n_warning: fewer than 10 "
+            "annotators), kappas, alpha, ICC"
+        )
         units = serializers.ListField(child=serializers.JSONField())
         models = serializers.ListField(child=serializers.JSONField())
         breakdowns = serializers.JSONField()

@@ -58,7 +58,7 @@ def patches(standin) -> int:
 
 
 def test_places_are_raised_in_steps_until_the_ci_is_narrow_enough(implicature, standin):
-    found = published("precise", places=4, value=21, step=2, max_spend_pence=450 * 20)
+    found = published("precise", places=4, value=26, step=2, max_spend_pence=450 * 20)
     arrived = 0
     assert recruitment_step(found).action == "wait"  # no one yet: 4 places open
     for _ in range(10):
@@ -69,14 +69,16 @@ def test_places_are_raised_in_steps_until_the_ci_is_narrow_enough(implicature, s
         assert point.action == "raise" and point.places == arrived + 2
         assert standin.studies[found.prolific_id]["total_available_places"] == point.places
     points = list(RecruitmentPoint.objects.filter(prolific_study=found).exclude(action="wait"))
-    # each raise came with a CI wider than 21 points (4, 6 and 8 people), the stop with one no wider (10)
+    # accuracies alternate 1 and 2/3: the t-interval over 4, 6 and 8 people is 47.3, 35.8 and 29.8 points
+    # wide (cut at 100%), wider than 26; over 10 people 25.1 (mean 5/6 ± 2.262 · 0.1757 / √10): the stop
     assert [(p.action, p.completed, p.places) for p in points] == [
         ("raise", 4, 6),
         ("raise", 6, 8),
         ("raise", 8, 10),
         ("stop", 10, 10),
     ]
-    assert all(p.ci_width > 21 for p in points[:-1]) and points[-1].ci_width <= 21
+    assert all(p.ci_width > 26 for p in points[:-1]) and points[-1].ci_width <= 26
+    assert [round(p.ci_width, 1) for p in points] == [47.3, 35.8, 29.8, 25.1]
     assert standin.studies[found.prolific_id]["status"] == "AWAITING REVIEW"
     assert not ProlificFlag.objects.filter(kind=ProlificFlag.Kind.BUDGET_REACHED).exists()
 
@@ -91,7 +93,7 @@ def test_places_are_raised_in_steps_until_the_ci_is_narrow_enough(implicature, s
     assert recruitment_step(found).action == "wait" and len(standin.calls) == calls
 
     monitor = study_monitor(found.study)["recruitment"]
-    assert monitor["target"] == "95% CI of human accuracy at most 21 points wide"
+    assert monitor["target"] == "95% CI of human accuracy at most 26 points wide"
     assert monitor["remaining_pence"] == 450 * (20 - points[-1].places) and not monitor["budget_reached"]
     assert [p["ci_width"] for p in monitor["points"] if p["action"] != "wait"] == [p.ci_width for p in points]
 

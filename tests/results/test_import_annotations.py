@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import shutil
+import statistics
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from django.core.management import CommandError, call_command
 
 from parity.benchmarks.implicature.published import SUBSETS as IMPLICATURE_SUBSETS
 from results.assemble import results_for_study
+from results.tables import paper_tables
 from studies.models import Participant, Response, Study
 from tests.results.conftest import BASELINE_NAME
 
@@ -65,6 +67,31 @@ def test_the_numbers_reproduce_table_7(baseline):
     assert across["mean_within_unit_std"] == pytest.approx(0.023, abs=0.001)
     assert results["human"]["cohen_kappa_mean_pairwise"] == pytest.approx(0.72, abs=0.01)
     assert results["participants"]["included"] == 20 and results["participants"]["imported"] == 20
+
+
+def test_five_annotators_per_subset_get_a_t_interval_with_a_warning_and_the_means_stay(baseline):
+    """The CI of each subset's mean is Student's t over its 5 annotators (t(0.975, 4) = 2.776), not a
+    bootstrap; the pooled 20 annotators need no warning. Table 7's means are as above."""
+    results = results_for_study(Study.objects.get(pk=baseline.study_id))
+    for unit in results["units"]:
+        accuracies = [a["accuracy"] for a in unit["annotators"]]
+        mean = sum(accuracies) / 5
+        half = 2.776 * statistics.stdev(accuracies) / 5**0.5
+        assert unit["accuracy_mean"] == pytest.approx(TABLE_7[unit["unit"]][1] / 100, abs=0.001)
+        assert unit["accuracy_ci95"] == pytest.approx([mean - half, mean + half], abs=1e-4)
+        assert unit["accuracy_ci_method"] == "t_interval" and unit["small_n_warning"] is True
+    human = results["human"]
+    assert human["n_annotators"] == 20 and human["accuracy"]["small_n_warning"] is False
+    assert human["accuracy"]["ci_method"] == "t_interval"
+    # the Total row's 86.2% does not move
+    assert human["accuracy_across_units"]["mean"] == pytest.approx(0.862, abs=0.001)
+    (units,) = [table for table in paper_tables(results) if table.key == "units"]
+    assert "Mean 95% CI" in units.columns
+    assert any("Student's t-interval over annotators" in note for note in units.notes)
+    assert any(
+        note.startswith("Units with fewer than 10 annotators: 4 of 4 (5 annotators at the fewest).")
+        for note in units.notes
+    )
 
 
 def test_importing_the_same_name_again_writes_nothing(baseline, implicature_source):

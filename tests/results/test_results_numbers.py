@@ -38,8 +38,9 @@ def test_human_accuracy_and_agreement_match_the_hand_computation(pilot_results):
     assert accuracy == pytest.approx({"A1": 1.0, "A2": 1.0, "A4": 0.8, "A5": 0.6})
     assert human["accuracy"]["mean"] == pytest.approx(0.85)
     assert (human["accuracy"]["best"], human["accuracy"]["worst"]) == pytest.approx((1.0, 0.6))
-    low, high = human["accuracy"]["ci95"]
-    assert 0.6 <= low <= 0.85 <= high <= 1.0
+    # t-interval over the 4 annotators: sample std √(0.11 / 3), t(0.975, 3) = 3.182; the top is cut at 100%
+    assert human["accuracy"]["ci95"] == pytest.approx([0.85 - 3.182 * (0.11 / 3) ** 0.5 / 2, 1.0], abs=1e-4)
+    assert human["accuracy"]["ci_method"] == "t_interval" and human["accuracy"]["small_n_warning"] is True
     assert human["cohen_kappa_mean_pairwise"] == pytest.approx((KAPPA_U1 + KAPPA_U2) / 2)
     assert human["percent_agreement"] == pytest.approx(7 / 10)
     assert -1 <= human["krippendorff_alpha"] <= 1 and human["icc2k"] is None

@@ -60,9 +60,12 @@ def test_it_summarises_a_unit_with_mean_best_worst_std_and_ci() -> None:
     u1 = accuracy_by_unit(_ratings())[0]
     # Accuracies 0.75 and 0.25: mean 0.5, population std 0.25, sample std 0.25·√2.
     assert (u1.unit, u1.mean, u1.best, u1.worst, u1.std) == ("u1", 0.5, 0.75, 0.25, 0.25)
-    # Resampling two values gives means 0.25 / 0.5 / 0.75 with probability ¼ / ½ / ¼, so the
-    # 2.5th and 97.5th percentiles of 10 000 resamples are 0.25 and 0.75.
-    assert (u1.ci_low, u1.ci_high) == (0.25, 0.75)
+    # t-interval: 0.5 ± t(0.975, 1) · 0.25·√2 / √2 = 0.5 ± 12.71 · 0.25, cut to [0, 1].
+    assert (u1.ci_low, u1.ci_high) == (0.0, 1.0)
+    # The percentile bootstrap, on request: resampling two values gives means 0.25 / 0.5 / 0.75 with
+    # probability ¼ / ½ / ¼, so the 2.5th and 97.5th percentiles of 10 000 resamples are 0.25 and 0.75.
+    boot = accuracy_by_unit(_ratings(), ci_method="percentile_bootstrap")[0]
+    assert (boot.ci_low, boot.ci_high, boot.ci_method) == (0.25, 0.75, "percentile_bootstrap")
     sample = accuracy_by_unit(_ratings(), ddof=1)[0]
     assert sample.std == pytest.approx(0.25 * 2**0.5)
 
