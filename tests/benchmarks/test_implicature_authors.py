@@ -2,14 +2,15 @@
 45eaae0) fixes, pinned against their outputs: the type of each test item, the k dev examples
 each test item is shown with, where the contrastive variant puts the coherent text, and ties.
 
-The expected draws below were printed by the authors' own code on the published files:
-`src/probe_llm.py`'s `dataloader` with seed 0 (their config's default), its dataset from
+The expected draws and prompt hashes below come from the authors' own code run on the published
+files: `src/probe_llm.py`'s `dataloader` with seed 0 (their config's default), its dataset from
 `ParticularisedImplicatureDataset.read_data_csv` and its prompts from `ExamplePrompt`
 (`prompt_templates.txt` for ranking, `two_prompt_templates.txt` with `task=contrastive`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 from collections import Counter
 from dataclasses import dataclass
@@ -189,6 +190,31 @@ def test_the_contrastive_prompt_is_the_authors_text(test_items, dev_items, asset
         "Question: Which of the above texts is coherent, A or B?\nAnswer: B"
     )
     assert request.context + " B" == authors
+
+
+# sha256 of the authors' coherent texts for all 600 test items, template after template, joined by
+# NUL, each with the stray "\r" their CSV reader leaves in 25 utterances taken out (Parity drops it).
+AUTHORS_PROMPTS = {
+    ("ranking", 0): "0b3875059652d89a73da20f11bd214e2b6c7b911ec7e7713ec29535062c39e2a",
+    ("ranking", 5): "ec82199d18fe7825812dfb5651d3d44b1d70083571edda1060390eb1acb5175c",
+    ("contrastive", 1): "1a30cf849c6102642ecb9a48cd5ae4e955ee98b337285da1fea3451cb02950d0",
+}
+
+
+@pytest.mark.parametrize(("variant", "k"), sorted(AUTHORS_PROMPTS))
+def test_every_prompt_is_the_authors_text_byte_for_byte(test_items, dev_items, assets, variant, k):
+    definition = get("implicature")
+    texts = []
+    for template in range(1, 7) if variant == "ranking" else (1, 2):
+        setting = _setting(variant=variant, template=str(template), k=str(k))
+        for item, request in zip(test_items, definition.model_requests(test_items, assets, setting, pool=dev_items)):
+            if variant == "ranking":
+                answer = item.gold
+            else:
+                answer = "AB"[implicature_model.contrastive_options(item, setting)[0]]
+            texts.append(request.context + " " + answer)
+    assert len(texts) == 600 * (6 if variant == "ranking" else 2)
+    assert hashlib.sha256("\x00".join(texts).encode()).hexdigest() == AUTHORS_PROMPTS[variant, k]
 
 
 def test_a_run_started_with_the_earlier_draw_is_not_finished_with_another(test_items, dev_items, assets):

@@ -74,6 +74,7 @@ def test_settings_from_a_command_line_take_the_type_of_the_default():
         ({"template": "12"}, "template must be one of"),
         ({"k": "five"}, "whole number"),
         ({"variant": "contrastive", "template": "3"}, "contrastive template"),
+        ({"shots_seed": "-1"}, "shots_seed must be 0 or more"),
     ],
 )
 def test_bad_settings_are_refused_with_the_reason(overrides, message):

@@ -82,6 +82,8 @@ def check_setting(setting: Mapping[str, Any]) -> None:
         )
     if setting["k"] < 0:
         raise ValueError(f"k must be 0 or more, not {setting['k']}")
+    if setting.get("shots_seed", 0) < 0:
+        raise ValueError(f"shots_seed must be 0 or more, not {setting['shots_seed']}")
 
 
 def sweep_settings() -> list[dict[str, Any]]:
