@@ -136,3 +136,5 @@ def test_the_run_form_offers_the_rule_with_exact_as_the_default():
     assert [value for value, _ in option.choices] == ["exact", "top4"]
     with pytest.raises(ValueError, match="topk must be one of exact, top4"):
         definition.model_setting({"topk": "top5"})
+    assert definition.model_setting_label(definition.model_setting({"format": "qa"})) == "format=qa"
+    assert definition.model_setting_label(definition.model_setting({"topk": "top4"})) == "format=item, topk=top4"

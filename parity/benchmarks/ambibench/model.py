@@ -69,6 +69,12 @@ def sweep_settings() -> list[dict[str, Any]]:
     return [{"format": fmt} for fmt in FORMATS]
 
 
+def setting_label(setting: Mapping[str, Any]) -> str:
+    """The format, and the label rule only when it is not the default (so exact runs read as before)."""
+    rule = setting.get("topk", EXACT)
+    return f"format={setting['format']}" + (f", topk={rule}" if rule != EXACT else "")
+
+
 def _format(prompt: Mapping[str, Any], setting: Mapping[str, Any]) -> str:
     return prompt["format"] if setting.get("format", "item") == "item" else setting["format"]
 
