@@ -20,7 +20,7 @@ from typing import Any
 from .loading import ModelIdentity
 
 #: bump when a change alters any cached number or text
-ENGINE_VERSION = "2"  # 2: every read also carries the top token and its log-prob
+ENGINE_VERSION = "3"  # 2: every read also carries the top token and its log-prob; 3: and its rank
 
 
 def cache_key(identity: ModelIdentity, kind: str, payload: Sequence[Any]) -> str:

@@ -296,11 +296,11 @@ class Engine:
 
 
 def _cached(value: Sequence[Sequence[Any]]) -> RowScores:
-    return [(float(lp), bool(greedy), float(top), int(top_id)) for lp, greedy, top, top_id in value]
+    return [(float(lp), bool(greedy), float(top), int(top_id), int(rank)) for lp, greedy, top, top_id, rank in value]
 
 
 def _score(
-    text: str, token_scores: Sequence[tuple[float, bool, float, int]], decode: Callable[[int], str]
+    text: str, token_scores: Sequence[tuple[float, bool, float, int, int]], decode: Callable[[int], str]
 ) -> ContinuationScore:
     first = token_scores[0] if token_scores else None
     return ContinuationScore(
@@ -310,6 +310,7 @@ def _score(
         is_greedy=all(score[1] for score in token_scores),
         top_logprob=first[2] if first else None,
         top_token=decode(first[3]) if first else None,
+        rank=first[4] if first else None,
     )
 
 

@@ -20,15 +20,17 @@ from .plan import Row
 
 #: a shared prefix shorter than this is not worth a separate pass
 MIN_SHARED_PREFIX = 2
-#: per row, per read: (log-prob of the target, target is the argmax, log-prob of the argmax, argmax id)
-RowScores = list[tuple[float, bool, float, int]]
+#: per row, per read: (log-prob of the target, target is the argmax, log-prob of the argmax, argmax id,
+#: rank of the target: 1 + the tokens strictly likelier than it)
+RowScores = list[tuple[float, bool, float, int, int]]
 
 
 def read_scores(picked: Any, targets: Any, counts: Sequence[int]) -> list[RowScores]:
-    """(log-prob, is argmax, top log-prob, top token id) of each target at the picked logit rows,
-    split back per row: the log-softmax in fp32 on the read positions only, and one host sync for
-    the whole batch. The top token says where a model's mass went when it is not a candidate
-    (AmbiBench counts such an answer invalid)."""
+    """(log-prob, is argmax, top log-prob, top token id, rank) of each target at the picked logit
+    rows, split back per row: the log-softmax in fp32 on the read positions only, and one host sync
+    for the whole batch. The top token says where a model's mass went when it is not a candidate
+    (AmbiBench counts such an answer invalid); the rank says whether an API that lists only the top
+    few tokens would have shown the target (AmbiBench's authors saw the top 4)."""
     import torch
 
     picked = picked.float()
@@ -37,14 +39,21 @@ def read_scores(picked: Any, targets: Any, counts: Sequence[int]) -> list[RowSco
     chosen = logprobs.gather(1, targets[:, None]).squeeze(1)
     top_logprob, top_id = logprobs.max(dim=-1)
     greedy = top_id == targets
-    # ids below 2**24 survive the float round trip exactly
-    values = torch.stack([chosen, greedy.float(), top_logprob, top_id.float()]).tolist()
+    rank = (logprobs > chosen[:, None]).sum(dim=-1) + 1
+    # ids and ranks below 2**24 survive the float round trip exactly
+    values = torch.stack([chosen, greedy.float(), top_logprob, top_id.float(), rank.float()]).tolist()
     scores: list[RowScores] = []
     cursor = 0
     for n in counts:
         scores.append(
             [
-                (values[0][cursor + i], values[1][cursor + i] == 1.0, values[2][cursor + i], int(values[3][cursor + i]))
+                (
+                    values[0][cursor + i],
+                    values[1][cursor + i] == 1.0,
+                    values[2][cursor + i],
+                    int(values[3][cursor + i]),
+                    int(values[4][cursor + i]),
+                )
                 for i in range(n)
             ]
         )

@@ -81,6 +81,9 @@ class ContinuationScore:
     # would have said instead (None from results made without them).
     top_logprob: float | None = None
     top_token: str | None = None
+    # Where the continuation's first token ranks among the model's next tokens: 1 + the tokens
+    # strictly likelier (1 = the top token); None where unknown (an API that lists fewer tokens).
+    rank: int | None = None
 
     @property
     def mean_logprob(self) -> float:
@@ -95,7 +98,8 @@ class ChoiceResult:
 
     @property
     def best(self) -> int:
-        """Index of the most likely continuation (ties go to the first)."""
+        """Index of the most likely continuation (ties go to the first: a benchmark that counts a
+        tie as no answer decides from the scores)."""
         values = [score.logprob for score in self.scores]
         return values.index(max(values))
 

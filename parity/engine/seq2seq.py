@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .forward import read_scores
+from .forward import RowScores, read_scores
 from .loading import LoadedModel
 from .requests import ChoiceRequest
 
@@ -40,8 +40,8 @@ def prepare_pairs(loaded: LoadedModel, requests: Sequence[ChoiceRequest]) -> lis
     return prepared
 
 
-def score_pairs(loaded: LoadedModel, pairs: Sequence[Seq2SeqPair]) -> list[list[tuple[float, bool, float, int]]]:
-    """Per pair, per label token: (log-prob, is argmax, top log-prob, top id); one host sync for the batch."""
+def score_pairs(loaded: LoadedModel, pairs: Sequence[Seq2SeqPair]) -> list[RowScores]:
+    """Per pair, per label token: (log-prob, is argmax, top log-prob, top id, rank); one host sync for the batch."""
     import torch
 
     pad = loaded.pad_token_id

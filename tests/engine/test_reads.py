@@ -53,6 +53,7 @@ def test_one_pass_over_an_episode_equals_twenty_prefix_passes(tiny_lm: Any, fmt:
         assert [s.n_tokens for s in read_result.scores] == [s.n_tokens for s in choice.scores]
         assert [s.is_greedy for s in read_result.scores] == [s.is_greedy for s in choice.scores]
         assert [s.top_token for s in read_result.scores] == [s.top_token for s in choice.scores]
+        assert [s.rank for s in read_result.scores] == [s.rank for s in choice.scores]
         assert [s.top_logprob for s in read_result.scores] == pytest.approx(
             [s.top_logprob for s in choice.scores], abs=TOL
         )

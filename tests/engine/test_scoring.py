@@ -172,6 +172,25 @@ def test_each_score_carries_the_models_top_token_where_the_continuation_starts(t
             assert score.top_logprob >= score.logprob - TOL
 
 
+def test_each_score_carries_the_rank_of_its_first_token_among_the_models_next_tokens(tiny_lm: Any) -> None:
+    import torch
+
+    requests = mixed_requests()
+    encoder = TextEncoder(tiny_lm.tokenizer, add_bos=tiny_lm.add_bos, prefix_token_id=tiny_lm.prefix_token_id)
+    ranks = []
+    for request, result in zip(requests, Engine(tiny_lm).score_choices(requests)):
+        for span, score in zip(continuation_spans(encoder, request.context, request.continuations), result.scores):
+            with torch.no_grad():
+                logits = tiny_lm.model(input_ids=torch.tensor([list(span.encoded.ids)])).logits[0, span.start - 1]
+            logprobs = torch.log_softmax(logits.float(), dim=-1)
+            first = float(logprobs[span.tokens[0]])
+            # 1 + the tokens strictly likelier (a separate forward pass: allow for rounding)
+            assert int((logprobs > first + TOL).sum()) + 1 <= score.rank <= int((logprobs > first - TOL).sum()) + 1
+            assert (score.rank == 1) == (score.top_logprob <= first + TOL)
+            ranks.append(score.rank)
+    assert max(ranks) > 4  # some continuation lies outside an API's top 4
+
+
 def test_scores_cached_by_an_older_engine_version_are_not_reused(tiny_lm: Any, tmp_path: Path, monkeypatch) -> None:
     from parity.engine import cache
 

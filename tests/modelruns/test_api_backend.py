@@ -185,6 +185,25 @@ def test_without_prompt_logprobs_a_top_k_readout_scores_single_tokens_and_refuse
         api.score_choices(CHOICES[1:2])
 
 
+def test_ranks_come_from_the_listed_tokens_and_are_unknown_below_them(local, standin):
+    mine = local.score_choices(CHOICES[:1] + CHOICES[2:3])
+    # echoed with logprobs=1: the top token alone is listed, so only rank 1 is known
+    echoed = backend(standin).score_choices(CHOICES[:1] + CHOICES[2:3])
+    for a, b in zip(mine, echoed):
+        assert [s.rank if s.rank == 1 else None for s in a.scores] == [s.rank for s in b.scores]
+    # a readout lists the top k by text: a rank among them, where tokens that print alike (byte
+    # fragments, special tokens) count once, so never above the local rank and exact near the top
+    standin.prompt_logprobs = False
+    vocabulary = len(local.model.tokenizer)
+    readout = backend(standin, top_k=vocabulary).score_choices([ChoiceRequest("top", CONTEXT, (" yes", " no"))])
+    tops = local.score_choices([ChoiceRequest("top", CONTEXT, (" yes", " no"))])
+    for a, b in zip(tops[0].scores, readout[0].scores):
+        assert 1 <= b.rank <= a.rank
+    first = local.score_choices([ChoiceRequest("first", CONTEXT, (tops[0].scores[0].top_token,))])[0].scores[0]
+    via_api = backend(standin, top_k=4).score_choices([ChoiceRequest("first", CONTEXT, (first.text,))])[0].scores[0]
+    assert first.rank == via_api.rank == 1
+
+
 def test_a_server_without_any_logprobs_refuses_choices_but_still_generates(standin):
     standin.prompt_logprobs, standin.logprobs = False, False
     api = backend(standin)

@@ -24,7 +24,7 @@ def test_the_demo_queues_the_smollm2_runs_once(monkeypatch, django_capture_on_co
         demo_model_runs(report)
     run = ModelRun.objects.get()
     assert run.spec.model == "smollm2" and run.study.name == "Implicature demo"
-    assert run.setting == {"variant": "ranking", "template": 2, "k": 0, "seed": 0}
+    assert run.setting == {"variant": "ranking", "template": 2, "k": 0, "shots_seed": 0}
     assert run.progress_total == 600 and run.shards.count() == 10
     assert DBTaskResult.objects.count() == 10
     assert "queued" in report.lines[-1]

@@ -55,7 +55,7 @@ def test_run_model_scores_every_item_once_and_reports_accuracy(small_implicature
     correct = responses.filter(correct=True).count()
     text = out.getvalue()
     assert f"accuracy {correct / 10:.1%}" in text and "10/10 items" in text
-    assert run.setting == {"variant": "ranking", "template": 2, "k": 1, "seed": 0}
+    assert run.setting == {"variant": "ranking", "template": 2, "k": 1, "shots_seed": 0}
     assert run.engine_version and run.model_identity["model_id"] == str(tiny_model_dir)
     assert run.started_at and run.finished_at and run.finished_at >= run.started_at
 

@@ -9,7 +9,12 @@ Validity follows the authors' `MetricWrangler.check_accuracy` / `combine_keys`
 (kunhanda/task_ambiguity, metric_wrangler.py): both spellings of a label, "X" and " X", are read
 and their probabilities added; the answer is the most likely of merged X, merged Y and the model's
 top next token. When that top token is neither label and outweighs both, the model said
-something else: the answer is invalid, and wrong.
+something else: the answer is invalid, and wrong. A tie for the most likely is no answer, wrong.
+
+`topk` chooses what is merged. "exact" (the default) adds the exact probabilities of both
+spellings, however unlikely. "top4" is the authors' view: their API call asked for the top 4
+tokens at each position (`logprobs=4`, api_access.py), so a spelling outside those 4 added
+nothing; here a spelling counts when it is one token ranked 1-4 among the model's next tokens.
 """
 
 from __future__ import annotations
@@ -23,10 +28,15 @@ from parity.engine.requests import ChoiceRequest, MultiReadRequest, Read
 
 from ..base import ItemData, ModelAnswer
 from ..design import DesignOption
+from ..ties import TIE
 from .prompts import FORMATS, LABELS, continuation, disambiguation_prompt, labelled_text, order_episode
 
 SETTING_FORMATS = ("item",) + FORMATS
-DEFAULT_SETTING: Mapping[str, Any] = {"format": "item"}
+EXACT, TOP4 = "exact", "top4"
+TOPK_RULES = (EXACT, TOP4)
+#: how many of the next tokens the authors' API call listed (`logprobs=4`)
+AUTHORS_TOP_K = 4
+DEFAULT_SETTING: Mapping[str, Any] = {"format": "item", "topk": EXACT}
 SETTING_OPTIONS: tuple[DesignOption, ...] = (
     DesignOption(
         "format",
@@ -35,16 +45,34 @@ SETTING_OPTIONS: tuple[DesignOption, ...] = (
         choices=(("item", "each item's own format"), ("arrow", "arrow: sentence >X"), ("qa", "Q/A: Q: sentence A: X")),
         help="the paper reports arrow and qa and their mean (a sweep runs both)",
     ),
+    DesignOption(
+        "topk",
+        "Label probabilities",
+        kind="choice",
+        choices=(
+            (EXACT, "exact: both spellings of a label, however unlikely"),
+            (TOP4, "the authors' top 4: a spelling outside the 4 likeliest tokens counts 0"),
+        ),
+        help="the authors' API listed the 4 likeliest next tokens (logprobs=4); exact is never lower",
+    ),
 )
 
 
 def check_setting(setting: Mapping[str, Any]) -> None:
     if setting["format"] not in SETTING_FORMATS:
         raise ValueError(f"format must be one of {', '.join(SETTING_FORMATS)}, not {setting['format']!r}")
+    if setting["topk"] not in TOPK_RULES:
+        raise ValueError(f"topk must be one of {', '.join(TOPK_RULES)}, not {setting['topk']!r}")
 
 
 def sweep_settings() -> list[dict[str, Any]]:
     return [{"format": fmt} for fmt in FORMATS]
+
+
+def setting_label(setting: Mapping[str, Any]) -> str:
+    """The format, and the label rule only when it is not the default (so exact runs read as before)."""
+    rule = setting.get("topk", EXACT)
+    return f"format={setting['format']}" + (f", topk={rule}" if rule != EXACT else "")
 
 
 def _format(prompt: Mapping[str, Any], setting: Mapping[str, Any]) -> str:
@@ -108,26 +136,49 @@ def requests(
     return found
 
 
-def _answer(item: ItemData, scores: Sequence[Any], truncated: int, extra: Mapping[str, Any]) -> ModelAnswer:
+def _counted(item: ItemData, scores: Sequence[Any], rule: str) -> list[bool]:
+    """Which spellings' probabilities count: all of them, or (top4) those the authors' API listed."""
+    if rule == EXACT:
+        return [True] * len(scores)
+    if any(score.rank is None for score in scores):
+        raise ValueError(
+            f"{item.key}: the authors' top-{AUTHORS_TOP_K} rule needs each label's rank among the next "
+            "tokens, and these scores carry none (an API server with prompt log-probabilities reports only "
+            "the top token); use topk=exact, a local model, or a server with top-k readouts"
+        )
+    return [score.n_tokens == 1 and score.rank <= AUTHORS_TOP_K for score in scores]
+
+
+def _answer(
+    item: ItemData, scores: Sequence[Any], truncated: int, extra: Mapping[str, Any], rule: str = EXACT
+) -> ModelAnswer:
     """`scores`: the candidates of `spellings`, in that order."""
     top_token, top_logprob = scores[0].top_token, scores[0].top_logprob
     if top_token is None or top_logprob is None:
         raise ValueError(f"{item.key}: the scores carry no top token, needed to tell an invalid answer")
-    by_spelling = {text: score.logprob for text, score in zip(spellings(extra["format"]), scores, strict=True)}
+    texts = spellings(extra["format"])
+    by_spelling = {text: score.logprob for text, score in zip(texts, scores, strict=True)}
+    counted = dict(zip(texts, _counted(item, scores, rule)))
     merged = {
         label: sum(math.exp(value) for text, value in by_spelling.items() if is_label(text) == label)
         for label in LABELS
     }
-    likelier = max(LABELS, key=lambda label: (merged[label], label == LABELS[0]))
+    weight = {
+        label: sum(math.exp(value) for text, value in by_spelling.items() if is_label(text) == label and counted[text])
+        for label in LABELS
+    }
     top_label = is_label(top_token)
-    # the top token is the likeliest non-label token unless it is a label, and then a label wins
-    valid = top_label is not None or merged[likelier] >= math.exp(top_logprob)
-    answer = likelier if valid else ""
+    # the top token, when it is no label, stands for everything else the model might say
+    contenders = dict(weight) if top_label is not None else {**weight, top_token: math.exp(top_logprob)}
+    highest = max(contenders.values())
+    winners = [name for name, value in contenders.items() if value == highest]
+    said = winners[0] if len(winners) == 1 else TIE
+    valid = said in LABELS
     return ModelAnswer(
-        answer=answer,
-        raw_answer=likelier if valid else top_token,
+        answer=said if valid else "",
+        raw_answer=said,
         valid=valid,
-        correct=valid and answer == item.gold,
+        correct=valid and said == item.gold,
         scores={
             "logprob": {label: math.log(p) if p > 0 else None for label, p in merged.items()},
             "logprob_spellings": by_spelling,
@@ -136,6 +187,11 @@ def _answer(item: ItemData, scores: Sequence[Any], truncated: int, extra: Mappin
             "top_token": top_token,
             "top_logprob": top_logprob,
             "top_is_label": top_label is not None,
+            **(
+                {"ranks": {text: score.rank for text, score in zip(texts, scores)}, "p_top4": weight}
+                if rule == TOP4
+                else {}
+            ),
             **extra,
         },
         truncated_tokens=truncated,
@@ -152,13 +208,14 @@ def answers(
 ) -> dict[str, ModelAnswer]:
     found: dict[str, ModelAnswer] = {}
     episodes: dict[str, list[ItemData]] = defaultdict(list)
+    rule = str(setting.get("topk", EXACT))
     for item in items:
         if item.split == "episode":
             episodes[item.prompt["episode"]].append(item)
         else:
             result = results[item.key]
             found[item.key] = _answer(
-                item, result.scores, result.truncated_tokens, {"format": _format(item.prompt, setting)}
+                item, result.scores, result.truncated_tokens, {"format": _format(item.prompt, setting)}, rule
             )
     for episode, members in episodes.items():
         result = results[episode]
@@ -168,5 +225,6 @@ def answers(
                 read.scores,
                 result.truncated_tokens,
                 {"position": int(item.prompt["position"]), "format": _format(item.prompt, setting)},
+                rule,
             )
     return found

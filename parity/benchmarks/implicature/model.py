@@ -2,14 +2,19 @@
 
 Ranking (the paper's protocol): the coherent and the incoherent text share every token but the
 final word, so an item is a ChoiceRequest over " yes" / " no" after the shared prefix, correct
-when the gold word has the higher log-probability. k-shot: k dev examples drawn at random for each
-test item (seeded, reproducible, without replacement), shown as coherent examples after the
-template's k-shot header, exactly as the authors' `ExamplePrompt` lays a prompt out:
+when the gold word has the higher log-probability; a tie is no answer, wrong (the authors count an
+item correct only when the coherent text scores strictly better). k-shot: each test item's k dev
+examples are the authors' draw for its row (`draws.example_rows`: numpy's `default_rng(0)`,
+item after item), shown as coherent examples after the template's k-shot header, exactly as the
+authors' `ExamplePrompt` lays a prompt out:
 
     {prompt_instruction_text}\\n\\n{shot 1}\\n\\n...{shot k}\\n\\n{example_instruction_text}\\n\\n{item}
 
-Contrastive (Appendix F.1): both texts in one prompt as options A and B (assignment randomised,
-seeded), "Question: Which of the above texts is coherent, A or B?\\nAnswer:", then " A" vs " B".
+Contrastive (Appendix F.1): both texts in one prompt as options A and B, the coherent one where the
+authors' draw put it (`draws.coherent_options`), "Question: Which of the above texts is coherent,
+A or B?\\nAnswer:", then " A" vs " B"; a tie is wrong here too.
+
+`shots_seed` 0 is the authors' own draw; another seed replays their procedure with other draws.
 """
 
 from __future__ import annotations
@@ -20,8 +25,10 @@ from typing import Any
 
 from parity.engine.requests import ChoiceRequest
 
-from ..base import ItemData, ModelAnswer, seeded_rng
+from ..base import ItemData, ModelAnswer
 from ..design import DesignOption
+from ..ties import TIE, unique_best
+from .draws import coherent_options, example_rows
 from .prompts import contrastive_block, other_label, prompt_prefix, ranking_context, sentence
 
 K_SHOTS = (0, 1, 5, 10, 15, 30)
@@ -32,7 +39,10 @@ VARIANTS = ("ranking", "contrastive")
 LABELS = ("yes", "no")
 OPTIONS = ("A", "B")
 
-DEFAULT_SETTING: Mapping[str, Any] = {"variant": "ranking", "template": 2, "k": 0, "seed": 0}
+DEFAULT_SETTING: Mapping[str, Any] = {"variant": "ranking", "template": 2, "k": 0, "shots_seed": 0}
+#: the draws are replayed from the first test row in blocks of this many rows (one computation
+#: covers the published 600)
+_DRAW_BLOCK = 1024
 SETTING_OPTIONS: tuple[DesignOption, ...] = (
     DesignOption(
         "variant",
@@ -51,7 +61,13 @@ SETTING_OPTIONS: tuple[DesignOption, ...] = (
     DesignOption(
         "k", "Examples (k-shot)", minimum=0, help="dev examples before each item; the paper: 0, 1, 5, 10, 15 or 30"
     ),
-    DesignOption("seed", "Seed", minimum=0, help="draws the examples (the same seed, the same draw)"),
+    DesignOption(
+        "shots_seed",
+        "Seed of the examples' draw",
+        minimum=0,
+        help="which dev examples each item gets, and the contrastive A/B order: 0 is the authors' own draw; "
+        "another seed draws again the same way",
+    ),
 )
 
 
@@ -66,13 +82,15 @@ def check_setting(setting: Mapping[str, Any]) -> None:
         )
     if setting["k"] < 0:
         raise ValueError(f"k must be 0 or more, not {setting['k']}")
+    if setting.get("shots_seed", 0) < 0:
+        raise ValueError(f"shots_seed must be 0 or more, not {setting['shots_seed']}")
 
 
 def sweep_settings() -> list[dict[str, Any]]:
     """Templates 1-9 x k in {0, 1, 5, 10, 15, 30}, then the contrastive templates x k in {0, 1, 5}."""
-    grid = [{"variant": "ranking", "template": t, "k": k, "seed": 0} for t in RANKING_TEMPLATES for k in K_SHOTS]
+    grid = [{"variant": "ranking", "template": t, "k": k, "shots_seed": 0} for t in RANKING_TEMPLATES for k in K_SHOTS]
     grid += [
-        {"variant": "contrastive", "template": t, "k": k, "seed": 0}
+        {"variant": "contrastive", "template": t, "k": k, "shots_seed": 0}
         for t in CONTRASTIVE_TEMPLATES
         for k in CONTRASTIVE_K_SHOTS
     ]
@@ -81,7 +99,8 @@ def sweep_settings() -> list[dict[str, Any]]:
 
 def setting_label(setting: Mapping[str, Any]) -> str:
     kind = "" if setting.get("variant", "ranking") == "ranking" else "contrastive "
-    return f"{kind}template {setting['template']}, k={setting['k']}"
+    seed = int(setting.get("shots_seed", 0))
+    return f"{kind}template {setting['template']}, k={setting['k']}" + (f", shots seed {seed}" if seed else "")
 
 
 # -- texts ----------------------------------------------------------------------------------
@@ -100,34 +119,67 @@ def _template(assets: Mapping[str, Any], setting: Mapping[str, Any]) -> Mapping[
     return templates[str(number)]
 
 
-def coherent_option(item_key: str, setting: Mapping[str, Any], role: str) -> int:
-    """Which option (0 = A, 1 = B) holds the coherent text: random, reproducible per item and role."""
-    return seeded_rng("implicature", "contrastive", setting.get("seed", 0), item_key, role).randrange(2)
+def _row(item: ItemData) -> int:
+    """The item's place in its published file (0-based), which the authors' draws are indexed by."""
+    try:
+        return int(item.meta["row"]) - 1
+    except (KeyError, TypeError, ValueError):
+        raise ValueError(f"{item.key}: no row of the published file, which the examples' draw needs") from None
+
+
+def _rows_to_draw(row: int) -> int:
+    return (row // _DRAW_BLOCK + 1) * _DRAW_BLOCK
+
+
+def _refuse_earlier_draw(setting: Mapping[str, Any]) -> None:
+    """A run started before the authors' draw was replayed has `seed` in its setting and was scored
+    with Parity's earlier per-item draw: finishing it with another draw would mix two, so a run
+    that draws anything is refused (k = 0 ranking draws nothing and goes on)."""
+    if "shots_seed" not in setting and "seed" in setting and (int(setting["k"]) or setting["variant"] != "ranking"):
+        raise ValueError(
+            "this run was started with an earlier draw of examples (setting 'seed'); start it again, "
+            "which draws as the authors did"
+        )
+
+
+def contrastive_options(item: ItemData, setting: Mapping[str, Any]) -> tuple[int, tuple[int, ...]]:
+    """Which option (0 = A, 1 = B) holds the coherent text: the item's, and each of its k examples'.
+    The authors ran both contrastive templates in one run, drawing template after template, so a
+    template's options depend on how many there are (the published two)."""
+    row = _row(item)
+    drawn = coherent_options(
+        int(setting["k"]), len(CONTRASTIVE_TEMPLATES), _rows_to_draw(row), int(setting.get("shots_seed", 0))
+    )
+    return drawn[row][int(setting["template"]) - 1]
+
+
+def _dev_examples(item: ItemData, pool: Sequence[ItemData]) -> list[ItemData]:
+    """The pool in the published dev file's order; a dev item scored itself is left out of its own
+    examples (the authors drew only for test items)."""
+    return sorted(
+        (other for other in pool if other.key != item.key and not other.is_attention_check),
+        key=lambda other: (int(other.meta.get("row", 0)), other.key),
+    )
 
 
 def select_shots(item: ItemData, pool: Sequence[ItemData], k: int, seed: int = 0) -> list[ItemData]:
-    """k distinct dev examples drawn for this item alone, in a random order (seeded)."""
+    """The k dev examples the authors' iterator draws for the item's row, in the drawn order."""
     if k == 0:
         return []
-    candidates = sorted(
-        (other for other in pool if other.key != item.key and not other.is_attention_check), key=lambda other: other.key
-    )
+    candidates = _dev_examples(item, pool)
     if k > len(candidates):
         raise ValueError(f"{k} shots asked for, only {len(candidates)} dev examples are imported")
-    return seeded_rng("implicature", "shots", seed, item.key, k).sample(candidates, k)
+    row = _row(item)
+    return [candidates[index] for index in example_rows(k, len(candidates), _rows_to_draw(row), seed)[row]]
 
 
 def item_request(
     item: ItemData, template: Mapping[str, str], shots: Sequence[ItemData], setting: Mapping[str, Any]
 ) -> ChoiceRequest:
     if setting["variant"] == "contrastive":
-        shot_texts = [
-            contrastive_block(template, shot, at) + " " + OPTIONS[at]
-            for shot, at in ((shot, coherent_option(shot.key, setting, f"shot:{item.key}")) for shot in shots)
-        ]
-        context = prompt_prefix(template, shot_texts) + contrastive_block(
-            template, item, coherent_option(item.key, setting, "item")
-        )
+        at_item, at_shots = contrastive_options(item, setting)
+        shot_texts = [contrastive_block(template, shot, at) + " " + OPTIONS[at] for shot, at in zip(shots, at_shots)]
+        context = prompt_prefix(template, shot_texts) + contrastive_block(template, item, at_item)
         return ChoiceRequest(item.key, context, tuple(" " + option for option in OPTIONS))
     shot_texts = [sentence(template, shot.prompt, shot.gold) for shot in shots]
     context = prompt_prefix(template, shot_texts) + ranking_context(template, item.prompt)
@@ -143,8 +195,9 @@ def requests(
     prior: Mapping[str, Any] | None = None,
     kind: str = "causal",
 ) -> list[ChoiceRequest]:
+    _refuse_earlier_draw(setting)
     template = _template(assets, setting)
-    k, seed = int(setting["k"]), int(setting.get("seed", 0))
+    k, seed = int(setting["k"]), int(setting.get("shots_seed", 0))
     return [item_request(item, template, select_shots(item, pool, k, seed), setting) for item in items]
 
 
@@ -169,20 +222,21 @@ def answers(
     for item in items:
         result = results[item.key]
         logprobs = [score.logprob for score in result.scores]
+        best = unique_best(logprobs)
         if setting["variant"] == "contrastive":
-            coherent_at = coherent_option(item.key, setting, "item")
-            chosen = OPTIONS[result.best]
-            answer = item.gold if result.best == coherent_at else other_label(item.gold)
+            coherent_at = contrastive_options(item, setting)[0]
+            chosen = TIE if best is None else OPTIONS[best]
+            answer = "" if best is None else item.gold if best == coherent_at else other_label(item.gold)
             scores = {"A": logprobs[0], "B": logprobs[1], "coherent_option": OPTIONS[coherent_at], "chosen": chosen}
             raw = chosen
         else:
-            answer = LABELS[result.best]
+            answer = "" if best is None else LABELS[best]
             scores = {"yes": logprobs[0], "no": logprobs[1], "p_yes": _probabilities(logprobs)[0]}
-            raw = answer
+            raw = answer or TIE
         found[item.key] = ModelAnswer(
             answer=answer,
             raw_answer=raw,
-            valid=True,
+            valid=best is not None,
             correct=answer == item.gold,
             scores=scores,
             truncated_tokens=result.truncated_tokens,

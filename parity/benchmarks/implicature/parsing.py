@@ -27,6 +27,20 @@ def clean_text(text: str) -> str:
     return text.strip("\r\n")
 
 
+def type_label_key(utterance: str) -> str:
+    """A type_labels.csv utterance as the authors key it: `type_label_analysis` (do-pigs-fly,
+    src/error_analysis.py) reads the file in Python's universal-newline mode, which turns every
+    "\r\n" and lone "\r" into "\n", then drops any "\r"; nothing is stripped, so a cell that ends
+    in a line break keeps it and matches no test utterance."""
+    return utterance.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def item_type_key(utterance: str) -> str:
+    """A test utterance as the same analysis keys it: the loader's text (line breaks stripped from
+    the ends, a Windows "\r" kept), with every "\r" then dropped."""
+    return utterance.strip("\n").replace("\r", "")
+
+
 def item_key(split: str, utterance: str, response: str) -> str:
     """An implicature is its exchange: the key hashes utterance and response (not the label, which a
     corrected file may change), so a row inserted above it does not give it another item's key."""

@@ -101,6 +101,16 @@ def _top(tops: Mapping[str, float] | None) -> tuple[str | None, float | None]:
     return token, tops[token]
 
 
+def _rank(value: float, tops: Mapping[str, float] | None) -> int | None:
+    """1 + the listed tokens likelier than `value`; None when every listed token is likelier (the
+    token ranks somewhere below the list, how far is unknown). The list is keyed by text, so
+    tokens that print alike count once: a rank here is never above the model's."""
+    if not tops:
+        return None
+    likelier = sum(1 for other in tops.values() if other > value + 1e-6)
+    return likelier + 1 if likelier < len(tops) else None
+
+
 def continuation_score(server: str, echo: Echoed, boundary: int, continuation: str) -> ContinuationScore:
     """The log-likelihood of `echo.text[boundary:]` given what comes before it."""
     start = echo.split_at(boundary)
@@ -133,6 +143,7 @@ def continuation_score(server: str, echo: Echoed, boundary: int, continuation: s
         is_greedy=greedy,
         top_logprob=top_logprob,
         top_token=top_token,
+        rank=_rank(values[0], echo.tops[start]),  # type: ignore[arg-type]
     )
 
 
@@ -161,4 +172,5 @@ def readout_score(tops: Mapping[str, float], continuation: str) -> ContinuationS
         is_greedy=top_logprob is not None and value >= top_logprob - 1e-6,
         top_logprob=top_logprob,
         top_token=top_token,
+        rank=_rank(value, tops),
     )
