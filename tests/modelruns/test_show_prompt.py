@@ -43,7 +43,7 @@ def test_implicature_zero_shot_prints_both_full_texts_with_their_last_word(small
     context = "Finish the following text:\n\n" + TEMPLATE_2.format(first.prompt["utterance"], first.prompt["response"])
     found = _json("--study", small_implicature_study.name, "--item", "1", "--setting", "template=2", "k=0")
     assert (found["item_key"], found["position"], found["n_items"]) == (first.key, 1, 10)
-    assert found["setting"] == {"variant": "ranking", "template": 2, "k": 0, "seed": 0}
+    assert found["setting"] == {"variant": "ranking", "template": 2, "k": 0, "shots_seed": 0}
     assert _texts(found) == [[(context + " yes", " yes"), (context + " no", " no")]]
     assert found["prompts"][0]["request"] == {
         "type": "ChoiceRequest",

@@ -120,7 +120,7 @@ def pilot(world, implicature_source) -> Built:
             "key", "gold"
         )
     )
-    base = {"variant": "ranking", "k": 0, "seed": 0}
+    base = {"variant": "ranking", "k": 0, "shots_seed": 0}
     model_run(
         study,
         "tiny-lm",
