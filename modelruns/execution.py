@@ -1,6 +1,8 @@
 """Score one shard: ask the benchmark what to run, run it, ask the benchmark what it means.
 
 No writes here: the answers go back to the caller (`modelruns.work.shard_complete` writes them).
+A run with an executor (instruction induction) has the requests its benchmark marks as executions
+answered by the executor's scorer, every other request by the run's own.
 """
 
 from __future__ import annotations
@@ -24,8 +26,10 @@ def shard_answers(
     scorer: Scorer,
     progress: Progress | None = None,
     assets: Mapping[str, Any] | None = None,
+    executor: Scorer | None = None,
 ) -> dict[int, list[ModelAnswer]]:
-    """Each of the shard's items (by item id) with its model answers (one per variant)."""
+    """Each of the shard's items (by item id) with its model answers (one per variant);
+    `executor`: the scorer of the run's executor, when it is another model than the run's."""
     definition = run.study.definition
     setting = run.setting
     kind = run.spec.scored_as
@@ -41,7 +45,13 @@ def shard_answers(
         new = [request for request in asked if request.key not in results]
         if not new:
             break
-        results.update(scorer.run(new, progress))
+        to_executor = [executor is not None and definition.model_request_executed(r) for r in new]
+        own = [r for r, executed in zip(new, to_executor) if not executed]
+        executed = [r for r, executed in zip(new, to_executor) if executed]
+        if own:
+            results.update(scorer.run(own, progress))
+        if executed and executor is not None:
+            results.update(executor.run(executed, progress))
     else:
         raise RuntimeError(f"{definition.name} still asked for new requests after {MAX_STAGES} stages")
     answers = definition.model_answers(data, setting, results, assets=assets, kind=kind)

@@ -95,9 +95,11 @@ def test_study_results_json_carries_humans_gold_and_models_per_task(
     from modelruns import services, work
 
     study = _study_with_written_instructions(owner=researcher)
-    run = services.modelrun_start(study=study, spec=tiny_spec, setting={"execute_limit": 2}, enqueue=False).run
-    work.modelrun_work(run=run, worker="test")
     _score(study, tiny_model_dir)
+    # the run's instructions are executed by the study's executor, the one that scored the others
+    run = services.modelrun_start(study=study, spec=tiny_spec, setting={"execute_limit": 2}, enqueue=False).run
+    assert run.setting["executor"] == tiny_spec.name
+    work.modelrun_work(run=run, worker="test")
     out = StringIO()
     call_command("study_results", study.name, "--json", stdout=out)
     by_task = json.loads(out.getvalue())["breakdowns"]["by_task"]
@@ -122,7 +124,8 @@ def test_study_results_json_carries_humans_gold_and_models_per_task(
     call_command("study_results", study.name, stdout=table)
     assert "Gold execution" in table.getvalue() and "Human execution" in table.getvalue()
     page = researcher_client.get(f"/studies/{study.pk}/results/").content.decode()
-    assert f"Gold execution ({tiny_spec.name})" in page and f"Human execution ({tiny_spec.name})" in page
+    assert f"Instruction induction per task, executed by {tiny_spec.name}" in page
+    assert "Gold execution" in page and "Human execution" in page
 
 
 def test_a_study_of_another_benchmark_is_refused_with_a_message(tiny_model_dir, small_implicature_study):
