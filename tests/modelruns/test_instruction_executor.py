@@ -156,3 +156,16 @@ def test_the_papers_similarity_is_taken_from_the_local_cache_and_stored_with_its
     page = researcher_client.get(f"/studies/{study.pk}/results/").content.decode()
     assert "microsoft/deberta-xlarge-mnli, layer 40, bert-score 0.3.13, baseline-rescaled (baseline F1 0.515)" in page
     assert "not on the paper&#x27;s scale" not in page
+
+
+def test_a_workers_scorers_keep_a_run_and_its_executor_loaded_together():
+    from modelruns.scoring import LoadKey, scorer_for
+
+    model, executor, other = (LoadKey(name, "", "float32", "cpu", "causal") for name in ("m", "x", "o"))
+    run_scorer = scorer_for(model, alongside=[executor])
+    executor_scorer = scorer_for(executor, alongside=[model])
+    assert scorer_for(model, alongside=[executor]) is run_scorer
+    assert scorer_for(executor, alongside=[model]) is executor_scorer
+    # another run's model: neither stays
+    scorer_for(other)
+    assert scorer_for(model) is not run_scorer
