@@ -208,10 +208,22 @@ class InstructionScoreAdmin(ResearcherAdmin):
     """Written and gold instructions as executed by a chosen model (`manage.py score_instructions`)."""
 
     study_path = "study"
-    list_display = ["study", "executor", "source", "task", "instruction", "execution_accuracy", "reference_similarity"]
+    list_display = [
+        "study",
+        "executor",
+        "source",
+        "task",
+        "instruction",
+        "execution_accuracy",
+        "reference_similarity",
+        "similarity_model",
+        "similarity_layer",
+        "similarity_rescaled",
+    ]
     list_filter = [
         "source",
         ("executor", admin.RelatedOnlyFieldListFilter),
+        "similarity_rescaled",
         ("study", admin.RelatedOnlyFieldListFilter),
         "task",
     ]
@@ -228,6 +240,10 @@ class InstructionScoreAdmin(ResearcherAdmin):
         "execution_accuracy",
         "reference_similarity",
         "similarity_model",
+        "similarity_scorer",
+        "similarity_layer",
+        "similarity_rescaled",
+        "similarity_baseline",
         "setting",
         "outputs",
         "created_at",

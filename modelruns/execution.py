@@ -3,7 +3,8 @@
 No writes here: the answers go back to the caller (`modelruns.work.shard_complete` writes them).
 What a benchmark is asked to run is built by `RequestInputs`, which `modelruns.prompts` uses too, so
 the texts shown for an item (`manage.py show_prompt`, the results page's item view) are the ones a
-run sends to the engine.
+run sends to the engine. A run with an executor (instruction induction) has the requests its
+benchmark marks as executions answered by the executor's scorer, every other request by the run's own.
 """
 
 from __future__ import annotations
@@ -68,8 +69,10 @@ def shard_answers(
     scorer: Scorer,
     progress: Progress | None = None,
     assets: Mapping[str, Any] | None = None,
+    executor: Scorer | None = None,
 ) -> dict[int, list[ModelAnswer]]:
-    """Each of the shard's items (by item id) with its model answers (one per variant)."""
+    """Each of the shard's items (by item id) with its model answers (one per variant);
+    `executor`: the scorer of the run's executor, when it is another model than the run's."""
     items = selectors.items_by_id(list(shard.item_ids))
     inputs = request_inputs(run.study.benchmark, items, run.setting, run.spec.scored_as, assets)
     definition = inputs.definition
@@ -78,7 +81,13 @@ def shard_answers(
         new = [request for request in inputs.requests(results) if request.key not in results]
         if not new:
             break
-        results.update(scorer.run(new, progress))
+        to_executor = [executor is not None and definition.model_request_executed(r) for r in new]
+        own = [r for r, executed in zip(new, to_executor) if not executed]
+        executed = [r for r, executed in zip(new, to_executor) if executed]
+        if own:
+            results.update(scorer.run(own, progress))
+        if executed and executor is not None:
+            results.update(executor.run(executed, progress))
     else:
         raise RuntimeError(f"{definition.name} still asked for new requests after {MAX_STAGES} stages")
     answers = definition.model_answers(inputs.items, inputs.setting, results, assets=inputs.assets, kind=inputs.kind)

@@ -282,7 +282,17 @@ class InstructionScore(models.Model):
         null=True, blank=True, help_text="best F1 over the gold set (without itself, for gold)"
     )
     similarity_model = models.CharField(max_length=200)
-    setting = models.JSONField(default=dict, help_text="execute_limit and similarity model used")
+    similarity_scorer = models.CharField(
+        max_length=100, blank=True, help_text="bert-score VERSION or greedy matching here; blank: not recorded"
+    )
+    similarity_layer = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="the layer whose token vectors were matched"
+    )
+    similarity_rescaled = models.BooleanField(default=False, help_text="baseline-rescaled, as the paper's figures are")
+    similarity_baseline = models.FloatField(
+        null=True, blank=True, help_text="the baseline F1 subtracted, when rescaled"
+    )
+    setting = models.JSONField(default=dict, help_text="execute_limit, executor and similarity model used")
     outputs = models.JSONField(default=list, blank=True, help_text="the executor's outputs, in execute-set order")
     created_at = models.DateTimeField(auto_now_add=True)
 

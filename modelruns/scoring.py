@@ -26,11 +26,10 @@ from parity.engine import (
     GenerationRequest,
     MultiReadRequest,
     ScoreCache,
-    bertscore_many,
     load_causal_lm,
-    load_embedder,
     load_nli,
     load_seq2seq,
+    load_similarity,
 )
 from parity.engine.api import ApiBackend, ApiConfig, Usage
 
@@ -71,14 +70,14 @@ def score_cache_dir() -> Path:
 
 
 class Scorer:
-    """Everything one spec needs: its engine (LMs) or its NLI model, plus any embedder asked for."""
+    """Everything one spec needs: its engine (LMs) or its NLI model, plus any similarity scorer asked for."""
 
     def __init__(self, key: LoadKey) -> None:
         self.key = key
         self._engine: Any = None
         self._api: ApiBackend | None = None
         self._nli: Any = None
-        self._embedders: dict[str, Any] = {}
+        self._similarity_scorers: dict[str, Any] = {}
 
     # -- loading -------------------------------------------------------------------------------
     def load(self) -> None:
@@ -125,10 +124,13 @@ class Scorer:
             )
         return self._nli
 
-    def embedder(self, name: str) -> Any:
-        if name not in self._embedders:
-            self._embedders[name] = load_embedder(name, device=self.key.device, cache_dir=settings.MODEL_CACHE_DIR)
-        return self._embedders[name]
+    def similarity(self, name: str) -> Any:
+        """The similarity scorer a request names (`parity.engine.load_similarity`), loaded once."""
+        if name not in self._similarity_scorers:
+            self._similarity_scorers[name] = load_similarity(
+                name, device=self.key.device, cache_dir=settings.MODEL_CACHE_DIR
+            )
+        return self._similarity_scorers[name]
 
     def identity(self) -> dict[str, str]:
         """What was loaded, as recorded on the run (never the API key, only its variable's name)."""
@@ -197,7 +199,7 @@ class Scorer:
         for index, request in enumerate(batch):
             by_model.setdefault(request.model, []).append(index)
         for name, indices in by_model.items():
-            scores = bertscore_many(self.embedder(name), [(batch[i].candidate, batch[i].references) for i in indices])
+            scores = self.similarity(name).score_many([(batch[i].candidate, batch[i].references) for i in indices])
             for index, score in zip(indices, scores):
                 results[index] = score
         return results
@@ -207,16 +209,19 @@ _LOADED: dict[LoadKey, Scorer] = {}
 _LOCK = threading.Lock()
 
 
-def scorer_for(key: LoadKey) -> Scorer:
-    """The process's scorer for a spec. Only the latest spec stays loaded: a GPU worker that moves
-    on to another model must not keep the previous one's weights in memory."""
+def scorer_for(key: LoadKey, *, alongside: Sequence[LoadKey] = ()) -> Scorer:
+    """The process's scorer for a spec. Only the latest spec stays loaded, with the specs named
+    `alongside` (a run's executor beside its model): a GPU worker that moves on to another model
+    must not keep the previous one's weights in memory."""
     with _LOCK:
+        keep = {key, *alongside}
+        for stale in [loaded for loaded in _LOADED if loaded not in keep]:
+            del _LOADED[stale]
         scorer = _LOADED.get(key)
         if scorer is None:
-            _LOADED.clear()
             scorer = _LOADED[key] = Scorer(key)
         return scorer
 
 
-def scorer_of(spec: ModelSpec) -> Scorer:
-    return scorer_for(load_key(spec))
+def scorer_of(spec: ModelSpec, *, alongside: Sequence[ModelSpec] = ()) -> Scorer:
+    return scorer_for(load_key(spec), alongside=[load_key(other) for other in alongside])

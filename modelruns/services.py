@@ -25,6 +25,7 @@ from annotation.selectors import item_data
 from annotation.services import rating_items_from_answers
 from modelruns import selectors, workers
 from modelruns.models import ModelRun, ModelShard, ModelSpec
+from modelruns.services_instructions import instruction_setting_resolve
 from modelruns.sources import model_source_problem
 from modelruns.tasks import run_shard
 from modelruns.work import modelrun_end_cancelled, modelrun_finish_if_complete, open_shards
@@ -210,6 +211,8 @@ def modelrun_start(
         )
     try:
         full = definition.model_setting(setting)
+        if definition.executes_instructions:
+            full = instruction_setting_resolve(study=study, setting=full)
     except ValueError as exc:
         raise ModelRunError(str(exc)) from exc
     if shard_size < 1 or lease_seconds < 1:

@@ -2,7 +2,10 @@
 executed by a chosen model and compared with the gold set, exactly as a model's own instructions
 are (Honovich et al., Table 2's human and gold rows).
 
-Scoring again with the same executor replaces that executor's earlier scores for the study.
+The executor they were last scored with is the study's executor: a model run executes its own
+instructions with it unless its setting names another model, or `self` (Section 5.2: one
+execution model for every row of the table). Scoring again with the same executor replaces that
+executor's earlier scores for the study.
 """
 
 from __future__ import annotations
@@ -18,7 +21,11 @@ from modelruns.models import InstructionScore, ModelSpec
 from modelruns.scoring import Progress, scorer_of
 from modelruns.storable import storable
 from parity.benchmarks.instruction_induction import model as induction
+from parity.engine import resolve_similarity_model
 from studies.models import Study
+
+#: the model kinds that can execute an instruction (generate its outputs)
+EXECUTOR_KINDS = (ModelSpec.Kind.CAUSAL, ModelSpec.Kind.SEQ2SEQ, ModelSpec.Kind.API)
 
 
 class InstructionScoringError(ValueError):
@@ -32,6 +39,45 @@ class ScoredInstructions:
     tasks: int
 
 
+def study_executor(study: Study) -> ModelSpec | None:
+    """The study's executor: the model its written and gold instructions were last scored with."""
+    latest = InstructionScore.objects.filter(study=study).select_related("executor").order_by("-created_at", "-pk")
+    score = latest.first()
+    return score.executor if score is not None else None
+
+
+def instruction_setting_resolve(*, study: Study, setting: Mapping[str, Any]) -> dict[str, Any]:
+    """A run's setting with its executor and similarity model made definite, so that the run's
+    shards agree wherever they are scored: a blank executor becomes the study's executor's name,
+    `auto` similarity the model it stands for on this machine (`resolve_similarity_model`)."""
+    full = dict(setting)
+    if full.get("mode", "induce") != "induce":
+        return full
+    executor = str(full.get("executor", "")).strip()
+    if not executor:
+        chosen = study_executor(study)
+        if chosen is None:
+            raise InstructionScoringError(
+                f"study {study.name!r} has no executor yet: every instruction is executed by one model, so "
+                f"score its written and gold instructions first (score_instructions --study {study.name!r} "
+                "--executor MODEL), or give the run an executor (a model's name, or "
+                f"{induction.SELF_EXECUTED!r} for its own model)"
+            )
+        executor = chosen.name
+    elif executor != induction.SELF_EXECUTED:
+        named = ModelSpec.objects.filter(name=executor).first()
+        if named is None:
+            raise InstructionScoringError(
+                f"no model is named {executor!r}: name a known model (score_instructions --executor adds one) "
+                f"or {induction.SELF_EXECUTED!r}"
+            )
+        if named.kind not in EXECUTOR_KINDS:
+            raise InstructionScoringError(f"the executor must be a causal, seq2seq or api model, not {named.kind}")
+    full["executor"] = executor
+    full["similarity_model"] = resolve_similarity_model(str(full["similarity_model"]))
+    return full
+
+
 def instructionscores_compute(
     *, study: Study, executor: ModelSpec, setting: Mapping[str, Any] | None = None, progress: Progress | None = None
 ) -> ScoredInstructions:
@@ -39,7 +85,7 @@ def instructionscores_compute(
     (same prompt, decoding and metric as a model's instructions) and store their scores."""
     if not study.definition.executes_instructions:
         raise InstructionScoringError(f"study {study.name!r} is not an instruction-induction study")
-    if executor.kind not in ("causal", "seq2seq", "api"):
+    if executor.kind not in EXECUTOR_KINDS:
         raise InstructionScoringError(f"the executor must be a causal, seq2seq or api model, not {executor.kind}")
     definition = study.definition
     try:
@@ -48,6 +94,10 @@ def instructionscores_compute(
         raise InstructionScoringError(str(exc)) from exc
     if full.get("mode", "induce") != "induce":
         raise InstructionScoringError("written and gold instructions are executed; mode is a model-run setting")
+    if str(full.get("executor", "")).strip():
+        raise InstructionScoringError("the executor of written and gold instructions is --executor, not a setting")
+    full["executor"] = executor.name
+    full["similarity_model"] = resolve_similarity_model(str(full["similarity_model"]))
     assets = selectors.benchmark_assets(study.benchmark)
     references = assets.get("references") or {}
     tasks = selectors.study_tasks(study)
@@ -79,6 +129,10 @@ def instructionscores_compute(
                 execution_accuracy=score["execution_accuracy"],
                 reference_similarity=score["reference_similarity"],
                 similarity_model=score["similarity_model"],
+                similarity_scorer=score["similarity_scorer"],
+                similarity_layer=score["similarity_layer"],
+                similarity_rescaled=score["similarity_rescaled"],
+                similarity_baseline=score["similarity_baseline"],
                 setting=dict(full),
                 outputs=storable(score["outputs"]),
             )

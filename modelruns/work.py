@@ -26,13 +26,14 @@ import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
+from typing import Any
 
 from django.db import transaction
 from django.db.models import Case, F, PositiveIntegerField, Q, Sum, When
 from django.utils import timezone
 
 from modelruns import execution
-from modelruns.models import ModelResponse, ModelRun, ModelShard
+from modelruns.models import ModelResponse, ModelRun, ModelShard, ModelSpec
 from modelruns.scoring import Scorer, scorer_of
 from modelruns.storable import storable
 from parity.benchmarks.base import ModelAnswer, answer_variants
@@ -60,7 +61,7 @@ def _modelrun_fail(run: ModelRun, error: str) -> None:
     )
 
 
-def _modelrun_mark_running(run: ModelRun, identity: Mapping[str, str]) -> None:
+def _modelrun_mark_running(run: ModelRun, identity: Mapping[str, Any]) -> None:
     now = timezone.now()
     # conditional on the status: a run cancelled while queued is never started
     ModelRun.objects.filter(pk=run.pk, status=ModelRun.Status.QUEUED).update(
@@ -281,12 +282,30 @@ class _Heartbeat:
             raise RunStopped(f"run {self.run.pk} was cancelled or has ended")
 
 
+def _usage(scorers: Sequence[Scorer]) -> Usage:
+    """What the API servers behind a run's model and its executor counted so far, together."""
+    counted = [scorer.usage() for scorer in scorers]
+    return Usage(
+        sum(u.prompt_tokens for u in counted),
+        sum(u.completion_tokens for u in counted),
+        sum(u.requests for u in counted),
+    )
+
+
 def _shard_process(
-    run: ModelRun, shard: ModelShard, scorer: Scorer, worker: str, on_progress: RunProgress | None
+    run: ModelRun,
+    shard: ModelShard,
+    scorer: Scorer,
+    worker: str,
+    on_progress: RunProgress | None,
+    executor: Scorer | None = None,
 ) -> None:
-    before = scorer.usage()
+    scorers = [scorer] if executor is None else [scorer, executor]
+    before = _usage(scorers)
     try:
-        answers = execution.shard_answers(run, shard, scorer, _Heartbeat(shard, worker, run, on_progress))
+        answers = execution.shard_answers(
+            run, shard, scorer, _Heartbeat(shard, worker, run, on_progress), executor=executor
+        )
     except RunStopped:
         shard_release(shard=shard, worker=worker)
         raise
@@ -295,8 +314,21 @@ def _shard_process(
         shard_fail(shard=shard, worker=worker, error=traceback.format_exc())
         return
     finally:
-        modelrun_add_usage(run=run, usage=scorer.usage() - before)
+        modelrun_add_usage(run=run, usage=_usage(scorers) - before)
     shard_complete(shard=shard, worker=worker, answers=answers)
+
+
+def _executor_spec(run: ModelRun) -> ModelSpec | None:
+    """The spec that executes the run's instructions when its setting names another model than the
+    run's own (instruction induction); None when the run's own model does. LookupError when the
+    named spec is gone."""
+    name = run.study.definition.model_executor(run.setting)
+    if not name or name == run.spec.name:
+        return None
+    spec = ModelSpec.objects.filter(name=name).first()
+    if spec is None:
+        raise LookupError(f"the run's executor {name!r} is no model known here (renamed or deleted?)")
+    return spec
 
 
 def modelrun_work(
@@ -321,17 +353,31 @@ def modelrun_work(
     if run.status not in ModelRun.ACTIVE or _seconds_until_claimable(run) is None:
         modelrun_finish_if_complete(run=run)
         return 0
-    scorer = scorer_of(run.spec)
-    before = scorer.usage()
     try:
-        scorer.load()
-    except Exception as exc:  # noqa: BLE001 - the run says why, instead of retrying forever
-        logger.exception("loading %s failed", run.spec)
-        _modelrun_fail(run, f"loading {run.spec.model!r} failed: {type(exc).__name__}: {exc}")
+        executor_spec = _executor_spec(run)
+    except LookupError as exc:
+        _modelrun_fail(run, str(exc))
         return 0
+    # the run's model and its executor stay loaded together while the run's shards last
+    scorer = scorer_of(run.spec, alongside=[executor_spec] if executor_spec else [])
+    executor = scorer_of(executor_spec, alongside=[run.spec]) if executor_spec else None
+    loads = [(run.spec, scorer)] + ([(executor_spec, executor)] if executor_spec and executor else [])
+    scorers = [loading for _, loading in loads]
+    before = _usage(scorers)
+    try:
+        for spec, loading in loads:
+            try:
+                loading.load()
+            except Exception as exc:  # noqa: BLE001 - the run says why, instead of retrying forever
+                logger.exception("loading %s failed", spec)
+                _modelrun_fail(run, f"loading {spec.model!r} failed: {type(exc).__name__}: {exc}")
+                return 0
     finally:  # asking an API server what it can do costs a few tokens
-        modelrun_add_usage(run=run, usage=scorer.usage() - before)
-    _modelrun_mark_running(run, scorer.identity())
+        modelrun_add_usage(run=run, usage=_usage(scorers) - before)
+    identity: dict[str, Any] = dict(scorer.identity())
+    if executor is not None and executor_spec is not None:
+        identity["executor"] = {"name": executor_spec.name, **executor.identity()}
+    _modelrun_mark_running(run, identity)
     scored = 0
     while True:
         run.refresh_from_db(fields=["status", "progress_done", "cancel_requested_at"])
@@ -340,7 +386,7 @@ def modelrun_work(
         shard = shard_claim(run=run, worker=worker, prefer=prefer)
         if shard is not None:
             try:
-                _shard_process(run, shard, scorer, worker, on_progress)
+                _shard_process(run, shard, scorer, worker, on_progress, executor)
             except RunStopped:
                 break
             scored += 1

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import cached_property
 from typing import Any
 
@@ -108,6 +109,14 @@ class BaselineScore:
     item_key: str | None
     execution_accuracy: float
     reference_similarity: float | None
+    #: the scale of `reference_similarity`: model, scorer, layer, baseline rescaling
+    similarity_model: str = ""
+    similarity_scorer: str = ""
+    similarity_layer: int | None = None
+    similarity_rescaled: bool = False
+    similarity_baseline: float | None = None
+    #: when the executor scored it: the executor scored last is the study's
+    scored_at: datetime | None = None
 
 
 @dataclass
@@ -324,6 +333,12 @@ def _load_baselines(data: dict[int, StudyData]) -> None:
             "response__item__key",
             "execution_accuracy",
             "reference_similarity",
+            "similarity_model",
+            "similarity_scorer",
+            "similarity_layer",
+            "similarity_rescaled",
+            "similarity_baseline",
+            "created_at",
         )
     )
     for row in rows:
@@ -336,6 +351,12 @@ def _load_baselines(data: dict[int, StudyData]) -> None:
                 item_key=row["response__item__key"],
                 execution_accuracy=row["execution_accuracy"],
                 reference_similarity=row["reference_similarity"],
+                similarity_model=row["similarity_model"],
+                similarity_scorer=row["similarity_scorer"],
+                similarity_layer=row["similarity_layer"],
+                similarity_rescaled=row["similarity_rescaled"],
+                similarity_baseline=row["similarity_baseline"],
+                scored_at=row["created_at"],
             )
         )
 

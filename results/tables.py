@@ -404,52 +404,6 @@ def position_table(results: dict[str, Any]) -> Table | None:
     )
 
 
-def task_table(results: dict[str, Any]) -> Table | None:
-    section = results["breakdowns"].get("by_task")
-    if not section or not (section["humans"] or section["models"] or section.get("gold")):
-        return None
-    gold = {t["task"]: t for t in section.get("gold", [])}
-    tasks = sorted(
-        {t["task"] for t in section["humans"]} | set(gold) | {t["task"] for m in section["models"] for t in m["tasks"]}
-    )
-    humans = {t["task"]: t for t in section["humans"]}
-    models = [(m["label"], {t["task"]: t for t in m["tasks"]}) for m in section["models"]]
-    executor = f" ({section['executor']})" if section.get("executor") else ""
-    columns = [
-        "Task",
-        "Human instructions",
-        "Verified correct",
-        f"Human execution{executor}",
-        "Human similarity",
-        f"Gold execution{executor}",
-        "Gold similarity",
-        *[heading for label, _ in models for heading in (f"{label} execution", f"{label} similarity")],
-    ]
-    rows = []
-    for task in tasks:
-        human, ceiling = humans.get(task, {}), gold.get(task, {})
-        rows.append(
-            [
-                task,
-                str(human.get("n_instructions", 0)),
-                pct(human.get("share_verified")),
-                pct(human.get("execution_accuracy")),
-                num(human.get("reference_similarity")),
-                pct(ceiling.get("execution_accuracy")),
-                num(ceiling.get("reference_similarity")),
-                *[
-                    cell
-                    for _, scores in models
-                    for cell in (
-                        pct(scores.get(task, {}).get("execution_accuracy")),
-                        num(scores.get(task, {}).get("reference_similarity")),
-                    )
-                ],
-            ]
-        )
-    return Table("by_task", "Instruction induction per task: humans, gold ceiling and models", columns, rows)
-
-
 def wording_table(results: dict[str, Any]) -> Table | None:
     """Comsa et al.'s Table 3: accuracy (over both option orders) per direction and k."""
     groups = results["breakdowns"].get("by_wording")
@@ -550,6 +504,9 @@ def kind_table(results: dict[str, Any]) -> Table | None:
 
 
 def paper_tables(results: dict[str, Any]) -> list[Table]:
+    # imported here: the instruction-induction tables are built on this module's Table
+    from results.tables_induction import induction_tables
+
     # a unit table says something where units have several annotators (not AmbiBench's one per episode)
     several = any(unit["n_annotators"] > 1 for unit in results["units"])
     tables = [
@@ -559,7 +516,7 @@ def paper_tables(results: dict[str, Any]) -> list[Table]:
         category_table(results),
         template_table(results),
         position_table(results),
-        task_table(results),
+        *induction_tables(results),
         wording_table(results),
         generative_table(results),
         kind_table(results),

@@ -530,6 +530,18 @@ class Benchmark:
             raise NotImplementedError(f"{self.name} has no model side")
         return self.model_module.requests(items, assets, setting, pool=pool, prior=prior or {}, kind=kind)
 
+    def model_request_executed(self, request: Any) -> bool:
+        """Whether a run's executor answers this request instead of the run's own model (instruction
+        induction's executions of an instruction: the model module's `is_execution`)."""
+        hook = self._model_hook("is_execution")
+        return bool(hook(request)) if hook is not None else False
+
+    def model_executor(self, setting: Mapping[str, Any]) -> str:
+        """The model (a spec's name) that answers the requests `model_request_executed` marks under
+        `setting`, when it is not the run's own model; "" when the run's own model answers them."""
+        hook = self._model_hook("executor_name")
+        return str(hook(setting)) if hook is not None else ""
+
     def model_answers(
         self,
         items: Sequence[ItemData],

@@ -3,7 +3,8 @@
 Public API:
 - loaders: `load_causal_lm`, `load_seq2seq`, `load_embedder`, `load_nli` (alias, local dir or Hub id);
 - `Engine(model, cache=...)` with `score_choices`, `score_reads`, `generate` and `stats`;
-- request/result dataclasses (`requests.py`), `ScoreCache`, `bertscore`, and the instruction-
+- request/result dataclasses (`requests.py`), `ScoreCache`, `bertscore` and `load_similarity`
+  (greedy matching here, or the `bert-score` package's scorer), and the instruction-
   induction text rules and metrics (`metrics.py`).
 """
 
@@ -34,10 +35,19 @@ from .requests import (
     Read,
     ReadResult,
 )
-from .similarity import SimilarityScore, bertscore, bertscore_many
+from .similarity import (
+    AUTO,
+    PAPER_SIMILARITY_MODEL,
+    SimilarityScore,
+    bertscore,
+    bertscore_many,
+    load_similarity,
+    resolve_similarity_model,
+)
 
 __all__ = [
     "ALIASES",
+    "AUTO",
     "ChoiceRequest",
     "ChoiceResult",
     "ContinuationScore",
@@ -55,6 +65,7 @@ __all__ = [
     "MultiReadResult",
     "NliModel",
     "NliScore",
+    "PAPER_SIMILARITY_MODEL",
     "ProgressCallback",
     "Read",
     "ReadResult",
@@ -68,7 +79,9 @@ __all__ = [
     "load_embedder",
     "load_nli",
     "load_seq2seq",
+    "load_similarity",
     "metrics",
     "model_cache_dir",
+    "resolve_similarity_model",
     "resolve_source",
 ]

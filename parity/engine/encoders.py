@@ -39,6 +39,12 @@ class Embedder:
     def model_name(self) -> str:
         return self.identity.model_id
 
+    @property
+    def layer(self) -> int | None:
+        """The layer whose token vectors it gives: the last one (counted from 1)."""
+        layers = getattr(self.model.config, "num_hidden_layers", None)
+        return int(layers) if isinstance(layers, int) else None
+
     def _hidden(self, texts: Sequence[str]) -> tuple[Any, Any, Any]:
         import torch
 

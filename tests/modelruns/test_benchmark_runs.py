@@ -141,15 +141,20 @@ def _three_prompt_study(name: str):
 
 def test_instruction_induction_generates_executes_and_records_the_similarity_model(tiny_spec, instruction_induction):
     study = _three_prompt_study("ii")
-    run = _run(study, tiny_spec, {"execute_limit": 2}, shard_size=2)
+    # executed by the run's own model only when asked: then it says so
+    run = _run(study, tiny_spec, {"execute_limit": 2, "executor": "self"}, shard_size=2)
+    assert run.setting["executor"] == "self" and run.setting_label().startswith("self-executed")
     responses = list(ModelResponse.objects.filter(run=run).select_related("item"))
     assert len(responses) == 3 and any(response.valid for response in responses)
     for response in responses:
         scores = response.scores
         assert scores["executed"] == (2 if response.valid else 0)
         assert 0 <= scores["execution_accuracy"] <= 1 and not response.correct
+        assert scores["executor"] == "self"
         if response.valid:
             assert "MiniLM" in scores["similarity_model"] and -1 <= scores["reference_f1"] <= 1
+            # offline the paper's DeBERTa is not cached: MiniLM's last (6th) layer, raw
+            assert scores["similarity_layer"] == 6 and scores["similarity_rescaled"] is False
 
 
 def test_instruction_induction_in_context_verification_is_a_run_setting(tiny_spec, instruction_induction):

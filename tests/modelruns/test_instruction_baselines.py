@@ -14,6 +14,7 @@ from django.core.management import CommandError, call_command
 from annotation.models import BenchmarkAsset
 from modelruns.models import InstructionScore
 from parity.engine import bertscore, load_embedder, metrics
+from parity.engine.similarity import GREEDY
 from studies.models import Response, Unit
 from studies.services import study_create
 from tests.factories import Bot, pid
@@ -81,6 +82,9 @@ def test_written_and_gold_instructions_are_executed_and_compared_with_the_gold_s
         expected = bertscore(embedder, score.instruction, compared_with)
         assert score.reference_similarity == pytest.approx(expected.f1, abs=1e-5)
         assert score.similarity_model == embedder.model_name
+        # offline the paper's DeBERTa is not cached: MiniLM, matched on its last layer, raw
+        assert (score.similarity_scorer, score.similarity_layer, score.similarity_rescaled) == (GREEDY, 6, False)
+        assert score.similarity_baseline is None and score.setting["executor"] == score.executor.name
     # a gold instruction is never compared with itself (that would give F1 = 1)
     assert all(s.reference_similarity < 0.999 for s in scores if s.source == "gold")
 
@@ -95,9 +99,11 @@ def test_study_results_json_carries_humans_gold_and_models_per_task(
     from modelruns import services, work
 
     study = _study_with_written_instructions(owner=researcher)
-    run = services.modelrun_start(study=study, spec=tiny_spec, setting={"execute_limit": 2}, enqueue=False).run
-    work.modelrun_work(run=run, worker="test")
     _score(study, tiny_model_dir)
+    # the run's instructions are executed by the study's executor, the one that scored the others
+    run = services.modelrun_start(study=study, spec=tiny_spec, setting={"execute_limit": 2}, enqueue=False).run
+    assert run.setting["executor"] == tiny_spec.name
+    work.modelrun_work(run=run, worker="test")
     out = StringIO()
     call_command("study_results", study.name, "--json", stdout=out)
     by_task = json.loads(out.getvalue())["breakdowns"]["by_task"]
@@ -122,7 +128,8 @@ def test_study_results_json_carries_humans_gold_and_models_per_task(
     call_command("study_results", study.name, stdout=table)
     assert "Gold execution" in table.getvalue() and "Human execution" in table.getvalue()
     page = researcher_client.get(f"/studies/{study.pk}/results/").content.decode()
-    assert f"Gold execution ({tiny_spec.name})" in page and f"Human execution ({tiny_spec.name})" in page
+    assert f"Instruction induction per task, executed by {tiny_spec.name}" in page
+    assert "Gold execution" in page and "Human execution" in page
 
 
 def test_a_study_of_another_benchmark_is_refused_with_a_message(tiny_model_dir, small_implicature_study):
@@ -131,4 +138,6 @@ def test_a_study_of_another_benchmark_is_refused_with_a_message(tiny_model_dir, 
     study = _study_with_written_instructions()
     with pytest.raises(CommandError, match="no model setting 'shots'"):
         _score(study, tiny_model_dir, "shots=5")
+    with pytest.raises(CommandError, match="is --executor, not a setting"):
+        _score(study, tiny_model_dir, "executor=self")
     assert not InstructionScore.objects.exists()

