@@ -37,7 +37,7 @@ def test_the_ci_over_five_people_is_named_and_flagged_and_an_item_shows_what_the
     run = model_run(
         study,
         "smollm2",
-        {"variant": "ranking", "template": 2, "k": 0, "seed": 0},
+        {"variant": "ranking", "template": 2, "k": 0, "shots_seed": 0},
         {key: FLIP[gold] if key == keys[-1] else gold for key, gold in golds.items()},
     )
 
