@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
+
 from parity.stats import accuracy_summary, agreement_by_unit, kappa_across_units, krippendorff_alpha, paired_gap
 from results.assemble import N_BOOT, SEED, interval, mean_or_none, participants_section
 from results.forms import ResultFilters
@@ -35,12 +37,12 @@ def study_headlines(studies: Iterable[Study], *, n_boot: int = N_BOOT) -> list[d
                 "study": data.study,
                 "benchmark": data.study.benchmark,
                 "participants": participants_section(data, filters),
-                "n_items": len({r.item for r in ratings}),
+                "n_items": int(np.unique(ratings.item).size),
                 "human_accuracy": accuracy.mean,
                 "human_ci95": interval(accuracy.ci_low, accuracy.ci_high),
                 "human_best": accuracy.best,
                 "human_worst": accuracy.worst,
-                "kappa": kappa_across_units(agreement_by_unit(ratings)).mean,
+                "kappa": kappa_across_units(agreement_by_unit(ratings, with_pairs=False)).mean,
                 "alpha": krippendorff_alpha(ratings),
                 "n_model_runs": len(data.runs),
                 "best_model": best[2] if best else None,

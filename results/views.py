@@ -53,7 +53,7 @@ def results(request: HttpRequest, study_id: int) -> HttpResponse:
         "charts": study_charts(numbers),
         "formats": list(FORMATS),
         "model_runs_url": _model_runs_url(study),
-        "has_free_text": any(h.raw_answer and data.label(h.answer) is None for h in data.humans),
+        "has_free_text": data.has_free_text,
         "closing_free_text": any(question.free_text for question in asked(study.closing_questions)),
     }
     if request.htmx:

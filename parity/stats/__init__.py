@@ -22,6 +22,7 @@ from parity.stats.agreement import (
     IccResult,
     KappaAcrossUnits,
     PairKappa,
+    PairwiseKappas,
     agreement_by_unit,
     agreement_summary,
     cohen_kappa,
@@ -31,6 +32,7 @@ from parity.stats.agreement import (
     kappa_across_units,
     krippendorff_alpha,
     mean_pairwise_kappa,
+    pairwise_kappa_table,
     pairwise_kappas,
     percent_agreement,
 )
@@ -44,6 +46,7 @@ from parity.stats.compare import (
     model_vs_humans,
     paired_gap,
 )
+from parity.stats.matrix import LabelMatrix, label_matrix
 from parity.stats.ratings import Rating, as_ratings
 
 __all__ = [
@@ -54,10 +57,12 @@ __all__ = [
     "Interval",
     "ItemDisagreement",
     "KappaAcrossUnits",
+    "LabelMatrix",
     "MajorityAnswer",
     "ModelVsHumans",
     "PairKappa",
     "PairedGap",
+    "PairwiseKappas",
     "ParticipantAccuracy",
     "Rating",
     "accuracy_across_units",
@@ -75,9 +80,11 @@ __all__ = [
     "icc2k_by_blocks",
     "kappa_across_units",
     "krippendorff_alpha",
+    "label_matrix",
     "mean_pairwise_kappa",
     "model_vs_humans",
     "paired_gap",
+    "pairwise_kappa_table",
     "pairwise_kappas",
     "participant_accuracy",
     "percent_agreement",
