@@ -18,6 +18,7 @@ from modelruns.models import InstructionScore, ModelSpec
 from modelruns.scoring import Progress, scorer_of
 from modelruns.storable import storable
 from parity.benchmarks.instruction_induction import model as induction
+from studies.changes import results_changed
 from studies.models import Study
 
 
@@ -86,5 +87,6 @@ def instructionscores_compute(
     with transaction.atomic():
         InstructionScore.objects.filter(study=study, executor=executor).delete()
         InstructionScore.objects.bulk_create(rows, batch_size=500)
+        results_changed(study_ids=[study.pk])
     written = sum(row.source == InstructionScore.Source.WRITTEN for row in rows)
     return ScoredInstructions(written=written, gold=len(rows) - written, tasks=len(tasks))

@@ -280,6 +280,8 @@ class StudyData:
     runs: list[RunInfo] = field(default_factory=list)
     model_answers: list[ModelAnswer] = field(default_factory=list)
     baseline_scores: list[BaselineScore] = field(default_factory=list)
+    #: False for data read without the answers (`load_study_data(answers=False)`)
+    answers_read: bool = True
 
     @cached_property
     def columns(self) -> HumanColumns:
@@ -368,18 +370,29 @@ def load_study_data(study: Study, *, answers: bool = True) -> StudyData:
 
 
 def load_studies_data(studies: Iterable[Study], *, answers: bool = True) -> dict[int, StudyData]:
-    """Units, items, human answers and model answers of every study, in seven queries at most.
-    Without `answers`: units, items and runs only (what the results filters offer), in three."""
-    data = {study.pk: StudyData(study=study) for study in studies}
+    """Units, items, runs, human and model answers of every study, in eight queries at most.
+    Without `answers`: units, items and runs only (what the results filters offer), in two; read
+    the answers later with `load_answers`."""
+    data = {study.pk: StudyData(study=study, answers_read=False) for study in studies}
     if not data:
         return data
     _load_units_and_items(data)
+    _load_runs(data)
     if answers:
-        _load_humans(data)
-    _load_models(data, answers=answers)
-    if answers:
-        _load_baselines(data)
+        load_answers(data)
     return data
+
+
+def load_answers(data: dict[int, StudyData]) -> None:
+    """The human and model answers (and instructions executed) of studies whose units, items and
+    runs are read: one query for the participants, one for their answers, one for the items
+    answered outside the units (attention checks), one for the model answers, one for the
+    instructions (instruction induction only)."""
+    _load_humans(data)
+    _load_model_answers(data)
+    _load_baselines(data)
+    for study_data in data.values():
+        study_data.answers_read = True
 
 
 def _load_units_and_items(data: dict[int, StudyData]) -> None:
@@ -602,16 +615,14 @@ def _load_baselines(data: dict[int, StudyData]) -> None:
         )
 
 
-def _load_models(data: dict[int, StudyData], *, answers: bool = True) -> None:
+def _load_runs(data: dict[int, StudyData]) -> None:
     # a run enters the results once it is done; its progress is the model-runs page's business
     runs = (
         ModelRun.objects.filter(study_id__in=list(data), status="done")
         .select_related("spec")
         .order_by("study_id", "spec__name", "pk")
     )
-    study_of: dict[int, int] = {}
     for run in runs:
-        study_of[run.pk] = run.study_id
         study_data = data[run.study_id]
         setting = run.setting or {}
         study_data.runs.append(
@@ -623,7 +634,11 @@ def _load_models(data: dict[int, StudyData], *, answers: bool = True) -> None:
                 setting_label=setting_label(study_data.study, setting),
             )
         )
-    if not study_of or not answers:
+
+
+def _load_model_answers(data: dict[int, StudyData]) -> None:
+    study_of = {run.id: pk for pk, study_data in data.items() for run in study_data.runs}
+    if not study_of:
         return
     rows = (
         ModelResponse.objects.filter(run_id__in=list(study_of))
