@@ -467,26 +467,29 @@ def _load_humans(data: dict[int, StudyData]) -> None:
         )
         .iterator(chunk_size=_BATCH)
     )
-    # per study, its answers' columns batch by batch: never a Python object per answer for long
-    parts: dict[int, list[list[tuple]]] = defaultdict(list)
+    # per study, its answers' columns batch by batch, as arrays: no Python object per answer is kept
+    parts: dict[int, list[_Batch]] = defaultdict(list)
+    texts: dict[str, int] = {}
     while batch := list(islice(answers, _BATCH)):
         columns = list(zip(*batch))
         studies, start = columns[0], 0
         while start < len(batch):
             stop = bisect_right(studies, studies[start], lo=start)
-            parts[studies[start]].append([column[start:stop] for column in columns[1:]])
+            parts[studies[start]].append(_Batch.of([column[start:stop] for column in columns[1:]], texts))
             start = stop
     # the items answered that no unit of their study holds (attention checks), all studies' at once
     held = {item.id for study_data in data.values() for item in study_data.items.values()}
+    answered = set(
+        np.unique(np.concatenate([part.item for part in chain.from_iterable(parts.values())] or [[]])).tolist()
+    )
     others = {
         row["pk"]: ItemInfo(row["pk"], row["key"], row["gold"], row["meta"] or {}, row["is_attention_check"], (), 0)
-        for row in Item.objects.filter(
-            pk__in={item for part in chain.from_iterable(parts.values()) for item in part[1]} - held
-        ).values("pk", "key", "gold", "meta", "is_attention_check")
+        for row in Item.objects.filter(pk__in=answered - held).values("pk", "key", "gold", "meta", "is_attention_check")
     }
+    text = _objects(list(texts))
     for study_id, study_data in data.items():
         study_data.humans = HumanAnswers(
-            _columns(study_data, parts.pop(study_id, []), people[study_id], infos[study_id], others)
+            _columns(study_data, parts.pop(study_id, []), people[study_id], infos[study_id], others, text)
         )
 
 
@@ -511,40 +514,77 @@ _FLAGS = Cast(
 )
 
 
+@dataclass(frozen=True)
+class _Batch:
+    """One batch of a study's answers as arrays; texts (raw and stored answers) as codes into the
+    texts met so far, which repeat ("yes", "no")."""
+
+    participant: np.ndarray
+    item: np.ndarray
+    position: np.ndarray
+    raw: np.ndarray
+    answer: np.ndarray
+    flag: np.ndarray
+    duration: np.ndarray
+    pk: np.ndarray
+
+    @classmethod
+    def of(cls, columns: list[tuple], texts: dict[str, int]) -> _Batch:
+        person, item, position, raw, answer, flags, duration, pk = columns
+        return cls(
+            participant=np.array(person, dtype=np.int64),
+            item=np.array(item, dtype=np.int64),
+            position=np.array(position, dtype=np.int64),
+            raw=np.fromiter((texts.setdefault(t, len(texts)) for t in raw), dtype=np.int64, count=len(raw)),
+            answer=np.fromiter((texts.setdefault(t, len(texts)) for t in answer), dtype=np.int64, count=len(answer)),
+            flag=np.array(flags).astype(np.int8),
+            duration=np.array(duration, dtype=np.int64),
+            pk=np.array(pk, dtype=np.int64),
+        )
+
+
+def _index(values: np.ndarray, index_of: Mapping[int, int]) -> np.ndarray:
+    """`values` (ids) replaced by their index in `index_of`."""
+    distinct, inverse = np.unique(values, return_inverse=True)
+    return np.array([index_of[value] for value in distinct.tolist()], dtype=np.int64)[inverse].reshape(-1)
+
+
 def _columns(
     data: StudyData,
-    parts: list[list[tuple]],
+    parts: list[_Batch],
     people: dict[int, int],
     participants: list[ParticipantInfo],
     others: dict[int, ItemInfo],
+    text: np.ndarray,
 ) -> HumanColumns:
     if not parts:
         return HumanColumns.of([], data.items)
-    person, item, position, raw, answer, flags, duration, pk = (
-        tuple(chain.from_iterable(part[field] for part in parts)) for field in range(8)
-    )
-    flag = np.array(flags).astype(np.int8)
-    marked = np.flatnonzero(flag & 8).tolist()
     items = list(data.items.values())
     item_of = {info.id: index for index, info in enumerate(items)}
-    for other in sorted(set(item) - set(item_of)):
+    item = np.concatenate([part.item for part in parts])
+    for other in sorted(set(np.unique(item).tolist()) - set(item_of)):
         item_of[other] = len(items)
         items.append(others[other])
-    given: dict[str, int] = {}
+    # the study's stored answers as codes into its own distinct answers
+    stored = np.concatenate([part.answer for part in parts])
+    distinct, answer = np.unique(stored, return_inverse=True)
+    flag = np.concatenate([part.flag for part in parts])
+    pk = np.concatenate([part.pk for part in parts])
+    marked = np.flatnonzero(flag & 8)
     return HumanColumns(
         participants=tuple(participants),
         items=tuple(items),
-        participant=np.fromiter(map(people.__getitem__, person), dtype=np.int64, count=len(person)),
-        item=np.fromiter(map(item_of.__getitem__, item), dtype=np.int64, count=len(item)),
-        answer=np.fromiter((given.setdefault(a, len(given)) for a in answer), dtype=np.int64, count=len(answer)),
-        answers=tuple(given),
-        position=np.array(position, dtype=np.int64),
+        participant=_index(np.concatenate([part.participant for part in parts]), people),
+        item=_index(item, item_of),
+        answer=answer.reshape(-1),
+        answers=tuple(text[distinct].tolist()),
+        position=np.concatenate([part.position for part in parts]),
         valid=(flag & 1).astype(bool),
         correct=(flag & 2).astype(bool),
         is_attention_check=(flag & 4).astype(bool),
-        duration_ms=np.array(duration, dtype=np.int64),
-        raw_answer=_objects(raw),
-        scores=_scores(data, pk, {pk[r]: bool(flag[r] & 16) for r in marked}),
+        duration_ms=np.concatenate([part.duration for part in parts]),
+        raw_answer=text[np.concatenate([part.raw for part in parts])],
+        scores=_scores(data, pk, dict(zip(pk[marked].tolist(), (flag[marked] & 16).astype(bool).tolist()))),
     )
 
 
@@ -555,7 +595,7 @@ def _objects(values: Sequence[Any]) -> np.ndarray:
     return array
 
 
-def _scores(data: StudyData, pks: tuple[int, ...], marks: dict[int, bool]) -> np.ndarray | None:
+def _scores(data: StudyData, pks: np.ndarray, marks: dict[int, bool]) -> np.ndarray | None:
     """Per answer, the scores attached to it: a researcher's mark (`Response.verified_correct`, as
     "verified"), and for a benchmark that executes written instructions its scorer's numbers in
     `Response.extra` (read only then: the other benchmarks keep nothing but free text there); None
@@ -571,7 +611,7 @@ def _scores(data: StudyData, pks: tuple[int, ...], marks: dict[int, bool]) -> np
                 **{key: value for key, value in (extras.get(pk) or {}).items() if key in _SCORE_KEYS},
                 **({"verified": marks[pk]} if pk in marks else {}),
             }
-            for pk in pks
+            for pk in pks.tolist()
         ]
     )
 
