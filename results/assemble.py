@@ -32,7 +32,7 @@ from parity.stats import (
 )
 from parity.stats.bootstrap import shared_resamples
 from parity.stats.results import finite_or_none
-from parity.stats.table import UNSCORED, RatingTable
+from parity.stats.table import UNSCORED, RatingTable, distinct
 from results.breakdowns import breakdowns
 from results.forms import ResultFilters
 from results.rows import (
@@ -66,7 +66,7 @@ def mean_or_none(values: list[float]) -> float | None:
 def participants_section(data: StudyData, filters: ResultFilters) -> dict[str, int]:
     """The participants with an answer: included, excluded, still answering, and how many imported."""
     columns = data.columns
-    answered = np.unique(columns.participant).tolist()
+    answered = np.flatnonzero(np.bincount(columns.participant, minlength=len(columns.participants))).tolist()
     people = [columns.participants[p] for p in answered]
     if filters.unit:
         people = [p for p in people if p.unit == filters.unit]
@@ -98,9 +98,9 @@ def human_section(
     matrix = label_matrix(ratings)
     return {
         "n_annotators": overall.n_participants,
-        "n_items": int(np.unique(ratings.item).size),
+        "n_items": distinct(ratings.item),
         # the items the accuracy is over: those with a right answer
-        "n_items_scored": int(np.unique(ratings.item[ratings.correct != UNSCORED]).size),
+        "n_items_scored": distinct(ratings.item[ratings.correct != UNSCORED]),
         "n_answers": len(ratings),
         "accuracy": {
             "mean": overall.mean,

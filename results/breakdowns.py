@@ -83,7 +83,7 @@ def by_category(
         for m in rows_by_run[run.id]:
             model_groups[(run.id, data.category_of(data.items[m.item_key].meta) or "")].append(m)
     items: dict[str, set[str]] = defaultdict(set)
-    for item in np.unique(humans.item).tolist():
+    for item in np.flatnonzero(np.bincount(humans.item, minlength=len(humans.items))).tolist():
         items[category_of_item[item]].add(humans.items[item].key)
     for (_, name), rows in model_groups.items():
         items[name].update(m.item_key for m in rows)
@@ -92,7 +92,8 @@ def by_category(
         group = humans.take(category == name)
         ratings = human_ratings(data, group)
         summary = accuracy_summary(ratings, n_boot=n_boot, seed=SEED) if len(group) else None
-        human_items = {ratings.items[i] for i in np.unique(ratings.item[ratings.correct != UNSCORED]).tolist()}
+        scored = np.bincount(ratings.item[ratings.correct != UNSCORED], minlength=len(ratings.items))
+        human_items = {ratings.items[i] for i in np.flatnonzero(scored).tolist()}
         rows_out.append(
             {
                 "category": name or None,

@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-import numpy as np
-
 from parity.stats import accuracy_summary, agreement_by_unit, kappa_across_units, krippendorff_alpha, paired_gap
+from parity.stats.table import distinct
 from results.assemble import N_BOOT, SEED, interval, mean_or_none, participants_section
 from results.forms import ResultFilters
 from results.rows import human_ratings, human_rows, model_item_scores, run_rows
@@ -37,7 +36,7 @@ def study_headlines(studies: Iterable[Study], *, n_boot: int = N_BOOT) -> list[d
                 "study": data.study,
                 "benchmark": data.study.benchmark,
                 "participants": participants_section(data, filters),
-                "n_items": int(np.unique(ratings.item).size),
+                "n_items": distinct(ratings.item),
                 "human_accuracy": accuracy.mean,
                 "human_ci95": interval(accuracy.ci_low, accuracy.ci_high),
                 "human_best": accuracy.best,

@@ -331,7 +331,8 @@ class StudyData:
         if golds:
             return golds
         columns = self.columns
-        given = {columns.answers[code] for code in np.unique(columns.answer[columns.valid]).tolist()} - {""}
+        valid = np.bincount(columns.answer[columns.valid], minlength=len(columns.answers))
+        given = {columns.answers[code] for code in np.flatnonzero(valid).tolist()} - {""}
         return frozenset(given) if given and given <= set(self.answer_scale) else frozenset()
 
     @property
@@ -479,9 +480,7 @@ def _load_humans(data: dict[int, StudyData]) -> None:
             start = stop
     # the items answered that no unit of their study holds (attention checks), all studies' at once
     held = {item.id for study_data in data.values() for item in study_data.items.values()}
-    answered = set(
-        np.unique(np.concatenate([part.item for part in chain.from_iterable(parts.values())] or [[]])).tolist()
-    )
+    answered = set().union(*(part.items for part in chain.from_iterable(parts.values())))
     others = {
         row["pk"]: ItemInfo(row["pk"], row["key"], row["gold"], row["meta"] or {}, row["is_attention_check"], (), 0)
         for row in Item.objects.filter(pk__in=answered - held).values("pk", "key", "gold", "meta", "is_attention_check")
@@ -527,6 +526,8 @@ class _Batch:
     flag: np.ndarray
     duration: np.ndarray
     pk: np.ndarray
+    #: the items answered in the batch
+    items: frozenset[int]
 
     @classmethod
     def of(cls, columns: list[tuple], texts: dict[str, int]) -> _Batch:
@@ -540,13 +541,15 @@ class _Batch:
             flag=np.array(flags).astype(np.int8),
             duration=np.array(duration, dtype=np.int64),
             pk=np.array(pk, dtype=np.int64),
+            items=frozenset(item),
         )
 
 
 def _index(values: np.ndarray, index_of: Mapping[int, int]) -> np.ndarray:
-    """`values` (ids) replaced by their index in `index_of`."""
-    distinct, inverse = np.unique(values, return_inverse=True)
-    return np.array([index_of[value] for value in distinct.tolist()], dtype=np.int64)[inverse].reshape(-1)
+    """`values` (ids, each a key of `index_of`) replaced by their index in `index_of`."""
+    ids = np.array(sorted(index_of), dtype=np.int64)
+    indices = np.array([index_of[pk] for pk in ids.tolist()], dtype=np.int64)
+    return indices[np.searchsorted(ids, values)]
 
 
 def _columns(
@@ -562,12 +565,15 @@ def _columns(
     items = list(data.items.values())
     item_of = {info.id: index for index, info in enumerate(items)}
     item = np.concatenate([part.item for part in parts])
-    for other in sorted(set(np.unique(item).tolist()) - set(item_of)):
+    for other in sorted(set().union(*(part.items for part in parts)) - set(item_of)):
         item_of[other] = len(items)
         items.append(others[other])
     # the study's stored answers as codes into its own distinct answers
     stored = np.concatenate([part.answer for part in parts])
-    distinct, answer = np.unique(stored, return_inverse=True)
+    distinct = np.flatnonzero(np.bincount(stored, minlength=text.size))
+    code_of = np.zeros(text.size, dtype=np.int64)
+    code_of[distinct] = np.arange(distinct.size)
+    answer = code_of[stored]
     flag = np.concatenate([part.flag for part in parts])
     pk = np.concatenate([part.pk for part in parts])
     marked = np.flatnonzero(flag & 8)

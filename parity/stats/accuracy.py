@@ -87,8 +87,9 @@ def participant_accuracy(ratings: Iterable[RatingLike] | RatingTable) -> list[Pa
     scored = np.bincount(table.annotator[table.correct != UNSCORED], minlength=size).tolist()
     right = np.bincount(table.annotator[table.correct == 1], minlength=size).tolist()
     # an annotator's unit when all their rows share one: count the distinct (annotator, unit) pairs
-    pairs = np.unique(table.annotator * max(1, len(table.units)) + table.unit)
-    units_of = np.bincount(pairs // max(1, len(table.units)), minlength=size).tolist()
+    width = max(1, len(table.units))
+    pairs = np.bincount(table.annotator * width + table.unit, minlength=size * width).reshape(size, width)
+    units_of = np.count_nonzero(pairs, axis=1).tolist()
     unit_of = np.zeros(size, dtype=np.int64)
     unit_of[table.annotator] = table.unit  # read only where all of an annotator's rows agree
     rows: list[ParticipantAccuracy] = []

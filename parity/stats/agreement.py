@@ -138,24 +138,32 @@ class PairwiseKappas:
 def pairwise_kappa_table(ratings: Ratings) -> PairwiseKappas:
     """Every annotator pair over the items both answered, all pairs at once.
 
-    With X_l the annotators × items indicator of label l and M that of any answer, one matrix
-    product each gives every pair's shared items (M Mᵀ), agreements (Σ_l X_l X_lᵀ) and label counts
-    on the shared items (X_l Mᵀ: row a, column b counts a's l on the items b answered too), which
-    are the confusion matrix's diagonal and margins: all Cohen's kappa needs. The chance term is
+    With X_l the annotators × items indicator of label l and M that of any answer, two matrix
+    products per label give every pair's agreements (Σ_l X_l X_lᵀ) and label counts on the items
+    both answered (X_l Mᵀ: row a, column b counts a's l on the items b answered too; their sum over
+    l is the pair's shared items), which are the confusion matrix's diagonal and margins: all
+    Cohen's kappa needs. The chance term is
     summed over the label pairs in scikit-learn's order, so each kappa is the one
     `cohen_kappa_score` gives for that pair's shared items (bit for bit with up to two labels)."""
     matrix = label_matrix(ratings)
     first, second = np.triu_indices(len(matrix.annotators), k=1)
+    # per label, for every pair: both said it (same), and the first said it on an item the second
+    # answered (own) or the other way round (other)
+    same, own, other = [], [], []
+    answered = matrix.answered.astype(np.float32)
     with threadpool_limits(limits=1, user_api="blas"):
-        counts = [_label_counts(matrix, label) for label in range(len(matrix.labels))]
-    # on the items both answered: own[l] how often the pair's first annotator said l, other[l] the second
-    own = [on_shared[first, second] for _, on_shared in counts]
-    other = [on_shared[second, first] for _, on_shared in counts]
+        for label in range(len(matrix.labels)):
+            said = (matrix.codes == label).astype(np.float32)
+            same.append(_pairs(said @ said.T, first, second))
+            counts = said @ answered.T
+            own.append(_pairs(counts, first, second))
+            other.append(_pairs(counts, second, first))
+            del said, counts
     shared = sum(own, np.zeros(first.size))
     kept = shared > 0
     first, second, shared = first[kept], second[kept], shared[kept]
     own, other = [values[kept] for values in own], [values[kept] for values in other]
-    agree = sum((same[first, second] for same, _ in counts), np.zeros(first.size))
+    agree = sum((values[kept] for values in same), np.zeros(first.size))
     chance = np.zeros(first.size)
     for row in range(len(matrix.labels)):
         for column in range(len(matrix.labels)):
@@ -174,12 +182,11 @@ def pairwise_kappa_table(ratings: Ratings) -> PairwiseKappas:
     )
 
 
-def _label_counts(matrix: LabelMatrix, label: int) -> tuple[np.ndarray, np.ndarray]:
-    """For every ordered pair (a, b): the items where both said `label`, and those where a said it
-    and b answered. float32 products of 0/1 matrices are exact counts below 2²⁴ items; one BLAS
-    thread, as these matrices are small and a busy machine's other threads would only make it wait."""
-    said = (matrix.codes == label).astype(np.float32)
-    return (said @ said.T).astype(np.float64), (said @ matrix.answered.astype(np.float32).T).astype(np.float64)
+def _pairs(counts: np.ndarray, rows: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    """The pairs' cells of an annotators × annotators product, as float64. float32 products of 0/1
+    matrices are exact counts below 2²⁴ items; they run on one BLAS thread (`threadpool_limits`):
+    these matrices are small, and on a busy machine more threads only wait for each other."""
+    return counts[rows, columns].astype(np.float64)
 
 
 def pairwise_kappas(ratings: Ratings) -> list[PairKappa]:

@@ -59,7 +59,7 @@ def label_matrix(ratings: Iterable[RatingLike] | RatingTable | LabelMatrix) -> L
     answered = table.label != NO_LABEL
     rows, columns, given = table.annotator[answered], table.item[answered], table.label[answered]
     annotators, items = first_seen(rows), first_seen(columns)
-    present = np.unique(given)
+    present = np.flatnonzero(np.bincount(given, minlength=len(table.labels)))
     present = present[np.argsort([table.labels[code] for code in present.tolist()], kind="stable")]
     row_of = np.zeros(len(table.annotators), dtype=np.int64)
     row_of[annotators] = np.arange(annotators.size)
@@ -68,13 +68,13 @@ def label_matrix(ratings: Iterable[RatingLike] | RatingTable | LabelMatrix) -> L
     code_of = np.zeros(len(table.labels), dtype=np.int64)
     code_of[present] = np.arange(present.size)
     row, column = row_of[rows], column_of[columns]
-    flat = row * items.size + column
-    if np.unique(flat).size != flat.size:
-        values, counts = np.unique(flat, return_counts=True)
-        a, i = divmod(int(values[counts > 1][0]), items.size)
-        raise ValueError(f"annotator {table.annotators[annotators[a]]!r} answered item {table.items[items[i]]!r} twice")
     codes = np.full((annotators.size, items.size), MISSING, dtype=np.int64)
     codes[row, column] = code_of[given]
+    # two answers to one cell leave fewer cells filled than there are answers
+    if np.count_nonzero(codes != MISSING) != given.size:
+        values, counts = np.unique(row * items.size + column, return_counts=True)
+        a, i = divmod(int(values[counts > 1][0]), items.size)
+        raise ValueError(f"annotator {table.annotators[annotators[a]]!r} answered item {table.items[items[i]]!r} twice")
     return LabelMatrix(
         annotators=tuple(table.annotators[a] for a in annotators.tolist()),
         items=tuple(table.items[i] for i in items.tolist()),

@@ -23,11 +23,19 @@ UNSCORED = -1
 
 
 def first_seen(codes: np.ndarray) -> np.ndarray:
-    """The distinct values of `codes` in the order they first appear."""
+    """The distinct values of `codes` (codes: small non-negative integers) in the order they first
+    appear; in one pass, where sorting a million rows would take longer than all the rest."""
     if codes.size == 0:
         return codes[:0]
-    values, first = np.unique(codes, return_index=True)
-    return values[np.argsort(first, kind="stable")]
+    first = np.full(int(codes.max()) + 1, codes.size, dtype=np.int64)
+    np.minimum.at(first, codes, np.arange(codes.size))
+    present = np.flatnonzero(first < codes.size)
+    return present[np.argsort(first[present], kind="stable")]
+
+
+def distinct(codes: np.ndarray) -> int:
+    """How many distinct values `codes` (small non-negative integers) hold."""
+    return int(np.count_nonzero(np.bincount(codes))) if codes.size else 0
 
 
 @dataclass(frozen=True)
