@@ -1,6 +1,6 @@
 """Results of a large study: `study_results --json` cold, and the results page warm.
 
-    python perf/results.py [--answers 10000 100000 [1000000 ...]] [--database-url postgres://...]
+    python perf/results.py [--answers 10000 100000 1000000] [--database-url postgres://...]
                            [--sqlite] [--no-postgres] [--repeat 3] [--page-repeat 5] [--timeout 900] [--json]
 
 For each database (PostgreSQL, a database this script creates and drops; with --sqlite also the
@@ -330,7 +330,7 @@ def line(row: Row) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--answers", "-n", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--answers", "-n", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     parser.add_argument(
         "--database-url",
         default=os.environ.get("PERF_DATABASE_URL", DEFAULT_DATABASE_URL),
