@@ -155,6 +155,28 @@ if CACHE_URL:
     # sessions (researchers'; participants' pages use a signed cookie) stay in the database, read
     # through the shared cache (never a per-process cache, whose copies would go stale)
     SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+# Studies' results, computed once per state of a study and read by every process of the site (the
+# web workers and the task worker that computes a large study's): in Redis beside the rest when
+# CACHE_URL names it, else in files under the data directory. An entry is dropped after a week
+# unread; a study's change makes its entries stale at once (studies/changes.py).
+RESULTS_CACHE_SECONDS = 7 * 24 * 3600
+if CACHE_URL:
+    CACHES["results"] = {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": CACHE_URL,
+        "KEY_PREFIX": "results",
+        "TIMEOUT": RESULTS_CACHE_SECONDS,
+    }
+else:
+    CACHES["results"] = {
+        "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+        "LOCATION": env_str("RESULTS_CACHE_DIR", str(VAR_DIR / "cache" / "results")),
+        "TIMEOUT": RESULTS_CACHE_SECONDS,
+        "OPTIONS": {"MAX_ENTRIES": 2000},
+    }
+#: a study with at most this many answers has its results computed in the request that asks for them
+#: (well under a second); a larger one's are computed in the task queue while its page says so
+RESULTS_INLINE_ANSWERS = env_int("RESULTS_INLINE_ANSWERS", 20_000)
 
 SESSION_COOKIE_AGE = 60 * 60 * 24 * 14
 # -- HTTPS (a deployment sets HTTPS=1; the embedded server speaks plain HTTP on localhost) ---------

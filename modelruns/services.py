@@ -32,6 +32,7 @@ from modelruns.work import modelrun_end_cancelled, modelrun_finish_if_complete, 
 from parity.benchmarks.base import DatasetError
 from parity.engine import ENGINE_VERSION
 from parity.engine.api import ApiConfig
+from studies.changes import results_changed
 from studies.models import Study
 from studies.services import StudyError, study_create
 
@@ -287,9 +288,10 @@ def modelrun_cancel(*, run: ModelRun) -> ModelRun:
     """
     now = timezone.now()
     # each step is conditional on the status it changes: a worker that starts the run in between wins
-    ModelRun.objects.filter(pk=run.pk, status=ModelRun.Status.QUEUED).update(
+    if ModelRun.objects.filter(pk=run.pk, status=ModelRun.Status.QUEUED).update(
         status=ModelRun.Status.CANCELLED, cancel_requested_at=now, finished_at=now
-    )
+    ):
+        results_changed(study_ids=[run.study_id])
     ModelRun.objects.filter(pk=run.pk, status=ModelRun.Status.RUNNING, cancel_requested_at__isnull=True).update(
         cancel_requested_at=now
     )

@@ -22,6 +22,7 @@ from modelruns.scoring import Progress, scorer_of
 from modelruns.storable import storable
 from parity.benchmarks.instruction_induction import model as induction
 from parity.engine import resolve_similarity_model
+from studies.changes import results_changed
 from studies.models import Study
 
 #: the model kinds that can execute an instruction (generate its outputs)
@@ -140,5 +141,6 @@ def instructionscores_compute(
     with transaction.atomic():
         InstructionScore.objects.filter(study=study, executor=executor).delete()
         InstructionScore.objects.bulk_create(rows, batch_size=500)
+        results_changed(study_ids=[study.pk])
     written = sum(row.source == InstructionScore.Source.WRITTEN for row in rows)
     return ScoredInstructions(written=written, gold=len(rows) - written, tasks=len(tasks))

@@ -38,6 +38,7 @@ from modelruns.scoring import Scorer, scorer_of
 from modelruns.storable import storable
 from parity.benchmarks.base import ModelAnswer, answer_variants
 from parity.engine.api import Usage
+from studies.changes import results_changed
 
 logger = logging.getLogger(__name__)
 
@@ -56,9 +57,10 @@ def worker_name(suffix: str = "") -> str:
 
 
 def _modelrun_fail(run: ModelRun, error: str) -> None:
-    ModelRun.objects.filter(pk=run.pk, status__in=ModelRun.ACTIVE).update(
+    if ModelRun.objects.filter(pk=run.pk, status__in=ModelRun.ACTIVE).update(
         status=ModelRun.Status.FAILED, error=error[:10000], finished_at=timezone.now()
-    )
+    ):
+        results_changed(study_ids=[run.study_id])
 
 
 def _modelrun_mark_running(run: ModelRun, identity: Mapping[str, Any]) -> None:
@@ -79,20 +81,25 @@ def modelrun_finish_if_complete(*, run: ModelRun) -> bool:
     researcher asked for is what the run says."""
     if run.shards.exclude(status=ModelShard.Status.DONE).exists():
         return False
-    ModelRun.objects.filter(pk=run.pk, status__in=ModelRun.ACTIVE, cancel_requested_at__isnull=True).update(
+    if ModelRun.objects.filter(pk=run.pk, status__in=ModelRun.ACTIVE, cancel_requested_at__isnull=True).update(
         status=ModelRun.Status.DONE, finished_at=timezone.now(), progress_done=F("progress_total")
-    )
+    ):
+        # a finished run enters its study's results
+        results_changed(study_ids=[run.study_id])
     modelrun_end_cancelled(run=run)
     return True
 
 
 def modelrun_end_cancelled(*, run: ModelRun) -> bool:
     """End an active run whose cancel was asked for as `cancelled`; True when this call did."""
-    return bool(
+    ended = bool(
         ModelRun.objects.filter(pk=run.pk, status__in=ModelRun.ACTIVE, cancel_requested_at__isnull=False).update(
             status=ModelRun.Status.CANCELLED, finished_at=timezone.now()
         )
     )
+    if ended:
+        results_changed(study_ids=[run.study_id])
+    return ended
 
 
 class RunStopped(Exception):

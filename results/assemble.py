@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+import numpy as np
+
 from parity.stats import (
     AccuracySummary,
     AgreementSummary,
-    Rating,
     accuracy_across_units,
     accuracy_by_unit,
     accuracy_summary,
@@ -24,11 +25,14 @@ from parity.stats import (
     icc2k_by_blocks,
     kappa_across_units,
     krippendorff_alpha,
+    label_matrix,
     model_vs_humans,
     paired_gap,
     percent_agreement,
 )
+from parity.stats.bootstrap import shared_resamples
 from parity.stats.results import finite_or_none
+from parity.stats.table import UNSCORED, RatingTable, distinct
 from results.breakdowns import breakdowns
 from results.forms import ResultFilters
 from results.rows import (
@@ -60,27 +64,29 @@ def mean_or_none(values: list[float]) -> float | None:
 
 
 def participants_section(data: StudyData, filters: ResultFilters) -> dict[str, int]:
-    status: dict[int, str] = {}
-    for h in data.humans:
-        if filters.unit and h.unit != filters.unit:
-            continue
-        status[h.participant_id] = (
+    """The participants with an answer: included, excluded, still answering, and how many imported."""
+    columns = data.columns
+    answered = np.flatnonzero(np.bincount(columns.participant, minlength=len(columns.participants))).tolist()
+    people = [columns.participants[p] for p in answered]
+    if filters.unit:
+        people = [p for p in people if p.unit == filters.unit]
+    counts = {"included": 0, "excluded": 0, "in_progress": 0}
+    for person in people:
+        status = (
             "excluded"
-            if h.excluded
+            if person.excluded
             else "included"
-            if h.participant_status == Participant.Status.COMPLETED
+            if person.status == Participant.Status.COMPLETED
             else "in_progress"
         )
-    counts = {"included": 0, "excluded": 0, "in_progress": 0}
-    for value in status.values():
-        counts[value] += 1
-    counts["imported"] = len({h.participant_id for h in data.humans if h.is_imported and h.participant_id in status})
+        counts[status] += 1
+    counts["imported"] = sum(person.is_imported for person in people)
     return counts
 
 
 def human_section(
     data: StudyData,
-    ratings: list[Rating],
+    ratings: RatingTable,
     units: list[AccuracySummary],
     agreement: list[AgreementSummary],
     *,
@@ -89,11 +95,12 @@ def human_section(
     overall = accuracy_summary(ratings, n_boot=n_boot, seed=SEED)
     across = accuracy_across_units(units)
     kappas = kappa_across_units(agreement)
+    matrix = label_matrix(ratings)
     return {
         "n_annotators": overall.n_participants,
-        "n_items": len({r.item for r in ratings}),
+        "n_items": distinct(ratings.item),
         # the items the accuracy is over: those with a right answer
-        "n_items_scored": len({r.item for r in ratings if r.correct is not None}),
+        "n_items_scored": distinct(ratings.item[ratings.correct != UNSCORED]),
         "n_answers": len(ratings),
         "accuracy": {
             "mean": overall.mean,
@@ -113,23 +120,23 @@ def human_section(
         "accuracy_across_units": across.to_dict(),
         "cohen_kappa_mean_pairwise": kappas.mean,
         "cohen_kappa_std_across_units": kappas.std,
-        "fleiss_kappa": fleiss_kappa(ratings),
-        "krippendorff_alpha": krippendorff_alpha(ratings),
-        "percent_agreement": percent_agreement(ratings),
+        "fleiss_kappa": fleiss_kappa(matrix),
+        "krippendorff_alpha": krippendorff_alpha(matrix),
+        "percent_agreement": percent_agreement(matrix),
         # per block of the same raters (`icc2k_by_blocks`): a pooled matrix would drop every answer
         # that some rater did not grade
         "icc2k": icc2k_by_blocks(ratings, scores=data.answer_scale).icc if data.is_graded else None,
     }
 
 
-def graded_section(data: StudyData, ratings: list[Rating]) -> dict[str, Any]:
+def graded_section(data: StudyData, ratings: RatingTable) -> dict[str, Any]:
     """A rating study (MiQA's generative task): ICC(2,k) over blocks of answers graded by the same
     raters (see `icc2k_by_blocks`), and each model's generative score: per answer the mean of its
     grades (correct 1, ambiguous 0.5, wrong 0), averaged over the model's answers."""
     scale = data.answer_scale
     blocks = icc2k_by_blocks(ratings, scores=scale)
     grades: dict[str, list[float]] = defaultdict(list)
-    for rating in ratings:
+    for rating in ratings.ratings():
         if rating.answer in scale:
             grades[rating.item].append(scale[rating.answer])
     per_model: dict[str, list[float]] = defaultdict(list)
@@ -151,16 +158,14 @@ def graded_section(data: StudyData, ratings: list[Rating]) -> dict[str, Any]:
 
 def units_section(
     data: StudyData,
-    ratings: list[Rating],
+    ratings: RatingTable,
     units: list[AccuracySummary],
     agreements: list[AgreementSummary],
     filters: ResultFilters,
 ) -> list[dict[str, Any]]:
     accuracy = {s.unit: s for s in units}
     agreement = {s.unit: s for s in agreements}
-    by_unit: dict[str | None, list[Rating]] = defaultdict(list)
-    for rating in ratings:
-        by_unit[rating.unit].append(rating)
+    by_unit = ratings.by_unit() if data.is_graded else {}
     rows = []
     for unit in data.units:
         if filters.unit and unit.label != filters.unit:
@@ -190,7 +195,7 @@ def units_section(
                 "percent_agreement": agr.percent_agreement if agr else None,
                 "icc2k": (
                     icc2k(by_unit[unit.label], scores=data.answer_scale).icc
-                    if data.is_graded and by_unit[unit.label]
+                    if data.is_graded and unit.label in by_unit
                     else None
                 ),
             }
@@ -199,7 +204,7 @@ def units_section(
 
 
 def model_entry(
-    data: StudyData, run: RunInfo, rows: list[ModelAnswer], humans: list[Rating], *, n_boot: int
+    data: StudyData, run: RunInfo, rows: list[ModelAnswer], humans: RatingTable, *, n_boot: int
 ) -> dict[str, Any]:
     """A run on all the items it answered (`n_items_scored`, `accuracy`), and beside the humans on
     the items both answered (`n_items_same`, `accuracy_same_items`, `human_accuracy_same_items`,
@@ -243,14 +248,20 @@ def model_entry(
 
 def study_results(data: StudyData, filters: ResultFilters | None = None, *, n_boot: int = N_BOOT) -> dict[str, Any]:
     """Everything the results page shows, as plain JSON values."""
-    filters = filters or ResultFilters()
+    # the bootstraps of one size share their resamples (same seed, same draws)
+    with shared_resamples():
+        return _study_results(data, filters or ResultFilters(), n_boot=n_boot)
+
+
+def _study_results(data: StudyData, filters: ResultFilters, *, n_boot: int) -> dict[str, Any]:
     study = data.study
     humans = human_rows(data, filters)
     ratings = human_ratings(data, humans)
     runs = selected_runs(data, filters)
     rows_by_run = {run.id: run_rows(data, run, filters) for run in runs}
     units = accuracy_by_unit(ratings, n_boot=n_boot, seed=SEED)
-    agreement = agreement_by_unit(ratings)
+    # the mean and count of each unit's pairs, not every pair (a unit of 1,000 people has half a million)
+    agreement = agreement_by_unit(ratings, with_pairs=False)
     results: dict[str, Any] = {
         "study": study.name,
         "study_id": study.pk,

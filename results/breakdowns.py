@@ -9,12 +9,15 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+import numpy as np
+
 from parity.benchmarks.base import ResultsInput
 from parity.stats import accuracy_summary
 from parity.stats.results import finite_or_none
+from parity.stats.table import UNSCORED
 from results.forms import ResultFilters
 from results.rows import human_ratings, item_passes, model_item_scores
-from results.selectors import HumanAnswer, ModelAnswer, RunInfo, StudyData, generic_setting_label
+from results.selectors import HumanAnswers, HumanColumns, ModelAnswer, RunInfo, StudyData, generic_setting_label
 
 SEED = 0
 
@@ -29,7 +32,7 @@ def _ci(low: float | None, high: float | None) -> list[float | None] | None:
 
 def breakdowns(
     data: StudyData,
-    humans: list[HumanAnswer],
+    humans: HumanColumns,
     runs: list[RunInfo],
     rows_by_run: dict[int, list[ModelAnswer]],
     filters: ResultFilters,
@@ -43,7 +46,8 @@ def breakdowns(
         data.study.definition.breakdowns(
             ResultsInput(
                 items=data.items,
-                humans=humans,
+                # each answer built as a `HumanAnswer` only if the benchmark reads it
+                humans=HumanAnswers(humans),
                 runs=runs,
                 rows_by_run=rows_by_run,
                 baseline_scores=data.baseline_scores,
@@ -64,7 +68,7 @@ def breakdowns(
 
 def by_category(
     data: StudyData,
-    humans: list[HumanAnswer],
+    humans: HumanColumns,
     runs: list[RunInfo],
     rows_by_run: dict[int, list[ModelAnswer]],
     *,
@@ -72,29 +76,29 @@ def by_category(
 ) -> dict[str, Any]:
     """Per category: the humans on the items they answered, and each model on the items both
     answered and on all the items it answered, each figure with its own count of items."""
-    human_groups: dict[str, list[HumanAnswer]] = defaultdict(list)
-    for h in humans:
-        human_groups[data.category_of(h.meta) or ""].append(h)
+    category_of_item = [data.category_of(item.meta) or "" for item in humans.items]
+    category = humans.per_item(category_of_item, str)
     model_groups: dict[tuple[int, str], list[ModelAnswer]] = defaultdict(list)
     for run in runs:
         for m in rows_by_run[run.id]:
             model_groups[(run.id, data.category_of(data.items[m.item_key].meta) or "")].append(m)
     items: dict[str, set[str]] = defaultdict(set)
-    for h in humans:
-        items[data.category_of(h.meta) or ""].add(h.item_key)
-    for (_, category), rows in model_groups.items():
-        items[category].update(m.item_key for m in rows)
+    for item in np.flatnonzero(np.bincount(humans.item, minlength=len(humans.items))).tolist():
+        items[category_of_item[item]].add(humans.items[item].key)
+    for (_, name), rows in model_groups.items():
+        items[name].update(m.item_key for m in rows)
     rows_out = []
-    for category in sorted(items):
-        group = human_groups.get(category, [])
+    for name in sorted(items):
+        group = humans.take(category == name)
         ratings = human_ratings(data, group)
-        summary = accuracy_summary(ratings, n_boot=n_boot, seed=SEED) if group else None
-        human_items = {r.item for r in ratings if r.correct is not None}
+        summary = accuracy_summary(ratings, n_boot=n_boot, seed=SEED) if len(group) else None
+        scored = np.bincount(ratings.item[ratings.correct != UNSCORED], minlength=len(ratings.items))
+        human_items = {ratings.items[i] for i in np.flatnonzero(scored).tolist()}
         rows_out.append(
             {
-                "category": category or None,
+                "category": name or None,
                 # the items anyone answered: humans, models or both
-                "n_items": len(items[category]),
+                "n_items": len(items[name]),
                 "human": {
                     "n_annotators": summary.n_participants if summary else 0,
                     "n_items": len(human_items),
@@ -103,7 +107,7 @@ def by_category(
                     "small_n_warning": summary.small_n_warning if summary else False,
                 },
                 "models": [
-                    _model_in_category(data, run, model_groups.get((run.id, category), []), human_items) for run in runs
+                    _model_in_category(data, run, model_groups.get((run.id, name), []), human_items) for run in runs
                 ],
             }
         )

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from parity.stats import accuracy_summary, agreement_by_unit, kappa_across_units, krippendorff_alpha, paired_gap
+from parity.stats.table import distinct
 from results.assemble import N_BOOT, SEED, interval, mean_or_none, participants_section
 from results.forms import ResultFilters
 from results.rows import human_ratings, human_rows, model_item_scores, run_rows
@@ -35,13 +36,13 @@ def study_headlines(studies: Iterable[Study], *, n_boot: int = N_BOOT) -> list[d
                 "study": data.study,
                 "benchmark": data.study.benchmark,
                 "participants": participants_section(data, filters),
-                "n_items": len({r.item for r in ratings}),
+                "n_items": distinct(ratings.item),
                 "human_accuracy": accuracy.mean,
                 "human_ci95": interval(accuracy.ci_low, accuracy.ci_high),
                 "human_small_n_warning": accuracy.small_n_warning,
                 "human_best": accuracy.best,
                 "human_worst": accuracy.worst,
-                "kappa": kappa_across_units(agreement_by_unit(ratings)).mean,
+                "kappa": kappa_across_units(agreement_by_unit(ratings, with_pairs=False)).mean,
                 "alpha": krippendorff_alpha(ratings),
                 "n_model_runs": len(data.runs),
                 "best_model": best[2] if best else None,

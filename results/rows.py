@@ -1,12 +1,16 @@
-"""Which rows enter the results (filters, exclusions, attention checks) and their `Rating` form."""
+"""Which rows enter the results (filters, exclusions, attention checks) and their `Rating` form
+(for the humans, a `RatingTable`: the same ratings as columns)."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 
+import numpy as np
+
 from parity.stats import Rating
+from parity.stats.table import NO_LABEL, UNSCORED, RatingTable
 from results.forms import ResultFilters
-from results.selectors import HumanAnswer, ModelAnswer, RunInfo, StudyData
+from results.selectors import HumanColumns, ModelAnswer, RunInfo, StudyData
 
 
 def item_passes(data: StudyData, key: str, filters: ResultFilters) -> bool:
@@ -18,15 +22,15 @@ def item_passes(data: StudyData, key: str, filters: ResultFilters) -> bool:
     return not filters.category or data.category_of(item.meta) == filters.category
 
 
-def human_rows(data: StudyData, filters: ResultFilters) -> list[HumanAnswer]:
+def human_rows(data: StudyData, filters: ResultFilters) -> HumanColumns:
     """Complete, non-excluded participants' answers to real items (attention checks stay out)."""
-    return [
-        h
-        for h in data.humans
-        if h.in_results
-        and (not filters.unit or h.unit == filters.unit)
-        and (not filters.category or data.category_of(h.meta) == filters.category)
-    ]
+    columns = data.columns
+    keep = columns.per_participant([p.in_results for p in columns.participants], bool) & ~columns.is_attention_check
+    if filters.unit:
+        keep &= columns.per_participant([p.unit == filters.unit for p in columns.participants], bool)
+    if filters.category:
+        keep &= columns.per_item([data.category_of(item.meta) == filters.category for item in columns.items], bool)
+    return columns.take(keep)
 
 
 def selected_runs(data: StudyData, filters: ResultFilters) -> list[RunInfo]:
@@ -42,18 +46,28 @@ def run_rows(data: StudyData, run: RunInfo, filters: ResultFilters) -> list[Mode
     return [m for m in data.answers_by_run.get(run.id, []) if item_passes(data, m.item_key, filters)]
 
 
-def human_ratings(data: StudyData, rows: list[HumanAnswer]) -> list[Rating]:
-    # An item without gold (a written instruction) has no right or wrong: it is not scored.
-    return [
-        Rating(
-            annotator=h.annotator,
-            item=h.item_key,
-            answer=data.label(h.answer),
-            correct=h.correct if h.gold else None,
-            unit=h.unit,
-        )
-        for h in rows
-    ]
+def human_ratings(data: StudyData, rows: HumanColumns) -> RatingTable:
+    """One rating per answer: the answer when it is in the answer space (else none), right or wrong
+    where the item has a gold answer (an item without one, a written instruction, is not scored)."""
+    annotators: dict[str, int] = {}
+    units: dict[str | None, int] = {}
+    items: dict[str, int] = {}
+    person = [annotators.setdefault(p.annotator, len(annotators)) for p in rows.participants]
+    unit = [units.setdefault(p.unit, len(units)) for p in rows.participants]
+    item = [items.setdefault(i.key, len(items)) for i in rows.items]
+    label = [code if data.label(answer) is not None else NO_LABEL for code, answer in enumerate(rows.answers)]
+    scored = rows.per_item([bool(i.gold) for i in rows.items], bool)
+    return RatingTable(
+        annotators=tuple(annotators),
+        items=tuple(items),
+        labels=rows.answers,
+        units=tuple(units),
+        annotator=rows.per_participant(person, np.int64),
+        item=rows.per_item(item, np.int64),
+        label=np.asarray(label, dtype=np.int64).reshape(-1)[rows.answer],
+        correct=np.where(scored, rows.correct, UNSCORED).astype(np.int8),
+        unit=rows.per_participant(unit).astype(np.int64),
+    )
 
 
 def model_item_scores(data: StudyData, rows: list[ModelAnswer]) -> dict[str, float]:

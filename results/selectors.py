@@ -1,18 +1,27 @@
 """Reads for results and exports: database rows turned into the plain inputs of `parity.stats`.
 
 Everything a results page, an export or the API needs is loaded by `load_studies_data` in a fixed
-number of queries, whatever the number of studies, units, participants or model runs.
+number of queries, whatever the number of studies, units, participants or model runs. The human
+answers, the bulk of a study, are read as columns (`HumanColumns`: one array per field, never one
+object per answer); `StudyData.humans` turns a row into a `HumanAnswer` only where one is asked for.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
-from typing import Any
+from itertools import chain, islice
+from typing import Any, overload
 
+import numpy as np
+from django.db.models import Case, ExpressionWrapper, IntegerField, TextField, Value, When
+from django.db.models.functions import Cast
+
+from annotation.models import Item
 from modelruns.models import InstructionScore, ModelResponse, ModelRun
 from studies.models import Participant, Response, Study, UnitItem
 
@@ -72,6 +81,157 @@ class HumanAnswer:
 
 
 @dataclass(frozen=True)
+class ParticipantInfo:
+    """What results need of a participant who answered; never the Prolific identity."""
+
+    annotator: str
+    participant_id: int
+    status: str
+    excluded: bool
+    is_imported: bool
+    unit: str
+
+    @property
+    def in_results(self) -> bool:
+        """Complete and kept: their answers to real items are what the statistics use."""
+        return not self.excluded and self.status == Participant.Status.COMPLETED
+
+
+@dataclass(frozen=True)
+class HumanColumns:
+    """Human answers as columns: row r is ``participants[participant[r]]``'s answer to
+    ``items[item[r]]``, stored as ``answers[answer[r]]``; rows in the order read (unit, participant,
+    position). `take` cuts rows; the tuples of names stay shared."""
+
+    participants: tuple[ParticipantInfo, ...]
+    items: tuple[ItemInfo, ...]
+    #: the distinct stored answers
+    answers: tuple[str, ...]
+    participant: np.ndarray
+    item: np.ndarray
+    answer: np.ndarray
+    position: np.ndarray
+    valid: np.ndarray
+    correct: np.ndarray
+    is_attention_check: np.ndarray
+    duration_ms: np.ndarray
+    #: the answers as typed or pressed (an object array of str)
+    raw_answer: np.ndarray
+    #: per row, the scores attached to the answer (`HumanAnswer.scores`, an object array); None when
+    #: no row has any
+    scores: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return int(self.participant.size)
+
+    def take(self, rows: np.ndarray) -> HumanColumns:
+        """The rows a boolean mask or an index array selects."""
+        picked = np.flatnonzero(rows) if rows.dtype == bool else rows
+        return HumanColumns(
+            participants=self.participants,
+            items=self.items,
+            answers=self.answers,
+            participant=self.participant[picked],
+            item=self.item[picked],
+            answer=self.answer[picked],
+            position=self.position[picked],
+            valid=self.valid[picked],
+            correct=self.correct[picked],
+            is_attention_check=self.is_attention_check[picked],
+            duration_ms=self.duration_ms[picked],
+            raw_answer=self.raw_answer[picked],
+            scores=None if self.scores is None else self.scores[picked],
+        )
+
+    def per_participant(self, values: Sequence[Any], dtype: Any = None) -> np.ndarray:
+        """A participant-level value (one per `participants`) for every row."""
+        return np.asarray(values, dtype=dtype).reshape(-1)[self.participant]
+
+    def per_item(self, values: Sequence[Any], dtype: Any = None) -> np.ndarray:
+        """An item-level value (one per `items`) for every row."""
+        return np.asarray(values, dtype=dtype).reshape(-1)[self.item]
+
+    def row(self, r: int) -> HumanAnswer:
+        person, item = self.participants[int(self.participant[r])], self.items[int(self.item[r])]
+        return HumanAnswer(
+            annotator=person.annotator,
+            participant_id=person.participant_id,
+            participant_status=person.status,
+            excluded=person.excluded,
+            is_imported=person.is_imported,
+            unit=person.unit,
+            item_id=item.id,
+            item_key=item.key,
+            gold=item.gold,
+            meta=item.meta,
+            position=int(self.position[r]),
+            raw_answer=self.raw_answer[r],
+            answer=self.answers[int(self.answer[r])],
+            valid=bool(self.valid[r]),
+            correct=bool(self.correct[r]),
+            is_attention_check=bool(self.is_attention_check[r]),
+            duration_ms=int(self.duration_ms[r]),
+            scores=self.scores[r] if self.scores is not None else {},
+        )
+
+    @classmethod
+    def of(cls, answers: Sequence[HumanAnswer], items: Mapping[str, ItemInfo]) -> HumanColumns:
+        """The columns of answers given one by one (answers built in memory, not read)."""
+        people: dict[int, ParticipantInfo] = {}
+        known: dict[str, ItemInfo] = {}
+        for h in answers:
+            people.setdefault(
+                h.participant_id,
+                ParticipantInfo(h.annotator, h.participant_id, h.participant_status, h.excluded, h.is_imported, h.unit),
+            )
+            known.setdefault(
+                h.item_key,
+                items.get(h.item_key)
+                or ItemInfo(h.item_id, h.item_key, h.gold, h.meta, h.is_attention_check, (h.unit,), h.position),
+            )
+        person_of = {pk: index for index, pk in enumerate(people)}
+        item_of = {key: index for index, key in enumerate(known)}
+        given: dict[str, int] = {}
+        return cls(
+            participants=tuple(people.values()),
+            items=tuple(known.values()),
+            participant=np.array([person_of[h.participant_id] for h in answers], dtype=np.int64),
+            item=np.array([item_of[h.item_key] for h in answers], dtype=np.int64),
+            answer=np.array([given.setdefault(h.answer, len(given)) for h in answers], dtype=np.int64),
+            answers=tuple(given),
+            position=np.array([h.position for h in answers], dtype=np.int64),
+            valid=np.array([h.valid for h in answers], dtype=bool),
+            correct=np.array([bool(h.correct) for h in answers], dtype=bool),
+            is_attention_check=np.array([h.is_attention_check for h in answers], dtype=bool),
+            duration_ms=np.array([h.duration_ms for h in answers], dtype=np.int64),
+            raw_answer=_objects([h.raw_answer for h in answers]),
+            scores=_objects([h.scores for h in answers]) if any(h.scores for h in answers) else None,
+        )
+
+
+class HumanAnswers(Sequence[HumanAnswer]):
+    """`HumanColumns` read as a sequence of `HumanAnswer`, each built when it is read."""
+
+    def __init__(self, columns: HumanColumns) -> None:
+        self.columns = columns
+
+    def __len__(self) -> int:
+        return len(self.columns)
+
+    @overload
+    def __getitem__(self, index: int) -> HumanAnswer: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[HumanAnswer]: ...
+    def __getitem__(self, index: int | slice) -> HumanAnswer | list[HumanAnswer]:
+        if isinstance(index, slice):
+            return [self.columns.row(r) for r in range(len(self))[index]]
+        return self.columns.row(range(len(self))[index])
+
+    def __iter__(self) -> Iterator[HumanAnswer]:
+        return (self.columns.row(r) for r in range(len(self)))
+
+
+@dataclass(frozen=True)
 class RunInfo:
     id: int
     model: str
@@ -124,10 +284,20 @@ class StudyData:
     study: Study
     units: list[UnitInfo] = field(default_factory=list)
     items: dict[str, ItemInfo] = field(default_factory=dict)
-    humans: list[HumanAnswer] = field(default_factory=list)
+    #: as read: `HumanAnswers` over columns; built in memory: a list
+    humans: Sequence[HumanAnswer] = field(default_factory=list)
     runs: list[RunInfo] = field(default_factory=list)
     model_answers: list[ModelAnswer] = field(default_factory=list)
     baseline_scores: list[BaselineScore] = field(default_factory=list)
+    #: False for data read without the answers (`load_study_data(answers=False)`)
+    answers_read: bool = True
+
+    @cached_property
+    def columns(self) -> HumanColumns:
+        """The human answers as columns, what the results read."""
+        if isinstance(self.humans, HumanAnswers):
+            return self.humans.columns
+        return HumanColumns.of(self.humans, self.items)
 
     @cached_property
     def answers_by_run(self) -> dict[int, list[ModelAnswer]]:
@@ -169,12 +339,22 @@ class StudyData:
         golds = frozenset(item.gold for item in self.items.values() if item.gold)
         if golds:
             return golds
-        given = {h.answer for h in self.humans if h.valid and h.answer}
+        columns = self.columns
+        valid = np.bincount(columns.answer[columns.valid], minlength=len(columns.answers))
+        given = {columns.answers[code] for code in np.flatnonzero(valid).tolist()} - {""}
         return frozenset(given) if given and given <= set(self.answer_scale) else frozenset()
 
     @property
     def is_graded(self) -> bool:
         return bool(self.answer_space) and self.answer_space <= set(self.answer_scale)
+
+    @property
+    def has_free_text(self) -> bool:
+        """Whether an answer was typed text outside the answer space (an export may withhold it)."""
+        columns = self.columns
+        outside = np.array([self.label(answer) is None for answer in columns.answers], dtype=bool)
+        typed = np.array([bool(raw) for raw in columns.raw_answer.tolist()], dtype=bool)
+        return bool(len(columns)) and bool(np.any(typed & outside[columns.answer]))
 
     def label(self, answer: str | None) -> str | None:
         """The answer when it lies in the answer space, else None (invalid, or free text)."""
@@ -195,20 +375,34 @@ def setting_label(study: Study, setting: Mapping[str, Any]) -> str:
         return generic_setting_label(setting)
 
 
-def load_study_data(study: Study) -> StudyData:
-    return load_studies_data([study])[study.pk]
+def load_study_data(study: Study, *, answers: bool = True) -> StudyData:
+    return load_studies_data([study], answers=answers)[study.pk]
 
 
-def load_studies_data(studies: Iterable[Study]) -> dict[int, StudyData]:
-    """Units, items, human answers and model answers of every study, in five queries at most."""
-    data = {study.pk: StudyData(study=study) for study in studies}
+def load_studies_data(studies: Iterable[Study], *, answers: bool = True) -> dict[int, StudyData]:
+    """Units, items, runs, human and model answers of every study, in eight queries at most.
+    Without `answers`: units, items and runs only (what the results filters offer), in two; read
+    the answers later with `load_answers`."""
+    data = {study.pk: StudyData(study=study, answers_read=False) for study in studies}
     if not data:
         return data
     _load_units_and_items(data)
-    _load_humans(data)
-    _load_models(data)
-    _load_baselines(data)
+    _load_runs(data)
+    if answers:
+        load_answers(data)
     return data
+
+
+def load_answers(data: dict[int, StudyData]) -> None:
+    """The human and model answers (and instructions executed) of studies whose units, items and
+    runs are read: one query for the participants, one for their answers, one for the items
+    answered outside the units (attention checks), one for the model answers, one for the
+    instructions (instruction induction only)."""
+    _load_humans(data)
+    _load_model_answers(data)
+    _load_baselines(data)
+    for study_data in data.values():
+        study_data.answers_read = True
 
 
 def _load_units_and_items(data: dict[int, StudyData]) -> None:
@@ -256,58 +450,185 @@ def _load_units_and_items(data: dict[int, StudyData]) -> None:
 
 
 def _load_humans(data: dict[int, StudyData]) -> None:
-    rows = (
+    """Every study's human answers as columns: one query for the participants, one for the answers
+    (and, for studies whose answers carry scores, one for those)."""
+    people: dict[int, dict[int, int]] = defaultdict(dict)
+    infos: dict[int, list[ParticipantInfo]] = defaultdict(list)
+    for pk, study_id, pseudonym, status, excluded, is_imported, unit in (
+        Participant.objects.filter(study_id__in=list(data))
+        .order_by("pk")
+        .values_list("pk", "study_id", "pseudonym", "status", "excluded", "is_imported", "unit__label")
+    ):
+        people[study_id][pk] = len(infos[study_id])
+        infos[study_id].append(ParticipantInfo(pseudonym, pk, status, excluded, is_imported, unit or ""))
+    answers = (
         Response.objects.filter(participant__study_id__in=list(data))
         .order_by("participant__study_id", "participant__unit__position", "participant_id", "position")
-        .values(
+        .values_list(
             "participant__study_id",
-            "participant__pseudonym",
             "participant_id",
-            "participant__status",
-            "participant__excluded",
-            "participant__is_imported",
-            "participant__unit__label",
             "item_id",
-            "item__key",
-            "item__gold",
-            "item__meta",
             "position",
             "raw_answer",
             "answer",
-            "valid",
-            "correct",
-            "is_attention_check",
+            _FLAGS,
             "duration_ms",
-            "extra",
-            "verified_correct",
+            "pk",
         )
+        .iterator(chunk_size=_BATCH)
     )
-    for row in rows:
-        data[row["participant__study_id"]].humans.append(
-            HumanAnswer(
-                annotator=row["participant__pseudonym"],
-                participant_id=row["participant_id"],
-                participant_status=row["participant__status"],
-                excluded=row["participant__excluded"],
-                is_imported=row["participant__is_imported"],
-                unit=row["participant__unit__label"] or "",
-                item_id=row["item_id"],
-                item_key=row["item__key"],
-                gold=row["item__gold"],
-                meta=row["item__meta"] or {},
-                position=row["position"],
-                raw_answer=row["raw_answer"],
-                answer=row["answer"],
-                valid=row["valid"],
-                correct=row["correct"],
-                is_attention_check=row["is_attention_check"],
-                duration_ms=row["duration_ms"],
-                scores={
-                    **{key: value for key, value in (row["extra"] or {}).items() if key in _SCORE_KEYS},
-                    **({"verified": row["verified_correct"]} if row["verified_correct"] is not None else {}),
-                },
-            )
+    # per study, its answers' columns batch by batch, as arrays: no Python object per answer is kept
+    parts: dict[int, list[_Batch]] = defaultdict(list)
+    texts: dict[str, int] = {}
+    while batch := list(islice(answers, _BATCH)):
+        columns = list(zip(*batch))
+        studies, start = columns[0], 0
+        while start < len(batch):
+            stop = bisect_right(studies, studies[start], lo=start)
+            parts[studies[start]].append(_Batch.of([column[start:stop] for column in columns[1:]], texts))
+            start = stop
+    # the items answered that no unit of their study holds (attention checks), all studies' at once
+    held = {item.id for study_data in data.values() for item in study_data.items.values()}
+    answered = set().union(*(part.items for part in chain.from_iterable(parts.values())))
+    others = {
+        row["pk"]: ItemInfo(row["pk"], row["key"], row["gold"], row["meta"] or {}, row["is_attention_check"], (), 0)
+        for row in Item.objects.filter(pk__in=answered - held).values("pk", "key", "gold", "meta", "is_attention_check")
+    }
+    text = _objects(list(texts))
+    for study_id, study_data in data.items():
+        study_data.humans = HumanAnswers(
+            _columns(study_data, parts.pop(study_id, []), people[study_id], infos[study_id], others, text)
         )
+
+
+#: answers read per batch
+_BATCH = 20_000
+
+#: an answer's flags as one number, valid + 2·correct + 4·attention check + 8·marked by a researcher
+#: + 16·marked correct, in text: a column Django hands over as the database gives it. Read as
+#: booleans (or as a number), every row of the read would pass through Django's conversion of each
+#: value, which costs more than the rest of the read.
+_FLAGS = Cast(
+    ExpressionWrapper(
+        Cast("valid", IntegerField())
+        + 2 * Cast("correct", IntegerField())
+        + 4 * Cast("is_attention_check", IntegerField())
+        + Case(
+            When(verified_correct=True, then=Value(24)), When(verified_correct=False, then=Value(8)), default=Value(0)
+        ),
+        output_field=IntegerField(),
+    ),
+    TextField(),
+)
+
+
+@dataclass(frozen=True)
+class _Batch:
+    """One batch of a study's answers as arrays; texts (raw and stored answers) as codes into the
+    texts met so far, which repeat ("yes", "no")."""
+
+    participant: np.ndarray
+    item: np.ndarray
+    position: np.ndarray
+    raw: np.ndarray
+    answer: np.ndarray
+    flag: np.ndarray
+    duration: np.ndarray
+    pk: np.ndarray
+    #: the items answered in the batch
+    items: frozenset[int]
+
+    @classmethod
+    def of(cls, columns: list[tuple], texts: dict[str, int]) -> _Batch:
+        person, item, position, raw, answer, flags, duration, pk = columns
+        return cls(
+            participant=np.array(person, dtype=np.int64),
+            item=np.array(item, dtype=np.int64),
+            position=np.array(position, dtype=np.int64),
+            raw=np.fromiter((texts.setdefault(t, len(texts)) for t in raw), dtype=np.int64, count=len(raw)),
+            answer=np.fromiter((texts.setdefault(t, len(texts)) for t in answer), dtype=np.int64, count=len(answer)),
+            flag=np.array(flags).astype(np.int8),
+            duration=np.array(duration, dtype=np.int64),
+            pk=np.array(pk, dtype=np.int64),
+            items=frozenset(item),
+        )
+
+
+def _index(values: np.ndarray, index_of: Mapping[int, int]) -> np.ndarray:
+    """`values` (ids, each a key of `index_of`) replaced by their index in `index_of`."""
+    ids = np.array(sorted(index_of), dtype=np.int64)
+    indices = np.array([index_of[pk] for pk in ids.tolist()], dtype=np.int64)
+    return indices[np.searchsorted(ids, values)]
+
+
+def _columns(
+    data: StudyData,
+    parts: list[_Batch],
+    people: dict[int, int],
+    participants: list[ParticipantInfo],
+    others: dict[int, ItemInfo],
+    text: np.ndarray,
+) -> HumanColumns:
+    if not parts:
+        return HumanColumns.of([], data.items)
+    items = list(data.items.values())
+    item_of = {info.id: index for index, info in enumerate(items)}
+    item = np.concatenate([part.item for part in parts])
+    for other in sorted(set().union(*(part.items for part in parts)) - set(item_of)):
+        item_of[other] = len(items)
+        items.append(others[other])
+    # the study's stored answers as codes into its own distinct answers
+    stored = np.concatenate([part.answer for part in parts])
+    distinct = np.flatnonzero(np.bincount(stored, minlength=text.size))
+    code_of = np.zeros(text.size, dtype=np.int64)
+    code_of[distinct] = np.arange(distinct.size)
+    answer = code_of[stored]
+    flag = np.concatenate([part.flag for part in parts])
+    pk = np.concatenate([part.pk for part in parts])
+    marked = np.flatnonzero(flag & 8)
+    return HumanColumns(
+        participants=tuple(participants),
+        items=tuple(items),
+        participant=_index(np.concatenate([part.participant for part in parts]), people),
+        item=_index(item, item_of),
+        answer=answer.reshape(-1),
+        answers=tuple(text[distinct].tolist()),
+        position=np.concatenate([part.position for part in parts]),
+        valid=(flag & 1).astype(bool),
+        correct=(flag & 2).astype(bool),
+        is_attention_check=(flag & 4).astype(bool),
+        duration_ms=np.concatenate([part.duration for part in parts]),
+        raw_answer=text[np.concatenate([part.raw for part in parts])],
+        scores=_scores(data, pk, dict(zip(pk[marked].tolist(), (flag[marked] & 16).astype(bool).tolist()))),
+    )
+
+
+def _objects(values: Sequence[Any]) -> np.ndarray:
+    """A one-dimensional object array of `values` (numpy would make a 2-D array of equal-length lists)."""
+    array = np.empty(len(values), dtype=object)
+    array[:] = values
+    return array
+
+
+def _scores(data: StudyData, pks: np.ndarray, marks: dict[int, bool]) -> np.ndarray | None:
+    """Per answer, the scores attached to it: a researcher's mark (`Response.verified_correct`, as
+    "verified"), and for a benchmark that executes written instructions its scorer's numbers in
+    `Response.extra` (read only then: the other benchmarks keep nothing but free text there); None
+    when no answer has any."""
+    extras: dict[int, dict[str, Any]] = {}
+    if data.study.definition.executes_instructions:
+        extras = dict(Response.objects.filter(participant__study=data.study).values_list("pk", "extra"))
+    if not extras and not marks:
+        return None
+    return _objects(
+        [
+            {
+                **{key: value for key, value in (extras.get(pk) or {}).items() if key in _SCORE_KEYS},
+                **({"verified": marks[pk]} if pk in marks else {}),
+            }
+            for pk in pks.tolist()
+        ]
+    )
 
 
 #: keys of `Response.extra` that carry scores of an answer (never free text); a researcher's mark
@@ -361,16 +682,14 @@ def _load_baselines(data: dict[int, StudyData]) -> None:
         )
 
 
-def _load_models(data: dict[int, StudyData]) -> None:
+def _load_runs(data: dict[int, StudyData]) -> None:
     # a run enters the results once it is done; its progress is the model-runs page's business
     runs = (
         ModelRun.objects.filter(study_id__in=list(data), status="done")
         .select_related("spec")
         .order_by("study_id", "spec__name", "pk")
     )
-    study_of: dict[int, int] = {}
     for run in runs:
-        study_of[run.pk] = run.study_id
         study_data = data[run.study_id]
         setting = run.setting or {}
         study_data.runs.append(
@@ -382,6 +701,10 @@ def _load_models(data: dict[int, StudyData]) -> None:
                 setting_label=setting_label(study_data.study, setting),
             )
         )
+
+
+def _load_model_answers(data: dict[int, StudyData]) -> None:
+    study_of = {run.id: pk for pk, study_data in data.items() for run in study_data.runs}
     if not study_of:
         return
     rows = (

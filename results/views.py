@@ -11,8 +11,8 @@ from django.views.decorators.http import require_GET
 
 from modelruns.prompts import PromptError, item_prompts
 from modelruns.selectors import item_answers, study_runs
-from results.assemble import study_results
-from results.charts import arrivals_chart, study_charts
+from results.cache import Computed, results_lookup
+from results.charts import arrivals_chart
 from results.display import disagreement_rows, headline_cells, summary_cards
 from results.exports import FORMATS, ExportForm, export_study
 from results.forms import ItemPromptForm, ResultFilters, ResultsFilterForm
@@ -37,25 +37,44 @@ def study_list(request: HttpRequest) -> HttpResponse:
     return render(request, "results/study_list.html", {"rows": [(row, headline_cells(row)) for row in rows]})
 
 
-@login_required
-@require_GET
-def results(request: HttpRequest, study_id: int) -> HttpResponse:
-    study = get_study_for_researcher(request.user, study_id)
-    data = load_study_data(study)
-    form = ResultsFilterForm(request.GET, data_for=data)
-    valid = form.is_valid()
-    numbers = study_results(data, form.filters() if valid else ResultFilters())
-    context = {
-        "study": study,
-        "form": form,
+#: how often a page waiting for its results asks for them again
+RESULTS_REFRESH_SECONDS = 3
+
+
+def _numbers(computed: Computed | None) -> dict[str, object]:
+    """What the page shows of computed results (nothing yet while a large study's are computed)."""
+    if computed is None:
+        return {"results": None, "has_free_text": False}
+    numbers = computed.results
+    return {
         "results": numbers,
         "cards": summary_cards(numbers),
         "tables": paper_tables(numbers),
         "disagreements": [(model, disagreement_rows(model)) for model in numbers["models"] if model["disagreements"]],
-        "charts": study_charts(numbers),
+        "charts": computed.charts,
+        "has_free_text": computed.has_free_text,
+    }
+
+
+@login_required
+@require_GET
+def results(request: HttpRequest, study_id: int) -> HttpResponse:
+    """The results kept for the study as it is now, or computed now; a large study's are computed in
+    the task queue while the page says so and asks again every `RESULTS_REFRESH_SECONDS`."""
+    study = get_study_for_researcher(request.user, study_id)
+    # units, items and runs: the filters' choices (the answers are read only if the results are computed here)
+    data = load_study_data(study, answers=False)
+    form = ResultsFilterForm(request.GET, data_for=data)
+    valid = form.is_valid()
+    lookup = results_lookup(study, form.filters() if valid else ResultFilters(), data)
+    context = {
+        "study": study,
+        "form": form,
+        "lookup": lookup,
+        "refresh_seconds": RESULTS_REFRESH_SECONDS,
+        **_numbers(lookup.computed),
         "formats": list(FORMATS),
         "model_runs_url": _model_runs_url(study),
-        "has_free_text": any(h.raw_answer and data.label(h.answer) is None for h in data.humans),
         "closing_free_text": any(question.free_text for question in asked(study.closing_questions)),
     }
     if request.htmx:

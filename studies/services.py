@@ -19,6 +19,7 @@ from annotation.selectors import item_data, item_set_usable
 from parity import benchmarks
 from parity.benchmarks.base import seeded_rng
 from studies import closing
+from studies.changes import results_changed
 from studies.models import Participant, Study, Unit, UnitItem
 from studies.services_erasure import erased_token, identities_erase
 
@@ -69,6 +70,7 @@ def study_update(*, study: Study, fields: list[str]) -> Study:
     (`pseudonyms_issued`, as participants enter) are never written back from a stale copy."""
     if fields:
         study.save(update_fields=fields)
+        results_changed(study_ids=[study.pk])
     return study
 
 
@@ -76,6 +78,7 @@ def unit_set_capacity(*, unit: Unit, capacity: int) -> Unit:
     """How many participants complete `unit`; those already assigned keep their place."""
     unit.capacity = capacity
     unit.save(update_fields=["capacity"])
+    results_changed(study_ids=[unit.study_id])
     return unit
 
 
@@ -108,6 +111,7 @@ def study_set_status(*, study: Study, status: str) -> Study:
             raise StudyError(f"A {locked.get_status_display().lower()} study cannot become {wanted}.")
         locked.status = status
         locked.save(update_fields=["status"])
+        results_changed(study_ids=[study.pk])
     study.status = status
     return study
 
@@ -396,11 +400,15 @@ def item_mark_shown(*, participant: Participant) -> Participant:
 
 
 def participants_exclude(*, participant_ids: list[int], reason: str) -> int:
-    return Participant.objects.filter(pk__in=participant_ids).update(excluded=True, exclusion_reason=reason)
+    chosen = Participant.objects.filter(pk__in=participant_ids)
+    results_changed(study_ids=chosen.values_list("study_id", flat=True).distinct())
+    return chosen.update(excluded=True, exclusion_reason=reason)
 
 
 def participants_include(*, participant_ids: list[int]) -> int:
-    return Participant.objects.filter(pk__in=participant_ids).update(excluded=False, exclusion_reason="")
+    chosen = Participant.objects.filter(pk__in=participant_ids)
+    results_changed(study_ids=chosen.values_list("study_id", flat=True).distinct())
+    return chosen.update(excluded=False, exclusion_reason="")
 
 
 def participants_mark_returned(*, participant_ids: list[int]) -> int:
@@ -469,6 +477,7 @@ def participant_erase(
             return result
         replacement = erased_token()
         identities_erase(participant=participant, pid_replacement=replacement)
+        results_changed(study_ids=[study.pk])
         if delete_answers:
             participant.delete()
             return result

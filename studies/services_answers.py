@@ -15,6 +15,7 @@ from django.utils.translation import ngettext
 
 from annotation.models import Item
 from annotation.selectors import item_data
+from studies.changes import results_changed
 from studies.models import Participant, Response
 from studies.selectors import known_participants, screen_for, verifiable_responses
 from studies.services import participant_lock, slot_take_back
@@ -166,6 +167,7 @@ def _submit(
         )
         fields = _advance(participant, item, scored.correct, now, shown_next=following is not None)
         participant.save(update_fields=fields)
+        results_changed(study_ids=[participant.study_id])
     return SubmitResult(
         Outcome.STORED,
         participant,
@@ -231,6 +233,7 @@ def responses_verify(*, response_ids: list[int], correct: bool | None, user) -> 
     """
     ids = set(response_ids)
     chosen = verifiable_responses().filter(pk__in=ids)
+    results_changed(study_ids=chosen.values_list("participant__study_id", flat=True).distinct())
     marked = chosen.update(
         verified_correct=correct,
         verified_by=user if correct is not None else None,

@@ -8,6 +8,7 @@ from typing import Any
 from django.db import transaction
 
 from parity import benchmarks
+from studies.changes import results_changed
 from studies.models import Participant, Study
 from studies.services import StudyError, definition_asset, study_create, units_create, units_plan
 
@@ -72,6 +73,7 @@ def study_draft_update(*, study: Study, design: Mapping[str, Any] | None = None,
     changed += ["consent_text", "instructions_text"]
     # `pseudonyms_issued` is never written from this copy (see `study_update`)
     locked.save(update_fields=sorted(set(changed)))
+    results_changed(study_ids=[locked.pk])
     return locked
 
 

@@ -54,11 +54,15 @@ def _scripted_answers_are_not_too_soon():
 
 
 @pytest.fixture(autouse=True)
-def _fresh_cache():
-    """The API's throttles count in the cache: no test inherits another's requests."""
-    from django.core.cache import cache
+def _fresh_cache(settings):
+    """The API's throttles count in the cache: no test inherits another's requests. Results are kept
+    in a cache of their own (files, shared by processes): here one in memory, emptied for each test,
+    so that no test reads results another computed from data its transaction rolled back."""
+    from django.core.cache import cache, caches
 
-    cache.clear()
+    settings.CACHES = {**settings.CACHES, "results": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    for each in (cache, caches["results"]):
+        each.clear()
     yield
     cache.clear()
 

@@ -22,6 +22,7 @@ from parity.stats.agreement import (
     IccResult,
     KappaAcrossUnits,
     PairKappa,
+    PairwiseKappas,
     agreement_by_unit,
     agreement_summary,
     cohen_kappa,
@@ -31,6 +32,7 @@ from parity.stats.agreement import (
     kappa_across_units,
     krippendorff_alpha,
     mean_pairwise_kappa,
+    pairwise_kappa_table,
     pairwise_kappas,
     percent_agreement,
 )
@@ -45,6 +47,7 @@ from parity.stats.compare import (
     paired_gap,
 )
 from parity.stats.intervals import BOOTSTRAP, CI_METHOD_LABELS, SMALL_N, T_INTERVAL, t_mean_ci
+from parity.stats.matrix import LabelMatrix, label_matrix
 from parity.stats.ratings import Rating, as_ratings
 
 __all__ = [
@@ -59,10 +62,12 @@ __all__ = [
     "Interval",
     "ItemDisagreement",
     "KappaAcrossUnits",
+    "LabelMatrix",
     "MajorityAnswer",
     "ModelVsHumans",
     "PairKappa",
     "PairedGap",
+    "PairwiseKappas",
     "ParticipantAccuracy",
     "Rating",
     "accuracy_across_units",
@@ -80,9 +85,11 @@ __all__ = [
     "icc2k_by_blocks",
     "kappa_across_units",
     "krippendorff_alpha",
+    "label_matrix",
     "mean_pairwise_kappa",
     "model_vs_humans",
     "paired_gap",
+    "pairwise_kappa_table",
     "pairwise_kappas",
     "participant_accuracy",
     "percent_agreement",

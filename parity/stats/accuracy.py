@@ -15,9 +15,10 @@ which it used, and flags fewer than ten participants (``small_n_warning``).
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
+import numpy as np
 
 from parity.stats.bootstrap import (
     DEFAULT_CONFIDENCE,
@@ -26,8 +27,9 @@ from parity.stats.bootstrap import (
     bootstrap_mean_ci,
 )
 from parity.stats.intervals import BOOTSTRAP, CI_METHODS, T_INTERVAL, small_n, t_mean_ci
-from parity.stats.ratings import RatingLike, as_ratings, group_by_unit
+from parity.stats.ratings import RatingLike
 from parity.stats.results import JsonResult, mean_std
+from parity.stats.table import UNSCORED, RatingTable, first_seen, rating_table
 
 
 @dataclass(frozen=True)
@@ -88,25 +90,28 @@ class AccuracyAcrossUnits(JsonResult):
     ddof: int
 
 
-def participant_accuracy(ratings: Iterable[RatingLike]) -> list[ParticipantAccuracy]:
+def participant_accuracy(ratings: Iterable[RatingLike] | RatingTable) -> list[ParticipantAccuracy]:
     """One row per annotator, in first-seen order."""
-    scored: dict[str, list[bool]] = defaultdict(list)
-    units: dict[str, set[str | None]] = defaultdict(set)
-    for rating in as_ratings(ratings):
-        units[rating.annotator].add(rating.unit)
-        if rating.correct is not None:
-            scored[rating.annotator].append(rating.correct)
+    table = rating_table(ratings)
+    size = len(table.annotators)
+    scored = np.bincount(table.annotator[table.correct != UNSCORED], minlength=size).tolist()
+    right = np.bincount(table.annotator[table.correct == 1], minlength=size).tolist()
+    # an annotator's unit when all their rows share one: count the distinct (annotator, unit) pairs
+    width = max(1, len(table.units))
+    pairs = np.bincount(table.annotator * width + table.unit, minlength=size * width).reshape(size, width)
+    units_of = np.count_nonzero(pairs, axis=1).tolist()
+    unit_of = np.zeros(size, dtype=np.int64)
+    unit_of[table.annotator] = table.unit  # read only where all of an annotator's rows agree
     rows: list[ParticipantAccuracy] = []
-    for annotator, annotator_units in units.items():
-        outcomes = scored.get(annotator, [])
-        n_correct = sum(outcomes)
+    for annotator in first_seen(table.annotator).tolist():
+        n_scored, n_correct = scored[annotator], right[annotator]
         rows.append(
             ParticipantAccuracy(
-                annotator=annotator,
-                unit=next(iter(annotator_units)) if len(annotator_units) == 1 else None,
-                n_scored=len(outcomes),
+                annotator=table.annotators[annotator],
+                unit=table.units[int(unit_of[annotator])] if units_of[annotator] == 1 else None,
+                n_scored=n_scored,
                 n_correct=n_correct,
-                accuracy=n_correct / len(outcomes) if outcomes else None,
+                accuracy=n_correct / n_scored if n_scored else None,
             )
         )
     return rows
@@ -151,7 +156,7 @@ def summarise_participants(
 
 
 def accuracy_summary(
-    ratings: Iterable[RatingLike],
+    ratings: Iterable[RatingLike] | RatingTable,
     *,
     n_boot: int = DEFAULT_N_BOOT,
     seed: int = DEFAULT_SEED,
@@ -166,7 +171,7 @@ def accuracy_summary(
 
 
 def accuracy_by_unit(
-    ratings: Iterable[RatingLike],
+    ratings: Iterable[RatingLike] | RatingTable,
     *,
     n_boot: int = DEFAULT_N_BOOT,
     seed: int = DEFAULT_SEED,
@@ -185,7 +190,7 @@ def accuracy_by_unit(
             ddof=ddof,
             ci_method=ci_method,
         )
-        for unit, unit_ratings in group_by_unit(as_ratings(ratings)).items()
+        for unit, unit_ratings in rating_table(ratings).by_unit().items()
     ]
 
 

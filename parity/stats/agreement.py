@@ -12,26 +12,27 @@ raw percent agreement, and ICC(2,k) for graded ratings.
 
 from __future__ import annotations
 
-import itertools
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 import krippendorff
 import numpy as np
-from sklearn.metrics import cohen_kappa_score
+from threadpoolctl import threadpool_limits
 
+from parity.stats.matrix import MISSING, LabelMatrix, label_matrix
 from parity.stats.ratings import (
     Rating,
     RatingLike,
     answers_by_annotator,
-    as_ratings,
-    group_by_unit,
 )
-from parity.stats.results import JsonResult, finite_or_none, mean_of_present, mean_std
+from parity.stats.results import JsonResult, finite_or_none, mean_std
+from parity.stats.table import RatingTable, rating_list, rating_table
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
+#: what the agreement statistics accept: ratings, their table, or their matrix
+Ratings = Iterable[RatingLike] | RatingTable | LabelMatrix
 
 
 @dataclass(frozen=True)
@@ -77,54 +78,147 @@ class IccResult(JsonResult):
     n_items_dropped: int
 
 
+def _kappa_of_confusion(confusion: np.ndarray) -> float:
+    """Cohen's kappa of a square confusion matrix of counts (rows: the first annotator's labels,
+    columns: the second's), with scikit-learn's `cohen_kappa_score` arithmetic step for step, so the
+    two agree to the last bit."""
+    counts = confusion.astype(np.float64)
+    sum0, sum1 = counts.sum(axis=0), counts.sum(axis=1)
+    expected = np.outer(sum0, sum1) / sum0.sum()
+    disagree = np.ones_like(counts)
+    np.fill_diagonal(disagree, 0.0)
+    return float(1 - (disagree * counts).sum() / (disagree * expected).sum())
+
+
 def cohen_kappa(labels_a: Sequence[str], labels_b: Sequence[str]) -> float | None:
     """Cohen's kappa of two aligned label sequences; None when undefined (see module doc)."""
     if len(labels_a) != len(labels_b):
         raise ValueError("label sequences must be aligned (same length)")
-    if not labels_a or len(set(labels_a) | set(labels_b)) < 2:
+    labels = sorted(set(labels_a) | set(labels_b))
+    if not labels_a or len(labels) < 2:
         return None
-    return finite_or_none(cohen_kappa_score(list(labels_a), list(labels_b)))
+    code = {label: index for index, label in enumerate(labels)}
+    confusion = np.zeros((len(labels), len(labels)), dtype=np.int64)
+    np.add.at(confusion, ([code[a] for a in labels_a], [code[b] for b in labels_b]), 1)
+    return finite_or_none(_kappa_of_confusion(confusion))
 
 
-def pairwise_kappas(ratings: Iterable[RatingLike]) -> list[PairKappa]:
+@dataclass(frozen=True)
+class PairwiseKappas:
+    """Cohen's kappa of every annotator pair that shares at least one item, as arrays: pair k is
+    ``annotators[first[k]]`` and ``annotators[second[k]]``, in `itertools.combinations` order."""
+
+    annotators: tuple[str, ...]
+    first: np.ndarray
+    second: np.ndarray
+    n_items: np.ndarray
+    #: NaN where undefined (see the module doc)
+    kappa: np.ndarray
+
+    @property
+    def n_pairs(self) -> int:
+        return int(self.first.size)
+
+    @property
+    def n_undefined(self) -> int:
+        return int(np.isnan(self.kappa).sum())
+
+    def mean(self) -> float | None:
+        """The mean over the pairs whose kappa is defined (Ruis et al.'s "IAA")."""
+        return mean_std(self.kappa[~np.isnan(self.kappa)])[0]
+
+    def pairs(self) -> list[PairKappa]:
+        names = self.annotators
+        return [
+            PairKappa(names[a], names[b], int(n), None if np.isnan(kappa) else float(kappa))
+            for a, b, n, kappa in zip(self.first.tolist(), self.second.tolist(), self.n_items, self.kappa.tolist())
+        ]
+
+
+def pairwise_kappa_table(ratings: Ratings) -> PairwiseKappas:
+    """Every annotator pair over the items both answered, all pairs at once.
+
+    With X_l the annotators × items indicator of label l and M that of any answer, two matrix
+    products per label give every pair's agreements (Σ_l X_l X_lᵀ) and label counts on the items
+    both answered (X_l Mᵀ: row a, column b counts a's l on the items b answered too; their sum over
+    l is the pair's shared items), which are the confusion matrix's diagonal and margins: all
+    Cohen's kappa needs. The chance term is
+    summed over the label pairs in scikit-learn's order, so each kappa is the one
+    `cohen_kappa_score` gives for that pair's shared items (bit for bit with up to two labels)."""
+    matrix = label_matrix(ratings)
+    first, second = np.triu_indices(len(matrix.annotators), k=1)
+    # per label, for every pair: both said it (same), and the first said it on an item the second
+    # answered (own) or the other way round (other)
+    same, own, other = [], [], []
+    answered = matrix.answered.astype(np.float32)
+    with threadpool_limits(limits=1, user_api="blas"):
+        for label in range(len(matrix.labels)):
+            said = (matrix.codes == label).astype(np.float32)
+            same.append(_pairs(said @ said.T, first, second))
+            counts = said @ answered.T
+            own.append(_pairs(counts, first, second))
+            other.append(_pairs(counts, second, first))
+            del said, counts
+    shared = sum(own, np.zeros(first.size))
+    kept = shared > 0
+    first, second, shared = first[kept], second[kept], shared[kept]
+    own, other = [values[kept] for values in own], [values[kept] for values in other]
+    agree = sum((values[kept] for values in same), np.zeros(first.size))
+    chance = np.zeros(first.size)
+    for row in range(len(matrix.labels)):
+        for column in range(len(matrix.labels)):
+            if row != column:
+                chance += other[row] * own[column] / shared
+    labels_present = sum((((a + b) > 0).astype(np.int64) for a, b in zip(own, other)), np.zeros(first.size, np.int64))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kappa = 1 - (shared - agree) / chance
+    kappa[labels_present < 2] = np.nan
+    return PairwiseKappas(
+        annotators=matrix.annotators,
+        first=first,
+        second=second,
+        n_items=shared.astype(np.int64),
+        kappa=np.where(np.isfinite(kappa), kappa, np.nan),
+    )
+
+
+def _pairs(counts: np.ndarray, rows: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    """The pairs' cells of an annotators × annotators product, as float64. float32 products of 0/1
+    matrices are exact counts below 2²⁴ items; they run on one BLAS thread (`threadpool_limits`):
+    these matrices are small, and on a busy machine more threads only wait for each other."""
+    return counts[rows, columns].astype(np.float64)
+
+
+def pairwise_kappas(ratings: Ratings) -> list[PairKappa]:
     """Every annotator pair over the items both answered; pairs sharing no item are skipped."""
-    table = answers_by_annotator(as_ratings(ratings))
-    pairs: list[PairKappa] = []
-    for first, second in itertools.combinations(table, 2):
-        shared = [item for item in table[first] if item in table[second]]
-        if not shared:
-            continue
-        kappa = cohen_kappa([table[first][item] for item in shared], [table[second][item] for item in shared])
-        pairs.append(PairKappa(first, second, len(shared), kappa))
-    return pairs
+    return pairwise_kappa_table(ratings).pairs()
 
 
-def mean_pairwise_kappa(ratings: Iterable[RatingLike]) -> float | None:
+def mean_pairwise_kappa(ratings: Ratings) -> float | None:
     """The IAA of Ruis et al. (Table 7) when given one unit's ratings."""
-    return mean_of_present(pair.kappa for pair in pairwise_kappas(ratings))
+    return pairwise_kappa_table(ratings).mean()
 
 
-def _item_counts(ratings: Iterable[Rating]) -> list[Counter[str]]:
-    """Per item, how many annotators gave each answer (missing answers left out)."""
-    counts: dict[str, Counter[str]] = defaultdict(Counter)
-    for rating in ratings:
-        if rating.answer is not None:
-            counts[rating.item][rating.answer] += 1
-    return list(counts.values())
+def _pair_agreements(counts: np.ndarray) -> np.ndarray:
+    """Per item (a row of label counts, two answers or more), the share of agreeing annotator pairs:
+    Σ_j n_j(n_j − 1) / (n(n − 1))."""
+    n = counts.sum(axis=1)
+    return (counts * (counts - 1)).sum(axis=1) / (n * (n - 1))
 
 
-def _pair_agreement(counts: Counter[str]) -> float:
-    # Share of agreeing annotator pairs on one item: Σ n_j(n_j − 1) / (n(n − 1)).
-    n = sum(counts.values())
-    return sum(c * (c - 1) for c in counts.values()) / (n * (n - 1))
+def _items_with_pairs(matrix: LabelMatrix) -> np.ndarray:
+    """items × labels counts of the items with at least two answers, in first-seen order."""
+    counts = matrix.item_counts()
+    return counts[counts.sum(axis=1) >= 2]
 
 
-def percent_agreement(ratings: Iterable[RatingLike]) -> float | None:
+def percent_agreement(ratings: Ratings) -> float | None:
     """Mean over items (with ≥ 2 answers) of the share of annotator pairs that agree."""
-    return mean_of_present(_pair_agreement(c) for c in _item_counts(as_ratings(ratings)) if c.total() >= 2)
+    items = _items_with_pairs(label_matrix(ratings))
+    return mean_std(_pair_agreements(items))[0]
 
 
-def fleiss_kappa(ratings: Iterable[RatingLike]) -> float | None:
+def fleiss_kappa(ratings: Ratings) -> float | None:
     """Fleiss' kappa (Fleiss 1971): κ = (P̄ − P_e) / (1 − P_e).
 
     P̄ is the mean per-item pair agreement and P_e = Σ_j p_j² with p_j the share of all answers
@@ -132,15 +226,13 @@ def fleiss_kappa(ratings: Iterable[RatingLike]) -> float | None:
     n_i, items with fewer than two answers are dropped); with a constant n this is Fleiss'
     original formula.
     """
-    items = [c for c in _item_counts(as_ratings(ratings)) if c.total() >= 2]
-    if not items:
+    items = _items_with_pairs(label_matrix(ratings))
+    if not len(items):
         return None
-    p_bar = float(np.mean([_pair_agreement(c) for c in items]))
-    totals: Counter[str] = Counter()
-    for counts in items:
-        totals.update(counts)
-    grand = totals.total()
-    p_e = sum((n / grand) ** 2 for n in totals.values())
+    p_bar = float(np.mean(_pair_agreements(items)))
+    totals = items.sum(axis=0)
+    grand = int(totals.sum())
+    p_e = sum((int(n) / grand) ** 2 for n in totals if n)
     if np.isclose(p_e, 1.0):
         return None
     return (p_bar - p_e) / (1.0 - p_e)
@@ -155,7 +247,7 @@ def _numeric(answer: str, scores: Mapping[str, float] | None) -> float:
 
 
 def krippendorff_alpha(
-    ratings: Iterable[RatingLike],
+    ratings: Ratings,
     *,
     level: Level = "nominal",
     scores: Mapping[str, float] | None = None,
@@ -167,18 +259,17 @@ def krippendorff_alpha(
     None when the package finds alpha undefined (one annotator, one value in all the data, no
     item with two answers).
     """
-    table = answers_by_annotator(as_ratings(ratings))
-    items = sorted({item for answers in table.values() for item in answers})
-    if len(table) < 2 or not items:
+    matrix = label_matrix(ratings)
+    if len(matrix.annotators) < 2 or not matrix.items:
         return None
-    column = {item: index for index, item in enumerate(items)}
-    data = np.full((len(table), len(items)), np.nan)
-    categories = sorted({a for answers in table.values() for a in answers.values()})
-    codes = {answer: float(index) for index, answer in enumerate(categories)}
-    for row, answers in enumerate(table.values()):
-        for item, answer in answers.items():
-            nominal = level == "nominal"
-            data[row, column[item]] = codes[answer] if nominal else _numeric(answer, scores)
+    if level == "nominal":
+        values = np.arange(len(matrix.labels), dtype=np.float64)
+    else:
+        values = np.array([_numeric(label, scores) for label in matrix.labels])
+    # annotators as rows, items (sorted) as columns, NaN where no answer
+    columns = sorted(range(len(matrix.items)), key=matrix.items.__getitem__)
+    codes = matrix.codes[:, columns]
+    data = np.where(codes == MISSING, np.nan, values[np.maximum(codes, 0)])
     try:
         alpha = krippendorff.alpha(reliability_data=data, level_of_measurement=level)
     except ValueError:
@@ -186,7 +277,7 @@ def krippendorff_alpha(
     return finite_or_none(alpha)
 
 
-def icc2k(ratings: Iterable[RatingLike], *, scores: Mapping[str, float] | None = None) -> IccResult:
+def icc2k(ratings: Iterable[RatingLike] | RatingTable, *, scores: Mapping[str, float] | None = None) -> IccResult:
     """ICC(2,k): two-way random effects, absolute agreement, mean of k raters.
 
     Shrout & Fleiss (1979), eq. for ICC(2,k) (= McGraw & Wong's ICC(A,k)) on the n × k matrix
@@ -194,7 +285,7 @@ def icc2k(ratings: Iterable[RatingLike], *, scores: Mapping[str, float] | None =
     MSC the between-raters and MSE the residual mean square of the two-way ANOVA.
     ``scores`` maps graded answers to numbers (e.g. a benchmark's `answer_scale`).
     """
-    table = answers_by_annotator(as_ratings(ratings))
+    table = answers_by_annotator(rating_list(ratings))
     raters = list(table)
     all_items = sorted({item for answers in table.values() for item in answers})
     complete = [item for item in all_items if all(item in table[r] for r in raters)]
@@ -235,7 +326,9 @@ class IccByBlocks(JsonResult):
     blocks: list[IccBlock]
 
 
-def icc2k_by_blocks(ratings: Iterable[RatingLike], *, scores: Mapping[str, float] | None = None) -> IccByBlocks:
+def icc2k_by_blocks(
+    ratings: Iterable[RatingLike] | RatingTable, *, scores: Mapping[str, float] | None = None
+) -> IccByBlocks:
     """ICC(2,k), two-way random effects, absolute agreement, mean of k raters (Shrout & Fleiss
     1979, Case 2; McGraw & Wong's ICC(A,k)), for ratings where each rater grades only a share.
 
@@ -245,18 +338,26 @@ def icc2k_by_blocks(ratings: Iterable[RatingLike], *, scores: Mapping[str, float
     number of items. A block with one rater or one item has no ICC; its items are counted in
     ``n_items_without_icc``.
     """
-    rows = as_ratings(ratings)
+    rows = rating_list(ratings)
     table = answers_by_annotator(rows)
     raters_of: dict[str, list[str]] = defaultdict(list)
     for rater, answers in table.items():
         for item in answers:
             raters_of[item].append(rater)
     groups: dict[tuple[str, ...], set[str]] = defaultdict(set)
+    block_of: dict[str, tuple[str, ...]] = {}
     for item, raters in raters_of.items():
-        groups[tuple(sorted(raters))].add(item)
+        block_of[item] = tuple(sorted(raters))
+        groups[block_of[item]].add(item)
+    # each block's ratings, in one pass (a block's raters are exactly those who rated its items)
+    block_rows: dict[tuple[str, ...], list[Rating]] = defaultdict(list)
+    for rating in rows:
+        block = block_of.get(rating.item)
+        if block is not None and rating.annotator in block:
+            block_rows[block].append(rating)
     blocks, weighted, weight, without = [], 0.0, 0, 0
     for block_raters, items in sorted(groups.items()):
-        result = icc2k([r for r in rows if r.item in items and r.annotator in block_raters], scores=scores)
+        result = icc2k(block_rows[block_raters], scores=scores)
         blocks.append(IccBlock(raters=list(block_raters), n_items=len(items), icc=result.icc))
         if result.icc is None:
             without += len(items)
@@ -273,41 +374,43 @@ def icc2k_by_blocks(ratings: Iterable[RatingLike], *, scores: Mapping[str, float
 
 
 def agreement_summary(
-    ratings: Iterable[RatingLike],
+    ratings: Ratings,
     *,
     unit: str | None = None,
     level: Level = "nominal",
     scores: Mapping[str, float] | None = None,
+    with_pairs: bool = True,
 ) -> AgreementSummary:
-    """All agreement numbers for one set of ratings (usually one unit)."""
-    rows = as_ratings(ratings)
-    pairs = pairwise_kappas(rows)
-    defined = [pair.kappa for pair in pairs if pair.kappa is not None]
-    answered = [r for r in rows if r.answer is not None]
+    """All agreement numbers for one set of ratings (usually one unit). ``with_pairs=False`` leaves
+    `pairs` empty (their count and mean stay): a results page needs only those, and 1,000 people
+    in a unit are half a million pairs."""
+    matrix = label_matrix(ratings)
+    table = pairwise_kappa_table(matrix)
     return AgreementSummary(
         unit=unit,
-        n_annotators=len({r.annotator for r in answered}),
-        n_items=len({r.item for r in answered}),
-        mean_pairwise_kappa=mean_of_present(defined),
-        n_pairs=len(pairs),
-        n_pairs_undefined=len(pairs) - len(defined),
-        fleiss_kappa=fleiss_kappa(rows),
-        krippendorff_alpha=krippendorff_alpha(rows, level=level, scores=scores),
+        n_annotators=len(matrix.annotators),
+        n_items=len(matrix.items),
+        mean_pairwise_kappa=table.mean(),
+        n_pairs=table.n_pairs,
+        n_pairs_undefined=table.n_undefined,
+        fleiss_kappa=fleiss_kappa(matrix),
+        krippendorff_alpha=krippendorff_alpha(matrix, level=level, scores=scores),
         alpha_level=level,
-        percent_agreement=percent_agreement(rows),
-        pairs=pairs,
+        percent_agreement=percent_agreement(matrix),
+        pairs=table.pairs() if with_pairs else [],
     )
 
 
 def agreement_by_unit(
-    ratings: Iterable[RatingLike],
+    ratings: Iterable[RatingLike] | RatingTable,
     *,
     level: Level = "nominal",
     scores: Mapping[str, float] | None = None,
+    with_pairs: bool = True,
 ) -> list[AgreementSummary]:
     return [
-        agreement_summary(unit_ratings, unit=unit, level=level, scores=scores)
-        for unit, unit_ratings in group_by_unit(as_ratings(ratings)).items()
+        agreement_summary(unit_ratings, unit=unit, level=level, scores=scores, with_pairs=with_pairs)
+        for unit, unit_ratings in rating_table(ratings).by_unit().items()
     ]
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 import numpy as np
@@ -11,15 +13,60 @@ DEFAULT_N_BOOT = 10_000
 DEFAULT_SEED = 0
 DEFAULT_CONFIDENCE = 0.95
 
-# Upper bound on resampled values held at once (~80 MB of int64 indices); larger jobs run in
-# chunks so a 10 000 × 10 000 bootstrap does not need gigabytes.
-_MAX_DRAWS_PER_CHUNK = 10_000_000
+# Resampled values gathered at once (8 MB), so a 10 000 × 10 000 bootstrap does not need gigabytes.
+# The generator gives the same indices whatever the chunks and whether drawn as int32 or int64
+# (tests/stats/test_bootstrap.py holds this), so the means do not depend on either.
+_MAX_DRAWS_PER_CHUNK = 1_000_000
+# Resamples kept for reuse (`shared_resamples`) only up to this many indices (40 MB).
+_MAX_SHARED_DRAWS = 10_000_000
+
+#: within `shared_resamples`: the last resamples drawn, by (n, n_boot, seed)
+_shared: ContextVar[dict[tuple[int, int, int], np.ndarray] | None] = ContextVar("shared_resamples", default=None)
 
 
 @dataclass(frozen=True)
 class Interval:
     low: float
     high: float
+
+
+@contextmanager
+def shared_resamples() -> Iterator[None]:
+    """Inside the block, bootstraps of as many values with the same count and seed draw their
+    resamples once: a seeded generator gives them the same indices anyway (a results page
+    bootstraps every unit's participants, and every model's items, at the same size)."""
+    token = _shared.set({})
+    try:
+        yield
+    finally:
+        _shared.reset(token)
+
+
+def _draws(rng: np.random.Generator, n: int, rows: int, dtype: type = np.intp) -> np.ndarray:
+    return rng.integers(0, n, size=(rows, n), dtype=dtype)
+
+
+def _chunks(n: int, n_boot: int) -> Iterator[tuple[int, int]]:
+    step = max(1, _MAX_DRAWS_PER_CHUNK // n)
+    for start in range(0, n_boot, step):
+        yield start, min(n_boot, start + step)
+
+
+def _resamples(n: int, n_boot: int, seed: int) -> np.ndarray | None:
+    """All `n_boot` resamples' indices, drawn once within `shared_resamples`; None outside it."""
+    shared = _shared.get()
+    if shared is None or n * n_boot > _MAX_SHARED_DRAWS:
+        return None
+    key = (n, n_boot, seed)
+    if key not in shared:
+        shared.clear()  # one set held at a time: the calls come grouped by size
+        rng = np.random.default_rng(seed)
+        # kept as int32 (half the memory; the same indices as int64 draws)
+        drawn = np.empty((n_boot, n), dtype=np.int32)
+        for start, stop in _chunks(n, n_boot):
+            drawn[start:stop] = _draws(rng, n, stop - start, np.int32)
+        shared[key] = drawn
+    return shared[key]
 
 
 def bootstrap_means(
@@ -33,13 +80,21 @@ def bootstrap_means(
     n = data.size
     if n == 0 or n_boot <= 0:
         return np.empty(0)
+    drawn = _resamples(n, n_boot, seed)
     rng = np.random.default_rng(seed)
     means = np.empty(n_boot)
-    chunk = max(1, _MAX_DRAWS_PER_CHUNK // n)
-    for start in range(0, n_boot, chunk):
-        stop = min(n_boot, start + chunk)
-        indices = rng.integers(0, n, size=(stop - start, n))
-        means[start:stop] = data[indices].mean(axis=1)
+    # numpy gathers with native-width indices several times faster: shared int32 ones are widened
+    # into one buffer, reused from chunk to chunk
+    buffer = np.empty(0, dtype=np.intp)
+    for start, stop in _chunks(n, n_boot):
+        if drawn is None:
+            indices = _draws(rng, n, stop - start)
+        else:
+            if buffer.size < (stop - start) * n:
+                buffer = np.empty((stop - start) * n, dtype=np.intp)
+            indices = buffer[: (stop - start) * n].reshape(stop - start, n)
+            indices[...] = drawn[start:stop]
+        means[start:stop] = data.take(indices).mean(axis=1)
     return means
 
 

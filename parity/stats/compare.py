@@ -18,7 +18,6 @@ kappa depend on a seed, and breaking them towards the gold answer would flatter 
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -33,6 +32,7 @@ from parity.stats.bootstrap import (
 )
 from parity.stats.ratings import Rating, RatingLike, as_ratings
 from parity.stats.results import JsonResult
+from parity.stats.table import NO_LABEL, UNSCORED, RatingTable, first_seen, rating_table
 
 
 @dataclass(frozen=True)
@@ -90,29 +90,47 @@ class ModelVsHumans(JsonResult):
     disagreements: list[ItemDisagreement]
 
 
-def human_majority(humans: Iterable[RatingLike]) -> dict[str, MajorityAnswer]:
+def _answer_counts(table: RatingTable) -> tuple[np.ndarray, np.ndarray]:
+    """The items with an answer (first-seen order) and their items × labels answer counts."""
+    answered = table.label != NO_LABEL
+    items = first_seen(table.item[answered])
+    row_of = np.zeros(len(table.items), dtype=np.int64)
+    row_of[items] = np.arange(items.size)
+    width = max(1, len(table.labels))
+    counts = np.bincount(row_of[table.item[answered]] * width + table.label[answered], minlength=items.size * width)
+    return items, counts.reshape(items.size, width)
+
+
+def human_majority(humans: Iterable[RatingLike] | RatingTable) -> dict[str, MajorityAnswer]:
     """Per item, the strict-majority human answer (missing answers ignored)."""
-    counts: dict[str, Counter[str]] = defaultdict(Counter)
-    for rating in as_ratings(humans):
-        if rating.answer is not None:
-            counts[rating.item][rating.answer] += 1
+    table = rating_table(humans)
+    items, counts = _answer_counts(table)
+    top = counts.max(axis=1, initial=0)
+    tied = ((counts == top[:, None]).sum(axis=1) > 1).tolist()
+    winner = counts.argmax(axis=1).tolist()
+    totals = counts.sum(axis=1).tolist()
     majority: dict[str, MajorityAnswer] = {}
-    for item, answers in counts.items():
-        ranked = answers.most_common()
-        total = answers.total()
-        tied = len(ranked) > 1 and ranked[0][1] == ranked[1][1]
-        majority[item] = MajorityAnswer(
-            item=item,
-            answer=None if tied else ranked[0][0],
-            n_answers=total,
-            share=None if tied else ranked[0][1] / total,
+    for row, item in enumerate(items.tolist()):
+        majority[table.items[item]] = MajorityAnswer(
+            item=table.items[item],
+            answer=None if tied[row] else table.labels[winner[row]],
+            n_answers=totals[row],
+            share=None if tied[row] else int(top[row]) / totals[row],
         )
     return majority
 
 
+def _human_outcomes(table: RatingTable) -> dict[str, tuple[int, int]]:
+    """Per item scored for at least one human: (humans right, humans scored)."""
+    scored = table.correct != UNSCORED
+    n = np.bincount(table.item[scored], minlength=len(table.items)).tolist()
+    right = np.bincount(table.item[scored & (table.correct == 1)], minlength=len(table.items)).tolist()
+    return {table.items[i]: (right[i], n[i]) for i in range(len(table.items)) if n[i]}
+
+
 def paired_gap(
     model_scores: Mapping[str, float],
-    humans: Iterable[RatingLike],
+    humans: Iterable[RatingLike] | RatingTable,
     *,
     n_boot: int = DEFAULT_N_BOOT,
     seed: int = DEFAULT_SEED,
@@ -120,13 +138,10 @@ def paired_gap(
 ) -> PairedGap:
     """``model_scores``: per item the model scored on, its score in [0, 1] (1/0, or the mean over
     the item's variants); ``humans``: human ratings. Items only one side answered stay out."""
-    human_outcomes: dict[str, list[bool]] = defaultdict(list)
-    for rating in as_ratings(humans):
-        if rating.correct is not None:
-            human_outcomes[rating.item].append(rating.correct)
-    shared = [item for item in model_scores if human_outcomes.get(item)]
+    human_outcomes = _human_outcomes(rating_table(humans))
+    shared = [item for item in model_scores if item in human_outcomes]
     model = np.array([float(model_scores[item]) for item in shared])
-    human = np.array([float(np.mean(human_outcomes[item])) for item in shared])
+    human = np.array([human_outcomes[item][0] / human_outcomes[item][1] for item in shared])
     differences = model - human
     interval = bootstrap_mean_ci(differences, n_boot=n_boot, seed=seed, confidence=confidence)
     has_items = len(shared) > 0
@@ -143,7 +158,7 @@ def paired_gap(
 
 def model_vs_humans(
     model: Iterable[RatingLike],
-    humans: Iterable[RatingLike],
+    humans: Iterable[RatingLike] | RatingTable,
     *,
     n_boot: int = DEFAULT_N_BOOT,
     seed: int = DEFAULT_SEED,
@@ -158,7 +173,7 @@ def model_vs_humans(
             raise ValueError(f"the model has two ratings for item {rating.item!r}")
         by_item[rating.item] = rating
     names = {r.annotator for r in model_rows}
-    human_rows = as_ratings(humans)
+    human_rows = rating_table(humans)
 
     paired = paired_gap(
         {item: float(bool(rating.correct)) for item, rating in by_item.items() if rating.correct is not None},

@@ -42,7 +42,7 @@ class JsonResult:
         return payload
 
 
-def mean_std(values: Sequence[float], *, ddof: int = 0) -> tuple[float | None, float | None]:
+def mean_std(values: Sequence[float] | np.ndarray, *, ddof: int = 0) -> tuple[float | None, float | None]:
     """Mean and standard deviation; None where undefined (no values) and the std None with fewer
     than two values: one value has no spread, and a population std of 0.0 beside it would print
     as "± 0.0", a spread measured where there is none."""

@@ -19,7 +19,7 @@ from results.api.permissions import IsResearcher
 from results.api.schema import ResearcherApiSchema
 from results.api.selectors import model_runs_of, participants_of, study_items_of, study_units_of
 from results.api.throttles import CappedPagination, ThrottledBeforeRefused
-from results.assemble import study_results
+from results.cache import results_lookup
 from results.exports import FORMATS, export_study, long_rows
 from results.forms import ResultFilters, ResultsFilterForm
 from results.selectors import load_study_data
@@ -350,6 +350,10 @@ class ModelRunListApi(ResearcherApi):
         return page_of(request, self, model_runs_of(self.study(request, study_id)), self.OutputSerializer)
 
 
+#: when a client waiting for a large study's results should ask again
+RESULTS_RETRY_SECONDS = 5
+
+
 class StudyResultsApi(ResearcherApi):
     """The `study_results --json` object, with the results page's filters."""
 
@@ -383,16 +387,31 @@ class StudyResultsApi(ResearcherApi):
     @extend_schema(
         operation_id="studies_results_retrieve",
         summary="The results (study_results --json)",
+        description=(
+            "A large study's results are computed in the background: until they are current, the answer is 202 "
+            "with a Retry-After header; ask again then."
+        ),
         parameters=[InputSerializer],
-        responses=OutputSerializer,
+        responses={
+            200: OutputSerializer,
+            202: inline_serializer("StudyResultsComputing", {"detail": serializers.CharField()}),
+        },
     )
     def get(self, request: Request, study_id: int) -> Response:
-        data = load_study_data(self.study(request, study_id))
+        study = self.study(request, study_id)
+        data = load_study_data(study, answers=False)
         form = ResultsFilterForm(self.given(request.query_params), data_for=data)
         if not form.is_valid():
             return Response(form.errors, status=status.HTTP_400_BAD_REQUEST)
         filters: ResultFilters = form.filters()
-        return Response(study_results(data, filters))
+        lookup = results_lookup(study, filters, data)
+        if not lookup.current or lookup.computed is None:
+            return Response(
+                {"detail": "The results are being computed; ask again in a few seconds."},
+                status=status.HTTP_202_ACCEPTED,
+                headers={"Retry-After": str(RESULTS_RETRY_SECONDS)},
+            )
+        return Response(lookup.computed.results)
 
 
 #: the content types of the export formats, for the schema

@@ -14,11 +14,11 @@ from tests.factories import Bot, pid, small_study
 pytestmark = pytest.mark.django_db
 
 #: session and user, the user's permissions (2), the study (with its ownership check), units with their
-#: items, answers, runs (these studies have none, so no model answers are read)
-RESULTS_QUERIES = 8
-#: session and user, the user's permissions (2), the studies, then the units, answers and runs of all
-#: of them at once
-LIST_QUERIES = 8
+#: items, runs: the results are kept from the first request (results/cache.py), no answer is read
+RESULTS_QUERIES = 7
+#: session and user, the user's permissions (2), the studies, then the units, runs, participants,
+#: answers and attention checks answered of all of them at once
+LIST_QUERIES = 10
 
 
 def _study(name: str, units: int, owner) -> Study:

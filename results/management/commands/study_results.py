@@ -18,6 +18,9 @@ class Command(BaseCommand):
         "--json prints one JSON object (fractions in [0, 1], null where undefined)."
     )
 
+    # a read: the system checks would import every view (and the charts' matplotlib) for nothing
+    requires_system_checks: list[str] = []
+
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("name", help="the study's name")
         parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")

@@ -1,0 +1,382 @@
+"""Results of a large study: `study_results --json` cold, and the results page warm.
+
+    python perf/results.py [--answers 10000 100000 1000000] [--database-url postgres://...]
+                           [--sqlite] [--no-postgres] [--repeat 3] [--page-repeat 5] [--timeout 900] [--json]
+
+For each database (PostgreSQL, a database this script creates and drops; with --sqlite also the
+embedded SQLite default, in a temporary directory) it migrates and imports the implicature items
+(`manage.py import_benchmark`, from $DATASETS_DIR/implicature when set), then for each size N:
+
+- builds a closed implicature study of the published design (4 units of 150 test items) with
+  round(N / 600) people per unit, every one complete, answering every item of their unit (yes or no,
+  right with a chance drawn per item and per person, seeded), one of them excluded per unit, and 3
+  finished model runs answering all 600 items: 100,000 answers are 167 people per unit (the
+  reporter's 105,000 are `--answers 105000`, 175 per unit). The rows are written in bulk (the
+  answer path is perf/participants.py's business);
+- times `manage.py study_results NAME --json` in a fresh process, --repeat times (the median; peak
+  memory is the process's maximum resident set), beside the same process doing nothing but start
+  (`study_results --help`: Django, the command and its imports), the baseline of the run;
+- times the results page and the results API as a signed-in researcher (Django's test client in a
+  fresh process, the production settings of perf/server.py): the first request (cold: the results
+  are computed, or queued and the page says so), the time until the page shows the results (the
+  queued task run by a worker step in that process), then --page-repeat requests of each (warm:
+  the median).
+
+Growth is each row's command seconds over the smallest size's in the same run and database (answers
+grow by the ratio beside it). The machine's 1-minute load average is printed with every row (other
+work shares the machine). With --json the last line is one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from perf.participants import Postgres, Sqlite  # noqa: E402
+from perf.server import manage  # noqa: E402
+
+DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/parity_perf_results"
+UNITS, UNIT_SIZE, RUNS = 4, 150, 3
+#: what a page shows while its results are computed in the task queue
+COMPUTING_MARK = 'id="results-computing"'
+
+
+@dataclass
+class Row:
+    database: str
+    answers: int
+    people: int
+    startup_s: float
+    command_s: float
+    command_runs: list[float]
+    peak_mb: float
+    page_cold_s: float
+    page_ready_s: float
+    page_warm_ms: float
+    api_warm_ms: float
+    queued: bool
+    load_average: float
+    growth: float = 1.0
+    answers_growth: float = 1.0
+    problem: str = ""
+
+
+# -- inside Django (run by `manage.py shell -c` with the database's settings) ----------------------
+
+
+def build(*, name: str, per_unit: int, seed: int = 0) -> None:
+    """The study of `per_unit` people per unit; prints its answers and people as one JSON line."""
+    import numpy as np
+    from django.contrib.auth import get_user_model
+    from django.db import transaction
+    from django.utils import timezone
+
+    from annotation.models import Item
+    from modelruns.models import ModelResponse, ModelRun, ModelSpec
+    from modelruns.services import setting_key
+    from studies.models import Participant, Response, Study, UnitItem
+    from studies.services import study_create
+
+    rng = np.random.default_rng(seed)
+    owner, _ = get_user_model().objects.get_or_create(username="perf", defaults={"is_staff": True})
+    design = {"units": UNITS, "unit_size": UNIT_SIZE, "per_unit": per_unit, "attention_checks": 0, "exclude_at": 0}
+    study = study_create(name=name, benchmark="implicature", design=design, status=Study.Status.CLOSED, owner=owner)
+    now = timezone.now()
+    flip = {"yes": "no", "no": "yes"}
+    people = answers = 0
+    for unit in study.units.order_by("position"):
+        links = list(UnitItem.objects.filter(unit=unit).order_by("order").select_related("item"))
+        items = [link.item for link in links]
+        easy = rng.uniform(0.55, 0.98, size=len(items))
+        with transaction.atomic():
+            participants = Participant.objects.bulk_create(
+                Participant(
+                    study=study,
+                    unit=unit,
+                    prolific_pid=f"perf{unit.position}x{number:05d}",
+                    pseudonym=f"A{people + number + 1}",
+                    status=Participant.Status.COMPLETED,
+                    step=Participant.Step.DONE,
+                    sequence=[item.pk for item in items],
+                    answered=len(items),
+                    excluded=number == 0,
+                    exclusion_reason="perf: one excluded per unit" if number == 0 else "",
+                    completed_at=now,
+                )
+                for number in range(per_unit)
+            )
+            people += per_unit
+            for participant in participants:
+                right = rng.random(len(items)) < np.clip(easy + rng.normal(0, 0.05), 0, 1)
+                Response.objects.bulk_create(
+                    [
+                        Response(
+                            participant=participant,
+                            item=item,
+                            position=position,
+                            raw_answer=item.gold if ok else flip[item.gold],
+                            answer=item.gold if ok else flip[item.gold],
+                            valid=True,
+                            correct=bool(ok),
+                            shown_at=now,
+                            answered_at=now,
+                            duration_ms=int(rng.integers(2_000, 20_000)),
+                        )
+                        for position, (item, ok) in enumerate(zip(items, right), start=1)
+                    ]
+                )
+                answers += len(items)
+    spec, _ = ModelSpec.objects.get_or_create(name="perf-lm", defaults={"model": "local/perf-lm"})
+    every = list(Item.objects.filter(unititem__unit__study=study).distinct())
+    for template in range(1, RUNS + 1):
+        setting = {"variant": "ranking", "k": 0, "seed": 0, "template": template}
+        run = ModelRun.objects.create(
+            study=study,
+            spec=spec,
+            setting=setting,
+            setting_key=setting_key(setting),
+            status=ModelRun.Status.DONE,
+            progress_done=len(every),
+            progress_total=len(every),
+            finished_at=now,
+        )
+        right = rng.random(len(every)) < 0.75
+        ModelResponse.objects.bulk_create(
+            ModelResponse(
+                run=run,
+                item=item,
+                raw_answer=f" {item.gold if ok else flip[item.gold]}",
+                answer=item.gold if ok else flip[item.gold],
+                valid=True,
+                correct=bool(ok),
+                scores={},
+            )
+            for item, ok in zip(every, right)
+        )
+    print(json.dumps({"answers": answers, "people": people, "study_id": study.pk}))
+
+
+def page_timings(*, name: str, repeat: int) -> None:
+    """The results page and API as a signed-in researcher; prints one JSON line of timings."""
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from django.test import Client
+    from django.urls import reverse
+
+    from studies.models import Study
+
+    study = Study.objects.get(name=name)
+    user, _ = get_user_model().objects.get_or_create(username="perf-admin", defaults={"is_staff": True})
+    if not user.is_superuser:
+        user.is_superuser = True
+        user.save(update_fields=["is_superuser"])
+    client = Client()
+    client.force_login(user)
+    page = reverse("results:study", args=[study.pk])
+    api = reverse("api:study_results", args=[study.pk])
+
+    def get(url: str) -> tuple[float, str]:
+        began = time.perf_counter()
+        answer = client.get(url)
+        seconds = time.perf_counter() - began
+        if answer.status_code not in (200, 202):
+            raise SystemExit(f"GET {url}: {answer.status_code}")
+        return seconds, answer.content.decode()
+
+    began = time.perf_counter()
+    cold, body = get(page)
+    queued = COMPUTING_MARK in body
+    while COMPUTING_MARK in body:
+        call_command("db_worker", "--queue-name", "default", "--batch", "--no-startup-delay", verbosity=0)
+        _, body = get(page)
+    ready = time.perf_counter() - began
+    warm = [get(page)[0] for _ in range(repeat)]
+    get(api)
+    api_warm = [get(api)[0] for _ in range(repeat)]
+    print(
+        json.dumps(
+            {
+                "cold_s": cold,
+                "ready_s": ready,
+                "warm_ms": 1000 * statistics.median(warm),
+                "api_warm_ms": 1000 * statistics.median(api_warm),
+                "queued": queued,
+            }
+        )
+    )
+
+
+# -- outside: processes and the table --------------------------------------------------------------
+
+
+def timed(env: Mapping[str, str], args: Sequence[str], timeout: float) -> tuple[float, float, str]:
+    """Seconds, peak resident memory (MB) and output of `manage.py ARGS` in a fresh process."""
+    began = time.monotonic()
+    with tempfile.TemporaryFile() as out:
+        process = subprocess.Popen(
+            [sys.executable, "manage.py", *args], cwd=REPO, env=dict(env), stdout=out, stderr=subprocess.STDOUT
+        )
+        deadline = began + timeout
+        while True:
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() > deadline:
+                process.kill()
+                os.wait4(process.pid, 0)
+                raise TimeoutError(f"manage.py {' '.join(args)} ran past {timeout:.0f} s")
+            time.sleep(0.01)
+        seconds = time.monotonic() - began
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        output = out.read().decode()
+    if process.returncode != 0:
+        raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{output[-3000:]}")
+    return seconds, usage.ru_maxrss / 1024, output
+
+
+def shell(env: Mapping[str, str], code: str, timeout: float) -> dict[str, Any]:
+    """Run `code` in `manage.py shell` and read the JSON object on its last line."""
+    output = manage(env, "shell", "-c", code, timeout=timeout)
+    return json.loads(output.strip().splitlines()[-1])
+
+
+def measure_size(env: Mapping[str, str], label: str, answers: int, args: argparse.Namespace) -> Row:
+    per_unit = max(2, round(answers / (UNITS * UNIT_SIZE)))
+    name = f"perf results {answers}"
+    built = shell(env, f"from perf.results import build; build(name={name!r}, per_unit={per_unit})", args.timeout)
+    startup = statistics.median(timed(env, ["study_results", "--help"], args.timeout)[0] for _ in range(args.repeat))
+    runs: list[float] = []
+    peak = 0.0
+    problem = ""
+    for _ in range(args.repeat):
+        try:
+            seconds, mb, output = timed(env, ["study_results", name, "--json"], args.timeout)
+        except TimeoutError as exc:
+            problem = str(exc)
+            break
+        results = json.loads(output)
+        if results["human"]["n_answers"] == 0:
+            problem = "no answers in the results"
+        runs.append(seconds)
+        peak = max(peak, mb)
+    page: dict[str, Any] = {"cold_s": math.nan, "ready_s": math.nan, "warm_ms": math.nan, "api_warm_ms": math.nan}
+    if not problem:
+        code = f"from perf.results import page_timings; page_timings(name={name!r}, repeat={args.page_repeat})"
+        page = shell(env, code, args.timeout * (args.page_repeat + 2))
+    return Row(
+        database=label,
+        answers=built["answers"],
+        people=built["people"],
+        startup_s=round(startup, 2),
+        command_s=round(statistics.median(runs), 2) if runs else math.inf,
+        command_runs=[round(seconds, 2) for seconds in runs],
+        peak_mb=round(peak),
+        page_cold_s=round(page["cold_s"], 2),
+        page_ready_s=round(page["ready_s"], 2),
+        page_warm_ms=round(page["warm_ms"], 1),
+        api_warm_ms=round(page["api_warm_ms"], 1),
+        queued=bool(page.get("queued")),
+        load_average=round(os.getloadavg()[0], 2),
+        problem=problem,
+    )
+
+
+def measure(make_database: Callable[[Path], Any], args: argparse.Namespace, report: Callable[[Row], None]) -> list[Row]:
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory(prefix="parity-perf-") as tmp, make_database(Path(tmp)) as database:
+        env = database.env(Path(tmp))
+        manage(env, "migrate", "--noinput", "-v", "0")
+        manage(env, "import_benchmark", "implicature")
+        for answers in args.answers:
+            row = measure_size(env, database.label, answers, args)
+            if rows:
+                row.growth = round(row.command_s / rows[0].command_s, 2)
+                row.answers_growth = round(row.answers / rows[0].answers, 2)
+            report(row)
+            rows.append(row)
+    return rows
+
+
+HEADER = (
+    f"{'database':<10} {'answers':>9} {'people':>6} {'start s':>7} {'command s':>9} {'peak MB':>7} "
+    f"{'growth':>12} {'page cold s':>11} {'ready s':>7} {'page ms':>7} {'API ms':>7} {'load':>5}"
+)
+
+
+def line(row: Row) -> str:
+    growth = f"{row.growth:.1f}× / {row.answers_growth:.0f}×" if row.answers_growth != 1 else "1×"
+    text = (
+        f"{row.database:<10} {row.answers:>9,} {row.people:>6} {row.startup_s:>7.2f} {row.command_s:>9.2f} "
+        f"{row.peak_mb:>7.0f} {growth:>12} {row.page_cold_s:>11.2f} {row.page_ready_s:>7.2f} "
+        f"{row.page_warm_ms:>7.1f} {row.api_warm_ms:>7.1f} {row.load_average:>5.1f}"
+    )
+    return text + (f"  {row.problem}" if row.problem else "") + ("  (queued)" if row.queued else "")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--answers", "-n", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
+    parser.add_argument(
+        "--database-url",
+        default=os.environ.get("PERF_DATABASE_URL", DEFAULT_DATABASE_URL),
+        help="PostgreSQL URL naming a database that does not exist yet: it is created and dropped "
+        "(default $PERF_DATABASE_URL or %(default)s)",
+    )
+    parser.add_argument("--sqlite", action="store_true", help="then the same against the embedded SQLite default")
+    parser.add_argument("--no-postgres", action="store_true", help="SQLite only (with --sqlite)")
+    parser.add_argument("--repeat", type=int, default=3, help="cold command runs per size (the median)")
+    parser.add_argument("--page-repeat", type=int, default=5, help="warm page and API requests per size (the median)")
+    parser.add_argument("--timeout", type=float, default=900.0, help="seconds one command may take")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+
+    began = time.monotonic()
+    load_before = os.getloadavg()[0]
+    print(
+        f"implicature, {UNITS} units × {UNIT_SIZE} items, {RUNS} model runs; {os.cpu_count()} cores "
+        f"(load average {load_before:.2f} before); medians of {args.repeat} cold commands, {args.page_repeat} "
+        "warm requests"
+    )
+    print(HEADER, flush=True)
+    databases: list[Callable[[Path], Any]] = [] if args.no_postgres else [lambda _var: Postgres(args.database_url)]
+    if args.sqlite:
+        databases.append(Sqlite)
+    rows: list[Row] = []
+    for make_database in databases:
+        rows += measure(make_database, args, lambda row: print(line(row), flush=True))
+    print(
+        "start s: `study_results --help` (Django and the imports); command s: `study_results --json`, "
+        "cold; growth: command s and answers over the smallest size's"
+    )
+    print(f"{time.monotonic() - began:.0f} s in all")
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "settings": {key: value for key, value in vars(args).items() if key != "json"},
+                    "cores": os.cpu_count(),
+                    "load_average_before": load_before,
+                    "rows": [asdict(row) for row in rows],
+                }
+            )
+        )
+    return 0 if all(not row.problem for row in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,106 @@
+"""A study's results computed once per state of the study, and kept.
+
+An entry holds what the results page, the API and the exports' links need of one study under one
+choice of filters (the `study_results` JSON, the page's charts, whether any answer is free text),
+with the study's token (`studies.changes`) read before its data. A read whose token is the
+study's current one takes the entry. Otherwise the results are computed again: in the request when
+the study has at most `RESULTS_INLINE_ANSWERS` answers (well under a second), else by a task
+(`results.tasks.results_compute_task`) while the page shows the entry it has, marked as earlier
+figures, or says the results are being computed, and asks again (htmx polling).
+
+A study still collecting answers changes all the time: one computation at a time per study and
+filters is queued, and after one the next waits ten times as long as it took, so that a page left
+open on a large live study keeps a task worker busy a tenth of the time at most.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import caches
+from django.utils import timezone
+
+from results.assemble import study_results
+from results.charts import study_charts
+from results.forms import ResultFilters
+from results.selectors import StudyData, load_answers, load_study_data
+from results.tasks import results_compute_task
+from studies.changes import RESULTS_CACHE, results_version
+from studies.models import Response, Study
+
+#: after a computation, the next waits this many times as long as it took
+REST_FACTOR = 10
+#: how long a queued computation holds its place before another may be queued (a worker may die)
+QUEUED_SECONDS = 15 * 60
+
+
+@dataclass(frozen=True)
+class Computed:
+    version: str
+    computed_at: datetime
+    seconds: float
+    results: dict[str, Any]
+    charts: dict[str, str]
+    has_free_text: bool
+
+
+@dataclass(frozen=True)
+class Lookup:
+    #: the newest results kept, current or not; None when there are none yet
+    computed: Computed | None
+    #: whether they are the study's results as it is now (if not, newer ones are on their way)
+    current: bool
+
+
+def _key(study: Study, filters: ResultFilters) -> str:
+    # the study's creation time tells apart studies that reuse a number (a database made anew)
+    chosen = "&".join(f"{name}={value}" for name, value in sorted(filters.as_query().items()))
+    digest = hashlib.sha256(f"{study.created_at.isoformat()}|{chosen}".encode()).hexdigest()[:24]
+    return f"results:{study.pk}:{digest}"
+
+
+def results_compute(study: Study, filters: ResultFilters, data: StudyData | None = None) -> Computed:
+    """Compute the results and keep them; `data` is used when given (its answers read if not yet)."""
+    version = results_version(study.pk)  # before the data: a change during the read leaves this stale
+    began = time.monotonic()
+    if data is None:
+        data = load_study_data(study)
+    elif not data.answers_read:
+        load_answers({study.pk: data})
+    numbers = study_results(data, filters)
+    computed = Computed(
+        version=version,
+        computed_at=timezone.now(),
+        seconds=time.monotonic() - began,
+        results=numbers,
+        charts=study_charts(numbers),
+        has_free_text=data.has_free_text,
+    )
+    cache = caches[RESULTS_CACHE]
+    cache.set(_key(study, filters), computed)
+    # the next computation of these results waits (see the module doc)
+    cache.set(f"{_key(study, filters)}:busy", version, timeout=max(1, round(REST_FACTOR * computed.seconds)))
+    return computed
+
+
+def results_lookup(study: Study, filters: ResultFilters, data: StudyData | None = None) -> Lookup:
+    """The study's results under `filters`: kept, computed now (a small study), or queued."""
+    cache = caches[RESULTS_CACHE]
+    key = _key(study, filters)
+    kept: Computed | None = cache.get(key)
+    if kept is not None and kept.version == results_version(study.pk):
+        return Lookup(kept, current=True)
+    if Response.objects.filter(participant__study=study).count() <= settings.RESULTS_INLINE_ANSWERS:
+        return Lookup(results_compute(study, filters, data), current=True)
+    if cache.add(f"{key}:busy", "queued", timeout=QUEUED_SECONDS):
+        results_compute_task.enqueue(study.pk, filters.as_query())
+        # a queue that runs tasks at once (the immediate backend) has computed them by now
+        kept = cache.get(key) or kept
+        if kept is not None and kept.version == results_version(study.pk):
+            return Lookup(kept, current=True)
+    return Lookup(kept, current=False)

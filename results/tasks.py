@@ -1,0 +1,22 @@
+"""Background tasks of the results: computing a large study's results (`results.cache`), on the
+"default" queue of whichever backend TASK_QUEUE selects."""
+
+from __future__ import annotations
+
+from django_tasks import task
+
+from results.forms import ResultFilters
+from studies.models import Study
+
+
+# before queued model shards: a researcher is waiting for the page
+@task(queue_name="default", priority=10)
+def results_compute_task(study_id: int, filters: dict[str, str]) -> None:
+    """Compute and keep the study's results under `filters` (`ResultFilters.as_query()`); a study
+    deleted meanwhile is left alone."""
+    # imported here: the cache module queues this task
+    from results.cache import results_compute
+
+    study = Study.objects.filter(pk=study_id).first()
+    if study is not None:
+        results_compute(study, ResultFilters(**filters))

@@ -1,0 +1,65 @@
+"""A token per study that changes whenever something its results are computed from changes: an
+answer stored or marked, a participant excluded, included or erased, a run finished, cancelled or
+failed, instructions scored, the study or its units edited. Results computed from a study are kept
+with the token they were computed at (`results.cache`), so a change leaves them stale at once, in
+every process; nothing has to find and delete them.
+
+The tokens live in the "results" cache (config/settings.py), which all the processes of a site share:
+Redis when CACHE_URL names it, else files under the data directory. A token is random, never a
+counter: a token lost (the cache emptied, an entry evicted) is replaced by a new one, and results
+kept under the old one are never taken for current.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Iterable
+
+from django.core.cache import caches
+from django.db import connection, transaction
+
+logger = logging.getLogger(__name__)
+
+#: the cache alias of the tokens and of the results kept under them
+RESULTS_CACHE = "results"
+
+
+def _key(study_id: int) -> str:
+    return f"study-version:{study_id}"
+
+
+def _token() -> str:
+    return secrets.token_hex(8)
+
+
+def _renew(study_ids: list[int]) -> None:
+    try:
+        caches[RESULTS_CACHE].set_many({_key(pk): _token() for pk in study_ids}, timeout=None)
+    except Exception:  # noqa: BLE001 - an answer is stored whether or not the cache is reachable
+        logger.exception("could not renew the results tokens of studies %s", study_ids)
+
+
+def results_changed(*, study_ids: Iterable[int]) -> None:
+    """The results of these studies change with the write in progress.
+
+    The tokens are renewed now, so that a read later in the same transaction (which sees the write)
+    takes no results from before it; and again once the transaction commits, so that results that
+    other processes computed in between, from data read before the commit, are left under a token
+    already replaced."""
+    ids = sorted(set(study_ids))
+    if not ids:
+        return
+    _renew(ids)
+    if connection.in_atomic_block:
+        transaction.on_commit(lambda: _renew(ids))
+
+
+def results_version(study_id: int) -> str:
+    """The study's current token; read it before reading the study's data."""
+    cache = caches[RESULTS_CACHE]
+    token = cache.get(_key(study_id))
+    if token is None:
+        cache.add(_key(study_id), _token(), timeout=None)
+        token = cache.get(_key(study_id)) or _token()
+    return str(token)

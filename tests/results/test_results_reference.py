@@ -1,0 +1,331 @@
+"""The results of the published implicature study (Ruis et al.'s human evaluation, imported) with two
+model runs beside it, computed twice: by the app, which reads the answers as columns and computes
+every annotator pair at once, and by the reference below, the computation the app did before, kept
+here and nowhere else: one `Rating` object per answer, scikit-learn's `cohen_kappa_score` for each
+annotator pair, dictionaries per item and per annotator, every bootstrap's int64 indices drawn at
+once. Every number the reference computes must be the app's to 1e-12."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from collections import Counter, defaultdict
+from typing import Any
+
+import krippendorff
+import numpy as np
+import pytest
+from sklearn.metrics import cohen_kappa_score
+
+from parity.stats import Rating
+from results.assemble import N_BOOT, SEED, study_results
+from results.rows import model_item_scores, model_ratings
+from results.selectors import StudyData, load_study_data
+from studies.models import Study
+from tests.results.conftest import FLIP, model_run
+
+pytestmark = pytest.mark.django_db
+TOLERANCE = 1e-12
+
+
+# -- the reference ---------------------------------------------------------------------------------
+
+
+def finite(value: float | None) -> float | None:
+    return None if value is None or not math.isfinite(value) else float(value)
+
+
+def mean_std(values: list[float]) -> tuple[float | None, float | None]:
+    if not values:
+        return None, None
+    data = np.asarray(values, dtype=float)
+    return float(data.mean()), float(data.std()) if data.size > 1 else None
+
+
+def kappa(a: list[str], b: list[str]) -> float | None:
+    if not a or len(set(a) | set(b)) < 2:
+        return None
+    return finite(cohen_kappa_score(a, b))
+
+
+def by_annotator(ratings: list[Rating]) -> dict[str, dict[str, str]]:
+    table: dict[str, dict[str, str]] = defaultdict(dict)
+    for r in ratings:
+        if r.answer is not None:
+            table[r.annotator][r.item] = r.answer
+    return dict(table)
+
+
+def mean_pairwise_kappa(ratings: list[Rating]) -> float | None:
+    table = by_annotator(ratings)
+    kappas = []
+    for first, second in itertools.combinations(table, 2):
+        shared = [item for item in table[first] if item in table[second]]
+        if shared:
+            kappas.append(kappa([table[first][i] for i in shared], [table[second][i] for i in shared]))
+    return mean_std([k for k in kappas if k is not None])[0]
+
+
+def item_counts(ratings: list[Rating]) -> list[Counter[str]]:
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
+    for r in ratings:
+        if r.answer is not None:
+            counts[r.item][r.answer] += 1
+    return [c for c in counts.values() if c.total() >= 2]
+
+
+def pair_agreement(counts: Counter[str]) -> float:
+    n = counts.total()
+    return sum(c * (c - 1) for c in counts.values()) / (n * (n - 1))
+
+
+def percent_agreement(ratings: list[Rating]) -> float | None:
+    return mean_std([pair_agreement(c) for c in item_counts(ratings)])[0]
+
+
+def fleiss(ratings: list[Rating]) -> float | None:
+    items = item_counts(ratings)
+    if not items:
+        return None
+    p_bar = float(np.mean([pair_agreement(c) for c in items]))
+    totals: Counter[str] = Counter()
+    for counts in items:
+        totals.update(counts)
+    p_e = sum((n / totals.total()) ** 2 for n in totals.values())
+    return None if np.isclose(p_e, 1.0) else (p_bar - p_e) / (1.0 - p_e)
+
+
+def alpha(ratings: list[Rating]) -> float | None:
+    table = by_annotator(ratings)
+    items = sorted({item for answers in table.values() for item in answers})
+    if len(table) < 2 or not items:
+        return None
+    column = {item: i for i, item in enumerate(items)}
+    codes = {a: float(i) for i, a in enumerate(sorted({a for answers in table.values() for a in answers.values()}))}
+    data = np.full((len(table), len(items)), np.nan)
+    for row, answers in enumerate(table.values()):
+        for item, answer in answers.items():
+            data[row, column[item]] = codes[answer]
+    try:
+        return finite(krippendorff.alpha(reliability_data=data, level_of_measurement="nominal"))
+    except ValueError:
+        return None
+
+
+def ci(values: list[float]) -> list[float] | None:
+    if len(values) < 2:
+        return None
+    data = np.asarray(values, dtype=float)
+    rng = np.random.default_rng(SEED)
+    means = data[rng.integers(0, data.size, size=(N_BOOT, data.size))].mean(axis=1)
+    low, high = np.percentile(means, [2.5, 97.5])
+    return [float(low), float(high)]
+
+
+def accuracy(ratings: list[Rating]) -> dict[str, Any]:
+    outcomes: dict[str, list[bool]] = defaultdict(list)
+    for r in ratings:
+        listed = outcomes.setdefault(r.annotator, [])  # annotators in first-seen order, scored or not
+        if r.correct is not None:
+            listed.append(r.correct)
+    values = [sum(o) / len(o) for o in outcomes.values() if o]
+    mean, std = mean_std(values)
+    return {
+        "n": len(values),
+        "mean": mean,
+        "best": max(values, default=None),
+        "worst": min(values, default=None),
+        "std": std,
+        "ci95": ci(values),
+        "per_annotator": [(name, len(o), sum(o) / len(o) if o else None) for name, o in outcomes.items()],
+    }
+
+
+def majority(ratings: list[Rating]) -> dict[str, tuple[str | None, float | None]]:
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
+    for r in ratings:
+        if r.answer is not None:
+            counts[r.item][r.answer] += 1
+    out = {}
+    for item, answers in counts.items():
+        ranked = answers.most_common()
+        tied = len(ranked) > 1 and ranked[0][1] == ranked[1][1]
+        out[item] = (None, None) if tied else (ranked[0][0], ranked[0][1] / answers.total())
+    return out
+
+
+def reference(data: StudyData) -> dict[str, Any]:
+    """The numbers of the results JSON, computed as the app computed them before."""
+    humans = [h for h in data.humans if h.in_results and not h.is_attention_check]
+    ratings = [
+        Rating(h.annotator, h.item_key, data.label(h.answer), h.correct if h.gold else None, h.unit) for h in humans
+    ]
+    units: dict[str, list[Rating]] = defaultdict(list)
+    for r in ratings:
+        units[r.unit].append(r)
+    overall = accuracy(ratings)
+    unit_kappas = [mean_pairwise_kappa(rows) for rows in units.values()]
+    outcomes: dict[str, list[bool]] = defaultdict(list)
+    for r in ratings:
+        if r.correct is not None:
+            outcomes[r.item].append(r.correct)
+    verdicts = majority(ratings)
+    models = []
+    for run in data.runs:
+        rows = data.answers_by_run[run.id]
+        scores = model_item_scores(data, rows)
+        shared = [item for item in scores if outcomes.get(item)]
+        differences = [scores[item] - float(np.mean(outcomes[item])) for item in shared]
+        mine, theirs = [], []
+        for rating in model_ratings(data, run, rows):
+            answer, share = verdicts.get(rating.item, (None, None))
+            if rating.answer is not None and answer is not None:
+                mine.append(rating.answer)
+                theirs.append(answer)
+        models.append(
+            {
+                "accuracy": mean_std(list(scores.values()))[0],
+                "accuracy_ci95": ci(list(scores.values())),
+                "n_items_same": len(shared),
+                "accuracy_same_items": mean_std([scores[item] for item in shared])[0],
+                "human_accuracy_same_items": mean_std([float(np.mean(outcomes[item])) for item in shared])[0],
+                "gap_to_humans": mean_std(differences)[0],
+                "gap_ci95": ci(differences),
+                "kappa_vs_human_majority": kappa(mine, theirs),
+                "n_items_with_majority": len(mine),
+            }
+        )
+    return {
+        "human": {
+            "n_annotators": overall["n"],
+            "n_answers": len(ratings),
+            "accuracy": {key: overall[key] for key in ("mean", "best", "worst", "std", "ci95")},
+            "per_annotator": overall["per_annotator"],
+            "cohen_kappa_mean_pairwise": mean_std([k for k in unit_kappas if k is not None])[0],
+            "cohen_kappa_std_across_units": mean_std([k for k in unit_kappas if k is not None])[1],
+            "fleiss_kappa": fleiss(ratings),
+            "krippendorff_alpha": alpha(ratings),
+            "percent_agreement": percent_agreement(ratings),
+        },
+        "units": [
+            {
+                "unit": unit,
+                "accuracy": {key: accuracy(rows)[key] for key in ("mean", "best", "worst", "std", "ci95")},
+                "cohen_kappa_mean_pairwise": mean_pairwise_kappa(rows),
+                "fleiss_kappa": fleiss(rows),
+                "krippendorff_alpha": alpha(rows),
+                "percent_agreement": percent_agreement(rows),
+            }
+            for unit, rows in units.items()
+        ],
+        "models": models,
+    }
+
+
+def the_apps(results: dict[str, Any]) -> dict[str, Any]:
+    """The same numbers, read from the app's results JSON."""
+    human = results["human"]
+    return {
+        "human": {
+            "n_annotators": human["n_annotators"],
+            "n_answers": human["n_answers"],
+            "accuracy": {key: human["accuracy"][key] for key in ("mean", "best", "worst", "std")}
+            | {"ci95": human["accuracy"]["ci95"]},
+            "per_annotator": [(p["annotator"], p["n"], p["accuracy"]) for p in human["accuracy"]["per_annotator"]],
+            **{
+                key: human[key]
+                for key in (
+                    "cohen_kappa_mean_pairwise",
+                    "cohen_kappa_std_across_units",
+                    "fleiss_kappa",
+                    "krippendorff_alpha",
+                    "percent_agreement",
+                )
+            },
+        },
+        "units": [
+            {
+                "unit": unit["unit"],
+                "accuracy": {key: unit[f"accuracy_{key}"] for key in ("mean", "best", "worst", "std", "ci95")},
+                **{
+                    key: unit[key]
+                    for key in ("cohen_kappa_mean_pairwise", "fleiss_kappa", "krippendorff_alpha", "percent_agreement")
+                },
+            }
+            for unit in results["units"]
+        ],
+        "models": [
+            {
+                key: model[key]
+                for key in (
+                    "accuracy",
+                    "accuracy_ci95",
+                    "n_items_same",
+                    "accuracy_same_items",
+                    "human_accuracy_same_items",
+                    "gap_to_humans",
+                    "gap_ci95",
+                    "kappa_vs_human_majority",
+                    "n_items_with_majority",
+                )
+            }
+            for model in results["models"]
+        ],
+    }
+
+
+def assert_close(ours: Any, theirs: Any, where: str = "") -> None:
+    if isinstance(theirs, dict):
+        assert isinstance(ours, dict) and ours.keys() == theirs.keys(), where
+        for key in theirs:
+            assert_close(ours[key], theirs[key], f"{where}.{key}")
+    elif isinstance(theirs, list | tuple):
+        assert isinstance(ours, list | tuple) and len(ours) == len(theirs), where
+        for index, (mine, reference) in enumerate(zip(ours, theirs)):
+            assert_close(mine, reference, f"{where}[{index}]")
+    elif isinstance(theirs, float) and not isinstance(ours, bool):
+        assert ours is not None and abs(ours - theirs) <= TOLERANCE, f"{where}: {ours} != {theirs}"
+    else:
+        assert ours == theirs, f"{where}: {ours!r} != {theirs!r}"
+
+
+# -- the test --------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def published(baseline) -> Study:
+    """The imported study, with two runs: one right but on every seventh item, one guessing."""
+    from annotation.models import Item
+
+    study = Study.objects.get(pk=baseline.study_id)
+    golds = dict(Item.objects.filter(unititem__unit__study=study).values_list("key", "gold"))
+    rng = random.Random(0)
+    setting = {"variant": "ranking", "k": 0, "seed": 0}
+    model_run(
+        study,
+        "tiny-lm",
+        {**setting, "template": 1},
+        {k: FLIP[g] if n % 7 == 0 else g for n, (k, g) in enumerate(golds.items())},
+    )
+    model_run(study, "tiny-lm", {**setting, "template": 2}, {k: rng.choice(["yes", "no"]) for k in golds})
+    return study
+
+
+def test_the_published_study_has_the_numbers_of_the_per_pair_computation(published: Study) -> None:
+    data = load_study_data(published)
+    results = study_results(data)
+    assert results["human"]["n_answers"] == 3000 and len(results["models"]) == 2
+    assert_close(the_apps(results), reference(data))
+
+
+def test_every_filter_of_the_published_study_reads_the_same_rows(published: Study) -> None:
+    """A unit's results are the unit's row of the whole study's results."""
+    from results.forms import ResultFilters
+
+    data = load_study_data(published)
+    whole = study_results(data, n_boot=200)
+    for unit in whole["units"]:
+        alone = study_results(data, ResultFilters(unit=unit["unit"]), n_boot=200)
+        assert alone["units"] == [unit]
+        assert alone["human"]["cohen_kappa_mean_pairwise"] == unit["cohen_kappa_mean_pairwise"]
