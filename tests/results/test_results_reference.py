@@ -16,6 +16,7 @@ from typing import Any
 import krippendorff
 import numpy as np
 import pytest
+from scipy import stats as scipy_stats
 from sklearn.metrics import cohen_kappa_score
 
 from parity.stats import Rating
@@ -123,6 +124,15 @@ def ci(values: list[float]) -> list[float] | None:
     return [float(low), float(high)]
 
 
+def t_ci(values: list[float]) -> list[float] | None:
+    """The humans' CI: Student's t over annotators, cut to [0, 1] (the results' rule for few people)."""
+    if len(values) < 2:
+        return None
+    data = np.asarray(values, dtype=float)
+    half = float(scipy_stats.t.ppf(0.975, data.size - 1)) * float(data.std(ddof=1)) / math.sqrt(data.size)
+    return [max(0.0, float(data.mean()) - half), min(1.0, float(data.mean()) + half)]
+
+
 def accuracy(ratings: list[Rating]) -> dict[str, Any]:
     outcomes: dict[str, list[bool]] = defaultdict(list)
     for r in ratings:
@@ -137,7 +147,7 @@ def accuracy(ratings: list[Rating]) -> dict[str, Any]:
         "best": max(values, default=None),
         "worst": min(values, default=None),
         "std": std,
-        "ci95": ci(values),
+        "ci95": t_ci(values),
         "per_annotator": [(name, len(o), sum(o) / len(o) if o else None) for name, o in outcomes.items()],
     }
 
