@@ -29,7 +29,7 @@ from results.assemble import study_results
 from results.charts import study_charts
 from results.forms import ResultFilters
 from results.selectors import StudyData, load_answers, load_study_data
-from results.tasks import results_compute_task
+from results.tasks import results_compute_enqueue
 from studies.changes import RESULTS_CACHE, results_version
 from studies.models import Response, Study
 
@@ -98,7 +98,7 @@ def results_lookup(study: Study, filters: ResultFilters, data: StudyData | None 
     if Response.objects.filter(participant__study=study).count() <= settings.RESULTS_INLINE_ANSWERS:
         return Lookup(results_compute(study, filters, data), current=True)
     if cache.add(f"{key}:busy", "queued", timeout=QUEUED_SECONDS):
-        results_compute_task.enqueue(study.pk, filters.as_query())
+        results_compute_enqueue(study.pk, filters.as_query())
         # a queue that runs tasks at once (the immediate backend) has computed them by now
         kept = cache.get(key) or kept
         if kept is not None and kept.version == results_version(study.pk):

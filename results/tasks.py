@@ -8,9 +8,12 @@ from django_tasks import task
 from results.forms import ResultFilters
 from studies.models import Study
 
+#: before queued model shards where the backend orders by priority (the database's); RQ has none,
+#: and its workers take the "default" queue before "models" (scripts/serve)
+PRIORITY = 10
 
-# before queued model shards: a researcher is waiting for the page
-@task(queue_name="default", priority=10)
+
+@task(queue_name="default")
 def results_compute_task(study_id: int, filters: dict[str, str]) -> None:
     """Compute and keep the study's results under `filters` (`ResultFilters.as_query()`); a study
     deleted meanwhile is left alone."""
@@ -20,3 +23,11 @@ def results_compute_task(study_id: int, filters: dict[str, str]) -> None:
     study = Study.objects.filter(pk=study_id).first()
     if study is not None:
         results_compute(study, ResultFilters(**filters))
+
+
+def results_compute_enqueue(study_id: int, filters: dict[str, str]) -> None:
+    """Queue `results_compute_task`, ahead of model shards where the backend can order by priority."""
+    task = results_compute_task
+    if task.get_backend().supports_priority:
+        task = task.using(priority=PRIORITY)
+    task.enqueue(study_id, filters)
