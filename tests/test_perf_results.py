@@ -25,6 +25,7 @@ def test_the_study_is_the_published_design_with_runs_beside_it(implicature, caps
     assert results["human"]["cohen_kappa_mean_pairwise"] is not None
 
 
+@pytest.mark.django_db(transaction=True)  # the database worker closes its connection between tasks
 def test_the_page_and_the_api_are_timed_once_their_results_are_kept(implicature, capsys, settings):
     settings.RESULTS_INLINE_ANSWERS = 0  # computed in the task queue, as a large study's
     build(name="perf timed", per_unit=2)
