@@ -25,7 +25,8 @@ from django.utils.text import slugify
 
 from results.assemble import study_results
 from results.selectors import HumanAnswer, StudyData
-from results.tables import paper_tables, to_latex, to_markdown
+from results.table_writers import to_latex, to_markdown
+from results.tables import paper_tables
 from studies.closing import asked
 from studies.selectors import participants_in_order
 

@@ -20,8 +20,9 @@ from django.utils.translation import ngettext
 from annotation.models import Item
 from annotation.selectors import item_data
 from parity import benchmarks
-from parity.benchmarks.base import DatasetError, PublishedStudy
+from parity.benchmarks.base import DatasetError
 from parity.benchmarks.base import normalise_text as normalise
+from parity.benchmarks.published import PublishedStudy
 from studies.models import Participant, Response, Study, Unit, UnitItem
 
 

@@ -10,7 +10,8 @@ import pytest
 
 from results.assemble import study_results
 from results.selectors import HumanAnswer, ItemInfo, ModelAnswer, RunInfo, StudyData, UnitInfo
-from results.tables import Table, paper_tables, to_latex, to_markdown
+from results.table_writers import to_latex, to_markdown
+from results.tables import Table, paper_tables
 from studies.models import Study
 
 N_ITEMS = 320

@@ -25,6 +25,7 @@ from results.rows import model_item_scores, model_ratings
 from results.selectors import StudyData, load_study_data
 from studies.models import Study
 from tests.results.conftest import FLIP, model_run
+from tests.stats.dictionary_reference import item_counts, pair_agreement
 
 pytestmark = pytest.mark.django_db
 TOLERANCE = 1e-12
@@ -66,19 +67,6 @@ def mean_pairwise_kappa(ratings: list[Rating]) -> float | None:
         if shared:
             kappas.append(kappa([table[first][i] for i in shared], [table[second][i] for i in shared]))
     return mean_std([k for k in kappas if k is not None])[0]
-
-
-def item_counts(ratings: list[Rating]) -> list[Counter[str]]:
-    counts: dict[str, Counter[str]] = defaultdict(Counter)
-    for r in ratings:
-        if r.answer is not None:
-            counts[r.item][r.answer] += 1
-    return [c for c in counts.values() if c.total() >= 2]
-
-
-def pair_agreement(counts: Counter[str]) -> float:
-    n = counts.total()
-    return sum(c * (c - 1) for c in counts.values()) / (n * (n - 1))
 
 
 def percent_agreement(ratings: list[Rating]) -> float | None:

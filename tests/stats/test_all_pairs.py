@@ -30,6 +30,7 @@ from parity.stats import (
 )
 from parity.stats.bootstrap import shared_resamples
 from parity.stats.table import rating_table
+from tests.stats.dictionary_reference import item_counts, pair_agreement
 
 TOLERANCE = 1e-12
 
@@ -52,19 +53,6 @@ def sklearn_pairs(ratings: list[Rating]) -> list[tuple[str, str, int, float | No
         kappa = None if len(set(a) | set(b)) < 2 else float(cohen_kappa_score(a, b))
         pairs.append((first, second, len(shared), kappa))
     return pairs
-
-
-def item_counts(ratings: list[Rating]) -> list[Counter[str]]:
-    counts: dict[str, Counter[str]] = defaultdict(Counter)
-    for rating in ratings:
-        if rating.answer is not None:
-            counts[rating.item][rating.answer] += 1
-    return [c for c in counts.values() if c.total() >= 2]
-
-
-def pair_agreement(counts: Counter[str]) -> float:
-    n = counts.total()
-    return sum(c * (c - 1) for c in counts.values()) / (n * (n - 1))
 
 
 def dictionary_fleiss(ratings: list[Rating]) -> float | None:

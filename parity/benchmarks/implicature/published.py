@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..base import DatasetError, PublishedRow, PublishedStudy, PublishedSubset, read_csv_rows
+from ..base import DatasetError, read_csv_rows
+from ..published import PublishedRow, PublishedStudy, PublishedSubset
 from .parsing import NAME, item_key, parse_label
 
 SUBSETS = ("1-150", "151-300", "301-450", "451-600")

@@ -7,7 +7,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from results.assemble import study_results
 from results.forms import ResultFilters, ResultsFilterForm
 from results.selectors import load_study_data
-from results.tables import paper_tables, to_markdown
+from results.table_writers import to_markdown
+from results.tables import paper_tables
 from studies.models import Study
 
 
