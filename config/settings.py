@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "prolific",
     "participation",
     "results",
+    "replication",
 ]
 
 MIDDLEWARE = [

@@ -1,0 +1,390 @@
+"""What a replication bundle holds: a list of named parts, each a path in the archive and a function
+that produces the file's bytes from the study (None: the study has nothing for it, no file).
+
+Adding a file to every bundle is one `Part` in `PARTS`; `docs/replication.md` describes each.
+Nothing here reads a Prolific identity: participants are their pseudonyms, times are relative to
+the participant's start, and `bundle_files` withholds any identity string that still turns up.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from django.core.management import call_command
+from django.template.loader import render_to_string
+
+from annotation.models import Item
+from annotation.selectors import item_data
+from modelruns.execution import request_inputs
+from modelruns.models import InstructionScore, ModelResponse, ModelRun
+from modelruns.prompts import view_of
+from modelruns.selectors import benchmark_assets, study_items
+from replication.archive import dumps, jsonl
+from replication.software import software_versions
+from studies.flags import participant_flags
+from studies.models import Participant, Response, Study
+
+#: the viewer a participant-independent screen is drawn for (a benchmark that orders options per
+#: participant stores the order each one saw with their answer, as `presentation`)
+BUNDLE_VIEWER = "replication-bundle"
+#: `Response.extra` keys that are data: how the item was presented, a paste, a scorer's numbers
+PRESENTATION_KEYS = ("option_order", "pasted")
+SCORE_KEYS = ("execution_accuracy", "reference_similarity", "reference_f1")
+
+
+@dataclass
+class Source:
+    """The study a bundle is made of, with the reads several parts share."""
+
+    study: Study
+
+    @cached_property
+    def participants(self) -> list[dict[str, Any]]:
+        """Every participant, in the order they arrived (the order the results read them in)."""
+        return list(
+            Participant.objects.filter(study=self.study)
+            .order_by("pk")
+            .values(
+                "pk",
+                "pseudonym",
+                "unit__label",
+                "status",
+                "step",
+                "sequence",
+                "answered",
+                "attention_failures",
+                "excluded",
+                "exclusion_reason",
+                "is_imported",
+                "started_at",
+                "completed_at",
+                "closing_answers",
+            )
+        )
+
+    @cached_property
+    def items(self) -> dict[int, Item]:
+        """The study's items, those answered outside its units (attention checks) and those shown, by id."""
+        ids = {pk for row in self.participants for pk in row["sequence"]}
+        ids |= set(Response.objects.filter(participant__study=self.study).values_list("item_id", flat=True))
+        ids |= set(ModelResponse.objects.filter(run__study=self.study).values_list("item_id", flat=True))
+        ids |= {item.pk for item in study_items(self.study)}
+        ids |= set(self.study.units.values_list("unit_items__item_id", flat=True)) - {None}
+        return Item.objects.in_bulk(sorted(ids))
+
+    @cached_property
+    def runs(self) -> list[ModelRun]:
+        return list(ModelRun.objects.filter(study=self.study).select_related("spec").order_by("pk"))
+
+
+@dataclass(frozen=True)
+class Part:
+    path: str
+    build: Callable[[Source], bytes | None]
+
+
+# -- the study --------------------------------------------------------------------------------
+
+
+def study_settings(source: Source) -> bytes:
+    """The design and settings; never the study's link or its completion codes (they pay on Prolific)."""
+    study = source.study
+    units = [
+        {
+            "label": unit.label,
+            "position": unit.position,
+            "capacity": unit.capacity,
+            "category": unit.category,
+            "items": [row.item.key for row in unit.unit_items.select_related("item").order_by("order")],
+        }
+        for unit in study.units.order_by("position")
+    ]
+    return dumps(
+        {
+            "id": study.pk,
+            "name": study.name,
+            "benchmark": study.benchmark,
+            "status": study.status,
+            "is_imported": study.is_imported,
+            "group": study.group,
+            "design": study.design,
+            "attention_checks": study.attention_checks,
+            "exclude_at": study.exclude_at,
+            "estimated_minutes": study.estimated_minutes,
+            "reward_pence": study.reward_pence,
+            "reservation_timeout_minutes": study.reservation_timeout_minutes,
+            "min_answer_ms": study.min_answer_ms,
+            "pid_format": study.pid_format,
+            "closing_questions": study.closing_questions,
+            "pseudonyms_issued": study.pseudonyms_issued,
+            "created_at": study.created_at.isoformat(),
+            "units": units,
+        }
+    )
+
+
+def items_file(source: Source) -> bytes:
+    return jsonl(
+        {
+            "key": item.key,
+            "benchmark": item.benchmark,
+            "split": item.split,
+            "prompt": item.prompt,
+            "gold": item.gold,
+            "meta": item.meta,
+            "is_attention_check": item.is_attention_check,
+        }
+        for item in source.items.values()
+    )
+
+
+def items_as_participants_saw(source: Source) -> bytes:
+    """Each item's screen as the participant page draws it: the benchmark's partial, rendered."""
+    study = source.study
+    definition = study.definition
+    rows = []
+    for item in source.items.values():
+        screen = definition.screen(item.key, item.prompt, study.design, viewer=BUNDLE_VIEWER)
+        context = {"study": study, "shown": screen.shown, "choices": screen.choices, "typed": "", "history": []}
+        rows.append(
+            {
+                "key": item.key,
+                "template": screen.template,
+                "shown": screen.shown,
+                "choices": [{"value": choice.value, "label": choice.label} for choice in screen.choices],
+                "html": render_to_string(screen.template, context),
+            }
+        )
+    return jsonl(rows)
+
+
+# -- the people -------------------------------------------------------------------------------
+
+
+def _ms_after(moment: Any, start: Any) -> int | None:
+    return None if moment is None or start is None else round((moment - start).total_seconds() * 1000)
+
+
+def participants_file(source: Source) -> bytes:
+    flags = participant_flags(Participant.objects.filter(study=source.study))
+    keys = {pk: item.key for pk, item in source.items.items()}
+    return jsonl(
+        {
+            "pseudonym": row["pseudonym"],
+            "unit": row["unit__label"] or "",
+            "status": row["status"],
+            "step": row["step"],
+            "sequence": [keys[pk] for pk in row["sequence"] if pk in keys],
+            "answered": row["answered"],
+            "attention_failures": row["attention_failures"],
+            "excluded": row["excluded"],
+            "exclusion_reason": row["exclusion_reason"],
+            "is_imported": row["is_imported"],
+            "completed_after_ms": _ms_after(row["completed_at"], row["started_at"]),
+            "flags": flags.get(row["pk"], []),
+            "closing_answers": row["closing_answers"],
+        }
+        for row in source.participants
+    )
+
+
+def answers_file(source: Source) -> bytes:
+    people = {row["pk"]: row for row in source.participants}
+    rows = (
+        Response.objects.filter(participant__study=source.study)
+        .order_by("participant_id", "position")
+        .values_list(
+            "participant_id",
+            "item__key",
+            "position",
+            "raw_answer",
+            "answer",
+            "valid",
+            "correct",
+            "is_attention_check",
+            "shown_at",
+            "answered_at",
+            "duration_ms",
+            "extra",
+            "verified_correct",
+        )
+    )
+    out = []
+    for person, key, position, raw, answer, valid, correct, check, shown, answered, duration, extra, verified in rows:
+        start = people[person]["started_at"]
+        extra = extra or {}
+        out.append(
+            {
+                "pseudonym": people[person]["pseudonym"],
+                "item": key,
+                "position": position,
+                "raw_answer": raw,
+                "answer": answer,
+                "valid": valid,
+                "correct": correct,
+                "is_attention_check": check,
+                "shown_after_ms": _ms_after(shown, start),
+                "answered_after_ms": _ms_after(answered, start),
+                "duration_ms": duration,
+                "verified_correct": verified,
+                "presentation": {key: extra[key] for key in PRESENTATION_KEYS if key in extra},
+                "scores": {key: extra[key] for key in SCORE_KEYS if key in extra},
+            }
+        )
+    return jsonl(out)
+
+
+# -- the models -------------------------------------------------------------------------------
+
+
+def _spec(spec: Any) -> dict[str, Any]:
+    # the API key's variable is the operator's, not the model's: left out
+    return {
+        "name": spec.name,
+        "model": spec.model,
+        "revision": spec.revision,
+        "dtype": spec.dtype,
+        "device": spec.device,
+        "kind": spec.kind,
+        "api_base_url": spec.api_base_url,
+        "api_features": spec.api_features,
+        "api_top_k": spec.api_top_k,
+    }
+
+
+def runs_file(source: Source) -> bytes:
+    def when(moment: Any) -> str | None:
+        return moment.isoformat() if moment else None
+
+    return dumps(
+        [
+            {
+                "id": run.pk,
+                "spec": _spec(run.spec),
+                "setting": run.setting,
+                "setting_key": run.setting_key,
+                "seeds": {name: value for name, value in sorted(run.setting.items()) if "seed" in name},
+                "status": run.status,
+                "engine_version": run.engine_version,
+                "model_identity": run.model_identity,
+                "progress_done": run.progress_done,
+                "progress_total": run.progress_total,
+                "created_at": when(run.created_at),
+                "started_at": when(run.started_at),
+                "finished_at": when(run.finished_at),
+                "error": run.error,
+                "prompt_tokens": run.prompt_tokens,
+                "completion_tokens": run.completion_tokens,
+                "api_requests": run.api_requests,
+            }
+            for run in source.runs
+        ]
+    )
+
+
+def model_answers_file(source: Source) -> bytes:
+    rows = (
+        ModelResponse.objects.filter(run__study=source.study)
+        .order_by("run_id", "item__key", "variant")
+        .values("run_id", "item__key", "variant", "raw_answer", "answer", "valid", "correct", "scores", "truncated_tokens")
+    )
+    return jsonl({**{key: row[key] for key in row if key not in ("run_id", "item__key")}, "run": row["run_id"], "item": row["item__key"]} for row in rows)
+
+
+def model_prompts_file(source: Source) -> bytes | None:
+    """Every text each run's model reads, built as the run builds them (`modelruns.prompts`): for a
+    benchmark that asks later requests from earlier answers, the first stage."""
+    if not source.runs:
+        return None
+    study = source.study
+    items = study_items(study)
+    assets = benchmark_assets(study.benchmark)
+    rows: list[dict[str, Any]] = []
+    for run in source.runs:
+        try:
+            requests = request_inputs(study.benchmark, items, run.setting, run.spec.scored_as, assets).requests({})
+        except ValueError as exc:  # a template or a k-shot pool no longer imported
+            rows.append({"run": run.pk, "error": str(exc)})
+            continue
+        for request in requests:
+            view = view_of(request)
+            rows.append(
+                {
+                    "run": run.pk,
+                    "request": view.key,
+                    "kind": view.kind,
+                    "how": view.how,
+                    "texts": [{"text": text.text, "continuation": text.continuation} for text in view.texts],
+                    "reads": [{"offset": read.offset, "candidates": list(read.candidates)} for read in view.reads],
+                }
+            )
+    return jsonl(rows)
+
+
+def instruction_scores_file(source: Source) -> bytes | None:
+    """Written and gold instructions executed by a chosen model (instruction induction's baselines)."""
+    if not source.study.definition.executes_instructions:
+        return None
+    rows = (
+        InstructionScore.objects.filter(study=source.study)
+        .select_related("executor", "response__participant", "response__item")
+        .order_by("pk")
+    )
+    return jsonl(
+        {
+            "executor": _spec(score.executor),
+            "source": score.source,
+            "task": score.task,
+            "pseudonym": score.response.participant.pseudonym if score.response else None,
+            "item": score.response.item.key if score.response else None,
+            "gold_index": score.gold_index,
+            "instruction": score.instruction,
+            "execution_accuracy": score.execution_accuracy,
+            "reference_similarity": score.reference_similarity,
+            "similarity_model": score.similarity_model,
+            "similarity_scorer": score.similarity_scorer,
+            "similarity_layer": score.similarity_layer,
+            "similarity_rescaled": score.similarity_rescaled,
+            "similarity_baseline": score.similarity_baseline,
+            "setting": score.setting,
+            "outputs": score.outputs,
+            "created_at": score.created_at.isoformat(),
+        }
+        for score in rows
+    )
+
+
+# -- the analysis -----------------------------------------------------------------------------
+
+
+def study_results_json(study: Study) -> dict[str, Any]:
+    """What `manage.py study_results NAME --json` prints, run through the command itself."""
+    out = io.StringIO()
+    call_command("study_results", study.name, json=True, stdout=out)
+    return json.loads(out.getvalue())
+
+
+def analysis_file(source: Source) -> bytes:
+    return dumps(study_results_json(source.study))
+
+
+PARTS: list[Part] = [
+    Part("study/settings.json", study_settings),
+    Part("study/consent.txt", lambda source: source.study.consent_text.encode()),
+    Part("study/instructions.txt", lambda source: source.study.instructions_text.encode()),
+    Part("items/items.jsonl", items_file),
+    Part("items/as_participants_saw.jsonl", items_as_participants_saw),
+    Part("humans/participants.jsonl", participants_file),
+    Part("humans/answers.jsonl", answers_file),
+    Part("models/runs.json", runs_file),
+    Part("models/answers.jsonl", model_answers_file),
+    Part("models/prompts.jsonl", model_prompts_file),
+    Part("models/instruction_scores.jsonl", instruction_scores_file),
+    Part("analysis/study_results.json", analysis_file),
+    Part("software.json", lambda source: dumps(software_versions())),
+]
