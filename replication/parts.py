@@ -19,7 +19,6 @@ from django.core.management import call_command
 from django.template.loader import render_to_string
 
 from annotation.models import Item
-from annotation.selectors import item_data
 from modelruns.execution import request_inputs
 from modelruns.models import InstructionScore, ModelResponse, ModelRun
 from modelruns.prompts import view_of
@@ -291,9 +290,12 @@ def model_answers_file(source: Source) -> bytes:
     rows = (
         ModelResponse.objects.filter(run__study=source.study)
         .order_by("run_id", "item__key", "variant")
-        .values("run_id", "item__key", "variant", "raw_answer", "answer", "valid", "correct", "scores", "truncated_tokens")
+        .values_list(
+            "run_id", "item__key", "variant", "raw_answer", "answer", "valid", "correct", "scores", "truncated_tokens"
+        )
     )
-    return jsonl({**{key: row[key] for key in row if key not in ("run_id", "item__key")}, "run": row["run_id"], "item": row["item__key"]} for row in rows)
+    names = ("run", "item", "variant", "raw_answer", "answer", "valid", "correct", "scores", "truncated_tokens")
+    return jsonl(dict(zip(names, row, strict=True)) for row in rows)
 
 
 def model_prompts_file(source: Source) -> bytes | None:
