@@ -1,0 +1,67 @@
+"""The bundle's download on the results page: for those who may export the study, as the exports;
+scripted participants' timings and flags go in, their Prolific identities never."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import pytest
+from django.urls import reverse
+
+from replication.archive import read_bundle
+from studies.flags import participant_flags
+from tests.factories import Bot, pid, small_study
+from tests.personas import personas_for, user_with
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def study(implicature):
+    made = small_study("bundle pilot", unit_size=5, units=1, per_unit=2, attention_checks=1, exclude_at=2)
+    for number in (1, 2):
+        Bot(made, pid(0xB0 + number), session=f"{0x5E55 + number:024x}").complete()
+    return made
+
+
+def test_the_results_page_links_the_bundle_and_it_downloads_as_a_checked_zip(client, study) -> None:
+    people = personas_for(study)
+    client.force_login(people.owner)
+    url = reverse("replication:bundle", args=[study.pk])
+    assert url in client.get(reverse("results:study", args=[study.pk])).content.decode()
+    response = client.get(url)
+    assert response.status_code == 200 and response["Content-Type"] == "application/zip"
+    assert 'filename="bundle-pilot-replication.zip"' in response["Content-Disposition"]
+    bundle = read_bundle(response.content)
+    participants = bundle.jsonl("humans/participants.jsonl")
+    assert [row["pseudonym"] for row in participants] == ["A1", "A2"]
+    by_id = participant_flags(study.participants.all())
+    flags = {person.pseudonym: by_id.get(person.pk, []) for person in study.participants.all()}
+    assert flags["A1"] and {row["pseudonym"]: row["flags"] for row in participants} == flags
+    assert all(row["completed_after_ms"] is not None for row in participants)
+    answers = bundle.jsonl("humans/answers.jsonl")
+    assert len(answers) == 12 and sum(row["is_attention_check"] for row in answers) == 2
+    assert all(row["answered_after_ms"] >= row["shown_after_ms"] >= 0 for row in answers)
+    with zipfile.ZipFile(io.BytesIO(response.content)) as archive:
+        contents = b"".join(archive.read(name) for name in archive.namelist())
+    for value in (pid(0xB1), pid(0xB2), f"{0x5E56:024x}", f"{0x5E57:024x}", study.link, study.completion_code):
+        assert value.encode() not in contents
+
+
+def test_only_those_who_may_export_the_study_download_its_bundle(client, study) -> None:
+    people = personas_for(study)
+    url = reverse("replication:bundle", args=[study.pk])
+    assert client.get(url).status_code == 302  # to the sign-in page
+    for user, status in (
+        (people.collaborator, 200),
+        (people.superuser, 200),
+        (people.viewer, 403),  # sees the study, may not export it
+        (people.outsider, 404),  # not their study: as if it did not exist
+        (user_with("member", ()), 403),
+    ):
+        client.force_login(user)
+        assert client.get(url).status_code == status, user
+    client.force_login(people.owner)
+    assert client.post(url).status_code == 405
+    assert client.get(reverse("replication:bundle", args=[study.pk + 1000])).status_code == 404
