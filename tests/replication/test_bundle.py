@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
+from modelruns.prompts import item_prompts
 from replication.archive import MANIFEST, read_bundle
+from studies.models import Study
 from tests.replication.conftest import Bundled
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
@@ -66,8 +68,14 @@ def test_the_bundle_holds_the_study_the_people_and_the_model_run(bundled: Bundle
     assert len(model_answers) == 600 and {row["item"] for row in model_answers} == set(items)
     prompts = bundle.jsonl("models/prompts.jsonl")
     assert len(prompts) == 600 and all(
-        [text["continuation"] for text in row["texts"]] == [" yes", " no"] or len(row["texts"]) == 2 for row in prompts
+        row["kind"] == "choice" and [text["continuation"] for text in row["texts"]] == [" yes", " no"]
+        for row in prompts
     )
+    # the texts `manage.py show_prompt` prints for the item under the run's setting
+    shown = item_prompts(
+        item=prompts[7]["request"], study=Study.objects.get(pk=bundled.study_id), setting=run["setting"]
+    )
+    assert [text["text"] for text in prompts[7]["texts"]] == [text.text for text in shown.prompts[0].texts]
     analysis = bundle.json("analysis/study_results.json")
     assert analysis["human"]["n_annotators"] == 20 and len(analysis["models"]) == 1
     software = bundle.json("software.json")
