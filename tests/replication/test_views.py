@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import io
 import zipfile
+from io import StringIO
 
 import pytest
+from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from replication.archive import read_bundle
 from studies.flags import participant_flags
+from studies.models import Study
 from tests.factories import Bot, pid, small_study
 from tests.personas import personas_for, user_with
 
@@ -65,3 +68,11 @@ def test_only_those_who_may_export_the_study_download_its_bundle(client, study) 
     client.force_login(people.owner)
     assert client.post(url).status_code == 405
     assert client.get(reverse("replication:bundle", args=[study.pk + 1000])).status_code == 404
+
+
+def test_a_bundle_is_loaded_into_an_empty_database_only(client, study, tmp_path) -> None:
+    path = tmp_path / "pilot.zip"
+    call_command("bundle", study.name, "--out", str(path), stdout=StringIO())
+    with pytest.raises(CommandError, match="empty database only"):
+        call_command("load_bundle", str(path), stdout=StringIO())
+    assert Study.objects.count() == 1
