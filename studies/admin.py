@@ -81,7 +81,9 @@ class StudyAdmin(ResearcherAdmin):
 
     def save_model(self, request, obj, form, change):
         m2m = {field.name for field in Study._meta.many_to_many}  # written by save_related
-        services.study_update(study=obj, fields=[name for name in form.changed_data if name not in m2m])
+        services.study_update(
+            study=obj, fields=[name for name in form.changed_data if name not in m2m], actor=request.user
+        )
 
     def get_queryset(self, request):
         return (
@@ -146,7 +148,7 @@ class UnitAdmin(ResearcherAdmin):
         return False
 
     def save_model(self, request, obj, form, change):
-        services.unit_set_capacity(unit=obj, capacity=form.cleaned_data["capacity"])
+        services.unit_set_capacity(unit=obj, capacity=form.cleaned_data["capacity"], actor=request.user)
 
 
 class ExcludedFilter(admin.SimpleListFilter):
@@ -299,6 +301,7 @@ class ParticipantAdmin(ResearcherAdmin):
         count = services.participants_exclude(
             participant_ids=list(queryset.values_list("pk", flat=True)),
             reason=f"excluded by {request.user.get_username()}",
+            actor=request.user,
         )
         self.message_user(request, f"{count} participant(s) excluded.", messages.SUCCESS)
 
@@ -310,7 +313,9 @@ class ParticipantAdmin(ResearcherAdmin):
             form = ExclusionReasonForm(request.POST)
             if form.is_valid():
                 count = services.participants_exclude(
-                    participant_ids=list(queryset.values_list("pk", flat=True)), reason=form.cleaned_data["reason"]
+                    participant_ids=list(queryset.values_list("pk", flat=True)),
+                    reason=form.cleaned_data["reason"],
+                    actor=request.user,
                 )
                 self.message_user(request, f"{count} participant(s) excluded.", messages.SUCCESS)
                 return None
@@ -333,7 +338,9 @@ class ParticipantAdmin(ResearcherAdmin):
 
     @admin.action(description="Include in results again", permissions=["exclude"])
     def include_participants(self, request, queryset):
-        count = services.participants_include(participant_ids=list(queryset.values_list("pk", flat=True)))
+        count = services.participants_include(
+            participant_ids=list(queryset.values_list("pk", flat=True)), actor=request.user
+        )
         self.message_user(request, f"{count} participant(s) included.", messages.SUCCESS)
 
     @admin.action(description="Mark as returned on Prolific (frees the slot)", permissions=["exclude"])

@@ -203,7 +203,7 @@ def study_status(request: HttpRequest, study_id: int) -> HttpResponse:
         messages.error(request, "Choose what to do with the study.")
         return redirect("studies:detail", study.pk)
     try:
-        study_set_status(study=study, status=form.cleaned_data["status"])
+        study_set_status(study=study, status=form.cleaned_data["status"], actor=request.user)
     except StudyError as exc:
         messages.error(request, str(exc))
     else:
