@@ -11,12 +11,45 @@ from studies import (
     admin_answers,  # noqa: F401 (registers the answers' admin)
     services,
 )
-from studies.access import EXCLUDE_PARTICIPANT, has_permission, may_manage_access
+from studies.access import EXCLUDE_PARTICIPANT, VIEW_STUDY, has_permission, may_manage_access
 from studies.admin_base import ResearcherAdmin
 from studies.flags import FLAGS, participant_flags
-from studies.models import Participant, Study, Unit
+from studies.models import Participant, Preregistration, Study, StudyEvent, Unit
 from studies.pay import hourly_pay
 from studies.selectors import median_minutes, units_with_counts
+
+
+class ReadOnlyStudyInline(admin.TabularInline):
+    """Seen by whoever sees the study; written only by the services (frozen at launch, appended to by
+    each change), never here."""
+
+    extra = 0
+    can_delete = False
+
+    def has_view_permission(self, request, obj=None):
+        return has_permission(request.user, VIEW_STUDY)
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+class PreregistrationInline(ReadOnlyStudyInline):
+    model = Preregistration
+    fields = readonly_fields = ["frozen_at", "sha256", "hypotheses", "notes"]
+    verbose_name_plural = "preregistration (frozen at launch; the study page renders it)"
+
+
+class StudyEventInline(ReadOnlyStudyInline):
+    model = StudyEvent
+    fields = readonly_fields = ["at", "kind", "summary", "actor", "data"]
+    ordering = ["at", "pk"]
+    verbose_name_plural = "audit trail (every change after launch)"
 
 
 @admin.register(Study)
@@ -28,6 +61,7 @@ class StudyAdmin(ResearcherAdmin):
     readonly_fields = ["link", "participant_link", "unit_counts", "pay"]
     list_select_related = ["owner"]
     filter_horizontal = ["collaborators"]
+    inlines = [PreregistrationInline, StudyEventInline]
     fieldsets = [
         (None, {"fields": ["name", "benchmark", "status", "group", "link", "participant_link"]}),
         ("Who works on it", {"fields": ["owner", "collaborators"]}),
