@@ -73,7 +73,9 @@ def study_event_record(
 ) -> StudyEvent | None:
     """Add a change to a launched study's audit trail (a draft's changes are not recorded: the plan is
     not frozen yet). `data` says what changed, from what to what; never a Prolific identity."""
-    if not launched(study):
+    # read again: the caller's copy of the study may be older than its launch
+    status, imported = Study.objects.values_list("status", "is_imported").get(pk=study.pk)
+    if status == Study.Status.DRAFT or imported:
         return None
     return StudyEvent.objects.create(
         study=study, actor=_user(actor), kind=kind, summary=summary[:300], data=dict(data or {})
