@@ -140,6 +140,11 @@ def deviations(document: Mapping[str, Any], events: Iterable[Event]) -> list[dic
 # -- Markdown -----------------------------------------------------------------------------------
 
 
+def _cell(value: Any) -> str:
+    """A Markdown table cell: a pipe would end it, a newline the row."""
+    return str(value if value is not None else "").replace("|", "\\|").replace("\n", " ")
+
+
 def _lines(rows: Sequence[tuple[str, Any]]) -> list[str]:
     return [f"- **{label}:** {value}" for label, value in rows if value not in (None, "")]
 
@@ -177,7 +182,7 @@ def render_markdown(
     )
     out += ["", "| unit | category | items | capacity |", "|---|---|---|---|"]
     out += [
-        f"| {unit['label']} | {unit.get('category') or ''} | {unit['n_items']} | {unit['capacity']} |"
+        f"| {_cell(unit['label'])} | {_cell(unit.get('category'))} | {unit['n_items']} | {unit['capacity']} |"
         for unit in design.get("units", [])
     ]
     out += ["", "## Items", ""]
@@ -223,7 +228,8 @@ def render_markdown(
     if runs:
         out += ["| model | revision | dtype | setting |", "|---|---|---|---|"]
         out += [
-            f"| {run['model']} | {run.get('revision') or ''} | {run.get('dtype') or ''} | `{run['setting_key']}` |"
+            f"| {_cell(run['model'])} | {_cell(run.get('revision'))} | {_cell(run.get('dtype'))} "
+            f"| `{_cell(run['setting_key'])}` |"
             for run in runs
         ]
     else:
@@ -235,7 +241,9 @@ def render_markdown(
         out += ["## Preregistered vs done", ""]
         if deviations:
             out += ["| when | change | how it departs |", "|---|---|---|"]
-            out += [f"| {row['at']} | {row['summary']} | {row['deviation']} |" for row in deviations]
+            out += [
+                f"| {_cell(row['at'])} | {_cell(row['summary'])} | {_cell(row['deviation'])} |" for row in deviations
+            ]
         else:
             out += ["Nothing done since launch departs from the preregistration."]
         out += [""]
