@@ -5,51 +5,19 @@ from django.contrib import admin, messages
 from django.db.models import Avg, Count, FloatField, IntegerField, Q
 from django.db.models.functions import Cast
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from studies import (
     admin_answers,  # noqa: F401 (registers the answers' admin)
     services,
 )
-from studies.access import EXCLUDE_PARTICIPANT, VIEW_STUDY, has_permission, may_manage_access
+from studies.access import EXCLUDE_PARTICIPANT, has_permission, may_manage_access
 from studies.admin_base import ResearcherAdmin
 from studies.flags import FLAGS, participant_flags
 from studies.models import Participant, Preregistration, Study, StudyEvent, Unit
 from studies.pay import hourly_pay
 from studies.selectors import median_minutes, units_with_counts
-
-
-class ReadOnlyStudyInline(admin.TabularInline):
-    """Seen by whoever sees the study; written only by the services (frozen at launch, appended to by
-    each change), never here."""
-
-    extra = 0
-    can_delete = False
-
-    def has_view_permission(self, request, obj=None):
-        return has_permission(request.user, VIEW_STUDY)
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-
-class PreregistrationInline(ReadOnlyStudyInline):
-    model = Preregistration
-    fields = readonly_fields = ["frozen_at", "sha256", "hypotheses", "notes"]
-    verbose_name_plural = "preregistration (frozen at launch; the study page renders it)"
-
-
-class StudyEventInline(ReadOnlyStudyInline):
-    model = StudyEvent
-    fields = readonly_fields = ["at", "kind", "summary", "actor", "data"]
-    ordering = ["at", "pk"]
-    verbose_name_plural = "audit trail (every change after launch)"
 
 
 @admin.register(Study)
@@ -58,10 +26,9 @@ class StudyAdmin(ResearcherAdmin):
     list_display = ["name", "benchmark", "status", "group", "owner", "n_participants", "n_completed", "created_at"]
     list_filter = ["benchmark", "status", "is_imported"]
     search_fields = ["name", "group"]
-    readonly_fields = ["link", "participant_link", "unit_counts", "pay"]
+    readonly_fields = ["link", "participant_link", "unit_counts", "pay", "preregistration", "audit_trail"]
     list_select_related = ["owner"]
     filter_horizontal = ["collaborators"]
-    inlines = [PreregistrationInline, StudyEventInline]
     fieldsets = [
         (None, {"fields": ["name", "benchmark", "status", "group", "link", "participant_link"]}),
         ("Who works on it", {"fields": ["owner", "collaborators"]}),
@@ -94,6 +61,8 @@ class StudyAdmin(ResearcherAdmin):
                 ]
             },
         ),
+        # shown, never edited: frozen at launch, appended to by the services of each change
+        ("Preregistration and audit trail", {"fields": ["preregistration", "audit_trail"]}),
     ]
 
     def add_view(self, request, form_url="", extra_context=None):
@@ -157,6 +126,26 @@ class StudyAdmin(ResearcherAdmin):
                 ((u.label, u.n_items, u.active, u.completed, u.excluded, u.capacity) for u in rows),
             ),
         )
+
+    @admin.display(description="preregistration")
+    def preregistration(self, study: Study) -> str:
+        found = Preregistration.objects.filter(study=study).first() if study.pk else None
+        if found is None:
+            return "—"
+        if not found.is_frozen:
+            return "draft (freezes at launch)"
+        url = reverse("studies:preregistration_download", args=[study.pk, "html"])
+        return format_html(
+            'frozen {} · SHA-256 <code>{}</code> · <a href="{}">printable page</a>', found.frozen_at, found.sha256, url
+        )
+
+    @admin.display(description="audit trail (every change after launch)")
+    def audit_trail(self, study: Study) -> str:
+        events = list(StudyEvent.objects.filter(study=study).select_related("actor")) if study.pk else []
+        if not events:
+            return "—"
+        rows = ((event.at, event.summary, event.actor or "no one signed in") for event in events)
+        return format_html("<ol>{}</ol>", format_html_join("", "<li>{} · {} <small>({})</small></li>", rows))
 
     @admin.display(description="pay (median time)")
     def pay(self, study: Study) -> str:

@@ -90,4 +90,4 @@ def test_the_admin_shows_the_preregistration_and_the_audit_trail_read_only(draft
     html = signed_in(people.owner).get(f"/admin/studies/study/{draft.pk}/change/").content.decode()
     frozen = Preregistration.objects.get(study=draft)
     assert frozen.sha256 in html and "capacity 2 → 3" in html
-    assert 'name="preregistration-0-hypotheses"' not in html and 'name="events-0-summary"' not in html
+    assert 'name="hypotheses"' not in html and 'name="summary"' not in html
