@@ -26,7 +26,7 @@ class StudyAdmin(ResearcherAdmin):
     list_display = ["name", "benchmark", "status", "group", "owner", "n_participants", "n_completed", "created_at"]
     list_filter = ["benchmark", "status", "is_imported"]
     search_fields = ["name", "group"]
-    readonly_fields = ["link", "participant_link", "unit_counts", "pay", "preregistration", "audit_trail"]
+    readonly_fields = ["link", "participant_link", "unit_counts", "pay", "preregistration_frozen", "audit_trail"]
     list_select_related = ["owner"]
     filter_horizontal = ["collaborators"]
     fieldsets = [
@@ -62,7 +62,7 @@ class StudyAdmin(ResearcherAdmin):
             },
         ),
         # shown, never edited: frozen at launch, appended to by the services of each change
-        ("Preregistration and audit trail", {"fields": ["preregistration", "audit_trail"]}),
+        ("Preregistration and audit trail", {"fields": ["preregistration_frozen", "audit_trail"]}),
     ]
 
     def add_view(self, request, form_url="", extra_context=None):
@@ -128,7 +128,7 @@ class StudyAdmin(ResearcherAdmin):
         )
 
     @admin.display(description="preregistration")
-    def preregistration(self, study: Study) -> str:
+    def preregistration_frozen(self, study: Study) -> str:
         found = Preregistration.objects.filter(study=study).first() if study.pk else None
         if found is None:
             return "—"
