@@ -149,7 +149,7 @@ class ModelRunAdmin(ResearcherAdmin):
 
     @admin.action(description="Cancel the selected runs", permissions=["run"])
     def cancel_runs(self, request: HttpRequest, queryset) -> None:
-        runs = [services.modelrun_cancel(run=run) for run in queryset]
+        runs = [services.modelrun_cancel(run=run, actor=request.user) for run in queryset]
         stopping = sum(run.is_stopping for run in runs)
         self.message_user(
             request,

@@ -25,6 +25,7 @@ from annotation.selectors import item_data
 from annotation.services import rating_items_from_answers
 from modelruns import selectors, workers
 from modelruns.models import ModelRun, ModelShard, ModelSpec
+from modelruns.preregistration import run_change_record
 from modelruns.services_instructions import instruction_setting_resolve
 from modelruns.sources import model_source_problem
 from modelruns.tasks import run_shard
@@ -197,8 +198,10 @@ def modelrun_start(
     shard_size: int = DEFAULT_SHARD_SIZE,
     lease_seconds: int = DEFAULT_LEASE_SECONDS,
     enqueue: bool = True,
+    actor: Any = None,
 ) -> StartedRun:
-    """Create a run of `spec` over the study's items and queue its shards.
+    """Create a run of `spec` over the study's items and queue its shards. A run added to a launched
+    study goes into its audit trail (`actor`: who asked for it).
 
     Starting the same model, study and setting again returns the live run (and queues its
     unfinished shards again, which resumes a run whose workers were lost); a failed or cancelled
@@ -248,6 +251,7 @@ def modelrun_start(
             ModelShard.objects.bulk_create(
                 [ModelShard(run=run, index=index, item_ids=ids, size=len(ids)) for index, ids in enumerate(shards)]
             )
+            run_change_record(run=run, added=True, actor=actor)
     except IntegrityError:  # the same run was started a moment ago, elsewhere
         return StartedRun(live.get(), False)
     if enqueue:
@@ -277,7 +281,7 @@ def _shards_enqueue(shard_ids: list[int]) -> None:
     transaction.on_commit(send)
 
 
-def modelrun_cancel(*, run: ModelRun) -> ModelRun:
+def modelrun_cancel(*, run: ModelRun, actor: Any = None) -> ModelRun:
     """Cancel a run; safe to call any number of times (a finished run is left as it is).
 
     A queued run is cancelled at once: its queued tasks find it cancelled and no worker starts
@@ -288,13 +292,16 @@ def modelrun_cancel(*, run: ModelRun) -> ModelRun:
     """
     now = timezone.now()
     # each step is conditional on the status it changes: a worker that starts the run in between wins
-    if ModelRun.objects.filter(pk=run.pk, status=ModelRun.Status.QUEUED).update(
+    cancelled = ModelRun.objects.filter(pk=run.pk, status=ModelRun.Status.QUEUED).update(
         status=ModelRun.Status.CANCELLED, cancel_requested_at=now, finished_at=now
-    ):
-        results_changed(study_ids=[run.study_id])
-    ModelRun.objects.filter(pk=run.pk, status=ModelRun.Status.RUNNING, cancel_requested_at__isnull=True).update(
-        cancel_requested_at=now
     )
+    if cancelled:
+        results_changed(study_ids=[run.study_id])
+    cancelled += ModelRun.objects.filter(
+        pk=run.pk, status=ModelRun.Status.RUNNING, cancel_requested_at__isnull=True
+    ).update(cancel_requested_at=now)
+    if cancelled:  # the first request only: a second click records nothing
+        run_change_record(run=run, added=False, actor=actor)
     run.refresh_from_db()
     if run.is_stopping and not run.shards.filter(status=ModelShard.Status.RUNNING).exists():
         modelrun_end_cancelled(run=run)
@@ -409,6 +416,7 @@ def modelrun_start_many(
     shard_size: int = DEFAULT_SHARD_SIZE,
     lease_seconds: int = DEFAULT_LEASE_SECONDS,
     enqueue: bool = True,
+    actor: Any = None,
 ) -> list[StartedRun]:
     """The runs a researcher asks for (page, command): one with the default setting (plus
     `overrides`), or with `sweep` one per setting of the benchmark's grid (each with `overrides`
@@ -424,7 +432,13 @@ def modelrun_start_many(
         raise ModelRunError(str(exc)) from exc
     return [
         modelrun_start(
-            study=study, spec=spec, setting=setting, shard_size=shard_size, lease_seconds=lease_seconds, enqueue=enqueue
+            study=study,
+            spec=spec,
+            setting=setting,
+            shard_size=shard_size,
+            lease_seconds=lease_seconds,
+            enqueue=enqueue,
+            actor=actor,
         )
         for setting in settings
     ]

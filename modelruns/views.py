@@ -55,7 +55,7 @@ def start(request: HttpRequest, study_id: int) -> HttpResponse:
                 created_by=request.user,
             )
             services.modelrun_start_many(
-                study=study, spec=spec, overrides=form.setting_overrides(), sweep=data["sweep"]
+                study=study, spec=spec, overrides=form.setting_overrides(), sweep=data["sweep"], actor=request.user
             )
         except services.ModelRunError as exc:
             form.add_error(None, str(exc))
@@ -74,7 +74,7 @@ def cancel(request: HttpRequest, study_id: int, run_id: int) -> HttpResponse:
     Who may cancel is who may start; a second click changes nothing."""
     study = get_study_for_researcher(request.user, study_id, RUN_MODEL)
     run = get_object_or_404(ModelRun, pk=run_id, study=study)
-    services.modelrun_cancel(run=run)
+    services.modelrun_cancel(run=run, actor=request.user)
     if not request.htmx:
         return redirect("modelruns:study_runs", study_id=study.pk)
     return _render_runs(request, study, RunStartForm(study=study))

@@ -50,7 +50,9 @@ def create_on_prolific(modeladmin: admin.ModelAdmin, request: HttpRequest, query
         request,
         queryset,
         "create it on Prolific",
-        lambda study: f"{study}: draft {prolific_study_create(study=study).prolific_id} created on Prolific",
+        lambda study: (
+            f"{study}: draft {prolific_study_create(study=study, actor=request.user).prolific_id} created on Prolific"
+        ),
     )
 
 
@@ -66,6 +68,10 @@ class StudyWithProlificAdmin(StudyAdmin):
         return has_permission(request.user, CHANGE_STUDY)
 
 
+def _moved(found: ProlificStudy, action: str, request: HttpRequest) -> ProlificStudy:
+    return prolific_study_transition(prolific_study=found, action=action, actor=request.user)
+
+
 def _transition(action: str) -> Callable:
     @admin.action(description=f"{action.capitalize()} on Prolific", permissions=["prolific"])
     def run(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[ProlificStudy]) -> None:
@@ -74,9 +80,7 @@ def _transition(action: str) -> Callable:
             request,
             queryset,
             action,
-            lambda found: (
-                f"{found.study}: {prolific_study_transition(prolific_study=found, action=action).get_status_display()}"
-            ),
+            lambda found: f"{found.study}: {_moved(found, action, request).get_status_display()}",
         )
 
     run.__name__ = f"{action}_on_prolific"
@@ -156,6 +160,7 @@ class ProlificStudyAdmin(StudyPermissionAdmin):
                 value=data["target_value"],
                 max_spend_pence=data["max_spend_pence"],
                 step=data["target_step"],
+                actor=request.user,
             )
         except ProlificStudyError as exc:
             self.message_user(request, str(exc), messages.ERROR)

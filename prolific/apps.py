@@ -6,3 +6,10 @@ from django.apps import AppConfig
 class ProlificConfig(AppConfig):
     name = "prolific"
     verbose_name = "Prolific"
+
+    def ready(self) -> None:
+        from prolific.preregistration import study_recruitment
+        from studies.preregistration import register_section
+
+        # the preregistration's stopping rule names the precision target; studies cannot import it
+        register_section("recruitment", study_recruitment)

@@ -16,6 +16,7 @@ from parity.stats import Rating, accuracy_summary
 from parity.stats.recruitment import RAISE, STOP, Decision, Standing, Target, affordable_places, describe, next_action
 from prolific.client import ProlificClient
 from prolific.models import ProlificFlag, ProlificStudy, RecruitmentPoint, RecruitTarget
+from prolific.preregistration import prolific_change_record, recruitment_plan
 from prolific.services import ProlificStudyError, prolific_places_raise, prolific_study_transition, study_places
 from studies.models import Participant, Response, Unit
 
@@ -23,7 +24,13 @@ Status = Participant.Status
 
 
 def prolific_recruit_configure(
-    *, prolific_study: ProlificStudy, kind: str, value: float, max_spend_pence: int, step: int | None = None
+    *,
+    prolific_study: ProlificStudy,
+    kind: str,
+    value: float,
+    max_spend_pence: int,
+    step: int | None = None,
+    actor: Any = None,
 ) -> ProlificStudy:
     """Set (or, with kind "", clear) the study's recruitment target and budget."""
     if kind and kind not in RecruitTarget.values:
@@ -36,7 +43,16 @@ def prolific_recruit_configure(
     prolific_study.target_value = value if kind else None
     prolific_study.max_spend_pence = max_spend_pence if kind else None
     prolific_study.target_step = step if step is not None else prolific_study.target_step
+    before = recruitment_plan(ProlificStudy.objects.select_related("study").get(pk=prolific_study.pk))
     prolific_study.save(update_fields=["target_kind", "target_value", "max_spend_pence", "target_step"])
+    after = recruitment_plan(prolific_study)
+    if after != before:
+        prolific_change_record(
+            prolific_study=prolific_study,
+            summary=f"Recruitment target: {after['rule'] if after else 'none'}",
+            data={"action": "target", "target": after},
+            actor=actor,
+        )
     return prolific_study
 
 

@@ -17,6 +17,7 @@ from django.utils.dateparse import parse_datetime
 
 from prolific.client import ProlificClient, ProlificError, Submission
 from prolific.models import ProlificEvent, ProlificFlag, ProlificHookSecret, ProlificStudy, ProlificSubmission
+from prolific.preregistration import prolific_change_record
 from prolific.selectors import prolific_study_of_submission
 from studies.models import Participant, Study
 from studies.services import participants_mark_returned
@@ -87,7 +88,7 @@ def study_fields(study: Study, places: int) -> dict[str, Any]:
 
 
 def prolific_study_create(
-    *, study: Study, places: int | None = None, client: ProlificClient | None = None
+    *, study: Study, places: int | None = None, client: ProlificClient | None = None, actor: Any = None
 ) -> ProlificStudy:
     """Create the study as a draft on Prolific (not yet published) and remember its id.
 
@@ -113,16 +114,23 @@ def prolific_study_create(
             ) from None
         if not isinstance(answer, dict) or not answer.get("id"):
             raise ProlificError(f"Prolific created no study for {study.name!r} (its answer names no id)")
-        return ProlificStudy.objects.create(
+        created = ProlificStudy.objects.create(
             study=study,
             prolific_id=str(answer["id"]),
             places=places,
             status=answer.get("status") or ProlificStudy.Status.UNPUBLISHED,
         )
+        prolific_change_record(
+            prolific_study=created,
+            summary=f"Created on Prolific with {places} places",
+            data={"action": "create", "places": places},
+            actor=actor,
+        )
+        return created
 
 
 def prolific_study_transition(
-    *, prolific_study: ProlificStudy, action: str, client: ProlificClient | None = None
+    *, prolific_study: ProlificStudy, action: str, client: ProlificClient | None = None, actor: Any = None
 ) -> ProlificStudy:
     """Publish, pause, start (resume) or stop the study on Prolific."""
     if action not in TRANSITIONS:
@@ -137,11 +145,17 @@ def prolific_study_transition(
     status = answer.get("status") if isinstance(answer, dict) else None
     prolific_study.status = status if status in ProlificStudy.Status.values else expected
     prolific_study.save(update_fields=["status"])
+    prolific_change_record(
+        prolific_study=prolific_study,
+        summary=f"On Prolific: {action} ({prolific_study.get_status_display().lower()})",
+        data={"action": action, "status": prolific_study.status},
+        actor=actor,
+    )
     return prolific_study
 
 
 def prolific_places_raise(
-    *, prolific_study: ProlificStudy, places: int, client: ProlificClient | None = None
+    *, prolific_study: ProlificStudy, places: int, client: ProlificClient | None = None, actor: Any = None
 ) -> ProlificStudy:
     """Raise `total_available_places` (Prolific never lowers it)."""
     if places <= prolific_study.places:
@@ -149,8 +163,14 @@ def prolific_places_raise(
             f"Prolific's places can only be raised: the study has {prolific_study.places}, {places} asked"
         )
     client_default(client).study_update(prolific_study.prolific_id, {"total_available_places": places})
-    prolific_study.places = places
+    before, prolific_study.places = prolific_study.places, places
     prolific_study.save(update_fields=["places"])
+    prolific_change_record(
+        prolific_study=prolific_study,
+        summary=f"Places on Prolific raised from {before} to {places}",
+        data={"action": "raise", "from": before, "places": places},
+        actor=actor,
+    )
     return prolific_study
 
 

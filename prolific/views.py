@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
@@ -23,18 +25,18 @@ def study_prolific(request: HttpRequest, study_id: int) -> HttpResponse:
     """The owner and collaborators holding `studies.change_study` move the study on Prolific."""
     study = get_study_for_researcher(request.user, study_id, CHANGE_STUDY)
     try:
-        messages.success(request, _act(study, request.POST.get("action", "")))
+        messages.success(request, _act(study, request.POST.get("action", ""), request.user))
     except (ProlificError, ProlificStudyError) as exc:
         messages.error(request, f"Prolific: {exc}")
     return redirect("studies:detail", study.pk)
 
 
-def _act(study: Study, action: str) -> str:
+def _act(study: Study, action: str, actor: Any) -> str:
     if action == "create":
-        found = prolific_study_create(study=study)
+        found = prolific_study_create(study=study, actor=actor)
         return f"Created on Prolific as a draft ({found.prolific_id}, {found.places} places): publish it when ready."
     found = prolific_study_of(study)
     if found is None:
         raise ProlificStudyError("the study is not on Prolific yet: create it there first")
-    found = prolific_study_transition(prolific_study=found, action=action)
+    found = prolific_study_transition(prolific_study=found, action=action, actor=actor)
     return f"On Prolific: {found.get_status_display().lower()}."

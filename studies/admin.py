@@ -5,6 +5,7 @@ from django.contrib import admin, messages
 from django.db.models import Avg, Count, FloatField, IntegerField, Q
 from django.db.models.functions import Cast
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from studies import (
@@ -14,7 +15,7 @@ from studies import (
 from studies.access import EXCLUDE_PARTICIPANT, has_permission, may_manage_access
 from studies.admin_base import ResearcherAdmin
 from studies.flags import FLAGS, participant_flags
-from studies.models import Participant, Study, Unit
+from studies.models import Participant, Preregistration, Study, StudyEvent, Unit
 from studies.pay import hourly_pay
 from studies.selectors import median_minutes, units_with_counts
 
@@ -25,7 +26,7 @@ class StudyAdmin(ResearcherAdmin):
     list_display = ["name", "benchmark", "status", "group", "owner", "n_participants", "n_completed", "created_at"]
     list_filter = ["benchmark", "status", "is_imported"]
     search_fields = ["name", "group"]
-    readonly_fields = ["link", "participant_link", "unit_counts", "pay"]
+    readonly_fields = ["link", "participant_link", "unit_counts", "pay", "preregistration_frozen", "audit_trail"]
     list_select_related = ["owner"]
     filter_horizontal = ["collaborators"]
     fieldsets = [
@@ -60,6 +61,8 @@ class StudyAdmin(ResearcherAdmin):
                 ]
             },
         ),
+        # shown, never edited: frozen at launch, appended to by the services of each change
+        ("Preregistration and audit trail", {"fields": ["preregistration_frozen", "audit_trail"]}),
     ]
 
     def add_view(self, request, form_url="", extra_context=None):
@@ -81,7 +84,9 @@ class StudyAdmin(ResearcherAdmin):
 
     def save_model(self, request, obj, form, change):
         m2m = {field.name for field in Study._meta.many_to_many}  # written by save_related
-        services.study_update(study=obj, fields=[name for name in form.changed_data if name not in m2m])
+        services.study_update(
+            study=obj, fields=[name for name in form.changed_data if name not in m2m], actor=request.user
+        )
 
     def get_queryset(self, request):
         return (
@@ -122,6 +127,26 @@ class StudyAdmin(ResearcherAdmin):
             ),
         )
 
+    @admin.display(description="preregistration")
+    def preregistration_frozen(self, study: Study) -> str:
+        found = Preregistration.objects.filter(study=study).first() if study.pk else None
+        if found is None:
+            return "—"
+        if not found.is_frozen:
+            return "draft (freezes at launch)"
+        url = reverse("studies:preregistration_download", args=[study.pk, "html"])
+        return format_html(
+            'frozen {} · SHA-256 <code>{}</code> · <a href="{}">printable page</a>', found.frozen_at, found.sha256, url
+        )
+
+    @admin.display(description="audit trail (every change after launch)")
+    def audit_trail(self, study: Study) -> str:
+        events = list(StudyEvent.objects.filter(study=study).select_related("actor")) if study.pk else []
+        if not events:
+            return "—"
+        rows = ((event.at, event.summary, event.actor or "no one signed in") for event in events)
+        return format_html("<ol>{}</ol>", format_html_join("", "<li>{} · {} <small>({})</small></li>", rows))
+
     @admin.display(description="pay (median time)")
     def pay(self, study: Study) -> str:
         median = median_minutes(study) if study.pk else None
@@ -146,7 +171,7 @@ class UnitAdmin(ResearcherAdmin):
         return False
 
     def save_model(self, request, obj, form, change):
-        services.unit_set_capacity(unit=obj, capacity=form.cleaned_data["capacity"])
+        services.unit_set_capacity(unit=obj, capacity=form.cleaned_data["capacity"], actor=request.user)
 
 
 class ExcludedFilter(admin.SimpleListFilter):
@@ -299,6 +324,7 @@ class ParticipantAdmin(ResearcherAdmin):
         count = services.participants_exclude(
             participant_ids=list(queryset.values_list("pk", flat=True)),
             reason=f"excluded by {request.user.get_username()}",
+            actor=request.user,
         )
         self.message_user(request, f"{count} participant(s) excluded.", messages.SUCCESS)
 
@@ -310,7 +336,9 @@ class ParticipantAdmin(ResearcherAdmin):
             form = ExclusionReasonForm(request.POST)
             if form.is_valid():
                 count = services.participants_exclude(
-                    participant_ids=list(queryset.values_list("pk", flat=True)), reason=form.cleaned_data["reason"]
+                    participant_ids=list(queryset.values_list("pk", flat=True)),
+                    reason=form.cleaned_data["reason"],
+                    actor=request.user,
                 )
                 self.message_user(request, f"{count} participant(s) excluded.", messages.SUCCESS)
                 return None
@@ -333,7 +361,9 @@ class ParticipantAdmin(ResearcherAdmin):
 
     @admin.action(description="Include in results again", permissions=["exclude"])
     def include_participants(self, request, queryset):
-        count = services.participants_include(participant_ids=list(queryset.values_list("pk", flat=True)))
+        count = services.participants_include(
+            participant_ids=list(queryset.values_list("pk", flat=True)), actor=request.user
+        )
         self.message_user(request, f"{count} participant(s) included.", messages.SUCCESS)
 
     @admin.action(description="Mark as returned on Prolific (frees the slot)", permissions=["exclude"])

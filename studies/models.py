@@ -317,3 +317,73 @@ class Response(models.Model):
 
     def __str__(self) -> str:
         return f"{self.participant} #{self.position}: {self.raw_answer[:30]}"
+
+
+class Preregistration(models.Model):
+    """What the researcher planned before the data came in: their hypotheses and notes, and, from
+    launch on, the whole plan frozen as one JSON document with its SHA-256 (`studies.preregistration`).
+    Written only by `studies.services_preregistration`; once frozen it never changes."""
+
+    study = models.OneToOneField(Study, on_delete=models.CASCADE, related_name="preregistration")
+    hypotheses = models.TextField(blank=True, help_text="what the study is expected to show, written before launch")
+    notes = models.TextField(blank=True, help_text="anything else planned: analyses, comparisons, caveats")
+    document = models.JSONField(null=True, blank=True, help_text="the plan as frozen at launch")
+    sha256 = models.CharField(max_length=64, blank=True, help_text="SHA-256 of the document's canonical JSON")
+    frozen_at = models.DateTimeField(null=True, blank=True, help_text="when the study was launched")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            # frozen means all three: a document, its hash and the time; a draft's has none of them
+            models.CheckConstraint(
+                condition=(
+                    models.Q(frozen_at__isnull=True, sha256="", document__isnull=True)
+                    | (models.Q(frozen_at__isnull=False, document__isnull=False) & ~models.Q(sha256=""))
+                ),
+                name="preregistration_frozen_whole",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Preregistration of {self.study.name}"
+
+    @property
+    def is_frozen(self) -> bool:
+        return self.frozen_at is not None
+
+
+class StudyEvent(models.Model):
+    """One change to a study after its launch: the audit trail, written by the service that makes
+    the change (`studies.services_preregistration.study_event_record`), never edited."""
+
+    class Kind(models.TextChoices):
+        LAUNCHED = "launched", "Launched (preregistration frozen)"
+        STATUS = "status", "Status changed"
+        PLACES = "places", "Places changed"
+        SETTINGS = "settings", "Settings changed"
+        EXCLUDED = "excluded", "Participants excluded"
+        INCLUDED = "included", "Participants included again"
+        ERASED = "erased", "Participant erased on request"
+        RUN_ADDED = "run_added", "Model run added"
+        RUN_CANCELLED = "run_cancelled", "Model run cancelled"
+        PROLIFIC = "prolific", "Prolific action"
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="events")
+    at = models.DateTimeField(default=timezone.now)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="who made the change (empty: a command, a worker or Prolific)",
+    )
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    summary = models.CharField(max_length=300)
+    data = models.JSONField(default=dict, blank=True, help_text="what changed, from what to what")
+
+    class Meta:
+        ordering = ["study_id", "at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.study.name} · {self.at:%Y-%m-%d %H:%M} · {self.summary}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import median
+from typing import Any
 
 from django.db.models import Count, Q, QuerySet
 from django.http import Http404
@@ -14,7 +15,8 @@ from annotation.models import Item
 from annotation.selectors import item_data
 from parity import benchmarks
 from parity.benchmarks.base import Screen
-from studies.models import Participant, Response, Study, Unit
+from studies.models import Participant, Preregistration, Response, Study, Unit
+from studies.preregistration import rendered
 
 
 def get_study_by_link(link: str) -> Study:
@@ -147,3 +149,31 @@ def participants_in_order(study: Study) -> QuerySet[Participant]:
         .defer(*Participant.IDENTITY_FIELDS)
         .order_by("started_at", "id")
     )
+
+
+def preregistration_export(study: Study) -> dict[str, Any] | None:
+    """The study's preregistration for a replication bundle: its Markdown and printable HTML, its
+    SHA-256 and freezing time, the frozen document, the "preregistered vs done" deviations and the
+    whole audit trail; None when the study has none (an imported study, or one from before it)."""
+    found = Preregistration.objects.filter(study=study).first()
+    if found is None:
+        return None
+    shown = rendered(study, found)
+    return {
+        "markdown": shown["markdown"],
+        "html": shown["html"],
+        "sha256": shown["sha256"],
+        "frozen_at": shown["frozen_at"],
+        "document": shown["document"],
+        "deviations": shown["deviations"],
+        "audit": [
+            {
+                "at": event.at,
+                "kind": event.kind,
+                "summary": event.summary,
+                "actor": event.actor,
+                "data": dict(event.data),
+            }
+            for event in shown["events"]
+        ],
+    }

@@ -20,8 +20,16 @@ from parity import benchmarks
 from parity.benchmarks.base import seeded_rng
 from studies import closing
 from studies.changes import results_changed
-from studies.models import Participant, Study, Unit, UnitItem
+from studies.models import Participant, Study, StudyEvent, Unit, UnitItem
 from studies.services_erasure import erased_token, identities_erase
+from studies.services_preregistration import (
+    capacity_change_record,
+    participants_change_record,
+    preregistration_freeze,
+    settings_changed_record,
+    status_change_record,
+    study_event_record,
+)
 
 
 class StudyError(ValueError):
@@ -40,7 +48,8 @@ def study_create(
     **fields: Any,
 ) -> Study:
     """Create a study and its units from the imported items, following the benchmark's design.
-    `owner` (a user) sees and acts on it; without one only superusers do."""
+    `owner` (a user) sees and acts on it; without one only superusers do. One created live is
+    launched at once: its preregistration (the automatic part) freezes now."""
     definition = benchmarks.get(benchmark)
     if Study.objects.filter(name=name).exists():
         raise StudyError(f"a study named {name!r} already exists")
@@ -62,23 +71,33 @@ def study_create(
         **fields,
     )
     units_create(study=study, plan=plan)
+    if study.status == Study.Status.LIVE and not study.is_imported:
+        preregistration_freeze(study=study, actor=owner)
     return study
 
 
-def study_update(*, study: Study, fields: list[str]) -> Study:
+def study_update(*, study: Study, fields: list[str], actor: Any = None) -> Study:
     """Write a researcher's edits of `fields` only: the counters other services write on the same row
-    (`pseudonyms_issued`, as participants enter) are never written back from a stale copy."""
+    (`pseudonyms_issued`, as participants enter) are never written back from a stale copy. A launched
+    study's changes go into its audit trail, from the values stored before."""
     if fields:
-        study.save(update_fields=fields)
+        with transaction.atomic():
+            before = Study.objects.filter(pk=study.pk).values(*fields).first() or {}
+            study.save(update_fields=fields)
+            settings_changed_record(study=study, before=before, actor=actor)
         results_changed(study_ids=[study.pk])
     return study
 
 
-def unit_set_capacity(*, unit: Unit, capacity: int) -> Unit:
+@transaction.atomic
+def unit_set_capacity(*, unit: Unit, capacity: int, actor: Any = None) -> Unit:
     """How many participants complete `unit`; those already assigned keep their place."""
+    before = Unit.objects.values_list("capacity", flat=True).get(pk=unit.pk)
     unit.capacity = capacity
     unit.save(update_fields=["capacity"])
     results_changed(study_ids=[unit.study_id])
+    if before != capacity:
+        capacity_change_record(unit=unit, before=before, actor=actor)
     return unit
 
 
@@ -98,9 +117,10 @@ STATUS_MOVES: dict[str, tuple[str, ...]] = {
 }
 
 
-def study_set_status(*, study: Study, status: str) -> Study:
+def study_set_status(*, study: Study, status: str, actor: Any = None) -> Study:
     """Launch, pause, resume or close a study. Paused or closed, it lets nobody new in; those already
-    working may finish (Prolific lets a participant who started complete their submission)."""
+    working may finish (Prolific lets a participant who started complete their submission). Launching
+    freezes the preregistration; every later move goes into the audit trail."""
     with transaction.atomic():
         # the row lock orders this with `participant_enter`, which reads the status under the same lock
         locked = Study.objects.select_for_update().get(pk=study.pk)
@@ -109,9 +129,13 @@ def study_set_status(*, study: Study, status: str) -> Study:
         if status not in STATUS_MOVES.get(locked.status, ()):
             wanted = Study.Status(status).label.lower() if status in Study.Status.values else repr(status)
             raise StudyError(f"A {locked.get_status_display().lower()} study cannot become {wanted}.")
-        locked.status = status
+        before, locked.status = locked.status, status
         locked.save(update_fields=["status"])
         results_changed(study_ids=[study.pk])
+        if before == Study.Status.DRAFT:
+            preregistration_freeze(study=locked, actor=actor)
+        else:
+            status_change_record(study=locked, before=before, actor=actor)
     study.status = status
     return study
 
@@ -399,15 +423,23 @@ def item_mark_shown(*, participant: Participant) -> Participant:
     return participant
 
 
-def participants_exclude(*, participant_ids: list[int], reason: str) -> int:
+@transaction.atomic
+def participants_exclude(*, participant_ids: list[int], reason: str, actor: Any = None) -> int:
+    """A researcher's exclusion (the attention-check rule excludes in `response_submit`); a launched
+    study's goes into its audit trail."""
     chosen = Participant.objects.filter(pk__in=participant_ids)
     results_changed(study_ids=chosen.values_list("study_id", flat=True).distinct())
+    changed = list(chosen.filter(excluded=False).values_list("pk", flat=True))
+    participants_change_record(participant_ids=changed, kind=StudyEvent.Kind.EXCLUDED, reason=reason, actor=actor)
     return chosen.update(excluded=True, exclusion_reason=reason)
 
 
-def participants_include(*, participant_ids: list[int]) -> int:
+@transaction.atomic
+def participants_include(*, participant_ids: list[int], actor: Any = None) -> int:
     chosen = Participant.objects.filter(pk__in=participant_ids)
     results_changed(study_ids=chosen.values_list("study_id", flat=True).distinct())
+    changed = list(chosen.filter(excluded=True).values_list("pk", flat=True))
+    participants_change_record(participant_ids=changed, kind=StudyEvent.Kind.INCLUDED, actor=actor)
     return chosen.update(excluded=False, exclusion_reason="")
 
 
@@ -478,6 +510,12 @@ def participant_erase(
         replacement = erased_token()
         identities_erase(participant=participant, pid_replacement=replacement)
         results_changed(study_ids=[study.pk])
+        study_event_record(
+            study=participant.study,
+            kind=StudyEvent.Kind.ERASED,
+            summary=f"{participant.pseudonym} erased on request" + (" with their answers" if delete_answers else ""),
+            data={"participant": participant.pseudonym, "answers_deleted": result.answers_deleted},
+        )
         if delete_answers:
             participant.delete()
             return result

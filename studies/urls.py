@@ -13,4 +13,10 @@ urlpatterns = [
     path("<int:study_id>/status/", views.study_status, name="status"),
     path("<int:study_id>/edit/", views.study_edit, name="edit"),
     path("<int:study_id>/duplicate/", views.study_copy, name="duplicate"),
+    path("<int:study_id>/preregistration/", views.preregistration_save, name="preregistration"),
+    path(
+        "<int:study_id>/preregistration.<str:fmt>",
+        views.preregistration_download,
+        name="preregistration_download",
+    ),
 ]

@@ -58,6 +58,7 @@ KNOWN_WRITES = {
     "studies:edit",
     "studies:status",
     "studies:duplicate",
+    "studies:preregistration",
     "modelruns:start",
     "modelruns:cancel",
     "modelruns:rate",

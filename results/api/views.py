@@ -255,9 +255,9 @@ class ParticipantExclusionApi(ResearcherApi):
         given = self.given(request.data)
         if given["excluded"]:
             reason = given["reason"] or f"excluded by {request.user.get_username()}"
-            participants_exclude(participant_ids=[participant.pk], reason=reason)
+            participants_exclude(participant_ids=[participant.pk], reason=reason, actor=request.user)
         else:
-            participants_include(participant_ids=[participant.pk])
+            participants_include(participant_ids=[participant.pk], actor=request.user)
         participant.refresh_from_db()
         return Response(ParticipantOutput(participant).data)
 

@@ -187,7 +187,7 @@ class StudyStatusApi(ResearcherApi):
         changed = study.status != wanted
         if changed:
             try:
-                study_set_status(study=study, status=wanted)
+                study_set_status(study=study, status=wanted, actor=request.user)
             except StudyError as exc:
                 raise Conflict(str(exc)) from exc
         return Response(self.OutputSerializer(study, context={"changed": changed}).data)
@@ -278,7 +278,9 @@ class ModelRunStartApi(ResearcherApi):
                 kind=given["kind"],
                 created_by=request.user,
             )
-            started = modelrun_start_many(study=study, spec=spec, overrides=given["setting"], sweep=given["sweep"])
+            started = modelrun_start_many(
+                study=study, spec=spec, overrides=given["setting"], sweep=given["sweep"], actor=request.user
+            )
         except ModelRunError as exc:
             raise serializers.ValidationError({API_NAMES["__all__"]: [str(exc)]}) from exc
         created = {each.run.pk: each.created for each in started}
@@ -312,7 +314,7 @@ class ModelRunCancelApi(ResearcherApi):
         if run is None:
             raise Http404("No model run of this study has this id.")
         was = run.status
-        run = modelrun_cancel(run=run)
+        run = modelrun_cancel(run=run, actor=request.user)
         if run.status != ModelRun.Status.CANCELLED:
             raise Conflict(
                 f"Run {run.pk} is {run.get_status_display().lower()}: only a queued or running run can be cancelled."

@@ -14,8 +14,9 @@ from annotation.models import Item
 from annotation.selectors import item_data
 from parity import benchmarks
 from parity.benchmarks.timing import TimeEstimate
-from studies.models import Participant, Study
+from studies.models import Participant, Preregistration, Study
 from studies.pay import PROLIFIC_RECOMMENDED_PENCE_PER_HOUR, HourlyPay, hourly_pay, reward_for
+from studies.preregistration import rendered
 from studies.services import STATUS_MOVES, definition_asset
 
 
@@ -166,3 +167,31 @@ def _longest_unit(benchmark: str, design: dict[str, Any]) -> int | None:
     units = definition.build_units([item_data(item) for item in items], definition.resolve_design(design, assets))
     longest = max((len(unit) for unit in units), default=0)
     return longest + int(design.get("attention_checks", 0)) if longest else None
+
+
+@dataclass(frozen=True)
+class PreregistrationPanel:
+    """The study page's preregistration: the researcher's text, the document (frozen, or as it would
+    freeze now), its renderings, the audit trail and the deviations."""
+
+    preregistration: Preregistration | None
+    rendered: dict[str, Any]
+
+    @property
+    def frozen(self) -> bool:
+        return self.preregistration is not None and self.preregistration.is_frozen
+
+    @property
+    def initial(self) -> dict[str, str]:
+        found = self.preregistration
+        return {"hypotheses": found.hypotheses, "notes": found.notes} if found else {}
+
+
+def preregistration_panel(study: Study) -> PreregistrationPanel | None:
+    """None for an imported study, and for one launched before preregistrations existed."""
+    if study.is_imported:
+        return None
+    found = Preregistration.objects.filter(study=study).first()
+    if found is None and study.status != Study.Status.DRAFT:
+        return None
+    return PreregistrationPanel(found, rendered(study, found))

@@ -7,8 +7,9 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.services import item_set_import
@@ -18,10 +19,13 @@ from studies.models import Study
 from studies.pay import PROLIFIC_MINIMUM_PENCE_PER_HOUR, PROLIFIC_RECOMMENDED_PENCE_PER_HOUR, hourly_pay
 from studies.services import StudyError, study_create, study_set_status
 from studies.services_edit import study_draft_update, study_duplicate
+from studies.services_preregistration import PreregistrationError, preregistration_update
 from studies.workflow.forms import (
     DESIGN_PREFIX,
     BenchmarkChoiceForm,
     ItemSetImportForm,
+    PreregistrationForm,
+    PreregistrationFormatForm,
     StatusForm,
     StudyForm,
     named_set_choices,
@@ -30,6 +34,7 @@ from studies.workflow.selectors import (
     DesignEstimate,
     benchmark_options,
     design_estimate,
+    preregistration_panel,
     prolific_settings,
     study_page,
 )
@@ -181,6 +186,7 @@ def _pence(value: object) -> int:
 def study_detail(request: HttpRequest, study_id: int) -> HttpResponse:
     study = get_study_for_researcher(request.user, study_id)
     page = study_page(study)
+    panel = preregistration_panel(study)
     context = {
         "page": page,
         "study": study,
@@ -189,8 +195,45 @@ def study_detail(request: HttpRequest, study_id: int) -> HttpResponse:
         "moves": [(status, MOVE_LABELS[status]) for status in page.moves],
         # a draft's too: its Prolific study may be set up before the launch here
         "prolific": prolific_settings(study) if not study.is_imported else [],
+        "preregistration": panel,
+        "preregistration_form": PreregistrationForm(initial=panel.initial) if panel else None,
     }
     return render(request, "studies/study_detail.html", context)
+
+
+@login_required
+@require_POST
+def preregistration_save(request: HttpRequest, study_id: int) -> HttpResponse:
+    """Write a draft's hypotheses and notes: those who may change the study; refused once launched."""
+    study = get_study_for_researcher(request.user, study_id, CHANGE_STUDY)
+    form = PreregistrationForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, " ".join(error for errors in form.errors.values() for error in errors))
+        return redirect("studies:detail", study.pk)
+    try:
+        preregistration_update(study=study, **form.cleaned_data)
+    except PreregistrationError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, "The preregistration is saved; it freezes when you launch the study.")
+    return redirect(reverse("studies:detail", args=[study.pk]) + "#preregistration")
+
+
+@login_required
+@require_GET
+def preregistration_download(request: HttpRequest, study_id: int, fmt: str) -> HttpResponse:
+    """The preregistration as Markdown (a file) or as a standalone printable HTML page (print it to
+    PDF); a draft's shows what would freeze now."""
+    study = get_study_for_researcher(request.user, study_id)
+    form = PreregistrationFormatForm({"fmt": fmt})
+    shown = preregistration_panel(study)
+    if not form.is_valid() or shown is None:
+        raise Http404("This study has no preregistration.")
+    if form.cleaned_data["fmt"] == "html":
+        return HttpResponse(shown.rendered["html"], content_type="text/html; charset=utf-8")
+    response = HttpResponse(shown.rendered["markdown"], content_type="text/markdown; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="preregistration-{study.link}.md"'
+    return response
 
 
 @login_required
@@ -203,7 +246,7 @@ def study_status(request: HttpRequest, study_id: int) -> HttpResponse:
         messages.error(request, "Choose what to do with the study.")
         return redirect("studies:detail", study.pk)
     try:
-        study_set_status(study=study, status=form.cleaned_data["status"])
+        study_set_status(study=study, status=form.cleaned_data["status"], actor=request.user)
     except StudyError as exc:
         messages.error(request, str(exc))
     else:

@@ -1,0 +1,46 @@
+"""What a study's preregistration says of its model runs: the runs it has at launch (queued,
+running or done; a failed or cancelled one is not planned) are the models and settings to be run.
+Registered as the document's "runs" section in `ModelrunsConfig.ready()`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from modelruns.models import ModelRun
+from studies.models import Study, StudyEvent
+from studies.services_preregistration import study_event_record
+
+
+def run_plan(run: ModelRun) -> dict[str, Any]:
+    """A run as the preregistration and the audit trail name it (the same keys, compared as is)."""
+    spec = run.spec
+    return {
+        "model": spec.name,
+        "source": spec.model,
+        "revision": spec.revision,
+        "dtype": spec.dtype,
+        "kind": spec.kind,
+        "setting_key": run.setting_key,
+    }
+
+
+def planned_runs(study: Study) -> list[dict[str, Any]]:
+    runs = (
+        ModelRun.objects.filter(study=study)
+        .exclude(status__in=[ModelRun.Status.FAILED, ModelRun.Status.CANCELLED])
+        .select_related("spec")
+        .order_by("spec__name", "setting_key")
+    )
+    return [run_plan(run) for run in runs]
+
+
+def run_change_record(*, run: ModelRun, added: bool, actor: Any = None) -> StudyEvent | None:
+    data = {"run": run.pk, **run_plan(run)}
+    verb = "Run added" if added else "Run cancelled"
+    return study_event_record(
+        study=run.study,
+        kind=StudyEvent.Kind.RUN_ADDED if added else StudyEvent.Kind.RUN_CANCELLED,
+        summary=f"{verb}: {run.spec.name}, setting {run.setting_key}",
+        data=data,
+        actor=actor,
+    )

@@ -1,0 +1,191 @@
+"""Reads for a study's preregistration: the document built from what Parity knows about the study,
+its items' canonical serialisation, and the audit trail compared with it.
+
+Apps above `studies` add what only they know (the Prolific recruitment target, the model runs
+planned) by registering a section in their `AppConfig.ready()`: studies never imports them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.template.loader import render_to_string
+
+from annotation.models import Item
+from parity import preregistration as plan
+from studies.models import Preregistration, Study, StudyEvent, UnitItem
+from studies.pay import hourly_pay
+
+#: name → what an upper app adds to the document for a study (JSON-friendly, or None for nothing)
+SECTIONS: dict[str, Callable[[Study], Any]] = {}
+
+
+def register_section(name: str, provider: Callable[[Study], Any]) -> None:
+    SECTIONS[name] = provider
+
+
+def items_serialisation(study: Study) -> list[dict[str, Any]]:
+    """The study's items, canonically (see `parity.preregistration`): per unit in order, each item's
+    key, prompt and gold in the order participants get them before any shuffling."""
+    rows = (
+        UnitItem.objects.filter(unit__study=study)
+        .order_by("unit__position", "order")
+        .values_list("unit__label", "item__key", "item__prompt", "item__gold")
+    )
+    units: list[dict[str, Any]] = []
+    for label, key, prompt, gold in rows:
+        if not units or units[-1]["unit"] != label:
+            units.append({"unit": label, "items": []})
+        units[-1]["items"].append({"key": key, "prompt": prompt, "gold": gold})
+    return units
+
+
+def attention_serialisation(study: Study) -> list[dict[str, Any]]:
+    """The pool the attention checks are drawn from, in key order."""
+    rows = (
+        Item.objects.filter(
+            benchmark=study.benchmark,
+            is_attention_check=True,
+            key__startswith=study.definition.item_scope(study.design),
+        )
+        .order_by("key")
+        .values_list("key", "prompt", "gold")
+    )
+    return [{"key": key, "prompt": prompt, "gold": gold} for key, prompt, gold in rows]
+
+
+def _exclusion_rule(study: Study) -> str:
+    if not study.attention_checks or not study.exclude_at:
+        return "no participant is excluded automatically"
+    return (
+        f"a participant failing {study.exclude_at} or more of their {study.attention_checks} attention checks is "
+        "excluded at once (their answers stay stored but out of the results) and gets the failed-check code"
+    )
+
+
+def _stopping_rule(precision: dict[str, Any] | None, places: int) -> str:
+    if precision:
+        return (
+            f"recruit on Prolific until {precision['rule']}, raising the places by {precision['step']} at a time, "
+            f"spending at most £{precision['max_spend_pence'] / 100:.2f}; then stop"
+        )
+    return f"all places filled: {places} completed, non-excluded participants (a freed place is offered again)"
+
+
+def study_document(study: Study, hypotheses: str = "", notes: str = "") -> dict[str, Any]:
+    """Everything Parity knows of the study's plan, as one JSON-friendly dict."""
+    units = list(study.units.order_by("position"))
+    items = items_serialisation(study)
+    by_label = {entry["unit"]: len(entry["items"]) for entry in items}
+    attention = attention_serialisation(study)
+    places = sum(unit.capacity for unit in units)
+    extra = {name: provider(study) for name, provider in sorted(SECTIONS.items())}
+    precision = extra.get("recruitment")
+    return {
+        "version": plan.DOCUMENT_VERSION,
+        "study": {
+            "name": study.name,
+            "benchmark": study.benchmark,
+            "benchmark_title": study.definition.title,
+        },
+        "hypotheses": hypotheses,
+        "notes": notes,
+        "design": {
+            "settings": study.design,
+            "n_units": len(units),
+            "places": places,
+            "units": [
+                {
+                    "label": unit.label,
+                    "category": unit.category,
+                    "n_items": by_label.get(unit.label, 0),
+                    "capacity": unit.capacity,
+                }
+                for unit in units
+            ],
+        },
+        "items": {
+            "n_items": sum(by_label.values()),
+            "n_units": len(items),
+            "sha256": plan.sha256_of(items),
+            "n_attention_items": len(attention),
+            "attention_sha256": plan.sha256_of(attention),
+            "serialisation": "canonical JSON (UTF-8, sorted keys, no whitespace) of "
+            '[{"unit": label, "items": [{"key", "prompt", "gold"}, ...]}, ...] in unit and item order',
+        },
+        "texts": {
+            "consent_sha256": plan.text_sha256(study.consent_text),
+            "instructions_sha256": plan.text_sha256(study.instructions_text),
+            "closing_questions": list(study.closing_questions),
+        },
+        "quality": {
+            "attention_checks": study.attention_checks,
+            "exclude_at": study.exclude_at,
+            "exclusion_rule": _exclusion_rule(study),
+            "min_answer_ms": study.min_answer_ms,
+            "answer_floor": f"answers sooner than {study.min_answer_ms} ms after the item was shown are refused"
+            if study.min_answer_ms
+            else "none",
+            "reservation_timeout_minutes": study.reservation_timeout_minutes,
+        },
+        "recruitment": {
+            "places": places,
+            "precision": precision,
+            "stopping_rule": _stopping_rule(precision, places),
+            "pid_format": study.get_pid_format_display(),
+            "group": study.group,
+        },
+        "pay": {
+            "reward_pence": study.reward_pence,
+            "reward": f"£{study.reward_pence / 100:.2f}",
+            "estimated_minutes": study.estimated_minutes,
+            "hourly": str(hourly_pay(study.reward_pence, study.estimated_minutes)),
+        },
+        "runs": extra.get("runs") or [],
+        "statistics": list(plan.STATISTICS),
+    }
+
+
+def plan_events(study: Study) -> list[plan.Event]:
+    return [
+        plan.Event(
+            at=event.at.isoformat(),
+            kind=event.kind,
+            summary=event.summary,
+            data=event.data,
+            actor=event.actor.get_username() if event.actor else "",
+        )
+        for event in StudyEvent.objects.filter(study=study).select_related("actor").order_by("at", "pk")
+    ]
+
+
+def current_document(study: Study, preregistration: Preregistration | None) -> tuple[dict[str, Any], str]:
+    """The frozen document and its hash, or for a draft the document as it would freeze now."""
+    if preregistration is not None and preregistration.is_frozen:
+        return preregistration.document or {}, preregistration.sha256
+    text = (preregistration.hypotheses, preregistration.notes) if preregistration else ("", "")
+    document = study_document(study, *text)
+    return document, plan.sha256_of(document)
+
+
+def rendered(study: Study, preregistration: Preregistration | None) -> dict[str, Any]:
+    """The preregistration as Markdown and as a standalone printable HTML page, with its deviations."""
+    document, sha256 = current_document(study, preregistration)
+    frozen_at = preregistration.frozen_at.isoformat() if preregistration and preregistration.frozen_at else None
+    events = plan_events(study) if frozen_at else []
+    found = plan.deviations(document, events) if frozen_at else []
+    markdown = plan.render_markdown(document, sha256=sha256, frozen_at=frozen_at, deviations=found)
+    html = render_to_string(
+        "studies/preregistration.html",
+        {"document": document, "sha256": sha256, "frozen_at": frozen_at, "deviations": found, "study": study},
+    )
+    return {
+        "markdown": markdown,
+        "html": html,
+        "sha256": sha256,
+        "frozen_at": frozen_at,
+        "document": document,
+        "deviations": found,
+        "events": events,
+    }

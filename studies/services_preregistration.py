@@ -1,0 +1,159 @@
+"""Writes about a study's preregistration and its audit trail: the researcher's hypotheses and notes
+(while a draft), freezing the whole plan at launch, and recording each change made after launch."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Sum
+from django.utils import timezone
+
+from parity import preregistration as plan
+from studies.models import Participant, Preregistration, Study, StudyEvent, Unit
+from studies.preregistration import study_document
+
+
+class PreregistrationError(ValueError):
+    """The preregistration cannot change: it is frozen (the study was launched)."""
+
+
+def launched(study: Study) -> bool:
+    """A study whose changes go into the audit trail: launched (live, paused or closed), not imported."""
+    return study.status != Study.Status.DRAFT and not study.is_imported
+
+
+@transaction.atomic
+def preregistration_update(*, study: Study, hypotheses: str, notes: str) -> Preregistration:
+    """Write the researcher's hypotheses and notes; refused once the study is launched."""
+    locked = Study.objects.select_for_update().get(pk=study.pk)
+    preregistration, _ = Preregistration.objects.select_for_update().get_or_create(study=locked)
+    if preregistration.is_frozen or launched(locked):
+        raise PreregistrationError(
+            "The preregistration was frozen when the study was launched; it cannot change. "
+            "Changes since are listed in the audit trail."
+        )
+    if locked.is_imported:
+        raise PreregistrationError("An imported study's answers were collected elsewhere; it has no preregistration.")
+    preregistration.hypotheses, preregistration.notes = hypotheses, notes
+    preregistration.save(update_fields=["hypotheses", "notes", "updated_at"])
+    return preregistration
+
+
+def preregistration_freeze(*, study: Study, actor: Any = None) -> Preregistration:
+    """Freeze the plan at launch: build the document (with whatever hypotheses and notes were written,
+    none if none), hash its canonical JSON and keep both with the time. A second call changes nothing.
+    Call it inside the launch's transaction, holding the study's row lock."""
+    preregistration, _ = Preregistration.objects.select_for_update().get_or_create(study=study)
+    if preregistration.is_frozen:
+        return preregistration
+    document = study_document(study, preregistration.hypotheses, preregistration.notes)
+    preregistration.document = document
+    preregistration.sha256 = plan.sha256_of(document)
+    preregistration.frozen_at = timezone.now()
+    preregistration.save(update_fields=["document", "sha256", "frozen_at", "updated_at"])
+    StudyEvent.objects.create(
+        study=study,
+        at=preregistration.frozen_at,
+        actor=_user(actor),
+        kind=StudyEvent.Kind.LAUNCHED,
+        summary=f"Launched; preregistration frozen (SHA-256 {preregistration.sha256[:12]}…)",
+        data={"sha256": preregistration.sha256},
+    )
+    return preregistration
+
+
+def _user(actor: Any) -> Any:
+    return actor if actor is not None and getattr(actor, "is_authenticated", False) else None
+
+
+def study_event_record(
+    *, study: Study, kind: str, summary: str, data: Mapping[str, Any] | None = None, actor: Any = None
+) -> StudyEvent | None:
+    """Add a change to a launched study's audit trail (a draft's changes are not recorded: the plan is
+    not frozen yet). `data` says what changed, from what to what; never a Prolific identity."""
+    # read again: the caller's copy of the study may be older than its launch
+    status, imported = Study.objects.values_list("status", "is_imported").get(pk=study.pk)
+    if status == Study.Status.DRAFT or imported:
+        return None
+    return StudyEvent.objects.create(
+        study=study, actor=_user(actor), kind=kind, summary=summary[:300], data=dict(data or {})
+    )
+
+
+def _short(value: Any) -> Any:
+    """A changed setting as the trail keeps it: long texts by their SHA-256."""
+    if isinstance(value, str) and len(value) > 120:
+        return {"sha256": plan.text_sha256(value)}
+    return value
+
+
+def settings_changed_record(*, study: Study, before: Mapping[str, Any], actor: Any = None) -> StudyEvent | None:
+    """Record the fields of `study` that differ from `before` (their values read before the write)."""
+    fields = {
+        name: {"from": _short(old), "to": _short(getattr(study, name))}
+        for name, old in before.items()
+        if getattr(study, name) != old
+    }
+    if not fields:
+        return None
+    return study_event_record(
+        study=study,
+        kind=StudyEvent.Kind.SETTINGS,
+        summary=f"Changed {', '.join(sorted(fields))}",
+        data={"fields": fields},
+        actor=actor,
+    )
+
+
+def participants_change_record(
+    *, participant_ids: list[int], kind: str, reason: str = "", actor: Any = None
+) -> list[StudyEvent]:
+    """Record a hand exclusion (or inclusion) of participants, one event per launched study, by
+    pseudonym (never a Prolific ID)."""
+    by_study: dict[int, list[str]] = {}
+    for study_id, pseudonym in (
+        Participant.objects.filter(pk__in=participant_ids).order_by("pk").values_list("study_id", "pseudonym")
+    ):
+        by_study.setdefault(study_id, []).append(pseudonym)
+    events = []
+    verb = "Excluded" if kind == StudyEvent.Kind.EXCLUDED else "Included again"
+    for study in Study.objects.filter(pk__in=by_study):
+        names = by_study[study.pk]
+        summary = f"{verb} {', '.join(names)}" + (f": {reason}" if reason else "")
+        event = study_event_record(
+            study=study, kind=kind, summary=summary, data={"participants": names, "reason": reason}, actor=actor
+        )
+        if event is not None:
+            events.append(event)
+    return events
+
+
+def _places(study_id: int) -> int:
+    return Unit.objects.filter(study=study_id).aggregate(total=Sum("capacity"))["total"] or 0
+
+
+def status_change_record(*, study: Study, before: str, actor: Any = None) -> StudyEvent | None:
+    """A launched study paused, resumed or closed, with how many places were filled then."""
+    kept = Participant.objects.filter(study=study, status=Participant.Status.COMPLETED, excluded=False).count()
+    places = _places(study.pk)
+    labels = {Study.Status.PAUSED: "Paused", Study.Status.CLOSED: "Closed", Study.Status.LIVE: "Resumed"}
+    return study_event_record(
+        study=study,
+        kind=StudyEvent.Kind.STATUS,
+        summary=f"{labels.get(study.status, study.status)} with {kept} of {places} places filled",
+        data={"from": before, "to": study.status, "kept": kept, "places": places},
+        actor=actor,
+    )
+
+
+def capacity_change_record(*, unit: Unit, before: int, actor: Any = None) -> StudyEvent | None:
+    places = _places(unit.study_id)
+    return study_event_record(
+        study=unit.study,
+        kind=StudyEvent.Kind.PLACES,
+        summary=f"Unit {unit.label}: capacity {before} → {unit.capacity} ({places} places in all)",
+        data={"unit": unit.label, "from": before, "to": unit.capacity, "places": places},
+        actor=actor,
+    )
