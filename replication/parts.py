@@ -27,6 +27,7 @@ from replication.archive import dumps, jsonl
 from replication.software import software_versions
 from studies.flags import participant_flags
 from studies.models import Participant, Response, Study
+from studies.selectors import preregistration_export
 
 #: the viewer a participant-independent screen is drawn for (a benchmark that orders options per
 #: participant stores the order each one saw with their answer, as `presentation`)
@@ -375,6 +376,16 @@ def analysis_file(source: Source) -> bytes:
     return dumps(study_results_json(source.study))
 
 
+def preregistration_part(build: Callable[[dict[str, Any]], bytes]) -> Callable[[Source], bytes | None]:
+    """A file of the study's preregistration; none for a study without one (imported, or older)."""
+
+    def part(source: Source) -> bytes | None:
+        found = preregistration_export(source.study)
+        return None if found is None else build(found)
+
+    return part
+
+
 PARTS: list[Part] = [
     Part("study/settings.json", study_settings),
     Part("study/consent.txt", lambda source: source.study.consent_text.encode()),
@@ -387,6 +398,16 @@ PARTS: list[Part] = [
     Part("models/answers.jsonl", model_answers_file),
     Part("models/prompts.jsonl", model_prompts_file),
     Part("models/instruction_scores.jsonl", instruction_scores_file),
+    Part("preregistration/preregistration.md", preregistration_part(lambda found: found["markdown"].encode())),
+    Part("preregistration/preregistration.html", preregistration_part(lambda found: found["html"].encode())),
+    Part(
+        "preregistration/preregistration.json",
+        preregistration_part(lambda found: dumps({key: found[key] for key in ("sha256", "frozen_at", "document")})),
+    ),
+    Part(
+        "preregistration/deviations.json",
+        preregistration_part(lambda found: dumps({key: found[key] for key in ("deviations", "audit")})),
+    ),
     Part("analysis/study_results.json", analysis_file),
     Part("software.json", lambda source: dumps(software_versions())),
 ]

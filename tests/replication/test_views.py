@@ -11,9 +11,11 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
+from parity.preregistration import sha256_of
 from replication.archive import read_bundle
 from studies.flags import participant_flags
-from studies.models import Study
+from studies.models import Preregistration, Study
+from studies.services import participants_exclude
 from tests.factories import Bot, pid, small_study
 from tests.personas import personas_for, user_with
 
@@ -76,3 +78,20 @@ def test_a_bundle_is_loaded_into_an_empty_database_only(client, study, tmp_path)
     with pytest.raises(CommandError, match="empty database only"):
         call_command("load_bundle", str(path), stdout=StringIO())
     assert Study.objects.count() == 1
+
+
+def test_the_bundle_carries_the_frozen_preregistration_and_what_departed_from_it(client, study) -> None:
+    people = personas_for(study)
+    frozen = Preregistration.objects.get(study=study)
+    excluded = study.participants.order_by("pk").first()
+    participants_exclude(participant_ids=[excluded.pk], reason="typed nonsense", actor=people.owner)
+    client.force_login(people.owner)
+    bundle = read_bundle(client.get(reverse("replication:bundle", args=[study.pk])).content)
+    plan = bundle.json("preregistration/preregistration.json")
+    # the frozen document hashes to the frozen hash: a reader can check the plan was not changed
+    assert plan["sha256"] == frozen.sha256 == sha256_of(plan["document"])
+    assert frozen.sha256 in bundle.files["preregistration/preregistration.md"].decode()
+    assert frozen.sha256 in bundle.files["preregistration/preregistration.html"].decode()
+    departures = bundle.json("preregistration/deviations.json")
+    assert [row["kind"] for row in departures["deviations"]] == ["excluded"]
+    assert [row["kind"] for row in departures["audit"]][-1] == "excluded"
