@@ -4,9 +4,13 @@ knows no study yet answers in the browser's language among those shipped (`setti
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
+
 from django.http import HttpRequest
 from django.utils import translation
 
+from parity.benchmarks.base import Choice
 from parity.messages import Message
 from studies.models import Study
 
@@ -30,3 +34,12 @@ def translated(message: str) -> str:
     if isinstance(message, Message):
         return translation.gettext(message.template).format(**message.params)
     return translation.gettext(message)
+
+
+def translated_choices(choices: Sequence[Choice]) -> list[Choice]:
+    """The answer buttons in the active language: a benchmark's own labels ("Yes", "Correct") are
+    `Message`s and are translated; a researcher's options are shown as written."""
+    return [
+        replace(choice, label=translated(choice.label)) if isinstance(choice.label, Message) else choice
+        for choice in choices
+    ]

@@ -14,7 +14,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from participation import preview
 from participation.forms import ClosingForm, ConsentForm, PreviewAnswerForm
-from participation.i18n import study_language, translated
+from participation.i18n import study_language, translated, translated_choices
 from studies.access import get_study_for_researcher
 from studies.closing import asked
 from studies.models import Study
@@ -46,7 +46,7 @@ def _item_context(study: Study, walk: preview.Walk, error: str = "", typed: str 
         total=walk.total,
         percent=round(100 * walk.answered / max(walk.total, 1)),
         shown=screen.shown,
-        choices=screen.choices,
+        choices=translated_choices(screen.choices),
         item_template=screen.template,
         history=preview.history(study, walk, item),
         typed=typed,

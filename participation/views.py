@@ -19,7 +19,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from annotation.models import Item
 from participation.forms import AnswerForm, ClosingForm, ConsentForm, EntryForm
-from participation.i18n import browser_language, study_language, translated
+from participation.i18n import browser_language, study_language, translated, translated_choices
 from participation.selectors import (
     browser_entered_as,
     get_participant_by_link,
@@ -308,7 +308,7 @@ def _item_context(
         "total": participant.total,
         "percent": round(100 * participant.answered / max(participant.total, 1)),
         "shown": screen.shown if screen else {},
-        "choices": screen.choices if screen else [],
+        "choices": translated_choices(screen.choices) if screen else [],
         "item_template": screen.template if screen else definition.item_template,
         "history": _history(participant, item) if item and definition.shows_history else [],
         "typed": typed,

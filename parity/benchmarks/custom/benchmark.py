@@ -35,7 +35,10 @@ from .records import (
 )
 
 NAME_RULE = "lower-case letters, digits, '-' and '_'"
-_YES_NO_CHOICES = (Choice("yes", "Yes", ("y", "1")), Choice("no", "No", ("n", "2")))
+_YES_NO_CHOICES = (
+    Choice("yes", Message(gettext_noop("Yes")), ("y", "1")),
+    Choice("no", Message(gettext_noop("No")), ("n", "2")),
+)
 
 
 def choices_for(prompt: Mapping[str, Any]) -> list[Choice]:
