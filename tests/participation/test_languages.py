@@ -12,6 +12,7 @@ from django.test import Client
 
 from studies.models import Participant, Study
 from studies.services import StudyError, study_create
+from studies.services_edit import study_duplicate
 from tests.factories import Bot, pid
 from tests.languages import language_study
 from tests.studies.workflow.helpers import create, edit_data
@@ -110,6 +111,8 @@ def test_the_language_is_chosen_on_the_form_and_edited_on_a_draft(researcher_cli
 
 def test_the_command_and_the_service_take_a_language(implicature):
     call_command("create_study", benchmark="implicature", name="en français", language="fr", units=1, unit_size=4)
-    assert Study.objects.get(name="en français").language == "fr"
+    study = Study.objects.get(name="en français")
+    assert study.language == "fr"
+    assert study_duplicate(study=study, owner=None).language == "fr"
     with pytest.raises(StudyError, match="no participant language 'xx'"):
         study_create(name="nowhere", benchmark="implicature", design={"units": 1, "unit_size": 4}, language="xx")
