@@ -89,6 +89,7 @@ def test_the_researchers_pages_stay_english(researcher_client, researcher):
     researcher_client.defaults["HTTP_ACCEPT_LANGUAGE"] = "de"
     page = researcher_client.get(f"/studies/{study.pk}/").content.decode()
     assert html_tag(page) == '<html lang="en-gb" dir="ltr">'
+    assert '<span id="study-language">العربية</span>' in page  # the study's language, named in itself
 
 
 def test_the_preview_shows_the_participants_pages_in_the_studys_language(researcher_client, researcher):
