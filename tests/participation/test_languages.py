@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.conf import settings
 from django.core.management import call_command
 from django.test import Client
 
@@ -117,3 +118,20 @@ def test_the_command_and_the_service_take_a_language(implicature):
     assert study_duplicate(study=study, owner=None).language == "fr"
     with pytest.raises(StudyError, match="no participant language 'xx'"):
         study_create(name="nowhere", benchmark="implicature", design={"units": 1, "unit_size": 4}, language="xx")
+
+
+@pytest.mark.parametrize(
+    "code, heading",
+    [
+        ("de", "Bevor Sie beginnen"),
+        ("es", "Antes de empezar"),
+        ("fr", "Avant de commencer"),
+        ("zh-hans", "开始之前"),
+        ("ar", "قبل أن تبدؤوا"),
+    ],
+)
+def test_every_shipped_language_is_compiled_and_shown(code, heading):
+    assert {code for code, _ in settings.LANGUAGES} == {"en", "de", "es", "fr", "zh-hans", "ar"}
+    study = language_study(code, items="de")
+    consent = Bot(study, pid(5)).enter().content.decode()
+    assert f'<html lang="{code}"' in consent and f"<h1>{heading}</h1>" in consent
