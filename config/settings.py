@@ -110,6 +110,18 @@ AUTH_PASSWORD_VALIDATORS = [
 LANGUAGE_CODE = "en-gb"
 TIME_ZONE = "UTC"
 USE_I18N = True
+# The languages a study's participant pages can be shown in (`Study.language`); the researcher's
+# pages and the admin stay in English. Catalogues: locale/<lang>/LC_MESSAGES/django.po, compiled by
+# scripts/setup.
+LANGUAGES = [
+    ("en", "English"),
+    ("de", "Deutsch"),
+    ("es", "Español"),
+    ("fr", "Français"),
+    ("zh-hans", "简体中文"),
+    ("ar", "العربية"),
+]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 USE_TZ = True
 
 STATIC_URL = "static/"

@@ -5,23 +5,26 @@ import re
 from django import forms
 from django.conf import settings
 from django.core.validators import RegexValidator
+from django.utils.translation import gettext_lazy
 
 from studies.closing import ClosingQuestion
 from studies.models import Study
 
-_token = RegexValidator(r"^[A-Za-z0-9_-]{1,64}$", "must be 1–64 letters, digits, '-' or '_'")
+_token = RegexValidator(r"^[A-Za-z0-9_-]{1,64}$", gettext_lazy("must be 1–64 letters, digits, '-' or '_'"))
 _PROLIFIC_ID = re.compile(r"[0-9a-fA-F]{24}")
 
 
 #: the page says "Please open the study from Prolific again (<field> <message>)": no brackets inside
-_LONG = {"max_length": "is longer than %(limit_value)d characters"}
+_LONG = {"max_length": gettext_lazy("is longer than %(limit_value)d characters")}
 
 
 class EntryForm(forms.Form):
     """The query string Prolific appends to the study link, and the start page's form that posts it
     back (with the signed-link token, when Prolific signs the link)."""
 
-    PROLIFIC_PID = forms.CharField(max_length=64, error_messages={"required": "is missing from the link", **_LONG})
+    PROLIFIC_PID = forms.CharField(
+        max_length=64, error_messages={"required": gettext_lazy("is missing from the link"), **_LONG}
+    )
     # `_token` allows 1-64 characters: a max_length would say the same again
     STUDY_ID = forms.CharField(required=False, validators=[_token])
     SESSION_ID = forms.CharField(required=False, validators=[_token])
@@ -37,7 +40,7 @@ class EntryForm(forms.Form):
         pid = self.cleaned_data["PROLIFIC_PID"]
         if self.study.pid_format == Study.PidFormat.PROLIFIC:
             if not _PROLIFIC_ID.fullmatch(pid):
-                raise forms.ValidationError("must be a Prolific ID: 24 hexadecimal characters")
+                raise forms.ValidationError(gettext_lazy("must be a Prolific ID: 24 hexadecimal characters"))
             return pid.lower()
         _token(pid)
         return pid
@@ -54,7 +57,8 @@ class EntryForm(forms.Form):
 
 class ConsentForm(forms.Form):
     agree = forms.TypedChoiceField(
-        choices=[("yes", "I agree"), ("no", "I do not agree")], coerce=lambda value: value == "yes"
+        choices=[("yes", gettext_lazy("I agree to take part")), ("no", gettext_lazy("I do not agree"))],
+        coerce=lambda value: value == "yes",
     )
 
 

@@ -14,6 +14,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from participation import preview
 from participation.forms import ClosingForm, ConsentForm, PreviewAnswerForm
+from participation.i18n import study_language, translated, translated_choices
 from studies.access import get_study_for_researcher
 from studies.closing import asked
 from studies.models import Study
@@ -45,7 +46,7 @@ def _item_context(study: Study, walk: preview.Walk, error: str = "", typed: str 
         total=walk.total,
         percent=round(100 * walk.answered / max(walk.total, 1)),
         shown=screen.shown,
-        choices=screen.choices,
+        choices=translated_choices(screen.choices),
         item_template=screen.template,
         history=preview.history(study, walk, item),
         typed=typed,
@@ -57,6 +58,12 @@ def _item_context(study: Study, walk: preview.Walk, error: str = "", typed: str 
 
 
 def _render(request: HttpRequest, study: Study, walk: preview.Walk, error: str = "", typed: str = "") -> HttpResponse:
+    """The walk's page in the study's language, as participants see it (the preview's own notes stay English)."""
+    with study_language(study):
+        return _render_step(request, study, walk, translated(error), typed)
+
+
+def _render_step(request: HttpRequest, study: Study, walk: preview.Walk, error: str, typed: str) -> HttpResponse:
     if walk.step == "consent":
         return render(request, "participation/consent.html", _context(study, walk, "consent"))
     if walk.step == "instructions":

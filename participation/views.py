@@ -13,11 +13,13 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from annotation.models import Item
 from participation.forms import AnswerForm, ClosingForm, ConsentForm, EntryForm
+from participation.i18n import browser_language, study_language, translated, translated_choices
 from participation.selectors import (
     browser_entered_as,
     get_participant_by_link,
@@ -38,7 +40,7 @@ from studies.services import (
     participant_consent,
     participant_enter,
 )
-from studies.services_answers import Outcome, response_submit
+from studies.services_answers import Outcome, SubmitResult, response_submit
 
 _PROLIFIC_PARAMS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
 
@@ -53,24 +55,28 @@ def _problem(request: HttpRequest, title: str, message: str, status: int = 400) 
 
 def _no_participant(request: HttpRequest, link: str) -> HttpResponse:
     """This browser has no participant at `link`: a 404 for a link to no study, else how to get back in."""
-    get_study_by_link(link)
-    return _problem(
-        request,
-        "We could not find your place in this study",
-        "Please open the study again from Prolific, using the link there: your answers so far are saved.",
-    )
+    with study_language(get_study_by_link(link)):
+        return _problem(
+            request,
+            gettext("We could not find your place in this study"),
+            gettext("Please open the study again from Prolific, using the link there: your answers so far are saved."),
+        )
 
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
-    """A form posted without this site's CSRF cookie and token (settings.CSRF_FAILURE_VIEW)."""
-    return _problem(
-        request,
-        "This form could not be accepted",
-        "The page was open too long, or this browser blocks cookies for this site (the study needs "
-        "them). Please allow cookies, then open the study again from Prolific: your answers so far "
-        "are saved.",
-        status=403,
-    )
+    """A form posted without this site's CSRF cookie and token (settings.CSRF_FAILURE_VIEW). No
+    study is known here: the page is in the browser's language."""
+    with browser_language(request):
+        return _problem(
+            request,
+            gettext("This form could not be accepted"),
+            gettext(
+                "The page was open too long, or this browser blocks cookies for this site (the study needs "
+                "them). Please allow cookies, then open the study again from Prolific: your answers so far "
+                "are saved."
+            ),
+            status=403,
+        )
 
 
 @require_http_methods(["GET", "POST"])
@@ -79,19 +85,28 @@ def enter(request: HttpRequest, link: str) -> HttpResponse:
     the link's parameters back (CSRF-protected): only that POST reserves a slot, so a link
     prefetcher, an `<img>` or a crawler holding the link takes no one's place."""
     study = get_study_by_link(link)
+    with study_language(study):
+        return _enter(request, study)
+
+
+def _enter(request: HttpRequest, study: Study) -> HttpResponse:
     known = get_participant_for_request(request, study)
     if request.method == "GET" and not any(name in request.GET for name in _PROLIFIC_PARAMS):
         if known is not None:
             return redirect(_step_url(study))
         return _problem(
             request,
-            "This link is incomplete",
-            "The link has no Prolific ID (PROLIFIC_PID). Please open the study from Prolific.",
+            gettext("This link is incomplete"),
+            gettext("The link has no Prolific ID (PROLIFIC_PID). Please open the study from Prolific."),
         )
     form = EntryForm(request.POST if request.method == "POST" else request.GET, study=study)
     if not form.is_valid():
         details = "; ".join(f"{field} {' '.join(errors)}" for field, errors in form.errors.items())
-        return _problem(request, "This link is not valid", f"Please open the study from Prolific again ({details}).")
+        return _problem(
+            request,
+            gettext("This link is not valid"),
+            gettext("Please open the study from Prolific again ({details}).").format(details=details),
+        )
     if signing_enabled():
         recruiting = prolific_study_of(study)
         try:
@@ -104,7 +119,9 @@ def enter(request: HttpRequest, link: str) -> HttpResponse:
             )
         except SignatureError as exc:
             return _problem(
-                request, "This link could not be verified", f"Please open the study from Prolific again ({exc})."
+                request,
+                gettext("This link could not be verified"),
+                gettext("Please open the study from Prolific again ({details}).").format(details=exc),
             )
     same_browser = known is not None and known.prolific_pid == form.cleaned_data["PROLIFIC_PID"]
     if request.method == "GET":
@@ -135,10 +152,12 @@ def _admit(request: HttpRequest, study: Study, form: EntryForm, same_browser: bo
 #: only to a browser that entered as the PID; any other gets `_NOT_HERE`
 _ABOUT_THE_PID = {Refusal.OTHER_STUDY_IN_GROUP, Refusal.OTHER_SESSION}
 _NOT_HERE = (
-    "This study cannot be started here",
-    "If you have already started this study, please continue in the browser where you started "
-    "it: your answers so far are saved. Otherwise, please return the study on Prolific; you will "
-    "not be penalised.",
+    gettext_lazy("This study cannot be started here"),
+    gettext_lazy(
+        "If you have already started this study, please continue in the browser where you started "
+        "it: your answers so far are saved. Otherwise, please return the study on Prolific; you will "
+        "not be penalised."
+    ),
 )
 
 
@@ -147,34 +166,44 @@ def _refusal(request: HttpRequest, study: Study, refusal: Refusal | None, *, pid
         return _problem(request, *_NOT_HERE, status=403)
     messages = {
         Refusal.NOT_LIVE: (
-            "This study is not open",
-            "The study is not accepting participants at the moment. "
-            "Please return it on Prolific; you will not be penalised.",
+            gettext("This study is not open"),
+            gettext(
+                "The study is not accepting participants at the moment. "
+                "Please return it on Prolific; you will not be penalised."
+            ),
         ),
         Refusal.PAUSED: (
-            "This study is paused",
-            "The researchers have paused this study for a while. Please "
-            "come back later, or return it on Prolific; you will not be penalised.",
+            gettext("This study is paused"),
+            gettext(
+                "The researchers have paused this study for a while. Please "
+                "come back later, or return it on Prolific; you will not be penalised."
+            ),
         ),
         Refusal.FULL: (
-            "This study is full",
-            "All places have been taken. Please return the study on Prolific; you will not be penalised.",
+            gettext("This study is full"),
+            gettext("All places have been taken. Please return the study on Prolific; you will not be penalised."),
         ),
         Refusal.OTHER_STUDY_IN_GROUP: (
-            "You have already taken part",
-            "Thank you for your interest. You have "
-            "already taken part in a closely related study, so we cannot include you "
-            "again. Please return this study on Prolific.",
+            gettext("You have already taken part"),
+            gettext(
+                "Thank you for your interest. You have "
+                "already taken part in a closely related study, so we cannot include you "
+                "again. Please return this study on Prolific."
+            ),
         ),
         Refusal.OTHER_SESSION: (
-            "This Prolific ID is taking part elsewhere",
-            "This Prolific ID has already "
-            "started this study in another browser. Please continue in the browser where you "
-            "started, or open the study again from your submission on Prolific. Your answers "
-            "so far are saved.",
+            gettext("This Prolific ID is taking part elsewhere"),
+            gettext(
+                "This Prolific ID has already "
+                "started this study in another browser. Please continue in the browser where you "
+                "started, or open the study again from your submission on Prolific. Your answers "
+                "so far are saved."
+            ),
         ),
     }
-    title, message = messages.get(refusal, ("This study is not available", "Please return the study on Prolific."))
+    title, message = messages.get(
+        refusal, (gettext("This study is not available"), gettext("Please return the study on Prolific."))
+    )
     return _problem(request, title, message, status=403 if refusal is Refusal.OTHER_SESSION else 200)
 
 
@@ -203,7 +232,8 @@ def participant_view(
         participant = get_participant_by_link(request, link)
         if participant is None:
             return _no_participant(request, link)
-        return view(request, participant)
+        with study_language(participant.study):
+            return view(request, participant)
 
     return wrapper
 
@@ -250,9 +280,11 @@ def _render_step(request: HttpRequest, participant: Participant, shown: Item | N
                 return HttpResponseClientRedirect(_step_url(study))
             return _problem(
                 request,
-                "Your place in this study has ended",
-                "Your reserved place timed out or was returned, and it has been given to another "
-                "participant. Please return the study on Prolific.",
+                gettext("Your place in this study has ended"),
+                gettext(
+                    "Your reserved place timed out or was returned, and it has been given to another "
+                    "participant. Please return the study on Prolific."
+                ),
                 status=200,
             )
 
@@ -276,7 +308,7 @@ def _item_context(
         "total": participant.total,
         "percent": round(100 * participant.answered / max(participant.total, 1)),
         "shown": screen.shown if screen else {},
-        "choices": screen.choices if screen else [],
+        "choices": translated_choices(screen.choices) if screen else [],
         "item_template": screen.template if screen else definition.item_template,
         "history": _history(participant, item) if item and definition.shows_history else [],
         "typed": typed,
@@ -338,7 +370,10 @@ def answer(request: HttpRequest, link: str) -> HttpResponse:
         participant = participant_at_link(known, link)
         if participant is None:
             return _no_participant(request, link)
-        return _render_step(request, participant) if request.htmx else redirect(_step_url(participant.study))
+        if not request.htmx:
+            return redirect(_step_url(participant.study))
+        with study_language(participant.study):
+            return _render_step(request, participant)
     extra = {key: form.cleaned_data[key] for key in ("pasted", "option_order") if form.cleaned_data[key]}
     result = response_submit(
         link=link,
@@ -351,11 +386,20 @@ def answer(request: HttpRequest, link: str) -> HttpResponse:
     )
     if result is None:
         return _no_participant(request, link)
+    with study_language(result.participant.study):
+        return _answered(request, result, form)
+
+
+def _answered(request: HttpRequest, result: SubmitResult, form: AnswerForm) -> HttpResponse:
+    """The page after an answer: the item again with the message when it was refused, else the next step."""
     participant = result.participant
     if result.outcome in (Outcome.INVALID, Outcome.TOO_SOON) and participant.step == Participant.Step.ITEMS:
         template = "participation/partials/_item.html" if request.htmx else "participation/item_page.html"
         context = _item_context(
-            participant, result.message, typed=form.cleaned_data["answer"], pasted=form.cleaned_data["pasted"]
+            participant,
+            translated(result.message),
+            typed=form.cleaned_data["answer"],
+            pasted=form.cleaned_data["pasted"],
         )
         return render(request, template, context, status=422 if not request.htmx else 200)
     if request.htmx:

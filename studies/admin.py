@@ -24,7 +24,7 @@ from studies.selectors import median_minutes, units_with_counts
 class StudyAdmin(ResearcherAdmin):
     study_path = ""
     list_display = ["name", "benchmark", "status", "group", "owner", "n_participants", "n_completed", "created_at"]
-    list_filter = ["benchmark", "status", "is_imported"]
+    list_filter = ["benchmark", "status", "language", "is_imported"]
     search_fields = ["name", "group"]
     readonly_fields = ["link", "participant_link", "unit_counts", "pay", "preregistration_frozen", "audit_trail"]
     list_select_related = ["owner"]
@@ -32,7 +32,7 @@ class StudyAdmin(ResearcherAdmin):
     fieldsets = [
         (None, {"fields": ["name", "benchmark", "status", "group", "link", "participant_link"]}),
         ("Who works on it", {"fields": ["owner", "collaborators"]}),
-        ("Participants see", {"fields": ["consent_text", "instructions_text"]}),
+        ("Participants see", {"fields": ["language", "consent_text", "instructions_text"]}),
         (
             "Design",
             {

@@ -6,17 +6,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
+
 
 @dataclass(frozen=True)
 class ClosingQuestion:
     key: str
-    label: str
+    #: translated lazily: the done page shows it in the study's language, the researcher's pages in English
+    label: str | Promise
     #: "choice" (one of `choices`), "number" (`low`..`high`), "text" (a line) or "long_text"
     kind: str
-    choices: tuple[tuple[str, str], ...] = ()
+    choices: tuple[tuple[str, str | Promise], ...] = ()
     low: int = 0
     high: int = 0
-    help: str = ""
+    help: str | Promise = ""
 
     @property
     def free_text(self) -> bool:
@@ -24,43 +28,54 @@ class ClosingQuestion:
         return self.kind in ("text", "long_text")
 
 
-_NOT_SAY = ("prefer_not_to_say", "Prefer not to say")
+_NOT_SAY = ("prefer_not_to_say", _("Prefer not to say"))
 
 QUESTIONS: dict[str, ClosingQuestion] = {
     question.key: question
     for question in (
-        ClosingQuestion("age", "Your age", "number", low=18, high=120),
+        ClosingQuestion("age", _("Your age"), "number", low=18, high=120),
         ClosingQuestion(
             "gender",
-            "Your gender",
-            "choice",
-            choices=(("woman", "Woman"), ("man", "Man"), ("non_binary", "Non-binary"), ("other", "Other"), _NOT_SAY),
-        ),
-        ClosingQuestion("first_language", "Your first language", "text"),
-        ClosingQuestion(
-            "education",
-            "Your highest completed education",
+            _("Your gender"),
             "choice",
             choices=(
-                ("secondary", "Secondary school"),
-                ("vocational", "Vocational training"),
-                ("undergraduate", "Undergraduate degree"),
-                ("graduate", "Graduate degree"),
+                ("woman", _("Woman")),
+                ("man", _("Man")),
+                ("non_binary", _("Non-binary")),
+                ("other", _("Other")),
+                _NOT_SAY,
+            ),
+        ),
+        ClosingQuestion("first_language", _("Your first language"), "text"),
+        ClosingQuestion(
+            "education",
+            _("Your highest completed education"),
+            "choice",
+            choices=(
+                ("secondary", _("Secondary school")),
+                ("vocational", _("Vocational training")),
+                ("undergraduate", _("Undergraduate degree")),
+                ("graduate", _("Graduate degree")),
                 _NOT_SAY,
             ),
         ),
         ClosingQuestion(
             "ai_tool",
-            "Did you use an AI tool (such as ChatGPT) for any of your answers?",
+            _("Did you use an AI tool (such as ChatGPT) for any of your answers?"),
             "choice",
-            choices=(("no", "No"), ("some", "Yes, for some answers"), ("most", "Yes, for most answers"), _NOT_SAY),
-            help="Please answer honestly: your answer does not affect your payment.",
+            choices=(
+                ("no", _("No")),
+                ("some", _("Yes, for some answers")),
+                ("most", _("Yes, for most answers")),
+                _NOT_SAY,
+            ),
+            help=_("Please answer honestly: your answer does not affect your payment."),
         ),
         ClosingQuestion(
             "feedback",
-            "Anything you would like to tell the researchers?",
+            _("Anything you would like to tell the researchers?"),
             "long_text",
-            help="For example an unclear question or a technical problem.",
+            help=_("For example an unclear question or a technical problem."),
         ),
     )
 }

@@ -71,6 +71,12 @@ class Study(models.Model):
         help_text="what a PROLIFIC_PID in the study link must look like; anything else is refused",
     )
     is_imported = models.BooleanField(default=False, help_text="answers imported from a published human study")
+    language = models.CharField(
+        max_length=10,
+        choices=settings.LANGUAGES,
+        default="en",
+        help_text="the language of the participant pages (the researcher's own texts are shown as written)",
+    )
     closing_questions = models.JSONField(
         default=list,
         blank=True,

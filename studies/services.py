@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, Q, Value
 from django.db.models.functions import Coalesce
@@ -56,6 +57,9 @@ def study_create(
     unknown = sorted(set(fields.get("closing_questions", ())) - set(closing.QUESTIONS))
     if unknown:
         raise StudyError(f"no closing question named {', '.join(unknown)}; known: {', '.join(closing.QUESTIONS)}")
+    language = fields.get("language", "en")
+    if language not in dict(settings.LANGUAGES):
+        raise StudyError(f"no participant language {language!r}; known: {', '.join(dict(settings.LANGUAGES))}")
     plan = units_plan(benchmark=benchmark, design=definition.design(design), owner=owner)
     study = Study.objects.create(
         name=name,

@@ -15,6 +15,7 @@ from django.utils.translation import ngettext
 
 from annotation.models import Item
 from annotation.selectors import item_data
+from parity.messages import TOO_SOON_MESSAGE
 from studies.changes import results_changed
 from studies.models import Participant, Response
 from studies.selectors import known_participants, screen_for, verifiable_responses
@@ -174,12 +175,6 @@ def _submit(
         response=response,
         next_item=items.get(following) if following is not None else None,
     )
-
-
-TOO_SOON_MESSAGE = (
-    "Your answer came before this item could have been read, so it was not saved. "
-    "Please read the item and answer again."
-)
 
 
 def _too_soon(participant: Participant, now) -> bool:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from ..messages import Message, gettext_noop
 from .design import DesignOption, design_errors
 
 # the readers of published files, and their error, are part of this contract
@@ -302,8 +303,8 @@ class Benchmark:
         if scored.valid:
             return ""
         if self.free_text_answers:
-            return "" if raw.strip() else "Please type an answer, then press Enter."
-        return "Please choose one of the answers."
+            return "" if raw.strip() else Message(gettext_noop("Please type an answer, then press Enter."))
+        return Message(gettext_noop("Please choose one of the answers."))
 
     def item_category(self, item: ItemData) -> str:
         """The category an item is reported under (instruction induction: its task); blank when none."""

@@ -114,6 +114,7 @@ class StudyOutput(serializers.ModelSerializer):
             "status",
             "is_imported",
             "group",
+            "language",
             "attention_checks",
             "exclude_at",
             "created_at",

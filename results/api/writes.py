@@ -10,6 +10,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from django.conf import settings
 from django.http import Http404
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -72,6 +73,11 @@ class StudyCreateApi(ResearcherApi):
         )
         group = serializers.CharField(max_length=100, required=False, allow_blank=True)
         pid_format = serializers.ChoiceField(choices=Study.PidFormat.choices, required=False)
+        language = serializers.ChoiceField(
+            choices=settings.LANGUAGES,
+            required=False,
+            help_text="the language of the participant pages (default en); the texts are shown as written",
+        )
         consent_text = serializers.CharField(required=False, help_text="Markdown")
         instructions_text = serializers.CharField(required=False, help_text="Markdown")
         completion_code = serializers.CharField(max_length=40, required=False)

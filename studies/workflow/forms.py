@@ -7,6 +7,7 @@ from decimal import Decimal
 from typing import Any
 
 from django import forms
+from django.conf import settings
 
 from parity import benchmarks
 from parity.benchmarks.design import DesignOption
@@ -116,6 +117,13 @@ class StudyForm(forms.Form):
     pid_format = forms.ChoiceField(
         choices=Study.PidFormat.choices, initial=Study.PidFormat.PROLIFIC, label="Participant IDs"
     )
+    language = forms.ChoiceField(
+        choices=settings.LANGUAGES,
+        initial="en",
+        label="Participants' language",
+        help_text="the language of the participant pages (buttons, progress, messages); write the consent "
+        "and instructions below in it too: they are shown as written",
+    )
     consent_text = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 8}),
         help_text="Markdown: **bold**, *italic*, lists, links; HTML is shown as text",
@@ -167,7 +175,7 @@ class StudyForm(forms.Form):
         return [self[name] for name in self.fields if name.startswith(DESIGN_PREFIX)]
 
     def study_fields(self) -> list[forms.BoundField]:
-        return [self[name] for name in ("name", "group", "pid_format")]
+        return [self[name] for name in ("name", "group", "pid_format", "language")]
 
     def text_fields(self) -> list[forms.BoundField]:
         return [self[name] for name in ("consent_text", "instructions_text")]

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
+from ...messages import Message, gettext_noop
 from ..base import Asset, Benchmark, ChoicePrompt, DemoSetup, ImportBundle, ItemData, ResultsInput, Scored, Screen
 from ..design import DesignOption
 from ..timing import AnswerTime
@@ -215,8 +216,13 @@ class AmbiBench(Benchmark):
             return ""
         typed = raw.strip()
         if not typed:
-            return "Please type X or Y, then press Enter."
-        return f"Please type X or Y (“{typed[:40]}” is neither), then press Enter. Your answer has not been saved yet."
+            return Message(gettext_noop("Please type X or Y, then press Enter."))
+        return Message(
+            gettext_noop(
+                "Please type X or Y (“{typed}” is neither), then press Enter. Your answer has not been saved yet."
+            ),
+            typed=typed[:40],
+        )
 
     # -- design --------------------------------------------------------------------------
     def unit_category(self, unit_items: Sequence[ItemData]) -> str:

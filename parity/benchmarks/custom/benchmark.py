@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
+from ...messages import Message, gettext_noop
 from ..base import Benchmark, Choice, DatasetError, ImportBundle, ItemData, ResultsInput, Scored
 from ..design import DesignOption
 from . import model as model_side
@@ -34,7 +35,10 @@ from .records import (
 )
 
 NAME_RULE = "lower-case letters, digits, '-' and '_'"
-_YES_NO_CHOICES = (Choice("yes", "Yes", ("y", "1")), Choice("no", "No", ("n", "2")))
+_YES_NO_CHOICES = (
+    Choice("yes", Message(gettext_noop("Yes")), ("y", "1")),
+    Choice("no", Message(gettext_noop("No")), ("n", "2")),
+)
 
 
 def choices_for(prompt: Mapping[str, Any]) -> list[Choice]:
@@ -195,17 +199,18 @@ class CustomItems(Benchmark):
             return ""
         kind = (item.prompt.get("kind") if item is not None else "") or CHOICE
         if kind == NUMBER:
-            return (
-                (
-                    f"Please type a number, for example 42 or 3.5 (“{raw.strip()[:40]}” is not one). "
+            if not raw.strip():
+                return Message(gettext_noop("Please type a number, then press Enter."))
+            return Message(
+                gettext_noop(
+                    "Please type a number, for example 42 or 3.5 (“{typed}” is not one). "
                     "Your answer has not been saved yet."
-                )
-                if raw.strip()
-                else "Please type a number, then press Enter."
+                ),
+                typed=raw.strip()[:40],
             )
         if kind in (SHORT_TEXT, FREE_TEXT):
-            return "Please type an answer, then press Enter."
-        return "Please choose one of the answers."
+            return Message(gettext_noop("Please type an answer, then press Enter."))
+        return Message(gettext_noop("Please choose one of the answers."))
 
     def item_category(self, item: ItemData) -> str:
         return str(item.meta.get("category", ""))

@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 
 import yaml
 
+from ...messages import Message, gettext_noop
 from ..base import (
     Asset,
     Benchmark,
@@ -295,7 +296,10 @@ class Implicature(Benchmark):
 
     # -- the human side ------------------------------------------------------------------
     def choices(self, item_prompt: Mapping[str, Any], design: Mapping[str, Any]) -> list[Choice]:
-        return [Choice("yes", "Yes", ("y", "1")), Choice("no", "No", ("n", "2"))]
+        return [
+            Choice("yes", Message(gettext_noop("Yes")), ("y", "1")),
+            Choice("no", Message(gettext_noop("No")), ("n", "2")),
+        ]
 
     def present(self, item_prompt: Mapping[str, Any], design: Mapping[str, Any]) -> dict[str, Any]:
         template = design.get("human_template") or 'Esther asked "%s" and Juan responded "%s", which means %s'

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
+from ...messages import Message, gettext_noop
 from ..base import (
     Asset,
     Benchmark,
@@ -316,9 +317,13 @@ class InstructionInduction(Benchmark):
             return ""
         minimum = int(design.get("min_chars", self.default_design["min_chars"]))
         written = len(raw.strip())
-        return (
-            f"Please write the instruction in at least {minimum} characters "
-            f"(you wrote {written}). Your answer has not been saved yet."
+        return Message(
+            gettext_noop(
+                "Please write the instruction in at least {minimum} characters "
+                "(you wrote {written}). Your answer has not been saved yet."
+            ),
+            minimum=minimum,
+            written=written,
         )
 
     def item_category(self, item: ItemData) -> str:

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
+from ...messages import Message, gettext_noop
 from ..base import Benchmark, Choice, DatasetError, ImportBundle, ItemData, ResultsInput, Scored
 from ..design import DesignOption
 from ..miqa import RATING_SCALE, generative_prompt, generative_question_id, parse_generative_answers
@@ -25,7 +26,12 @@ from .prompts import CONSENT, INSTRUCTIONS
 SPLIT = "generative"
 _KEY_LENGTH = 120  # Item.key's max_length
 _FIELDS = ("question_id", "model", "answer")
-_LABELS = {"correct": "Correct", "ambiguous": "Ambiguous", "wrong": "Wrong"}
+# the buttons' labels, shown in the study's language (`Message`s are translated on the page)
+_LABELS = {
+    "correct": Message(gettext_noop("Correct")),
+    "ambiguous": Message(gettext_noop("Ambiguous")),
+    "wrong": Message(gettext_noop("Wrong")),
+}
 
 
 def generative_questions(miqa_items: Sequence[ItemData]) -> dict[str, str]:

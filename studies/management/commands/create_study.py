@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils.translation import ngettext
@@ -42,7 +43,12 @@ class Command(BaseCommand):
             help="what a PROLIFIC_PID must look like: 'prolific' (24 hex characters, the default) "
             "or 'token' (any 1-64 letters, digits, '-' or '_', for pilots and other recruiters)",
         )
-
+        parser.add_argument(
+            "--language",
+            choices=[code for code, _ in settings.LANGUAGES],
+            default="en",
+            help="the language of the participant pages (default en)",
+        )
         parser.add_argument(
             "--min-answer-ms",
             type=int,
@@ -79,6 +85,7 @@ class Command(BaseCommand):
                 status="draft" if options["draft"] else "live",
                 owner=owner,
                 pid_format=options["pid_format"],
+                language=options["language"],
                 **floor,
             )
         except StudyError as exc:

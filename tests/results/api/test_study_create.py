@@ -131,3 +131,13 @@ def test_a_study_created_through_the_api_takes_its_floor_and_closing_questions(i
     study = Study.objects.get(name="api closing")
     assert (study.min_answer_ms, study.closing_questions, study.owner) == (900, ["age"], user)
     assert study.failed_attention_code not in ("", study.completion_code)
+
+
+def test_a_study_is_created_in_a_language_and_an_unknown_one_is_refused(implicature):
+    owner = researcher()
+    given = {"name": "en árabe", "benchmark": "implicature", "design": DESIGN, "failed_attention_code": "F1"}
+    response = token_client(owner).post(URL, {**given, "language": "ar"}, format="json")
+    assert response.status_code == 201, response.json()
+    assert response.json()["language"] == "ar" and Study.objects.get(name="en árabe").language == "ar"
+    refused = token_client(owner).post(URL, {**given, "name": "nowhere", "language": "xx"}, format="json")
+    assert refused.status_code == 400 and "language" in refused.json()
