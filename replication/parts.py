@@ -119,6 +119,7 @@ def study_settings(source: Source) -> bytes:
             "reward_pence": study.reward_pence,
             "reservation_timeout_minutes": study.reservation_timeout_minutes,
             "min_answer_ms": study.min_answer_ms,
+            "language": study.language,
             "pid_format": study.pid_format,
             "closing_questions": study.closing_questions,
             "pseudonyms_issued": study.pseudonyms_issued,

@@ -37,6 +37,7 @@ _STUDY_FIELDS = (
     "reward_pence",
     "reservation_timeout_minutes",
     "min_answer_ms",
+    "language",
     "pid_format",
     "closing_questions",
     "pseudonyms_issued",

@@ -115,6 +115,7 @@ def study_document(study: Study, hypotheses: str = "", notes: str = "") -> dict[
             '[{"unit": label, "items": [{"key", "prompt", "gold"}, ...]}, ...] in unit and item order',
         },
         "texts": {
+            "language": study.language,
             "consent_sha256": plan.text_sha256(study.consent_text),
             "instructions_sha256": plan.text_sha256(study.instructions_text),
             "closing_questions": list(study.closing_questions),

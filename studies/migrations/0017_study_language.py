@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("studies", "0015_closing_questions"),
+        ("studies", "0016_preregistration_and_events"),
     ]
 
     operations = [
