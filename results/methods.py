@@ -19,6 +19,8 @@ from studies.models import Participant
 
 #: the CIs' level, as every interval of the results is computed
 CI_LEVEL = 0.95
+#: a design setting longer than this (a template's text) is left out of the methods
+SETTING_CHARS = 40
 
 Status = Participant.Status
 
@@ -96,7 +98,7 @@ def _design(data: StudyData) -> dict[str, Any]:
         "settings": [
             {"key": key, "label": labels.get(key, key.replace("_", " ")), "value": value}
             for key, value in sorted(study.design.items())
-            if isinstance(value, (str, int, float, bool))
+            if isinstance(value, (int, float, bool)) or isinstance(value, str) and len(value) <= SETTING_CHARS
         ],
     }
 
