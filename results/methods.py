@@ -13,6 +13,7 @@ from collections import Counter
 from statistics import median
 from typing import Any
 
+from modelruns.services_lm_eval import SOURCE as IMPORTED_SOURCE
 from parity.stats import quality
 from results.selectors import RunInfo, StudyData
 from studies.models import Participant
@@ -103,8 +104,6 @@ def _design(data: StudyData) -> dict[str, Any]:
     }
 
 
-#: where a run's answers came from, as its `model_identity` records it (`modelruns` writes it)
-IMPORTED_SOURCE = "lm-evaluation-harness"
 
 
 def run_provenance(run: RunInfo) -> dict[str, Any]:

@@ -137,7 +137,8 @@ def report(request: HttpRequest, study_id: int) -> HttpResponse:
     form = ReportForm(request.GET)
     if not form.is_valid():
         known = ", ".join(REPORT_FORMATS)
-        return HttpResponseBadRequest(f"No report format {request.GET.get('format', '')!r}; known: {known}.", content_type="text/plain")
+        asked = request.GET.get("format", "")
+        return HttpResponseBadRequest(f"No report format {asked!r}; known: {known}.", content_type="text/plain")
     fmt = form.cleaned_data["format"]
     lookup = results_lookup(study, ResultFilters())
     numbers = lookup.computed.results if lookup.current and lookup.computed else study_results(load_study_data(study))
