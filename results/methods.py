@@ -104,8 +104,6 @@ def _design(data: StudyData) -> dict[str, Any]:
     }
 
 
-
-
 def run_provenance(run: RunInfo) -> dict[str, Any]:
     """A run's model as a methods section names it: the requested revision, or the one the engine
     resolved when none was asked for; an imported run names its source file."""

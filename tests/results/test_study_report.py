@@ -233,8 +233,7 @@ def test_the_tests_and_the_placement_are_written_where_the_results_carry_them(pi
     assert "| tiny-lm (template 2, k=0) | 0.40 | \\[-0.30, 1.90\\] | 62.5 |" in markdown
     assert (
         "| tiny-lm (template 3, k=0) | 10 | +10.0 pp | \\[-20.0 pp, +30.0 pp\\] | 2 / 1 | — "
-        "| 1.000 (exact) | &lt; 0.001 |"
-        in markdown
+        "| 1.000 (exact) | &lt; 0.001 |" in markdown
     )
 
     html = render_report(results, "html")
