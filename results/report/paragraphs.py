@@ -126,7 +126,7 @@ def _attention(t: _Text) -> None:
             t.add(
                 "; a participant who failed ",
                 t.f("methods", "attention", "exclude_at"),
-                " was excluded as they failed the last one",
+                " was excluded",
             )
         t.add(". ")
     else:

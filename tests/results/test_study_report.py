@@ -12,7 +12,7 @@ from io import StringIO
 from typing import Any
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from prolific.models import ProlificStudy
 from results.report import build_report, render_report
@@ -96,6 +96,8 @@ def test_every_figure_of_the_pilots_report_is_the_one_study_results_json_gives(p
     assert methods["statistics"] == {"ci_level": 0.95, "n_boot": 10_000, "seed": 0, "human_ci_method": "t_interval"}
     text = " ".join(plain(parts) for parts in build_report(results).paragraphs)
     assert "through the study's link (no Prolific study was recorded)" in text
+    assert "Each participant met 2 attention checks among the items, at random positions; a participant who " in text
+    assert "failed 2 was excluded." in text
     assert "1 was excluded (failed 2 attention checks (threshold 2): 1)" in text
     assert "The analysis uses the answers of the 4 participants" in text
     assert "The reward was £4.50 for an estimated 30 minutes (£9.00 an hour)" in text
@@ -293,3 +295,18 @@ def test_a_report_in_an_unknown_format_is_refused(pilot, staff_client) -> None:
     response = staff_client.get(_url(pilot, "?format=<b>docx</b>"))
     assert response.status_code == 400 and response["Content-Type"].startswith("text/plain")
     assert staff_client.post(_url(pilot), {"format": "html"}).status_code == 405
+
+
+def test_a_study_without_answers_or_runs_has_a_report_too(implicature, tmp_path) -> None:
+    from tests.factories import small_study
+
+    study = small_study("not yet run", attention_checks=0, exclude_at=0)
+    path = tmp_path / "report.tex"
+    call_command("study_report", study.name, "--format", "latex", "--out", str(path), stderr=StringIO())
+    check_latex(path.read_text())
+    results = _json(study.name)
+    text = " ".join(plain(parts) for parts in build_report(results).paragraphs)
+    assert "0 people entered." in text and "The study had no attention checks." in text
+    assert "The same items were answered by" not in text
+    with pytest.raises(CommandError, match="no study named 'nothing'"):
+        call_command("study_report", "nothing")
