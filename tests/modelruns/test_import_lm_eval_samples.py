@@ -23,6 +23,7 @@ from results.selectors import load_study_data
 from results.tables import paper_tables
 from studies.models import Study
 from tests.harness_samples import EXAMPLE, choice_line, content, docs, file_name, generation_line
+from tests.personas import superuser
 
 pytestmark = pytest.mark.django_db
 
@@ -132,13 +133,18 @@ def _all_right(study: Study) -> dict[int, list[float]]:
     return {n: [-1.0 if i == mc[n]["answer"] else -3.0 for i in range(3)] for n in range(12)}
 
 
-def test_the_same_file_again_changes_nothing_and_another_is_refused(study, tmp_path) -> None:
+def test_the_same_file_again_changes_nothing_and_another_is_refused(study, tmp_path, client) -> None:
     path = tmp_path / file_name(TASK)
     path.write_bytes(content(_lines(study, _all_right(study))))
     _import(study, path)
     run = ModelRun.objects.get(study=study)
     assert ModelResponse.objects.filter(run=run, correct=True).count() == 12
     assert f"Already imported as run #{run.pk} (12 answers): nothing changed." in _import(study, path)
+    # the item view shows what the run answered, to the items' own prompts
+    client.force_login(superuser())
+    page = client.get(f"/studies/{study.pk}/results/item/", {"item": "1", "run": run.pk})
+    assert page.status_code == 200
+    assert "Question: Which animal says moo?" in page.content.decode()
     other = tmp_path / file_name(TASK).replace("2026", "2027")
     other.write_bytes(content(_lines(study, {n: [-1.0, -2.0, -3.0] for n in range(12)})))
     with pytest.raises(CommandError, match=rf"run #{run.pk} already holds {MODEL}'s answers to {TASK}"):
