@@ -68,7 +68,7 @@ def _assert_figures_are_the_json(name: str) -> dict[str, Any]:
     return results
 
 
-def test_every_figure_of_the_pilots_report_is_the_one_study_results_json_gives(pilot) -> None:
+def test_every_figure_of_the_pilots_report_is_the_one_study_results_json_gives(pilot, db) -> None:
     results = _assert_figures_are_the_json(pilot.name)
     methods = results["methods"]
     assert methods["platform"] == "link"
@@ -104,11 +104,18 @@ def test_every_figure_of_the_pilots_report_is_the_one_study_results_json_gives(p
     assert "10,000 resamples, seed 0" in text
 
 
-def test_the_published_studys_report_says_its_answers_were_imported(baseline) -> None:
+def test_the_published_studys_report_says_its_answers_were_imported(baseline, db) -> None:
     results = _assert_figures_are_the_json(baseline.name)
     text = plain(build_report(results).methods[0])
     assert text.startswith("The human answers are those of a published study, imported into Parity: 20 annotators.")
     assert "reward" not in text and "attention" not in text
+
+
+def test_an_ambibench_studys_report_has_the_oracle_beside_the_people(ambi, db) -> None:
+    results = _assert_figures_are_the_json(ambi.name)
+    latex = render_report(results, "latex")
+    check_latex(latex)
+    assert "Oracle" in latex and r"\label{tab:by_position}" in latex
 
 
 def test_a_study_on_prolific_says_so_with_its_bonus(pilot, db) -> None:
@@ -128,7 +135,7 @@ def test_a_study_on_prolific_says_so_with_its_bonus(pilot, db) -> None:
 HOSTILE = "R&D_1 100% #2 $x$ {a} ~^\\ [b] naïve Ω"
 
 
-def test_the_latex_report_is_a_well_formed_document_whatever_the_names(pilot) -> None:
+def test_the_latex_report_is_a_well_formed_document_whatever_the_names(pilot, db) -> None:
     results = _json(pilot.name)
     results["study"] = HOSTILE
     for model, methods in zip(results["models"], results["methods"]["models"]):
@@ -216,7 +223,7 @@ def _with_sections(results: dict[str, Any]) -> dict[str, Any]:
     return results
 
 
-def test_the_tests_and_the_placement_are_written_where_the_results_carry_them(pilot) -> None:
+def test_the_tests_and_the_placement_are_written_where_the_results_carry_them(pilot, db) -> None:
     results = _with_sections(_json(pilot.name))
     report = build_report(results)
     assert [table.key for table in report.tests] == ["paired", "human_band", "irt", "divergent_items"]
@@ -249,7 +256,7 @@ def test_the_tests_and_the_placement_are_written_where_the_results_carry_them(pi
     assert r"Esther asked \& Juan said 50\% -- yes\_no" in latex
 
 
-def test_without_those_sections_the_report_has_none_of_them(pilot) -> None:
+def test_without_those_sections_the_report_has_none_of_them(pilot, db) -> None:
     results = _json(pilot.name)
     for key in ("paired", "human_band", "irt"):
         results.pop(key, None)
