@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from annotation.selectors import item_data
 from modelruns import selectors
-from modelruns.models import ModelResponse, ModelRun, ModelSpec
+from modelruns.models import LM_EVAL_SOURCE, ModelResponse, ModelRun, ModelSpec
 from modelruns.services import ModelRunError, setting_key
 from modelruns.storable import storable
 from parity.benchmarks.custom.model import IMPORTED_SETTING
@@ -26,8 +26,7 @@ from parity.benchmarks.lm_eval.samples import SamplesError, read_samples, sample
 from studies.changes import results_changed
 from studies.models import Study
 
-#: `model_identity["source"]` of an imported run (the results' methods section reads it)
-SOURCE = "lm-evaluation-harness"
+SOURCE = LM_EVAL_SOURCE
 
 
 @dataclass(frozen=True)

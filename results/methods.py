@@ -13,7 +13,7 @@ from collections import Counter
 from statistics import median
 from typing import Any
 
-from modelruns.services_lm_eval import SOURCE as IMPORTED_SOURCE
+from modelruns.models import LM_EVAL_SOURCE as IMPORTED_SOURCE
 from parity.stats import quality
 from results.selectors import RunInfo, StudyData
 from studies.models import Participant
