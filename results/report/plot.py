@@ -33,7 +33,8 @@ def svg(plot: Placement) -> str:
     height = axis_y + 30
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="placement" viewBox="0 0 {WIDTH} {height}" '
-        f'width="{WIDTH}" height="{height}" role="img" aria-label="People and models on one ability scale">',
+        f'width="{WIDTH}" height="{height}" font-family="system-ui, sans-serif" role="img" '
+        'aria-label="People and models on one ability scale">',
         f'<text x="{MARGIN}" y="12" font-size="11">People ({len(plot.people)})</text>',
     ]
     out += [
