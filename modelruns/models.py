@@ -91,6 +91,11 @@ class ModelSpec(models.Model):
         return self.api_base_url if self.is_api else self.model
 
 
+#: `ModelRun.model_identity["source"]` of a run whose answers were imported from an
+#: lm-evaluation-harness samples file (`modelruns.services_lm_eval`), not scored here
+LM_EVAL_SOURCE = "lm-evaluation-harness"
+
+
 class ModelRunQuerySet(models.QuerySet):
     def active(self) -> ModelRunQuerySet:
         return self.filter(status__in=ModelRun.ACTIVE)

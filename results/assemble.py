@@ -35,6 +35,7 @@ from parity.stats.results import finite_or_none
 from parity.stats.table import UNSCORED, RatingTable, distinct
 from results.breakdowns import breakdowns
 from results.forms import ResultFilters
+from results.methods import methods_section
 from results.rows import (
     averaged_item_scores,
     human_ratings,
@@ -285,6 +286,8 @@ def _study_results(data: StudyData, filters: ResultFilters, *, n_boot: int) -> d
         )
         results["graded"] = graded_section(data, ratings)
     results.update(study.definition.headline_results(results["breakdowns"]))
+    # what a methods paragraph says (recruitment, pay, design, models, statistics): the report's source
+    results["methods"] = methods_section(data, results)
     return results
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, overload
 
 import numpy as np
@@ -69,6 +70,10 @@ class ParticipantInfo:
     excluded: bool
     is_imported: bool
     unit: str
+    #: what a methods paragraph says of them (read with the rest; None for answers built in memory)
+    started_at: datetime | None = None
+    completed_at: datetime | None = None
+    exclusion_reason: str = ""
 
     @property
     def in_results(self) -> bool:

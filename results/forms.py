@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from django import forms
 
 from modelruns.models import ModelRun
+from results.report import FORMATS as REPORT_FORMATS
 from results.selectors import StudyData
 
 
@@ -77,3 +78,9 @@ class ItemPromptForm(forms.Form):
         """The chosen run; call after `is_valid()`."""
         chosen = self.cleaned_data.get("run")
         return self.runs[chosen] if chosen is not None else None
+
+
+class ReportForm(forms.Form):
+    """GET input of the report download: its format."""
+
+    format = forms.ChoiceField(choices=[(name, name) for name in REPORT_FORMATS])

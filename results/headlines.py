@@ -18,7 +18,8 @@ def study_headlines(studies: Iterable[Study], *, n_boot: int = N_BOOT) -> list[d
     """Per study: participants, human accuracy (mean, 95% CI), mean pairwise kappa, alpha, and the
     best model run's accuracy on all its items and its gap to the humans on the items both answered
     (with their number); by benchmark, then newest."""
-    everything = load_studies_data(studies)
+    # no methods section here: the Prolific studies are not read
+    everything = load_studies_data(studies, recruitment=False)
     filters = ResultFilters()
     rows = []
     for data in everything.values():

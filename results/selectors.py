@@ -23,6 +23,7 @@ from django.db.models.functions import Cast
 
 from annotation.models import Item
 from modelruns.models import InstructionScore, ModelResponse, ModelRun
+from prolific.models import ProlificStudy
 from results.columns import HumanAnswer, HumanAnswers, HumanColumns, ItemInfo, ParticipantInfo, objects
 from studies.models import Participant, Response, Study, UnitItem
 
@@ -34,6 +35,7 @@ __all__ = [
     "ItemInfo",
     "ModelAnswer",
     "ParticipantInfo",
+    "Recruitment",
     "RunInfo",
     "StudyData",
     "UnitInfo",
@@ -61,10 +63,26 @@ class RunInfo:
     status: str
     #: the benchmark's name for the setting ("template 2, k=0"); also the setting filter's value
     setting_label: str
+    #: what was run, for a methods section: the spec's model id, revision, dtype and kind, and what
+    #: the engine recorded it loaded (or where an imported run's answers came from)
+    model_id: str = ""
+    revision: str = ""
+    dtype: str = ""
+    kind: str = ""
+    identity: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
         return f"{self.model} ({self.setting_label})"
+
+
+@dataclass(frozen=True)
+class Recruitment:
+    """The study's Prolific study, when it has one: what a methods section says of recruitment."""
+
+    places: int
+    status: str
+    bonus_per_correct_pence: int
 
 
 @dataclass(frozen=True)
@@ -113,6 +131,10 @@ class StudyData:
     baseline_scores: list[BaselineScore] = field(default_factory=list)
     #: False for data read without the answers (`load_study_data(answers=False)`)
     answers_read: bool = True
+    #: every participant who entered, answers or not (read with the answers; see `everyone`)
+    participants: list[ParticipantInfo] | None = None
+    #: the study's Prolific study, read with the answers (None: none, or not read)
+    recruitment: Recruitment | None = None
 
     @cached_property
     def columns(self) -> HumanColumns:
@@ -120,6 +142,11 @@ class StudyData:
         if isinstance(self.humans, HumanAnswers):
             return self.humans.columns
         return HumanColumns.of(self.humans, self.items)
+
+    @property
+    def everyone(self) -> list[ParticipantInfo]:
+        """Every participant who entered; for data built in memory, those with an answer."""
+        return self.participants if self.participants is not None else list(self.columns.participants)
 
     @cached_property
     def answers_by_run(self) -> dict[int, list[ModelAnswer]]:
@@ -201,30 +228,44 @@ def load_study_data(study: Study, *, answers: bool = True) -> StudyData:
     return load_studies_data([study], answers=answers)[study.pk]
 
 
-def load_studies_data(studies: Iterable[Study], *, answers: bool = True) -> dict[int, StudyData]:
-    """Units, items, runs, human and model answers of every study, in eight queries at most.
+def load_studies_data(
+    studies: Iterable[Study], *, answers: bool = True, recruitment: bool = True
+) -> dict[int, StudyData]:
+    """Units, items, runs, human and model answers of every study, in nine queries at most.
     Without `answers`: units, items and runs only (what the results filters offer), in two; read
-    the answers later with `load_answers`."""
+    the answers later with `load_answers`. Without `recruitment`, the Prolific studies are not read
+    (a page that shows no methods section)."""
     data = {study.pk: StudyData(study=study, answers_read=False) for study in studies}
     if not data:
         return data
     _load_units_and_items(data)
     _load_runs(data)
     if answers:
-        load_answers(data)
+        load_answers(data, recruitment=recruitment)
     return data
 
 
-def load_answers(data: dict[int, StudyData]) -> None:
+def load_answers(data: dict[int, StudyData], *, recruitment: bool = True) -> None:
     """The human and model answers (and instructions executed) of studies whose units, items and
     runs are read: one query for the participants, one for their answers, one for the items
     answered outside the units (attention checks), one for the model answers, one for the
-    instructions (instruction induction only)."""
+    instructions (instruction induction only), one for the Prolific studies (with `recruitment`)."""
     _load_humans(data)
     _load_model_answers(data)
     _load_baselines(data)
+    if recruitment:
+        _load_recruitment(data)
     for study_data in data.values():
         study_data.answers_read = True
+
+
+def _load_recruitment(data: dict[int, StudyData]) -> None:
+    for row in ProlificStudy.objects.filter(study_id__in=list(data)).values(
+        "study_id", "places", "status", "bonus_per_correct_pence"
+    ):
+        data[row["study_id"]].recruitment = Recruitment(
+            places=row["places"], status=row["status"], bonus_per_correct_pence=row["bonus_per_correct_pence"]
+        )
 
 
 def _load_units_and_items(data: dict[int, StudyData]) -> None:
@@ -276,13 +317,26 @@ def _load_humans(data: dict[int, StudyData]) -> None:
     (and, for studies whose answers carry scores, one for those)."""
     people: dict[int, dict[int, int]] = defaultdict(dict)
     infos: dict[int, list[ParticipantInfo]] = defaultdict(list)
-    for pk, study_id, pseudonym, status, excluded, is_imported, unit in (
+    for pk, study_id, pseudonym, status, excluded, is_imported, unit, started, completed, reason in (
         Participant.objects.filter(study_id__in=list(data))
         .order_by("pk")
-        .values_list("pk", "study_id", "pseudonym", "status", "excluded", "is_imported", "unit__label")
+        .values_list(
+            "pk",
+            "study_id",
+            "pseudonym",
+            "status",
+            "excluded",
+            "is_imported",
+            "unit__label",
+            "started_at",
+            "completed_at",
+            "exclusion_reason",
+        )
     ):
         people[study_id][pk] = len(infos[study_id])
-        infos[study_id].append(ParticipantInfo(pseudonym, pk, status, excluded, is_imported, unit or ""))
+        infos[study_id].append(
+            ParticipantInfo(pseudonym, pk, status, excluded, is_imported, unit or "", started, completed, reason)
+        )
     answers = (
         Response.objects.filter(participant__study_id__in=list(data))
         .order_by("participant__study_id", "participant__unit__position", "participant_id", "position")
@@ -318,6 +372,7 @@ def _load_humans(data: dict[int, StudyData]) -> None:
     }
     text = objects(list(texts))
     for study_id, study_data in data.items():
+        study_data.participants = infos[study_id]
         study_data.humans = HumanAnswers(
             _columns(study_data, parts.pop(study_id, []), people[study_id], infos[study_id], others, text)
         )
@@ -514,6 +569,11 @@ def _load_runs(data: dict[int, StudyData]) -> None:
                 setting=setting,
                 status=str(run.status),
                 setting_label=setting_label(study_data.study, setting),
+                model_id=run.spec.model,
+                revision=run.spec.revision,
+                dtype=run.spec.dtype,
+                kind=run.spec.kind,
+                identity=run.model_identity or {},
             )
         )
 

@@ -4,20 +4,24 @@ a model reads it, its live monitor (an htmx fragment refreshing itself), exports
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
 from modelruns.prompts import PromptError, item_prompts
 from modelruns.selectors import item_answers, study_runs
+from results.assemble import study_results
 from results.cache import Computed, results_lookup
 from results.charts import arrivals_chart
 from results.display import disagreement_rows, headline_cells, summary_cards
 from results.exports import FORMATS, ExportForm, export_study
-from results.forms import ItemPromptForm, ResultFilters, ResultsFilterForm
+from results.forms import ItemPromptForm, ReportForm, ResultFilters, ResultsFilterForm
 from results.headlines import study_headlines
 from results.monitor import study_monitor
+from results.report import FORMATS as REPORT_FORMATS
+from results.report import render_report
 from results.selectors import load_study_data
 from results.tables import paper_tables
 from studies.access import EXPORT_STUDY, get_study_for_researcher, researcher_studies
@@ -74,6 +78,7 @@ def results(request: HttpRequest, study_id: int) -> HttpResponse:
         "refresh_seconds": RESULTS_REFRESH_SECONDS,
         **_numbers(lookup.computed),
         "formats": list(FORMATS),
+        "report_formats": list(REPORT_FORMATS),
         "model_runs_url": _model_runs_url(study),
         "closing_free_text": any(question.free_text for question in asked(study.closing_questions)),
     }
@@ -120,6 +125,26 @@ def export(request: HttpRequest, study_id: int, fmt: str) -> HttpResponse:
     )
     response = HttpResponse(exported.content, content_type=exported.content_type)
     response["Content-Disposition"] = f'attachment; filename="{exported.filename}"'
+    return response
+
+
+@login_required
+@require_GET
+def report(request: HttpRequest, study_id: int) -> HttpResponse:
+    """The study's report for a paper (whole study, no filters), from the results the page shows:
+    those kept when they are the study's current ones, else computed now."""
+    study = get_study_for_researcher(request.user, study_id, EXPORT_STUDY)
+    form = ReportForm(request.GET)
+    if not form.is_valid():
+        known = ", ".join(REPORT_FORMATS)
+        asked = request.GET.get("format", "")
+        return HttpResponseBadRequest(f"No report format {asked!r}; known: {known}.", content_type="text/plain")
+    fmt = form.cleaned_data["format"]
+    lookup = results_lookup(study, ResultFilters())
+    numbers = lookup.computed.results if lookup.current and lookup.computed else study_results(load_study_data(study))
+    content_type, suffix = REPORT_FORMATS[fmt]
+    response = HttpResponse(render_report(numbers, fmt), content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{slugify(study.name) or f"study-{study.pk}"}-{suffix}"'
     return response
 
 

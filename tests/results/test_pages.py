@@ -13,8 +13,9 @@ pytestmark = pytest.mark.django_db
 #: session and user, the user's permissions (Django loads a non-superuser's user and group permissions
 #: once per request: 2), then units+items, runs, and on a first view (results computed in the request)
 #: the study's count of answers, its participants, their answers, the attention checks answered, model
-#: answers (and the runs partial's url); the ownership check is part of the study query itself
-MAX_QUERIES = 12
+#: answers, its Prolific study (for the methods section) (and the runs partial's url); the ownership
+#: check is part of the study query itself
+MAX_QUERIES = 13
 
 
 def _url(built, suffix: str = "results/") -> str:

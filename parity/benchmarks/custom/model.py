@@ -28,7 +28,14 @@ DEFAULT_SETTING: Mapping[str, Any] = {}
 SETTING_OPTIONS: tuple[DesignOption, ...] = ()
 
 
+#: the setting of a run whose answers were imported from an lm-evaluation-harness samples file
+IMPORTED_SETTING = "lm_eval_samples"
+
+
 def setting_label(setting: Mapping[str, Any]) -> str:
+    imported = setting.get(IMPORTED_SETTING)
+    if isinstance(imported, Mapping):
+        return f"lm-evaluation-harness samples of {imported.get('task')} (filter {imported.get('filter')})"
     return "the items' own prompts"
 
 

@@ -1,0 +1,41 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from results.assemble import study_results
+from results.report import FORMATS, render_report
+from results.selectors import load_study_data
+from studies.models import Study
+
+
+class Command(BaseCommand):
+    help = (
+        "A study's report for a paper: a methods paragraph (recruitment, dates, participants and exclusions, "
+        "attention checks, pay, design, models, statistics), the headline results, the paper tables, the paired "
+        "tests, the human band and the placement plot where computed; as LaTeX (a document that compiles alone), "
+        "Markdown or HTML. Every number is the one `study_results --json` gives."
+    )
+
+    # a read: the system checks would import every view (and the charts' matplotlib) for nothing
+    requires_system_checks: list[str] = []
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("name", help="the study's name")
+        parser.add_argument("--format", choices=list(FORMATS), default="markdown", dest="fmt")
+        parser.add_argument("--out", default="-", help="file to write ('-', the default: standard output)")
+
+    def handle(self, *args, name: str, fmt: str, out: str, **options) -> None:
+        study = Study.objects.filter(name=name).first()
+        if study is None:
+            raise CommandError(f"no study named {name!r}")
+        report = render_report(study_results(load_study_data(study)), fmt)
+        if out == "-":
+            self.stdout.write(report, ending="")
+            return
+        path = Path(out)
+        if not path.parent.exists():
+            raise CommandError(f"--out {out}: the folder {path.parent} does not exist")
+        path.write_text(report, encoding="utf-8")
+        self.stderr.write(f"Wrote the {fmt} report of {study.name!r} to {path} ({len(report.encode())} bytes)")

@@ -1,0 +1,112 @@
+"""A figure of the report: a value taken from the results dict, where it was taken from, and how it
+is written. The report's texts are built of plain words and figures, so a test can hold every
+figure against `study_results --json` (the same path, the same value) and find no number in a text
+that is not one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+#: a key path into the results dict: ("methods", "pay", "reward_pence"), ("models", 0, "accuracy")
+Path = tuple[str | int, ...]
+
+
+def pct(value: Any) -> str:
+    return "—" if value is None else f"{100 * value:.1f}%"
+
+
+def signed_pp(value: Any) -> str:
+    return "—" if value is None else f"{100 * value:+.1f} pp"
+
+
+def whole(value: Any) -> str:
+    return f"{value:,}" if isinstance(value, int) else str(value)
+
+
+def decimal(value: Any) -> str:
+    return "—" if value is None else f"{value:.2f}"
+
+
+def p_value(value: Any) -> str:
+    if value is None:
+        return "—"
+    return "< 0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def pounds(pence: Any) -> str:
+    return "—" if pence is None else f"£{pence / 100:.2f}"
+
+
+def one_decimal(value: Any) -> str:
+    return "—" if value is None else f"{value:.1f}"
+
+
+def day(value: Any) -> str:
+    """An ISO date-time as its date (the day data collection began or ended)."""
+    return "—" if value is None else str(value)[:10]
+
+
+def level(value: Any) -> str:
+    """A CI's level (0.95) as a percentage without decimals."""
+    return f"{100 * value:.0f}%"
+
+
+def text(value: Any) -> str:
+    return str(value)
+
+
+def setting(value: Any) -> str:
+    """A design setting's value: yes or no for a switch."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return whole(value) if isinstance(value, int) else str(value)
+
+
+#: how each kind of figure is written; the test writes the JSON's value the same way
+KINDS: dict[str, Callable[[Any], str]] = {
+    "pct": pct,
+    "signed_pp": signed_pp,
+    "int": whole,
+    "num": decimal,
+    "p": p_value,
+    "pounds": pounds,
+    "one": one_decimal,
+    "day": day,
+    "level": level,
+    "text": text,
+    "setting": setting,
+}
+
+
+@dataclass(frozen=True)
+class Figure:
+    path: Path
+    value: Any
+    kind: str
+
+    @property
+    def text(self) -> str:
+        return KINDS[self.kind](self.value)
+
+
+#: a text of the report: plain words (str) and figures
+Part = str | Figure
+
+
+def at(results: dict[str, Any], path: Path) -> Any:
+    """The value at `path` in the results dict."""
+    value: Any = results
+    for key in path:
+        value = value[key]
+    return value
+
+
+def figure(results: dict[str, Any], path: Path, kind: str) -> Figure:
+    return Figure(path, at(results, path), kind)
+
+
+def plain(parts: list[Part]) -> str:
+    """A text as plain characters (figures written out)."""
+    return "".join(part.text if isinstance(part, Figure) else part for part in parts)

@@ -1,0 +1,78 @@
+"""A LaTeX document's structure, checked without TeX: what pdflatex would stop at.
+
+A document that begins and ends as one; environments closed in order; braces balanced; no special
+character unescaped in text (`%` would comment out the rest of a line, `#`, `_`, a lone `$`, and `&`
+outside a table); every table row with as many cells as its column spec; only Latin-1 characters
+(what `inputenc` with `utf8` and T1 fonts typeset without more packages).
+"""
+
+from __future__ import annotations
+
+import re
+
+_ESCAPED = re.compile(r"\\([^A-Za-z])")
+_ENVIRONMENT = re.compile(r"\\(begin|end)\{([^}]*)\}")
+_TABULAR = re.compile(r"\\begin\{tabular\}\{([^}]*)\}(.*?)\\end\{tabular\}", re.S)
+#: a row's end in the masked text
+ROW_END = "\x00"
+
+
+def _mask(document: str) -> str:
+    """Escaped characters out of the way: `\\\\` (a row's end) becomes ROW_END, `\\&` and the like
+    two spaces; labels (which may hold `_`) emptied."""
+    document = re.sub(r"\\label\{[^}]*\}", "", document)
+    return _ESCAPED.sub(lambda m: ROW_END if m.group(1) == "\\" else "  ", document)
+
+
+def _environments(document: str) -> None:
+    stack: list[str] = []
+    for kind, name in _ENVIRONMENT.findall(document):
+        if kind == "begin":
+            stack.append(name)
+        else:
+            assert stack and stack[-1] == name, f"\\end{{{name}}} closes {stack[-1:] or 'nothing'}"
+            stack.pop()
+    assert not stack, f"never closed: {stack}"
+
+
+def _braces(masked: str) -> None:
+    depth = 0
+    for line_number, line in enumerate(masked.splitlines(), start=1):
+        for char in line:
+            depth += {"{": 1, "}": -1}.get(char, 0)
+            assert depth >= 0, f"line {line_number}: a closing brace with none open"
+    assert depth == 0, f"{depth} braces never closed"
+
+
+def _specials(masked: str) -> None:
+    outside_tables = _TABULAR.sub("", masked)
+    for line_number, line in enumerate(outside_tables.splitlines(), start=1):
+        for char in "%#_&":
+            assert char not in line, f"line {line_number}: an unescaped {char!r} in {line!r}"
+    for line_number, line in enumerate(masked.splitlines(), start=1):
+        assert line.count("$") % 2 == 0, f"line {line_number}: a lone '$' in {line!r}"
+        for char in "%#_":
+            assert char not in line, f"line {line_number}: an unescaped {char!r} in {line!r}"
+
+
+def _tables(masked: str) -> None:
+    for spec, body in _TABULAR.findall(masked):
+        columns = len(re.findall(r"[lrcp]", spec))
+        for row in body.split(ROW_END):
+            cells = re.sub(r"\\(toprule|midrule|bottomrule)", "", row).strip()
+            if cells:
+                assert cells.count("&") == columns - 1, f"{columns} columns, but the row {cells!r}"
+
+
+def check_latex(document: str) -> None:
+    """Raises AssertionError naming what would not compile."""
+    assert document.startswith("\\documentclass"), "the document does not begin with \\documentclass"
+    assert document.count("\\begin{document}") == 1, "not one \\begin{document}"
+    assert document.rstrip().endswith("\\end{document}"), "the document does not end with \\end{document}"
+    outside = sorted({char for char in document if ord(char) > 255})
+    assert not outside, f"characters pdflatex cannot typeset here: {outside}"
+    _environments(document)
+    masked = _mask(document)
+    _braces(masked)
+    _specials(masked)
+    _tables(masked)

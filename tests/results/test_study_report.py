@@ -1,0 +1,319 @@
+"""`manage.py study_report` and the results page's Report download: every figure of the methods and
+results paragraphs is the value `study_results --json` gives at the path it names, the paper tables
+are the page's, the LaTeX document is well formed (checked without TeX), and the sections of the
+paired tests, the human band and the item-response model are written wherever the results carry them."""
+
+from __future__ import annotations
+
+import json
+import re
+from html import unescape
+from io import StringIO
+from typing import Any
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from prolific.models import ProlificStudy
+from results.report import build_report, render_report
+from results.report.figures import KINDS, Figure, at, plain
+from results.report.latex import tex
+from results.table_writers import markdown_table
+from results.tables import paper_tables
+from studies.models import Study
+from tests.personas import assistant, signed_in
+from tests.results.latex_check import check_latex
+
+FIGURE = re.compile(r'<span class="figure" data-path="([^"]*)" data-kind="([^"]*)">(.*?)</span>')
+
+
+def _command(*args: str) -> str:
+    out = StringIO()
+    call_command(*args, stdout=out)
+    return out.getvalue()
+
+
+def _json(name: str) -> dict[str, Any]:
+    return json.loads(_command("study_results", name, "--json"))
+
+
+def _path(dotted: str) -> tuple[str | int, ...]:
+    return tuple(int(key) if key.isdigit() else key for key in dotted.split("."))
+
+
+def _paragraphs(html: str) -> list[str]:
+    sections = re.findall(r'<section id="(?:methods|results)">(.*?)</section>', html, re.S)
+    return [p for section in sections for p in re.findall(r"<p>(.*?)</p>", section, re.S)]
+
+
+def _assert_figures_are_the_json(name: str) -> dict[str, Any]:
+    """The HTML report's paragraphs against `study_results --json`, both from the commands."""
+    results = _json(name)
+    html = _command("study_report", name, "--format", "html")
+    paragraphs = _paragraphs(html)
+    found = [match for p in paragraphs for match in FIGURE.findall(p)]
+    assert len(found) > 10
+    for dotted, kind, shown in found:
+        assert unescape(shown) == KINDS[kind](at(results, _path(dotted))), dotted
+    # nothing else in a paragraph is a number: every digit is inside a figure
+    for p in paragraphs:
+        assert not re.search(r"\d", unescape(FIGURE.sub("", p))), p
+    # the Markdown report has the same figures, and the page's paper tables row for row
+    markdown = _command("study_report", name, "--format", "markdown")
+    for figure in (part for parts in build_report(results).paragraphs for part in parts if isinstance(part, Figure)):
+        assert figure.text.replace("[", "\\[") in markdown
+    for table in paper_tables(results):
+        for line in markdown_table(table)[2:]:
+            assert line in markdown
+    return results
+
+
+def test_every_figure_of_the_pilots_report_is_the_one_study_results_json_gives(pilot, db) -> None:
+    results = _assert_figures_are_the_json(pilot.name)
+    methods = results["methods"]
+    assert methods["platform"] == "link"
+    assert methods["participants"] | {"exclusion_reasons": None} == {
+        "entered": 5,
+        "imported": 0,
+        "declined": 0,
+        "returned": 0,
+        "timed_out": 0,
+        "in_progress": 0,
+        "completed": 5,
+        "excluded": 1,
+        "exclusion_reasons": None,
+    }
+    assert methods["participants"]["exclusion_reasons"] == [
+        {"reason": "failed 2 attention checks (threshold 2)", "n": 1}
+    ]
+    assert methods["attention"]["checks_per_participant"] == 2 and methods["attention"]["exclude_at"] == 2
+    assert methods["pay"]["reward_pence"] == 450 and methods["pay"]["estimated_hourly_pence"] == 900
+    assert methods["design"]["n_units"] == 2 and methods["design"]["items_per_participant"] == {"min": 5, "max": 5}
+    assert [(m["model_id"], m["setting"], m["source"]) for m in methods["models"]] == [
+        ("local/tiny-lm", "template 2, k=0", "parity"),
+        ("local/tiny-lm", "template 3, k=0", "parity"),
+    ]
+    assert methods["statistics"] == {"ci_level": 0.95, "n_boot": 10_000, "seed": 0, "human_ci_method": "t_interval"}
+    text = " ".join(plain(parts) for parts in build_report(results).paragraphs)
+    assert "through the study's link (no Prolific study was recorded)" in text
+    assert "Each participant met 2 attention checks among the items, at random positions; a participant who " in text
+    assert "failed 2 was excluded." in text
+    assert "1 was excluded (failed 2 attention checks (threshold 2): 1)" in text
+    assert "The analysis uses the answers of the 4 participants" in text
+    assert "The reward was £4.50 for an estimated 30 minutes (£9.00 an hour)" in text
+    assert "10,000 resamples, seed 0" in text
+
+
+def test_the_published_studys_report_says_its_answers_were_imported(baseline, db) -> None:
+    results = _assert_figures_are_the_json(baseline.name)
+    text = plain(build_report(results).methods[0])
+    assert text.startswith("The human answers are those of a published study, imported into Parity: 20 annotators.")
+    assert "reward" not in text and "attention" not in text
+
+
+def test_an_ambibench_studys_report_has_the_oracle_beside_the_people(ambi, db) -> None:
+    results = _assert_figures_are_the_json(ambi.name)
+    latex = render_report(results, "latex")
+    check_latex(latex)
+    assert "Oracle" in latex and r"\label{tab:by_position}" in latex
+
+
+def test_a_study_on_prolific_says_so_with_its_bonus(pilot, db) -> None:
+    ProlificStudy.objects.create(
+        study=Study.objects.get(pk=pilot.study_id), prolific_id="6a1b", places=10, bonus_per_correct_pence=5
+    )
+    results = _assert_figures_are_the_json(pilot.name)
+    assert results["methods"]["platform"] == "prolific"
+    assert results["methods"]["prolific"] == {"places": 10, "status": "UNPUBLISHED"}
+    text = plain(build_report(results).methods[0])
+    assert text.startswith("Participants were recruited on Prolific and answered on Parity through the study's link")
+    assert "with a bonus of £0.05 per right answer" in text
+
+
+# -- LaTeX, checked without TeX ----------------------------------------------------------------
+
+HOSTILE = "R&D_1 100% #2 $x$ {a} ~^\\ [b] naïve Ω"
+
+
+def test_the_latex_report_is_a_well_formed_document_whatever_the_names(pilot, db) -> None:
+    results = _json(pilot.name)
+    results["study"] = HOSTILE
+    for model, methods in zip(results["models"], results["methods"]["models"]):
+        model["label"] = model["model"] = methods["model"] = methods["label"] = f"{HOSTILE} model"
+    document = render_report(results, "latex")
+    check_latex(document)
+    assert tex(HOSTILE) in document
+    assert (
+        r"R\&D\_1 100\% \#2 \$x\$ \{a\} \textasciitilde{}\textasciicircum{}\textbackslash{} {[}b{]} naïve ?" in document
+    )
+
+
+def test_the_latex_check_finds_what_would_not_compile() -> None:
+    good = "\\documentclass{article}\n\\begin{document}\nok\n\\end{document}\n"
+    check_latex(good)
+    for broken in (
+        good.replace("ok", "{ok"),
+        good.replace("ok", "\\begin{table}ok"),
+        good.replace("ok", "100% sure"),
+        good.replace("ok", "R&D"),
+        good.replace("ok", "a_b"),
+        good.replace("ok", "$x"),
+        good.replace("ok", "\\begin{tabular}{lr}\na & b & c \\\\\n\\end{tabular}"),
+        good.replace("\\end{document}\n", ""),
+    ):
+        with pytest.raises(AssertionError):
+            check_latex(broken)
+
+
+# -- the sections of the tests, when the results carry them -------------------------------------
+
+
+def _with_sections(results: dict[str, Any]) -> dict[str, Any]:
+    """The results with the paired tests, the human band and the item-response model, shaped as
+    `study_results` gives them."""
+    runs = [(model["run"], model["label"]) for model in results["models"]]
+    results["paired"] = [
+        {
+            "run": run,
+            "label": label,
+            "n_items": 10,
+            "gap": 0.05 * (index + 1),
+            "ci": [-0.2, 0.3],
+            "mcnemar": {"b": 2, "c": 1, "statistic": None, "p": 1.0, "exact": True},
+            "permutation": {"p": 0.0004, "n_permutations": 10_000},
+        }
+        for index, (run, label) in enumerate(runs)
+    ]
+    results["human_band"] = [
+        {
+            "run": run,
+            "label": label,
+            "model_kappa": 0.41,
+            "human_kappa": {"median": 0.55, "low": 0.2, "high": 0.8, "n_pairs": 2},
+            "verdict": "within",
+        }
+        for run, label in runs
+    ]
+    results["irt"] = {
+        "model": "2pl",
+        "people": 4,
+        "items_used": 8,
+        "items_dropped_all_right": 2,
+        "items_dropped_all_wrong": 0,
+        "person_reliability": 0.61,
+        "item_reliability": None,
+        "models": [
+            {"run": run, "label": label, "ability": 0.4 + index, "ci": [-0.3, 1.9 + index], "percentile": 62.5}
+            for index, (run, label) in enumerate(runs)
+        ],
+        "people_abilities": [-1.2, 0.1, 0.5, 1.4],
+        "items": [{"item": "k1", "text": "Is it?", "difficulty": -0.5, "discrimination": 1.1}],
+        "divergent_items": [
+            {
+                "item": "k1",
+                "text": "Esther asked & Juan said 50% — yes_no",
+                "human_rate": 0.25,
+                "model_rate": 1.0,
+                "statistic": 6.2,
+                "p": 0.01,
+                "p_adjusted": 0.04,
+            }
+        ],
+    }
+    return results
+
+
+def test_the_tests_and_the_placement_are_written_where_the_results_carry_them(pilot, db) -> None:
+    results = _with_sections(_json(pilot.name))
+    report = build_report(results)
+    assert [table.key for table in report.tests] == ["paired", "human_band", "irt", "divergent_items"]
+    for table in report.tests:
+        assert all(len(row) == len(table.columns) for row in table.rows), table.key
+    figures = [part for parts in report.paragraphs for part in parts if isinstance(part, Figure)]
+    for figure in figures:
+        assert figure.value == at(results, figure.path)
+    text = " ".join(plain(parts) for parts in report.paragraphs)
+    assert "permutation test (10,000 permutations each)" in text
+    assert "joint 2pl item-response model over 4 people and 8 items (2 dropped as answered right by all" in text
+    assert "McNemar p = 1.000, permutation p = < 0.001" in text
+    assert "is within the human band" in text and "62.5th percentile" in text
+
+    markdown = render_report(results, "markdown")
+    assert "| tiny-lm (template 2, k=0) | 0.40 | \\[-0.30, 1.90\\] | 62.5 |" in markdown
+    assert (
+        "| tiny-lm (template 3, k=0) | 10 | +10.0 pp | \\[-20.0 pp, +30.0 pp\\] | 2 / 1 | — "
+        "| 1.000 (exact) | &lt; 0.001 |" in markdown
+    )
+
+    html = render_report(results, "html")
+    svg = re.search(r'<figure id="placement">(.*?)</figure>', html, re.S).group(1)
+    assert svg.count("<circle") == 4 + 2  # the people, then each model
+    assert "tiny-lm (template 3, k=0) (62.5th percentile)" in svg
+
+    latex = render_report(results, "latex")
+    check_latex(latex)
+    assert latex.count(r"\begin{tikzpicture}") == 1 and latex.count(r"circle (1.2pt)") == 4
+    assert r"Esther asked \& Juan said 50\% -- yes\_no" in latex
+
+
+def test_without_those_sections_the_report_has_none_of_them(pilot, db) -> None:
+    results = _json(pilot.name)
+    for key in ("paired", "human_band", "irt"):
+        results.pop(key, None)
+    report = build_report(results)
+    assert report.tests == [] and report.placement is None
+    html = render_report(results, "html")
+    assert "<svg" not in html and "McNemar" not in html
+    check_latex(render_report(results, "latex"))
+
+
+# -- the download on the results page ----------------------------------------------------------
+
+
+def _url(built, query: str = "") -> str:
+    return f"/studies/{built.study_id}/report/{query}"
+
+
+@pytest.mark.parametrize(
+    ("fmt", "suffix", "start"),
+    [("latex", "tex", "\\documentclass"), ("markdown", "md", "# "), ("html", "html", "<!DOCTYPE html>")],
+)
+def test_a_researcher_downloads_the_report(pilot, staff_client, fmt, suffix, start) -> None:
+    page = staff_client.get(f"/studies/{pilot.study_id}/results/").content.decode()
+    assert f'action="{_url(pilot)}"' in page and f'<option value="{fmt}">' in page
+    response = staff_client.get(_url(pilot, f"?format={fmt}"))
+    assert response.status_code == 200
+    assert response["Content-Disposition"] == f'attachment; filename="pilot-results-report.{suffix}"'
+    body = response.content.decode()
+    assert body.startswith(start)
+    assert render_report(_json(pilot.name), fmt) == body
+
+
+def test_the_report_download_refuses_what_the_exports_refuse(pilot, client, db) -> None:
+    assert client.get(_url(pilot, "?format=html")).status_code == 302  # to the sign-in page
+    study = Study.objects.get(pk=pilot.study_id)
+    viewer = signed_in(assistant("viewer", ["studies.view_study"], on=[study]), client)
+    assert viewer.get(_url(pilot, "?format=html")).status_code == 403
+    outsider = signed_in(assistant("outsider"))
+    assert outsider.get(_url(pilot, "?format=html")).status_code == 404
+
+
+def test_a_report_in_an_unknown_format_is_refused(pilot, staff_client) -> None:
+    response = staff_client.get(_url(pilot, "?format=<b>docx</b>"))
+    assert response.status_code == 400 and response["Content-Type"].startswith("text/plain")
+    assert staff_client.post(_url(pilot), {"format": "html"}).status_code == 405
+
+
+def test_a_study_without_answers_or_runs_has_a_report_too(implicature, tmp_path) -> None:
+    from tests.factories import small_study
+
+    study = small_study("not yet run", attention_checks=0, exclude_at=0)
+    path = tmp_path / "report.tex"
+    call_command("study_report", study.name, "--format", "latex", "--out", str(path), stderr=StringIO())
+    check_latex(path.read_text())
+    results = _json(study.name)
+    text = " ".join(plain(parts) for parts in build_report(results).paragraphs)
+    assert "0 people entered." in text and "The study had no attention checks." in text
+    assert "The same items were answered by" not in text
+    with pytest.raises(CommandError, match="no study named 'nothing'"):
+        call_command("study_report", "nothing")
