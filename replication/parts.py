@@ -25,6 +25,7 @@ from modelruns.prompts import view_of
 from modelruns.selectors import benchmark_assets, study_items
 from replication.archive import dumps, jsonl
 from replication.software import software_versions
+from results.report import render_report
 from studies.flags import participant_flags
 from studies.models import Participant, Response, Study
 from studies.selectors import preregistration_export
@@ -76,6 +77,11 @@ class Source:
         ids |= {item.pk for item in study_items(self.study)}
         ids |= set(self.study.units.values_list("unit_items__item_id", flat=True)) - {None}
         return Item.objects.in_bulk(sorted(ids))
+
+    @cached_property
+    def results(self) -> dict[str, Any]:
+        """What `study_results NAME --json` prints: the analysis output and the report's figures."""
+        return study_results_json(self.study)
 
     @cached_property
     def runs(self) -> list[ModelRun]:
@@ -374,7 +380,16 @@ def study_results_json(study: Study) -> dict[str, Any]:
 
 
 def analysis_file(source: Source) -> bytes:
-    return dumps(study_results_json(source.study))
+    return dumps(source.results)
+
+
+def report_part(fmt: str) -> Callable[[Source], bytes]:
+    """The study's report for a paper, written from the very figures of `analysis/study_results.json`."""
+
+    def part(source: Source) -> bytes:
+        return render_report(source.results, fmt).encode()
+
+    return part
 
 
 def preregistration_part(build: Callable[[dict[str, Any]], bytes]) -> Callable[[Source], bytes | None]:
@@ -410,5 +425,8 @@ PARTS: list[Part] = [
         preregistration_part(lambda found: dumps({key: found[key] for key in ("deviations", "audit")})),
     ),
     Part("analysis/study_results.json", analysis_file),
+    Part("analysis/report.md", report_part("markdown")),
+    Part("analysis/report.tex", report_part("latex")),
+    Part("analysis/report.html", report_part("html")),
     Part("software.json", lambda source: dumps(software_versions())),
 ]

@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from parity.preregistration import sha256_of
 from replication.archive import read_bundle
+from results.report import render_report
 from studies.flags import participant_flags
 from studies.models import Preregistration, Study
 from studies.services import participants_exclude
@@ -95,3 +96,16 @@ def test_the_bundle_carries_the_frozen_preregistration_and_what_departed_from_it
     departures = bundle.json("preregistration/deviations.json")
     assert [row["kind"] for row in departures["deviations"]] == ["excluded"]
     assert [row["kind"] for row in departures["audit"]][-1] == "excluded"
+
+
+def test_the_bundle_carries_the_report_written_from_its_own_analysis_output(client, study) -> None:
+    client.force_login(personas_for(study).owner)
+    bundle = read_bundle(client.get(reverse("replication:bundle", args=[study.pk])).content)
+    analysis = bundle.json("analysis/study_results.json")
+    for fmt, path in (
+        ("markdown", "analysis/report.md"),
+        ("latex", "analysis/report.tex"),
+        ("html", "analysis/report.html"),
+    ):
+        assert bundle.files[path].decode() == render_report(analysis, fmt)
+    assert "\\begin{document}" in bundle.files["analysis/report.tex"].decode()
