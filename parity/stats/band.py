@@ -55,9 +55,9 @@ def kappas_with_each(matrix: LabelMatrix, answers: Mapping[str, str]) -> np.ndar
     code = {label: index for index, label in enumerate(labels)}
     column = {item: index for index, item in enumerate(matrix.items)}
     own = np.full(len(matrix.items), MISSING, dtype=np.int64)
-    for item, label in answers.items():
+    for item, answer in answers.items():
         if item in column:
-            own[column[item]] = code[label]
+            own[column[item]] = code[answer]
     answered = matrix.answered.astype(np.float64)
     own_answered = (own != MISSING).astype(np.float64)
     shared = answered @ own_answered

@@ -148,7 +148,9 @@ def mcnemar(model_right: np.ndarray, majority_right: np.ndarray) -> McNemar:
     )
 
 
-def sign_flip_test(differences: np.ndarray, *, n_permutations: int = N_PERMUTATIONS, seed: int = DEFAULT_SEED) -> Permutation:
+def sign_flip_test(
+    differences: np.ndarray, *, n_permutations: int = N_PERMUTATIONS, seed: int = DEFAULT_SEED
+) -> Permutation:
     """The two-sided paired permutation test of mean(differences) = 0 (see the module doc)."""
     n = differences.size
     if n == 0:

@@ -188,10 +188,12 @@ def _divergent(
         z = (seen[tested] - expected[tested]) / np.sqrt(variance[tested])
     z = np.where(np.isfinite(z), z, 0.0)
     from_people = ~from_model
-    human_rate = np.bincount(responses.item[from_people], responses.score[from_people], minlength=responses.n_items)
-    human_rate /= np.maximum(1, np.bincount(responses.item[from_people], minlength=responses.n_items))
-    model_rate = np.bincount(item, responses.score[from_model], minlength=responses.n_items)
-    model_rate /= np.maximum(1, np.bincount(item, minlength=responses.n_items))
+    human_rate = np.bincount(
+        responses.item[from_people], responses.score[from_people], minlength=responses.n_items
+    ) / np.maximum(1, np.bincount(responses.item[from_people], minlength=responses.n_items))
+    model_rate = np.bincount(item, responses.score[from_model], minlength=responses.n_items) / np.maximum(
+        1, np.bincount(item, minlength=responses.n_items)
+    )
     order = np.lexsort((-np.abs(z), p))[:DIVERGENT_LIMIT]
     listed = [
         DivergentItem(

@@ -47,7 +47,9 @@ def test_abilities_and_model_percentiles_are_recovered(model: str) -> None:
         # the span of percentiles a model's 95% ability CI covers holds its true percentile (one
         # person's width, 2 points, of slack for the people's own estimation error)
         low, high = (
-            percentile_among(result.ability[PEOPLE:] + sign * 1.96 * result.ability_se[PEOPLE:], result.ability[:PEOPLE])
+            percentile_among(
+                result.ability[PEOPLE:] + sign * 1.96 * result.ability_se[PEOPLE:], result.ability[:PEOPLE]
+            )
             for sign in (-1, 1)
         )
         covered += int(np.sum((low - 2.0 <= true) & (true <= high + 2.0)))
