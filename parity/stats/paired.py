@@ -32,9 +32,11 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
-from scipy import sparse, stats
+from scipy import stats
+from threadpoolctl import threadpool_limits
 
 from parity.stats.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_SEED
 from parity.stats.results import JsonResult
@@ -94,6 +96,21 @@ class HumanItems:
     seed: int
 
 
+def resample_counts(n: int, n_boot: int, seed: int) -> np.ndarray:
+    """n_boot × n: how many times each of n values is drawn in each of n_boot resamples with
+    replacement (seeded). Kept for the next call with the same arguments (every run of a study
+    resamples as many items with the same seed); read-only."""
+    return _resample_counts(n, n_boot, seed)
+
+
+@lru_cache(maxsize=4)
+def _resample_counts(n: int, n_boot: int, seed: int) -> np.ndarray:
+    drawn = np.random.default_rng(seed).integers(0, n, size=(n_boot, n))
+    counts = np.bincount((drawn + n * np.arange(n_boot)[:, None]).ravel(), minlength=n_boot * n).reshape(n_boot, n)
+    counts.flags.writeable = False
+    return counts
+
+
 def human_items(humans: RatingTable, *, n_boot: int = TWO_WAY_N_BOOT, seed: int = DEFAULT_SEED) -> HumanItems:
     scored = humans.correct != UNSCORED
     person_codes, item_codes = humans.annotator[scored], humans.item[scored]
@@ -104,26 +121,38 @@ def human_items(humans: RatingTable, *, n_boot: int = TWO_WAY_N_BOOT, seed: int 
     column_of = np.zeros(len(humans.items), dtype=np.int64)
     column_of[items] = np.arange(items.size)
     rows, columns = row_of[person_codes], column_of[item_codes]
-    shape = (items.size, people.size)
-    # items × people: right answers and answers (a person answers an item once)
-    right_matrix = sparse.csr_matrix((right, (columns, rows)), shape=shape)
-    answered_matrix = sparse.csr_matrix((np.ones_like(right), (columns, rows)), shape=shape)
-    rate = np.asarray(right_matrix.sum(axis=1)).ravel() / np.maximum(1, np.asarray(answered_matrix.sum(axis=1)).ravel())
+    rate = np.bincount(columns, right, minlength=items.size) / np.maximum(1, np.bincount(columns, minlength=items.size))
     # each person's unit (that of their first answer): people are resampled within units
     unit_of = np.zeros(people.size, dtype=np.int64)
     unit_of[rows[::-1]] = humans.unit[scored][::-1]
-    rng = np.random.default_rng(seed)
-    weights = np.zeros((n_boot, people.size))
-    for unit in first_seen(unit_of).tolist():
-        members = np.flatnonzero(unit_of == unit)
-        weights[:, members] = rng.multinomial(members.size, np.full(members.size, 1.0 / members.size), size=n_boot)
-    resampled = np.empty((n_boot, items.size))
-    for start in range(0, n_boot, _CHUNK):
-        block = weights[start : start + _CHUNK].T
-        numerator = np.asarray(right_matrix @ block).T
-        denominator = np.asarray(answered_matrix @ block).T
-        with np.errstate(divide="ignore", invalid="ignore"):
-            resampled[start : start + _CHUNK] = np.where(denominator > 0, numerator / denominator, np.nan)
+    numerator = np.zeros((n_boot, items.size))
+    denominator = np.zeros((n_boot, items.size))
+    # one BLAS thread: faster on a busy machine (see irt.fit)
+    with threadpool_limits(limits=1, user_api="blas"):
+        for number, unit in enumerate(first_seen(unit_of).tolist()):
+            members = np.flatnonzero(unit_of == unit)
+            # float32: the counts and sums are whole numbers far below 2²⁴, exact, and the product twice as fast
+            counts = resample_counts(members.size, n_boot, seed + number).astype(np.float32)
+            # the unit's people × the items they answered, dense: one matrix product per unit
+            mine = np.isin(rows, members)
+            member_of = np.zeros(people.size, dtype=np.int64)
+            member_of[members] = np.arange(members.size)
+            answered_items = np.unique(columns[mine])
+            item_of = np.zeros(items.size, dtype=np.int64)
+            item_of[answered_items] = np.arange(answered_items.size)
+            cells = (member_of[rows[mine]], item_of[columns[mine]])
+            right_block = np.zeros((members.size, answered_items.size), dtype=np.float32)
+            right_block[cells] = right[mine]
+            numerator[:, answered_items] += counts @ right_block
+            if np.count_nonzero(mine) == right_block.size:
+                # everyone in the unit answered every one of its items: each item's raters are all drawn
+                denominator[:, answered_items] += counts.sum(axis=1, dtype=np.float64)[:, None]
+            else:
+                answered_block = np.zeros_like(right_block)
+                answered_block[cells] = 1.0
+                denominator[:, answered_items] += counts @ answered_block
+    with np.errstate(divide="ignore", invalid="ignore"):
+        resampled = np.where(denominator > 0, numerator / denominator, np.nan)
     return HumanItems(
         items={humans.items[i]: k for k, i in enumerate(items.tolist())}, rate=rate, resampled=resampled, seed=seed
     )
@@ -148,6 +177,14 @@ def mcnemar(model_right: np.ndarray, majority_right: np.ndarray) -> McNemar:
     )
 
 
+@lru_cache(maxsize=2)
+def _random_signs(n: int, n_permutations: int, seed: int) -> np.ndarray:
+    """n_permutations seeded rows of n signs ±1 (int8), kept for the next test of as many items."""
+    signs = np.random.default_rng(seed).integers(0, 2, size=(n_permutations, n), dtype=np.int8) * 2 - 1
+    signs.flags.writeable = False
+    return signs
+
+
 def sign_flip_test(
     differences: np.ndarray, *, n_permutations: int = N_PERMUTATIONS, seed: int = DEFAULT_SEED
 ) -> Permutation:
@@ -162,12 +199,11 @@ def sign_flip_test(
         signs = np.array(list(itertools.product((1.0, -1.0), repeat=n)))
         reached = int(np.sum(np.abs(signs @ differences) / n >= threshold))
         return Permutation(p=reached / signs.shape[0], n_permutations=int(signs.shape[0]), exact=True)
-    rng = np.random.default_rng(seed)
+    signs = _random_signs(n, n_permutations, seed)
     reached = 0
     for start in range(0, n_permutations, _CHUNK):
-        size = min(_CHUNK, n_permutations - start)
-        signs = rng.integers(0, 2, size=(size, n)).astype(np.float64) * 2.0 - 1.0
-        reached += int(np.sum(np.abs(signs @ differences) / n >= threshold))
+        block = signs[start : start + _CHUNK].astype(np.float64)
+        reached += int(np.sum(np.abs(block @ differences) / n >= threshold))
     return Permutation(p=(reached + 1) / (n_permutations + 1), n_permutations=n_permutations, exact=False)
 
 
@@ -188,8 +224,8 @@ def paired_test(
     n_boot = humans.resampled.shape[0]
     interval = None
     if len(shared) >= 2 and n_boot:
-        rng = np.random.default_rng(humans.seed + 1)
-        counts = rng.multinomial(len(shared), np.full(len(shared), 1.0 / len(shared)), size=n_boot)
+        # the items' resamples: a seed of their own, apart from the people's units' seeds
+        counts = resample_counts(len(shared), n_boot, humans.seed + 1_000_003)
         resampled = model[None, :] - humans.resampled[:, columns]
         present = ~np.isnan(resampled)
         weights = counts * present
