@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import matplotlib
+import numpy as np
 
 matplotlib.use("Agg")
 
@@ -247,8 +248,12 @@ def placement_chart(irt: dict[str, Any]) -> str:
     figure = Figure(figsize=(7.5, 3.2 + 0.18 * len(irt["models"])), layout="constrained")
     ax = figure.subplots()
     _grid(ax)
-    bins = max(5, min(30, len(people) // 3))
-    ax.hist(people, bins=bins, range=(low - pad, high + pad), color=HUMAN_COLOUR, alpha=0.55, label="Participants")
+    # bins as wide as the people's spread needs (about one per two people, 4 to 24 across it), laid
+    # over the whole axis, so that models far out do not squeeze the people into one bar
+    spread = (max(people) - min(people)) or 1.0
+    width = spread / max(4, min(24, len(people) // 2))
+    edges = np.arange(min(people) - width * np.ceil((min(people) - low + pad) / width), high + pad + width, width)
+    ax.hist(people, bins=edges, color=HUMAN_COLOUR, alpha=0.55, label="Participants")
     for number, model in enumerate(irt["models"]):
         colour = MODEL_COLOURS[number % len(MODEL_COLOURS)]
         ax.axvspan(model["ci"][0], model["ci"][1], color=colour, alpha=0.12, linewidth=0)

@@ -113,7 +113,7 @@ def headline_cells(row: dict[str, Any]) -> dict[str, str]:
 def p_value(value: float | None) -> str:
     if value is None:
         return "—"
-    return "< 0.001" if value < 0.001 else f"{value:.3f}"
+    return "< 0.001" if value < 0.001 else f"= {value:.3f}"
 
 
 def among_people_rows(results: dict[str, Any]) -> list[dict[str, str]]:
@@ -135,19 +135,18 @@ def among_people_rows(results: dict[str, Any]) -> list[dict[str, str]]:
                 "percentile": f"{place['percentile']:.0f}" if place else "—",
                 "gap": f"{signed_pct(test['gap'])} {ci(test['ci'])}" if test else "—",
                 "mcnemar": (
-                    f"b={test['mcnemar']['b']}, c={test['mcnemar']['c']}, p={p_value(test['mcnemar']['p'])}"
+                    f"{test['mcnemar']['b']}, {test['mcnemar']['c']}, p {p_value(test['mcnemar']['p'])}"
                     + (" (exact)" if test["mcnemar"]["exact"] else " (χ²)")
                     if test
                     else "—"
                 ),
                 "permutation": p_value(test["permutation"]["p"]) if test else "—",
                 "kappa": (
-                    f"{num(kappa['model_kappa'])} vs {num(kappa['human_kappa']['low'])}–"
-                    f"{num(kappa['human_kappa']['high'])} (median {num(kappa['human_kappa']['median'])})"
+                    f"{num(kappa['model_kappa'])} (band {num(kappa['human_kappa']['low'])}–"
+                    f"{num(kappa['human_kappa']['high'])}): {kappa['verdict']}"
                     if kappa
                     else "—"
                 ),
-                "verdict": f"{kappa['verdict']} the human band" if kappa else "—",
             }
         )
     return rows
