@@ -2,6 +2,10 @@
 
     python perf/results.py [--answers 10000 100000 1000000] [--database-url postgres://...]
                            [--sqlite] [--no-postgres] [--repeat 3] [--page-repeat 5] [--timeout 900] [--json]
+                           [--units 4] [--unit-size 150] [--runs 3]
+
+The study of the issue "600 items × 170 people + 10 runs" is
+`--answers 102000 --units 1 --unit-size 600 --runs 10`.
 
 For each database (PostgreSQL, a database this script creates and drops; with --sqlite also the
 embedded SQLite default, in a temporary directory) it migrates and imports the implicature items
@@ -13,6 +17,8 @@ embedded SQLite default, in a temporary directory) it migrates and imports the i
   finished model runs answering all 600 items: 100,000 answers are 167 people per unit (the
   reporter's 105,000 are `--answers 105000`, 175 per unit). The rows are written in bulk (the
   answer path is perf/participants.py's business);
+- times, in one process, reading the study, computing all its results from what was read, and of
+  those the joint IRT placement, paired tests and human band (`results.comparison`);
 - times `manage.py study_results NAME --json` in a fresh process, --repeat times (the median; peak
   memory is the process's maximum resident set), beside the same process doing nothing but start
   (`study_results --help`: Django, the command and its imports), the baseline of the run;
@@ -70,6 +76,11 @@ class Row:
     api_warm_ms: float
     queued: bool
     load_average: float
+    #: in one process: reading the study, computing all its results, and of those the IRT placement,
+    #: the paired tests and the human band (`results.comparison`)
+    read_s: float = math.nan
+    compute_s: float = math.nan
+    among_s: float = math.nan
     growth: float = 1.0
     answers_growth: float = 1.0
     problem: str = ""
@@ -78,8 +89,11 @@ class Row:
 # -- inside Django (run by `manage.py shell -c` with the database's settings) ----------------------
 
 
-def build(*, name: str, per_unit: int, seed: int = 0) -> None:
-    """The study of `per_unit` people per unit; prints its answers and people as one JSON line."""
+def build(
+    *, name: str, per_unit: int, seed: int = 0, units: int = UNITS, unit_size: int = UNIT_SIZE, runs: int = RUNS
+) -> None:
+    """The study of `per_unit` people in each of `units` units of `unit_size` items, and `runs` model
+    runs; prints its answers and people as one JSON line."""
     import numpy as np
     from django.contrib.auth import get_user_model
     from django.db import transaction
@@ -93,7 +107,7 @@ def build(*, name: str, per_unit: int, seed: int = 0) -> None:
 
     rng = np.random.default_rng(seed)
     owner, _ = get_user_model().objects.get_or_create(username="perf", defaults={"is_staff": True})
-    design = {"units": UNITS, "unit_size": UNIT_SIZE, "per_unit": per_unit, "attention_checks": 0, "exclude_at": 0}
+    design = {"units": units, "unit_size": unit_size, "per_unit": per_unit, "attention_checks": 0, "exclude_at": 0}
     study = study_create(name=name, benchmark="implicature", design=design, status=Study.Status.CLOSED, owner=owner)
     now = timezone.now()
     flip = {"yes": "no", "no": "yes"}
@@ -142,8 +156,9 @@ def build(*, name: str, per_unit: int, seed: int = 0) -> None:
                 answers += len(items)
     spec, _ = ModelSpec.objects.get_or_create(name="perf-lm", defaults={"model": "local/perf-lm"})
     every = list(Item.objects.filter(unititem__unit__study=study).distinct())
-    for template in range(1, RUNS + 1):
-        setting = {"variant": "ranking", "k": 0, "seed": 0, "template": template}
+    for number in range(runs):
+        # six prompt templates, then the same with one shot, ...: a distinct setting per run
+        setting = {"variant": "ranking", "k": number // 6, "seed": 0, "template": 1 + number % 6}
         run = ModelRun.objects.create(
             study=study,
             spec=spec,
@@ -168,6 +183,36 @@ def build(*, name: str, per_unit: int, seed: int = 0) -> None:
             for item, ok in zip(every, right)
         )
     print(json.dumps({"answers": answers, "people": people, "study_id": study.pk}))
+
+
+def compute_timings(*, name: str, repeat: int) -> None:
+    """Reading the study, `study_results` on what was read, and its models-among-people sections
+    alone, in this process (medians of `repeat`); prints one JSON line of seconds."""
+    from results.assemble import study_results
+    from results.comparison import comparison_sections
+    from results.forms import ResultFilters
+    from results.rows import human_ratings, human_rows, run_rows, selected_runs
+    from results.selectors import load_study_data
+    from studies.models import Study
+
+    study = Study.objects.get(name=name)
+    read, compute, among = [], [], []
+    for _ in range(repeat):
+        began = time.perf_counter()
+        data = load_study_data(study)
+        read.append(time.perf_counter() - began)
+        began = time.perf_counter()
+        study_results(data)
+        compute.append(time.perf_counter() - began)
+        filters = ResultFilters()
+        ratings = human_ratings(data, human_rows(data, filters))
+        runs = selected_runs(data, filters)
+        rows_by_run = {run.id: run_rows(data, run, filters) for run in runs}
+        began = time.perf_counter()
+        comparison_sections(data, ratings, runs, rows_by_run, seed=0)
+        among.append(time.perf_counter() - began)
+    medians = [statistics.median(values) for values in (read, compute, among)]
+    print(json.dumps(dict(zip(("read_s", "compute_s", "among_s"), medians))))
 
 
 def page_timings(*, name: str, repeat: int) -> None:
@@ -256,9 +301,12 @@ def shell(env: Mapping[str, str], code: str, timeout: float) -> dict[str, Any]:
 
 
 def measure_size(env: Mapping[str, str], label: str, answers: int, args: argparse.Namespace) -> Row:
-    per_unit = max(2, round(answers / (UNITS * UNIT_SIZE)))
+    per_unit = max(2, round(answers / (args.units * args.unit_size)))
     name = f"perf results {answers}"
-    built = shell(env, f"from perf.results import build; build(name={name!r}, per_unit={per_unit})", args.timeout)
+    build_call = (
+        f"build(name={name!r}, per_unit={per_unit}, units={args.units}, unit_size={args.unit_size}, runs={args.runs})"
+    )
+    built = shell(env, f"from perf.results import build; {build_call}", args.timeout)
     startup = statistics.median(timed(env, ["study_results", "--help"], args.timeout)[0] for _ in range(args.repeat))
     runs: list[float] = []
     peak = 0.0
@@ -275,7 +323,10 @@ def measure_size(env: Mapping[str, str], label: str, answers: int, args: argpars
         runs.append(seconds)
         peak = max(peak, mb)
     page: dict[str, Any] = {"cold_s": math.nan, "ready_s": math.nan, "warm_ms": math.nan, "api_warm_ms": math.nan}
+    compute: dict[str, Any] = {"read_s": math.nan, "compute_s": math.nan, "among_s": math.nan}
     if not problem:
+        code = f"from perf.results import compute_timings; compute_timings(name={name!r}, repeat={args.repeat})"
+        compute = shell(env, code, args.timeout * (args.repeat + 1))
         code = f"from perf.results import page_timings; page_timings(name={name!r}, repeat={args.page_repeat})"
         page = shell(env, code, args.timeout * (args.page_repeat + 2))
     return Row(
@@ -292,6 +343,9 @@ def measure_size(env: Mapping[str, str], label: str, answers: int, args: argpars
         api_warm_ms=round(page["api_warm_ms"], 1),
         queued=bool(page.get("queued")),
         load_average=round(os.getloadavg()[0], 2),
+        read_s=round(compute["read_s"], 2),
+        compute_s=round(compute["compute_s"], 2),
+        among_s=round(compute["among_s"], 2),
         problem=problem,
     )
 
@@ -314,7 +368,8 @@ def measure(make_database: Callable[[Path], Any], args: argparse.Namespace, repo
 
 HEADER = (
     f"{'database':<10} {'answers':>9} {'people':>6} {'start s':>7} {'command s':>9} {'peak MB':>7} "
-    f"{'growth':>12} {'page cold s':>11} {'ready s':>7} {'page ms':>7} {'API ms':>7} {'load':>5}"
+    f"{'growth':>12} {'page cold s':>11} {'ready s':>7} {'page ms':>7} {'API ms':>7} {'load':>5} "
+    f"{'read s':>6} {'results s':>9} {'IRT+tests s':>11}"
 )
 
 
@@ -323,7 +378,8 @@ def line(row: Row) -> str:
     text = (
         f"{row.database:<10} {row.answers:>9,} {row.people:>6} {row.startup_s:>7.2f} {row.command_s:>9.2f} "
         f"{row.peak_mb:>7.0f} {growth:>12} {row.page_cold_s:>11.2f} {row.page_ready_s:>7.2f} "
-        f"{row.page_warm_ms:>7.1f} {row.api_warm_ms:>7.1f} {row.load_average:>5.1f}"
+        f"{row.page_warm_ms:>7.1f} {row.api_warm_ms:>7.1f} {row.load_average:>5.1f} "
+        f"{row.read_s:>6.2f} {row.compute_s:>9.2f} {row.among_s:>11.2f}"
     )
     return text + (f"  {row.problem}" if row.problem else "") + ("  (queued)" if row.queued else "")
 
@@ -339,6 +395,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--sqlite", action="store_true", help="then the same against the embedded SQLite default")
     parser.add_argument("--no-postgres", action="store_true", help="SQLite only (with --sqlite)")
+    parser.add_argument("--units", type=int, default=UNITS, help="units of the study (default %(default)s)")
+    parser.add_argument("--unit-size", type=int, default=UNIT_SIZE, help="items per unit (default %(default)s)")
+    parser.add_argument(
+        "--runs", type=int, default=RUNS, help="finished model runs on every item (default %(default)s)"
+    )
     parser.add_argument("--repeat", type=int, default=3, help="cold command runs per size (the median)")
     parser.add_argument("--page-repeat", type=int, default=5, help="warm page and API requests per size (the median)")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds one command may take")
@@ -348,7 +409,7 @@ def main(argv: list[str] | None = None) -> int:
     began = time.monotonic()
     load_before = os.getloadavg()[0]
     print(
-        f"implicature, {UNITS} units × {UNIT_SIZE} items, {RUNS} model runs; {os.cpu_count()} cores "
+        f"implicature, {args.units} units × {args.unit_size} items, {args.runs} model runs; {os.cpu_count()} cores "
         f"(load average {load_before:.2f} before); medians of {args.repeat} cold commands, {args.page_repeat} "
         "warm requests"
     )
@@ -361,7 +422,9 @@ def main(argv: list[str] | None = None) -> int:
         rows += measure(make_database, args, lambda row: print(line(row), flush=True))
     print(
         "start s: `study_results --help` (Django and the imports); command s: `study_results --json`, "
-        "cold; growth: command s and answers over the smallest size's"
+        "cold; growth: command s and answers over the smallest size's; read s, results s, IRT+tests s: in one "
+        "process, reading the study, computing all its results, and of those the joint IRT, paired tests and "
+        "human band"
     )
     print(f"{time.monotonic() - began:.0f} s in all")
     if args.json:

@@ -34,6 +34,7 @@ from parity.stats.bootstrap import shared_resamples
 from parity.stats.results import finite_or_none
 from parity.stats.table import UNSCORED, RatingTable, distinct
 from results.breakdowns import breakdowns
+from results.comparison import comparison_sections
 from results.forms import ResultFilters
 from results.methods import methods_section
 from results.rows import (
@@ -278,6 +279,8 @@ def _study_results(data: StudyData, filters: ResultFilters, *, n_boot: int) -> d
         "units": units_section(data, ratings, units, agreement, filters),
         "models": [model_entry(data, run, rows_by_run[run.id], ratings, n_boot=n_boot) for run in runs],
         "breakdowns": breakdowns(data, humans, runs, rows_by_run, filters, n_boot=n_boot),
+        # models among people: the joint IRT placement, the paired tests, the human band
+        **comparison_sections(data, ratings, runs, rows_by_run, seed=SEED),
     }
     if data.is_graded:
         # raters differ between units, so the pooled matrix is incomplete: report the units' mean too

@@ -4,7 +4,7 @@ An entry holds what the results page, the API and the exports' links need of one
 choice of filters (the `study_results` JSON, the page's charts, whether any answer is free text),
 with the study's token (`studies.changes`) read before its data. A read whose token is the
 study's current one takes the entry. Otherwise the results are computed again: in the request when
-the study has at most `RESULTS_INLINE_ANSWERS` answers (well under a second), else by a task
+the study has at most `RESULTS_INLINE_ANSWERS` answers (about a second at most), else by a task
 (`results.tasks.results_compute_task`) while the page shows the entry it has, marked as earlier
 figures, or says the results are being computed, and asks again (htmx polling).
 

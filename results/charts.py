@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import matplotlib
+import numpy as np
 
 matplotlib.use("Agg")
 
@@ -237,6 +238,36 @@ def template_chart(results: dict[str, Any]) -> str | None:
     )
 
 
+def placement_chart(irt: dict[str, Any]) -> str:
+    """The people's abilities as a histogram, each model's ability a line with its CI shaded: where
+    the models stand among the participants on the joint IRT scale."""
+    people = irt["people_abilities"]
+    abilities = [*people, *(bound for model in irt["models"] for bound in model["ci"])]
+    low, high = min(abilities), max(abilities)
+    pad = 0.05 * (high - low or 1.0)
+    figure = Figure(figsize=(7.5, 3.2 + 0.18 * len(irt["models"])), layout="constrained")
+    ax = figure.subplots()
+    _grid(ax)
+    # bins as wide as the people's spread needs (about one per two people, 4 to 24 across it), laid
+    # over the whole axis, so that models far out do not squeeze the people into one bar
+    spread = (max(people) - min(people)) or 1.0
+    width = spread / max(4, min(24, len(people) // 2))
+    edges = np.arange(min(people) - width * np.ceil((min(people) - low + pad) / width), high + pad + width, width)
+    ax.hist(people, bins=edges, color=HUMAN_COLOUR, alpha=0.55, label="Participants")
+    for number, model in enumerate(irt["models"]):
+        colour = MODEL_COLOURS[number % len(MODEL_COLOURS)]
+        ax.axvspan(model["ci"][0], model["ci"][1], color=colour, alpha=0.12, linewidth=0)
+        label = f"{model['label']}: percentile {model['percentile']:.0f}"
+        ax.axvline(model["ability"], color=colour, linewidth=2.0, label=label)
+    ax.set_xlim(low - pad, high + pad)
+    ax.set_xlabel(f"ability ({irt['model'].upper()} joint fit, logits; shaded: 95% CI)")
+    ax.set_ylabel("participants")
+    ax.set_title("Where the models stand among the participants", fontsize=10)
+    handles, labels = ax.get_legend_handles_labels()
+    _legend(figure, handles, labels, fontsize=7)
+    return _svg(figure, "placement")
+
+
 def study_charts(results: dict[str, Any]) -> dict[str, str]:
     """Every chart that says something for this study, by name."""
     charts: dict[str, str] = {}
@@ -247,6 +278,9 @@ def study_charts(results: dict[str, Any]) -> dict[str, str]:
         svg = draw(results)
         if svg:
             charts[name] = svg
+    irt = results.get("irt")
+    if irt and irt["models"]:
+        charts["placement"] = placement_chart(irt)
     return charts
 
 

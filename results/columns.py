@@ -24,6 +24,8 @@ class ItemInfo:
     units: tuple[str, ...]
     #: 1-based order inside its (first) unit
     order: int
+    #: what the item shows (its text, where results list items by name); empty where not read
+    prompt: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

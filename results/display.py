@@ -108,3 +108,45 @@ def headline_cells(row: dict[str, Any]) -> dict[str, str]:
             else "—"
         ),
     }
+
+
+def p_value(value: float | None) -> str:
+    if value is None:
+        return "—"
+    return "< 0.001" if value < 0.001 else f"= {value:.3f}"
+
+
+def among_people_rows(results: dict[str, Any]) -> list[dict[str, str]]:
+    """Per model run: its place on the joint IRT scale, the paired tests and the human band, as the
+    page prints them (a run missing from a section shows "—" there)."""
+    irt = {m["run"]: m for m in (results.get("irt") or {}).get("models", [])}
+    paired = {row["run"]: row for row in results.get("paired", [])}
+    band = {row["run"]: row for row in results.get("human_band", [])}
+    rows = []
+    for model in results["models"]:
+        run = model["run"]
+        place, test, kappa = irt.get(run), paired.get(run), band.get(run)
+        rows.append(
+            {
+                "label": model["label"],
+                "ability": (
+                    f"{place['ability']:+.2f} [{place['ci'][0]:+.2f}, {place['ci'][1]:+.2f}]" if place else "—"
+                ),
+                "percentile": f"{place['percentile']:.0f}" if place else "—",
+                "gap": f"{signed_pct(test['gap'])} {ci(test['ci'])}" if test else "—",
+                "mcnemar": (
+                    f"{test['mcnemar']['b']}, {test['mcnemar']['c']}, p {p_value(test['mcnemar']['p'])}"
+                    + (" (exact)" if test["mcnemar"]["exact"] else " (χ²)")
+                    if test
+                    else "—"
+                ),
+                "permutation": p_value(test["permutation"]["p"]) if test else "—",
+                "kappa": (
+                    f"{num(kappa['model_kappa'])} (band {num(kappa['human_kappa']['low'])}–"
+                    f"{num(kappa['human_kappa']['high'])}): {kappa['verdict']}"
+                    if kappa
+                    else "—"
+                ),
+            }
+        )
+    return rows

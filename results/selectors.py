@@ -283,6 +283,7 @@ def _load_units_and_items(data: dict[int, StudyData]) -> None:
             "item__key",
             "item__gold",
             "item__meta",
+            "item__prompt",
             "item__is_attention_check",
         )
     )
@@ -307,6 +308,7 @@ def _load_units_and_items(data: dict[int, StudyData]) -> None:
                 is_attention_check=row["item__is_attention_check"],
                 units=tuple(item_units[study_id][key]),
                 order=row["order"],
+                prompt=row["item__prompt"] or {},
             )
             for key, row in first[study_id].items()
         }

@@ -15,7 +15,7 @@ from modelruns.selectors import item_answers, study_runs
 from results.assemble import study_results
 from results.cache import Computed, results_lookup
 from results.charts import arrivals_chart
-from results.display import disagreement_rows, headline_cells, summary_cards
+from results.display import among_people_rows, disagreement_rows, headline_cells, summary_cards
 from results.exports import FORMATS, ExportForm, export_study
 from results.forms import ItemPromptForm, ReportForm, ResultFilters, ResultsFilterForm
 from results.headlines import study_headlines
@@ -55,6 +55,7 @@ def _numbers(computed: Computed | None) -> dict[str, object]:
         "cards": summary_cards(numbers),
         "tables": paper_tables(numbers),
         "disagreements": [(model, disagreement_rows(model)) for model in numbers["models"] if model["disagreements"]],
+        "among_people": among_people_rows(numbers),
         "charts": computed.charts,
         "has_free_text": computed.has_free_text,
     }

@@ -36,6 +36,7 @@ from parity.stats.agreement import (
     pairwise_kappas,
     percent_agreement,
 )
+from parity.stats.band import Band, ModelInBand, model_in_band, people_band
 from parity.stats.bootstrap import Interval, bootstrap_mean_ci, bootstrap_means
 from parity.stats.compare import (
     ItemDisagreement,
@@ -48,6 +49,8 @@ from parity.stats.compare import (
 )
 from parity.stats.intervals import BOOTSTRAP, CI_METHOD_LABELS, SMALL_N, T_INTERVAL, t_mean_ci
 from parity.stats.matrix import LabelMatrix, label_matrix
+from parity.stats.paired import HumanItems, PairedTest, human_items, paired_test
+from parity.stats.placement import Placement, joint_placement
 from parity.stats.ratings import Rating, as_ratings
 
 __all__ = [
@@ -58,17 +61,22 @@ __all__ = [
     "AccuracyAcrossUnits",
     "AccuracySummary",
     "AgreementSummary",
+    "Band",
+    "HumanItems",
     "IccResult",
     "Interval",
     "ItemDisagreement",
     "KappaAcrossUnits",
     "LabelMatrix",
     "MajorityAnswer",
+    "ModelInBand",
     "ModelVsHumans",
     "PairKappa",
     "PairedGap",
+    "PairedTest",
     "PairwiseKappas",
     "ParticipantAccuracy",
+    "Placement",
     "Rating",
     "accuracy_across_units",
     "accuracy_by_unit",
@@ -80,18 +88,23 @@ __all__ = [
     "bootstrap_means",
     "cohen_kappa",
     "fleiss_kappa",
+    "human_items",
     "human_majority",
     "icc2k",
     "icc2k_by_blocks",
+    "joint_placement",
     "kappa_across_units",
     "krippendorff_alpha",
     "label_matrix",
     "mean_pairwise_kappa",
+    "model_in_band",
     "model_vs_humans",
     "paired_gap",
+    "paired_test",
     "pairwise_kappa_table",
     "pairwise_kappas",
     "participant_accuracy",
+    "people_band",
     "percent_agreement",
     "summarise_participants",
     "t_mean_ci",

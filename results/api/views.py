@@ -378,6 +378,22 @@ class StudyResultsApi(ResearcherApi):
         units = serializers.ListField(child=serializers.JSONField())
         models = serializers.ListField(child=serializers.JSONField())
         breakdowns = serializers.JSONField()
+        irt = serializers.JSONField(
+            allow_null=True,
+            help_text="the joint item-response placement of people and models: each model's ability, CI and "
+            "percentile among the participants, item parameters, reliabilities, divergent items; null with "
+            "irt_reason where it cannot be fitted",
+        )
+        irt_reason = serializers.CharField(allow_null=True)
+        paired = serializers.ListField(
+            child=serializers.JSONField(),
+            help_text="per model run: the gap to the people with a two-way bootstrap CI, McNemar against the human "
+            "majority, a permutation test",
+        )
+        human_band = serializers.ListField(
+            child=serializers.JSONField(),
+            help_text="per model run: its mean kappa with the people against the band of the people's own",
+        )
         oracle_by_position = serializers.ListField(
             child=serializers.JSONField(), required=False, help_text="AmbiBench only"
         )

@@ -1,0 +1,270 @@
+"""Where models stand among people: a joint IRT fit of a study's participants and model runs
+(`parity.stats.irt`), each model's ability with its CI and percentile among the participants, the
+items' parameters, the fit's reliabilities, and the items on which models and people part ways.
+
+Items every respondent (people and models together) got right, or every one got wrong, say
+nothing about abilities and are left out of the fit, counted. Only items some person answered
+enter: the scale is the people's.
+
+Divergent items, a DIF-style test: with the abilities and item parameters of the joint fit, the
+models' right answers on an item are a sum of independent Bernoulli draws of their fitted
+probabilities (a Poisson-binomial). Its exact two-sided p-value (outcomes no likelier than the
+one seen) asks whether the models did better or worse on the item than people *of the same
+ability* do, which raw rates cannot tell apart from the models being stronger overall. The
+statistic reported is the standardised residual (seen − expected) / sd. The p-values are adjusted
+over all the items tested by Benjamini–Hochberg (`scipy.stats.false_discovery_control`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import stats
+
+from parity.stats.irt import (
+    IrtFit,
+    IrtModel,
+    Responses,
+    choose_model,
+    fit,
+    normal_interval,
+    percentile_among,
+    separation_reliability,
+)
+from parity.stats.results import JsonResult
+from parity.stats.table import UNSCORED, RatingTable, first_seen
+
+#: the divergent items listed (the most significant first)
+DIVERGENT_LIMIT = 20
+#: the false discovery rate under which a divergent item is flagged
+FDR = 0.05
+
+
+@dataclass(frozen=True)
+class ModelPlacement(JsonResult):
+    name: str
+    ability: float
+    ci: list[float]
+    se: float
+    #: the share (0–100) of the study's participants below the model, ties counted half
+    percentile: float
+    n_items: int
+
+
+@dataclass(frozen=True)
+class ItemParameters(JsonResult):
+    item: str
+    difficulty: float
+    difficulty_se: float
+    discrimination: float | None
+
+
+@dataclass(frozen=True)
+class DivergentItem(JsonResult):
+    item: str
+    human_rate: float
+    model_rate: float
+    #: the models' right answers over what people of their abilities would give, standardised
+    statistic: float
+    p: float
+    p_adjusted: float
+    significant: bool
+
+
+@dataclass(frozen=True)
+class Placement(JsonResult):
+    model: IrtModel
+    people: int
+    items_used: int
+    items_dropped_all_right: int
+    items_dropped_all_wrong: int
+    person_reliability: float | None
+    item_reliability: float | None
+    converged: bool
+    confidence: float
+    models: list[ModelPlacement]
+    people_abilities: list[float]
+    items: list[ItemParameters]
+    n_items_tested: int
+    n_divergent: int
+    divergent_items: list[DivergentItem] = field(default_factory=list)
+
+
+def responses_of(
+    humans: RatingTable, models: Mapping[str, Mapping[str, float]]
+) -> tuple[Responses, list[str], list[str], list[str]]:
+    """The scored human answers and the models' item scores in long form (people first, then the
+    models in `models`' order), restricted to the items some person answered; with the people's
+    names, the models' and the items'."""
+    scored = humans.correct != UNSCORED
+    person_codes, item_codes = humans.annotator[scored], humans.item[scored]
+    people = first_seen(person_codes)
+    items = first_seen(item_codes)
+    row_of = np.zeros(len(humans.annotators), dtype=np.int64)
+    row_of[people] = np.arange(people.size)
+    column_of = np.zeros(len(humans.items), dtype=np.int64)
+    column_of[items] = np.arange(items.size)
+    item_names = [humans.items[i] for i in items.tolist()]
+    column = {name: index for index, name in enumerate(item_names)}
+    respondent = [row_of[person_codes]]
+    item = [column_of[item_codes]]
+    score = [humans.correct[scored].astype(np.float64)]
+    for number, scores in enumerate(models.values()):
+        shared = [(column[key], value) for key, value in scores.items() if key in column]
+        respondent.append(np.full(len(shared), people.size + number, dtype=np.int64))
+        item.append(np.array([c for c, _ in shared], dtype=np.int64))
+        score.append(np.array([float(v) for _, v in shared], dtype=np.float64))
+    responses = Responses(
+        respondent=np.concatenate(respondent),
+        item=np.concatenate(item),
+        score=np.concatenate(score),
+        n_respondents=people.size + len(models),
+        n_items=len(item_names),
+    )
+    return responses, [humans.annotators[p] for p in people.tolist()], list(models), item_names
+
+
+def _drop_uninformative(responses: Responses) -> tuple[Responses, np.ndarray, int, int]:
+    """The responses to the items some got right and some wrong, renumbered; the kept items'
+    former indices; how many items were all right and all wrong."""
+    right = np.bincount(responses.item, responses.score, minlength=responses.n_items)
+    answered = np.bincount(responses.item, minlength=responses.n_items)
+    all_right = (right >= answered) & (answered > 0)
+    all_wrong = (right <= 0) & (answered > 0)
+    kept = np.flatnonzero(~all_right & ~all_wrong)
+    new_index = np.full(responses.n_items, -1, dtype=np.int64)
+    new_index[kept] = np.arange(kept.size)
+    rows = new_index[responses.item] >= 0
+    trimmed = Responses(
+        respondent=responses.respondent[rows],
+        item=new_index[responses.item[rows]],
+        score=responses.score[rows],
+        n_respondents=responses.n_respondents,
+        n_items=kept.size,
+    )
+    return trimmed, kept, int(all_right.sum()), int(all_wrong.sum())
+
+
+def poisson_binomial_p(probabilities: np.ndarray, seen: np.ndarray) -> np.ndarray:
+    """Per row of `probabilities` (items × draws, NaN where a draw is absent), the exact two-sided
+    p-value of `seen` successes: the total probability of the outcomes no likelier than it."""
+    n_rows, n_draws = probabilities.shape
+    pmf = np.zeros((n_rows, n_draws + 1))
+    pmf[:, 0] = 1.0
+    for draw in range(n_draws):
+        p = probabilities[:, draw]
+        present = ~np.isnan(p)
+        q = np.where(present, p, 0.0)[:, None]
+        shifted = np.zeros_like(pmf)
+        shifted[:, 1:] = pmf[:, :-1]
+        pmf = np.where(present[:, None], pmf * (1.0 - q) + shifted * q, pmf)
+    at_seen = pmf[np.arange(n_rows), seen]
+    # scipy's binomtest compares with a relative tolerance too, so equal outcomes count as equal
+    return np.minimum(1.0, np.where(pmf <= at_seen[:, None] * (1 + 1e-7), pmf, 0.0).sum(axis=1))
+
+
+def _divergent(
+    responses: Responses, result: IrtFit, people: int, item_names: Sequence[str]
+) -> tuple[int, int, list[DivergentItem]]:
+    """How many items were tested and found divergent, and the most divergent ones."""
+    from_model = responses.respondent >= people
+    if not from_model.any():
+        return 0, 0, []
+    n_models = responses.n_respondents - people
+    item, respondent = responses.item[from_model], responses.respondent[from_model] - people
+    probability = result.probabilities(responses.respondent[from_model], item)
+    table = np.full((responses.n_items, n_models), np.nan)
+    table[item, respondent] = probability
+    tested = np.flatnonzero(np.bincount(item, minlength=responses.n_items) > 0)
+    # a fractional score (variants' mean) counts as its nearest whole number of right answers
+    seen = np.rint(np.bincount(item, responses.score[from_model], minlength=responses.n_items)).astype(np.int64)
+    expected = np.nansum(table, axis=1)
+    variance = np.nansum(table * (1.0 - table), axis=1)
+    p = poisson_binomial_p(table[tested], seen[tested])
+    adjusted = stats.false_discovery_control(p, method="bh")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = (seen[tested] - expected[tested]) / np.sqrt(variance[tested])
+    z = np.where(np.isfinite(z), z, 0.0)
+    from_people = ~from_model
+    human_rate = np.bincount(
+        responses.item[from_people], responses.score[from_people], minlength=responses.n_items
+    ) / np.maximum(1, np.bincount(responses.item[from_people], minlength=responses.n_items))
+    model_rate = np.bincount(item, responses.score[from_model], minlength=responses.n_items) / np.maximum(
+        1, np.bincount(item, minlength=responses.n_items)
+    )
+    order = np.lexsort((-np.abs(z), p))[:DIVERGENT_LIMIT]
+    listed = [
+        DivergentItem(
+            item=item_names[tested[k]],
+            human_rate=float(human_rate[tested[k]]),
+            model_rate=float(model_rate[tested[k]]),
+            statistic=float(z[k]),
+            p=float(p[k]),
+            p_adjusted=float(adjusted[k]),
+            significant=bool(adjusted[k] < FDR),
+        )
+        for k in order.tolist()
+    ]
+    return int(tested.size), int((adjusted < FDR).sum()), listed
+
+
+def joint_placement(
+    humans: RatingTable,
+    models: Mapping[str, Mapping[str, float]],
+    *,
+    model: IrtModel | None = None,
+    confidence: float = 0.95,
+) -> Placement | None:
+    """The joint fit of the people of `humans` (their scored answers) and `models` (name → item →
+    score in [0, 1]); `model` None chooses the 1PL or 2PL (`irt.choose_model`). None without two
+    people or an item some got right and some wrong."""
+    responses, people, names, item_names = responses_of(humans, models)
+    trimmed, kept, all_right, all_wrong = _drop_uninformative(responses)
+    if len(people) < 2 or trimmed.n_items == 0:
+        return None
+    chosen = model or choose_model(trimmed, len(people))
+    result = fit(trimmed, model=chosen)
+    low, high = normal_interval(result.ability, result.ability_se, confidence)
+    person_ability = result.ability[: len(people)]
+    model_ability = result.ability[len(people) :]
+    percentile = percentile_among(model_ability, person_ability)
+    n_items_of = np.bincount(trimmed.respondent, minlength=trimmed.n_respondents)
+    kept_names = [item_names[k] for k in kept.tolist()]
+    tested, significant, divergent = _divergent(trimmed, result, len(people), kept_names)
+    return Placement(
+        model=chosen,
+        people=len(people),
+        items_used=trimmed.n_items,
+        items_dropped_all_right=all_right,
+        items_dropped_all_wrong=all_wrong,
+        person_reliability=separation_reliability(person_ability, result.ability_se[: len(people)]),
+        item_reliability=separation_reliability(result.difficulty, result.difficulty_se),
+        converged=result.converged,
+        confidence=confidence,
+        models=[
+            ModelPlacement(
+                name=name,
+                ability=float(model_ability[k]),
+                ci=[float(low[len(people) + k]), float(high[len(people) + k])],
+                se=float(result.ability_se[len(people) + k]),
+                percentile=float(percentile[k]),
+                n_items=int(n_items_of[len(people) + k]),
+            )
+            for k, name in enumerate(names)
+        ],
+        people_abilities=[float(value) for value in person_ability],
+        items=[
+            ItemParameters(
+                item=kept_names[j],
+                difficulty=float(result.difficulty[j]),
+                difficulty_se=float(result.difficulty_se[j]),
+                discrimination=None if result.discrimination is None else float(result.discrimination[j]),
+            )
+            for j in range(trimmed.n_items)
+        ],
+        n_items_tested=tested,
+        n_divergent=significant,
+        divergent_items=divergent,
+    )

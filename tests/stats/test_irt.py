@@ -1,0 +1,140 @@
+"""The joint IRT fit: parameter recovery on simulated people and models, and its edges."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from scipy import special, stats
+
+from parity.stats import Rating
+from parity.stats.irt import Responses, fit, percentile_among, separation_reliability
+from parity.stats.placement import joint_placement, poisson_binomial_p
+from parity.stats.table import rating_table
+
+PEOPLE, MODELS, ITEMS = 50, 5, 200
+
+
+def _simulate(seed: int, *, two_pl: bool) -> tuple[Responses, np.ndarray, np.ndarray]:
+    """50 people and 5 models (abilities N(0, 1)) answering all 200 items (difficulties N(0, 1),
+    discriminations log-normal around 1 in the 2PL)."""
+    rng = np.random.default_rng(seed)
+    ability = rng.normal(0.0, 1.0, PEOPLE + MODELS)
+    difficulty = rng.normal(0.0, 1.0, ITEMS)
+    discrimination = np.exp(rng.normal(0.0, 0.3, ITEMS)) if two_pl else np.ones(ITEMS)
+    respondent = np.repeat(np.arange(PEOPLE + MODELS), ITEMS)
+    item = np.tile(np.arange(ITEMS), PEOPLE + MODELS)
+    chance = special.expit(discrimination[item] * (ability[respondent] - difficulty[item]))
+    score = (rng.random(respondent.size) < chance).astype(np.float64)
+    return Responses(respondent, item, score, PEOPLE + MODELS, ITEMS), ability, difficulty
+
+
+SEEDS = range(1, 6)
+
+
+@pytest.mark.parametrize("model", ["1pl", "2pl"])
+def test_abilities_and_model_percentiles_are_recovered(model: str) -> None:
+    errors, covered = [], 0
+    for seed in SEEDS:
+        responses, truth, _ = _simulate(seed, two_pl=model == "2pl")
+        result = fit(responses, model=model)  # type: ignore[arg-type]
+        assert result.converged
+        assert np.corrcoef(result.ability, truth)[0, 1] >= 0.95
+        estimated = percentile_among(result.ability[PEOPLE:], result.ability[:PEOPLE])
+        true = percentile_among(truth[PEOPLE:], truth[:PEOPLE])
+        errors.append(np.abs(estimated - true))
+        # the span of percentiles a model's 95% ability CI covers holds its true percentile (one
+        # person's width, 2 points, of slack for the people's own estimation error)
+        low, high = (
+            percentile_among(
+                result.ability[PEOPLE:] + sign * 1.96 * result.ability_se[PEOPLE:], result.ability[:PEOPLE]
+            )
+            for sign in (-1, 1)
+        )
+        covered += int(np.sum((low - 2.0 <= true) & (true <= high + 2.0)))
+        if model == "2pl":
+            assert result.discrimination is not None and result.discrimination.min() > 0
+    # over 25 models: with 200 items an ability is known to about ±0.17, which is 3–4 people's
+    # width among 50 near the centre, so a percentile cannot be pinned closer than a few points
+    assert np.mean(errors) <= 5.0, np.round(errors, 1)
+    # for 23 of the 25 models at least (95% CIs: about one miss in 20 is expected)
+    assert covered >= 23, covered
+
+
+def test_difficulties_are_recovered_and_the_fit_is_reliable() -> None:
+    responses, _, difficulty = _simulate(7, two_pl=False)
+    result = fit(responses, model="1pl")
+    assert np.corrcoef(result.difficulty, difficulty)[0, 1] >= 0.9
+    reliability = separation_reliability(result.ability[:PEOPLE], result.ability_se[:PEOPLE])
+    # 200 items and people spread N(0, 1): a person's SE is about 0.17, the reliability near 0.97
+    assert reliability is not None and 0.9 <= reliability <= 1.0
+
+
+def test_a_perfect_score_gets_a_finite_ability_above_everyone() -> None:
+    responses, _, _ = _simulate(4, two_pl=False)
+    perfect = responses.respondent == PEOPLE  # the first model answers everything right
+    score = np.where(perfect, 1.0, responses.score)
+    result = fit(Responses(responses.respondent, responses.item, score, responses.n_respondents, ITEMS), model="1pl")
+    assert np.isfinite(result.ability).all()
+    assert result.ability[PEOPLE] == result.ability.max()
+    assert percentile_among(result.ability[PEOPLE : PEOPLE + 1], result.ability[:PEOPLE])[0] == 100.0
+
+
+def test_the_percentile_counts_ties_half() -> None:
+    assert percentile_among(np.array([2.0, 0.0, 9.0]), np.array([1.0, 2.0, 3.0, 4.0])).tolist() == [37.5, 0.0, 100.0]
+
+
+def test_the_placement_drops_items_all_right_or_all_wrong_and_counts_them() -> None:
+    rng = np.random.default_rng(0)
+    ratings = []
+    for person in range(12):
+        for item in range(30):
+            right = True if item == 0 else False if item == 1 else bool(rng.random() < 0.2 + person / 20)
+            ratings.append(Rating(f"P{person}", f"i{item}", "x", right))
+    model = {f"i{item}": float(item != 1 and item % 3 != 2) for item in range(30)}
+    placement = joint_placement(rating_table(ratings), {"m": model}, model="1pl")
+    assert placement is not None
+    assert (placement.items_dropped_all_right, placement.items_dropped_all_wrong) == (1, 1)
+    assert placement.items_used == 28 and placement.people == 12 and len(placement.people_abilities) == 12
+    assert {item.item for item in placement.items}.isdisjoint({"i0", "i1"})
+    (entry,) = placement.models
+    assert entry.ci[0] < entry.ability < entry.ci[1] and 0.0 <= entry.percentile <= 100.0
+    assert placement.n_items_tested == 28
+    adjusted = [item.p_adjusted for item in placement.divergent_items]
+    assert all(item.p <= item.p_adjusted <= 1.0 for item in placement.divergent_items)
+    assert adjusted == sorted(adjusted)
+    json.dumps(placement.to_dict(), allow_nan=False)
+
+
+def test_without_two_people_there_is_no_placement() -> None:
+    ratings = [Rating("P", f"i{n}", "x", n % 2 == 0) for n in range(10)]
+    assert joint_placement(rating_table(ratings), {"m": {"i0": 1.0}}) is None
+
+
+def test_a_model_wrong_on_items_easy_for_everyone_is_flagged_divergent() -> None:
+    """Items 0–9 are easy for people; the model (strong elsewhere) gets them wrong."""
+    rng = np.random.default_rng(3)
+    ratings = []
+    ability = rng.normal(0, 1, 80)
+    difficulty = np.concatenate([np.full(10, -3.0), rng.normal(0, 1, 90)])
+    for person in range(80):
+        right = rng.random(100) < special.expit(ability[person] - difficulty)
+        ratings += [Rating(f"P{person}", f"i{j}", "x", bool(right[j])) for j in range(100)]
+    models = {
+        name: {f"i{j}": float(j >= 10 and rng.random() < special.expit(1.0 - difficulty[j])) for j in range(100)}
+        for name in ("m1", "m2", "m3")
+    }
+    placement = joint_placement(rating_table(ratings), models, model="1pl")
+    assert placement is not None
+    flagged = {item.item for item in placement.divergent_items if item.significant}
+    assert flagged and flagged <= {f"i{j}" for j in range(10)}
+    first = placement.divergent_items[0]
+    assert first.model_rate == 0.0 and first.human_rate > 0.85 and first.statistic < 0
+
+
+def test_the_poisson_binomial_p_value_is_the_exact_binomial_one_with_equal_chances() -> None:
+    chances = np.full((3, 6), 0.3)
+    seen = np.array([0, 2, 5])
+    expected = [stats.binomtest(int(k), 6, 0.3).pvalue for k in seen]
+    assert poisson_binomial_p(chances, seen) == pytest.approx(expected, rel=1e-9)
