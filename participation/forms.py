@@ -77,7 +77,7 @@ class BehaviourForm(forms.Form):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, prefix="behaviour", **kwargs)
         for name, most in behaviour.FIGURES.items():
-            self.fields[name] = forms.IntegerField(min_value=0, max_value=most, required=name != "first_input_ms")
+            self.fields[name] = forms.IntegerField(min_value=0, max_value=most, required=name not in behaviour.OPTIONAL)
 
     def record(self) -> dict:
         """The figures when they are whole and within bounds; {"status": "none"} when the page sent

@@ -31,6 +31,8 @@ FIGURES: dict[str, int] = {
     "keys": 100_000,
     "first_input_ms": 86_400_000,
 }
+#: figures the page leaves empty: keys when the item has no text box, the first input when none came
+OPTIONAL = frozenset({"keys", "first_input_ms"})
 #: the page's clock starts when the item is on the screen, the server's when it sent it: the
 #: page's durations may exceed the server's by the difference of clocks, never by more than this
 CLOCK_SLACK_MS = 2000
@@ -43,6 +45,10 @@ RECORDED, NONE, INVALID = "recorded", "none", "invalid"
 #: rate of about 240 words a minute; Brysbaert 2019, Rayner et al. 2016)
 FLOOR_BASE_MS = 300
 FLOOR_WORDS_PER_SECOND = 12
+#: a participant is flagged when at least this share of their answers sent without the page's
+#: script came sooner than the reading floor (a program's answers all do; a person without
+#: JavaScript may skim an item or two)
+BOT_SPEED_SHARE = 0.5
 #: the parts of an item's screen (`Screen.shown`) that are read, when they are text
 READ_KEYS = ("text", "context", "question", "instruction", "sentence")
 _WORD = re.compile(r"\w+")
@@ -61,9 +67,8 @@ def checked(figures: Mapping[str, int | None], *, duration_ms: int) -> dict[str,
     clock; `figures` already validated one by one (whole numbers within `FIGURES`)."""
     limit = duration_ms + CLOCK_SLACK_MS
     first = figures.get("first_input_ms")
-    if figures["hidden_ms"] > limit or (first is not None and first > limit):
-        return {"status": INVALID}
-    if figures["hidden_ms"] and not figures["hidden"]:
+    away = figures.get("hidden_ms") or 0
+    if away > limit or (first is not None and first > limit) or (away and not figures.get("hidden")):
         return {"status": INVALID}
     return {"status": RECORDED, **{name: figures.get(name) for name in FIGURES}}
 
@@ -92,5 +97,3 @@ def canary_word() -> str:
 def carries_canary(answer: str, word: str) -> bool:
     """Whether `answer` holds `word` as a whole word, in any case."""
     return bool(word) and re.search(rf"\b{re.escape(word)}\b", answer, re.IGNORECASE) is not None
-
-
