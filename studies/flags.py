@@ -28,10 +28,12 @@ FLAGS: dict[str, str] = {
     "honeypot": "filled the hidden field no person sees (a program)",
     "bot_speed": f"answered without the page's script faster than a person reads (under "
     f"{behaviour.FLOOR_BASE_MS} ms + {behaviour.FLOOR_WORDS_PER_SECOND} words/s)",
+}
+#: what is said of a participant without asking for review (no flag): a browser that ran no script
+#: is no fault, but the behaviour signals then say nothing of them
+INFORMATION: dict[str, str] = {
     "no_behaviour": "no behaviour recorded (the page's script did not run)",
 }
-#: flags that inform rather than ask for review: a participant whose browser ran no script
-INFORMATION: frozenset[str] = frozenset({"no_behaviour"})
 
 
 @dataclass
@@ -114,12 +116,12 @@ class PageBehaviour:
             "canary": self.canary > 0,
             "honeypot": self.honeypot > 0,
             "bot_speed": self.no_script > 0 and self.no_script_fast >= behaviour.BOT_SPEED_SHARE * self.no_script,
-            "no_behaviour": self.no_script > 0,
         }
         return [name for name, flagged in on.items() if flagged]
 
     def evidence(self) -> dict[str, dict[str, Any]]:
-        """Each flag of `flags()` with its figures and a sentence saying them."""
+        """Each flag of `flags()`, and the information of `INFORMATION` that holds, with its figures
+        and a sentence saying them."""
         figures: dict[str, dict[str, Any]] = {
             "left_tab": {
                 "detail": f"the page was hidden during {self.left_items} of {self.recorded} answers, "
@@ -142,7 +144,8 @@ class PageBehaviour:
                 "answers": self.no_script,
             },
         }
-        return {name: figures[name] for name in self.flags()}
+        noted = ["no_behaviour"] if self.no_script else []
+        return {name: figures[name] for name in [*self.flags(), *noted]}
 
 
 def study_flags(completion_seconds: dict[int, float], answers: dict[int, Answers]) -> dict[int, list[str]]:
@@ -202,8 +205,8 @@ def participant_flags(participants: QuerySet[Participant]) -> dict[int, list[str
 
 def participant_evidence(participants: QuerySet[Participant]) -> dict[int, dict[str, dict[str, Any]]]:
     """The figures behind the integrity flags of `participants` (ids to {flag: {"detail": sentence,
-    figures...}}), for the flags judged on a participant's own answers: pasted, left_tab, canary,
-    honeypot, bot_speed, no_behaviour."""
+    figures...}}), for the flags judged on a participant's own answers (pasted, left_tab, canary,
+    honeypot, bot_speed) and for `INFORMATION` (no_behaviour)."""
     answers = answers_by_participant(
         Response.objects.filter(participant__in=participants.filter(is_imported=False).values("pk")).values_list(
             "participant_id", "answer", "raw_answer", "is_attention_check", "duration_ms", "extra"
