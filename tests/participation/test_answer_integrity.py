@@ -166,3 +166,28 @@ def test_the_canary_is_in_written_items_only_and_flags_an_answer_carrying_it(wri
 def test_the_canary_word_is_drawn_for_each_study(implicature):
     words = {small_study(f"study {n}", units=1, unit_size=2, per_unit=1).canary_word for n in range(5)}
     assert len(words) == 5
+
+
+def test_own_items_carry_the_canary_where_the_answer_is_written(db):
+    from annotation.services import benchmark_import
+    from tests.participation.test_custom_pages import ANSWERS, EXAMPLE
+
+    benchmark_import(name="custom", source=EXAMPLE, options={"name": "example"})
+    study = study_create(
+        name="own items",
+        benchmark="custom",
+        design={"item_set": "example", "unit_size": 0, "per_unit": 1, "attention_checks": 0, "shuffle_items": False},
+    )
+    bot = Bot(study, pid(12)).start_items()
+    carried = {}
+    for html, item, position in bot.item_pages():
+        carried[item.meta["kind"]] = 'class="canary"' in html
+        bot.post("answer", {"item": item.pk, "position": position, "answer": ANSWERS[item.meta["id"]][0]})
+    assert carried == {
+        "choice": False,  # the attention check too
+        "yes_no": False,
+        "rating": False,
+        "short_text": True,
+        "number": False,
+        "free_text": True,
+    }
