@@ -44,3 +44,29 @@ def test_the_canary_matches_as_a_word_in_any_case():
     assert behaviour.carries_canary("use TAVORIX here", "tavorix")
     assert not behaviour.carries_canary("tavorixes and xtavorix", "tavorix")
     assert not behaviour.carries_canary("anything", "")
+
+
+def test_on_the_published_texts_the_canary_fires_on_no_honest_answer():
+    """The figures of docs/integrity.md: no published human-written instruction (instruction
+    induction's annotations) has a word of a canary's shape, and of the 1.4 million words of the
+    published files only six do, so a study's word is one of them with odds of 6 in 1,029,000."""
+    import json
+
+    from tests.conftest import dataset
+
+    shape = re.compile(r"\b(?:[bdfgklmnprstvz][aeiou]){3}[kxz]\b", re.IGNORECASE)
+    written = [
+        text
+        for path in sorted((dataset("instruction_induction") / "annotations").glob("*.json"))
+        for text in json.loads(path.read_text())["annotations"]
+    ]
+    assert len(written) == 186 and not any(shape.search(text) for text in written)
+    published = [
+        path.read_text(encoding="utf-8", errors="replace")
+        for name in ("instruction_induction", "implicature", "miqa")
+        for path in sorted(dataset(name).rglob("*"))
+        if path.suffix in (".json", ".csv", ".tsv")
+    ]
+    found = {match.group(0).lower() for text in published for match in shape.finditer(text)}
+    assert found == {"madurez", "mubarak", "politik", "rapidez", "solidez", "validez"}
+    assert 14 * 5 * 14 * 5 * 14 * 5 * 3 == 1_029_000
