@@ -47,7 +47,10 @@ class Answers:
 
     def add(self, *, answer: str, raw_answer: str, is_check: bool, duration_ms: int, extra: dict) -> None:
         extra = extra or {}
-        self.pasted = self.pasted or bool(extra.get("pasted"))
+        record = extra.get("behaviour")
+        # a paste into a written answer's box, counted by the page, is a paste whichever box it was
+        into_box = isinstance(record, dict) and bool(record.get("pastes")) and record.get("keys") is not None
+        self.pasted = self.pasted or bool(extra.get("pasted")) or into_box
         self.page.add(extra, duration_ms)
         if not is_check:
             self.durations.append(duration_ms)

@@ -61,7 +61,9 @@ def test_the_pages_figures_are_stored_with_the_answer_and_the_written_answers_le
         "first_input_ms": 800,
         "chars": len(WRITTEN),
     }
-    assert _flags(written) == {bot.participant.pk: ["left_tab"]}
+    # the paste the page counted is a paste, without the instruction box's own mark
+    assert "pasted" not in Response.objects.get(participant=bot.participant).extra
+    assert _flags(written) == {bot.participant.pk: ["pasted", "left_tab"]}
     evidence = participant_evidence(Participant.objects.filter(study=written))[bot.participant.pk]
     assert evidence["left_tab"]["detail"] == "the page was hidden during 1 of 1 answers, 12.0 s in all; 2 focus losses"
 
