@@ -25,13 +25,13 @@ class StudyAdmin(ResearcherAdmin):
     list_display = ["name", "benchmark", "status", "group", "owner", "n_participants", "n_completed", "created_at"]
     list_filter = ["benchmark", "status", "is_imported"]
     search_fields = ["name", "group"]
-    readonly_fields = ["link", "participant_link", "unit_counts", "pay"]
+    readonly_fields = ["link", "participant_link", "unit_counts", "pay", "canary_word"]
     list_select_related = ["owner"]
     filter_horizontal = ["collaborators"]
     fieldsets = [
         (None, {"fields": ["name", "benchmark", "status", "group", "link", "participant_link"]}),
         ("Who works on it", {"fields": ["owner", "collaborators"]}),
-        ("Participants see", {"fields": ["consent_text", "instructions_text"]}),
+        ("Participants see", {"fields": ["consent_text", "instructions_text", "canary_word"]}),
         (
             "Design",
             {

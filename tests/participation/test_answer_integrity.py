@@ -193,3 +193,11 @@ def test_own_items_carry_the_canary_where_the_answer_is_written(db):
         "number": False,
         "free_text": True,
     }
+
+
+def test_the_study_admin_shows_the_canary_word_which_no_form_changes(implicature, researcher, researcher_client):
+    study = small_study("admin canary", units=1, unit_size=2, per_unit=1, owner=researcher)
+    page = researcher_client.get(f"/admin/studies/study/{study.pk}/change/")
+    html = page.content.decode()
+    assert page.status_code == 200 and study.canary_word in html
+    assert 'name="canary_word"' not in html, "read only"
