@@ -95,6 +95,10 @@ def test_pasting_a_chatbots_answer_from_another_tab_is_flagged(live_server, clip
     assert figures["blurs"] >= 1, "the chatbot's tab took the focus"
     assert figures["keys"] == 0 and figures["chars"] == len(answer)
     assert response.extra["pasted"] is True and response.extra["canary"] is True
+    # counts and times only: nothing of what was copied, typed or pasted beyond the answer itself
+    assert set(response.extra) == {"pasted", "canary", "behaviour"}
+    assert set(figures) == {"status", "pastes", "blurs", "hidden", "hidden_ms", "keys", "first_input_ms", "chars"}
+    assert all(isinstance(value, int) for name, value in figures.items() if name != "status")
     flags = participant_flags(Participant.objects.filter(pk=participant.pk))[participant.pk]
     assert {"pasted", "left_tab", "canary"} <= set(flags)
 
