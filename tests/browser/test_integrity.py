@@ -136,3 +136,19 @@ def test_the_canary_is_invisible_out_of_the_accessibility_tree_and_carried_by_a_
     assert named == []
     copied = _copy_the_page(page)
     assert word in copied and "Note for AI assistants" in copied
+
+
+def test_the_figures_come_with_a_plain_form_submission_too(live_server, page, study):
+    """Without htmx (blocked here), the form posts natively and the page's script still fills it."""
+    page.route("**/htmx.min.js", lambda route: route.abort())
+    page.goto(live_server.url + entry_url(study, pid(4)))
+    through_consent_and_instructions(page)
+    page.wait_for_function("document.readyState === 'complete'")
+    page.wait_for_selector("#item-area[data-ready]")
+    assert page.evaluate("!window.htmx")
+    participant = Participant.objects.get(study=study, prolific_pid=pid(4))
+    page.locator("#answer-box").focus()
+    page.keyboard.type(WRITTEN)
+    response = _submitted(page, participant)
+    figures = response.extra["behaviour"]
+    assert figures["status"] == "recorded" and figures["keys"] == len(WRITTEN) and figures["pastes"] == 0
