@@ -7,6 +7,7 @@ from django.conf import settings
 from django.core.validators import RegexValidator
 from django.utils.translation import gettext_lazy
 
+from parity.stats import behaviour
 from studies.closing import ClosingQuestion
 from studies.models import Study
 
@@ -68,6 +69,28 @@ class AnswerForm(forms.Form):
     answer = forms.CharField(max_length=4000, strip=False, required=False)
     pasted = forms.BooleanField(required=False)
     option_order = forms.CharField(max_length=40, required=False)
+    #: the honeypot: a box no person sees or reaches; whatever fills it, the answer is stored (no
+    #: length limit that could refuse it) and only the fact that it was filled is kept
+    homepage = forms.CharField(required=False, strip=False)
+
+
+class BehaviourForm(forms.Form):
+    """The counts and durations the page's script sends with an answer (`parity.stats.behaviour`),
+    as `behaviour-<figure>` fields. They never refuse the answer: `record()` says what is stored."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, prefix="behaviour", **kwargs)
+        for name, most in behaviour.FIGURES.items():
+            self.fields[name] = forms.IntegerField(min_value=0, max_value=most, required=name not in behaviour.OPTIONAL)
+
+    def record(self) -> dict:
+        """The figures when they are whole and within bounds; {"status": "none"} when the page sent
+        none (no script ran); {"status": "invalid"} otherwise."""
+        if not any(self.data.get(self.add_prefix(name)) for name in self.fields):
+            return {"status": behaviour.NONE}
+        if not self.is_valid():
+            return {"status": behaviour.INVALID}
+        return dict(self.cleaned_data)
 
 
 class PreviewAnswerForm(forms.Form):

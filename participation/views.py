@@ -18,7 +18,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseClientRedirect
 
 from annotation.models import Item
-from participation.forms import AnswerForm, ClosingForm, ConsentForm, EntryForm
+from participation.forms import AnswerForm, BehaviourForm, ClosingForm, ConsentForm, EntryForm
 from participation.i18n import browser_language, study_language, translated, translated_choices
 from participation.selectors import (
     browser_entered_as,
@@ -375,6 +375,8 @@ def answer(request: HttpRequest, link: str) -> HttpResponse:
         with study_language(participant.study):
             return _render_step(request, participant)
     extra = {key: form.cleaned_data[key] for key in ("pasted", "option_order") if form.cleaned_data[key]}
+    if form.cleaned_data["homepage"]:
+        extra["honeypot"] = True  # the fact only: what a bot wrote there is no one's data
     result = response_submit(
         link=link,
         known=known,
@@ -382,6 +384,7 @@ def answer(request: HttpRequest, link: str) -> HttpResponse:
         position=form.cleaned_data["position"],
         raw_answer=form.cleaned_data["answer"],
         extra=extra,
+        behaviour=BehaviourForm(request.POST).record(),
         show_next=bool(request.htmx),
     )
     if result is None:

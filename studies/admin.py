@@ -26,13 +26,13 @@ class StudyAdmin(ResearcherAdmin):
     list_display = ["name", "benchmark", "status", "group", "owner", "n_participants", "n_completed", "created_at"]
     list_filter = ["benchmark", "status", "language", "is_imported"]
     search_fields = ["name", "group"]
-    readonly_fields = ["link", "participant_link", "unit_counts", "pay", "preregistration_frozen", "audit_trail"]
+    readonly_fields = ["link", "participant_link", "unit_counts", "pay", "canary_word", "preregistration_frozen", "audit_trail"]
     list_select_related = ["owner"]
     filter_horizontal = ["collaborators"]
     fieldsets = [
         (None, {"fields": ["name", "benchmark", "status", "group", "link", "participant_link"]}),
         ("Who works on it", {"fields": ["owner", "collaborators"]}),
-        ("Participants see", {"fields": ["language", "consent_text", "instructions_text"]}),
+        ("Participants see", {"fields": ["language", "consent_text", "instructions_text", "canary_word"]}),
         (
             "Design",
             {

@@ -1,8 +1,9 @@
-"""Review flags of participants: fast completions, fast items, straight-lining, pasted answers.
+"""Review flags of participants: fast completions, fast items, straight-lining, pasted answers,
+and the integrity signals of their answers (behaviour on the page, the canary, bots).
 
 The participant admin filters on them and the monitor lists them. The rules themselves are pure,
-in `parity.stats.quality`; here they are applied to a study's stored rows. Imported participants
-(a published study's answers) are left out: they have no real times.
+in `parity.stats.quality` and `parity.stats.behaviour`; here they are applied to a study's stored
+rows. Imported participants (a published study's answers) are left out: they have no real times.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 
-from parity.stats import quality
+from parity.stats import behaviour, quality
 from studies.models import Participant, Response
 
 #: the flags a participant can carry, with the words the pages and the admin show
@@ -22,6 +23,16 @@ FLAGS: dict[str, str] = {
     "fast_items": f"fast items (median under {quality.ITEM_TIME_FLOOR_MS / 1000:g} s per item)",
     "straight_lining": "the same answer throughout",
     "pasted": "pasted a written answer",
+    "left_tab": "left the study's tab while answering",
+    "canary": "a written answer carries the canary word (the item was copied to an AI)",
+    "honeypot": "filled the hidden field no person sees (a program)",
+    "bot_speed": f"answered without the page's script faster than a person reads (under "
+    f"{behaviour.FLOOR_BASE_MS} ms + {behaviour.FLOOR_WORDS_PER_SECOND} words/s)",
+}
+#: what is said of a participant without asking for review (no flag): a browser that ran no script
+#: is no fault, but the behaviour signals then say nothing of them
+INFORMATION: dict[str, str] = {
+    "no_behaviour": "no behaviour recorded (the page's script did not run)",
 }
 
 
@@ -32,12 +43,112 @@ class Answers:
     durations: list[int] = field(default_factory=list)
     answers: list[str] = field(default_factory=list)
     pasted: bool = False
+    page: PageBehaviour = field(default_factory=lambda: PageBehaviour())
 
     def add(self, *, answer: str, raw_answer: str, is_check: bool, duration_ms: int, extra: dict) -> None:
-        self.pasted = self.pasted or bool((extra or {}).get("pasted"))
+        extra = extra or {}
+        record = extra.get("behaviour")
+        # a paste into a written answer's box, counted by the page, is a paste whichever box it was
+        into_box = isinstance(record, dict) and bool(record.get("pastes")) and record.get("keys") is not None
+        self.pasted = self.pasted or bool(extra.get("pasted")) or into_box
+        self.page.add(extra, duration_ms)
         if not is_check:
             self.durations.append(duration_ms)
             self.answers.append(answer or raw_answer.strip().lower())
+
+    def evidence(self) -> dict[str, dict[str, Any]]:
+        found = self.page.evidence()
+        if self.pasted:
+            page = self.page
+            found = {
+                "pasted": {
+                    "detail": f"{page.pastes} pastes recorded; {page.keys} keys pressed for {page.chars} "
+                    "characters of written answers",
+                    "pastes": page.pastes,
+                    "keys": page.keys,
+                    "chars": page.chars,
+                },
+                **found,
+            }
+        return found
+
+
+@dataclass
+class PageBehaviour:
+    """The integrity figures of one participant's answers (attention checks included: a program
+    answers them too), summed from what each answer stored in `extra`."""
+
+    recorded: int = 0
+    pastes: int = 0
+    blurs: int = 0
+    left_items: int = 0
+    hidden_ms: int = 0
+    keys: int = 0
+    chars: int = 0
+    no_script: int = 0
+    no_script_fast: int = 0
+    invalid: int = 0
+    canary: int = 0
+    honeypot: int = 0
+
+    def add(self, extra: dict, duration_ms: int) -> None:
+        self.canary += bool(extra.get("canary"))
+        self.honeypot += bool(extra.get("honeypot"))
+        record = extra.get("behaviour")
+        if not isinstance(record, dict):
+            return  # stored before the page recorded behaviour, or not from the page
+        status = record.get("status")
+        if status == behaviour.NONE:
+            self.no_script += 1
+            self.no_script_fast += duration_ms < extra.get("reading_floor_ms", 0)
+        elif status == behaviour.INVALID:
+            self.invalid += 1
+        elif status == behaviour.RECORDED:
+            self.recorded += 1
+            self.pastes += record.get("pastes") or 0
+            self.blurs += record.get("blurs") or 0
+            self.left_items += bool(record.get("hidden"))
+            self.hidden_ms += record.get("hidden_ms") or 0
+            if record.get("keys") is not None:
+                self.keys += record["keys"]
+                self.chars += record.get("chars") or 0
+
+    def flags(self) -> list[str]:
+        on = {
+            "left_tab": self.left_items > 0,
+            "canary": self.canary > 0,
+            "honeypot": self.honeypot > 0,
+            "bot_speed": self.no_script > 0 and self.no_script_fast >= behaviour.BOT_SPEED_SHARE * self.no_script,
+        }
+        return [name for name, flagged in on.items() if flagged]
+
+    def evidence(self) -> dict[str, dict[str, Any]]:
+        """Each flag of `flags()`, and the information of `INFORMATION` that holds, with its figures
+        and a sentence saying them."""
+        figures: dict[str, dict[str, Any]] = {
+            "left_tab": {
+                "detail": f"the page was hidden during {self.left_items} of {self.recorded} answers, "
+                f"{self.hidden_ms / 1000:.1f} s in all; {self.blurs} focus losses",
+                "answers": self.left_items,
+                "recorded": self.recorded,
+                "hidden_ms": self.hidden_ms,
+                "blurs": self.blurs,
+            },
+            "canary": {"detail": f"{self.canary} answers carry the canary word", "answers": self.canary},
+            "honeypot": {"detail": f"the hidden field was filled in {self.honeypot} answers", "answers": self.honeypot},
+            "bot_speed": {
+                "detail": f"{self.no_script_fast} of {self.no_script} answers sent without the page's script "
+                "came sooner than their reading floor",
+                "answers": self.no_script_fast,
+                "without_script": self.no_script,
+            },
+            "no_behaviour": {
+                "detail": f"{self.no_script} answers came without the page's behaviour",
+                "answers": self.no_script,
+            },
+        }
+        noted = ["no_behaviour"] if self.no_script else []
+        return {name: figures[name] for name in [*self.flags(), *noted]}
 
 
 def study_flags(completion_seconds: dict[int, float], answers: dict[int, Answers]) -> dict[int, list[str]]:
@@ -56,7 +167,7 @@ def study_flags(completion_seconds: dict[int, float], answers: dict[int, Answers
                 ("pasted", given.pasted),
             )
             if on
-        ]
+        ] + given.page.flags()
         if marks:
             flagged[pk] = marks
     return flagged
@@ -93,6 +204,19 @@ def participant_flags(participants: QuerySet[Participant]) -> dict[int, list[str
         flagged.update(study_flags(by_study.get(study_id, {}) if study_id else {}, answers_by_study.get(study_id, {})))
     wanted = set(chosen.values_list("pk", flat=True))
     return {pk: marks for pk, marks in flagged.items() if pk in wanted}
+
+
+def participant_evidence(participants: QuerySet[Participant]) -> dict[int, dict[str, dict[str, Any]]]:
+    """The figures behind the integrity flags of `participants` (ids to {flag: {"detail": sentence,
+    figures...}}), for the flags judged on a participant's own answers (pasted, left_tab, canary,
+    honeypot, bot_speed) and for `INFORMATION` (no_behaviour)."""
+    answers = answers_by_participant(
+        Response.objects.filter(participant__in=participants.filter(is_imported=False).values("pk")).values_list(
+            "participant_id", "answer", "raw_answer", "is_attention_check", "duration_ms", "extra"
+        )
+    )
+    found = {pk: given.evidence() for pk, given in answers.items()}
+    return {pk: figures for pk, figures in found.items() if figures}
 
 
 def participants_flagged(participants: QuerySet[Participant], flag: str) -> QuerySet[Participant]:

@@ -8,6 +8,7 @@ from django.db import models
 from django.utils import timezone
 
 from parity import benchmarks
+from parity.stats.behaviour import canary_word
 
 
 def _new_link() -> str:
@@ -16,6 +17,10 @@ def _new_link() -> str:
 
 def _new_code() -> str:
     return secrets.token_hex(4).upper()
+
+
+def _new_canary() -> str:
+    return canary_word()
 
 
 def _default_answer_floor() -> int:
@@ -81,6 +86,12 @@ class Study(models.Model):
         default=list,
         blank=True,
         help_text="the optional questions asked after the items (keys of studies.closing.QUESTIONS)",
+    )
+    canary_word = models.CharField(
+        max_length=20,
+        default=_new_canary,
+        help_text="the made-up word that written items ask an AI, in a line no person sees, to use; "
+        "an answer carrying it is flagged",
     )
     pseudonyms_issued = models.PositiveIntegerField(
         default=0, help_text="pseudonyms handed out so far; the next participant is A<n+1>, whoever was deleted"

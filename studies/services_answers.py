@@ -16,6 +16,8 @@ from django.utils.translation import ngettext
 from annotation.models import Item
 from annotation.selectors import item_data
 from parity.messages import TOO_SOON_MESSAGE
+from parity.benchmarks.base import Screen
+from parity.stats import behaviour as integrity
 from studies.changes import results_changed
 from studies.models import Participant, Response
 from studies.selectors import known_participants, screen_for, verifiable_responses
@@ -47,6 +49,7 @@ def response_submit(
     position: int,
     raw_answer: str,
     extra: Mapping[str, Any] | None = None,
+    behaviour: Mapping[str, Any] | None = None,
     show_next: bool = False,
     participant_id: int | None = None,
     link: str | None = None,
@@ -64,11 +67,16 @@ def response_submit(
     With `show_next`, the caller shows the next item in the same response: it is read with the
     answered one and its shown time is the answer's time.
 
+    `behaviour`: what the page recorded (`BehaviourForm.record()`), checked against the server's
+    time on the item and stored in `extra["behaviour"]` (`_behaviour_marks`); None (callers other
+    than the participant's page) stores none of it. An answer carrying the study's canary word is
+    marked `extra["canary"]`.
+
     A working participant costs, in one transaction, the participant's locked read (with its study),
     one read of the answered and the next item, the answer's INSERT and the progress UPDATE.
     """
     participants = _participants(participant_id=participant_id, link=link, known=known)
-    answer = (item_id, position, raw_answer, extra, show_next)
+    answer = (item_id, position, raw_answer, extra, behaviour, show_next)
     try:
         result = _submit(partial(_locked, participants), *answer, with_study=False)
         if isinstance(result, int):
@@ -112,6 +120,7 @@ def _submit(
     position: int,
     raw_answer: str,
     extra: Mapping[str, Any] | None,
+    behaviour: Mapping[str, Any] | None,
     show_next: bool,
     *,
     with_study: bool,
@@ -150,8 +159,13 @@ def _submit(
         message = definition.refusal(raw_answer, scored, design, item=data)
         if message:
             return SubmitResult(Outcome.INVALID, participant, message=message)
-        extra = {**(extra or {}), **screen.record}
         shown_at = participant.current_shown_at or now
+        duration_ms = max(0, int((now - shown_at).total_seconds() * 1000))
+        extra = {**(extra or {}), **screen.record}
+        if behaviour is not None:
+            extra.update(_behaviour_marks(behaviour, raw_answer, screen, duration_ms))
+        if integrity.carries_canary(raw_answer, participant.study.canary_word):
+            extra["canary"] = True
         response = Response.objects.create(
             participant=participant,
             item=item,
@@ -163,7 +177,7 @@ def _submit(
             is_attention_check=item.is_attention_check,
             shown_at=shown_at,
             answered_at=now,
-            duration_ms=max(0, int((now - shown_at).total_seconds() * 1000)),
+            duration_ms=duration_ms,
             extra=extra,
         )
         fields = _advance(participant, item, scored.correct, now, shown_next=following is not None)
@@ -175,6 +189,21 @@ def _submit(
         response=response,
         next_item=items.get(following) if following is not None else None,
     )
+
+
+def _behaviour_marks(behaviour: Mapping[str, Any], raw_answer: str, screen: Screen, duration_ms: int) -> dict[str, Any]:
+    """What an answer from the participant's page adds to `extra`: the behaviour record (checked
+    against the server's time on the item; for a written answer, its length beside the keys
+    pressed) and, when no script ran, the item's reading floor (`bot_speed`)."""
+    status = behaviour.get("status")
+    record = dict(behaviour) if status else integrity.checked(behaviour, duration_ms=duration_ms)
+    if record.get("keys") is not None:
+        record["chars"] = len(raw_answer)
+    marks: dict[str, Any] = {"behaviour": record}
+    if status == integrity.NONE:
+        words = integrity.shown_words(screen.shown, (choice.label for choice in screen.choices))
+        marks["reading_floor_ms"] = integrity.reading_floor_ms(words)
+    return marks
 
 
 def _too_soon(participant: Participant, now) -> bool:

@@ -18,16 +18,103 @@
   function tooSoon() {
     return performance.now() < readyAt;
   }
-  arm();
-  document.addEventListener("htmx:afterSwap", arm);
+  // Behaviour on the page, per answer: counts and durations only, never what was typed or pasted.
+  // Sent with the answer in the form's behaviour-* fields (see docs/integrity.md). An item shown
+  // again after a refused answer keeps its counts: the refused answer was not stored.
+  let record = null;
+  function itemKey(area) {
+    const form = area.querySelector("#answer-form");
+    if (!form || !form.elements.item || !form.elements.position) return "";
+    return form.elements.item.value + "/" + form.elements.position.value;
+  }
+  function track() {
+    const area = document.getElementById("item-area");
+    if (!area) {
+      record = null;
+      return;
+    }
+    const key = itemKey(area);
+    if (record && record.key === key) return;
+    const now = performance.now();
+    record = {
+      key: key, shownAt: now, firstInput: null, pastes: 0, blurs: 0, hidden: 0, hiddenMs: 0,
+      hiddenSince: document.visibilityState === "hidden" ? now : null, keys: 0,
+    };
+  }
+  function touched() {
+    if (record && record.firstInput === null) record.firstInput = performance.now();
+  }
+  function textBox(form) {
+    const box = form.elements.answer;
+    return box && (box.tagName === "TEXTAREA" || box.type === "text") ? box : null;
+  }
+  function fill(form) {
+    if (!record) return;
+    const now = performance.now();
+    const away = record.hiddenSince === null ? 0 : now - record.hiddenSince;
+    const figures = {
+      pastes: record.pastes,
+      blurs: record.blurs,
+      hidden: record.hidden,
+      hidden_ms: Math.round(record.hiddenMs + away),
+      keys: textBox(form) ? record.keys : "",
+      first_input_ms: record.firstInput === null ? "" : Math.round(record.firstInput - record.shownAt),
+    };
+    for (const input of form.querySelectorAll("[data-behaviour]")) {
+      const value = figures[input.dataset.behaviour];
+      input.value = value === undefined ? "" : String(value);
+    }
+  }
+  document.addEventListener("visibilitychange", function () {
+    if (!record) return;
+    const now = performance.now();
+    if (document.visibilityState === "hidden") {
+      record.hidden += 1;
+      record.hiddenSince = now;
+    } else if (record.hiddenSince !== null) {
+      record.hiddenMs += now - record.hiddenSince;
+      record.hiddenSince = null;
+    }
+  });
+  window.addEventListener("blur", function () {
+    if (record) record.blurs += 1;
+  });
+  document.addEventListener("pointerdown", function (event) {
+    if (event.target && event.target.closest && event.target.closest("#item-area")) touched();
+  }, true);
+  document.addEventListener("paste", function (event) {
+    if (!record || !event.target || !event.target.closest || !event.target.closest("#item-area")) return;
+    record.pastes += 1;
+    touched();
+  }, true);
+  document.addEventListener("keydown", function (event) {
+    if (!record || ["Shift", "Control", "Alt", "Meta", "CapsLock"].includes(event.key)) return;
+    touched();
+    const target = event.target;
+    // keys that write into the answer box; Ctrl/Cmd combinations (paste, submit, select) do not
+    if (target && target.name === "answer" && target.form && target === textBox(target.form) &&
+        !event.ctrlKey && !event.metaKey) {
+      record.keys += 1;
+    }
+  }, true);
+
+  function start() {
+    arm();
+    track();
+  }
+  start();
+  document.addEventListener("htmx:afterSwap", start);
   // Every way of answering ends in the form's submit: keys, clicks, taps, Enter in a box.
   window.addEventListener(
     "submit",
     function (event) {
-      if (event.target && event.target.id === "answer-form" && tooSoon()) {
+      if (!event.target || event.target.id !== "answer-form") return;
+      if (tooSoon()) {
         event.preventDefault();
         event.stopImmediatePropagation();
+        return;
       }
+      fill(event.target);
     },
     true
   );

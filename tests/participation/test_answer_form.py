@@ -9,7 +9,14 @@ def test_each_form_keeps_its_own_values_and_errors():
     good = AnswerForm({"item": "7", "position": "2", "answer": " yes ", "pasted": "on", "option_order": "ba"})
     bad = AnswerForm({"item": "0", "position": "x", "answer": "y" * 4001})
     assert good.is_valid() and not bad.is_valid()
-    assert good.cleaned_data == {"item": 7, "position": 2, "answer": " yes ", "pasted": True, "option_order": "ba"}
+    assert good.cleaned_data == {
+        "item": 7,
+        "position": 2,
+        "answer": " yes ",
+        "pasted": True,
+        "option_order": "ba",
+        "homepage": "",
+    }
     assert set(bad.errors) == {"item", "position", "answer"}
     assert AnswerForm({"item": "3", "position": "1"}).is_valid()
     assert not good.errors and good.cleaned_data["item"] == 7

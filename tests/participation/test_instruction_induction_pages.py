@@ -78,7 +78,7 @@ def test_a_too_short_instruction_gets_a_message_and_is_not_stored(induction):
     assert not Response.objects.exists()
     bot.post("answer", {"item": item_id, "position": position, "answer": WRITTEN, "pasted": "true"})
     response = Response.objects.get(participant=bot.participant)
-    assert response.raw_answer == WRITTEN and response.valid and response.extra == {"pasted": True}
+    assert response.raw_answer == WRITTEN and response.valid and response.extra["pasted"] is True
 
 
 def test_a_long_instruction_is_stored_whole(induction):

@@ -78,7 +78,7 @@ def test_the_api_gives_the_same_figures_with_the_same_permissions(busy):
     assert body["pay"]["verdict"] == "below_minimum" and body["pay"]["median_minutes"] == 2.0
     assert [(row["pseudonym"], row["flags"]) for row in body["flagged"]] == [
         (pseudonym(study, 5), ["straight_lining"]),
-        (pseudonym(study, 6), ["fast_items"]),
+        (pseudonym(study, 6), ["fast_items", "bot_speed"]),
     ]
     assert body["warnings"][0].startswith("Pay is below Prolific's minimum")
     assert len(body["timeline"]) == 10 + 6 and body["timeline"][-1]["arrivals"] == 10

@@ -78,9 +78,19 @@ def test_flags_and_warnings_name_the_straight_liner_and_the_fast_responder(busy)
     data = study_monitor(busy, now=READ_AT)
     assert [(row["pseudonym"], row["flags"]) for row in data["flagged"]] == [
         (pseudonym(busy, 5), ["straight_lining"]),
-        (pseudonym(busy, 6), ["fast_items"]),
+        # the scripted fast responder posts without the page's script, sooner than its items can be read
+        (pseudonym(busy, 6), ["fast_items", "bot_speed"]),
     ]
-    assert data["flag_counts"] == {"fast_completion": 0, "fast_items": 1, "straight_lining": 1, "pasted": 0}
+    assert data["flag_counts"] == {
+        "fast_completion": 0,
+        "fast_items": 1,
+        "straight_lining": 1,
+        "pasted": 0,
+        "left_tab": 0,
+        "canary": 0,
+        "honeypot": 0,
+        "bot_speed": 1,
+    }
     assert data["warnings"] == [
         "Pay is below Prolific's minimum: £3.00/h at the median completion time of 2.0 min (minimum £6.00/h). "
         "Raise the reward or shorten the study.",
@@ -111,7 +121,8 @@ def test_prolifics_3_sd_rule_flags_one_much_faster_completion_among_eleven(impli
                 wait=lambda seconds=seconds: clock.tick(timedelta(seconds=seconds))
             )
     data = study_monitor(study, now=T0 + timedelta(hours=2))
-    assert [(row["pseudonym"], row["flags"]) for row in data["flagged"]] == [("A11", ["fast_completion"])]
+    # its 2 s per item, without the page's script, is also under the items' reading floor
+    assert [(row["pseudonym"], row["flags"]) for row in data["flagged"]] == [("A11", ["fast_completion", "bot_speed"])]
     assert participants_flagged(Participant.objects.all(), "fast_completion").get().pseudonym == "A11"
 
 
@@ -128,7 +139,10 @@ def test_a_pasted_written_answer_is_flagged(instruction_induction):
         pasting.start_items()
         item_id, position = pasting.current_form(pasting.step().content.decode())
         pasting.post("answer", {"item": item_id, "position": position, "answer": written, "pasted": "true"})
-    assert participant_flags(Participant.objects.filter(study=study)) == {pasting.participant.pk: ["pasted"]}
+    # the pasting participant posted at once, without the page's script: a bot's speed too
+    assert participant_flags(Participant.objects.filter(study=study)) == {
+        pasting.participant.pk: ["pasted", "bot_speed"]
+    }
     assert study_monitor(study)["flag_counts"]["pasted"] == 1
 
 

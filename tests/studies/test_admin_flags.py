@@ -46,7 +46,11 @@ def test_the_action_asks_for_a_reason_suggesting_the_flags_then_excludes(busy, r
     asked = researcher_client.post(CHANGELIST, {"action": "exclude_with_reason", "_selected_action": ids})
     html = asked.content.decode()
     assert asked.status_code == 200 and "Exclude participants with a reason" in html
-    assert 'value="flagged for review: fast items (median under 1.5 s per item); the same answer throughout"' in html
+    assert (
+        'value="flagged for review: fast items (median under 1.5 s per item); the same answer throughout; '
+        "answered without the page&#x27;s script faster than a person reads (under 300 ms + 12 words/s)"
+        '"' in html
+    ), "the scripted fast responder posts without the page's script, sooner than its items can be read"
     assert not Participant.objects.filter(pk__in=ids, excluded=True).exists(), "nothing happens before the reason"
     refused = researcher_client.post(
         CHANGELIST, {"action": "exclude_with_reason", "_selected_action": ids, "apply": "Exclude", "reason": ""}

@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 
 from ...messages import Message, gettext_noop
 from ..base import Asset, Benchmark, ChoicePrompt, DemoSetup, ImportBundle, ItemData, ResultsInput, Scored, Screen
+from ..consent import RECORDED_ON_THE_PAGE
 from ..design import DesignOption
 from ..timing import AnswerTime
 from . import model as model_side
@@ -38,7 +39,7 @@ CONSENT = (
     "You will read short sentences and type a single letter for each. "
     "Taking part is voluntary; you may stop at any time by returning the study on Prolific. "
     "Your answers are stored under a pseudonym and used only for research; your Prolific ID is kept "
-    "only to pay you and is never published."
+    "only to pay you and is never published." + RECORDED_ON_THE_PAGE
 )
 # Appendix F: the three orienting instructions participants saw before the task.
 ORIENTING_INSTRUCTIONS = (

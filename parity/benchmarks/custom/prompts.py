@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..consent import RECORDED_ON_THE_PAGE
+
 CONSENT = (
     "You are invited to take part in a research study. You will read short texts and answer a question "
     "about each. Taking part is voluntary; you may stop at any time by returning the study on Prolific. "
     "Your answers are stored under a pseudonym and used only for research; your Prolific ID is kept "
-    "only to pay you and is never published."
+    "only to pay you and is never published." + RECORDED_ON_THE_PAGE
 )
 INSTRUCTIONS = (
     "Each screen shows a text and asks for an answer: choose one of the buttons (or press its key), or type "

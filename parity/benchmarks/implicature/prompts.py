@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..base import ItemData
+from ..consent import RECORDED_ON_THE_PAGE
 
 CONTRASTIVE_QUESTION = "Question: Which of the above texts is coherent, A or B?\nAnswer:"
 
@@ -26,7 +27,7 @@ CONSENT = (
     "You will read short exchanges between two people and say whether the answer means yes or no. "
     "Taking part is voluntary; you may stop at any time by returning the study on Prolific. "
     "Your answers are stored under a pseudonym and used only for research; your Prolific ID is kept "
-    "only to pay you and is never published."
+    "only to pay you and is never published." + RECORDED_ON_THE_PAGE
 )
 INSTRUCTIONS = (
     "Each screen shows a short exchange: Esther asks Juan a question, and Juan answers without saying "

@@ -22,6 +22,7 @@ from ..base import (
     SourceFile,
     seeded_rng,
 )
+from ..consent import RECORDED_ON_THE_PAGE
 from ..design import DesignOption
 from ..timing import AnswerTime
 from . import model as model_side
@@ -76,7 +77,7 @@ CONSENT = (
     "You will see a few examples of inputs and outputs and write the instruction that was followed. "
     "Taking part is voluntary; you may stop at any time by returning the study on Prolific. "
     "Your answers are stored under a pseudonym and used only for research; your Prolific ID is kept "
-    "only to pay you and is never published."
+    "only to pay you and is never published." + RECORDED_ON_THE_PAGE
 )
 INSTRUCTIONS = (
     "Each screen shows five inputs and the outputs a friend wrote after reading an instruction. "

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..base import ChoicePrompt, ItemData, seeded_rng
+from ..consent import RECORDED_ON_THE_PAGE
 
 OPTION_KEYS = ("a", "b")
 
@@ -43,7 +44,7 @@ CONSENT = (
     "statements. You will read a statement and choose which of two other statements it relates to. "
     "Taking part is voluntary; you may stop at any time by returning the study on Prolific. "
     "Your answers are stored under a pseudonym and used only for research; your Prolific ID is kept "
-    "only to pay you and is never published."
+    "only to pay you and is never published." + RECORDED_ON_THE_PAGE
 )
 INSTRUCTIONS = (
     "Each screen shows a statement and a question with two possible answers. Choose the answer that "

@@ -3,12 +3,14 @@ is MiQA's generative question, built by `miqa.prompts.generative_prompt`)."""
 
 from __future__ import annotations
 
+from ..consent import RECORDED_ON_THE_PAGE
+
 CONSENT = (
     "You are invited to take part in a research study on how well computer programs answer everyday "
     "questions. You will read a question and an answer someone gave, and rate the answer. "
     "Taking part is voluntary; you may stop at any time by returning the study on Prolific. "
     "Your answers are stored under a pseudonym and used only for research; your Prolific ID is kept "
-    "only to pay you and is never published."
+    "only to pay you and is never published." + RECORDED_ON_THE_PAGE
 )
 INSTRUCTIONS = (
     "Each screen shows a question and an answer to it. Read the first paragraph of the answer and rate it:\n"
