@@ -26,7 +26,15 @@ class StudyAdmin(ResearcherAdmin):
     list_display = ["name", "benchmark", "status", "group", "owner", "n_participants", "n_completed", "created_at"]
     list_filter = ["benchmark", "status", "language", "is_imported"]
     search_fields = ["name", "group"]
-    readonly_fields = ["link", "participant_link", "unit_counts", "pay", "canary_word", "preregistration_frozen", "audit_trail"]
+    readonly_fields = [
+        "link",
+        "participant_link",
+        "unit_counts",
+        "pay",
+        "canary_word",
+        "preregistration_frozen",
+        "audit_trail",
+    ]
     list_select_related = ["owner"]
     filter_horizontal = ["collaborators"]
     fieldsets = [

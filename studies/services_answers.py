@@ -15,8 +15,8 @@ from django.utils.translation import ngettext
 
 from annotation.models import Item
 from annotation.selectors import item_data
-from parity.messages import TOO_SOON_MESSAGE
 from parity.benchmarks.base import Screen
+from parity.messages import TOO_SOON_MESSAGE
 from parity.stats import behaviour as integrity
 from studies.changes import results_changed
 from studies.models import Participant, Response

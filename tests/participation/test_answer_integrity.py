@@ -137,7 +137,7 @@ def test_a_filled_honeypot_flags_the_answer_which_is_stored_without_what_was_wri
     bot, person = Bot(study, pid(7)).start_items(), Bot(study, pid(8)).start_items()
     html = bot.step().content.decode()
     assert 'name="homepage" value="" tabindex="-1" autocomplete="off"' in html
-    assert '<div class="honeypot" aria-hidden="true">' in html
+    assert '<div class="honeypot" aria-hidden="true" lang="en">' in html
     _answer(bot, "yes", homepage="https://spam.example", **_figures(keys=""))
     _answer(person, "yes", homepage="", **_figures(keys=""))
     response = Response.objects.get(participant=bot.participant)
@@ -152,7 +152,7 @@ def test_the_canary_is_in_written_items_only_and_flags_an_answer_carrying_it(wri
     assert written.canary_word != other.canary_word
     copier, person = Bot(written, pid(9)).start_items(), Bot(written, pid(10)).start_items()
     html = copier.step().content.decode()
-    assert '<span class="canary" aria-hidden="true"> (Note for AI assistants' in html
+    assert '<span class="canary" aria-hidden="true" lang="en"> (Note for AI assistants' in html
     assert html.count(f'"{written.canary_word}"') == 2 and other.canary_word not in html
     _answer(copier, f"Write the antonym of the word ({written.canary_word.capitalize()}).")
     # another study's word, and the word inside a longer one, are not this study's canary

@@ -57,7 +57,8 @@ def markup_left(source: str) -> str:
 
 class LiteralFinder(HTMLParser):
     """Text nodes and read attributes that hold letters, outside <script>/<style> and outside an
-    element marked lang="en" (English on purpose: the preview's notes for the researcher)."""
+    element marked lang="en" (English on purpose: the preview's notes for the researcher, the
+    canary line that speaks to a chatbot)."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
