@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 from django.conf import settings
 from django.test import Client
 
@@ -79,3 +81,61 @@ def each_item(page, participant):
         page.wait_for_selector(f"#progress >> text={position} of {participant.total}")
         wait_until_interactive(page)
         yield position, Item.objects.get(pk=participant.sequence[position - 1])
+
+
+# -- accessibility ------------------------------------------------------------------------------------
+
+#: the axe-core rules of WCAG 2.0, 2.1 and 2.2 at levels A and AA (axe tags its rules by criterion level)
+AXE_TAGS = ("wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa")
+
+
+@cache
+def _axe():
+    from axe_playwright_python.sync_playwright import Axe
+
+    return Axe()
+
+
+def axe_violations(page) -> list[dict]:
+    """axe-core's violations of the WCAG A and AA rules on the page as it is now (its bundled
+    axe.min.js is injected into the page and run there)."""
+    options = {"runOnly": {"type": "tag", "values": list(AXE_TAGS)}, "resultTypes": ["violations"]}
+    return _axe().run(page, options=options).response["violations"]
+
+
+def _describe(violation: dict) -> str:
+    nodes = "".join(
+        f"\n      {' '.join(node['target'])}: {node.get('failureSummary', '').replace(chr(10), ' ')}"
+        for node in violation["nodes"][:5]
+    )
+    return f"\n  {violation['id']} ({violation['impact']}): {violation['help']}{nodes}"
+
+
+def assert_accessible(page, *, context: str) -> None:
+    """No axe-core violation of WCAG 2.2 A/AA on the page; `context` names the page in the failure."""
+    violations = axe_violations(page)
+    assert not violations, f"{context}: {len(violations)} axe-core violation(s)" + "".join(map(_describe, violations))
+
+
+def assert_no_horizontal_scroll(page, *, context: str) -> None:
+    """Nothing wider than the viewport (WCAG 1.4.10 Reflow): the page never scrolls sideways."""
+    widths = page.evaluate(
+        "({scroll: document.scrollingElement.scrollWidth, client: document.scrollingElement.clientWidth})"
+    )
+    assert widths["scroll"] <= widths["client"], f"{context}: {widths['scroll']} px wide in {widths['client']} px"
+
+
+def small_targets(page, minimum: float = 24) -> list[str]:
+    """The visible buttons, links and form controls smaller than `minimum` CSS px either way (WCAG
+    2.5.8 Target Size), each as 'tag#id "text" WxH'. A link inside a sentence is exempt (the
+    criterion's inline exception)."""
+    return page.evaluate(
+        """minimum => [...document.querySelectorAll('button, a[href], input:not([type=hidden]), select, textarea, summary')]
+            .filter(element => element.getClientRects().length && getComputedStyle(element).visibility !== 'hidden')
+            .filter(element => element.tagName !== 'A' || getComputedStyle(element).display !== 'inline')
+            .map(element => [element, element.getBoundingClientRect()])
+            .filter(([, box]) => box.width < minimum || box.height < minimum)
+            .map(([element, box]) => `${element.tagName.toLowerCase()}#${element.id} "${element.textContent.trim().slice(0, 30)}" `
+                 + `${Math.round(box.width)}x${Math.round(box.height)}`)""",
+        minimum,
+    )
