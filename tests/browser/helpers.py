@@ -130,12 +130,13 @@ def small_targets(page, minimum: float = 24) -> list[str]:
     2.5.8 Target Size), each as 'tag#id "text" WxH'. A link inside a sentence is exempt (the
     criterion's inline exception)."""
     return page.evaluate(
-        """minimum => [...document.querySelectorAll('button, a[href], input:not([type=hidden]), select, textarea, summary')]
+        """minimum => [...document.querySelectorAll(
+                'button, a[href], input:not([type=hidden]), select, textarea, summary')]
             .filter(element => element.getClientRects().length && getComputedStyle(element).visibility !== 'hidden')
             .filter(element => element.tagName !== 'A' || getComputedStyle(element).display !== 'inline')
             .map(element => [element, element.getBoundingClientRect()])
             .filter(([, box]) => box.width < minimum || box.height < minimum)
-            .map(([element, box]) => `${element.tagName.toLowerCase()}#${element.id} "${element.textContent.trim().slice(0, 30)}" `
-                 + `${Math.round(box.width)}x${Math.round(box.height)}`)""",
+            .map(([element, box]) => `${element.tagName.toLowerCase()}#${element.id} `
+                + `"${element.textContent.trim().slice(0, 30)}" ${Math.round(box.width)}x${Math.round(box.height)}`)""",
         minimum,
     )
