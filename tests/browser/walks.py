@@ -29,14 +29,16 @@ WRITTEN = "Give the word that means the opposite of the input word."
 def _implicature(**fields) -> Study:
     benchmark_import(name="implicature", source=dataset("implicature"))
     design = {"units": 1, "unit_size": 2, "per_unit": 1, "attention_checks": 1, "exclude_at": 0}
-    return study_create(name="implicature walk", benchmark="implicature", design=design, **fields)
+    return study_create(name=fields.pop("name", "implicature walk"), benchmark="implicature", design=design, **fields)
 
 
 def _ambibench(split: str) -> Callable[..., Study]:
     def create(**fields) -> Study:
         import_ambibench()
         design = {"split": split, "per_feature": 1, "format": "qa" if split == "episode" else "arrow"}
-        return study_create(name=f"ambibench {split} walk", benchmark="ambibench", design=design, **fields)
+        return study_create(
+            name=fields.pop("name", f"ambibench {split} walk"), benchmark="ambibench", design=design, **fields
+        )
 
     return create
 
@@ -44,7 +46,7 @@ def _ambibench(split: str) -> Callable[..., Study]:
 def _miqa(**fields) -> Study:
     import_miqa()
     design = {"units": 1, "unit_size": 2, "per_unit": 1, "attention_checks": 1}
-    return study_create(name="miqa walk", benchmark="miqa", design=design, **fields)
+    return study_create(name=fields.pop("name", "miqa walk"), benchmark="miqa", design=design, **fields)
 
 
 def _miqa_rating(**fields) -> Study:
@@ -54,19 +56,21 @@ def _miqa_rating(**fields) -> Study:
         answers.write_text("".join(json.dumps(record) + "\n" for record in RATED_ANSWERS), encoding="utf-8")
         benchmark_import(name="miqa_rating", source=answers)
     design = {"models": "palm-540b", "per_unit": 1}
-    return study_create(name="miqa rating walk", benchmark="miqa_rating", design=design, **fields)
+    return study_create(name=fields.pop("name", "miqa rating walk"), benchmark="miqa_rating", design=design, **fields)
 
 
 def _instruction_induction(**fields) -> Study:
     import_instruction_induction()
     design = {"tasks_per_participant": 2, "annotators_per_task": 1}
-    return study_create(name="induction walk", benchmark="instruction_induction", design=design, **fields)
+    return study_create(
+        name=fields.pop("name", "induction walk"), benchmark="instruction_induction", design=design, **fields
+    )
 
 
 def _custom(**fields) -> Study:
     benchmark_import(name="custom", source=CUSTOM_EXAMPLE, options={"name": "example"})
     design = {"item_set": "example", "unit_size": 0, "per_unit": 1, "attention_checks": 1}
-    return study_create(name="own items walk", benchmark="custom", design=design, **fields)
+    return study_create(name=fields.pop("name", "own items walk"), benchmark="custom", design=design, **fields)
 
 
 #: a study factory per kind of item page; each takes study_create's keyword arguments (a language, ...)
