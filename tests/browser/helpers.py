@@ -140,3 +140,34 @@ def small_targets(page, minimum: float = 24) -> list[str]:
                 + `"${element.textContent.trim().slice(0, 30)}" ${Math.round(box.width)}x${Math.round(box.height)}`)""",
         minimum,
     )
+
+
+def faint_controls(page, minimum: float = 3) -> list[str]:
+    """The visible boxes and buttons whose edge (their border, or their fill where it differs) has less
+    than `minimum`:1 contrast against what they stand on (WCAG 1.4.11 Non-text Contrast), each as
+    'tag#id ratio'."""
+    return page.evaluate(
+        """minimum => {
+            const rgb = color => (color.match(/[\\d.]+/g) || []).map(Number);
+            const luminance = ([r, g, b]) => [r, g, b].map(v => v / 255)
+                .map(v => v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4)
+                .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
+            const ratio = (a, b) => { const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p);
+                                      return (x + 0.05) / (y + 0.05); };
+            const opaque = color => { const v = rgb(color); return v.length === 3 || v[3] > 0; };
+            const behind = element => { for (let e = element.parentElement; e; e = e.parentElement) {
+                const color = getComputedStyle(e).backgroundColor; if (opaque(color)) return rgb(color); }
+                return [255, 255, 255]; };
+            return [...document.querySelectorAll(
+                    'input:not([type=hidden]):not([type=radio]):not([type=checkbox]), textarea, select, button')]
+                .filter(element => element.getClientRects().length)
+                .map(element => { const style = getComputedStyle(element), ground = behind(element);
+                    const edges = [];
+                    if (parseFloat(style.borderTopWidth) > 0) edges.push(ratio(rgb(style.borderTopColor), ground));
+                    if (opaque(style.backgroundColor)) edges.push(ratio(rgb(style.backgroundColor), ground));
+                    return [element, Math.max(1, ...edges)]; })
+                .filter(([, best]) => best < minimum)
+                .map(([element, best]) => `${element.tagName.toLowerCase()}#${element.id} ${best.toFixed(2)}`);
+        }""",
+        minimum,
+    )
