@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import cache
 
 from django.conf import settings
@@ -171,3 +172,13 @@ def faint_controls(page, minimum: float = 3) -> list[str]:
         }""",
         minimum,
     )
+
+
+_CONTROL = re.compile(r"^\s*- (button|link|textbox|checkbox|radio|combobox|spinbutton|slider|switch)\b(?P<rest>.*)$")
+
+
+def unnamed_controls(page) -> list[str]:
+    """The controls in the page's accessibility tree (Playwright's ARIA snapshot, as a screen reader
+    gets it) that have no name, each as its snapshot line."""
+    lines = page.locator("body").aria_snapshot().splitlines()
+    return [line.strip() for line in lines if (found := _CONTROL.match(line)) and not found["rest"].startswith(' "')]

@@ -1,7 +1,8 @@
 """Each benchmark walked on a phone (360×740, touch), from the start page to the done page: on every
 page axe-core finds no WCAG 2.2 A/AA violation, nothing is wider than the screen, every button, link
-and box is at least 24×24 CSS px and shows its edge at 3:1 or more, the keyboard hints are hidden,
-and a screenshot lands in test-artifacts/phone-<benchmark>-<step>.png.
+and box is at least 24×24 CSS px, shows its edge at 3:1 or more and has a name in the accessibility
+tree, the keyboard hints are hidden, and a screenshot lands in
+test-artifacts/phone-<benchmark>-<step>.png.
 
 To walk in another language, parametrise `language` and pass it to the study factory (a
 study_create keyword)."""
@@ -13,7 +14,13 @@ import re
 import pytest
 
 from studies.models import Participant
-from tests.browser.helpers import assert_accessible, assert_no_horizontal_scroll, faint_controls, small_targets
+from tests.browser.helpers import (
+    assert_accessible,
+    assert_no_horizontal_scroll,
+    faint_controls,
+    small_targets,
+    unnamed_controls,
+)
 from tests.browser.walks import STUDIES, walk
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -42,6 +49,7 @@ def test_a_phone_walks_each_benchmark_to_the_end_accessible_and_within_the_scree
         assert_no_horizontal_scroll(page, context=context)
         assert small_targets(page) == [], f"{context}: targets under 24×24 px"
         assert faint_controls(page) == [], f"{context}: controls whose edges are under 3:1"
+        assert unnamed_controls(page) == [], f"{context}: controls without a name"
         hints = page.locator(".keys-hint, .choice kbd")
         assert all(hints.nth(i).is_hidden() for i in range(hints.count())), f"{context}: keyboard hints shown"
         page.screenshot(path=str(artifacts / f"phone-{kind}-{re.sub(r'[^a-z0-9]+', '-', step)}.png"), full_page=True)

@@ -13,7 +13,7 @@ from annotation.services import benchmark_import
 from studies.models import Participant, Study
 from studies.services import study_create
 from tests.annotation.helpers import import_ambibench, import_instruction_induction, import_miqa
-from tests.browser.helpers import each_item, wait_until_interactive
+from tests.browser.helpers import wait_until_interactive
 from tests.conftest import dataset
 from tests.factories import entry_url, pid
 
@@ -120,8 +120,11 @@ def walk(page, live_server, study: Study, n: int, check: Callable[[object, str],
         button.tap() if touch else button.click()
     page.wait_for_selector("#item-area")
     participant = Participant.objects.get(study=study, prolific_pid=pid(n))
-    for position, item in each_item(page, participant):
+    for position, item_id in enumerate(participant.sequence, start=1):
+        # the progress bar's value, not its words: the same in every language
+        page.wait_for_selector(f'#progress[aria-valuenow="{position - 1}"]')
         wait_until_interactive(page)
+        item = Item.objects.get(pk=item_id)
         if position <= 3 or position == participant.total:
             check(page, f"item {position} of {participant.total}")
         answer(page, item, touch=touch)
