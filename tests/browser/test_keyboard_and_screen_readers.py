@@ -87,8 +87,7 @@ def test_a_study_is_done_with_the_keyboard_alone_every_focus_visible_and_named(l
             tab_to(page, "#item-area button[type=submit]", context=context)
         else:
             buttons = page.locator("#item-area button.choice")
-            wanted = item.gold or buttons.first.get_attribute("value")
-            wanted = {"yes": "yes", "no": "no"}.get(wanted, wanted)
+            wanted = item.gold or buttons.first.get_attribute("value")  # a rating has no right answer
             tab_to(page, f'#item-area button.choice[value="{wanted}"]', context=context)
             shortcuts = page.locator(":focus").get_attribute("aria-keyshortcuts")
             assert shortcuts and shortcuts.split()[0] == page.locator(":focus kbd").inner_text(), "shortcut announced"
