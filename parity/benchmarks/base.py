@@ -105,6 +105,12 @@ class Choice:
         """The shortcut shown on the button, upper-case ("" when it has none)."""
         return self.keys[0].upper() if self.keys else ""
 
+    @property
+    def aria_keyshortcuts(self) -> str:
+        """The button's `aria-keyshortcuts`, which a screen reader announces with its name: the keys
+        space-separated, letters upper-case as ARIA writes them ("Y 1")."""
+        return " ".join(key.upper() for key in self.keys)
+
 
 def keyboard_hint(choices: Sequence[Choice]) -> str:
     """The line under the buttons, e.g. "Y / 1 = Yes; N / 2 = No"; choices without shortcuts are left out."""

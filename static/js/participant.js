@@ -147,13 +147,46 @@
     const flag = box.form.querySelector("[data-paste-flag]");
     if (flag) flag.value = "true";
   });
-  // After each swap, focus the new answer box so typing continues without the mouse.
+  // After each swap, focus the new answer box so typing continues without the mouse. Where there is
+  // none (answer buttons), the item area takes the focus: the button pressed is gone with the old
+  // item, and the next Tab should reach this item's first button, not the top of the page.
   document.addEventListener("htmx:afterSwap", function () {
     const box = document.querySelector("#item-area [autofocus]");
-    if (!box) return;
+    if (!box) {
+      const area = document.getElementById("item-area");
+      if (area) area.focus({ preventScroll: true });
+      return;
+    }
     box.focus();
     if (typeof box.setSelectionRange === "function" && box.value) {
       box.setSelectionRange(box.value.length, box.value.length);
     }
   });
+  // A screen reader is told what changed: the page's live region (outside the swapped area, so that
+  // it stays the same region) gets the new item's announcement (the revealed label, the progress).
+  // An error is announced by its own role=alert instead.
+  document.addEventListener("htmx:afterSwap", function () {
+    const region = document.getElementById("announcer");
+    if (!region) return;
+    const note = document.querySelector("#item-area template#announcement");
+    region.textContent = note ? note.content.textContent.replace(/\s+/g, " ").trim() : "";
+  });
+  // The done page goes back to Prolific by itself after a few seconds (the code travels in the
+  // URL), unless the participant stops it: a time limit that can be turned off (WCAG 2.2.1).
+  const back = document.querySelector("[data-return-after]");
+  if (back) {
+    const timer = window.setTimeout(function () {
+      window.location.assign(back.getAttribute("href"));
+    }, 1000 * parseInt(back.dataset.returnAfter, 10));
+    const stay = document.getElementById("stay-here");
+    if (stay) {
+      stay.hidden = false;
+      stay.addEventListener("click", function () {
+        window.clearTimeout(timer);
+        stay.hidden = true;
+        const notice = document.getElementById("return-notice");
+        if (notice) notice.textContent = stay.dataset.stayed;
+      });
+    }
+  }
 })();

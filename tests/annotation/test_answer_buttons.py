@@ -18,7 +18,7 @@ def _hint(html: str) -> str | None:
 
 def test_a_choice_gives_its_buttons_shortcuts_as_strings():
     choice = Choice("yes", "Yes", ("y", "1"))
-    assert (choice.keys_attr, choice.shortcut) == ("y,1", "Y")
+    assert (choice.keys_attr, choice.shortcut, choice.aria_keyshortcuts) == ("y,1", "Y", "Y 1")
     assert (Choice("10", "ten", ()).keys_attr, Choice("10", "ten", ()).shortcut) == ("", "")
 
 
@@ -34,9 +34,11 @@ def test_the_binary_partial_shows_each_buttons_keys_and_the_keyboard_line():
         "participation/partials/_item_binary.html",
         {"shown": {"text": "A & B", "question": "Yes or no?"}, "choices": choices},
     )
-    assert re.findall(r'value="(\w+)" class="choice" data-keys="([^"]+)">\s*(\w+) <kbd>(\w)</kbd>', html) == [
-        ("yes", "y,1", "Yes", "Y"),
-        ("no", "n,2", "No", "N"),
+    assert re.findall(
+        r'value="(\w+)" class="choice" data-keys="([^"]+)" aria-keyshortcuts="([^"]+)">\s*(\w+) <kbd>(\w)</kbd>', html
+    ) == [
+        ("yes", "y,1", "Y 1", "Yes", "Y"),
+        ("no", "n,2", "N 2", "No", "N"),
     ]
     assert _hint(html) == "Y / 1 = Yes; N / 2 = No"
     assert "A &amp; B" in html

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from functools import cache
+
 from django.conf import settings
 from django.test import Client
 
@@ -79,3 +82,103 @@ def each_item(page, participant):
         page.wait_for_selector(f"#progress >> text={position} of {participant.total}")
         wait_until_interactive(page)
         yield position, Item.objects.get(pk=participant.sequence[position - 1])
+
+
+# -- accessibility ------------------------------------------------------------------------------------
+
+#: the axe-core rules of WCAG 2.0, 2.1 and 2.2 at levels A and AA (axe tags its rules by criterion level)
+AXE_TAGS = ("wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa")
+
+
+@cache
+def _axe():
+    from axe_playwright_python.sync_playwright import Axe
+
+    return Axe()
+
+
+def axe_violations(page) -> list[dict]:
+    """axe-core's violations of the WCAG A and AA rules on the page as it is now (its bundled
+    axe.min.js is injected into the page and run there)."""
+    options = {"runOnly": {"type": "tag", "values": list(AXE_TAGS)}, "resultTypes": ["violations"]}
+    return _axe().run(page, options=options).response["violations"]
+
+
+def _describe(violation: dict) -> str:
+    nodes = "".join(
+        f"\n      {' '.join(node['target'])}: {node.get('failureSummary', '').replace(chr(10), ' ')}"
+        for node in violation["nodes"][:5]
+    )
+    return f"\n  {violation['id']} ({violation['impact']}): {violation['help']}{nodes}"
+
+
+def assert_accessible(page, *, context: str) -> None:
+    """No axe-core violation of WCAG 2.2 A/AA on the page; `context` names the page in the failure."""
+    violations = axe_violations(page)
+    assert not violations, f"{context}: {len(violations)} axe-core violation(s)" + "".join(map(_describe, violations))
+
+
+def assert_no_horizontal_scroll(page, *, context: str) -> None:
+    """Nothing wider than the viewport (WCAG 1.4.10 Reflow): the page never scrolls sideways."""
+    widths = page.evaluate(
+        "({scroll: document.scrollingElement.scrollWidth, client: document.scrollingElement.clientWidth})"
+    )
+    assert widths["scroll"] <= widths["client"], f"{context}: {widths['scroll']} px wide in {widths['client']} px"
+
+
+def small_targets(page, minimum: float = 24) -> list[str]:
+    """The visible buttons, links and form controls smaller than `minimum` CSS px either way (WCAG
+    2.5.8 Target Size), each as 'tag#id "text" WxH'. A link inside a sentence is exempt (the
+    criterion's inline exception)."""
+    return page.evaluate(
+        """minimum => [...document.querySelectorAll(
+                'button, a[href], input:not([type=hidden]), select, textarea, summary')]
+            .filter(element => element.getClientRects().length && getComputedStyle(element).visibility !== 'hidden')
+            .filter(element => element.tagName !== 'A' || getComputedStyle(element).display !== 'inline')
+            .map(element => [element, element.getBoundingClientRect()])
+            .filter(([, box]) => box.width < minimum || box.height < minimum)
+            .map(([element, box]) => `${element.tagName.toLowerCase()}#${element.id} `
+                + `"${element.textContent.trim().slice(0, 30)}" ${Math.round(box.width)}x${Math.round(box.height)}`)""",
+        minimum,
+    )
+
+
+def faint_controls(page, minimum: float = 3) -> list[str]:
+    """The visible boxes and buttons whose edge (their border, or their fill where it differs) has less
+    than `minimum`:1 contrast against what they stand on (WCAG 1.4.11 Non-text Contrast), each as
+    'tag#id ratio'."""
+    return page.evaluate(
+        """minimum => {
+            const rgb = color => (color.match(/[\\d.]+/g) || []).map(Number);
+            const luminance = ([r, g, b]) => [r, g, b].map(v => v / 255)
+                .map(v => v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4)
+                .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
+            const ratio = (a, b) => { const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p);
+                                      return (x + 0.05) / (y + 0.05); };
+            const opaque = color => { const v = rgb(color); return v.length === 3 || v[3] > 0; };
+            const behind = element => { for (let e = element.parentElement; e; e = e.parentElement) {
+                const color = getComputedStyle(e).backgroundColor; if (opaque(color)) return rgb(color); }
+                return [255, 255, 255]; };
+            return [...document.querySelectorAll(
+                    'input:not([type=hidden]):not([type=radio]):not([type=checkbox]), textarea, select, button')]
+                .filter(element => element.getClientRects().length)
+                .map(element => { const style = getComputedStyle(element), ground = behind(element);
+                    const edges = [];
+                    if (parseFloat(style.borderTopWidth) > 0) edges.push(ratio(rgb(style.borderTopColor), ground));
+                    if (opaque(style.backgroundColor)) edges.push(ratio(rgb(style.backgroundColor), ground));
+                    return [element, Math.max(1, ...edges)]; })
+                .filter(([, best]) => best < minimum)
+                .map(([element, best]) => `${element.tagName.toLowerCase()}#${element.id} ${best.toFixed(2)}`);
+        }""",
+        minimum,
+    )
+
+
+_CONTROL = re.compile(r"^\s*- (button|link|textbox|checkbox|radio|combobox|spinbutton|slider|switch)\b(?P<rest>.*)$")
+
+
+def unnamed_controls(page) -> list[str]:
+    """The controls in the page's accessibility tree (Playwright's ARIA snapshot, as a screen reader
+    gets it) that have no name, each as its snapshot line."""
+    lines = page.locator("body").aria_snapshot().splitlines()
+    return [line.strip() for line in lines if (found := _CONTROL.match(line)) and not found["rest"].startswith(' "')]

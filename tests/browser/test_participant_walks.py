@@ -1,0 +1,60 @@
+"""Each benchmark walked on a phone (360×740, touch), from the start page to the done page: on every
+page axe-core finds no WCAG 2.2 A/AA violation, nothing is wider than the screen, every button, link
+and box is at least 24×24 CSS px, shows its edge at 3:1 or more and has a name in the accessibility
+tree, the keyboard hints are hidden, and a screenshot lands in
+test-artifacts/phone-<benchmark>-<step>.png.
+
+To walk in another language, parametrise `language` and pass it to the study factory (a
+study_create keyword)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from studies.models import Participant
+from tests.browser.helpers import (
+    assert_accessible,
+    assert_no_horizontal_scroll,
+    faint_controls,
+    small_targets,
+    unnamed_controls,
+)
+from tests.browser.walks import STUDIES, walk
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+PHONE = {"viewport": {"width": 360, "height": 740}, "has_touch": True, "is_mobile": True, "device_scale_factor": 2}
+CLOSING = ["age", "gender", "ai_tool", "feedback"]
+
+
+@pytest.fixture
+def phone(browser):
+    context = browser.new_context(**PHONE)
+    context.route("https://app.prolific.com/**", lambda route: route.fulfill(status=200, body="Prolific stand-in"))
+    yield context.new_page()
+    context.close()
+
+
+@pytest.mark.parametrize("kind", list(STUDIES))
+def test_a_phone_walks_each_benchmark_to_the_end_accessible_and_within_the_screen(kind, live_server, phone, artifacts):
+    study = STUDIES[kind](closing_questions=CLOSING)
+    assert phone.evaluate("matchMedia('(hover: none) and (pointer: coarse)').matches"), "a touch screen"
+    seen = []
+
+    def check(page, step: str) -> None:
+        context = f"{kind} on a phone, {step}"
+        assert_accessible(page, context=context)
+        assert_no_horizontal_scroll(page, context=context)
+        assert small_targets(page) == [], f"{context}: targets under 24×24 px"
+        assert faint_controls(page) == [], f"{context}: controls whose edges are under 3:1"
+        assert unnamed_controls(page) == [], f"{context}: controls without a name"
+        hints = page.locator(".keys-hint, .choice kbd")
+        assert all(hints.nth(i).is_hidden() for i in range(hints.count())), f"{context}: keyboard hints shown"
+        page.screenshot(path=str(artifacts / f"phone-{kind}-{re.sub(r'[^a-z0-9]+', '-', step)}.png"), full_page=True)
+        seen.append(step)
+
+    participant = walk(phone, live_server, study, 1, check, touch=True)
+    assert participant.step == Participant.Step.DONE and participant.answered == participant.total
+    assert seen[:4] == ["start", "consent", "instructions", f"item 1 of {participant.total}"] and seen[-1] == "done"
