@@ -129,11 +129,14 @@ def assert_no_horizontal_scroll(page, *, context: str) -> None:
 def small_targets(page, minimum: float = 24) -> list[str]:
     """The visible buttons, links and form controls smaller than `minimum` CSS px either way (WCAG
     2.5.8 Target Size), each as 'tag#id "text" WxH'. A link inside a sentence is exempt (the
-    criterion's inline exception)."""
+    criterion's inline exception), and so is a control no one can reach (inside aria-hidden, off the
+    screen: the honeypot)."""
     return page.evaluate(
         """minimum => [...document.querySelectorAll(
                 'button, a[href], input:not([type=hidden]), select, textarea, summary')]
             .filter(element => element.getClientRects().length && getComputedStyle(element).visibility !== 'hidden')
+            // the honeypot: off the screen, out of the tab order and hidden from assistive technology
+            .filter(element => !element.closest('[aria-hidden="true"]'))
             .filter(element => element.tagName !== 'A' || getComputedStyle(element).display !== 'inline')
             .map(element => [element, element.getBoundingClientRect()])
             .filter(([, box]) => box.width < minimum || box.height < minimum)
@@ -161,7 +164,7 @@ def faint_controls(page, minimum: float = 3) -> list[str]:
                 return [255, 255, 255]; };
             return [...document.querySelectorAll(
                     'input:not([type=hidden]):not([type=radio]):not([type=checkbox]), textarea, select, button')]
-                .filter(element => element.getClientRects().length)
+                .filter(element => element.getClientRects().length && !element.closest('[aria-hidden="true"]'))
                 .map(element => { const style = getComputedStyle(element), ground = behind(element);
                     const edges = [];
                     if (parseFloat(style.borderTopWidth) > 0) edges.push(ratio(rgb(style.borderTopColor), ground));

@@ -4,14 +4,15 @@ and box is at least 24×24 CSS px, shows its edge at 3:1 or more and has a name 
 tree, the keyboard hints are hidden, and a screenshot lands in
 test-artifacts/phone-<benchmark>-<step>.png.
 
-To walk in another language, parametrise `language` and pass it to the study factory (a
-study_create keyword)."""
+Every walk is made in each language the participant pages ship in (`settings.LANGUAGES`), Arabic
+right to left."""
 
 from __future__ import annotations
 
 import re
 
 import pytest
+from django.conf import settings
 
 from studies.models import Participant
 from tests.browser.helpers import (
@@ -37,14 +38,17 @@ def phone(browser):
     context.close()
 
 
+@pytest.mark.parametrize("language", [code for code, _ in settings.LANGUAGES])
 @pytest.mark.parametrize("kind", list(STUDIES))
-def test_a_phone_walks_each_benchmark_to_the_end_accessible_and_within_the_screen(kind, live_server, phone, artifacts):
-    study = STUDIES[kind](closing_questions=CLOSING)
+def test_a_phone_walks_each_benchmark_to_the_end_accessible_and_within_the_screen(
+    kind, language, live_server, phone, artifacts
+):
+    study = STUDIES[kind](closing_questions=CLOSING, language=language)
     assert phone.evaluate("matchMedia('(hover: none) and (pointer: coarse)').matches"), "a touch screen"
     seen = []
 
     def check(page, step: str) -> None:
-        context = f"{kind} on a phone, {step}"
+        context = f"{kind} in {language} on a phone, {step}"
         assert_accessible(page, context=context)
         assert_no_horizontal_scroll(page, context=context)
         assert small_targets(page) == [], f"{context}: targets under 24×24 px"
@@ -52,7 +56,9 @@ def test_a_phone_walks_each_benchmark_to_the_end_accessible_and_within_the_scree
         assert unnamed_controls(page) == [], f"{context}: controls without a name"
         hints = page.locator(".keys-hint, .choice kbd")
         assert all(hints.nth(i).is_hidden() for i in range(hints.count())), f"{context}: keyboard hints shown"
-        page.screenshot(path=str(artifacts / f"phone-{kind}-{re.sub(r'[^a-z0-9]+', '-', step)}.png"), full_page=True)
+        page.screenshot(
+            path=str(artifacts / f"phone-{kind}-{language}-{re.sub(r'[^a-z0-9]+', '-', step)}.png"), full_page=True
+        )
         seen.append(step)
 
     participant = walk(phone, live_server, study, 1, check, touch=True)
