@@ -81,6 +81,9 @@ def participants_section(data: StudyData, filters: ResultFilters) -> dict[str, i
         )
         counts[status] += 1
     counts["imported"] = sum(person.is_imported for person in people)
+    if filters.flagged == "exclude":
+        # those left out of the numbers below, whatever their status
+        counts["flagged_left_out"] = sum(person.participant_id in data.flagged_participants for person in people)
     return counts
 
 

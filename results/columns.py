@@ -69,6 +69,8 @@ class ParticipantInfo:
     excluded: bool
     is_imported: bool
     unit: str
+    #: the review signals kept on the participant (`Participant.review_signals`): flag -> figures
+    review_signals: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False)
 
     @property
     def in_results(self) -> bool:

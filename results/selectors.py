@@ -24,6 +24,7 @@ from django.db.models.functions import Cast
 from annotation.models import Item
 from modelruns.models import InstructionScore, ModelResponse, ModelRun
 from results.columns import HumanAnswer, HumanAnswers, HumanColumns, ItemInfo, ParticipantInfo, objects
+from studies.flags import participant_flags
 from studies.models import Participant, Response, Study, UnitItem
 
 __all__ = [
@@ -120,6 +121,12 @@ class StudyData:
         if isinstance(self.humans, HumanAnswers):
             return self.humans.columns
         return HumanColumns.of(self.humans, self.items)
+
+    @cached_property
+    def flagged_participants(self) -> frozenset[int]:
+        """The ids of the study's participants flagged for review (every flag of `studies.flags`, the
+        model-likeness ones kept on the participant included); read only when asked for."""
+        return frozenset(participant_flags(Participant.objects.filter(study=self.study)))
 
     @cached_property
     def answers_by_run(self) -> dict[int, list[ModelAnswer]]:
@@ -276,13 +283,15 @@ def _load_humans(data: dict[int, StudyData]) -> None:
     (and, for studies whose answers carry scores, one for those)."""
     people: dict[int, dict[int, int]] = defaultdict(dict)
     infos: dict[int, list[ParticipantInfo]] = defaultdict(list)
-    for pk, study_id, pseudonym, status, excluded, is_imported, unit in (
+    for pk, study_id, pseudonym, status, excluded, is_imported, unit, signals in (
         Participant.objects.filter(study_id__in=list(data))
         .order_by("pk")
-        .values_list("pk", "study_id", "pseudonym", "status", "excluded", "is_imported", "unit__label")
+        .values_list(
+            "pk", "study_id", "pseudonym", "status", "excluded", "is_imported", "unit__label", "review_signals"
+        )
     ):
         people[study_id][pk] = len(infos[study_id])
-        infos[study_id].append(ParticipantInfo(pseudonym, pk, status, excluded, is_imported, unit or ""))
+        infos[study_id].append(ParticipantInfo(pseudonym, pk, status, excluded, is_imported, unit or "", signals or {}))
     answers = (
         Response.objects.filter(participant__study_id__in=list(data))
         .order_by("participant__study_id", "participant__unit__position", "participant_id", "position")
