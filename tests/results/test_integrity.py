@@ -88,6 +88,7 @@ def test_the_results_page_keeps_the_flags_and_filters_flagged_participants_out(c
     without = researcher_client.get(f"/studies/{study.pk}/results/?flagged=exclude")
     results = without.context["results"]
     assert results["human"]["n_annotators"] == 6 and results["participants"]["flagged_left_out"] == 2
+    assert results["participants"]["included"] == 6 and "2 flagged left out" in without.content.decode()
     assert researcher_client.get(f"/studies/{study.pk}/results/?flagged=maybe").status_code == 400
 
     api = APIClient()
