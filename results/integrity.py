@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
 from django.conf import settings
 
 from parity.stats.likeness import ModelLikeness, TextLikeness, model_likeness, text_likeness
@@ -35,17 +36,23 @@ Signals = dict[int, dict[str, dict[str, Any]]]
 
 
 def _person_rows(data: StudyData) -> tuple[dict[str, int], list[tuple[str, str, str, str]]]:
-    """Pseudonym -> participant id, and (pseudonym, item, stored answer, raw answer) of every answer
-    to a study item (attention checks left out): excluded and unfinished participants included, as
-    their answers are what is under review."""
+    """Pseudonym -> participant id, and (pseudonym, item, stored answer, raw answer) of every valid
+    answer to a study item (attention checks left out): excluded and unfinished participants
+    included, as their answers are what is under review."""
     columns = data.columns
     ids = {person.annotator: person.participant_id for person in columns.participants}
-    rows = []
-    for r in range(len(columns)):
-        if columns.is_attention_check[r] or not columns.valid[r]:
-            continue
-        person, item = columns.participants[int(columns.participant[r])], columns.items[int(columns.item[r])]
-        rows.append((person.annotator, item.key, columns.answers[int(columns.answer[r])], str(columns.raw_answer[r])))
+    chosen = np.flatnonzero(columns.valid & ~columns.is_attention_check)
+    names = [person.annotator for person in columns.participants]
+    keys = [item.key for item in columns.items]
+    rows = [
+        (names[person], keys[item], columns.answers[answer], str(raw))
+        for person, item, answer, raw in zip(
+            columns.participant[chosen].tolist(),
+            columns.item[chosen].tolist(),
+            columns.answer[chosen].tolist(),
+            columns.raw_answer[chosen].tolist(),
+        )
+    ]
     return ids, rows
 
 
@@ -118,6 +125,8 @@ def _strongest(rows: Sequence[ModelLikeness] | Sequence[TextLikeness], ids: Mapp
 
 def study_signals(data: StudyData, *, encode: Encoder | None = None) -> Signals:
     """The model-likeness flags of the study's participants (participant id -> flag -> figures)."""
+    if not data.runs:
+        return {}  # nothing to be like: the common case costs nothing
     ids, _ = _person_rows(data)
     signals = _strongest(label_likeness(data), ids, "model_like")
     if encode is not None:
