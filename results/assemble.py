@@ -73,6 +73,11 @@ def participants_section(data: StudyData, filters: ResultFilters) -> dict[str, i
     if filters.unit:
         people = [p for p in people if p.unit == filters.unit]
     counts = {"included": 0, "excluded": 0, "in_progress": 0}
+    if filters.flagged == "exclude":
+        # left out of every figure below, whatever their status, and counted apart
+        kept = [person for person in people if person.participant_id not in data.flagged_participants]
+        counts["flagged_left_out"] = len(people) - len(kept)
+        people = kept
     for person in people:
         status = (
             "excluded"

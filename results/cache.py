@@ -28,6 +28,7 @@ from django.utils import timezone
 from results.assemble import study_results
 from results.charts import study_charts
 from results.forms import ResultFilters
+from results.integrity import review_signals_refresh
 from results.selectors import StudyData, load_answers, load_study_data
 from results.tasks import results_compute_enqueue
 from studies.changes import RESULTS_CACHE, results_version
@@ -72,6 +73,10 @@ def results_compute(study: Study, filters: ResultFilters, data: StudyData | None
         data = load_study_data(study)
     elif not data.answers_read:
         load_answers({study.pk: data})
+    if cache_signals_stale(study, version):
+        # the flags are read by the results' filter on flagged participants: kept before the numbers
+        review_signals_refresh(data)
+        signals_computed(study, version)
     numbers = study_results(data, filters)
     computed = Computed(
         version=version,
@@ -86,6 +91,20 @@ def results_compute(study: Study, filters: ResultFilters, data: StudyData | None
     # the next computation of these results waits (see the module doc)
     cache.set(f"{_key(study, filters)}:busy", version, timeout=max(1, round(REST_FACTOR * computed.seconds)))
     return computed
+
+
+def _signals_key(study: Study) -> str:
+    return f"review-signals:{study.pk}:{study.created_at.isoformat()}"
+
+
+def cache_signals_stale(study: Study, version: str) -> bool:
+    """Whether the study's model-likeness flags were last computed at another state of the study
+    (they are computed once per state, whatever the filters)."""
+    return caches[RESULTS_CACHE].get(_signals_key(study)) != version
+
+
+def signals_computed(study: Study, version: str) -> None:
+    caches[RESULTS_CACHE].set(_signals_key(study), version, timeout=None)
 
 
 def results_lookup(study: Study, filters: ResultFilters, data: StudyData | None = None) -> Lookup:

@@ -76,6 +76,8 @@ class ParticipantInfo:
     started_at: datetime | None = None
     completed_at: datetime | None = None
     exclusion_reason: str = ""
+    #: the review signals kept on the participant (`Participant.review_signals`): flag -> figures
+    review_signals: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False)
 
     @property
     def in_results(self) -> bool:

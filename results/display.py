@@ -27,7 +27,8 @@ def summary_cards(results: dict[str, Any]) -> list[Card]:
         Card(
             "Participants in the results",
             str(people["included"]),
-            f"{people['excluded']} excluded · {people['in_progress']} in progress",
+            f"{people['excluded']} excluded · {people['in_progress']} in progress"
+            + (f" · {people['flagged_left_out']} flagged left out" if "flagged_left_out" in people else ""),
         ),
         Card(
             "Human accuracy (mean over annotators)",

@@ -8,7 +8,9 @@ a typed short label such as AmbiBench's "x" is data, and its raw form is kept. A
 AmbiBench answer that is not X or Y, a written instruction in instruction induction) is free text:
 its `answer` and `raw_answer` are left empty and `free_text_withheld` is true. Annotators are the
 pseudonyms A1..An. Excluded participants and attention checks are in the long and wide exports,
-flagged; they are never in the statistics.
+flagged; they are never in the statistics. The long and the participants' exports carry one column
+per review flag (`flag_<name>`, true or false, for every flag of `studies.flags.FLAGS`), and the
+participants' export the flags' figures in words (`flag_evidence`).
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from results.selectors import HumanAnswer, StudyData
 from results.table_writers import to_latex, to_markdown
 from results.tables import paper_tables
 from studies.closing import asked
+from studies.flags import FLAGS, evidence, participant_flags
+from studies.models import Participant
 from studies.selectors import participants_in_order
 
 #: format -> (content type, file suffix)
@@ -60,6 +64,7 @@ LONG_COLUMNS: tuple[str, ...] = (
     "participant_status",
     "verified_correct",
     "free_text_withheld",
+    *(f"flag_{name}" for name in FLAGS),
 )
 #: a raw answer longer than this is treated as free text even when it parses as a label
 MAX_LABEL_CHARS = 20
@@ -94,8 +99,18 @@ def shown_answer(data: StudyData, answer: HumanAnswer, *, include_free_text: boo
     return "", "", withheld
 
 
+def study_flags(data: StudyData) -> dict[int, list[str]]:
+    """The review flags of the study's participants (participant id -> flag names)."""
+    return participant_flags(Participant.objects.filter(study=data.study))
+
+
+def flag_cells(names: list[str]) -> dict[str, bool]:
+    return {f"flag_{name}": name in names for name in FLAGS}
+
+
 def long_rows(data: StudyData, *, include_free_text: bool = False) -> list[dict[str, Any]]:
     study = data.study
+    flagged = study_flags(data)
     rows = []
     for h in data.humans:
         shown, raw, withheld = shown_answer(data, h, include_free_text=include_free_text)
@@ -120,6 +135,7 @@ def long_rows(data: StudyData, *, include_free_text: bool = False) -> list[dict[
                 "participant_status": h.participant_status,
                 "verified_correct": h.scores.get("verified"),
                 "free_text_withheld": withheld,
+                **flag_cells(flagged.get(h.participant_id, [])),
             }
         )
     return rows
@@ -181,6 +197,8 @@ PARTICIPANT_COLUMNS: tuple[str, ...] = (
     "answered",
     "duration_s",
     "closing_answered",
+    *(f"flag_{name}" for name in FLAGS),
+    "flag_evidence",
 )
 
 
@@ -193,9 +211,11 @@ def participant_table(data: StudyData, *, include_free_text: bool = False) -> tu
     withholds = not include_free_text and any(question.free_text for question in questions)
     if withholds:
         columns.append("closing_free_text_withheld")
+    flagged = study_flags(data)
     rows = []
     for participant in participants_in_order(data.study):
         answers = participant.closing_answers
+        names = flagged.get(participant.pk, [])
         row: dict[str, Any] = {
             "study": data.study.name,
             "annotator": participant.pseudonym,
@@ -206,6 +226,8 @@ def participant_table(data: StudyData, *, include_free_text: bool = False) -> tu
             "answered": participant.answered,
             "duration_s": round(participant.duration_seconds) if participant.duration_seconds is not None else "",
             "closing_answered": participant.closing_answered_at is not None,
+            **flag_cells(names),
+            "flag_evidence": "; ".join(evidence(name, participant.review_signals) for name in names),
         }
         for question in questions:
             shown = include_free_text or not question.free_text
@@ -259,6 +281,7 @@ def _parquet(rows: list[dict[str, Any]]) -> bytes:
         "excluded": pa.bool_(),
         "verified_correct": pa.bool_(),
         "free_text_withheld": pa.bool_(),
+        **{f"flag_{name}": pa.bool_() for name in FLAGS},
     }
     schema = pa.schema([(name, types.get(name, pa.string())) for name in LONG_COLUMNS])
     table = pa.Table.from_pylist(rows, schema=schema)

@@ -1,4 +1,5 @@
-"""The results filters (unit, category, model, setting) and the item view's input, validated like any other input."""
+"""The results filters (unit, category, model, setting, flagged participants) and the item view's input,
+validated like any other input."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ class ResultFilters:
     model: str | None = None
     #: a setting as the benchmark names it, such as "template 2, k=0" (see `setting_label`)
     setting: str | None = None
+    #: "exclude": without the participants flagged for review (`studies.flags`); None: with them
+    flagged: str | None = None
 
     def as_query(self) -> dict[str, str]:
         return {name: value for name, value in vars(self).items() if value}
@@ -40,6 +43,12 @@ class ResultsFilterForm(forms.Form):
     category = forms.ChoiceField(required=False)
     model = forms.ChoiceField(required=False)
     setting = forms.ChoiceField(required=False)
+    flagged = forms.ChoiceField(
+        required=False,
+        label="Flagged participants",
+        choices=[("include", "With flagged participants"), ("exclude", "Without flagged participants")],
+        help_text="flags never exclude by themselves: compare the results with and without them",
+    )
 
     def __init__(self, *args, data_for: StudyData, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -57,7 +66,10 @@ class ResultsFilterForm(forms.Form):
 
     def filters(self) -> ResultFilters:
         """The cleaned filters; call after `is_valid()`."""
-        return ResultFilters(**{name: self.cleaned_data.get(name) or None for name in self.fields})
+        chosen = {name: self.cleaned_data.get(name) or None for name in self.fields}
+        # "include" is what no filter means: one name for it keeps one kept result for it
+        chosen["flagged"] = "exclude" if chosen["flagged"] == "exclude" else None
+        return ResultFilters(**chosen)
 
 
 class ItemPromptForm(forms.Form):

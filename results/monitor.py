@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from parity.stats import quality
 from prolific.recruitment import recruitment_monitor
-from studies.flags import FLAGS, answers_by_participant, study_flags
+from studies.flags import FLAGS, answers_by_participant, evidence, stored_flags, study_flags
 from studies.models import Participant, Response, Study, Unit
 
 #: answers per minute are counted over this recent window
@@ -184,18 +184,24 @@ def _rate(rows: list[_Row], now: datetime) -> dict[str, Any]:
     }
 
 
-def _flagged(people: list[dict[str, Any]], flags: dict[int, list[str]]) -> list[dict[str, Any]]:
-    return [
-        {
-            "pseudonym": p["pseudonym"],
-            "status": p["status"],
-            "excluded": p["excluded"],
-            "flags": flags[p["id"]],
-            "reasons": [FLAGS[name] for name in flags[p["id"]]],
-        }
-        for p in people
-        if p["id"] in flags
-    ]
+def _flagged(people: list[dict[str, Any]], computed: dict[int, list[str]]) -> list[dict[str, Any]]:
+    """Each flagged participant with their flags, those computed here and those kept on them
+    (model-likeness, `results.integrity`), and each flag's evidence in words."""
+    rows = []
+    for p in people:
+        signals = p["review_signals"] or {}
+        flags = [*computed.get(p["id"], []), *(n for n in stored_flags(signals) if n not in computed.get(p["id"], []))]
+        if flags:
+            rows.append(
+                {
+                    "pseudonym": p["pseudonym"],
+                    "status": p["status"],
+                    "excluded": p["excluded"],
+                    "flags": flags,
+                    "reasons": [evidence(name, signals) for name in flags],
+                }
+            )
+    return rows
 
 
 def study_monitor(study: Study, *, now: datetime | None = None) -> dict[str, Any]:
@@ -218,6 +224,7 @@ def study_monitor(study: Study, *, now: datetime | None = None) -> dict[str, Any
             "started_at",
             "last_seen_at",
             "completed_at",
+            "review_signals",
         )
     )
     rows = [

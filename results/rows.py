@@ -23,13 +23,17 @@ def item_passes(data: StudyData, key: str, filters: ResultFilters) -> bool:
 
 
 def human_rows(data: StudyData, filters: ResultFilters) -> HumanColumns:
-    """Complete, non-excluded participants' answers to real items (attention checks stay out)."""
+    """Complete, non-excluded participants' answers to real items (attention checks stay out); without
+    the participants flagged for review when the filters say so."""
     columns = data.columns
     keep = columns.per_participant([p.in_results for p in columns.participants], bool) & ~columns.is_attention_check
     if filters.unit:
         keep &= columns.per_participant([p.unit == filters.unit for p in columns.participants], bool)
     if filters.category:
         keep &= columns.per_item([data.category_of(item.meta) == filters.category for item in columns.items], bool)
+    if filters.flagged == "exclude":
+        flagged = data.flagged_participants
+        keep &= columns.per_participant([p.participant_id not in flagged for p in columns.participants], bool)
     return columns.take(keep)
 
 

@@ -25,6 +25,7 @@ from annotation.models import Item
 from modelruns.models import InstructionScore, ModelResponse, ModelRun
 from prolific.models import ProlificStudy
 from results.columns import HumanAnswer, HumanAnswers, HumanColumns, ItemInfo, ParticipantInfo, objects
+from studies.flags import participant_flags
 from studies.models import Participant, Response, Study, UnitItem
 
 __all__ = [
@@ -147,6 +148,12 @@ class StudyData:
     def everyone(self) -> list[ParticipantInfo]:
         """Every participant who entered; for data built in memory, those with an answer."""
         return self.participants if self.participants is not None else list(self.columns.participants)
+
+    @cached_property
+    def flagged_participants(self) -> frozenset[int]:
+        """The ids of the study's participants flagged for review (every flag of `studies.flags`, the
+        model-likeness ones kept on the participant included); read only when asked for."""
+        return frozenset(participant_flags(Participant.objects.filter(study=self.study)))
 
     @cached_property
     def answers_by_run(self) -> dict[int, list[ModelAnswer]]:
@@ -319,7 +326,7 @@ def _load_humans(data: dict[int, StudyData]) -> None:
     (and, for studies whose answers carry scores, one for those)."""
     people: dict[int, dict[int, int]] = defaultdict(dict)
     infos: dict[int, list[ParticipantInfo]] = defaultdict(list)
-    for pk, study_id, pseudonym, status, excluded, is_imported, unit, started, completed, reason in (
+    for pk, study_id, pseudonym, status, excluded, is_imported, unit, started, completed, reason, signals in (
         Participant.objects.filter(study_id__in=list(data))
         .order_by("pk")
         .values_list(
@@ -333,11 +340,23 @@ def _load_humans(data: dict[int, StudyData]) -> None:
             "started_at",
             "completed_at",
             "exclusion_reason",
+            "review_signals",
         )
     ):
         people[study_id][pk] = len(infos[study_id])
         infos[study_id].append(
-            ParticipantInfo(pseudonym, pk, status, excluded, is_imported, unit or "", started, completed, reason)
+            ParticipantInfo(
+                pseudonym,
+                pk,
+                status,
+                excluded,
+                is_imported,
+                unit or "",
+                started,
+                completed,
+                reason,
+                review_signals=signals or {},
+            )
         )
     answers = (
         Response.objects.filter(participant__study_id__in=list(data))

@@ -14,7 +14,7 @@ from studies import (
 )
 from studies.access import EXCLUDE_PARTICIPANT, has_permission, may_manage_access
 from studies.admin_base import ResearcherAdmin
-from studies.flags import FLAGS, participant_flags
+from studies.flags import FLAGS, STORED_FLAGS, evidence, exclusion_reason, participant_flags
 from studies.models import Participant, Preregistration, Study, StudyEvent, Unit
 from studies.pay import hourly_pay
 from studies.selectors import median_minutes, units_with_counts
@@ -204,6 +204,7 @@ class ReviewFlagFilter(admin.SimpleListFilter):
         "fast": ("Fast responder (3 SD or per-item time)", {"fast_completion", "fast_items"}),
         "straight_lining": ("Same answer throughout", {"straight_lining"}),
         "pasted": ("Pasted a written answer", {"pasted"}),
+        "model": ("Answers like a model's", set(STORED_FLAGS)),
         "any": ("Any flag", set(FLAGS)),
     }
 
@@ -268,6 +269,7 @@ class ParticipantAdmin(ResearcherAdmin):
         "is_imported",
         "closing_answers",
         "closing_answered_at",
+        "review_flags",
         *Participant.IDENTITY_FIELDS,
     ]
 
@@ -303,6 +305,7 @@ class ParticipantAdmin(ResearcherAdmin):
             "last_seen_at",
             "completed_at",
             "is_imported",
+            "review_flags",
         ]
 
     def has_exclude_permission(self, request) -> bool:
@@ -313,6 +316,17 @@ class ParticipantAdmin(ResearcherAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False  # every field is read-only: a participant changes through the actions
+
+    @admin.display(description="flagged for review")
+    def review_flags(self, participant: Participant) -> str:
+        """Each flag with its figures; flags never exclude by themselves (see the exclude actions)."""
+        names = participant_flags(Participant.objects.filter(pk=participant.pk)).get(participant.pk, [])
+        if not names:
+            return "—"
+        return format_html(
+            "<ul>{}</ul>",
+            format_html_join("", "<li>{}</li>", ((evidence(n, participant.review_signals),) for n in names)),
+        )
 
     @admin.display(description="answered")
     def progress(self, participant: Participant) -> str:
@@ -351,9 +365,12 @@ class ParticipantAdmin(ResearcherAdmin):
                 self.message_user(request, f"{count} participant(s) excluded.", messages.SUCCESS)
                 return None
         else:
-            words = [FLAGS[name] for name in FLAGS if any(name in marks for marks in flagged.values())]
-            form = ExclusionReasonForm(initial={"reason": f"flagged for review: {'; '.join(words)}" if words else ""})
-        rows = [(participant, [FLAGS[name] for name in flagged.get(participant.pk, [])]) for participant in queryset]
+            suggested = [name for name in FLAGS if any(name in marks for marks in flagged.values())]
+            form = ExclusionReasonForm(initial={"reason": exclusion_reason(suggested)})
+        rows = [
+            (participant, [evidence(name, participant.review_signals) for name in flagged.get(participant.pk, [])])
+            for participant in queryset
+        ]
         return render(
             request,
             "admin/studies/participant/exclude_with_reason.html",

@@ -1,9 +1,14 @@
 """Review flags of participants: fast completions, fast items, straight-lining, pasted answers,
-and the integrity signals of their answers (behaviour on the page, the canary, bots).
+the integrity signals of their answers (behaviour on the page, the canary, bots), and answers like
+a model's.
 
 The participant admin filters on them and the monitor lists them. The rules themselves are pure,
 in `parity.stats.quality` and `parity.stats.behaviour`; here they are applied to a study's stored
-rows. Imported participants (a published study's answers) are left out: they have no real times.
+rows. Imported participants (a published study's answers) are left out of those: they have no real
+times. The model-likeness flags (`STORED_FLAGS`) are computed beside the model runs
+(`results.integrity`, rules in `parity.stats.likeness`) and kept on the participant
+(`Participant.review_signals`, with their figures): they are read here for every participant,
+imported ones included.
 """
 
 from __future__ import annotations
@@ -28,12 +33,22 @@ FLAGS: dict[str, str] = {
     "honeypot": "filled the hidden field no person sees (a program)",
     "bot_speed": f"answered without the page's script faster than a person reads (under "
     f"{behaviour.FLOOR_BASE_MS} ms + {behaviour.FLOOR_WORDS_PER_SECOND} words/s)",
+    "model_like": "answers agree with a model's far more than with other people's",
+    "model_text": "written answers closer to a model's output than to any other person's",
 }
 #: what is said of a participant without asking for review (no flag): a browser that ran no script
 #: is no fault, but the behaviour signals then say nothing of them
 INFORMATION: dict[str, str] = {
     "no_behaviour": "no behaviour recorded (the page's script did not run)",
 }
+
+#: flags computed in `results.integrity` and stored on the participant, with their figures
+STORED_FLAGS = ("model_like", "model_text")
+
+#: the flags that are, on their own, grounds for rejecting a submission on Prolific: very fast
+#: completion (3 SD below the mean) is the only speed criterion Prolific allows; every other flag
+#: asks for a look at the answers, and may exclude them from the analysis, never reject by itself
+PROLIFIC_REJECTABLE = frozenset({"fast_completion"})
 
 
 @dataclass
@@ -180,8 +195,51 @@ def answers_by_participant(rows: Any) -> dict[int, Answers]:
     return answers
 
 
+def stored_flags(signals: dict[str, Any]) -> list[str]:
+    """The flags kept in a participant's `review_signals`, in the order of `FLAGS`."""
+    return [name for name in FLAGS if name in (signals or {})]
+
+
+def evidence(name: str, signals: dict[str, Any]) -> str:
+    """A flag in words, with its figures when it has any (the stored ones do)."""
+    figures = (signals or {}).get(name) or {}
+    return f"{FLAGS[name]}: {figures['evidence']}" if figures.get("evidence") else FLAGS[name]
+
+
+def exclusion_reason(flags: list[str], *, limit: int = 200) -> str:
+    """The reason suggested when excluding participants with these flags (at most `limit`
+    characters, what `Participant.exclusion_reason` holds), worded for Prolific's rules: only a very
+    fast completion may be cited to reject a submission; every other flag is for review."""
+    chosen = [name for name in FLAGS if name in flags]
+    if not chosen:
+        return ""
+    rejectable = [name.replace("_", " ") for name in chosen if name in PROLIFIC_REJECTABLE]
+    if len(rejectable) == len(chosen):
+        clause = " (3 SD below the mean time: a Prolific rejection reason)"
+    elif rejectable:
+        clause = f"; only {', '.join(rejectable)} is a Prolific rejection reason, the rest are for review"
+    else:
+        clause = "; for review: not a Prolific rejection reason"
+    named = ", ".join(name.replace("_", " ") for name in chosen)
+    said = f"excluded from the analysis after review: {named}"
+    if len(said) + len(clause) > limit:
+        said = f"excluded from the analysis after review of {len(chosen)} flags"
+    return f"{said}{clause}"[:limit]
+
+
 def participant_flags(participants: QuerySet[Participant]) -> dict[int, list[str]]:
-    """The review flags of `participants` (ids to flag names), each judged within its own study."""
+    """The review flags of `participants` (ids to flag names), each judged within its own study,
+    with the stored ones (`STORED_FLAGS`)."""
+    flagged = _behaviour_flags(participants)
+    for pk, signals in participants.exclude(review_signals={}).values_list("pk", "review_signals"):
+        kept = stored_flags(signals)
+        if kept:
+            marks = flagged.setdefault(pk, [])
+            marks.extend(name for name in kept if name not in marks)
+    return flagged
+
+
+def _behaviour_flags(participants: QuerySet[Participant]) -> dict[int, list[str]]:
     chosen = participants.filter(is_imported=False)
     completions = Participant.objects.filter(
         study__in=chosen.values("study_id"), completed_at__isnull=False, is_imported=False

@@ -243,6 +243,13 @@ class Participant(models.Model):
     closing_answered_at = models.DateTimeField(
         null=True, blank=True, help_text="when the closing questions were sent (empty: not sent)"
     )
+    # signals computed from what this app cannot read (a model's run: `results.integrity`), kept so
+    # that the admin can filter on them; flag name -> its figures. Written by `participants_signals_set`.
+    review_signals = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="review flags computed beside the model runs (model-likeness), each with its figures",
+    )
 
     #: the fields that identify a person on Prolific: shown, filtered, searched and ordered on only for
     #: users holding `studies.view_identity` (see `studies.identity`), and never exported

@@ -363,6 +363,11 @@ class StudyResultsApi(ResearcherApi):
         category = serializers.CharField(required=False, max_length=100)
         model = serializers.CharField(required=False, max_length=200)
         setting = serializers.CharField(required=False, max_length=500)
+        flagged = serializers.ChoiceField(
+            required=False,
+            choices=["include", "exclude"],
+            help_text="with (default) or without the participants flagged for review",
+        )
 
         class Meta:
             ref_name = "StudyResultsInput"

@@ -17,7 +17,7 @@ from tests.results.conftest import FLIP, model_run
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_the_page_places_the_models_among_the_annotators(live_server, page, artifacts):
+def test_the_page_places_the_models_among_the_annotators(implicature, live_server, page, artifacts):
     study = human_baseline_import(
         benchmark="implicature", source=dataset("implicature"), name="Ruis et al. human baseline"
     ).study

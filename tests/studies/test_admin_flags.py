@@ -1,4 +1,5 @@
-"""The participant admin's review flags (fast, straight-lining, pasting) and exclusion with a reason."""
+"""The participant admin's review flags (fast, straight-lining, pasting, model-likeness) and exclusion
+with a reason."""
 
 from __future__ import annotations
 
@@ -46,11 +47,12 @@ def test_the_action_asks_for_a_reason_suggesting_the_flags_then_excludes(busy, r
     asked = researcher_client.post(CHANGELIST, {"action": "exclude_with_reason", "_selected_action": ids})
     html = asked.content.decode()
     assert asked.status_code == 200 and "Exclude participants with a reason" in html
+    # no flag here is a ground for rejecting on Prolific (only a 3-SD fast completion is): the reason says so;
+    # the scripted fast responder posts without the page's script, sooner than its items can be read
     assert (
-        'value="flagged for review: fast items (median under 1.5 s per item); the same answer throughout; '
-        "answered without the page&#x27;s script faster than a person reads (under 300 ms + 12 words/s)"
-        '"' in html
-    ), "the scripted fast responder posts without the page's script, sooner than its items can be read"
+        'value="excluded from the analysis after review: fast items, straight lining, bot speed; '
+        'for review: not a Prolific rejection reason"' in html
+    )
     assert not Participant.objects.filter(pk__in=ids, excluded=True).exists(), "nothing happens before the reason"
     refused = researcher_client.post(
         CHANGELIST, {"action": "exclude_with_reason", "_selected_action": ids, "apply": "Exclude", "reason": ""}
@@ -84,3 +86,46 @@ def test_the_action_needs_the_exclude_permission(busy):
     )
     target.refresh_from_db()
     assert not target.excluded
+
+
+MODEL_LIKE = {
+    "model_like": {
+        "model": "smollm2 (template 2, k=0)",
+        "agreement_model": 0.81,
+        "evidence": "AC1 0.81 with smollm2 (template 2, k=0) over 150 items; people with each other "
+        "0.52–0.78 (median 0.66); this person with the others 0.08",
+    }
+}
+
+
+def test_stored_model_likeness_is_a_filter_and_shows_with_its_figures(busy, researcher_client):
+    from studies.services_signals import participants_signals_set
+
+    target = Participant.objects.get(study=busy, prolific_pid=f"{7:024x}")
+    assert participants_signals_set(study=busy, names=["model_like"], signals={target.pk: MODEL_LIKE}) == 1
+    assert _listed(researcher_client, "flag=model") == [target.pseudonym]
+    assert target.pseudonym in _listed(researcher_client, "flag=any")
+    page = researcher_client.get(f"{CHANGELIST}{target.pk}/change/").content.decode()
+    assert "AC1 0.81 with smollm2 (template 2, k=0) over 150 items" in page
+    asked = researcher_client.post(CHANGELIST, {"action": "exclude_with_reason", "_selected_action": [target.pk]})
+    html = asked.content.decode()
+    assert "this person with the others 0.08" in html
+    assert (
+        'value="excluded from the analysis after review: model like; for review: not a Prolific rejection reason"'
+        in html
+    )
+    # computed again without the flag: it goes, and the admin stops listing them
+    assert participants_signals_set(study=busy, names=["model_like"], signals={}) == 1
+    assert _listed(researcher_client, "flag=model") == []
+
+
+def test_a_computation_replaces_only_its_own_signals(busy):
+    from studies.services_signals import participants_signals_set
+
+    target = Participant.objects.get(study=busy, prolific_pid=f"{7:024x}")
+    text = {"model_text": {"evidence": "closer to m on 5 of 6 items"}}
+    participants_signals_set(study=busy, names=["model_text"], signals={target.pk: text})
+    participants_signals_set(study=busy, names=["model_like"], signals={target.pk: MODEL_LIKE})
+    assert participants_signals_set(study=busy, names=["model_like"], signals={target.pk: MODEL_LIKE}) == 0
+    target.refresh_from_db()
+    assert target.review_signals == {**text, **MODEL_LIKE}

@@ -5,10 +5,13 @@ import json
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from results.assemble import study_results
+from results.cache import cache_signals_stale, signals_computed
 from results.forms import ResultFilters, ResultsFilterForm
+from results.integrity import review_signals_refresh
 from results.selectors import load_study_data
 from results.table_writers import to_markdown
 from results.tables import paper_tables
+from studies.changes import results_version
 from studies.models import Study
 
 
@@ -27,6 +30,11 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
         for name in ("unit", "category", "model", "setting"):
             parser.add_argument(f"--{name}", help=f"only this {name} (as on the results page)")
+        parser.add_argument(
+            "--flagged",
+            choices=["include", "exclude"],
+            help="with (default) or without the participants flagged for review (docs/integrity.md)",
+        )
 
     def handle(self, *args, name: str, json: bool, **options) -> None:
         study = Study.objects.filter(name=name).first()
@@ -34,12 +42,16 @@ class Command(BaseCommand):
             known = ", ".join(Study.objects.order_by("name").values_list("name", flat=True)[:20])
             raise CommandError(f"no study named {name!r}; known: {known or 'none'}")
         data = load_study_data(study)
-        given = {key: options[key] for key in ("unit", "category", "model", "setting") if options.get(key)}
+        given = {key: options[key] for key in ("unit", "category", "model", "setting", "flagged") if options.get(key)}
         form = ResultsFilterForm(given, data_for=data)
         if not form.is_valid():
             problems = "; ".join(f"--{field}: {' '.join(errors)}" for field, errors in form.errors.items())
             raise CommandError(problems)
         filters: ResultFilters = form.filters()
+        version = results_version(study.pk)
+        if cache_signals_stale(study, version):
+            review_signals_refresh(data)
+            signals_computed(study, version)
         results = study_results(data, filters)
         if json:
             self.stdout.write(_dumps(results))
