@@ -39,9 +39,11 @@ def dumps(value: Any) -> bytes:
     return (json.dumps(value, ensure_ascii=False, allow_nan=False, sort_keys=True, indent=1) + "\n").encode()
 
 
-def jsonl(rows: Any) -> bytes:
-    """One JSON object per line."""
-    return "".join(json.dumps(row, ensure_ascii=False, allow_nan=False, sort_keys=True) + "\n" for row in rows).encode()
+def jsonl(rows: Any, *, sort_keys: bool = True) -> bytes:
+    """One JSON object per line (keys in order, unless the order of a row's keys is itself data)."""
+    return "".join(
+        json.dumps(row, ensure_ascii=False, allow_nan=False, sort_keys=sort_keys) + "\n" for row in rows
+    ).encode()
 
 
 def manifest_for(files: Mapping[str, bytes], about: Mapping[str, Any]) -> dict[str, Any]:

@@ -136,17 +136,22 @@ def study_settings(source: Source) -> bytes:
 
 
 def items_file(source: Source) -> bytes:
+    """The items as stored, the order of their fields kept: an item's text is its fields in that
+    order (the results' divergent items list it so), so a sorted copy would read differently."""
     return jsonl(
-        {
-            "key": item.key,
-            "benchmark": item.benchmark,
-            "split": item.split,
-            "prompt": item.prompt,
-            "gold": item.gold,
-            "meta": item.meta,
-            "is_attention_check": item.is_attention_check,
-        }
-        for item in source.items.values()
+        (
+            {
+                "key": item.key,
+                "benchmark": item.benchmark,
+                "split": item.split,
+                "prompt": item.prompt,
+                "gold": item.gold,
+                "meta": item.meta,
+                "is_attention_check": item.is_attention_check,
+            }
+            for item in source.items.values()
+        ),
+        sort_keys=False,
     )
 
 
