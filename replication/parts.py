@@ -12,6 +12,7 @@ import io
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, date, timedelta
 from functools import cached_property
 from typing import Any
 
@@ -79,6 +80,11 @@ class Source:
         return Item.objects.in_bulk(sorted(ids))
 
     @cached_property
+    def first_day(self) -> date | None:
+        """The day (UTC) the first participant started: the days of participation count from it."""
+        return min((row["started_at"].astimezone(UTC).date() for row in self.participants), default=None)
+
+    @cached_property
     def results(self) -> dict[str, Any]:
         """What `study_results NAME --json` prints: the analysis output and the report's figures."""
         return study_results_json(self.study)
@@ -130,6 +136,7 @@ def study_settings(source: Source) -> bytes:
             "closing_questions": study.closing_questions,
             "pseudonyms_issued": study.pseudonyms_issued,
             "created_at": study.created_at.isoformat(),
+            "first_day": source.first_day.isoformat() if source.first_day else None,
             "units": units,
         }
     )
@@ -182,6 +189,17 @@ def _ms_after(moment: Any, start: Any) -> int | None:
     return None if moment is None or start is None else round((moment - start).total_seconds() * 1000)
 
 
+def _us_after(moment: Any, start: Any) -> int | None:
+    """Microseconds, as the database keeps them: a completion time (and the pay per hour it makes)
+    comes back exactly."""
+    return None if moment is None or start is None else (moment - start) // timedelta(microseconds=1)
+
+
+def _day_after(moment: Any, first: date | None) -> int | None:
+    """Whole days (UTC) after the study's first day: when someone took part, never their hour."""
+    return None if moment is None or first is None else (moment.astimezone(UTC).date() - first).days
+
+
 def participants_file(source: Source) -> bytes:
     flags = participant_flags(Participant.objects.filter(study=source.study))
     keys = {pk: item.key for pk, item in source.items.items()}
@@ -197,7 +215,9 @@ def participants_file(source: Source) -> bytes:
             "excluded": row["excluded"],
             "exclusion_reason": row["exclusion_reason"],
             "is_imported": row["is_imported"],
-            "completed_after_ms": _ms_after(row["completed_at"], row["started_at"]),
+            "started_day": _day_after(row["started_at"], source.first_day),
+            "completed_day": _day_after(row["completed_at"], source.first_day),
+            "completed_after_us": _us_after(row["completed_at"], row["started_at"]),
             "flags": flags.get(row["pk"], []),
             "closing_answers": row["closing_answers"],
         }

@@ -5,8 +5,10 @@ instructions, so that the results are computed from them by the same code as any
 Rows are created in the order the bundle lists them, which is the order of the original database's
 ids: the results read participants and answered attention checks in that order, so the recomputed
 figures come from the same rows in the same order. The study and the runs keep their ids (the
-results name them). A participant's Prolific ID here is their pseudonym; times are counted from a
-fixed start (`EPOCH`), as the bundle keeps them relative to each participant's start.
+results name them). A participant's Prolific ID here is their pseudonym. The bundle keeps the days
+people took part (counted from the study's first day) and every time relative to the participant's
+own start, never an hour of the day: each start is put on its day at the earliest hour consistent
+with the day of completion (`EPOCH` for a study no one entered).
 """
 
 from __future__ import annotations
@@ -49,8 +51,22 @@ class LoadRefused(ValueError):
     """The database is not empty, or the bundle does not hold together; nothing was written."""
 
 
-def _at(milliseconds: int | None) -> datetime | None:
-    return None if milliseconds is None else EPOCH + timedelta(milliseconds=milliseconds)
+def _at(start: datetime, milliseconds: int | None) -> datetime | None:
+    return None if milliseconds is None else start + timedelta(milliseconds=milliseconds)
+
+
+def _after(start: datetime, microseconds: int | None) -> datetime | None:
+    return None if microseconds is None else start + timedelta(microseconds=microseconds)
+
+
+def loaded_start(first_day: datetime, row: dict[str, Any]) -> datetime:
+    """A start on the participant's day, at the earliest hour at which their time to completion ends
+    on their day of completion: the days, the durations and so every figure come back as they were."""
+    day = first_day + timedelta(days=row["started_day"] or 0)
+    if row["completed_after_us"] is None or row["completed_day"] is None:
+        return day
+    took = timedelta(microseconds=row["completed_after_us"])
+    return day + max(timedelta(0), timedelta(days=row["completed_day"] - (row["started_day"] or 0)) - took)
 
 
 def _when(text: str | None) -> datetime | None:
@@ -100,8 +116,11 @@ def _load_units(study: Study, units: list[dict[str, Any]], items: dict[str, Item
 
 def _load_participants(bundle: Bundle, study: Study, items: dict[str, Item]) -> dict[str, Participant]:
     units = {unit.label: unit for unit in study.units.all()}
+    first_day = bundle.json("study/settings.json").get("first_day")
+    origin = datetime.fromisoformat(first_day).replace(tzinfo=UTC) if first_day else EPOCH
     people = {}
     for row in bundle.jsonl("humans/participants.jsonl"):
+        started = loaded_start(origin, row)
         # one at a time: each gets its id in the bundle's order
         people[row["pseudonym"]] = Participant.objects.create(
             study=study,
@@ -116,15 +135,16 @@ def _load_participants(bundle: Bundle, study: Study, items: dict[str, Item]) -> 
             excluded=row["excluded"],
             exclusion_reason=row["exclusion_reason"],
             is_imported=row["is_imported"],
-            started_at=EPOCH,
-            last_seen_at=EPOCH,
-            completed_at=_at(row["completed_after_ms"]),
+            started_at=started,
+            last_seen_at=started,
+            completed_at=_after(started, row["completed_after_us"]),
             closing_answers=row["closing_answers"],
         )
     return people
 
 
 def _load_answers(bundle: Bundle, people: dict[str, Participant], items: dict[str, Item]) -> None:
+    starts = {pseudonym: person.started_at for pseudonym, person in people.items()}
     Response.objects.bulk_create(
         [
             Response(
@@ -136,8 +156,8 @@ def _load_answers(bundle: Bundle, people: dict[str, Participant], items: dict[st
                 valid=row["valid"],
                 correct=row["correct"],
                 is_attention_check=row["is_attention_check"],
-                shown_at=_at(row["shown_after_ms"]) or EPOCH,
-                answered_at=_at(row["answered_after_ms"]) or EPOCH,
+                shown_at=_at(starts[row["pseudonym"]], row["shown_after_ms"]) or starts[row["pseudonym"]],
+                answered_at=_at(starts[row["pseudonym"]], row["answered_after_ms"]) or starts[row["pseudonym"]],
                 duration_ms=row["duration_ms"],
                 verified_correct=row["verified_correct"],
                 extra={**row["presentation"], **row["scores"]},

@@ -250,7 +250,8 @@ def placement_chart(irt: dict[str, Any]) -> str:
     _grid(ax)
     # bins as wide as the people's spread needs (about one per two people, 4 to 24 across it), laid
     # over the whole axis, so that models far out do not squeeze the people into one bar
-    spread = (max(people) - min(people)) or 1.0
+    # (never narrower than half a logit: people a hair apart would otherwise ask for billions of bins)
+    spread = max(max(people) - min(people), 0.5)
     width = spread / max(4, min(24, len(people) // 2))
     edges = np.arange(min(people) - width * np.ceil((min(people) - low + pad) / width), high + pad + width, width)
     ax.hist(people, bins=edges, color=HUMAN_COLOUR, alpha=0.55, label="Participants")

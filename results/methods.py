@@ -58,11 +58,16 @@ def _most(entry: tuple[str, int]) -> tuple[int, str]:
     return (-entry[1], entry[0])
 
 
+def _day(moment: Any) -> str | None:
+    return moment.date().isoformat() if moment is not None else None
+
+
 def _dates(data: StudyData) -> dict[str, str | None]:
+    """The days (UTC) data collection began and ended: what a paper says, and no participant's time."""
     people = [person for person in data.everyone if not person.is_imported]
     starts = [person.started_at for person in people if person.started_at is not None]
     ends = [person.completed_at for person in people if person.completed_at is not None]
-    return {"first_start": _iso(min(starts, default=None)), "last_completion": _iso(max(ends, default=None))}
+    return {"first_start": _day(min(starts, default=None)), "last_completion": _day(max(ends, default=None))}
 
 
 def _pay(data: StudyData) -> dict[str, Any]:

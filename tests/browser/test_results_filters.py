@@ -32,6 +32,6 @@ def test_apply_sends_one_request_for_the_filters_chosen(live_server, page, impli
     with page.expect_response(lambda response: response.url.startswith(results_url)):
         page.click("#apply-filters")
     page.wait_for_load_state("networkidle")
-    assert asked == [f"{results_url}?unit=U2&category=&model=&setting="]
+    assert asked == [f"{results_url}?unit=U2&category=&model=&setting=&flagged=include"]
     assert page.url == asked[0], "the filtered page's address is in the history"
     assert "Participants in the results" in page.locator("#study-results").inner_text()

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import io
 import zipfile
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
 from replication.archive import BundleRefused, read_bundle, write_bundle
 from replication.bundles import WITHHELD, withhold
 from replication.compare import MISSING, compare
+from replication.services import loaded_start as load_start
 
 
 def test_floats_agree_within_the_tolerance_and_everything_else_exactly() -> None:
@@ -59,3 +60,15 @@ def test_a_written_bundle_reads_back_and_a_changed_or_unlisted_file_is_refused()
         read_bundle(rewritten(**{"d.txt": b""}))
     with pytest.raises(BundleRefused, match="not a bundle"):
         read_bundle(b"not a zip")
+
+
+def test_a_loaded_start_keeps_the_days_and_the_duration_of_one_who_worked_past_midnight() -> None:
+    first_day = datetime(2026, 11, 24, tzinfo=UTC)
+    # started at 23:50 on the study's second day, done 20 minutes later, on the third
+    row = {"started_day": 1, "completed_day": 2, "completed_after_us": 20 * 60 * 1_000_000}
+    started = load_start(first_day, row)
+    completed = started + timedelta(microseconds=row["completed_after_us"])
+    assert (started.date(), completed.date()) == (date(2026, 11, 25), date(2026, 11, 26))
+    # one who finished on the day they began keeps both on it
+    same = {"started_day": 0, "completed_day": 0, "completed_after_us": 5 * 60 * 1_000_000}
+    assert load_start(first_day, same) == first_day

@@ -45,7 +45,8 @@ def test_the_results_page_links_the_bundle_and_it_downloads_as_a_checked_zip(cli
     by_id = participant_flags(study.participants.all())
     flags = {person.pseudonym: by_id.get(person.pk, []) for person in study.participants.all()}
     assert flags["A1"] and {row["pseudonym"]: row["flags"] for row in participants} == flags
-    assert all(row["completed_after_ms"] is not None for row in participants)
+    assert all(row["completed_after_us"] > 0 for row in participants)
+    assert all(row["completed_day"] >= row["started_day"] >= 0 for row in participants)
     answers = bundle.jsonl("humans/answers.jsonl")
     assert len(answers) == 12 and sum(row["is_attention_check"] for row in answers) == 2
     assert all(row["answered_after_ms"] >= row["shown_after_ms"] >= 0 for row in answers)

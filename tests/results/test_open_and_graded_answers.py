@@ -114,6 +114,7 @@ def test_written_instructions_are_summarised_per_task_without_accuracy_or_kappa(
     assert tasks["sum"]["n_reviewed"] == 0 and tasks["sum"]["share_verified"] is None
 
 
+@pytest.mark.django_db  # the export reads the participants' review flags from the database
 def test_written_instructions_are_free_text_and_leave_only_when_asked_for():
     data = _data("induction", "instruction_induction", _instruction_rows())
     rows = list(csv.DictReader(io.StringIO(export_study(data, "csv").content.decode())))
