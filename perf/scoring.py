@@ -74,7 +74,7 @@ def _choice_item(key: str, context: str, continuations: Sequence[str]) -> Item:
 def implicature_items(datasets: Path, limit: int, ks: Sequence[int]) -> list[Item]:
     """Template 2, coherent vs incoherent ending (" yes"/" no"), k dev examples drawn per item."""
     from parity.benchmarks import get
-    from parity.benchmarks.base import seeded_rng
+    from parity.benchmarks.rows import seeded_rng
 
     bundle = get("implicature").load(datasets / "implicature")
     template = {asset.key: asset.data for asset in bundle.assets}["templates"]["2"]

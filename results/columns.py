@@ -224,3 +224,42 @@ def objects(values: Sequence[Any]) -> np.ndarray:
     array = np.empty(len(values), dtype=object)
     array[:] = values
     return array
+
+
+@dataclass(frozen=True)
+class AnswerBatch:
+    """One batch of a study's answers as arrays; texts (raw and stored answers) as codes into the
+    texts met so far, which repeat ("yes", "no")."""
+
+    participant: np.ndarray
+    item: np.ndarray
+    position: np.ndarray
+    raw: np.ndarray
+    answer: np.ndarray
+    flag: np.ndarray
+    duration: np.ndarray
+    pk: np.ndarray
+    #: the items answered in the batch
+    items: frozenset[int]
+
+    @classmethod
+    def of(cls, columns: list[tuple], texts: dict[str, int]) -> AnswerBatch:
+        person, item, position, raw, answer, flags, duration, pk = columns
+        return cls(
+            participant=np.array(person, dtype=np.int64),
+            item=np.array(item, dtype=np.int64),
+            position=np.array(position, dtype=np.int64),
+            raw=np.fromiter((texts.setdefault(t, len(texts)) for t in raw), dtype=np.int64, count=len(raw)),
+            answer=np.fromiter((texts.setdefault(t, len(texts)) for t in answer), dtype=np.int64, count=len(answer)),
+            flag=np.array(flags).astype(np.int8),
+            duration=np.array(duration, dtype=np.int64),
+            pk=np.array(pk, dtype=np.int64),
+            items=frozenset(item),
+        )
+
+
+def positions_in(values: np.ndarray, index_of: Mapping[int, int]) -> np.ndarray:
+    """`values` (ids, each a key of `index_of`) replaced by their index in `index_of`."""
+    ids = np.array(sorted(index_of), dtype=np.int64)
+    indices = np.array([index_of[pk] for pk in ids.tolist()], dtype=np.int64)
+    return indices[np.searchsorted(ids, values)]

@@ -24,7 +24,16 @@ from django.db.models.functions import Cast
 from annotation.models import Item
 from modelruns.models import InstructionScore, ModelResponse, ModelRun
 from prolific.models import ProlificStudy
-from results.columns import HumanAnswer, HumanAnswers, HumanColumns, ItemInfo, ParticipantInfo, objects
+from results.columns import (
+    AnswerBatch,
+    HumanAnswer,
+    HumanAnswers,
+    HumanColumns,
+    ItemInfo,
+    ParticipantInfo,
+    objects,
+    positions_in,
+)
 from studies.flags import participant_flags
 from studies.models import Participant, Response, Study, UnitItem
 
@@ -375,14 +384,14 @@ def _load_humans(data: dict[int, StudyData]) -> None:
         .iterator(chunk_size=_BATCH)
     )
     # per study, its answers' columns batch by batch, as arrays: no Python object per answer is kept
-    parts: dict[int, list[_Batch]] = defaultdict(list)
+    parts: dict[int, list[AnswerBatch]] = defaultdict(list)
     texts: dict[str, int] = {}
     while batch := list(islice(answers, _BATCH)):
         columns = list(zip(*batch))
         studies, start = columns[0], 0
         while start < len(batch):
             stop = bisect_right(studies, studies[start], lo=start)
-            parts[studies[start]].append(_Batch.of([column[start:stop] for column in columns[1:]], texts))
+            parts[studies[start]].append(AnswerBatch.of([column[start:stop] for column in columns[1:]], texts))
             start = stop
     # the items answered that no unit of their study holds (attention checks), all studies' at once
     held = {item.id for study_data in data.values() for item in study_data.items.values()}
@@ -420,48 +429,9 @@ _FLAGS = Cast(
 )
 
 
-@dataclass(frozen=True)
-class _Batch:
-    """One batch of a study's answers as arrays; texts (raw and stored answers) as codes into the
-    texts met so far, which repeat ("yes", "no")."""
-
-    participant: np.ndarray
-    item: np.ndarray
-    position: np.ndarray
-    raw: np.ndarray
-    answer: np.ndarray
-    flag: np.ndarray
-    duration: np.ndarray
-    pk: np.ndarray
-    #: the items answered in the batch
-    items: frozenset[int]
-
-    @classmethod
-    def of(cls, columns: list[tuple], texts: dict[str, int]) -> _Batch:
-        person, item, position, raw, answer, flags, duration, pk = columns
-        return cls(
-            participant=np.array(person, dtype=np.int64),
-            item=np.array(item, dtype=np.int64),
-            position=np.array(position, dtype=np.int64),
-            raw=np.fromiter((texts.setdefault(t, len(texts)) for t in raw), dtype=np.int64, count=len(raw)),
-            answer=np.fromiter((texts.setdefault(t, len(texts)) for t in answer), dtype=np.int64, count=len(answer)),
-            flag=np.array(flags).astype(np.int8),
-            duration=np.array(duration, dtype=np.int64),
-            pk=np.array(pk, dtype=np.int64),
-            items=frozenset(item),
-        )
-
-
-def _index(values: np.ndarray, index_of: Mapping[int, int]) -> np.ndarray:
-    """`values` (ids, each a key of `index_of`) replaced by their index in `index_of`."""
-    ids = np.array(sorted(index_of), dtype=np.int64)
-    indices = np.array([index_of[pk] for pk in ids.tolist()], dtype=np.int64)
-    return indices[np.searchsorted(ids, values)]
-
-
 def _columns(
     data: StudyData,
-    parts: list[_Batch],
+    parts: list[AnswerBatch],
     people: dict[int, int],
     participants: list[ParticipantInfo],
     others: dict[int, ItemInfo],
@@ -487,8 +457,8 @@ def _columns(
     return HumanColumns(
         participants=tuple(participants),
         items=tuple(items),
-        participant=_index(np.concatenate([part.participant for part in parts]), people),
-        item=_index(item, item_of),
+        participant=positions_in(np.concatenate([part.participant for part in parts]), people),
+        item=positions_in(item, item_of),
         answer=answer.reshape(-1),
         answers=tuple(text[distinct].tolist()),
         position=np.concatenate([part.position for part in parts]),

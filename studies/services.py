@@ -18,7 +18,7 @@ from django.utils.translation import ngettext
 from annotation.models import BenchmarkAsset, Item
 from annotation.selectors import item_data, item_set_usable
 from parity import benchmarks
-from parity.benchmarks.base import seeded_rng
+from parity.benchmarks.rows import seeded_rng
 from studies import closing
 from studies.changes import results_changed
 from studies.models import Participant, Study, StudyEvent, Unit, UnitItem

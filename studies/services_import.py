@@ -21,8 +21,8 @@ from annotation.models import Item
 from annotation.selectors import item_data
 from parity import benchmarks
 from parity.benchmarks.base import DatasetError
-from parity.benchmarks.base import normalise_text as normalise
 from parity.benchmarks.published import PublishedStudy
+from parity.benchmarks.rows import normalise_text as normalise
 from studies.models import Participant, Response, Study, Unit, UnitItem
 
 

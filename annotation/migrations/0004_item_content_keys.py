@@ -9,7 +9,7 @@ from django.db import migrations
 
 
 def _content_key(*parts):
-    # frozen copy of parity.benchmarks.base.content_key (a migration must not follow later edits)
+    # frozen copy of parity.benchmarks.rows.content_key (a migration must not follow later edits)
     text = "\x1f".join(re.sub(r"\s+", " ", part).strip().lower() for part in parts)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 

@@ -40,9 +40,8 @@ CLOCK_SLACK_MS = 2000
 #: what `extra["behaviour"]["status"]` says
 RECORDED, NONE, INVALID = "recorded", "none", "invalid"
 
-#: the reading floor: a choice reaction (~300 ms) plus the item's words at 12 words a second
-#: (720 words a minute: the upper end of skimming, three times the average adult's silent reading
-#: rate of about 240 words a minute; Brysbaert 2019, Rayner et al. 2016)
+#: the reading floor: a choice reaction plus the item's words at the upper end of skimming, three
+#: times the average adult's silent reading rate (Brysbaert 2019, Rayner et al. 2016)
 FLOOR_BASE_MS = 300
 FLOOR_WORDS_PER_SECOND = 12
 #: a participant is flagged when at least this share of their answers sent without the page's

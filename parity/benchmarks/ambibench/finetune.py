@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..base import seeded_rng
+from ..rows import seeded_rng
 from .generator import Episode, draw_example, generate_episodes
 from .prompts import FORMATS, continuation, labelled_text, query_block
 from .wordlists import CONSTRUCTION_OF, CONSTRUCTIONS, FEATURE_VALUES, UNINFORMATIVE

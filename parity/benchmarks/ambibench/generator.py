@@ -12,7 +12,8 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ..base import ItemData, seeded_rng
+from ..base import ItemData
+from ..rows import seeded_rng
 from .prompts import FORMATS
 from .wordlists import (
     AFFIRMATIONS,

@@ -22,10 +22,10 @@ from ..base import (
     ResultsInput,
     SourceFile,
     read_csv_rows,
-    refuse_duplicate_rows,
 )
-from ..base import normalise_text as normalise
 from ..design import DesignOption
+from ..rows import normalise_text as normalise
+from ..rows import refuse_duplicate_rows
 from ..timing import AnswerTime
 from . import model as model_side
 from . import published

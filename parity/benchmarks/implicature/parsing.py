@@ -3,7 +3,7 @@ text kept from a cell, the content key of an exchange."""
 
 from __future__ import annotations
 
-from ..base import content_key
+from ..rows import content_key
 
 #: the registry key
 NAME = "implicature"

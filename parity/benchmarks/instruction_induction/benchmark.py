@@ -10,20 +10,10 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ...messages import Message, gettext_noop
-from ..base import (
-    Asset,
-    Benchmark,
-    DatasetError,
-    DemoSetup,
-    ImportBundle,
-    ItemData,
-    ResultsInput,
-    Scored,
-    SourceFile,
-    seeded_rng,
-)
+from ..base import Asset, Benchmark, DatasetError, DemoSetup, ImportBundle, ItemData, ResultsInput, Scored, SourceFile
 from ..consent import RECORDED_ON_THE_PAGE
 from ..design import DesignOption
+from ..rows import seeded_rng
 from ..timing import AnswerTime
 from . import model as model_side
 from . import results as results_side

@@ -29,13 +29,11 @@ from ..base import (
     ResultsInput,
     Screen,
     SourceFile,
-    content_key,
     read_jsonl_rows,
     read_text,
-    refuse_duplicate_rows,
-    seeded_rng,
 )
 from ..design import DesignOption
+from ..rows import content_key, refuse_duplicate_rows, seeded_rng
 from ..timing import AnswerTime
 from . import model as model_side
 from . import results as results_side

@@ -17,8 +17,9 @@ from typing import Any
 
 from parity.engine.requests import ChoiceRequest, GenerationRequest
 
-from ..base import ChoicePrompt, ItemData, ModelAnswer, PairRequest, seeded_rng
+from ..base import ChoicePrompt, ItemData, ModelAnswer, PairRequest
 from ..design import DesignOption
+from ..rows import seeded_rng
 from .prompts import OPTION_KEYS, choice_prompt, generative_prompt, nli_pairs
 
 K_SHOTS = (0, 1, 5)

@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..base import ChoicePrompt, ItemData, seeded_rng
+from ..base import ChoicePrompt, ItemData
 from ..consent import RECORDED_ON_THE_PAGE
+from ..rows import seeded_rng
 
 OPTION_KEYS = ("a", "b")
 
