@@ -318,6 +318,18 @@ def _spread(rates: Sequence[float]) -> str:
     return f"{min(rates):.0f}–{max(rates):.0f} over {len(rates)}" if rates else "none"
 
 
+def each_database(args: argparse.Namespace, measure: Callable[..., list[Any]], line: Callable[[Any], str]) -> list[Any]:
+    """`measure` against PostgreSQL (unless --no-postgres), then the embedded SQLite (with --sqlite),
+    each row printed as it comes."""
+    databases: list[Callable[[Path], Any]] = [] if args.no_postgres else [lambda _var: Postgres(args.database_url)]
+    if args.sqlite:
+        databases.append(Sqlite)
+    rows: list[Any] = []
+    for make_database in databases:
+        rows += measure(make_database, args, lambda row: print(line(row), flush=True))
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--participants", "-n", type=int, default=500)
@@ -366,12 +378,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.workers} gunicorn workers, {os.cpu_count()} cores (load average {load_before:.2f} before)"
     )
     print(HEADER, flush=True)
-    databases: list[Callable[[Path], Any]] = [] if args.no_postgres else [lambda _var: Postgres(args.database_url)]
-    if args.sqlite:
-        databases.append(Sqlite)
-    rows: list[Row] = []
-    for make_database in databases:
-        rows += measure(make_database, args, lambda row: print(line(row), flush=True))
+    rows: list[Row] = each_database(args, measure, line)
     print(
         "\nCPU milliseconds per answer (answering phase) and per /livez request; server ratio: /livez's "
         "server CPU over an answer's server + database CPU"

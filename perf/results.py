@@ -52,7 +52,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from perf.participants import Postgres, Sqlite  # noqa: E402
+from perf.participants import each_database  # noqa: E402
 from perf.server import manage  # noqa: E402
 
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/parity_perf_results"
@@ -414,12 +414,7 @@ def main(argv: list[str] | None = None) -> int:
         "warm requests"
     )
     print(HEADER, flush=True)
-    databases: list[Callable[[Path], Any]] = [] if args.no_postgres else [lambda _var: Postgres(args.database_url)]
-    if args.sqlite:
-        databases.append(Sqlite)
-    rows: list[Row] = []
-    for make_database in databases:
-        rows += measure(make_database, args, lambda row: print(line(row), flush=True))
+    rows: list[Row] = each_database(args, measure, line)
     print(
         "start s: `study_results --help` (Django and the imports); command s: `study_results --json`, "
         "cold; growth: command s and answers over the smallest size's; read s, results s, IRT+tests s: in one "
