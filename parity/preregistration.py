@@ -31,15 +31,17 @@ BOOTSTRAP_SEED = 0
 STATISTICS: tuple[str, ...] = (
     "Human accuracy: the share of correct answers to real items (attention checks left out) by completed, "
     "non-excluded participants; mean, best and worst participant, with a 95% Student's t-interval over "
-    "participants (flagged below ten participants).",
-    "Accuracy per unit, and averaged over units (mean, best, worst), each unit's with a 95% bootstrap CI "
-    f"({BOOTSTRAP_RESAMPLES:,} resamples, seed {BOOTSTRAP_SEED}).",
+    "participants (flagged below ten participants), about people like these on these items.",
+    "Accuracy per unit, and averaged over units (mean, best, worst), each unit's with a 95% Student's "
+    "t-interval over its participants.",
     "Agreement between participants: Cohen's kappa (mean over pairs within a unit, and its spread across "
     "units), Fleiss' kappa, Krippendorff's alpha (nominal) and percent agreement; ICC(2,k) for graded answers.",
-    "Each model run: accuracy over the items it answered with a 95% bootstrap CI "
+    "Each model run: accuracy over the items it answered with a 95% bootstrap CI over items "
     f"({BOOTSTRAP_RESAMPLES:,} resamples, seed {BOOTSTRAP_SEED}); on the items both answered, its accuracy "
-    "beside the humans' and the gap to them with a paired bootstrap CI (same resamples and seed); "
-    "Cohen's kappa and agreement with the human majority answer.",
+    "beside the humans' and the gap to them, with a 95% CI and a test of no gap over people like these and "
+    "items like these (variance components of the people × items design, Student's t with Satterthwaite's "
+    "degrees of freedom); McNemar's test (mid-p below 25 discordant items) against the majority answer of "
+    "these participants; Cohen's kappa and agreement with that majority.",
     "The benchmark's own breakdowns (e.g. by category), with the same intervals.",
 )
 

@@ -220,9 +220,9 @@ def model_entry(
     scores = model_item_scores(data, rows)
     ci = bootstrap_mean_ci(list(scores.values()), n_boot=n_boot, seed=SEED) if scores else None
     # an item answered in several variants (MiQA's orders) enters with its mean over them
-    same = paired_gap(scores, humans, n_boot=n_boot, seed=SEED)
-    # the agreement with the human majority; its gap would repeat `same` (no resampling needed)
-    versus = model_vs_humans(ratings, humans, n_boot=0, seed=SEED)
+    same = paired_gap(scores, humans)
+    # the agreement with the human majority (its gap repeats `same`)
+    versus = model_vs_humans(ratings, humans)
     return {
         "run": run.id,
         "model": run.model,

@@ -10,7 +10,7 @@ from typing import Any
 
 from parity.stats import label_matrix
 from parity.stats.band import model_in_band, people_band
-from parity.stats.paired import TWO_WAY_N_BOOT, human_items, paired_test
+from parity.stats.paired import item_rates, paired_test
 from parity.stats.placement import joint_placement
 from parity.stats.table import RatingTable
 from results.rows import model_item_scores, model_ratings
@@ -56,13 +56,13 @@ def irt_section(
 
 
 def paired_section(
-    humans: RatingTable, runs: list[RunInfo], scores: Mapping[int, Mapping[str, float]], *, seed: int
+    humans: RatingTable, runs: list[RunInfo], scores: Mapping[int, Mapping[str, float]]
 ) -> list[dict[str, Any]]:
     """Each run against the people on the items both answered (runs sharing none are left out)."""
-    people = human_items(humans, n_boot=TWO_WAY_N_BOOT, seed=seed)
+    rates = item_rates(humans)
     rows = []
     for run in runs:
-        test = paired_test(scores[run.id], people)
+        test = paired_test(scores[run.id], humans, rates=rates)
         if not test.n_items:
             continue
         rows.append({"run": run.id, "label": run.label, **test.to_dict()})
@@ -102,6 +102,6 @@ def comparison_sections(
     return {
         "irt": irt,
         "irt_reason": reason,
-        "paired": [] if data.is_graded else paired_section(humans, runs, scores, seed=seed),
+        "paired": [] if data.is_graded else paired_section(humans, runs, scores),
         "human_band": band_section(data, humans, runs, rows_by_run),
     }

@@ -135,13 +135,13 @@ def among_people_rows(results: dict[str, Any]) -> list[dict[str, str]]:
                 ),
                 "percentile": f"{place['percentile']:.0f}" if place else "—",
                 "gap": f"{signed_pct(test['gap'])} {ci(test['ci'])}" if test else "—",
+                "gap_p": f"p {p_value(test['p'])}" if test and test["p"] is not None else "—",
                 "mcnemar": (
                     f"{test['mcnemar']['b']}, {test['mcnemar']['c']}, p {p_value(test['mcnemar']['p'])}"
-                    + (" (exact)" if test["mcnemar"]["exact"] else " (χ²)")
+                    + (" (mid-p)" if test["mcnemar"]["exact"] else " (χ²)")
                     if test
                     else "—"
                 ),
-                "permutation": p_value(test["permutation"]["p"]) if test else "—",
                 "kappa": (
                     f"{num(kappa['model_kappa'])} (band {num(kappa['human_kappa']['low'])}–"
                     f"{num(kappa['human_kappa']['high'])}): {kappa['verdict']}"

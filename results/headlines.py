@@ -31,7 +31,7 @@ def study_headlines(studies: Iterable[Study], *, n_boot: int = N_BOOT) -> list[d
             models.append((mean_or_none(list(scores.values())), len(scores), run.label, scores))
         best = max((model for model in models if model[0] is not None), key=lambda model: model[0], default=None)
         # the gap is taken on the items both answered, not between the two all-items accuracies
-        same = paired_gap(best[3], ratings, n_boot=0) if best else None
+        same = paired_gap(best[3], ratings) if best else None
         rows.append(
             {
                 "study": data.study,

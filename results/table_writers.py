@@ -16,9 +16,10 @@ _MARKDOWN_ESCAPES = str.maketrans(
         "[": "\\[",
         "]": "\\]",
         "`": "\\`",
-        "&": "&amp;",
-        "<": "&lt;",
-        ">": "&gt;",
+        # backslash escapes (CommonMark: any ASCII punctuation), so the raw text reads as it renders
+        "&": "\\&",
+        "<": "\\<",
+        ">": "\\>",
         "\n": " ",
         "\r": " ",
     }

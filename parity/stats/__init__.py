@@ -47,9 +47,10 @@ from parity.stats.compare import (
     model_vs_humans,
     paired_gap,
 )
+from parity.stats.crossed import CrossedGap, crossed_gap
 from parity.stats.intervals import BOOTSTRAP, CI_METHOD_LABELS, SMALL_N, T_INTERVAL, t_mean_ci
 from parity.stats.matrix import LabelMatrix, label_matrix
-from parity.stats.paired import HumanItems, PairedTest, human_items, paired_test
+from parity.stats.paired import PairedTest, item_rates, paired_test
 from parity.stats.placement import Placement, joint_placement
 from parity.stats.ratings import Rating, as_ratings
 
@@ -62,7 +63,7 @@ __all__ = [
     "AccuracySummary",
     "AgreementSummary",
     "Band",
-    "HumanItems",
+    "CrossedGap",
     "IccResult",
     "Interval",
     "ItemDisagreement",
@@ -88,7 +89,7 @@ __all__ = [
     "bootstrap_means",
     "cohen_kappa",
     "fleiss_kappa",
-    "human_items",
+    "item_rates",
     "human_majority",
     "icc2k",
     "icc2k_by_blocks",
@@ -99,6 +100,7 @@ __all__ = [
     "mean_pairwise_kappa",
     "model_in_band",
     "model_vs_humans",
+    "crossed_gap",
     "paired_gap",
     "paired_test",
     "pairwise_kappa_table",

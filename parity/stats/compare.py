@@ -3,11 +3,10 @@ majority, and the items where they part ways.
 
 The gap is computed on the items scored for both the model and at least one human (`paired_gap`),
 item by item: d_i = model_correct_i − (share of humans correct on item i); the model's and the
-humans' accuracies reported with it are over those same items, so the gap is their difference. Its CI is a paired
-bootstrap over items (resampling the d_i), because model and humans answered the *same*
-items; resampling participants alone would leave the model's number fixed and hide the item
-variance they share. In a balanced design (every item answered by the same number of humans,
-every human answering the same number of items, as in the implicature study) the human
+humans' accuracies reported with it are over those same items, so the gap is their difference. Its CI
+is `crossed.crossed_gap`'s, over people like these and items like these (the same CI the paired
+tests print: a gap has one CI). In a balanced design (every item answered by the same number of
+humans, every human answering the same number of items, as in the implicature study) the human
 number equals the mean of the per-participant accuracies.
 
 Majority rule: the human majority answer of an item is the answer given by strictly more
@@ -24,15 +23,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from parity.stats.agreement import cohen_kappa
-from parity.stats.bootstrap import (
-    DEFAULT_CONFIDENCE,
-    DEFAULT_N_BOOT,
-    DEFAULT_SEED,
-    bootstrap_mean_ci,
-)
+from parity.stats.bootstrap import DEFAULT_CONFIDENCE
+from parity.stats.crossed import crossed_gap
 from parity.stats.ratings import Rating, RatingLike, as_ratings
 from parity.stats.results import JsonResult
-from parity.stats.table import NO_LABEL, UNSCORED, RatingTable, first_seen, rating_table
+from parity.stats.table import NO_LABEL, RatingTable, first_seen, rating_table
 
 
 @dataclass(frozen=True)
@@ -120,38 +115,22 @@ def human_majority(humans: Iterable[RatingLike] | RatingTable) -> dict[str, Majo
     return majority
 
 
-def _human_outcomes(table: RatingTable) -> dict[str, tuple[int, int]]:
-    """Per item scored for at least one human: (humans right, humans scored)."""
-    scored = table.correct != UNSCORED
-    n = np.bincount(table.item[scored], minlength=len(table.items)).tolist()
-    right = np.bincount(table.item[scored & (table.correct == 1)], minlength=len(table.items)).tolist()
-    return {table.items[i]: (right[i], n[i]) for i in range(len(table.items)) if n[i]}
-
-
 def paired_gap(
     model_scores: Mapping[str, float],
     humans: Iterable[RatingLike] | RatingTable,
     *,
-    n_boot: int = DEFAULT_N_BOOT,
-    seed: int = DEFAULT_SEED,
     confidence: float = DEFAULT_CONFIDENCE,
 ) -> PairedGap:
     """``model_scores``: per item the model scored on, its score in [0, 1] (1/0, or the mean over
     the item's variants); ``humans``: human ratings. Items only one side answered stay out."""
-    human_outcomes = _human_outcomes(rating_table(humans))
-    shared = [item for item in model_scores if item in human_outcomes]
-    model = np.array([float(model_scores[item]) for item in shared])
-    human = np.array([human_outcomes[item][0] / human_outcomes[item][1] for item in shared])
-    differences = model - human
-    interval = bootstrap_mean_ci(differences, n_boot=n_boot, seed=seed, confidence=confidence)
-    has_items = len(shared) > 0
+    gap = crossed_gap(model_scores, rating_table(humans), confidence=confidence)
     return PairedGap(
-        n_items=len(shared),
-        model_accuracy=float(model.mean()) if has_items else None,
-        human_accuracy=float(human.mean()) if has_items else None,
-        gap=float(differences.mean()) if has_items else None,
-        gap_ci_low=interval.low if interval else None,
-        gap_ci_high=interval.high if interval else None,
+        n_items=gap.n_items,
+        model_accuracy=gap.model_accuracy,
+        human_accuracy=gap.human_accuracy,
+        gap=gap.gap,
+        gap_ci_low=gap.ci[0] if gap.ci else None,
+        gap_ci_high=gap.ci[1] if gap.ci else None,
         confidence=confidence,
     )
 
@@ -160,8 +139,6 @@ def model_vs_humans(
     model: Iterable[RatingLike],
     humans: Iterable[RatingLike] | RatingTable,
     *,
-    n_boot: int = DEFAULT_N_BOOT,
-    seed: int = DEFAULT_SEED,
     confidence: float = DEFAULT_CONFIDENCE,
 ) -> ModelVsHumans:
     """``model``: one rating per item (its ``annotator`` names the model); ``humans``: all
@@ -178,8 +155,6 @@ def model_vs_humans(
     paired = paired_gap(
         {item: float(bool(rating.correct)) for item, rating in by_item.items() if rating.correct is not None},
         human_rows,
-        n_boot=n_boot,
-        seed=seed,
         confidence=confidence,
     )
 

@@ -392,8 +392,9 @@ class StudyResultsApi(ResearcherApi):
         irt_reason = serializers.CharField(allow_null=True)
         paired = serializers.ListField(
             child=serializers.JSONField(),
-            help_text="per model run: the gap to the people with a two-way bootstrap CI, McNemar against the human "
-            "majority, a permutation test",
+            help_text="per model run: the gap to the people with its CI, SE, degrees of freedom and the p of no "
+            "gap, all about people like these on items like these (`target`, `method`); McNemar's test against "
+            "the majority of these participants (`mcnemar.target`)",
         )
         human_band = serializers.ListField(
             child=serializers.JSONField(),

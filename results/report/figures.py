@@ -35,6 +35,13 @@ def p_value(value: Any) -> str:
     return "< 0.001" if value < 0.001 else f"{value:.3f}"
 
 
+def p_is(value: Any) -> str:
+    """A p-value after "p" in a sentence: "= 0.012" or "< 0.001" (never "= < 0.001")."""
+    if value is None:
+        return "not computed"
+    return "< 0.001" if value < 0.001 else f"= {value:.3f}"
+
+
 def pounds(pence: Any) -> str:
     return "—" if pence is None else f"£{pence / 100:.2f}"
 
@@ -71,6 +78,7 @@ KINDS: dict[str, Callable[[Any], str]] = {
     "int": whole,
     "num": decimal,
     "p": p_value,
+    "p_is": p_is,
     "pounds": pounds,
     "one": one_decimal,
     "day": day,

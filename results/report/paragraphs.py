@@ -78,7 +78,7 @@ def _recruitment(t: _Text) -> None:
             ("declined", "declined consent"),
             ("returned", "returned it"),
             ("timed_out", "timed out"),
-            ("in_progress", "were still answering"),
+            ("in_progress", "still answering"),
         )
         if people[key]
     ]
@@ -241,21 +241,21 @@ def _statistics(t: _Text) -> None:
     t.add(
         "Human accuracy is the mean over participants of each one's accuracy, with a ",
         t.f("methods", "statistics", "ci_level", kind="level"),
-        f" CI ({CI_METHODS.get(method, 'none')}); a model's accuracy has a percentile bootstrap CI over "
-        "items, and its gap to the humans is taken on the items both answered, with a paired bootstrap CI over "
-        "those items (",
+        f" CI ({CI_METHODS.get(method, 'none')}), about people like these on these items; a model's accuracy "
+        "has a percentile bootstrap CI over items (",
         t.f("methods", "statistics", "n_boot"),
         " resamples, seed ",
         t.f("methods", "statistics", "seed"),
-        "). Agreement is the mean pairwise Cohen's κ within units, Fleiss' κ and Krippendorff's α. ",
+        "), about items like these. Agreement is the mean pairwise Cohen's κ within units, Fleiss' κ and "
+        "Krippendorff's α. ",
     )
     if results.get("paired"):
         t.add(
-            "Each model is tested against the human majority answer item by item with McNemar's test (exact "
-            "for small counts), and its gap with a permutation test (",
-            t.f("paired", 0, "permutation", "n_permutations"),
-            f" permutations{' each' if len(results['paired']) > 1 else ''}); the gap's CI there resamples "
-            "participants and items. ",
+            "A model's gap to the humans is taken on the items both answered; its CI and its test of no gap are "
+            "about people like these on items like these, from the variance components of the people × items "
+            "design (people nested in units) with Student's t on Satterthwaite's degrees of freedom. Each model is "
+            "also tested against the majority answer of these participants with McNemar's test (mid-p for small "
+            "counts), a claim about these participants, not people in general. ",
         )
     if results.get("human_band"):
         t.add(
@@ -341,10 +341,10 @@ def results_paragraph(results: dict[str, Any]) -> Paragraph:
         if model["run"] in paired:
             row = paired[model["run"]][0]
             t.add(
-                "; McNemar p = ",
-                t.f("paired", row, "mcnemar", "p", kind="p"),
-                ", permutation p = ",
-                t.f("paired", row, "permutation", "p", kind="p"),
+                ", p ",
+                t.f("paired", row, "p", kind="p_is"),
+                "; against these participants' majority, McNemar p ",
+                t.f("paired", row, "mcnemar", "p", kind="p_is"),
             )
         if model["run"] in band:
             row = band[model["run"]][0]

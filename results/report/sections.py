@@ -22,6 +22,11 @@ def _interval(bounds: list[float | None] | None, write: Any) -> str:
     return f"[{write(bounds[0])}, {write(bounds[1])}]"
 
 
+def _mcnemar_statistic(test: dict[str, Any]) -> str:
+    """The χ² of the asymptotic test; the mid-p binomial test has no statistic to show."""
+    return "—" if test["statistic"] is None else decimal(test["statistic"])
+
+
 def paired_table(results: dict[str, Any]) -> Table | None:
     rows_in = results.get("paired")
     if not rows_in:
@@ -32,32 +37,31 @@ def paired_table(results: dict[str, Any]) -> Table | None:
             str(row["n_items"]),
             signed_pp(row["gap"]),
             _interval(row["ci"], signed_pp),
+            p_value(row["p"]),
             f"{row['mcnemar']['b']} / {row['mcnemar']['c']}",
-            decimal(row["mcnemar"]["statistic"]),
-            p_value(row["mcnemar"]["p"]) + (" (exact)" if row["mcnemar"]["exact"] else ""),
-            p_value(row["permutation"]["p"]),
+            _mcnemar_statistic(row["mcnemar"]),
+            p_value(row["mcnemar"]["p"]) + (" (mid-p)" if row["mcnemar"]["exact"] else ""),
         ]
         for row in rows_in
     ]
     return Table(
         "paired",
-        "Paired tests, item by item: each model against the people on the same items",
+        "Each model against the people on the same items",
         [
             "Model",
             "Items",
             "Gap (model − humans)",
             "Gap 95% CI",
+            "Gap p",
             "McNemar b / c",
             "McNemar χ²",
             "McNemar p",
-            "Permutation p",
         ],
         rows,
         notes=(
-            "Gap 95% CI: resampling participants and items. McNemar: the model against the human majority answer "
-            "(b: model right, majority wrong; c: the reverse), exact (binomial) for small counts. Permutation p: "
-            f"the gap against {rows_in[0]['permutation']['n_permutations']:,} random swaps of model and human "
-            "answers per item.",
+            f"Gap 95% CI and p: over {rows_in[0]['target']}; {rows_in[0]['method']}. "
+            f"McNemar: the model {rows_in[0]['mcnemar']['target']} (b: model right, majority wrong; c: the "
+            "reverse); mid-p binomial below 25 discordant items, else χ² without continuity correction.",
         ),
     )
 
