@@ -40,7 +40,7 @@ STATISTICS: tuple[str, ...] = (
     f"({BOOTSTRAP_RESAMPLES:,} resamples, seed {BOOTSTRAP_SEED}); on the items both answered, its accuracy "
     "beside the humans' and the gap to them, with a 95% CI and a test of no gap over people like these and "
     "items like these (variance components of the people × items design, Student's t with Satterthwaite's "
-    "degrees of freedom); McNemar's test (mid-p below 25 discordant items) against the majority answer of "
+    "degrees of freedom); McNemar's test (χ² without continuity correction) against the majority answer of "
     "these participants; Cohen's kappa and agreement with that majority.",
     "The benchmark's own breakdowns (e.g. by category), with the same intervals.",
 )

@@ -138,7 +138,6 @@ def among_people_rows(results: dict[str, Any]) -> list[dict[str, str]]:
                 "gap_p": f"p {p_value(test['p'])}" if test and test["p"] is not None else "—",
                 "mcnemar": (
                     f"{test['mcnemar']['b']}, {test['mcnemar']['c']}, p {p_value(test['mcnemar']['p'])}"
-                    + (" (mid-p)" if test["mcnemar"]["exact"] else " (χ²)")
                     if test
                     else "—"
                 ),

@@ -254,8 +254,8 @@ def _statistics(t: _Text) -> None:
             "A model's gap to the humans is taken on the items both answered; its CI and its test of no gap are "
             "about people like these on items like these, from the variance components of the people × items "
             "design (people nested in units) with Student's t on Satterthwaite's degrees of freedom. Each model is "
-            "also tested against the majority answer of these participants with McNemar's test (mid-p for small "
-            "counts), a claim about these participants, not people in general. ",
+            "also tested against the majority answer of these participants with McNemar's test (χ² without "
+            "continuity correction), a claim about these participants, not people in general. ",
         )
     if results.get("human_band"):
         t.add(

@@ -23,7 +23,7 @@ def _interval(bounds: list[float | None] | None, write: Any) -> str:
 
 
 def _mcnemar_statistic(test: dict[str, Any]) -> str:
-    """The χ² of the asymptotic test; the mid-p binomial test has no statistic to show."""
+    """The χ² (none when no item is discordant)."""
     return "—" if test["statistic"] is None else decimal(test["statistic"])
 
 
@@ -40,7 +40,7 @@ def paired_table(results: dict[str, Any]) -> Table | None:
             p_value(row["p"]),
             f"{row['mcnemar']['b']} / {row['mcnemar']['c']}",
             _mcnemar_statistic(row["mcnemar"]),
-            p_value(row["mcnemar"]["p"]) + (" (mid-p)" if row["mcnemar"]["exact"] else ""),
+            p_value(row["mcnemar"]["p"]),
         ]
         for row in rows_in
     ]
@@ -61,7 +61,7 @@ def paired_table(results: dict[str, Any]) -> Table | None:
         notes=(
             f"Gap 95% CI and p: over {rows_in[0]['target']}; {rows_in[0]['method']}. "
             f"McNemar: the model {rows_in[0]['mcnemar']['target']} (b: model right, majority wrong; c: the "
-            "reverse); mid-p binomial below 25 discordant items, else χ² without continuity correction.",
+            "reverse); χ² without continuity correction.",
         ),
     )
 

@@ -153,6 +153,58 @@ def majority(ratings: list[Rating]) -> dict[str, tuple[str | None, float | None]
     return out
 
 
+def crossed_ci(scores: dict[str, float], ratings: list[Rating]) -> list[float] | None:
+    """The gap's CI over people and items (variance components of the people × items design,
+    Satterthwaite t), one answer and one person at a time."""
+    answers: dict[str, list[tuple[str, float]]] = defaultdict(list)
+    unit_of: dict[str, str | None] = {}
+    for r in ratings:
+        if r.correct is not None and r.item in scores:
+            answers[r.item].append((r.annotator, float(r.correct)))
+            unit_of.setdefault(r.item, r.unit)
+            unit_of.setdefault("person:" + r.annotator, r.unit)
+    items = list(answers)
+    n = len(items)
+    share = {item: float(np.mean([y for _, y in answers[item]])) for item in items}
+    d = {item: scores[item] - share[item] for item in items}
+    by_unit: dict[str | None, list[str]] = defaultdict(list)
+    for item in items:
+        by_unit[unit_of[item]].append(item)
+    ms_t = sum((d[i] - np.mean([d[j] for j in group])) ** 2 for group in by_unit.values() for i in group) / (
+        n - len(by_unit)
+    )
+    residuals: dict[str, list[float]] = defaultdict(list)
+    weight: dict[str, float] = defaultdict(float)
+    for item in items:
+        for person, y in answers[item]:
+            residuals[person].append(y - share[item])
+            weight[person] += 1.0 / (n * len(answers[item]))
+    people_of: Counter = Counter(unit_of["person:" + person] for person in residuals)
+    rows = sum(len(values) for values in residuals.values())
+    df_a = len(residuals) - len(people_of)
+    df_e = rows - len(residuals) - n + len(by_unit)
+    mean_of = {person: float(np.mean(values)) for person, values in residuals.items()}
+    ms_e = sum((value - mean_of[p]) ** 2 for p, values in residuals.items() for value in values) / df_e
+    ms_a = sum(value**2 for value in mean_of.values()) / df_a
+    per_df = (
+        sum(
+            (people_of[unit_of["person:" + p]] - 1) / people_of[unit_of["person:" + p]] / len(residuals[p])
+            for p in residuals
+        )
+        / df_a
+    )
+    c_a = sum(w**2 for w in weight.values())
+    sigma_a = ms_a - per_df * ms_e
+    terms = [(ms_t / n, n - len(by_unit))]
+    if sigma_a > 0:
+        terms += [(c_a * ms_a, df_a), (c_a * per_df * ms_e, df_e)]
+    variance = ms_t / n + max(0.0, sigma_a) * c_a
+    df = variance**2 / sum(term**2 / dof for term, dof in terms)
+    half = scipy_stats.t.ppf(0.975, df) * math.sqrt(variance)
+    gap = float(np.mean(list(d.values())))
+    return [max(-1.0, gap - half), min(1.0, gap + half)]
+
+
 def reference(data: StudyData) -> dict[str, Any]:
     """The numbers of the results JSON, computed as the app computed them before."""
     humans = [h for h in data.humans if h.in_results and not h.is_attention_check]
@@ -189,7 +241,7 @@ def reference(data: StudyData) -> dict[str, Any]:
                 "accuracy_same_items": mean_std([scores[item] for item in shared])[0],
                 "human_accuracy_same_items": mean_std([float(np.mean(outcomes[item])) for item in shared])[0],
                 "gap_to_humans": mean_std(differences)[0],
-                "gap_ci95": ci(differences),
+                "gap_ci95": crossed_ci(scores, ratings),
                 "kappa_vs_human_majority": kappa(mine, theirs),
                 "n_items_with_majority": len(mine),
             }

@@ -179,8 +179,16 @@ def _with_sections(results: dict[str, Any]) -> dict[str, Any]:
             "n_items": 10,
             "gap": 0.05 * (index + 1),
             "ci": [-0.2, 0.3],
-            "mcnemar": {"b": 2, "c": 1, "statistic": None, "p": 1.0, "exact": True},
-            "permutation": {"p": 0.0004, "n_permutations": 10_000},
+            "p": 0.0004,
+            "target": "people like these, on items like these",
+            "method": "variance components",
+            "mcnemar": {
+                "b": 2,
+                "c": 1,
+                "statistic": None,
+                "p": 1.0,
+                "target": "against the majority of these participants, on items like these",
+            },
         }
         for index, (run, label) in enumerate(runs)
     ]
@@ -233,17 +241,19 @@ def test_the_tests_and_the_placement_are_written_where_the_results_carry_them(pi
     for figure in figures:
         assert figure.value == at(results, figure.path)
     text = " ".join(plain(parts) for parts in report.paragraphs)
-    assert "permutation test (10,000 permutations each)" in text
+    assert "Satterthwaite's degrees of freedom" in text and "majority answer of these participants" in text
     assert "joint 2pl item-response model over 4 people and 8 items (2 dropped as answered right by all" in text
-    assert "McNemar p = 1.000, permutation p = < 0.001" in text
+    assert ", p < 0.001; against these participants' majority, McNemar p = 1.000" in text
     assert "is within the human band" in text and "62.5th percentile" in text
 
     markdown = render_report(results, "markdown")
     assert "| tiny-lm (template 2, k=0) | 0.40 | \\[-0.30, 1.90\\] | 62.5 |" in markdown
     assert (
-        "| tiny-lm (template 3, k=0) | 10 | +10.0 pp | \\[-20.0 pp, +30.0 pp\\] | 2 / 1 | — "
-        "| 1.000 (exact) | &lt; 0.001 |" in markdown
+        "| tiny-lm (template 3, k=0) | 10 | +10.0 pp | \\[-20.0 pp, +30.0 pp\\] | \\< 0.001 | 2 / 1 | — "
+        "| 1.000 |" in markdown
     )
+    # a p-value reads "p < 0.001" in the paragraphs, never "p = < 0.001" nor an HTML entity
+    assert "&lt;" not in markdown and "= \\<" not in markdown and "p \\< 0.001" in markdown
 
     html = render_report(results, "html")
     svg = re.search(r'<figure id="placement">(.*?)</figure>', html, re.S).group(1)
