@@ -47,14 +47,16 @@ from parity.stats.compare import (
     model_vs_humans,
     paired_gap,
 )
-from parity.stats.intervals import BOOTSTRAP, CI_METHOD_LABELS, SMALL_N, T_INTERVAL, t_mean_ci
+from parity.stats.intervals import BOOTSTRAP, CI_METHOD_LABELS, CONFIDENCE_SEQUENCE, SMALL_N, T_INTERVAL, t_mean_ci
 from parity.stats.matrix import LabelMatrix, label_matrix
 from parity.stats.paired import HumanItems, PairedTest, human_items, paired_test
 from parity.stats.placement import Placement, joint_placement
 from parity.stats.ratings import Rating, as_ratings
+from parity.stats.sequences import confidence_sequence
 
 __all__ = [
     "BOOTSTRAP",
+    "CONFIDENCE_SEQUENCE",
     "CI_METHOD_LABELS",
     "SMALL_N",
     "T_INTERVAL",
@@ -87,6 +89,7 @@ __all__ = [
     "bootstrap_mean_ci",
     "bootstrap_means",
     "cohen_kappa",
+    "confidence_sequence",
     "fleiss_kappa",
     "human_items",
     "human_majority",
