@@ -36,7 +36,7 @@ CI_METHODS = (T_INTERVAL, BOOTSTRAP, CONFIDENCE_SEQUENCE)
 CI_METHOD_LABELS = {
     T_INTERVAL: "Student's t-interval over annotators (n − 1 degrees of freedom)",
     BOOTSTRAP: "percentile bootstrap over annotators",
-    CONFIDENCE_SEQUENCE: "confidence sequence over annotators in the order they completed (Waudby-Smith & "
+    CONFIDENCE_SEQUENCE: "confidence sequence over annotators in the order they completed (Waudby-Smith and "
     "Ramdas 2024), valid at the data-dependent stop of recruitment",
 }
 
