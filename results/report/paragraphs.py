@@ -255,11 +255,12 @@ def _statistics(t: _Text) -> None:
     )
     prolific = results["methods"]["prolific"] or {}
     if method == CONFIDENCE_SEQUENCE and prolific.get("target_kind") == "ci_width":
-        # a t-interval printed at a stop chosen because it was narrow would cover less than it says
+        # a t-interval printed at a stop chosen because it was narrow would cover less than it says;
+        # the citation has no year, as a paragraph's only digits are figures
         t.add(
             "Recruitment stopped when the ",
             t.f("methods", "statistics", "ci_level", kind="level"),
-            " confidence sequence of human accuracy (Waudby-Smith and Ramdas 2024), valid at any stopping time, "
+            " confidence sequence of human accuracy (Waudby-Smith and Ramdas), valid at any stopping time, "
             "was at most ",
             t.f("methods", "prolific", "target_value", kind="one"),
             " points wide; the interval reported is that sequence at the stop. ",

@@ -92,7 +92,7 @@ def test_places_are_raised_in_steps_until_the_ci_is_narrow_enough(implicature, s
     # and the report's methods name the correction, with the target's width
     report = render_report(results, "markdown")
     assert (
-        "Recruitment stopped when the 95% confidence sequence of human accuracy (Waudby-Smith and Ramdas 2024), "
+        "Recruitment stopped when the 95% confidence sequence of human accuracy (Waudby-Smith and Ramdas), "
         "valid at any stopping time, was at most 60.0 points wide; the interval reported is that sequence at the stop."
     ) in report
     assert "a confidence sequence over participants in the order they completed" in report
