@@ -50,8 +50,8 @@ def test_the_budget_reached_before_the_target_stops_with_a_message():
     decision = next_action(Standing(completed=19, working=1, places=20, ci_width=6.0), CI)
     assert (decision.action, decision.places, decision.budget_reached) == (STOP, 20, True)
     assert decision.reason == (
-        "budget reached before the target (95% confidence sequence of human accuracy at most 5 points wide): 20 places, "
-        "£90.00 of £90.00"
+        "budget reached before the target (95% confidence sequence of human accuracy at most 5 points wide): "
+        "20 places, £90.00 of £90.00"
     )
 
 
