@@ -59,7 +59,7 @@ def patches(standin) -> int:
 
 
 def test_places_are_raised_in_steps_until_the_ci_is_narrow_enough(implicature, standin):
-    found = published("precise", places=4, value=60, step=2, max_spend_pence=450 * 20)
+    found = published("precise", places=4, value=50, step=2, max_spend_pence=450 * 20)
     arrived = 0
     assert recruitment_step(found).action == "wait"  # no one yet: 4 places open
     for _ in range(10):
@@ -71,7 +71,7 @@ def test_places_are_raised_in_steps_until_the_ci_is_narrow_enough(implicature, s
         assert standin.studies[found.prolific_id]["total_available_places"] == point.places
     points = list(RecruitmentPoint.objects.filter(prolific_study=found).exclude(action="wait"))
     # accuracies alternate 1 and 2/3, in the order they completed: the confidence sequence over 4, 6 and
-    # 8 people is 79.7, 69.6 and 62.2 points wide, wider than 60; over 10 people 56.6: the stop (the
+    # 8 people is 73.0, 61.7 and 54.1 points wide, wider than 50; over 10 people 48.7: the stop (the
     # t-interval would have stopped at 10 people on a 26-point target: it is 25.1 wide there)
     assert [(p.action, p.completed, p.places) for p in points] == [
         ("raise", 4, 6),
@@ -79,8 +79,8 @@ def test_places_are_raised_in_steps_until_the_ci_is_narrow_enough(implicature, s
         ("raise", 8, 10),
         ("stop", 10, 10),
     ]
-    assert all(p.ci_width > 60 for p in points[:-1]) and points[-1].ci_width <= 60
-    assert [round(p.ci_width, 1) for p in points] == [79.7, 69.6, 62.2, 56.6]
+    assert all(p.ci_width > 50 for p in points[:-1]) and points[-1].ci_width <= 50
+    assert [round(p.ci_width, 1) for p in points] == [73.0, 61.7, 54.1, 48.7]
     assert standin.studies[found.prolific_id]["status"] == "AWAITING REVIEW"
     assert not ProlificFlag.objects.filter(kind=ProlificFlag.Kind.BUDGET_REACHED).exists()
 
@@ -93,7 +93,7 @@ def test_places_are_raised_in_steps_until_the_ci_is_narrow_enough(implicature, s
     report = render_report(results, "markdown")
     assert (
         "Recruitment stopped when the 95% confidence sequence of human accuracy (Waudby-Smith and Ramdas), "
-        "valid at any stopping time, was at most 60.0 points wide; the interval reported is that sequence at the stop."
+        "valid at any stopping time, was at most 50.0 points wide; the interval reported is that sequence at the stop."
     ) in report
     assert "a confidence sequence over participants in the order they completed" in report
     assert points[-1].kept == results["human"]["n_annotators"] == arrived
@@ -103,7 +103,7 @@ def test_places_are_raised_in_steps_until_the_ci_is_narrow_enough(implicature, s
     assert recruitment_step(found).action == "wait" and len(standin.calls) == calls
 
     monitor = study_monitor(found.study)["recruitment"]
-    assert monitor["target"] == "95% confidence sequence of human accuracy at most 60 points wide"
+    assert monitor["target"] == "95% confidence sequence of human accuracy at most 50 points wide"
     assert monitor["remaining_pence"] == 450 * (20 - points[-1].places) and not monitor["budget_reached"]
     assert [p["ci_width"] for p in monitor["points"] if p["action"] != "wait"] == [p.ci_width for p in points]
 

@@ -13,7 +13,7 @@ from parity.stats.recruitment import interval_width, precision_interval, precisi
 from parity.stats.sequences import GRID, confidence_sequence, confidence_sequence_path
 
 
-def capital_by_hand(x: list[float], m: float, alpha: float = 0.05, c: float = 0.5) -> list[float]:
+def capital_by_hand(x: list[float], m: float, alpha: float = 0.05, c: float = 0.75) -> list[float]:
     """Waudby-Smith & Ramdas (2024), Theorem 3's two bettors with the predictable plug-in bets,
     one value at a time: the capital against "the mean is m" after each value."""
     total, squares, sigma2_before = 0.0, 0.0, 0.25
