@@ -74,12 +74,13 @@ def test_an_unknown_target_kind_is_refused():
 
 
 def test_the_interval_at_the_stop_of_recruit_until_precise_covers():
-    # recruit one at a time at the pilot layout (20 items, so accuracies are coarse and spread), stop
-    # at the first completion at which the interval the rule is judged on is ≤ 10 points wide, through
-    # `next_action` as `prolific recruit` calls it: the t-interval stopped when its sample std happened
-    # to be small and covered 84.0% ± 2.6% at its stop (200 replications); the confidence sequence is
-    # valid at any stop (98.5%, at about 2.3 times the participants)
-    before, fixed, now = rows(LAYOUTS["tiny"], reps=120, seed=1)
+    # recruit one at a time at the layout whose items are skewed easy (accuracies crowd near 100%, so
+    # a narrow t-interval comes early and by chance), stop at the first completion at which the
+    # interval the rule is judged on is ≤ 10 points wide, through `next_action` as `prolific recruit`
+    # calls it, and check that interval against the people's mean accuracy on the study's items. The
+    # t-interval stopped when its sample std happened to be small: 82.5% here, 80.3% ± 0.9% over 2,000
+    # replications (docs/results.md). The confidence sequence is valid at any stop.
+    before, _fixed, now = rows(LAYOUTS["easy"], reps=120, seed=1)
     assert now.figure.startswith("human accuracy confidence sequence at the stop")
     assert now.rate >= 0.935, now
-    assert before.rate < 0.935 <= fixed.rate + 0.02  # why the rule changed: the stop, not the t-interval
+    assert before.rate < 0.9  # why the rule changed
