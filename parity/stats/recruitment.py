@@ -9,7 +9,7 @@ place can be added and every place is taken.
 The width is judged on an anytime-valid confidence sequence (`parity.stats.sequences`) over the
 participants' accuracies in the order they completed, not on the t-interval: the rule looks after
 every completion and stops at the first narrow one, and a t-interval is narrow when the sample std
-happens to be small, so at the stop it covers about 85% instead of 95%. The sequence covers at any
+happens to be small, so at the stop it covers 80–91% instead of 95%. The sequence covers at any
 stopping time, and it is the interval the results print for a study recruited this way
 (`precision_interval`).
 

@@ -78,7 +78,7 @@ def test_the_interval_at_the_stop_of_recruit_until_precise_covers():
     # a narrow t-interval comes early and by chance), stop at the first completion at which the
     # interval the rule is judged on is ≤ 10 points wide, through `next_action` as `prolific recruit`
     # calls it, and check that interval against the people's mean accuracy on the study's items. The
-    # t-interval stopped when its sample std happened to be small: 82.5% here, 80.3% ± 0.9% over 2,000
+    # t-interval stopped when its sample std happened to be small: 82.5% here, 80.1% ± 0.9% over 2,000
     # replications (docs/results.md). The confidence sequence is valid at any stop.
     before, _fixed, now = rows(LAYOUTS["easy"], reps=120, seed=1)
     assert now.figure.startswith("human accuracy confidence sequence at the stop")
