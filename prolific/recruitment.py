@@ -12,8 +12,19 @@ from typing import Any
 
 from django.db import transaction
 
-from parity.stats import Rating, accuracy_summary
-from parity.stats.recruitment import RAISE, STOP, Decision, Standing, Target, affordable_places, describe, next_action
+from parity.stats import Rating, participant_accuracy
+from parity.stats.recruitment import (
+    RAISE,
+    STOP,
+    Decision,
+    Standing,
+    Target,
+    affordable_places,
+    describe,
+    interval_width,
+    next_action,
+    precision_interval,
+)
 from prolific.client import ProlificClient
 from prolific.models import ProlificFlag, ProlificStudy, RecruitmentPoint, RecruitTarget
 from prolific.preregistration import prolific_change_record, recruitment_plan
@@ -57,22 +68,27 @@ def prolific_recruit_configure(
 
 
 def human_ci_width(study_id: int) -> tuple[int, float | None]:
-    """The results page's 95% CI of human accuracy (Student's t-interval over participants), over
-    completed, non-excluded participants' answers to real items: (the number of those participants,
-    its width in points)."""
-    rows = Response.objects.filter(
-        participant__study=study_id,
-        participant__status=Status.COMPLETED,
-        participant__excluded=False,
-        is_attention_check=False,
-    ).values_list("participant__pseudonym", "item__key", "item__gold", "correct", "participant__unit__label")
+    """The width in points of the interval a "ci_width" target is judged on (`precision_interval`: the
+    95% confidence sequence over completed, non-excluded participants' accuracies on real items, in
+    the order they completed; the results print it for such a study): (the number of those
+    participants, the width)."""
+    rows = (
+        Response.objects.filter(
+            participant__study=study_id,
+            participant__status=Status.COMPLETED,
+            participant__excluded=False,
+            is_attention_check=False,
+        )
+        .order_by("participant__completed_at", "participant_id")
+        .values_list("participant__pseudonym", "item__key", "item__gold", "correct", "participant__unit__label")
+    )
     ratings = [
         Rating(annotator=who, item=key, correct=correct if gold else None, unit=unit)
         for who, key, gold, correct, unit in rows
     ]
-    summary = accuracy_summary(ratings)
-    width = (summary.ci_high - summary.ci_low) * 100 if summary.ci_low is not None else None
-    return summary.n_participants, width
+    # participants come first-seen, so in the order they completed
+    accuracies = [p.accuracy for p in participant_accuracy(ratings) if p.accuracy is not None]
+    return len(accuracies), interval_width(precision_interval(accuracies))
 
 
 def recruitment_standing(prolific_study: ProlificStudy) -> tuple[Standing, int]:

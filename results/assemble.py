@@ -8,11 +8,13 @@ the API and the paper tables all read this one dict.
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from parity.stats import (
+    CONFIDENCE_SEQUENCE,
     AccuracySummary,
     AgreementSummary,
     accuracy_across_units,
@@ -29,8 +31,10 @@ from parity.stats import (
     model_vs_humans,
     paired_gap,
     percent_agreement,
+    summarise_participants,
 )
 from parity.stats.bootstrap import shared_resamples
+from parity.stats.recruitment import CI_WIDTH
 from parity.stats.results import finite_or_none
 from parity.stats.table import UNSCORED, RatingTable, distinct
 from results.breakdowns import breakdowns
@@ -91,6 +95,24 @@ def participants_section(data: StudyData, filters: ResultFilters) -> dict[str, i
     return counts
 
 
+def recruited_until_precise(data: StudyData) -> bool:
+    """Whether the study recruits until the interval of human accuracy is narrow enough."""
+    return data.recruitment is not None and data.recruitment.target_kind == CI_WIDTH
+
+
+def in_completion_order(overall: AccuracySummary, data: StudyData) -> AccuracySummary:
+    """Human accuracy with the interval a "ci_width" recruitment stopped on: the confidence sequence
+    over the participants in the order they completed (`parity.stats.recruitment.precision_interval`).
+    A t-interval at a stop chosen because it was narrow covers less than 95%; the sequence covers at
+    any stop. The participants stay listed as they were."""
+    finished = {
+        p.annotator: (p.completed_at is None, p.completed_at, p.participant_id) for p in data.columns.participants
+    }
+    ordered = sorted(overall.participants, key=lambda p: finished[p.annotator])
+    summary = summarise_participants(ordered, confidence=overall.confidence, ci_method=CONFIDENCE_SEQUENCE)
+    return replace(summary, participants=overall.participants)
+
+
 def human_section(
     data: StudyData,
     ratings: RatingTable,
@@ -100,6 +122,8 @@ def human_section(
     n_boot: int,
 ) -> dict[str, Any]:
     overall = accuracy_summary(ratings, n_boot=n_boot, seed=SEED)
+    if recruited_until_precise(data):
+        overall = in_completion_order(overall, data)
     across = accuracy_across_units(units)
     kappas = kappa_across_units(agreement)
     matrix = label_matrix(ratings)
@@ -115,7 +139,8 @@ def human_section(
             "worst": overall.worst,
             "std": overall.std,
             "ci95": interval(overall.ci_low, overall.ci_high),
-            # a t-interval over annotators (parity.stats.intervals), flagged below ten of them
+            # a t-interval over annotators (parity.stats.intervals), flagged below ten of them; for a
+            # study recruited until it was narrow enough, the confidence sequence the rule stopped on
             "ci_method": overall.ci_method,
             "small_n_warning": overall.small_n_warning,
             "per_annotator": [

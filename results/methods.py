@@ -136,7 +136,16 @@ def methods_section(data: StudyData, results: dict[str, Any]) -> dict[str, Any]:
     return {
         "platform": _platform(data),
         "prolific": (
-            {"places": data.recruitment.places, "status": data.recruitment.status} if data.recruitment else None
+            {
+                "places": data.recruitment.places,
+                "status": data.recruitment.status,
+                # the stopping rule: recruit until a target ("ci_width": the human-accuracy interval
+                # at most `target_value` points wide; "per_unit": completions per unit), or "" for none
+                "target_kind": data.recruitment.target_kind,
+                "target_value": data.recruitment.target_value,
+            }
+            if data.recruitment
+            else None
         ),
         "dates": _dates(data),
         "participants": _participants(data),

@@ -93,6 +93,9 @@ class Recruitment:
     places: int
     status: str
     bonus_per_correct_pence: int
+    #: the recruitment target ("ci_width", "per_unit", or "" for none) and its value
+    target_kind: str = ""
+    target_value: float | None = None
 
 
 @dataclass(frozen=True)
@@ -277,10 +280,14 @@ def load_answers(data: dict[int, StudyData], *, recruitment: bool = True) -> Non
 
 def _load_recruitment(data: dict[int, StudyData]) -> None:
     for row in ProlificStudy.objects.filter(study_id__in=list(data)).values(
-        "study_id", "places", "status", "bonus_per_correct_pence"
+        "study_id", "places", "status", "bonus_per_correct_pence", "target_kind", "target_value"
     ):
         data[row["study_id"]].recruitment = Recruitment(
-            places=row["places"], status=row["status"], bonus_per_correct_pence=row["bonus_per_correct_pence"]
+            places=row["places"],
+            status=row["status"],
+            bonus_per_correct_pence=row["bonus_per_correct_pence"],
+            target_kind=row["target_kind"],
+            target_value=row["target_value"],
         )
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from parity.stats import BOOTSTRAP, CI_METHOD_LABELS, SMALL_N, T_INTERVAL
+from parity.stats import BOOTSTRAP, CI_METHOD_LABELS, CONFIDENCE_SEQUENCE, SMALL_N, T_INTERVAL
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,9 @@ def count(n: int, noun: str) -> str:
 def ci_method_label(method: str | None, *, short: bool = False) -> str:
     """What a human CI's method is called (parity.stats.intervals), for notes and pages (`short`: on a card)."""
     if short:
-        return {T_INTERVAL: "t-interval", BOOTSTRAP: "bootstrap"}.get(method or "", method or "—")
+        return {T_INTERVAL: "t-interval", BOOTSTRAP: "bootstrap", CONFIDENCE_SEQUENCE: "confidence sequence"}.get(
+            method or "", method or "—"
+        )
     return CI_METHOD_LABELS.get(method or "", method or "—")
 
 

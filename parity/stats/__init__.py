@@ -48,14 +48,16 @@ from parity.stats.compare import (
     paired_gap,
 )
 from parity.stats.crossed import CrossedGap, crossed_gap
-from parity.stats.intervals import BOOTSTRAP, CI_METHOD_LABELS, SMALL_N, T_INTERVAL, t_mean_ci
+from parity.stats.intervals import BOOTSTRAP, CI_METHOD_LABELS, CONFIDENCE_SEQUENCE, SMALL_N, T_INTERVAL, t_mean_ci
 from parity.stats.matrix import LabelMatrix, label_matrix
 from parity.stats.paired import PairedTest, item_rates, paired_test
 from parity.stats.placement import Placement, joint_placement
 from parity.stats.ratings import Rating, as_ratings
+from parity.stats.sequences import confidence_sequence
 
 __all__ = [
     "BOOTSTRAP",
+    "CONFIDENCE_SEQUENCE",
     "CI_METHOD_LABELS",
     "SMALL_N",
     "T_INTERVAL",
@@ -88,6 +90,7 @@ __all__ = [
     "bootstrap_mean_ci",
     "bootstrap_means",
     "cohen_kappa",
+    "confidence_sequence",
     "fleiss_kappa",
     "item_rates",
     "human_majority",

@@ -9,7 +9,9 @@ Pass ``ddof=1`` for the sample std. One value has no spread: its std is None, wh
 
 The CI of a mean over participants is Student's t-interval over their accuracies by default
 (`parity.stats.intervals`: the percentile bootstrap is too narrow with the five annotators of a
-published subset); ``ci_method="percentile_bootstrap"`` gives the bootstrap. Each summary says
+published subset); ``ci_method="percentile_bootstrap"`` gives the bootstrap, and
+``ci_method="confidence_sequence"`` the anytime-valid confidence sequence over the participants in
+the order given (`parity.stats.sequences`: for a study recruited until its interval was narrow). Each summary says
 which it used, and flags fewer than ten participants (``small_n_warning``).
 """
 
@@ -26,9 +28,10 @@ from parity.stats.bootstrap import (
     DEFAULT_SEED,
     bootstrap_mean_ci,
 )
-from parity.stats.intervals import BOOTSTRAP, CI_METHODS, T_INTERVAL, small_n, t_mean_ci
+from parity.stats.intervals import BOOTSTRAP, CI_METHODS, CONFIDENCE_SEQUENCE, T_INTERVAL, small_n, t_mean_ci
 from parity.stats.ratings import RatingLike
 from parity.stats.results import JsonResult, mean_std
+from parity.stats.sequences import confidence_sequence
 from parity.stats.table import UNSCORED, RatingTable, first_seen, rating_table
 
 
@@ -128,16 +131,19 @@ def summarise_participants(
     ci_method: str = T_INTERVAL,
 ) -> AccuracySummary:
     """Participants without a scored answer are listed but do not enter the numbers. `n_boot` and
-    `seed` apply to the percentile bootstrap only."""
+    `seed` apply to the percentile bootstrap only; the confidence sequence takes the participants in
+    the order given (the order they completed)."""
     if ci_method not in CI_METHODS:
         raise ValueError(f"ci_method must be one of {', '.join(CI_METHODS)}, not {ci_method!r}")
     values = [p.accuracy for p in participants if p.accuracy is not None]
     mean, std = mean_std(values, ddof=ddof)
-    interval = (
-        bootstrap_mean_ci(values, n_boot=n_boot, seed=seed, confidence=confidence)
-        if ci_method == BOOTSTRAP
-        else t_mean_ci(values, confidence=confidence)
-    )
+    if ci_method == BOOTSTRAP:
+        interval = bootstrap_mean_ci(values, n_boot=n_boot, seed=seed, confidence=confidence)
+    elif ci_method == CONFIDENCE_SEQUENCE:
+        # one value says nothing of the spread: no interval, as with the t-interval
+        interval = confidence_sequence(values, confidence=confidence) if len(values) >= 2 else None
+    else:
+        interval = t_mean_ci(values, confidence=confidence)
     return AccuracySummary(
         unit=unit,
         n_participants=len(values),

@@ -27,11 +27,17 @@ from parity.stats.bootstrap import DEFAULT_CONFIDENCE, Interval
 BOOTSTRAP = "percentile_bootstrap"
 #: Student's t-interval over the participants' accuracies (`t_mean_ci`); the default
 T_INTERVAL = "t_interval"
-CI_METHODS = (T_INTERVAL, BOOTSTRAP)
+#: the anytime-valid confidence sequence over the annotators' accuracies in the order they completed
+#: (`parity.stats.sequences`): the interval of a study recruited until it was narrow enough, where a
+#: t-interval would not cover at the stop
+CONFIDENCE_SEQUENCE = "confidence_sequence"
+CI_METHODS = (T_INTERVAL, BOOTSTRAP, CONFIDENCE_SEQUENCE)
 #: what each method is called in the tables' notes and on the pages
 CI_METHOD_LABELS = {
     T_INTERVAL: "Student's t-interval over annotators (n − 1 degrees of freedom)",
     BOOTSTRAP: "percentile bootstrap over annotators",
+    CONFIDENCE_SEQUENCE: "confidence sequence over annotators in the order they completed (Waudby-Smith and "
+    "Ramdas 2024), valid at the data-dependent stop of recruitment",
 }
 
 #: fewer participants than this and a CI over them comes with a warning: it is wide, and it leans on

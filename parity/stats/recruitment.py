@@ -1,10 +1,17 @@
 """Recruiting until precise: what to do next with a study's places, from where the study stands.
 
-A study may set a target: the 95% CI of human accuracy no wider than `value` points ("ci_width"),
-or `value` completions in every unit ("per_unit"). Places are raised `step` at a time, once every
+A study may set a target: the 95% confidence sequence of human accuracy no wider than `value`
+points ("ci_width"), or `value` completions in every unit ("per_unit"). Places are raised `step` at a time, once every
 place is taken (completed or someone working on it), never beyond what the budget pays for nor
 beyond the places the study's units hold; the study stops when the target is met, or when no
 place can be added and every place is taken.
+
+The width is judged on an anytime-valid confidence sequence (`parity.stats.sequences`) over the
+participants' accuracies in the order they completed, not on the t-interval: the rule looks after
+every completion and stops at the first narrow one, and a t-interval is narrow when the sample std
+happens to be small, so at the stop it covers 80–91% instead of 95%. The sequence covers at any
+stopping time, and it is the interval the results print for a study recruited this way
+(`precision_interval`).
 
 Cost: reward × places. Prolific adds its service fee on top; its share is not fixed here, so a
 budget meant to include the fee should be set lower by that share.
@@ -12,7 +19,11 @@ budget meant to include the fee should be set lower by that share.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+from parity.stats.bootstrap import Interval
+from parity.stats.sequences import confidence_sequence, confidence_sequence_path
 
 CI_WIDTH = "ci_width"
 PER_UNIT = "per_unit"
@@ -28,7 +39,7 @@ class Standing:
     completed: int  # completed participants, excluded ones too (their places were used and paid)
     working: int  # participants working on a place now
     places: int  # places on Prolific
-    ci_width: float | None = None  # points (0-100) of the human-accuracy CI; None while undefined
+    ci_width: float | None = None  # points (0-100) of `precision_interval`; None while undefined
     least_per_unit: int = 0  # completed, kept participants in the unit that has fewest
     recruiting: bool = True  # the study is published and not stopped
 
@@ -56,6 +67,27 @@ def affordable_places(max_spend_pence: int, reward_pence: int) -> int:
     return max_spend_pence // reward_pence if reward_pence > 0 else 0
 
 
+def precision_interval(accuracies: Sequence[float]) -> Interval | None:
+    """The 95% interval of human accuracy a "ci_width" target is judged on, and the one printed for a
+    study recruited under it: the confidence sequence over the participants' accuracies, given in the
+    order they completed, at the last of them. None with fewer than two participants (one says
+    nothing of the spread, and the rule would not stop on it)."""
+    return confidence_sequence(accuracies) if len(accuracies) >= 2 else None
+
+
+def precision_widths(accuracies: Sequence[float]) -> list[float | None]:
+    """The width in points of `precision_interval` after each completion, in one pass: entry k is
+    `interval_width(precision_interval(accuracies[: k + 1]))` (the sequence at a time uses the values
+    up to it only)."""
+    low, high = confidence_sequence_path(accuracies)
+    return [None if k < 1 else max(float(high[k] - low[k]), 0.0) * 100 for k in range(len(accuracies))]
+
+
+def interval_width(interval: Interval | None) -> float | None:
+    """An interval's width in points (0–100); None for no interval."""
+    return (interval.high - interval.low) * 100 if interval is not None else None
+
+
 def target_met(standing: Standing, target: Target) -> bool:
     if target.kind == CI_WIDTH:
         return standing.ci_width is not None and standing.ci_width <= target.value
@@ -64,7 +96,7 @@ def target_met(standing: Standing, target: Target) -> bool:
 
 def describe(target: Target) -> str:
     if target.kind == CI_WIDTH:
-        return f"95% CI of human accuracy at most {target.value:g} points wide"
+        return f"95% confidence sequence of human accuracy at most {target.value:g} points wide"
     return f"{target.value:g} completions in every unit"
 
 

@@ -8,13 +8,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from parity.stats import BOOTSTRAP, T_INTERVAL
+from parity.stats import BOOTSTRAP, CONFIDENCE_SEQUENCE, T_INTERVAL
 from results.report.figures import Part, figure
 
 Paragraph = list[Part]
 
 #: the human CI's method in words (no figure: a number here would not be the results')
-CI_METHODS = {T_INTERVAL: "Student's t-interval over participants", BOOTSTRAP: "percentile bootstrap over participants"}
+CI_METHODS = {
+    T_INTERVAL: "Student's t-interval over participants",
+    BOOTSTRAP: "percentile bootstrap over participants",
+    CONFIDENCE_SEQUENCE: "a confidence sequence over participants in the order they completed",
+}
 
 
 class _Text:
@@ -249,6 +253,18 @@ def _statistics(t: _Text) -> None:
         "), about items like these. Agreement is the mean pairwise Cohen's κ within units, Fleiss' κ and "
         "Krippendorff's α. ",
     )
+    prolific = results["methods"]["prolific"] or {}
+    if method == CONFIDENCE_SEQUENCE and prolific.get("target_kind") == "ci_width":
+        # a t-interval printed at a stop chosen because it was narrow would cover less than it says;
+        # the citation has no year, as a paragraph's only digits are figures
+        t.add(
+            "Recruitment stopped when the ",
+            t.f("methods", "statistics", "ci_level", kind="level"),
+            " confidence sequence of human accuracy (Waudby-Smith and Ramdas), valid at any stopping time, "
+            "was at most ",
+            t.f("methods", "prolific", "target_value", kind="one"),
+            " points wide; the interval reported is that sequence at the stop. ",
+        )
     if results.get("paired"):
         t.add(
             "A model's gap to the humans is taken on the items both answered; its CI and its test of no gap are "

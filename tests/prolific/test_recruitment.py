@@ -1,5 +1,5 @@
 """Recruiting until precise against the stand-in: participants arrive in rounds, the places are raised
-in steps until the CI of human accuracy is narrow enough, then the study is stopped; a budget
+in steps until the confidence sequence of human accuracy is narrow enough, then the study is stopped; a budget
 stops it earlier, with a flag; a step run twice raises once."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from prolific.recruitment import prolific_recruit_configure, recruitment_step
 from prolific.services import prolific_study_create, prolific_study_transition
 from results.assemble import study_results
 from results.monitor import study_monitor
+from results.report import render_report
 from results.selectors import load_study_data
 from tests.factories import small_study
 from tests.prolific.helpers import arrive
@@ -58,7 +59,7 @@ def patches(standin) -> int:
 
 
 def test_places_are_raised_in_steps_until_the_ci_is_narrow_enough(implicature, standin):
-    found = published("precise", places=4, value=26, step=2, max_spend_pence=450 * 20)
+    found = published("precise", places=4, value=50, step=2, max_spend_pence=450 * 20)
     arrived = 0
     assert recruitment_step(found).action == "wait"  # no one yet: 4 places open
     for _ in range(10):
@@ -69,23 +70,32 @@ def test_places_are_raised_in_steps_until_the_ci_is_narrow_enough(implicature, s
         assert point.action == "raise" and point.places == arrived + 2
         assert standin.studies[found.prolific_id]["total_available_places"] == point.places
     points = list(RecruitmentPoint.objects.filter(prolific_study=found).exclude(action="wait"))
-    # accuracies alternate 1 and 2/3: the t-interval over 4, 6 and 8 people is 47.3, 35.8 and 29.8 points
-    # wide (cut at 100%), wider than 26; over 10 people 25.1 (mean 5/6 ± 2.262 · 0.1757 / √10): the stop
+    # accuracies alternate 1 and 2/3, in the order they completed: the confidence sequence over 4, 6 and
+    # 8 people is 73.0, 61.7 and 54.1 points wide, wider than 50; over 10 people 48.7: the stop (the
+    # t-interval would have stopped at 10 people on a 26-point target: it is 25.1 wide there)
     assert [(p.action, p.completed, p.places) for p in points] == [
         ("raise", 4, 6),
         ("raise", 6, 8),
         ("raise", 8, 10),
         ("stop", 10, 10),
     ]
-    assert all(p.ci_width > 26 for p in points[:-1]) and points[-1].ci_width <= 26
-    assert [round(p.ci_width, 1) for p in points] == [47.3, 35.8, 29.8, 25.1]
+    assert all(p.ci_width > 50 for p in points[:-1]) and points[-1].ci_width <= 50
+    assert [round(p.ci_width, 1) for p in points] == [73.0, 61.7, 54.1, 48.7]
     assert standin.studies[found.prolific_id]["status"] == "AWAITING REVIEW"
     assert not ProlificFlag.objects.filter(kind=ProlificFlag.Kind.BUDGET_REACHED).exists()
 
-    # the width is the results page's CI of human accuracy
+    # the width is the results page's interval of human accuracy: the sequence the rule stopped on
     results = study_results(load_study_data(found.study))
     low, high = results["human"]["accuracy"]["ci95"]
     assert abs((high - low) * 100 - points[-1].ci_width) < 1e-9
+    assert results["human"]["accuracy"]["ci_method"] == "confidence_sequence"
+    # and the report's methods name the correction, with the target's width
+    report = render_report(results, "markdown")
+    assert (
+        "Recruitment stopped when the 95% confidence sequence of human accuracy (Waudby-Smith and Ramdas), "
+        "valid at any stopping time, was at most 50.0 points wide; the interval reported is that sequence at the stop."
+    ) in report
+    assert "a confidence sequence over participants in the order they completed" in report
     assert points[-1].kept == results["human"]["n_annotators"] == arrived
 
     # stopped: a later step waits and calls Prolific no more
@@ -93,7 +103,7 @@ def test_places_are_raised_in_steps_until_the_ci_is_narrow_enough(implicature, s
     assert recruitment_step(found).action == "wait" and len(standin.calls) == calls
 
     monitor = study_monitor(found.study)["recruitment"]
-    assert monitor["target"] == "95% CI of human accuracy at most 26 points wide"
+    assert monitor["target"] == "95% confidence sequence of human accuracy at most 50 points wide"
     assert monitor["remaining_pence"] == 450 * (20 - points[-1].places) and not monitor["budget_reached"]
     assert [p["ci_width"] for p in monitor["points"] if p["action"] != "wait"] == [p.ci_width for p in points]
 
@@ -115,7 +125,8 @@ def test_the_budget_stops_recruitment_before_the_target_with_a_flag(implicature,
     point = recruitment_step(found)
     assert point.action == "stop" and point.ci_width > 1
     assert (
-        point.reason == "budget reached before the target (95% CI of human accuracy at most 1 points wide): "
+        point.reason == "budget reached before the target (95% confidence sequence of human accuracy at most 1 points "
+        "wide): "
         "6 places, £27.00 of £27.00"
     )
     assert standin.studies[found.prolific_id]["total_available_places"] == 6

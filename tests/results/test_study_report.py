@@ -124,10 +124,39 @@ def test_a_study_on_prolific_says_so_with_its_bonus(pilot, db) -> None:
     )
     results = _assert_figures_are_the_json(pilot.name)
     assert results["methods"]["platform"] == "prolific"
-    assert results["methods"]["prolific"] == {"places": 10, "status": "UNPUBLISHED"}
+    assert results["methods"]["prolific"] == {
+        "places": 10,
+        "status": "UNPUBLISHED",
+        "target_kind": "",
+        "target_value": None,
+    }
     text = plain(build_report(results).methods[0])
     assert text.startswith("Participants were recruited on Prolific and answered on Parity through the study's link")
     assert "with a bonus of £0.05 per right answer" in text
+    assert results["human"]["accuracy"]["ci_method"] == "t_interval"
+    assert "Recruitment stopped" not in plain(build_report(results).methods[2])
+
+
+def test_a_study_recruited_until_precise_prints_the_confidence_sequence_and_says_so(pilot, db) -> None:
+    ProlificStudy.objects.create(
+        study=Study.objects.get(pk=pilot.study_id),
+        prolific_id="6a1c",
+        places=10,
+        target_kind="ci_width",
+        target_value=10,
+        max_spend_pence=9000,
+    )
+    results = _assert_figures_are_the_json(pilot.name)
+    accuracy = results["human"]["accuracy"]
+    assert accuracy["ci_method"] == "confidence_sequence"
+    low, high = accuracy["ci95"]
+    assert low < accuracy["mean"] < high
+    statistics = plain(build_report(results).methods[2])
+    assert "a confidence sequence over participants in the order they completed" in statistics
+    assert (
+        "Recruitment stopped when the 95% confidence sequence of human accuracy (Waudby-Smith and Ramdas), "
+        "valid at any stopping time, was at most 10.0 points wide; the interval reported is that sequence at the stop."
+    ) in statistics
 
 
 # -- LaTeX, checked without TeX ----------------------------------------------------------------

@@ -53,8 +53,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--target",
             choices=["ci_width", "per_unit", "none"],
-            help="recruit: set the target (ci_width: CI of human accuracy at most --value points "
-            "wide; per_unit: --value completions in every unit; none: clear it)",
+            help="recruit: set the target (ci_width: the 95%% confidence sequence of human accuracy at most "
+            "--value points wide; per_unit: --value completions in every unit; none: clear it)",
         )
         parser.add_argument("--value", type=float, help="recruit: the target's value")
         parser.add_argument("--step", type=int, help="recruit: places added per raise")
