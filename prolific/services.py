@@ -84,6 +84,9 @@ def study_fields(study: Study, places: int) -> dict[str, Any]:
         "total_available_places": places,
         "completion_codes": codes,
         "device_compatibility": ["desktop"],
+        # required by the study object (https://docs.prolific.com/api-reference/studies/the-study-object)
+        # and always sent by the official clients: no eligibility filter, everyone may take part
+        "filters": [],
     }
 
 
@@ -174,18 +177,38 @@ def prolific_places_raise(
     return prolific_study
 
 
+#: the events Parity applies (https://docs.prolific.com/api-reference/webhooks/receiving)
+HOOK_EVENTS = ("submission.status.change", "study.status.change")
+
+
 def prolific_hooks_subscribe(
     *, target_url: str, workspace_id: str | None = None, client: ProlificClient | None = None
 ) -> ProlificHookSecret:
-    """Make a signing secret and subscribe `target_url` to submission and study status changes."""
+    """Make a signing secret and subscribe `target_url` to submission and study status changes.
+
+    Prolific's three steps (https://docs.prolific.com/api-reference/webhooks/subscribing): the secret,
+    each subscription (its answer's `X-Hook-Secret` header), and the confirmation with that header
+    (https://docs.prolific.com/api-reference/webhooks/confirm-subscription), without which the
+    subscription exists but is disabled and nothing is delivered."""
     workspace_id = workspace_id or settings.PROLIFIC_WORKSPACE_ID
     if not workspace_id:
         raise ProlificStudyError("set PROLIFIC_WORKSPACE_ID (or pass the workspace) to subscribe to webhooks")
     client = client_default(client)
     answer = client.hook_secret_create(workspace_id)
     secret = ProlificHookSecret.objects.create(secret=answer["value"], workspace_id=workspace_id)
-    for event_type in ("submission.status.change", "study.status.change"):
-        client.hook_subscribe(workspace_id=workspace_id, event_type=event_type, target_url=target_url)
+    for event_type in HOOK_EVENTS:
+        subscription, hook_secret = client.hook_subscribe(
+            workspace_id=workspace_id, event_type=event_type, target_url=target_url
+        )
+        subscription_id = str(subscription.get("id") or "")
+        if not subscription_id or not hook_secret:
+            raise ProlificError(
+                f"Prolific's answer to the {event_type} subscription names no id or carries no X-Hook-Secret "
+                "header: the subscription cannot be confirmed and stays disabled; run `prolific hooks` again"
+            )
+        confirmed = client.hook_confirm(subscription_id, hook_secret)
+        if isinstance(confirmed, dict) and confirmed.get("is_enabled") is False:
+            raise ProlificError(f"Prolific kept the {event_type} subscription {subscription_id} disabled")
     return secret
 
 
