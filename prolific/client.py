@@ -231,7 +231,7 @@ class ProlificClient:
 
     # -- studies ------------------------------------------------------------------------------
     # https://docs.prolific.com/api-reference/studies/create-study, .../studies/get-study,
-    # .../studies/transition-study (see docs/prolific.md), .../studies/update-study
+    # "Transition a study's status" (in https://docs.prolific.com/api-reference/studies), .../studies/update-study
 
     def study_create(self, fields: dict[str, Any]) -> dict[str, Any]:
         return self.request("POST", "studies/", fields)

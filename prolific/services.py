@@ -90,6 +90,18 @@ def study_fields(study: Study, places: int) -> dict[str, Any]:
     }
 
 
+def workspace_currency(client: ProlificClient, study_answer: dict[str, Any] | None = None) -> str:
+    """The workspace's currency: the `currency_code` of its balance
+    (https://docs.prolific.com/api-reference/workspaces/get-workspace-balance) when
+    PROLIFIC_WORKSPACE_ID is set, else the study's own `currency_code` (which the official CLI reads,
+    prolific-oss/cli model/study.go); "" when neither says."""
+    if settings.PROLIFIC_WORKSPACE_ID:
+        answer = client.workspace_balance(settings.PROLIFIC_WORKSPACE_ID)
+        if isinstance(answer, dict) and answer.get("currency_code"):
+            return str(answer["currency_code"]).upper()[:3]
+    return str((study_answer or {}).get("currency_code") or "").upper()[:3]
+
+
 def prolific_study_create(
     *, study: Study, places: int | None = None, client: ProlificClient | None = None, actor: Any = None
 ) -> ProlificStudy:
@@ -117,11 +129,16 @@ def prolific_study_create(
             ) from None
         if not isinstance(answer, dict) or not answer.get("id"):
             raise ProlificError(f"Prolific created no study for {study.name!r} (its answer names no id)")
+        try:
+            currency = workspace_currency(client_default(client), answer)
+        except ProlificError:
+            currency = str(answer.get("currency_code") or "").upper()[:3]  # the next sync reads it again
         created = ProlificStudy.objects.create(
             study=study,
             prolific_id=str(answer["id"]),
             places=places,
             status=answer.get("status") or ProlificStudy.Status.UNPUBLISHED,
+            currency=currency,
         )
         prolific_change_record(
             prolific_study=created,
@@ -310,7 +327,15 @@ def prolific_sync(*, prolific_study: ProlificStudy, client: ProlificClient | Non
     their slots), webhook deliveries whose application failed are applied again, and Parity
     completions with no submission are flagged."""
     applied = events_apply_pending()
-    submissions = client_default(client).submissions(prolific_study.prolific_id)
+    client = client_default(client)
+    if not prolific_study.currency and settings.PROLIFIC_WORKSPACE_ID:
+        # created before Parity read it, or its read failed: the sync need not wait for it
+        try:
+            prolific_study.currency = workspace_currency(client)
+        except ProlificError:
+            pass
+        prolific_study.save(update_fields=["currency"])
+    submissions = client.submissions(prolific_study.prolific_id)
     for submission in submissions:
         submission_record(prolific_study=prolific_study, submission=submission)
     listed = {submission.participant_id.lower() for submission in submissions}

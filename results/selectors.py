@@ -93,6 +93,7 @@ class Recruitment:
     places: int
     status: str
     bonus_per_correct_pence: int
+    currency: str = ""  # the workspace's, once read from Prolific
 
 
 @dataclass(frozen=True)
@@ -277,10 +278,13 @@ def load_answers(data: dict[int, StudyData], *, recruitment: bool = True) -> Non
 
 def _load_recruitment(data: dict[int, StudyData]) -> None:
     for row in ProlificStudy.objects.filter(study_id__in=list(data)).values(
-        "study_id", "places", "status", "bonus_per_correct_pence"
+        "study_id", "places", "status", "bonus_per_correct_pence", "currency"
     ):
         data[row["study_id"]].recruitment = Recruitment(
-            places=row["places"], status=row["status"], bonus_per_correct_pence=row["bonus_per_correct_pence"]
+            places=row["places"],
+            status=row["status"],
+            bonus_per_correct_pence=row["bonus_per_correct_pence"],
+            currency=row["currency"],
         )
 
 
