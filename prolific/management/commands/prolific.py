@@ -94,7 +94,10 @@ class Command(BaseCommand):
             if not name:
                 raise CommandError("give the webhook URL, e.g. https://parity.example.org/prolific/hooks/")
             prolific_hooks_subscribe(target_url=name)
-            return f"Subscribed {name} to submission and study status changes; the signing secret is stored."
+            return (
+                f"Subscribed {name} to submission and study status changes and confirmed both subscriptions "
+                "(enabled); the signing secret is stored."
+            )
         if action == "sync" and not name:
             lines = [self._sync(found) for found in ProlificStudy.objects.select_related("study")]
             return "\n".join(lines) or "No study is on Prolific."
