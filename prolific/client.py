@@ -254,8 +254,9 @@ class ProlificClient:
         https://docs.prolific.com/api-reference/studies/get-study-submissions answers a page
         (`results`, with `_links.next` and `meta.count`, as the official CLI reads it); the CLI asks
         with `limit` and `offset`. Pages are read until `meta.count` rows are read or, without a
-        count, until `_links.next` is empty; an empty page ends it either way. A submission seen on
-        two pages (one started meanwhile shifts the offsets) is kept once, as last seen."""
+        count, until `_links.next` is empty; a page with nothing new (or none) ends it either way.
+        A submission seen on two pages (one started meanwhile shifts the offsets) is kept once, as
+        last seen."""
         rows: dict[str, dict[str, Any]] = {}
         offset = 0
         while True:
@@ -265,12 +266,14 @@ class ProlificClient:
             if not isinstance(answer, dict):  # an unpaged list
                 return [Submission.from_api(row) for row in answer or []]
             page = answer.get("results") or []
+            known = len(rows)
             for row in page:
                 rows[str(row["id"])] = row
             offset += len(page)
             count = (answer.get("meta") or {}).get("count")
             following = ((answer.get("_links") or {}).get("next") or {}).get("href")
-            if not page or (offset >= count if isinstance(count, int) else not following):
+            # a page with nothing new (an answer that ignores `offset`) ends it too, rather than looping
+            if len(rows) == known or (offset >= count if isinstance(count, int) else not following):
                 return [Submission.from_api(row) for row in rows.values()]
 
     def submission_transition(

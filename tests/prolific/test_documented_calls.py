@@ -86,6 +86,20 @@ def test_the_pull_reads_every_page_of_submissions(implicature, standin):
     assert {query["limit"] for query in pulls} == {str(prolific_client.PAGE_SIZE)}
 
 
+def test_an_answer_that_ignores_the_offset_ends_the_pull_instead_of_looping(implicature, standin, monkeypatch):
+    found = prolific_study_create(study=prolific_study())
+    standin.page_cap = 2
+    for n in range(1, 6):
+        standin.submission_add(found.prolific_id, pid(n), status="RETURNED")
+    first_page = standin._submissions_page
+
+    def always_the_first(study, path, query):  # no count, a `next` link, and the same rows every time
+        return {**first_page(study, path, {**query, "offset": "0"}), "meta": {}}
+
+    monkeypatch.setattr(standin, "_submissions_page", always_the_first)
+    assert prolific_sync(prolific_study=found).submissions == 2
+
+
 def test_a_completion_on_a_later_page_is_not_flagged_and_is_reviewed(implicature, standin):
     study = prolific_study()
     found = prolific_study_create(study=study)
