@@ -254,7 +254,16 @@ try:
     PROLIFIC_TIMEOUT_SECONDS = float(env_str("PROLIFIC_TIMEOUT_SECONDS", "15"))
 except ValueError:
     raise ConfigError("PROLIFIC_TIMEOUT_SECONDS must be a number of seconds") from None
-#: the workspace whose webhooks `manage.py prolific hooks` subscribes to
+#: a 429 or a transient 5xx is tried again this many times, after PROLIFIC_BACKOFF_SECONDS, then twice
+#: that, and so on (https://docs.prolific.com/documentation/core-concepts/managing-high-loads)
+PROLIFIC_RETRIES = env_int("PROLIFIC_RETRIES", 4)
+if PROLIFIC_RETRIES < 0:
+    raise ConfigError("PROLIFIC_RETRIES must be 0 or more")
+try:
+    PROLIFIC_BACKOFF_SECONDS = float(env_str("PROLIFIC_BACKOFF_SECONDS", "1"))
+except ValueError:
+    raise ConfigError("PROLIFIC_BACKOFF_SECONDS must be a number of seconds") from None
+#: the workspace whose webhooks `manage.py prolific hooks` subscribes to, and whose currency Parity shows
 PROLIFIC_WORKSPACE_ID = env_str("PROLIFIC_WORKSPACE_ID")
 #: a webhook secret made outside Parity (those made by `manage.py prolific hooks` are stored)
 PROLIFIC_WEBHOOK_SECRET = env_str("PROLIFIC_WEBHOOK_SECRET")

@@ -98,28 +98,40 @@ def _create_bulk(batch: BonusBatch, client: ProlificClient) -> BonusBatch:
 
 
 def _pay_bulk(batch: BonusBatch, client: ProlificClient) -> BonusBatch:
-    with transaction.atomic():
-        claimed = BonusBatch.objects.filter(pk=batch.pk, state=BonusBatch.State.CREATED).update(
-            state=BonusBatch.State.PAYING
-        )
-    if not claimed:  # someone else is paying it, or has paid it
+    """Claim the batch (created → paying) and pay it. A 429 is Prolific refusing under load, before
+    paying (https://docs.prolific.com/documentation/core-concepts/managing-high-loads): the batch goes
+    back to created and, after the client's back-off, is claimed again, which reads its state anew, so a
+    batch another run paid or a researcher confirmed meanwhile is never paid twice. Nothing else is
+    tried again: paying is not idempotent (https://docs.prolific.com/api-reference/bonuses/pay-bonus-payments)
+    and Prolific publishes no call that reads a bulk bonus's state."""
+    attempt = 0
+    while True:
+        with transaction.atomic():
+            claimed = BonusBatch.objects.filter(pk=batch.pk, state=BonusBatch.State.CREATED).update(
+                state=BonusBatch.State.PAYING
+            )
+        if not claimed:  # someone else is paying it, or has paid it
+            return BonusBatch.objects.get(pk=batch.pk)
+        try:
+            client.bonus_pay(batch.bulk_id)
+        except ProlificError as exc:
+            if not exc.sent:  # refused or never delivered: nothing was paid, the next run pays it
+                BonusBatch.objects.filter(pk=batch.pk).update(state=BonusBatch.State.CREATED, note=str(exc))
+                if exc.rate_limited and attempt < client.retries:
+                    client.wait(attempt)
+                    attempt += 1
+                    continue
+                raise
+            BonusBatch.objects.filter(pk=batch.pk).update(note=str(exc))
+            raise ProlificError(
+                f"{exc}. Bulk bonus {batch.bulk_id} may have been paid: check it on Prolific, then "
+                "confirm with `manage.py prolific bonuses STUDY --confirm paid` (or `--confirm unpaid` "
+                "to pay it again)",
+                status=exc.status,
+                sent=True,
+            ) from None
+        BonusBatch.objects.filter(pk=batch.pk).update(state=BonusBatch.State.PAID, paid_at=timezone.now(), note="")
         return BonusBatch.objects.get(pk=batch.pk)
-    try:
-        client.bonus_pay(batch.bulk_id)
-    except ProlificError as exc:
-        if not exc.sent:  # refused or never delivered: nothing was paid, the next run pays it
-            BonusBatch.objects.filter(pk=batch.pk).update(state=BonusBatch.State.CREATED, note=str(exc))
-            raise
-        BonusBatch.objects.filter(pk=batch.pk).update(note=str(exc))
-        raise ProlificError(
-            f"{exc}. Bulk bonus {batch.bulk_id} may have been paid: check it on Prolific, then "
-            "confirm with `manage.py prolific bonuses STUDY --confirm paid` (or `--confirm unpaid` "
-            "to pay it again)",
-            status=exc.status,
-            sent=True,
-        ) from None
-    BonusBatch.objects.filter(pk=batch.pk).update(state=BonusBatch.State.PAID, paid_at=timezone.now(), note="")
-    return BonusBatch.objects.get(pk=batch.pk)
 
 
 @dataclass(frozen=True)

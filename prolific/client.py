@@ -3,18 +3,48 @@
 Every failure — an HTTP error, a time-out, an unreachable host, a body that is not JSON — becomes
 one `ProlificError` whose message says which call failed and why. `sent` tells the callers whose
 call is not idempotent (paying a bonus) whether Prolific may have acted on it.
+
+Retries follow https://docs.prolific.com/documentation/core-concepts/managing-high-loads: a 429 is
+transient ("retry with exponential back-off"), and it is a refusal, so every call but paying a bonus
+is tried again after one (paying is retried by `prolific.bonuses`, which first reads its ledger). A
+transient 5xx may come after Prolific acted, so only calls that are safe to repeat (reads, setting
+the places, a submission's transition, which Prolific documents as idempotent) are tried again
+after one. A time-out is not tried again: it already waited the whole time-out.
 """
 
 from __future__ import annotations
 
+import enum
 import json
 import socket
+import time
 import urllib.error
+import urllib.parse
 import urllib.request
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+
+#: the statuses of a busy Prolific: 429 (a refusal, nothing done) and the gateway's transient 5xx
+RATE_LIMITED = 429
+TRANSIENT = frozenset({500, 502, 503, 504})
+#: submissions asked for per page (the official CLI's default `limit`, prolific-oss/cli client.go)
+PAGE_SIZE = 200
+#: ids per bulk approval: https://docs.prolific.com/documentation/core-concepts/managing-high-loads
+#: recommends sequential batches of at most this many
+BULK_APPROVE_MAX = 1000
+#: the longest wait between two tries, whatever the back-off has reached
+BACKOFF_CAP_SECONDS = 60.0
+
+
+class Retry(enum.Enum):
+    """What a call may be tried again after."""
+
+    NEVER = "never"  # not idempotent: paying a bulk bonus
+    REFUSED = "refused"  # a 429 only: Prolific refused, nothing was done
+    SAFE = "safe"  # a 429 or a transient 5xx: repeating the call changes nothing
 
 
 class ProlificError(RuntimeError):
@@ -25,6 +55,19 @@ class ProlificError(RuntimeError):
         super().__init__(message)
         self.status = status
         self.sent = sent
+
+    @property
+    def rate_limited(self) -> bool:
+        return self.status == RATE_LIMITED
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One answer of Prolific's: its status, its headers (names in lower case) and its JSON body."""
+
+    status: int
+    headers: Mapping[str, str]
+    data: Any
 
 
 @dataclass(frozen=True)
@@ -59,18 +102,84 @@ class _RefuseRedirects(urllib.request.HTTPRedirectHandler):
 _OPENER = urllib.request.build_opener(_RefuseRedirects)
 
 
+def chunks(ids: list[str], size: int) -> Iterator[list[str]]:
+    for start in range(0, len(ids), size):
+        yield ids[start : start + size]
+
+
 class ProlificClient:
-    def __init__(self, *, base_url: str | None = None, token: str | None = None, timeout: float | None = None) -> None:
+    """`retries`, `backoff` (the first wait, in seconds, doubled at each try) and `sleep` (how to
+    wait) default to the settings and `time.sleep`; tests pass their own `sleep`."""
+
+    def __init__(
+        self,
+        *,
+        base_url: str | None = None,
+        token: str | None = None,
+        timeout: float | None = None,
+        retries: int | None = None,
+        backoff: float | None = None,
+        sleep: Callable[[float], None] | None = None,
+    ) -> None:
         self.base_url = (base_url if base_url is not None else settings.PROLIFIC_API_URL).rstrip("/") + "/"
         self.token = token if token is not None else settings.PROLIFIC_API_TOKEN
         self.timeout = timeout if timeout is not None else settings.PROLIFIC_TIMEOUT_SECONDS
+        self.retries = retries if retries is not None else settings.PROLIFIC_RETRIES
+        self.backoff = backoff if backoff is not None else settings.PROLIFIC_BACKOFF_SECONDS
+        self.sleep = sleep if sleep is not None else time.sleep
 
     # -- the transport -------------------------------------------------------------------------
 
-    def request(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+    def wait(self, attempt: int) -> float:
+        """Wait before try `attempt + 2`: the back-off doubled `attempt` times, at most the cap."""
+        delay = min(self.backoff * 2**attempt, BACKOFF_CAP_SECONDS)
+        self.sleep(delay)
+        return delay
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: dict[str, Any] | None = None,
+        *,
+        query: dict[str, Any] | None = None,
+        retry: Retry | None = None,
+    ) -> Any:
+        return self.call(method, path, body, query=query, retry=retry).data
+
+    def call(
+        self,
+        method: str,
+        path: str,
+        body: dict[str, Any] | None = None,
+        *,
+        query: dict[str, Any] | None = None,
+        retry: Retry | None = None,
+    ) -> Answer:
+        """The call, tried again with exponential back-off where `retry` allows (by default: a
+        read is SAFE, anything else REFUSED)."""
+        retry = retry or (Retry.SAFE if method == "GET" else Retry.REFUSED)
+        attempt = 0
+        while True:
+            try:
+                return self._send(method, path, body, query)
+            except ProlificError as exc:
+                again = exc.rate_limited or (exc.status in TRANSIENT and retry is Retry.SAFE)
+                if retry is Retry.NEVER or not again or attempt >= self.retries:
+                    if attempt:
+                        raise ProlificError(
+                            f"{exc} (after {attempt + 1} tries with exponential back-off)",
+                            status=exc.status,
+                            sent=exc.sent,
+                        ) from None
+                    raise
+                self.wait(attempt)
+                attempt += 1
+
+    def _send(self, method: str, path: str, body: dict[str, Any] | None, query: dict[str, Any] | None) -> Answer:
         if not self.token:
             raise ProlificError("PROLIFIC_API_TOKEN is not set: Parity cannot call Prolific")
-        url = self.base_url + path.lstrip("/")
+        url = self.base_url + path.lstrip("/") + (f"?{urllib.parse.urlencode(query)}" if query else "")
         data = json.dumps(body).encode() if body is not None else None
         request = urllib.request.Request(
             url,
@@ -86,6 +195,7 @@ class ProlificClient:
         try:
             with _OPENER.open(request, timeout=self.timeout) as answer:
                 raw = answer.read()
+                status, headers = answer.status, {name.lower(): value for name, value in answer.headers.items()}
         except urllib.error.HTTPError as exc:
             if 300 <= exc.code < 400:
                 exc.close()
@@ -113,13 +223,15 @@ class ProlificClient:
         except OSError as exc:  # a connection reset mid-answer
             raise ProlificError(f"the connection to Prolific failed during {call} ({exc})", sent=True) from None
         if not raw:
-            return None
+            return Answer(status, headers, None)
         try:
-            return json.loads(raw)
+            return Answer(status, headers, json.loads(raw))
         except ValueError:
             raise ProlificError(f"Prolific's answer to {call} is not JSON: {raw[:100]!r}", sent=True) from None
 
-    # -- studies -------------------------------------------------------------------------------
+    # -- studies ------------------------------------------------------------------------------
+    # https://docs.prolific.com/api-reference/studies/create-study, .../studies/get-study,
+    # "Transition a study's status" (in https://docs.prolific.com/api-reference/studies), .../studies/update-study
 
     def study_create(self, fields: dict[str, Any]) -> dict[str, Any]:
         return self.request("POST", "studies/", fields)
@@ -131,46 +243,92 @@ class ProlificClient:
         return self.request("POST", f"studies/{study_id}/transition/", {"action": action})
 
     def study_update(self, study_id: str, fields: dict[str, Any]) -> dict[str, Any]:
-        return self.request("PATCH", f"studies/{study_id}/", fields)
+        # setting a value: repeating it changes nothing
+        return self.request("PATCH", f"studies/{study_id}/", fields, retry=Retry.SAFE)
 
     # -- submissions ---------------------------------------------------------------------------
 
     def submissions(self, study_id: str) -> list[Submission]:
-        answer = self.request("GET", f"studies/{study_id}/submissions/")
-        rows = answer.get("results", []) if isinstance(answer, dict) else answer or []
-        return [Submission.from_api(row) for row in rows]
+        """Every submission of the study, page after page.
+
+        https://docs.prolific.com/api-reference/studies/get-study-submissions answers a page
+        (`results`, with `_links.next` and `meta.count`, as the official CLI reads it); the CLI asks
+        with `limit` and `offset`. Pages are read until `meta.count` rows are read or, without a
+        count, until `_links.next` is empty; a page with nothing new (or none) ends it either way.
+        A submission seen on two pages (one started meanwhile shifts the offsets) is kept once, as
+        last seen."""
+        rows: dict[str, dict[str, Any]] = {}
+        offset = 0
+        while True:
+            answer = self.request(
+                "GET", f"studies/{study_id}/submissions/", query={"limit": PAGE_SIZE, "offset": offset}
+            )
+            if not isinstance(answer, dict):  # an unpaged list
+                return [Submission.from_api(row) for row in answer or []]
+            page = answer.get("results") or []
+            known = len(rows)
+            for row in page:
+                rows[str(row["id"])] = row
+            offset += len(page)
+            count = (answer.get("meta") or {}).get("count")
+            following = ((answer.get("_links") or {}).get("next") or {}).get("href")
+            # a page with nothing new (an answer that ignores `offset`) ends it too, rather than looping
+            if len(rows) == known or (offset >= count if isinstance(count, int) else not following):
+                return [Submission.from_api(row) for row in rows.values()]
 
     def submission_transition(
         self, submission_id: str, action: str, *, message: str = "", rejection_category: str = ""
     ) -> dict[str, Any]:
+        """https://docs.prolific.com/api-reference/submissions/transition-submission: "this endpoint
+        is idempotent", so it is tried again after a transient error too."""
         body: dict[str, Any] = {"action": action}
         if action == "REJECT":
             body.update(message=message, rejection_category=rejection_category)
-        return self.request("POST", f"submissions/{submission_id}/transition/", body)
+        return self.request("POST", f"submissions/{submission_id}/transition/", body, retry=Retry.SAFE)
 
-    def submissions_bulk_approve(self, study_id: str, submission_ids: list[str]) -> Any:
-        return self.request(
-            "POST", "submissions/bulk-approve/", {"study_id": study_id, "submission_ids": submission_ids}
-        )
+    def submissions_bulk_approve(self, submission_ids: list[str]) -> Any:
+        """https://docs.prolific.com/api-reference/submissions/bulk-approve-submissions takes either
+        `{study_id, participant_ids}` or `{submission_ids}` (the one it recommends), never both; at
+        most `BULK_APPROVE_MAX` ids a call (the callers send `chunks`)."""
+        if not 0 < len(submission_ids) <= BULK_APPROVE_MAX:
+            raise ValueError(f"a bulk approval takes 1 to {BULK_APPROVE_MAX} submission ids, not {len(submission_ids)}")
+        return self.request("POST", "submissions/bulk-approve/", {"submission_ids": submission_ids})
 
     # -- bonuses -------------------------------------------------------------------------------
 
     def bonus_create(self, study_id: str, csv_bonuses: str) -> dict[str, Any]:
-        """A bulk bonus (not yet paid): `csv_bonuses` is "participant_id,amount" lines in pounds."""
+        """A bulk bonus (not yet paid): `csv_bonuses` is "participant_id,amount" lines in the
+        workspace's currency (https://docs.prolific.com/api-reference/bonuses/create-bonus-payments)."""
         return self.request("POST", "submissions/bonus-payments/", {"study_id": study_id, "csv_bonuses": csv_bonuses})
 
     def bonus_pay(self, bulk_id: str) -> Any:
-        """Pays the bulk bonus. Not idempotent: paying twice pays twice."""
-        return self.request("POST", f"bulk-bonus-payments/{bulk_id}/pay/")
+        """Pays the bulk bonus. Not idempotent: paying twice pays twice
+        (https://docs.prolific.com/api-reference/bonuses/pay-bonus-payments). Never tried again here."""
+        return self.request("POST", f"bulk-bonus-payments/{bulk_id}/pay/", retry=Retry.NEVER)
+
+    # -- the workspace -------------------------------------------------------------------------
+
+    def workspace_balance(self, workspace_id: str) -> dict[str, Any]:
+        """https://docs.prolific.com/api-reference/workspaces/get-workspace-balance: its
+        `currency_code` is the currency of every amount in the workspace."""
+        return self.request("GET", f"workspaces/{workspace_id}/balance/")
 
     # -- webhooks ------------------------------------------------------------------------------
+    # https://docs.prolific.com/api-reference/webhooks/subscribing: a secret, a subscription (its
+    # answer's X-Hook-Secret header), then the confirmation, without which it stays disabled
 
     def hook_secret_create(self, workspace_id: str) -> dict[str, Any]:
         return self.request("POST", "hooks/secrets/", {"workspace_id": workspace_id})
 
-    def hook_subscribe(self, *, workspace_id: str, event_type: str, target_url: str) -> dict[str, Any]:
-        return self.request(
+    def hook_subscribe(self, *, workspace_id: str, event_type: str, target_url: str) -> tuple[dict[str, Any], str]:
+        """The subscription, and the X-Hook-Secret that confirms it ("" when the answer has none)."""
+        answer = self.call(
             "POST",
             "hooks/subscriptions/",
-            {"workspace_id": workspace_id, "event_type": event_type, "target_url": target_url, "is_enabled": True},
+            {"workspace_id": workspace_id, "event_type": event_type, "target_url": target_url},
         )
+        return (answer.data if isinstance(answer.data, dict) else {}), answer.headers.get("x-hook-secret", "")
+
+    def hook_confirm(self, subscription_id: str, hook_secret: str) -> dict[str, Any]:
+        """https://docs.prolific.com/api-reference/webhooks/confirm-subscription"""
+        return self.request("POST", f"hooks/subscriptions/{subscription_id}/", {"secret": hook_secret})

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from django.db import models
 
+from prolific.currency import money
 from studies.models import Participant, Study
 
 
@@ -36,7 +37,15 @@ class ProlificStudy(models.Model):
         "attention checks on studies of 5 minutes or more, one on shorter ones); otherwise approve and flag",
     )
     bonus_per_correct_pence = models.PositiveIntegerField(
-        default=0, help_text="bonus per correct answer (attention checks not counted), in pence; 0: no bonus"
+        default=0,
+        help_text="bonus per correct answer (attention checks not counted), in the smallest unit of the "
+        "workspace's currency (pence, cents); 0: no bonus",
+    )
+    currency = models.CharField(
+        max_length=3,
+        blank=True,
+        help_text="the Prolific workspace's currency (GBP, USD), read when the study was created there: "
+        "every amount is in its smallest unit",
     )
     created_at = models.DateTimeField(auto_now_add=True)
     synced_at = models.DateTimeField(null=True, blank=True, help_text="the last pull of the submissions")
@@ -50,7 +59,10 @@ class ProlificStudy(models.Model):
     target_value = models.FloatField(null=True, blank=True, help_text="CI width in points, or completions per unit")
     target_step = models.PositiveIntegerField(default=10, help_text="places added per raise")
     max_spend_pence = models.PositiveIntegerField(
-        null=True, blank=True, help_text="most spent on rewards (reward × places), in pence; Prolific's fee is on top"
+        null=True,
+        blank=True,
+        help_text="most spent on rewards (reward × places), in the smallest unit of the workspace's currency "
+        "(pence, cents); Prolific's fee is on top",
     )
 
     class Meta:
@@ -230,7 +242,9 @@ class BonusBatch(models.Model):
         ordering = ["-computed_at"]
 
     def __str__(self) -> str:
-        return f"{self.prolific_study.study.name}: £{self.total_pence / 100:.2f} ({self.state})"
+        return (
+            f"{self.prolific_study.study.name}: {money(self.total_pence, self.prolific_study.currency)} ({self.state})"
+        )
 
 
 class BonusLine(models.Model):
@@ -249,4 +263,4 @@ class BonusLine(models.Model):
         db_table = "studies_bonusline"
 
     def __str__(self) -> str:
-        return f"{self.participant}: £{self.amount_pence / 100:.2f}"
+        return f"{self.participant}: {money(self.amount_pence, self.batch.prolific_study.currency)}"

@@ -26,6 +26,7 @@ from parity.stats.recruitment import (
     precision_interval,
 )
 from prolific.client import ProlificClient
+from prolific.currency import currency_or_default, money
 from prolific.models import ProlificFlag, ProlificStudy, RecruitmentPoint, RecruitTarget
 from prolific.preregistration import prolific_change_record, recruitment_plan
 from prolific.services import ProlificStudyError, prolific_places_raise, prolific_study_transition, study_places
@@ -167,10 +168,11 @@ def recruitment_monitor(study_id: int) -> dict[str, Any] | None:
         "kind": target.kind,
         "value": target.value,
         "step": target.step,
-        "pounds": {
-            "max_spend": f"£{target.max_spend_pence / 100:.2f}",
-            "committed": f"£{committed / 100:.2f}",
-            "remaining": f"£{remaining / 100:.2f}",
+        "currency": currency_or_default(prolific_study.currency),
+        "amounts": {
+            "max_spend": money(target.max_spend_pence, prolific_study.currency),
+            "committed": money(committed, prolific_study.currency),
+            "remaining": money(remaining, prolific_study.currency),
         },
         "places": prolific_study.places,
         "max_spend_pence": target.max_spend_pence,

@@ -15,7 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import ngettext
 
-from prolific.client import ProlificClient
+from prolific.client import BULK_APPROVE_MAX, ProlificClient, chunks
 from prolific.models import ProlificFlag, ProlificStudy, ProlificSubmission
 from prolific.services import client_default, prolific_sync, submission_subject
 from studies.models import Participant, Study
@@ -121,8 +121,10 @@ def decisions_take(*, prolific_study: ProlificStudy) -> tuple[int, int]:
 def prolific_review(*, prolific_study: ProlificStudy, client: ProlificClient | None = None) -> ReviewResult:
     """Pull the submissions, decide those awaiting review, and send the decisions not yet sent.
 
-    Approvals go in one bulk call; each rejection in its own. What was sent is marked as it is sent;
-    an error stops the review with the remaining decisions stored and unsent, for the next run."""
+    Approvals go in bulk calls of submission ids, at most `BULK_APPROVE_MAX` each, one after the
+    other (https://docs.prolific.com/documentation/core-concepts/managing-high-loads); each
+    rejection in its own call. What was sent is marked as it is sent; an error stops the review with
+    the remaining decisions stored and unsent, for the next run."""
     client = client_default(client)
     prolific_sync(prolific_study=prolific_study, client=client)
     _, left = decisions_take(prolific_study=prolific_study)
@@ -135,9 +137,10 @@ def prolific_review(*, prolific_study: ProlificStudy, client: ProlificClient | N
     approvals = list(unsent.filter(status="AWAITING REVIEW", decision=ProlificSubmission.Decision.APPROVE))
     rejections = list(unsent.filter(status="AWAITING REVIEW", decision=ProlificSubmission.Decision.REJECT))
     flagged = sum(1 for record in approvals if record.decision_reason)
-    if approvals:
-        client.submissions_bulk_approve(prolific_study.prolific_id, [record.submission_id for record in approvals])
-        ProlificSubmission.objects.filter(pk__in=[record.pk for record in approvals]).update(
+    by_id = {record.submission_id: record.pk for record in approvals}
+    for chunk in chunks(list(by_id), BULK_APPROVE_MAX):
+        client.submissions_bulk_approve(chunk)
+        ProlificSubmission.objects.filter(pk__in=[by_id[submission_id] for submission_id in chunk]).update(
             status="APPROVED", decision_sent_at=timezone.now()
         )
     for record in rejections:

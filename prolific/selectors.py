@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 
+from prolific.currency import currency_or_default
 from prolific.models import ProlificStudy, ProlificSubmission
 from studies.models import Participant, Study
 
@@ -17,6 +18,12 @@ ACTIONS_BY_STATUS: dict[str, tuple[tuple[str, str], ...]] = {
 
 def prolific_study_of(study: Study) -> ProlificStudy | None:
     return ProlificStudy.objects.filter(study=study).first()
+
+
+def study_currency(study_id: int) -> str:
+    """The currency of the study's amounts: its Prolific workspace's, once read; Prolific's default
+    until then."""
+    return currency_or_default(ProlificStudy.objects.filter(study=study_id).values_list("currency", flat=True).first())
 
 
 def prolific_study_of_submission(*, submission_id: str, participant_id: str = "") -> ProlificStudy | None:

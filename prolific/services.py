@@ -84,7 +84,22 @@ def study_fields(study: Study, places: int) -> dict[str, Any]:
         "total_available_places": places,
         "completion_codes": codes,
         "device_compatibility": ["desktop"],
+        # required by the study object (https://docs.prolific.com/api-reference/studies/the-study-object)
+        # and always sent by the official clients: no eligibility filter, everyone may take part
+        "filters": [],
     }
+
+
+def workspace_currency(client: ProlificClient, study_answer: dict[str, Any] | None = None) -> str:
+    """The workspace's currency: the `currency_code` of its balance
+    (https://docs.prolific.com/api-reference/workspaces/get-workspace-balance) when
+    PROLIFIC_WORKSPACE_ID is set, else the study's own `currency_code` (which the official CLI reads,
+    prolific-oss/cli model/study.go); "" when neither says."""
+    if settings.PROLIFIC_WORKSPACE_ID:
+        answer = client.workspace_balance(settings.PROLIFIC_WORKSPACE_ID)
+        if isinstance(answer, dict) and answer.get("currency_code"):
+            return str(answer["currency_code"]).upper()[:3]
+    return str((study_answer or {}).get("currency_code") or "").upper()[:3]
 
 
 def prolific_study_create(
@@ -114,11 +129,16 @@ def prolific_study_create(
             ) from None
         if not isinstance(answer, dict) or not answer.get("id"):
             raise ProlificError(f"Prolific created no study for {study.name!r} (its answer names no id)")
+        try:
+            currency = workspace_currency(client_default(client), answer)
+        except ProlificError:
+            currency = str(answer.get("currency_code") or "").upper()[:3]  # the next sync reads it again
         created = ProlificStudy.objects.create(
             study=study,
             prolific_id=str(answer["id"]),
             places=places,
             status=answer.get("status") or ProlificStudy.Status.UNPUBLISHED,
+            currency=currency,
         )
         prolific_change_record(
             prolific_study=created,
@@ -174,18 +194,38 @@ def prolific_places_raise(
     return prolific_study
 
 
+#: the events Parity applies (https://docs.prolific.com/api-reference/webhooks/receiving)
+HOOK_EVENTS = ("submission.status.change", "study.status.change")
+
+
 def prolific_hooks_subscribe(
     *, target_url: str, workspace_id: str | None = None, client: ProlificClient | None = None
 ) -> ProlificHookSecret:
-    """Make a signing secret and subscribe `target_url` to submission and study status changes."""
+    """Make a signing secret and subscribe `target_url` to submission and study status changes.
+
+    Prolific's three steps (https://docs.prolific.com/api-reference/webhooks/subscribing): the secret,
+    each subscription (its answer's `X-Hook-Secret` header), and the confirmation with that header
+    (https://docs.prolific.com/api-reference/webhooks/confirm-subscription), without which the
+    subscription exists but is disabled and nothing is delivered."""
     workspace_id = workspace_id or settings.PROLIFIC_WORKSPACE_ID
     if not workspace_id:
         raise ProlificStudyError("set PROLIFIC_WORKSPACE_ID (or pass the workspace) to subscribe to webhooks")
     client = client_default(client)
     answer = client.hook_secret_create(workspace_id)
     secret = ProlificHookSecret.objects.create(secret=answer["value"], workspace_id=workspace_id)
-    for event_type in ("submission.status.change", "study.status.change"):
-        client.hook_subscribe(workspace_id=workspace_id, event_type=event_type, target_url=target_url)
+    for event_type in HOOK_EVENTS:
+        subscription, hook_secret = client.hook_subscribe(
+            workspace_id=workspace_id, event_type=event_type, target_url=target_url
+        )
+        subscription_id = str(subscription.get("id") or "")
+        if not subscription_id or not hook_secret:
+            raise ProlificError(
+                f"Prolific's answer to the {event_type} subscription names no id or carries no X-Hook-Secret "
+                "header: the subscription cannot be confirmed and stays disabled; run `prolific hooks` again"
+            )
+        confirmed = client.hook_confirm(subscription_id, hook_secret)
+        if isinstance(confirmed, dict) and confirmed.get("is_enabled") is False:
+            raise ProlificError(f"Prolific kept the {event_type} subscription {subscription_id} disabled")
     return secret
 
 
@@ -287,7 +327,15 @@ def prolific_sync(*, prolific_study: ProlificStudy, client: ProlificClient | Non
     their slots), webhook deliveries whose application failed are applied again, and Parity
     completions with no submission are flagged."""
     applied = events_apply_pending()
-    submissions = client_default(client).submissions(prolific_study.prolific_id)
+    client = client_default(client)
+    if not prolific_study.currency and settings.PROLIFIC_WORKSPACE_ID:
+        # created before Parity read it, or its read failed: the sync need not wait for it
+        try:
+            prolific_study.currency = workspace_currency(client)
+        except ProlificError:
+            pass
+        prolific_study.save(update_fields=["currency"])
+    submissions = client.submissions(prolific_study.prolific_id)
     for submission in submissions:
         submission_record(prolific_study=prolific_study, submission=submission)
     listed = {submission.participant_id.lower() for submission in submissions}

@@ -24,6 +24,7 @@ from modelruns.execution import request_inputs
 from modelruns.models import InstructionScore, ModelResponse, ModelRun
 from modelruns.prompts import view_of
 from modelruns.selectors import benchmark_assets, study_items
+from prolific.selectors import study_currency
 from replication.archive import dumps, jsonl
 from replication.software import software_versions
 from results.report import render_report
@@ -129,6 +130,8 @@ def study_settings(source: Source) -> bytes:
             "exclude_at": study.exclude_at,
             "estimated_minutes": study.estimated_minutes,
             "reward_pence": study.reward_pence,
+            # the Prolific workspace's currency of reward_pence (its smallest unit), "" if never read
+            "currency": study_currency(study.pk),
             "reservation_timeout_minutes": study.reservation_timeout_minutes,
             "min_answer_ms": study.min_answer_ms,
             "language": study.language,

@@ -15,6 +15,7 @@ from typing import Any
 
 from modelruns.models import LM_EVAL_SOURCE as IMPORTED_SOURCE
 from parity.stats import quality
+from prolific.currency import currency_or_default
 from results.selectors import RunInfo, StudyData
 from studies.models import Participant
 
@@ -85,6 +86,9 @@ def _pay(data: StudyData) -> dict[str, Any]:
         "median_minutes": middle / 60 if middle is not None else None,
         "median_hourly_pence": quality.hourly_pence(study.reward_pence, middle),
         "bonus_per_correct_pence": data.recruitment.bonus_per_correct_pence if data.recruitment else 0,
+        # the Prolific workspace's currency, every amount above in its smallest unit (Prolific's
+        # default, GBP, until Parity has read it)
+        "currency": currency_or_default(data.recruitment.currency if data.recruitment else ""),
     }
 
 

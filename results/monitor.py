@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from parity.stats import quality
 from prolific.recruitment import recruitment_monitor
+from prolific.selectors import study_currency
 from studies.flags import FLAGS, answers_by_participant, evidence, stored_flags, study_flags
 from studies.models import Participant, Response, Study, Unit
 
@@ -127,6 +128,7 @@ def _pay(study: Study, seconds: list[float]) -> dict[str, Any]:
     hourly = quality.hourly_pence(study.reward_pence, middle)
     return {
         "reward_pence": study.reward_pence,
+        "currency": study_currency(study.pk),
         "completions": len(seconds),
         "median_minutes": middle / 60 if middle is not None else None,
         "hourly_pence": hourly,

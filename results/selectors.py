@@ -96,6 +96,7 @@ class Recruitment:
     #: the recruitment target ("ci_width", "per_unit", or "" for none) and its value
     target_kind: str = ""
     target_value: float | None = None
+    currency: str = ""  # the workspace's, once read from Prolific
 
 
 @dataclass(frozen=True)
@@ -280,7 +281,7 @@ def load_answers(data: dict[int, StudyData], *, recruitment: bool = True) -> Non
 
 def _load_recruitment(data: dict[int, StudyData]) -> None:
     for row in ProlificStudy.objects.filter(study_id__in=list(data)).values(
-        "study_id", "places", "status", "bonus_per_correct_pence", "target_kind", "target_value"
+        "study_id", "places", "status", "bonus_per_correct_pence", "target_kind", "target_value", "currency"
     ):
         data[row["study_id"]].recruitment = Recruitment(
             places=row["places"],
@@ -288,6 +289,7 @@ def _load_recruitment(data: dict[int, StudyData]) -> None:
             bonus_per_correct_pence=row["bonus_per_correct_pence"],
             target_kind=row["target_kind"],
             target_value=row["target_value"],
+            currency=row["currency"],
         )
 
 

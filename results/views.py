@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET
 
 from modelruns.prompts import PromptError, item_prompts
 from modelruns.selectors import item_answers, study_runs
+from prolific.currency import money
 from results.assemble import study_results
 from results.cache import Computed, results_lookup
 from results.charts import arrivals_chart
@@ -160,14 +161,14 @@ def monitor(request: HttpRequest, study_id: int) -> HttpResponse:
     study = get_study_for_researcher(request.user, study_id)
     data = study_monitor(study)
     pay = data["pay"]
-    pounds = {
-        key: pay[key] / 100 if pay[key] is not None else None
-        for key in ("reward_pence", "hourly_pence", "minimum_pence", "recommended_pence")
-    }
+    # the study's amounts in its Prolific workspace's currency; Prolific's minimum and recommended
+    # rates are the ones it states in pounds
+    amounts = {key: money(pay[key], pay["currency"]) for key in ("reward_pence", "hourly_pence")}
+    amounts.update({key: money(pay[key], "GBP") for key in ("minimum_pence", "recommended_pence")})
     context = {
         "study": study,
         "monitor": data,
-        "pounds": pounds,
+        "amounts": amounts,
         "chart": arrivals_chart(data["timeline"]),
         "refresh_seconds": MONITOR_REFRESH_SECONDS,
     }

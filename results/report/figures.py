@@ -9,6 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from prolific.currency import symbol
+
 #: a key path into the results dict: ("methods", "pay", "reward_pence"), ("models", 0, "accuracy")
 Path = tuple[str | int, ...]
 
@@ -42,8 +44,14 @@ def p_is(value: Any) -> str:
     return "< 0.001" if value < 0.001 else f"= {value:.3f}"
 
 
-def pounds(pence: Any) -> str:
-    return "—" if pence is None else f"£{pence / 100:.2f}"
+def minor(value: Any) -> str:
+    """An amount in the smallest unit of its currency (pence, cents), in the whole unit."""
+    return "—" if value is None else f"{value / 100:.2f}"
+
+
+def currency(value: Any) -> str:
+    """What goes before an amount in this currency: "£" for GBP, "$" for USD."""
+    return symbol(str(value or ""))
 
 
 def one_decimal(value: Any) -> str:
@@ -79,7 +87,8 @@ KINDS: dict[str, Callable[[Any], str]] = {
     "num": decimal,
     "p": p_value,
     "p_is": p_is,
-    "pounds": pounds,
+    "minor": minor,
+    "currency": currency,
     "one": one_decimal,
     "day": day,
     "level": level,

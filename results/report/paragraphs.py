@@ -147,13 +147,18 @@ def _pay(t: _Text) -> None:
     if t.results["methods"]["platform"] == "imported":
         return
     pay = t.results["methods"]["pay"]
+
+    def amount(key: str) -> list[Part]:
+        # in the Prolific workspace's currency: its symbol, then the amount
+        return [t.f("methods", "pay", "currency", kind="currency"), t.f("methods", "pay", key, kind="minor")]
+
     t.add(
         "The reward was ",
-        t.f("methods", "pay", "reward_pence", kind="pounds"),
+        *amount("reward_pence"),
         " for an estimated ",
         t.f("methods", "pay", "estimated_minutes"),
         " minutes (",
-        t.f("methods", "pay", "estimated_hourly_pence", kind="pounds"),
+        *amount("estimated_hourly_pence"),
         " an hour)",
     )
     if pay["median_minutes"] is not None:
@@ -161,12 +166,11 @@ def _pay(t: _Text) -> None:
             "; the median completion took ",
             t.f("methods", "pay", "median_minutes", kind="one"),
             " minutes (",
-            t.f("methods", "pay", "median_hourly_pence", kind="pounds"),
+            *amount("median_hourly_pence"),
             " an hour)",
         )
     if pay["bonus_per_correct_pence"]:
-        bonus = t.f("methods", "pay", "bonus_per_correct_pence", kind="pounds")
-        t.add(", with a bonus of ", bonus, " per right answer")
+        t.add(", with a bonus of ", *amount("bonus_per_correct_pence"), " per right answer")
     t.add(". ")
 
 

@@ -12,6 +12,9 @@ def standin(settings):
     settings.PROLIFIC_API_URL = server.url
     settings.PROLIFIC_API_TOKEN = server.token
     settings.PROLIFIC_TIMEOUT_SECONDS = 0.5
+    # tries again as in production, without waiting seconds (tests that time the back-off inject `sleep`)
+    settings.PROLIFIC_RETRIES = 4
+    settings.PROLIFIC_BACKOFF_SECONDS = 0.001
     settings.PROLIFIC_WORKSPACE_ID = "workspace-1"
     settings.PROLIFIC_WEBHOOK_SECRET = ""
     yield server

@@ -1,10 +1,14 @@
 """A local stand-in for Prolific's researcher API: a real HTTP server in a thread, on a free port.
 
-It keeps studies, submissions, bulk bonuses and webhook subscriptions in memory and enforces the
-rules Parity depends on: the token, the placeholders of the study URL, places that only go up, the
-study's transitions, one review decision per submission, a rejection message of 100 characters or
-more with a category, and paying a bulk bonus that is *not* idempotent (every pay call pays again;
-`payments` counts them). Failures are injected per call: an HTTP 500 or a time-out, before or after
+It keeps studies, submissions, bulk bonuses and webhook subscriptions in memory and is strict: it
+behaves as Prolific's documentation says, with the page that says so beside each rule, so that a
+call Prolific would refuse is refused here too. The token, the placeholders of the study URL, the
+`filters` a study must carry, places that only go up, the study's transitions, submissions listed a
+page at a time, bulk approvals in one of two bodies and of at most 1,000 ids, one review decision per
+submission, a rejection message of 100 characters or more with a category, paying a bulk bonus that
+is *not* idempotent (every pay call pays again; `payments` counts them), webhook subscriptions that
+stay disabled until confirmed with their `X-Hook-Secret`, and deliveries only for an enabled
+subscription. Failures are injected per call: an HTTP 500, 503 or 429, or a time-out, before or after
 the call takes effect. Tests script participants' submissions and sign webhook deliveries with it.
 """
 
@@ -21,6 +25,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import parse_qs, urlencode
 
 PLACEHOLDERS = ("{{%PROLIFIC_PID%}}", "{{%STUDY_ID%}}", "{{%SESSION_ID%}}")
 CODE_TYPES = {"COMPLETED", "FAILED_ATTENTION_CHECK", "FIXED_SCREENOUT", "NO_CONSENT", "OTHER", "GIVE_BONUS"}
@@ -46,6 +51,16 @@ STUDY_TRANSITIONS = {
 }
 
 
+#: a page of submissions when no `limit` is asked for: "Default page_size is 20"
+#: (https://docs.prolific.com/api-reference/submissions/get-submissions)
+DEFAULT_PAGE = 20
+#: ids one bulk approval takes: "send them in sequential batches" of at most this many
+#: (https://docs.prolific.com/documentation/core-concepts/managing-high-loads)
+BULK_APPROVE_MAX = 1000
+#: the events one can subscribe to (https://docs.prolific.com/api-reference/webhooks/receiving)
+EVENT_TYPES = ("submission.status.change", "study.status.change")
+
+
 class Refused(Exception):
     def __init__(self, status: int, detail: Any) -> None:
         super().__init__(detail)
@@ -56,7 +71,7 @@ class Refused(Exception):
 class Failure:
     method: str
     path: str  # a substring of the path
-    kind: str  # "500" or "timeout"
+    kind: str  # "500", "503", "429" (Prolific busy: nothing done) or "timeout"
     after: bool  # the call takes effect first, then fails
     times: int
 
@@ -72,8 +87,17 @@ class StandIn:
     decisions: list[tuple[str, str]] = field(default_factory=list)  # (submission id, APPROVE / REJECT)
     secrets: list[str] = field(default_factory=list)
     subscriptions: list[dict] = field(default_factory=list)
+    #: the workspace's currency (https://docs.prolific.com/api-reference/workspaces/create-workspace:
+    #: "Must be GBP or USD")
+    currency: str = "GBP"
+    #: the most rows one page holds, whatever `limit` asks: Prolific documents no maximum, and a
+    #: small one here makes a client that trusts its own `limit` read on as it must
+    page_cap: int = 200
+    bulk_cap: int = BULK_APPROVE_MAX
+    bulk_approvals: list[dict] = field(default_factory=list)  # the body of each bulk approval taken
     event_ids: dict[bytes, str] = field(default_factory=dict)  # a delivered body → its X-Event-ID
     calls: list[tuple[str, str]] = field(default_factory=list)
+    queries: list[dict[str, str]] = field(default_factory=list)  # each call's query string
     failures: list[Failure] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     server: ThreadingHTTPServer | None = None
@@ -120,9 +144,11 @@ class StandIn:
 
     def _handle(self, request: BaseHTTPRequestHandler) -> None:
         method, path = request.command, request.path.split("?")[0]
+        query = {name: values[-1] for name, values in parse_qs(request.path.partition("?")[2]).items()}
         length = int(request.headers.get("Content-Length") or 0)
         raw = request.rfile.read(length) if length else b""
         self.calls.append((method, path))
+        self.queries.append(query)
         failure = self._failure(method, path)
         if failure and not failure.after:
             return self._fail(request, failure)
@@ -131,24 +157,33 @@ class StandIn:
         try:
             body = json.loads(raw) if raw else {}
             with self.lock:
-                status, answer = self._route(method, path.removeprefix("/api/v1"), body)
+                status, answer, *headers = self._route(method, path.removeprefix("/api/v1"), body, query)
         except Refused as exc:
             return self._answer(request, exc.status, {"error": exc.detail})
         if failure:
             return self._fail(request, failure)
-        self._answer(request, status, answer)
+        self._answer(request, status, answer, headers[0] if headers else None)
 
     def _fail(self, request: BaseHTTPRequestHandler, failure: Failure) -> None:
         if failure.kind == "timeout":
             time.sleep(self.timeout_delay)
+        if failure.kind == "429":
+            # "a 429 ... is transient" (https://docs.prolific.com/documentation/core-concepts/managing-high-loads)
+            return self._answer(request, 429, {"error": "Too Many Requests"})
+        if failure.kind == "503":
+            return self._answer(request, 503, {"error": "service unavailable"})
         self._answer(request, 500, {"error": "internal server error"})
 
-    def _answer(self, request: BaseHTTPRequestHandler, status: int, answer: Any) -> None:
+    def _answer(
+        self, request: BaseHTTPRequestHandler, status: int, answer: Any, headers: dict[str, str] | None = None
+    ) -> None:
         data = json.dumps(answer).encode() if answer is not None else b""
         try:
             request.send_response(status)
             request.send_header("Content-Type", "application/json")
             request.send_header("Content-Length", str(len(data)))
+            for name, value in (headers or {}).items():
+                request.send_header(name, value)
             request.end_headers()
             request.wfile.write(data)
         except (BrokenPipeError, ConnectionResetError):
@@ -156,7 +191,7 @@ class StandIn:
 
     # -- the API -------------------------------------------------------------------------------
 
-    def _route(self, method: str, path: str, body: dict) -> tuple[int, Any]:
+    def _route(self, method: str, path: str, body: dict, query: dict[str, str]) -> tuple:
         parts = [part for part in path.split("/") if part]
         match (method, parts):
             case ("POST", ["studies"]):
@@ -168,8 +203,7 @@ class StandIn:
             case ("POST", ["studies", study_id, "transition"]):
                 return 200, self._study_transition(self._study(study_id), body.get("action"))
             case ("GET", ["studies", study_id, "submissions"]):
-                self._study(study_id)
-                return 200, {"results": [dict(row) for row in self.submissions.values() if row["study_id"] == study_id]}
+                return 200, self._submissions_page(self._study(study_id), path, query)
             case ("POST", ["submissions", "bulk-approve"]):
                 return 200, self._bulk_approve(body)
             case ("POST", ["submissions", "bonus-payments"]):
@@ -177,20 +211,87 @@ class StandIn:
             case ("POST", ["submissions", submission_id, "transition"]):
                 return 200, self._submission_transition(submission_id, body)
             case ("POST", ["bulk-bonus-payments", bulk_id, "pay"]):
+                # "This endpoint is not idempotent" (https://docs.prolific.com/api-reference/bonuses/pay-bonus-payments)
                 if bulk_id not in self.bulk_bonuses:
                     raise Refused(404, "no such bulk bonus")
                 self.payments.append(bulk_id)  # paying twice pays twice
                 return 202, None
+            case ("GET", ["workspaces", _, "balance"]):
+                # https://docs.prolific.com/api-reference/workspaces/get-workspace-balance: amounts in the
+                # sub-currency of `currency_code`
+                return 200, {"currency_code": self.currency, "total_balance": 0, "available_balance": 0}
             case ("POST", ["hooks", "secrets"]):
+                # one active secret per workspace (https://docs.prolific.com/api-reference/webhooks/subscribing)
                 secret = secrets.token_urlsafe(32)
                 self.secrets.append(secret)
                 return 201, {"id": secrets.token_hex(12), "value": secret, "workspace_id": body.get("workspace_id")}
             case ("POST", ["hooks", "subscriptions"]):
-                if body.get("event_type") not in ("submission.status.change", "study.status.change"):
-                    raise Refused(400, "unknown event type")
-                self.subscriptions.append(body)
-                return 201, {"id": secrets.token_hex(12), **body}
+                return self._subscribe(body)
+            case ("POST", ["hooks", "subscriptions", subscription_id]):
+                return 200, self._confirm(subscription_id, body)
         raise Refused(404, f"no route for {method} {path}")
+
+    def _subscribe(self, body: dict) -> tuple:
+        """https://docs.prolific.com/api-reference/webhooks/subscribing: the answer carries the
+        subscription's `id` and an `X-Hook-Secret` header; the subscription is disabled until that
+        secret confirms it, whatever `is_enabled` the request asked for."""
+        if body.get("event_type") not in EVENT_TYPES:
+            raise Refused(400, "unknown event type")
+        if not str(body.get("target_url") or "").startswith("https://") or not body.get("workspace_id"):
+            # "target_url must use https:// and be publicly accessible"
+            raise Refused(400, "a subscription needs a workspace_id and an https:// target_url")
+        subscription = {
+            "id": secrets.token_hex(12),
+            "event_type": body["event_type"],
+            "target_url": body["target_url"],
+            "workspace_id": body["workspace_id"],
+            "is_enabled": False,
+        }
+        hook_secret = secrets.token_hex(16)
+        self.subscriptions.append({**subscription, "hook_secret": hook_secret})
+        return 201, subscription, {"X-Hook-Secret": hook_secret}
+
+    def _confirm(self, subscription_id: str, body: dict) -> dict:
+        """https://docs.prolific.com/api-reference/webhooks/confirm-subscription: `{"secret": ...}`,
+        the subscription's X-Hook-Secret."""
+        for subscription in self.subscriptions:
+            if subscription["id"] == subscription_id:
+                if not body.get("secret") or body["secret"] != subscription["hook_secret"]:
+                    raise Refused(400, "the secret is not this subscription's X-Hook-Secret")
+                subscription["is_enabled"] = True
+                return {key: value for key, value in subscription.items() if key != "hook_secret"}
+        raise Refused(404, "no such subscription")
+
+    def subscribed_elsewhere(self, event_type: str) -> None:
+        """A subscription made and confirmed outside Parity (with Prolific's own CLI, say)."""
+        with self.lock:
+            self.subscriptions.append({"id": secrets.token_hex(12), "event_type": event_type, "is_enabled": True})
+
+    def _submissions_page(self, study: dict, path: str, query: dict[str, str]) -> dict:
+        """A page, shaped as the official CLI reads it (`results`, `_links`, `meta.count`:
+        prolific-oss/cli client/responses.go), of `limit` rows from `offset`
+        (https://docs.prolific.com/api-reference/studies/get-study-submissions)."""
+        rows = [dict(row) for row in self.submissions.values() if row["study_id"] == study["id"]]
+        try:
+            limit = min(int(query.get("limit", DEFAULT_PAGE)), self.page_cap)
+            offset = int(query.get("offset", 0))
+        except ValueError:
+            raise Refused(400, "limit and offset are numbers") from None
+        if limit < 1 or offset < 0:
+            raise Refused(400, "limit is at least 1 and offset at least 0")
+
+        def link(start: int) -> dict:
+            return {"href": f"{self.url.rstrip('/')}{path}?{urlencode({'limit': limit, 'offset': start})}"}
+
+        return {
+            "results": rows[offset : offset + limit],
+            "_links": {
+                "self": link(offset),
+                "next": link(offset + limit) if offset + limit < len(rows) else {"href": None},
+                "previous": link(max(offset - limit, 0)) if offset else {"href": None},
+            },
+            "meta": {"count": len(rows)},
+        }
 
     def _study(self, study_id: str) -> dict:
         if study_id not in self.studies:
@@ -215,6 +316,10 @@ class StandIn:
         problems += [
             f"external_study_url lacks {placeholder}" for placeholder in PLACEHOLDERS if placeholder not in url
         ]
+        if not isinstance(body.get("filters"), list):
+            # `filters` is required (https://docs.prolific.com/api-reference/studies/the-study-object);
+            # the official clients send [] at least (prolific-oss/prolific-mcp tools/studies.py)
+            problems.append("filters is required (a list, [] for none)")
         for name in ("estimated_completion_time", "reward", "total_available_places"):
             if not isinstance(body.get(name), int) or body[name] < 1:
                 problems.append(f"{name} must be a positive integer (the reward in the smallest currency unit)")
@@ -224,7 +329,7 @@ class StandIn:
         if problems:
             raise Refused(400, problems)
         study_id = secrets.token_hex(12)
-        self.studies[study_id] = {**body, "id": study_id, "status": "UNPUBLISHED"}
+        self.studies[study_id] = {**body, "id": study_id, "status": "UNPUBLISHED", "currency_code": self.currency}
         return self.studies[study_id]
 
     def _study_update(self, study: dict, body: dict) -> dict:
@@ -261,14 +366,32 @@ class StandIn:
         self.decisions.append((submission_id, action))
         return self.submissions[submission_id]
 
-    def _bulk_approve(self, body: dict) -> dict:
-        ids = body.get("submission_ids") or []
+    def _bulk_approve(self, body: dict) -> str:
+        """https://docs.prolific.com/api-reference/submissions/bulk-approve-submissions: either
+        `{study_id, participant_ids}` or `{submission_ids}`, never a mix (prolific-oss/cli
+        cmd/submission/bulk_approve.go refuses one), and at most `bulk_cap` ids."""
+        fields = set(body)
+        if fields == {"submission_ids"}:
+            ids = body["submission_ids"]
+        elif fields == {"study_id", "participant_ids"}:
+            study = self._study(str(body["study_id"]))
+            by_participant = {
+                row["participant_id"]: row["id"] for row in self.submissions.values() if row["study_id"] == study["id"]
+            }
+            ids = [by_participant.get(pid, f"unknown participant {pid}") for pid in body["participant_ids"] or []]
+        else:
+            raise Refused(400, "send either study_id and participant_ids, or submission_ids alone")
+        if not isinstance(ids, list) or not ids:
+            raise Refused(400, "no ids to approve")
+        if len(ids) > self.bulk_cap:
+            raise Refused(400, f"at most {self.bulk_cap} ids a request")
         for submission_id in ids:
             self._review(submission_id, "APPROVE")
         for submission_id in ids:
             self.submissions[submission_id]["status"] = "APPROVED"
             self.decisions.append((submission_id, "APPROVE"))
-        return {"approved": len(ids)}
+        self.bulk_approvals.append(body)
+        return "The request to bulk approve has been made successfully."
 
     def _bonus_create(self, body: dict) -> dict:
         study = self._study(str(body.get("study_id")))
@@ -326,7 +449,14 @@ class StandIn:
         self, payload: dict, secret: str | None = None, *, timestamp: float | None = None, event_id: str | None = None
     ) -> tuple[bytes, dict[str, str]]:
         """A webhook delivery as Prolific sends it: the body, signed with the time of sending, and
-        the event's id in `X-Event-ID`, the same each time one body is delivered again (a retry)."""
+        the event's id in `X-Event-ID`, the same each time one body is delivered again (a retry).
+        Prolific delivers only to an enabled subscription of the event's type
+        (https://docs.prolific.com/api-reference/webhooks/subscribing): without one, there is none."""
+        event_type = payload.get("event_type")
+        with self.lock:
+            enabled = any(sub["is_enabled"] and sub["event_type"] == event_type for sub in self.subscriptions)
+        if not enabled:
+            raise AssertionError(f"Prolific delivers no {event_type}: no enabled subscription (was it confirmed?)")
         body = json.dumps(payload).encode()
         if event_id is None:
             with self.lock:

@@ -22,8 +22,8 @@ from tests.prolific.helpers import prolific_study
 
 
 def test_an_http_error_names_the_call_and_the_status(standin):
-    standin.fail("GET", "/studies/abc/")
-    with pytest.raises(ProlificError, match=r"Prolific refused GET studies/abc/: HTTP 500") as caught:
+    standin.fail("GET", "/studies/abc/", times=10)  # a lasting 500: every try fails
+    with pytest.raises(ProlificError, match=r"Prolific refused GET studies/abc/: HTTP 500.*after 5 tries") as caught:
         ProlificClient().study_get("abc")
     assert caught.value.status == 500 and caught.value.sent
 
@@ -101,7 +101,7 @@ def test_a_study_closed_in_parity_is_not_published(implicature, standin):
 
 def test_a_failed_pull_changes_nothing(implicature, standin):
     found = prolific_study_create(study=prolific_study())
-    standin.fail("GET", "/submissions/", "500")
+    standin.fail("GET", "/submissions/", "500", times=10)  # past the tries again
     with pytest.raises(ProlificError):
         prolific_sync(prolific_study=found)
     found.refresh_from_db()

@@ -34,7 +34,8 @@ def test_the_commands_walk_a_study_through_prolific(implicature, standin):
     assert "No bonus is owed." in _run("bonuses", study.name)
     assert len(standin.payments) == 1
     assert "Stopped" in _run("stop", study.name)
-    assert "Subscribed" in _run("hooks", "https://parity.example.org/prolific/hooks/")
+    assert "confirmed both subscriptions (enabled)" in _run("hooks", "https://parity.example.org/prolific/hooks/")
+    assert all(subscription["is_enabled"] for subscription in standin.subscriptions)
 
 
 def test_the_command_refuses_what_it_cannot_do(implicature, standin, settings):

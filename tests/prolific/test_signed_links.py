@@ -13,7 +13,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from jwt.algorithms import RSAAlgorithm
 
 from prolific.services import prolific_study_create
-from prolific.signed_links import _jwks_client
+from prolific.signed_links import SignatureError, _jwks_client, verify_signed_link
 from studies.models import Participant
 from tests.factories import Bot, entry_url, pid, small_study, start
 
@@ -152,3 +152,21 @@ def test_a_signed_link_for_the_studys_own_prolific_study_enters(implicature, cli
     token = signing({"prolific": {"PROLIFIC_PID": pid(1), "STUDY_ID": ours, "SESSION_ID": "SESSION0001"}})
     page = _enter(client, study, study_id=ours, token=token)
     assert page.status_code == 200 and Participant.objects.get().prolific_study_id == ours
+
+
+def test_the_claims_read_are_the_ones_prolific_documents(implicature, signing):
+    """https://docs.prolific.com/api-reference/well-known-endpoints/get-study-jwks: RS256 under a key
+    of the JWKS chosen by `kid`, `exp`, `aud`, and the `prolific` claim holding the link's parameters
+    under their placeholder names (PROLIFIC_PID, STUDY_ID, SESSION_ID). Another spelling names no one."""
+    named = {"PROLIFIC_PID": pid(1), "STUDY_ID": "STUDY0001", "SESSION_ID": "SESSION0001", "workspace_id": "w1"}
+    claims = verify_signed_link(
+        signing({"prolific": named}), pid=pid(1), study_id="STUDY0001", session_id="SESSION0001"
+    )
+    assert claims["prolific"] == named and claims["aud"] == "parity.example.org"
+    for spelling in ({"prolific_pid": pid(1)}, {"participant_id": pid(1)}):
+        with pytest.raises(SignatureError, match="does not name a participant"):
+            verify_signed_link(signing({"prolific": spelling}), pid=pid(1))
+    with pytest.raises(SignatureError, match="does not name a participant"):
+        verify_signed_link(signing({"PROLIFIC_PID": pid(1)}), pid=pid(1))  # at the top level, not under `prolific`
+    with pytest.raises(SignatureError, match="not valid"):
+        verify_signed_link(signing({"exp": None, "prolific": named}), pid=pid(1))  # `exp` is required

@@ -249,5 +249,6 @@ def test_a_study_status_change_is_recorded(implicature, standin, client):
 
 def test_a_secret_set_in_the_environment_is_accepted(implicature, standin, client, settings):
     settings.PROLIFIC_WEBHOOK_SECRET = "from-the-environment"
+    standin.subscribed_elsewhere("study.status.change")  # with that secret, outside Parity
     payload = {"event_id": "e-3", "event_type": "study.status.change", "study_id": "x", "status": "PAUSED"}
     assert deliver(client, standin, payload, secret="from-the-environment").status_code == 200

@@ -51,6 +51,7 @@ def test_pay_is_judged_on_the_median_completion_time(busy):
     # completions of 2, 2, 2, 1 (A5), 0.05 (A6) and 2 (A7) minutes: median 2 min; 10p in 2 min is £3/h
     assert study_monitor(busy, now=READ_AT)["pay"] == {
         "reward_pence": 10,
+        "currency": "GBP",  # no Prolific study: Prolific's default
         "completions": 6,
         "median_minutes": 2.0,
         "hourly_pence": 300.0,

@@ -52,8 +52,8 @@ def test_the_study_list_costs_the_same_queries_for_one_and_for_two_studies(impli
 
 
 #: session and user, the user's permissions (2), the study (with its ownership check), its units, its
-#: participants, their answers, its Prolific study (for a recruitment target)
-MONITOR_QUERIES = 9
+#: participants, their answers, its Prolific study (for a recruitment target), and the currency of its amounts
+MONITOR_QUERIES = 10
 
 
 def test_the_monitor_costs_the_same_queries_for_two_and_for_six_participants(

@@ -159,6 +159,21 @@ def test_a_study_recruited_until_precise_prints_the_confidence_sequence_and_says
     ) in statistics
 
 
+def test_a_study_in_a_usd_workspace_gives_its_amounts_in_dollars(pilot, db) -> None:
+    ProlificStudy.objects.create(
+        study=Study.objects.get(pk=pilot.study_id),
+        prolific_id="6a1b",
+        places=10,
+        bonus_per_correct_pence=5,
+        currency="USD",
+    )
+    results = _assert_figures_are_the_json(pilot.name)  # the symbol is a figure too, from methods.pay.currency
+    assert results["methods"]["pay"]["currency"] == "USD"
+    text = plain(build_report(results).methods[0])
+    assert "The reward was $4.50 for an estimated 30 minutes ($9.00 an hour)" in text
+    assert "with a bonus of $0.05 per right answer" in text and "£" not in text
+
+
 # -- LaTeX, checked without TeX ----------------------------------------------------------------
 
 HOSTILE = "R&D_1 100% #2 $x$ {a} ~^\\ [b] naïve Ω"

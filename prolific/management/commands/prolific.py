@@ -5,6 +5,7 @@ from django.utils.translation import ngettext
 
 from prolific.bonuses import bonus_amounts, bonus_batch_confirm, prolific_bonuses_pay
 from prolific.client import ProlificError
+from prolific.currency import money
 from prolific.models import ProlificStudy
 from prolific.recruitment import prolific_recruit_configure, recruitment_step
 from prolific.review import prolific_review
@@ -39,7 +40,11 @@ class Command(BaseCommand):
             type=int,
             help="create: places to offer (default: the units' capacity); places: the new, higher total",
         )
-        parser.add_argument("--per-correct", type=int, help="bonuses: set the rule, pence per correct answer")
+        parser.add_argument(
+            "--per-correct",
+            type=int,
+            help="bonuses: set the rule, per correct answer, in the workspace currency's smallest unit (pence, cents)",
+        )
         parser.add_argument(
             "--reject-excluded",
             choices=["yes", "no"],
@@ -58,7 +63,11 @@ class Command(BaseCommand):
         )
         parser.add_argument("--value", type=float, help="recruit: the target's value")
         parser.add_argument("--step", type=int, help="recruit: places added per raise")
-        parser.add_argument("--max-spend", type=int, help="recruit: the most spent on rewards, in pence")
+        parser.add_argument(
+            "--max-spend",
+            type=int,
+            help="recruit: the most spent on rewards, in the workspace currency's smallest unit (pence, cents)",
+        )
         parser.add_argument("--dry-run", action="store_true", help="bonuses: list the amounts; pay nothing")
 
     def handle(self, *args, action: str, study: str | None, **options) -> None:
@@ -85,7 +94,10 @@ class Command(BaseCommand):
             if not name:
                 raise CommandError("give the webhook URL, e.g. https://parity.example.org/prolific/hooks/")
             prolific_hooks_subscribe(target_url=name)
-            return f"Subscribed {name} to submission and study status changes; the signing secret is stored."
+            return (
+                f"Subscribed {name} to submission and study status changes and confirmed both subscriptions "
+                "(enabled); the signing secret is stored."
+            )
         if action == "sync" and not name:
             lines = [self._sync(found) for found in ProlificStudy.objects.select_related("study")]
             return "\n".join(lines) or "No study is on Prolific."
@@ -154,9 +166,9 @@ class Command(BaseCommand):
                 return f"Bulk bonus {batch.bulk_id} recorded as paid."
         if options["dry_run"]:
             amounts = bonus_amounts(found)
-            lines = [f"{participant.pseudonym}: £{pence / 100:.2f}" for participant, pence in amounts]
+            lines = [f"{participant.pseudonym}: {money(pence, found.currency)}" for participant, pence in amounts]
             bonuses = ngettext("%(n)d bonus", "%(n)d bonuses", len(amounts)) % {"n": len(amounts)}
-            return "\n".join([*lines, f"Dry run: {bonuses}, £{sum(p for _, p in amounts) / 100:.2f}."])
+            return "\n".join([*lines, f"Dry run: {bonuses}, {money(sum(p for _, p in amounts), found.currency)}."])
         result = prolific_bonuses_pay(prolific_study=found)
         if result.batch is None:
             return "No bonus is owed."
@@ -164,6 +176,6 @@ class Command(BaseCommand):
         paid = batch.lines.count()
         people = ngettext("%(n)d participant", "%(n)d participants", paid) % {"n": paid}
         return (
-            f"Bulk bonus {batch.bulk_id}: £{batch.total_pence / 100:.2f} to {people}, "
+            f"Bulk bonus {batch.bulk_id}: {money(batch.total_pence, found.currency)} to {people}, "
             f"{batch.get_state_display().lower()}{' now' if result.paid_now else ''}."
         )
