@@ -107,12 +107,10 @@ def _objective(alpha: np.ndarray, strata: _Strata) -> tuple[float, np.ndarray]:
     # P(respondent k right | t) = e^α_k γ_{t−1}(all but k) / γ_t, γ(all but k) the convolution of
     # the ESFs of those before k and those after
     orders = total[:, None] - 1 - np.arange(width + 1)[None, :]  # rows × l
-    valid = orders >= 0
-    chance = np.zeros((rows, width))
-    for k in range(width):
-        after = np.take_along_axis(backward[:, k + 1], np.maximum(orders, 0), axis=1)
-        without = np.sum(forward[:, k] * np.where(valid, after, 0.0), axis=1)
-        chance[:, k] = epsilon[:, k] * without / gamma
+    valid = (orders >= 0)[:, None, :]
+    after = np.take_along_axis(backward[:, 1 : width + 1], np.maximum(orders, 0)[:, None, :], axis=2)
+    without = np.sum(forward[:, :width] * np.where(valid, after, 0.0), axis=2)  # rows × respondents
+    chance = epsilon * without / gamma[:, None]
     residual = np.where(present, strata.right - chance, 0.0)
     gradient = np.bincount(strata.who[present], residual[present], minlength=strata.n_respondents)
     value = -log_lik + 0.5 * RIDGE_PRECISION * float(alpha @ alpha)
