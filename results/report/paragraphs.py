@@ -285,7 +285,9 @@ def _statistics(t: _Text) -> None:
             t.add(", item reliability ", t.f("irt", "item_reliability", kind="num"))
         t.add(". ")
         if irt.get("calibrated") is False:
-            t.add("The ability CIs are not calibrated at this size: ", t.f("irt", "calibration_note", kind="text"), ". ")
+            t.add(
+                "The ability CIs are not calibrated at this size: ", t.f("irt", "calibration_note", kind="text"), ". "
+            )
 
 
 def methods_paragraphs(results: dict[str, Any]) -> list[Paragraph]:

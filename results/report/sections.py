@@ -112,7 +112,11 @@ def irt_table(results: dict[str, Any]) -> Table | None:
             f"Fitted on {irt['people']} people and {irt['items_used']} items ({irt['items_dropped_all_right']} "
             f"dropped as answered right by all, {irt['items_dropped_all_wrong']} as answered wrong by all)"
             + (f"; {reliability}." if reliability else ".")
-            + ("" if irt.get("calibrated", True) else f" The ability CIs are not calibrated: {irt['calibration_note']}."),
+            + (
+                ""
+                if irt.get("calibrated", True)
+                else f" The ability CIs are not calibrated: {irt['calibration_note']}."
+            ),
         ),
     )
 

@@ -211,7 +211,9 @@ def test_a_placement_on_five_people_says_it_is_not_calibrated() -> None:
     responses, _, _ = _crossed(2, 5, 20)
     ratings = [
         Rating(f"P{r}", f"i{j}", "x", bool(y))
-        for r, j, y in zip(responses.respondent.tolist(), responses.item.tolist(), responses.score.tolist(), strict=True)
+        for r, j, y in zip(
+            responses.respondent.tolist(), responses.item.tolist(), responses.score.tolist(), strict=True
+        )
     ]
     placement = joint_placement(rating_table(ratings), {"m": {f"i{j}": float(j % 2) for j in range(20)}})
     assert placement is not None and not placement.calibrated

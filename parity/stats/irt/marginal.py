@@ -53,7 +53,6 @@ from threadpoolctl import threadpool_limits
 
 from parity.stats.irt.responses import IrtFit, IrtModel, Responses
 
-
 #: the item priors' standard deviations (see the module doc)
 DIFFICULTY_PRIOR_SD = 3.0
 LOG_DISCRIMINATION_PRIOR_SD = 0.5
@@ -161,7 +160,11 @@ class _Design:
         gradient += prior_gradient
         if prior_hessian is None:
             return value, gradient, None
-        return value, gradient, self._information(a, eta, p, residual, weight, posterior, score_b, score_log_a) + prior_hessian
+        return (
+            value,
+            gradient,
+            self._information(a, eta, p, residual, weight, posterior, score_b, score_log_a) + prior_hessian,
+        )
 
     def _information(
         self,
@@ -193,7 +196,8 @@ class _Design:
         flat_a = rows * n + np.repeat(slope, q)
         size = self.n_people * q * n
         scores = (
-            np.bincount(flat_b, score_b.ravel(), minlength=size) + np.bincount(flat_a, score_log_a.ravel(), minlength=size)
+            np.bincount(flat_b, score_b.ravel(), minlength=size)
+            + np.bincount(flat_a, score_log_a.ravel(), minlength=size)
         ).reshape(self.n_people, q, n)
         mean = np.einsum("pq,pqn->pn", posterior, scores)
         centred = (scores - mean[:, None, :]) * np.sqrt(posterior)[:, :, None]
