@@ -14,13 +14,15 @@ design's regime:
   freedom), with n the *effective* number of people: σ̂² / (σ̂²/n + Var(α̂_m − μ̂)), which folds
   the model's and the people's measurement error into the people's sampling error.
 - **2PL** (`marginal`): the items by marginal maximum likelihood on the people's answers with
-  θ ~ N(0, 1), each respondent's θ by Warm's WLE, the CI normal with the items' covariance carried
-  by the delta method.
+  θ ~ N(0, 1), each respondent's θ by Warm's WLE; then the same people's scale and noncentral-t CI
+  as the 1PL, with each WLE's own SE as its measurement error.
 
 Neither shrinks a model towards the people: a model is not a member of their population.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy import optimize, special, stats
@@ -63,8 +65,61 @@ def fit(responses: Responses, *, model: IrtModel = "2pl", people: int | None = N
     (all of them when None), and the items' parameters (see the module doc)."""
     n_people = responses.n_respondents if people is None else people
     if model == "2pl":
-        return fit_marginal(responses, model="2pl", people=n_people)
+        return _fit_two_parameter(responses, n_people)
     return _fit_rasch(responses, n_people)
+
+
+@dataclass(frozen=True)
+class _Scale:
+    """The people's mean and SD (less their measurement error) as origin and unit, every ability
+    on it, and each respondent's effective number of people (see the module doc)."""
+
+    mu: float
+    sigma: float
+    theta: np.ndarray
+    effective: np.ndarray
+    total_se: np.ndarray
+
+
+def _people_scale(estimate: np.ndarray, contrast_variance: np.ndarray, n_people: int) -> _Scale:
+    """`estimate` the abilities on any linear scale, `contrast_variance` each one's measurement
+    variance relative to the people's mean, Var(α̂_r − μ̂)."""
+    people = estimate[:n_people]
+    mu = float(people.mean())
+    spread = float(np.var(people, ddof=1)) if n_people > 1 else 1.0
+    # the people's variance less the measurement error's share of it, E[s²] = σ² + Σ_p Var(α̂_p −
+    # μ̂)/(n − 1); never below a quarter of it (with very few, very noisy people the difference can
+    # be small or negative)
+    error = float(contrast_variance[:n_people].sum()) / max(n_people - 1, 1)
+    sigma2 = max(spread - error, spread / 4.0, 1e-6)
+    theta = (estimate - mu) / np.sqrt(sigma2)
+    effective = sigma2 / (sigma2 / n_people + contrast_variance)
+    total_se = np.sqrt(1.0 / effective + theta**2 / (2.0 * max(n_people - 1, 1)))
+    return _Scale(mu, float(np.sqrt(sigma2)), theta, effective, total_se)
+
+
+def _fit_two_parameter(responses: Responses, n_people: int) -> IrtFit:
+    """The MML items and WLE abilities, then on the people's own mean and SD: the MML's N(0, 1) is
+    the population's by assumption, and the items' finite-sample bias (discriminations ~7% high
+    at 200 people per item, by simulation) shrinks every WLE alike, which the people's SD undoes."""
+    result = fit_marginal(responses, model="2pl", people=n_people)
+    own = result.ability_se**2
+    # the items' error shifts and stretches everyone alike and cancels against the people's mean;
+    # what is left is each respondent's own error and the people's mean's
+    contrast_variance = own + float(own[:n_people].mean()) / n_people
+    scale = _people_scale(result.ability, contrast_variance, n_people)
+    assert result.discrimination is not None
+    return replace(
+        result,
+        ability=scale.theta,
+        ability_se=np.sqrt(contrast_variance) / scale.sigma,
+        ability_se_total=scale.total_se,
+        difficulty=(result.difficulty - scale.mu) / scale.sigma,
+        difficulty_se=result.difficulty_se / scale.sigma,
+        discrimination=result.discrimination * scale.sigma,
+        interval="noncentral-t",
+        effective_people=scale.effective,
+    )
 
 
 def _fit_rasch(responses: Responses, n_people: int) -> IrtFit:
@@ -72,29 +127,19 @@ def _fit_rasch(responses: Responses, n_people: int) -> IrtFit:
         responses.respondent, responses.item, responses.score, responses.n_respondents, responses.n_items
     )
     alpha, covariance = result.ability, result.covariance
-    people_alpha = alpha[:n_people]
-    mu = float(people_alpha.mean())
     # Var(α̂_r − μ̂) from the measurement: the contrast e_r − (1/n) Σ_p e_p through the covariance
     # (free of the common shift that only the ridge fixes)
     mean_row = covariance[:, :n_people].mean(axis=1)
     contrast_variance = np.diag(covariance) - 2.0 * mean_row + float(covariance[:n_people, :n_people].mean())
     contrast_variance = np.maximum(contrast_variance, 0.0)
-    spread = float(np.var(people_alpha, ddof=1)) if n_people > 1 else 1.0
-    # the people's variance less the measurement error's share of it, E[s²] = σ² + Σ_p Var(α̂_p −
-    # μ̂)/(n − 1); never below a quarter of it (with very few, very noisy people the difference can
-    # be small or negative)
-    error = float(contrast_variance[:n_people].sum()) / max(n_people - 1, 1)
-    sigma2 = max(spread - error, spread / 4.0, 1e-6)
-    sigma = float(np.sqrt(sigma2))
-    theta = (alpha - mu) / sigma
-    effective = sigma2 / (sigma2 / n_people + contrast_variance)
-    total_se = np.sqrt(1.0 / effective + theta**2 / (2.0 * max(n_people - 1, 1)))
+    scale = _people_scale(alpha, contrast_variance, n_people)
+    mu, sigma = scale.mu, scale.sigma
     difficulty_logits, difficulty_se_logits = _difficulties(responses, alpha, n_people, mu, sigma)
     return IrtFit(
         model="1pl",
-        ability=theta,
+        ability=scale.theta,
         ability_se=np.sqrt(contrast_variance) / sigma,
-        ability_se_total=total_se,
+        ability_se_total=scale.total_se,
         difficulty=(difficulty_logits - mu) / sigma,
         difficulty_se=difficulty_se_logits / sigma,
         discrimination=None,
@@ -103,7 +148,7 @@ def _fit_rasch(responses: Responses, n_people: int) -> IrtFit:
         converged=result.converged,
         iterations=result.iterations,
         interval="noncentral-t",
-        effective_people=effective,
+        effective_people=scale.effective,
     )
 
 
