@@ -28,7 +28,7 @@ import numpy as np
 from scipy import optimize, special, stats
 
 from parity.stats.irt.conditional import fit_conditional
-from parity.stats.irt.marginal import fit_marginal
+from parity.stats.irt.marginal import fit_marginal, weighted_likelihood_abilities
 from parity.stats.irt.responses import IrtFit, IrtModel, Responses
 
 __all__ = [
@@ -132,6 +132,7 @@ def _fit_rasch(responses: Responses, n_people: int) -> IrtFit:
     mean_row = covariance[:, :n_people].mean(axis=1)
     contrast_variance = np.diag(covariance) - 2.0 * mean_row + float(covariance[:n_people, :n_people].mean())
     contrast_variance = np.maximum(contrast_variance, 0.0)
+    alpha, contrast_variance = _extreme_scores(responses, alpha, contrast_variance, n_people)
     scale = _people_scale(alpha, contrast_variance, n_people)
     mu, sigma = scale.mu, scale.sigma
     difficulty_logits, difficulty_se_logits = _difficulties(responses, alpha, n_people, mu, sigma)
@@ -150,6 +151,43 @@ def _fit_rasch(responses: Responses, n_people: int) -> IrtFit:
         interval="noncentral-t",
         effective_people=scale.effective,
     )
+
+
+def _extreme_scores(
+    responses: Responses, alpha: np.ndarray, contrast_variance: np.ndarray, n_people: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """A respondent who got every item right (or every one wrong) has no finite conditional ML
+    ability: the ridge alone would place it, ~10 logits out. It gets Warm's WLE instead, on the
+    items the people split on (some right, some wrong: their difficulties are the people's data,
+    not a prior's), given those difficulties: finite, and as far past them as their number
+    warrants. Its measurement variance is the WLE's."""
+    right = np.bincount(responses.respondent, np.rint(responses.score), minlength=responses.n_respondents)
+    answered = np.bincount(responses.respondent, minlength=responses.n_respondents)
+    extreme = (answered > 0) & ((right == 0) | (right == answered))
+    ordinary = ~extreme
+    ordinary[n_people:] = False
+    if not extreme.any() or ordinary.sum() < 2:
+        return alpha, contrast_variance
+    from_people = responses.respondent < n_people
+    people_right = np.bincount(responses.item[from_people], responses.score[from_people], minlength=responses.n_items)
+    people_answered = np.bincount(responses.item[from_people], minlength=responses.n_items)
+    split = (people_right > 0) & (people_right < people_answered)
+    rows = split[responses.item] & extreme[responses.respondent]
+    if not rows.any():
+        return alpha, contrast_variance
+    centre, spread = float(alpha[ordinary].mean()), max(float(alpha[ordinary].std()), 0.5)
+    difficulty, _ = _difficulties(responses, alpha, n_people, centre, spread)
+    subset = Responses(
+        responses.respondent[rows],
+        responses.item[rows],
+        responses.score[rows],
+        responses.n_respondents,
+        responses.n_items,
+    )
+    wle, se = weighted_likelihood_abilities(subset, difficulty, np.ones(responses.n_items))
+    people_error = float(np.mean(contrast_variance[:n_people][ordinary[:n_people]]))
+    placed = extreme & (np.bincount(subset.respondent, minlength=responses.n_respondents) > 0)
+    return np.where(placed, wle, alpha), np.where(placed, se**2 + people_error / n_people, contrast_variance)
 
 
 def _difficulties(
