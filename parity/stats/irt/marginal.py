@@ -4,20 +4,22 @@ Respondent r (a participant or a model run) answers item j right with probabilit
 σ(a_j (θ_r − b_j)): θ the ability, b the difficulty, a the discrimination (one common a for every
 item in the 1PL, one per item in the 2PL).
 
-The scale is the people population's: θ = 0 is its mean and 1 its standard deviation. The item
-parameters are fitted to the people's answers alone by marginal maximum likelihood (MML, Bock &
-Aitkin 1981): each person's ability is integrated out over θ ~ N(0, 1) by Gauss–Hermite quadrature,
-so the people are a sample from that population and not parameters of their own. In the 1PL the
-common discrimination is free, so it is the people's SD in logits (`IrtFit.scale_logits`). Weak
-priors on the items only (b ~ N(b̄, 3²) about the items' own mean b̄, log a ~ N(mean, 0.5²) per item
-in the 2PL about theirs, log a ~ N(0, 1) for the 1PL's common one) keep an item that every person
-got right finite; being centred on the items' own mean, they leave the origin and unit to the
-people; they are Bayes-modal item estimates
-(Mislevy 1986) and move nothing that the answers pin down. The optimiser is scipy's L-BFGS
-on the exact gradient of the marginal log-likelihood integrated on a fine uniform grid (Bock and
-Aitkin's expected counts, two sparse products); the items' covariance is the inverse of its exact
-Hessian at the optimum (Louis's identity: the posterior mean of each person's complete-data Hessian
-minus the posterior covariance of their score, on adaptive Gauss–Hermite nodes).
+The item parameters are fitted to the people's answers alone by marginal maximum likelihood (MML,
+Bock & Aitkin 1981): each person's ability is integrated out over θ ~ N(0, 1), so the people are a
+sample from that population and not parameters of their own. In the 1PL the common discrimination
+is free, so it is the people's SD in logits. Weak priors on the items only (b ~ N(b̄, 3²) about the
+items' own mean b̄, log a ~ N(mean, 0.5²) per item in the 2PL about theirs, log a ~ N(0, 1) for the
+1PL's common one) keep an item that every person got right finite; centred on the items' own mean,
+they leave the origin and unit to the people (a prior at a fixed centre, over hundreds of items,
+set both: measured). The optimiser is scipy's L-BFGS on the exact gradient of the marginal
+log-likelihood integrated on a fine uniform grid (Bock and Aitkin's expected counts, two sparse
+products); the items' covariance is the inverse of its exact Hessian at the optimum (Louis's
+identity: the posterior mean of each person's complete-data Hessian minus the posterior covariance
+of their score, on adaptive Gauss–Hermite nodes).
+
+The placement uses this fit for the 2PL only: with a handful of people per item, an item's
+parameters are incidental and MML's unit comes out inflated (2.4 logits per SD for a true 1 at five
+people per item, by simulation); the 1PL is fitted conditionally (`conditional`).
 
 Each respondent's ability is then Warm's weighted likelihood estimate (WLE) given the items: the
 maximum likelihood with Firth's bias correction, finite for a perfect or a null score. A model is
@@ -25,10 +27,10 @@ not a member of the people population, so no N(0, 1) prior (a MAP or EAP) may sh
 the people's mean; the people's own abilities are estimated the same way, so the model and the
 people are compared on one footing.
 
-A model's SE carries both sources of error (delta method): its own answers, 1/I(θ̂), and the
-items' uncertainty, gᵀ Σ g, where Σ is the items' covariance and g = ∂θ̂/∂(items) by the implicit
-function theorem on the ML estimating equation. With five answers per item the second is as large
-as the first: it is how well the few people pin down where the population's mean is.
+`fit_marginal`'s own `ability_se_total` carries the items' uncertainty too (delta method: gᵀ Σ g,
+Σ the items' covariance and g = ∂θ̂/∂(items) by the implicit function theorem on the ML estimating
+equation). The placement does not use it: `parity.stats.irt` sets the abilities on the people's own
+mean and SD, against which the items' common error cancels (see there).
 
 A score may be fractional (a model's mean over an item's variants, or a graded answer scored 0,
 ½, 1): it enters the Bernoulli likelihood as it is (a quasi-likelihood), so partial credit moves
