@@ -17,7 +17,9 @@ design's regime:
   θ ~ N(0, 1), each respondent's θ by Warm's WLE; then the same people's scale and noncentral-t CI
   as the 1PL, with each WLE's own SE as its measurement error.
 
-Neither shrinks a model towards the people: a model is not a member of their population.
+Neither shrinks a model towards the people: a model is not a member of their population. A
+respondent who got every item right (or wrong) has no finite conditional ML ability; in the 1PL it
+gets Warm's WLE on the items the people split on (`_extreme_scores`).
 """
 
 from __future__ import annotations
