@@ -240,7 +240,7 @@ def template_chart(results: dict[str, Any]) -> str | None:
 
 def placement_chart(irt: dict[str, Any]) -> str:
     """The people's abilities as a histogram, each model's ability a line with its CI shaded: where
-    the models stand among the participants on the joint IRT scale."""
+    the models stand among the participants on the people population's scale."""
     people = irt["people_abilities"]
     abilities = [*people, *(bound for model in irt["models"] for bound in model["ci"])]
     low, high = min(abilities), max(abilities)
@@ -261,7 +261,7 @@ def placement_chart(irt: dict[str, Any]) -> str:
         label = f"{model['label']}: percentile {model['percentile']:.0f}"
         ax.axvline(model["ability"], color=colour, linewidth=2.0, label=label)
     ax.set_xlim(low - pad, high + pad)
-    ax.set_xlabel(f"ability ({irt['model'].upper()} joint fit, logits; shaded: 95% CI)")
+    ax.set_xlabel(f"ability ({irt['model'].upper()}; 0 = the people's mean, 1 = their SD; shaded: 95% CI)")
     ax.set_ylabel("participants")
     ax.set_title("Where the models stand among the participants", fontsize=10)
     handles, labels = ax.get_legend_handles_labels()

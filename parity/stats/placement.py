@@ -1,18 +1,26 @@
-"""Where models stand among people: a joint IRT fit of a study's participants and model runs
-(`parity.stats.irt`), each model's ability with its CI and percentile among the participants, the
-items' parameters, the fit's reliabilities, and the items on which models and people part ways.
+"""Where models stand among people: each model's ability on the scale of the people population
+(0 = its mean, 1 = its SD; `parity.stats.irt`) with its CI, its percentile among this study's
+participants and in the population, the items' parameters, the fit's reliabilities, whether the CIs
+are calibrated at this size, and the items on which models and people part ways.
 
 Items every respondent (people and models together) got right, or every one got wrong, say
 nothing about abilities and are left out of the fit, counted. Only items some person answered
 enter: the scale is the people's.
 
-Divergent items, a DIF-style test: with the abilities and item parameters of the joint fit, the
-models' right answers on an item are a sum of independent Bernoulli draws of their fitted
-probabilities (a Poisson-binomial). Its exact two-sided p-value (outcomes no likelier than the
-one seen) asks whether the models did better or worse on the item than people *of the same
-ability* do, which raw rates cannot tell apart from the models being stronger overall. The
-statistic reported is the standardised residual (seen − expected) / sd. The p-values are adjusted
-over all the items tested by Benjamini–Hochberg (`scipy.stats.false_discovery_control`).
+Calibration: by simulation (perf/calibration/irt.py) the ability CIs covered the true ability
+93–97% at 20 people (one unit of 20 × 150 items, four units of 5 × 150, items skewed easy or not)
+and 200 people × 150 items (2PL); at 5 people × 20 items they were far wider than their level. A
+placement on fewer than `CALIBRATED_MIN_PEOPLE` people says so (`calibrated`, `calibration_note`).
+
+Divergent items, a DIF-style test: with the abilities and item parameters of the fit (in the 1PL
+each item's difficulty fitted to the people's answers given their abilities), the models' right
+answers on an item are a sum of independent Bernoulli draws of their fitted probabilities (a
+Poisson-binomial). Its exact two-sided p-value (outcomes no likelier than the one seen) asks
+whether the models did better or worse on the item than people *of the same ability* do, which raw
+rates cannot tell apart from the models being stronger overall. The statistic reported is the
+standardised residual (seen − expected) / sd. The p-values are adjusted over all the items tested
+by Benjamini–Hochberg (`scipy.stats.false_discovery_control`). The test treats the item's fitted
+difficulty as known; from five people's answers it is not, so it is a screen, not a calibrated test.
 """
 
 from __future__ import annotations
@@ -29,7 +37,7 @@ from parity.stats.irt import (
     Responses,
     choose_model,
     fit,
-    normal_interval,
+    intervals,
     percentile_among,
     separation_reliability,
 )
@@ -40,16 +48,29 @@ from parity.stats.table import UNSCORED, RatingTable, first_seen
 DIVERGENT_LIMIT = 20
 #: the false discovery rate under which a divergent item is flagged
 FDR = 0.05
+#: the fewest people at which the ability CIs were measured to hold their level (perf/calibration/irt.py:
+#: 20 people in one unit or in four units of five; not at 5 people)
+CALIBRATED_MIN_PEOPLE = 20
 
 
 @dataclass(frozen=True)
 class ModelPlacement(JsonResult):
     name: str
+    #: in the people population's SDs from its mean (Warm's WLE given the items)
     ability: float
+    #: the `confidence` CI of the ability: ± z·se
     ci: list[float]
+    #: the SE with the items' uncertainty (delta method)
     se: float
-    #: the share (0–100) of the study's participants below the model, ties counted half
+    #: the part of `se` from the model's own answers alone, 1/√I
+    se_answers: float
+    #: the share (0–100) of this study's participants whose ability estimate is below the model's,
+    #: ties counted half: about these people, with no CI
     percentile: float
+    #: the share (0–100) of the people population (people like these) below the model, 100·Φ(θ),
+    #: with the ability CI carried over (normal abilities assumed, as the fit assumes)
+    population_percentile: float
+    population_percentile_ci: list[float]
     n_items: int
 
 
@@ -84,6 +105,12 @@ class Placement(JsonResult):
     item_reliability: float | None
     converged: bool
     confidence: float
+    #: whether the layout is one where the ability CIs were measured to cover 93.5–96.5% by
+    #: simulation (perf/calibration/irt.py), and if not, why, in words
+    calibrated: bool
+    calibration_note: str
+    #: the 1PL's common discrimination: one people-population SD in logits (None in the 2PL)
+    scale_logits: float | None
     models: list[ModelPlacement]
     people_abilities: list[float]
     items: list[ItemParameters]
@@ -210,6 +237,19 @@ def _divergent(
     return int(tested.size), int((adjusted < FDR).sum()), listed
 
 
+def calibration(people: int) -> tuple[bool, str]:
+    """Whether the ability CIs hold their level at this layout, as measured by simulation
+    (perf/calibration/irt.py; docs/results.md, "Calibration"), and why not in words."""
+    if people < CALIBRATED_MIN_PEOPLE:
+        return False, (
+            f"with {people} people the people population's mean and SD rest on too few people; below "
+            f"{CALIBRATED_MIN_PEOPLE} people the ability CI's coverage was not measured within 93.5–96.5% "
+            "(at 5 people × 20 items it covered 94–99%, wider than its level, and the ability of a model far "
+            "above the people came out biased)"
+        )
+    return True, ""
+
+
 def joint_placement(
     humans: RatingTable,
     models: Mapping[str, Mapping[str, float]],
@@ -217,40 +257,53 @@ def joint_placement(
     model: IrtModel | None = None,
     confidence: float = 0.95,
 ) -> Placement | None:
-    """The joint fit of the people of `humans` (their scored answers) and `models` (name → item →
-    score in [0, 1]); `model` None chooses the 1PL or 2PL (`irt.choose_model`). None without two
-    people or an item some got right and some wrong."""
+    """The items fitted to the people of `humans` (their scored answers) by MML, then each person
+    and each of `models` (name → item → score in [0, 1]) placed on the people population's scale;
+    `model` None chooses the 1PL or 2PL (`irt.choose_model`). None without two people or an item
+    some got right and some wrong."""
     responses, people, names, item_names = responses_of(humans, models)
     trimmed, kept, all_right, all_wrong = _drop_uninformative(responses)
-    if len(people) < 2 or trimmed.n_items == 0:
+    n_people = len(people)
+    if n_people < 2 or trimmed.n_items == 0:
         return None
-    chosen = model or choose_model(trimmed, len(people))
-    result = fit(trimmed, model=chosen)
-    low, high = normal_interval(result.ability, result.ability_se, confidence)
-    person_ability = result.ability[: len(people)]
-    model_ability = result.ability[len(people) :]
+    chosen = model or choose_model(trimmed, n_people)
+    result = fit(trimmed, model=chosen, people=n_people)
+    low, high = intervals(result, confidence, np.arange(n_people, trimmed.n_respondents))
+    person_ability = result.ability[:n_people]
+    model_ability = result.ability[n_people:]
     percentile = percentile_among(model_ability, person_ability)
     n_items_of = np.bincount(trimmed.respondent, minlength=trimmed.n_respondents)
+    calibrated, note = calibration(n_people)
     kept_names = [item_names[k] for k in kept.tolist()]
-    tested, significant, divergent = _divergent(trimmed, result, len(people), kept_names)
+    tested, significant, divergent = _divergent(trimmed, result, n_people, kept_names)
+
+    def share(theta: float) -> float:
+        return 100.0 * float(stats.norm.cdf(theta))
+
     return Placement(
         model=chosen,
-        people=len(people),
+        people=n_people,
         items_used=trimmed.n_items,
         items_dropped_all_right=all_right,
         items_dropped_all_wrong=all_wrong,
-        person_reliability=separation_reliability(person_ability, result.ability_se[: len(people)]),
+        person_reliability=separation_reliability(person_ability, result.ability_se[:n_people]),
         item_reliability=separation_reliability(result.difficulty, result.difficulty_se),
         converged=result.converged,
         confidence=confidence,
+        calibrated=calibrated,
+        calibration_note=note,
+        scale_logits=result.scale_logits,
         models=[
             ModelPlacement(
                 name=name,
                 ability=float(model_ability[k]),
-                ci=[float(low[len(people) + k]), float(high[len(people) + k])],
-                se=float(result.ability_se[len(people) + k]),
+                ci=[float(low[k]), float(high[k])],
+                se=float(result.ability_se_total[n_people + k]),
+                se_answers=float(result.ability_se[n_people + k]),
                 percentile=float(percentile[k]),
-                n_items=int(n_items_of[len(people) + k]),
+                population_percentile=share(float(model_ability[k])),
+                population_percentile_ci=[share(float(low[k])), share(float(high[k]))],
+                n_items=int(n_items_of[n_people + k]),
             )
             for k, name in enumerate(names)
         ],

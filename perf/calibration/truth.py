@@ -16,6 +16,7 @@ The truths a figure is measured against are computed here, never by the code und
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -187,7 +188,9 @@ def model_chance(draw_: Draw, theta: float) -> np.ndarray:
     return special.expit(draw_.a * (theta - draw_.b))
 
 
-def item_population_mean(layout: Layout, chance_of: callable, n: int = 200_000, seed: int = 12345) -> float:  # type: ignore[valid-type]
+def item_population_mean(
+    layout: Layout, chance_of: Callable[[np.ndarray, np.ndarray], np.ndarray], n: int = 200_000, seed: int = 12345
+) -> float:
     """E over the item population of chance_of(b, a) (a large fixed Monte Carlo sample: the item
     population has no closed form when skewed or 2PL; its error, ~1e-4, is far below the figures')."""
     b, a = draw_items(layout, n, np.random.default_rng(seed))

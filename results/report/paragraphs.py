@@ -284,9 +284,12 @@ def _statistics(t: _Text) -> None:
     irt = results.get("irt")
     if irt:
         t.add(
-            "People and models are placed on one scale by a joint ",
+            "Each model's ability is placed on the scale of the people population (its mean at zero, its SD the "
+            "unit) by a ",
             t.f("irt", "model", kind="text"),
-            " item-response model over ",
+            " item-response model (the Rasch model by conditional maximum likelihood, the people's mean and SD as "
+            "origin and unit, the CI the noncentral-t interval of a standardised mean; the two-parameter model by "
+            "marginal maximum likelihood, the CI by the delta method with the items' uncertainty) over ",
             t.f("irt", "people"),
             " people and ",
             t.f("irt", "items_used"),
@@ -301,6 +304,10 @@ def _statistics(t: _Text) -> None:
         if irt.get("item_reliability") is not None:
             t.add(", item reliability ", t.f("irt", "item_reliability", kind="num"))
         t.add(". ")
+        if irt.get("calibrated") is False:
+            t.add(
+                "The ability CIs are not calibrated at this size: ", t.f("irt", "calibration_note", kind="text"), ". "
+            )
 
 
 def methods_paragraphs(results: dict[str, Any]) -> list[Paragraph]:

@@ -58,7 +58,9 @@ def svg(plot: Placement) -> str:
     for tick in _ticks(low, high):
         out.append(f'<line x1="{x(tick):.1f}" y1="{axis_y}" x2="{x(tick):.1f}" y2="{axis_y + 4}" stroke="#333"/>')
         out.append(f'<text x="{x(tick):.1f}" y="{axis_y + 16}" font-size="10" text-anchor="middle">{tick}</text>')
-    out.append(f'<text x="{WIDTH - MARGIN}" y="{axis_y + 28}" font-size="10" text-anchor="end">ability (logits)</text>')
+    out.append(
+        f'<text x="{WIDTH - MARGIN}" y="{axis_y + 28}" font-size="10" text-anchor="end">ability (people SDs)</text>'
+    )
     out.append("</svg>")
     return "\n".join(out)
 
@@ -90,6 +92,6 @@ def tikz(plot: Placement, escape_text: Callable[[str], str]) -> str:
     out.append(f"\\draw (0,0) -- ({TIKZ_WIDTH_CM:.3f},0);")
     for tick in _ticks(low, high):
         out.append(f"\\draw ({x(tick)},0) -- ({x(tick)},-0.1) node[below,font=\\footnotesize] {{{tick}}};")
-    out.append(f"\\node[anchor=north east,font=\\footnotesize] at ({TIKZ_WIDTH_CM:.3f},-0.5) {{ability (logits)}};")
+    out.append(f"\\node[anchor=north east,font=\\footnotesize] at ({TIKZ_WIDTH_CM:.3f},-0.5) {{ability (people SDs)}};")
     out.append(r"\end{tikzpicture}")
     return "\n".join(out)

@@ -108,13 +108,19 @@ def irt_table(results: dict[str, Any]) -> Table | None:
     )
     return Table(
         "irt",
-        f"Where each model stands among the people: abilities in a joint {irt['model'].upper()} model",
+        f"Where each model stands among the people: abilities on the people population's scale "
+        f"(0 = its mean, 1 = its SD), {irt['model'].upper()} model",
         ["Model", "Ability", "Ability 95% CI", "Percentile among participants"],
         rows,
         notes=(
             f"Fitted on {irt['people']} people and {irt['items_used']} items ({irt['items_dropped_all_right']} "
             f"dropped as answered right by all, {irt['items_dropped_all_wrong']} as answered wrong by all)"
-            + (f"; {reliability}." if reliability else "."),
+            + (f"; {reliability}." if reliability else ".")
+            + (
+                ""
+                if irt.get("calibrated", True)
+                else f" The ability CIs are not calibrated: {irt['calibration_note']}."
+            ),
         ),
     )
 

@@ -254,6 +254,8 @@ def _with_sections(results: dict[str, Any]) -> dict[str, Any]:
         "items_dropped_all_wrong": 0,
         "person_reliability": 0.61,
         "item_reliability": None,
+        "calibrated": False,
+        "calibration_note": "too few people",
         "models": [
             {"run": run, "label": label, "ability": 0.4 + index, "ci": [-0.3, 1.9 + index], "percentile": 62.5}
             for index, (run, label) in enumerate(runs)
@@ -286,11 +288,14 @@ def test_the_tests_and_the_placement_are_written_where_the_results_carry_them(pi
         assert figure.value == at(results, figure.path)
     text = " ".join(plain(parts) for parts in report.paragraphs)
     assert "Satterthwaite's degrees of freedom" in text and "majority answer of these participants" in text
-    assert "joint 2pl item-response model over 4 people and 8 items (2 dropped as answered right by all" in text
+    assert "scale of the people population (its mean at zero, its SD the unit) by a 2pl item-response model" in text
+    assert "over 4 people and 8 items (2 dropped as answered right by all" in text
+    assert "The ability CIs are not calibrated at this size: too few people." in text
     assert ", p < 0.001; against these participants' majority, McNemar p = 1.000" in text
     assert "is within the human band" in text and "62.5th percentile" in text
 
     markdown = render_report(results, "markdown")
+    assert "The ability CIs are not calibrated: too few people." in markdown
     assert "| tiny-lm (template 2, k=0) | 0.40 | \\[-0.30, 1.90\\] | 62.5 |" in markdown
     assert (
         "| tiny-lm (template 3, k=0) | 10 | +10.0 pp | \\[-20.0 pp, +30.0 pp\\] | \\< 0.001 | 2 / 1 | — "
