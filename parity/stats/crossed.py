@@ -38,6 +38,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import stats
@@ -125,7 +126,7 @@ def crossed_gap(
     m = model_by_code[items]
     d = m - h
     gap = float(d.mean())
-    known = {
+    known: dict[str, Any] = {
         "n_items": n_items,
         "n_people": n_people,
         "model_accuracy": float(m.mean()),
