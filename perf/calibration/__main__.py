@@ -41,11 +41,17 @@ def measure(layouts: list[str], sections: list[str], reps: int, seed: int) -> li
 
 
 def format_row(row: Row) -> str:
-    width = "" if row.width is None else f"{100 * row.width:6.1f}"
-    verdict = "ok" if row.within(TOLERANCE) else "OFF"
+    if row.width is None:
+        width = ""
+    elif row.unit == "share":
+        width = f"{100 * row.width:.1f} pt"
+    else:
+        width = f"{row.width:.2f} {row.unit}"
+    # only coverage and rejection rates have a nominal rate to meet
+    verdict = ("ok" if row.within(TOLERANCE) else "OFF") if row.kind in ("coverage", "rejection") else ""
     return (
         f"{row.layout:<12} {row.figure:<34} {100 * row.rate:6.1f}% ± {100 * row.mc_se:3.1f}  "
-        f"(nominal {100 * row.nominal:4.1f}%) {verdict:<3} {width:>6}  {row.target}"
+        f"(nominal {100 * row.nominal:4.1f}%) {verdict:<3} {width:>8}  {row.target}"
         + (f"; {row.extra}" if row.extra else "")
     )
 

@@ -83,6 +83,7 @@ def rows(layout: Layout, reps: int, seed: int) -> list[Row]:
             hits=hits[theta],
             nominal=0.95,
             width=float(np.mean(widths[theta])) if widths[theta] else None,
+            unit="SD",
             extra=_summary(errors[theta]) + flag,
         )
         for theta in THETAS

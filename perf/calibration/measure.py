@@ -19,10 +19,12 @@ class Row:
     hits: int
     #: 0.95 for a 95% interval's coverage, 0.05 for a test at α = 0.05
     nominal: float
-    #: the mean width of the interval (None for a test)
+    #: the mean width of the interval (None for a test), in `unit`
     width: float | None = None
     #: anything else worth printing (bias, the share of draws with no figure, …)
     extra: str = ""
+    #: "share" (a proportion, printed in points) or the scale's own unit ("SD")
+    unit: str = "share"
 
     @property
     def rate(self) -> float:

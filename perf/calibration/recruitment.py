@@ -139,7 +139,7 @@ def rows(layout: Layout, reps: int, seed: int, *, target_points: float = TARGET_
             reps,
             t_hits,
             0.95,
-            width=float(np.mean(t_width)),
+            width=float(np.mean(t_width)) / 100.0,
             extra=f"{rule}; mean n at the stop {np.mean(t_n):.1f} (median {np.median(t_n):g})",
         ),
         Row(
@@ -150,7 +150,7 @@ def rows(layout: Layout, reps: int, seed: int, *, target_points: float = TARGET_
             reps,
             fixed_hits,
             0.95,
-            width=float(np.mean(fixed_width)),
+            width=float(np.mean(fixed_width)) / 100.0,
             extra="no stopping rule: the n is the rule before's mean n at its stop",
         ),
         Row(
@@ -161,7 +161,7 @@ def rows(layout: Layout, reps: int, seed: int, *, target_points: float = TARGET_
             reps,
             cs_hits,
             0.95,
-            width=float(np.mean(cs_width)),
+            width=float(np.mean(cs_width)) / 100.0,
             extra=(
                 f"{rule}; mean n at the stop {np.mean(cs_n):.1f} (median {np.median(cs_n):g}); "
                 f"{budget} stopped by the budget of {most}; valid at any stopping time, so conservative "
