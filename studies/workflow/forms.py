@@ -230,11 +230,16 @@ class StudyForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
+        typed = self._typed_design()
+        # the time a design takes is known once its fields read as numbers, right or wrong together
+        self.estimate = design_estimate(self.benchmark, typed) if typed is not None else None
         design = self.definition.design(self.design())
-        for key, message in self.definition.design_errors(design).items():
+        errors = self.definition.design_errors(design)
+        for key, message in errors.items():
             field = DESIGN_PREFIX + key
             self.add_error(field if field in self.fields else None, message)
-        self._check_design_against_items()
+        if typed is not None and not errors:
+            self._check_design_against_items(typed)
         minutes, reward = self._follow_estimate(cleaned)
         if design.get("exclude_at") == 1 and minutes and minutes >= 5:
             self.add_error(
@@ -252,13 +257,16 @@ class StudyForm(forms.Form):
             self.add_error(None, "The completion, failed-check and no-consent codes must differ from each other.")
         return cleaned
 
-    def _check_design_against_items(self) -> None:
+    def _typed_design(self) -> dict[str, Any] | None:
+        """The design as typed over the draft's, or None while a design field does not read."""
+        if any(name not in self.cleaned_data for name in self.fields if name.startswith(DESIGN_PREFIX)):
+            return None
+        base = dict(self.study.design) if self.study is not None else {}
+        return self.definition.design({**base, **self.design()})
+
+    def _check_design_against_items(self, chosen: dict[str, Any]) -> None:
         """The design against the imported items, before anything else is judged: a design they
         cannot fill is the error to name first (the time and reward follow from the design)."""
-        chosen = self.chosen_design()
-        self.estimate = design_estimate(self.benchmark, chosen) if chosen is not None else None
-        if chosen is None:
-            return
         try:
             units_plan(benchmark=self.benchmark, design=chosen, owner=self.owner)
         except StudyError as exc:
