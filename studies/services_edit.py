@@ -17,6 +17,7 @@ from studies.services_units import definition_asset, follows_estimate, study_est
 #: what a researcher may change in a draft besides its design (`study_draft_update`)
 DRAFT_FIELDS = (
     "name",
+    "public_title",
     "group",
     "pid_format",
     "language",
@@ -127,6 +128,7 @@ def study_duplicate(*, study: Study, owner: Any) -> Study:
         raise StudyError("An imported study holds a published study's answers; create a new study instead.")
     return study_create(
         name=_copy_name(study.name),
+        public_title=study.public_title,
         benchmark=study.benchmark,
         design=study.design,
         status=Study.Status.DRAFT,

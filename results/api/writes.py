@@ -76,6 +76,13 @@ class StudyCreateApi(ResearcherApi):
             help_text="the benchmark's design options by key (e.g. implicature: units, unit_size, per_unit, "
             "attention_checks, exclude_at); those left out take the benchmark's defaults",
         )
+        public_title = serializers.CharField(
+            max_length=200,
+            required=False,
+            allow_blank=True,
+            help_text="what participants see as the study's title (their browser tab, the welcome page); "
+            "the name is for researchers only",
+        )
         group = serializers.CharField(max_length=100, required=False, allow_blank=True)
         pid_format = serializers.ChoiceField(choices=Study.PidFormat.choices, required=False)
         language = serializers.ChoiceField(

@@ -111,7 +111,14 @@ class StudyForm(forms.Form):
     """A study of one benchmark: the paper's design by default, the benchmark's texts prefilled;
     editing a draft (`study`), the draft's own values. Creating and editing validate alike."""
 
-    name = forms.CharField(max_length=200)
+    name = forms.CharField(max_length=200, help_text="for researchers only: participants never see it")
+    public_title = forms.CharField(
+        max_length=200,
+        required=False,
+        label="Title for participants",
+        help_text="what participants see as the study's title, in their browser tab and on the welcome page "
+        "(e.g. “Understanding everyday sentences”), in their language; empty: no title",
+    )
     group = forms.CharField(
         max_length=100,
         required=False,
@@ -200,7 +207,7 @@ class StudyForm(forms.Form):
         return [self[name] for name in self.fields if name.startswith(DESIGN_PREFIX)]
 
     def study_fields(self) -> list[forms.BoundField]:
-        return [self[name] for name in ("name", "group", "pid_format", "language")]
+        return [self[name] for name in ("name", "public_title", "group", "pid_format", "language")]
 
     def text_fields(self) -> list[forms.BoundField]:
         return [self[name] for name in ("consent_text", "instructions_text")]

@@ -26,6 +26,12 @@ class Command(BaseCommand):
         parser.add_argument("--attention-checks", type=int, help="attention checks per participant (default 3)")
         parser.add_argument("--exclude-at", type=int, help="excluded at this many failed checks (default 2)")
         parser.add_argument("--template", type=int, help="template shown to humans (implicature default 2)")
+        parser.add_argument(
+            "--public-title",
+            default="",
+            help="what participants see as the study's title (their browser tab, the welcome page); "
+            "--name is for researchers only",
+        )
         parser.add_argument("--group", default="", help="refuse participants who took a study of this group")
         parser.add_argument(
             "--set",
@@ -104,6 +110,7 @@ class Command(BaseCommand):
                 benchmark=options["benchmark"],
                 design=design,
                 group=options["group"],
+                public_title=options["public_title"],
                 status="draft" if options["draft"] else "live",
                 owner=owner,
                 pid_format=options["pid_format"],
