@@ -37,7 +37,7 @@ MAX_UPLOAD_BYTES = 5 * 1024 * 1024
 
 
 class ItemSetImportForm(forms.Form):
-    """A researcher's own items: the set's name and a CSV or JSONL file (see the README)."""
+    """A researcher's own items: the set's name and a CSV or JSONL file (see docs/own-items.md)."""
 
     benchmark = forms.ChoiceField(choices=named_set_choices, widget=forms.HiddenInput)
     name = forms.SlugField(
@@ -47,7 +47,7 @@ class ItemSetImportForm(forms.Form):
     )
     file = forms.FileField(
         label="File (CSV or JSONL)",
-        help_text="columns or keys id, text, kind, options, gold, category, ... (see the README)",
+        help_text="columns or keys id, text, kind, options, gold, category, ... (every field: docs/own-items.md)",
     )
 
     def clean_name(self) -> str:
