@@ -200,6 +200,8 @@ def participant_enter(
             started_at=now,
             last_seen_at=now,
         )
+        # the results count who is still working, answers or not
+        results_changed(study_ids=[study.pk])
     return Entry(participant)
 
 
@@ -336,7 +338,10 @@ def participant_sequence(*, study: Study, unit: Unit, seed: str) -> list[int]:
 
 def reservations_reclaim(*, study: Study, now=None) -> int:
     """Free the slots of participants inactive longer than the study's reservation timeout."""
-    return Participant.objects.stale(study).update(status=Participant.Status.TIMED_OUT)
+    freed = Participant.objects.stale(study).update(status=Participant.Status.TIMED_OUT)
+    if freed:
+        results_changed(study_ids=[study.pk])  # no longer working
+    return freed
 
 
 # -- the participant's steps ------------------------------------------------------------------
@@ -357,6 +362,7 @@ def participant_consent(*, participant: Participant, agree: bool) -> Participant
     else:
         participant.step = Participant.Step.DECLINED
         participant.status = Participant.Status.DECLINED
+        results_changed(study_ids=[participant.study_id])  # no longer working
     participant.save(update_fields=["step", "status", "last_seen_at"])
     return participant
 
@@ -443,9 +449,9 @@ def participants_include(*, participant_ids: list[int], actor: Any = None) -> in
 
 def participants_mark_returned(*, participant_ids: list[int]) -> int:
     """Prolific says they returned the study: their reserved slot reopens."""
-    return Participant.objects.filter(pk__in=participant_ids, status=Participant.Status.ACTIVE).update(
-        status=Participant.Status.RETURNED, step=Participant.Step.RELEASED
-    )
+    chosen = Participant.objects.filter(pk__in=participant_ids, status=Participant.Status.ACTIVE)
+    results_changed(study_ids=chosen.values_list("study_id", flat=True).distinct())  # no longer working
+    return chosen.update(status=Participant.Status.RETURNED, step=Participant.Step.RELEASED)
 
 
 # -- data-erasure requests --------------------------------------------------------------------
