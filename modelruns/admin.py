@@ -118,7 +118,13 @@ class ModelRunAdmin(ResearcherAdmin):
         return (
             super()
             .get_queryset(request)
-            .annotate(_answered=Count("responses"), _correct=Count("responses", filter=Q(responses__correct=True)))
+            .annotate(
+                # as the results count: answers to items with a right answer; a setting may answer an
+                # item more than once (MiQA: both presentations), so the items are counted too
+                _answered=Count("responses", filter=~Q(responses__item__gold="")),
+                _correct=Count("responses", filter=Q(responses__correct=True) & ~Q(responses__item__gold="")),
+                _items=Count("responses__item", distinct=True),
+            )
         )
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -134,13 +140,17 @@ class ModelRunAdmin(ResearcherAdmin):
     def setting_text(self, run: ModelRun) -> str:
         return run.setting_label()
 
-    @admin.display(description="progress")
+    @admin.display(description="items done")
     def progress(self, run: ModelRun) -> str:
         return f"{run.progress_done}/{run.progress_total}"
 
     @admin.display(description="accuracy", ordering="_correct")
     def accuracy(self, run: ModelRun) -> str:
-        return f"{100 * run._correct / run._answered:.1f}% ({run._correct}/{run._answered})" if run._answered else "—"
+        if not run._answered:
+            return "—"
+        share = f"{100 * run._correct / run._answered:.1f}% ({run._correct}/{run._answered}"
+        # more answers than items: say so, or 300 items done read against 600 answers looks wrong
+        return share + (f" answers to {run._items} items)" if run._answered != run._items else ")")
 
     @admin.display(description="study's runs page")
     def runs_page(self, run: ModelRun) -> str:

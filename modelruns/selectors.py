@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from django.db.models import Count, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery, Sum
@@ -159,3 +160,14 @@ def study_runs(study: Study) -> list[ModelRun]:
 def item_answers(run: ModelRun, item_key: str) -> QuerySet[ModelResponse]:
     """A run's answers to one item, one per variant (MiQA's two option orders)."""
     return ModelResponse.objects.filter(run=run, item__key=item_key).order_by("variant")
+
+
+def active_run_counts(study_ids: Sequence[int]) -> dict[tuple[int, str], int]:
+    """(study id, status) -> how many model runs are queued or running, for the studies given."""
+    rows = (
+        ModelRun.objects.filter(study_id__in=study_ids, status__in=ModelRun.ACTIVE)
+        .values_list("study_id", "status")
+        .annotate(n=Count("pk"))
+        .order_by()
+    )
+    return {(study_id, status): n for study_id, status, n in rows}

@@ -70,7 +70,8 @@ def mean_or_none(values: list[float]) -> float | None:
 
 
 def participants_section(data: StudyData, filters: ResultFilters) -> dict[str, int]:
-    """The participants with an answer: included, excluded, still answering, and how many imported."""
+    """The participants with an answer, included or excluded, and how many imported; and everyone
+    still working, with an answer or not yet."""
     columns = data.columns
     answered = np.flatnonzero(np.bincount(columns.participant, minlength=len(columns.participants))).tolist()
     people = [columns.participants[p] for p in answered]
@@ -83,14 +84,14 @@ def participants_section(data: StudyData, filters: ResultFilters) -> dict[str, i
         counts["flagged_left_out"] = len(people) - len(kept)
         people = kept
     for person in people:
-        status = (
-            "excluded"
-            if person.excluded
-            else "included"
-            if person.status == Participant.Status.COMPLETED
-            else "in_progress"
-        )
-        counts[status] += 1
+        if person.excluded:
+            counts["excluded"] += 1
+        elif person.status == Participant.Status.COMPLETED:
+            counts["included"] += 1
+    # still working, with an answer or not yet (on the consent, the instructions, a first sentence):
+    # the monitor's "working" (the sweep of the reservation timeout aside)
+    working = [person for person in data.everyone if person.status == Participant.Status.ACTIVE and not person.excluded]
+    counts["in_progress"] = sum(not filters.unit or person.unit == filters.unit for person in working)
     counts["imported"] = sum(person.is_imported for person in people)
     return counts
 

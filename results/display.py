@@ -85,9 +85,15 @@ def disagreement_rows(model: dict[str, Any], limit: int = 100) -> list[list[str]
 
 
 def headline_cells(row: dict[str, Any]) -> dict[str, str]:
+    """The study list's cells; a cell's `<key>_note` is its second, smaller line (the list wraps
+    there, so that every column fits a 1,366-pixel screen)."""
     people = row["participants"]
+    compared = row["best_model"] and row["best_model_gap"] is not None and row["best_model_n_items_same"]
+    running, queued = row.get("n_model_runs_running", 0), row.get("n_model_runs_queued", 0)
+    waiting = ", ".join(text for n, text in ((running, f"{running} running"), (queued, f"{queued} queued")) if n)
     return {
-        "participants": str(people["included"]) + (f" (+{people['excluded']} excluded)" if people["excluded"] else ""),
+        "participants": str(people["included"]),
+        "participants_note": f"+{people['excluded']} excluded" if people["excluded"] else "",
         "n_items": str(row["n_items"]),
         "human_accuracy": pct(row["human_accuracy"]),
         # † : fewer than ten annotators (the page's note says what that means for the CI)
@@ -95,18 +101,16 @@ def headline_cells(row: dict[str, Any]) -> dict[str, str]:
         "best_worst": f"{pct(row['human_best'])} / {pct(row['human_worst'])}",
         "kappa": num(row["kappa"]),
         "alpha": num(row["alpha"]),
-        "n_model_runs": str(row["n_model_runs"]),
+        # runs enter the results once done; those still to come are said, not counted as none
+        "n_model_runs": f"{row['n_model_runs']} done" if waiting else str(row["n_model_runs"]),
+        "n_model_runs_note": waiting,
         "best_model": row["best_model"] or "—",
-        "best_model_accuracy": (
-            f"{pct(row['best_model_accuracy'])} on {count(row['best_model_n_items'], 'item')}"
-            if row["best_model"]
-            else "—"
-        ),
-        # the gap is on the items both answered, which may be fewer than either side's
-        "best_model_gap": (
-            f"{signed_pct(row['best_model_gap'])} on {count(row['best_model_n_items_same'], 'item')} both answered"
-            if row["best_model"]
-            else "—"
+        "best_model_accuracy": pct(row["best_model_accuracy"]) if row["best_model"] else "—",
+        "best_model_accuracy_note": f"on {count(row['best_model_n_items'], 'item')}" if row["best_model"] else "",
+        # the gap is on the items both answered, which may be fewer than either side's; none: a dash
+        "best_model_gap": signed_pct(row["best_model_gap"]) if compared else "—",
+        "best_model_gap_note": (
+            f"on {count(row['best_model_n_items_same'], 'item')} both answered" if compared else ""
         ),
     }
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from modelruns.models import ModelRun
+from modelruns.selectors import active_run_counts
 from parity.stats import accuracy_summary, agreement_by_unit, kappa_across_units, krippendorff_alpha, paired_gap
 from parity.stats.table import distinct
 from results.assemble import N_BOOT, SEED, interval, mean_or_none, participants_section
@@ -20,6 +22,8 @@ def study_headlines(studies: Iterable[Study], *, n_boot: int = N_BOOT) -> list[d
     (with their number); by benchmark, then newest."""
     # no methods section here: the Prolific studies are not read
     everything = load_studies_data(studies, recruitment=False)
+    # the results read done runs only; the list counts the others too (queued demo runs are no "0")
+    active = active_run_counts(list(everything))
     filters = ResultFilters()
     rows = []
     for data in everything.values():
@@ -46,6 +50,8 @@ def study_headlines(studies: Iterable[Study], *, n_boot: int = N_BOOT) -> list[d
                 "kappa": kappa_across_units(agreement_by_unit(ratings, with_pairs=False)).mean,
                 "alpha": krippendorff_alpha(ratings),
                 "n_model_runs": len(data.runs),
+                "n_model_runs_running": active.get((data.study.pk, ModelRun.Status.RUNNING), 0),
+                "n_model_runs_queued": active.get((data.study.pk, ModelRun.Status.QUEUED), 0),
                 "best_model": best[2] if best else None,
                 "best_model_accuracy": best[0] if best else None,
                 "best_model_n_items": best[1] if best else 0,

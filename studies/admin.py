@@ -40,7 +40,10 @@ class StudyAdmin(ResearcherAdmin):
     fieldsets = [
         (None, {"fields": ["name", "benchmark", "status", "group", "link", "participant_link"]}),
         ("Who works on it", {"fields": ["owner", "collaborators"]}),
-        ("Participants see", {"fields": ["language", "consent_text", "instructions_text", "canary_word"]}),
+        (
+            "Participants see",
+            {"fields": ["public_title", "language", "consent_text", "instructions_text", "canary_word"]},
+        ),
         (
             "Design",
             {

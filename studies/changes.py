@@ -1,5 +1,6 @@
 """A token per study that changes whenever something its results are computed from changes: an
-answer stored or marked, a participant excluded, included or erased, a run finished, cancelled or
+answer stored or marked, a participant entering (the results count who is working), declining,
+returning, timing out, excluded, included or erased, a run finished, cancelled or
 failed, instructions scored, the study or its units edited. Results computed from a study are kept
 with the token they were computed at (`results.cache`), so a change leaves them stale at once, in
 every process; nothing has to find and delete them.

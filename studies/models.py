@@ -39,6 +39,12 @@ class Study(models.Model):
         TOKEN = "token", "Any ID of 1–64 letters, digits, '-' or '_' (other recruiters, pilots)"
 
     name = models.CharField(max_length=200, unique=True)
+    public_title = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="what participants see as the study's title (their browser tab, the welcome page); the name is "
+        "the researchers' alone. Empty: no title, the tab says only the step and the progress",
+    )
     benchmark = models.CharField(max_length=40, choices=benchmarks.choices)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
     link = models.SlugField(max_length=40, unique=True, default=_new_link, help_text="the study's URL token")

@@ -13,14 +13,13 @@ from django.db import transaction
 from django.db.models import Count, Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
-from django.utils.translation import ngettext
 
-from annotation.models import BenchmarkAsset, Item
-from annotation.selectors import item_data, item_set_usable
+from annotation.models import Item
 from parity import benchmarks
 from parity.benchmarks.rows import seeded_rng
 from studies import closing
 from studies.changes import results_changed
+from studies.errors import StudyError
 from studies.models import Participant, Study, StudyEvent, Unit, UnitItem
 from studies.services_erasure import erased_token, identities_erase
 from studies.services_preregistration import (
@@ -31,10 +30,7 @@ from studies.services_preregistration import (
     status_change_record,
     study_event_record,
 )
-
-
-class StudyError(ValueError):
-    pass
+from studies.services_units import pay_checked, units_create, units_plan
 
 
 @transaction.atomic
@@ -61,6 +57,9 @@ def study_create(
     if language not in dict(settings.LANGUAGES):
         raise StudyError(f"no participant language {language!r}; known: {', '.join(dict(settings.LANGUAGES))}")
     plan = units_plan(benchmark=benchmark, design=definition.design(design), owner=owner)
+    fields["estimated_minutes"], fields["reward_pence"] = pay_checked(
+        plan, fields.get("estimated_minutes"), fields.get("reward_pence")
+    )
     study = Study.objects.create(
         name=name,
         benchmark=benchmark,
@@ -144,11 +143,6 @@ def study_set_status(*, study: Study, status: str, actor: Any = None) -> Study:
     return study
 
 
-def definition_asset(benchmark: str, key: str) -> Any:
-    asset = BenchmarkAsset.objects.filter(benchmark=benchmark, key=key).first()
-    return asset.data if asset else None
-
-
 # -- entering a study -----------------------------------------------------------------------
 
 
@@ -206,6 +200,8 @@ def participant_enter(
             started_at=now,
             last_seen_at=now,
         )
+        # the results count who is still working, answers or not
+        results_changed(study_ids=[study.pk])
     return Entry(participant)
 
 
@@ -342,7 +338,10 @@ def participant_sequence(*, study: Study, unit: Unit, seed: str) -> list[int]:
 
 def reservations_reclaim(*, study: Study, now=None) -> int:
     """Free the slots of participants inactive longer than the study's reservation timeout."""
-    return Participant.objects.stale(study).update(status=Participant.Status.TIMED_OUT)
+    freed = Participant.objects.stale(study).update(status=Participant.Status.TIMED_OUT)
+    if freed:
+        results_changed(study_ids=[study.pk])  # no longer working
+    return freed
 
 
 # -- the participant's steps ------------------------------------------------------------------
@@ -363,6 +362,7 @@ def participant_consent(*, participant: Participant, agree: bool) -> Participant
     else:
         participant.step = Participant.Step.DECLINED
         participant.status = Participant.Status.DECLINED
+        results_changed(study_ids=[participant.study_id])  # no longer working
     participant.save(update_fields=["step", "status", "last_seen_at"])
     return participant
 
@@ -449,9 +449,9 @@ def participants_include(*, participant_ids: list[int], actor: Any = None) -> in
 
 def participants_mark_returned(*, participant_ids: list[int]) -> int:
     """Prolific says they returned the study: their reserved slot reopens."""
-    return Participant.objects.filter(pk__in=participant_ids, status=Participant.Status.ACTIVE).update(
-        status=Participant.Status.RETURNED, step=Participant.Step.RELEASED
-    )
+    chosen = Participant.objects.filter(pk__in=participant_ids, status=Participant.Status.ACTIVE)
+    results_changed(study_ids=chosen.values_list("study_id", flat=True).distinct())  # no longer working
+    return chosen.update(status=Participant.Status.RETURNED, step=Participant.Step.RELEASED)
 
 
 # -- data-erasure requests --------------------------------------------------------------------
@@ -533,64 +533,3 @@ def participant_erase(
             fields += ["status", "step"]
         participant.save(update_fields=fields)
     return result
-
-
-# -- a study's units (built by `study_create`, and again by `study_draft_update`) ---------------
-
-
-@dataclass(frozen=True)
-class UnitsPlan:
-    """A design resolved against the imported items, and the units it makes (lists of item keys)."""
-
-    benchmark: str
-    design: dict[str, Any]
-    units: list[list[str]]
-    items: dict[str, Item]
-    attention_checks: int
-
-
-def units_plan(*, benchmark: str, design: dict[str, Any], owner: Any) -> UnitsPlan:
-    """Check `design` against the imported items and split them into units; `StudyError` says in
-    words what is missing. `owner` must be allowed the item set the design names."""
-    definition = benchmarks.get(benchmark)
-    set_name = definition.item_set(design)
-    if set_name and owner is not None and not item_set_usable(user=owner, benchmark=benchmark, name=set_name):
-        raise StudyError(
-            f"no item set named {set_name!r} that you may use: import it first "
-            "(another researcher's set is theirs alone)"
-        )
-    scope = definition.item_scope(design)
-    scoped = Item.objects.filter(benchmark=benchmark, key__startswith=scope)
-    items = list(scoped.filter(is_attention_check=False))
-    if not items:
-        raise StudyError(
-            f"no {benchmark} items named {scope}... are imported yet: import them first"
-            if scope
-            else f"no {benchmark} items are imported yet: run `manage.py import_benchmark {benchmark}` first"
-        )
-    attention = int(design.get("attention_checks", 0))
-    available_checks = scoped.filter(is_attention_check=True).count()
-    if attention > available_checks:
-        where = f"{benchmark} {scope}..." if scope else benchmark
-        asked = ngettext("%(n)d attention check asked for", "%(n)d attention checks asked for", attention)
-        raise StudyError(f"{asked % {'n': attention}}, but {where} has {available_checks}")
-    assets = {key: definition_asset(benchmark, key) for key in definition.design_assets}
-    resolved = definition.resolve_design(design, assets)
-    try:
-        units = definition.build_units([item_data(item) for item in items], resolved)
-    except (ValueError, KeyError) as exc:
-        raise StudyError(str(exc)) from exc
-    return UnitsPlan(benchmark, resolved, units, {item.key: item for item in items}, attention)
-
-
-def units_create(*, study: Study, plan: UnitsPlan) -> None:
-    definition = benchmarks.get(plan.benchmark)
-    capacity = int(plan.design.get("per_unit", 1))
-    for position, keys in enumerate(plan.units, start=1):
-        category = definition.unit_category([item_data(plan.items[key]) for key in keys]) if keys else ""
-        unit = Unit.objects.create(
-            study=study, label=f"U{position}", position=position, capacity=capacity, category=category
-        )
-        UnitItem.objects.bulk_create(
-            [UnitItem(unit=unit, item=plan.items[key], order=order) for order, key in enumerate(keys, start=1)]
-        )

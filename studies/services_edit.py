@@ -9,12 +9,15 @@ from django.db import transaction
 
 from parity import benchmarks
 from studies.changes import results_changed
+from studies.estimates import followed_pay, pay_refusal
 from studies.models import Participant, Study
-from studies.services import StudyError, definition_asset, study_create, units_create, units_plan
+from studies.services import StudyError, study_create
+from studies.services_units import definition_asset, follows_estimate, study_estimate, units_create, units_plan
 
 #: what a researcher may change in a draft besides its design (`study_draft_update`)
 DRAFT_FIELDS = (
     "name",
+    "public_title",
     "group",
     "pid_format",
     "language",
@@ -35,7 +38,9 @@ def study_draft_update(*, study: Study, design: Mapping[str, Any] | None = None,
     """Change a draft: the fields of `DRAFT_FIELDS` given, and its design, over the one it has.
 
     A changed design builds the units again from the imported items, as `study_create` does; an
-    unchanged one keeps them (and any capacity set in the admin). Only a draft changes so: once
+    unchanged one keeps them (and any capacity set in the admin). Minutes and a reward that were
+    the old design's estimate become the new one's unless given; a reward under Prolific's minimum
+    (at the minutes, or at the design's estimate when longer) is refused. Only a draft changes so: once
     launched, people's answers refer to its units and Prolific holds its codes, time and reward."""
     unknown = set(fields) - set(DRAFT_FIELDS)
     if unknown:
@@ -52,6 +57,7 @@ def study_draft_update(*, study: Study, design: Mapping[str, Any] | None = None,
         raise StudyError(f"a study named {name!r} already exists")
     definition = locked.definition
     changed: list[str] = []
+    following = follows_estimate(locked)
     chosen = {**locked.design, **(design or {})}
     if chosen != locked.design:
         # what the old design resolved (implicature: the template's text) is resolved again
@@ -66,9 +72,19 @@ def study_draft_update(*, study: Study, design: Mapping[str, Any] | None = None,
         locked.design, locked.attention_checks = plan.design, plan.attention_checks
         locked.exclude_at = int(plan.design.get("exclude_at", 0))
         changed += ["design", "attention_checks", "exclude_at"]
+    if following and "estimated_minutes" not in fields and "reward_pence" not in fields:
+        # the time and reward follow the design until the researcher gives their own
+        fields = {**fields, "estimated_minutes": None, "reward_pence": None}
     for key, value in fields.items():
         setattr(locked, key, value)
         changed.append(key)
+    estimate = study_estimate(locked)
+    locked.estimated_minutes, locked.reward_pence = followed_pay(
+        estimate, locked.estimated_minutes, locked.reward_pence
+    )
+    refusal = pay_refusal(locked.reward_pence, locked.estimated_minutes, estimate)
+    if refusal:
+        raise StudyError(refusal)
     locked.consent_text = locked.consent_text or definition.default_consent
     locked.instructions_text = locked.instructions_text or definition.default_instructions
     changed += ["consent_text", "instructions_text"]
@@ -112,6 +128,7 @@ def study_duplicate(*, study: Study, owner: Any) -> Study:
         raise StudyError("An imported study holds a published study's answers; create a new study instead.")
     return study_create(
         name=_copy_name(study.name),
+        public_title=study.public_title,
         benchmark=study.benchmark,
         design=study.design,
         status=Study.Status.DRAFT,

@@ -86,6 +86,9 @@ def language_study(language: str, items: str = "", **fields) -> Study:
             "shuffle_items": False,
         },
         language=language,
+        # the pages' plural forms are checked at 30 minutes
+        estimated_minutes=30,
+        reward_pence=450,
         closing_questions=["gender", "ai_tool", "feedback"],
         consent_text=spec["consent"],
         instructions_text=spec["instructions"],

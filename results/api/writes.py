@@ -28,9 +28,11 @@ from results.api.selectors import model_runs_of, study_units_of
 from results.api.views import ModelRunListApi, ResearcherApi, StudyDetailApi, StudyOutput
 from studies import closing
 from studies.access import ADD_STUDY, CHANGE_STUDY, RUN_MODEL, require_permission
+from studies.estimates import followed_pay
 from studies.models import Study
 from studies.services import StudyError, study_create, study_set_status
 from studies.workflow.forms import DESIGN_PREFIX, StudyForm
+from studies.workflow.selectors import design_estimate
 
 
 class Conflict(APIException):
@@ -57,7 +59,10 @@ def form_errors(form: StudyForm) -> dict[str, list[str]]:
 class StudyCreateApi(ResearcherApi):
     """Create a study as a draft, as the new-study page does (the same form checks it, the same service
     makes it); the caller owns it. Fields left out take the page's defaults: the benchmark's design,
-    consent and instructions texts, a new completion code, 30 minutes, £4.50. Launch it with
+    consent and instructions texts, a new completion code, and the time and reward estimated from
+    the design (a reward given without a time: the design's time; a time without a reward: £9/h).
+    A reward under Prolific's £6/h minimum, at the time given or at the design's estimate when
+    longer, is refused with the figure. Launch it with
     `POST /api/studies/{study_id}/status/`."""
 
     permission = ADD_STUDY
@@ -70,6 +75,13 @@ class StudyCreateApi(ResearcherApi):
             default=dict,
             help_text="the benchmark's design options by key (e.g. implicature: units, unit_size, per_unit, "
             "attention_checks, exclude_at); those left out take the benchmark's defaults",
+        )
+        public_title = serializers.CharField(
+            max_length=200,
+            required=False,
+            allow_blank=True,
+            help_text="what participants see as the study's title (their browser tab, the welcome page); "
+            "the name is for researchers only",
         )
         group = serializers.CharField(max_length=100, required=False, allow_blank=True)
         pid_format = serializers.ChoiceField(choices=Study.PidFormat.choices, required=False)
@@ -128,7 +140,7 @@ class StudyCreateApi(ResearcherApi):
     def post(self, request: Request) -> Response:
         require_permission(request.user, self.permission)
         given = self.given(request.data)
-        form = self.form(given)
+        form = self.form(given, owner=request.user)
         if not form.is_valid():
             raise serializers.ValidationError(form_errors(form))
         try:
@@ -140,7 +152,7 @@ class StudyCreateApi(ResearcherApi):
         return Response(StudyDetailApi.OutputSerializer(study).data, status=201, headers={"Location": location})
 
     @staticmethod
-    def form(given: dict[str, Any]) -> StudyForm:
+    def form(given: dict[str, Any], owner: Any = None) -> StudyForm:
         """The new-study page's form, filled with what was given and the page's defaults for the rest."""
         defaults = StudyForm(benchmark=given["benchmark"])
         data = {name: defaults[name].initial for name in defaults.fields}
@@ -153,9 +165,15 @@ class StudyCreateApi(ResearcherApi):
                 if name in defaults.fields
             }
         )
-        if "reward_pence" in given:
-            data["reward"] = (Decimal(given["reward_pence"]) / 100).quantize(Decimal("0.01"))
-        return StudyForm(data, benchmark=given["benchmark"])
+        if {"estimated_minutes", "reward_pence"} & given.keys():
+            # one given, the other follows it (a missing time: the design's estimate; a missing
+            # reward: the recommended rate for the time); neither given, both follow the design
+            definition = benchmarks.get(given["benchmark"])
+            estimate = design_estimate(given["benchmark"], definition.design(given["design"]))
+            minutes, pence = followed_pay(estimate, given.get("estimated_minutes"), given.get("reward_pence"))
+            data["estimated_minutes"] = minutes
+            data["reward"] = (Decimal(pence) / 100).quantize(Decimal("0.01"))
+        return StudyForm(data, benchmark=given["benchmark"], owner=owner)
 
 
 class StudyStatusApi(ResearcherApi):

@@ -17,7 +17,13 @@
       out.className = "pay-low";
       return;
     }
-    const perHour = pence / mins * 60;
+    // participants take the design's time whatever is typed: a shorter time would overstate the pay
+    const box = document.getElementById("time-estimate");
+    const estimated = box && box.dataset.minutes ? parseInt(box.dataset.minutes, 10) : 0;
+    const judged = Math.max(mins, estimated);
+    const basis = document.getElementById("hourly-pay-basis");
+    if (basis) basis.textContent = judged > mins ? "at the design's estimated " + judged + " minutes " : "";
+    const perHour = pence / judged * 60;
     const minimum = Number(out.dataset.minimum), recommended = Number(out.dataset.recommended);
     value.textContent = "£" + (perHour / 100).toFixed(2) + "/h";
     if (perHour < minimum) {
@@ -39,14 +45,16 @@
       updatePay();
     }
   });
-  // a new study's time and reward follow the design's estimate (htmx brings it again as the design changes)
+  // the time and reward follow the design's estimate until typed (htmx brings it again as the design changes)
   document.addEventListener("htmx:load", function (event) {
     const estimate = event.target;
     const fields = document.getElementById("prolific-fields");
-    if (!estimate || estimate.id !== "time-estimate" || !fields || fields.dataset.followsEstimate !== "true") return;
-    if (!estimate.dataset.minutes) return;
-    document.getElementById("id_estimated_minutes").value = estimate.dataset.minutes;
-    document.getElementById("id_reward").value = estimate.dataset.reward;
+    if (!estimate || estimate.id !== "time-estimate" || !fields) return;
+    if (fields.dataset.followsEstimate === "true" && estimate.dataset.minutes) {
+      document.getElementById("id_estimated_minutes").value = estimate.dataset.minutes;
+      document.getElementById("id_reward").value = estimate.dataset.reward;
+    }
+    // the pay is judged again against the new estimate, followed or not
     updatePay();
   });
   document.addEventListener("click", function (event) {

@@ -12,9 +12,12 @@ from django.conf import settings
 from parity import benchmarks
 from parity.benchmarks.design import DesignOption
 from studies import closing
+from studies.errors import StudyError
+from studies.estimates import MAX_MINUTES, DesignEstimate, pay_refusal, too_long
 from studies.models import Study
-from studies.pay import PROLIFIC_MINIMUM_PENCE_PER_HOUR, hourly_pay
 from studies.services_edit import DRAFT_FIELDS
+from studies.services_units import follows_estimate, study_estimate, units_plan
+from studies.workflow.selectors import design_estimate
 
 DESIGN_PREFIX = "design_"
 
@@ -34,7 +37,7 @@ MAX_UPLOAD_BYTES = 5 * 1024 * 1024
 
 
 class ItemSetImportForm(forms.Form):
-    """A researcher's own items: the set's name and a CSV or JSONL file (see the README)."""
+    """A researcher's own items: the set's name and a CSV or JSONL file (see docs/own-items.md)."""
 
     benchmark = forms.ChoiceField(choices=named_set_choices, widget=forms.HiddenInput)
     name = forms.SlugField(
@@ -44,7 +47,7 @@ class ItemSetImportForm(forms.Form):
     )
     file = forms.FileField(
         label="File (CSV or JSONL)",
-        help_text="columns or keys id, text, kind, options, gold, category, ... (see the README)",
+        help_text="columns or keys id, text, kind, options, gold, category, ... (every field: docs/own-items.md)",
     )
 
     def clean_name(self) -> str:
@@ -108,7 +111,14 @@ class StudyForm(forms.Form):
     """A study of one benchmark: the paper's design by default, the benchmark's texts prefilled;
     editing a draft (`study`), the draft's own values. Creating and editing validate alike."""
 
-    name = forms.CharField(max_length=200)
+    name = forms.CharField(max_length=200, help_text="for researchers only: participants never see it")
+    public_title = forms.CharField(
+        max_length=200,
+        required=False,
+        label="Title for participants",
+        help_text="what participants see as the study's title, in their browser tab and on the welcome page "
+        "(e.g. “Understanding everyday sentences”), in their language; empty: no title",
+    )
     group = forms.CharField(
         max_length=100,
         required=False,
@@ -136,7 +146,9 @@ class StudyForm(forms.Form):
         help_text="given instead of the completion code to participants excluded for failed attention checks",
     )
     no_consent_code = forms.CharField(max_length=40, required=False, help_text="given to those who decline consent")
-    estimated_minutes = forms.IntegerField(min_value=1, max_value=600, initial=30)
+    #: Prolific's longest study (600 minutes) is checked in `clean`: a time following the design's
+    #: estimate is the design's to correct, not this field's
+    estimated_minutes = forms.IntegerField(min_value=1, initial=30)
     min_answer_ms = forms.IntegerField(
         min_value=0,
         max_value=60_000,
@@ -155,12 +167,16 @@ class StudyForm(forms.Form):
         min_value=Decimal("0.01"), max_digits=6, decimal_places=2, initial=Decimal("4.50"), label="Reward (£)"
     )
 
-    def __init__(self, *args: Any, benchmark: str, study: Study | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, benchmark: str, study: Study | None = None, owner: Any = None, **kwargs: Any
+    ) -> None:
         if study is not None:
             kwargs["initial"] = {**study_initial(study), **kwargs.get("initial", {})}
         super().__init__(*args, **kwargs)
         self.benchmark = benchmark
         self.study = study
+        #: who will own the study: the item set the design names must be theirs to use
+        self.owner = study.owner if study is not None else owner
         self.definition = benchmarks.get(benchmark)
         defaults = self.definition.design()
         for option in self.definition.design_options:
@@ -170,12 +186,28 @@ class StudyForm(forms.Form):
         self.fields["completion_code"].initial = Study._meta.get_field("completion_code").get_default()
         self.fields["failed_attention_code"].initial = Study._meta.get_field("failed_attention_code").get_default()
         self.fields["min_answer_ms"].initial = Study._meta.get_field("min_answer_ms").get_default()
+        #: the time and reward follow the design's estimate until the researcher types their own: a
+        #: new study's always start so, a draft's when they are its design's estimate
+        self.follows_estimate = study is None or follows_estimate(study)
+        #: the estimate of the design as shown or typed (set by `clean` on a bound form)
+        self.estimate: DesignEstimate | None = None
+        if study is None:
+            # what the form shows before anyone types: the prefilled design's estimate
+            self.estimate = design_estimate(benchmark, self._prefilled_design())
+            if self.estimate is not None:
+                self.initial = {
+                    "estimated_minutes": self.estimate.minutes,
+                    "reward": self.estimate.reward,
+                    **self.initial,
+                }
+        else:
+            self.estimate = study_estimate(study)
 
     def design_fields(self) -> list[forms.BoundField]:
         return [self[name] for name in self.fields if name.startswith(DESIGN_PREFIX)]
 
     def study_fields(self) -> list[forms.BoundField]:
-        return [self[name] for name in ("name", "group", "pid_format", "language")]
+        return [self[name] for name in ("name", "public_title", "group", "pid_format", "language")]
 
     def text_fields(self) -> list[forms.BoundField]:
         return [self[name] for name in ("consent_text", "instructions_text")]
@@ -205,11 +237,17 @@ class StudyForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
+        typed = self._typed_design()
+        # the time a design takes is known once its fields read as numbers, right or wrong together
+        self.estimate = design_estimate(self.benchmark, typed) if typed is not None else None
         design = self.definition.design(self.design())
-        for key, message in self.definition.design_errors(design).items():
+        errors = self.definition.design_errors(design)
+        for key, message in errors.items():
             field = DESIGN_PREFIX + key
             self.add_error(field if field in self.fields else None, message)
-        minutes, reward = cleaned.get("estimated_minutes"), cleaned.get("reward")
+        if typed is not None and not errors:
+            self._check_design_against_items(typed)
+        minutes, reward = self._follow_estimate(cleaned)
         if design.get("exclude_at") == 1 and minutes and minutes >= 5:
             self.add_error(
                 DESIGN_PREFIX + "exclude_at" if DESIGN_PREFIX + "exclude_at" in self.fields else None,
@@ -217,30 +255,80 @@ class StudyForm(forms.Form):
                 "exclude at 2 or more failed checks.",
             )
         if minutes and reward is not None:
-            pay = hourly_pay(int(reward * 100), minutes)
-            if pay.below_minimum:
-                self.add_error(
-                    "reward",
-                    f"£{reward} for {minutes} minutes is {pay}, below Prolific's minimum of "
-                    f"£{PROLIFIC_MINIMUM_PENCE_PER_HOUR / 100:.0f}/h.",
-                )
+            refusal = pay_refusal(int(reward * 100), minutes, self.estimate)
+            if refusal:
+                self.add_error("reward", refusal)
         codes = [cleaned.get(name) for name in ("completion_code", "failed_attention_code", "no_consent_code")]
         given = [code for code in codes if code]
         if len(set(given)) != len(given):
             self.add_error(None, "The completion, failed-check and no-consent codes must differ from each other.")
         return cleaned
 
+    def _typed_design(self) -> dict[str, Any] | None:
+        """The design as typed over the draft's, or None while a design field does not read."""
+        if any(name not in self.cleaned_data for name in self.fields if name.startswith(DESIGN_PREFIX)):
+            return None
+        base = dict(self.study.design) if self.study is not None else {}
+        return self.definition.design({**base, **self.design()})
+
+    def _check_design_against_items(self, chosen: dict[str, Any]) -> None:
+        """The design against the imported items, before anything else is judged: a design they
+        cannot fill is the error to name first (the time and reward follow from the design)."""
+        try:
+            units_plan(benchmark=self.benchmark, design=chosen, owner=self.owner)
+        except StudyError as exc:
+            self.add_error(None, str(exc))
+            return
+        long = too_long(self.estimate)
+        if long:
+            self.add_error(None, long)
+
+    def _follow_estimate(self, cleaned: dict[str, Any]) -> tuple[int | None, Decimal | None]:
+        """The minutes and reward to save: the design's estimate while they follow it (left as
+        shown, or as the page last filled them from the estimate), else as typed."""
+        minutes, reward = cleaned.get("estimated_minutes"), cleaned.get("reward")
+        shown = (
+            _whole(self.data.get("estimated_minutes")),
+            _pounds(self.data.get("reward")),
+        )
+        initial = (
+            _whole(self.get_initial_for_field(self.fields["estimated_minutes"], "estimated_minutes")),
+            _pounds(self.get_initial_for_field(self.fields["reward"], "reward")),
+        )
+        estimated = (self.estimate.minutes, self.estimate.reward) if self.estimate is not None else None
+        self.follows_estimate = self.follows_estimate and shown in (initial, estimated)
+        if self.follows_estimate and self.estimate is not None:
+            minutes, reward = self.estimate.minutes, self.estimate.reward
+            cleaned["estimated_minutes"], cleaned["reward"] = minutes, reward
+            # the page shown again after a refusal shows what would be saved
+            self.data = self.data.copy()
+            self.data["estimated_minutes"], self.data["reward"] = str(minutes), str(reward)
+        elif minutes is not None and minutes > MAX_MINUTES:
+            self.add_error("estimated_minutes", f"Prolific allows at most {MAX_MINUTES} minutes.")
+        return minutes, reward
+
+    def _prefilled_design(self) -> dict[str, Any]:
+        """A new study's design options given as initial values (an item set after its import)."""
+        if self.study is not None:
+            return {}
+        return {
+            name.removeprefix(DESIGN_PREFIX): value
+            for name, value in self.initial.items()
+            if name.startswith(DESIGN_PREFIX)
+        }
+
+    def shown_estimate(self) -> DesignEstimate | None:
+        """The estimate of the design as shown: a bound form's is made as the form is checked."""
+        if self.is_bound:
+            self.is_valid()
+        return self.estimate
+
     def chosen_design(self) -> dict[str, Any] | None:
         """The design the form holds: as typed when bound, else the draft's or the prefilled one;
         None while a design field is wrong (no estimate can be made of it)."""
         base = dict(self.study.design) if self.study is not None else {}
         if not self.is_bound:
-            prefilled = {
-                name.removeprefix(DESIGN_PREFIX): value
-                for name, value in self.initial.items()
-                if name.startswith(DESIGN_PREFIX) and self.study is None
-            }
-            return self.definition.design({**base, **prefilled})
+            return self.definition.design({**base, **self._prefilled_design()})
         if any(name in self.errors for name in self.fields if name.startswith(DESIGN_PREFIX)):
             return None
         return self.definition.design({**base, **self.design()})
@@ -272,6 +360,20 @@ class StudyForm(forms.Form):
     def create_arguments(self) -> dict[str, Any]:
         """`study_create`'s keyword arguments (the same service as `manage.py create_study`)."""
         return {**self.study_arguments(), "benchmark": self.benchmark, "status": Study.Status.DRAFT}
+
+
+def _whole(value: object) -> int | None:
+    try:
+        return int(str(value))
+    except (TypeError, ValueError):
+        return None
+
+
+def _pounds(value: object) -> Decimal | None:
+    try:
+        return Decimal(str(value)).quantize(Decimal("0.01"))
+    except (TypeError, ValueError, ArithmeticError):
+        return None
 
 
 class StatusForm(forms.Form):

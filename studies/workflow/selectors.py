@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
@@ -13,11 +12,12 @@ from django.db.models import Count, Sum
 from annotation.models import Item
 from annotation.selectors import item_data
 from parity import benchmarks
-from parity.benchmarks.timing import TimeEstimate
+from studies.estimates import DesignEstimate, estimate_of
 from studies.models import Participant, Preregistration, Study
-from studies.pay import PROLIFIC_RECOMMENDED_PENCE_PER_HOUR, HourlyPay, hourly_pay, reward_for
+from studies.pay import HourlyPay, hourly_pay
 from studies.preregistration import rendered
-from studies.services import STATUS_MOVES, definition_asset
+from studies.services import STATUS_MOVES
+from studies.services_units import definition_asset
 
 
 @dataclass(frozen=True)
@@ -117,30 +117,6 @@ def study_page(study: Study) -> StudyPage:
     )
 
 
-@dataclass(frozen=True)
-class DesignEstimate:
-    """How long a participant takes under a design, and the reward paying Prolific's recommended
-    rate for that time; the new-study form starts from it and says how it was made."""
-
-    time: TimeEstimate
-    pence_per_hour: int = PROLIFIC_RECOMMENDED_PENCE_PER_HOUR
-
-    @property
-    def minutes(self) -> int:
-        return self.time.minutes
-
-    @property
-    def reward_pence(self) -> int:
-        return reward_for(self.time.minutes, self.pence_per_hour)
-
-    @property
-    def reward(self) -> Decimal:
-        return Decimal(self.reward_pence).scaleb(-2)
-
-    def __str__(self) -> str:
-        return f"{self.time}; reward at £{self.pence_per_hour / 100:g}/h: £{self.reward:.2f}"
-
-
 def design_estimate(benchmark: str, design: Mapping[str, Any]) -> DesignEstimate | None:
     """The estimate for `design` of `benchmark`: from the design alone where it says how many
     answers a participant gives, else from the longest unit the imported items make; None when
@@ -148,25 +124,20 @@ def design_estimate(benchmark: str, design: Mapping[str, Any]) -> DesignEstimate
     definition = benchmarks.get(benchmark)
     merged = definition.design(design)
     try:
-        time = definition.time_estimate(merged)
-        if time is None:
-            longest = _longest_unit(benchmark, merged)
-            time = definition.time_estimate(merged, answers=longest) if longest else None
+        found = estimate_of(definition, merged)
+        return found if found is not None else estimate_of(definition, merged, _units(benchmark, merged))
     except (TypeError, ValueError, KeyError):
         return None
-    return DesignEstimate(time) if time is not None else None
 
 
-def _longest_unit(benchmark: str, design: dict[str, Any]) -> int | None:
-    """Answers in the longest unit the imported items make under `design`, attention checks included."""
+def _units(benchmark: str, design: dict[str, Any]) -> list[list[str]]:
+    """The units the imported items make under `design` (lists of item keys)."""
     definition = benchmarks.get(benchmark)
     items = Item.objects.filter(
         benchmark=benchmark, key__startswith=definition.item_scope(design), is_attention_check=False
     )
     assets = {key: definition_asset(benchmark, key) for key in definition.design_assets}
-    units = definition.build_units([item_data(item) for item in items], definition.resolve_design(design, assets))
-    longest = max((len(unit) for unit in units), default=0)
-    return longest + int(design.get("attention_checks", 0)) if longest else None
+    return definition.build_units([item_data(item) for item in items], definition.resolve_design(design, assets))
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,6 @@ a draft, duplicating a study, launching, pausing and closing it."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -31,9 +29,7 @@ from studies.workflow.forms import (
     named_set_choices,
 )
 from studies.workflow.selectors import (
-    DesignEstimate,
     benchmark_options,
-    design_estimate,
     preregistration_panel,
     prolific_settings,
     study_page,
@@ -56,10 +52,9 @@ def study_new(request: HttpRequest) -> HttpResponse:
         return render(request, "studies/study_new.html", {"benchmarks": benchmark_options()})
     benchmark = choice.cleaned_data["benchmark"]
     if request.htmx and request.method == "GET":
-        return _estimate_partial(request, StudyForm(request.GET, benchmark=benchmark))
+        return _estimate_partial(request, StudyForm(request.GET, benchmark=benchmark, owner=request.user))
     prefill = {DESIGN_PREFIX + "item_set": choice.cleaned_data["item_set"]} if choice.cleaned_data["item_set"] else {}
-    estimate = design_estimate(benchmark, StudyForm(benchmark=benchmark, initial=prefill).chosen_design() or {})
-    form = StudyForm(request.POST or None, benchmark=benchmark, initial={**prefill, **_estimated(estimate)})
+    form = StudyForm(request.POST or None, benchmark=benchmark, owner=request.user, initial=prefill)
     if request.method == "POST" and form.is_valid():
         try:
             study = study_create(**form.create_arguments(), owner=request.user)
@@ -109,31 +104,26 @@ def study_copy(request: HttpRequest, study_id: int) -> HttpResponse:
     return redirect("studies:detail", copy.pk)
 
 
-def _estimated(estimate: DesignEstimate | None) -> dict[str, Any]:
-    return {"estimated_minutes": estimate.minutes, "reward": estimate.reward} if estimate else {}
-
-
-def _estimate_of(form: StudyForm) -> DesignEstimate | None:
-    design = form.chosen_design()
-    return design_estimate(form.benchmark, design) if design is not None else None
-
-
 def _estimate_partial(request: HttpRequest, form: StudyForm) -> HttpResponse:
-    context = {"estimate": _estimate_of(form), "recommended": PROLIFIC_RECOMMENDED_PENCE_PER_HOUR}
+    context = {"estimate": form.shown_estimate(), "recommended": PROLIFIC_RECOMMENDED_PENCE_PER_HOUR}
     return render(request, "studies/partials/_time_estimate.html", context)
 
 
 def _form_page(request: HttpRequest, form: StudyForm) -> HttpResponse:
     """The new-study form, or a draft's: every error listed at the top, the design's estimate of the
     time and reward, and the hourly pay the reward implies."""
-    pay = hourly_pay(_pence(form["reward"].value()), _int(form["estimated_minutes"].value()) or 1)
+    estimate = form.shown_estimate()  # first: a time and reward following it are filled in from it
+    minutes = _int(form["estimated_minutes"].value()) or 1
+    # participants take the design's time whatever is typed: a shorter time would overstate the pay
+    judged = max(minutes, estimate.minutes if estimate is not None else 0)
     context = {
         "form": form,
         "study": form.study,
         "definition": form.definition,
         "benchmark": form.benchmark,
-        "estimate": _estimate_of(form),
-        "pay": pay,
+        "estimate": estimate,
+        "pay": hourly_pay(_pence(form["reward"].value()), judged),
+        "pay_minutes": judged if judged > minutes else None,
         "minimum": PROLIFIC_MINIMUM_PENCE_PER_HOUR,
         "recommended": PROLIFIC_RECOMMENDED_PENCE_PER_HOUR,
     }

@@ -258,3 +258,39 @@ def test_cancel_needs_the_csrf_token_and_a_run_of_this_study(
     other = small_study("other pilot", unit_size=5, units=1, per_unit=1, attention_checks=0, owner=researcher)
     assert researcher_client.post(reverse("modelruns:cancel", args=[other.pk, run.pk])).status_code == 404
     assert ModelRun.objects.get(pk=run.pk).status == ModelRun.Status.QUEUED
+
+
+def test_the_admins_run_list_says_when_a_run_answers_each_item_twice(researcher_client, small_implicature_study):
+    """MiQA's language models answer each question in both presentations: the list read "300/300"
+    beside "47.2% (283/600)" with nothing to say the 600 were answers to the 300 items."""
+    from annotation.models import Item
+    from modelruns.models import ModelResponse, ModelRun, ModelSpec
+
+    spec = ModelSpec.objects.create(name="two-presentations", model="local/two")
+    items = list(Item.objects.filter(units__study=small_implicature_study, is_attention_check=False)[:3])
+    run = ModelRun.objects.create(
+        study=small_implicature_study,
+        spec=spec,
+        setting={"template": 2, "k": 0},
+        setting_key="twice",
+        status=ModelRun.Status.DONE,
+        progress_done=3,
+        progress_total=3,
+    )
+    ModelResponse.objects.bulk_create(
+        ModelResponse(
+            run=run,
+            item=item,
+            variant=variant,
+            raw_answer=item.gold,
+            answer=item.gold,
+            valid=True,
+            correct=variant == "ab",
+            scores={},
+        )
+        for item in items
+        for variant in ("ab", "ba")
+    )
+    html = researcher_client.get("/admin/modelruns/modelrun/").content.decode()
+    assert "50.0% (3/6 answers to 3 items)" in html
+    assert "Items done" in html and "3/3" in html

@@ -35,7 +35,8 @@ def one_wrong():
 
 def published(name: str, *, places: int, value: float, step: int, max_spend_pence: int) -> ProlificStudy:
     # units of 3 items holding 10 people each: Parity's capacity is not what limits the places
-    study = small_study(name, unit_size=3, units=2, per_unit=10, attention_checks=2, exclude_at=2)
+    # £4.50 a place, whatever the design's estimate: the budgets below count in it
+    study = small_study(name, unit_size=3, units=2, per_unit=10, attention_checks=2, exclude_at=2, reward_pence=450)
     found = prolific_study_create(study=study, places=places)
     prolific_study_transition(prolific_study=found, action="publish")
     return prolific_recruit_configure(

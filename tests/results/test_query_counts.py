@@ -17,8 +17,8 @@ pytestmark = pytest.mark.django_db
 #: items, runs: the results are kept from the first request (results/cache.py), no answer is read
 RESULTS_QUERIES = 7
 #: session and user, the user's permissions (2), the studies, then the units, runs, participants,
-#: answers and attention checks answered of all of them at once
-LIST_QUERIES = 10
+#: answers and attention checks answered of all of them at once, and the runs still queued or running
+LIST_QUERIES = 11
 
 
 def _study(name: str, units: int, owner) -> Study:

@@ -90,6 +90,7 @@ def test_later_edits_leave_the_hash_unchanged_and_are_listed_as_deviations(impli
     participants_include(participant_ids=[participant.pk], actor=researcher)
     modelrun_start(study=study, spec=modelspec_get_or_create(model="smollm2"), setting={"k": 1}, enqueue=False)
     modelrun_cancel(run=planned, actor=researcher)
+    created_with = study.reward_pence
     study.reward_pence = 600
     study_update(study=study, fields=["reward_pence"], actor=researcher)  # a rule changed
     study.name = "preregistered (renamed)"
@@ -122,7 +123,7 @@ def test_later_edits_leave_the_hash_unchanged_and_are_listed_as_deviations(impli
     ]
     assert all(row["at"] and row["summary"] for row in exported["deviations"])
     settings_change = exported["audit"][6]
-    assert settings_change["data"]["fields"] == {"reward_pence": {"from": 450, "to": 600}}
+    assert settings_change["data"]["fields"] == {"reward_pence": {"from": created_with, "to": 600}}
     assert settings_change["actor"] == researcher.get_username()
     # the audit trail names participants by pseudonym, never by their Prolific ID
     assert pid(1) not in json.dumps(exported["audit"]) and pid(1) not in exported["markdown"]

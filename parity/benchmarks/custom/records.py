@@ -3,7 +3,7 @@
 `items_from_records` is the one entry point: the CSV and JSONL readers here and other importers
 (e.g. one reading lm-evaluation-harness tasks) hand it plain records with their line numbers. It
 refuses the first problem with a DatasetError naming the file, the line and the field, and builds
-nothing partial. The record format is described in the README ("Your own items").
+nothing partial. The record format is described in docs/own-items.md.
 
 An item keeps what a person may see in its prompt (kind, text, context, format, options), its gold
 in `gold` (an option, a number, or the first accepted answer), and everything else in its meta:

@@ -1,12 +1,16 @@
 from __future__ import annotations
 
+from decimal import Decimal
+
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils.translation import ngettext
 
 from parity import benchmarks
+from studies.estimates import MAX_MINUTES
 from studies.models import Study
+from studies.pay import hourly_pay
 from studies.services import StudyError, study_create
 
 
@@ -22,6 +26,12 @@ class Command(BaseCommand):
         parser.add_argument("--attention-checks", type=int, help="attention checks per participant (default 3)")
         parser.add_argument("--exclude-at", type=int, help="excluded at this many failed checks (default 2)")
         parser.add_argument("--template", type=int, help="template shown to humans (implicature default 2)")
+        parser.add_argument(
+            "--public-title",
+            default="",
+            help="what participants see as the study's title (their browser tab, the welcome page); "
+            "--name is for researchers only",
+        )
         parser.add_argument("--group", default="", help="refuse participants who took a study of this group")
         parser.add_argument(
             "--set",
@@ -56,6 +66,19 @@ class Command(BaseCommand):
             "(default: the MIN_ANSWER_MS setting, 600; 0: no floor, e.g. for scripted load tests)",
         )
 
+        parser.add_argument(
+            "--minutes",
+            type=int,
+            help="the estimated completion time Prolific shows (default: estimated from the design)",
+        )
+        parser.add_argument(
+            "--reward",
+            type=Decimal,
+            metavar="POUNDS",
+            help="the reward in pounds, e.g. 4.95 (default: Prolific's recommended £9/h for the time); "
+            "a reward under the £6/h minimum, at the time or at the design's estimate when longer, is refused",
+        )
+
     def handle(self, *args, **options) -> None:
         owner = None
         if options["owner"]:
@@ -76,16 +99,24 @@ class Command(BaseCommand):
                 raise CommandError(f"--set {pair!r}: expected KEY=VALUE")
             design[key] = int(value) if value.lstrip("-").isdigit() else value
         floor = {} if options["min_answer_ms"] is None else {"min_answer_ms": options["min_answer_ms"]}
+        if options["reward"] is not None and options["reward"] <= 0:
+            raise CommandError(f"--reward {options['reward']}: give the reward in pounds, more than 0")
+        if options["minutes"] is not None and not 1 <= options["minutes"] <= MAX_MINUTES:
+            raise CommandError(f"--minutes {options['minutes']}: give 1 to {MAX_MINUTES} minutes")
+        reward_pence = None if options["reward"] is None else int(options["reward"] * 100)
         try:
             study = study_create(
                 name=options["name"],
                 benchmark=options["benchmark"],
                 design=design,
                 group=options["group"],
+                public_title=options["public_title"],
                 status="draft" if options["draft"] else "live",
                 owner=owner,
                 pid_format=options["pid_format"],
                 language=options["language"],
+                estimated_minutes=options["minutes"],
+                reward_pence=reward_pence,
                 **floor,
             )
         except StudyError as exc:
@@ -96,4 +127,6 @@ class Command(BaseCommand):
             design += " × " + ngettext("%(n)d participant", "%(n)d participants", per_unit) % {"n": per_unit}
         design += ", " + ngettext("%(n)d attention check", "%(n)d attention checks", checks) % {"n": checks}
         self.stdout.write(f"Created study {study.name!r} ({study.benchmark}): {design}")
+        pay = hourly_pay(study.reward_pence, study.estimated_minutes)
+        self.stdout.write(f"Time and reward: {study.estimated_minutes} min, £{study.reward_pence / 100:.2f} ({pay})")
         self.stdout.write(study.participant_url())

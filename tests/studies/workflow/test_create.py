@@ -91,7 +91,7 @@ def test_a_researcher_creates_a_draft_study_that_they_own(researcher_client, res
         ),
         ({"attention_checks": 3, "exclude_at": 1}, "Prolific allows rejecting for a single failed check only"),
         ({"template": "12"}, "Select a valid choice"),
-        ({"reward": "0.50", "estimated_minutes": 30}, "£1.00/h, below Prolific&#x27;s minimum of £6/h"),
+        ({"reward": "0.50", "estimated_minutes": 40}, "£0.75/h, below Prolific&#x27;s minimum of £6/h"),
         ({"units": 5, "unit_size": 150}, "5 units of 150 items need 750 test items; only 600 are imported"),
         ({"completion_code": "SAME", "no_consent_code": "SAME"}, "must differ from each other"),
     ],

@@ -278,3 +278,9 @@ def test_a_change_of_what_counts_as_right_is_refused_once_people_have_answered(r
     assert refused.status_code == 400 and "example/pi (tolerance changed" in html, html[-3000:]
     item.refresh_from_db()
     assert item.meta["tolerance"] == 0.005
+
+
+def test_the_import_page_points_to_the_docs_page_that_lists_every_field(researcher_client):
+    page = researcher_client.get("/studies/items/import/").content.decode()
+    assert "docs/own-items.md" in page and "README" not in page
+    assert (Path(__file__).resolve().parents[3] / "docs" / "own-items.md").exists()

@@ -37,7 +37,8 @@ def test_a_live_study_says_how_many_places_to_set_on_prolific(study, researcher_
     assert re.search(r'<strong id="places-to-set">7 places</strong>\s+on Prolific', html)
     assert _setting(html, "places") == "7"
     assert "Places (one for each participant the 2 units hold)" in html
-    assert (_setting(html, "estimated-minutes"), _setting(html, "reward")) == ("30", "4.50")
+    # the design's estimate: 3 items at ~12 s + 2 min, at £9/h
+    assert (_setting(html, "estimated-minutes"), _setting(html, "reward")) == ("3", "0.45")
 
 
 @override_settings(PROLIFIC_API_TOKEN="token")

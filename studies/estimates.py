@@ -1,0 +1,100 @@
+"""How long a participant takes under a design, the reward that pays for it, and Prolific's floor.
+
+A study's minutes and reward follow its design's estimate until the researcher gives their own
+(the form, the API, `create_study` and a draft's edit alike); a reward under Prolific's minimum,
+at the typed minutes or at the design's estimate when that is longer, is refused with the figure."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence, Sized
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from parity.benchmarks.base import Benchmark
+from parity.benchmarks.timing import TimeEstimate
+from studies.pay import PROLIFIC_MINIMUM_PENCE_PER_HOUR, PROLIFIC_RECOMMENDED_PENCE_PER_HOUR, hourly_pay, reward_for
+
+#: Prolific's longest study, and the form's bound on the minutes
+MAX_MINUTES = 600
+
+
+@dataclass(frozen=True)
+class DesignEstimate:
+    """How long a participant takes under a design, and the reward paying Prolific's recommended
+    rate for that time; a new study's time and reward start from it and the form says how it was made."""
+
+    time: TimeEstimate
+    pence_per_hour: int = PROLIFIC_RECOMMENDED_PENCE_PER_HOUR
+
+    @property
+    def minutes(self) -> int:
+        return self.time.minutes
+
+    @property
+    def reward_pence(self) -> int:
+        return reward_for(self.time.minutes, self.pence_per_hour)
+
+    @property
+    def reward(self) -> Decimal:
+        return Decimal(self.reward_pence).scaleb(-2)
+
+    def __str__(self) -> str:
+        return f"{self.time}; reward at £{self.pence_per_hour / 100:g}/h: £{self.reward:.2f}"
+
+
+def estimate_of(
+    definition: Benchmark, design: Mapping[str, Any], units: Sequence[Sized] | None = None
+) -> DesignEstimate | None:
+    """The estimate for `design`: from the design alone where it says how many answers a participant
+    gives, else from the longest of `units` (attention checks added); None when neither tells."""
+    try:
+        time = definition.time_estimate(design)
+        if time is None and units:
+            longest = max(len(unit) for unit in units)
+            checks = int(design.get("attention_checks", 0) or 0)
+            time = definition.time_estimate(design, answers=longest + checks) if longest else None
+    except (TypeError, ValueError, KeyError):
+        return None
+    return DesignEstimate(time) if time is not None else None
+
+
+def too_long(estimate: DesignEstimate | None) -> str | None:
+    """What is wrong with a design that takes one participant longer than Prolific allows."""
+    if estimate is None or estimate.minutes <= MAX_MINUTES:
+        return None
+    return (
+        f"One participant would take about {estimate.minutes:,} minutes under this design "
+        f"({estimate.time.answers:,} answers); Prolific allows at most {MAX_MINUTES}: make the units smaller."
+    )
+
+
+def pay_refusal(reward_pence: int, minutes: int, estimate: DesignEstimate | None) -> str | None:
+    """Why a reward is refused, with the figure: under Prolific's minimum hourly rate at the typed
+    minutes, or at the design's estimate when that is longer (participants are paid on the time
+    they really take, and the estimate is the best figure for it before anyone has taken part)."""
+    floor = f"Prolific's minimum of £{PROLIFIC_MINIMUM_PENCE_PER_HOUR / 100:.0f}/h"
+    reward = f"£{reward_pence / 100:.2f}"
+    if estimate is not None and estimate.minutes > minutes:
+        pay = hourly_pay(reward_pence, estimate.minutes)
+        if pay.below_minimum:
+            least = reward_for(estimate.minutes, PROLIFIC_MINIMUM_PENCE_PER_HOUR)
+            return (
+                f"{reward} for this design's estimated {estimate.minutes} minutes is {pay}, below {floor} "
+                f"(though {minutes} minutes were given): pay at least £{least / 100:.2f}, or make the design shorter."
+            )
+    pay = hourly_pay(reward_pence, minutes)
+    if pay.below_minimum:
+        return f"{reward} for {minutes} minutes is {pay}, below {floor}."
+    return None
+
+
+def followed_pay(estimate: DesignEstimate | None, minutes: int | None, reward_pence: int | None) -> tuple[int, int]:
+    """The minutes and reward of a study given none, one or both: those given are kept; a missing
+    time is the design's estimate (without one: 30 minutes), a missing reward pays the recommended
+    rate for the time."""
+    if minutes is None:
+        minutes = estimate.minutes if estimate is not None else 30
+    if reward_pence is None:
+        reward_pence = reward_for(minutes)
+    return minutes, reward_pence

@@ -1,0 +1,111 @@
+"""A study's units, built from the imported items as its design says (by `study_create`, and again
+by `study_draft_update`), and the time and pay that follow from them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Count
+from django.utils.translation import ngettext
+
+from annotation.models import BenchmarkAsset, Item
+from annotation.selectors import item_data, item_set_usable
+from parity import benchmarks
+from studies.errors import StudyError
+from studies.estimates import DesignEstimate, estimate_of, followed_pay, pay_refusal
+from studies.models import Study, Unit, UnitItem
+
+
+def definition_asset(benchmark: str, key: str) -> Any:
+    asset = BenchmarkAsset.objects.filter(benchmark=benchmark, key=key).first()
+    return asset.data if asset else None
+
+
+@dataclass(frozen=True)
+class UnitsPlan:
+    """A design resolved against the imported items, and the units it makes (lists of item keys)."""
+
+    benchmark: str
+    design: dict[str, Any]
+    units: list[list[str]]
+    items: dict[str, Item]
+    attention_checks: int
+
+
+def units_plan(*, benchmark: str, design: dict[str, Any], owner: Any) -> UnitsPlan:
+    """Check `design` against the imported items and split them into units; `StudyError` says in
+    words what is missing. `owner` must be allowed the item set the design names."""
+    definition = benchmarks.get(benchmark)
+    set_name = definition.item_set(design)
+    if set_name and owner is not None and not item_set_usable(user=owner, benchmark=benchmark, name=set_name):
+        raise StudyError(
+            f"no item set named {set_name!r} that you may use: import it first "
+            "(another researcher's set is theirs alone)"
+        )
+    scope = definition.item_scope(design)
+    scoped = Item.objects.filter(benchmark=benchmark, key__startswith=scope)
+    items = list(scoped.filter(is_attention_check=False))
+    if not items:
+        raise StudyError(
+            f"no {benchmark} items named {scope}... are imported yet: import them first"
+            if scope
+            else f"no {benchmark} items are imported yet: run `manage.py import_benchmark {benchmark}` first"
+        )
+    attention = int(design.get("attention_checks", 0))
+    available_checks = scoped.filter(is_attention_check=True).count()
+    if attention > available_checks:
+        where = f"{benchmark} {scope}..." if scope else benchmark
+        asked = ngettext("%(n)d attention check asked for", "%(n)d attention checks asked for", attention)
+        raise StudyError(f"{asked % {'n': attention}}, but {where} has {available_checks}")
+    assets = {key: definition_asset(benchmark, key) for key in definition.design_assets}
+    resolved = definition.resolve_design(design, assets)
+    try:
+        units = definition.build_units([item_data(item) for item in items], resolved)
+    except (ValueError, KeyError) as exc:
+        raise StudyError(str(exc)) from exc
+    return UnitsPlan(benchmark, resolved, units, {item.key: item for item in items}, attention)
+
+
+def plan_estimate(plan: UnitsPlan) -> DesignEstimate | None:
+    """How long one participant takes in the units of `plan`."""
+    return estimate_of(benchmarks.get(plan.benchmark), plan.design, plan.units)
+
+
+def pay_checked(plan: UnitsPlan, minutes: int | None, reward_pence: int | None) -> tuple[int, int]:
+    """The minutes and reward for `plan`: those given, the design's estimate for those not;
+    `StudyError` (with the figure) when the pay falls under Prolific's minimum."""
+    estimate = plan_estimate(plan)
+    minutes, reward_pence = followed_pay(estimate, minutes, reward_pence)
+    refusal = pay_refusal(reward_pence, minutes, estimate)
+    if refusal:
+        raise StudyError(refusal)
+    return minutes, reward_pence
+
+
+def units_create(*, study: Study, plan: UnitsPlan) -> None:
+    definition = benchmarks.get(plan.benchmark)
+    capacity = int(plan.design.get("per_unit", 1))
+    for position, keys in enumerate(plan.units, start=1):
+        category = definition.unit_category([item_data(plan.items[key]) for key in keys]) if keys else ""
+        unit = Unit.objects.create(
+            study=study, label=f"U{position}", position=position, capacity=capacity, category=category
+        )
+        UnitItem.objects.bulk_create(
+            [UnitItem(unit=unit, item=plan.items[key], order=order) for order, key in enumerate(keys, start=1)]
+        )
+
+
+def study_estimate(study: Study) -> DesignEstimate | None:
+    """How long one participant takes in the units `study` has now."""
+    sizes = study.units.annotate(n=Count("unit_items")).values_list("n", flat=True)
+    return estimate_of(benchmarks.get(study.benchmark), study.design, [range(n) for n in sizes])
+
+
+def follows_estimate(study: Study) -> bool:
+    """Whether the study's minutes and reward are its design's estimate (none typed by a researcher)."""
+    estimate = study_estimate(study)
+    return estimate is not None and (study.estimated_minutes, study.reward_pence) == (
+        estimate.minutes,
+        estimate.reward_pence,
+    )
