@@ -313,6 +313,13 @@ class Benchmark:
         """The category an item is reported under (instruction induction: its task); blank when none."""
         return ""
 
+    def answer_is_written(self, meta: Mapping[str, Any]) -> bool | None:
+        """Whether people's answers to an item with this meta are words of their own (True: an
+        export withholds them unless asked), a choice (False: a button press or a short answer
+        against accepted answers, always exported), or None when only the answer itself tells (it
+        is a choice when it lies in the study's answer space)."""
+        return None
+
     # -- results ------------------------------------------------------------------------
     #: the item meta field an item is reported under in the results (per-category rows, filter)
     category_field: ClassVar[str | None] = None

@@ -212,6 +212,11 @@ class CustomItems(Benchmark):
             return Message(gettext_noop("Please type an answer, then press Enter."))
         return Message(gettext_noop("Please choose one of the answers."))
 
+    def answer_is_written(self, meta: Mapping[str, Any]) -> bool | None:
+        # only a free text is a person's own words; a rating, an option, a number or a short text
+        # checked against accepted answers is the item's datum
+        return meta.get("kind") == FREE_TEXT
+
     def item_category(self, item: ItemData) -> str:
         return str(item.meta.get("category", ""))
 
