@@ -67,6 +67,18 @@ def test_an_arabic_study_is_right_to_left_and_in_arabic():
     assert "1 من 4" in item
 
 
+def test_the_arabic_done_page_ends_a_question_with_its_own_mark_and_no_colon():
+    study = language_study("ar")
+    bot = Bot(study, pid(4))
+    bot.start_items()
+    for _html, item, position in bot.item_pages():
+        bot.post("answer", {"item": item.pk, "position": position, "answer": item.gold})
+    done = bot.step().content.decode()
+    label = re.search(r'<label for="id_feedback">([^<]*)</label>', done).group(1)
+    assert label.endswith("؟") and not label.endswith(":"), label
+    assert "؟:" not in done
+
+
 def test_a_refusal_is_in_the_studys_language():
     study = language_study("es", items="de", status=Study.Status.PAUSED)
     page = Bot(study, pid(3)).enter().content.decode()
