@@ -230,6 +230,14 @@ class Benchmark:
     design_options: ClassVar[tuple[DesignOption, ...]] = ()
     default_consent: ClassVar[str] = ""
     default_instructions: ClassVar[str] = ""
+    #: the language of the benchmark's own texts: its default consent and instructions, its
+    #: question line, and its items unless they are a researcher's (`items_in_study_language`)
+    texts_language: ClassVar[str] = "en"
+    #: True when the items are a researcher's own, written in the study's language
+    items_in_study_language: ClassVar[bool] = False
+    #: the line the benchmark writes under each item (in `texts_language`); a study's design option
+    #: `question` replaces it, e.g. with the same question in the participants' language
+    question_line: ClassVar[str] = ""
     #: True when `load` reads one file (`import_benchmark NAME --source FILE`), not a directory
     source_is_file: ClassVar[bool] = False
     #: True when items come in sets named at import (`import_benchmark NAME --source FILE --name SET`,

@@ -137,6 +137,7 @@ class CustomItems(Benchmark):
     )
     default_consent = CONSENT
     default_instructions = INSTRUCTIONS
+    items_in_study_language = True
     category_field = "category"
 
     # -- data in -------------------------------------------------------------------------

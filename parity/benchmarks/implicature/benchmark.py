@@ -153,7 +153,9 @@ class Implicature(Benchmark):
         "attention_checks": 3,
         "exclude_at": 2,
         "shuffle_items": False,
+        "question": "",
     }
+    question_line = "Does the response mean yes or no?"
     design_options = (
         DesignOption("units", "Units", help="groups of items; each participant does one unit", minimum=1),
         DesignOption("unit_size", "Items per unit", help="the paper: 150 test items per unit", minimum=1),
@@ -177,6 +179,13 @@ class Implicature(Benchmark):
         ),
         DesignOption("exclude_at", "Exclude at failed checks", minimum=0, help="0: never exclude"),
         DesignOption("shuffle_items", "Shuffle items per participant", kind="bool"),
+        DesignOption(
+            "question",
+            "Question line",
+            kind="text",
+            help="the line under each item, in the participants' language; blank: the paper's "
+            "\"Does the response mean yes or no?\" (English)",
+        ),
     )
     default_consent = CONSENT
     default_instructions = INSTRUCTIONS
@@ -308,7 +317,7 @@ class Implicature(Benchmark):
         before, _, _ = template.rpartition("%s")
         utterance, response = shown_text(item_prompt["utterance"]), shown_text(item_prompt["response"])
         text = before.replace("%s", "{}", 2).format(utterance, response).rstrip()
-        return {"text": text, "question": "Does the response mean yes or no?"}
+        return {"text": text, "question": str(design.get("question") or "").strip() or self.question_line}
 
     def parse_answer(self, raw: str) -> str | None:
         value = raw.strip().lower()
