@@ -82,7 +82,7 @@ def foreign_texts(
         "consent": "write the consent in the participants' language",
         "instructions": "write the instructions in the participants' language",
         "question": "give the question line in the participants' language (design option \u201cQuestion line\u201d)",
-        "items": "the benchmark's items are its dataset's, shown as published; tell participants so in the instructions",
+        "items": "the benchmark's items are its dataset's, shown as published; say so in the instructions",
     }
     languages = text_languages(
         definition, language=language, consent_text=consent_text, instructions_text=instructions_text, design=design

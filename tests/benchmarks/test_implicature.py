@@ -56,7 +56,9 @@ def test_spaces_at_the_ends_of_the_published_texts_reach_the_prompt(items, rows)
         for split in ("test", "dev")
     }
     assert padded == {"test": 35, "dev": 5}
-    assert not any(value.endswith("\n") or value.startswith("\n") for item in items.values() for value in item.prompt.values())
+    assert not any(
+        value.endswith("\n") or value.startswith("\n") for item in items.values() for value in item.prompt.values()
+    )
     # the authors' reader keeps "\r": 26 fields of 25 test items, 20 ending in it, 8 with "\r\n" inside
     carrying = [value for item in items.values() for value in item.prompt.values() if "\r" in value]
     assert len(carrying) == 26 and sum(value.endswith("\r") for value in carrying) == 20

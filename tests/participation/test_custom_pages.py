@@ -212,7 +212,11 @@ def test_the_default_export_and_the_api_keep_every_choice_and_leave_correctness_
     assert (rows[("A2", "author")]["answer"], rows[("A2", "author")]["correct"]) == ("Dickens", "false")
     assert (summary["answer"], summary["raw_answer"], summary["free_text_withheld"]) == ("", "", "true")
     assert "Rivers move sediment" not in long
-    jsonl = [json.loads(line) for line in superuser_client.get(f"/studies/{study.pk}/export/jsonl/").content.split(b"\n") if line]
+    jsonl = [
+        json.loads(line)
+        for line in superuser_client.get(f"/studies/{study.pk}/export/jsonl/").content.split(b"\n")
+        if line
+    ]
     assert {row["correct"] for row in jsonl if row["item_key"] == "example/clarity"} == {None}
     wide = superuser_client.get(f"/studies/{study.pk}/export/wide-csv/").content.decode()
     assert next(r for r in csv.DictReader(io.StringIO(wide)) if r["item_key"] == "example/clarity")["A2"] == "4"

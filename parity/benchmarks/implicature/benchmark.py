@@ -184,7 +184,7 @@ class Implicature(Benchmark):
             "Question line",
             kind="text",
             help="the line under each item, in the participants' language; blank: the paper's "
-            "\"Does the response mean yes or no?\" (English)",
+            '"Does the response mean yes or no?" (English)',
         ),
     )
     default_consent = CONSENT
