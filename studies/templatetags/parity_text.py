@@ -26,6 +26,8 @@ register.filter("keyboard_hint", keyboard_hint)
 def lang_of(study: Study, text: str) -> SafeString:
     """` lang="en" dir="ltr"` for an element holding `text` of `study` (see `studies.languages.TEXTS`)
     when it is written in another language than the page's; nothing when it is the page's."""
+    if not isinstance(study, Study):  # a partial rendered without its study: nothing to compare with
+        return SafeString("")
     language = study_text_language(study, text)
     if language == study.language:
         return SafeString("")
