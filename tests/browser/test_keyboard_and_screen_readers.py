@@ -61,7 +61,7 @@ def tab_to(page, selector: str, *, context: str, limit: int = 12) -> str:
 
 
 def slow_network(page, latency_ms: int = 1500) -> None:
-    """Every request from here on answers `latency_ms` later, as on a loaded server or a slow line:
+    """Every request from here on answers `latency_ms` later (0: as usual), as on a loaded server or a slow line:
     the next page's HTML is there well before its stylesheet, which is when a person's first Tab
     would meet the browser's own focus ring if the test pressed it before the page is loaded."""
     session = page.context.new_cdp_session(page)
@@ -115,6 +115,7 @@ def test_a_study_is_done_with_the_keyboard_alone_every_focus_visible_and_named(l
     # the done page's first stop, the link back to Prolific, has the page's 3 px ring like every other
     assert tab_to(page, "#return-to-prolific", context="done page", limit=1) == "Return to Prolific without answering"
     assert focus_ring(page)["width"] == 3
+    slow_network(page, 0)  # the rest at full speed: no slow request left in flight when the test ends
     tab_to(page, "#id_age", context="closing questions")
     page.keyboard.type("29")
     tab_to(page, "input[name=gender]", context="closing questions")
