@@ -175,9 +175,11 @@ def bar_chart(
     *,
     reference: tuple[str, float] | None = None,
     salt: str = "bars",
+    empty_note: str = "",
 ) -> str:
     """Grouped bars: one group per category, one bar per series (None draws no bar). A series named
-    "Humans" is drawn in the humans' colour; models keep their colour order of the position chart."""
+    "Humans" is drawn in the humans' colour; models keep their colour order of the position chart.
+    A category with no bar at all says `empty_note` in its place, so that it never reads as 0%."""
     width_in = min(12.0, max(5.0, 0.45 * len(categories) * max(1, len(series)) + 1.5))
     figure = Figure(figsize=(width_in, 3.6 + 0.18 * len(series)), layout="constrained")
     ax = figure.subplots()
@@ -193,6 +195,9 @@ def bar_chart(
         xs = [i + (number - (len(series) - 1) / 2) * width for i in range(len(categories))]
         present = [(x, v) for x, v in zip(xs, values) if v is not None]
         ax.bar([p[0] for p in present], [p[1] for p in present], width=width, label=name, color=colour, alpha=0.85)
+    for index in range(len(categories)):
+        if empty_note and all(values[index] is None for _, values in series):
+            ax.text(index, 0.04, empty_note, ha="center", va="bottom", rotation=90, fontsize=7, color="#555b66")
     if reference is not None:
         ax.axhline(reference[1], color=HUMAN_COLOUR, linestyle=":", linewidth=1.2, label=reference[0])
     ax.axhline(0.5, color="#c5cad3", linewidth=0.8, zorder=0)
@@ -216,7 +221,8 @@ def category_chart(results: dict[str, Any]) -> str | None:
     for index, model in enumerate(rows[0]["models"]):
         series.append((model["label"], [row["models"][index]["accuracy"] for row in rows]))
     title = f"Accuracy per {(section['field'] or 'category').replace('_', ' ')}"
-    return bar_chart(title, categories, series, salt="categories")
+    # a category of ratings or free texts only (no gold) has no accuracy: it says so, never an empty slot
+    return bar_chart(title, categories, series, salt="categories", empty_note="no gold: not scored")
 
 
 def template_chart(results: dict[str, Any]) -> str | None:

@@ -3,10 +3,13 @@ paper tables (LaTeX, Markdown).
 
 What never leaves: Prolific IDs, Prolific session and study ids, IP addresses, `Response.extra`, and
 free text a participant typed, unless the researcher asks for it (`include_free_text`). An answer is
-exported when it lies in the study's answer space (the gold labels, or the grades of a rating study):
-a typed short label such as AmbiBench's "x" is data, and its raw form is kept. Anything else (an
+exported when the benchmark calls it a choice (`Benchmark.answer_is_written`: an own item's rating,
+option, number or short text) or, where the benchmark leaves it to the answer, when it lies in the
+study's answer space (the gold labels, or the grades of a rating study): a typed short label such as
+AmbiBench's "x" is data, and its raw form is kept. Anything else (an own item's free text, an
 AmbiBench answer that is not X or Y, a written instruction in instruction induction) is free text:
-its `answer` and `raw_answer` are left empty and `free_text_withheld` is true. Annotators are the
+its `answer` and `raw_answer` are left empty and `free_text_withheld` is true. An item without a
+gold has an empty `correct` (neither right nor wrong). Annotators are the
 pseudonyms A1..An. Excluded participants and attention checks are in the long and wide exports,
 flagged; they are never in the statistics. The long and the participants' exports carry one column
 per review flag (`flag_<name>`, true or false, for every flag of `studies.flags.FLAGS`), and the
@@ -92,7 +95,10 @@ def shown_answer(data: StudyData, answer: HumanAnswer, *, include_free_text: boo
     """(answer, raw answer, withheld) as an export may show them."""
     if include_free_text:
         return answer.answer, answer.raw_answer, False
-    label = data.label(answer.answer) if answer.valid else None
+    written = data.study.definition.answer_is_written(answer.meta)
+    if written is False:
+        return answer.answer or "", answer.raw_answer, False
+    label = data.label(answer.answer) if answer.valid and written is None else None
     if label is not None and len(answer.raw_answer.strip()) <= MAX_LABEL_CHARS:
         return label, answer.raw_answer, False
     withheld = bool(answer.raw_answer.strip() or answer.answer)
@@ -128,7 +134,8 @@ def long_rows(data: StudyData, *, include_free_text: bool = False) -> list[dict[
                 "raw_answer": raw,
                 "gold": h.gold,
                 "valid": h.valid,
-                "correct": h.correct,
+                # an item without a gold (a rating, a free text) is neither right nor wrong
+                "correct": h.correct if h.gold else None,
                 "response_time_ms": h.duration_ms,
                 "is_attention_check": h.is_attention_check,
                 "excluded": h.excluded,

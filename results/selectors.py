@@ -219,11 +219,16 @@ class StudyData:
 
     @property
     def has_free_text(self) -> bool:
-        """Whether an answer was typed text outside the answer space (an export may withhold it)."""
+        """Whether an answer was typed text the default export withholds: an answer to an item the
+        benchmark calls written, or, where it leaves that to the answer, one outside the answer space."""
         columns = self.columns
+        written = [self.study.definition.answer_is_written(item.meta) for item in columns.items]
+        choice = np.array([w is False for w in written], dtype=bool)
+        always = np.array([w is True for w in written], dtype=bool)
         outside = np.array([self.label(answer) is None for answer in columns.answers], dtype=bool)
         typed = np.array([bool(raw) for raw in columns.raw_answer.tolist()], dtype=bool)
-        return bool(len(columns)) and bool(np.any(typed & outside[columns.answer]))
+        withheld = always[columns.item] | (outside[columns.answer] & ~choice[columns.item])
+        return bool(len(columns)) and bool(np.any(typed & withheld))
 
     def label(self, answer: str | None) -> str | None:
         """The answer when it lies in the answer space, else None (invalid, or free text)."""

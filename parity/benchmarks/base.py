@@ -230,6 +230,14 @@ class Benchmark:
     design_options: ClassVar[tuple[DesignOption, ...]] = ()
     default_consent: ClassVar[str] = ""
     default_instructions: ClassVar[str] = ""
+    #: the language of the benchmark's own texts: its default consent and instructions, its
+    #: question line, and its items unless they are a researcher's (`items_in_study_language`)
+    texts_language: ClassVar[str] = "en"
+    #: True when the items are a researcher's own, written in the study's language
+    items_in_study_language: ClassVar[bool] = False
+    #: the line the benchmark writes under each item (in `texts_language`); a study's design option
+    #: `question` replaces it, e.g. with the same question in the participants' language
+    question_line: ClassVar[str] = ""
     #: True when `load` reads one file (`import_benchmark NAME --source FILE`), not a directory
     source_is_file: ClassVar[bool] = False
     #: True when items come in sets named at import (`import_benchmark NAME --source FILE --name SET`,
@@ -312,6 +320,13 @@ class Benchmark:
     def item_category(self, item: ItemData) -> str:
         """The category an item is reported under (instruction induction: its task); blank when none."""
         return ""
+
+    def answer_is_written(self, meta: Mapping[str, Any]) -> bool | None:
+        """Whether people's answers to an item with this meta are words of their own (True: an
+        export withholds them unless asked), a choice (False: a button press or a short answer
+        against accepted answers, always exported), or None when only the answer itself tells (it
+        is a choice when it lies in the study's answer space)."""
+        return None
 
     # -- results ------------------------------------------------------------------------
     #: the item meta field an item is reported under in the results (per-category rows, filter)

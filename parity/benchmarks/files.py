@@ -32,26 +32,38 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
-def read_text(path: Path, label: str | None = None, *, encoding: str = "utf-8-sig") -> str:
-    """A published text file, or a DatasetError naming it."""
+def read_text(
+    path: Path, label: str | None = None, *, encoding: str = "utf-8-sig", keep_line_ends: bool = False
+) -> str:
+    """A published text file, or a DatasetError naming it. Line ends are read as "\n" (Python's
+    universal newlines) unless `keep_line_ends`: then every "\r" stays where the file has it."""
     label = label or path.name
     if not path.is_file():
         raise DatasetError(label, "file not found")
     try:
-        return path.read_text(encoding=encoding)
+        with path.open(encoding=encoding, newline="" if keep_line_ends else None) as handle:
+            return handle.read()
     except UnicodeDecodeError as exc:
         raise DatasetError(label, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
 
 
 def read_csv_rows(
-    path: Path, required: Sequence[str], *, name: str | None = None, every_column: bool = False
+    path: Path,
+    required: Sequence[str],
+    *,
+    name: str | None = None,
+    every_column: bool = False,
+    keep_line_ends: bool = False,
 ) -> list[tuple[int, dict[str, str]]]:
     """(row, values) pairs of a CSV read with a real parser, `row` counted as a spreadsheet does
     (the header is row 1; a quoted field may span lines). Refuses a missing file, missing columns,
     short (truncated) rows and malformed quoting; extra columns are ignored, or with `every_column`
-    kept (every row then needs every column, and a column named twice is refused)."""
+    kept (every row then needs every column, and a column named twice is refused). A quoted field's
+    Windows line breaks are read as "\n" unless `keep_line_ends` (the bytes a published
+    benchmark's own reader keeps: `open(path, newline="")` and the csv module)."""
     label = name or path.name
-    reader = csv.reader(io.StringIO(read_text(path, label), newline=""), strict=True)
+    text = read_text(path, label, keep_line_ends=keep_line_ends)
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     try:
         header = [column.strip() for column in next(reader)]
     except StopIteration:

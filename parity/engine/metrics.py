@@ -154,7 +154,8 @@ def execute_inputs(task: str, example: Mapping[str, Any]) -> list[tuple[str, lis
     """(input, acceptable answers) pairs that one raw execute-set example yields.
 
     cause_and_effect yields both sentence orders; common_concept joins its items; sentence
-    similarity accepts the number, the words or both ("3", "probably", "3 - probably").
+    similarity accepts only its full label, as the paper gives it ("3 - probably", Appendix A):
+    the number or the words alone are wrong.
     """
     if task == "cause_and_effect":
         cause, effect = str(example["cause"]), str(example["effect"])
@@ -165,9 +166,6 @@ def execute_inputs(task: str, example: Mapping[str, Any]) -> list[tuple[str, lis
     if task == "common_concept":
         return [(", ".join(example["items"]), _unique(example["all_common_concepts"]))]
     output = str(example["output"])
-    if task == "sentence_similarity":
-        number, _, words = output.partition(" - ")
-        return [(str(example["input"]), _unique([output, number, words] if words else [output]))]
     extra = example.get(EXTRA_ANSWER_FIELDS.get(task, ""), [])
     return [(str(example["input"]), _unique([output, *extra]))]
 

@@ -290,7 +290,7 @@ class ResponseListApi(ResearcherApi):
         raw_answer = serializers.CharField()
         gold = serializers.CharField()
         valid = serializers.BooleanField()
-        correct = serializers.BooleanField()
+        correct = serializers.BooleanField(allow_null=True, help_text="null: the item has no gold")
         response_time_ms = serializers.IntegerField()
         is_attention_check = serializers.BooleanField()
         excluded = serializers.BooleanField()

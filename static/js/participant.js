@@ -162,6 +162,20 @@
       box.setSelectionRange(box.value.length, box.value.length);
     }
   });
+  // The answer in view (AmbiBench: the sentence to label and its box, under a history that grows
+  // with every answer). A list marked data-scroll-end scrolls in its own box to its latest entry,
+  // and the page then scrolls, if it must, just enough to show what is marked data-keep-in-view.
+  // Focusing the box alone does not do it: it may already hold the focus (autofocus) when the new
+  // item is in place, and focusing it again scrolls nothing.
+  function keepInView() {
+    document.querySelectorAll("[data-scroll-end]").forEach(function (list) {
+      list.scrollTop = list.scrollHeight;
+    });
+    const kept = document.querySelector("[data-keep-in-view]");
+    if (kept) kept.scrollIntoView({ block: "nearest" });
+  }
+  document.addEventListener("DOMContentLoaded", keepInView);
+  document.addEventListener("htmx:afterSettle", keepInView);
   // A screen reader is told what changed: the page's live region (outside the swapped area, so that
   // it stays the same region) gets the new item's announcement (the revealed label, the progress).
   // An error is announced by its own role=alert instead.

@@ -14,6 +14,7 @@ from parity.benchmarks.design import DesignOption
 from studies import closing
 from studies.errors import StudyError
 from studies.estimates import MAX_MINUTES, DesignEstimate, pay_refusal, too_long
+from studies.languages import ForeignText, foreign_texts
 from studies.models import Study
 from studies.services_edit import DRAFT_FIELDS
 from studies.services_units import follows_estimate, study_estimate, units_plan
@@ -211,6 +212,18 @@ class StudyForm(forms.Form):
 
     def text_fields(self) -> list[forms.BoundField]:
         return [self[name] for name in ("consent_text", "instructions_text")]
+
+    def foreign_texts(self) -> list[ForeignText]:
+        """The texts participants would read in another language than the one chosen, from what
+        the form holds now (warned of before launch)."""
+        question = DESIGN_PREFIX + "question"
+        return foreign_texts(
+            self.definition,
+            language=str(self["language"].value() or settings.LANGUAGE_CODE),
+            consent_text=str(self["consent_text"].value() or ""),
+            instructions_text=str(self["instructions_text"].value() or ""),
+            design={"question": str(self[question].value() or "") if question in self.fields else ""},
+        )
 
     def participant_fields(self) -> list[forms.BoundField]:
         return [self[name] for name in ("min_answer_ms", "closing_questions")]

@@ -35,7 +35,9 @@ def test_only_line_breaks_are_stripped_from_the_ends():
     assert clean_text("I keep putting off getting my passport application.\n\n") == (
         "I keep putting off getting my passport application."
     )
-    assert clean_text("Did he pass the exam?\r\n") == "Did he pass the exam?"
+    # the authors' reader keeps a Windows "\r" and strips the "\n" alone
+    assert clean_text("Did he pass the exam?\r\n") == "Did he pass the exam?\r"
+    assert clean_text("Line one\r\nline two\r\n") == "Line one\r\nline two\r"
     assert clean_text(" I can get it.") == " I can get it."
     assert clean_text("you got anything to sell? ") == "you got anything to sell? "
     assert clean_text("Line one\nline two") == "Line one\nline two"
@@ -49,16 +51,18 @@ def test_spaces_at_the_ends_of_the_published_texts_reach_the_prompt(items, rows)
         split: sum(
             1
             for item in items.values()
-            if item.split == split and any(value != value.strip() for value in item.prompt.values())
+            if item.split == split and any(value != value.strip(" ") for value in item.prompt.values())
         )
         for split in ("test", "dev")
     }
     assert padded == {"test": 35, "dev": 5}
     assert not any(
-        "\r" in value or value.endswith("\n") or value.startswith("\n")
-        for item in items.values()
-        for value in item.prompt.values()
+        value.endswith("\n") or value.startswith("\n") for item in items.values() for value in item.prompt.values()
     )
+    # the authors' reader keeps "\r": 26 fields of 25 test items, 20 ending in it, 8 with "\r\n" inside
+    carrying = [value for item in items.values() for value in item.prompt.values() if "\r" in value]
+    assert len(carrying) == 26 and sum(value.endswith("\r") for value in carrying) == 20
+    assert sum("\r\n" in value for value in carrying) == 8
 
 
 def test_the_model_prompt_keeps_the_spaces_inside_the_quotes(bundle, rows):

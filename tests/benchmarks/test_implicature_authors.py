@@ -193,12 +193,33 @@ def test_the_contrastive_prompt_is_the_authors_text(test_items, dev_items, asset
 
 
 # sha256 of the authors' coherent texts for all 600 test items, template after template, joined by
-# NUL, each with the stray "\r" their CSV reader leaves in 25 utterances taken out (Parity drops it).
+# NUL, exactly as their code builds them: the "\r" their CSV reader keeps in 26 fields of 25 test
+# items included (with those taken out the hashes were 0b387505…, ec82199d… and 1a30cf84…)
 AUTHORS_PROMPTS = {
-    ("ranking", 0): "0b3875059652d89a73da20f11bd214e2b6c7b911ec7e7713ec29535062c39e2a",
-    ("ranking", 5): "ec82199d18fe7825812dfb5651d3d44b1d70083571edda1060390eb1acb5175c",
-    ("contrastive", 1): "1a30cf849c6102642ecb9a48cd5ae4e955ee98b337285da1fea3451cb02950d0",
+    ("ranking", 0): "70d4509301a2322ad61db421ca588f43be4e2392059374824dfed78ff792cb7c",
+    ("ranking", 5): "5abebb529ed7eff63a9c4eea17580190fefadfef7a4192cfc11dd3b44068f66f",
+    ("contrastive", 1): "de39b12c98f3d0fd66c2a04f8db045ab3cd8f862bb0fbcfc425f0b3f93cd0930",
 }
+
+
+def test_test_item_126_keeps_the_authors_windows_line_breaks_in_its_prompt(test_items, assets):
+    """Test item 126 (0-based; row 128 of the file) as `_process_text` leaves it: the "\r\n" inside
+    kept, the trailing "\n" stripped and its "\r" kept; template 2 at k = 0 as their code prints it."""
+    item = test_items[126]
+    assert item.prompt == {
+        "utterance": "You're going to see your little\r\n           brother?\r",
+        "response": " First thing.",
+    }
+    definition = get("implicature")
+    [request] = definition.model_requests([item], assets, _setting(template="2", k="0"), pool=[])
+    assert request.context + " yes" == (
+        'Finish the following text:\n\nEsther asked "You\'re going to see your little\r\n           brother?\r" '
+        'and Juan responded " First thing.", which means yes'
+    )
+    # a participant reads the line break inside, and none before the closing quote
+    assert definition.present(item.prompt, definition.design())["text"].startswith(
+        'Esther asked "You\'re going to see your little\n           brother?" and'
+    )
 
 
 @pytest.mark.parametrize(("variant", "k"), sorted(AUTHORS_PROMPTS))

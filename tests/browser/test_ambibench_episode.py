@@ -70,3 +70,51 @@ def _a_typo_is_asked_again(page, participant, artifacts) -> None:
     assert not Response.objects.filter(participant=participant).exists()
     page.screenshot(path=str(artifacts / "ambibench-refusal.png"))
     wait_until_interactive(page)
+
+
+def _in_view(page, selector: str) -> dict:
+    """Where `selector` lies in the window: its top and bottom against the window's height."""
+    return page.evaluate(
+        """selector => { const box = document.querySelector(selector).getBoundingClientRect();
+            return {top: box.top, bottom: box.bottom, height: window.innerHeight}; }""",
+        selector,
+    )
+
+
+@pytest.mark.parametrize(
+    "screen", [{"width": 1280, "height": 800}, {"width": 360, "height": 740}], ids=["desktop", "phone"]
+)
+def test_the_current_sentence_and_its_box_stay_in_view_to_the_last_sentence(live_server, page, screen, artifacts):
+    """However long the episode grows, the sentence to label and the box to type in are on the
+    screen after every answer (the earlier sentences scroll in their own box), so no one types blind;
+    sentence 20 of 20 included, on a desktop window and on a phone."""
+    import_ambibench()
+    study = ambibench_study(f"in view {screen['width']}")
+    page.set_viewport_size(screen)
+    page.goto(live_server.url + entry_url(study, pid(90)))
+    page.wait_for_selector("#start")
+    press_when_focused(page, "Enter")
+    page.wait_for_selector("#consent")
+    press_when_focused(page, "Enter")
+    page.wait_for_selector("#instructions")
+    press_when_focused(page, "Enter")
+    participant = Participant.objects.get(study=study)
+    items = [Item.objects.get(pk=item_id) for item_id in participant.sequence]
+    assert len(items) == 20
+    for position, item in enumerate(items, start=1):
+        page.wait_for_selector(f'#current-example[data-position="{position}"]')
+        page.wait_for_function("document.activeElement?.id === 'answer-box'", timeout=5000)
+        wait_until_interactive(page)
+        for selector in ("#current-sentence", "#answer-box", "#instruction"):
+            where = _in_view(page, selector)
+            assert 0 <= where["top"] and where["bottom"] <= where["height"], f"sentence {position}: {selector} {where}"
+        if position == 20:
+            page.screenshot(path=str(artifacts / f"ambibench-episode-20-{screen['width']}.png"))
+            # the earlier sentences are all there, their box scrolled to the latest, which shows whole
+            assert page.locator("#episode-history li").count() == 19
+            latest, box = _in_view(page, '#episode-history li[data-position="19"]'), _in_view(page, "#episode-history")
+            assert box["top"] <= latest["top"] and latest["bottom"] <= box["bottom"] + 1, (latest, box)
+            assert box["bottom"] <= _in_view(page, "#current-sentence")["top"]
+        page.keyboard.type(item.gold)
+        page.keyboard.press("Enter")
+    page.wait_for_selector("#prolific", timeout=15000)

@@ -48,13 +48,28 @@ def assert_focused_visibly_with_a_name(page, *, context: str) -> str:
 
 def tab_to(page, selector: str, *, context: str, limit: int = 12) -> str:
     """Press Tab until the focused element matches `selector`, checking each focus on the way;
-    returns the name of the one reached."""
+    returns the name of the one reached. A person presses Tab on a page that is there: its
+    stylesheet applied (the load event), not just its HTML, before which the browser draws its own
+    1 px ring."""
+    page.wait_for_function("document.readyState === 'complete'")
     for _ in range(limit):
         page.keyboard.press("Tab")
         name = assert_focused_visibly_with_a_name(page, context=context)
         if page.evaluate("selector => document.activeElement.matches(selector)", selector):
             return name
     raise AssertionError(f"{context}: {selector} not reached in {limit} presses of Tab")
+
+
+def slow_network(page, latency_ms: int = 1500) -> None:
+    """Every request from here on answers `latency_ms` later (0: as usual), as on a loaded server or a slow line:
+    the next page's HTML is there well before its stylesheet, which is when a person's first Tab
+    would meet the browser's own focus ring if the test pressed it before the page is loaded."""
+    session = page.context.new_cdp_session(page)
+    session.send("Network.enable")
+    session.send(
+        "Network.emulateNetworkConditions",
+        {"offline": False, "latency": latency_ms, "downloadThroughput": -1, "uploadThroughput": -1},
+    )
 
 
 def announced(page) -> str:
@@ -93,8 +108,14 @@ def test_a_study_is_done_with_the_keyboard_alone_every_focus_visible_and_named(l
             assert shortcuts and shortcuts.split()[0] == page.locator(":focus kbd").inner_text(), "shortcut announced"
             if position == 1:
                 page.screenshot(path=str(artifacts / "keyboard-focus.png"))
+        if position == participant.total:
+            slow_network(page)
         page.keyboard.press("Enter")
     page.wait_for_selector("#closing-questions")
+    # the done page's first stop, the link back to Prolific, has the page's 3 px ring like every other
+    assert tab_to(page, "#return-to-prolific", context="done page", limit=1) == "Return to Prolific without answering"
+    assert focus_ring(page)["width"] == 3
+    slow_network(page, 0)  # the rest at full speed: no slow request left in flight when the test ends
     tab_to(page, "#id_age", context="closing questions")
     page.keyboard.type("29")
     tab_to(page, "input[name=gender]", context="closing questions")

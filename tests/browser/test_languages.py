@@ -114,3 +114,48 @@ def test_a_study_is_walked_in_its_language_to_the_completion_redirect(live_serve
     participant.refresh_from_db()
     assert participant.step == Participant.Step.DONE and participant.answered == participant.total == 4
     assert participant.closing_answers == {"gender": "prefer_not_to_say"}
+
+
+def _reads_left_to_right(page, selector: str) -> bool:
+    """Whether the text of `selector` is laid out left to right: its first character left of its last
+    (in a right-to-left paragraph an English question's "?" would stand at its left end)."""
+    return page.evaluate(
+        """selector => { const node = document.querySelector(selector).firstChild, text = node.textContent;
+            const at = i => { const range = document.createRange(); range.setStart(node, i); range.setEnd(node, i + 1);
+                              return range.getBoundingClientRect().left; };
+            return at(0) < at(text.length - 1); }""",
+        selector,
+    )
+
+
+def test_an_arabic_study_of_an_english_benchmark_marks_each_english_text(live_server, page, artifacts):
+    """An Arabic study of implicature: the page is Arabic and right to left, and the benchmark's
+    English texts (the default consent and instructions, the item, its question line) each read left
+    to right with their own lang, the question mark at the end of the question, not before it."""
+    from tests.browser.walks import STUDIES as WALKS
+
+    study = WALKS["implicature"](name="implicature in arabic", language="ar")
+    page.set_viewport_size({"width": 900, "height": 760})
+    page.goto(live_server.url + entry_url(study, pid(91)))
+    press_when_focused(page, "Enter")
+    page.wait_for_selector("#consent")
+    assert page.eval_on_selector("html", "element => getComputedStyle(element).direction") == "rtl"
+    consent = page.locator("#consent .text")
+    assert (consent.get_attribute("lang"), consent.evaluate("element => getComputedStyle(element).direction")) == (
+        "en",
+        "ltr",
+    )
+    shot(page, artifacts, "ar", "english-consent")
+    press_when_focused(page, "Enter")
+    page.wait_for_selector("#instructions")
+    assert page.locator("#instructions .text").get_attribute("lang") == "en"
+    press_when_focused(page, "Enter")
+    page.wait_for_selector("#question-line")
+    wait_until_interactive(page)
+    question = page.locator("#question-line")
+    assert question.inner_text() == "Does the response mean yes or no?"
+    assert _reads_left_to_right(page, "#question-line"), "the question mark ends the question"
+    assert question.get_attribute("lang") == "en"
+    assert page.locator("#item-text").get_attribute("lang") == "en" and _reads_left_to_right(page, "#item-text")
+    assert page.locator("button.choice").first.inner_text().startswith("نعم")  # the buttons stay Arabic
+    shot(page, artifacts, "ar", "english-item")

@@ -136,9 +136,11 @@ def test_execution_accuracy_is_the_mean_over_inputs() -> None:
 
 
 def test_execute_inputs_read_every_acceptable_answer() -> None:
+    # the paper names the full label only (Appendix A: "5 - perfectly"): the number or words alone are wrong
     assert metrics.execute_inputs("sentence_similarity", {"input": "s", "output": "3 - probably"}) == [
-        ("s", ["3 - probably", "3", "probably"])
+        ("s", ["3 - probably"])
     ]
+    assert metrics.execution_score("sentence_similarity", "3", ["3 - probably"]) == 0.0
     pairs = metrics.execute_inputs("cause_and_effect", {"cause": "A.", "effect": "B."})
     assert pairs == [("Sentence 1: A. Sentence 2: B.", ["A."]), ("Sentence 1: B. Sentence 2: A.", ["A."])]
     concept = metrics.execute_inputs("common_concept", {"items": ["a", "b"], "all_common_concepts": ["x", "y", "x"]})

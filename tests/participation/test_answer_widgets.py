@@ -10,6 +10,7 @@ import pytest
 from django.utils.html import escape
 
 from annotation.models import Item
+from parity.benchmarks.implicature.parsing import shown_text
 from tests.annotation.helpers import button_values, without_csrf
 from tests.factories import Bot, pid, small_study
 
@@ -17,7 +18,8 @@ pytestmark = pytest.mark.django_db
 
 
 def _normalised(html: str, item: Item) -> str:
-    for text in (item.prompt["utterance"], item.prompt["response"]):
+    # the texts as the page shows them (a Windows line break read as one, none at the ends)
+    for text in (shown_text(item.prompt["utterance"]), shown_text(item.prompt["response"])):
         html = html.replace(escape(text), "")
     return re.sub(r"\d+", "#", without_csrf(html))
 

@@ -5,6 +5,9 @@ set's own attention check; then results that give accuracy only where an item ha
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 import re
 from pathlib import Path
 
@@ -181,3 +184,48 @@ def test_markup_in_an_items_text_is_shown_as_text_whether_plain_or_markdown():
     ]
     assert "&lt;script&gt;alert(1)&lt;/script&gt; <strong>bold</strong>" in pages[0] and "<script>alert" not in pages[0]
     assert "&lt;img src=x onerror=alert(1)&gt;" in pages[1] and "<img src=x" not in pages[1]
+
+
+def _walk(study, number: int, pick: int) -> None:
+    bot = Bot(study, pid(700 + number))
+    bot.start_items()
+    for _html, item, position in bot.item_pages():
+        bot.post("answer", {"item": item.pk, "position": position, "answer": ANSWERS[item.meta["id"]][pick]})
+
+
+def test_the_default_export_and_the_api_keep_every_choice_and_leave_correctness_empty_without_gold(
+    study, superuser_client
+):
+    """Only a free text (a person's own words) is withheld by default; a rating press, a number and
+    a short text leave; an item without a gold is neither right nor wrong, in every export, the API
+    and the per-category chart."""
+    from results.charts import category_chart
+
+    for number, pick in ((1, 0), (2, 1)):
+        _walk(study, number, pick)
+    long = superuser_client.get(f"/studies/{study.pk}/export/csv/").content.decode()
+    rows = {(r["annotator"], r["item_key"].split("/")[1]): r for r in csv.DictReader(io.StringIO(long))}
+    clarity, symbol, summary = rows[("A1", "clarity")], rows[("A1", "symbol")], rows[("A1", "summary")]
+    assert (clarity["answer"], clarity["raw_answer"], clarity["free_text_withheld"]) == ("4", "4", "false")
+    assert clarity["correct"] == "" and summary["correct"] == ""
+    assert (symbol["answer"], symbol["free_text_withheld"], symbol["correct"]) == ("au", "false", "true")
+    assert (rows[("A2", "author")]["answer"], rows[("A2", "author")]["correct"]) == ("Dickens", "false")
+    assert (summary["answer"], summary["raw_answer"], summary["free_text_withheld"]) == ("", "", "true")
+    assert "Rivers move sediment" not in long
+    jsonl = [
+        json.loads(line)
+        for line in superuser_client.get(f"/studies/{study.pk}/export/jsonl/").content.split(b"\n")
+        if line
+    ]
+    assert {row["correct"] for row in jsonl if row["item_key"] == "example/clarity"} == {None}
+    wide = superuser_client.get(f"/studies/{study.pk}/export/wide-csv/").content.decode()
+    assert next(r for r in csv.DictReader(io.StringIO(wide)) if r["item_key"] == "example/clarity")["A2"] == "4"
+    api = APIClient()
+    api.force_authenticate(User.objects.get(is_superuser=True))
+    served = api.get(f"/api/studies/{study.pk}/responses/", {"page_size": 100}).json()["results"]
+    by_key = {(r["annotator"], r["item_key"]): r for r in served}
+    assert by_key[("A1", "example/clarity")]["answer"] == "4" and by_key[("A1", "example/clarity")]["correct"] is None
+    assert by_key[("A1", "example/summary")]["free_text_withheld"] is True
+    assert by_key[("A1", "example/legs")]["correct"] is True
+    chart = category_chart(study_results(load_study_data(study), n_boot=50)) or ""
+    assert chart.count("no gold: not scored") == 1  # the style category: a rating and a free text only

@@ -67,6 +67,18 @@ def test_an_arabic_study_is_right_to_left_and_in_arabic():
     assert "1 من 4" in item
 
 
+def test_the_arabic_done_page_ends_a_question_with_its_own_mark_and_no_colon():
+    study = language_study("ar")
+    bot = Bot(study, pid(4))
+    bot.start_items()
+    for _html, item, position in bot.item_pages():
+        bot.post("answer", {"item": item.pk, "position": position, "answer": item.gold})
+    done = bot.step().content.decode()
+    label = re.search(r'<label for="id_feedback">([^<]*)</label>', done).group(1)
+    assert label.endswith("؟") and not label.endswith(":"), label
+    assert "؟:" not in done
+
+
 def test_a_refusal_is_in_the_studys_language():
     study = language_study("es", items="de", status=Study.Status.PAUSED)
     page = Bot(study, pid(3)).enter().content.decode()
@@ -135,3 +147,64 @@ def test_every_shipped_language_is_compiled_and_shown(code, heading):
     study = language_study(code, items="de")
     consent = Bot(study, pid(5)).enter().content.decode()
     assert f'<html lang="{code}"' in consent and f"<h1>{heading}</h1>" in consent
+
+
+def _arabic_implicature(**design):
+    from tests.browser.walks import STUDIES
+
+    study = STUDIES["implicature"](name="implicature in arabic", language="ar")
+    if design:
+        Study.objects.filter(pk=study.pk).update(design={**study.design, **design})
+        study.refresh_from_db()
+    return study
+
+
+def test_untranslated_texts_carry_their_own_language_and_direction_in_an_arabic_study():
+    """The benchmark's default consent and instructions, its items and its question line are
+    English inside an Arabic page: each says so (lang="en" dir="ltr"), so that it reads left to
+    right with its punctuation in place; the page's own words stay Arabic."""
+    study = _arabic_implicature()
+    bot = Bot(study, pid(5))
+    consent = bot.enter().content.decode()
+    assert html_tag(consent) == '<html lang="ar" dir="rtl">'
+    assert '<div class="text" lang="en" dir="ltr">' in consent and "أوافق على المشاركة" in consent
+    instructions = bot.post("consent", {"agree": "yes"}).content.decode()
+    assert '<div class="text" lang="en" dir="ltr">' in instructions
+    item = bot.post("begin", {}).content.decode()
+    assert '<div class="item-text" id="item-text" lang="en" dir="ltr">' in item
+    assert '<p class="question" id="question-line" lang="en" dir="ltr">Does the response mean yes or no?</p>' in item
+
+
+def test_the_researchers_question_line_in_the_participants_language_is_shown_without_a_foreign_mark():
+    study = _arabic_implicature(question="هل يعني الرد نعم أم لا؟")
+    bot = Bot(study, pid(6))
+    bot.start_items()
+    item = bot.step().content.decode()
+    assert '<p class="question" id="question-line">هل يعني الرد نعم أم لا؟</p>' in item
+    assert '<div class="item-text" id="item-text" lang="en" dir="ltr">' in item  # the dataset stays English
+
+
+def test_the_study_form_and_page_name_the_texts_participants_read_in_another_language(researcher_client):
+    created = create(researcher_client, "implicature", name="arabic draft", language="ar")
+    assert created.status_code == 302
+    study = Study.objects.get(name="arabic draft")
+    page = researcher_client.get(f"/studies/{study.pk}/").content.decode()
+    warned = re.findall(r'<li data-text="(\w+)">', page)
+    assert warned == ["consent", "instructions", "items", "question"]
+    assert "The consent, in English: write the consent in the participants&#x27; language." in page
+    form = researcher_client.get(f"/studies/{study.pk}/edit/").content.decode()
+    assert re.findall(r'<li data-text="(\w+)">', form) == warned
+    # the researcher gives the consent, the instructions and the question line in Arabic
+    changes = {
+        "consent_text": "مشاركتكم طوعية.",
+        "instructions_text": "اقرؤوا كل حوار ثم أجيبوا.",
+        "design_question": "هل يعني الرد نعم أم لا؟",
+    }
+    saved = researcher_client.post(f"/studies/{study.pk}/edit/", edit_data(researcher_client, study, **changes))
+    assert saved.status_code == 302
+    page = researcher_client.get(f"/studies/{study.pk}/").content.decode()
+    assert re.findall(r'<li data-text="(\w+)">', page) == ["items"]
+    english = create(researcher_client, "implicature", name="english draft")
+    assert english.status_code == 302
+    english_page = researcher_client.get(f"/studies/{Study.objects.get(name='english draft').pk}/").content.decode()
+    assert 'id="foreign-texts"' not in english_page

@@ -137,6 +137,7 @@ class CustomItems(Benchmark):
     )
     default_consent = CONSENT
     default_instructions = INSTRUCTIONS
+    items_in_study_language = True
     category_field = "category"
 
     # -- data in -------------------------------------------------------------------------
@@ -211,6 +212,11 @@ class CustomItems(Benchmark):
         if kind in (SHORT_TEXT, FREE_TEXT):
             return Message(gettext_noop("Please type an answer, then press Enter."))
         return Message(gettext_noop("Please choose one of the answers."))
+
+    def answer_is_written(self, meta: Mapping[str, Any]) -> bool | None:
+        # only a free text is a person's own words; a rating, an option, a number or a short text
+        # checked against accepted answers is the item's datum
+        return meta.get("kind") == FREE_TEXT
 
     def item_category(self, item: ItemData) -> str:
         return str(item.meta.get("category", ""))

@@ -30,7 +30,7 @@ from ..timing import AnswerTime
 from . import model as model_side
 from . import published
 from . import results as results_side
-from .parsing import NAME, clean_text, item_key, item_type_key, parse_label, type_label_key
+from .parsing import NAME, clean_text, item_key, item_type_key, parse_label, shown_text, type_label_key
 from .prompts import ATTENTION_CHECKS, CONSENT, INSTRUCTIONS
 
 _REPO = "https://raw.githubusercontent.com/LauraRuis/do-pigs-fly/45eaae00896d065f173e65476f64a823f464c7c7"
@@ -153,7 +153,9 @@ class Implicature(Benchmark):
         "attention_checks": 3,
         "exclude_at": 2,
         "shuffle_items": False,
+        "question": "",
     }
+    question_line = "Does the response mean yes or no?"
     design_options = (
         DesignOption("units", "Units", help="groups of items; each participant does one unit", minimum=1),
         DesignOption("unit_size", "Items per unit", help="the paper: 150 test items per unit", minimum=1),
@@ -177,6 +179,13 @@ class Implicature(Benchmark):
         ),
         DesignOption("exclude_at", "Exclude at failed checks", minimum=0, help="0: never exclude"),
         DesignOption("shuffle_items", "Shuffle items per participant", kind="bool"),
+        DesignOption(
+            "question",
+            "Question line",
+            kind="text",
+            help="the line under each item, in the participants' language; blank: the paper's "
+            '"Does the response mean yes or no?" (English)',
+        ),
     )
     default_consent = CONSENT
     default_instructions = INSTRUCTIONS
@@ -197,7 +206,9 @@ class Implicature(Benchmark):
             ("test", "test_conversational_implicatures.csv"),
             ("dev", "dev_conversational_implicatures.csv"),
         ):
-            rows = read_csv_rows(source / filename, ("Context utterance", "Response utterance", "Implicature"))
+            rows = read_csv_rows(
+                source / filename, ("Context utterance", "Response utterance", "Implicature"), keep_line_ends=True
+            )
             if not rows:
                 raise DatasetError(filename, "no rows")
             refuse_duplicate_rows(
@@ -304,8 +315,9 @@ class Implicature(Benchmark):
     def present(self, item_prompt: Mapping[str, Any], design: Mapping[str, Any]) -> dict[str, Any]:
         template = design.get("human_template") or 'Esther asked "%s" and Juan responded "%s", which means %s'
         before, _, _ = template.rpartition("%s")
-        text = before.replace("%s", "{}", 2).format(item_prompt["utterance"], item_prompt["response"]).rstrip()
-        return {"text": text, "question": "Does the response mean yes or no?"}
+        utterance, response = shown_text(item_prompt["utterance"]), shown_text(item_prompt["response"])
+        text = before.replace("%s", "{}", 2).format(utterance, response).rstrip()
+        return {"text": text, "question": str(design.get("question") or "").strip() or self.question_line}
 
     def parse_answer(self, raw: str) -> str | None:
         value = raw.strip().lower()

@@ -20,11 +20,19 @@ def parse_label(text: str) -> str | None:
 
 
 def clean_text(text: str) -> str:
-    """An utterance or response as the authors' loader keeps it: only line breaks are stripped from
-    the ends (`_process_text` in do-pigs-fly's src/dataset.py); spaces stay, since the model reads
-    them. Their reader keeps a cell's Windows "\r\n" and strips the "\n" alone; a stray "\r" in a
-    prompt is an accident of that reader, so both characters go."""
-    return text.strip("\r\n")
+    """An utterance or response as the authors' loader keeps it, byte for byte: only "\n" is
+    stripped from the ends (`_process_text` in do-pigs-fly's src/dataset.py); spaces stay, and so
+    does every "\r" their reader (`open(path, newline="")`, the csv module) keeps: a cell ending in
+    a Windows line break ends in "\r", one with a line break inside keeps "\r\n". The model reads
+    these bytes in the authors' prompts, so Parity's prompts carry them too."""
+    return text.strip("\n")
+
+
+def shown_text(text: str) -> str:
+    """An utterance or response as a participant reads it: a Windows line break is a line break,
+    and one at an end (which would put the closing quote on a line of its own) is dropped. A
+    model's prompt keeps the authors' bytes (`clean_text`)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").strip("\n")
 
 
 def type_label_key(utterance: str) -> str:

@@ -152,18 +152,9 @@ def execute_entries(task: str, examples: Mapping[str, Mapping[str, Any]], relati
             entries.append(
                 {"id": key, "input": ", ".join(example["items"]), "outputs": _unique(example["all_common_concepts"])}
             )
-        elif task == "sentence_similarity":
-            # the numeric label, the verbal label or both ("3 - probably") are all accepted
-            _need(relative, key, example, "input", "output")
-            number, _, words = example["output"].partition(" - ")
-            entries.append(
-                {
-                    "id": key,
-                    "input": example["input"],
-                    "outputs": _unique([example["output"], number, words] if words else [example["output"]]),
-                }
-            )
         else:
+            # sentence_similarity too: the paper's label is the number with its words ("3 - probably",
+            # Appendix A), and only that full label is right; "3" or "probably" alone is not
             _need(relative, key, example, "input", "output")
             extra = example.get(_EXTRA_ANSWERS[task], []) if task in _EXTRA_ANSWERS else []
             if not isinstance(extra, list):
