@@ -65,6 +65,9 @@ class PairedTest(JsonResult):
     ci: list[float] | None
     confidence: float
     se: float | None
+    #: the SE's two parts: from the items (model and people alike) and from the people
+    se_items: float | None
+    se_people: float | None
     df: float | None
     t: float | None
     #: the two-sided p-value of "no gap" (Student's t on `df` degrees of freedom)
@@ -122,6 +125,8 @@ def paired_test(
         ci=gap.ci,
         confidence=confidence,
         se=gap.se,
+        se_items=gap.se_items,
+        se_people=gap.se_people,
         df=gap.df,
         t=gap.t,
         p=gap.p,

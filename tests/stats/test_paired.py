@@ -67,6 +67,7 @@ def test_the_gap_is_paired_gaps_and_its_ci_is_wider_than_an_items_alone_bootstra
     )
     assert high - low > 2 * 1.96 * d.std(ddof=1) / math.sqrt(d.size)
     assert result.target == "people like these, on items like these"
+    assert result.se**2 == pytest.approx(result.se_items**2 + result.se_people**2, rel=1e-12)
     json.dumps(result.to_dict(), allow_nan=False)
 
 
