@@ -135,7 +135,10 @@ def among_people_rows(results: dict[str, Any]) -> list[dict[str, str]]:
             {
                 "label": model["label"],
                 "ability": (
-                    f"{place['ability']:+.2f} [{place['ci'][0]:+.2f}, {place['ci'][1]:+.2f}]" if place else "—"
+                    f"{place['ability']:+.2f} [{place['ci'][0]:+.2f}, {place['ci'][1]:+.2f}]"
+                    + (" †" if place.get("ci_note") else "")
+                    if place
+                    else "—"
                 ),
                 "percentile": f"{place['percentile']:.0f}" if place else "—",
                 "gap": f"{signed_pct(test['gap'])} {ci(test['ci'])}" if test else "—",

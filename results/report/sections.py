@@ -98,9 +98,15 @@ def irt_table(results: dict[str, Any]) -> Table | None:
     if not irt or not irt.get("models"):
         return None
     rows = [
-        [row["label"], decimal(row["ability"]), _interval(row["ci"], decimal), one_decimal(row["percentile"])]
+        [
+            row["label"],
+            decimal(row["ability"]) + (" †" if row.get("ci_note") else ""),
+            _interval(row["ci"], decimal),
+            one_decimal(row["percentile"]),
+        ]
         for row in irt["models"]
     ]
+    far = next((row["ci_note"] for row in irt["models"] if row.get("ci_note")), "")
     reliability = ", ".join(
         f"{name} reliability {decimal(irt[key])}"
         for name, key in (("person", "person_reliability"), ("item", "item_reliability"))
@@ -120,7 +126,8 @@ def irt_table(results: dict[str, Any]) -> Table | None:
                 ""
                 if irt.get("calibrated", True)
                 else f" The ability CIs are not calibrated: {irt['calibration_note']}."
-            ),
+            )
+            + (f" †: {far}." if far else ""),
         ),
     )
 

@@ -239,3 +239,23 @@ def test_the_ability_cis_cover_and_the_origin_is_the_average_person(layout: str,
     (origin,) = [row for row in table if row.figure.startswith("people's mean ability")]
     mean_error = float(origin.extra.split()[2])
     assert abs(mean_error) < 0.2, origin.extra
+
+
+def test_a_model_far_above_the_people_carries_a_note_on_its_ci() -> None:
+    """At 2 people-SDs above the mean the ability CI covered 90–91% at two layouts (perf/calibration):
+    such a model's CI says so; one near the people's says nothing."""
+    rng = np.random.default_rng(4)
+    people, items = 30, 120
+    ability = rng.normal(0.0, 1.0, people)
+    difficulty = rng.normal(0.0, 1.0, items)
+    ratings = [
+        Rating(f"P{p}", f"i{j}", "x", bool(rng.random() < special.expit(ability[p] - difficulty[j])), "u")
+        for p in range(people)
+        for j in range(items)
+    ]
+    near = {f"i{j}": float(rng.random() < special.expit(0.0 - difficulty[j])) for j in range(items)}
+    far = {f"i{j}": float(rng.random() < special.expit(3.5 - difficulty[j])) for j in range(items)}
+    placement = joint_placement(rating_table(ratings), {"near": near, "far": far})
+    by_name = {m.name: m for m in placement.models}
+    assert by_name["far"].ability > 1.5 and "from their mean" in by_name["far"].ci_note
+    assert abs(by_name["near"].ability) < 1.5 and by_name["near"].ci_note == ""
