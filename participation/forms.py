@@ -64,8 +64,7 @@ class ConsentForm(forms.Form):
 
 
 class AnswerForm(forms.Form):
-    #: which item this answers, as an opaque token (`studies.answer_tokens`), never the item's key
-    item = forms.CharField(max_length=64)
+    item = forms.IntegerField(min_value=1)
     position = forms.IntegerField(min_value=1)
     answer = forms.CharField(max_length=4000, strip=False, required=False)
     pasted = forms.BooleanField(required=False)
@@ -95,7 +94,7 @@ class BehaviourForm(forms.Form):
 
 
 class PreviewAnswerForm(forms.Form):
-    item = forms.CharField(max_length=64)
+    item = forms.IntegerField(min_value=1)
     position = forms.IntegerField(min_value=1)
     answer = forms.CharField(max_length=4000, strip=False, required=False)
 
