@@ -45,6 +45,17 @@
       updatePay();
     }
   });
+  // typed before this script ran (a slow page): the typed values are kept and judged as if typed now
+  (function () {
+    const reward = document.getElementById("id_reward");
+    const minutes = document.getElementById("id_estimated_minutes");
+    const fields = document.getElementById("prolific-fields");
+    if (!reward || !minutes) return;
+    if (fields && (reward.value !== reward.defaultValue || minutes.value !== minutes.defaultValue)) {
+      fields.dataset.followsEstimate = "false";
+    }
+    updatePay();
+  })();
   // the time and reward follow the design's estimate until typed (htmx brings it again as the design changes)
   document.addEventListener("htmx:load", function (event) {
     const estimate = event.target;

@@ -31,6 +31,8 @@ def fill_study_form(page, name: str, design: dict[str, str], extra: dict[str, st
     text in Markdown (with a script that must stay text), a failed-check code, and a reward typed
     first below Prolific's minimum and then above it, the hourly pay following each."""
     extra = extra or {}
+    # a person waits for the page to be there (its scripts run) before typing
+    page.wait_for_function("document.readyState === 'complete' && !!window.htmx")
     page.fill("#id_name", name)
     for key, value in design.items():
         selector = f"#id_design_{key}"
@@ -45,10 +47,21 @@ def fill_study_form(page, name: str, design: dict[str, str], extra: dict[str, st
     page.fill("#id_reward", "0.10")
     page.wait_for_function("document.getElementById('hourly-pay-verdict').textContent.includes('minimum')")
     page.fill("#id_reward", extra.get("reward", "2.00"))
-    page.wait_for_function(
-        "document.getElementById('hourly-pay-value').textContent.endsWith('/h')"
-        " && document.getElementById('hourly-pay-verdict').textContent === 'ok'"
-    )
+    try:
+        page.wait_for_function(
+            "document.getElementById('hourly-pay-value').textContent.endsWith('/h')"
+            " && document.getElementById('hourly-pay-verdict').textContent === 'ok'"
+        )
+    except Exception as error:
+        # what the page showed, for the failure's message
+        state = page.evaluate(
+            "() => ({pay: document.getElementById('hourly-pay').textContent.replace(/\\s+/g, ' '),"
+            " estimate: {...document.getElementById('time-estimate').dataset},"
+            " minutes: document.getElementById('id_estimated_minutes').value,"
+            " reward: document.getElementById('id_reward').value,"
+            " design: Object.fromEntries(new FormData(document.getElementById('study-form')).entries())})"
+        )
+        raise AssertionError(f"the hourly pay did not become 'ok': {state}") from error
 
 
 def press_when_focused(page, key: str) -> None:

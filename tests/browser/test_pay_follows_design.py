@@ -147,3 +147,37 @@ def test_after_a_refused_submit_the_estimate_box_estimates_the_design_as_typed(l
     page.wait_for_selector(".messages >> text=created as a draft")
     study = Study.objects.get(name="Right size")
     assert (study.estimated_minutes, study.reward_pence, study.design["unit_size"]) == (7, 105, 20)
+
+
+def test_a_time_and_reward_typed_before_the_pages_script_ran_are_kept_and_judged(live_server, page, implicature_source):
+    """On a slow page the researcher types before researcher.js has run: the design's estimate
+    arriving afterwards must not overwrite what they typed, and the pay is judged on it."""
+    _import_implicature(implicature_source)
+    owner = researcher()
+    draft = small_study(
+        "Slow page",
+        status=Study.Status.DRAFT,
+        units=1,
+        unit_size=10,
+        per_unit=2,
+        owner=owner,
+        estimated_minutes=5,
+        reward_pence=75,
+    )
+    sign_in(page, live_server, owner)
+    held = []
+
+    # the page's script is held back until the researcher has typed
+    page.route("**/researcher.js", lambda route: held.append(route))
+    page.goto(f"{live_server.url}/studies/{draft.pk}/edit/", wait_until="commit")
+    page.wait_for_selector("#hourly-pay")  # parsed: the deferred scripts wait for the held one
+    page.fill("#id_estimated_minutes", "20")
+    page.fill("#id_reward", "0.50")
+    page.wait_for_function("!!window.htmx")
+    assert len(held) == 1
+    held[0].continue_()
+    page.wait_for_function("document.readyState === 'complete'")
+    page.wait_for_function("document.getElementById('hourly-pay-value').textContent === '£1.50/h'")
+    _change_design(page, {"unit_size": "5"}, "7 answers")
+    assert _pay_fields(page) == ("20", "0.50")
+    assert "below Prolific's £6/h minimum" in page.inner_text("#hourly-pay-verdict")
