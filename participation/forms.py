@@ -64,7 +64,8 @@ class ConsentForm(forms.Form):
 
 
 class AnswerForm(forms.Form):
-    item = forms.IntegerField(min_value=1)
+    #: which item this answers, as an opaque token (`studies.answer_tokens`), never the item's key
+    item = forms.CharField(max_length=64)
     position = forms.IntegerField(min_value=1)
     answer = forms.CharField(max_length=4000, strip=False, required=False)
     pasted = forms.BooleanField(required=False)
@@ -94,7 +95,7 @@ class BehaviourForm(forms.Form):
 
 
 class PreviewAnswerForm(forms.Form):
-    item = forms.IntegerField(min_value=1)
+    item = forms.CharField(max_length=64)
     position = forms.IntegerField(min_value=1)
     answer = forms.CharField(max_length=4000, strip=False, required=False)
 

@@ -17,6 +17,7 @@ from django.http import HttpRequest
 
 from annotation.models import Item
 from annotation.selectors import item_data
+from studies.answer_tokens import answer_token_matches, preview_owner
 from studies.models import Study, Unit
 from studies.services import participant_sequence
 
@@ -91,11 +92,15 @@ def walk_begin(walk: Walk) -> Walk:
     return walk
 
 
-def walk_answer(study: Study, walk: Walk, *, item_id: int, position: int, raw: str) -> str:
+def walk_answer(study: Study, walk: Walk, *, item_token: str, position: int, raw: str) -> str:
     """Score an answer to the current item as `response_submit` would; returns the refusal message
     ("" when the answer was taken). A stale or replayed form is ignored."""
     item = current_item(walk)
-    if item is None or item.pk != item_id or position != walk.answered + 1:
+    if (
+        item is None
+        or position != walk.answered + 1
+        or not answer_token_matches(item_token, preview_owner(study.pk), position, item.pk)
+    ):
         return ""
     definition = study.definition
     data = item_data(item)

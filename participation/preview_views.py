@@ -16,6 +16,7 @@ from participation import preview
 from participation.forms import ClosingForm, ConsentForm, PreviewAnswerForm
 from participation.i18n import study_language, translated, translated_choices
 from studies.access import get_study_for_researcher
+from studies.answer_tokens import answer_token, preview_owner
 from studies.closing import asked
 from studies.models import Study
 
@@ -41,6 +42,7 @@ def _item_context(study: Study, walk: preview.Walk, error: str = "", typed: str 
         walk,
         "answer",
         item=item,
+        item_token=answer_token(preview_owner(study.pk), walk.answered + 1, item.pk),
         error=error,
         position=walk.answered + 1,
         total=walk.total,
@@ -148,7 +150,7 @@ def preview_answer(request: HttpRequest, study_id: int) -> HttpResponse:
         error = preview.walk_answer(
             study,
             walk,
-            item_id=form.cleaned_data["item"],
+            item_token=form.cleaned_data["item"],
             position=form.cleaned_data["position"],
             raw=form.cleaned_data["answer"],
         )

@@ -29,6 +29,7 @@ from participation.selectors import (
 )
 from prolific.selectors import prolific_study_of
 from prolific.signed_links import SignatureError, signing_enabled, verify_signed_link
+from studies.answer_tokens import answer_token, participant_owner
 from studies.closing import asked
 from studies.models import Participant, Study
 from studies.selectors import answered_responses, current_item, get_study_by_link, participant_at_link, screen_for
@@ -301,6 +302,9 @@ def _item_context(
         "study": participant.study,
         "participant": participant,
         "item": item,
+        "item_token": answer_token(participant_owner(participant.pk), participant.answered + 1, item.pk)
+        if item
+        else "",
         "error": error,
         "preview": None,
         "answer_url": reverse("participation:answer", args=[participant.study.link]),
@@ -380,7 +384,7 @@ def answer(request: HttpRequest, link: str) -> HttpResponse:
     result = response_submit(
         link=link,
         known=known,
-        item_id=form.cleaned_data["item"],
+        item_token=form.cleaned_data["item"],
         position=form.cleaned_data["position"],
         raw_answer=form.cleaned_data["answer"],
         extra=extra,

@@ -40,7 +40,8 @@ _HX_CSRF = re.compile(r'"X-CSRFToken": "([^"]+)"')
 _FORM = {"Content-Type": "application/x-www-form-urlencoded"}
 _START_FORM = re.compile(r'id="start".*?<form[^>]*action="([^"]+)"(.*?)</form>', re.S)
 _HIDDEN = re.compile(r'<input type="hidden" name="([^"]+)" value="([^"]*)">')
-_ITEM = re.compile(r'name="item" value="(\d+)"')
+#: the item's token (an opaque value the server checks), posted back as served
+_ITEM = re.compile(r'name="item" value="([^"]*)"')
 _POSITION = re.compile(r'name="position" value="(\d+)"')
 _CHOICES = re.compile(r'<button type="submit" name="answer" value="([^"]+)"')
 _CODE = re.compile(r'id="completion-code">([^<]+)<')
@@ -234,9 +235,9 @@ class Participant:
         return False
 
     async def _answer(self) -> None:
-        item, position = int(_ITEM.search(self.page).group(1)), int(_POSITION.search(self.page).group(1))
+        item, position = _ITEM.search(self.page).group(1), int(_POSITION.search(self.page).group(1))
         value = self.rng.choice(_CHOICES.findall(self.page))
-        data = {"item": str(item), "position": str(position), "answer": value}
+        data = {"item": item, "position": str(position), "answer": value}
         headers = None
         if self.path == "htmx":  # the token in a header, from the whole page the fragments are swapped into
             headers = {

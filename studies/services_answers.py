@@ -18,6 +18,7 @@ from annotation.selectors import item_data
 from parity.benchmarks.base import Screen
 from parity.messages import TOO_SOON_MESSAGE
 from parity.stats import behaviour as integrity
+from studies.answer_tokens import answer_token_matches, participant_owner
 from studies.changes import results_changed
 from studies.models import Participant, Response
 from studies.selectors import known_participants, screen_for, verifiable_responses
@@ -45,8 +46,9 @@ class SubmitResult:
 
 def response_submit(
     *,
-    item_id: int,
     position: int,
+    item_id: int | None = None,
+    item_token: str | None = None,
     raw_answer: str,
     extra: Mapping[str, Any] | None = None,
     behaviour: Mapping[str, Any] | None = None,
@@ -56,6 +58,9 @@ def response_submit(
     known: Sequence[int] = (),
 ) -> SubmitResult | None:
     """Store the answer to the participant's *current* item, exactly once.
+
+    The item is named by `item_token` (what the participant's form carries, `answer_tokens`) or,
+    for callers on the server, by `item_id`; a value that is not the current item's is ignored.
 
     The participant is `participant_id`, or the one of the `known` participant ids (this browser's)
     in the study at `link`; None means this browser has no participant there (an erased identity is
@@ -76,7 +81,7 @@ def response_submit(
     one read of the answered and the next item, the answer's INSERT and the progress UPDATE.
     """
     participants = _participants(participant_id=participant_id, link=link, known=known)
-    answer = (item_id, position, raw_answer, extra, behaviour, show_next)
+    answer = ((item_id, item_token), position, raw_answer, extra, behaviour, show_next)
     try:
         result = _submit(partial(_locked, participants), *answer, with_study=False)
         if isinstance(result, int):
@@ -116,7 +121,7 @@ def _locked(participants: QuerySet[Participant]) -> Participant | None:
 
 def _submit(
     lock: Callable[[], Participant | None],
-    item_id: int,
+    named: tuple[int | None, str | None],
     position: int,
     raw_answer: str,
     extra: Mapping[str, Any] | None,
@@ -140,8 +145,9 @@ def _submit(
                 return SubmitResult(Outcome.RELEASED, participant)
         if participant.step != Participant.Step.ITEMS:
             return SubmitResult(Outcome.IGNORED, participant)
-        if position != participant.answered + 1 or participant.sequence[participant.answered] != item_id:
+        if position != participant.answered + 1 or not _names_current(participant, position, named):
             return SubmitResult(Outcome.IGNORED, participant)
+        item_id = participant.sequence[participant.answered]
         now = timezone.now()
         if _too_soon(participant, now):
             return SubmitResult(Outcome.TOO_SOON, participant, message=TOO_SOON_MESSAGE)
@@ -189,6 +195,15 @@ def _submit(
         response=response,
         next_item=items.get(following) if following is not None else None,
     )
+
+
+def _names_current(participant: Participant, position: int, named: tuple[int | None, str | None]) -> bool:
+    """Whether the form's item (by token, or by id from the server's own callers) is the current one."""
+    item_id, token = named
+    current = participant.sequence[participant.answered]
+    if token is not None:
+        return answer_token_matches(token, participant_owner(participant.pk), position, current)
+    return item_id == current
 
 
 def _behaviour_marks(behaviour: Mapping[str, Any], raw_answer: str, screen: Screen, duration_ms: int) -> dict[str, Any]:

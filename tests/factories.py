@@ -11,10 +11,11 @@ from django.db import connections
 from django.test import Client
 
 from annotation.models import Item
+from studies.answer_tokens import answer_token, participant_owner
 from studies.models import Participant, Study
 from studies.services import StudyError, study_create
 
-_ITEM = re.compile(r'name="item" value="(\d+)"')
+_ITEM = re.compile(r'name="item" value="([^"]*)"')
 _POSITION = re.compile(r'name="position" value="(\d+)"')
 _START_FORM = re.compile(
     r'<section class="card" id="start">.*?<form method="post" action="(?P<action>[^"]+)"'
@@ -22,6 +23,11 @@ _START_FORM = re.compile(
     re.S,
 )
 _HIDDEN = re.compile(r'<input type="hidden" name="([^"]+)" value="([^"]*)">')
+
+
+def form_item(participant_id: int, position: int, item_id: int) -> str:
+    """The answer form's `item` value for this participant, position and item, as the page serves it."""
+    return answer_token(participant_owner(participant_id), position, item_id)
 
 
 def small_study(
@@ -102,6 +108,10 @@ class Bot:
         return start(self.client, page)
 
     def post(self, action: str, data: dict, **extra):
+        """An answer may name its item by id (an int): it is posted as the page names it, the
+        item's token for this participant and position (`form_item`); a str is posted as it is."""
+        if action == "answer" and isinstance(data.get("item"), int):
+            data = {**data, "item": form_item(self.participant.pk, int(data["position"]), data["item"])}
         return self.client.post(f"/s/{self.study.link}/{action}/", data, follow=True, **extra)
 
     def step(self):
@@ -114,7 +124,13 @@ class Bot:
         return Participant.objects.get(study=self.study, prolific_pid=self.pid)
 
     def current_form(self, html: str) -> tuple[int, int]:
-        return int(_ITEM.search(html).group(1)), int(_POSITION.search(html).group(1))
+        """The page's item (its id, read from the participant's sequence) and position; the page
+        names the item only by its token, checked here to be that item's."""
+        position = int(_POSITION.search(html).group(1))
+        participant = self.participant
+        item_id = participant.sequence[position - 1]
+        assert _ITEM.search(html).group(1) == form_item(participant.pk, position, item_id)
+        return item_id, position
 
     def item_pages(self):
         """Each item page in turn, as (html, item, position), while the participant is at the items;

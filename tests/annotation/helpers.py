@@ -41,6 +41,15 @@ def without_csrf(html: str) -> str:
     return _CSRF.sub(r"\1", html)
 
 
+_ITEM_TOKEN = re.compile(r'(name="item" value=")[0-9a-f]{20}"')
+
+
+def without_item_token(html: str) -> str:
+    """The page with the answer form's item token (20 hex characters, different on every page by
+    design) blanked, so two items' pages can be compared; anything else there stays."""
+    return _ITEM_TOKEN.sub(r'\1token"', html)
+
+
 def answered_labels(html: str) -> list[tuple[int, str]]:
     """(position, label) of each labelled sentence in the episode history, in page order."""
     return [(int(position), unescape(label)) for position, label in _ANSWERED.findall(html)]

@@ -10,7 +10,7 @@ from annotation.models import Item
 from parity.benchmarks.ambibench.benchmark import ORIENTING_INSTRUCTIONS
 from studies.models import Participant, Response
 from tests.annotation.helpers import ambibench_study, answered_labels, import_ambibench, without_csrf
-from tests.factories import Bot, pid
+from tests.factories import Bot, form_item, pid
 
 pytestmark = pytest.mark.django_db
 
@@ -118,7 +118,9 @@ def test_with_htmx_a_refusal_swaps_in_the_same_sentence_with_the_message(ambiben
     first = Item.objects.get(pk=bot.participant.sequence[0])
     answer_url = f"/s/{study.link}/answer/"
     partial = bot.client.post(
-        answer_url, {"item": first.pk, "position": 1, "answer": "xy"}, HTTP_HX_REQUEST="true"
+        answer_url,
+        {"item": form_item(bot.participant.pk, 1, first.pk), "position": 1, "answer": "xy"},
+        HTTP_HX_REQUEST="true",
     ).content.decode()
     assert partial.startswith('<section id="item-area"') and "<html" not in partial
     assert '<p class="error" role="alert">Please type X or Y (“xy” is neither)' in partial
@@ -142,7 +144,9 @@ def test_with_htmx_the_answer_swaps_in_the_next_sentence_under_the_labelled_ones
     bot.post("begin", {})
     items = [Item.objects.get(pk=item_id) for item_id in bot.participant.sequence[:2]]
     partial = bot.client.post(
-        f"/s/{study.link}/answer/", {"item": items[0].pk, "position": 1, "answer": "X"}, HTTP_HX_REQUEST="true"
+        f"/s/{study.link}/answer/",
+        {"item": form_item(bot.participant.pk, 1, items[0].pk), "position": 1, "answer": "X"},
+        HTTP_HX_REQUEST="true",
     ).content.decode()
     assert partial.startswith('<section id="item-area"') and "<html" not in partial
     assert answered_labels(partial) == [(1, items[0].gold)]

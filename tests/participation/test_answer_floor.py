@@ -13,7 +13,7 @@ from annotation.models import Item
 from studies.models import Response, Study
 from studies.services import study_create
 from studies.services_answers import TOO_SOON_MESSAGE, Outcome, response_submit
-from tests.factories import Bot, pid, small_study
+from tests.factories import Bot, form_item, pid, small_study
 
 pytestmark = pytest.mark.django_db
 
@@ -23,7 +23,7 @@ def _post_current(bot: Bot, *, htmx: bool = False):
     item = Item.objects.get(pk=item_id)
     response = bot.client.post(
         f"/s/{bot.study.link}/answer/",
-        {"item": item_id, "position": position, "answer": item.gold},
+        {"item": form_item(bot.participant.pk, position, item_id), "position": position, "answer": item.gold},
         headers={"HX-Request": "true"} if htmx else {},
     )
     return item_id, response

@@ -8,7 +8,7 @@ from django.db import connection
 
 from annotation.models import Item
 from studies.models import Participant, Response
-from tests.factories import Bot, pid, small_study
+from tests.factories import Bot, form_item, pid, small_study
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 
@@ -32,7 +32,11 @@ def test_an_answer_updates_the_participants_row_in_place(postgres, implicature, 
     before = _participant_updates()
     response = bot.client.post(
         f"/s/{study.link}/answer/",
-        {"item": item_id, "position": position, "answer": Item.objects.get(pk=item_id).gold},
+        {
+            "item": form_item(bot.participant.pk, position, item_id),
+            "position": position,
+            "answer": Item.objects.get(pk=item_id).gold,
+        },
         headers={"HX-Request": "true"} if htmx else {},
     )
     assert response.status_code == (200 if htmx else 302)

@@ -16,7 +16,7 @@ from parity.benchmarks.base import DatasetError
 from parity.benchmarks.miqa import generative_prompt
 from studies.models import Response
 from studies.services import study_create
-from tests.annotation.helpers import button_values, import_miqa, without_csrf
+from tests.annotation.helpers import button_values, import_miqa, without_csrf, without_item_token
 from tests.factories import Bot, pid
 
 pytestmark = pytest.mark.django_db
@@ -100,7 +100,7 @@ def _normalised(html: str, item: Item) -> str:
     """The page with what differs by design blanked: the question, the option texts, the numbers."""
     for text in [item.prompt["question"], *item.prompt["options"].values()]:
         html = html.replace(escape(text), "")
-    return re.sub(r"\d+", "#", without_csrf(html))
+    return re.sub(r"\d+", "#", without_item_token(without_csrf(html)))
 
 
 @pytest.mark.parametrize("shuffle", [True, False])

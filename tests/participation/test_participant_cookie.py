@@ -8,7 +8,7 @@ from django.http import HttpRequest
 
 from participation import cookie
 from studies.models import Participant, Response
-from tests.factories import Bot, pid, small_study
+from tests.factories import Bot, form_item, pid, small_study
 
 pytestmark = pytest.mark.django_db
 
@@ -37,7 +37,7 @@ def test_the_whole_participant_path_neither_reads_nor_writes_the_session(implica
     item_id, position = bot.current_form(bot.step().content.decode())
     answered = bot.client.post(
         f"/s/{study.link}/answer/",
-        {"item": item_id, "position": position, "answer": "yes"},
+        {"item": form_item(bot.participant.pk, position, item_id), "position": position, "answer": "yes"},
         headers={"HX-Request": "true"},
     )
     assert answered.status_code == 200 and 'name="position" value="2"' in answered.content.decode()
@@ -69,7 +69,10 @@ def test_a_forged_or_altered_cookie_is_nobody(implicature):
     ):
         assert value != own
         second.client.cookies[cookie.COOKIE] = value
-        page = second.client.post(f"/s/{study.link}/answer/", {"item": item_id, "position": position, "answer": "yes"})
+        page = second.client.post(
+            f"/s/{study.link}/answer/",
+            {"item": form_item(first.participant.pk, position, item_id), "position": position, "answer": "yes"},
+        )
         assert page.status_code == 400 and "could not find your place" in page.content.decode()
     assert not Response.objects.exists()
 

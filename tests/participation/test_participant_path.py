@@ -8,7 +8,7 @@ from annotation.models import Item
 from parity.benchmarks.implicature.parsing import shown_text
 from studies.models import Participant, Response, Study
 from studies.services import study_create
-from tests.factories import Bot, entry_url, pid, small_study
+from tests.factories import Bot, entry_url, form_item, pid, small_study
 
 pytestmark = pytest.mark.django_db
 
@@ -100,7 +100,11 @@ def test_htmx_swaps_the_item_and_progress_and_the_last_answer_redirects(implicat
         item_id, position = bot.current_form(bot.step().content.decode())
         partial = bot.client.post(
             f"/s/{study.link}/answer/",
-            {"item": item_id, "position": position, "answer": Item.objects.get(pk=item_id).gold},
+            {
+                "item": form_item(bot.participant.pk, position, item_id),
+                "answer": Item.objects.get(pk=item_id).gold,
+                "position": position,
+            },
             HTTP_HX_REQUEST="true",
         )
         html = partial.content.decode()
@@ -108,7 +112,9 @@ def test_htmx_swaps_the_item_and_progress_and_the_last_answer_redirects(implicat
         assert f"{position + 1} of 3" in html
     item_id, position = bot.current_form(bot.step().content.decode())
     last = bot.client.post(
-        f"/s/{study.link}/answer/", {"item": item_id, "position": position, "answer": "yes"}, HTTP_HX_REQUEST="true"
+        f"/s/{study.link}/answer/",
+        {"item": form_item(bot.participant.pk, position, item_id), "position": position, "answer": "yes"},
+        HTTP_HX_REQUEST="true",
     )
     assert last.headers["HX-Redirect"] == f"/s/{study.link}/step/"
     assert bot.participant.status == Participant.Status.COMPLETED
@@ -125,7 +131,7 @@ def test_an_htmx_fragments_form_posted_natively_is_accepted(implicature):
     item_id, position = bot.current_form(page)
     fragment = bot.client.post(
         f"/s/{study.link}/answer/",
-        {"item": item_id, "position": position, "answer": "yes"},
+        {"item": form_item(bot.participant.pk, position, item_id), "position": position, "answer": "yes"},
         HTTP_HX_REQUEST="true",
         HTTP_X_CSRFTOKEN=token,
     ).content.decode()
@@ -134,7 +140,12 @@ def test_an_htmx_fragments_form_posted_natively_is_accepted(implicature):
     item_id, position = bot.current_form(fragment)
     native = bot.client.post(
         f"/s/{study.link}/answer/",
-        {"item": item_id, "position": position, "answer": "yes", "csrfmiddlewaretoken": field.group(1)},
+        {
+            "item": form_item(bot.participant.pk, position, item_id),
+            "position": position,
+            "answer": "yes",
+            "csrfmiddlewaretoken": field.group(1),
+        },
     )
     assert native.status_code == 302
     assert Response.objects.filter(participant=bot.participant).count() == 2
@@ -210,7 +221,9 @@ def test_another_participants_answers_cannot_be_posted_from_this_browser(implica
     study = small_study()
     first, second = _start(study, 8), _start(study, 9)
     item_id, position = first.current_form(first.step().content.decode())
-    second.post("answer", {"item": item_id, "position": position, "answer": "yes"})
+    second.post(
+        "answer", {"item": form_item(first.participant.pk, position, item_id), "position": position, "answer": "yes"}
+    )
     assert not Response.objects.filter(participant=first.participant).exists()
 
 

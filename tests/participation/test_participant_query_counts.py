@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 
 from annotation.models import Item
 from studies.models import Study
-from tests.factories import Bot, pid, small_study
+from tests.factories import Bot, form_item, pid, small_study
 
 pytestmark = [pytest.mark.both_databases, pytest.mark.django_db]
 
@@ -43,10 +43,11 @@ def _queries():
 def _answer(bot: Bot, html: str, **headers: str):
     item_id, position = bot.current_form(html)
     item_gold = Item.objects.get(pk=item_id).gold
+    token = form_item(bot.participant.pk, position, item_id)
     with _queries() as queries:
         response = bot.client.post(
             f"/s/{bot.study.link}/answer/",
-            {"item": item_id, "position": position, "answer": item_gold},
+            {"item": token, "position": position, "answer": item_gold},
             headers=headers,
         )
     return response, len(queries)
@@ -99,10 +100,11 @@ def test_the_item_page_and_the_answer_read_with_no_order(implicature):
         assert bot.step().status_code == 200
     item_id, position = bot.current_form(html)
     gold = Item.objects.get(pk=item_id).gold
+    token = form_item(bot.participant.pk, position, item_id)
     with _queries() as answer:
         response = bot.client.post(
             f"/s/{bot.study.link}/answer/",
-            {"item": item_id, "position": position, "answer": gold},
+            {"item": token, "position": position, "answer": gold},
             headers={"HX-Request": "true"},
         )
     assert response.status_code == 200 and 'name="position" value="2"' in response.content.decode()

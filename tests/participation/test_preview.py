@@ -9,7 +9,6 @@ from html import unescape
 import pytest
 from django.test import Client
 
-from annotation.models import Item
 from studies.models import Participant, Response, Study
 from tests import personas
 from tests.annotation.helpers import ambibench_study, answered_labels, import_ambibench
@@ -80,11 +79,11 @@ def test_results_exports_and_the_api_do_not_count_a_preview(researcher_client, l
 def test_a_refused_answer_is_said_and_a_replayed_one_ignored(researcher_client, live_study):
     walker = Previewer(researcher_client, live_study)
     html = walker.start_items()
-    item_id, position = ITEM_FIELD.search(html).group(1), POSITION_FIELD.search(html).group(1)
-    refused = walker.post("answer", {"item": item_id, "position": position, "answer": "maybe"})
+    token, position = ITEM_FIELD.search(html).group(1), POSITION_FIELD.search(html).group(1)
+    refused = walker.post("answer", {"item": token, "position": position, "answer": "maybe"})
     assert "Please choose one of the answers." in refused and f'name="position" value="{position}"' in refused
-    walker.post("answer", {"item": item_id, "position": position, "answer": "yes"})
-    again = walker.post("answer", {"item": item_id, "position": position, "answer": "yes"})
+    walker.post("answer", {"item": token, "position": position, "answer": "yes"})
+    again = walker.post("answer", {"item": token, "position": position, "answer": "yes"})
     assert 'name="position" value="2"' in again  # the replay did not count as a second answer
 
 
@@ -129,11 +128,11 @@ def test_with_htmx_the_next_item_swaps_in_and_the_end_is_a_page_of_its_own(resea
     walker = Previewer(researcher_client, live_study)
     html = walker.start_items()
     while True:
-        item_id, position = ITEM_FIELD.search(html).group(1), POSITION_FIELD.search(html).group(1)
-        item = Item.objects.get(pk=item_id)
+        token, position = ITEM_FIELD.search(html).group(1), POSITION_FIELD.search(html).group(1)
+        item = walker.item(html)
         response = researcher_client.post(
             f"{walker.base}answer/",
-            {"item": item_id, "position": position, "answer": item.gold},
+            {"item": token, "position": position, "answer": item.gold},
             HTTP_HX_REQUEST="true",
         )
         if "HX-Redirect" in response:

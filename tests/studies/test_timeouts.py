@@ -14,7 +14,7 @@ from django.utils import timezone
 from studies.models import Participant, Response, Study
 from studies.services import participant_enter, reservations_reclaim
 from studies.services_answers import response_submit
-from tests.factories import Bot, pid, small_study
+from tests.factories import Bot, form_item, pid, small_study
 
 pytestmark = pytest.mark.django_db
 
@@ -59,7 +59,9 @@ def test_the_item_page_and_htmx_answers_say_the_slot_was_given_away(implicature)
     _go_quiet(late)
     participant_enter(study=study, pid=pid(4))
     partial = late.client.post(
-        f"/s/{study.link}/answer/", {"item": item_id, "position": position, "answer": "yes"}, HTTP_HX_REQUEST="true"
+        f"/s/{study.link}/answer/",
+        {"item": form_item(late.participant.pk, position, item_id), "position": position, "answer": "yes"},
+        HTTP_HX_REQUEST="true",
     )
     assert partial.headers["HX-Redirect"] == f"/s/{study.link}/step/"
     assert GIVEN_AWAY in late.step().content.decode()

@@ -8,6 +8,7 @@ from typing import Any
 from django.test import Client
 
 from annotation.models import Item
+from studies.answer_tokens import answer_token, preview_owner
 from studies.models import Study
 
 
@@ -44,7 +45,7 @@ def create(client: Client, benchmark: str, **changes: Any):
     return client.post(f"/studies/new/?benchmark={benchmark}", form_data(client, benchmark, **changes))
 
 
-ITEM_FIELD = re.compile(r'name="item" value="(\d+)"')
+ITEM_FIELD = re.compile(r'name="item" value="([^"]*)"')
 POSITION_FIELD = re.compile(r'name="position" value="(\d+)"')
 
 
@@ -65,7 +66,19 @@ class Previewer:
         self.post("consent", {"agree": "yes"})
         return self.post("begin", {})
 
+    def item(self, html: str) -> Item:
+        """The item the page shows: the page names it only by its token, so the item is the one
+        whose token for this preview and position it is."""
+        return previewed_item(self.study, html)
+
     def answer(self, html: str, value_for) -> str:
-        item = Item.objects.get(pk=int(ITEM_FIELD.search(html).group(1)))
-        position = POSITION_FIELD.search(html).group(1)
-        return self.post("answer", {"item": item.pk, "position": position, "answer": value_for(item)})
+        item = self.item(html)
+        token, position = ITEM_FIELD.search(html).group(1), POSITION_FIELD.search(html).group(1)
+        return self.post("answer", {"item": token, "position": position, "answer": value_for(item)})
+
+
+def previewed_item(study: Study, html: str) -> Item:
+    token, position = ITEM_FIELD.search(html).group(1), int(POSITION_FIELD.search(html).group(1))
+    owner = preview_owner(study.pk)
+    (item,) = [item for item in Item.objects.all() if answer_token(owner, position, item.pk) == token]
+    return item

@@ -13,7 +13,7 @@ from annotation.models import Item
 from studies.models import Response, Study
 from tests import personas
 from tests.factories import Bot, pid
-from tests.studies.workflow.helpers import ITEM_FIELD, Previewer, create
+from tests.studies.workflow.helpers import Previewer, create
 
 pytestmark = pytest.mark.django_db
 
@@ -142,7 +142,7 @@ def test_the_researchers_preview_walks_the_set_refusing_a_number_that_does_not_p
     html = walker.start_items()
     kinds = []
     while 'name="item"' in html:
-        item = Item.objects.get(pk=int(ITEM_FIELD.search(html).group(1)))
+        item = walker.item(html)
         kinds.append(item.meta["kind"])
         if item.meta["kind"] == "number":
             assert "Please type a number" in walker.answer(html, lambda item: "lots")
