@@ -60,9 +60,12 @@ class Failed(Exception):
 
 @dataclass(frozen=True)
 class Answer:
+    """An answer the server acknowledged: `item` is the form's opaque token for the item, as served
+    (the page never gives the item's id; perf.verify checks the stored item against the sequence)."""
+
     pid: str
     position: int
-    item: int
+    item: str
     answer: str
 
 

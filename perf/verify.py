@@ -3,6 +3,7 @@ simulated participants were told against the rows the study holds."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -20,6 +21,7 @@ class Verification:
     missing: list[Answer]
     stored_twice: list[Answer]
     duplicate_positions: list[tuple]
+    wrong_items: list[tuple[str, int]]
     completed_not_stored: list[str]
     unit_completed: dict[int, int]
     unit_capacity: dict[int, int]
@@ -35,6 +37,10 @@ Query = Callable[[str], list[tuple]]
 _SLUG = re.compile(r"^[-A-Za-z0-9_]+$")
 
 
+def _key(answer: Answer) -> tuple[str, int, str]:
+    return answer.pid, answer.position, answer.answer
+
+
 def verify(query: Query, *, link: str, outcomes: Iterable[Outcome], exact: bool) -> Verification:
     """Check the study's rows: every acknowledged answer stored exactly once (same item, same answer),
     no (participant, position) twice, every participant who saw the done page stored as completed
@@ -48,12 +54,23 @@ def verify(query: Query, *, link: str, outcomes: Iterable[Outcome], exact: bool)
         "SELECT p.prolific_pid, r.position, r.item_id, r.raw_answer FROM annotation_response r "
         f"JOIN studies_participant p ON p.id = r.participant_id WHERE p.study_id = {study}"
     )
-    stored = Counter(Answer(pid, int(position), int(item), answer) for pid, position, item, answer in rows)
+    # an acknowledged answer is matched by who, where and what; the form names its item by an opaque
+    # token, so the stored item is checked against the participant's sequence instead
+    stored = Counter((pid, int(position), answer) for pid, position, _item, answer in rows)
     positions = Counter((pid, int(position)) for pid, position, _item, _answer in rows)
     acknowledged = [answer for outcome in outcomes for answer in outcome.acknowledged]
-    missing = [answer for answer in acknowledged if stored[answer] == 0]
-    twice = [answer for answer in acknowledged if stored[answer] > 1]
+    missing = [answer for answer in acknowledged if stored[_key(answer)] == 0]
+    twice = [answer for answer in acknowledged if stored[_key(answer)] > 1]
     duplicate_positions = [key for key, count in positions.items() if count > 1]
+    sequences = {
+        pid: sequence if isinstance(sequence, list) else json.loads(sequence)
+        for pid, sequence in query(f"SELECT prolific_pid, sequence FROM studies_participant WHERE study_id = {study}")
+    }
+    wrong_items = sorted(
+        (pid, int(position))
+        for pid, position, item, _answer in rows
+        if not 0 < int(position) <= len(sequences.get(pid, [])) or sequences[pid][int(position) - 1] != int(item)
+    )
 
     people = {
         pid: (status, step, int(answered))
@@ -88,6 +105,10 @@ def verify(query: Query, *, link: str, outcomes: Iterable[Outcome], exact: bool)
         problems.append(f"{len(missing)} acknowledged answers are not stored, e.g. {missing[:3]}")
     if twice:
         problems.append(f"{len(twice)} acknowledged answers are stored twice, e.g. {twice[:3]}")
+    if wrong_items:
+        problems.append(
+            f"{len(wrong_items)} answers stored on an item other than their position's, e.g. {wrong_items[:3]}"
+        )
     if duplicate_positions:
         problems.append(f"{len(duplicate_positions)} (participant, position) pairs stored twice")
     if completed_not_stored:
@@ -102,6 +123,7 @@ def verify(query: Query, *, link: str, outcomes: Iterable[Outcome], exact: bool)
         missing,
         twice,
         duplicate_positions,
+        wrong_items,
         completed_not_stored,
         unit_completed,
         unit_capacity,

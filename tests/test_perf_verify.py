@@ -8,7 +8,8 @@ from django.db import connection
 
 from perf.load import Answer, Outcome
 from perf.verify import verify
-from studies.models import Response, Unit
+from studies.answer_tokens import answer_token, participant_owner
+from studies.models import Participant, Response, Unit
 from studies.services import unit_set_capacity
 from tests.factories import Bot, pid, small_study
 
@@ -29,7 +30,12 @@ def finished(implicature):
     for n in (1, 2):
         Bot(study, pid(n)).complete()
         answers = [
-            Answer(pid(n), r.position, r.item_id, r.raw_answer)
+            Answer(
+                pid(n),
+                r.position,
+                answer_token(participant_owner(r.participant_id), r.position, r.item_id),
+                r.raw_answer,
+            )
             for r in Response.objects.filter(participant__prolific_pid=pid(n))
         ]
         outcomes.append(Outcome(pid(n), completed=True, acknowledged=answers))
@@ -76,3 +82,14 @@ def test_a_participant_who_saw_the_done_page_but_is_not_stored_complete_is_named
     outcomes.append(Outcome("f" * 24, completed=True))
     check = verify(_query, link=study.link, outcomes=outcomes, exact=True)
     assert check.completed_not_stored == ["f" * 24]
+
+
+def test_an_answer_stored_on_another_item_than_its_positions_is_named(finished):
+    study, outcomes = finished
+    participant = Participant.objects.get(prolific_pid=pid(1))
+    first, second = participant.sequence[:2]
+    # the sequence says the first two items came the other way round: the stored rows no longer match
+    Participant.objects.filter(pk=participant.pk).update(sequence=[second, first, *participant.sequence[2:]])
+    check = verify(_query, link=study.link, outcomes=outcomes, exact=True)
+    assert check.wrong_items == [(pid(1), 1), (pid(1), 2)]
+    assert check.problems == [f"2 answers stored on an item other than their position's, e.g. {check.wrong_items}"]
