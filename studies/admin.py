@@ -14,7 +14,7 @@ from studies import (
 )
 from studies.access import EXCLUDE_PARTICIPANT, has_permission, may_manage_access
 from studies.admin_base import ResearcherAdmin
-from studies.flags import FLAGS, STORED_FLAGS, evidence, exclusion_reason, participant_flags
+from studies.flags import FLAGS, STORED_FLAGS, evidence, exclusion_reason, participant_evidence, participant_flags
 from studies.models import Participant, Preregistration, Study, StudyEvent, Unit
 from studies.pay import hourly_pay
 from studies.selectors import median_minutes, units_with_counts
@@ -323,12 +323,14 @@ class ParticipantAdmin(ResearcherAdmin):
     @admin.display(description="flagged for review")
     def review_flags(self, participant: Participant) -> str:
         """Each flag with its figures; flags never exclude by themselves (see the exclude actions)."""
-        names = participant_flags(Participant.objects.filter(pk=participant.pk)).get(participant.pk, [])
+        chosen = Participant.objects.filter(pk=participant.pk)
+        names = participant_flags(chosen).get(participant.pk, [])
         if not names:
             return "—"
+        figures = participant_evidence(chosen).get(participant.pk)
         return format_html(
             "<ul>{}</ul>",
-            format_html_join("", "<li>{}</li>", ((evidence(n, participant.review_signals),) for n in names)),
+            format_html_join("", "<li>{}</li>", ((evidence(n, participant.review_signals, figures),) for n in names)),
         )
 
     @admin.display(description="answered")
@@ -370,8 +372,15 @@ class ParticipantAdmin(ResearcherAdmin):
         else:
             suggested = [name for name in FLAGS if any(name in marks for marks in flagged.values())]
             form = ExclusionReasonForm(initial={"reason": exclusion_reason(suggested)})
+        figures = participant_evidence(queryset)
         rows = [
-            (participant, [evidence(name, participant.review_signals) for name in flagged.get(participant.pk, [])])
+            (
+                participant,
+                [
+                    evidence(name, participant.review_signals, figures.get(participant.pk))
+                    for name in flagged.get(participant.pk, [])
+                ],
+            )
             for participant in queryset
         ]
         return render(
