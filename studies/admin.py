@@ -222,6 +222,15 @@ class ReviewFlagFilter(admin.SimpleListFilter):
         return queryset.filter(pk__in=[pk for pk, marks in flagged.items() if wanted & set(marks)])
 
 
+def _review_column(preserved_filters: str):
+    @admin.display(description="review")
+    def review(participant: Participant) -> str:
+        url = reverse("review:participant", args=[participant.study_id, participant.pk])
+        return format_html('<a href="{}?{}" class="review-link">review</a>', url, preserved_filters)
+
+    return review
+
+
 class ExclusionReasonForm(forms.Form):
     reason = forms.CharField(max_length=200, help_text="kept with each participant; exports and the API show it")
 
@@ -273,6 +282,7 @@ class ParticipantAdmin(ResearcherAdmin):
         "closing_answers",
         "closing_answered_at",
         "review_flags",
+        "review_page",
         *Participant.IDENTITY_FIELDS,
     ]
 
@@ -309,7 +319,17 @@ class ParticipantAdmin(ResearcherAdmin):
             "completed_at",
             "is_imported",
             "review_flags",
+            "review_page",
         ]
+
+    def get_list_display(self, request):
+        # the review page carries the list's filters back, as the admin's own pages do
+        return [*super().get_list_display(request), _review_column(self.get_preserved_filters(request))]
+
+    @admin.display(description="review page")
+    def review_page(self, participant: Participant) -> str:
+        url = reverse("review:participant", args=[participant.study_id, participant.pk])
+        return format_html('<a href="{}" id="review-page-link">answers, evidence and decision on one page</a>', url)
 
     def has_exclude_permission(self, request) -> bool:
         return has_permission(request.user, EXCLUDE_PARTICIPANT)
