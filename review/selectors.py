@@ -16,7 +16,7 @@ from parity.stats import cohen_kappa
 from parity.stats.behaviour import INVALID, NONE, RECORDED
 from prolific.currency import money
 from prolific.models import BonusLine, ProlificSubmission
-from studies.flags import INFORMATION, evidence, participant_evidence, participant_flags
+from studies.flags import INFORMATION, evidence, exclusion_reason, participant_evidence, participant_flags
 from studies.models import Participant, Response, Study, VerificationMark
 from studies.selectors import verifiable_responses
 
@@ -62,6 +62,8 @@ class ParticipantReview:
     submissions: list[SubmissionView]
     bonus: str | None
     verifies_by_hand: bool
+    #: the reason suggested for an exclusion, from the flags, worded for Prolific's rules
+    suggested_reason: str
     summary: dict[str, Any] = field(default_factory=dict)
 
 
@@ -157,6 +159,7 @@ def participant_review(participant: Participant) -> ParticipantReview:
         submissions=submissions,
         bonus=bonus,
         verifies_by_hand=by_hand,
+        suggested_reason=exclusion_reason(names),
         summary={
             "answers": len(answers),
             "right": sum(row.outcome == "right" for row in scored),

@@ -60,14 +60,15 @@ def participant_page(request: HttpRequest, study_id: int, participant_id: int) -
     participant = _participant(request, study_id, participant_id, VIEW_PARTICIPANT)
     filters = ListFiltersForm(request.GET).filters()
     following = next_flagged(participant)
+    review = participant_review(participant)
     context = {
         "study": participant.study,
-        "review": participant_review(participant),
+        "review": review,
         "filters": filters,
         "list_url": reverse("admin:studies_participant_changelist") + (f"?{filters}" if filters else ""),
         "next_url": _review_url(following, filters) if following else None,
         "may_exclude": has_permission(request.user, EXCLUDE_PARTICIPANT),
-        "form": DecisionForm(initial={FILTERS: filters, "reason": participant.exclusion_reason}),
+        "form": DecisionForm(initial={"reason": review.suggested_reason}),
     }
     return render(request, "review/participant.html", context)
 
