@@ -71,7 +71,7 @@ def test_the_queue_shows_one_answer_beside_its_demonstrations_and_references(wri
     first = Response.objects.select_related("item").get(pk=_shown(page))
     assert first.pk == responses[0].pk and WRITTEN in page
     task = first.item.meta["task"]
-    for given, expected in first.item.prompt["demonstrations"]:
+    for _given, expected in first.item.prompt["demonstrations"]:
         assert str(expected).replace("'", "&#x27;") in page
     references = BenchmarkAsset.objects.get(benchmark="instruction_induction", key="references").data[task]
     assert references[0].replace("'", "&#x27;").replace('"', "&quot;") in page
