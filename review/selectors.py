@@ -164,7 +164,7 @@ def participant_review(participant: Participant) -> ParticipantReview:
             "answers": len(answers),
             "right": sum(row.outcome == "right" for row in scored),
             "scored": len(scored),
-            "checks_failed": participant.attention_failures,
+            "unverified": sum(row.outcome == "unverified" for row in answers),
         },
     )
 

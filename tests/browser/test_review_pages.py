@@ -54,7 +54,9 @@ def _ready(page) -> None:
     page.wait_for_function("document.readyState === 'complete'")
 
 
-def test_a_reviewer_reads_a_flagged_participant_and_verifies_ten_answers_by_keyboard(live_server, page, study):
+def test_a_reviewer_reads_a_flagged_participant_and_verifies_ten_answers_by_keyboard(
+    live_server, page, study, artifacts
+):
     made, reviewer = study
     sign_in(page, live_server, reviewer)
     # the flagged people, from the participant list
@@ -70,6 +72,8 @@ def test_a_reviewer_reads_a_flagged_participant_and_verifies_ten_answers_by_keyb
     assert rows.count() == 2
     assert "page hidden 1× for 3.0 s" in rows.nth(0).inner_text()
     assert "the page was hidden during 1 of 2 answers, 3.0 s in all" in page.locator("#review-flags").inner_text()
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.screenshot(path=str(artifacts / "review-participant.png"), full_page=True)
     # back to the same list, its filters kept
     assert re.search(rf"study__id__exact={made.pk}&flag=any$", page.locator("#back-to-list").get_attribute("href"))
 
@@ -83,6 +87,8 @@ def test_a_reviewer_reads_a_flagged_participant_and_verifies_ten_answers_by_keyb
         assert shown not in seen
         seen.append(shown)
         assert page.locator("#references li").count() >= 1 and page.locator("table.demos tbody tr").count() == 5
+        if n == 1:
+            page.screenshot(path=str(artifacts / "verify-queue.png"), full_page=True)
         with page.expect_navigation():
             page.keyboard.press("r" if n % 2 == 0 else "w")
     page.wait_for_selector("#queue-empty")
