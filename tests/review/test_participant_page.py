@@ -158,3 +158,9 @@ def test_only_the_studys_researchers_see_it_and_only_those_allowed_decide(review
     assert not Participant.objects.get(pk=away.pk).excluded
     other = small_study("someone else's")
     assert client.get(f"/studies/{other.pk}/participants/{away.pk}/review/").status_code == 404
+
+
+def test_the_page_reads_in_a_bounded_number_of_queries(reviewed, researcher_client, django_assert_max_num_queries):
+    _study, away, _honest, _other = reviewed
+    with django_assert_max_num_queries(22):
+        assert researcher_client.get(_url(away, FILTERS)).status_code == 200

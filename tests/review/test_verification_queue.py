@@ -144,3 +144,10 @@ def test_the_migration_starts_each_marked_answers_history_with_its_mark(written,
     assert list(VerificationMark.objects.values_list("response", "verdict", "verifier", "role")) == [
         (responses[0].pk, "right", researcher.pk, "first")
     ]
+
+
+def test_the_queue_reads_in_a_bounded_number_of_queries(written, researcher_client, django_assert_max_num_queries):
+    study, responses = written
+    _mark(researcher_client, study, responses[0], "right")
+    with django_assert_max_num_queries(20):
+        assert researcher_client.get(f"/studies/{study.pk}/verify/", {"state": "all"}).status_code == 200
