@@ -96,6 +96,14 @@ def test_marks_move_on_to_the_next_keep_their_history_and_set_the_answers_mark(w
     page = _queue(researcher_client, study, state="all", at=first.pk)
     assert re.search(r'id="mark-history">.*?right.*?wrong.*?</ol>', page, re.S)
     assert _shown(_queue(researcher_client, study)) == second.pk  # the first unverified one
+    admin_page = researcher_client.get(f"/admin/studies/response/{first.pk}/change/").content.decode()
+    assert re.search(
+        r"History of marks.*?<ol><li>.*?right</strong></li><li>.*?wrong</strong></li></ol>", admin_page, re.S
+    )
+    assert (
+        f'href="/studies/{study.pk}/verify/" id="verify-link"'
+        in researcher_client.get(f"/studies/{study.pk}/").content.decode()
+    )
     cleared = _mark(researcher_client, study, third, "clear", state="all")
     assert cleared.status_code == 302 and Response.objects.get(pk=third.pk).verified_correct is None
     assert VerificationMark.objects.filter(response=third).count() == 2  # the mark and its clearing
