@@ -13,7 +13,7 @@ from studies.models import Participant, Response, VerificationMark
 from studies.services import study_create
 from tests import personas
 from tests.annotation.helpers import import_instruction_induction
-from tests.browser.helpers import sign_in
+from tests.browser.helpers import assert_accessible, sign_in
 from tests.factories import Bot, pid
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -74,6 +74,7 @@ def test_a_reviewer_reads_a_flagged_participant_and_verifies_ten_answers_by_keyb
     assert "the page was hidden during 1 of 2 answers, 3.0 s in all" in page.locator("#review-flags").inner_text()
     page.set_viewport_size({"width": 1400, "height": 900})
     page.screenshot(path=str(artifacts / "review-participant.png"), full_page=True)
+    assert_accessible(page, context="a participant's review page")
     # back to the same list, its filters kept
     assert re.search(rf"study__id__exact={made.pk}&flag=any$", page.locator("#back-to-list").get_attribute("href"))
 
@@ -89,6 +90,7 @@ def test_a_reviewer_reads_a_flagged_participant_and_verifies_ten_answers_by_keyb
         assert page.locator("#references li").count() >= 1 and page.locator("table.demos tbody tr").count() == 5
         if n == 1:
             page.screenshot(path=str(artifacts / "verify-queue.png"), full_page=True)
+            assert_accessible(page, context="the verification queue")
         with page.expect_navigation():
             page.keyboard.press("r" if n % 2 == 0 else "w")
     page.wait_for_selector("#queue-empty")
