@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "modelruns",
     "prolific",
     "participation",
+    "review",
     "results",
     "replication",
 ]

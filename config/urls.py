@@ -27,6 +27,7 @@ urlpatterns = [
     path("studies/", include("studies.urls")),
     path("studies/", include("results.urls")),
     path("studies/", include("replication.urls")),
+    path("studies/", include("review.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # the split view: Swagger UI's start script is a file of its own, not an inline script
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),

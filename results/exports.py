@@ -33,7 +33,7 @@ from results.selectors import HumanAnswer, StudyData
 from results.table_writers import to_latex, to_markdown
 from results.tables import paper_tables
 from studies.closing import asked
-from studies.flags import FLAGS, evidence, participant_flags
+from studies.flags import FLAGS, evidence, participant_evidence, participant_flags
 from studies.models import Participant
 from studies.selectors import participants_in_order
 
@@ -219,6 +219,7 @@ def participant_table(data: StudyData, *, include_free_text: bool = False) -> tu
     if withholds:
         columns.append("closing_free_text_withheld")
     flagged = study_flags(data)
+    figures = participant_evidence(Participant.objects.filter(study=data.study))
     rows = []
     for participant in participants_in_order(data.study):
         answers = participant.closing_answers
@@ -234,7 +235,9 @@ def participant_table(data: StudyData, *, include_free_text: bool = False) -> tu
             "duration_s": round(participant.duration_seconds) if participant.duration_seconds is not None else "",
             "closing_answered": participant.closing_answered_at is not None,
             **flag_cells(names),
-            "flag_evidence": "; ".join(evidence(name, participant.review_signals) for name in names),
+            "flag_evidence": "; ".join(
+                evidence(name, participant.review_signals, figures.get(participant.pk)) for name in names
+            ),
         }
         for question in questions:
             shown = include_free_text or not question.free_text

@@ -23,7 +23,7 @@ from django.utils import timezone
 from parity.stats import quality
 from prolific.recruitment import recruitment_monitor
 from prolific.selectors import study_currency
-from studies.flags import FLAGS, answers_by_participant, evidence, stored_flags, study_flags
+from studies.flags import FLAGS, Answers, answers_by_participant, evidence, stored_flags, study_flags
 from studies.models import Participant, Response, Study, Unit
 
 #: answers per minute are counted over this recent window
@@ -186,21 +186,26 @@ def _rate(rows: list[_Row], now: datetime) -> dict[str, Any]:
     }
 
 
-def _flagged(people: list[dict[str, Any]], computed: dict[int, list[str]]) -> list[dict[str, Any]]:
+def _flagged(
+    people: list[dict[str, Any]], computed: dict[int, list[str]], answers: dict[int, Answers]
+) -> list[dict[str, Any]]:
     """Each flagged participant with their flags, those computed here and those kept on them
-    (model-likeness, `results.integrity`), and each flag's evidence in words."""
+    (model-likeness, `results.integrity`), and each flag's evidence in words, with its figures
+    (those of the page's behaviour from the participant's `answers`)."""
     rows = []
     for p in people:
         signals = p["review_signals"] or {}
         flags = [*computed.get(p["id"], []), *(n for n in stored_flags(signals) if n not in computed.get(p["id"], []))]
         if flags:
+            given = answers.get(p["id"])
+            figures = given.evidence() if given is not None else {}
             rows.append(
                 {
                     "pseudonym": p["pseudonym"],
                     "status": p["status"],
                     "excluded": p["excluded"],
                     "flags": flags,
-                    "reasons": [evidence(name, signals) for name in flags],
+                    "reasons": [evidence(name, signals, figures) for name in flags],
                 }
             )
     return rows
@@ -240,7 +245,8 @@ def study_monitor(study: Study, *, now: datetime | None = None) -> dict[str, Any
         for p in people
         if p["completed_at"] and p["status"] == Status.COMPLETED
     }
-    flagged = _flagged(people, study_flags(completion_seconds, answers_by_participant(row[:6] for row in rows)))
+    answers = answers_by_participant(row[:6] for row in rows)
+    flagged = _flagged(people, study_flags(completion_seconds, answers), answers)
     counted = Counter(flag for row in flagged for flag in row["flags"])
     items = _items(rows)
     unit_rows = _units(units, people, cutoff)

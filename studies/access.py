@@ -24,6 +24,7 @@ EXPORT_STUDY = "studies.export_study"
 EXCLUDE_PARTICIPANT = "studies.exclude_participant"
 VIEW_PARTICIPANT = "studies.view_participant"
 VIEW_RESPONSE = "studies.view_response"
+VERIFY_RESPONSE = "studies.verify_response"
 VIEW_MODELRUN = "modelruns.view_modelrun"
 RUN_MODEL = "modelruns.run_model"
 
@@ -46,7 +47,7 @@ RESEARCHER_PERMISSIONS: tuple[str, ...] = (
     CHANGE_STUDY,
     EXPORT_STUDY,
     EXCLUDE_PARTICIPANT,
-    "studies.verify_response",
+    VERIFY_RESPONSE,
     RUN_MODEL,
 )
 

@@ -14,7 +14,7 @@ from studies import (
 )
 from studies.access import EXCLUDE_PARTICIPANT, has_permission, may_manage_access
 from studies.admin_base import ResearcherAdmin
-from studies.flags import FLAGS, STORED_FLAGS, evidence, exclusion_reason, participant_flags
+from studies.flags import FLAGS, STORED_FLAGS, evidence, exclusion_reason, participant_evidence, participant_flags
 from studies.models import Participant, Preregistration, Study, StudyEvent, Unit
 from studies.pay import hourly_pay
 from studies.selectors import median_minutes, units_with_counts
@@ -222,6 +222,15 @@ class ReviewFlagFilter(admin.SimpleListFilter):
         return queryset.filter(pk__in=[pk for pk, marks in flagged.items() if wanted & set(marks)])
 
 
+def _review_column(preserved_filters: str):
+    @admin.display(description="review")
+    def review(participant: Participant) -> str:
+        url = reverse("review:participant", args=[participant.study_id, participant.pk])
+        return format_html('<a href="{}?{}" class="review-link">review</a>', url, preserved_filters)
+
+    return review
+
+
 class ExclusionReasonForm(forms.Form):
     reason = forms.CharField(max_length=200, help_text="kept with each participant; exports and the API show it")
 
@@ -273,6 +282,7 @@ class ParticipantAdmin(ResearcherAdmin):
         "closing_answers",
         "closing_answered_at",
         "review_flags",
+        "review_page",
         *Participant.IDENTITY_FIELDS,
     ]
 
@@ -309,7 +319,17 @@ class ParticipantAdmin(ResearcherAdmin):
             "completed_at",
             "is_imported",
             "review_flags",
+            "review_page",
         ]
+
+    def get_list_display(self, request):
+        # the review page carries the list's filters back, as the admin's own pages do
+        return [*super().get_list_display(request), _review_column(self.get_preserved_filters(request))]
+
+    @admin.display(description="review page")
+    def review_page(self, participant: Participant) -> str:
+        url = reverse("review:participant", args=[participant.study_id, participant.pk])
+        return format_html('<a href="{}" id="review-page-link">answers, evidence and decision on one page</a>', url)
 
     def has_exclude_permission(self, request) -> bool:
         return has_permission(request.user, EXCLUDE_PARTICIPANT)
@@ -323,12 +343,14 @@ class ParticipantAdmin(ResearcherAdmin):
     @admin.display(description="flagged for review")
     def review_flags(self, participant: Participant) -> str:
         """Each flag with its figures; flags never exclude by themselves (see the exclude actions)."""
-        names = participant_flags(Participant.objects.filter(pk=participant.pk)).get(participant.pk, [])
+        chosen = Participant.objects.filter(pk=participant.pk)
+        names = participant_flags(chosen).get(participant.pk, [])
         if not names:
             return "—"
+        figures = participant_evidence(chosen).get(participant.pk)
         return format_html(
             "<ul>{}</ul>",
-            format_html_join("", "<li>{}</li>", ((evidence(n, participant.review_signals),) for n in names)),
+            format_html_join("", "<li>{}</li>", ((evidence(n, participant.review_signals, figures),) for n in names)),
         )
 
     @admin.display(description="answered")
@@ -370,8 +392,15 @@ class ParticipantAdmin(ResearcherAdmin):
         else:
             suggested = [name for name in FLAGS if any(name in marks for marks in flagged.values())]
             form = ExclusionReasonForm(initial={"reason": exclusion_reason(suggested)})
+        figures = participant_evidence(queryset)
         rows = [
-            (participant, [evidence(name, participant.review_signals) for name in flagged.get(participant.pk, [])])
+            (
+                participant,
+                [
+                    evidence(name, participant.review_signals, figures.get(participant.pk))
+                    for name in flagged.get(participant.pk, [])
+                ],
+            )
             for participant in queryset
         ]
         return render(

@@ -4,30 +4,47 @@ from __future__ import annotations
 
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
+from django.db.models import Q
 from django.shortcuts import render
 from django.urls import path, reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 
 from studies.access import studies_for_user
 from studies.admin_base import ResearcherAdmin
-from studies.models import Response
-from studies.selectors import verification_summary
+from studies.models import Response, VerificationMark
+from studies.selectors import verifiable_benchmarks, verification_summary
 from studies.services_answers import responses_verify
 
 
+def _by_hand() -> Q:
+    """Written answers verified by hand: their correctness is the researcher's mark, not `correct`."""
+    return Q(participant__study__benchmark__in=verifiable_benchmarks(), is_attention_check=False)
+
+
 class CorrectFilter(admin.SimpleListFilter):
+    """Right and wrong as the results count them: a written answer verified by hand is right or
+    wrong by its mark, and unverified until marked (never wrong for want of a mark)."""
+
     title = "correctness"
     parameter_name = "correct"
 
     def lookups(self, request, model_admin):
-        return [("yes", "Correct"), ("no", "Wrong"), ("invalid", "Invalid answer")]
+        return [
+            ("yes", "Correct"),
+            ("no", "Wrong"),
+            ("unverified", "Written, not verified yet"),
+            ("invalid", "Invalid answer"),
+        ]
 
     def queryset(self, request, queryset):
         value = self.value()
         if value == "invalid":
             return queryset.filter(valid=False)
+        if value == "unverified":
+            return queryset.filter(_by_hand(), valid=True, verified_correct__isnull=True)
         if value in {"yes", "no"}:
-            return queryset.filter(correct=value == "yes")
+            right = value == "yes"
+            return queryset.filter((~_by_hand() & Q(correct=right)) | (_by_hand() & Q(verified_correct=right)))
         return queryset
 
 
@@ -71,7 +88,7 @@ class ResponseAdmin(ResearcherAdmin):
         "item",
         "raw_answer",
         "answer",
-        "correct",
+        "outcome",
         "verified",
         "duration_ms",
         "answered_at",
@@ -88,6 +105,7 @@ class ResponseAdmin(ResearcherAdmin):
     list_select_related = ["participant", "participant__study", "item"]
     search_fields = ["participant__pseudonym", "item__key", "raw_answer"]
     actions = ["mark_correct", "mark_incorrect", "clear_mark"]
+    readonly_fields = ["marks_history"]
 
     def has_add_permission(self, request):
         return False
@@ -97,6 +115,20 @@ class ResponseAdmin(ResearcherAdmin):
 
     def has_verify_permission(self, request) -> bool:
         return request.user.has_perm("studies.verify_response")
+
+    @admin.display(description="correct", boolean=True)
+    def outcome(self, response: Response) -> bool | None:
+        """The answer's score, or for a written answer verified by hand its mark (empty: unverified)."""
+        if response.participant.study.definition.manual_verification and not response.is_attention_check:
+            return response.verified_correct
+        return response.correct
+
+    @admin.display(description="history of marks")
+    def marks_history(self, response: Response) -> str:
+        marks = VerificationMark.objects.filter(response=response).select_related("verifier").order_by("at", "id")
+        rows = ((m.at, m.verifier or "someone since removed", m.get_role_display(), m.verdict) for m in marks)
+        listed = format_html_join("", "<li>{} · {} · {} · <strong>{}</strong></li>", rows)
+        return format_html("<ol>{}</ol>", listed) if listed else "—"
 
     @admin.display(description="marked", ordering="verified_correct")
     def verified(self, response: Response) -> str:

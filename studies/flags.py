@@ -200,10 +200,16 @@ def stored_flags(signals: dict[str, Any]) -> list[str]:
     return [name for name in FLAGS if name in (signals or {})]
 
 
-def evidence(name: str, signals: dict[str, Any]) -> str:
-    """A flag in words, with its figures when it has any (the stored ones do)."""
-    figures = (signals or {}).get(name) or {}
-    return f"{FLAGS[name]}: {figures['evidence']}" if figures.get("evidence") else FLAGS[name]
+def evidence(name: str, signals: dict[str, Any], computed: dict[str, dict[str, Any]] | None = None) -> str:
+    """A flag in words, with its figures when it has any: the stored ones (`signals`, a
+    participant's `review_signals`) carry theirs; those judged on the participant's own answers
+    take theirs from `computed` (one participant's entry of `participant_evidence`, or
+    `Answers.evidence()`)."""
+    stored = (signals or {}).get(name) or {}
+    if stored.get("evidence"):
+        return f"{FLAGS[name]}: {stored['evidence']}"
+    detail = ((computed or {}).get(name) or {}).get("detail")
+    return f"{FLAGS[name]}: {detail}" if detail else FLAGS[name]
 
 
 def exclusion_reason(flags: list[str], *, limit: int = 200) -> str:

@@ -349,6 +349,40 @@ class Response(models.Model):
         return f"{self.participant} #{self.position}: {self.raw_answer[:30]}"
 
 
+class VerificationMark(models.Model):
+    """One mark given by one verifier to one written answer, at one time: the history of the
+    answer's verification. Written only by `responses_verify`; never edited: a re-mark is a new row.
+
+    The answer's current mark stays on the answer (`Response.verified_correct`, what the results
+    read): the latest mark of a first verifier. A second verifier's marks are kept here only, to
+    measure the two verifiers' agreement."""
+
+    class Verdict(models.TextChoices):
+        RIGHT = "right", "Right"
+        WRONG = "wrong", "Wrong"
+        CLEARED = "cleared", "Mark cleared (unverified again)"
+
+    class Role(models.TextChoices):
+        FIRST = "first", "First verifier (the mark the results read)"
+        SECOND = "second", "Second verifier (agreement only)"
+
+    response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="marks", db_index=False)
+    verifier = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    role = models.CharField(max_length=10, choices=Role.choices, default=Role.FIRST)
+    verdict = models.CharField(max_length=10, choices=Verdict.choices)
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["response_id", "at", "id"]
+        indexes = [
+            # serves an answer's history and the latest mark per answer and role
+            models.Index(fields=["response", "role", "at"], name="mark_response_role_at"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.response_id}: {self.verdict} ({self.role}) at {self.at:%Y-%m-%d %H:%M}"
+
+
 class Preregistration(models.Model):
     """What the researcher planned before the data came in: their hypotheses and notes, and, from
     launch on, the whole plan frozen as one JSON document with its SHA-256 (`studies.preregistration`).

@@ -20,7 +20,7 @@ from parity.messages import TOO_SOON_MESSAGE
 from parity.stats import behaviour as integrity
 from studies.answer_tokens import answer_token_matches, participant_owner
 from studies.changes import results_changed
-from studies.models import Participant, Response
+from studies.models import Participant, Response, VerificationMark
 from studies.selectors import known_participants, screen_for, verifiable_responses
 from studies.services import participant_lock, slot_take_back
 
@@ -265,17 +265,34 @@ class VerifyResult:
     skipped: int  # not answers of a benchmark verified by hand (or attention checks)
 
 
-def responses_verify(*, response_ids: list[int], correct: bool | None, user) -> VerifyResult:
+@transaction.atomic
+def responses_verify(
+    *, response_ids: list[int], correct: bool | None, user, role: str = VerificationMark.Role.FIRST
+) -> VerifyResult:
     """Mark written answers correct or incorrect (None clears the mark), recording who and when.
 
-    Only the verification fields change: the answer, its score and its times stay as stored.
+    Every mark is kept (`VerificationMark`, a new row each time: a re-mark adds to the history,
+    never overwrites it). The first verifier's mark is also the answer's (`verified_correct`, who
+    and when: what the results read); a second verifier's is kept only to measure the two
+    verifiers' agreement. Only the verification fields change: the answer, its score and its times
+    stay as stored.
     """
     ids = set(response_ids)
     chosen = verifiable_responses().filter(pk__in=ids)
-    results_changed(study_ids=chosen.values_list("participant__study_id", flat=True).distinct())
-    marked = chosen.update(
-        verified_correct=correct,
-        verified_by=user if correct is not None else None,
-        verified_at=timezone.now() if correct is not None else None,
+    marked_ids = list(chosen.values_list("pk", flat=True))
+    now = timezone.now()
+    verdict = {True: VerificationMark.Verdict.RIGHT, False: VerificationMark.Verdict.WRONG}.get(
+        correct,  # type: ignore[arg-type]
+        VerificationMark.Verdict.CLEARED,
     )
-    return VerifyResult(marked=marked, skipped=len(ids) - marked)
+    VerificationMark.objects.bulk_create(
+        VerificationMark(response_id=pk, verifier=user, role=role, verdict=verdict, at=now) for pk in marked_ids
+    )
+    if role == VerificationMark.Role.FIRST:
+        results_changed(study_ids=chosen.values_list("participant__study_id", flat=True).distinct())
+        chosen.update(
+            verified_correct=correct,
+            verified_by=user if correct is not None else None,
+            verified_at=now if correct is not None else None,
+        )
+    return VerifyResult(marked=len(marked_ids), skipped=len(ids) - len(marked_ids))

@@ -64,6 +64,16 @@ def _scripted_answers_are_not_too_soon():
     settings.MIN_ANSWER_MS = 0
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _urls_loaded_before_any_frozen_clock():
+    """The URLconf, and every module it imports, loaded before a test freezes the clock: a module
+    first imported under freezegun keeps the fake clock it read (DRF's throttles take
+    `timer = time.time` as they are defined), and the API then fails in every later test."""
+    from django.urls import get_resolver
+
+    get_resolver().url_patterns  # noqa: B018 (the import is the point)
+
+
 @pytest.fixture(autouse=True)
 def _fresh_cache(settings):
     """The API's throttles count in the cache: no test inherits another's requests. Results are kept

@@ -25,7 +25,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, resolve, reverse
 from django.views.generic import RedirectView
 
 from modelruns.services import modelrun_start, modelspec_get_or_create
-from studies.models import Participant, Study
+from studies.models import Participant, Response, Study
 from tests.factories import Bot, pid, small_study
 from tests.personas import Personas, personas_for
 
@@ -68,6 +68,8 @@ KNOWN_WRITES = {
     "api:participant_exclusion",
     "api:model_run_start",
     "api:model_run_cancel",
+    "review:participant_decide",
+    "review:verify_mark",
 }
 _PARAMETER = re.compile(r"<(?:\w+:)?(\w+)>")
 
@@ -120,6 +122,8 @@ def world(implicature) -> World:
         "study_id": str(study.pk),
         "run_id": str(run.pk),
         "pseudonym": Participant.objects.get(study=study).pseudonym,
+        "participant_id": str(Participant.objects.get(study=study).pk),
+        "response_id": str(Response.objects.filter(participant__study=study).first().pk),
         "fmt": "csv",
     }
     return World(study, personas_for(study), arguments)

@@ -1,5 +1,5 @@
 // Researcher pages: the implied hourly pay as the reward and the minutes are typed, the time and reward
-// following the design's estimate, and copy buttons.
+// following the design's estimate, copy buttons, and the keys of the verification queue.
 (function () {
   "use strict";
   function updatePay() {
@@ -82,6 +82,21 @@
       done();
     }
   });
+  // keys for the page's buttons and links marked `data-key` (the verification queue: r right, w wrong,
+  // s skip, arrows previous and next); never while typing, nor with a modifier (the browser's own)
+  let keyUsed = false;
+  document.addEventListener("keydown", function (event) {
+    if (keyUsed || event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
+    const typing = event.target.closest && event.target.closest("input, textarea, select, [contenteditable]");
+    if (typing) return;
+    const key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
+    const target = document.querySelector('[data-key="' + key + '"]');
+    if (!target) return;
+    event.preventDefault();
+    keyUsed = true;  // one key, one mark: a second press before the next page must not mark it twice
+    target.click();
+  });
+  window.addEventListener("pageshow", function () { keyUsed = false; });
   // the copy buttons come hidden: a click before this script ran would do nothing
   document.querySelectorAll("button[data-copy][hidden]").forEach(function (button) { button.hidden = false; });
   function fallbackCopy(text) {
