@@ -44,17 +44,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(autouse=True, scope="session")
-def _throttles_keep_the_real_clock():
-    """DRF's throttles keep `time.time` as a class attribute (`SimpleRateThrottle.timer`): first
-    imported inside a test's `freeze_time`, they would keep freezegun's function for good, which a
-    class binds as a method (every later throttled request then fails with a TypeError). Imported
-    here, before any test freezes the clock."""
-    import rest_framework.throttling  # noqa: F401
-
-    import results.api.throttles  # noqa: F401
-
-
-@pytest.fixture(autouse=True, scope="session")
 def _scripted_answers_are_not_too_soon():
     """Scripted participants and browser tests answer in milliseconds: new studies get no floor for an
     answer's time here (settings.MIN_ANSWER_MS), module-wide fixtures' studies included. The floor's
@@ -69,6 +58,7 @@ def _urls_loaded_before_any_frozen_clock():
     """The URLconf, and every module it imports, loaded before a test freezes the clock: a module
     first imported under freezegun keeps the fake clock it read (DRF's throttles take
     `timer = time.time` as they are defined), and the API then fails in every later test."""
+    import rest_framework.throttling  # noqa: F401
     from django.urls import get_resolver
 
     get_resolver().url_patterns  # noqa: B018 (the import is the point)
