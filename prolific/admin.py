@@ -217,7 +217,7 @@ class ProlificStudyAdmin(StudyPermissionAdmin):
     ) -> HttpResponse | None:
         """None when the preview was confirmed (ticking the box its cautions ask for); else the preview again."""
         if "confirm" not in request.POST:
-            return self._preview(request, queryset, kind, self._plans(request, queryset, plan, pull=kind == "review"))
+            return self._preview(request, queryset, kind, self._plans(request, queryset, plan, pull=True))
         plans = self._plans(request, queryset, plan, pull=False)
         if any(p.cautions for _, p in plans) and "confirm_cautions" not in request.POST:
             error = "Some of these need your confirmation (the box below): nothing was sent."
