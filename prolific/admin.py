@@ -181,7 +181,12 @@ class ProlificStudyAdmin(StudyPermissionAdmin):
         )
 
     def _preview(
-        self, request: HttpRequest, queryset: QuerySet[ProlificStudy], kind: str, plans: list[tuple[ProlificStudy, ReviewPlan | BonusPlan]], error: str = ""
+        self,
+        request: HttpRequest,
+        queryset: QuerySet[ProlificStudy],
+        kind: str,
+        plans: list[tuple[ProlificStudy, ReviewPlan | BonusPlan]],
+        error: str = "",
     ) -> HttpResponse:
         return render(
             request,

@@ -197,7 +197,9 @@ def review_plan(*, prolific_study: ProlificStudy) -> ReviewPlan:
         .order_by("pk")
     )
     records = list(awaiting)
-    flagged = participant_flags(Participant.objects.filter(pk__in=[r.participant_id for r in records if r.participant_id]))
+    flagged = participant_flags(
+        Participant.objects.filter(pk__in=[r.participant_id for r in records if r.participant_id])
+    )
     decisions, left = [], []
     for record in records:
         participant = record.participant

@@ -76,9 +76,7 @@ def decisions_of(participant_ids: Iterable[int]) -> dict[int, Decided]:
     """Per participant id: the review decision and bonus they have (only those with one)."""
     ids = list(participant_ids)
     found: dict[int, Decided] = defaultdict(Decided)
-    submissions = ProlificSubmission.objects.filter(participant__in=ids).select_related(
-        "prolific_study"
-    )
+    submissions = ProlificSubmission.objects.filter(participant__in=ids).select_related("prolific_study")
     for record in submissions:
         said = found[record.participant_id]
         said.submission = record
@@ -90,9 +88,7 @@ def decisions_of(participant_ids: Iterable[int]) -> dict[int, Decided]:
                 said.approved_excluded = True
             else:
                 said.approved_as_kept = True
-    for line in BonusLine.objects.filter(participant__in=ids).select_related(
-        "batch__prolific_study"
-    ):
+    for line in BonusLine.objects.filter(participant__in=ids).select_related("batch__prolific_study"):
         found[line.participant_id].bonus = money(line.amount_pence, line.batch.prolific_study.currency)
     return dict(found)
 

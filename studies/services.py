@@ -445,9 +445,7 @@ def participants_include(*, participant_ids: list[int], actor: Any = None) -> in
     lifted = dict(chosen.filter(excluded=True).values_list("pk", "exclusion_reason"))
     # the exclusion lifted stays in the audit trail with its reason, the automatic ones included
     # (the attention-check rule excludes in `response_submit` and records nothing there itself)
-    participants_change_record(
-        participant_ids=list(lifted), kind=StudyEvent.Kind.INCLUDED, lifted=lifted, actor=actor
-    )
+    participants_change_record(participant_ids=list(lifted), kind=StudyEvent.Kind.INCLUDED, lifted=lifted, actor=actor)
     return chosen.update(excluded=False, exclusion_reason="")
 
 

@@ -21,7 +21,13 @@ SUBMISSIONS = "/admin/prolific/prolificsubmission/"
 def reviewed(researcher, implicature, standin):
     """Two participants reviewed and paid: A1 careful (approved, bonus), A2 failing the checks (rejected)."""
     study = small_study(
-        "kept in step", unit_size=2, units=1, per_unit=4, attention_checks=2, exclude_at=2, estimated_minutes=10,
+        "kept in step",
+        unit_size=2,
+        units=1,
+        per_unit=4,
+        attention_checks=2,
+        exclude_at=2,
+        estimated_minutes=10,
         owner=researcher,
     )
     found = prolific_study_create(study=study)
@@ -48,9 +54,7 @@ def _listed(client, url: str, query: str) -> list[str]:
     return sorted(getattr(row, "pseudonym", None) or row.participant.pseudonym for row in rows)
 
 
-def test_including_someone_rejected_on_prolific_warns_and_the_lists_show_the_disagreement(
-    reviewed, researcher_client
-):
+def test_including_someone_rejected_on_prolific_warns_and_the_lists_show_the_disagreement(reviewed, researcher_client):
     _, (careful, careless) = reviewed
     assert _listed(researcher_client, PARTICIPANTS, "mismatch=yes") == []
     page = researcher_client.post(
@@ -75,7 +79,12 @@ def test_excluding_someone_approved_and_paid_warns_before_and_after(reviewed, re
     assert f"{careful.pseudonym} was approved on Prolific as a kept participant and given a bonus of £0.10" in html
     page = researcher_client.post(
         PARTICIPANTS,
-        {"action": "exclude_with_reason", "_selected_action": [careful.pk], "reason": "answered at random", "apply": "1"},
+        {
+            "action": "exclude_with_reason",
+            "_selected_action": [careful.pk],
+            "reason": "answered at random",
+            "apply": "1",
+        },
         follow=True,
     )
     assert any("given a bonus of £0.10, and is excluded" in m for m in _messages(page))
@@ -87,5 +96,5 @@ def test_excluding_someone_approved_and_paid_warns_before_and_after(reviewed, re
 def test_the_submission_list_shows_the_exclusion_reason_and_flags(reviewed, researcher_client):
     _, (_, careless) = reviewed
     listing = researcher_client.get(SUBMISSIONS).content.decode()
-    assert "yes: <span title=\"failed 2 attention checks (threshold 2)\">" in listing
+    assert 'yes: <span title="failed 2 attention checks (threshold 2)">' in listing
     assert f"{careless.pseudonym} · kept in step" in listing

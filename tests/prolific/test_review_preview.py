@@ -120,7 +120,10 @@ def test_the_bonuses_show_each_amount_and_the_total_then_are_paid_once(
     html = page.content.decode()
     plan = page.context["plans"][0][1]
     # each answers 2 study items right: 2 × 5p each
-    assert [(line.pseudonym, line.amount) for line in plan.lines] == [(first.pseudonym, "£0.10"), (second.pseudonym, "£0.10")]
+    assert [(line.pseudonym, line.amount) for line in plan.lines] == [
+        (first.pseudonym, "£0.10"),
+        (second.pseudonym, "£0.10"),
+    ]
     assert plan.total == "£0.20" and "£0.20</span> in all" in html
     assert standin.payments == [] and not BonusBatch.objects.exists()
     _confirm(researcher_client, "pay_bonuses", found, fingerprints, confirm_cautions="on")

@@ -100,7 +100,9 @@ def test_including_again_keeps_the_automatic_exclusions_reason_in_the_audit_trai
     if study.status == study.Status.DRAFT:
         study_set_status(study=study, status=study.Status.LIVE)
     careless = Bot(study, pid(1)).start_items()
-    careless.answer_items(lambda item: ("no" if item.gold == "yes" else "yes") if item.is_attention_check else item.gold)
+    careless.answer_items(
+        lambda item: ("no" if item.gold == "yes" else "yes") if item.is_attention_check else item.gold
+    )
     participant = careless.participant
     assert participant.exclusion_reason == "failed 2 attention checks (threshold 2)"
     participants_include(participant_ids=[participant.pk], actor=researcher)
