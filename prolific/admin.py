@@ -323,6 +323,9 @@ class ProlificSubmissionAdmin(ReadOnlyAdmin):
     list_filter = ["status", "decision", "prolific_study__study", SubmissionMismatchFilter]
     list_select_related = ["prolific_study__study", "participant__study"]
 
+    class Media:
+        css = {"all": ["css/admin-review.css"]}
+
     def get_changelist_instance(self, request: HttpRequest) -> Any:
         """The page's rows, each with its participant's flags and disagreements (computed once for the page)."""
         changelist = super().get_changelist_instance(request)

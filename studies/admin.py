@@ -260,7 +260,6 @@ class ParticipantAdmin(NoBulkDeletion, ResearcherAdmin):
         "prolific_pid",  # for those who may see it (IdentityGuard), as every identity below
         "unit_label",
         "status",
-        "step",
         "progress",
         "fails",
         "duration",
@@ -302,6 +301,9 @@ class ParticipantAdmin(NoBulkDeletion, ResearcherAdmin):
         "review_flags",
         *Participant.IDENTITY_FIELDS,
     ]
+
+    class Media:
+        css = {"all": ["css/admin-review.css"]}
 
     def get_queryset(self, request):
         return (
