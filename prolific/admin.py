@@ -442,13 +442,13 @@ class ParticipantWithProlificAdmin(ParticipantAdmin):
                 continue
             if excluding:
                 warnings.append(
-                    f"{names[pk]} was {' and '.join(conflicts)}, and is excluded from the results: Prolific's "
-                    "decision and payments stand (they cannot be taken back here); the two now disagree."
+                    f"{names[pk]} was {' and '.join(conflicts)}: excluded from the results, they disagree with "
+                    "Prolific's decision and payments, which stand (they cannot be taken back here)."
                 )
             else:
                 warnings.append(
-                    f"{names[pk]} was {' and '.join(conflicts)}, and is included in the results again: their "
-                    "answers count although Prolific's decision went against them; the two now disagree."
+                    f"{names[pk]} was {' and '.join(conflicts)}: included in the results again, their answers "
+                    "count although Prolific's decision went against them."
                 )
         return warnings
 

@@ -438,8 +438,31 @@ class ParticipantAdmin(NoBulkDeletion, ResearcherAdmin):
         for warning in self.decision_warnings(Participant.objects.filter(pk__in=participant_ids), excluding=excluding):
             self.message_user(request, warning, messages.WARNING)
 
+    def _confirm_conflicts(self, request, queryset, action: str, *, excluding: bool):
+        """A page asking to confirm a change that would disagree with a Prolific decision or bonus
+        (None when there is no such disagreement, or once confirmed)."""
+        warnings = self.decision_warnings(queryset, excluding=excluding)
+        if not warnings or "apply" in request.POST:
+            return None
+        return render(
+            request,
+            "admin/studies/participant/confirm_conflict.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": "Exclude participants" if excluding else "Include participants again",
+                "participants": queryset.select_related("study"),
+                "warnings": warnings,
+                "verb": "Exclude" if excluding else "Include again",
+                "opts": self.model._meta,
+                "action": action,
+            },
+        )
+
     @admin.action(description="Exclude from results", permissions=["exclude"])
     def exclude_participants(self, request, queryset):
+        asked = self._confirm_conflicts(request, queryset, "exclude_participants", excluding=True)
+        if asked is not None:
+            return asked
         chosen = list(queryset.values_list("pk", flat=True))
         count = services.participants_exclude(
             participant_ids=chosen, reason=f"excluded by {request.user.get_username()}", actor=request.user
@@ -485,6 +508,9 @@ class ParticipantAdmin(NoBulkDeletion, ResearcherAdmin):
 
     @admin.action(description="Include in results again", permissions=["exclude"])
     def include_participants(self, request, queryset):
+        asked = self._confirm_conflicts(request, queryset, "include_participants", excluding=False)
+        if asked is not None:
+            return asked
         chosen = list(queryset.values_list("pk", flat=True))
         count = services.participants_include(participant_ids=chosen, actor=request.user)
         self.message_user(request, f"{count} participant(s) included.", messages.SUCCESS)

@@ -113,6 +113,10 @@ def test_a_reviewer_finds_excludes_previews_sends_and_is_warned(
 
     page.goto(f"{live_server.url}/admin/studies/participant/?study__id__exact={study.pk}")
     _act(page, "exclude_participants", people["A1"].pk)
+    page.wait_for_selector("#decision-warnings")  # warned before: nothing changed yet
+    assert not Participant.objects.get(pk=people["A1"].pk).excluded
+    page.screenshot(path=str(artifacts / "admin-exclusion-conflict.png"), full_page=True)
+    page.click('input[name="apply"]')
     page.wait_for_selector(".messagelist .warning")
     warning = page.locator(".messagelist .warning").inner_text()
     assert "A1 was approved on Prolific as a kept participant and given a bonus of £0.15" in warning

@@ -57,8 +57,15 @@ def _listed(client, url: str, query: str) -> list[str]:
 def test_including_someone_rejected_on_prolific_warns_and_the_lists_show_the_disagreement(reviewed, researcher_client):
     _, (careful, careless) = reviewed
     assert _listed(researcher_client, PARTICIPANTS, "mismatch=yes") == []
+    # warned before anything changes, then again once done
+    asked = researcher_client.post(PARTICIPANTS, {"action": "include_participants", "_selected_action": [careless.pk]})
+    assert f"{careless.pseudonym} was rejected on Prolific" in asked.content.decode()
+    careless.refresh_from_db()
+    assert careless.excluded
     page = researcher_client.post(
-        PARTICIPANTS, {"action": "include_participants", "_selected_action": [careless.pk]}, follow=True
+        PARTICIPANTS,
+        {"action": "include_participants", "_selected_action": [careless.pk], "apply": "1"},
+        follow=True,
     )
     warnings = [m for m in _messages(page) if "rejected on Prolific" in m]
     assert warnings and warnings[0].startswith(f"{careless.pseudonym} was rejected on Prolific")
@@ -87,7 +94,7 @@ def test_excluding_someone_approved_and_paid_warns_before_and_after(reviewed, re
         },
         follow=True,
     )
-    assert any("given a bonus of £0.10, and is excluded" in m for m in _messages(page))
+    assert any("given a bonus of £0.10: excluded from the results, they disagree" in m for m in _messages(page))
     assert _listed(researcher_client, PARTICIPANTS, "mismatch=yes") == [careful.pseudonym]
     detail = researcher_client.get(f"{PARTICIPANTS}{careful.pk}/change/").content.decode()
     assert "bonus: £0.10" in detail and "decision: Approve" in detail
