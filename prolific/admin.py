@@ -372,6 +372,7 @@ class ProlificFlagAdmin(ReadOnlyAdmin):
         "kind",
         "prolific_study",
         "subject",
+        "who",
         "submission__submission_id",
         "submission__prolific_pid",
         "detail",
@@ -379,8 +380,12 @@ class ProlificFlagAdmin(ReadOnlyAdmin):
         "created_at",
     ]
     list_filter = ["kind", "resolved", "prolific_study__study"]
-    list_select_related = ["prolific_study__study", "submission"]
+    list_select_related = ["prolific_study__study", "submission", "participant__study"]
     actions = ["resolve"]
+
+    @admin.display(description="participant")
+    def who(self, flag: ProlificFlag) -> str:
+        return _participant_link(flag.participant)
 
     def has_resolve_permission(self, request: HttpRequest) -> bool:
         return has_permission(request.user, CHANGE_STUDY)

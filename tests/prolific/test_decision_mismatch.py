@@ -105,3 +105,19 @@ def test_the_submission_list_shows_the_exclusion_reason_and_flags(reviewed, rese
     listing = researcher_client.get(SUBMISSIONS).content.decode()
     assert 'yes: <span title="failed 2 attention checks (threshold 2)">' in listing
     assert f"{careless.pseudonym} · kept in step" in listing
+
+
+def test_the_flag_list_names_the_participant_with_their_study_and_links_to_them(reviewed, researcher_client):
+    from prolific.models import ProlificFlag
+
+    study, (careful, _) = reviewed
+    ProlificFlag.objects.create(
+        prolific_study=study.prolific,
+        kind=ProlificFlag.Kind.NO_SUBMISSION,
+        subject=careful.pseudonym,
+        participant=careful,
+        detail="completed with no submission",
+    )
+    listing = researcher_client.get("/admin/prolific/prolificflag/").content.decode()
+    link = f'<a href="/admin/studies/participant/{careful.pk}/change/">{careful.pseudonym} · kept in step</a>'
+    assert link in listing
