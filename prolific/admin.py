@@ -9,13 +9,17 @@ from typing import Any
 
 from django.contrib import admin, messages
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
 
-from prolific.bonuses import prolific_bonuses_pay
+from prolific.bonuses import BonusPlan, bonus_plan, prolific_bonuses_pay
 from prolific.client import ProlificError
 from prolific.models import BonusBatch, BonusLine, ProlificEvent, ProlificFlag, ProlificStudy, ProlificSubmission
 from prolific.recruitment import prolific_recruit_configure
-from prolific.review import prolific_review
+from prolific.review import ReviewPlan, prolific_review, review_plan
+from prolific.selectors import decision_conflicts, decisions_of, participants_mismatched
 from prolific.services import (
     ProlificStudyError,
     flags_resolve,
@@ -25,9 +29,10 @@ from prolific.services import (
     prolific_sync,
 )
 from studies.access import VIEW_STUDY, has_permission
-from studies.admin import StudyAdmin
-from studies.admin_base import IdentityGuard, ResearcherAdmin
-from studies.models import Study
+from studies.admin import REASON_SHOWN, ParticipantAdmin, StudyAdmin
+from studies.admin_base import IdentityGuard, ResearcherAdmin, participant_label
+from studies.flags import participant_flags
+from studies.models import Participant, Study
 
 CHANGE_STUDY = "studies.change_study"
 
@@ -175,24 +180,88 @@ class ProlificStudyAdmin(StudyPermissionAdmin):
             lambda found: f"{found.study}: {prolific_sync(prolific_study=found).submissions} submissions pulled",
         )
 
-    @admin.action(description="Review: approve / reject the submissions awaiting review", permissions=["prolific"])
-    def review(self, request: HttpRequest, queryset: QuerySet[ProlificStudy]) -> None:
+    def _preview(
+        self,
+        request: HttpRequest,
+        queryset: QuerySet[ProlificStudy],
+        kind: str,
+        plans: list[tuple[ProlificStudy, ReviewPlan | BonusPlan]],
+        error: str = "",
+    ) -> HttpResponse:
+        return render(
+            request,
+            f"admin/prolific/prolificstudy/{kind}_preview.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": "Review on Prolific: what will be sent" if kind == "review" else "Bonuses: what will be paid",
+                "plans": plans,
+                "cautions": any(plan.cautions for _, plan in plans),
+                "error": error,
+                "opts": self.model._meta,
+                "action": "review" if kind == "review" else "pay_bonuses",
+            },
+        )
+
+    def _plans(
+        self, request: HttpRequest, queryset: QuerySet[ProlificStudy], plan: Callable, pull: bool
+    ) -> list[tuple[ProlificStudy, ReviewPlan | BonusPlan]]:
+        """Each chosen study with what would be sent for it; a pull first (`pull`) reads Prolific's latest
+        submissions, sending nothing."""
+        plans = []
+        for found in queryset.select_related("study"):
+            if pull:
+                try:
+                    prolific_sync(prolific_study=found)
+                except ProlificError as exc:
+                    self.message_user(request, f"{found.study}: could not pull the submissions: {exc}", messages.ERROR)
+            plans.append((found, plan(prolific_study=found)))
+        return plans
+
+    def _confirmed(
+        self, request: HttpRequest, queryset: QuerySet[ProlificStudy], kind: str, plan: Callable
+    ) -> HttpResponse | None:
+        """None when the preview was confirmed (ticking the box its cautions ask for); else the preview again."""
+        if "confirm" not in request.POST:
+            return self._preview(request, queryset, kind, self._plans(request, queryset, plan, pull=True))
+        plans = self._plans(request, queryset, plan, pull=False)
+        if any(p.cautions for _, p in plans) and "confirm_cautions" not in request.POST:
+            error = "Some of these need your confirmation (the box below): nothing was sent."
+            return self._preview(request, queryset, kind, plans, error)
+        return None
+
+    @admin.action(description="Review: approve / reject the submissions awaiting review…", permissions=["prolific"])
+    def review(self, request: HttpRequest, queryset: QuerySet[ProlificStudy]) -> HttpResponse | None:
+        """A preview of every decision (who is approved, who rejected with which message, who asks for a
+        look), then, on confirmation, exactly those decisions are sent."""
+        asked = self._confirmed(request, queryset, "review", review_plan)
+        if asked is not None:
+            return asked
+
         def run(found: ProlificStudy) -> str:
-            result = prolific_review(prolific_study=found)
+            expected = request.POST.get(f"fingerprint-{found.pk}", "")
+            result = prolific_review(prolific_study=found, expected=expected)
             return (
                 f"{found.study}: approved {result.approved}, rejected {result.rejected}, approved and flagged "
                 f"{result.approved_flagged}, left for review by hand {result.left}"
             )
 
         _each(self, request, queryset, "review", run)
+        return None
 
-    @admin.action(description="Pay the bonuses owed (exactly once)", permissions=["prolific"])
-    def pay_bonuses(self, request: HttpRequest, queryset: QuerySet[ProlificStudy]) -> None:
+    @admin.action(description="Pay the bonuses owed (exactly once)…", permissions=["prolific"])
+    def pay_bonuses(self, request: HttpRequest, queryset: QuerySet[ProlificStudy]) -> HttpResponse | None:
+        """A preview of each bonus and the total, in the workspace's currency, then, on confirmation, the payment."""
+        asked = self._confirmed(request, queryset, "bonuses", bonus_plan)
+        if asked is not None:
+            return asked
+
         def run(found: ProlificStudy) -> str:
-            batch = prolific_bonuses_pay(prolific_study=found).batch
+            expected = request.POST.get(f"fingerprint-{found.pk}", "")
+            batch = prolific_bonuses_pay(prolific_study=found, expected=expected).batch
             return f"{found.study}: no bonus owed" if batch is None else f"{found.study}: {batch}"
 
         _each(self, request, queryset, "pay the bonuses", run)
+        return None
 
 
 class ReadOnlyAdmin(StudyPermissionAdmin):
@@ -203,22 +272,96 @@ class ReadOnlyAdmin(StudyPermissionAdmin):
         return False
 
 
+class MismatchFilter(admin.SimpleListFilter):
+    """Participants whose exclusion and Prolific decision (or bonus) disagree: rejected but included
+    again, approved as kept or given a bonus but excluded since."""
+
+    title = "decision and exclusion"
+    parameter_name = "mismatch"
+    #: the path from the list's model to its participant ("" for participants themselves)
+    participant_path = ""
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("yes", "Disagree")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        if self.value() != "yes":
+            return queryset
+        path = self.participant_path
+        participants = Participant.objects.filter(pk__in=queryset.values(f"{path}__pk" if path else "pk"))
+        found = list(participants_mismatched(participants))
+        return queryset.filter(**{f"{path}__pk__in" if path else "pk__in": found})
+
+
+class SubmissionMismatchFilter(MismatchFilter):
+    participant_path = "participant"
+
+
+def _participant_link(participant: Participant | None) -> str:
+    if participant is None:
+        return "—"
+    url = reverse("admin:studies_participant_change", args=[participant.pk])
+    return format_html('<a href="{}">{}</a>', url, participant_label(participant.pseudonym, participant.study.name))
+
+
 @admin.register(ProlificSubmission)
 class ProlificSubmissionAdmin(ReadOnlyAdmin):
     study_path = "prolific_study__study"
     # the Prolific ids only for those who may see them (IdentityGuard); the others read the pseudonym
     list_display = [
-        "prolific_study",
-        "participant",
+        "who",
         "prolific_pid",
         "submission_id",
         "status",
         "decision",
         "decided_at",
         "decision_sent_at",
+        "exclusion",
+        "flags",
+        "disagreement",
     ]
-    list_filter = ["status", "decision", "prolific_study__study"]
+    list_filter = ["status", "decision", "prolific_study__study", SubmissionMismatchFilter]
     list_select_related = ["prolific_study__study", "participant__study"]
+
+    class Media:
+        css = {"all": ["css/admin-review.css"]}
+
+    def get_changelist_instance(self, request: HttpRequest) -> Any:
+        """The page's rows, each with its participant's flags and disagreements (computed once for the page)."""
+        changelist = super().get_changelist_instance(request)
+        rows = list(changelist.result_list)
+        people = Participant.objects.filter(pk__in=[row.participant_id for row in rows if row.participant_id])
+        flagged, mismatched = participant_flags(people), participants_mismatched(people)
+        for row in rows:
+            row.flag_names = flagged.get(row.participant_id, [])
+            row.conflicts = mismatched.get(row.participant_id, [])
+        return changelist
+
+    @admin.display(description="participant", ordering="participant__pseudonym")
+    def who(self, record: ProlificSubmission) -> str:
+        return _participant_link(record.participant)
+
+    @admin.display(description="excluded")
+    def exclusion(self, record: ProlificSubmission) -> str:
+        participant = record.participant
+        if participant is None or not participant.excluded:
+            return "no" if participant is not None else "—"
+        said = participant.exclusion_reason or "no reason given"
+        short = said if len(said) <= REASON_SHOWN else said[: REASON_SHOWN - 1] + "…"
+        return format_html('yes: <span title="{}">{}</span>', said, short)
+
+    @admin.display(description="flags")
+    def flags(self, record: ProlificSubmission) -> str:
+        names = getattr(record, "flag_names", [])
+        return ", ".join(name.replace("_", " ") for name in names) or "—"
+
+    @admin.display(description="disagrees")
+    def disagreement(self, record: ProlificSubmission) -> str:
+        conflicts = getattr(record, "conflicts", [])
+        if not conflicts:
+            return "—"
+        state = "excluded" if record.participant and record.participant.excluded else "included"
+        return format_html('<strong class="mismatch">{}, but {}</strong>', "; ".join(conflicts), state)
 
 
 @admin.register(ProlificFlag)
@@ -229,6 +372,7 @@ class ProlificFlagAdmin(ReadOnlyAdmin):
         "kind",
         "prolific_study",
         "subject",
+        "who",
         "submission__submission_id",
         "submission__prolific_pid",
         "detail",
@@ -236,8 +380,12 @@ class ProlificFlagAdmin(ReadOnlyAdmin):
         "created_at",
     ]
     list_filter = ["kind", "resolved", "prolific_study__study"]
-    list_select_related = ["prolific_study__study", "submission"]
+    list_select_related = ["prolific_study__study", "submission", "participant__study"]
     actions = ["resolve"]
+
+    @admin.display(description="participant")
+    def who(self, flag: ProlificFlag) -> str:
+        return _participant_link(flag.participant)
 
     def has_resolve_permission(self, request: HttpRequest) -> bool:
         return has_permission(request.user, CHANGE_STUDY)
@@ -275,3 +423,62 @@ class BonusBatchAdmin(ReadOnlyAdmin):
     list_filter = ["state"]
     list_select_related = ["prolific_study__study"]
     inlines = [BonusLineInline]
+
+
+# The studies app knows nothing of Prolific: its participant admin gains the submission, the decision,
+# the bonus and the warnings where an exclusion and a decision disagree here.
+admin.site.unregister(Participant)
+
+
+@admin.register(Participant)
+class ParticipantWithProlificAdmin(ParticipantAdmin):
+    list_filter = [*ParticipantAdmin.list_filter, MismatchFilter]
+    readonly_fields = [*ParticipantAdmin.readonly_fields, "prolific_decision"]
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        return [*super().get_fields(request, obj), "prolific_decision"]
+
+    def decision_warnings(self, participants: QuerySet[Participant], *, excluding: bool) -> list[str]:
+        names = dict(participants.values_list("pk", "pseudonym"))
+        warnings = []
+        for pk, decided in sorted(decisions_of(names).items()):
+            conflicts = decision_conflicts(decided, excluded=excluding)
+            if not conflicts:
+                continue
+            if excluding:
+                warnings.append(
+                    f"{names[pk]} was {' and '.join(conflicts)}: excluded from the results, they disagree with "
+                    "Prolific's decision and payments, which stand (they cannot be taken back here)."
+                )
+            else:
+                warnings.append(
+                    f"{names[pk]} was {' and '.join(conflicts)}: included in the results again, their answers "
+                    "count although Prolific's decision went against them."
+                )
+        return warnings
+
+    @admin.display(description="on Prolific")
+    def prolific_decision(self, participant: Participant) -> str:
+        decided = decisions_of([participant.pk]).get(participant.pk)
+        if decided is None:
+            return "no Prolific submission"
+        record = decided.submission
+        parts = []
+        if record is not None:
+            decision = record.get_decision_display() or "none taken yet"
+            sent = f"sent {record.decision_sent_at:%Y-%m-%d %H:%M}" if record.decision_sent_at else "not sent"
+            parts.append(f"submission {record.status}; decision: {decision} ({sent})")
+            if record.decision_reason:
+                parts.append(f"message or reason: {record.decision_reason}")
+        parts.append(f"bonus: {decided.bonus or 'none'}")
+        conflicts = decision_conflicts(decided, excluded=participant.excluded)
+        warning = (
+            format_html(
+                '<p class="mismatch"><strong>Disagrees with the exclusion: {}, but {}.</strong></p>',
+                "; ".join(conflicts),
+                "excluded" if participant.excluded else "included",
+            )
+            if conflicts
+            else ""
+        )
+        return format_html("{}<ul>{}</ul>", warning, format_html_join("", "<li>{}</li>", ((p,) for p in parts)))

@@ -14,6 +14,8 @@ before the next call to Prolific:
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
 
 from django.db import transaction
@@ -21,8 +23,10 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from prolific.client import ProlificClient, ProlificError
+from prolific.currency import money
 from prolific.models import BonusBatch, BonusLine, ProlificStudy, ProlificSubmission
 from prolific.services import ProlificStudyError, client_default
+from studies.flags import FLAGS, participant_flags
 from studies.models import Participant
 
 #: submissions whose participant may receive a bonus
@@ -135,14 +139,84 @@ def _pay_bulk(batch: BonusBatch, client: ProlificClient) -> BonusBatch:
 
 
 @dataclass(frozen=True)
+class PlannedBonus:
+    pseudonym: str
+    pence: int
+    amount: str  # in the workspace's currency
+    flags: tuple[str, ...] = ()
+    caution: str = ""  # why paying it asks for the reviewer's explicit confirmation
+
+
+@dataclass(frozen=True)
+class BonusPlan:
+    """What `prolific_bonuses_pay` would pay now: the unfinished batch's lines if there is one (it is
+    paid as it was computed), else everyone owed a bonus."""
+
+    lines: list[PlannedBonus]
+    total_pence: int
+    total: str
+    currency: str
+    batch_state: str  # the unfinished batch's state, "" when a new batch would be computed
+
+    @property
+    def cautions(self) -> list[PlannedBonus]:
+        return [line for line in self.lines if line.caution]
+
+    @property
+    def fingerprint(self) -> str:
+        shown = sorted((line.pseudonym, line.pence) for line in self.lines)
+        return hashlib.sha256(json.dumps([self.batch_state, shown]).encode()).hexdigest()
+
+
+class BonusesChanged(ProlificStudyError):
+    """The bonuses differ from those previewed: nothing was paid."""
+
+
+def bonus_plan(*, prolific_study: ProlificStudy) -> BonusPlan:
+    """The bonuses the next payment would pay, with each one's flags. Writes nothing."""
+    currency = prolific_study.currency
+    batch = prolific_study.bonus_batches.filter(state__in=UNFINISHED).first()
+    if batch is not None:
+        owed = [(line.participant, line.amount_pence) for line in batch.lines.select_related("participant")]
+    else:
+        owed = bonus_amounts(prolific_study)
+    flagged = participant_flags(Participant.objects.filter(pk__in=[participant.pk for participant, _ in owed]))
+    lines = []
+    for participant, pence in sorted(owed, key=lambda row: row[0].pk):
+        flags = flagged.get(participant.pk, [])
+        said = []
+        if participant.excluded:
+            said.append("excluded from the results since the bonus was computed")
+        if flags:
+            said.append("flagged: " + ", ".join(FLAGS[name] for name in flags))
+        lines.append(
+            PlannedBonus(participant.pseudonym, pence, money(pence, currency), tuple(flags), caution="; ".join(said))
+        )
+    total = sum(line.pence for line in lines)
+    return BonusPlan(
+        lines=lines,
+        total_pence=total,
+        total=money(total, currency),
+        currency=currency or "",
+        batch_state=batch.state if batch is not None else "",
+    )
+
+
+@dataclass(frozen=True)
 class BonusResult:
     batch: BonusBatch | None
     paid_now: bool
 
 
-def prolific_bonuses_pay(*, prolific_study: ProlificStudy, client: ProlificClient | None = None) -> BonusResult:
-    """Compute, create and pay the study's bonuses, continuing from wherever a previous run stopped."""
+def prolific_bonuses_pay(
+    *, prolific_study: ProlificStudy, client: ProlificClient | None = None, expected: str | None = None
+) -> BonusResult:
+    """Compute, create and pay the study's bonuses, continuing from wherever a previous run stopped.
+    With `expected` (a `BonusPlan`'s fingerprint, from a preview) it pays nothing unless it would
+    pay exactly that."""
     client = client_default(client)
+    if expected is not None and bonus_plan(prolific_study=prolific_study).fingerprint != expected:
+        raise BonusesChanged("the bonuses changed since the preview (nothing was paid): look at them again")
     batch = bonus_batch_compute(prolific_study=prolific_study)
     if batch is None:
         return BonusResult(None, paid_now=False)

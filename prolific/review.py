@@ -9,7 +9,9 @@ error sends the same decision again and never the other.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import hashlib
+import json
+from dataclasses import dataclass, field
 
 from django.db import transaction
 from django.utils import timezone
@@ -17,7 +19,8 @@ from django.utils.translation import ngettext
 
 from prolific.client import BULK_APPROVE_MAX, ProlificClient, chunks
 from prolific.models import ProlificFlag, ProlificStudy, ProlificSubmission
-from prolific.services import client_default, prolific_sync, submission_subject
+from prolific.services import ProlificStudyError, client_default, prolific_sync, submission_subject
+from studies.flags import FLAGS, participant_flags
 from studies.models import Participant, Study
 
 REJECTION_CATEGORY = "FAILED_CHECK"
@@ -36,12 +39,12 @@ def rejection_allowed(participant: Participant, study: Study) -> bool:
 
 
 def rejection_message(participant: Participant) -> str:
+    """The message of a rejection, stating the attention checks failed as they stand when the review
+    decides (an automatic exclusion's reason was written at the threshold and may say fewer)."""
     failures = participant.attention_failures
-    reason = participant.exclusion_reason or ngettext(
-        "failed %(n)d attention check", "failed %(n)d attention checks", failures
-    ) % {"n": failures}
+    failed = ngettext("failed %(n)d attention check", "failed %(n)d attention checks", failures) % {"n": failures}
     message = (
-        f"Your submission was not accepted: you {reason.removeprefix('you ')}. The study's instructions "
+        f"Your submission was not accepted: you {failed}. The study's instructions "
         "asked for careful answers, and its attention checks said plainly what to answer."
     )
     return message if len(message) >= MESSAGE_MIN else message + " " + "Thank you for taking part." * 4
@@ -56,23 +59,31 @@ class ReviewResult:
     already_sent: int
 
 
-def _decide(record: ProlificSubmission, study: Study, policy_rejects: bool) -> str | None:
-    participant = record.participant
+def decision_for(participant: Participant | None, study: Study, policy_rejects: bool) -> tuple[str, str] | None:
+    """(decision, its message or reason) the review takes for a submission of `participant`; None when
+    it is left for review by hand (no participant, or one not finished in Parity)."""
     if participant is None or participant.status != Participant.Status.COMPLETED:
         return None
     if not participant.excluded:
-        record.decision, record.decision_reason = ProlificSubmission.Decision.APPROVE, ""
-    elif policy_rejects and rejection_allowed(participant, study):
-        record.decision = ProlificSubmission.Decision.REJECT
-        record.decision_reason = rejection_message(participant)
-    else:
-        record.decision = ProlificSubmission.Decision.APPROVE
-        record.decision_reason = f"excluded ({participant.exclusion_reason or 'no reason given'}), approved: " + (
+        return ProlificSubmission.Decision.APPROVE, ""
+    if policy_rejects and rejection_allowed(participant, study):
+        return ProlificSubmission.Decision.REJECT, rejection_message(participant)
+    return ProlificSubmission.Decision.APPROVE, (
+        f"excluded ({participant.exclusion_reason or 'no reason given'}), approved: "
+        + (
             "the study approves excluded participants"
             if not policy_rejects
             else f"Prolific allows rejection only for at least {failures_needed(study)} failed attention checks "
             f"on a study of {study.estimated_minutes} minutes"
         )
+    )
+
+
+def _decide(record: ProlificSubmission, study: Study, policy_rejects: bool) -> str | None:
+    taken = decision_for(record.participant, study, policy_rejects)
+    if taken is None:
+        return None
+    record.decision, record.decision_reason = taken
     record.decided_at = timezone.now()
     record.save(update_fields=["decision", "decision_reason", "decided_at"])
     return record.decision
@@ -118,15 +129,115 @@ def decisions_take(*, prolific_study: ProlificStudy) -> tuple[int, int]:
     return decided, left
 
 
-def prolific_review(*, prolific_study: ProlificStudy, client: ProlificClient | None = None) -> ReviewResult:
+@dataclass(frozen=True)
+class PlannedDecision:
+    """One decision the review would send: to whom, which, with what message, and why it asks for a look."""
+
+    submission_pk: int
+    pseudonym: str
+    decision: str
+    message: str  # the rejection's message, or why an excluded participant is approved ("" for a plain approval)
+    stored: bool  # taken by an earlier review and not sent yet: it is sent as it was taken
+    attention_failures: int
+    flags: tuple[str, ...] = ()
+    #: why sending it asks for the reviewer's explicit confirmation ("" when it does not)
+    caution: str = ""
+
+
+@dataclass(frozen=True)
+class ReviewPlan:
+    decisions: list[PlannedDecision]
+    left: list[str] = field(default_factory=list)  # pseudonyms (or "submission #n") left for review by hand
+
+    @property
+    def approvals(self) -> list[PlannedDecision]:
+        return [d for d in self.decisions if d.decision == ProlificSubmission.Decision.APPROVE]
+
+    @property
+    def rejections(self) -> list[PlannedDecision]:
+        return [d for d in self.decisions if d.decision == ProlificSubmission.Decision.REJECT]
+
+    @property
+    def cautions(self) -> list[PlannedDecision]:
+        return [d for d in self.decisions if d.caution]
+
+    @property
+    def fingerprint(self) -> str:
+        """What was shown, as a digest: the review sends only if it would still send exactly this."""
+        shown = sorted((d.submission_pk, d.decision, d.message) for d in self.decisions)
+        return hashlib.sha256(json.dumps(shown).encode()).hexdigest()
+
+
+class ReviewChanged(ProlificStudyError):
+    """The decisions differ from those previewed (a submission came in, an exclusion changed): nothing was sent."""
+
+
+def _caution(participant: Participant, decision: str, study: Study, flags: list[str]) -> str:
+    if decision == ProlificSubmission.Decision.REJECT:
+        return "" if participant.excluded else "rejected by an earlier review, included in the results since"
+    if participant.excluded:
+        return ""  # approved as the policy asks for excluded participants (flagged for the researcher)
+    said = []
+    if participant.attention_failures >= failures_needed(study):
+        said.append(f"failed {participant.attention_failures} attention checks but is included")
+    if flags:
+        said.append("flagged: " + ", ".join(FLAGS[name] for name in flags))
+    return "; ".join(said)
+
+
+def review_plan(*, prolific_study: ProlificStudy) -> ReviewPlan:
+    """What `prolific_review` would send now, from what Parity holds (pull first to see Prolific's
+    latest): the decisions already taken and not sent, and those it would take. Writes nothing."""
+    study = prolific_study.study
+    awaiting = (
+        ProlificSubmission.objects.filter(prolific_study=prolific_study, status="AWAITING REVIEW")
+        .filter(decision_sent_at__isnull=True)
+        .exclude(participant__erased_at__isnull=False)
+        .select_related("participant")
+        .order_by("pk")
+    )
+    records = list(awaiting)
+    flagged = participant_flags(
+        Participant.objects.filter(pk__in=[r.participant_id for r in records if r.participant_id])
+    )
+    decisions, left = [], []
+    for record in records:
+        participant = record.participant
+        taken = (record.decision, record.decision_reason) if record.decision else None
+        taken = taken or decision_for(participant, study, prolific_study.reject_excluded)
+        if taken is None or participant is None:
+            left.append(participant.pseudonym if participant is not None else f"submission #{record.pk}")
+            continue
+        flags = flagged.get(participant.pk, [])
+        decisions.append(
+            PlannedDecision(
+                submission_pk=record.pk,
+                pseudonym=participant.pseudonym,
+                decision=taken[0],
+                message=taken[1],
+                stored=bool(record.decision),
+                attention_failures=participant.attention_failures,
+                flags=tuple(flags),
+                caution=_caution(participant, taken[0], study, flags),
+            )
+        )
+    return ReviewPlan(decisions=decisions, left=left)
+
+
+def prolific_review(
+    *, prolific_study: ProlificStudy, client: ProlificClient | None = None, expected: str | None = None
+) -> ReviewResult:
     """Pull the submissions, decide those awaiting review, and send the decisions not yet sent.
 
     Approvals go in bulk calls of submission ids, at most `BULK_APPROVE_MAX` each, one after the
     other (https://docs.prolific.com/documentation/core-concepts/managing-high-loads); each
     rejection in its own call. What was sent is marked as it is sent; an error stops the review with
-    the remaining decisions stored and unsent, for the next run."""
+    the remaining decisions stored and unsent, for the next run. With `expected` (a `ReviewPlan`'s
+    fingerprint, from a preview) it sends nothing unless, after the pull, it would send exactly that."""
     client = client_default(client)
     prolific_sync(prolific_study=prolific_study, client=client)
+    if expected is not None and review_plan(prolific_study=prolific_study).fingerprint != expected:
+        raise ReviewChanged("the decisions changed since the preview (nothing was sent): look at them again")
     _, left = decisions_take(prolific_study=prolific_study)
     # an erased participant's submission id is gone: their decision can only be taken on Prolific, by hand
     unsent = ProlificSubmission.objects.filter(

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from django.conf import settings
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
 
-from prolific.currency import currency_or_default
-from prolific.models import ProlificStudy, ProlificSubmission
+from django.conf import settings
+from django.db.models import QuerySet
+
+from prolific.currency import currency_or_default, money
+from prolific.models import BonusLine, ProlificStudy, ProlificSubmission
 from studies.models import Participant, Study
 
 #: what the study page offers, by the Prolific study's status: (action, label)
@@ -54,3 +59,57 @@ def prolific_actions(found: ProlificStudy | None) -> tuple[tuple[str, str], ...]
     if found is None:
         return (("create", "Create on Prolific"),) if prolific_configured() else ()
     return ACTIONS_BY_STATUS.get(found.status, ())
+
+
+@dataclass
+class Decided:
+    """What Prolific was told (or is about to be told) of one participant, and what they were paid."""
+
+    rejected: bool = False  # a rejection taken (sent or not) or Prolific's status says so
+    approved_as_kept: bool = False  # approved as a participant kept in the results
+    approved_excluded: bool = False  # approved although excluded (the policy's "approve and flag")
+    bonus: str = ""  # the bonus computed or paid, in the workspace's currency
+    submission: ProlificSubmission | None = None
+
+
+def decisions_of(participant_ids: Iterable[int]) -> dict[int, Decided]:
+    """Per participant id: the review decision and bonus they have (only those with one)."""
+    ids = list(participant_ids)
+    found: dict[int, Decided] = defaultdict(Decided)
+    submissions = ProlificSubmission.objects.filter(participant__in=ids).select_related("prolific_study")
+    for record in submissions:
+        said = found[record.participant_id]
+        said.submission = record
+        decision = record.decision or {"APPROVED": "approve", "REJECTED": "reject"}.get(record.status, "")
+        if decision == ProlificSubmission.Decision.REJECT:
+            said.rejected = True
+        elif decision == ProlificSubmission.Decision.APPROVE:
+            if record.decision_reason:
+                said.approved_excluded = True
+            else:
+                said.approved_as_kept = True
+    for line in BonusLine.objects.filter(participant__in=ids).select_related("batch__prolific_study"):
+        found[line.participant_id].bonus = money(line.amount_pence, line.batch.prolific_study.currency)
+    return dict(found)
+
+
+def decision_conflicts(decided: Decided, *, excluded: bool) -> list[str]:
+    """Where a participant excluded (or not) would disagree with what Prolific was told or paid."""
+    said = []
+    if excluded and decided.approved_as_kept:
+        said.append("approved on Prolific as a kept participant")
+    if excluded and decided.bonus:
+        said.append(f"given a bonus of {decided.bonus}")
+    if not excluded and decided.rejected:
+        said.append("rejected on Prolific")
+    return said
+
+
+def participants_mismatched(participants: QuerySet[Participant]) -> dict[int, list[str]]:
+    """Participants whose exclusion disagrees with their Prolific decision or bonus, with the sentences."""
+    excluded = dict(participants.values_list("pk", "excluded"))
+    return {
+        pk: conflicts
+        for pk, decided in decisions_of(excluded).items()
+        if (conflicts := decision_conflicts(decided, excluded=excluded[pk]))
+    }

@@ -201,6 +201,7 @@ def _flagged(
             figures = given.evidence() if given is not None else {}
             rows.append(
                 {
+                    "id": p["id"],
                     "pseudonym": p["pseudonym"],
                     "status": p["status"],
                     "excluded": p["excluded"],
@@ -283,6 +284,9 @@ def study_monitor(study: Study, *, now: datetime | None = None) -> dict[str, Any
             fast=sum(1 for row in flagged if {"fast_completion", "fast_items"} & set(row["flags"])),
             straight=counted["straight_lining"],
             pasted=counted["pasted"],
+            left_tab=counted["left_tab"],
+            canary=counted["canary"],
+            bots=sum(1 for row in flagged if {"honeypot", "bot_speed"} & set(row["flags"])),
             failing_attention=sum(p["attention_failures"] > 0 for p in finished),
             finished=len(finished),
         ),

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
-from django.db.models import Avg, Count, FloatField, IntegerField, Q
+from django.db.models import Avg, Count, DurationField, ExpressionWrapper, F, FloatField, IntegerField, Q, QuerySet
 from django.db.models.functions import Cast
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -12,8 +12,8 @@ from studies import (
     admin_answers,  # noqa: F401 (registers the answers' admin)
     services,
 )
-from studies.access import EXCLUDE_PARTICIPANT, has_permission, may_manage_access
-from studies.admin_base import ResearcherAdmin
+from studies.access import EXCLUDE_PARTICIPANT, has_permission, may_manage_access, studies_for_user
+from studies.admin_base import NoBulkDeletion, ResearcherAdmin, participant_label
 from studies.flags import FLAGS, STORED_FLAGS, evidence, exclusion_reason, participant_evidence, participant_flags
 from studies.models import Participant, Preregistration, Study, StudyEvent, Unit
 from studies.pay import hourly_pay
@@ -21,7 +21,7 @@ from studies.selectors import median_minutes, units_with_counts
 
 
 @admin.register(Study)
-class StudyAdmin(ResearcherAdmin):
+class StudyAdmin(NoBulkDeletion, ResearcherAdmin):
     study_path = ""
     list_display = ["name", "benchmark", "status", "group", "owner", "n_participants", "n_completed", "created_at"]
     list_filter = ["benchmark", "status", "language", "is_imported"]
@@ -207,6 +207,9 @@ class ReviewFlagFilter(admin.SimpleListFilter):
         "fast": ("Fast responder (3 SD or per-item time)", {"fast_completion", "fast_items"}),
         "straight_lining": ("Same answer throughout", {"straight_lining"}),
         "pasted": ("Pasted a written answer", {"pasted"}),
+        "left_tab": ("Left the study's tab", {"left_tab"}),
+        "canary": ("Canary word in an answer", {"canary"}),
+        "bots": ("Bot (hidden field or no-script speed)", {"honeypot", "bot_speed"}),
         "model": ("Answers like a model's", set(STORED_FLAGS)),
         "any": ("Any flag", set(FLAGS)),
     }
@@ -231,26 +234,48 @@ def _review_column(preserved_filters: str):
     return review
 
 
+class UnitFilter(admin.SimpleListFilter):
+    """The units of the study filtered on; without one, the units of the user's studies."""
+
+    title = "unit"
+    parameter_name = "unit__id__exact"
+    STUDY_PARAMETER = "study__id__exact"
+
+    def lookups(self, request, model_admin):
+        units = Unit.objects.filter(study__in=studies_for_user(request.user)).select_related("study")
+        study = request.GET.get(self.STUDY_PARAMETER, "")
+        if study.isdigit():
+            return [(str(unit.pk), unit.label) for unit in units.filter(study_id=int(study))]
+        return [(str(unit.pk), f"{unit.label} · {unit.study.name}") for unit in units]
+
+    def queryset(self, request, queryset):
+        value = self.value()
+        return queryset.filter(unit_id=int(value)) if value and value.isdigit() else queryset
+
+
 class ExclusionReasonForm(forms.Form):
     reason = forms.CharField(max_length=200, help_text="kept with each participant; exports and the API show it")
 
 
+#: characters of an exclusion reason the list shows (the whole of it on hover and on the participant's page)
+REASON_SHOWN = 36
+
+
 @admin.register(Participant)
-class ParticipantAdmin(ResearcherAdmin):
+class ParticipantAdmin(NoBulkDeletion, ResearcherAdmin):
     study_path = "study"
     list_display = [
-        "pseudonym",
+        "who",
         "prolific_pid",  # for those who may see it (IdentityGuard), as every identity below
-        "study",
-        "unit",
+        "unit_label",
         "status",
-        "step",
         "progress",
-        "attention_failures",
+        "fails",
         "duration",
         "accuracy",
+        "flag_column",
         "excluded",
-        "exclusion_reason",
+        "reason",
     ]
     list_filter = [
         ("study", admin.RelatedOnlyFieldListFilter),
@@ -258,7 +283,7 @@ class ParticipantAdmin(ResearcherAdmin):
         "step",
         ExcludedFilter,
         ReviewFlagFilter,
-        ("unit", admin.RelatedOnlyFieldListFilter),
+        UnitFilter,
     ]
     list_select_related = ["study", "unit"]
     actions = ["exclude_participants", "exclude_with_reason", "include_participants", "mark_returned", "erase_identity"]
@@ -273,6 +298,7 @@ class ParticipantAdmin(ResearcherAdmin):
         "attention_failures",
         "excluded",
         "exclusion_reason",
+        "exclusion_history",
         "started_at",
         "last_seen_at",
         "completed_at",
@@ -286,6 +312,9 @@ class ParticipantAdmin(ResearcherAdmin):
         *Participant.IDENTITY_FIELDS,
     ]
 
+    class Media:
+        css = {"all": ["css/admin-review.css"]}
+
     def get_queryset(self, request):
         return (
             super()
@@ -296,7 +325,8 @@ class ParticipantAdmin(ResearcherAdmin):
                     Cast("responses__correct", IntegerField()),
                     filter=Q(responses__is_attention_check=False),
                     output_field=FloatField(),
-                )
+                ),
+                _duration=ExpressionWrapper(F("completed_at") - F("started_at"), output_field=DurationField()),
             )
         )
 
@@ -314,6 +344,7 @@ class ParticipantAdmin(ResearcherAdmin):
             "attention_failures",
             "excluded",
             "exclusion_reason",
+            "exclusion_history",
             "started_at",
             "last_seen_at",
             "completed_at",
@@ -331,6 +362,15 @@ class ParticipantAdmin(ResearcherAdmin):
         url = reverse("review:participant", args=[participant.study_id, participant.pk])
         return format_html('<a href="{}" id="review-page-link">answers, evidence and decision on one page</a>', url)
 
+    def get_changelist_instance(self, request):
+        """The list's page, each row carrying its review flags (computed once for the page's rows)."""
+        changelist = super().get_changelist_instance(request)
+        rows = list(changelist.result_list)  # evaluates the page once; the template reads the same rows
+        flagged = participant_flags(Participant.objects.filter(pk__in=[row.pk for row in rows]))
+        for row in rows:
+            row.flag_names = flagged.get(row.pk, [])
+        return changelist
+
     def has_exclude_permission(self, request) -> bool:
         return has_permission(request.user, EXCLUDE_PARTICIPANT)
 
@@ -339,6 +379,43 @@ class ParticipantAdmin(ResearcherAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False  # every field is read-only: a participant changes through the actions
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # a participant leaves through a data-erasure request (`participant_erase`), recorded
+
+    def decision_warnings(self, participants: QuerySet[Participant], *, excluding: bool) -> list[str]:
+        """Where excluding (or including again) `participants` would disagree with a decision taken
+        elsewhere (Prolific's review and bonuses, added by the prolific app's admin): none here."""
+        return []
+
+    @admin.display(description="participant", ordering="pseudonym")
+    def who(self, participant: Participant) -> str:
+        return participant_label(participant.pseudonym, participant.study.name)
+
+    @admin.display(description="unit", ordering="unit__position")
+    def unit_label(self, participant: Participant) -> str:
+        return participant.unit.label if participant.unit_id else "—"
+
+    @admin.display(description="checks failed", ordering="attention_failures")
+    def fails(self, participant: Participant) -> int:
+        return participant.attention_failures
+
+    @admin.display(description="flags")
+    def flag_column(self, participant: Participant) -> str:
+        names = getattr(participant, "flag_names", [])
+        if not names:
+            return "—"
+        return format_html_join(
+            ", ", '<span class="flag" title="{}">{}</span>', ((FLAGS[n], n.replace("_", " ")) for n in names)
+        )
+
+    @admin.display(description="reason", ordering="exclusion_reason")
+    def reason(self, participant: Participant) -> str:
+        said = participant.exclusion_reason
+        if not said:
+            return "—"
+        short = said if len(said) <= REASON_SHOWN else said[: REASON_SHOWN - 1] + "…"
+        return format_html('<span title="{}">{}</span>', said, short)
 
     @admin.display(description="flagged for review")
     def review_flags(self, participant: Participant) -> str:
@@ -353,11 +430,24 @@ class ParticipantAdmin(ResearcherAdmin):
             format_html_join("", "<li>{}</li>", ((evidence(n, participant.review_signals, figures),) for n in names)),
         )
 
-    @admin.display(description="answered")
+    @admin.display(description="exclusions and inclusions (audit trail)")
+    def exclusion_history(self, participant: Participant) -> str:
+        kinds = (StudyEvent.Kind.EXCLUDED, StudyEvent.Kind.INCLUDED)
+        events = [
+            event
+            for event in StudyEvent.objects.filter(study=participant.study_id, kind__in=kinds).select_related("actor")
+            if participant.pseudonym in (event.data or {}).get("participants", [])
+        ]
+        if not events:
+            return "—"
+        rows = ((event.at, event.summary, event.actor or "no one signed in") for event in events)
+        return format_html("<ol>{}</ol>", format_html_join("", "<li>{} · {} <small>({})</small></li>", rows))
+
+    @admin.display(description="answered", ordering="answered")
     def progress(self, participant: Participant) -> str:
         return f"{participant.answered}/{participant.total}"
 
-    @admin.display(description="minutes")
+    @admin.display(description="minutes", ordering="_duration")
     def duration(self, participant: Participant) -> str:
         seconds = participant.duration_seconds
         return f"{seconds / 60:.1f}" if seconds is not None else "—"
@@ -366,28 +456,56 @@ class ParticipantAdmin(ResearcherAdmin):
     def accuracy(self, participant: Participant) -> str:
         return f"{participant._accuracy:.1%}" if participant._accuracy is not None else "—"
 
+    def _warn(self, request, participant_ids: list[int], *, excluding: bool) -> None:
+        for warning in self.decision_warnings(Participant.objects.filter(pk__in=participant_ids), excluding=excluding):
+            self.message_user(request, warning, messages.WARNING)
+
+    def _confirm_conflicts(self, request, queryset, action: str, *, excluding: bool):
+        """A page asking to confirm a change that would disagree with a Prolific decision or bonus
+        (None when there is no such disagreement, or once confirmed)."""
+        warnings = self.decision_warnings(queryset, excluding=excluding)
+        if not warnings or "apply" in request.POST:
+            return None
+        return render(
+            request,
+            "admin/studies/participant/confirm_conflict.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": "Exclude participants" if excluding else "Include participants again",
+                "participants": queryset.select_related("study"),
+                "warnings": warnings,
+                "verb": "Exclude" if excluding else "Include again",
+                "opts": self.model._meta,
+                "action": action,
+            },
+        )
+
     @admin.action(description="Exclude from results", permissions=["exclude"])
     def exclude_participants(self, request, queryset):
+        asked = self._confirm_conflicts(request, queryset, "exclude_participants", excluding=True)
+        if asked is not None:
+            return asked
+        chosen = list(queryset.values_list("pk", flat=True))
         count = services.participants_exclude(
-            participant_ids=list(queryset.values_list("pk", flat=True)),
-            reason=f"excluded by {request.user.get_username()}",
-            actor=request.user,
+            participant_ids=chosen, reason=f"excluded by {request.user.get_username()}", actor=request.user
         )
         self.message_user(request, f"{count} participant(s) excluded.", messages.SUCCESS)
+        self._warn(request, chosen, excluding=True)
 
     @admin.action(description="Exclude from results, with a reason…", permissions=["exclude"])
     def exclude_with_reason(self, request, queryset):
-        """Asks for the reason (suggesting the participants' review flags), then excludes."""
+        """Asks for the reason (suggesting the participants' review flags), then excludes; the list's
+        filters are kept (the form posts back to the list's address, query string included)."""
         flagged = participant_flags(queryset)
         if "apply" in request.POST:
             form = ExclusionReasonForm(request.POST)
             if form.is_valid():
+                chosen = list(queryset.values_list("pk", flat=True))
                 count = services.participants_exclude(
-                    participant_ids=list(queryset.values_list("pk", flat=True)),
-                    reason=form.cleaned_data["reason"],
-                    actor=request.user,
+                    participant_ids=chosen, reason=form.cleaned_data["reason"], actor=request.user
                 )
                 self.message_user(request, f"{count} participant(s) excluded.", messages.SUCCESS)
+                self._warn(request, chosen, excluding=True)
                 return None
         else:
             suggested = [name for name in FLAGS if any(name in marks for marks in flagged.values())]
@@ -401,7 +519,7 @@ class ParticipantAdmin(ResearcherAdmin):
                     for name in flagged.get(participant.pk, [])
                 ],
             )
-            for participant in queryset
+            for participant in queryset.select_related("study")
         ]
         return render(
             request,
@@ -411,6 +529,7 @@ class ParticipantAdmin(ResearcherAdmin):
                 "title": "Exclude participants with a reason",
                 "rows": rows,
                 "form": form,
+                "warnings": self.decision_warnings(queryset, excluding=True),
                 "opts": self.model._meta,
                 "action": "exclude_with_reason",
             },
@@ -418,10 +537,13 @@ class ParticipantAdmin(ResearcherAdmin):
 
     @admin.action(description="Include in results again", permissions=["exclude"])
     def include_participants(self, request, queryset):
-        count = services.participants_include(
-            participant_ids=list(queryset.values_list("pk", flat=True)), actor=request.user
-        )
+        asked = self._confirm_conflicts(request, queryset, "include_participants", excluding=False)
+        if asked is not None:
+            return asked
+        chosen = list(queryset.values_list("pk", flat=True))
+        count = services.participants_include(participant_ids=chosen, actor=request.user)
         self.message_user(request, f"{count} participant(s) included.", messages.SUCCESS)
+        self._warn(request, chosen, excluding=False)
 
     @admin.action(description="Mark as returned on Prolific (frees the slot)", permissions=["exclude"])
     def mark_returned(self, request, queryset):
@@ -432,13 +554,28 @@ class ParticipantAdmin(ResearcherAdmin):
         return request.user.has_perm("studies.erase_identity")
 
     @admin.action(
-        description="Erase Prolific identity (data-erasure request; answers kept)", permissions=["erase_identity"]
+        description="Erase Prolific identity (data-erasure request; answers kept)…", permissions=["erase_identity"]
     )
     def erase_identity(self, request, queryset):
-        erased = 0
-        for participant in queryset.filter(erased_at__isnull=True, is_imported=False).select_related("study"):
+        """Lists whose identity would be erased (and who is skipped), then erases on confirmation only."""
+        chosen = queryset.select_related("study").order_by("study_id", "pk")
+        erasable = [p for p in chosen if p.erased_at is None and not p.is_imported]
+        if "apply" not in request.POST:
+            return render(
+                request,
+                "admin/studies/participant/erase_identity.html",
+                {
+                    **self.admin_site.each_context(request),
+                    "title": "Erase Prolific identities",
+                    "erasable": erasable,
+                    "skipped": [p for p in chosen if p not in erasable],
+                    "opts": self.model._meta,
+                    "action": "erase_identity",
+                },
+            )
+        for participant in erasable:
             services.participant_erase(study=participant.study, prolific_pid=participant.prolific_pid)
-            erased += 1
+        erased = len(erasable)
         self.message_user(
             request, f"{erased} participant identit{'y' if erased == 1 else 'ies'} erased.", messages.SUCCESS
         )

@@ -10,7 +10,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
 from studies.access import studies_for_user
-from studies.admin_base import ResearcherAdmin
+from studies.admin_base import NoBulkDeletion, ResearcherAdmin
 from studies.models import Response, VerificationMark
 from studies.selectors import verifiable_benchmarks, verification_summary
 from studies.services_answers import responses_verify
@@ -78,7 +78,7 @@ class VerifiedFilter(admin.SimpleListFilter):
 
 
 @admin.register(Response)
-class ResponseAdmin(ResearcherAdmin):
+class ResponseAdmin(NoBulkDeletion, ResearcherAdmin):
     """Answers are evidence: they can be read and filtered, never edited or added here. Written
     answers (instruction induction) get a researcher's mark through the actions, beside the answer."""
 
@@ -112,6 +112,9 @@ class ResponseAdmin(ResearcherAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # answers are evidence: never changed by hand, for anyone
 
     def has_verify_permission(self, request) -> bool:
         return request.user.has_perm("studies.verify_response")

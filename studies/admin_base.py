@@ -88,6 +88,22 @@ class IdentityGuard:
         return kept
 
 
+def participant_label(pseudonym: str, study_name: str) -> str:
+    """A participant as lists spanning studies name them: pseudonyms repeat from study to study
+    (A1 in each), so the study goes beside it."""
+    return f"{pseudonym} · {study_name}"
+
+
+class NoBulkDeletion:
+    """No "Delete selected" action, for anyone: participants, answers and studies change through the
+    services, which keep the study's audit trail (a participant goes through the erasure request)."""
+
+    def get_actions(self, request: HttpRequest) -> dict[str, Any]:
+        actions = super().get_actions(request)  # type: ignore[misc]
+        actions.pop("delete_selected", None)
+        return actions
+
+
 class ResearcherAdmin(IdentityGuard, admin.ModelAdmin):
     """The identity rule (`IdentityGuard`), and the rows of the user's studies only.
 

@@ -442,8 +442,10 @@ def participants_exclude(*, participant_ids: list[int], reason: str, actor: Any 
 def participants_include(*, participant_ids: list[int], actor: Any = None) -> int:
     chosen = Participant.objects.filter(pk__in=participant_ids)
     results_changed(study_ids=chosen.values_list("study_id", flat=True).distinct())
-    changed = list(chosen.filter(excluded=True).values_list("pk", flat=True))
-    participants_change_record(participant_ids=changed, kind=StudyEvent.Kind.INCLUDED, actor=actor)
+    lifted = dict(chosen.filter(excluded=True).values_list("pk", "exclusion_reason"))
+    # the exclusion lifted stays in the audit trail with its reason, the automatic ones included
+    # (the attention-check rule excludes in `response_submit` and records nothing there itself)
+    participants_change_record(participant_ids=list(lifted), kind=StudyEvent.Kind.INCLUDED, lifted=lifted, actor=actor)
     return chosen.update(excluded=False, exclusion_reason="")
 
 

@@ -108,23 +108,33 @@ def settings_changed_record(*, study: Study, before: Mapping[str, Any], actor: A
 
 
 def participants_change_record(
-    *, participant_ids: list[int], kind: str, reason: str = "", actor: Any = None
+    *,
+    participant_ids: list[int],
+    kind: str,
+    reason: str = "",
+    lifted: Mapping[int, str] | None = None,
+    actor: Any = None,
 ) -> list[StudyEvent]:
     """Record a hand exclusion (or inclusion) of participants, one event per launched study, by
-    pseudonym (never a Prolific ID)."""
-    by_study: dict[int, list[str]] = {}
-    for study_id, pseudonym in (
-        Participant.objects.filter(pk__in=participant_ids).order_by("pk").values_list("study_id", "pseudonym")
+    pseudonym (never a Prolific ID). `lifted`: for an inclusion, the reason of each exclusion it
+    lifts (by participant id), kept in the trail as `data["lifted"]` by pseudonym."""
+    by_study: dict[int, list[tuple[int, str]]] = {}
+    for pk, study_id, pseudonym in (
+        Participant.objects.filter(pk__in=participant_ids).order_by("pk").values_list("pk", "study_id", "pseudonym")
     ):
-        by_study.setdefault(study_id, []).append(pseudonym)
+        by_study.setdefault(study_id, []).append((pk, pseudonym))
     events = []
     verb = "Excluded" if kind == StudyEvent.Kind.EXCLUDED else "Included again"
     for study in Study.objects.filter(pk__in=by_study):
-        names = by_study[study.pk]
+        names = [pseudonym for _, pseudonym in by_study[study.pk]]
+        was = {pseudonym: (lifted or {}).get(pk, "") for pk, pseudonym in by_study[study.pk]} if lifted else {}
         summary = f"{verb} {', '.join(names)}" + (f": {reason}" if reason else "")
-        event = study_event_record(
-            study=study, kind=kind, summary=summary, data={"participants": names, "reason": reason}, actor=actor
-        )
+        if was:
+            summary += " (excluded before: " + "; ".join(f"{n}: {r or 'no reason given'}" for n, r in was.items()) + ")"
+        data: dict[str, Any] = {"participants": names, "reason": reason}
+        if was:
+            data["lifted"] = was
+        event = study_event_record(study=study, kind=kind, summary=summary, data=data, actor=actor)
         if event is not None:
             events.append(event)
     return events

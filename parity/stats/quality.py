@@ -150,6 +150,9 @@ def warnings(
     pasted: int,
     failing_attention: int,
     finished: int,
+    left_tab: int = 0,
+    canary: int = 0,
+    bots: int = 0,
 ) -> list[str]:
     """What a researcher should look at now, in words, the most urgent first."""
     said: list[str] = []
@@ -184,7 +187,14 @@ def warnings(
         )
     flagged = [
         f"{count} {what}"
-        for count, what in ((fast, "fast"), (straight, "straight-lining"), (pasted, "pasting"))
+        for count, what in (
+            (fast, "fast"),
+            (straight, "straight-lining"),
+            (pasted, "pasting"),
+            (left_tab, "leaving the tab"),
+            (canary, "carrying the canary word"),
+            (bots, "bot-like (hidden field or no-script speed)"),
+        )
         if count
     ]
     if flagged:

@@ -97,3 +97,18 @@ def through_prolific(
     if bonus:
         assert bonus_batch_compute(prolific_study=found) is not None
     return Footprint(bot.participant, person, submission_id, found)
+
+
+def previewed_and_confirmed(client, action: str, ids: list[int], *, cautions: bool = False):
+    """A Prolific study's action with a preview (review, bonuses) as a researcher runs it: the first POST
+    shows what would be sent (and sends nothing), the second confirms what was shown."""
+    url = "/admin/prolific/prolificstudy/"
+    preview = client.post(url, {"action": action, "_selected_action": ids})
+    assert preview.status_code == 200 and "plans" in preview.context, preview.content.decode()[:500]
+    form = {"action": action, "_selected_action": ids, "confirm": "1"}
+    form |= {f"fingerprint-{found.pk}": plan.fingerprint for found, plan in preview.context["plans"]}
+    if cautions:
+        form["confirm_cautions"] = "on"
+    sent = client.post(url, form, follow=True)
+    assert "plans" not in (sent.context or {}), [(found, plan) for found, plan in sent.context["plans"]]
+    return preview, sent

@@ -84,6 +84,7 @@ class StandIn:
     submissions: dict[str, dict] = field(default_factory=dict)
     bulk_bonuses: dict[str, dict] = field(default_factory=dict)
     payments: list[str] = field(default_factory=list)  # the bulk id of each pay call that took effect
+    rejection_messages: dict[str, str] = field(default_factory=dict)  # each rejection's message, by submission
     decisions: list[tuple[str, str]] = field(default_factory=list)  # (submission id, APPROVE / REJECT)
     secrets: list[str] = field(default_factory=list)
     subscriptions: list[dict] = field(default_factory=list)
@@ -362,6 +363,7 @@ class StandIn:
                 raise Refused(400, "a rejection needs a message of at least 100 characters")
             if body.get("rejection_category") not in REJECTION_CATEGORIES:
                 raise Refused(400, "a rejection needs a rejection_category")
+            self.rejection_messages[submission_id] = body["message"]
         self.submissions[submission_id]["status"] = "APPROVED" if action == "APPROVE" else "REJECTED"
         self.decisions.append((submission_id, action))
         return self.submissions[submission_id]

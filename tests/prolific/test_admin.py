@@ -6,7 +6,7 @@ from __future__ import annotations
 from prolific.models import ProlificFlag, ProlificStudy
 from prolific.services import prolific_study_create
 from tests import personas
-from tests.prolific.helpers import arrive, prolific_study
+from tests.prolific.helpers import arrive, previewed_and_confirmed, prolific_study
 
 
 def test_the_researcher_runs_a_study_on_prolific_from_the_admin(researcher_client, researcher, implicature, standin):
@@ -25,9 +25,8 @@ def test_the_researcher_runs_a_study_on_prolific_from_the_admin(researcher_clien
     bot, submission = arrive(standin, study, found.prolific_id, 1)
     bot.complete()
     standin.submission_set(submission, "AWAITING REVIEW", study.completion_code)
-    page = researcher_client.post(
-        "/admin/prolific/prolificstudy/", {"action": "review", "_selected_action": [found.pk]}, follow=True
-    )
+    preview, page = previewed_and_confirmed(researcher_client, "review", [found.pk], cautions=True)
+    assert "Nothing has been sent yet" in preview.content.decode()
     assert "approved 1, rejected 0" in page.content.decode()
     flags = researcher_client.get("/admin/prolific/prolificflag/").content.decode()
     assert "Submission with no Parity participant" in flags and stranger in flags

@@ -26,6 +26,9 @@ def test_the_commands_walk_a_study_through_prolific(implicature, standin):
     bot.complete()
     standin.submission_set(submission, "AWAITING REVIEW", study.completion_code)
     assert "1 submissions" in _run("sync")
+    dry = _run("review", study.name, "--dry-run")
+    assert "A1: approve" in dry and "Dry run: 1 approvals, 0 rejections; nothing sent." in dry
+    assert standin.decisions == [] and not ProlificSubmission.objects.exclude(decision="").exists()
     assert "approved 1, rejected 0" in _run("review", study.name)
     assert ProlificSubmission.objects.get().decision == "approve"
     dry = _run("bonuses", study.name, "--per-correct", "5", "--dry-run")

@@ -8,6 +8,7 @@ from drf_spectacular.generators import SchemaGenerator
 from freezegun import freeze_time
 from rest_framework.test import APIClient
 
+from studies.models import Participant
 from tests.personas import member, personas_for, signed_in
 from tests.studies.monitoring import READ_AT, busy_study, pseudonym
 
@@ -32,7 +33,10 @@ def test_the_owner_collaborators_and_superusers_see_the_monitor(busy):
     assert '<dd data-count="arrivals">10</dd>' in html and '<dd data-count="completed">6</dd>' in html
     assert '<dd data-count="declined">1</dd>' in html and '<dd data-count="excluded">1</dd>' in html
     assert "Pay is below Prolific&#x27;s minimum: £3.00/h" in html
-    assert f"<td>{pseudonym(study, 5)}</td>" in html and "the same answer throughout" in html
+    # each flagged pseudonym opens the participant's admin page
+    five = Participant.objects.get(study=study, pseudonym=pseudonym(study, 5))
+    assert f'<td><a href="/admin/studies/participant/{five.pk}/change/">{five.pseudonym}</a></td>' in html
+    assert "the same answer throughout" in html
     assert '<figure class="chart" id="monitor-chart"><svg' in html
     assert 'hx-trigger="every 10s"' in html and f'hx-get="/studies/{study.pk}/monitor/"' in html
 

@@ -86,7 +86,8 @@ def test_flags_and_warnings_name_the_straight_liner_and_the_fast_responder(busy)
     assert data["warnings"] == [
         "Pay is below Prolific's minimum: £3.00/h at the median completion time of 2.0 min (minimum £6.00/h). "
         "Raise the reward or shorten the study.",
-        "Flagged for review: 1 fast, 1 straight-lining (see the list below).",
+        "Flagged for review: 1 fast, 1 straight-lining, 1 bot-like (hidden field or no-script speed) "
+        "(see the list below).",
     ]
 
 

@@ -104,3 +104,25 @@ def test_nothing_is_said_about_a_healthy_study():
         )
         == []
     )
+
+
+def test_the_banner_counts_tab_leavers_canary_carriers_and_bots():
+    said = quality.warnings(
+        items=[],
+        positions=[],
+        units=[],
+        pence_per_hour=None,
+        median_minutes=None,
+        fast=0,
+        straight=0,
+        pasted=1,
+        failing_attention=0,
+        finished=10,
+        left_tab=3,
+        canary=1,
+        bots=2,
+    )
+    assert said == [
+        "Flagged for review: 1 pasting, 3 leaving the tab, 1 carrying the canary word, "
+        "2 bot-like (hidden field or no-script speed) (see the list below)."
+    ]

@@ -166,6 +166,16 @@ def test_the_admin_action_needs_the_erase_permission(finished, django_user_model
     staff.user_permissions.add(Permission.objects.get(codename="erase_identity"))
     client.force_login(django_user_model.objects.get(pk=staff.pk))
     assert "erase_identity" in client.get("/admin/studies/participant/").content.decode()
-    client.post("/admin/studies/participant/", {"action": "erase_identity", "_selected_action": [participant.pk]})
+    # the first POST lists whose identity would go, and erases nothing
+    asked = client.post(
+        "/admin/studies/participant/", {"action": "erase_identity", "_selected_action": [participant.pk]}
+    )
+    assert "Erase 1 identity" in asked.content.decode() and "A1 · pilot" in asked.content.decode()
+    participant.refresh_from_db()
+    assert participant.erased_at is None
+    client.post(
+        "/admin/studies/participant/",
+        {"action": "erase_identity", "_selected_action": [participant.pk], "apply": "Erase"},
+    )
     participant.refresh_from_db()
     assert participant.erased_at is not None and participant.prolific_pid != bot.pid

@@ -8,7 +8,7 @@ from prolific.client import ProlificError
 from prolific.currency import money
 from prolific.models import ProlificStudy
 from prolific.recruitment import prolific_recruit_configure, recruitment_step
-from prolific.review import prolific_review
+from prolific.review import prolific_review, review_plan
 from prolific.services import (
     TRANSITIONS,
     ProlificStudyError,
@@ -68,7 +68,11 @@ class Command(BaseCommand):
             type=int,
             help="recruit: the most spent on rewards, in the workspace currency's smallest unit (pence, cents)",
         )
-        parser.add_argument("--dry-run", action="store_true", help="bonuses: list the amounts; pay nothing")
+        parser.add_argument(
+            "--dry-run",
+            action="store_true",
+            help="bonuses: list the amounts, pay nothing; review: list each decision and its message, send nothing",
+        )
 
     def handle(self, *args, action: str, study: str | None, **options) -> None:
         try:
@@ -133,6 +137,8 @@ class Command(BaseCommand):
         if action == "review":
             if options["reject_excluded"]:
                 prolific_study_configure(prolific_study=found, reject_excluded=options["reject_excluded"] == "yes")
+            if options["dry_run"]:
+                return self._review_plan(found)
             result = prolific_review(prolific_study=found)
             return (
                 f"{found.study.name}: approved {result.approved}, rejected {result.rejected}, approved and "
@@ -140,6 +146,20 @@ class Command(BaseCommand):
                 f"{result.left}."
             )
         return self._bonuses(found, options)
+
+    def _review_plan(self, found: ProlificStudy) -> str:
+        prolific_sync(prolific_study=found)
+        plan = review_plan(prolific_study=found)
+        lines = [
+            f"{d.pseudonym}: {d.decision}"
+            + (f" ({d.message})" if d.message else "")
+            + (f" [look first: {d.caution}]" if d.caution else "")
+            for d in plan.decisions
+        ]
+        lines += [f"{who}: left for review by hand" for who in plan.left]
+        return "\n".join(
+            [*lines, f"Dry run: {len(plan.approvals)} approvals, {len(plan.rejections)} rejections; nothing sent."]
+        )
 
     def _sync(self, found: ProlificStudy) -> str:
         result = prolific_sync(prolific_study=found)
