@@ -225,13 +225,23 @@ class ReviewFlagFilter(admin.SimpleListFilter):
         return queryset.filter(pk__in=[pk for pk, marks in flagged.items() if wanted & set(marks)])
 
 
-def _review_column(preserved_filters: str):
-    @admin.display(description="review")
-    def review(participant: Participant) -> str:
-        url = reverse("review:participant", args=[participant.study_id, participant.pk])
-        return format_html('<a href="{}?{}" class="review-link">review</a>', url, preserved_filters)
+def _answered_column(preserved_filters: str):
+    """The *answered* column, its figure a link to the participant's review page (their answers in
+    context), carrying the list's filters: a column of its own would push Excluded and Reason off
+    the screen at 1,600 px."""
 
-    return review
+    @admin.display(description="answered", ordering="answered")
+    def answered(participant: Participant) -> str:
+        url = reverse("review:participant", args=[participant.study_id, participant.pk])
+        return format_html(
+            '<a href="{}?{}" class="review-link" title="review: answers, evidence and decision">{}/{}</a>',
+            url,
+            preserved_filters,
+            participant.answered,
+            participant.total,
+        )
+
+    return answered
 
 
 class UnitFilter(admin.SimpleListFilter):
@@ -355,7 +365,8 @@ class ParticipantAdmin(NoBulkDeletion, ResearcherAdmin):
 
     def get_list_display(self, request):
         # the review page carries the list's filters back, as the admin's own pages do
-        return [*super().get_list_display(request), _review_column(self.get_preserved_filters(request))]
+        answered = _answered_column(self.get_preserved_filters(request))
+        return [answered if name == "progress" else name for name in super().get_list_display(request)]
 
     @admin.display(description="review page")
     def review_page(self, participant: Participant) -> str:
