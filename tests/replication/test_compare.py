@@ -9,7 +9,7 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 
 from replication.archive import BundleRefused, read_bundle, write_bundle
-from replication.bundles import WITHHELD, withhold
+from studies.withholding import WITHHELD, withhold
 from replication.compare import MISSING, compare
 from replication.services import loaded_start as load_start
 

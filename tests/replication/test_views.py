@@ -110,3 +110,15 @@ def test_the_bundle_carries_the_report_written_from_its_own_analysis_output(clie
     ):
         assert bundle.files[path].decode() == render_report(analysis, fmt)
     assert "\\begin{document}" in bundle.files["analysis/report.tex"].decode()
+
+
+def test_an_identity_typed_in_upper_case_into_an_answer_is_withheld_from_the_bundle(client, study) -> None:
+    from studies.models import Response
+
+    person = study.participants.get(prolific_pid=pid(0xB1))
+    Response.objects.filter(participant=person, position=1).update(raw_answer=f"ID {pid(0xB1).upper()}")
+    client.force_login(personas_for(study).owner)
+    bundle = read_bundle(client.get(reverse("replication:bundle", args=[study.pk])).content)
+    typed = [row["raw_answer"] for row in bundle.jsonl("humans/answers.jsonl") if row["raw_answer"].startswith("ID ")]
+    assert typed == ["ID [withheld]"]
+    assert pid(0xB1).upper().encode() not in b"".join(bundle.files.values())
