@@ -40,7 +40,9 @@ def typed(ambi) -> Study:
     study.save(update_fields=["closing_questions"])
     person = Participant.objects.get(study=study, prolific_pid=AMBI_PIDS[0])
     typed_text = f"my id is {AMBI_PIDS[0].upper()}"
-    Response.objects.filter(participant=person, position=1).update(raw_answer=typed_text, answer=typed_text, valid=False)
+    Response.objects.filter(participant=person, position=1).update(
+        raw_answer=typed_text, answer=typed_text, valid=False
+    )
     Participant.objects.filter(pk=person.pk).update(closing_answers={"feedback": "session SessionAmbi, thanks"})
     return study
 
