@@ -20,8 +20,8 @@ from annotation.selectors import item_data
 from modelruns import selectors
 from modelruns.models import LM_EVAL_SOURCE, ModelResponse, ModelRun, ModelSpec
 from modelruns.services import ModelRunError, setting_key
-from modelruns.storable import storable
 from modelruns.sources import model_name_problem
+from modelruns.storable import storable
 from parity.benchmarks.custom.model import IMPORTED_SETTING
 from parity.benchmarks.lm_eval.samples import SamplesError, read_samples, samples_answers
 from studies.changes import results_changed
