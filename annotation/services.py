@@ -46,6 +46,19 @@ class AnsweredItemsChanged(DatasetError):
         self.changes = changes
 
 
+class FrozenItemsChanged(DatasetError):
+    """The import would change items that a launched study's preregistration froze; nothing was written."""
+
+    def __init__(self, benchmark: str, changes: list[str]) -> None:
+        listed = "; ".join(changes[:20]) + (f"; and {len(changes) - 20} more" if len(changes) > 20 else "")
+        super().__init__(
+            benchmark,
+            f"{len(changes)} item(s) of a launched study would change, whose plan froze them at launch: "
+            f"{listed}. Import the corrected items under another name and duplicate the study onto them.",
+        )
+        self.changes = changes
+
+
 #: what an item asks and what counts as right; changing them under stored answers rewrites those answers
 _ANSWER_DEFINING = ("split", "prompt", "gold", "is_attention_check")
 
@@ -204,6 +217,23 @@ def _answered_changes(items: list[tuple[Item, list[str]]]) -> list[str]:
     return changes
 
 
+def _frozen_changes(items: list[tuple[Item, list[str]]]) -> list[str]:
+    """'KEY (gold 'yes' -> 'no'; in the launched study 'S')' for each changed item of a study whose
+    preregistration is frozen, answered or not: its items' hash is part of the frozen plan."""
+    if not items:
+        return []
+    studies: dict[int, set[str]] = {}
+    for pk, study in Item.objects.filter(
+        pk__in=[item.pk for item, _ in items], units__study__preregistration__frozen_at__isnull=False
+    ).values_list("pk", "units__study__name"):
+        studies.setdefault(pk, set()).add(study)
+    return [
+        f"{item.key} ({', '.join(fields)}; in the launched study {', '.join(map(repr, sorted(studies[item.pk])))})"
+        for item, fields in items
+        if item.pk in studies
+    ]
+
+
 def _describe_change(field: str, old: Any, new: Any) -> str:
     if field == "prompt":
         return "text changed"
@@ -215,7 +245,7 @@ def _write_bundle(name: str, bundle: ImportBundle, claim: _Claim | None = None) 
     """Items are matched by key, which each benchmark derives from the source's own id or from the
     item's content, never from its row. An item's details (meta) may be refreshed freely; its text,
     its gold and the meta its benchmark declares answer-defining may change only while nobody, human
-    or model, has answered it."""
+    or model, has answered it, and no launched study holds it (its preregistration froze it)."""
     if claim is not None:
         _item_set_claim(name, claim)
     _refuse_repeated_keys(name, bundle)
@@ -254,6 +284,9 @@ def _write_bundle(name: str, bundle: ImportBundle, claim: _Claim | None = None) 
         for field in changed:
             setattr(item, field, fields[field])
         changed_items.append((item, changed))
+    frozen = _frozen_changes(defining)
+    if frozen:
+        raise FrozenItemsChanged(name, frozen)
     refused = _answered_changes(defining)
     if refused:
         raise AnsweredItemsChanged(name, refused)
