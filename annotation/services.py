@@ -6,7 +6,7 @@ import shutil
 import tempfile
 import urllib.request
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -217,20 +217,32 @@ def _answered_changes(items: list[tuple[Item, list[str]]]) -> list[str]:
     return changes
 
 
-def _frozen_changes(items: list[tuple[Item, list[str]]]) -> list[str]:
-    """'KEY (gold 'yes' -> 'no'; in the launched study 'S')' for each changed item of a study whose
-    preregistration is frozen, answered or not: its items' hash is part of the frozen plan."""
+#: (benchmark, changed items, the pks of those among them that were or are attention checks) -> for
+#: the items an upper app holds fixed, why (item pk -> names of what holds it). Apps above register
+#: theirs in `AppConfig.ready()` (`studies`: the items a launched study's frozen plan covers);
+#: annotation never imports them.
+ItemGuard = Callable[[str, list[Item], set[int]], dict[int, list[str]]]
+ITEM_GUARDS: list[ItemGuard] = []
+
+
+def register_item_guard(guard: ItemGuard) -> None:
+    if guard not in ITEM_GUARDS:
+        ITEM_GUARDS.append(guard)
+
+
+def _frozen_changes(benchmark: str, items: list[tuple[Item, list[str]]], attention: set[int]) -> list[str]:
+    """'KEY (gold 'yes' -> 'no'; held by 'S')' for each changed item a registered guard holds fixed,
+    answered or not (a launched study's plan froze its items' hash)."""
     if not items:
         return []
-    studies: dict[int, set[str]] = {}
-    for pk, study in Item.objects.filter(
-        pk__in=[item.pk for item, _ in items], units__study__preregistration__frozen_at__isnull=False
-    ).values_list("pk", "units__study__name"):
-        studies.setdefault(pk, set()).add(study)
+    held: dict[int, set[str]] = {}
+    for guard in ITEM_GUARDS:
+        for pk, names in guard(benchmark, [item for item, _ in items], attention).items():
+            held.setdefault(pk, set()).update(names)
     return [
-        f"{item.key} ({', '.join(fields)}; in the launched study {', '.join(map(repr, sorted(studies[item.pk])))})"
+        f"{item.key} ({', '.join(fields)}; in the launched study {', '.join(map(repr, sorted(held[item.pk])))})"
         for item, fields in items
-        if item.pk in studies
+        if item.pk in held
     ]
 
 
@@ -254,6 +266,7 @@ def _write_bundle(name: str, bundle: ImportBundle, claim: _Claim | None = None) 
     created: list[Item] = []
     changed_items: list[tuple[Item, list[str]]] = []
     defining: list[tuple[Item, list[str]]] = []  # changes of what the item asks or counts as right
+    attention: set[int] = set()  # of those, the items that were or are attention checks
     unchanged = 0
     for data in bundle.items:
         fields = {
@@ -281,15 +294,17 @@ def _write_bundle(name: str, bundle: ImportBundle, claim: _Claim | None = None) 
             described.append(f"{', '.join(meta_keys)} changed")
         if described:
             defining.append((item, described))
+            if item.is_attention_check or data.is_attention_check:
+                attention.add(item.pk)
         for field in changed:
             setattr(item, field, fields[field])
         changed_items.append((item, changed))
-    frozen = _frozen_changes(defining)
-    if frozen:
-        raise FrozenItemsChanged(name, frozen)
     refused = _answered_changes(defining)
     if refused:
         raise AnsweredItemsChanged(name, refused)
+    frozen = _frozen_changes(name, defining, attention)
+    if frozen:
+        raise FrozenItemsChanged(name, frozen)
     for item, changed in changed_items:
         item.save(update_fields=changed)
     Item.objects.bulk_create(created, batch_size=500)

@@ -322,5 +322,12 @@ def test_a_launched_studys_items_cannot_change_even_where_nobody_answered(resear
     from parity.preregistration import sha256_of
 
     assert sha256_of(items_serialisation(study)) == frozen
+    # an attention check of the set's pool, drawn from whatever the study's units hold
+    check = EXAMPLE.read_text(encoding="utf-8").replace(
+        'choose Blue.",plain,,Red|Blue|Green,Blue,', 'choose Blue.",plain,,Red|Blue|Green,Red,'
+    )
+    assert check != EXAMPLE.read_text(encoding="utf-8")
+    refused = upload(researcher_client, check.encode(), "example.csv", "example")
+    assert refused.status_code == 400 and "example/check (gold" in refused.content.decode()
     study_set_status(study=study, status=Study.Status.CLOSED, actor=researcher)
     assert upload(researcher_client, changed.encode(), "example.csv", "example").status_code == 400
