@@ -71,8 +71,14 @@ def test_the_apis_rows_and_downloads_withhold_a_typed_identity(typed) -> None:
     assert AMBI_PIDS[0] not in everything and "sessionambi" not in everything
 
 
-def test_the_withholder_replaces_each_identity_whole_whatever_its_case() -> None:
-    withholder = Withholder.of({"5f0c1a2b3c4d5e6f7a8b9c01", "abcdefgh", "ABCDEFGH-longer"})
+@pytest.mark.parametrize("others", [0, 2000])  # one regular expression; a look-up by prefix
+def test_the_withholder_replaces_each_identity_whole_whatever_its_case(others: int) -> None:
+    many = {f"{n:024x}" for n in range(1, others + 1)}
+    withholder = Withholder.of({"5f0c1a2b3c4d5e6f7a8b9c01", "abcdefgh", "ABCDEFGH-longer", "short", *many})
     assert withholder.text("5F0C1A2B3C4D5E6F7A8B9C01 and Abcdefgh-LONGER.") == f"{WITHHELD} and {WITHHELD}."
+    assert withholder.text("xxabcdefghabcdefgh") == f"xx{WITHHELD}{WITHHELD}" and withholder.text("short") == "short"
     assert withholder.content("ÄabcdefghÜ".encode()) == f"Ä{WITHHELD}Ü".encode()
+    assert withholder.text("İ abcdefgh") == f"İ {WITHHELD}"  # lower case lengthens İ: the expression reads it
     assert withholder.cell(12) == 12 and Withholder.of(set()).text("abcdefgh") == "abcdefgh"
+    if others:
+        assert withholder.by_prefix and withholder.text(f"id {f'{others:024x}'.upper()}") == f"id {WITHHELD}"
