@@ -6,7 +6,7 @@ import shutil
 import tempfile
 import urllib.request
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -42,6 +42,19 @@ class AnsweredItemsChanged(DatasetError):
             f"{len(changes)} item(s) that already have answers would change, which would "
             f"change the meaning of those answers: {listed}. Import the corrected data "
             "as a new benchmark version or remove the studies first.",
+        )
+        self.changes = changes
+
+
+class FrozenItemsChanged(DatasetError):
+    """The import would change items that a launched study's preregistration froze; nothing was written."""
+
+    def __init__(self, benchmark: str, changes: list[str]) -> None:
+        listed = "; ".join(changes[:20]) + (f"; and {len(changes) - 20} more" if len(changes) > 20 else "")
+        super().__init__(
+            benchmark,
+            f"{len(changes)} item(s) of a launched study would change, whose plan froze them at launch: "
+            f"{listed}. Import the corrected items under another name and duplicate the study onto them.",
         )
         self.changes = changes
 
@@ -204,6 +217,35 @@ def _answered_changes(items: list[tuple[Item, list[str]]]) -> list[str]:
     return changes
 
 
+#: (benchmark, changed items, the pks of those among them that were or are attention checks) -> for
+#: the items an upper app holds fixed, why (item pk -> names of what holds it). Apps above register
+#: theirs in `AppConfig.ready()` (`studies`: the items a launched study's frozen plan covers);
+#: annotation never imports them.
+ItemGuard = Callable[[str, list[Item], set[int]], dict[int, list[str]]]
+ITEM_GUARDS: list[ItemGuard] = []
+
+
+def register_item_guard(guard: ItemGuard) -> None:
+    if guard not in ITEM_GUARDS:
+        ITEM_GUARDS.append(guard)
+
+
+def _frozen_changes(benchmark: str, items: list[tuple[Item, list[str]]], attention: set[int]) -> list[str]:
+    """'KEY (gold 'yes' -> 'no'; held by 'S')' for each changed item a registered guard holds fixed,
+    answered or not (a launched study's plan froze its items' hash)."""
+    if not items:
+        return []
+    held: dict[int, set[str]] = {}
+    for guard in ITEM_GUARDS:
+        for pk, names in guard(benchmark, [item for item, _ in items], attention).items():
+            held.setdefault(pk, set()).update(names)
+    return [
+        f"{item.key} ({', '.join(fields)}; in the launched study {', '.join(map(repr, sorted(held[item.pk])))})"
+        for item, fields in items
+        if item.pk in held
+    ]
+
+
 def _describe_change(field: str, old: Any, new: Any) -> str:
     if field == "prompt":
         return "text changed"
@@ -215,7 +257,7 @@ def _write_bundle(name: str, bundle: ImportBundle, claim: _Claim | None = None) 
     """Items are matched by key, which each benchmark derives from the source's own id or from the
     item's content, never from its row. An item's details (meta) may be refreshed freely; its text,
     its gold and the meta its benchmark declares answer-defining may change only while nobody, human
-    or model, has answered it."""
+    or model, has answered it, and no launched study holds it (its preregistration froze it)."""
     if claim is not None:
         _item_set_claim(name, claim)
     _refuse_repeated_keys(name, bundle)
@@ -224,6 +266,7 @@ def _write_bundle(name: str, bundle: ImportBundle, claim: _Claim | None = None) 
     created: list[Item] = []
     changed_items: list[tuple[Item, list[str]]] = []
     defining: list[tuple[Item, list[str]]] = []  # changes of what the item asks or counts as right
+    attention: set[int] = set()  # of those, the items that were or are attention checks
     unchanged = 0
     for data in bundle.items:
         fields = {
@@ -251,12 +294,17 @@ def _write_bundle(name: str, bundle: ImportBundle, claim: _Claim | None = None) 
             described.append(f"{', '.join(meta_keys)} changed")
         if described:
             defining.append((item, described))
+            if item.is_attention_check or data.is_attention_check:
+                attention.add(item.pk)
         for field in changed:
             setattr(item, field, fields[field])
         changed_items.append((item, changed))
     refused = _answered_changes(defining)
     if refused:
         raise AnsweredItemsChanged(name, refused)
+    frozen = _frozen_changes(name, defining, attention)
+    if frozen:
+        raise FrozenItemsChanged(name, frozen)
     for item, changed in changed_items:
         item.save(update_fields=changed)
     Item.objects.bulk_create(created, batch_size=500)

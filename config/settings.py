@@ -156,15 +156,22 @@ AXES_CLIENT_IP_CALLABLE = "config.client_address.client_address"
 if AXES_FAILURE_LIMIT < 1 or AXES_COOLOFF_TIME <= timedelta(0):
     raise ConfigError("LOGIN_FAILURE_LIMIT and LOGIN_COOLOFF_MINUTES must be at least 1")
 
-# The API's throttles count requests here: per process by default; point CACHE_URL at Redis when
-# several processes serve the site, so that they share one count.
+# The API's throttles count requests here, so every process that serves the site must share it: in
+# Redis when CACHE_URL names it (several machines), else in files under the data directory, shared
+# by the processes of this machine (`scripts/serve` starts several web workers; a cache in each
+# process's memory would let a client make the allowed requests once per worker).
 CACHE_URL = env_str("CACHE_URL")
 if CACHE_URL.startswith(("redis://", "rediss://")):
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}}
 elif CACHE_URL:
     raise ConfigError(f"CACHE_URL={CACHE_URL!r}: use redis://host:port/db (or leave it unset)")
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(VAR_DIR / "cache" / "default"),
+        }
+    }
 if CACHE_URL:
     # sessions (researchers'; participants' pages use a signed cookie) stay in the database, read
     # through the shared cache (never a per-process cache, whose copies would go stale)

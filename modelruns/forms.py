@@ -10,6 +10,7 @@ from typing import Any
 from django import forms
 
 from modelruns.models import ModelSpec
+from modelruns.sources import model_name_problem
 from parity.benchmarks.design import DesignOption
 from studies.models import Study
 from studies.workflow.forms import option_field
@@ -83,6 +84,13 @@ class RunStartForm(forms.Form):
 
     def default_setting_label(self) -> str:
         return self.definition.model_setting_label(self.definition.model_setting())
+
+    def clean_model(self) -> str:
+        model = self.cleaned_data["model"].strip()
+        problem = model_name_problem(model)
+        if problem is not None:
+            raise forms.ValidationError(problem)
+        return model
 
     def clean_device(self) -> str:
         return self.cleaned_data.get("device", "").strip() or "auto"

@@ -27,7 +27,7 @@ from modelruns import selectors, workers
 from modelruns.models import ModelRun, ModelShard, ModelSpec
 from modelruns.preregistration import run_change_record
 from modelruns.services_instructions import instruction_setting_resolve
-from modelruns.sources import model_source_problem
+from modelruns.sources import model_name_problem, model_source_problem
 from modelruns.tasks import run_shard
 from modelruns.work import modelrun_end_cancelled, modelrun_finish_if_complete, open_shards
 from parity.benchmarks.base import DatasetError
@@ -111,8 +111,9 @@ def modelspec_get_or_create(
     say how to reach the server, not which model answers).
     """
     model = model.strip()
-    if not model:
-        raise ModelRunError("a model is needed: a Hugging Face id, a local path or an alias such as smollm2")
+    problem = model_name_problem(model)
+    if problem is not None:
+        raise ModelRunError(problem)
     if dtype not in ModelSpec.Dtype.values:
         raise ModelRunError(f"dtype must be one of {', '.join(ModelSpec.Dtype.values)}, not {dtype!r}")
     if kind not in ModelSpec.Kind.values:

@@ -20,6 +20,7 @@ from annotation.selectors import item_data
 from modelruns import selectors
 from modelruns.models import LM_EVAL_SOURCE, ModelResponse, ModelRun, ModelSpec
 from modelruns.services import ModelRunError, setting_key
+from modelruns.sources import model_name_problem
 from modelruns.storable import storable
 from parity.benchmarks.custom.model import IMPORTED_SETTING
 from parity.benchmarks.lm_eval.samples import SamplesError, read_samples, samples_answers
@@ -76,6 +77,9 @@ def modelrun_import_lm_eval_samples(
     model, revision = model.strip(), revision.strip()
     if not model:
         raise ModelRunError("a model name is needed: the Hugging Face id or the name the harness ran")
+    problem = model_name_problem(model)
+    if problem is not None:
+        raise ModelRunError(problem)
     definition = study.definition
     try:
         samples = read_samples(content, file_name=file_name, task=task, filter_name=filter_name)

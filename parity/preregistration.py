@@ -73,12 +73,16 @@ class Event:
     actor: str = ""
 
 
-#: settings whose change after launch departs from the document (the others, a study's name or
-#: group or a Prolific code, are recorded but change nothing that was preregistered)
+#: settings whose change after launch departs from the document: every setting the document holds
+#: (the others, a study's name, public title or a Prolific code, are recorded but change nothing
+#: that was preregistered)
 PREREGISTERED_SETTINGS = frozenset(
     {
         "consent_text",
         "instructions_text",
+        "language",
+        "pid_format",
+        "group",
         "attention_checks",
         "exclude_at",
         "min_answer_ms",

@@ -88,12 +88,19 @@ def bonus_batch_compute(*, prolific_study: ProlificStudy) -> BonusBatch | None:
         return batch
 
 
-def _create_bulk(batch: BonusBatch, client: ProlificClient) -> BonusBatch:
+def _create_bulk(batch: BonusBatch, client: ProlificClient) -> BonusBatch | None:
+    """The batch created on Prolific; None when every participant in it was erased since it was
+    computed: nothing can be paid, nothing was sent, so the batch goes (an empty list would be
+    refused by Prolific at every try and hold up every later bonus of the study)."""
     with transaction.atomic():
         batch = BonusBatch.objects.select_for_update().select_related("prolific_study").get(pk=batch.pk)
         if batch.state != BonusBatch.State.COMPUTED:
             return batch
-        answer = client.bonus_create(batch.prolific_study.prolific_id, csv_bonuses(batch))
+        lines = csv_bonuses(batch)
+        if not lines:
+            batch.delete()
+            return None
+        answer = client.bonus_create(batch.prolific_study.prolific_id, lines)
         if not isinstance(answer, dict) or not answer.get("id"):
             raise ProlificError("Prolific created no bulk bonus (its answer names no id)")
         batch.bulk_id, batch.state, batch.created_at = str(answer["id"]), BonusBatch.State.CREATED, timezone.now()
@@ -228,6 +235,8 @@ def prolific_bonuses_pay(
             "`--confirm paid` or `--confirm unpaid`"
         )
     batch = _create_bulk(batch, client)
+    if batch is None:
+        return BonusResult(None, paid_now=False)
     if batch.state == BonusBatch.State.CREATED:
         batch = _pay_bulk(batch, client)
         return BonusResult(batch, paid_now=batch.state == BonusBatch.State.PAID)

@@ -458,3 +458,5 @@ PARTS: list[Part] = [
     Part("analysis/report.html", report_part("html")),
     Part("software.json", lambda source: dumps(software_versions())),
 ]
+#: the names a bundle's files may have (a reader refuses any other)
+PART_PATHS = frozenset(part.path for part in PARTS)

@@ -8,7 +8,10 @@ option, number or short text) or, where the benchmark leaves it to the answer, w
 study's answer space (the gold labels, or the grades of a rating study): a typed short label such as
 AmbiBench's "x" is data, and its raw form is kept. Anything else (an own item's free text, an
 AmbiBench answer that is not X or Y, a written instruction in instruction induction) is free text:
-its `answer` and `raw_answer` are left empty and `free_text_withheld` is true. An item without a
+its `answer` and `raw_answer` are left empty and `free_text_withheld` is true. Free text asked for
+still has every Prolific ID, study id and session id of the study's participants replaced by
+`[withheld]`, whatever its case (`studies.withholding`, as in the replication bundle): a participant
+who typed their ID into an answer does not put it in an export. An item without a
 gold has an empty `correct` (neither right nor wrong). Annotators are the
 pseudonyms A1..An. Excluded participants and attention checks are in the long and wide exports,
 flagged; they are never in the statistics. The long and the participants' exports carry one column
@@ -36,6 +39,7 @@ from studies.closing import asked
 from studies.flags import FLAGS, evidence, participant_evidence, participant_flags
 from studies.models import Participant
 from studies.selectors import participants_in_order
+from studies.withholding import study_withholder
 
 #: format -> (content type, file suffix)
 FORMATS: dict[str, tuple[str, str]] = {
@@ -117,6 +121,7 @@ def flag_cells(names: list[str]) -> dict[str, bool]:
 def long_rows(data: StudyData, *, include_free_text: bool = False) -> list[dict[str, Any]]:
     study = data.study
     flagged = study_flags(data)
+    withholder = study_withholder(study)
     rows = []
     for h in data.humans:
         shown, raw, withheld = shown_answer(data, h, include_free_text=include_free_text)
@@ -130,8 +135,8 @@ def long_rows(data: StudyData, *, include_free_text: bool = False) -> list[dict[
                 "category": data.category_of(h.meta) or "",
                 "annotator": h.annotator,
                 "position": h.position,
-                "answer": shown,
-                "raw_answer": raw,
+                "answer": withholder.text(shown),
+                "raw_answer": withholder.text(raw),
                 "gold": h.gold,
                 "valid": h.valid,
                 # an item without a gold (a rating, a free text) is neither right nor wrong
@@ -158,6 +163,7 @@ def wide_table(data: StudyData, *, include_free_text: bool = False) -> tuple[lis
     excluded = {h.annotator for h in data.humans if h.excluded}
     annotators = sorted({h.annotator for h in data.humans}, key=_annotator_order)
     header = {name: f"{name} (excluded)" if name in excluded else name for name in annotators}
+    withholder = study_withholder(data.study)
     rows: dict[str, dict[str, Any]] = {}
     for h in data.humans:
         row = rows.setdefault(
@@ -173,7 +179,7 @@ def wide_table(data: StudyData, *, include_free_text: bool = False) -> tuple[lis
         )
         if h.unit not in str(row["unit"]).split(";"):
             row["unit"] = f"{row['unit']};{h.unit}"
-        row[header[h.annotator]] = shown_answer(data, h, include_free_text=include_free_text)[0]
+        row[header[h.annotator]] = withholder.text(shown_answer(data, h, include_free_text=include_free_text)[0])
     columns = ["item_id", "item_key", "unit", "category", "gold", "is_attention_check", *header.values()]
     order = {key: (item.units[0] if item.units else "", item.order) for key, item in data.items.items()}
     unit_position = {unit.label: unit.position for unit in data.units}
@@ -220,6 +226,7 @@ def participant_table(data: StudyData, *, include_free_text: bool = False) -> tu
         columns.append("closing_free_text_withheld")
     flagged = study_flags(data)
     figures = participant_evidence(Participant.objects.filter(study=data.study))
+    withholder = study_withholder(data.study)
     rows = []
     for participant in participants_in_order(data.study):
         answers = participant.closing_answers
@@ -241,7 +248,7 @@ def participant_table(data: StudyData, *, include_free_text: bool = False) -> tu
         }
         for question in questions:
             shown = include_free_text or not question.free_text
-            row[f"closing_{question.key}"] = answers.get(question.key, "") if shown else ""
+            row[f"closing_{question.key}"] = withholder.cell(answers.get(question.key, "")) if shown else ""
         if withholds:
             row["closing_free_text_withheld"] = any(answers.get(q.key) for q in questions if q.free_text)
         rows.append(row)

@@ -55,6 +55,27 @@ def attention_serialisation(study: Study) -> list[dict[str, Any]]:
     return [{"key": key, "prompt": prompt, "gold": gold} for key, prompt, gold in rows]
 
 
+def frozen_items(benchmark: str, items: list[Item], attention: set[int]) -> dict[int, list[str]]:
+    """Of `items` (of `benchmark`), those a launched study's frozen plan covers, with the studies'
+    names: an item of one of its units, or (`attention`: it was or is an attention check) of the pool
+    its attention checks are drawn from. Registered with `annotation.services.register_item_guard`,
+    so an import that would change them is refused."""
+    launched = list(Study.objects.filter(benchmark=benchmark, preregistration__frozen_at__isnull=False))
+    if not launched or not items:
+        return {}
+    held: dict[int, list[str]] = {}
+    for pk, name in UnitItem.objects.filter(
+        unit__study__in=launched, item_id__in=[item.pk for item in items]
+    ).values_list("item_id", "unit__study__name"):
+        held.setdefault(pk, []).append(name)
+    for study in launched:
+        scope = study.definition.item_scope(study.design)
+        for item in items:
+            if item.pk in attention and item.key.startswith(scope):
+                held.setdefault(item.pk, []).append(study.name)
+    return held
+
+
 def _exclusion_rule(study: Study) -> str:
     if not study.attention_checks or not study.exclude_at:
         return "no participant is excluded automatically"

@@ -21,7 +21,7 @@ from studies import closing
 from studies.changes import results_changed
 from studies.errors import StudyError
 from studies.models import Participant, Study, StudyEvent, Unit, UnitItem
-from studies.services_erasure import erased_token, identities_erase
+from studies.services_erasure import erased_token, identities_erase, participant_identities, typed_identities_withhold
 from studies.services_preregistration import (
     capacity_change_record,
     participants_change_record,
@@ -514,6 +514,7 @@ def participant_erase(
         if dry_run:
             return result
         replacement = erased_token()
+        known = participant_identities(participant)  # before their stores are erased
         identities_erase(participant=participant, pid_replacement=replacement)
         results_changed(study_ids=[study.pk])
         study_event_record(
@@ -530,6 +531,8 @@ def participant_erase(
         participant.session_changes = []
         participant.erased_at = timezone.now()
         fields = ["prolific_pid", "prolific_study_id", "prolific_session_id", "session_changes", "erased_at"]
+        if typed_identities_withhold(participant=participant, identities=known):
+            fields.append("closing_answers")
         if participant.status == Participant.Status.ACTIVE:
             participant.status, participant.step = Participant.Status.RETURNED, Participant.Step.RELEASED
             fields += ["status", "step"]

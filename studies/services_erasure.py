@@ -18,7 +18,8 @@ from typing import Any
 from django.db.models import CharField, ForeignKey, Model, Q
 
 from studies.identity import guarded_models, identity_fields
-from studies.models import Participant
+from studies.models import Participant, Response
+from studies.withholding import MIN_IDENTITY_CHARS, Withholder
 
 ERASED_PREFIX = "erased-"
 
@@ -115,3 +116,25 @@ def identities_erase(*, participant: Participant, pid_replacement: str) -> int:
                 row.save(update_fields=fields)
                 changed += 1
     return changed
+
+
+def typed_identities_withhold(*, participant: Participant, identities: set[str]) -> bool:
+    """Replace `identities` (the participant's ids, read before their erasure) wherever the participant
+    typed one into an answer or a closing answer, by `[withheld]`, whatever its case. Once erased,
+    their ids are no longer known, so the exports and the bundle could not withhold them any more.
+    Writes the answers; sets `participant.closing_answers` (the caller saves it) and says whether
+    it changed."""
+    withholder = Withholder.of({value for value in identities if len(value.strip()) >= MIN_IDENTITY_CHARS})
+    if withholder.pattern is None:
+        return False
+    typed = Q()
+    for value in identities:
+        typed |= Q(raw_answer__icontains=value) | Q(answer__icontains=value)
+    for response in Response.objects.select_for_update().filter(typed, participant=participant):
+        response.raw_answer, response.answer = withholder.text(response.raw_answer), withholder.text(response.answer)
+        response.save(update_fields=["raw_answer", "answer"])
+    closing = {key: withholder.cell(value) for key, value in (participant.closing_answers or {}).items()}
+    if closing == (participant.closing_answers or {}):
+        return False
+    participant.closing_answers = closing
+    return True

@@ -66,12 +66,16 @@ def _urls_loaded_before_any_frozen_clock():
 
 @pytest.fixture(autouse=True)
 def _fresh_cache(settings):
-    """The API's throttles count in the cache: no test inherits another's requests. Results are kept
+    """The API's throttles count in the cache: no test inherits another's requests (the site shares
+    one between its processes, files or Redis; here each test has one in memory). Results are kept
     in a cache of their own (files, shared by processes): here one in memory, emptied for each test,
     so that no test reads results another computed from data its transaction rolled back."""
     from django.core.cache import cache, caches
 
-    settings.CACHES = {**settings.CACHES, "results": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    memory = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    # in memory here, never the files the site's processes share: parallel test processes would count
+    # each other's requests
+    settings.CACHES = {**settings.CACHES, "default": memory, "results": memory}
     for each in (cache, caches["results"]):
         each.clear()
     yield

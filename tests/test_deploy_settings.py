@@ -89,7 +89,7 @@ def test_the_production_profile_keeps_connections_and_reads_sessions_through_red
     ), served.stderr
     embedded = _manage(tmp_path, "shell", "-c", show)
     assert embedded.stdout.strip().splitlines()[-1] == (
-        "0 False django.contrib.sessions.backends.db django.core.cache.backends.locmem.LocMemCache"
+        "0 False django.contrib.sessions.backends.db django.core.cache.backends.filebased.FileBasedCache"
     ), embedded.stderr
 
 
@@ -100,3 +100,19 @@ def test_postgresql_runs_on_djangos_own_backend_with_its_default_binding(tmp_pat
     )
     served = _manage(tmp_path, "shell", "-c", show, DATABASE_URL="postgres://postgres@127.0.0.1:5432/parity")
     assert served.stdout.strip().splitlines()[-1] == "django.db.backends.postgresql []", served.stderr
+
+
+def test_the_throttles_count_across_the_processes_of_one_machine_without_redis(tmp_path):
+    """`scripts/serve` starts several web workers: a client allowed two requests a minute gets two in
+    all, not two from each worker (the count lives in files under the data directory, not in each
+    process's memory)."""
+    ask = (
+        "from django.test import RequestFactory; from rest_framework.request import Request; "
+        "from rest_framework.throttling import AnonRateThrottle; "
+        "request = Request(RequestFactory().get('/api/studies/')); "
+        "print([AnonRateThrottle().allow_request(request, None) for _ in range({n})])"
+    )
+    first = _manage(tmp_path, "shell", "-c", ask.replace("{n}", "2"), API_THROTTLE_ANON="2/minute")
+    assert first.stdout.strip().splitlines()[-1] == "[True, True]", first.stderr
+    other = _manage(tmp_path, "shell", "-c", ask.replace("{n}", "1"), API_THROTTLE_ANON="2/minute")
+    assert other.stdout.strip().splitlines()[-1] == "[False]", other.stderr

@@ -22,6 +22,7 @@ from rest_framework.settings import api_settings
 
 from modelruns.models import ModelRun, ModelSpec
 from modelruns.services import ModelRunError, modelrun_cancel, modelrun_start_many, modelspec_get_or_create
+from modelruns.sources import model_name_problem
 from parity import benchmarks
 from results.api.schema import DETAIL
 from results.api.selectors import model_runs_of, study_units_of
@@ -266,6 +267,12 @@ class ModelRunStartApi(ResearcherApi):
             except ValueError as exc:
                 raise serializers.ValidationError(str(exc)) from exc
             return pairs
+
+        def validate_model(self, model: str) -> str:
+            problem = model_name_problem(model)
+            if problem is not None:
+                raise serializers.ValidationError(problem)
+            return model.strip()
 
         def validate_kind(self, kind: str) -> str:
             definition = self.context["study"].definition

@@ -189,3 +189,12 @@ def pilot_like_study(implicature) -> Study:
     from tests.factories import small_study
 
     return small_study("implicature items")
+
+
+def test_a_model_name_no_spec_could_hold_is_refused(study, tmp_path) -> None:
+    path = tmp_path / file_name(TASK)
+    path.write_bytes(content(_lines(study, _all_right(study))))
+    for model in ("m" * 300, "org/name\nwith a line break"):
+        with pytest.raises(CommandError, match="model name"):
+            call_command("import_lm_eval_samples", study.name, str(path), "--model", model, stdout=StringIO())
+    assert not ModelRun.objects.filter(study=study).exists()

@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from modelruns import services
 from modelruns.models import ModelRun, ModelSpec
-from modelruns.sources import source_allowed
+from modelruns.sources import model_name_problem, model_source_problem, source_allowed
 
 pytestmark = pytest.mark.django_db
 
@@ -97,3 +97,26 @@ def test_the_command_refuses_too(settings, small_implicature_study):
     with pytest.raises(CommandError, match="not an allowed model source"):
         call_command("run_model", "--study", small_implicature_study.name, "--model", "gpt2")
     assert not ModelRun.objects.exists()
+
+
+@pytest.mark.parametrize("model", ["m" * 300, "/srv/" + "x" * 256, "a\x00b", "org/name\twith-tab", "x" * 501])
+def test_a_name_the_file_system_cannot_take_is_refused_in_words_everywhere(
+    model, settings, researcher_client, small_implicature_study
+):
+    settings.PARITY_MODEL_SOURCES = ["smollm2", "/srv"]
+    assert model_name_problem(model) is not None
+    assert not source_allowed(model, ["smollm2", "/srv"])
+    assert "model name" in (model_source_problem(model) or "")
+    with pytest.raises(services.ModelRunError, match="model name"):
+        services.modelspec_get_or_create(model=model)
+    url = reverse("modelruns:start", args=[small_implicature_study.pk])
+    page = researcher_client.post(url, {"model": model, "kind": "causal", "dtype": "float32", "device": "auto"})
+    assert page.status_code == 400
+    with pytest.raises(CommandError, match="model name"):
+        call_command("run_model", "--study", small_implicature_study.name, "--model", model)
+    assert not ModelSpec.objects.exists() and not ModelRun.objects.exists()
+
+
+@pytest.mark.parametrize("model", ["smollm2", "HuggingFaceTB/SmolLM2-135M", "/srv/models/tiny", "ünïcode/name"])
+def test_ordinary_names_pass_the_name_check(model):
+    assert model_name_problem(model) is None

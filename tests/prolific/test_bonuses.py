@@ -97,3 +97,24 @@ def test_the_rule_cannot_change_once_bonuses_were_computed(implicature, standin)
     prolific_bonuses_pay(prolific_study=found)
     with pytest.raises(ProlificStudyError, match="cannot change"):
         prolific_study_configure(prolific_study=found, bonus_per_correct_pence=20)
+
+
+def test_a_batch_whose_participants_were_all_erased_before_it_was_sent_holds_up_no_later_bonus(implicature, standin):
+    """Computed, then every participant in it erased on request before it reached Prolific: nothing
+    can be paid and nothing is sent (an empty list would be refused at every try), and a participant
+    who completes later is paid."""
+    from prolific.bonuses import bonus_batch_compute
+    from studies.services import participant_erase
+
+    study, found = _owed(standin)
+    batch = bonus_batch_compute(prolific_study=found)
+    for line in batch.lines.select_related("participant"):
+        participant_erase(study=study, prolific_pid=line.participant.prolific_pid)
+    assert prolific_bonuses_pay(prolific_study=found).batch is None
+    assert standin.bulk_bonuses == {} and not BonusBatch.objects.exists()
+    late, submission = arrive(standin, study, found.prolific_id, 4)
+    late.complete()
+    standin.submission_set(submission, "AWAITING REVIEW", study.completion_code)
+    prolific_sync(prolific_study=found)
+    paid = prolific_bonuses_pay(prolific_study=found)
+    assert paid.paid_now and [row for row, _ in standin.bulk_bonuses[paid.batch.bulk_id]["rows"]] == [pid(4)]

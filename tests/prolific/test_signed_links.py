@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import json
 import threading
 import time
@@ -9,6 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import jwt
 import pytest
+from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from jwt.algorithms import RSAAlgorithm
 
@@ -47,6 +51,7 @@ def signing(settings):
         base = {"aud": "parity.example.org", "exp": int(time.time()) + 600}
         return jwt.encode({**base, **claims}, key, algorithm="RS256", headers={"kid": kid})
 
+    sign.key = key  # type: ignore[attr-defined]  # for the tests that forge a token around it
     yield sign
     server.shutdown()
     _jwks_client.cache_clear()
@@ -170,3 +175,45 @@ def test_the_claims_read_are_the_ones_prolific_documents(implicature, signing):
         verify_signed_link(signing({"PROLIFIC_PID": pid(1)}), pid=pid(1))  # at the top level, not under `prolific`
     with pytest.raises(SignatureError, match="not valid"):
         verify_signed_link(signing({"exp": None, "prolific": named}), pid=pid(1))  # `exp` is required
+
+
+def _forged(header: dict, claims: dict, secret: bytes | None) -> str:
+    """A token written by hand: signed with HMAC-SHA256 and `secret`, or not signed at all."""
+
+    def b64(data: bytes) -> str:
+        return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+    signing_input = f"{b64(json.dumps(header).encode())}.{b64(json.dumps(claims).encode())}"
+    signature = b"" if secret is None else hmac.new(secret, signing_input.encode(), hashlib.sha256).digest()
+    return f"{signing_input}.{b64(signature)}"
+
+
+@pytest.mark.parametrize("case", ["alg none", "hs256 with the public key", "no exp", "expired a second ago"])
+def test_algorithm_confusion_and_tokens_without_a_live_expiry_are_refused(implicature, client, signing, case):
+    """Only RS256 with a published key: a token that names `none`, or HS256 keyed with the public key
+    (which anyone may fetch), is refused; so is one with no `exp` or one a second past it."""
+    study = small_study()
+    claims = {
+        "aud": "parity.example.org",
+        "exp": int(time.time()) + 600,
+        "prolific": {"PROLIFIC_PID": pid(1), "SESSION_ID": "SESSION0001"},
+    }
+    public_pem = signing.key.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+    tokens = {
+        "alg none": lambda: _forged({"alg": "none", "typ": "JWT", "kid": "local-test-key"}, claims, None),
+        "hs256 with the public key": lambda: _forged(
+            {"alg": "HS256", "typ": "JWT", "kid": "local-test-key"}, claims, public_pem
+        ),
+        "no exp": lambda: jwt.encode(
+            {k: v for k, v in claims.items() if k != "exp"},
+            signing.key,
+            algorithm="RS256",
+            headers={"kid": "local-test-key"},
+        ),
+        "expired a second ago": lambda: signing({**claims, "exp": int(time.time()) - 1}),
+    }
+    page = client.get(entry_url(study, pid(1), jwt=tokens[case]()))
+    assert page.status_code == 400
+    assert not Participant.objects.exists()

@@ -9,9 +9,9 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 
 from replication.archive import BundleRefused, read_bundle, write_bundle
-from replication.bundles import WITHHELD, withhold
 from replication.compare import MISSING, compare
 from replication.services import loaded_start as load_start
+from studies.withholding import WITHHELD, withhold
 
 
 def test_floats_agree_within_the_tolerance_and_everything_else_exactly() -> None:

@@ -110,3 +110,37 @@ def test_the_bundle_carries_the_report_written_from_its_own_analysis_output(clie
     ):
         assert bundle.files[path].decode() == render_report(analysis, fmt)
     assert "\\begin{document}" in bundle.files["analysis/report.tex"].decode()
+
+
+def test_an_identity_typed_in_upper_case_into_an_answer_is_withheld_from_the_bundle(client, study) -> None:
+    from studies.models import Response
+
+    person = study.participants.get(prolific_pid=pid(0xB1))
+    Response.objects.filter(participant=person, position=1).update(raw_answer=f"ID {pid(0xB1).upper()}")
+    client.force_login(personas_for(study).owner)
+    bundle = read_bundle(client.get(reverse("replication:bundle", args=[study.pk])).content)
+    typed = [row["raw_answer"] for row in bundle.jsonl("humans/answers.jsonl") if row["raw_answer"].startswith("ID ")]
+    assert typed == ["ID [withheld]"]
+    assert pid(0xB1).upper().encode() not in b"".join(bundle.files.values())
+
+
+def test_loading_refuses_a_file_no_bundle_holds_even_when_the_manifest_lists_it(study, tmp_path) -> None:
+    import hashlib
+    import json
+
+    from replication.archive import MANIFEST
+
+    path = tmp_path / "pilot.zip"
+    call_command("bundle", study.name, "--out", str(path), stdout=StringIO())
+    with zipfile.ZipFile(path) as archive:
+        files = {name: archive.read(name) for name in archive.namelist()}
+    files["humans/extra.py"] = b"print('hello')\n"
+    manifest = json.loads(files[MANIFEST])
+    manifest["files"]["humans/extra.py"] = {"sha256": hashlib.sha256(files["humans/extra.py"]).hexdigest(), "bytes": 15}
+    files[MANIFEST] = json.dumps(manifest).encode()
+    added = tmp_path / "added.zip"
+    with zipfile.ZipFile(added, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, content in files.items():
+            archive.writestr(name, content)
+    with pytest.raises(CommandError, match="refused: humans/extra.py: not a file a bundle holds"):
+        call_command("load_bundle", str(added), stdout=StringIO())

@@ -4,7 +4,9 @@ server error, and every answer has a status code, content type and body the sche
 
 The writes are exercised too, with the same token (a researcher's permissions, on every study):
 each operation's examples run in one transaction, rolled back after it, so a study one example
-closes is closed for the next examples of that operation only."""
+closes is closed for the next examples of that operation only. Starting a model run is fuzzed once
+more with long and odd model names (past a file name's length, control characters, other scripts):
+a name the file system cannot take is a 400, never a server error."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from django.core.handlers.wsgi import WSGIHandler
 from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
 from drf_spectacular.generators import SchemaGenerator
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from knox.models import AuthToken
 from schemathesis.checks import not_a_server_error
@@ -84,6 +86,33 @@ def test_the_api_answers_as_its_schema_says(
 
             params["run_id"] = ModelRun.objects.filter(study_id=pilot.study_id).values_list("pk", flat=True).first()
     case.call_and_validate(app=application, headers={"Authorization": f"Token {staff_token}"}, checks=CHECKS)
+
+
+#: model names a researcher may type, long and odd: past a file name's 255 bytes, past the column's 500
+#: characters, control characters and NUL, paths that climb, other scripts, right-to-left marks
+MODEL_NAMES = st.one_of(
+    st.integers(200, 600).map(lambda n: "m" * n),
+    st.tuples(
+        st.sampled_from(["HuggingFaceTB/", "/srv/models/", "~/", "./", "https://x.test/v1/"]), st.integers(240, 480)
+    ).map(lambda pair: pair[0] + "x" * pair[1]),
+    st.text(min_size=1, max_size=600),
+    st.sampled_from(["smollm2", "../../etc/passwd", "smollm2\x00", "a\nb", "\u202esmollm2", " " * 10, "é" * 300]),
+)
+START = schema["/api/studies/{study_id}/model-runs/start/"]["POST"]
+
+
+@given(case=START.as_strategy(), model=MODEL_NAMES)
+@settings(
+    max_examples=EXAMPLES * 2, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True, database=None
+)
+def test_starting_a_run_with_long_and_odd_model_names_is_never_a_server_error(
+    case, model, pilot, staff_token, generous_rates, application
+):
+    case.path_parameters = {**(case.path_parameters or {}), "study_id": pilot.study_id}
+    case.body = {**(case.body if isinstance(case.body, dict) else {}), "model": model}
+    response = case.call(app=application, headers={"Authorization": f"Token {staff_token}"})
+    assert response.status_code < 500, (model, response.text[:500])
+    case.validate_response(response, checks=CHECKS)
 
 
 def test_the_schema_documents_the_errors_each_operation_answers_with():

@@ -184,3 +184,37 @@ def test_raising_places_on_prolific_departs_from_the_plan_only_beyond_its_target
         "recruitment target changed from the preregistered one",
     ]
     assert exported["audit"][-1]["data"]["target"] == recruitment_plan(found)
+
+
+def test_every_admin_edit_of_what_the_frozen_plan_covers_is_a_listed_deviation(
+    implicature, researcher, researcher_client, django_user_model
+):
+    """Consent and instruction texts, the participants' language, the PID rule, the group that refuses
+    repeat participants, the answer floor and the units' capacity: all in the frozen document, so each
+    change in the admin is a deviation, not only an entry of the audit trail."""
+    study = launched_study(researcher)
+    url = f"/admin/studies/study/{study.pk}/change/"
+    form = researcher_client.get(url).context["adminform"].form
+    data = {name: value for name, value in form.initial.items() if name in form.fields and value is not None}
+    data.update(
+        collaborators=[],
+        closing_questions=json.dumps(data.get("closing_questions") or []),
+        consent_text="A new consent text.",
+        instructions_text="New instructions.",
+        language="de",
+        pid_format=Study.PidFormat.TOKEN,
+        group="another-group",
+        min_answer_ms=5,
+    )
+    assert researcher_client.post(url, data).status_code == 302
+    unit = study.units.first()
+    unit_url = f"/admin/studies/unit/{unit.pk}/change/"
+    researcher_client.force_login(django_user_model.objects.create_superuser("root-units", "r@example.org", "x"))
+    assert researcher_client.post(unit_url, {"capacity": unit.capacity + 1}).status_code == 302
+    exported = preregistration_export(Study.objects.get(pk=study.pk))
+    deviations = [row["deviation"] for row in exported["deviations"]]
+    assert deviations == [
+        "preregistered settings changed: consent_text, group, instructions_text, language, min_answer_ms, pid_format",
+        "places now 5, preregistered 4",
+    ], deviations
+    assert Preregistration.objects.get(study=study).sha256 == independent_sha256(exported["document"])

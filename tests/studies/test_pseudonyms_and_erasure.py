@@ -179,3 +179,24 @@ def test_the_admin_action_needs_the_erase_permission(finished, django_user_model
     )
     participant.refresh_from_db()
     assert participant.erased_at is not None and participant.prolific_pid != bot.pid
+
+
+def test_an_id_the_participant_typed_is_withheld_from_their_answers_when_they_are_erased(finished):
+    """Once erased, their ids are no longer known, so nothing could withhold them from an export or a
+    bundle later: the erasure replaces them in the answers and closing answers themselves."""
+    from results.exports import export_study
+    from results.selectors import load_study_data
+
+    study, bot = finished
+    participant = bot.participant
+    typed = f"my id: {bot.pid.upper()}"
+    first = participant.responses.order_by("position").first()
+    Response.objects.filter(pk=first.pk).update(raw_answer=typed, answer=typed)
+    Participant.objects.filter(pk=participant.pk).update(closing_answers={"feedback": f"{bot.pid} thanks"})
+    participant_erase(study=study, prolific_pid=bot.pid)
+    first.refresh_from_db()
+    participant.refresh_from_db()
+    assert (first.raw_answer, first.answer) == ("my id: [withheld]", "my id: [withheld]")
+    assert participant.closing_answers == {"feedback": "[withheld] thanks"}
+    exported = export_study(load_study_data(study), "csv", include_free_text=True).content.decode().lower()
+    assert bot.pid.lower() not in exported

@@ -23,12 +23,12 @@ class Command(BaseCommand):
 
     def handle(self, *args, file: Path, **options) -> None:
         try:
-            bundle, comparison = reanalyse(file)
+            done = reanalyse(file)
         except BundleRefused as exc:
             raise CommandError(f"refused: {exc}") from exc
         except ReanalysisFailed as exc:
             raise CommandError(f"the bundle could not be loaded into a fresh database:\n{exc}") from exc
-        name = bundle.manifest.get("study", "")
+        name, comparison = done.manifest.get("study", ""), done.comparison
         if comparison.reproduced:
             self.stdout.write(f"reproduced: {comparison.figures} figures of {name!r}, every one the same")
             return

@@ -59,6 +59,12 @@ def test_a_sweep_starts_one_run_per_setting_of_the_papers_grid(draft, people):
         ({"model": "smollm2", "kind": "nli"}, "kind", "takes causal or seq2seq models"),
         ({"model": "smollm2", "kind": "api"}, "kind", '"api" is not a valid choice'),
         ({"model": "someone/unknown-model"}, "non_field_errors", "is not an allowed model source"),
+        # names the file system cannot take: refused in words before anything looks on the disk
+        ({"model": "m" * 300}, "model", "longer than 255 bytes"),
+        ({"model": "org/" + "é" * 200}, "model", "longer than 255 bytes"),
+        ({"model": "m" * 501}, "model", "no more than 500 characters"),
+        ({"model": "smollm2\x00"}, "model", "Null characters are not allowed"),
+        ({"model": "smoll\nm2"}, "model", "control characters"),
     ],
 )
 def test_what_the_runs_page_refuses_is_a_400_naming_the_field(draft, people, body, field, message):

@@ -284,3 +284,50 @@ def test_the_import_page_points_to_the_docs_page_that_lists_every_field(research
     page = researcher_client.get("/studies/items/import/").content.decode()
     assert "docs/own-items.md" in page and "README" not in page
     assert (Path(__file__).resolve().parents[3] / "docs" / "own-items.md").exists()
+
+
+def test_a_launched_studys_items_cannot_change_even_where_nobody_answered(researcher_client, researcher):
+    """Launch froze the plan, the items' hash with it: a re-import that changes the gold of an item
+    nobody answered yet is refused as for an answered one, and the frozen hash still holds."""
+    from studies.preregistration import items_serialisation
+    from studies.services import study_set_status
+
+    upload(researcher_client, EXAMPLE.read_bytes(), "example.csv", "example")
+    created = create(
+        researcher_client,
+        "custom",
+        name="frozen",
+        item_set="example",
+        unit_size=0,
+        per_unit=1,
+        attention_checks=0,
+        exclude_at=0,
+    )
+    assert created.status_code == 302
+    study = Study.objects.get(name="frozen")
+    changed = EXAMPLE.read_text(encoding="utf-8").replace(
+        ",Sydney|Canberra|Melbourne,Canberra,", ",Sydney|Canberra|Melbourne,Sydney,"
+    )
+    # a draft's items may still be corrected
+    assert "1 updated" in upload(researcher_client, changed.encode(), "example.csv", "example").content.decode()
+    upload(researcher_client, EXAMPLE.read_bytes(), "example.csv", "example")
+    study_set_status(study=study, status=Study.Status.LIVE, actor=researcher)
+    frozen = study.preregistration.document["items"]["sha256"]
+    assert not Response.objects.exists()
+    refused = upload(researcher_client, changed.encode(), "example.csv", "example")
+    html = refused.content.decode()
+    assert refused.status_code == 400 and "example/capital (gold" in html and "launched study" in html, html[-3000:]
+    assert "&#x27;frozen&#x27;" in html
+    assert Item.objects.get(key="example/capital").gold == "Canberra"
+    from parity.preregistration import sha256_of
+
+    assert sha256_of(items_serialisation(study)) == frozen
+    # an attention check of the set's pool, drawn from whatever the study's units hold
+    check = EXAMPLE.read_text(encoding="utf-8").replace(
+        'choose Blue.",plain,,Red|Blue|Green,Blue,', 'choose Blue.",plain,,Red|Blue|Green,Red,'
+    )
+    assert check != EXAMPLE.read_text(encoding="utf-8")
+    refused = upload(researcher_client, check.encode(), "example.csv", "example")
+    assert refused.status_code == 400 and "example/check (gold" in refused.content.decode()
+    study_set_status(study=study, status=Study.Status.CLOSED, actor=researcher)
+    assert upload(researcher_client, changed.encode(), "example.csv", "example").status_code == 400
