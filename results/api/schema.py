@@ -12,10 +12,17 @@ from drf_spectacular.utils import OpenApiResponse
 
 #: DRF's shape for every error but a validation error
 DETAIL = {"type": "object", "properties": {"detail": {"type": "string"}}, "required": ["detail"]}
-#: a validation error: messages per field (or a single `detail` when the body cannot be parsed)
+#: a validation error: messages per field (or a single `detail` when the body cannot be parsed); a
+#: field holding a mapping (a run's `setting`) has its messages per key, one level down
 INVALID = {
     "type": "object",
-    "additionalProperties": {"anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "string"}]},
+    "additionalProperties": {
+        "anyOf": [
+            {"type": "array", "items": {"type": "string"}},
+            {"type": "string"},
+            {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}},
+        ]
+    },
 }
 
 
