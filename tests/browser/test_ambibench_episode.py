@@ -98,6 +98,9 @@ def test_the_current_sentence_and_its_box_stay_in_view_to_the_last_sentence(live
     press_when_focused(page, "Enter")
     page.wait_for_selector("#instructions")
     press_when_focused(page, "Enter")
+    # the first sentence shown: the server is done with the request that moved the participant on (an
+    # in-memory SQLite database shared with the server refuses a read while that request still writes)
+    page.wait_for_selector('#current-example[data-position="1"]')
     participant = Participant.objects.get(study=study)
     items = [Item.objects.get(pk=item_id) for item_id in participant.sequence]
     assert len(items) == 20
