@@ -10,10 +10,11 @@ in-context verification (the mean of the task's metric, and the share of full sc
 The published data holds no human instructions (the control group's were not released), so there
 is no people's row.
 
-    python -m perf.induction --tasks antonyms,larger_animal --prompts 2 --execute 10 [--json]
+    python -m perf.induction [--tasks antonyms,larger_animal] [--prompts 2] [--execute 5] [--in-context 5] [--json]
 
-Runs in an older checkout too (`PYTHONPATH=OLD python perf/induction.py ...`): it uses only names
-that both versions have, and reads the similarity scorer's fields where the version stores them.
+Runs in an older checkout too (copy it into that checkout's perf/ and run it there with
+`python -m perf.induction`): it uses only names both versions have, and reads the similarity
+scorer's fields where the version stores them.
 """
 
 from __future__ import annotations
@@ -29,9 +30,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-#: the reduced demo's default tasks: two exact-match tasks a 135M model can do in part, one it
-#: cannot, one F1 task (where Table 4's mean F1 and share of full scores differ), one label task
-DEFAULT_TASKS = ("antonyms", "larger_animal", "letters_list", "common_concept", "sentiment")
+#: the reduced demo's tasks: two exact-match tasks a 135M model can do in part (a word's antonym,
+#: the larger of two animals), one it cannot (spell a word letter by letter), and one F1 task, where
+#: Table 4's mean F1 and its share of full scores differ
+DEFAULT_TASKS = ("antonyms", "larger_animal", "letters_list", "common_concept")
 
 
 def _setup_django(cache_dir: str) -> None:
@@ -190,7 +192,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--tasks", type=lambda s: s.split(","), default=list(DEFAULT_TASKS))
     parser.add_argument("--prompts", type=int, default=2, help="induction prompts per task")
     parser.add_argument("--in-context", type=int, default=5, help="in-context prompts per task (Table 4)")
-    parser.add_argument("--execute", type=int, default=10, help="execute inputs per instruction")
+    parser.add_argument("--execute", type=int, default=5, help="execute inputs per instruction")
     parser.add_argument("--cache", default="", help="model and score cache (default: a new temporary folder)")
     parser.add_argument("--json", action="store_true", help="also print the report as JSON on the last line")
     args = parser.parse_args(argv)
