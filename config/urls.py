@@ -5,8 +5,8 @@ from django.contrib.auth import views as auth_views
 from django.templatetags.static import static
 from django.urls import include, path
 from django.views.generic import RedirectView
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from config.api_docs import api_docs, api_schema
 from config.health import health, live
 
 admin.site.site_header = "Parity — studies, humans and models"
@@ -28,9 +28,8 @@ urlpatterns = [
     path("studies/", include("results.urls")),
     path("studies/", include("replication.urls")),
     path("studies/", include("review.urls")),
-    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    # the split view: Swagger UI's start script is a file of its own, not an inline script
-    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/schema/", api_schema, name="api-schema"),
+    path("api/docs/", api_docs, name="api-docs"),
     path("api/", include("results.api.urls")),
     path("", include("prolific.urls")),
     path("", include("participation.urls")),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest
 
 from participation import cookie
 from studies.models import Participant, Study
@@ -34,9 +34,3 @@ def browser_entered_as(request: HttpRequest, pid: str) -> bool:
 def known_participant_ids(request: HttpRequest) -> list[int]:
     """The participants this browser entered, in any study."""
     return list(cookie.known(request).values())
-
-
-def remember_participant(request: HttpRequest, response: HttpResponse, participant: Participant) -> HttpResponse:
-    """`response`, which tells this browser it is `participant` in their study from now on."""
-    cookie.remember(request, response, participant.study_id, participant.pk)
-    return response

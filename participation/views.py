@@ -18,6 +18,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseClientRedirect
 
 from annotation.models import Item
+from participation import cookie
 from participation.forms import AnswerForm, BehaviourForm, ClosingForm, ConsentForm, EntryForm
 from participation.i18n import browser_language, study_language, translated, translated_choices
 from participation.selectors import (
@@ -25,7 +26,6 @@ from participation.selectors import (
     get_participant_by_link,
     get_participant_for_request,
     known_participant_ids,
-    remember_participant,
 )
 from prolific.selectors import prolific_study_of
 from prolific.signed_links import SignatureError, signing_enabled, verify_signed_link
@@ -146,7 +146,9 @@ def _admit(request: HttpRequest, study: Study, form: EntryForm, same_browser: bo
         response = render(request, "participation/done.html", _done_context(entry.participant, already=True))
     else:
         response = redirect(_step_url(study))
-    return remember_participant(request, response, entry.participant)
+    # a write, kept out of the selectors: this browser is this participant from now on
+    cookie.remember(request, response, entry.participant.study_id, entry.participant.pk)
+    return response
 
 
 #: refusals that say whether a PID took part: anyone may type a PID into a link, so they are said

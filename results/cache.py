@@ -28,7 +28,6 @@ from django.utils import timezone
 from results.assemble import study_results
 from results.charts import study_charts
 from results.forms import ResultFilters
-from results.integrity import review_signals_refresh
 from results.selectors import StudyData, load_answers, load_study_data
 from results.tasks import results_compute_enqueue
 from studies.changes import RESULTS_CACHE, results_version
@@ -66,17 +65,17 @@ def _key(study: Study, filters: ResultFilters) -> str:
 
 
 def results_compute(study: Study, filters: ResultFilters, data: StudyData | None = None) -> Computed:
-    """Compute the results and keep them; `data` is used when given (its answers read if not yet)."""
+    """Compute the results and keep them; `data` is used when given (its answers read if not yet).
+
+    A read: it writes nothing to the database (a results page computes here). The model-likeness
+    flags it filters on are those kept on the participants (`results.integrity.review_signals_keep`).
+    """
     version = results_version(study.pk)  # before the data: a change during the read leaves this stale
     began = time.monotonic()
     if data is None:
         data = load_study_data(study)
     elif not data.answers_read:
         load_answers({study.pk: data})
-    if cache_signals_stale(study, version):
-        # the flags are read by the results' filter on flagged participants: kept before the numbers
-        review_signals_refresh(data)
-        signals_computed(study, version)
     numbers = study_results(data, filters)
     computed = Computed(
         version=version,
@@ -91,20 +90,6 @@ def results_compute(study: Study, filters: ResultFilters, data: StudyData | None
     # the next computation of these results waits (see the module doc)
     cache.set(f"{_key(study, filters)}:busy", version, timeout=max(1, round(REST_FACTOR * computed.seconds)))
     return computed
-
-
-def _signals_key(study: Study) -> str:
-    return f"review-signals:{study.pk}:{study.created_at.isoformat()}"
-
-
-def cache_signals_stale(study: Study, version: str) -> bool:
-    """Whether the study's model-likeness flags were last computed at another state of the study
-    (they are computed once per state, whatever the filters)."""
-    return caches[RESULTS_CACHE].get(_signals_key(study)) != version
-
-
-def signals_computed(study: Study, version: str) -> None:
-    caches[RESULTS_CACHE].set(_signals_key(study), version, timeout=None)
 
 
 def results_lookup(study: Study, filters: ResultFilters, data: StudyData | None = None) -> Lookup:

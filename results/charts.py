@@ -14,16 +14,14 @@ from __future__ import annotations
 import io
 import textwrap
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import matplotlib
 import numpy as np
 
-matplotlib.use("Agg")
-
-from matplotlib.axes import Axes  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.text import Text  # noqa: E402
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+    from matplotlib.text import Text
 
 HUMAN_COLOUR = "#1d2330"
 ORACLE_COLOUR = "#8a8f99"
@@ -37,7 +35,20 @@ UPRIGHT_LABEL_CHARACTERS = 32
 LEGEND_LABEL_CHARACTERS = 40
 
 
+def _figure(width: float, height: float) -> Figure:
+    """A new figure. matplotlib is imported here, when a chart is drawn, not when the results pages'
+    module is imported: it takes about 0.7 s to load, which every command (the URLconf imports the
+    views) would pay (docs/performance.md, "Start-up")."""
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    matplotlib.use("Agg")
+    return Figure(figsize=(width, height), layout="constrained")
+
+
 def _svg(figure: Figure, salt: str) -> str:
+    import matplotlib
+
     buffer = io.StringIO()
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": salt}):
         figure.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None})
@@ -148,7 +159,7 @@ def position_chart(section: dict[str, Any]) -> str:
     panels = [("All episodes", None), *[(f"Salient feature: {f.replace('_', ' ')}", f) for f in features]]
     columns = min(3, len(panels))
     rows = -(-len(panels) // columns)
-    figure = Figure(figsize=(3.6 * columns, 2.8 * rows + 0.6), layout="constrained")
+    figure = _figure(3.6 * columns, 2.8 * rows + 0.6)
     axes = figure.subplots(rows, columns, squeeze=False)
     for index, (title, feature) in enumerate(panels):
         ax = axes[index // columns][index % columns]
@@ -181,7 +192,7 @@ def bar_chart(
     "Humans" is drawn in the humans' colour; models keep their colour order of the position chart.
     A category with no bar at all says `empty_note` in its place, so that it never reads as 0%."""
     width_in = min(12.0, max(5.0, 0.45 * len(categories) * max(1, len(series)) + 1.5))
-    figure = Figure(figsize=(width_in, 3.6 + 0.18 * len(series)), layout="constrained")
+    figure = _figure(width_in, 3.6 + 0.18 * len(series))
     ax = figure.subplots()
     _grid(ax)
     width = 0.8 / max(1, len(series))
@@ -251,7 +262,7 @@ def placement_chart(irt: dict[str, Any]) -> str:
     abilities = [*people, *(bound for model in irt["models"] for bound in model["ci"])]
     low, high = min(abilities), max(abilities)
     pad = 0.05 * (high - low or 1.0)
-    figure = Figure(figsize=(7.5, 3.2 + 0.18 * len(irt["models"])), layout="constrained")
+    figure = _figure(7.5, 3.2 + 0.18 * len(irt["models"]))
     ax = figure.subplots()
     _grid(ax)
     # bins as wide as the people's spread needs (about one per two people, 4 to 24 across it), laid
@@ -297,7 +308,7 @@ def arrivals_chart(timeline: list[dict[str, Any]]) -> str | None:
         return None
     start = timeline[0]["at"]
     minutes = [(point["at"] - start).total_seconds() / 60 for point in timeline]
-    figure = Figure(figsize=(7.5, 2.6), layout="constrained")
+    figure = _figure(7.5, 2.6)
     ax = figure.subplots()
     ax.step(
         minutes,

@@ -6,10 +6,11 @@ runs (`StudyData`) and the flags they raise are kept on each participant with th
 filter, the monitor and the exports read them like the flags `studies.flags` computes itself. They
 live here, not in `studies`, because they read model runs (`modelruns` sits above `studies`).
 
-When: the label signal (`model_like`) is computed with the results (`results.cache.results_compute`,
-once per state of the study, cheap: a few array operations); the written-answer signal
-(`model_text`) needs a sentence model and is computed by `manage.py review_signals NAME`, which
-computes both.
+When: the label signal (`model_like`, cheap: a few array operations) is kept current once per
+state of the study (`review_signals_keep`) where results are computed off a page request: the
+results task on the worker and `manage.py study_results`. A results page reads the flags kept and
+writes nothing. The written-answer signal (`model_text`) needs a sentence model and is computed by
+`manage.py review_signals NAME`, which computes both.
 """
 
 from __future__ import annotations
@@ -20,10 +21,13 @@ from typing import Any
 
 import numpy as np
 from django.conf import settings
+from django.core.cache import caches
 
 from parity.stats.likeness import ModelLikeness, TextLikeness, model_likeness, text_likeness
 from results.rows import model_ratings
-from results.selectors import StudyData
+from results.selectors import StudyData, load_study_data
+from studies.changes import RESULTS_CACHE, results_version
+from studies.models import Study
 from studies.services_signals import participants_signals_set
 
 #: what `review_signals_refresh` computes: the label signal always, the text one when given an encoder
@@ -151,6 +155,33 @@ def review_signals_refresh(data: StudyData, *, encode: Encoder | None = None) ->
     if kept == wanted:
         return 0
     return participants_signals_set(study=data.study, names=names, signals=signals)
+
+
+def _signals_key(study: Study) -> str:
+    return f"review-signals:{study.pk}:{study.created_at.isoformat()}"
+
+
+def cache_signals_stale(study: Study, version: str) -> bool:
+    """Whether the study's model-likeness flags were last computed at another state of the study
+    (they are computed once per state, whatever the filters)."""
+    return caches[RESULTS_CACHE].get(_signals_key(study)) != version
+
+
+def signals_computed(study: Study, version: str) -> None:
+    caches[RESULTS_CACHE].set(_signals_key(study), version, timeout=None)
+
+
+def review_signals_keep(study: Study, data: StudyData | None = None) -> int:
+    """Compute the label flags again when the study changed since they last were (once per state of
+    the study, whatever the filters), and keep them; returns how many participants changed. Called
+    where results are computed off a page request (the results task, `manage.py study_results`),
+    never by a page: a GET writes nothing."""
+    version = results_version(study.pk)  # before the data, as for the results
+    if not cache_signals_stale(study, version):
+        return 0
+    changed = review_signals_refresh(data if data is not None else load_study_data(study))
+    signals_computed(study, version)
+    return changed
 
 
 @functools.cache

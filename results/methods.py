@@ -27,10 +27,6 @@ SETTING_CHARS = 40
 Status = Participant.Status
 
 
-def _iso(moment: Any) -> str | None:
-    return moment.isoformat() if moment is not None else None
-
-
 def _platform(data: StudyData) -> str:
     if data.study.is_imported:
         return "imported"

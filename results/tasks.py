@@ -19,9 +19,12 @@ def results_compute_task(study_id: int, filters: dict[str, str]) -> None:
     deleted meanwhile is left alone."""
     # imported here: the cache module queues this task
     from results.cache import results_compute
+    from results.integrity import review_signals_keep
 
     study = Study.objects.filter(pk=study_id).first()
     if study is not None:
+        # the flags first: the results' filter on flagged participants reads them
+        review_signals_keep(study)
         results_compute(study, ResultFilters(**filters))
 
 

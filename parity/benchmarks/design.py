@@ -54,10 +54,6 @@ class DesignOption:
         return ""
 
 
-def option_keys(options: Sequence[DesignOption]) -> list[str]:
-    return [option.key for option in options]
-
-
 def design_errors(options: Sequence[DesignOption], design: Mapping[str, Any]) -> dict[str, str]:
     """Per option key, what is wrong with the chosen design; empty when it can be built.
 

@@ -41,7 +41,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from parity.stats.bootstrap import DEFAULT_CONFIDENCE
 from parity.stats.results import JsonResult
@@ -193,6 +192,9 @@ def crossed_gap(
         return CrossedGap(
             **known, se=0.0, df=None, ci=[gap, gap], t=None, p=1.0 if gap == 0 else 0.0, confidence=confidence
         )
+    # scipy.stats loads in about a second: imported when used, not when Django starts
+    from scipy import stats
+
     df = variance**2 / sum(term**2 / dof for term, dof in terms)
     se = math.sqrt(variance)
     half = float(stats.t.ppf(0.5 + confidence / 2.0, df)) * se

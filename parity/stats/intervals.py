@@ -19,7 +19,6 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import stats
 
 from parity.stats.bootstrap import DEFAULT_CONFIDENCE, Interval
 
@@ -61,6 +60,9 @@ def t_mean_ci(
     n = data.size
     if n < 2:
         return None
+    # scipy.stats loads in about a second: imported here, not when Django starts (docs/performance.md)
+    from scipy import stats
+
     mean = float(data.mean())
     half = float(stats.t.ppf(0.5 + confidence / 2.0, n - 1)) * float(data.std(ddof=1)) / math.sqrt(n)
     return Interval(low=max(within[0], mean - half), high=min(within[1], mean + half))

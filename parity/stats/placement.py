@@ -27,22 +27,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import stats
 
-from parity.stats.irt import (
-    IrtFit,
-    IrtModel,
-    Responses,
-    choose_model,
-    fit,
-    intervals,
-    percentile_among,
-    separation_reliability,
-)
 from parity.stats.results import JsonResult
 from parity.stats.table import UNSCORED, RatingTable, first_seen
+
+if TYPE_CHECKING:
+    from parity.stats.irt import IrtFit, IrtModel, Responses
+
+# The IRT fit and scipy are imported inside the functions that use them: scipy loads in about a
+# second, and this module is reached at every start of Django (docs/performance.md, "Start-up").
 
 #: the divergent items listed (the most significant first)
 DIVERGENT_LIMIT = 20
@@ -135,6 +131,8 @@ def responses_of(
     """The scored human answers and the models' item scores in long form (people first, then the
     models in `models`' order), restricted to the items some person answered; with the people's
     names, the models' and the items'."""
+    from parity.stats.irt import Responses
+
     scored = humans.correct != UNSCORED
     person_codes, item_codes = humans.annotator[scored], humans.item[scored]
     people = first_seen(person_codes)
@@ -166,6 +164,8 @@ def responses_of(
 def _drop_uninformative(responses: Responses) -> tuple[Responses, np.ndarray, int, int]:
     """The responses to the items some got right and some wrong, renumbered; the kept items'
     former indices; how many items were all right and all wrong."""
+    from parity.stats.irt import Responses
+
     right = np.bincount(responses.item, responses.score, minlength=responses.n_items)
     answered = np.bincount(responses.item, minlength=responses.n_items)
     all_right = (right >= answered) & (answered > 0)
@@ -206,6 +206,8 @@ def _divergent(
     responses: Responses, result: IrtFit, people: int, item_names: Sequence[str]
 ) -> tuple[int, int, list[DivergentItem]]:
     """How many items were tested and found divergent, and the most divergent ones."""
+    from scipy import stats
+
     from_model = responses.respondent >= people
     if not from_model.any():
         return 0, 0, []
@@ -271,6 +273,10 @@ def joint_placement(
     and each of `models` (name → item → score in [0, 1]) placed on the people population's scale;
     `model` None chooses the 1PL or 2PL (`irt.choose_model`). None without two people or an item
     some got right and some wrong."""
+    from scipy import stats
+
+    from parity.stats.irt import choose_model, fit, intervals, percentile_among, separation_reliability
+
     responses, people, names, item_names = responses_of(humans, models)
     trimmed, kept, all_right, all_wrong = _drop_uninformative(responses)
     n_people = len(people)

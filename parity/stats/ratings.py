@@ -59,14 +59,6 @@ def _as_outcome(value: Any) -> bool | None:
     raise TypeError(f"correct must be a bool, 0/1 or None, got {value!r}")
 
 
-def group_by_unit(ratings: Iterable[Rating]) -> dict[str | None, list[Rating]]:
-    """Ratings per unit, units in first-seen order (dicts keep insertion order)."""
-    groups: dict[str | None, list[Rating]] = defaultdict(list)
-    for rating in ratings:
-        groups[rating.unit].append(rating)
-    return dict(groups)
-
-
 def answers_by_annotator(ratings: Iterable[Rating]) -> dict[str, dict[str, str]]:
     """annotator -> item -> answer, leaving out missing answers.
 

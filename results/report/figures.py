@@ -10,17 +10,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from prolific.currency import symbol
+from results.tables import pct, signed_pct
 
 #: a key path into the results dict: ("methods", "pay", "reward_pence"), ("models", 0, "accuracy")
 Path = tuple[str | int, ...]
-
-
-def pct(value: Any) -> str:
-    return "—" if value is None else f"{100 * value:.1f}%"
-
-
-def signed_pp(value: Any) -> str:
-    return "—" if value is None else f"{100 * value:+.1f} pp"
 
 
 def whole(value: Any) -> str:
@@ -82,7 +75,7 @@ def setting(value: Any) -> str:
 #: how each kind of figure is written; the test writes the JSON's value the same way
 KINDS: dict[str, Callable[[Any], str]] = {
     "pct": pct,
-    "signed_pp": signed_pp,
+    "signed_pp": signed_pct,
     "int": whole,
     "num": decimal,
     "p": p_value,

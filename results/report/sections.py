@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from results.report.figures import decimal, one_decimal, p_value, pct, signed_pp
-from results.tables import Table
+from results.report.figures import decimal, one_decimal, p_value
+from results.tables import Table, pct, signed_pct
 
 #: the divergent items listed (the results keep them all)
 DIVERGENT_ROWS = 10
@@ -35,8 +35,8 @@ def paired_table(results: dict[str, Any]) -> Table | None:
         [
             row["label"],
             str(row["n_items"]),
-            signed_pp(row["gap"]),
-            _interval(row["ci"], signed_pp),
+            signed_pct(row["gap"]),
+            _interval(row["ci"], signed_pct),
             p_value(row["p"]),
             f"{row['mcnemar']['b']} / {row['mcnemar']['c']}",
             _mcnemar_statistic(row["mcnemar"]),

@@ -102,3 +102,23 @@ def test_a_browser_that_entered_before_the_cookie_resumes_from_its_session(impli
     item_id, position = bot.current_form(bot.step().content.decode())
     bot.post("answer", {"item": item_id, "position": position, "answer": "yes"})
     assert bot.participant.answered == 1
+
+
+def test_the_selectors_only_read_the_cookie_the_entry_view_writes_it() -> None:
+    """docs/architecture.md: selectors read; a response (where a cookie is written) is never theirs."""
+    import inspect
+
+    from django.http import HttpResponse
+
+    import participation.selectors
+
+    takes_a_response = [
+        name
+        for name, function in inspect.getmembers(participation.selectors, inspect.isfunction)
+        if function.__module__ == participation.selectors.__name__
+        and any(
+            "HttpResponse" in str(p.annotation) or p.annotation is HttpResponse
+            for p in inspect.signature(function).parameters.values()
+        )
+    ]
+    assert takes_a_response == []

@@ -82,13 +82,16 @@ def copied(implicature, researcher):
     return study, honest, copiers
 
 
-def test_the_results_page_keeps_the_flags_and_filters_flagged_participants_out(copied, researcher_client):
+def test_the_flags_kept_off_the_page_filter_flagged_participants_out_of_it(copied, researcher_client):
     study, honest, copiers = copied
+    page = researcher_client.get(f"/studies/{study.pk}/results/")
+    assert not Participant.objects.filter(study=study).exclude(review_signals={}).exists(), "a page writes nothing"
+    call_command("study_results", study.name, "--json", stdout=StringIO())
+    flagged = {p.pseudonym for p in Participant.objects.filter(study=study).exclude(review_signals={})}
+    assert flagged == {"C1", "C2"}, "computed with the results off a page request, kept on the participants"
     page = researcher_client.get(f"/studies/{study.pk}/results/")
     assert page.status_code == 200 and 'name="flagged"' in page.content.decode()
     assert page.context["results"]["human"]["n_annotators"] == 8
-    flagged = {p.pseudonym for p in Participant.objects.filter(study=study).exclude(review_signals={})}
-    assert flagged == {"C1", "C2"}, "computed with the results, kept on the participants"
     without = researcher_client.get(f"/studies/{study.pk}/results/?flagged=exclude")
     results = without.context["results"]
     assert results["human"]["n_annotators"] == 6 and results["participants"]["flagged_left_out"] == 2

@@ -5,13 +5,11 @@ import json
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from results.assemble import study_results
-from results.cache import cache_signals_stale, signals_computed
 from results.forms import ResultFilters, ResultsFilterForm
-from results.integrity import review_signals_refresh
+from results.integrity import review_signals_keep
 from results.selectors import load_study_data
 from results.table_writers import to_markdown
 from results.tables import paper_tables
-from studies.changes import results_version
 from studies.models import Study
 
 
@@ -48,10 +46,8 @@ class Command(BaseCommand):
             problems = "; ".join(f"--{field}: {' '.join(errors)}" for field, errors in form.errors.items())
             raise CommandError(problems)
         filters: ResultFilters = form.filters()
-        version = results_version(study.pk)
-        if cache_signals_stale(study, version):
-            review_signals_refresh(data)
-            signals_computed(study, version)
+        # the flags before the numbers: the filter on flagged participants reads them (when asked)
+        review_signals_keep(study, data)
         results = study_results(data, filters)
         if json:
             self.stdout.write(_dumps(results))

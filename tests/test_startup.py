@@ -1,0 +1,41 @@
+"""A command starts without the heavy libraries it does not use: `manage.py check` (which sets Django
+up and imports the URLconf, and so every view) loads none of scipy, matplotlib, pandas, scikit-learn,
+torch, transformers or drf-spectacular's schema views; they are imported where they are used (a
+chart drawn, an interval computed, a model run, the schema asked for). docs/performance.md,
+"Start-up"."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+HEAVY = ("scipy", "matplotlib", "pandas", "sklearn", "torch", "transformers", "drf_spectacular.views")
+
+CHECK_THEN_LIST = f"""
+import json, sys
+from django.core.management import execute_from_command_line
+execute_from_command_line(["manage.py", "check"])
+heavy = {HEAVY!r}
+print(json.dumps(sorted(m for m in sys.modules if any(m == h or m.startswith(h + ".") for h in heavy))))
+"""
+
+
+def test_manage_py_check_loads_none_of_the_heavy_libraries() -> None:
+    environment = os.environ | {"DJANGO_SETTINGS_MODULE": "config.settings"}
+    result = subprocess.run(
+        [sys.executable, "-c", CHECK_THEN_LIST], cwd=REPO, env=environment, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    loaded = json.loads(result.stdout.strip().splitlines()[-1])
+    assert loaded == []
+
+
+def test_the_statistics_package_loads_a_name_when_it_is_first_used() -> None:
+    import parity.stats
+
+    assert parity.stats.t_mean_ci([1.0, 2.0, 3.0]) is not None
+    assert sorted(parity.stats._SOURCES) == sorted(parity.stats.__all__)
