@@ -23,6 +23,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
+from parity.stats.accuracy import AccuracyAcrossUnits
+from parity.stats.agreement import IccBlock
+from parity.stats.compare import ItemDisagreement
+
 #: the metadata of a field written only when not None
 OMIT_IF_NONE = {"omit_if_none": True}
 #: the metadata of a field never written
@@ -111,8 +115,8 @@ class Human(Node):
     n_items_scored: int
     n_answers: int
     accuracy: HumanAccuracy
-    #: Ruis et al.'s Table 7 "Total" row (`parity.stats.AcrossUnits`)
-    accuracy_across_units: Any
+    #: Ruis et al.'s Table 7 "Total" row
+    accuracy_across_units: AccuracyAcrossUnits
     cohen_kappa_mean_pairwise: float | None
     cohen_kappa_std_across_units: float | None
     fleiss_kappa: float | None
@@ -188,8 +192,7 @@ class ModelResults(Node):
     agreement_with_human_majority: float | None
     n_items_with_majority: int
     n_tied_items: int
-    #: `parity.stats.Disagreement`s
-    disagreements: list[Any]
+    disagreements: list[ItemDisagreement]
 
 
 # -- a rating study -----------------------------------------------------------------------------
@@ -211,8 +214,7 @@ class Graded(Node):
     n_items: int
     n_blocks: int
     n_items_without_icc: int
-    #: `parity.stats` ICC blocks
-    blocks: list[Any]
+    blocks: list[IccBlock]
     generative_scores: list[GenerativeScore]
 
 
