@@ -124,8 +124,8 @@ def among_people_rows(results: StudyResults) -> list[dict[str, str]]:
     """Per model run: its place on the joint IRT scale, the paired tests and the human band, as the
     page prints them (a run missing from a section shows "—" there)."""
     irt = {m["run"]: m for m in (results.irt or {}).get("models", [])}
-    paired = {row["run"]: row for row in results.paired}
-    band = {row["run"]: row for row in results.human_band}
+    paired = {row.run: row.test for row in results.paired}
+    band = {row.run: row.placed for row in results.human_band}
     rows = []
     for model in results.models:
         run = model.run
@@ -140,16 +140,12 @@ def among_people_rows(results: StudyResults) -> list[dict[str, str]]:
                     else "—"
                 ),
                 "percentile": f"{place['percentile']:.0f}" if place else "—",
-                "gap": f"{signed_pct(test['gap'])} {ci(test['ci'])}" if test else "—",
-                "gap_p": f"p {p_value(test['p'])}" if test and test["p"] is not None else "—",
-                "mcnemar": (
-                    f"{test['mcnemar']['b']}, {test['mcnemar']['c']}, p {p_value(test['mcnemar']['p'])}"
-                    if test
-                    else "—"
-                ),
+                "gap": f"{signed_pct(test.gap)} {ci(test.ci)}" if test else "—",
+                "gap_p": f"p {p_value(test.p)}" if test and test.p is not None else "—",
+                "mcnemar": (f"{test.mcnemar.b}, {test.mcnemar.c}, p {p_value(test.mcnemar.p)}" if test else "—"),
                 "kappa": (
-                    f"{num(kappa['model_kappa'])} (band {num(kappa['human_kappa']['low'])}–"
-                    f"{num(kappa['human_kappa']['high'])}): {kappa['verdict']}"
+                    f"{num(kappa.model_kappa)} (band {num(kappa.human_kappa.low)}–"
+                    f"{num(kappa.human_kappa.high)}): {kappa.verdict}"
                     if kappa
                     else "—"
                 ),

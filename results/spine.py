@@ -9,12 +9,13 @@ a field's metadata may say otherwise:
 - `omit_if_none`: the key is left out when the value is None (the participants flagged and left
   out, counted only when the filter leaves them out; a rating study's graded section);
 - `present_if`: the key is written only when the named boolean field of the same node is true;
-- `inline`: the value, a mapping, is written into the node itself (the benchmark's headline entries);
+- `inline`: the value, a mapping or a `parity.stats` result, is written into the node itself (the
+  benchmark's headline entries; a run's paired test and its place in the human band);
 - `hidden`: never written (what the tree knows that the JSON does not say).
 
-The sections still held as JSON mappings (`breakdowns`, `irt`, `paired`, `human_band`, `methods`,
-`headlines`) come as they are from `results.breakdowns`, `results.comparison` and `results.methods`.
-The tree is free of Django: it names `parity.stats` types only.
+The sections still held as JSON mappings (`breakdowns`, `irt`, `methods`, `headlines`) come as they
+are from `results.breakdowns`, `results.comparison` and `results.methods`. The tree is free of
+Django: it names `parity.stats` types only.
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ from typing import Any
 
 from parity.stats.accuracy import AccuracyAcrossUnits
 from parity.stats.agreement import IccBlock
+from parity.stats.band import ModelInBand
 from parity.stats.compare import ItemDisagreement
+from parity.stats.paired import PairedTest
 
 #: the metadata of a field written only when not None
 OMIT_IF_NONE = {"omit_if_none": True}
@@ -195,6 +198,28 @@ class ModelResults(Node):
     disagreements: list[ItemDisagreement]
 
 
+# -- models among people ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunPaired(Node):
+    """A run against the people on the items both answered (`parity.stats.paired`); the test's
+    numbers as its JSON gives them (None, never NaN)."""
+
+    run: int
+    label: str
+    test: PairedTest = field(metadata=INLINE)
+
+
+@dataclass(frozen=True)
+class RunInBand(Node):
+    """A run's mean kappa with the people against the people's band (`parity.stats.band`)."""
+
+    run: int
+    label: str
+    placed: ModelInBand = field(metadata=INLINE)
+
+
 # -- a rating study -----------------------------------------------------------------------------
 
 
@@ -243,8 +268,8 @@ class StudyResults(Node):
     # tests, the human band
     irt: dict[str, Any] | None
     irt_reason: str | None
-    paired: list[dict[str, Any]]
-    human_band: list[dict[str, Any]]
+    paired: list[RunPaired]
+    human_band: list[RunInBand]
     graded: Graded | None = field(default=None, metadata=OMIT_IF_NONE)
     #: the benchmark's own top-level entries (AmbiBench: the oracle by position)
     headlines: dict[str, Any] = field(default_factory=dict, metadata=INLINE)

@@ -137,5 +137,5 @@ def test_the_placement_is_computed_once_and_again_when_the_data_change(runs) -> 
     participants_exclude(participant_ids=[someone.pk], reason="checked by hand")
     changed = results_lookup(study, ResultFilters()).computed
     assert changed is not None and changed.computed_at > first.computed_at
-    assert changed.results.irt["people"] == 19 and changed.results.human_band[0]["human_kappa"]["n_people"] == 19
+    assert changed.results.irt["people"] == 19 and changed.results.human_band[0].placed.human_kappa.n_people == 19
     participants_include(participant_ids=[someone.pk])
