@@ -1,9 +1,10 @@
 """A study's results computed once per state of the study, and kept.
 
 An entry holds what the results page, the API and the exports' links need of one study under one
-choice of filters (the `study_results` JSON, the page's charts, whether any answer is free text),
-with the study's token (`studies.changes`) read before its data. A read whose token is the
-study's current one takes the entry. Otherwise the results are computed again: in the request when
+choice of filters (the results as a `results.spine.StudyResults` tree, the page's charts, whether
+any answer is free text), with the study's token (`studies.changes`) read before its data. A read
+whose token is the study's current one takes the entry (one kept before the results were a tree,
+its results a plain dict, is computed again). Otherwise the results are computed again: in the request when
 the study has at most `RESULTS_INLINE_ANSWERS` answers (about a second at most), else by a task
 (`results.tasks.results_compute_task`) while the page shows the entry it has, marked as earlier
 figures, or says the results are being computed, and asks again (htmx polling).
@@ -19,16 +20,16 @@ import hashlib
 import time
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from django.conf import settings
 from django.core.cache import caches
 from django.utils import timezone
 
-from results.assemble import study_results
+from results.assemble import study_results_tree
 from results.charts import study_charts
 from results.forms import ResultFilters
 from results.selectors import StudyData, load_answers, load_study_data
+from results.spine import StudyResults
 from results.tasks import results_compute_enqueue
 from studies.changes import RESULTS_CACHE, results_version
 from studies.models import Response, Study
@@ -44,7 +45,7 @@ class Computed:
     version: str
     computed_at: datetime
     seconds: float
-    results: dict[str, Any]
+    results: StudyResults
     charts: dict[str, str]
     has_free_text: bool
 
@@ -76,7 +77,7 @@ def results_compute(study: Study, filters: ResultFilters, data: StudyData | None
         data = load_study_data(study)
     elif not data.answers_read:
         load_answers({study.pk: data})
-    numbers = study_results(data, filters)
+    numbers = study_results_tree(data, filters)
     computed = Computed(
         version=version,
         computed_at=timezone.now(),
@@ -97,6 +98,8 @@ def results_lookup(study: Study, filters: ResultFilters, data: StudyData | None 
     cache = caches[RESULTS_CACHE]
     key = _key(study, filters)
     kept: Computed | None = cache.get(key)
+    if kept is not None and not isinstance(kept.results, StudyResults):
+        kept = None  # kept before the results were a tree
     if kept is not None and kept.version == results_version(study.pk):
         return Lookup(kept, current=True)
     if Response.objects.filter(participant__study=study).count() <= settings.RESULTS_INLINE_ANSWERS:

@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
     from matplotlib.text import Text
 
+from results.spine import StudyResults  # noqa: E402
+
 HUMAN_COLOUR = "#1d2330"
 ORACLE_COLOUR = "#8a8f99"
 MODEL_COLOURS = ("#2f5fd0", "#d0652f", "#2f9d5f", "#a03fb5", "#b5a13f", "#3fa9b5", "#b53f64", "#6b4f2f")
@@ -222,8 +224,8 @@ def bar_chart(
     return _svg(figure, salt)
 
 
-def category_chart(results: dict[str, Any]) -> str | None:
-    section = results["breakdowns"].get("by_category")
+def category_chart(results: StudyResults) -> str | None:
+    section = results.breakdowns.get("by_category")
     if not section or not section["rows"]:
         return None
     rows = section["rows"]
@@ -236,15 +238,15 @@ def category_chart(results: dict[str, Any]) -> str | None:
     return bar_chart(title, categories, series, salt="categories", empty_note="no gold: not scored")
 
 
-def template_chart(results: dict[str, Any]) -> str | None:
-    groups = results["breakdowns"].get("by_template")
+def template_chart(results: StudyResults) -> str | None:
+    groups = results.breakdowns.get("by_template")
     if not groups:
         return None
     templates = sorted({int(t) for group in groups for t in group["per_template"]})
     series = [
         (f"{g['model']} ({g['setting_key']})", [g["per_template"].get(str(t)) for t in templates]) for g in groups
     ]
-    human = results["human"]["accuracy"]["mean"]
+    human = results.human.accuracy.mean
     reference = ("Humans", human) if human is not None else None
     return bar_chart(
         "Model accuracy per prompt template",
@@ -286,17 +288,17 @@ def placement_chart(irt: dict[str, Any]) -> str:
     return _svg(figure, "placement")
 
 
-def study_charts(results: dict[str, Any]) -> dict[str, str]:
+def study_charts(results: StudyResults) -> dict[str, str]:
     """Every chart that says something for this study, by name."""
     charts: dict[str, str] = {}
-    positions = results["breakdowns"].get("by_position")
+    positions = results.breakdowns.get("by_position")
     if positions and (positions["humans"]["overall"] or positions["models"] or positions["oracle"]["overall"]):
         charts["positions"] = position_chart(positions)
     for name, draw in (("templates", template_chart), ("categories", category_chart)):
         svg = draw(results)
         if svg:
             charts[name] = svg
-    irt = results.get("irt")
+    irt = results.irt
     if irt and irt["models"]:
         charts["placement"] = placement_chart(irt)
     return charts

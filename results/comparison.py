@@ -9,12 +9,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from parity.stats import label_matrix
-from parity.stats.band import model_in_band, people_band
-from parity.stats.paired import item_rates, paired_test
+from parity.stats.band import Band, ModelInBand, model_in_band, people_band
+from parity.stats.paired import McNemar, PairedTest, item_rates, paired_test
 from parity.stats.placement import joint_placement
 from parity.stats.table import RatingTable
 from results.rows import model_item_scores, model_ratings
 from results.selectors import ModelAnswer, RunInfo, StudyData
+from results.spine import RunInBand, RunPaired
 
 #: an item's text in the divergent items' list is cut at this many characters
 ITEM_TEXT_CHARACTERS = 300
@@ -57,7 +58,7 @@ def irt_section(
 
 def paired_section(
     humans: RatingTable, runs: list[RunInfo], scores: Mapping[int, Mapping[str, float]]
-) -> list[dict[str, Any]]:
+) -> list[RunPaired]:
     """Each run against the people on the items both answered (runs sharing none are left out)."""
     rates = item_rates(humans)
     rows = []
@@ -65,13 +66,16 @@ def paired_section(
         test = paired_test(scores[run.id], humans, rates=rates)
         if not test.n_items:
             continue
-        rows.append({"run": run.id, "label": run.label, **test.to_dict()})
+        # the numbers as the JSON gives them: None where undefined, never NaN
+        plain = test.to_dict()
+        test = PairedTest(**{**plain, "mcnemar": McNemar(**plain["mcnemar"])})
+        rows.append(RunPaired(run=run.id, label=run.label, test=test))
     return rows
 
 
 def band_section(
     data: StudyData, humans: RatingTable, runs: list[RunInfo], rows_by_run: Mapping[int, list[ModelAnswer]]
-) -> list[dict[str, Any]]:
+) -> list[RunInBand]:
     """Each run's mean kappa with the people against the people's band (runs whose kappa is
     defined with no one, and every run when no two people share an item, are left out)."""
     if data.is_graded:
@@ -85,7 +89,9 @@ def band_section(
         answers = {r.item: r.answer for r in model_ratings(data, run, rows_by_run[run.id]) if r.answer is not None}
         placed = model_in_band(matrix, band, answers)
         if placed is not None:
-            rows.append({"run": run.id, "label": run.label, **placed.to_dict()})
+            plain = placed.to_dict()
+            placed = ModelInBand(**{**plain, "human_kappa": Band(**plain["human_kappa"])})
+            rows.append(RunInBand(run=run.id, label=run.label, placed=placed))
     return rows
 
 

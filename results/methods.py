@@ -17,6 +17,7 @@ from modelruns.models import LM_EVAL_SOURCE as IMPORTED_SOURCE
 from parity.stats import quality
 from prolific.currency import currency_or_default
 from results.selectors import RunInfo, StudyData
+from results.spine import StudyResults
 from studies.models import Participant
 
 #: the CIs' level, as every interval of the results is computed
@@ -129,7 +130,7 @@ def run_provenance(run: RunInfo) -> dict[str, Any]:
     }
 
 
-def methods_section(data: StudyData, results: dict[str, Any]) -> dict[str, Any]:
+def methods_section(data: StudyData, results: StudyResults) -> dict[str, Any]:
     """The study's methods facts; `results` for the runs shown and the human CI's method."""
     study = data.study
     runs = {run.id: run for run in data.runs}
@@ -156,11 +157,11 @@ def methods_section(data: StudyData, results: dict[str, Any]) -> dict[str, Any]:
         },
         "pay": _pay(data),
         "design": _design(data),
-        "models": [run_provenance(runs[model["run"]]) for model in results["models"] if model["run"] in runs],
+        "models": [run_provenance(runs[model.run]) for model in results.models if model.run in runs],
         "statistics": {
             "ci_level": CI_LEVEL,
-            "n_boot": results["n_boot"],
-            "seed": results["seed"],
-            "human_ci_method": results["human"]["accuracy"]["ci_method"],
+            "n_boot": results.n_boot,
+            "seed": results.seed,
+            "human_ci_method": results.human.accuracy.ci_method,
         },
     }

@@ -54,8 +54,9 @@ def _numbers(computed: Computed | None) -> dict[str, object]:
     return {
         "results": numbers,
         "cards": summary_cards(numbers),
-        "tables": paper_tables(numbers),
-        "disagreements": [(model, disagreement_rows(model)) for model in numbers["models"] if model["disagreements"]],
+        # the paper tables still read the JSON of the results
+        "tables": paper_tables(numbers.to_json()),
+        "disagreements": [(model, disagreement_rows(model)) for model in numbers.models if model.disagreements],
         "among_people": among_people_rows(numbers),
         "charts": computed.charts,
         "has_free_text": computed.has_free_text,
@@ -143,7 +144,8 @@ def report(request: HttpRequest, study_id: int) -> HttpResponse:
         return HttpResponseBadRequest(f"No report format {asked!r}; known: {known}.", content_type="text/plain")
     fmt = form.cleaned_data["format"]
     lookup = results_lookup(study, ResultFilters())
-    numbers = lookup.computed.results if lookup.current and lookup.computed else study_results(load_study_data(study))
+    kept = lookup.computed if lookup.current else None
+    numbers = kept.results.to_json() if kept else study_results(load_study_data(study))
     content_type, suffix = REPORT_FORMATS[fmt]
     response = HttpResponse(render_report(numbers, fmt), content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{slugify(study.name) or f"study-{study.pk}"}-{suffix}"'

@@ -434,7 +434,7 @@ class StudyResultsApi(ResearcherApi):
                 status=status.HTTP_202_ACCEPTED,
                 headers={"Retry-After": str(RESULTS_RETRY_SECONDS)},
             )
-        return Response(lookup.computed.results)
+        return Response(lookup.computed.results.to_json())
 
 
 #: the content types of the export formats, for the schema

@@ -17,7 +17,7 @@ from rest_framework.test import APIClient
 
 from annotation.models import Item
 from annotation.services import benchmark_import, benchmark_records_import
-from results.assemble import study_results
+from results.assemble import study_results, study_results_tree
 from results.selectors import load_study_data
 from results.tables import paper_tables
 from studies.models import Response
@@ -227,5 +227,5 @@ def test_the_default_export_and_the_api_keep_every_choice_and_leave_correctness_
     assert by_key[("A1", "example/clarity")]["answer"] == "4" and by_key[("A1", "example/clarity")]["correct"] is None
     assert by_key[("A1", "example/summary")]["free_text_withheld"] is True
     assert by_key[("A1", "example/legs")]["correct"] is True
-    chart = category_chart(study_results(load_study_data(study), n_boot=50)) or ""
+    chart = category_chart(study_results_tree(load_study_data(study), n_boot=50)) or ""
     assert chart.count("no gold: not scored") == 1  # the style category: a rating and a free text only

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from results.assemble import study_results
+from results.assemble import study_results, study_results_tree
 from results.selectors import HumanAnswer, ItemInfo, ModelAnswer, RunInfo, StudyData, UnitInfo
 from results.table_writers import to_latex, to_markdown
 from results.tables import Table, paper_tables
@@ -156,8 +156,16 @@ def test_every_written_form_carries_the_items_and_the_notes(twenty_of_320):
 
 def test_the_summary_cards_show_no_spread_for_one_annotator(twenty_of_320):
     from results.display import summary_cards
+    from results.spine import StudyResults
 
-    cards = {card.label: card for card in summary_cards(twenty_of_320)}
+    # the page's cards read the typed results; the fixture is their JSON, built again here as a tree
+    humans = [_human("P1", n, n not in PERSON_WRONG) for n in range(20)]
+    data = _data(humans, ["U1"])
+    data.runs = [RunInfo(id=1, model="smollm2", setting={}, status="done", setting_label="default")]
+    data.model_answers = [_model(1, n, n % 2 == 0 if n < 20 else n % 3 == 0) for n in range(N_ITEMS)]
+    tree = study_results_tree(data, n_boot=500)
+    assert isinstance(tree, StudyResults) and tree.to_json() == twenty_of_320
+    cards = {card.label: card for card in summary_cards(tree)}
     assert cards["Best / worst annotator"].value == "—"
     assert cards["Human accuracy (mean over annotators)"].note == "1 annotator on 20 items · no CI with one annotator"
 

@@ -17,6 +17,7 @@ from modelruns.work import shard_complete
 from parity.benchmarks.base import ModelAnswer
 from results.cache import results_lookup
 from results.forms import ResultFilters
+from results.spine import Participants
 from studies.models import Participant, Study
 from studies.services import participants_exclude, participants_include
 from tests.factories import Bot, pid, small_study
@@ -67,32 +68,27 @@ def test_a_second_read_takes_the_kept_results(implicature, researcher):
 def test_an_answer_stored_makes_the_next_read_compute_them_again(implicature, researcher):
     study = _study(researcher)
     before = _read(study).computed
-    assert before.results["participants"]["in_progress"] == 0
+    assert before.results.participants.in_progress == 0
     Bot(study, pid(0x600)).start_items().answer_items(count=1)
     after = _read(study).computed
     assert after.computed_at > before.computed_at
-    assert after.results["participants"]["in_progress"] == 1
+    assert after.results.participants.in_progress == 1
 
 
 def test_an_exclusion_and_an_inclusion_each_make_the_next_read_compute_them_again(implicature, researcher):
     study = _study(researcher)
-    assert _read(study).computed.results["participants"] == {
-        "included": 2,
-        "excluded": 0,
-        "in_progress": 0,
-        "imported": 0,
-    }
+    assert _read(study).computed.results.participants == Participants(included=2, excluded=0, in_progress=0, imported=0)
     someone = Participant.objects.filter(study=study).first()
     participants_exclude(participant_ids=[someone.pk], reason="checked by hand")
-    assert _read(study).computed.results["participants"]["excluded"] == 1
+    assert _read(study).computed.results.participants.excluded == 1
     participants_include(participant_ids=[someone.pk])
-    assert _read(study).computed.results["participants"]["excluded"] == 0
+    assert _read(study).computed.results.participants.excluded == 0
 
 
 def test_a_run_finished_enters_the_next_read(implicature, researcher):
     study = _study(researcher)
     run, shard = _run(study, template=2)
-    assert _read(study).computed.results["models"] == []
+    assert _read(study).computed.results.models == []
     golds = dict(Item.objects.filter(pk__in=shard.item_ids).values_list("pk", "gold"))
     shard_complete(
         shard=shard,
@@ -101,8 +97,8 @@ def test_a_run_finished_enters_the_next_read(implicature, researcher):
     )
     run.refresh_from_db()
     assert run.status == ModelRun.Status.DONE
-    models = _read(study).computed.results["models"]
-    assert [model["run"] for model in models] == [run.pk] and models[0]["accuracy"] == 1.0
+    models = _read(study).computed.results.models
+    assert [model.run for model in models] == [run.pk] and models[0].accuracy == 1.0
 
 
 def test_a_run_cancelled_makes_the_next_read_compute_them_again(implicature, researcher):
@@ -114,14 +110,14 @@ def test_a_run_cancelled_makes_the_next_read_compute_them_again(implicature, res
     after = _read(study).computed
     assert after.computed_at > before.computed_at
     # only finished runs are in the results: a cancelled one never is
-    assert after.results["models"] == before.results["models"] == []
+    assert after.results.models == before.results.models == []
 
 
 def test_each_filter_is_kept_apart(implicature, researcher):
     study = _study(researcher)
     whole, first_unit = _read(study), _read(study, ResultFilters(unit="U1"))
-    assert whole.computed.results["participants"]["included"] == 2
-    assert first_unit.computed.results["participants"]["included"] == 1
+    assert whole.computed.results.participants.included == 2
+    assert first_unit.computed.results.participants.included == 1
     assert _read(study).computed.computed_at == whole.computed.computed_at
 
 

@@ -1,0 +1,54 @@
+"""The typed results tree's JSON rules (`results.spine`): keys in field order, a key left out when
+its value is None or its condition is false, a mapping written into its node, leaves of
+`parity.stats` as their `to_dict()`."""
+
+from __future__ import annotations
+
+import json
+
+from parity.stats.compare import ItemDisagreement
+from results.spine import Human, HumanAccuracy, Participants, StudyResults, to_json
+
+
+def test_a_count_that_is_none_is_left_out_and_zero_is_kept() -> None:
+    assert list(Participants(included=2, excluded=1, in_progress=0).to_json()) == [
+        "included",
+        "excluded",
+        "in_progress",
+        "imported",
+    ]
+    kept = Participants(included=2, excluded=1, in_progress=0, flagged_left_out=0, imported=0).to_json()
+    assert list(kept) == ["included", "excluded", "in_progress", "flagged_left_out", "imported"]
+
+
+def _human(*, graded: bool, mean_icc: float | None) -> Human:
+    accuracy = HumanAccuracy(0.5, 0.6, 0.4, 0.1, [0.4, 0.6], "t", False, [])
+    return Human(1, 2, 2, 4, accuracy, None, None, None, None, None, None, None, mean_icc, graded=graded)
+
+
+def test_the_units_mean_icc_is_written_for_a_rating_study_only_and_the_flag_never() -> None:
+    assert "icc2k_mean_across_units" not in _human(graded=False, mean_icc=None).to_json()
+    written = _human(graded=True, mean_icc=None).to_json()
+    assert written["icc2k_mean_across_units"] is None and "graded" not in written
+    assert list(written)[-1] == "icc2k_mean_across_units"
+
+
+def test_leaves_give_their_dicts_and_tuples_lists() -> None:
+    leaf = ItemDisagreement(
+        item="a", model_answer="yes", majority_answer="no", majority_share=float("nan"), model_correct=None
+    )
+    assert to_json({"x": [leaf], "ci": (0.1, 0.2)}) == {"x": [leaf.to_dict()], "ci": [0.1, 0.2]}
+    assert leaf.to_dict()["majority_share"] is None
+
+
+def test_the_headlines_are_written_into_the_top_level_after_the_sections() -> None:
+    keys = [spec for spec in StudyResults.__dataclass_fields__]
+    assert keys.index("headlines") == keys.index("methods") - 1
+    people = Participants(1, 0, 0)
+    results = StudyResults(
+        "s", 1, "ambibench", "live", False, {}, "", 0, 10, people, _human(graded=False, mean_icc=None),
+        [], [], {}, None, "why", [], [], headlines={"oracle_by_position": [1]}, methods={"m": 1},
+    )  # fmt: skip
+    text = json.dumps(results.to_json())
+    assert '"irt_reason": "why", "paired": [], "human_band": [], "oracle_by_position": [1], "methods"' in text
+    assert '"graded"' not in text and '"headlines"' not in text
