@@ -91,11 +91,11 @@ def test_the_flags_kept_off_the_page_filter_flagged_participants_out_of_it(copie
     assert flagged == {"C1", "C2"}, "computed with the results off a page request, kept on the participants"
     page = researcher_client.get(f"/studies/{study.pk}/results/")
     assert page.status_code == 200 and 'name="flagged"' in page.content.decode()
-    assert page.context["results"]["human"]["n_annotators"] == 8
+    assert page.context["results"].human.n_annotators == 8
     without = researcher_client.get(f"/studies/{study.pk}/results/?flagged=exclude")
     results = without.context["results"]
-    assert results["human"]["n_annotators"] == 6 and results["participants"]["flagged_left_out"] == 2
-    assert results["participants"]["included"] == 6 and "2 flagged left out" in without.content.decode()
+    assert results.human.n_annotators == 6 and results.participants.flagged_left_out == 2
+    assert results.participants.included == 6 and "2 flagged left out" in without.content.decode()
     assert researcher_client.get(f"/studies/{study.pk}/results/?flagged=maybe").status_code == 400
 
     api = APIClient()
