@@ -67,7 +67,7 @@ def test_results_exports_and_the_api_do_not_count_a_preview(researcher_client, l
     while 'id="item-area"' in html:
         html = walker.answer(html, lambda item: item.gold)
     results = researcher_client.get(f"/studies/{live_study.pk}/results/").context["results"]
-    assert results["human"]["n_annotators"] == 1 and results["human"]["n_answers"] == 3
+    assert results.human.n_annotators == 1 and results.human.n_answers == 3
     export = researcher_client.get(f"/studies/{live_study.pk}/export/csv/").content.decode()
     rows = export.strip().splitlines()[1:]
     assert len(rows) == 5 and all(",A1," in row for row in rows)  # one annotator's 3 items and 2 checks
