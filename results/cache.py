@@ -28,9 +28,10 @@ from django.utils import timezone
 from results.assemble import study_results_tree
 from results.charts import study_charts
 from results.forms import ResultFilters
+from results.integrity import cache_signals_stale
 from results.selectors import StudyData, load_answers, load_study_data
 from results.spine import StudyResults
-from results.tasks import results_compute_enqueue
+from results.tasks import results_compute_enqueue, review_signals_enqueue
 from studies.changes import RESULTS_CACHE, results_version
 from studies.models import Response, Study
 
@@ -93,6 +94,17 @@ def results_compute(study: Study, filters: ResultFilters, data: StudyData | None
     return computed
 
 
+def _keep_signals_current(study: Study) -> None:
+    """A small study's results are computed in the request, which writes nothing: the model-likeness
+    flags its filter reads are brought up to date by a task, queued once per state of the study (a
+    large study's results task keeps them itself)."""
+    version = results_version(study.pk)
+    if cache_signals_stale(study, version) and caches[RESULTS_CACHE].add(
+        f"signals-queued:{study.pk}:{version}", True, timeout=QUEUED_SECONDS
+    ):
+        review_signals_enqueue(study.pk)
+
+
 def results_lookup(study: Study, filters: ResultFilters, data: StudyData | None = None) -> Lookup:
     """The study's results under `filters`: kept, computed now (a small study), or queued."""
     cache = caches[RESULTS_CACHE]
@@ -103,6 +115,7 @@ def results_lookup(study: Study, filters: ResultFilters, data: StudyData | None 
     if kept is not None and kept.version == results_version(study.pk):
         return Lookup(kept, current=True)
     if Response.objects.filter(participant__study=study).count() <= settings.RESULTS_INLINE_ANSWERS:
+        _keep_signals_current(study)
         return Lookup(results_compute(study, filters, data), current=True)
     if cache.add(f"{key}:busy", "queued", timeout=QUEUED_SECONDS):
         results_compute_enqueue(study.pk, filters.as_query())

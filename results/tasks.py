@@ -34,3 +34,21 @@ def results_compute_enqueue(study_id: int, filters: dict[str, str]) -> None:
     if task.get_backend().supports_priority:
         task = task.using(priority=PRIORITY)
     task.enqueue(study_id, filters)
+
+
+@task(queue_name="default")
+def review_signals_task(study_id: int) -> None:
+    """Keep the study's model-likeness flags current (`results.integrity.review_signals_keep`): queued
+    by a results page of a small study, whose results are computed in the request, which writes nothing."""
+    from results.integrity import review_signals_keep
+
+    study = Study.objects.filter(pk=study_id).first()
+    if study is not None:
+        review_signals_keep(study)
+
+
+def review_signals_enqueue(study_id: int) -> None:
+    task = review_signals_task
+    if task.get_backend().supports_priority:
+        task = task.using(priority=PRIORITY)
+    task.enqueue(study_id)

@@ -14,8 +14,9 @@ pytestmark = pytest.mark.django_db
 #: once per request: 2), then units+items, runs, and on a first view (results computed in the request)
 #: the study's count of answers, its participants, their answers, the attention checks answered, model
 #: answers, its Prolific study (for the methods section) (and the runs partial's url); the ownership
-#: check is part of the study query itself
-MAX_QUERIES = 13
+#: check is part of the study query itself; and, the first time a state of the study is seen, the task
+#: that keeps its model-likeness flags current, queued (results.cache)
+MAX_QUERIES = 14
 
 
 def _url(built, suffix: str = "results/") -> str:

@@ -1,6 +1,7 @@
-"""A results page request is a read: it issues no INSERT, UPDATE or DELETE, though the model-likeness
-flags kept on the participants are out of date (they are kept current where results are computed off
-a page request: the results task and `manage.py study_results`)."""
+"""A results page request is a read: it writes nothing of the study's data, though the model-likeness
+flags kept on the participants are out of date. It queues, once per state of the study, the task that
+brings them up to date (its only write, a row of the task queue's own table); the results task and
+`manage.py study_results` keep them too."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django_tasks_db.models import DBTaskResult
 
+from results.tasks import review_signals_task
 from studies.models import Participant
 from tests.factories import Bot, pid, small_study
 
@@ -31,11 +34,19 @@ def _study_with_a_stale_flag(owner):
 
 def test_a_results_page_get_writes_nothing(implicature, researcher, researcher_client):
     study = _study_with_a_stale_flag(researcher)
+    queue = DBTaskResult._meta.db_table
     with CaptureQueriesContext(connection) as captured:
         page = researcher_client.get(f"/studies/{study.pk}/results/")
     assert page.status_code == 200
-    assert [q["sql"] for q in captured if WRITE.match(q["sql"])] == []
+    writes = [q["sql"] for q in captured if WRITE.match(q["sql"])]
+    assert [sql for sql in writes if queue not in sql] == []
     assert Participant.objects.get(study=study).review_signals != {}
+    # the refresh is queued once for this state of the study; run, it clears the stale flag
+    assert researcher_client.get(f"/studies/{study.pk}/results/").status_code == 200
+    (queued,) = DBTaskResult.objects.filter(task_path=review_signals_task.module_path)
+    assert queued.args_kwargs["args"] == [study.pk]
+    review_signals_task.call(study.pk)
+    assert Participant.objects.get(study=study).review_signals == {}
 
 
 def test_the_study_results_command_keeps_the_flags_current(implicature, researcher):
