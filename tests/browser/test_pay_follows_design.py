@@ -29,6 +29,20 @@ def _pay_fields(page) -> tuple[str, str]:
     return page.input_value("#id_estimated_minutes"), page.input_value("#id_reward")
 
 
+def _pay_draft(name: str, owner) -> Study:
+    """The issue's draft: 1 unit of 10 items and 2 checks, made with the estimate: 5 min, £0.75."""
+    return small_study(
+        name,
+        status=Study.Status.DRAFT,
+        units=1,
+        unit_size=10,
+        per_unit=2,
+        owner=owner,
+        estimated_minutes=5,
+        reward_pence=75,
+    )
+
+
 def _change_design(page, values: dict[str, str], answers: str) -> None:
     """Type the design's fields and leave the last one, as a person does; wait for its estimate."""
     for key, value in values.items():
@@ -44,17 +58,7 @@ def test_an_edited_drafts_time_and_reward_follow_its_design_until_typed(
 ):
     _import_implicature(implicature_source)
     owner = researcher()
-    # the issue's draft: 1 unit of 10 items and 2 checks, made with the estimate: 5 min, £0.75
-    draft = small_study(
-        "Pay pilot",
-        status=Study.Status.DRAFT,
-        units=1,
-        unit_size=10,
-        per_unit=2,
-        owner=owner,
-        estimated_minutes=5,
-        reward_pence=75,
-    )
+    draft = _pay_draft("Pay pilot", owner)
     sign_in(page, live_server, owner)
     page.set_viewport_size({"width": 1280, "height": 900})
     page.goto(f"{live_server.url}/studies/{draft.pk}/edit/")
@@ -154,16 +158,7 @@ def test_a_time_and_reward_typed_before_the_pages_script_ran_are_kept_and_judged
     arriving afterwards must not overwrite what they typed, and the pay is judged on it."""
     _import_implicature(implicature_source)
     owner = researcher()
-    draft = small_study(
-        "Slow page",
-        status=Study.Status.DRAFT,
-        units=1,
-        unit_size=10,
-        per_unit=2,
-        owner=owner,
-        estimated_minutes=5,
-        reward_pence=75,
-    )
+    draft = _pay_draft("Slow page", owner)
     sign_in(page, live_server, owner)
     held = []
 
