@@ -94,11 +94,10 @@ def results_compute(study: Study, filters: ResultFilters, data: StudyData | None
     return computed
 
 
-def _keep_signals_current(study: Study) -> None:
+def _keep_signals_current(study: Study, version: str) -> None:
     """A small study's results are computed in the request, which writes nothing: the model-likeness
     flags its filter reads are brought up to date by a task, queued once per state of the study (a
     large study's results task keeps them itself)."""
-    version = results_version(study.pk)
     if cache_signals_stale(study, version) and caches[RESULTS_CACHE].add(
         f"signals-queued:{study.pk}:{version}", True, timeout=QUEUED_SECONDS
     ):
@@ -112,10 +111,11 @@ def results_lookup(study: Study, filters: ResultFilters, data: StudyData | None 
     kept: Computed | None = cache.get(key)
     if kept is not None and not isinstance(kept.results, StudyResults):
         kept = None  # kept before the results were a tree
-    if kept is not None and kept.version == results_version(study.pk):
+    version = results_version(study.pk)
+    if kept is not None and kept.version == version:
         return Lookup(kept, current=True)
     if Response.objects.filter(participant__study=study).count() <= settings.RESULTS_INLINE_ANSWERS:
-        _keep_signals_current(study)
+        _keep_signals_current(study, version)
         return Lookup(results_compute(study, filters, data), current=True)
     if cache.add(f"{key}:busy", "queued", timeout=QUEUED_SECONDS):
         results_compute_enqueue(study.pk, filters.as_query())

@@ -28,12 +28,14 @@ def results_compute_task(study_id: int, filters: dict[str, str]) -> None:
         results_compute(study, ResultFilters(**filters))
 
 
+def _ahead_of_model_shards(task):
+    """`task`, ahead of model shards where the backend can order by priority."""
+    return task.using(priority=PRIORITY) if task.get_backend().supports_priority else task
+
+
 def results_compute_enqueue(study_id: int, filters: dict[str, str]) -> None:
     """Queue `results_compute_task`, ahead of model shards where the backend can order by priority."""
-    task = results_compute_task
-    if task.get_backend().supports_priority:
-        task = task.using(priority=PRIORITY)
-    task.enqueue(study_id, filters)
+    _ahead_of_model_shards(results_compute_task).enqueue(study_id, filters)
 
 
 @task(queue_name="default")
@@ -48,7 +50,4 @@ def review_signals_task(study_id: int) -> None:
 
 
 def review_signals_enqueue(study_id: int) -> None:
-    task = review_signals_task
-    if task.get_backend().supports_priority:
-        task = task.using(priority=PRIORITY)
-    task.enqueue(study_id)
+    _ahead_of_model_shards(review_signals_task).enqueue(study_id)
