@@ -14,10 +14,11 @@ from ..base import Asset, Benchmark, DatasetError, DemoSetup, ImportBundle, Item
 from ..consent import RECORDED_ON_THE_PAGE
 from ..design import DesignOption
 from ..rows import seeded_rng
+from ..tables import Table
 from ..timing import AnswerTime
 from . import model as model_side
 from . import results as results_side
-from . import sources
+from . import sources, tables
 from .prompts import (
     INDUCTION_PREFIX,
     INDUCTION_SUFFIX,
@@ -360,3 +361,6 @@ class InstructionInduction(Benchmark):
     # -- results (results.py) --------------------------------------------------------------
     def breakdowns(self, results_input: ResultsInput) -> dict[str, Any]:
         return results_side.breakdowns(results_input)
+
+    def paper_tables(self, results: Mapping[str, Any]) -> list[Table]:
+        return tables.induction_tables(results)
