@@ -185,6 +185,9 @@ class DemoSetup:
     imported: str
     reads_files: bool = True
     options: Mapping[str, Any] = field(default_factory=dict)
+    #: whether the demo's model answers this study too (False where that would take far longer on a
+    #: CPU than the rest of the demo together)
+    model_run: bool = True
 
 
 @dataclass(frozen=True)

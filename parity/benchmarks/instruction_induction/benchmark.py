@@ -226,8 +226,12 @@ class InstructionInduction(Benchmark):
     )
     default_consent = CONSENT
     category_field = "task"
+    # generating and executing instructions takes far longer on a CPU than the rest of the demo together
     demo = DemoSetup(
-        study="Instruction induction demo", split="induce", imported="Imported instruction induction: {created} items"
+        study="Instruction induction demo",
+        split="induce",
+        imported="Imported instruction induction: {created} items",
+        model_run=False,
     )
     executes_instructions = True
     default_instructions = INSTRUCTIONS
