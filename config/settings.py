@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "review",
     "results",
     "replication",
+    "api",
 ]
 
 MIDDLEWARE = [
@@ -288,16 +289,16 @@ PARITY_MODEL_SOURCES = env_list("PARITY_MODEL_SOURCES", ["smollm2"])
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "results.api.auth.ApiTokenAuthentication",
+        "api.auth.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "results.api.throttles.CappedPagination",
+    "DEFAULT_PAGINATION_CLASS": "api.throttles.CappedPagination",
     "PAGE_SIZE": 100,
     "DEFAULT_THROTTLE_CLASSES": [
-        "results.api.throttles.AnonymousRateThrottle",
-        "results.api.throttles.ResearcherRateThrottle",
+        "api.throttles.AnonymousRateThrottle",
+        "api.throttles.ResearcherRateThrottle",
     ],
     # 0: REMOTE_ADDR; DRF's default (None) would count per X-Forwarded-For, which any client can vary
     "NUM_PROXIES": TRUSTED_PROXY_COUNT,
@@ -310,7 +311,7 @@ REST_FRAMEWORK = {
 API_MAX_PAGE_SIZE = env_int("API_MAX_PAGE_SIZE", 1000)
 # API tokens are kept as hashes (made by `manage.py create_api_token` or in the admin) and sent as
 # `Authorization: Token <token>`; each stops working after its lifetime, API_TOKEN_DAYS unless made
-# with another (results/api/tokens.py)
+# with another (api/tokens.py)
 API_TOKEN_DAYS = env_int("API_TOKEN_DAYS", 90)
 if API_TOKEN_DAYS < 1:
     raise ConfigError("API_TOKEN_DAYS must be at least 1: every API token has a lifetime")

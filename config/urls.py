@@ -30,7 +30,7 @@ urlpatterns = [
     path("studies/", include("review.urls")),
     path("api/schema/", api_schema, name="api-schema"),
     path("api/docs/", api_docs, name="api-docs"),
-    path("api/", include("results.api.urls")),
+    path("api/", include("api.urls")),
     path("", include("prolific.urls")),
     path("", include("participation.urls")),
 ]

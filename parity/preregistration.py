@@ -25,7 +25,7 @@ from typing import Any
 DOCUMENT_VERSION = 1
 
 #: what the results page reports, stated here for the preregistration; the numbers must match
-#: `results.assemble` (N_BOOT, SEED), which a test holds equal
+#: `results.computing.assemble` (N_BOOT, SEED), which a test holds equal
 BOOTSTRAP_RESAMPLES = 10_000
 BOOTSTRAP_SEED = 0
 STATISTICS: tuple[str, ...] = (

@@ -18,7 +18,7 @@ embedded SQLite default, in a temporary directory) it migrates and imports the i
   reporter's 105,000 are `--answers 105000`, 175 per unit). The rows are written in bulk (the
   answer path is perf/participants.py's business);
 - times, in one process, reading the study, computing all its results from what was read, and of
-  those the joint IRT placement, paired tests and human band (`results.comparison`);
+  those the joint IRT placement, paired tests and human band (`results.computing.comparison`);
 - times `manage.py study_results NAME --json` in a fresh process, --repeat times (the median; peak
   memory is the process's maximum resident set), beside the same process doing nothing but start
   (`study_results --help`: Django, the command and its imports), the baseline of the run;
@@ -77,7 +77,7 @@ class Row:
     queued: bool
     load_average: float
     #: in one process: reading the study, computing all its results, and of those the IRT placement,
-    #: the paired tests and the human band (`results.comparison`)
+    #: the paired tests and the human band (`results.computing.comparison`)
     read_s: float = math.nan
     compute_s: float = math.nan
     among_s: float = math.nan
@@ -188,11 +188,11 @@ def build(
 def compute_timings(*, name: str, repeat: int) -> None:
     """Reading the study, `study_results` on what was read, and its models-among-people sections
     alone, in this process (medians of `repeat`); prints one JSON line of seconds."""
-    from results.assemble import study_results
-    from results.comparison import comparison_sections
-    from results.forms import ResultFilters
-    from results.rows import human_ratings, human_rows, run_rows, selected_runs
-    from results.selectors import load_study_data
+    from results.computing.assemble import study_results
+    from results.computing.comparison import comparison_sections
+    from results.loading.filters import ResultFilters
+    from results.loading.rows import human_ratings, human_rows, run_rows, selected_runs
+    from results.loading.selectors import load_study_data
     from studies.models import Study
 
     study = Study.objects.get(name=name)

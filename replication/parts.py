@@ -27,7 +27,7 @@ from modelruns.selectors import benchmark_assets, study_items
 from prolific.selectors import study_currency
 from replication.archive import dumps, jsonl
 from replication.software import software_versions
-from results.report import render_report
+from results.presenting.report import render_report
 from studies.flags import participant_flags
 from studies.models import Participant, Response, Study
 from studies.selectors import preregistration_export

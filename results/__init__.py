@@ -1,2 +1,3 @@
-"""Humans and models side by side: a study's results pages, the monitor, exports, the REST API and
-the demo. Reads only: every number comes from `parity.stats` over rows the other apps stored."""
+"""Humans and models side by side: a study's results pages, the monitor, exports, the report and the
+demo. Its flow runs one way: `loading` reads the rows the other apps stored, `computing` turns them
+into numbers with `parity.stats`, `presenting` writes them for people (docs/architecture.md)."""

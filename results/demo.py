@@ -161,7 +161,10 @@ def _benchmark_steps() -> list[Callable[[DemoReport], None]]:
 
 
 def demo_study_names() -> list[str]:
-    return [BASELINE_STUDY, "Implicature demo", "AmbiBench demo", "MiQA demo"]
+    """The studies the demo's model answers: the published baseline, then each benchmark's demo study
+    whose definition asks for a model run (`DemoSetup.model_run`), in registry order."""
+    demos = [definition.demo for definition in benchmarks.REGISTRY.values() if definition.demo is not None]
+    return [BASELINE_STUDY, *(demo.study for demo in demos if demo.model_run)]
 
 
 def demo_model_runs(report: DemoReport) -> None:
@@ -171,8 +174,8 @@ def demo_model_runs(report: DemoReport) -> None:
 
     The published human baseline comes first, so the first results page shows 20 annotators and a
     model on the same 600 items; the implicature demo shares those items and is answered from the
-    engine's score cache. Instruction induction is left out: generating and executing instructions
-    takes far longer on a CPU than the rest of the demo together.
+    engine's score cache. A benchmark's demo study is left out where its definition says so
+    (`DemoSetup.model_run`).
     """
     spec = modelspec_get_or_create(model=DEMO_MODEL)
     for name in demo_study_names():

@@ -3,28 +3,12 @@ validated like any other input."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from django import forms
 
 from modelruns.models import ModelRun
-from results.report import FORMATS as REPORT_FORMATS
-from results.selectors import StudyData
-
-
-@dataclass(frozen=True)
-class ResultFilters:
-    unit: str | None = None
-    category: str | None = None
-    #: a model's name (its spec), all of its runs
-    model: str | None = None
-    #: a setting as the benchmark names it, such as "template 2, k=0" (see `setting_label`)
-    setting: str | None = None
-    #: "exclude": without the participants flagged for review (`studies.flags`); None: with them
-    flagged: str | None = None
-
-    def as_query(self) -> dict[str, str]:
-        return {name: value for name, value in vars(self).items() if value}
+from results.loading.filters import ResultFilters
+from results.loading.study_data import StudyData
+from results.presenting.report import FORMATS as REPORT_FORMATS
 
 
 def filter_choices(data: StudyData) -> dict[str, list[str]]:

@@ -13,18 +13,19 @@ from django.views.decorators.http import require_GET
 from modelruns.prompts import PromptError, item_prompts
 from modelruns.selectors import item_answers, study_runs
 from prolific.currency import money
-from results.assemble import study_results
-from results.cache import Computed, results_lookup
-from results.charts import arrivals_chart
-from results.display import among_people_rows, disagreement_rows, headline_cells, summary_cards
-from results.exports import FORMATS, ExportForm, export_study
-from results.forms import ItemPromptForm, ReportForm, ResultFilters, ResultsFilterForm
-from results.headlines import study_headlines
-from results.monitor import study_monitor
-from results.report import FORMATS as REPORT_FORMATS
-from results.report import render_report
-from results.selectors import load_study_data
-from results.tables import paper_tables
+from results.computing.assemble import study_results
+from results.computing.headlines import study_headlines
+from results.computing.monitor import study_monitor
+from results.forms import ItemPromptForm, ReportForm, ResultsFilterForm
+from results.loading.filters import ResultFilters
+from results.loading.selectors import load_study_data
+from results.presenting.cache import Computed, results_lookup
+from results.presenting.charts import arrivals_chart
+from results.presenting.display import among_people_rows, disagreement_rows, headline_cells, summary_cards
+from results.presenting.exports import FORMATS, ExportForm, export_study
+from results.presenting.report import FORMATS as REPORT_FORMATS
+from results.presenting.report import render_report
+from results.presenting.tables import paper_tables
 from studies.access import EXPORT_STUDY, get_study_for_researcher, researcher_studies
 from studies.closing import asked
 from studies.models import Study

@@ -2,7 +2,7 @@
 answer stored or marked, a participant entering (the results count who is working), declining,
 returning, timing out, excluded, included or erased, a run finished, cancelled or
 failed, instructions scored, the study or its units edited. Results computed from a study are kept
-with the token they were computed at (`results.cache`), so a change leaves them stale at once, in
+with the token they were computed at (`results.presenting.cache`), so a change leaves them stale at once, in
 every process; nothing has to find and delete them.
 
 The tokens live in the "results" cache (config/settings.py), which all the processes of a site share:

@@ -6,7 +6,7 @@ The participant admin filters on them and the monitor lists them. The rules them
 in `parity.stats.quality` and `parity.stats.behaviour`; here they are applied to a study's stored
 rows. Imported participants (a published study's answers) are left out of those: they have no real
 times. The model-likeness flags (`STORED_FLAGS`) are computed beside the model runs
-(`results.integrity`, rules in `parity.stats.likeness`) and kept on the participant
+(`results.computing.integrity`, rules in `parity.stats.likeness`) and kept on the participant
 (`Participant.review_signals`, with their figures): they are read here for every participant,
 imported ones included.
 """
@@ -42,7 +42,7 @@ INFORMATION: dict[str, str] = {
     "no_behaviour": "no behaviour recorded (the page's script did not run)",
 }
 
-#: flags computed in `results.integrity` and stored on the participant, with their figures
+#: flags computed in `results.computing.integrity` and stored on the participant, with their figures
 STORED_FLAGS = ("model_like", "model_text")
 
 #: the flags that are, on their own, grounds for rejecting a submission on Prolific: very fast

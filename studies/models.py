@@ -249,7 +249,7 @@ class Participant(models.Model):
     closing_answered_at = models.DateTimeField(
         null=True, blank=True, help_text="when the closing questions were sent (empty: not sent)"
     )
-    # signals computed from what this app cannot read (a model's run: `results.integrity`), kept so
+    # signals computed from what this app cannot read (a model's run: `results.computing.integrity`), kept so
     # that the admin can filter on them; flag name -> its figures. Written by `participants_signals_set`.
     review_signals = models.JSONField(
         default=dict,

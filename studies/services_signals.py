@@ -1,5 +1,5 @@
 """Writes of the review signals computed where this app cannot look (beside a study's model runs,
-in `results.integrity`): kept on each participant (`Participant.review_signals`) so that the
+in `results.computing.integrity`): kept on each participant (`Participant.review_signals`) so that the
 admin's "flagged for review" filter, the monitor and the exports read them like the flags computed
 here (`studies.flags`)."""
 

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from perf.results import build, page_timings
-from results.assemble import results_for_study
+from results.computing.assemble import results_for_study
 from studies.models import Study
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 
 from parity import preregistration as plan
-from results import assemble
+from results.computing import assemble
 
 DOCUMENT = {
     "recruitment": {"places": 10, "precision": None},

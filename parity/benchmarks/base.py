@@ -18,6 +18,7 @@ from .design import DesignOption, design_errors
 # the readers of published files, and their error, are part of this contract
 from .files import DatasetError, read_csv_rows, read_jsonl_rows, read_text, sha256_of  # noqa: F401
 from .published import PublishedStudy
+from .tables import Table
 from .timing import AnswerTime, TimeEstimate, time_estimate
 
 
@@ -184,6 +185,9 @@ class DemoSetup:
     imported: str
     reads_files: bool = True
     options: Mapping[str, Any] = field(default_factory=dict)
+    #: whether the demo's model answers this study too (False where that would take far longer on a
+    #: CPU than the rest of the demo together)
+    model_run: bool = True
 
 
 @dataclass(frozen=True)
@@ -348,6 +352,11 @@ class Benchmark:
         """The benchmark's own sections of the results (the papers' tables beside overall accuracy),
         by section name; the results page draws a chart and a table for each one it knows."""
         return {}
+
+    def paper_tables(self, results: Mapping[str, Any]) -> list[Table]:
+        """The benchmark's own paper tables, drawn from its sections of the results (as JSON, under
+        "breakdowns"); the results put them among the shared ones (`results.presenting.tables`)."""
+        return []
 
     def headline_results(self, breakdowns: Mapping[str, Any]) -> dict[str, Any]:
         """Entries of the results' top level drawn from the benchmark's own sections (AmbiBench:

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from results.charts import arrivals_chart, bar_chart, position_chart
+from results.presenting.charts import arrivals_chart, bar_chart, position_chart
 
 pytestmark = [pytest.mark.browser]
 

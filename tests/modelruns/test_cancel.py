@@ -14,7 +14,7 @@ from django_tasks_db.models import DBTaskResult
 from modelruns import selectors, services, work
 from modelruns.models import ModelResponse, ModelRun, ModelShard
 from modelruns.scoring import scorer_of
-from results.selectors import load_study_data
+from results.loading.selectors import load_study_data
 
 pytestmark = pytest.mark.django_db
 

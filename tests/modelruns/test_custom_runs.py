@@ -16,8 +16,8 @@ from modelruns.selectors import study_items
 from parity.benchmarks.custom import score_answer
 from parity.benchmarks.custom.model import cut_at_stops
 from parity.engine.requests import ChoiceRequest, GenerationRequest
-from results.assemble import study_results
-from results.selectors import load_study_data
+from results.computing.assemble import study_results
+from results.loading.selectors import load_study_data
 from studies.services import study_create
 
 pytestmark = pytest.mark.django_db
@@ -95,8 +95,8 @@ def test_a_runs_accuracy_counts_only_items_with_a_right_answer_wherever_it_is_sh
     (no right answer) are answered but not scored."""
     from django.urls import reverse
 
+    from api.selectors import model_runs_of
     from modelruns.selectors import run_accuracy, runs_for_study
-    from results.api.selectors import model_runs_of
 
     run = services.modelrun_start(study=study, spec=tiny_spec, enqueue=False).run
     work.modelrun_work(run=run, worker="test")

@@ -15,8 +15,8 @@ from annotation.services import benchmark_import
 from modelruns import services, work
 from modelruns.models import ModelResponse, ModelRun
 from parity.benchmarks.miqa import generative_prompt
-from results.assemble import study_results
-from results.selectors import load_study_data
+from results.computing.assemble import study_results
+from results.loading.selectors import load_study_data
 from studies.models import Study
 from studies.services import study_create
 from tests.conftest import datasets_dir

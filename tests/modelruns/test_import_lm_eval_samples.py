@@ -17,10 +17,10 @@ from modelruns import services, work
 from modelruns.models import ModelResponse, ModelRun
 from modelruns.selectors import study_items
 from parity.engine import load_causal_lm
-from results.assemble import study_results
-from results.report import render_report
-from results.selectors import load_study_data
-from results.tables import paper_tables
+from results.computing.assemble import study_results
+from results.loading.selectors import load_study_data
+from results.presenting.report import render_report
+from results.presenting.tables import paper_tables
 from studies.models import Study
 from tests.harness_samples import EXAMPLE, choice_line, content, docs, file_name, generation_line
 from tests.personas import superuser

@@ -17,9 +17,9 @@ from rest_framework.test import APIClient
 
 from annotation.models import Item
 from annotation.services import benchmark_import, benchmark_records_import
-from results.assemble import study_results, study_results_tree
-from results.selectors import load_study_data
-from results.tables import paper_tables
+from results.computing.assemble import study_results, study_results_tree
+from results.loading.selectors import load_study_data
+from results.presenting.tables import paper_tables
 from studies.models import Response
 from studies.services import study_create
 from tests.annotation.helpers import button_values
@@ -199,7 +199,7 @@ def test_the_default_export_and_the_api_keep_every_choice_and_leave_correctness_
     """Only a free text (a person's own words) is withheld by default; a rating press, a number and
     a short text leave; an item without a gold is neither right nor wrong, in every export, the API
     and the per-category chart."""
-    from results.charts import category_chart
+    from results.presenting.charts import category_chart
 
     for number, pick in ((1, 0), (2, 1)):
         _walk(study, number, pick)

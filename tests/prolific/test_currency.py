@@ -9,10 +9,10 @@ from prolific.currency import money
 from prolific.recruitment import prolific_recruit_configure
 from prolific.services import prolific_study_create, prolific_sync
 from replication.parts import Source, study_settings
-from results.assemble import study_results
-from results.report import build_report
-from results.report.figures import plain
-from results.selectors import load_study_data
+from results.computing.assemble import study_results
+from results.loading.selectors import load_study_data
+from results.presenting.report import build_report
+from results.presenting.report.figures import plain
 from tests.personas import personas_for, signed_in
 from tests.prolific.helpers import prolific_study
 

@@ -12,10 +12,10 @@ from annotation.models import Item
 from prolific.models import ProlificFlag, ProlificStudy, RecruitmentPoint
 from prolific.recruitment import prolific_recruit_configure, recruitment_step
 from prolific.services import prolific_study_create, prolific_study_transition
-from results.assemble import study_results
-from results.monitor import study_monitor
-from results.report import render_report
-from results.selectors import load_study_data
+from results.computing.assemble import study_results
+from results.computing.monitor import study_monitor
+from results.loading.selectors import load_study_data
+from results.presenting.report import render_report
 from tests.factories import small_study
 from tests.prolific.helpers import arrive
 

@@ -13,7 +13,7 @@ from django.urls import reverse
 
 from parity.preregistration import sha256_of
 from replication.archive import read_bundle
-from results.report import render_report
+from results.presenting.report import render_report
 from studies.flags import participant_flags
 from studies.models import Preregistration, Study
 from studies.services import participants_exclude

@@ -9,7 +9,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from results.exports import FORMATS
+from results.presenting.exports import FORMATS
 
 pytestmark = pytest.mark.django_db
 

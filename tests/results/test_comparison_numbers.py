@@ -8,10 +8,11 @@ from typing import Any
 
 import pytest
 
-from results.assemble import study_results, study_results_tree
-from results.selectors import HumanAnswer, ItemInfo, ModelAnswer, RunInfo, StudyData, UnitInfo
-from results.table_writers import to_latex, to_markdown
-from results.tables import Table, paper_tables
+from results.computing.assemble import study_results, study_results_tree
+from results.loading.columns import HumanAnswer, ItemInfo
+from results.loading.study_data import ModelAnswer, RunInfo, StudyData, UnitInfo
+from results.presenting.table_writers import to_latex, to_markdown
+from results.presenting.tables import Table, paper_tables
 from studies.models import Study
 
 N_ITEMS = 320
@@ -155,8 +156,8 @@ def test_every_written_form_carries_the_items_and_the_notes(twenty_of_320):
 
 
 def test_the_summary_cards_show_no_spread_for_one_annotator(twenty_of_320):
-    from results.display import summary_cards
-    from results.spine import StudyResults
+    from results.computing.spine import StudyResults
+    from results.presenting.display import summary_cards
 
     # the page's cards read the typed results; the fixture is their JSON, built again here as a tree
     humans = [_human("P1", n, n not in PERSON_WRONG) for n in range(20)]

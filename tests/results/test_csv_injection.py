@@ -14,7 +14,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from results import exports
+from results.presenting import exports
 from studies.services import study_create
 from tests import personas
 from tests.annotation.helpers import import_instruction_induction

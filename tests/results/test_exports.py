@@ -9,8 +9,8 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
-from results.exports import FORMATS, LONG_COLUMNS, export_study
-from results.selectors import load_study_data
+from results.loading.selectors import load_study_data
+from results.presenting.exports import FORMATS, LONG_COLUMNS, export_study
 from studies.models import Study
 from tests.factories import row_key
 

@@ -11,8 +11,8 @@ from django.core.management import call_command
 from knox.models import AuthToken
 from rest_framework.test import APIClient
 
-from results.assemble import results_for_study
-from results.tables import paper_tables
+from results.computing.assemble import results_for_study
+from results.presenting.tables import paper_tables
 from studies.models import Study
 from tests.personas import user_with
 

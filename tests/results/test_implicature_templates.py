@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import Item
-from results.assemble import results_for_study
-from results.tables import template_table
+from results.computing.assemble import results_for_study
+from results.presenting.tables import template_table
 from tests.factories import row_key, small_study
 from tests.results.conftest import FLIP, model_run
 

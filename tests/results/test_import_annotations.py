@@ -12,8 +12,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from parity.benchmarks.implicature.published import SUBSETS as IMPLICATURE_SUBSETS
-from results.assemble import results_for_study
-from results.tables import paper_tables
+from results.computing.assemble import results_for_study
+from results.presenting.tables import paper_tables
 from studies.models import Participant, Response, Study
 from tests.results.conftest import BASELINE_NAME
 

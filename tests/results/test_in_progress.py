@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from results.monitor import study_monitor
+from results.computing.monitor import study_monitor
 from studies.models import Study
 from tests.factories import Bot, pid
 

@@ -12,8 +12,8 @@ import pytest
 from parity.benchmarks.base import ResultsInput
 from parity.benchmarks.instruction_induction import results as induction_results
 from parity.benchmarks.instruction_induction.model import executor_label, setting_label
+from parity.benchmarks.instruction_induction.tables import induction_tables
 from parity.engine import metrics
-from results.tables_induction import induction_tables
 
 TASKS = ("common_concept", "informal_to_formal", "antonyms")
 

@@ -21,10 +21,10 @@ from django.core.management import call_command
 from django.test import override_settings
 from django.utils import timezone
 
-from results.exports import export_study
-from results.integrity import label_likeness, review_signals_refresh
-from results.monitor import study_monitor
-from results.selectors import load_study_data
+from results.computing.integrity import label_likeness, review_signals_refresh
+from results.computing.monitor import study_monitor
+from results.loading.selectors import load_study_data
+from results.presenting.exports import export_study
 from studies.flags import participant_flags
 from studies.models import Participant, Response, Study
 

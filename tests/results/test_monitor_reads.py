@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from freezegun import freeze_time
 
-from results.monitor import study_monitor
+from results.computing.monitor import study_monitor
 from studies.flags import FLAGS, participant_flags, participants_flagged
 from studies.models import Participant, Response
 from tests.factories import Bot, pid, small_study

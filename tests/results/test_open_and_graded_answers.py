@@ -10,10 +10,11 @@ import pytest
 
 from parity.benchmarks.miqa import RATING_SCALE as MIQA_GRADES
 from parity.stats import Rating, icc2k
-from results.assemble import study_results
-from results.exports import export_study
-from results.selectors import HumanAnswer, ItemInfo, ModelAnswer, RunInfo, StudyData, UnitInfo
-from results.tables import paper_tables
+from results.computing.assemble import study_results
+from results.loading.columns import HumanAnswer, ItemInfo
+from results.loading.study_data import ModelAnswer, RunInfo, StudyData, UnitInfo
+from results.presenting.exports import export_study
+from results.presenting.tables import paper_tables
 from studies.models import Study
 
 

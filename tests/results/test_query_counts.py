@@ -14,7 +14,7 @@ from tests.factories import Bot, pid, small_study
 pytestmark = pytest.mark.django_db
 
 #: session and user, the user's permissions (2), the study (with its ownership check), units with their
-#: items, runs: the results are kept from the first request (results/cache.py), no answer is read
+#: items, runs: the results are kept from the first request (results/presenting/cache.py), no answer is read
 RESULTS_QUERIES = 7
 #: session and user, the user's permissions (2), the studies, then the units, runs, participants,
 #: answers and attention checks answered of all of them at once, and the runs still queued or running

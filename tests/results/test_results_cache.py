@@ -15,9 +15,9 @@ from modelruns.models import ModelRun, ModelShard, ModelSpec
 from modelruns.services import modelrun_cancel, setting_key
 from modelruns.work import shard_complete
 from parity.benchmarks.base import ModelAnswer
-from results.cache import results_lookup
-from results.forms import ResultFilters
-from results.spine import Participants
+from results.computing.spine import Participants
+from results.loading.filters import ResultFilters
+from results.presenting.cache import results_lookup
 from studies.models import Participant, Study
 from studies.services import participants_exclude, participants_include
 from tests.factories import Bot, pid, small_study

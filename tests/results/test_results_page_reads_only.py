@@ -14,7 +14,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django_tasks_db.models import DBTaskResult
 
-from results.tasks import review_signals_task
+from results.computing.tasks import review_signals_task
 from studies.models import Participant
 from tests.factories import Bot, pid, small_study
 

@@ -20,9 +20,10 @@ from scipy import stats as scipy_stats
 from sklearn.metrics import cohen_kappa_score
 
 from parity.stats import Rating
-from results.assemble import N_BOOT, SEED, study_results
-from results.rows import model_item_scores, model_ratings
-from results.selectors import StudyData, load_study_data
+from results.computing.assemble import N_BOOT, SEED, study_results
+from results.loading.rows import model_item_scores, model_ratings
+from results.loading.selectors import load_study_data
+from results.loading.study_data import StudyData
 from studies.models import Study
 from tests.results.conftest import FLIP, model_run
 from tests.stats.dictionary_reference import item_counts, pair_agreement
@@ -371,7 +372,7 @@ def test_the_published_study_has_the_numbers_of_the_per_pair_computation(publish
 
 def test_every_filter_of_the_published_study_reads_the_same_rows(published: Study) -> None:
     """A unit's results are the unit's row of the whole study's results."""
-    from results.forms import ResultFilters
+    from results.loading.filters import ResultFilters
 
     data = load_study_data(published)
     whole = study_results(data, n_boot=200)

@@ -1,4 +1,4 @@
-"""The typed results tree's JSON rules (`results.spine`): keys in field order, a key left out when
+"""The typed results tree's JSON rules (`results.computing.spine`): keys in field order, a key left out when
 its value is None or its condition is false, a mapping written into its node, leaves of
 `parity.stats` as their `to_dict()`."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from parity.stats.compare import ItemDisagreement
-from results.spine import Human, HumanAccuracy, Participants, StudyResults, to_json
+from results.computing.spine import Human, HumanAccuracy, Participants, StudyResults, to_json
 
 
 def test_a_count_that_is_none_is_left_out_and_zero_is_kept() -> None:

@@ -15,11 +15,11 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from prolific.models import ProlificStudy
-from results.report import build_report, render_report
-from results.report.figures import KINDS, Figure, at, plain
-from results.report.latex import tex
-from results.table_writers import markdown_table
-from results.tables import paper_tables
+from results.presenting.report import build_report, render_report
+from results.presenting.report.figures import KINDS, Figure, at, plain
+from results.presenting.report.latex import tex
+from results.presenting.table_writers import markdown_table
+from results.presenting.tables import paper_tables
 from studies.models import Study
 from tests.personas import assistant, signed_in
 from tests.results.latex_check import check_latex

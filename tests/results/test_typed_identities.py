@@ -12,8 +12,8 @@ import pytest
 from knox.models import AuthToken
 from rest_framework.test import APIClient
 
-from results.exports import FORMATS, export_study
-from results.selectors import load_study_data
+from results.loading.selectors import load_study_data
+from results.presenting.exports import FORMATS, export_study
 from studies.models import Participant, Response, Study
 from studies.withholding import WITHHELD, Withholder
 from tests.personas import user_with

@@ -62,8 +62,8 @@ def test_the_monitor_shows_the_figures(left_tab, researcher_client):
 
 
 def test_the_participants_export_carries_the_figures(left_tab, researcher_client):
-    from results.exports import participant_table
-    from results.selectors import load_study_data
+    from results.loading.selectors import load_study_data
+    from results.presenting.exports import participant_table
 
     study, _participant = left_tab
     _columns, rows = participant_table(load_study_data(study))

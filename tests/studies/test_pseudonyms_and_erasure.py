@@ -184,8 +184,8 @@ def test_the_admin_action_needs_the_erase_permission(finished, django_user_model
 def test_an_id_the_participant_typed_is_withheld_from_their_answers_when_they_are_erased(finished):
     """Once erased, their ids are no longer known, so nothing could withhold them from an export or a
     bundle later: the erasure replaces them in the answers and closing answers themselves."""
-    from results.exports import export_study
-    from results.selectors import load_study_data
+    from results.loading.selectors import load_study_data
+    from results.presenting.exports import export_study
 
     study, bot = finished
     participant = bot.participant

@@ -14,10 +14,11 @@ from ..base import Asset, Benchmark, DatasetError, DemoSetup, ImportBundle, Item
 from ..consent import RECORDED_ON_THE_PAGE
 from ..design import DesignOption
 from ..rows import seeded_rng
+from ..tables import Table
 from ..timing import AnswerTime
 from . import model as model_side
 from . import results as results_side
-from . import sources
+from . import sources, tables
 from .prompts import (
     INDUCTION_PREFIX,
     INDUCTION_SUFFIX,
@@ -225,8 +226,12 @@ class InstructionInduction(Benchmark):
     )
     default_consent = CONSENT
     category_field = "task"
+    # generating and executing instructions takes far longer on a CPU than the rest of the demo together
     demo = DemoSetup(
-        study="Instruction induction demo", split="induce", imported="Imported instruction induction: {created} items"
+        study="Instruction induction demo",
+        split="induce",
+        imported="Imported instruction induction: {created} items",
+        model_run=False,
     )
     executes_instructions = True
     default_instructions = INSTRUCTIONS
@@ -360,3 +365,6 @@ class InstructionInduction(Benchmark):
     # -- results (results.py) --------------------------------------------------------------
     def breakdowns(self, results_input: ResultsInput) -> dict[str, Any]:
         return results_side.breakdowns(results_input)
+
+    def paper_tables(self, results: Mapping[str, Any]) -> list[Table]:
+        return tables.induction_tables(results)

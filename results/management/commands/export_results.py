@@ -5,8 +5,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from results.exports import FORMATS, ExportError, export_study
-from results.selectors import load_study_data
+from results.loading.selectors import load_study_data
+from results.presenting.exports import FORMATS, ExportError, export_study
 from studies.models import Study
 
 

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from results.integrity import label_likeness, review_signals_refresh, sentence_encoder, written_likeness
-from results.selectors import load_study_data
+from results.computing.integrity import label_likeness, review_signals_refresh, sentence_encoder, written_likeness
+from results.loading.selectors import load_study_data
 from studies.models import Study
 
 

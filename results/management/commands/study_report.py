@@ -4,9 +4,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from results.assemble import study_results
-from results.report import FORMATS, render_report
-from results.selectors import load_study_data
+from results.computing.assemble import study_results
+from results.loading.selectors import load_study_data
+from results.presenting.report import FORMATS, render_report
 from studies.models import Study
 
 

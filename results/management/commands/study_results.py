@@ -4,12 +4,13 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from results.assemble import study_results
-from results.forms import ResultFilters, ResultsFilterForm
-from results.integrity import review_signals_keep
-from results.selectors import load_study_data
-from results.table_writers import to_markdown
-from results.tables import paper_tables
+from results.computing.assemble import study_results
+from results.computing.integrity import review_signals_keep
+from results.forms import ResultsFilterForm
+from results.loading.filters import ResultFilters
+from results.loading.selectors import load_study_data
+from results.presenting.table_writers import to_markdown
+from results.presenting.tables import paper_tables
 from studies.models import Study
 
 

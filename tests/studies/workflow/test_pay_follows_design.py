@@ -11,8 +11,8 @@ from django.core.management import CommandError, call_command
 from studies.models import Study
 from studies.services import StudyError, study_create
 from studies.services_edit import study_draft_update
+from tests.api.conftest import token_client
 from tests.personas import researcher
-from tests.results.api.conftest import token_client
 from tests.studies.workflow.helpers import create, edit_data
 
 pytestmark = pytest.mark.django_db

@@ -1,0 +1,63 @@
+"""The cross-study table: each study's headline numbers, for all studies in a fixed number of queries."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from modelruns.models import ModelRun
+from modelruns.selectors import active_run_counts
+from parity.stats import accuracy_summary, agreement_by_unit, kappa_across_units, krippendorff_alpha, paired_gap
+from parity.stats.table import distinct
+from results.computing.assemble import N_BOOT, SEED, interval, mean_or_none, participants_section
+from results.loading.filters import ResultFilters
+from results.loading.rows import human_ratings, human_rows, model_item_scores, run_rows
+from results.loading.selectors import load_studies_data
+from studies.models import Study
+
+
+def study_headlines(studies: Iterable[Study], *, n_boot: int = N_BOOT) -> list[dict[str, Any]]:
+    """Per study: participants, human accuracy (mean, 95% CI), mean pairwise kappa, alpha, and the
+    best model run's accuracy on all its items and its gap to the humans on the items both answered
+    (with their number); by benchmark, then newest."""
+    # no methods section here: the Prolific studies are not read
+    everything = load_studies_data(studies, recruitment=False)
+    # the results read done runs only; the list counts the others too (queued demo runs are no "0")
+    active = active_run_counts(list(everything))
+    filters = ResultFilters()
+    rows = []
+    for data in everything.values():
+        ratings = human_ratings(data, human_rows(data, filters))
+        accuracy = accuracy_summary(ratings, n_boot=n_boot, seed=SEED)
+        models = []
+        for run in data.runs:
+            scores = model_item_scores(data, run_rows(data, run, filters))
+            models.append((mean_or_none(list(scores.values())), len(scores), run.label, scores))
+        best = max((model for model in models if model[0] is not None), key=lambda model: model[0], default=None)
+        # the gap is taken on the items both answered, not between the two all-items accuracies
+        same = paired_gap(best[3], ratings) if best else None
+        rows.append(
+            {
+                "study": data.study,
+                "benchmark": data.study.benchmark,
+                "participants": participants_section(data, filters),
+                "n_items": distinct(ratings.item),
+                "human_accuracy": accuracy.mean,
+                "human_ci95": interval(accuracy.ci_low, accuracy.ci_high),
+                "human_small_n_warning": accuracy.small_n_warning,
+                "human_best": accuracy.best,
+                "human_worst": accuracy.worst,
+                "kappa": kappa_across_units(agreement_by_unit(ratings, with_pairs=False)).mean,
+                "alpha": krippendorff_alpha(ratings),
+                "n_model_runs": len(data.runs),
+                "n_model_runs_running": active.get((data.study.pk, ModelRun.Status.RUNNING), 0),
+                "n_model_runs_queued": active.get((data.study.pk, ModelRun.Status.QUEUED), 0),
+                "best_model": best[2] if best else None,
+                "best_model_accuracy": best[0] if best else None,
+                "best_model_n_items": best[1] if best else 0,
+                "best_model_gap": same.gap if same else None,
+                "best_model_n_items_same": same.n_items if same else 0,
+            }
+        )
+    rows.sort(key=lambda row: row["benchmark"])
+    return rows

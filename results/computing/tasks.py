@@ -1,0 +1,36 @@
+"""Background tasks of the results' computation, on the "default" queue of whichever backend
+TASK_QUEUE selects: keeping a study's model-likeness flags current (`review_signals_task`). The
+task that computes a large study's results and keeps them for its pages is beside that cache
+(`results.presenting.cache.results_compute_task`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django_tasks import task
+
+from results.computing.integrity import review_signals_keep
+from studies.models import Study
+
+#: before queued model shards where the backend orders by priority (the database's); RQ has none,
+#: and its workers take the "default" queue before "models" (scripts/serve)
+PRIORITY = 10
+
+
+def ahead_of_model_shards(queued: Any) -> Any:
+    """`queued` (a task), ahead of model shards where the backend can order by priority."""
+    return queued.using(priority=PRIORITY) if queued.get_backend().supports_priority else queued
+
+
+@task(queue_name="default")
+def review_signals_task(study_id: int) -> None:
+    """Keep the study's model-likeness flags current (`results.computing.integrity.review_signals_keep`):
+    queued by a results page of a small study, whose results are computed in the request, which writes
+    nothing."""
+    study = Study.objects.filter(pk=study_id).first()
+    if study is not None:
+        review_signals_keep(study)
+
+
+def review_signals_enqueue(study_id: int) -> None:
+    ahead_of_model_shards(review_signals_task).enqueue(study_id)

@@ -1,0 +1,154 @@
+"""What the researcher pages print: numbers formatted once, like the paper tables."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.utils.translation import ngettext
+
+from results.computing.spine import ModelResults, StudyResults
+from results.presenting.tables import ci, ci_method_label, count, num, pct, signed_pct, small_n_warning
+
+
+@dataclass(frozen=True)
+class Card:
+    label: str
+    value: str
+    note: str = ""
+    #: what the reader must know before trusting the value (e.g. a CI over few annotators)
+    warning: str = ""
+
+
+def summary_cards(results: StudyResults) -> list[Card]:
+    human, people, accuracy = results.human, results.participants, results.human.accuracy
+    several = human.n_annotators > 1
+    method = ci_method_label(accuracy.ci_method, short=True)
+    cards = [
+        Card(
+            "Participants in the results",
+            str(people.included),
+            f"{people.excluded} excluded · {people.in_progress} in progress"
+            + (f" · {people.flagged_left_out} flagged left out" if people.flagged_left_out is not None else ""),
+        ),
+        Card(
+            "Human accuracy (mean over annotators)",
+            pct(accuracy.mean),
+            f"{count(human.n_annotators, 'annotator')} on {count(human.n_items_scored, 'item')}"
+            + (f" · 95% CI {ci(accuracy.ci95)}, {method}" if several else " · no CI with one annotator"),
+            small_n_warning(human.n_annotators, short=True) if several and accuracy.small_n_warning else "",
+        ),
+        # with one annotator best and worst are the mean again: no spread to show
+        Card(
+            "Best / worst annotator",
+            f"{pct(accuracy.best)} / {pct(accuracy.worst)}" if several else "—",
+            "" if several else "one annotator",
+        ),
+        Card("Mean pairwise Cohen's κ (per unit, averaged)", num(human.cohen_kappa_mean_pairwise)),
+        Card("Fleiss' κ", num(human.fleiss_kappa)),
+        Card("Krippendorff's α (nominal)", num(human.krippendorff_alpha)),
+        Card("Percent agreement", pct(human.percent_agreement)),
+        Card(
+            "Items · answers",
+            str(human.n_items),
+            ngettext("%(n)d answer", "%(n)d answers", human.n_answers) % {"n": human.n_answers},
+        ),
+    ]
+    graded = results.graded
+    if graded:
+        # each rater grades a share of the answers: ICC per block of the same raters, weighted
+        cards.append(
+            Card(
+                "ICC(2,k), blocks of the same raters",
+                num(graded.icc2k),
+                f"{graded.n_blocks} block(s) · {graded.n_items_without_icc} of {graded.n_items} "
+                "answers without ICC (one rater)",
+            )
+        )
+    elif human.icc2k is not None:
+        cards.append(Card("ICC(2,k)", num(human.icc2k)))
+    return cards
+
+
+def disagreement_rows(model: ModelResults, limit: int = 100) -> list[list[str]]:
+    return [
+        [
+            row.item,
+            row.model_answer,
+            row.majority_answer,
+            pct(row.majority_share),
+            "—" if row.model_correct is None else ("yes" if row.model_correct else "no"),
+        ]
+        for row in model.disagreements[:limit]
+    ]
+
+
+def headline_cells(row: dict[str, Any]) -> dict[str, str]:
+    """The study list's cells; a cell's `<key>_note` is its second, smaller line (the list wraps
+    there, so that every column fits a 1,366-pixel screen)."""
+    people = row["participants"]  # a `results.computing.spine.Participants`
+    compared = row["best_model"] and row["best_model_gap"] is not None and row["best_model_n_items_same"]
+    running, queued = row.get("n_model_runs_running", 0), row.get("n_model_runs_queued", 0)
+    waiting = ", ".join(text for n, text in ((running, f"{running} running"), (queued, f"{queued} queued")) if n)
+    return {
+        "participants": str(people.included),
+        "participants_note": f"+{people.excluded} excluded" if people.excluded else "",
+        "n_items": str(row["n_items"]),
+        "human_accuracy": pct(row["human_accuracy"]),
+        # † : fewer than ten annotators (the page's note says what that means for the CI)
+        "human_ci95": ci(row["human_ci95"]) + (" †" if row["human_small_n_warning"] and row["human_ci95"] else ""),
+        "best_worst": f"{pct(row['human_best'])} / {pct(row['human_worst'])}",
+        "kappa": num(row["kappa"]),
+        "alpha": num(row["alpha"]),
+        # runs enter the results once done; those still to come are said, not counted as none
+        "n_model_runs": f"{row['n_model_runs']} done" if waiting else str(row["n_model_runs"]),
+        "n_model_runs_note": waiting,
+        "best_model": row["best_model"] or "—",
+        "best_model_accuracy": pct(row["best_model_accuracy"]) if row["best_model"] else "—",
+        "best_model_accuracy_note": f"on {count(row['best_model_n_items'], 'item')}" if row["best_model"] else "",
+        # the gap is on the items both answered, which may be fewer than either side's; none: a dash
+        "best_model_gap": signed_pct(row["best_model_gap"]) if compared else "—",
+        "best_model_gap_note": (
+            f"on {count(row['best_model_n_items_same'], 'item')} both answered" if compared else ""
+        ),
+    }
+
+
+def p_value(value: float | None) -> str:
+    if value is None:
+        return "—"
+    return "< 0.001" if value < 0.001 else f"= {value:.3f}"
+
+
+def among_people_rows(results: StudyResults) -> list[dict[str, str]]:
+    """Per model run: its place on the joint IRT scale, the paired tests and the human band, as the
+    page prints them (a run missing from a section shows "—" there)."""
+    irt = {m["run"]: m for m in (results.irt or {}).get("models", [])}
+    paired = {row.run: row.test for row in results.paired}
+    band = {row.run: row.placed for row in results.human_band}
+    rows = []
+    for model in results.models:
+        run = model.run
+        place, test, kappa = irt.get(run), paired.get(run), band.get(run)
+        rows.append(
+            {
+                "label": model.label,
+                "ability": (
+                    f"{place['ability']:+.2f} [{place['ci'][0]:+.2f}, {place['ci'][1]:+.2f}]"
+                    + (" †" if place.get("ci_note") else "")
+                    if place
+                    else "—"
+                ),
+                "percentile": f"{place['percentile']:.0f}" if place else "—",
+                "gap": f"{signed_pct(test.gap)} {ci(test.ci)}" if test else "—",
+                "gap_p": f"p {p_value(test.p)}" if test and test.p is not None else "—",
+                "mcnemar": (f"{test.mcnemar.b}, {test.mcnemar.c}, p {p_value(test.mcnemar.p)}" if test else "—"),
+                "kappa": (
+                    f"{num(kappa.model_kappa)} (band {num(kappa.human_kappa.low)}–"
+                    f"{num(kappa.human_kappa.high)}): {kappa.verdict}"
+                    if kappa
+                    else "—"
+                ),
+            }
+        )
+    return rows

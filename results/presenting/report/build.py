@@ -1,0 +1,45 @@
+"""The report's content, whatever its format (each format's writer: `results.presenting.report.render`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from results.presenting.report.figures import Part
+from results.presenting.report.paragraphs import Paragraph, methods_paragraphs, results_paragraph
+from results.presenting.report.sections import Placement, placement, test_tables
+from results.presenting.tables import Table, paper_tables
+
+#: format -> (content type, file suffix)
+FORMATS: dict[str, tuple[str, str]] = {
+    "latex": ("application/x-tex; charset=utf-8", "report.tex"),
+    "markdown": ("text/markdown; charset=utf-8", "report.md"),
+    "html": ("text/html; charset=utf-8", "report.html"),
+}
+
+
+@dataclass(frozen=True)
+class Report:
+    title: str
+    methods: list[Paragraph]
+    findings: Paragraph
+    #: the paper tables (humans per unit, humans and models on the same items, breakdowns)
+    tables: list[Table]
+    #: the paired tests, the human band, the item-response model (where computed)
+    tests: list[Table]
+    placement: Placement | None
+
+    @property
+    def paragraphs(self) -> list[list[Part]]:
+        return [*self.methods, self.findings]
+
+
+def build_report(results: dict[str, Any]) -> Report:
+    return Report(
+        title=f"{results['study']}: people and models on the same items",
+        methods=methods_paragraphs(results),
+        findings=results_paragraph(results),
+        tables=paper_tables(results),
+        tests=test_tables(results),
+        placement=placement(results),
+    )

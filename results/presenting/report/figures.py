@@ -1,0 +1,122 @@
+"""A figure of the report: a value taken from the results dict, where it was taken from, and how it
+is written. The report's texts are built of plain words and figures, so a test can hold every
+figure against `study_results --json` (the same path, the same value) and find no number in a text
+that is not one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from prolific.currency import symbol
+from results.presenting.tables import pct, signed_pct
+
+#: a key path into the results dict: ("methods", "pay", "reward_pence"), ("models", 0, "accuracy")
+Path = tuple[str | int, ...]
+
+
+def whole(value: Any) -> str:
+    return f"{value:,}" if isinstance(value, int) else str(value)
+
+
+def decimal(value: Any) -> str:
+    return "—" if value is None else f"{value:.2f}"
+
+
+def p_value(value: Any) -> str:
+    if value is None:
+        return "—"
+    return "< 0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def p_is(value: Any) -> str:
+    """A p-value after "p" in a sentence: "= 0.012" or "< 0.001" (never "= < 0.001")."""
+    if value is None:
+        return "not computed"
+    return "< 0.001" if value < 0.001 else f"= {value:.3f}"
+
+
+def minor(value: Any) -> str:
+    """An amount in the smallest unit of its currency (pence, cents), in the whole unit."""
+    return "—" if value is None else f"{value / 100:.2f}"
+
+
+def currency(value: Any) -> str:
+    """What goes before an amount in this currency: "£" for GBP, "$" for USD."""
+    return symbol(str(value or ""))
+
+
+def one_decimal(value: Any) -> str:
+    return "—" if value is None else f"{value:.1f}"
+
+
+def day(value: Any) -> str:
+    """An ISO date-time as its date (the day data collection began or ended)."""
+    return "—" if value is None else str(value)[:10]
+
+
+def level(value: Any) -> str:
+    """A CI's level (0.95) as a percentage without decimals."""
+    return f"{100 * value:.0f}%"
+
+
+def text(value: Any) -> str:
+    return str(value)
+
+
+def setting(value: Any) -> str:
+    """A design setting's value: yes or no for a switch."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return whole(value) if isinstance(value, int) else str(value)
+
+
+#: how each kind of figure is written; the test writes the JSON's value the same way
+KINDS: dict[str, Callable[[Any], str]] = {
+    "pct": pct,
+    "signed_pp": signed_pct,
+    "int": whole,
+    "num": decimal,
+    "p": p_value,
+    "p_is": p_is,
+    "minor": minor,
+    "currency": currency,
+    "one": one_decimal,
+    "day": day,
+    "level": level,
+    "text": text,
+    "setting": setting,
+}
+
+
+@dataclass(frozen=True)
+class Figure:
+    path: Path
+    value: Any
+    kind: str
+
+    @property
+    def text(self) -> str:
+        return KINDS[self.kind](self.value)
+
+
+#: a text of the report: plain words (str) and figures
+Part = str | Figure
+
+
+def at(results: dict[str, Any], path: Path) -> Any:
+    """The value at `path` in the results dict."""
+    value: Any = results
+    for key in path:
+        value = value[key]
+    return value
+
+
+def figure(results: dict[str, Any], path: Path, kind: str) -> Figure:
+    return Figure(path, at(results, path), kind)
+
+
+def plain(parts: list[Part]) -> str:
+    """A text as plain characters (figures written out)."""
+    return "".join(part.text if isinstance(part, Figure) else part for part in parts)

@@ -1,0 +1,21 @@
+"""The report as Markdown: the placement is a table of abilities and percentiles (the IRT table)."""
+
+from __future__ import annotations
+
+from results.presenting.report.build import Report
+from results.presenting.report.figures import Figure, Part
+from results.presenting.table_writers import markdown_table, markdown_text
+
+
+def paragraph(parts: list[Part]) -> str:
+    return "".join(markdown_text(part.text if isinstance(part, Figure) else part) for part in parts).strip()
+
+
+def write(report: Report) -> str:
+    lines = [f"# {markdown_text(report.title)}", "", "## Methods", ""]
+    for parts in report.methods:
+        lines += [paragraph(parts), ""]
+    lines += ["## Results", "", paragraph(report.findings), ""]
+    for table in [*report.tables, *report.tests]:
+        lines += markdown_table(table, level=3)
+    return "\n".join(lines)

@@ -1,0 +1,393 @@
+"""The report's methods and results paragraphs, written from the results dict alone.
+
+Each paragraph is a list of parts: plain words, and figures taken from the results at a named path
+(`figures.Figure`), so nothing in a paragraph is computed here: the numbers are the page's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from parity.stats import BOOTSTRAP, CONFIDENCE_SEQUENCE, T_INTERVAL
+from results.presenting.report.figures import Part, figure
+
+Paragraph = list[Part]
+
+#: the human CI's method in words (no figure: a number here would not be the results')
+CI_METHODS = {
+    T_INTERVAL: "Student's t-interval over participants",
+    BOOTSTRAP: "percentile bootstrap over participants",
+    CONFIDENCE_SEQUENCE: "a confidence sequence over participants in the order they completed",
+}
+
+
+class _Text:
+    """Builds one paragraph: `add` words and figures, `f` a figure at a path."""
+
+    def __init__(self, results: dict[str, Any]) -> None:
+        self.results = results
+        self.parts: list[Part] = []
+
+    def f(self, *path: str | int, kind: str = "int") -> Part:
+        return figure(self.results, path, kind)
+
+    def add(self, *parts: Part) -> None:
+        self.parts.extend(parts)
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return one if n == 1 else many
+
+
+def _series(items: list[list[Part]]) -> list[Part]:
+    """Parts joined as "a, b and c"."""
+    out: list[Part] = []
+    for index, item in enumerate(items):
+        if index:
+            out.append(" and " if index == len(items) - 1 else ", ")
+        out.extend(item)
+    return out
+
+
+def _recruitment(t: _Text) -> None:
+    methods = t.results["methods"]
+    platform, people = methods["platform"], methods["participants"]
+    if platform == "imported":
+        t.add(
+            "The human answers are those of a published study, imported into Parity: ",
+            t.f("methods", "participants", "entered"),
+            f" {_plural(people['entered'], 'annotator', 'annotators')}. ",
+        )
+        return
+    if platform == "prolific":
+        t.add("Participants were recruited on Prolific and answered on Parity through the study's link")
+    else:
+        t.add("Participants answered on Parity through the study's link (no Prolific study was recorded)")
+    dates = methods["dates"]
+    if dates["first_start"] and dates["last_completion"] and dates["first_start"][:10] == dates["last_completion"][:10]:
+        t.add(", on ", t.f("methods", "dates", "first_start", kind="day"))
+    elif dates["first_start"] and dates["last_completion"]:
+        t.add(
+            ", between ",
+            t.f("methods", "dates", "first_start", kind="day"),
+            " and ",
+            t.f("methods", "dates", "last_completion", kind="day"),
+        )
+    t.add(". ")
+    t.add(t.f("methods", "participants", "entered"), f" {_plural(people['entered'], 'person', 'people')} entered")
+    fates = [
+        (key, words)
+        for key, words in (
+            ("completed", "completed it"),
+            ("declined", "declined consent"),
+            ("returned", "returned it"),
+            ("timed_out", "timed out"),
+            ("in_progress", "still answering"),
+        )
+        if people[key]
+    ]
+    if fates:
+        t.add(": ")
+        t.add(*_series([[t.f("methods", "participants", key), f" {words}"] for key, words in fates]))
+    t.add(". ")
+
+
+def _exclusions(t: _Text) -> None:
+    people = t.results["methods"]["participants"]
+    if people["excluded"]:
+        t.add(
+            t.f("methods", "participants", "excluded"),
+            f" {_plural(people['excluded'], 'was', 'were')} excluded (",
+        )
+        reasons = [
+            [
+                t.f("methods", "participants", "exclusion_reasons", index, "reason", kind="text"),
+                ": ",
+                t.f("methods", "participants", "exclusion_reasons", index, "n"),
+            ]
+            for index in range(len(people["exclusion_reasons"]))
+        ]
+        t.add(*_series(reasons), "). ")
+    t.add(
+        "The analysis uses the answers of the ",
+        t.f("participants", "included"),
+        " participants who completed the study and were not excluded. ",
+    )
+
+
+def _attention(t: _Text) -> None:
+    attention = t.results["methods"]["attention"]
+    if t.results["methods"]["platform"] == "imported":
+        return
+    if attention["checks_per_participant"]:
+        t.add(
+            "Each participant met ",
+            t.f("methods", "attention", "checks_per_participant"),
+            f" attention {_plural(attention['checks_per_participant'], 'check', 'checks')} among the items, at "
+            "random positions",
+        )
+        if attention["exclude_at"]:
+            t.add(
+                "; a participant who failed ",
+                t.f("methods", "attention", "exclude_at"),
+                " was excluded",
+            )
+        t.add(". ")
+    else:
+        t.add("The study had no attention checks. ")
+    if attention["answer_floor_ms"]:
+        t.add(
+            "An answer given less than ",
+            t.f("methods", "attention", "answer_floor_ms"),
+            " ms after its item was shown was refused as unread. ",
+        )
+
+
+def _pay(t: _Text) -> None:
+    if t.results["methods"]["platform"] == "imported":
+        return
+    pay = t.results["methods"]["pay"]
+
+    def amount(key: str) -> list[Part]:
+        # in the Prolific workspace's currency: its symbol, then the amount
+        return [t.f("methods", "pay", "currency", kind="currency"), t.f("methods", "pay", key, kind="minor")]
+
+    t.add(
+        "The reward was ",
+        *amount("reward_pence"),
+        " for an estimated ",
+        t.f("methods", "pay", "estimated_minutes"),
+        " minutes (",
+        *amount("estimated_hourly_pence"),
+        " an hour)",
+    )
+    if pay["median_minutes"] is not None:
+        t.add(
+            "; the median completion took ",
+            t.f("methods", "pay", "median_minutes", kind="one"),
+            " minutes (",
+            *amount("median_hourly_pence"),
+            " an hour)",
+        )
+    if pay["bonus_per_correct_pence"]:
+        t.add(", with a bonus of ", *amount("bonus_per_correct_pence"), " per right answer")
+    t.add(". ")
+
+
+def _design(t: _Text) -> None:
+    design = t.results["methods"]["design"]
+    t.add(
+        "The study (",
+        t.f("methods", "design", "benchmark_title", kind="text"),
+        ") had ",
+        t.f("methods", "design", "n_items"),
+        " items in ",
+        t.f("methods", "design", "n_units"),
+        f" {_plural(design['n_units'], 'unit', 'units')}; each participant answered the items of one unit (",
+    )
+    for key, noun in (("items_per_participant", "items"), ("participants_per_unit", "participants per unit")):
+        spread = design[key]
+        if spread["min"] == spread["max"]:
+            t.add(t.f("methods", "design", key, "min"), f" {noun}")
+        else:
+            t.add(t.f("methods", "design", key, "min"), "–", t.f("methods", "design", key, "max"), f" {noun}")
+        t.add(", " if key == "items_per_participant" else "")
+    t.add(" planned)")
+    if design["settings"]:
+        t.add("; design settings: ")
+        t.add(
+            *_series(
+                [
+                    [
+                        t.f("methods", "design", "settings", index, "label", kind="text"),
+                        " ",
+                        t.f("methods", "design", "settings", index, "value", kind="setting"),
+                    ]
+                    for index in range(len(design["settings"]))
+                ]
+            )
+        )
+    t.add(". ")
+
+
+def _models(t: _Text) -> None:
+    models = t.results["methods"]["models"]
+    if not models:
+        return
+    t.add("The same items were answered by ")
+    described = []
+    for index, model in enumerate(models):
+        parts: list[Part] = [t.f("methods", "models", index, "model", kind="text"), " ("]
+        details: list[list[Part]] = []
+        if model["model_id"] and model["model_id"] != model["model"]:
+            details.append([t.f("methods", "models", index, "model_id", kind="text")])
+        details.append(
+            ["revision ", t.f("methods", "models", index, "revision", kind="text")]
+            if model["revision"]
+            else ["the default revision"]
+        )
+        if model["dtype"]:
+            details.append([t.f("methods", "models", index, "dtype", kind="text")])
+        details.append(["setting: ", t.f("methods", "models", index, "setting", kind="text")])
+        if model["source"] == "lm-evaluation-harness":
+            details.append(
+                [
+                    "answers imported from lm-evaluation-harness's samples file ",
+                    t.f("methods", "models", index, "samples_file", kind="text"),
+                ]
+            )
+        for number, detail in enumerate(details):
+            parts.extend([*([", "] if number else []), *detail])
+        parts.append(")")
+        described.append(parts)
+    t.add(*_series(described), ". ")
+
+
+def _statistics(t: _Text) -> None:
+    results = t.results
+    method = results["methods"]["statistics"]["human_ci_method"]
+    t.add(
+        "Human accuracy is the mean over participants of each one's accuracy, with a ",
+        t.f("methods", "statistics", "ci_level", kind="level"),
+        f" CI ({CI_METHODS.get(method, 'none')}), about people like these on these items; a model's accuracy "
+        "has a percentile bootstrap CI over items (",
+        t.f("methods", "statistics", "n_boot"),
+        " resamples, seed ",
+        t.f("methods", "statistics", "seed"),
+        "), about items like these. Agreement is the mean pairwise Cohen's κ within units, Fleiss' κ and "
+        "Krippendorff's α. ",
+    )
+    prolific = results["methods"]["prolific"] or {}
+    if method == CONFIDENCE_SEQUENCE and prolific.get("target_kind") == "ci_width":
+        # a t-interval printed at a stop chosen because it was narrow would cover less than it says;
+        # the citation has no year, as a paragraph's only digits are figures
+        t.add(
+            "Recruitment stopped when the ",
+            t.f("methods", "statistics", "ci_level", kind="level"),
+            " confidence sequence of human accuracy (Waudby-Smith and Ramdas), valid at any stopping time, "
+            "was at most ",
+            t.f("methods", "prolific", "target_value", kind="one"),
+            " points wide; the interval reported is that sequence at the stop. ",
+        )
+    if results.get("paired"):
+        t.add(
+            "A model's gap to the humans is taken on the items both answered; its CI and its test of no gap are "
+            "about people like these on items like these, from the variance components of the people × items "
+            "design (people nested in units) with Student's t on Satterthwaite's degrees of freedom. Each model is "
+            "also tested against the majority answer of these participants with McNemar's test (χ² without "
+            "continuity correction), a claim about these participants, not people in general. ",
+        )
+    if results.get("human_band"):
+        t.add(
+            "Each model's κ with each person is set against the distribution of the person–person κs (the human band). "
+        )
+    irt = results.get("irt")
+    if irt:
+        t.add(
+            "Each model's ability is placed on the scale of the people population (its mean at zero, its SD the "
+            "unit) by a ",
+            t.f("irt", "model", kind="text"),
+            " item-response model (the Rasch model by conditional maximum likelihood, the people's mean and SD as "
+            "origin and unit, the CI the noncentral-t interval of a standardised mean; the two-parameter model by "
+            "marginal maximum likelihood, the CI by the delta method with the items' uncertainty) over ",
+            t.f("irt", "people"),
+            " people and ",
+            t.f("irt", "items_used"),
+            " items (",
+            t.f("irt", "items_dropped_all_right"),
+            " dropped as answered right by all, ",
+            t.f("irt", "items_dropped_all_wrong"),
+            " as answered wrong by all)",
+        )
+        if irt.get("person_reliability") is not None:
+            t.add("; person reliability ", t.f("irt", "person_reliability", kind="num"))
+        if irt.get("item_reliability") is not None:
+            t.add(", item reliability ", t.f("irt", "item_reliability", kind="num"))
+        t.add(". ")
+        if irt.get("calibrated") is False:
+            t.add(
+                "The ability CIs are not calibrated at this size: ", t.f("irt", "calibration_note", kind="text"), ". "
+            )
+
+
+def methods_paragraphs(results: dict[str, Any]) -> list[Paragraph]:
+    """Participants; design and models; statistics: three paragraphs."""
+    people, design, stats = _Text(results), _Text(results), _Text(results)
+    _recruitment(people)
+    _exclusions(people)
+    _attention(people)
+    _pay(people)
+    _design(design)
+    _models(design)
+    _statistics(stats)
+    return [t.parts for t in (people, design, stats) if t.parts]
+
+
+def results_paragraph(results: dict[str, Any]) -> Paragraph:
+    """The headline numbers: humans, each model and its gap, and the tests where computed."""
+    t = _Text(results)
+    t.add(
+        "Humans answered ",
+        t.f("human", "accuracy", "mean", kind="pct"),
+        " right on average",
+    )
+    if results["human"]["accuracy"]["ci95"]:
+        t.add(
+            " (",
+            t.f("methods", "statistics", "ci_level", kind="level"),
+            " CI ",
+            t.f("human", "accuracy", "ci95", 0, kind="pct"),
+            " to ",
+            t.f("human", "accuracy", "ci95", 1, kind="pct"),
+            ")",
+        )
+    t.add(". ")
+    paired = {row["run"]: (index, row) for index, row in enumerate(results.get("paired") or [])}
+    band = {row["run"]: (index, row) for index, row in enumerate(results.get("human_band") or [])}
+    irt = {row["run"]: index for index, row in enumerate((results.get("irt") or {}).get("models", []))}
+    for index, model in enumerate(results["models"]):
+        t.add(
+            t.f("models", index, "label", kind="text"),
+            ": ",
+            t.f("models", index, "accuracy", kind="pct"),
+            " on its ",
+            t.f("models", index, "n_items_scored"),
+            " items; on the ",
+            t.f("models", index, "n_items_same"),
+            " items both answered the gap to the humans is ",
+            t.f("models", index, "gap_to_humans", kind="signed_pp"),
+        )
+        if model["gap_ci95"]:
+            t.add(
+                " (CI ",
+                t.f("models", index, "gap_ci95", 0, kind="signed_pp"),
+                " to ",
+                t.f("models", index, "gap_ci95", 1, kind="signed_pp"),
+                ")",
+            )
+        if model["run"] in paired:
+            row = paired[model["run"]][0]
+            t.add(
+                ", p ",
+                t.f("paired", row, "p", kind="p_is"),
+                "; against these participants' majority, McNemar p ",
+                t.f("paired", row, "mcnemar", "p", kind="p_is"),
+            )
+        if model["run"] in band:
+            row = band[model["run"]][0]
+            t.add(
+                "; its κ with people, ",
+                t.f("human_band", row, "model_kappa", kind="num"),
+                ", is ",
+                t.f("human_band", row, "verdict", kind="text"),
+                " the human band",
+            )
+        if model["run"] in irt:
+            row = irt[model["run"]]
+            t.add(
+                "; its ability places it at the ",
+                t.f("irt", "models", row, "percentile", kind="one"),
+                "th percentile of the participants",
+            )
+        t.add(". ")
+    return t.parts

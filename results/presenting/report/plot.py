@@ -1,0 +1,97 @@
+"""The placement plot (people's abilities as a strip, each model a point with its CI) as inline SVG
+for HTML and as a plain TikZ picture for LaTeX (the `tikz` package only, so the .tex compiles alone)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from html import escape
+
+from results.presenting.report.sections import Placement
+
+WIDTH, MARGIN, ROW = 640, 24, 26
+#: the TikZ picture's width in centimetres
+TIKZ_WIDTH_CM = 12.0
+
+
+def _ticks(low: float, high: float) -> list[int]:
+    return list(range(math.ceil(low), math.floor(high) + 1))
+
+
+def _jitter(index: int) -> float:
+    """A fixed vertical offset per person (the same picture on every render)."""
+    return ((index * 37) % 13 - 6) / 6
+
+
+def svg(plot: Placement) -> str:
+    low, high = plot.span
+
+    def x(value: float) -> float:
+        return MARGIN + (value - low) / (high - low) * (WIDTH - 2 * MARGIN)
+
+    people_y, axis_y = 24, 48 + ROW * len(plot.models)
+    height = axis_y + 30
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="placement" viewBox="0 0 {WIDTH} {height}" '
+        f'width="{WIDTH}" height="{height}" font-family="system-ui, sans-serif" role="img" '
+        'aria-label="People and models on one ability scale">',
+        f'<text x="{MARGIN}" y="12" font-size="11">People ({len(plot.people)})</text>',
+    ]
+    out += [
+        f'<circle cx="{x(v):.1f}" cy="{people_y + 6 * _jitter(i):.1f}" r="3" fill="#7a8ca5" fill-opacity="0.6"/>'
+        for i, v in enumerate(plot.people)
+    ]
+    for index, marker in enumerate(plot.models):
+        y = 48 + ROW * index
+        if marker.low is not None and marker.high is not None:
+            out.append(
+                f'<line x1="{x(marker.low):.1f}" y1="{y}" x2="{x(marker.high):.1f}" y2="{y}" '
+                'stroke="#b3261e" stroke-width="2"/>'
+            )
+        out.append(f'<circle cx="{x(marker.ability):.1f}" cy="{y}" r="5" fill="#b3261e"/>')
+        anchor, dx = ("end", -8) if x(marker.ability) > WIDTH / 2 else ("start", 8)
+        out.append(
+            f'<text x="{x(marker.ability) + dx:.1f}" y="{y - 7}" font-size="11" text-anchor="{anchor}">'
+            f"{escape(marker.label)} ({marker.percentile:.1f}th percentile)</text>"
+        )
+    out.append(f'<line x1="{MARGIN}" y1="{axis_y}" x2="{WIDTH - MARGIN}" y2="{axis_y}" stroke="#333"/>')
+    for tick in _ticks(low, high):
+        out.append(f'<line x1="{x(tick):.1f}" y1="{axis_y}" x2="{x(tick):.1f}" y2="{axis_y + 4}" stroke="#333"/>')
+        out.append(f'<text x="{x(tick):.1f}" y="{axis_y + 16}" font-size="10" text-anchor="middle">{tick}</text>')
+    out.append(
+        f'<text x="{WIDTH - MARGIN}" y="{axis_y + 28}" font-size="10" text-anchor="end">ability (people SDs)</text>'
+    )
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def tikz(plot: Placement, escape_text: Callable[[str], str]) -> str:
+    low, high = plot.span
+
+    def x(value: float) -> str:
+        return f"{(value - low) / (high - low) * TIKZ_WIDTH_CM:.3f}"
+
+    top = 0.6 * (len(plot.models) + 1)
+    out = [
+        r"\begin{tikzpicture}",
+        f"\\node[anchor=west,font=\\small] at (0,{top + 0.5:.2f}) {{People ({len(plot.people)})}};",
+    ]
+    out += [
+        f"\\fill[gray,opacity=0.5] ({x(v)},{top + 0.12 * _jitter(i):.3f}) circle (1.2pt);"
+        for i, v in enumerate(plot.people)
+    ]
+    for index, marker in enumerate(plot.models):
+        y = f"{top - 0.6 * (index + 1):.2f}"
+        if marker.low is not None and marker.high is not None:
+            out.append(f"\\draw[red!70!black,thick] ({x(marker.low)},{y}) -- ({x(marker.high)},{y});")
+        side = "left" if (marker.ability - low) / (high - low) > 0.5 else "right"
+        out.append(
+            f"\\fill[red!70!black] ({x(marker.ability)},{y}) circle (2.2pt) node[{side},font=\\small] "
+            f"{{{escape_text(marker.label)} ({marker.percentile:.1f}th percentile)}};"
+        )
+    out.append(f"\\draw (0,0) -- ({TIKZ_WIDTH_CM:.3f},0);")
+    for tick in _ticks(low, high):
+        out.append(f"\\draw ({x(tick)},0) -- ({x(tick)},-0.1) node[below,font=\\footnotesize] {{{tick}}};")
+    out.append(f"\\node[anchor=north east,font=\\footnotesize] at ({TIKZ_WIDTH_CM:.3f},-0.5) {{ability (people SDs)}};")
+    out.append(r"\end{tikzpicture}")
+    return "\n".join(out)

@@ -1,0 +1,16 @@
+"""The report written in a format: the choice of writer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from results.presenting.report import html, latex, markdown
+from results.presenting.report.build import FORMATS, build_report
+
+
+def render_report(results: dict[str, Any], fmt: str) -> str:
+    """The report in `fmt` (a key of FORMATS)."""
+    writers = {"latex": latex.write, "markdown": markdown.write, "html": html.write}
+    if fmt not in writers:
+        raise ValueError(f"unknown report format {fmt!r}; known: {', '.join(FORMATS)}")
+    return writers[fmt](build_report(results))

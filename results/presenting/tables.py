@@ -1,0 +1,512 @@
+"""The paper tables of a study, built from its results dict and written as HTML, Markdown or LaTeX.
+
+1. Humans per unit, as Ruis et al.'s Table 7: each annotator's accuracy, the unit's mean, best,
+   worst and mean pairwise Cohen's kappa, then the summary rows over units, each named for what it
+   is (the mean over units, the std across units, the mean within-unit std).
+2. Humans and models on the items both answered: both accuracies on those items, the gap (their
+   difference) with its paired-bootstrap CI, and Cohen's kappa against the human majority.
+3. Each on all the items it answered, labelled as such: the humans' mean over annotators and each
+   model's accuracy, with their CIs.
+4. The benchmark's breakdowns where it has them (per category; per template for model settings), and
+   the benchmark's own tables, which its definition draws (`Benchmark.paper_tables`).
+
+Every row states the items it is computed on, a spread is shown only where there is one (two
+values or more), and a table's notes name its aggregates.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from parity import benchmarks
+from parity.benchmarks.tables import Table, num, pct
+from parity.stats import BOOTSTRAP, CI_METHOD_LABELS, CONFIDENCE_SEQUENCE, SMALL_N, T_INTERVAL
+
+
+def ci(bounds: list[float | None] | None) -> str:
+    if not bounds or bounds[0] is None or bounds[1] is None:
+        return "—"
+    return f"[{100 * bounds[0]:.1f}, {100 * bounds[1]:.1f}]"
+
+
+def signed_pct(value: float | None) -> str:
+    return "—" if value is None else f"{100 * value:+.1f} pp"
+
+
+def spread(value: float | None) -> str:
+    """A std of fractions, in percentage points; "—" where there is no spread (one value)."""
+    return "—" if value is None else f"{100 * value:.1f} pp"
+
+
+def count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def ci_method_label(method: str | None, *, short: bool = False) -> str:
+    """What a human CI's method is called (parity.stats.intervals), for notes and pages (`short`: on a card)."""
+    if short:
+        return {T_INTERVAL: "t-interval", BOOTSTRAP: "bootstrap", CONFIDENCE_SEQUENCE: "confidence sequence"}.get(
+            method or "", method or "—"
+        )
+    return CI_METHOD_LABELS.get(method or "", method or "—")
+
+
+def small_n_warning(n: int, *, short: bool = False) -> str:
+    """The warning printed beside a CI over fewer than `SMALL_N` annotators (`short`: on a card)."""
+    if short:
+        return f"Only {count(n, 'annotator')}, fewer than {SMALL_N}: a wide, rough CI."
+    return (
+        f"Fewer than {SMALL_N} annotators ({n}): the CI of their mean accuracy is wide, and it assumes their "
+        "accuracies are roughly normal, which so few cannot show. Read it as a rough range."
+    )
+
+
+def unit_table(results: dict[str, Any]) -> Table:
+    units = [unit for unit in results["units"] if unit["n_annotators"]]
+    width = max((len(unit["annotators"]) for unit in units), default=0)
+    columns = [
+        "Unit",
+        *[f"Annotator {n}" for n in range(1, width + 1)],
+        "Mean",
+        "Mean 95% CI",
+        "Best",
+        "Worst",
+        "IAA (κ)",
+    ]
+    rows = []
+    for unit in units:
+        accuracies = [pct(a["accuracy"]) for a in unit["annotators"]]
+        rows.append(
+            [
+                unit["unit"],
+                *accuracies,
+                *[""] * (width - len(accuracies)),
+                pct(unit["accuracy_mean"]),
+                ci(unit["accuracy_ci95"]),
+                pct(unit["accuracy_best"]),
+                pct(unit["accuracy_worst"]),
+                num(unit["cohen_kappa_mean_pairwise"]),
+            ]
+        )
+    across, human = results["human"]["accuracy_across_units"], results["human"]
+    summary = len(rows)
+    blanks = ["—"] * width
+    rows.append(
+        [
+            "Total: mean over units",
+            *blanks,
+            pct(across["mean"]),
+            "",
+            pct(across["best"]),
+            pct(across["worst"]),
+            num(human["cohen_kappa_mean_pairwise"]),
+        ]
+    )
+    rows.append(
+        [
+            "Std across units",
+            *blanks,
+            spread(across["mean_std"]),
+            "",
+            spread(across["best_std"]),
+            spread(across["worst_std"]),
+            num(human["cohen_kappa_std_across_units"]),
+        ]
+    )
+    rows.append(["Mean within-unit std", *blanks, spread(across["mean_within_unit_std"]), "", "", "", ""])
+    notes = [
+        _total_note(results),
+        "Std across units: the population std, over units, of the unit means, bests, worsts and κs. Mean "
+        "within-unit std: each unit's population std over its annotators, averaged over units. Ruis et al.'s "
+        "Std row prints the latter under Mean and the former under Best, Worst and IAA.",
+        f"Mean 95% CI: {_unit_ci_method(units)} of the unit's annotators' accuracies (not in Ruis et al.'s table).",
+    ]
+    few = [unit for unit in units if unit["small_n_warning"]]
+    if few:
+        notes.append(
+            f"Units with fewer than {SMALL_N} annotators: {len(few)} of {len(units)} "
+            f"({min(unit['n_annotators'] for unit in few)} annotators at the fewest). Their CIs are wide and assume "
+            "the annotators' accuracies are roughly normal, which so few cannot show: read them as rough ranges."
+        )
+    return Table(
+        "units",
+        "Human accuracy per unit (cf. Ruis et al., Table 7)",
+        columns,
+        rows,
+        summary_from=summary,
+        notes=tuple(notes),
+    )
+
+
+def _unit_ci_method(units: list[dict[str, Any]]) -> str:
+    methods = sorted({unit["accuracy_ci_method"] for unit in units if unit["accuracy_ci_method"]})
+    return " / ".join(ci_method_label(method) for method in methods) or ci_method_label(None)
+
+
+def _total_note(results: dict[str, Any]) -> str:
+    """How the Total row's mean stands to the headline human accuracy (the mean over annotators)."""
+    across, headline = results["human"]["accuracy_across_units"], results["human"]["accuracy"]["mean"]
+    fewest, most = across["fewest_participants"], across["most_participants"]
+    units = count(across["n_units"], "unit")
+    said = (
+        f"Total: each unit's mean, best, worst and mean pairwise κ averaged over the {units}, "
+        "every unit weighing the same. The headline human accuracy, "
+        f"{pct(headline)}, is the mean over annotators, every annotator weighing the same"
+    )
+    if fewest == most:
+        return f"{said}; every unit has {count(most, 'annotator')}, so the two are the same."
+    if pct(across["mean"]) == pct(headline):
+        return f"{said}; units have {fewest} to {most} annotators, so the two could differ (here they do not)."
+    return (
+        f"{said}; units have {fewest} to {most} annotators, so the two differ: "
+        f"{pct(across['mean'])} over units, {pct(headline)} over annotators."
+    )
+
+
+def comparison_table(results: dict[str, Any]) -> Table | None:
+    """Each model beside the humans on the items both answered: the gap is the difference of the two
+    accuracies printed beside it."""
+    if not results["models"]:
+        return None
+    columns = [
+        "",
+        "Setting",
+        "Items both answered",
+        "Humans",
+        "Model",
+        "Gap (model − humans)",
+        "Gap 95% CI",
+        "κ vs human majority (items)",
+    ]
+    rows = [
+        [
+            model["model"],
+            model["setting_key"],
+            str(model["n_items_same"]),
+            pct(model["human_accuracy_same_items"]),
+            pct(model["accuracy_same_items"]),
+            signed_pct(model["gap_to_humans"]),
+            ci(model["gap_ci95"]),
+            f"{num(model['kappa_vs_human_majority'])} ({model['n_items_with_majority']})",
+        ]
+        for model in results["models"]
+    ]
+    return Table(
+        "comparison",
+        "Humans and models on the same items (the items both answered)",
+        columns,
+        rows,
+        notes=(
+            "Every figure of a row is on the items both answered: those with a right answer that the model and at "
+            "least one included annotator answered. Humans: the mean over these items of the share of annotators "
+            "right on each. Model: its share right on them (an item answered in several variants counts with its "
+            "mean over them). The gap is Model minus Humans; its CI is a paired bootstrap over these items.",
+            "κ vs human majority: Cohen's kappa between the model's answers and the human majority answer, on the "
+            "items (counted in brackets) with a strict majority; ties are left out.",
+        ),
+    )
+
+
+def accuracy_table(results: dict[str, Any]) -> Table:
+    """The humans and each model on all the items each answered: labelled as such, as the items may
+    differ from one row to the next."""
+    human, models = results["human"], results["models"]
+    same_everywhere = all(
+        model["n_items_same"] == model["n_items_scored"] == human["n_items_scored"] for model in models
+    )
+    columns = ["", "Setting", "Items (all it answered)", "Accuracy on all its items", "95% CI"]
+    rows = [
+        [
+            f"Humans: mean over {count(human['n_annotators'], 'annotator')}",
+            "—",
+            str(human["n_items_scored"]),
+            pct(human["accuracy"]["mean"]),
+            ci(human["accuracy"]["ci95"]),
+        ]
+    ]
+    for model in models:
+        rows.append(
+            [
+                model["model"],
+                model["setting_key"],
+                str(model["n_items_scored"]),
+                pct(model["accuracy"]),
+                ci(model["accuracy_ci95"]),
+            ]
+        )
+    if any(model.get("accuracy_averaged_likelihood") is not None for model in models):
+        # MiQA: accuracy is over both option orders; the averaged-likelihood decision beside it
+        columns.append("Accuracy, orders' likelihoods averaged")
+        rows[0].append("—")
+        for row, model in zip(rows[1:], models):
+            row.append(pct(model.get("accuracy_averaged_likelihood")))
+    if not models:
+        title = "Human accuracy on the items they answered"
+    elif same_everywhere:
+        title = "Accuracy on all the items each answered (here the same items for all)"
+    else:
+        title = "Accuracy on all the items each answered (different items: compare on the same items above)"
+    one = " (no CI with one annotator)" if human["n_annotators"] == 1 else ""
+    notes = [
+        f"Humans: the mean over annotators of each one's accuracy on the items they answered; its CI is "
+        f"{ci_method_label(human['accuracy']['ci_method'])}{one}."
+    ]
+    if human["accuracy"]["small_n_warning"]:
+        notes.append(small_n_warning(human["n_annotators"]))
+    if models:
+        notes.append("A model: its share right on all the items it answered; its CI resamples items.")
+    return Table("accuracy", title, columns, rows, notes=tuple(notes))
+
+
+def _with_n(value: float | None, n: int) -> str:
+    return f"{pct(value)} ({n})"
+
+
+def category_table(results: dict[str, Any]) -> Table | None:
+    """Per category, each figure with its number of items: the humans on theirs, each model on the
+    items both answered and, where the model answered others too, on all of its own."""
+    section = results["breakdowns"].get("by_category")
+    if not section or not section["rows"]:
+        return None
+    labels = [m["label"] for m in section["rows"][0]["models"]]
+    title = (section["field"] or "category").replace("_", " ")
+    beyond = [
+        any(row["models"][index]["n_items"] != row["models"][index]["n_items_same"] for row in section["rows"])
+        for index in range(len(labels))
+    ]
+    columns = [
+        title.capitalize(),
+        "Humans (n items)",
+        "Humans 95% CI",
+        *[f"{label}: items both answered (n)" for label in labels],
+        *[f"{label}: all its items (n)" for label, more in zip(labels, beyond) if more],
+    ]
+    rows = [
+        [
+            row["category"] or "—",
+            _with_n(row["human"]["mean"], row["human"]["n_items"]),
+            ci(row["human"]["ci95"]),
+            *[_with_n(m["accuracy_same_items"], m["n_items_same"]) for m in row["models"]],
+            *[_with_n(m["accuracy"], m["n_items"]) for m, more in zip(row["models"], beyond) if more],
+        ]
+        for row in section["rows"]
+    ]
+    method = ci_method_label(results["human"]["accuracy"]["ci_method"])
+    return Table(
+        "by_category",
+        f"Accuracy per {title}, with the items each figure is on",
+        columns,
+        rows,
+        notes=(
+            "(n): the items a figure is computed on. Humans: the mean over annotators of each one's accuracy on "
+            f"the category's items they answered; its CI is {method} "
+            f"(wide and rough in a category with fewer than {SMALL_N} annotators). A model: its share right on the "
+            "items both answered and, where it answered others, on all of its own (a different set of items from "
+            "the humans').",
+        ),
+    )
+
+
+def _mean_std(mean: float | None, std: float | None, templates: list[int]) -> str:
+    """The mean ± std over the group's templates; the mean alone, naming its one template, where a
+    single template was run (no spread to show)."""
+    if mean is None:
+        return "—"
+    if std is None:
+        return f"{pct(mean)} (T{templates[0]} only)" if len(templates) == 1 else pct(mean)
+    return f"{pct(mean)} ± {num(100 * std, 1)}"
+
+
+def template_table(results: dict[str, Any]) -> Table | None:
+    groups = results["breakdowns"].get("by_template")
+    if not groups:
+        return None
+    templates = sorted({int(t) for group in groups for t in group["per_template"]})
+    columns = [
+        "Model",
+        "Setting",
+        *[f"T{t}" for t in templates],
+        "Mean ± std",
+        "Structured ± std",
+        "Natural ± std",
+        "T7–9 ± std",
+    ]
+    rows = [
+        [
+            group["model"],
+            group["setting_key"],
+            *[pct(group["per_template"].get(str(t))) for t in templates],
+            _mean_std(group["mean"], group["std"], group["templates"]),
+            _mean_std(group["structured_mean"], group["structured_std"], group["structured_templates"]),
+            _mean_std(group["natural_mean"], group["natural_std"], group["natural_templates"]),
+            _mean_std(group["extra_mean"], group["extra_std"], group["extra_templates"]),
+        ]
+        for group in groups
+    ]
+    return Table(
+        "by_template",
+        "Model accuracy per prompt template: mean ± population std over templates 1–6 "
+        "(structured: 1, 3, 4; natural: 2, 5, 6), templates 7–9 apart; a contrastive setting's mean is "
+        "over its own templates",
+        columns,
+        rows,
+        notes=(
+            "Each ± is the population std over the templates of its group that were run, in percentage points; "
+            "a group with one template run shows its accuracy alone.",
+        ),
+    )
+
+
+def position_table(results: dict[str, Any]) -> Table | None:
+    section = results["breakdowns"].get("by_position")
+    if not section:
+        return None
+    human, oracle = section["humans"]["overall"], section["oracle"]["overall"]
+    curves = [("Humans", human), *[(m["label"], m["overall"]) for m in section["models"]], ("Oracle", oracle)]
+    curves = [(name, curve) for name, curve in curves if curve]
+    if not curves:
+        return None
+    by_position = {name: {p["position"]: p for p in curve["points"]} for name, curve in curves}
+    positions = sorted({position for points in by_position.values() for position in points})
+    # each curve is over its own episodes (the humans' may be a few of the model's): say how many
+    episodes = {name: max((p["n_episodes"] for p in curve["points"]), default=0) for name, curve in curves}
+    columns = ["Position", *[f"{name} ({count(episodes[name], 'episode')})" for name, _ in curves], "Humans 95% CI"]
+    rows = []
+    for position in positions:
+        cells = [pct(by_position[name].get(position, {}).get("accuracy")) for name, _ in curves]
+        point = by_position.get("Humans", {}).get(position)
+        rows.append([str(position), *cells, ci([point["ci_low"], point["ci_high"]]) if point else "—"])
+    return Table(
+        "by_position",
+        "Accuracy by position in the episode (all salient features and formats)",
+        columns,
+        rows,
+        notes=(
+            "Each column is over the episodes it names: for humans one episode is one participant's run "
+            "through it. The humans' CI resamples their episodes.",
+        ),
+    )
+
+
+def wording_table(results: dict[str, Any]) -> Table | None:
+    """Comsa et al.'s Table 3: accuracy (over both option orders) per direction and k."""
+    groups = results["breakdowns"].get("by_wording")
+    if not groups:
+        return None
+    shots = ("0", "1", "5")
+    columns = [
+        "Model",
+        "Prompt",
+        *[f"implies, {k}-shot" for k in shots],
+        *[f"implied-by, {k}-shot" for k in shots],
+        "0-shot by wording",
+    ]
+    rows = []
+    for group in groups:
+        choice = ", ".join(f"{wording}: {pct(score)}" for wording, score in group["zero_shot"].items()) or "—"
+        for row in group["rows"]:
+            cells = [
+                pct((row["by_k"][k] or {}).get(direction)) for direction in ("implies", "implied-by") for k in shots
+            ]
+            rows.append(
+                [group["model"], row["prompt"], *cells, choice if row["wording"] == group["best_wording"] else ""]
+            )
+    return Table(
+        "by_wording",
+        "Accuracy per direction and shots, best 0-shot wording and baselines (cf. Comsa et al., Table 3)",
+        columns,
+        rows,
+    )
+
+
+def generative_table(results: dict[str, Any]) -> Table | None:
+    """MiQA's generative task (Table 3's last row): each model's answers graded by the raters."""
+    graded = results.get("graded")
+    if not graded or not graded["generative_scores"]:
+        return None
+    rows = [
+        [
+            row["model"] or "—",
+            str(row["n_answers"]),
+            pct(row["score"]),
+            num(graded["icc2k"]),
+            str(graded["n_items_without_icc"]),
+        ]
+        for row in graded["generative_scores"]
+    ]
+    return Table(
+        "generative",
+        "Generative score (correct 1, ambiguous 0.5, wrong 0; mean over raters) and " + graded["icc_form"],
+        ["Model", "Answers", "Generative score", "ICC(2,k)", "Answers without ICC"],
+        rows,
+    )
+
+
+def kind_table(results: dict[str, Any]) -> Table | None:
+    """A researcher's own items per kind: accuracy only where items have a right answer, the
+    raters' agreement for ratings, the models' length-normalised accuracy and metric score."""
+    rows_in = results["breakdowns"].get("by_kind")
+    if not rows_in:
+        return None
+    labels = [m["label"] for m in rows_in[0]["models"]]
+    columns = [
+        "Kind",
+        "n items",
+        "Human answers",
+        "Humans",
+        "Humans 95% CI",
+        "Raters' α (ordinal)",
+        *[heading for label in labels for heading in (label, f"{label} acc_norm", f"{label} score")],
+    ]
+    rows = [
+        [
+            row["kind"].replace("_", " "),
+            str(row["n_items"]),
+            str(row["human"]["n_answers"]),
+            pct(row["human"]["accuracy"]) if row["has_gold"] else "no gold",
+            ci(row["human"]["ci95"]),
+            num(row["human"].get("krippendorff_alpha_ordinal")),
+            *[
+                cell
+                for m in row["models"]
+                for cell in (
+                    pct(m["accuracy"]) if row["has_gold"] else "no gold",
+                    pct(m["accuracy_norm"]),
+                    num(m["mean_score"]),
+                )
+            ],
+        ]
+        for row in rows_in
+    ]
+    return Table(
+        "by_kind",
+        "Per kind of item (ratings and free texts have no right answer)",
+        columns,
+        rows,
+        notes=(f"Humans 95% CI: {ci_method_label(results['human']['accuracy']['ci_method'])}.",),
+    )
+
+
+def benchmark_tables(results: dict[str, Any]) -> list[Table]:
+    """The benchmark's own tables, drawn by its definition from its sections of the results (none for
+    results that name no registered benchmark, such as a hand-built dict)."""
+    definition = benchmarks.REGISTRY.get(results.get("benchmark") or "")
+    return definition.paper_tables(results) if definition is not None else []
+
+
+def paper_tables(results: dict[str, Any]) -> list[Table]:
+    # a unit table says something where units have several annotators (not AmbiBench's one per episode)
+    several = any(unit["n_annotators"] > 1 for unit in results["units"])
+    tables = [
+        unit_table(results) if several else None,
+        comparison_table(results),
+        accuracy_table(results),
+        category_table(results),
+        template_table(results),
+        position_table(results),
+        *benchmark_tables(results),
+        wording_table(results),
+        generative_table(results),
+        kind_table(results),
+    ]
+    return [table for table in tables if table is not None]

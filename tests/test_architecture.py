@@ -1,0 +1,80 @@
+"""The rules of docs/architecture.md that are not about imports (those are in tests/test_layers.py):
+selectors only read; views, the API, commands and the admin never save a model by hand; tests mirror
+the apps; every file of a replication bundle has its row in the documented layout."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+from replication.parts import PARTS
+
+REPO = Path(__file__).resolve().parents[1]
+APPS = ["annotation", "studies", "modelruns", "prolific", "participation", "review", "results", "replication", "api"]
+
+#: what a read never calls: a model's or a queryset's writes, and a response's cookie
+WRITES = frozenset(
+    {
+        "save",
+        "create",
+        "update",
+        "delete",
+        "bulk_create",
+        "bulk_update",
+        "get_or_create",
+        "update_or_create",
+        "set_cookie",
+    }
+)
+
+
+def calls(source: str, names: frozenset[str]) -> list[str]:
+    """Where `source` calls a method of one of `names`, as "line: .name(" (on any object)."""
+    return [
+        f"{node.lineno}: .{node.func.attr}("
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in names
+    ]
+
+
+def modules(where: str) -> list[Path]:
+    return [path for app in APPS for path in sorted((REPO / app).rglob(where)) if "migrations" not in path.parts]
+
+
+def test_the_write_check_finds_a_write() -> None:
+    source = "def f(study, response):\n    study.save()\n    response.set_cookie('x', 1)\n    return study.name\n"
+    assert calls(source, WRITES) == ["2: .save(", "3: .set_cookie("]
+
+
+def test_selectors_only_read() -> None:
+    found = [
+        f"{path.relative_to(REPO)}:{where}"
+        for path in [*modules("selectors*.py"), *modules("selectors/*.py")]
+        for where in calls(path.read_text(), WRITES)
+    ]
+    assert found == []
+
+
+def test_views_the_api_commands_and_the_admin_never_save_by_hand() -> None:
+    """They call services, which save."""
+    doors = [*modules("views.py"), *modules("admin.py"), *modules("management/commands/*.py"), *modules("api/*.py")]
+    found = [
+        f"{path.relative_to(REPO)}:{where}" for path in doors for where in calls(path.read_text(), frozenset({"save"}))
+    ]
+    assert found == []
+
+
+def test_the_tests_mirror_the_apps() -> None:
+    assert [app for app in APPS if not (REPO / "tests" / app / "__init__.py").exists()] == []
+
+
+def test_every_file_of_a_bundle_has_its_row_in_the_documented_layout() -> None:
+    layout = (REPO / "docs" / "replication.md").read_text().split("## The layout", 1)[1].split("\n## ", 1)[0]
+    rows = {
+        cell
+        for line in layout.splitlines()
+        if line.startswith("| `")
+        for cell in re.findall(r"`([^`]+)`", line.split("|")[1])
+    }
+    assert [part.path for part in PARTS if part.path not in rows] == []
