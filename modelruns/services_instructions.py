@@ -18,7 +18,7 @@ from django.db import transaction
 
 from modelruns import selectors
 from modelruns.models import InstructionScore, ModelSpec
-from modelruns.scoring import Progress, scorer_of
+from modelruns.scorers import Progress, scorer_of
 from modelruns.storable import storable
 from parity.benchmarks.instruction_induction import model as induction
 from parity.engine import resolve_similarity_model

@@ -2,7 +2,7 @@
 
 Runs what a study's model run and `score_instructions` run, without the database: the benchmark's
 own requests and answers (`parity.benchmarks.instruction_induction.model`) answered by the worker's
-`modelruns.scoring.Scorer`, so that each code version scores with its own engine and similarity
+`modelruns.scorers.Scorer`, so that each code version scores with its own engine and similarity
 path. Per task it prints the execution accuracy of the model's instructions and of the gold
 instructions (leave-one-out similarity), their reference similarity with its scorer, and Table 4's
 in-context verification (the mean of the task's metric, and the share of full scores).
@@ -45,7 +45,7 @@ def _setup_django(cache_dir: str) -> None:
 
 
 def _scorer(model: str) -> Any:
-    from modelruns.scoring import LoadKey, Scorer
+    from modelruns.scorers import LoadKey, Scorer
 
     return Scorer(LoadKey(model, "", "float32", "cpu", "causal"))
 

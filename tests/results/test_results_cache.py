@@ -13,7 +13,7 @@ from django.core.management import call_command
 from annotation.models import Item
 from modelruns.models import ModelRun, ModelShard, ModelSpec
 from modelruns.services import modelrun_cancel, setting_key
-from modelruns.work import shard_complete
+from modelruns.shards import shard_complete
 from parity.benchmarks.base import ModelAnswer
 from results.cache import results_lookup
 from results.forms import ResultFilters

@@ -1,4 +1,4 @@
-"""What a worker does with a model run: claim a shard, score it, write its answers, finish the run.
+"""What a worker does with a model run's shards: claim a shard, score it, write its answers, finish the run.
 
 How a run survives killed workers: a run is cut into shards (runs of whole item groups). Every
 shard gets a task; a task claims a shard with a conditional UPDATE (one winner, on SQLite and
@@ -32,9 +32,9 @@ from django.db import transaction
 from django.db.models import Case, F, PositiveIntegerField, Q, Sum, When
 from django.utils import timezone
 
-from modelruns import execution
+from modelruns import shard_answers
 from modelruns.models import ModelResponse, ModelRun, ModelShard, ModelSpec
-from modelruns.scoring import Scorer, scorer_of
+from modelruns.scorers import Scorer, scorer_of
 from modelruns.storable import storable
 from parity.benchmarks.base import ModelAnswer, answer_variants
 from parity.engine.api import Usage
@@ -310,7 +310,7 @@ def _shard_process(
     scorers = [scorer] if executor is None else [scorer, executor]
     before = _usage(scorers)
     try:
-        answers = execution.shard_answers(
+        answers = shard_answers.shard_answers(
             run, shard, scorer, _Heartbeat(shard, worker, run, on_progress), executor=executor
         )
     except RunStopped:
