@@ -33,8 +33,8 @@ from modelruns.tasks import run_shard
 from parity.benchmarks.base import DatasetError
 from parity.engine import ENGINE_VERSION
 from parity.engine.api import ApiConfig
-from studies.changes import results_changed
 from studies.models import Study
+from studies.results_versions import results_changed
 from studies.services import StudyError, study_create
 
 logger = logging.getLogger(__name__)

@@ -22,8 +22,8 @@ from modelruns.scorers import Progress, scorer_of
 from modelruns.storable import storable
 from parity.benchmarks.instruction_induction import model as induction
 from parity.engine import resolve_similarity_model
-from studies.changes import results_changed
 from studies.models import Study
+from studies.results_versions import results_changed
 
 #: the model kinds that can execute an instruction (generate its outputs)
 EXECUTOR_KINDS = (ModelSpec.Kind.CAUSAL, ModelSpec.Kind.SEQ2SEQ, ModelSpec.Kind.API)

@@ -38,7 +38,7 @@ from modelruns.scorers import Scorer, scorer_of
 from modelruns.storable import storable
 from parity.benchmarks.base import ModelAnswer, answer_variants
 from parity.engine.api import Usage
-from studies.changes import results_changed
+from studies.results_versions import results_changed
 
 logger = logging.getLogger(__name__)
 

@@ -51,7 +51,7 @@ from results.rows import (
     run_rows,
     selected_runs,
 )
-from results.selectors import ModelAnswer, RunInfo, StudyData, UnitInfo, load_study_data
+from results.selectors import ModelAnswer, RunInfo, StudyData, UnitInfo
 from results.spine import (
     AnnotatorAccuracy,
     GenerativeScore,
@@ -64,7 +64,7 @@ from results.spine import (
     UnitAnnotator,
     UnitResults,
 )
-from studies.models import Participant, Study
+from studies.models import Participant
 
 #: bootstrap resamples and seed for every CI of a results page (the same numbers on every call)
 N_BOOT = 10_000
@@ -353,8 +353,3 @@ def _study_results(data: StudyData, filters: ResultFilters, *, n_boot: int) -> S
     )
     # what a methods paragraph says (recruitment, pay, design, models, statistics): the report's source
     return replace(results, methods=methods_section(data, results))
-
-
-def results_for_study(study: Study, filters: ResultFilters | None = None) -> dict[str, Any]:
-    """The `study_results --json` object of one study."""
-    return study_results(load_study_data(study), filters)

@@ -2,11 +2,11 @@
 
 An entry holds what the results page, the API and the exports' links need of one study under one
 choice of filters (the results as a `results.spine.StudyResults` tree, the page's charts, whether
-any answer is free text), with the study's token (`studies.changes`) read before its data. A read
+any answer is free text), with the study's token (`studies.results_versions`) read before its data. A read
 whose token is the study's current one takes the entry (one kept before the results were a tree,
 its results a plain dict, is computed again). Otherwise the results are computed again: in the request when
 the study has at most `RESULTS_INLINE_ANSWERS` answers (about a second at most), else by a task
-(`results.tasks.results_compute_task`) while the page shows the entry it has, marked as earlier
+(`results.tasks.study_results_task`) while the page shows the entry it has, marked as earlier
 figures, or says the results are being computed, and asks again (htmx polling).
 
 A study still collecting answers changes all the time: one computation at a time per study and
@@ -31,9 +31,9 @@ from results.forms import ResultFilters
 from results.integrity import cache_signals_stale
 from results.selectors import StudyData, load_answers, load_study_data
 from results.spine import StudyResults
-from results.tasks import results_compute_enqueue, review_signals_enqueue
-from studies.changes import RESULTS_CACHE, results_version
+from results.tasks import review_signals_enqueue, study_results_enqueue
 from studies.models import Response, Study
+from studies.results_versions import RESULTS_CACHE, results_version
 
 #: after a computation, the next waits this many times as long as it took
 REST_FACTOR = 10
@@ -66,7 +66,7 @@ def _key(study: Study, filters: ResultFilters) -> str:
     return f"results:{study.pk}:{digest}"
 
 
-def results_compute(study: Study, filters: ResultFilters, data: StudyData | None = None) -> Computed:
+def study_results_keep(study: Study, filters: ResultFilters, data: StudyData | None = None) -> Computed:
     """Compute the results and keep them; `data` is used when given (its answers read if not yet).
 
     A read: it writes nothing to the database (a results page computes here). The model-likeness
@@ -116,9 +116,9 @@ def results_lookup(study: Study, filters: ResultFilters, data: StudyData | None 
         return Lookup(kept, current=True)
     if Response.objects.filter(participant__study=study).count() <= settings.RESULTS_INLINE_ANSWERS:
         _keep_signals_current(study, version)
-        return Lookup(results_compute(study, filters, data), current=True)
+        return Lookup(study_results_keep(study, filters, data), current=True)
     if cache.add(f"{key}:busy", "queued", timeout=QUEUED_SECONDS):
-        results_compute_enqueue(study.pk, filters.as_query())
+        study_results_enqueue(study.pk, filters.as_query())
         # a queue that runs tasks at once (the immediate backend) has computed them by now
         kept = cache.get(key) or kept
         if kept is not None and kept.version == results_version(study.pk):

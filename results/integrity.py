@@ -26,8 +26,8 @@ from django.core.cache import caches
 from parity.stats.likeness import ModelLikeness, TextLikeness, model_likeness, text_likeness
 from results.rows import model_ratings
 from results.selectors import StudyData, load_study_data
-from studies.changes import RESULTS_CACHE, results_version
 from studies.models import Study
+from studies.results_versions import RESULTS_CACHE, results_version
 from studies.services_signals import participants_signals_set
 
 #: what `review_signals_refresh` computes: the label signal always, the text one when given an encoder

@@ -14,18 +14,22 @@ PRIORITY = 10
 
 
 @task(queue_name="default")
-def results_compute_task(study_id: int, filters: dict[str, str]) -> None:
+def study_results_task(study_id: int, filters: dict[str, str]) -> None:
     """Compute and keep the study's results under `filters` (`ResultFilters.as_query()`); a study
     deleted meanwhile is left alone."""
     # imported here: the cache module queues this task
-    from results.cache import results_compute
+    from results.cache import study_results_keep
     from results.integrity import review_signals_keep
 
     study = Study.objects.filter(pk=study_id).first()
     if study is not None:
         # the flags first: the results' filter on flagged participants reads them
         review_signals_keep(study)
-        results_compute(study, ResultFilters(**filters))
+        study_results_keep(study, ResultFilters(**filters))
+
+
+#: the name this task had before; database queue rows queued under it (`task_path`) still run
+results_compute_task = study_results_task
 
 
 def _ahead_of_model_shards(task):
@@ -33,9 +37,9 @@ def _ahead_of_model_shards(task):
     return task.using(priority=PRIORITY) if task.get_backend().supports_priority else task
 
 
-def results_compute_enqueue(study_id: int, filters: dict[str, str]) -> None:
-    """Queue `results_compute_task`, ahead of model shards where the backend can order by priority."""
-    _ahead_of_model_shards(results_compute_task).enqueue(study_id, filters)
+def study_results_enqueue(study_id: int, filters: dict[str, str]) -> None:
+    """Queue `study_results_task`, ahead of model shards where the backend can order by priority."""
+    _ahead_of_model_shards(study_results_task).enqueue(study_id, filters)
 
 
 @task(queue_name="default")

@@ -18,9 +18,9 @@ from annotation.models import Item
 from parity import benchmarks
 from parity.benchmarks.rows import seeded_rng
 from studies import closing
-from studies.changes import results_changed
 from studies.errors import StudyError
 from studies.models import Participant, Study, StudyEvent, Unit, UnitItem
+from studies.results_versions import results_changed
 from studies.services_preregistration import (
     capacity_change_record,
     participants_change_record,

@@ -21,9 +21,9 @@ from django.db import transaction
 from django.db.models import CharField, ForeignKey, Model, Q
 from django.utils import timezone
 
-from studies.changes import results_changed
 from studies.identity import guarded_models, identity_fields
 from studies.models import Participant, Response, Study, StudyEvent
+from studies.results_versions import results_changed
 from studies.services_preregistration import study_event_record
 from studies.withholding import MIN_IDENTITY_CHARS, Withholder
 

@@ -10,8 +10,8 @@ from typing import Any
 
 from django.db import transaction
 
-from studies.changes import results_changed
 from studies.models import Participant, Study
+from studies.results_versions import results_changed
 
 
 @transaction.atomic
