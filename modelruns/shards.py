@@ -39,6 +39,7 @@ from modelruns.storable import storable
 from parity.benchmarks.base import ModelAnswer, answer_variants
 from parity.engine.api import Usage
 from studies.results_versions import results_changed
+from studies.services_signals import signals_refresh_queue
 
 logger = logging.getLogger(__name__)
 
@@ -84,8 +85,9 @@ def modelrun_finish_if_complete(*, run: ModelRun) -> bool:
     if ModelRun.objects.filter(pk=run.pk, status__in=ModelRun.ACTIVE, cancel_requested_at__isnull=True).update(
         status=ModelRun.Status.DONE, finished_at=timezone.now(), progress_done=F("progress_total")
     ):
-        # a finished run enters its study's results
+        # a finished run enters its study's results, and the model-likeness flags compare people with it
         results_changed(study_ids=[run.study_id])
+        signals_refresh_queue(study_ids=[run.study_id])
     modelrun_end_cancelled(run=run)
     return True
 

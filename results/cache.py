@@ -28,10 +28,9 @@ from django.utils import timezone
 from results.assemble import study_results_tree
 from results.charts import study_charts
 from results.forms import ResultFilters
-from results.integrity import cache_signals_stale
 from results.selectors import StudyData, load_answers, load_study_data
 from results.spine import StudyResults
-from results.tasks import review_signals_enqueue, study_results_enqueue
+from results.tasks import study_results_enqueue
 from studies.models import Response, Study
 from studies.results_versions import RESULTS_CACHE, results_version
 
@@ -94,16 +93,6 @@ def study_results_keep(study: Study, filters: ResultFilters, data: StudyData | N
     return computed
 
 
-def _keep_signals_current(study: Study, version: str) -> None:
-    """A small study's results are computed in the request, which writes nothing: the model-likeness
-    flags its filter reads are brought up to date by a task, queued once per state of the study (a
-    large study's results task keeps them itself)."""
-    if cache_signals_stale(study, version) and caches[RESULTS_CACHE].add(
-        f"signals-queued:{study.pk}:{version}", True, timeout=QUEUED_SECONDS
-    ):
-        review_signals_enqueue(study.pk)
-
-
 def results_lookup(study: Study, filters: ResultFilters, data: StudyData | None = None) -> Lookup:
     """The study's results under `filters`: kept, computed now (a small study), or queued."""
     cache = caches[RESULTS_CACHE]
@@ -115,7 +104,6 @@ def results_lookup(study: Study, filters: ResultFilters, data: StudyData | None 
     if kept is not None and kept.version == version:
         return Lookup(kept, current=True)
     if Response.objects.filter(participant__study=study).count() <= settings.RESULTS_INLINE_ANSWERS:
-        _keep_signals_current(study, version)
         return Lookup(study_results_keep(study, filters, data), current=True)
     if cache.add(f"{key}:busy", "queued", timeout=QUEUED_SECONDS):
         study_results_enqueue(study.pk, filters.as_query())

@@ -45,7 +45,7 @@ def study_results_enqueue(study_id: int, filters: dict[str, str]) -> None:
 @task(queue_name="default")
 def review_signals_task(study_id: int) -> None:
     """Keep the study's model-likeness flags current (`results.integrity.review_signals_keep`): queued
-    by a results page of a small study, whose results are computed in the request, which writes nothing."""
+    by the services that change what they are computed from (`studies.services_signals.signals_refresh_queue`)."""
     from results.integrity import review_signals_keep
 
     study = Study.objects.filter(pk=study_id).first()

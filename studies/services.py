@@ -28,6 +28,7 @@ from studies.services_preregistration import (
     settings_changed_record,
     status_change_record,
 )
+from studies.services_signals import signals_refresh_queue
 from studies.services_units import pay_checked, units_create, units_plan
 
 
@@ -450,5 +451,7 @@ def participants_include(*, participant_ids: list[int], actor: Any = None) -> in
 def participants_mark_returned(*, participant_ids: list[int]) -> int:
     """Prolific says they returned the study: their reserved slot reopens."""
     chosen = Participant.objects.filter(pk__in=participant_ids, status=Participant.Status.ACTIVE)
-    results_changed(study_ids=chosen.values_list("study_id", flat=True).distinct())  # no longer working
+    studies = list(chosen.values_list("study_id", flat=True).distinct())
+    results_changed(study_ids=studies)  # no longer working
+    signals_refresh_queue(study_ids=studies)  # the answers they gave are all they give
     return chosen.update(status=Participant.Status.RETURNED, step=Participant.Step.RELEASED)

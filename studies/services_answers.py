@@ -23,6 +23,7 @@ from studies.models import Participant, Response, VerificationMark
 from studies.results_versions import results_changed
 from studies.selectors import known_participants, screen_for, verifiable_responses
 from studies.services import participant_lock, slot_take_back
+from studies.services_signals import signals_refresh_queue
 
 
 class Outcome(enum.Enum):
@@ -189,6 +190,8 @@ def _submit(
         fields = _advance(participant, item, scored.correct, now, shown_next=following is not None)
         participant.save(update_fields=fields)
         results_changed(study_ids=[participant.study_id])
+        if participant.status == Participant.Status.COMPLETED:
+            signals_refresh_queue(study_ids=[participant.study_id])  # their answers are whole now
     return SubmitResult(
         Outcome.STORED,
         participant,

@@ -25,6 +25,7 @@ from studies.identity import guarded_models, identity_fields
 from studies.models import Participant, Response, Study, StudyEvent
 from studies.results_versions import results_changed
 from studies.services_preregistration import study_event_record
+from studies.services_signals import signals_refresh_queue
 from studies.withholding import MIN_IDENTITY_CHARS, Withholder
 
 ERASED_PREFIX = "erased-"
@@ -204,6 +205,7 @@ def participant_erase(
         known = participant_identities(participant)  # before their stores are erased
         identities_erase(participant=participant, pid_replacement=replacement)
         results_changed(study_ids=[study.pk])
+        signals_refresh_queue(study_ids=[study.pk])
         study_event_record(
             study=participant.study,
             kind=StudyEvent.Kind.ERASED,
