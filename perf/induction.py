@@ -53,11 +53,12 @@ def _scorer(model: str) -> Any:
 def _staged(scorer: Any, items: Sequence[Any], assets: Mapping[str, Any], setting: Mapping[str, Any]) -> dict[str, Any]:
     """A model run's stages (induce, then execute and compare) with every request answered by `scorer`:
     with one model as inducer and executor, self-executed and executed-by-the-study's-executor agree."""
+    from parity.benchmarks.base import ModelAsk
     from parity.benchmarks.instruction_induction import model as induction
 
     results: dict[str, Any] = {}
     for _ in range(5):
-        new = [r for r in induction.requests(items, assets, setting, prior=results) if r.key not in results]
+        new = [r for r in induction.requests(ModelAsk(items, assets, setting, prior=results)) if r.key not in results]
         if not new:
             break
         results.update(scorer.run(new))
