@@ -6,8 +6,8 @@ class ModelrunsConfig(AppConfig):
     verbose_name = "Model runs"
 
     def ready(self) -> None:
-        from modelruns.preregistration import planned_runs
-        from studies.preregistration import register_section
+        from modelruns.preregistration_runs import planned_runs
+        from studies.selectors_preregistration import register_section
 
         # the preregistration names the models and settings to be run; studies cannot import them
         register_section("runs", planned_runs)

@@ -1,6 +1,6 @@
 """What a model reads for one item: the exact texts a run sends to the engine, for auditing a protocol.
 
-The requests are built by the run's own path (`modelruns.execution.RequestInputs`, which calls the
+The requests are built by the run's own path (`modelruns.shard_answers.RequestInputs`, which calls the
 benchmark's `model_requests`), for the item's group: the items a run scores together (an AmbiBench
 episode is one text that reads every position's label), as `modelrun_start` cuts a study into
 shards. Nothing is scored. A benchmark that asks later requests from earlier answers (instruction
@@ -18,7 +18,7 @@ from typing import Any
 from annotation.models import Item
 from annotation.selectors import item_data
 from modelruns import selectors
-from modelruns.execution import request_inputs
+from modelruns.shard_answers import request_inputs
 from parity import benchmarks
 from parity.benchmarks.base import MODEL_KINDS, PairRequest, SimilarityRequest
 from parity.benchmarks.custom.model import IMPORTED_SETTING

@@ -2,7 +2,7 @@
 the sweep that recovers what killed workers left.
 
 What a task does with its shard (claim, score, write its answers, finish the run) is in
-`modelruns.work`. Imports run one way: services → tasks → work, and services → work. When no task
+`modelruns.shards`. Imports run one way: services → tasks → shards, and services → shards. When no task
 of a run is left (its worker was killed holding the last shard), the periodic sweep
 (`modelrun_sweep`, run by `manage.py run_worker` and `manage.py sweep_runs`) takes the shard back
 and queues a task for it.
@@ -25,16 +25,16 @@ from annotation.selectors import item_data
 from annotation.services import rating_items_from_answers
 from modelruns import selectors, workers
 from modelruns.models import ModelRun, ModelShard, ModelSpec
-from modelruns.preregistration import run_change_record
+from modelruns.preregistration_runs import run_change_record
 from modelruns.services_instructions import instruction_setting_resolve
+from modelruns.shards import modelrun_end_cancelled, modelrun_finish_if_complete, open_shards
 from modelruns.sources import model_name_problem, model_source_problem
 from modelruns.tasks import run_shard
-from modelruns.work import modelrun_end_cancelled, modelrun_finish_if_complete, open_shards
 from parity.benchmarks.base import DatasetError
 from parity.engine import ENGINE_VERSION
 from parity.engine.api import ApiConfig
-from studies.changes import results_changed
 from studies.models import Study
+from studies.results_versions import results_changed
 from studies.services import StudyError, study_create
 
 logger = logging.getLogger(__name__)
@@ -287,7 +287,7 @@ def modelrun_cancel(*, run: ModelRun, actor: Any = None) -> ModelRun:
 
     A queued run is cancelled at once: its queued tasks find it cancelled and no worker starts
     it. A running run is asked to stop (`cancel_requested_at`): its workers stop at their next
-    batch, drop the shard in hand unwritten and end it `cancelled` (`modelruns.work`); when no
+    batch, drop the shard in hand unwritten and end it `cancelled` (`modelruns.shards`); when no
     worker holds a shard of it, it ends now. The answers of shards finished before are kept, but a
     cancelled run never counts in the results (only done runs do).
     """

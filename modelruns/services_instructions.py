@@ -18,12 +18,18 @@ from django.db import transaction
 
 from modelruns import selectors
 from modelruns.models import InstructionScore, ModelSpec
-from modelruns.scoring import Progress, scorer_of
+from modelruns.scorers import Progress, scorer_of
 from modelruns.storable import storable
-from parity.benchmarks.instruction_induction import model as induction
+from parity.benchmarks.instruction_induction.model import (
+    SELF_EXECUTED,
+    baseline_requests,
+    baseline_scores,
+    gold_instructions,
+    written_instruction,
+)
 from parity.engine import resolve_similarity_model
-from studies.changes import results_changed
 from studies.models import Study
+from studies.results_versions import results_changed
 
 #: the model kinds that can execute an instruction (generate its outputs)
 EXECUTOR_KINDS = (ModelSpec.Kind.CAUSAL, ModelSpec.Kind.SEQ2SEQ, ModelSpec.Kind.API)
@@ -62,15 +68,15 @@ def instruction_setting_resolve(*, study: Study, setting: Mapping[str, Any]) -> 
                 f"study {study.name!r} has no executor yet: every instruction is executed by one model, so "
                 f"score its written and gold instructions first (score_instructions --study {study.name!r} "
                 "--executor MODEL), or give the run an executor (a model's name, or "
-                f"{induction.SELF_EXECUTED!r} for its own model)"
+                f"{SELF_EXECUTED!r} for its own model)"
             )
         executor = chosen.name
-    elif executor != induction.SELF_EXECUTED:
+    elif executor != SELF_EXECUTED:
         named = ModelSpec.objects.filter(name=executor).first()
         if named is None:
             raise InstructionScoringError(
                 f"no model is named {executor!r}: name a known model (score_instructions --executor adds one) "
-                f"or {induction.SELF_EXECUTED!r}"
+                f"or {SELF_EXECUTED!r}"
             )
         if named.kind not in EXECUTOR_KINDS:
             raise InstructionScoringError(f"the executor must be a causal, seq2seq or api model, not {named.kind}")
@@ -105,15 +111,15 @@ def instructionscores_compute(
     responses = {f"written|{response.pk}": response for response in selectors.written_instructions(study)}
     # the whole text as written (`answer` is a copy cut to its column's length)
     instructions = [
-        induction.written_instruction(key, str(response.item.meta["task"]), response.raw_answer.strip(), references)
+        written_instruction(key, str(response.item.meta["task"]), response.raw_answer.strip(), references)
         for key, response in responses.items()
     ]
-    instructions += induction.gold_instructions(references, tasks)
+    instructions += gold_instructions(references, tasks)
     if not instructions:
         raise InstructionScoringError(f"study {study.name!r} has no instructions to score")
     scorer = scorer_of(executor)
-    results = scorer.run(induction.baseline_requests(instructions, assets, full), progress)
-    scores = induction.baseline_scores(instructions, assets, full, results)
+    results = scorer.run(baseline_requests(instructions, assets, full), progress)
+    scores = baseline_scores(instructions, assets, full, results)
     rows = []
     for instruction in instructions:
         score = scores[instruction.key]

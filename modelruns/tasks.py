@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django_tasks import TaskContext, task
 
-from modelruns import work
+from modelruns import shards
 
 
 @task(queue_name="models", takes_context=True)
@@ -14,4 +14,4 @@ def run_shard(context: TaskContext, shard_id: int) -> int:
 
     Safe to run any number of times, anywhere: claims and writes are idempotent.
     """
-    return work.shard_work(shard_id=shard_id, worker=work.worker_name(context.task_result.id[:12]))
+    return shards.shard_work(shard_id=shard_id, worker=shards.worker_name(context.task_result.id[:12]))

@@ -2,7 +2,7 @@
 database queue's rows that a stopped worker left `running`.
 
 A worker started by `manage.py run_worker` is named `host:pid:random` in the queue's rows, and a
-task names itself `host:pid:task-id` on the shards it holds (`modelruns.work.worker_name`). On the same
+task names itself `host:pid:task-id` on the shards it holds (`modelruns.shards.worker_name`). On the same
 host a name says whether its process still exists; a worker on another host is judged by its
 shard leases instead (the sweep passes the task ids whose shards it took back). Host names must
 tell worker machines (and containers) apart, as they do by default.

@@ -2,7 +2,7 @@
 
 Runs what a study's model run and `score_instructions` run, without the database: the benchmark's
 own requests and answers (`parity.benchmarks.instruction_induction.model`) answered by the worker's
-`modelruns.scoring.Scorer`, so that each code version scores with its own engine and similarity
+`modelruns.scorers.Scorer`, so that each code version scores with its own engine and similarity
 path. Per task it prints the execution accuracy of the model's instructions and of the gold
 instructions (leave-one-out similarity), their reference similarity with its scorer, and Table 4's
 in-context verification (the mean of the task's metric, and the share of full scores).
@@ -45,7 +45,7 @@ def _setup_django(cache_dir: str) -> None:
 
 
 def _scorer(model: str) -> Any:
-    from modelruns.scoring import LoadKey, Scorer
+    from modelruns.scorers import LoadKey, Scorer
 
     return Scorer(LoadKey(model, "", "float32", "cpu", "causal"))
 
@@ -53,11 +53,12 @@ def _scorer(model: str) -> Any:
 def _staged(scorer: Any, items: Sequence[Any], assets: Mapping[str, Any], setting: Mapping[str, Any]) -> dict[str, Any]:
     """A model run's stages (induce, then execute and compare) with every request answered by `scorer`:
     with one model as inducer and executor, self-executed and executed-by-the-study's-executor agree."""
+    from parity.benchmarks.base import ModelAsk
     from parity.benchmarks.instruction_induction import model as induction
 
     results: dict[str, Any] = {}
     for _ in range(5):
-        new = [r for r in induction.requests(items, assets, setting, prior=results) if r.key not in results]
+        new = [r for r in induction.requests(ModelAsk(items, assets, setting, prior=results)) if r.key not in results]
         if not new:
             break
         results.update(scorer.run(new))

@@ -8,8 +8,8 @@ class ProlificConfig(AppConfig):
     verbose_name = "Prolific"
 
     def ready(self) -> None:
-        from prolific.preregistration import study_recruitment
-        from studies.preregistration import register_section
+        from prolific.preregistration_recruitment import study_recruitment
+        from studies.selectors_preregistration import register_section
 
         # the preregistration's stopping rule names the precision target; studies cannot import it
         register_section("recruitment", study_recruitment)

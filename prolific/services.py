@@ -17,7 +17,7 @@ from django.utils.dateparse import parse_datetime
 
 from prolific.client import ProlificClient, ProlificError, Submission
 from prolific.models import ProlificEvent, ProlificFlag, ProlificHookSecret, ProlificStudy, ProlificSubmission
-from prolific.preregistration import prolific_change_record
+from prolific.preregistration_recruitment import prolific_change_record
 from prolific.selectors import prolific_study_of_submission
 from studies.models import Participant, Study
 from studies.services import participants_mark_returned

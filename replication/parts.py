@@ -20,10 +20,10 @@ from django.core.management import call_command
 from django.template.loader import render_to_string
 
 from annotation.models import Item
-from modelruns.execution import request_inputs
 from modelruns.models import InstructionScore, ModelResponse, ModelRun
 from modelruns.prompts import view_of
 from modelruns.selectors import benchmark_assets, study_items
+from modelruns.shard_answers import request_inputs
 from prolific.selectors import study_currency
 from replication.archive import dumps, jsonl
 from replication.software import software_versions

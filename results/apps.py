@@ -6,3 +6,16 @@ from django.apps import AppConfig
 class ResultsConfig(AppConfig):
     name = "results"
     verbose_name = "Results"
+
+    def ready(self) -> None:
+        from studies.services_signals import signals_refresher_register
+
+        # the services that change a study's data ask for its model-likeness flags (studies cannot import them)
+        signals_refresher_register(_review_signals_enqueue)
+
+
+def _review_signals_enqueue(study_id: int) -> None:
+    # imported when first asked, not at start-up
+    from results.computing.tasks import review_signals_enqueue
+
+    review_signals_enqueue(study_id)

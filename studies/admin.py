@@ -11,6 +11,7 @@ from django.utils.html import format_html, format_html_join
 from studies import (
     admin_answers,  # noqa: F401 (registers the answers' admin)
     services,
+    services_erasure,
 )
 from studies.access import EXCLUDE_PARTICIPANT, has_permission, may_manage_access, studies_for_user
 from studies.admin_base import NoBulkDeletion, ResearcherAdmin, participant_label
@@ -585,7 +586,7 @@ class ParticipantAdmin(NoBulkDeletion, ResearcherAdmin):
                 },
             )
         for participant in erasable:
-            services.participant_erase(study=participant.study, prolific_pid=participant.prolific_pid)
+            services_erasure.participant_erase(study=participant.study, prolific_pid=participant.prolific_pid)
         erased = len(erasable)
         self.message_user(
             request, f"{erased} participant identit{'y' if erased == 1 else 'ies'} erased.", messages.SUCCESS

@@ -385,7 +385,7 @@ class VerificationMark(models.Model):
 
 class Preregistration(models.Model):
     """What the researcher planned before the data came in: their hypotheses and notes, and, from
-    launch on, the whole plan frozen as one JSON document with its SHA-256 (`studies.preregistration`).
+    launch on, the whole plan frozen as one JSON document with its SHA-256 (`studies.selectors_preregistration`).
     Written only by `studies.services_preregistration`; once frozen it never changes."""
 
     study = models.OneToOneField(Study, on_delete=models.CASCADE, related_name="preregistration")

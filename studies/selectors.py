@@ -16,7 +16,7 @@ from annotation.selectors import item_data
 from parity import benchmarks
 from parity.benchmarks.base import Screen
 from studies.models import Participant, Preregistration, Response, Study, Unit
-from studies.preregistration import rendered
+from studies.selectors_preregistration import rendered
 
 
 def get_study_by_link(link: str) -> Study:

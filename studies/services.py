@@ -18,18 +18,17 @@ from annotation.models import Item
 from parity import benchmarks
 from parity.benchmarks.rows import seeded_rng
 from studies import closing
-from studies.changes import results_changed
 from studies.errors import StudyError
 from studies.models import Participant, Study, StudyEvent, Unit, UnitItem
-from studies.services_erasure import erased_token, identities_erase, participant_identities, typed_identities_withhold
+from studies.results_versions import results_changed
 from studies.services_preregistration import (
     capacity_change_record,
     participants_change_record,
     preregistration_freeze,
     settings_changed_record,
     status_change_record,
-    study_event_record,
 )
+from studies.services_signals import signals_refresh_queue
 from studies.services_units import pay_checked, units_create, units_plan
 
 
@@ -452,89 +451,7 @@ def participants_include(*, participant_ids: list[int], actor: Any = None) -> in
 def participants_mark_returned(*, participant_ids: list[int]) -> int:
     """Prolific says they returned the study: their reserved slot reopens."""
     chosen = Participant.objects.filter(pk__in=participant_ids, status=Participant.Status.ACTIVE)
-    results_changed(study_ids=chosen.values_list("study_id", flat=True).distinct())  # no longer working
+    studies = list(chosen.values_list("study_id", flat=True).distinct())
+    results_changed(study_ids=studies)  # no longer working
+    signals_refresh_queue(study_ids=studies)  # the answers they gave are all they give
     return chosen.update(status=Participant.Status.RETURNED, step=Participant.Step.RELEASED)
-
-
-# -- data-erasure requests --------------------------------------------------------------------
-
-
-class ErasureError(ValueError):
-    """The erasure cannot be done (no such participant); nothing was written."""
-
-
-@dataclass(frozen=True)
-class Erasure:
-    study: str
-    pseudonym: str
-    answers_deleted: int
-    participant_deleted: bool
-    dry_run: bool
-
-    @property
-    def message(self) -> str:
-        done = "would be" if self.dry_run else "was"
-        if self.participant_deleted:
-            return (
-                f"{self.pseudonym} of {self.study!r} {done} deleted with {self.answers_deleted} answer(s); "
-                "the pseudonym is not reused."
-            )
-        return f"The Prolific identity of {self.pseudonym} of {self.study!r} {done} erased; answers kept."
-
-
-def participant_erase(
-    *, study: Study, prolific_pid: str, delete_answers: bool = False, dry_run: bool = False
-) -> Erasure:
-    """Honour a data-erasure request for one Prolific ID in one study.
-
-    The Prolific, study and session ids are replaced by a random token (no hash: a hash of a
-    known PID could be recomputed), so nothing links the answers back to the person and the same
-    PID can neither find nor resume the old session; a reserved slot is released. The PID and the
-    person's session and submission ids go from every other store too (`identities_erase`: their
-    submissions, bonus lines, stored webhook deliveries, ...). With `delete_answers` the participant
-    and every answer go (their pseudonym is never handed out again).
-    """
-    with transaction.atomic():
-        participant = (
-            Participant.objects.select_for_update()
-            .select_related("study")
-            .filter(study=study, prolific_pid__in={prolific_pid, prolific_pid.lower()})
-            .first()
-        )
-        if participant is None:
-            raise ErasureError(f"no participant of {study.name!r} has this Prolific ID (already erased?)")
-        answers = participant.responses.count()
-        result = Erasure(
-            study=study.name,
-            pseudonym=participant.pseudonym,
-            answers_deleted=answers if delete_answers else 0,
-            participant_deleted=delete_answers,
-            dry_run=dry_run,
-        )
-        if dry_run:
-            return result
-        replacement = erased_token()
-        known = participant_identities(participant)  # before their stores are erased
-        identities_erase(participant=participant, pid_replacement=replacement)
-        results_changed(study_ids=[study.pk])
-        study_event_record(
-            study=participant.study,
-            kind=StudyEvent.Kind.ERASED,
-            summary=f"{participant.pseudonym} erased on request" + (" with their answers" if delete_answers else ""),
-            data={"participant": participant.pseudonym, "answers_deleted": result.answers_deleted},
-        )
-        if delete_answers:
-            participant.delete()
-            return result
-        participant.prolific_pid = replacement
-        participant.prolific_study_id = participant.prolific_session_id = ""
-        participant.session_changes = []
-        participant.erased_at = timezone.now()
-        fields = ["prolific_pid", "prolific_study_id", "prolific_session_id", "session_changes", "erased_at"]
-        if typed_identities_withhold(participant=participant, identities=known):
-            fields.append("closing_answers")
-        if participant.status == Participant.Status.ACTIVE:
-            participant.status, participant.step = Participant.Status.RETURNED, Participant.Step.RELEASED
-            fields += ["status", "step"]
-        participant.save(update_fields=fields)
-    return result

@@ -17,12 +17,13 @@ from annotation.models import Item
 from annotation.selectors import item_data
 from parity.benchmarks.base import Screen
 from parity.messages import TOO_SOON_MESSAGE
-from parity.stats import behaviour as integrity
+from parity.stats.behaviour import NONE, carries_canary, checked, reading_floor_ms, shown_words
 from studies.answer_tokens import answer_token_matches, participant_owner
-from studies.changes import results_changed
 from studies.models import Participant, Response, VerificationMark
+from studies.results_versions import results_changed
 from studies.selectors import known_participants, screen_for, verifiable_responses
 from studies.services import participant_lock, slot_take_back
+from studies.services_signals import signals_refresh_queue
 
 
 class Outcome(enum.Enum):
@@ -170,7 +171,7 @@ def _submit(
         extra = {**(extra or {}), **screen.record}
         if behaviour is not None:
             extra.update(_behaviour_marks(behaviour, raw_answer, screen, duration_ms))
-        if integrity.carries_canary(raw_answer, participant.study.canary_word):
+        if carries_canary(raw_answer, participant.study.canary_word):
             extra["canary"] = True
         response = Response.objects.create(
             participant=participant,
@@ -189,6 +190,8 @@ def _submit(
         fields = _advance(participant, item, scored.correct, now, shown_next=following is not None)
         participant.save(update_fields=fields)
         results_changed(study_ids=[participant.study_id])
+        if participant.status == Participant.Status.COMPLETED:
+            signals_refresh_queue(study_ids=[participant.study_id])  # their answers are whole now
     return SubmitResult(
         Outcome.STORED,
         participant,
@@ -211,13 +214,13 @@ def _behaviour_marks(behaviour: Mapping[str, Any], raw_answer: str, screen: Scre
     against the server's time on the item; for a written answer, its length beside the keys
     pressed) and, when no script ran, the item's reading floor (`bot_speed`)."""
     status = behaviour.get("status")
-    record = dict(behaviour) if status else integrity.checked(behaviour, duration_ms=duration_ms)
+    record = dict(behaviour) if status else checked(behaviour, duration_ms=duration_ms)
     if record.get("keys") is not None:
         record["chars"] = len(raw_answer)
     marks: dict[str, Any] = {"behaviour": record}
-    if status == integrity.NONE:
-        words = integrity.shown_words(screen.shown, (choice.label for choice in screen.choices))
-        marks["reading_floor_ms"] = integrity.reading_floor_ms(words)
+    if status == NONE:
+        words = shown_words(screen.shown, (choice.label for choice in screen.choices))
+        marks["reading_floor_ms"] = reading_floor_ms(words)
     return marks
 
 

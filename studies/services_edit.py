@@ -8,9 +8,9 @@ from typing import Any
 from django.db import transaction
 
 from parity import benchmarks
-from studies.changes import results_changed
 from studies.estimates import followed_pay, pay_refusal
 from studies.models import Participant, Study
+from studies.results_versions import results_changed
 from studies.services import StudyError, study_create
 from studies.services_units import definition_asset, follows_estimate, study_estimate, units_create, units_plan
 

@@ -1,4 +1,5 @@
-"""Erasing a participant's Prolific ids wherever they are stored (a data-erasure request).
+"""Data-erasure requests: `participant_erase` honours one, and erases the participant's Prolific ids
+wherever they are stored.
 
 Every model that stores an identity names the fields (`IDENTITY_FIELDS`, see `studies.identity`);
 the erasure reads those declarations, so a store added later, in any app, is erased too without this
@@ -13,12 +14,18 @@ from __future__ import annotations
 import json
 import re
 import secrets
+from dataclasses import dataclass
 from typing import Any
 
+from django.db import transaction
 from django.db.models import CharField, ForeignKey, Model, Q
+from django.utils import timezone
 
 from studies.identity import guarded_models, identity_fields
-from studies.models import Participant, Response
+from studies.models import Participant, Response, Study, StudyEvent
+from studies.results_versions import results_changed
+from studies.services_preregistration import study_event_record
+from studies.services_signals import signals_refresh_queue
 from studies.withholding import MIN_IDENTITY_CHARS, Withholder
 
 ERASED_PREFIX = "erased-"
@@ -138,3 +145,85 @@ def typed_identities_withhold(*, participant: Participant, identities: set[str])
         return False
     participant.closing_answers = closing
     return True
+
+
+class ErasureError(ValueError):
+    """The erasure cannot be done (no such participant); nothing was written."""
+
+
+@dataclass(frozen=True)
+class Erasure:
+    study: str
+    pseudonym: str
+    answers_deleted: int
+    participant_deleted: bool
+    dry_run: bool
+
+    @property
+    def message(self) -> str:
+        done = "would be" if self.dry_run else "was"
+        if self.participant_deleted:
+            return (
+                f"{self.pseudonym} of {self.study!r} {done} deleted with {self.answers_deleted} answer(s); "
+                "the pseudonym is not reused."
+            )
+        return f"The Prolific identity of {self.pseudonym} of {self.study!r} {done} erased; answers kept."
+
+
+def participant_erase(
+    *, study: Study, prolific_pid: str, delete_answers: bool = False, dry_run: bool = False
+) -> Erasure:
+    """Honour a data-erasure request for one Prolific ID in one study.
+
+    The Prolific, study and session ids are replaced by a random token (no hash: a hash of a
+    known PID could be recomputed), so nothing links the answers back to the person and the same
+    PID can neither find nor resume the old session; a reserved slot is released. The PID and the
+    person's session and submission ids go from every other store too (`identities_erase`: their
+    submissions, bonus lines, stored webhook deliveries, ...). With `delete_answers` the participant
+    and every answer go (their pseudonym is never handed out again).
+    """
+    with transaction.atomic():
+        participant = (
+            Participant.objects.select_for_update()
+            .select_related("study")
+            .filter(study=study, prolific_pid__in={prolific_pid, prolific_pid.lower()})
+            .first()
+        )
+        if participant is None:
+            raise ErasureError(f"no participant of {study.name!r} has this Prolific ID (already erased?)")
+        answers = participant.responses.count()
+        result = Erasure(
+            study=study.name,
+            pseudonym=participant.pseudonym,
+            answers_deleted=answers if delete_answers else 0,
+            participant_deleted=delete_answers,
+            dry_run=dry_run,
+        )
+        if dry_run:
+            return result
+        replacement = erased_token()
+        known = participant_identities(participant)  # before their stores are erased
+        identities_erase(participant=participant, pid_replacement=replacement)
+        results_changed(study_ids=[study.pk])
+        signals_refresh_queue(study_ids=[study.pk])
+        study_event_record(
+            study=participant.study,
+            kind=StudyEvent.Kind.ERASED,
+            summary=f"{participant.pseudonym} erased on request" + (" with their answers" if delete_answers else ""),
+            data={"participant": participant.pseudonym, "answers_deleted": result.answers_deleted},
+        )
+        if delete_answers:
+            participant.delete()
+            return result
+        participant.prolific_pid = replacement
+        participant.prolific_study_id = participant.prolific_session_id = ""
+        participant.session_changes = []
+        participant.erased_at = timezone.now()
+        fields = ["prolific_pid", "prolific_study_id", "prolific_session_id", "session_changes", "erased_at"]
+        if typed_identities_withhold(participant=participant, identities=known):
+            fields.append("closing_answers")
+        if participant.status == Participant.Status.ACTIVE:
+            participant.status, participant.step = Participant.Status.RETURNED, Participant.Step.RELEASED
+            fields += ["status", "step"]
+        participant.save(update_fields=fields)
+    return result

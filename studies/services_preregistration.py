@@ -10,9 +10,9 @@ from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
-from parity import preregistration as plan
+from parity import preregistration_plan
 from studies.models import Participant, Preregistration, Study, StudyEvent, Unit
-from studies.preregistration import study_document
+from studies.selectors_preregistration import study_document
 
 
 class PreregistrationError(ValueError):
@@ -50,7 +50,7 @@ def preregistration_freeze(*, study: Study, actor: Any = None) -> Preregistratio
         return preregistration
     document = study_document(study, preregistration.hypotheses, preregistration.notes)
     preregistration.document = document
-    preregistration.sha256 = plan.sha256_of(document)
+    preregistration.sha256 = preregistration_plan.sha256_of(document)
     preregistration.frozen_at = timezone.now()
     preregistration.save(update_fields=["document", "sha256", "frozen_at", "updated_at"])
     StudyEvent.objects.create(
@@ -85,7 +85,7 @@ def study_event_record(
 def _short(value: Any) -> Any:
     """A changed setting as the trail keeps it: long texts by their SHA-256."""
     if isinstance(value, str) and len(value) > 120:
-        return {"sha256": plan.text_sha256(value)}
+        return {"sha256": preregistration_plan.text_sha256(value)}
     return value
 
 

@@ -1,17 +1,27 @@
 """Writes of the review signals computed where this app cannot look (beside a study's model runs,
 in `results.computing.integrity`): kept on each participant (`Participant.review_signals`) so that the
 admin's "flagged for review" filter, the monitor and the exports read them like the flags computed
-here (`studies.flags`)."""
+here (`studies.flags`).
+
+When they are computed again: the services that change what they are computed from (a participant
+finishing or returning, a participant erased, a model run done) ask for it with
+`signals_refresh_queue`, after their transaction commits. Computing them is the job of an app above
+this one (`results` registers it in its `AppConfig.ready()`); a page request never does. A
+participant's answers are judged as a whole, so the refresh follows a participant's last answer, not
+each answer: one task per participant, not one per item, and the flags of a participant still
+answering are brought up to date when they finish (or by the results task, which keeps them too).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+import functools
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any
 
 from django.db import transaction
 
-from studies.changes import results_changed
 from studies.models import Participant, Study
+from studies.results_versions import results_changed
 
 
 @transaction.atomic
@@ -35,3 +45,22 @@ def participants_signals_set(
         Participant.objects.bulk_update(changed, ["review_signals"])
         results_changed(study_ids=[study.pk])
     return len(changed)
+
+
+#: what each app above registers to have the signals of a study computed again (by its id)
+_REFRESHERS: list[Callable[[int], None]] = []
+
+
+def signals_refresher_register(refresh: Callable[[int], None]) -> None:
+    """Called once by an app that computes review signals (in its `AppConfig.ready()`)."""
+    if refresh not in _REFRESHERS:
+        _REFRESHERS.append(refresh)
+
+
+def signals_refresh_queue(*, study_ids: Iterable[int]) -> None:
+    """Have the review signals of `study_ids` computed again once the current transaction commits
+    (at once outside one); nothing happens if the transaction is rolled back."""
+    chosen = sorted(set(study_ids))
+    for refresh in _REFRESHERS:
+        for study_id in chosen:
+            transaction.on_commit(functools.partial(refresh, study_id))

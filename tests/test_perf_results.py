@@ -9,7 +9,8 @@ import json
 import pytest
 
 from perf.results import build, page_timings
-from results.computing.assemble import results_for_study
+from results.computing.assemble import study_results
+from results.loading.selectors import load_study_data
 from studies.models import Study
 
 pytestmark = pytest.mark.django_db
@@ -19,7 +20,7 @@ def test_the_study_is_the_published_design_with_runs_beside_it(implicature, caps
     build(name="perf small", per_unit=3)
     built = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert (built["answers"], built["people"]) == (4 * 150 * 3, 12)
-    results = results_for_study(Study.objects.get(name="perf small"))
+    results = study_results(load_study_data(Study.objects.get(name="perf small")))
     assert results["participants"] == {"included": 8, "excluded": 4, "in_progress": 0, "imported": 0}
     assert results["human"]["n_answers"] == 8 * 150 and len(results["models"]) == 3
     assert results["human"]["cohen_kappa_mean_pairwise"] is not None

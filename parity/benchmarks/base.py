@@ -44,6 +44,22 @@ class ItemData:
 
 
 @dataclass(frozen=True)
+class ModelAsk:
+    """What a benchmark's model module builds its requests from: `requests(ask)` in its `model.py`
+    (the arguments of `Benchmark.model_requests`)."""
+
+    items: Sequence[ItemData]
+    assets: Mapping[str, Any]
+    setting: Mapping[str, Any]
+    #: the items k-shot examples are drawn from (`Benchmark.model_pool_split`)
+    pool: Sequence[ItemData] = ()
+    #: the answers so far, by request key: a later request may be built from an earlier answer
+    prior: Mapping[str, Any] = field(default_factory=dict)
+    #: the kind of model asked (causal, seq2seq, nli ...)
+    kind: str = "causal"
+
+
+@dataclass(frozen=True)
 class Asset:
     """Non-item data a benchmark needs later (prompt templates, word lists, references)."""
 
@@ -457,8 +473,8 @@ class Benchmark:
     model_setting_options: ClassVar[tuple[DesignOption, ...]] = ()
     #: the model kinds whose answers the benchmark can score
     model_kinds: ClassVar[tuple[str, ...]] = ("causal", "seq2seq")
-    #: the benchmark's model-side module (its `model.py`): `requests` and `answers` with the
-    #: signatures of `model_requests` and `model_answers` below, and optionally `check_setting`,
+    #: the benchmark's model-side module (its `model.py`): `requests(ask: ModelAsk)`, and `answers`
+    #: with the signature of `model_answers` below, and optionally `check_setting`,
     #: `sweep_settings` and `setting_label`; None when the benchmark has no model side
     model_module: ClassVar[Any] = None
 
@@ -521,7 +537,7 @@ class Benchmark:
         """
         if self.model_module is None:
             raise NotImplementedError(f"{self.name} has no model side")
-        return self.model_module.requests(items, assets, setting, pool=pool, prior=prior or {}, kind=kind)
+        return self.model_module.requests(ModelAsk(items, assets, setting, pool=pool, prior=prior or {}, kind=kind))
 
     def model_request_executed(self, request: Any) -> bool:
         """Whether a run's executor answers this request instead of the run's own model (instruction

@@ -63,9 +63,8 @@ from results.loading.rows import (
     run_rows,
     selected_runs,
 )
-from results.loading.selectors import load_study_data
 from results.loading.study_data import ModelAnswer, RunInfo, StudyData, UnitInfo
-from studies.models import Participant, Study
+from studies.models import Participant
 
 #: bootstrap resamples and seed for every CI of a results page (the same numbers on every call)
 N_BOOT = 10_000
@@ -354,8 +353,3 @@ def _study_results(data: StudyData, filters: ResultFilters, *, n_boot: int) -> S
     )
     # what a methods paragraph says (recruitment, pay, design, models, statistics): the report's source
     return replace(results, methods=methods_section(data, results))
-
-
-def results_for_study(study: Study, filters: ResultFilters | None = None) -> dict[str, Any]:
-    """The `study_results --json` object of one study."""
-    return study_results(load_study_data(study), filters)

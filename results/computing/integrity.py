@@ -7,8 +7,9 @@ filter, the monitor and the exports read them like the flags `studies.flags` com
 live here, not in `studies`, because they read model runs (`modelruns` sits above `studies`).
 
 When: the label signal (`model_like`, cheap: a few array operations) is kept current once per
-state of the study (`review_signals_keep`) where results are computed off a page request: the
-results task on the worker and `manage.py study_results`. A results page reads the flags kept and
+state of the study (`review_signals_keep`) by a task that the services changing its inputs queue (a
+participant finishing or returning, an erasure, a model run done: `signals_refresh_queue`), by the
+results task on the worker and by `manage.py study_results`. A results page reads the flags kept and
 writes nothing. The written-answer signal (`model_text`) needs a sentence model and is computed by
 `manage.py review_signals NAME`, which computes both.
 """
@@ -27,8 +28,8 @@ from parity.stats.likeness import ModelLikeness, TextLikeness, model_likeness, t
 from results.loading.rows import model_ratings
 from results.loading.selectors import load_study_data
 from results.loading.study_data import StudyData
-from studies.changes import RESULTS_CACHE, results_version
 from studies.models import Study
+from studies.results_versions import RESULTS_CACHE, results_version
 from studies.services_signals import participants_signals_set
 
 #: what `review_signals_refresh` computes: the label signal always, the text one when given an encoder

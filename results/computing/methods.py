@@ -13,7 +13,7 @@ from collections import Counter
 from statistics import median
 from typing import Any
 
-from modelruns.models import LM_EVAL_SOURCE as IMPORTED_SOURCE
+from modelruns.models import LM_EVAL_SOURCE
 from parity.stats import quality
 from prolific.currency import currency_or_default
 from results.computing.spine import StudyResults
@@ -114,7 +114,7 @@ def run_provenance(run: RunInfo) -> dict[str, Any]:
     """A run's model as a methods section names it: the requested revision, or the one the engine
     resolved when none was asked for; an imported run names its source file."""
     identity = run.identity
-    imported = identity.get("source") == IMPORTED_SOURCE
+    imported = identity.get("source") == LM_EVAL_SOURCE
     return {
         "run": run.id,
         "label": run.label,
@@ -124,7 +124,7 @@ def run_provenance(run: RunInfo) -> dict[str, Any]:
         "dtype": run.dtype or str(identity.get("dtype", "")),
         "kind": run.kind,
         "setting": run.setting_label,
-        "source": IMPORTED_SOURCE if imported else "parity",
+        "source": LM_EVAL_SOURCE if imported else "parity",
         "samples_file": identity.get("file") if imported else None,
         "engine_version": str(identity.get("engine_version", "")) if not imported else None,
     }

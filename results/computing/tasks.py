@@ -1,7 +1,7 @@
 """Background tasks of the results' computation, on the "default" queue of whichever backend
 TASK_QUEUE selects: keeping a study's model-likeness flags current (`review_signals_task`). The
 task that computes a large study's results and keeps them for its pages is beside that cache
-(`results.presenting.cache.results_compute_task`)."""
+(`results.presenting.cache.study_results_task`)."""
 
 from __future__ import annotations
 
@@ -25,8 +25,8 @@ def ahead_of_model_shards(queued: Any) -> Any:
 @task(queue_name="default")
 def review_signals_task(study_id: int) -> None:
     """Keep the study's model-likeness flags current (`results.computing.integrity.review_signals_keep`):
-    queued by a results page of a small study, whose results are computed in the request, which writes
-    nothing."""
+    queued by the services that change what they are computed from
+    (`studies.services_signals.signals_refresh_queue`)."""
     study = Study.objects.filter(pk=study_id).first()
     if study is not None:
         review_signals_keep(study)

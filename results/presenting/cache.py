@@ -4,10 +4,10 @@ An entry holds what the results page, the API and the exports' links need of one
 choice of filters (the results as a `results.computing.spine.StudyResults` tree, the page's charts,
 whether any answer is free text: the charts are drawn once with the results, which is why the cache
 sits with the presenting and not with the computing it keeps), with the study's token
-(`studies.changes`) read before its data. A read whose token is the study's current one takes the
+(`studies.results_versions`) read before its data. A read whose token is the study's current one takes the
 entry (one kept before the results were a tree, its results a plain dict, is computed again).
 Otherwise the results are computed again: in the request when the study has at most
-`RESULTS_INLINE_ANSWERS` answers (about a second at most), else by a task (`results_compute_task`,
+`RESULTS_INLINE_ANSWERS` answers (about a second at most), else by a task (`study_results_task`,
 below) while the page shows the entry it has, marked as earlier figures, or says the results are
 being computed, and asks again (htmx polling).
 
@@ -29,15 +29,15 @@ from django.utils import timezone
 from django_tasks import task
 
 from results.computing.assemble import study_results_tree
-from results.computing.integrity import cache_signals_stale, review_signals_keep
+from results.computing.integrity import review_signals_keep
 from results.computing.spine import StudyResults
-from results.computing.tasks import ahead_of_model_shards, review_signals_enqueue
+from results.computing.tasks import ahead_of_model_shards
 from results.loading.filters import ResultFilters
 from results.loading.selectors import load_answers, load_study_data
 from results.loading.study_data import StudyData
 from results.presenting.charts import study_charts
-from studies.changes import RESULTS_CACHE, results_version
 from studies.models import Response, Study
+from studies.results_versions import RESULTS_CACHE, results_version
 
 #: after a computation, the next waits this many times as long as it took
 REST_FACTOR = 10
@@ -70,7 +70,7 @@ def _key(study: Study, filters: ResultFilters) -> str:
     return f"results:{study.pk}:{digest}"
 
 
-def results_compute(study: Study, filters: ResultFilters, data: StudyData | None = None) -> Computed:
+def study_results_keep(study: Study, filters: ResultFilters, data: StudyData | None = None) -> Computed:
     """Compute the results and keep them; `data` is used when given (its answers read if not yet).
 
     A read: it writes nothing to the database (a results page computes here). The model-likeness
@@ -99,29 +99,20 @@ def results_compute(study: Study, filters: ResultFilters, data: StudyData | None
 
 
 @task(queue_name="default")
-def results_compute_task(study_id: int, filters: dict[str, str]) -> None:
+def study_results_task(study_id: int, filters: dict[str, str]) -> None:
     """Compute and keep the study's results under `filters` (`ResultFilters.as_query()`); a study
     deleted meanwhile is left alone."""
     study = Study.objects.filter(pk=study_id).first()
     if study is not None:
         # the flags first: the results' filter on flagged participants reads them
         review_signals_keep(study)
-        results_compute(study, ResultFilters(**filters))
+        study_results_keep(study, ResultFilters(**filters))
 
 
-def results_compute_enqueue(study_id: int, filters: dict[str, str]) -> None:
-    """Queue `results_compute_task`, ahead of model shards where the backend can order by priority."""
-    ahead_of_model_shards(results_compute_task).enqueue(study_id, filters)
+def study_results_enqueue(study_id: int, filters: dict[str, str]) -> None:
+    """Queue `study_results_task`, ahead of model shards where the backend can order by priority."""
+    ahead_of_model_shards(study_results_task).enqueue(study_id, filters)
 
-
-def _keep_signals_current(study: Study, version: str) -> None:
-    """A small study's results are computed in the request, which writes nothing: the model-likeness
-    flags its filter reads are brought up to date by a task, queued once per state of the study (a
-    large study's results task keeps them itself)."""
-    if cache_signals_stale(study, version) and caches[RESULTS_CACHE].add(
-        f"signals-queued:{study.pk}:{version}", True, timeout=QUEUED_SECONDS
-    ):
-        review_signals_enqueue(study.pk)
 
 
 def results_lookup(study: Study, filters: ResultFilters, data: StudyData | None = None) -> Lookup:
@@ -135,10 +126,9 @@ def results_lookup(study: Study, filters: ResultFilters, data: StudyData | None 
     if kept is not None and kept.version == version:
         return Lookup(kept, current=True)
     if Response.objects.filter(participant__study=study).count() <= settings.RESULTS_INLINE_ANSWERS:
-        _keep_signals_current(study, version)
-        return Lookup(results_compute(study, filters, data), current=True)
+        return Lookup(study_results_keep(study, filters, data), current=True)
     if cache.add(f"{key}:busy", "queued", timeout=QUEUED_SECONDS):
-        results_compute_enqueue(study.pk, filters.as_query())
+        study_results_enqueue(study.pk, filters.as_query())
         # a queue that runs tasks at once (the immediate backend) has computed them by now
         kept = cache.get(key) or kept
         if kept is not None and kept.version == results_version(study.pk):

@@ -15,7 +15,7 @@ from parity import benchmarks
 from studies.estimates import DesignEstimate, estimate_of
 from studies.models import Participant, Preregistration, Study
 from studies.pay import HourlyPay, hourly_pay
-from studies.preregistration import rendered
+from studies.selectors_preregistration import rendered
 from studies.services import STATUS_MOVES
 from studies.services_units import definition_asset
 

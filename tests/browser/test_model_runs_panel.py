@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from modelruns import work
+from modelruns import shards
 from modelruns.models import ModelRun
 from modelruns.services import modelspec_get_or_create
 from tests.browser.helpers import sign_in
@@ -82,7 +82,7 @@ def test_a_researcher_starts_two_runs_watches_them_and_cancels_both(
         page.wait_for_selector(f'#model-run-{first.pk}[data-stopping="true"]')
         assert page.locator(f"#cancel-run-{first.pk}").count() == 0
 
-    work.modelrun_work(run=first, worker="browser", on_progress=the_researcher_looks_and_cancels)
+    shards.modelrun_work(run=first, worker="browser", on_progress=the_researcher_looks_and_cancels)
     assert watched and watched[0].endswith("so far") and watched[0] != "0 s so far"
     first.refresh_from_db()
     assert first.status == ModelRun.Status.CANCELLED and not first.responses.exists()

@@ -12,7 +12,7 @@ import pytest
 from django.core.management import call_command
 
 from annotation.models import Item
-from modelruns import work
+from modelruns import shards
 from modelruns.models import ModelResponse, ModelRun
 from studies.models import Participant, Study
 from tests.browser.helpers import each_item, fill_study_form, sign_in, through_consent_and_instructions
@@ -104,7 +104,7 @@ def run_a_model_from_the_results_page(page, study: Study, model_dir: Path) -> Mo
     page.click("#model-runs button[type=submit]")
     page.wait_for_selector("#model-runs tr[id^=model-run-]")
     run = ModelRun.objects.get(study=study)
-    work.modelrun_work(run=run, worker="e2e")
+    shards.modelrun_work(run=run, worker="e2e")
     page.wait_for_selector(f'#model-run-{run.pk}[data-status="done"]', timeout=15000)
     run.refresh_from_db()
     assert run.status == ModelRun.Status.DONE, run.error

@@ -12,7 +12,7 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from annotation.services import benchmark_import
-from modelruns import scoring, services, work
+from modelruns import scorers, services, shards
 from modelruns.models import ModelResponse, ModelRun, ModelSpec
 from studies.services import study_create
 from tests.conftest import datasets_dir
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.django_db
 
 def _run(study, spec, setting=None) -> ModelRun:
     run = services.modelrun_start(study=study, spec=spec, setting=setting, shard_size=4, enqueue=False).run
-    work.modelrun_work(run=run, worker="test")
+    shards.modelrun_work(run=run, worker="test")
     run.refresh_from_db()
     return run
 
@@ -63,7 +63,7 @@ def test_the_key_never_lands_in_the_database_or_on_a_page(
 ):
     assert _run(small_implicature_study, api_spec).status == ModelRun.Status.DONE
     monkeypatch.setenv(KEY_ENV, "sk-wrong-but-secret")
-    scoring._LOADED.clear()  # a fresh worker, which reads the key again
+    scorers._LOADED.clear()  # a fresh worker, which reads the key again
     failed = _run(small_implicature_study, api_spec, {"template": 3})
     assert failed.status == ModelRun.Status.FAILED and "HTTP 401: invalid API key" in failed.error
     for model in apps.get_models():
@@ -87,7 +87,7 @@ def test_a_second_run_is_answered_by_the_score_cache_without_http_requests(small
     first = _run(small_implicature_study, api_spec)
     answers = _scores(first)
     first.delete()
-    scoring._LOADED.clear()  # a fresh worker: only the score cache on disk is shared
+    scorers._LOADED.clear()  # a fresh worker: only the score cache on disk is shared
     calls = standin.count("/v1/completions")
     second = _run(small_implicature_study, api_spec)
     assert second.status == ModelRun.Status.DONE and _scores(second) == answers
@@ -97,7 +97,7 @@ def test_a_second_run_is_answered_by_the_score_cache_without_http_requests(small
 
 
 def test_a_run_recovers_from_server_errors_and_rate_limits(small_implicature_study, tiny_spec, api_spec, standin):
-    scoring.scorer_of(api_spec).load()  # ask what the server offers before the faults
+    scorers.scorer_of(api_spec).load()  # ask what the server offers before the faults
     standin.fail_next(500)
     standin.fail_next(429, times=2, retry_after="0")
     api = _run(small_implicature_study, api_spec)

@@ -9,7 +9,7 @@ import pytest
 
 from annotation.selectors import item_data
 from annotation.services import benchmark_import
-from modelruns import services, work
+from modelruns import services, shards
 from modelruns.models import ModelResponse, ModelRun
 from studies.models import UnitItem
 from studies.services import study_create
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db
 
 def _run(study, spec, setting=None, shard_size=64) -> ModelRun:
     run = services.modelrun_start(study=study, spec=spec, setting=setting, shard_size=shard_size, enqueue=False).run
-    work.modelrun_work(run=run, worker="test")
+    shards.modelrun_work(run=run, worker="test")
     run.refresh_from_db()
     assert run.status == ModelRun.Status.DONE, run.error
     return run

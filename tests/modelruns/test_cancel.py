@@ -11,9 +11,9 @@ from django.core.management import call_command
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
-from modelruns import selectors, services, work
+from modelruns import selectors, services, shards
 from modelruns.models import ModelResponse, ModelRun, ModelShard
-from modelruns.scoring import scorer_of
+from modelruns.scorers import scorer_of
 from results.loading.selectors import load_study_data
 
 pytestmark = pytest.mark.django_db
@@ -48,7 +48,7 @@ def test_a_queued_run_counts_the_unfinished_runs_queued_before_it(small_implicat
         if ModelRun.objects.get(pk=first.pk).status == ModelRun.Status.RUNNING:
             seen_while_running.append(selectors.queue_positions())
 
-    work.modelrun_work(run=first, worker="w1", on_progress=watch)
+    shards.modelrun_work(run=first, worker="w1", on_progress=watch)
     # the running run still stands before them; once done it no longer does
     assert seen_while_running and all(seen == {second.pk: 2, third.pk: 3} for seen in seen_while_running)
     assert selectors.queue_positions() == {second.pk: 1, third.pk: 2}
@@ -92,15 +92,15 @@ def test_a_running_run_stops_at_the_next_batch_and_keeps_only_finished_shards(
             asked = services.modelrun_cancel(run=run)
             states.append((asked.status, asked.is_stopping))
 
-    work.modelrun_work(run=run, worker="w1", on_progress=cancel_in_the_second_shard)
+    shards.modelrun_work(run=run, worker="w1", on_progress=cancel_in_the_second_shard)
     # the request is stored on the running run; the worker, not the request, ends it
     assert states == [(ModelRun.Status.RUNNING, True)]
     assert reported[-1] == 5  # nothing more was scored after the batch where the cancel landed
     run.refresh_from_db()
     assert run.status == ModelRun.Status.CANCELLED and run.finished_at >= run.cancel_requested_at
-    shards = list(run.shards.order_by("index").values_list("status", "items_done", "attempts"))
-    assert shards == [
-        (ModelShard.Status.DONE, shards[0][1], 1),
+    rows = list(run.shards.order_by("index").values_list("status", "items_done", "attempts"))
+    assert rows == [
+        (ModelShard.Status.DONE, rows[0][1], 1),
         (ModelShard.Status.PENDING, 0, 1),  # given back unwritten: its partial answers are dropped
         (ModelShard.Status.PENDING, 0, 0),  # never claimed
     ]
@@ -114,7 +114,7 @@ def test_a_running_run_stops_at_the_next_batch_and_keeps_only_finished_shards(
 def test_the_engines_progress_is_written_on_the_shard_while_it_runs(
     small_implicature_study, tiny_spec, batch_by_batch, monkeypatch
 ):
-    monkeypatch.setattr(work, "PROGRESS_SECONDS", 0)
+    monkeypatch.setattr(shards, "PROGRESS_SECONDS", 0)
     run = _start(small_implicature_study, tiny_spec, shard_size=100)
     seen: list[tuple[int, int]] = []
 
@@ -122,7 +122,7 @@ def test_the_engines_progress_is_written_on_the_shard_while_it_runs(
         panel = {row.pk: row for row in selectors.runs_panel(small_implicature_study)}[run.pk]
         seen.append((panel.progress_now, panel.percent))
 
-    work.modelrun_work(run=run, worker="w1", on_progress=watch)
+    shards.modelrun_work(run=run, worker="w1", on_progress=watch)
     done_in_flight = [progress for progress, _ in seen if 0 < progress < 10]
     assert done_in_flight and done_in_flight == sorted(done_in_flight)  # it moves within the one shard
 
@@ -135,7 +135,7 @@ def test_cancelling_a_running_run_that_no_worker_holds_ends_it_at_once(small_imp
             raise WorkerKilled
 
     with pytest.raises(WorkerKilled):
-        work.modelrun_work(run=run, worker="w1", on_progress=killed_between_shards)
+        shards.modelrun_work(run=run, worker="w1", on_progress=killed_between_shards)
     assert ModelRun.objects.get(pk=run.pk).status == ModelRun.Status.RUNNING
     cancelled = services.modelrun_cancel(run=run)
     assert cancelled.status == ModelRun.Status.CANCELLED and cancelled.progress_done == 4
@@ -149,7 +149,7 @@ def test_the_sweep_ends_a_cancelled_run_whose_worker_was_killed_holding_a_shard(
         raise WorkerKilled
 
     with pytest.raises(WorkerKilled):
-        work.modelrun_work(run=run, worker="w1", on_progress=killed_in_the_first_shard)
+        shards.modelrun_work(run=run, worker="w1", on_progress=killed_in_the_first_shard)
     asked = services.modelrun_cancel(run=run)
     assert asked.is_stopping  # the dead worker's lease has not run out: it might still be alive
     assert services.modelrun_sweep() == services.SweepReport(0, 0, 0, 0)

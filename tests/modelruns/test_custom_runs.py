@@ -10,7 +10,7 @@ import pytest
 
 from annotation.selectors import item_data
 from annotation.services import benchmark_import
-from modelruns import services, work
+from modelruns import services, shards
 from modelruns.models import ModelResponse, ModelRun
 from modelruns.selectors import study_items
 from parity.benchmarks.custom import score_answer
@@ -50,7 +50,7 @@ def test_the_requests_follow_each_items_kind(study):
 
 def test_a_run_answers_every_kind_keeps_each_options_loglik_and_length_and_scores_by_metric(study, tiny_spec):
     run = services.modelrun_start(study=study, spec=tiny_spec, enqueue=False).run
-    work.modelrun_work(run=run, worker="test")
+    shards.modelrun_work(run=run, worker="test")
     run.refresh_from_db()
     assert run.status == ModelRun.Status.DONE, run.error
     answers = {r.item.meta["id"]: r for r in ModelResponse.objects.filter(run=run).select_related("item")}
@@ -99,7 +99,7 @@ def test_a_runs_accuracy_counts_only_items_with_a_right_answer_wherever_it_is_sh
     from modelruns.selectors import run_accuracy, runs_for_study
 
     run = services.modelrun_start(study=study, spec=tiny_spec, enqueue=False).run
-    work.modelrun_work(run=run, worker="test")
+    shards.modelrun_work(run=run, worker="test")
     correct = ModelResponse.objects.filter(run=run, correct=True).count()
     (entry,) = study_results(load_study_data(study), n_boot=20)["models"]
     assert entry["accuracy"] == pytest.approx(correct / 6) == pytest.approx(run_accuracy(run))

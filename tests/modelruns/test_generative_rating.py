@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from annotation.models import Item
 from annotation.services import benchmark_import
-from modelruns import services, work
+from modelruns import services, shards
 from modelruns.models import ModelResponse, ModelRun
 from parity.benchmarks.miqa import generative_prompt
 from results.computing.assemble import study_results
@@ -33,7 +33,7 @@ def generative_run(tiny_spec, researcher) -> ModelRun:
         name="miqa gen", benchmark="miqa", design={"units": 1, "unit_size": 6}, owner=researcher
     )  # rows 1-3
     run = services.modelrun_start(study=study, spec=tiny_spec, setting={"wording": "generative"}, enqueue=False).run
-    work.modelrun_work(run=run, worker="test")
+    shards.modelrun_work(run=run, worker="test")
     run.refresh_from_db()
     assert run.status == ModelRun.Status.DONE, run.error
     return run

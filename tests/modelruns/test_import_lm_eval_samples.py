@@ -13,7 +13,7 @@ import lm_eval  # noqa: F401  (a test dependency: missing, these tests fail rath
 import pytest
 from django.core.management import CommandError, call_command
 
-from modelruns import services, work
+from modelruns import services, shards
 from modelruns.models import ModelResponse, ModelRun
 from modelruns.selectors import study_items
 from parity.engine import load_causal_lm
@@ -76,7 +76,7 @@ def test_the_harnesss_own_file_imports_as_the_answers_parity_gives_itself(
     study, tiny_spec, tiny_model_dir, session_model_cache, tmp_path, monkeypatch
 ) -> None:
     own = services.modelrun_start(study=study, spec=tiny_spec, enqueue=False).run
-    work.modelrun_work(run=own, worker="test")
+    shards.modelrun_work(run=own, worker="test")
     add_bos = load_causal_lm(str(tiny_model_dir), cache_dir=session_model_cache).add_bos
     path = _harness_file(tiny_model_dir, add_bos, tmp_path / "out", monkeypatch)
 

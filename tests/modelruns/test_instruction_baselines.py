@@ -96,14 +96,14 @@ def test_written_and_gold_instructions_are_executed_and_compared_with_the_gold_s
 def test_study_results_json_carries_humans_gold_and_models_per_task(
     tiny_model_dir, tiny_spec, researcher_client, researcher
 ):
-    from modelruns import services, work
+    from modelruns import services, shards
 
     study = _study_with_written_instructions(owner=researcher)
     _score(study, tiny_model_dir)
     # the run's instructions are executed by the study's executor, the one that scored the others
     run = services.modelrun_start(study=study, spec=tiny_spec, setting={"execute_limit": 2}, enqueue=False).run
     assert run.setting["executor"] == tiny_spec.name
-    work.modelrun_work(run=run, worker="test")
+    shards.modelrun_work(run=run, worker="test")
     out = StringIO()
     call_command("study_results", study.name, "--json", stdout=out)
     by_task = json.loads(out.getvalue())["breakdowns"]["by_task"]

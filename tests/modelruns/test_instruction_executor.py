@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from annotation.models import BenchmarkAsset
-from modelruns import services, work
+from modelruns import services, shards
 from modelruns.models import InstructionScore, ModelResponse
-from modelruns.scoring import scorer_of
+from modelruns.scorers import scorer_of
 from modelruns.services_instructions import instructionscores_compute, study_executor
 from parity.benchmarks.instruction_induction import execution_prompt
 from parity.engine import PAPER_SIMILARITY_MODEL, GenerationRequest
@@ -53,7 +53,7 @@ def _study(name: str, owner=None):
 
 def _run(study, spec, setting):
     run = services.modelrun_start(study=study, spec=spec, setting=setting, enqueue=False).run
-    work.modelrun_work(run=run, worker="test")
+    shards.modelrun_work(run=run, worker="test")
     run.refresh_from_db()
     assert run.status == "done", run.error
     return run
@@ -159,7 +159,7 @@ def test_the_papers_similarity_is_taken_from_the_local_cache_and_stored_with_its
 
 
 def test_a_workers_scorers_keep_a_run_and_its_executor_loaded_together():
-    from modelruns.scoring import LoadKey, scorer_for
+    from modelruns.scorers import LoadKey, scorer_for
 
     model, executor, other = (LoadKey(name, "", "float32", "cpu", "causal") for name in ("m", "x", "o"))
     run_scorer = scorer_for(model, alongside=[executor])

@@ -9,9 +9,9 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from modelruns import execution, services, work
+from modelruns import services, shard_answers, shards
 from modelruns.models import ModelResponse, ModelRun, ModelShard
-from modelruns.scoring import scorer_of
+from modelruns.scorers import scorer_of
 from parity.benchmarks.base import ModelAnswer
 
 pytestmark = pytest.mark.django_db
@@ -62,15 +62,15 @@ def test_run_model_scores_every_item_once_and_reports_accuracy(small_implicature
 
 def test_starting_the_same_run_again_returns_it_and_a_shard_rerun_writes_nothing(small_implicature_study, tiny_spec):
     run = _start(small_implicature_study, tiny_spec)
-    assert work.modelrun_work(run=run, worker="w1") == 3
+    assert shards.modelrun_work(run=run, worker="w1") == 3
     again = services.modelrun_start(study=small_implicature_study, spec=tiny_spec, enqueue=False)
     assert not again.created and again.run.pk == run.pk
-    assert work.modelrun_work(run=run, worker="w1") == 0
+    assert shards.modelrun_work(run=run, worker="w1") == 0
     run.refresh_from_db()
     shard = run.shards.get(index=0)
-    answers = execution.shard_answers(run, shard, scorer_of(tiny_spec))
+    answers = shard_answers.shard_answers(run, shard, scorer_of(tiny_spec))
     before = list(ModelResponse.objects.filter(run=run).values_list("pk", "answer", "scores"))
-    assert work.shard_complete(shard=shard, worker="w2", answers=answers) == 0
+    assert shards.shard_complete(shard=shard, worker="w2", answers=answers) == 0
     assert list(ModelResponse.objects.filter(run=run).values_list("pk", "answer", "scores")) == before
     run.refresh_from_db()
     assert run.status == ModelRun.Status.DONE and run.progress_done == 10
@@ -78,12 +78,12 @@ def test_starting_the_same_run_again_returns_it_and_a_shard_rerun_writes_nothing
 
 def test_a_shard_of_a_silent_worker_is_taken_over_and_nothing_is_duplicated(small_implicature_study, tiny_spec):
     run = _start(small_implicature_study, tiny_spec, lease_seconds=30)
-    dead = work.shard_claim(run=run, worker="dead-worker")
+    dead = shards.shard_claim(run=run, worker="dead-worker")
     assert dead is not None and dead.index == 0
-    assert work.shard_claim(run=run, worker="other", prefer=dead.pk).pk != dead.pk  # a live lease holds
+    assert shards.shard_claim(run=run, worker="other", prefer=dead.pk).pk != dead.pk  # a live lease holds
     ModelShard.objects.filter(run=run).exclude(pk=dead.pk).update(status=ModelShard.Status.PENDING, worker="")
     ModelShard.objects.filter(pk=dead.pk).update(heartbeat_at=timezone.now() - timedelta(seconds=31))
-    assert work.modelrun_work(run=run, worker="survivor") == 3
+    assert shards.modelrun_work(run=run, worker="survivor") == 3
     dead.refresh_from_db()
     assert dead.status == ModelShard.Status.DONE and dead.worker == "survivor" and dead.attempts == 2
     assert ModelResponse.objects.filter(run=run).count() == 10
@@ -93,14 +93,14 @@ def test_a_shard_of_a_silent_worker_is_taken_over_and_nothing_is_duplicated(smal
 
 def test_a_worker_waits_for_a_live_shard_and_takes_it_over_when_its_lease_runs_out(small_implicature_study, tiny_spec):
     run = _start(small_implicature_study, tiny_spec, lease_seconds=30)
-    held = work.shard_claim(run=run, worker="slow-worker")
+    held = shards.shard_claim(run=run, worker="slow-worker")
     waits: list[float] = []
 
     def sleep(seconds: float) -> None:  # the holder dies while we wait
         waits.append(seconds)
         ModelShard.objects.filter(pk=held.pk).update(heartbeat_at=timezone.now() - timedelta(seconds=60))
 
-    assert work.modelrun_work(run=run, worker="survivor", sleep=sleep) == 3
+    assert shards.modelrun_work(run=run, worker="survivor", sleep=sleep) == 3
     assert len(waits) == 1 and 0 < waits[0] <= 2
     assert ModelResponse.objects.filter(run=run).count() == 10
 
@@ -111,12 +111,12 @@ def test_a_shard_that_keeps_failing_fails_the_run_with_the_error(small_implicatu
     def broken(*args, **kwargs):
         raise RuntimeError("the benchmark could not build its prompt")
 
-    monkeypatch.setattr(execution, "shard_answers", broken)
-    work.modelrun_work(run=run, worker="w1")
+    monkeypatch.setattr(shard_answers, "shard_answers", broken)
+    shards.modelrun_work(run=run, worker="w1")
     run.refresh_from_db()
     assert run.status == ModelRun.Status.FAILED and "could not build its prompt" in run.error
     shard = run.shards.get(status=ModelShard.Status.FAILED)
-    assert shard.errors == work.MAX_ERRORS
+    assert shard.errors == shards.MAX_ERRORS
     assert ModelResponse.objects.filter(run=run).count() == 0
     retried = services.modelrun_start(study=small_implicature_study, spec=tiny_spec, enqueue=False)
     assert retried.created  # a failed run does not block a fresh one
@@ -191,27 +191,27 @@ def test_a_sweep_starts_one_run_per_setting_and_a_second_sweep_none(small_implic
 def test_cancel_stops_a_run_between_shards(small_implicature_study, tiny_spec):
     run = _start(small_implicature_study, tiny_spec)
     services.modelrun_cancel(run=run)
-    assert work.modelrun_work(run=run, worker="w1") == 0
+    assert shards.modelrun_work(run=run, worker="w1") == 0
     run.refresh_from_db()
     assert run.status == ModelRun.Status.CANCELLED and not ModelResponse.objects.filter(run=run).exists()
 
 
 def test_a_failed_run_resumes_where_it_stopped(small_implicature_study, tiny_spec, monkeypatch):
     run = _start(small_implicature_study, tiny_spec)
-    original = execution.shard_answers
+    original = shard_answers.shard_answers
 
     def fails_on_the_second_shard(run_, shard, *args, **kwargs):
         if shard.index == 1:
             raise RuntimeError("out of memory")
         return original(run_, shard, *args, **kwargs)
 
-    monkeypatch.setattr(execution, "shard_answers", fails_on_the_second_shard)
-    work.modelrun_work(run=run, worker="w1")
+    monkeypatch.setattr(shard_answers, "shard_answers", fails_on_the_second_shard)
+    shards.modelrun_work(run=run, worker="w1")
     run.refresh_from_db()
     assert run.status == ModelRun.Status.FAILED and ModelResponse.objects.filter(run=run).count() == 4
-    monkeypatch.setattr(execution, "shard_answers", original)
+    monkeypatch.setattr(shard_answers, "shard_answers", original)
     services.modelrun_resume(run=run)
-    work.modelrun_work(run=run, worker="w2")
+    shards.modelrun_work(run=run, worker="w2")
     run.refresh_from_db()
     assert run.status == ModelRun.Status.DONE and not run.error and ModelResponse.objects.filter(run=run).count() == 10
     assert run.shards.get(index=1).worker == "w2"
@@ -233,7 +233,7 @@ def test_generated_nul_characters_are_stored_as_replacement_characters(small_imp
         )
         for item_id in shard.item_ids
     }
-    assert work.shard_complete(shard=shard, worker="w1", answers=answers) == len(shard.item_ids)
+    assert shards.shard_complete(shard=shard, worker="w1", answers=answers) == len(shard.item_ids)
     stored = "asked.\ufffd next\ufffd"
     for response in ModelResponse.objects.filter(run=run):
         assert response.answer == response.raw_answer == stored

@@ -11,7 +11,7 @@ from django.core.management import CommandError, call_command
 
 from annotation.models import BenchmarkAsset, Item
 from modelruns import selectors
-from modelruns.execution import request_inputs
+from modelruns.shard_answers import request_inputs
 from studies.services import study_create
 from tests.annotation.helpers import ambibench_study, import_ambibench, import_miqa
 

@@ -17,7 +17,7 @@ from django.utils import timezone
 from django_tasks_db.compat import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
-from modelruns import services, work, workers
+from modelruns import services, shards, workers
 from modelruns.models import ModelResponse, ModelRun, ModelShard
 from modelruns.tasks import run_shard
 
@@ -52,7 +52,7 @@ def test_a_shard_whose_lease_ran_out_goes_back_to_pending_with_a_task_and_the_ru
     small_implicature_study, tiny_spec, django_capture_on_commit_callbacks
 ):
     run = _start(small_implicature_study, tiny_spec, shard_size=100, lease_seconds=30)
-    held = work.shard_claim(run=run, worker=f"{socket.gethostname()}:{_gone_pid()}:abcdef012345")
+    held = shards.shard_claim(run=run, worker=f"{socket.gethostname()}:{_gone_pid()}:abcdef012345")
     ModelShard.objects.filter(pk=held.pk).update(heartbeat_at=timezone.now() - timedelta(seconds=31))
 
     with django_capture_on_commit_callbacks(execute=True):
@@ -63,7 +63,7 @@ def test_a_shard_whose_lease_ran_out_goes_back_to_pending_with_a_task_and_the_ru
     assert held.status == ModelShard.Status.PENDING and held.reclaims == 1 and held.reclaimed_at is not None
     assert _ready_shard_tasks() == [held.pk]
     # the queued task is what a worker runs: it scores the shard and finishes the run
-    assert work.shard_work(shard_id=held.pk, worker="fresh") == 1
+    assert shards.shard_work(shard_id=held.pk, worker="fresh") == 1
     run.refresh_from_db()
     assert run.status == ModelRun.Status.DONE and ModelResponse.objects.filter(run=run).count() == 10
     held.refresh_from_db()
@@ -72,7 +72,7 @@ def test_a_shard_whose_lease_ran_out_goes_back_to_pending_with_a_task_and_the_ru
 
 def test_a_live_lease_is_left_alone(small_implicature_study, tiny_spec, django_capture_on_commit_callbacks):
     run = _start(small_implicature_study, tiny_spec, shard_size=100, lease_seconds=30)
-    held = work.shard_claim(run=run, worker="busy")
+    held = shards.shard_claim(run=run, worker="busy")
     with django_capture_on_commit_callbacks(execute=True):
         assert services.modelrun_sweep() == services.SweepReport(0, 0, 0, 0)
     held.refresh_from_db()
@@ -107,7 +107,7 @@ def test_a_task_on_another_host_is_judged_by_its_shard_lease(
     run = _start(small_implicature_study, tiny_spec, shard_size=100, lease_seconds=30)
     shard = run.shards.get()
     row = _claimed_row(shard, "gpu-box-7:4242:k3y")
-    work.shard_claim(run=run, worker=f"gpu-box-7:4242:{str(row.pk)[:12]}")
+    shards.shard_claim(run=run, worker=f"gpu-box-7:4242:{str(row.pk)[:12]}")
     with django_capture_on_commit_callbacks(execute=True):
         assert services.modelrun_sweep().lost_tasks == 0  # another host, lease alive: nothing to say
     ModelShard.objects.filter(pk=shard.pk).update(heartbeat_at=timezone.now() - timedelta(seconds=31))
@@ -123,7 +123,7 @@ def test_a_task_on_another_host_is_judged_by_its_shard_lease(
 
 def test_a_run_whose_shards_are_all_done_is_finished(small_implicature_study, tiny_spec):
     run = _start(small_implicature_study, tiny_spec, shard_size=4)
-    work.modelrun_work(run=run, worker="w1")
+    shards.modelrun_work(run=run, worker="w1")
     ModelRun.objects.filter(pk=run.pk).update(status=ModelRun.Status.RUNNING, finished_at=None)  # a lost finish
     assert services.modelrun_sweep().finished == 1
     run.refresh_from_db()
@@ -132,17 +132,17 @@ def test_a_run_whose_shards_are_all_done_is_finished(small_implicature_study, ti
 
 def test_a_worker_taking_over_a_silent_shard_records_the_reclaim(small_implicature_study, tiny_spec):
     run = _start(small_implicature_study, tiny_spec, shard_size=100, lease_seconds=30)
-    held = work.shard_claim(run=run, worker="silent")
+    held = shards.shard_claim(run=run, worker="silent")
     assert held.reclaims == 0 and held.reclaimed_at is None
     ModelShard.objects.filter(pk=held.pk).update(heartbeat_at=timezone.now() - timedelta(seconds=31))
-    taken = work.shard_claim(run=run, worker="survivor")
+    taken = shards.shard_claim(run=run, worker="survivor")
     assert taken.pk == held.pk and taken.reclaims == 1 and taken.reclaimed_at is not None
-    assert work.shard_claim(run=run, worker="third") is None
+    assert shards.shard_claim(run=run, worker="third") is None
 
 
 def test_sweep_runs_reports_what_it_did(small_implicature_study, tiny_spec):
     run = _start(small_implicature_study, tiny_spec, shard_size=100, lease_seconds=30)
-    held = work.shard_claim(run=run, worker="silent")
+    held = shards.shard_claim(run=run, worker="silent")
     ModelShard.objects.filter(pk=held.pk).update(heartbeat_at=timezone.now() - timedelta(seconds=31))
     out = StringIO()
     call_command("sweep_runs", stdout=out)

@@ -7,7 +7,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from modelruns import services, work
+from modelruns import services, shards
 from modelruns.models import ModelRun, ModelShard
 from tests import personas
 
@@ -90,7 +90,7 @@ def test_a_finished_run_shows_its_accuracy_and_polling_stops(
     researcher_client, urls, small_implicature_study, tiny_spec
 ):
     run = services.modelrun_start(study=small_implicature_study, spec=tiny_spec, enqueue=False).run
-    work.modelrun_work(run=run, worker="w1")
+    shards.modelrun_work(run=run, worker="w1")
     run.refresh_from_db()
     correct = run.responses.filter(correct=True).count()
     partial = researcher_client.get(urls[0], **HTMX).content.decode()
@@ -125,7 +125,7 @@ def test_the_partial_costs_a_fixed_number_of_queries(
 
 def test_the_admin_lists_runs_responses_and_specs(researcher_client, small_implicature_study, tiny_spec):
     run = services.modelrun_start(study=small_implicature_study, spec=tiny_spec, enqueue=False).run
-    work.modelrun_work(run=run, worker="w1")
+    shards.modelrun_work(run=run, worker="w1")
     for url in (
         "/admin/modelruns/modelrun/",
         "/admin/modelruns/modelresponse/",
@@ -145,7 +145,7 @@ def test_the_runs_page_says_when_a_shard_was_reclaimed(researcher_client, urls, 
     run = services.modelrun_start(
         study=small_implicature_study, spec=tiny_spec, shard_size=4, lease_seconds=30, enqueue=False
     ).run
-    held = work.shard_claim(run=run, worker="silent")
+    held = shards.shard_claim(run=run, worker="silent")
     ModelShard.objects.filter(pk=held.pk).update(heartbeat_at=timezone.now() - timedelta(seconds=31))
     services.modelrun_sweep()
     html = researcher_client.get(urls[0], **HTMX).content.decode()
@@ -154,7 +154,7 @@ def test_the_runs_page_says_when_a_shard_was_reclaimed(researcher_client, urls, 
         f"Shard 0 (4 items) was reclaimed at {reclaimed_at:%Y-%m-%d %H:%M:%S} UTC from a worker whose lease ran out; "
         "it is queued again."
     ) in " ".join(html.split())
-    work.modelrun_work(run=run, worker="fresh")
+    shards.modelrun_work(run=run, worker="fresh")
     html = researcher_client.get(urls[0]).content.decode()
     assert "Shard 0 (4 items) was reclaimed at" in html and "it has finished since." in " ".join(html.split())
     assert "Shard 1 " not in html
@@ -203,7 +203,7 @@ def test_a_running_run_shows_its_elapsed_time_and_stops_when_cancelled(
             assert answer.status_code == 200
             pages.append(answer.content.decode())
 
-    work.modelrun_work(run=run, worker="w1", on_progress=look_and_cancel)
+    shards.modelrun_work(run=run, worker="w1", on_progress=look_and_cancel)
     running, *cancelling = (" ".join(page.split()) for page in pages)
     assert f'<td id="model-run-{run.pk}-time">1 min 15 s <span class="meta">so far</span>' in running
     assert f'id="cancel-run-{run.pk}"' in running and 'hx-trigger="every 2s"' in running

@@ -31,15 +31,15 @@ import sys, time
 import django
 django.setup()
 from django.core.management import call_command
-from modelruns import execution
+from modelruns import shard_answers
 
-scored = execution.shard_answers
+scored = shard_answers.shard_answers
 
 def slowly(*args, **kwargs):
     time.sleep(0.5)  # stands in for a big model: a shard takes long enough to be caught mid-way
     return scored(*args, **kwargs)
 
-execution.shard_answers = slowly
+shard_answers.shard_answers = slowly
 call_command("rqworker", "models", "--job-class", "django_tasks_rq.Job", "--worker-class", "rq.worker.SimpleWorker")
 """
 

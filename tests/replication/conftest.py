@@ -48,7 +48,7 @@ def _wipe() -> None:
 def bundled(django_db_setup, django_db_blocker, tmp_path_factory: pytest.TempPathFactory) -> Bundled:
     from django.core.management import call_command
 
-    from modelruns import services, work
+    from modelruns import services, shards
     from studies.models import Participant
     from studies.services_import import human_baseline_import
 
@@ -69,7 +69,7 @@ def bundled(django_db_setup, django_db_blocker, tmp_path_factory: pytest.TempPat
         ):
             spec = services.modelspec_get_or_create(model=str(model_dir), device="cpu")
             run = services.modelrun_start(study=study, spec=spec, enqueue=False, shard_size=200).run
-            work.modelrun_work(run=run, worker="bundle-test")
+            shards.modelrun_work(run=run, worker="bundle-test")
         call_command("bundle", BASELINE, "--out", str(path))
         yield Bundled(study.pk, BASELINE, path, identities)
         _wipe()

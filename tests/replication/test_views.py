@@ -11,7 +11,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from parity.preregistration import sha256_of
+from parity.preregistration_plan import sha256_of
 from replication.archive import read_bundle
 from results.presenting.report import render_report
 from studies.flags import participant_flags

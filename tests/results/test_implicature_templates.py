@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import Item
-from results.computing.assemble import results_for_study
+from results.computing.assemble import study_results
+from results.loading.selectors import load_study_data
 from results.presenting.tables import template_table
 from tests.factories import row_key, small_study
 from tests.results.conftest import FLIP, model_run
@@ -36,7 +37,7 @@ def results(implicature):
                 {"variant": variant, "template": template, "k": 0, "seed": 0},
                 _answers(golds, n_correct),
             )
-    return results_for_study(study)
+    return study_results(load_study_data(study))
 
 
 def test_ranking_and_contrastive_settings_are_summarised_apart(results):

@@ -40,14 +40,14 @@ FLIP = {"yes": "no", "no": "yes"}
 @pytest.fixture(scope="module")
 def run_beside_baseline(baseline, tmp_path_factory):
     """The published study with a finished smollm2 run (the default setting) over all its items."""
-    from modelruns import services, work
+    from modelruns import services, shards
     from modelruns.models import ModelResponse, ModelRun
 
     study = Study.objects.get(pk=baseline.study_id)
     with override_settings(PARITY_MODEL_SOURCES=["smollm2"], MODEL_CACHE_DIR=str(tmp_path_factory.mktemp("smollm2"))):
         spec = services.modelspec_get_or_create(model="smollm2", device="cpu")
         run = services.modelrun_start(study=study, spec=spec, enqueue=False).run
-        work.modelrun_work(run=run, worker="likeness")
+        shards.modelrun_work(run=run, worker="likeness")
     run.refresh_from_db()
     assert run.status == ModelRun.Status.DONE, run.error
     answers = dict(ModelResponse.objects.filter(run=run).values_list("item__key", "answer"))

@@ -13,7 +13,7 @@ from django.core.management import call_command
 from annotation.models import Item
 from modelruns.models import ModelRun, ModelShard, ModelSpec
 from modelruns.services import modelrun_cancel, setting_key
-from modelruns.work import shard_complete
+from modelruns.shards import shard_complete
 from parity.benchmarks.base import ModelAnswer
 from results.computing.spine import Participants
 from results.loading.filters import ResultFilters
@@ -140,6 +140,8 @@ def _worker_step() -> None:
 def test_a_large_studys_page_says_computing_then_shows_the_results(implicature, researcher, client, large):
     from django_tasks_db.models import DBTaskResult
 
+    from results.presenting.cache import study_results_task
+
     study = _study(researcher, "large")
     client.force_login(researcher)
     url = f"/studies/{study.pk}/results/"
@@ -147,10 +149,10 @@ def test_a_large_studys_page_says_computing_then_shows_the_results(implicature, 
     assert COMPUTING in page and "being computed" in page
     assert f'hx-get="{url}" hx-trigger="every 3s"' in page
     assert '<noscript><meta http-equiv="refresh" content="3"></noscript>' in page
-    assert DBTaskResult.objects.filter(queue_name="default").count() == 1
+    assert DBTaskResult.objects.filter(task_path=study_results_task.module_path).count() == 1
     # polling again before a worker ran queues nothing more
     assert COMPUTING in client.get(url, headers={"HX-Request": "true"}).content.decode()
-    assert DBTaskResult.objects.filter(queue_name="default").count() == 1
+    assert DBTaskResult.objects.filter(task_path=study_results_task.module_path).count() == 1
     _worker_step()
     fragment = client.get(url, headers={"HX-Request": "true"}).content.decode()
     assert COMPUTING not in fragment and "hx-trigger" not in fragment.split(">", 1)[0]

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from results.computing.assemble import results_for_study, study_results
+from results.computing.assemble import study_results
 from results.loading.filters import ResultFilters
 from results.loading.selectors import load_study_data
 from studies.models import Study
@@ -22,7 +22,7 @@ KAPPA_U2 = (3 / 5 - 17 / 25) / (1 - 17 / 25)  # -1/4
 
 @pytest.fixture(scope="module")
 def pilot_results(pilot):
-    return results_for_study(Study.objects.get(pk=pilot.study_id))
+    return study_results(load_study_data(Study.objects.get(pk=pilot.study_id)))
 
 
 def test_excluded_participants_and_attention_checks_stay_out_of_the_numbers(pilot_results):
@@ -94,11 +94,11 @@ def test_filters_narrow_humans_and_models_to_a_unit_category_and_setting(pilot):
 
 def test_results_are_json_without_nan_and_reproducible(pilot_results, pilot):
     text = json.dumps(pilot_results, allow_nan=False)
-    assert json.loads(text) == results_for_study(Study.objects.get(pk=pilot.study_id))
+    assert json.loads(text) == study_results(load_study_data(Study.objects.get(pk=pilot.study_id)))
 
 
 def test_ambibench_curves_by_position_with_the_oracle(ambi):
-    results = results_for_study(Study.objects.get(pk=ambi.study_id))
+    results = study_results(load_study_data(Study.objects.get(pk=ambi.study_id)))
     oracle = results["oracle_by_position"]
     assert [point["position"] for point in oracle] == list(range(1, 21))
     assert oracle[0]["accuracy"] == 0.5 and oracle[0]["n_episodes"] == 6
@@ -126,8 +126,8 @@ def test_the_study_list_takes_the_best_models_gap_on_the_items_both_answered(amb
     """The model is right on the 40 items the two participants answered and wrong on the other 80:
     40/120 on all its items, while on the shared 40 it is 1.0 against the humans' 38/40."""
     from annotation.models import Item
-    from results.computing.headlines import study_headlines
     from results.presenting.display import headline_cells
+    from results.computing.headlines import study_headlines
     from studies.models import Response
     from tests.results.conftest import model_run
 

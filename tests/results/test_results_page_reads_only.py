@@ -1,7 +1,7 @@
-"""A results page request is a read: it writes nothing of the study's data, though the model-likeness
-flags kept on the participants are out of date. It queues, once per state of the study, the task that
-brings them up to date (its only write, a row of the task queue's own table); the results task and
-`manage.py study_results` keep them too."""
+"""A results page request is a read: it writes nothing, not even a row of the task queue, though the
+model-likeness flags kept on the participants are out of date. The services that change what the
+flags are computed from (here a participant finishing) queue the task that brings them up to date,
+once their transaction commits; the results task and `manage.py study_results` keep them too."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django_tasks_db.models import DBTaskResult
 
+from results.presenting.cache import results_lookup
+from results.loading.filters import ResultFilters
 from results.computing.tasks import review_signals_task
 from studies.models import Participant
 from tests.factories import Bot, pid, small_study
@@ -32,21 +34,42 @@ def _study_with_a_stale_flag(owner):
     return study
 
 
-def test_a_results_page_get_writes_nothing(implicature, researcher, researcher_client):
-    study = _study_with_a_stale_flag(researcher)
-    queue = DBTaskResult._meta.db_table
+def _writes_of_a_get(client, url: str) -> list[str]:
     with CaptureQueriesContext(connection) as captured:
-        page = researcher_client.get(f"/studies/{study.pk}/results/")
+        page = client.get(url)
     assert page.status_code == 200
-    writes = [q["sql"] for q in captured if WRITE.match(q["sql"])]
-    assert [sql for sql in writes if queue not in sql] == []
+    return [query["sql"] for query in captured if WRITE.match(query["sql"])]
+
+
+def test_a_small_studys_results_page_get_writes_nothing(implicature, researcher, researcher_client):
+    study = _study_with_a_stale_flag(researcher)
+    url = f"/studies/{study.pk}/results/"
+    assert _writes_of_a_get(researcher_client, url) == []
+    assert _writes_of_a_get(researcher_client, url) == []  # nor the second time
     assert Participant.objects.get(study=study).review_signals != {}
-    # the refresh is queued once for this state of the study; run, it clears the stale flag
-    assert researcher_client.get(f"/studies/{study.pk}/results/").status_code == 200
+    assert not DBTaskResult.objects.exists()
+
+
+def test_a_large_studys_results_page_get_writes_nothing(implicature, researcher, researcher_client, settings):
+    """A large study's results are computed in the task queue; its page reads what is kept."""
+    settings.RESULTS_INLINE_ANSWERS = 0
+    study = _study_with_a_stale_flag(researcher)
+    results_lookup(study, ResultFilters())  # queues the computation, run at once here by the task itself
+    (queued,) = DBTaskResult.objects.all()
+    queued.task.call(*queued.args_kwargs["args"])
+    DBTaskResult.objects.all().delete()
+    assert _writes_of_a_get(researcher_client, f"/studies/{study.pk}/results/") == []
+    assert not DBTaskResult.objects.exists()
+
+
+def test_a_participant_finishing_queues_fresh_flags(implicature, researcher, django_capture_on_commit_callbacks):
+    study = _study_with_a_stale_flag(researcher)
+    with django_capture_on_commit_callbacks(execute=True):
+        Bot(study, pid(4201)).complete()
     (queued,) = DBTaskResult.objects.filter(task_path=review_signals_task.module_path)
     assert queued.args_kwargs["args"] == [study.pk]
     review_signals_task.call(study.pk)
-    assert Participant.objects.get(study=study).review_signals == {}
+    assert list(Participant.objects.filter(study=study).values_list("review_signals", flat=True)) == [{}, {}]
 
 
 def test_the_study_results_command_keeps_the_flags_current(implicature, researcher):

@@ -8,7 +8,8 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 
 from studies.models import Participant, Response, Study
-from studies.services import ErasureError, participant_enter, participant_erase
+from studies.services import participant_enter
+from studies.services_erasure import ErasureError, participant_erase
 from tests import personas
 from tests.factories import Bot, arrive_at_once, pid, small_study
 

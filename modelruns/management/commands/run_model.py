@@ -5,7 +5,7 @@ from typing import Any, TextIO
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from modelruns import selectors, services, work
+from modelruns import selectors, services, shards
 from modelruns.forms import parse_setting_pairs
 from modelruns.management.options import add_model_options, model_spec, study_named
 from modelruns.models import ModelRun, ModelSpec
@@ -98,7 +98,7 @@ class Command(BaseCommand):
         """Score the run here; True when it failed."""
         bar = ProgressBar(self.stdout, f"run {run.pk}")
         started = time.monotonic()
-        work.modelrun_work(run=run, worker=work.worker_name("run_model"), on_progress=bar)
+        shards.modelrun_work(run=run, worker=shards.worker_name("run_model"), on_progress=bar)
         self.stdout.write("")
         run.refresh_from_db()
         if run.status == ModelRun.Status.FAILED:

@@ -13,7 +13,7 @@ from ..base import Asset, Benchmark, ChoicePrompt, DemoSetup, ImportBundle, Item
 from ..consent import RECORDED_ON_THE_PAGE
 from ..design import DesignOption
 from ..timing import AnswerTime
-from . import model as model_side
+from . import model
 from . import results as results_side
 from .generator import (
     EPISODE_LENGTH,
@@ -333,13 +333,13 @@ class AmbiBench(Benchmark):
         return disambiguation_prompt(item_prompt)
 
     # -- model runs (model.py) -----------------------------------------------------------------
-    model_module: ClassVar[Any] = model_side
-    default_model_setting: ClassVar[Mapping[str, Any]] = model_side.DEFAULT_SETTING
-    model_setting_options: ClassVar[tuple[DesignOption, ...]] = model_side.SETTING_OPTIONS
+    model_module: ClassVar[Any] = model
+    default_model_setting: ClassVar[Mapping[str, Any]] = model.DEFAULT_SETTING
+    model_setting_options: ClassVar[tuple[DesignOption, ...]] = model.SETTING_OPTIONS
     model_kinds = ("causal",)
 
     def model_groups(self, items: Sequence[ItemData], setting: Mapping[str, Any]) -> list[list[str]]:
-        return model_side.groups(items)
+        return model.groups(items)
 
     # -- results (results.py) --------------------------------------------------------------
     def breakdowns(self, results_input: ResultsInput) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from typing import Any
 
 from parity.engine.requests import ChoiceRequest, MultiReadRequest, Read
 
-from ..base import ItemData, ModelAnswer
+from ..base import ItemData, ModelAnswer, ModelAsk
 from ..design import DesignOption
 from ..ties import TIE
 from .prompts import FORMATS, LABELS, continuation, disambiguation_prompt, labelled_text, order_episode
@@ -114,15 +114,8 @@ def episode_request(episode: Sequence[ItemData], setting: Mapping[str, Any]) -> 
     return MultiReadRequest(first["episode"], shown.text, tuple(Read(offset, candidates) for offset in shown.offsets))
 
 
-def requests(
-    items: Sequence[ItemData],
-    assets: Mapping[str, Any],
-    setting: Mapping[str, Any],
-    *,
-    pool: Sequence[ItemData] = (),
-    prior: Mapping[str, Any] | None = None,
-    kind: str = "causal",
-) -> list[ChoiceRequest | MultiReadRequest]:
+def requests(ask: ModelAsk) -> list[ChoiceRequest | MultiReadRequest]:
+    items, setting = ask.items, ask.setting
     episodes: dict[str, list[ItemData]] = defaultdict(list)
     found: list[ChoiceRequest | MultiReadRequest] = []
     for item in items:

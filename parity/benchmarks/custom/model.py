@@ -18,7 +18,7 @@ from typing import Any
 
 from parity.engine.requests import ChoiceRequest, GenerationRequest
 
-from ..base import ItemData, ModelAnswer
+from ..base import ItemData, ModelAnswer, ModelAsk
 from ..design import DesignOption
 from . import scoring
 from .records import NUMBER, OPTION_KINDS, RATING, SHORT_TEXT
@@ -49,16 +49,8 @@ def item_request(item: ItemData) -> ChoiceRequest | GenerationRequest:
     )
 
 
-def requests(
-    items: Sequence[ItemData],
-    assets: Mapping[str, Any],
-    setting: Mapping[str, Any],
-    *,
-    pool: Sequence[ItemData] = (),
-    prior: Mapping[str, Any] | None = None,
-    kind: str = "causal",
-) -> list[ChoiceRequest | GenerationRequest]:
-    return [item_request(item) for item in items]
+def requests(ask: ModelAsk) -> list[ChoiceRequest | GenerationRequest]:
+    return [item_request(item) for item in ask.items]
 
 
 def cut_at_stops(text: str, stops: Sequence[str]) -> str:

@@ -25,7 +25,7 @@ from typing import Any
 
 from parity.engine.requests import ChoiceRequest
 
-from ..base import ItemData, ModelAnswer
+from ..base import ItemData, ModelAnswer, ModelAsk
 from ..design import DesignOption
 from ..ties import TIE, unique_best
 from .draws import coherent_options, example_rows
@@ -186,15 +186,8 @@ def item_request(
     return ChoiceRequest(item.key, context, tuple(" " + label for label in LABELS))
 
 
-def requests(
-    items: Sequence[ItemData],
-    assets: Mapping[str, Any],
-    setting: Mapping[str, Any],
-    *,
-    pool: Sequence[ItemData] = (),
-    prior: Mapping[str, Any] | None = None,
-    kind: str = "causal",
-) -> list[ChoiceRequest]:
+def requests(ask: ModelAsk) -> list[ChoiceRequest]:
+    items, assets, setting, pool = ask.items, ask.assets, ask.setting, ask.pool
     _refuse_earlier_draw(setting)
     template = _template(assets, setting)
     k, seed = int(setting["k"]), int(setting.get("shots_seed", 0))

@@ -37,7 +37,7 @@ from parity.engine import metrics
 from parity.engine.requests import GenerationRequest
 from parity.engine.similarity import AUTO, PAPER_SIMILARITY_MODEL, SimilarityScore
 
-from ..base import ItemData, ModelAnswer, SimilarityRequest
+from ..base import ItemData, ModelAnswer, ModelAsk, SimilarityRequest
 from ..design import DesignOption
 from .prompts import EXECUTION_MAX_TOKENS, INDUCTION_MAX_TOKENS, execution_prompt, in_context_prompt
 
@@ -238,16 +238,8 @@ def _in_context_answers(
     return found
 
 
-def requests(
-    items: Sequence[ItemData],
-    assets: Mapping[str, Any],
-    setting: Mapping[str, Any],
-    *,
-    pool: Sequence[ItemData] = (),
-    prior: Mapping[str, Any] | None = None,
-    kind: str = "causal",
-) -> list[GenerationRequest | SimilarityRequest]:
-    prior = prior or {}
+def requests(ask: ModelAsk) -> list[GenerationRequest | SimilarityRequest]:
+    items, assets, setting, prior = ask.items, ask.assets, ask.setting, ask.prior
     if setting.get("mode") == "in_context":
         return list(_in_context_requests(items, assets))
     found: list[GenerationRequest | SimilarityRequest] = []

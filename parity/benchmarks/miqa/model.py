@@ -17,7 +17,7 @@ from typing import Any
 
 from parity.engine.requests import ChoiceRequest, GenerationRequest
 
-from ..base import ChoicePrompt, ItemData, ModelAnswer, PairRequest
+from ..base import ChoicePrompt, ItemData, ModelAnswer, ModelAsk, PairRequest
 from ..design import DesignOption
 from ..rows import seeded_rng
 from .prompts import OPTION_KEYS, choice_prompt, generative_prompt, nli_pairs
@@ -106,15 +106,8 @@ def _order_key(item: ItemData, order: Sequence[str]) -> str:
     return f"{item.key}|{''.join(order)}"
 
 
-def requests(
-    items: Sequence[ItemData],
-    assets: Mapping[str, Any],
-    setting: Mapping[str, Any],
-    *,
-    pool: Sequence[ItemData] = (),
-    prior: Mapping[str, Any] | None = None,
-    kind: str = "causal",
-) -> list[ChoiceRequest | PairRequest | GenerationRequest]:
+def requests(ask: ModelAsk) -> list[ChoiceRequest | PairRequest | GenerationRequest]:
+    items, setting, pool, kind = ask.items, ask.setting, ask.pool, ask.kind
     found: list[ChoiceRequest | PairRequest | GenerationRequest] = []
     if str(setting["wording"]) == GENERATIVE:
         if kind == "nli":

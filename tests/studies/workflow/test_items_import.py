@@ -289,7 +289,7 @@ def test_the_import_page_points_to_the_docs_page_that_lists_every_field(research
 def test_a_launched_studys_items_cannot_change_even_where_nobody_answered(researcher_client, researcher):
     """Launch froze the plan, the items' hash with it: a re-import that changes the gold of an item
     nobody answered yet is refused as for an answered one, and the frozen hash still holds."""
-    from studies.preregistration import items_serialisation
+    from studies.selectors_preregistration import items_serialisation
     from studies.services import study_set_status
 
     upload(researcher_client, EXAMPLE.read_bytes(), "example.csv", "example")
@@ -319,7 +319,7 @@ def test_a_launched_studys_items_cannot_change_even_where_nobody_answered(resear
     assert refused.status_code == 400 and "example/capital (gold" in html and "launched study" in html, html[-3000:]
     assert "&#x27;frozen&#x27;" in html
     assert Item.objects.get(key="example/capital").gold == "Canberra"
-    from parity.preregistration import sha256_of
+    from parity.preregistration_plan import sha256_of
 
     assert sha256_of(items_serialisation(study)) == frozen
     # an attention check of the set's pool, drawn from whatever the study's units hold

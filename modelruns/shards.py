@@ -1,4 +1,4 @@
-"""What a worker does with a model run: claim a shard, score it, write its answers, finish the run.
+"""What a worker does with a model run's shards: claim a shard, score it, write its answers, finish the run.
 
 How a run survives killed workers: a run is cut into shards (runs of whole item groups). Every
 shard gets a task; a task claims a shard with a conditional UPDATE (one winner, on SQLite and
@@ -32,13 +32,14 @@ from django.db import transaction
 from django.db.models import Case, F, PositiveIntegerField, Q, Sum, When
 from django.utils import timezone
 
-from modelruns import execution
+from modelruns import shard_answers
 from modelruns.models import ModelResponse, ModelRun, ModelShard, ModelSpec
-from modelruns.scoring import Scorer, scorer_of
+from modelruns.scorers import Scorer, scorer_of
 from modelruns.storable import storable
 from parity.benchmarks.base import ModelAnswer, answer_variants
 from parity.engine.api import Usage
-from studies.changes import results_changed
+from studies.results_versions import results_changed
+from studies.services_signals import signals_refresh_queue
 
 logger = logging.getLogger(__name__)
 
@@ -84,8 +85,9 @@ def modelrun_finish_if_complete(*, run: ModelRun) -> bool:
     if ModelRun.objects.filter(pk=run.pk, status__in=ModelRun.ACTIVE, cancel_requested_at__isnull=True).update(
         status=ModelRun.Status.DONE, finished_at=timezone.now(), progress_done=F("progress_total")
     ):
-        # a finished run enters its study's results
+        # a finished run enters its study's results, and the model-likeness flags compare people with it
         results_changed(study_ids=[run.study_id])
+        signals_refresh_queue(study_ids=[run.study_id])
     modelrun_end_cancelled(run=run)
     return True
 
@@ -310,7 +312,7 @@ def _shard_process(
     scorers = [scorer] if executor is None else [scorer, executor]
     before = _usage(scorers)
     try:
-        answers = execution.shard_answers(
+        answers = shard_answers.shard_answers(
             run, shard, scorer, _Heartbeat(shard, worker, run, on_progress), executor=executor
         )
     except RunStopped:

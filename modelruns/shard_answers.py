@@ -1,6 +1,6 @@
 """Score one shard: ask the benchmark what to run, run it, ask the benchmark what it means.
 
-No writes here: the answers go back to the caller (`modelruns.work.shard_complete` writes them).
+No writes here: the answers go back to the caller (`modelruns.shards.shard_complete` writes them).
 What a benchmark is asked to run is built by `RequestInputs`, which `modelruns.prompts` uses too, so
 the texts shown for an item (`manage.py show_prompt`, the results page's item view) are the ones a
 run sends to the engine. A run with an executor (instruction induction) has the requests its
@@ -17,7 +17,7 @@ from annotation.models import Item
 from annotation.selectors import item_data
 from modelruns import selectors
 from modelruns.models import ModelRun, ModelShard
-from modelruns.scoring import Progress, Scorer
+from modelruns.scorers import Progress, Scorer
 from parity import benchmarks
 from parity.benchmarks.base import Benchmark, ItemData, ModelAnswer, answer_variants
 

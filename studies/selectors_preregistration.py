@@ -13,7 +13,7 @@ from typing import Any
 from django.template.loader import render_to_string
 
 from annotation.models import Item
-from parity import preregistration as plan
+from parity import preregistration_plan
 from studies.models import Preregistration, Study, StudyEvent, UnitItem
 from studies.pay import hourly_pay
 
@@ -26,7 +26,7 @@ def register_section(name: str, provider: Callable[[Study], Any]) -> None:
 
 
 def items_serialisation(study: Study) -> list[dict[str, Any]]:
-    """The study's items, canonically (see `parity.preregistration`): per unit in order, each item's
+    """The study's items, canonically (see `parity.preregistration_plan`): per unit in order, each item's
     key, prompt and gold in the order participants get them before any shuffling."""
     rows = (
         UnitItem.objects.filter(unit__study=study)
@@ -104,7 +104,7 @@ def study_document(study: Study, hypotheses: str = "", notes: str = "") -> dict[
     extra = {name: provider(study) for name, provider in sorted(SECTIONS.items())}
     precision = extra.get("recruitment")
     return {
-        "version": plan.DOCUMENT_VERSION,
+        "version": preregistration_plan.DOCUMENT_VERSION,
         "study": {
             "name": study.name,
             "benchmark": study.benchmark,
@@ -129,16 +129,16 @@ def study_document(study: Study, hypotheses: str = "", notes: str = "") -> dict[
         "items": {
             "n_items": sum(by_label.values()),
             "n_units": len(items),
-            "sha256": plan.sha256_of(items),
+            "sha256": preregistration_plan.sha256_of(items),
             "n_attention_items": len(attention),
-            "attention_sha256": plan.sha256_of(attention),
+            "attention_sha256": preregistration_plan.sha256_of(attention),
             "serialisation": "canonical JSON (UTF-8, sorted keys, no whitespace) of "
             '[{"unit": label, "items": [{"key", "prompt", "gold"}, ...]}, ...] in unit and item order',
         },
         "texts": {
             "language": study.language,
-            "consent_sha256": plan.text_sha256(study.consent_text),
-            "instructions_sha256": plan.text_sha256(study.instructions_text),
+            "consent_sha256": preregistration_plan.text_sha256(study.consent_text),
+            "instructions_sha256": preregistration_plan.text_sha256(study.instructions_text),
             "closing_questions": list(study.closing_questions),
         },
         "quality": {
@@ -165,13 +165,13 @@ def study_document(study: Study, hypotheses: str = "", notes: str = "") -> dict[
             "hourly": str(hourly_pay(study.reward_pence, study.estimated_minutes)),
         },
         "runs": extra.get("runs") or [],
-        "statistics": list(plan.STATISTICS),
+        "statistics": list(preregistration_plan.STATISTICS),
     }
 
 
-def plan_events(study: Study) -> list[plan.Event]:
+def plan_events(study: Study) -> list[preregistration_plan.Event]:
     return [
-        plan.Event(
+        preregistration_plan.Event(
             at=event.at.isoformat(),
             kind=event.kind,
             summary=event.summary,
@@ -188,7 +188,7 @@ def current_document(study: Study, preregistration: Preregistration | None) -> t
         return preregistration.document or {}, preregistration.sha256
     text = (preregistration.hypotheses, preregistration.notes) if preregistration else ("", "")
     document = study_document(study, *text)
-    return document, plan.sha256_of(document)
+    return document, preregistration_plan.sha256_of(document)
 
 
 def rendered(study: Study, preregistration: Preregistration | None) -> dict[str, Any]:
@@ -196,8 +196,8 @@ def rendered(study: Study, preregistration: Preregistration | None) -> dict[str,
     document, sha256 = current_document(study, preregistration)
     frozen_at = preregistration.frozen_at.isoformat() if preregistration and preregistration.frozen_at else None
     events = plan_events(study) if frozen_at else []
-    found = plan.deviations(document, events) if frozen_at else []
-    markdown = plan.render_markdown(document, sha256=sha256, frozen_at=frozen_at, deviations=found)
+    found = preregistration_plan.deviations(document, events) if frozen_at else []
+    markdown = preregistration_plan.render_markdown(document, sha256=sha256, frozen_at=frozen_at, deviations=found)
     html = render_to_string(
         "studies/preregistration.html",
         {"document": document, "sha256": sha256, "frozen_at": frozen_at, "deviations": found, "study": study},
