@@ -87,9 +87,11 @@ def response_submit(
         if isinstance(result, int):
             # the reservation timed out: again, with the study locked first, as assignment takes them
             result = _submit(partial(participant_lock, participant_id=result), *answer, with_study=True)
+            assert not isinstance(result, int)  # with the study locked, the reservation is settled
     except IntegrityError:
         # the unique (participant, position) constraint: a copy of this answer is already stored
-        return SubmitResult(Outcome.IGNORED, participants.select_related("study").first())
+        stored = participants.select_related("study").first()
+        return SubmitResult(Outcome.IGNORED, stored) if stored is not None else None
     return result
 
 
