@@ -34,7 +34,9 @@ def study_prolific(request: HttpRequest, study_id: int) -> HttpResponse:
 def _act(study: Study, action: str, actor: Any) -> str:
     if action == "create":
         created = prolific_study_create(study=study, actor=actor)
-        return f"Created on Prolific as a draft ({created.prolific_id}, {created.places} places): publish it when ready."
+        return (
+            f"Created on Prolific as a draft ({created.prolific_id}, {created.places} places): publish it when ready."
+        )
     found = prolific_study_of(study)
     if found is None:
         raise ProlificStudyError("the study is not on Prolific yet: create it there first")

@@ -15,6 +15,7 @@ values or more), and a table's notes name its aggregates.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,7 +42,7 @@ def num(value: float | None, digits: int = 2) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
 
-def ci(bounds: list[float | None] | None) -> str:
+def ci(bounds: Sequence[float | None] | None) -> str:
     if not bounds or bounds[0] is None or bounds[1] is None:
         return "—"
     return f"[{100 * bounds[0]:.1f}, {100 * bounds[1]:.1f}]"

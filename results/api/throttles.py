@@ -22,10 +22,13 @@ class _RatesFromSettings:
     """DRF binds the rates to the throttle class when it is imported; read them per request instead,
     so that the settings in force (and a test's override) decide."""
 
-    scope: str
+    scope: str | None
 
     def get_rate(self) -> str | None:
-        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+        if self.scope is None:
+            return None
+        # the stubs type the rates as numbers; DRF's are strings ("100/hour")
+        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)  # type: ignore[return-value]
 
 
 class ResearcherRateThrottle(_RatesFromSettings, UserRateThrottle):

@@ -25,7 +25,7 @@ from modelruns.services import ModelRunError, modelrun_cancel, modelrun_start_ma
 from modelruns.sources import model_name_problem
 from parity import benchmarks
 from results.api.schema import DETAIL
-from results.api.selectors import model_runs_of, study_units_of
+from results.api.selectors import model_runs_of
 from results.api.views import ModelRunListApi, ResearcherApi, StudyDetailApi, StudyOutput
 from studies import closing
 from studies.access import ADD_STUDY, CHANGE_STUDY, RUN_MODEL, require_permission
@@ -53,7 +53,7 @@ def form_errors(form: StudyForm) -> dict[str, list[str]]:
     errors: dict[str, list[str]] = {}
     for name, messages in form.errors.items():
         key = f"design.{name.removeprefix(DESIGN_PREFIX)}" if name.startswith(DESIGN_PREFIX) else name
-        errors[API_NAMES.get(key, key)] = list(messages)
+        errors[API_NAMES.get(key, key)] = [str(message) for message in messages]
     return errors
 
 
@@ -148,7 +148,6 @@ class StudyCreateApi(ResearcherApi):
             study = study_create(**form.create_arguments(), owner=request.user)
         except StudyError as exc:
             raise serializers.ValidationError({API_NAMES["__all__"]: [str(exc)]}) from exc
-        study.units_with_counts = study_units_of(study)
         location = reverse("api:study", args=[study.pk])
         return Response(StudyDetailApi.OutputSerializer(study).data, status=201, headers={"Location": location})
 
