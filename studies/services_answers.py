@@ -283,10 +283,10 @@ def responses_verify(
     chosen = verifiable_responses().filter(pk__in=ids)
     marked_ids = list(chosen.values_list("pk", flat=True))
     now = timezone.now()
-    verdict = {True: VerificationMark.Verdict.RIGHT, False: VerificationMark.Verdict.WRONG}.get(
-        correct,  # type: ignore[arg-type]
-        VerificationMark.Verdict.CLEARED,
-    )
+    if correct is None:
+        verdict = VerificationMark.Verdict.CLEARED
+    else:
+        verdict = VerificationMark.Verdict.RIGHT if correct else VerificationMark.Verdict.WRONG
     VerificationMark.objects.bulk_create(
         VerificationMark(response_id=pk, verifier=user, role=role, verdict=verdict, at=now) for pk in marked_ids
     )

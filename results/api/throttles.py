@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.conf import settings
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
+
+if TYPE_CHECKING:
+    from rest_framework.views import APIView
+
+    # `ThrottledBeforeRefused` extends an APIView: its super() is the view's
+    _View = APIView
+else:
+    _View = object
 
 
 class CappedPagination(LimitOffsetPagination):
@@ -43,16 +53,16 @@ class AnonymousRateThrottle(_RatesFromSettings, AnonRateThrottle):
 # valid credentials would never be counted. Count every request right after authentication,
 # whether it succeeded or not, and only once. (A comment, not a docstring: the schema would show
 # it as the description of every operation.)
-class ThrottledBeforeRefused:
+class ThrottledBeforeRefused(_View):
     _throttles_checked = False
 
     def perform_authentication(self, request: Request) -> None:
         try:
-            super().perform_authentication(request)  # type: ignore[misc]
+            super().perform_authentication(request)
         finally:
             self.check_throttles(request)
 
     def check_throttles(self, request: Request) -> None:
         if not self._throttles_checked:
             self._throttles_checked = True
-            super().check_throttles(request)  # type: ignore[misc]
+            super().check_throttles(request)
