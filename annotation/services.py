@@ -6,7 +6,7 @@ import shutil
 import tempfile
 import urllib.request
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -132,7 +132,7 @@ def item_set_import(*, benchmark: str, name: str, upload: IO[bytes], filename: s
 def benchmark_records_import(
     *,
     name: str,
-    records: list[Mapping[str, Any]],
+    records: Sequence[Mapping[str, Any]],
     options: Mapping[str, Any] | None = None,
     importer: Any = None,
     owner: Any = None,
@@ -269,7 +269,7 @@ def _write_bundle(name: str, bundle: ImportBundle, claim: _Claim | None = None) 
     attention: set[int] = set()  # of those, the items that were or are attention checks
     unchanged = 0
     for data in bundle.items:
-        fields = {
+        fields: dict[str, Any] = {
             "split": data.split,
             "prompt": dict(data.prompt),
             "gold": data.gold,

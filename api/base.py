@@ -43,7 +43,7 @@ PAGE = [
 
 def page_of(request: Request, view: APIView, rows: Any, serializer: type[serializers.Serializer]) -> Response:
     paginator = CappedPagination()
-    page = paginator.paginate_queryset(rows, request, view=view)
+    page: list[Any] | None = paginator.paginate_queryset(rows, request, view=view)
     return paginator.get_paginated_response(serializer(page, many=True).data)
 
 
@@ -73,9 +73,12 @@ class ResearcherApi(ThrottledBeforeRefused, APIView):
     def study(self, request: Request, study_id: int) -> Study:
         return get_study_for_researcher(request.user, study_id, self.permission)
 
+    #: what a writing operation takes (declared by each of them)
+    InputSerializer: type[serializers.Serializer]
+
     def given(self, data: Any, **context: Any) -> dict[str, Any]:
         """`data` checked by the operation's InputSerializer, which sees `context` (a 400 with the
         errors otherwise)."""
-        serializer = self.InputSerializer(data=data, context=context)  # type: ignore[attr-defined]
+        serializer = self.InputSerializer(data=data, context=context)
         serializer.is_valid(raise_exception=True)
         return dict(serializer.validated_data)

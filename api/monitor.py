@@ -24,7 +24,8 @@ class Counts(serializers.Serializer):
 
 
 class UnitFill(serializers.Serializer):
-    label = serializers.CharField()
+    # a declared field, which DRF's metaclass takes off the class; the stubs see Field.label's type
+    label = serializers.CharField()  # type: ignore[assignment]
     category = serializers.CharField(allow_blank=True)
     capacity = serializers.IntegerField()
     completed = serializers.IntegerField(help_text="completed and not excluded")

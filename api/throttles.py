@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.conf import settings
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
+
+if TYPE_CHECKING:
+    from rest_framework.views import APIView
+
+    # `ThrottledBeforeRefused` extends an APIView: its super() is the view's
+    _View = APIView
+else:
+    _View = object
 
 
 class CappedPagination(LimitOffsetPagination):
@@ -22,10 +32,13 @@ class _RatesFromSettings:
     """DRF binds the rates to the throttle class when it is imported; read them per request instead,
     so that the settings in force (and a test's override) decide."""
 
-    scope: str
+    scope: str | None
 
     def get_rate(self) -> str | None:
-        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+        if self.scope is None:
+            return None
+        # the stubs type the rates as numbers; DRF's are strings ("100/hour")
+        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)  # type: ignore[return-value]
 
 
 class ResearcherRateThrottle(_RatesFromSettings, UserRateThrottle):
@@ -40,16 +53,16 @@ class AnonymousRateThrottle(_RatesFromSettings, AnonRateThrottle):
 # valid credentials would never be counted. Count every request right after authentication,
 # whether it succeeded or not, and only once. (A comment, not a docstring: the schema would show
 # it as the description of every operation.)
-class ThrottledBeforeRefused:
+class ThrottledBeforeRefused(_View):
     _throttles_checked = False
 
     def perform_authentication(self, request: Request) -> None:
         try:
-            super().perform_authentication(request)  # type: ignore[misc]
+            super().perform_authentication(request)
         finally:
             self.check_throttles(request)
 
     def check_throttles(self, request: Request) -> None:
         if not self._throttles_checked:
             self._throttles_checked = True
-            super().check_throttles(request)  # type: ignore[misc]
+            super().check_throttles(request)

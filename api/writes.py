@@ -24,7 +24,7 @@ from rest_framework.settings import api_settings
 from api.base import ResearcherApi
 from api.reads import ModelRunListApi, ParticipantOutput, StudyDetailApi, StudyOutput
 from api.schema import DETAIL
-from api.selectors import model_runs_of, participants_of, study_units_of
+from api.selectors import model_runs_of, participants_of
 from modelruns.models import ModelRun, ModelSpec
 from modelruns.services import ModelRunError, modelrun_cancel, modelrun_start_many, modelspec_get_or_create
 from modelruns.sources import model_name_problem
@@ -61,7 +61,7 @@ def form_errors(form: StudyForm) -> dict[str, list[str]]:
     errors: dict[str, list[str]] = {}
     for name, messages in form.errors.items():
         key = f"design.{name.removeprefix(DESIGN_PREFIX)}" if name.startswith(DESIGN_PREFIX) else name
-        errors[API_NAMES.get(key, key)] = list(messages)
+        errors[API_NAMES.get(key, key)] = [str(message) for message in messages]
     return errors
 
 
@@ -156,7 +156,6 @@ class StudyCreateApi(ResearcherApi):
             study = study_create(**form.create_arguments(), owner=request.user)
         except StudyError as exc:
             raise serializers.ValidationError({API_NAMES["__all__"]: [str(exc)]}) from exc
-        study.units_with_counts = study_units_of(study)
         location = reverse("api:study", args=[study.pk])
         return Response(StudyDetailApi.OutputSerializer(study).data, status=201, headers={"Location": location})
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 
@@ -162,6 +163,8 @@ if AXES_FAILURE_LIMIT < 1 or AXES_COOLOFF_TIME <= timedelta(0):
 # by the processes of this machine (`scripts/serve` starts several web workers; a cache in each
 # process's memory would let a client make the allowed requests once per worker).
 CACHE_URL = env_str("CACHE_URL")
+#: alias → a cache's settings (BACKEND, LOCATION, TIMEOUT, OPTIONS...)
+CACHES: dict[str, dict[str, Any]]
 if CACHE_URL.startswith(("redis://", "rediss://")):
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}}
 elif CACHE_URL:

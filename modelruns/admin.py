@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, TypedDict
+
 from django.contrib import admin, messages
 from django.db.models import Count, Q
 from django.http import HttpRequest
@@ -11,6 +13,19 @@ from modelruns.models import InstructionScore, ModelResponse, ModelRun, ModelSha
 from modelruns.selectors import specs_for_user
 from studies.access import RUN_MODEL, has_permission, studies_for_user
 from studies.admin_base import ResearcherAdmin
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
+
+class _SpecCounts(TypedDict):
+    _runs: int
+
+
+class _RunCounts(TypedDict):
+    _answered: int
+    _correct: int
+    _items: int
 
 
 @admin.register(ModelSpec)
@@ -40,25 +55,29 @@ class ModelSpecAdmin(ResearcherAdmin):
         return seen.annotate(_runs=Count("runs", filter=Q(runs__study__in=studies_for_user(request.user))))
 
     @admin.display(description="runs", ordering="_runs")
-    def n_runs(self, spec: ModelSpec) -> int:
+    def n_runs(self, spec: WithAnnotations[ModelSpec, _SpecCounts]) -> int:
         return spec._runs
+
+
+#: a shard as its run's page lists it, every field read-only (workers write them)
+_SHARD_FIELDS = (
+    "index",
+    "size",
+    "status",
+    "attempts",
+    "errors",
+    "worker",
+    "heartbeat_at",
+    "reclaims",
+    "reclaimed_at",
+    "finished_at",
+)
 
 
 class ModelShardInline(admin.TabularInline):
     model = ModelShard
-    fields = [
-        "index",
-        "size",
-        "status",
-        "attempts",
-        "errors",
-        "worker",
-        "heartbeat_at",
-        "reclaims",
-        "reclaimed_at",
-        "finished_at",
-    ]
-    readonly_fields = fields
+    fields = _SHARD_FIELDS
+    readonly_fields = _SHARD_FIELDS
     extra = 0
     can_delete = False
     show_change_link = True
@@ -145,7 +164,7 @@ class ModelRunAdmin(ResearcherAdmin):
         return f"{run.progress_done}/{run.progress_total}"
 
     @admin.display(description="accuracy", ordering="_correct")
-    def accuracy(self, run: ModelRun) -> str:
+    def accuracy(self, run: WithAnnotations[ModelRun, _RunCounts]) -> str:
         if not run._answered:
             return "—"
         share = f"{100 * run._correct / run._answered:.1f}% ({run._correct}/{run._answered}"

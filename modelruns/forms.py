@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from django import forms
+from django.http import QueryDict
 
 from modelruns.models import ModelSpec
 from modelruns.sources import model_name_problem
@@ -42,7 +43,7 @@ def setting_field(option: DesignOption, default: Any) -> forms.Field:
         allowed = ", ".join(str(value) for value, _ in option.choices)
         field.error_messages["invalid_choice"] = f"{option.label} must be one of {allowed}, not %(value)s."
     if option.kind != "bool":
-        field.help_text = " ".join(filter(None, [field.help_text, f"(default: {default})"]))
+        field.help_text = " ".join(filter(None, [str(field.help_text), f"(default: {default})"]))
     return field
 
 
@@ -63,9 +64,9 @@ class RunStartForm(forms.Form):
         help_text="one run per setting of the paper's grid; a setting changed above applies to every run of it",
     )
 
-    def __init__(self, *args: Any, study: Study, **kwargs: Any) -> None:
+    def __init__(self, data: QueryDict | None = None, *, study: Study) -> None:
         # its own ids: the results page, which loads this form, has filters named model and setting
-        super().__init__(*args, auto_id="run_%s", **kwargs)
+        super().__init__(data, auto_id="run_%s")
         self.study = study
         self.definition = study.definition
         defaults = self.definition.model_setting()
@@ -106,7 +107,8 @@ class RunStartForm(forms.Form):
         }
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data
         kind = cleaned.get("kind")
         if kind and kind not in self.definition.model_kinds:
             self.add_error("kind", f"{self.definition.title} takes {' or '.join(self.definition.model_kinds)} models")

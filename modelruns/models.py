@@ -23,7 +23,10 @@ class ModelSpec(models.Model):
         BFLOAT16 = "bfloat16", "bfloat16"
         FLOAT16 = "float16", "float16"
 
-    name = models.CharField(max_length=200, unique=True, help_text="how runs and results name it")
+    #: the name's column width (services leave room in it for " (N)" after a taken name)
+    NAME_LENGTH = 200
+
+    name = models.CharField(max_length=NAME_LENGTH, unique=True, help_text="how runs and results name it")
     model = models.CharField(max_length=500, help_text="a Hugging Face id, a local path, or an alias such as smollm2")
     revision = models.CharField(max_length=100, blank=True, help_text="a Hub branch, tag or commit; blank: main")
     dtype = models.CharField(max_length=10, choices=Dtype.choices, default=Dtype.FLOAT32)
@@ -143,6 +146,9 @@ class ModelRun(models.Model):
     api_requests = models.PositiveIntegerField(default=0, help_text="api: HTTP requests the server answered")
 
     objects = ModelRunQuerySet.as_manager()
+    #: the run's place in the queue while it waits, as the runs panel shows it (`selectors.runs_panel`
+    #: sets it; not stored)
+    queue_position: int | None = None
 
     class Meta:
         constraints = [

@@ -132,7 +132,7 @@ class Scorer:
             )
         return self._similarity_scorers[name]
 
-    def identity(self) -> dict[str, str]:
+    def identity(self) -> dict[str, str | list[str]]:
         """What was loaded, as recorded on the run (never the API key, only its variable's name)."""
         if self._api is not None:
             config = self._api.config

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from django.db.models import Count, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery, Sum
 
@@ -14,8 +14,21 @@ from parity.benchmarks.base import ItemData
 from studies.access import studies_for_user
 from studies.models import Participant, Response, Study, UnitItem
 
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
 
-def runs_for_study(study: Study) -> QuerySet[ModelRun]:
+
+class RunCounts(TypedDict):
+    """What `runs_for_study` adds to each run (besides `reclaimed_shards`)."""
+
+    n_answered: int
+    n_correct: int
+    n_invalid: int
+    n_scored: int
+    items_in_flight: int | None
+
+
+def runs_for_study(study: Study) -> QuerySet[WithAnnotations[ModelRun, RunCounts]]:
     """A study's runs, newest first, with their spec, answer counts (accuracy = correct / scored,
     the answers to items with a right answer, as in the results), the items the engine reported
     from shards being scored (`items_in_flight`) and, as `reclaimed_shards`, the shards taken back
@@ -59,7 +72,7 @@ def queue_positions() -> dict[int, int]:
 def runs_panel(study: Study) -> list[ModelRun]:
     """The study's runs as the runs panel shows them: `runs_for_study`, each queued run with its
     `queue_position` (None for the others)."""
-    runs = list(runs_for_study(study))
+    runs: list[ModelRun] = list(runs_for_study(study))
     positions = queue_positions() if any(run.status == ModelRun.Status.QUEUED for run in runs) else {}
     for run in runs:
         run.queue_position = positions.get(run.pk)

@@ -71,7 +71,7 @@ def _api_fields(model: str, api: ApiOptions | None) -> dict[str, Any]:
     """The spec's api_* fields, checked the way a worker will use them."""
     if api is None:
         raise ModelRunError("an api model needs its server's base URL (e.g. http://127.0.0.1:8000/v1)")
-    fields = {
+    fields: dict[str, Any] = {
         "api_base_url": api.base_url.strip().rstrip("/"),
         "api_key_env": api.key_env.strip(),
         "api_concurrency": api.concurrency,
@@ -134,7 +134,7 @@ def modelspec_get_or_create(
     if spec is not None:
         return _modelspec_reach_update(spec, reach)
     # room for " (N)" within the name's column (a long path or server URL would not fit)
-    base = (name.strip() or _spec_name(lookup))[: ModelSpec._meta.get_field("name").max_length - 8]
+    base = (name.strip() or _spec_name(lookup))[: ModelSpec.NAME_LENGTH - 8]
     candidate, number = base, 1
     while ModelSpec.objects.filter(name=candidate).exists():
         number += 1

@@ -54,7 +54,7 @@ def _spec(model: str, revision: str) -> ModelSpec:
     found = ModelSpec.objects.filter(**lookup).first()
     if found is not None:
         return found
-    base = (model + (f"@{revision}" if revision else ""))[: ModelSpec._meta.get_field("name").max_length - 8]
+    base = (model + (f"@{revision}" if revision else ""))[: ModelSpec.NAME_LENGTH - 8]
     name, number = base, 1
     while ModelSpec.objects.filter(name=name).exists():
         number += 1

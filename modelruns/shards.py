@@ -353,9 +353,10 @@ def modelrun_work(
     While every remaining shard is held by another worker, wait: if that worker dies its lease
     runs out and this call takes the shard over.
     """
-    run = ModelRun.objects.select_related("spec", "study").filter(pk=run.pk).first()
-    if run is None:  # deleted while its tasks waited in the queue
+    fresh = ModelRun.objects.select_related("spec", "study").filter(pk=run.pk).first()
+    if fresh is None:  # deleted while its tasks waited in the queue
         return 0
+    run = fresh
     if run.cancel_requested_at is not None:
         modelrun_end_cancelled(run=run)
         return 0

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -13,13 +13,14 @@ from modelruns import selectors, services
 from modelruns.forms import RunStartForm
 from modelruns.models import ModelRun
 from studies.access import ADD_STUDY, RUN_MODEL, VIEW_MODELRUN, get_study_for_researcher, require_permission
+from studies.htmx import HtmxHttpRequest
 from studies.models import Study
 
 PARTIAL = "modelruns/partials/_runs.html"
 PAGE = "modelruns/study_runs.html"
 
 
-def _render_runs(request: HttpRequest, study: Study, form: RunStartForm, status: int = 200) -> HttpResponse:
+def _render_runs(request: HtmxHttpRequest, study: Study, form: RunStartForm, status: int = 200) -> HttpResponse:
     runs = selectors.runs_panel(study)
     context = {
         "study": study,
@@ -33,14 +34,14 @@ def _render_runs(request: HttpRequest, study: Study, form: RunStartForm, status:
 
 @login_required
 @require_GET
-def study_runs(request: HttpRequest, study_id: int) -> HttpResponse:
+def study_runs(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
     study = get_study_for_researcher(request.user, study_id, VIEW_MODELRUN)
     return _render_runs(request, study, RunStartForm(study=study))
 
 
 @login_required
 @require_POST
-def start(request: HttpRequest, study_id: int) -> HttpResponse:
+def start(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
     study = get_study_for_researcher(request.user, study_id, RUN_MODEL)
     form = RunStartForm(request.POST, study=study)
     if form.is_valid():
@@ -69,7 +70,7 @@ def start(request: HttpRequest, study_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def cancel(request: HttpRequest, study_id: int, run_id: int) -> HttpResponse:
+def cancel(request: HtmxHttpRequest, study_id: int, run_id: int) -> HttpResponse:
     """The run's Cancel button: a queued run is cancelled at once, a running one asked to stop.
     Who may cancel is who may start; a second click changes nothing."""
     study = get_study_for_researcher(request.user, study_id, RUN_MODEL)
@@ -82,7 +83,7 @@ def cancel(request: HttpRequest, study_id: int, run_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def rate(request: HttpRequest, study_id: int, run_id: int) -> HttpResponse:
+def rate(request: HtmxHttpRequest, study_id: int, run_id: int) -> HttpResponse:
     """The "Rate these answers" button: a generative MiQA run's answers become a rating study, so
     it needs the permission to add studies (a view-only collaborator sees the run, not the button)."""
     require_permission(request.user, ADD_STUDY)

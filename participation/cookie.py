@@ -12,6 +12,8 @@ when the cookie is absent, and the cookie is written with the next response that
 
 from __future__ import annotations
 
+from weakref import WeakKeyDictionary
+
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
@@ -19,24 +21,26 @@ COOKIE = "parity_participants"
 _SALT = "parity.participants"
 #: the session key of the ids before the cookie (still read, never written)
 SESSION_KEY = "parity:participants"
+#: what `known` read for a request, kept while the request lives (one page asks several times)
+_read: WeakKeyDictionary[HttpRequest, dict[int, int]] = WeakKeyDictionary()
 
 
 def known(request: HttpRequest) -> dict[int, int]:
     """study id → participant id, for every study this browser entered (empty when none, or when the
     cookie was tampered with or has expired)."""
-    cached = getattr(request, "_parity_participants", None)
+    cached = _read.get(request)
     if cached is not None:
         return cached
     value = request.get_signed_cookie(COOKIE, default=None, salt=_SALT, max_age=settings.SESSION_COOKIE_AGE)
     found = _parse(value) if value is not None else _from_session(request)
-    request._parity_participants = found
+    _read[request] = found
     return found
 
 
 def remember(request: HttpRequest, response: HttpResponse, study_id: int, participant_id: int) -> None:
     """This browser is `participant_id` in study `study_id` from now on (the others it entered stay)."""
     ids = {**known(request), study_id: participant_id}
-    request._parity_participants = ids
+    _read[request] = ids
     response.set_signed_cookie(
         COOKIE,
         "-".join(f"{study}.{participant}" for study, participant in sorted(ids.items())),

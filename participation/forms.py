@@ -1,15 +1,20 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING, TypedDict
 
 from django import forms
 from django.conf import settings
 from django.core.validators import RegexValidator
+from django.http import QueryDict
 from django.utils.translation import gettext_lazy
 
 from parity.stats import behaviour
 from studies.closing import ClosingQuestion
 from studies.models import Study
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 _token = RegexValidator(r"^[A-Za-z0-9_-]{1,64}$", gettext_lazy("must be 1–64 letters, digits, '-' or '_'"))
 _PROLIFIC_ID = re.compile(r"[0-9a-fA-F]{24}")
@@ -79,8 +84,8 @@ class BehaviourForm(forms.Form):
     """The counts and durations the page's script sends with an answer (`parity.stats.behaviour`),
     as `behaviour-<figure>` fields. They never refuse the answer: `record()` says what is stored."""
 
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, prefix="behaviour", **kwargs)
+    def __init__(self, data: QueryDict) -> None:
+        super().__init__(data, prefix="behaviour")
         for name, most in behaviour.FIGURES.items():
             self.fields[name] = forms.IntegerField(min_value=0, max_value=most, required=name not in behaviour.OPTIONAL)
 
@@ -100,8 +105,14 @@ class PreviewAnswerForm(forms.Form):
     answer = forms.CharField(max_length=4000, strip=False, required=False)
 
 
+class _Common(TypedDict):
+    label: StrOrPromise
+    help_text: StrOrPromise
+    required: bool
+
+
 def _closing_field(question: ClosingQuestion) -> forms.Field:
-    common = {"label": question.label, "help_text": question.help, "required": False}
+    common = _Common(label=question.label, help_text=question.help, required=False)
     if question.kind == "choice":
         return forms.ChoiceField(choices=question.choices, widget=forms.RadioSelect, **common)
     if question.kind == "number":

@@ -6,18 +6,20 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from annotation.models import Item
 from participation import preview
 from participation.forms import ClosingForm, ConsentForm, PreviewAnswerForm
 from participation.i18n import study_language, translated, translated_choices
 from studies.access import get_study_for_researcher
 from studies.answer_tokens import answer_token, preview_owner
 from studies.closing import asked
+from studies.htmx import HtmxHttpRequest
 from studies.models import Study
 
 
@@ -34,8 +36,7 @@ def _context(study: Study, walk: preview.Walk, action: str, **extra: Any) -> dic
     }
 
 
-def _item_context(study: Study, walk: preview.Walk, error: str = "", typed: str = "") -> dict[str, Any]:
-    item = preview.current_item(walk)
+def _item_context(study: Study, walk: preview.Walk, item: Item, error: str = "", typed: str = "") -> dict[str, Any]:
     screen = preview.screen(study, walk, item)
     context = _context(
         study,
@@ -59,20 +60,23 @@ def _item_context(study: Study, walk: preview.Walk, error: str = "", typed: str 
     return {**context, "answer_url": context["preview"]["action"]}
 
 
-def _render(request: HttpRequest, study: Study, walk: preview.Walk, error: str = "", typed: str = "") -> HttpResponse:
+def _render(
+    request: HtmxHttpRequest, study: Study, walk: preview.Walk, error: str = "", typed: str = ""
+) -> HttpResponse:
     """The walk's page in the study's language, as participants see it (the preview's own notes stay English)."""
     with study_language(study):
         return _render_step(request, study, walk, translated(error), typed)
 
 
-def _render_step(request: HttpRequest, study: Study, walk: preview.Walk, error: str, typed: str) -> HttpResponse:
+def _render_step(request: HtmxHttpRequest, study: Study, walk: preview.Walk, error: str, typed: str) -> HttpResponse:
     if walk.step == "consent":
         return render(request, "participation/consent.html", _context(study, walk, "consent"))
     if walk.step == "instructions":
         return render(request, "participation/instructions.html", _context(study, walk, "begin"))
-    if walk.step == "items":
+    # an item is current on the items step until the last answer moves the walk on
+    if walk.step == "items" and (item := preview.current_item(walk)) is not None:
         template = "participation/partials/_item.html" if request.htmx else "participation/item_page.html"
-        return render(request, template, _item_context(study, walk, error, typed))
+        return render(request, template, _item_context(study, walk, item, error, typed))
     return render(
         request,
         "participation/preview_end.html",
@@ -107,14 +111,14 @@ def _closing_preview(study: Study) -> ClosingForm | None:
 
 @login_required
 @require_GET
-def preview_step(request: HttpRequest, study_id: int) -> HttpResponse:
+def preview_step(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
     study = get_study_for_researcher(request.user, study_id)
     return _render(request, study, preview.walk_for(request, study))
 
 
 @login_required
 @require_POST
-def preview_restart(request: HttpRequest, study_id: int) -> HttpResponse:
+def preview_restart(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
     study = get_study_for_researcher(request.user, study_id)
     preview.walk_start(request, study)
     return redirect("participation:preview", study.pk)
@@ -122,7 +126,7 @@ def preview_restart(request: HttpRequest, study_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def preview_consent(request: HttpRequest, study_id: int) -> HttpResponse:
+def preview_consent(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
     study = get_study_for_researcher(request.user, study_id)
     form = ConsentForm(request.POST)
     walk = preview.walk_for(request, study)
@@ -133,7 +137,7 @@ def preview_consent(request: HttpRequest, study_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def preview_begin(request: HttpRequest, study_id: int) -> HttpResponse:
+def preview_begin(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
     study = get_study_for_researcher(request.user, study_id)
     preview.walk_save(request, study, preview.walk_begin(preview.walk_for(request, study)))
     return redirect("participation:preview", study.pk)
@@ -141,7 +145,7 @@ def preview_begin(request: HttpRequest, study_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def preview_answer(request: HttpRequest, study_id: int) -> HttpResponse:
+def preview_answer(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
     study = get_study_for_researcher(request.user, study_id)
     walk = preview.walk_for(request, study)
     form = PreviewAnswerForm(request.POST)

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import wraps
+from typing import TYPE_CHECKING
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext, gettext_lazy
@@ -31,6 +32,7 @@ from prolific.selectors import prolific_study_of
 from prolific.signed_links import SignatureError, signing_enabled, verify_signed_link
 from studies.answer_tokens import answer_token, participant_owner
 from studies.closing import asked
+from studies.htmx import HtmxHttpRequest
 from studies.models import Participant, Study
 from studies.selectors import answered_responses, current_item, get_study_by_link, participant_at_link, screen_for
 from studies.services import (
@@ -43,6 +45,9 @@ from studies.services import (
 )
 from studies.services_answers import Outcome, SubmitResult, response_submit
 
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
+
 _PROLIFIC_PARAMS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
 
 
@@ -50,11 +55,11 @@ def _step_url(study: Study) -> str:
     return reverse("participation:step", args=[study.link])
 
 
-def _problem(request: HttpRequest, title: str, message: str, status: int = 400) -> HttpResponse:
+def _problem(request: HtmxHttpRequest, title: StrOrPromise, message: StrOrPromise, status: int = 400) -> HttpResponse:
     return render(request, "problem.html", {"title": title, "message": message}, status=status)
 
 
-def _no_participant(request: HttpRequest, link: str) -> HttpResponse:
+def _no_participant(request: HtmxHttpRequest, link: str) -> HttpResponse:
     """This browser has no participant at `link`: a 404 for a link to no study, else how to get back in."""
     with study_language(get_study_by_link(link)):
         return _problem(
@@ -64,7 +69,7 @@ def _no_participant(request: HttpRequest, link: str) -> HttpResponse:
         )
 
 
-def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+def csrf_failure(request: HtmxHttpRequest, reason: str = "") -> HttpResponse:
     """A form posted without this site's CSRF cookie and token (settings.CSRF_FAILURE_VIEW). No
     study is known here: the page is in the browser's language."""
     with browser_language(request):
@@ -81,7 +86,7 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-def enter(request: HttpRequest, link: str) -> HttpResponse:
+def enter(request: HtmxHttpRequest, link: str) -> HttpResponse:
     """The study link. Its GET only checks the link and shows the start page, whose form POSTs
     the link's parameters back (CSRF-protected): only that POST reserves a slot, so a link
     prefetcher, an `<img>` or a crawler holding the link takes no one's place."""
@@ -90,7 +95,7 @@ def enter(request: HttpRequest, link: str) -> HttpResponse:
         return _enter(request, study)
 
 
-def _enter(request: HttpRequest, study: Study) -> HttpResponse:
+def _enter(request: HtmxHttpRequest, study: Study) -> HttpResponse:
     known = get_participant_for_request(request, study)
     if request.method == "GET" and not any(name in request.GET for name in _PROLIFIC_PARAMS):
         if known is not None:
@@ -102,7 +107,7 @@ def _enter(request: HttpRequest, study: Study) -> HttpResponse:
         )
     form = EntryForm(request.POST if request.method == "POST" else request.GET, study=study)
     if not form.is_valid():
-        details = "; ".join(f"{field} {' '.join(errors)}" for field, errors in form.errors.items())
+        details = "; ".join(f"{field} {' '.join(map(str, errors))}" for field, errors in form.errors.items())
         return _problem(
             request,
             gettext("This link is not valid"),
@@ -126,13 +131,13 @@ def _enter(request: HttpRequest, study: Study) -> HttpResponse:
             )
     same_browser = known is not None and known.prolific_pid == form.cleaned_data["PROLIFIC_PID"]
     if request.method == "GET":
-        if same_browser and known.prolific_session_id == form.cleaned_data["SESSION_ID"]:
+        if known is not None and same_browser and known.prolific_session_id == form.cleaned_data["SESSION_ID"]:
             return redirect(_step_url(study))
         return render(request, "participation/enter.html", {"study": study, "hidden": form.hidden_values()})
     return _admit(request, study, form, same_browser)
 
 
-def _admit(request: HttpRequest, study: Study, form: EntryForm, same_browser: bool) -> HttpResponse:
+def _admit(request: HtmxHttpRequest, study: Study, form: EntryForm, same_browser: bool) -> HttpResponse:
     entry = participant_enter(
         study=study,
         pid=form.cleaned_data["PROLIFIC_PID"],
@@ -164,10 +169,10 @@ _NOT_HERE = (
 )
 
 
-def _refusal(request: HttpRequest, study: Study, refusal: Refusal | None, *, pid: str) -> HttpResponse:
+def _refusal(request: HtmxHttpRequest, study: Study, refusal: Refusal | None, *, pid: str) -> HttpResponse:
     if refusal in _ABOUT_THE_PID and not browser_entered_as(request, pid):
         return _problem(request, *_NOT_HERE, status=403)
-    messages = {
+    messages: dict[Refusal | None, tuple[str, str]] = {
         Refusal.NOT_LIVE: (
             gettext("This study is not open"),
             gettext(
@@ -226,12 +231,12 @@ def _done_context(participant: Participant, already: bool = False, closing: Clos
 
 
 def participant_view(
-    view: Callable[[HttpRequest, Participant], HttpResponse],
-) -> Callable[[HttpRequest, str], HttpResponse]:
+    view: Callable[[HtmxHttpRequest, Participant], HttpResponse],
+) -> Callable[[HtmxHttpRequest, str], HttpResponse]:
     """Resolve the study link and this browser's participant, or explain how to get back in."""
 
     @wraps(view)
-    def wrapper(request: HttpRequest, link: str) -> HttpResponse:
+    def wrapper(request: HtmxHttpRequest, link: str) -> HttpResponse:
         participant = get_participant_by_link(request, link)
         if participant is None:
             return _no_participant(request, link)
@@ -243,11 +248,11 @@ def participant_view(
 
 @require_GET
 @participant_view
-def step(request: HttpRequest, participant: Participant) -> HttpResponse:
+def step(request: HtmxHttpRequest, participant: Participant) -> HttpResponse:
     return _render_step(request, participant)
 
 
-def _render_step(request: HttpRequest, participant: Participant, shown: Item | None = None) -> HttpResponse:
+def _render_step(request: HtmxHttpRequest, participant: Participant, shown: Item | None = None) -> HttpResponse:
     """The participant's current step. `shown`: the current item, already read and marked shown."""
     study = participant.study
     context = {"study": study, "participant": participant}
@@ -339,7 +344,7 @@ def _history(participant: Participant, item) -> list[dict]:
 
 @require_POST
 @participant_view
-def consent(request: HttpRequest, participant: Participant) -> HttpResponse:
+def consent(request: HtmxHttpRequest, participant: Participant) -> HttpResponse:
     form = ConsentForm(request.POST)
     if form.is_valid():
         participant_consent(participant=participant, agree=form.cleaned_data["agree"])
@@ -348,7 +353,7 @@ def consent(request: HttpRequest, participant: Participant) -> HttpResponse:
 
 @require_POST
 @participant_view
-def closing(request: HttpRequest, participant: Participant) -> HttpResponse:
+def closing(request: HtmxHttpRequest, participant: Participant) -> HttpResponse:
     """The optional closing questions, sent from the done page; then back to Prolific with the code."""
     if participant.step != Participant.Step.DONE:
         return redirect(_step_url(participant.study))
@@ -361,13 +366,13 @@ def closing(request: HttpRequest, participant: Participant) -> HttpResponse:
 
 @require_POST
 @participant_view
-def begin(request: HttpRequest, participant: Participant) -> HttpResponse:
+def begin(request: HtmxHttpRequest, participant: Participant) -> HttpResponse:
     participant_begin(participant=participant)
     return redirect(_step_url(participant.study))
 
 
 @require_POST
-def answer(request: HttpRequest, link: str) -> HttpResponse:
+def answer(request: HtmxHttpRequest, link: str) -> HttpResponse:
     """An answer to the current item. The participant is read and locked inside the answer's
     transaction (`response_submit`); a form that does not validate reads them as any page does."""
     known = known_participant_ids(request)
@@ -399,7 +404,7 @@ def answer(request: HttpRequest, link: str) -> HttpResponse:
         return _answered(request, result, form)
 
 
-def _answered(request: HttpRequest, result: SubmitResult, form: AnswerForm) -> HttpResponse:
+def _answered(request: HtmxHttpRequest, result: SubmitResult, form: AnswerForm) -> HttpResponse:
     """The page after an answer: the item again with the message when it was refused, else the next step."""
     participant = result.participant
     if result.outcome in (Outcome.INVALID, Outcome.TOO_SOON) and participant.step == Participant.Step.ITEMS:

@@ -67,7 +67,7 @@ admin.site.unregister(Study)
 
 @admin.register(Study)
 class StudyWithProlificAdmin(StudyAdmin):
-    actions = [*StudyAdmin.actions, create_on_prolific]
+    actions = [create_on_prolific]  # StudyAdmin has no actions of its own
 
     def has_prolific_permission(self, request: HttpRequest) -> bool:
         return has_permission(request.user, CHANGE_STUDY)
@@ -410,8 +410,7 @@ class ProlificEventAdmin(ReadOnlyAdmin):
 
 class BonusLineInline(IdentityGuard, admin.TabularInline):
     model = BonusLine
-    fields = ["participant", "prolific_pid", "amount_pence"]
-    readonly_fields = fields
+    fields = readonly_fields = ("participant", "prolific_pid", "amount_pence")
     extra = 0
     can_delete = False
 
@@ -435,7 +434,7 @@ class ParticipantWithProlificAdmin(ParticipantAdmin):
     list_filter = [*ParticipantAdmin.list_filter, MismatchFilter]
     readonly_fields = [*ParticipantAdmin.readonly_fields, "prolific_decision"]
 
-    def get_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> list[Any]:
         return [*super().get_fields(request, obj), "prolific_decision"]
 
     def decision_warnings(self, participants: QuerySet[Participant], *, excluding: bool) -> list[str]:

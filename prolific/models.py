@@ -110,7 +110,7 @@ class ProlificSubmission(models.Model):
         ]
 
     def __str__(self) -> str:
-        who = self.participant.pseudonym if self.participant_id else "no participant"
+        who = self.participant.pseudonym if self.participant is not None else "no participant"
         return f"{self.prolific_study.study.name} / {who}: {self.status}"
 
 

@@ -112,6 +112,9 @@ def recruitment_standing(prolific_study: ProlificStudy) -> tuple[Standing, int]:
 
 
 def recruitment_target(prolific_study: ProlificStudy) -> Target:
+    # `recruitment_configure` sets both with a target kind, and clears both without one
+    if prolific_study.target_value is None or prolific_study.max_spend_pence is None:
+        raise ProlificStudyError(f"{prolific_study.study.name!r} has no recruitment target")
     return Target(
         kind=prolific_study.target_kind,
         value=prolific_study.target_value,

@@ -103,7 +103,7 @@ def decisions_take(*, prolific_study: ProlificStudy) -> tuple[int, int]:
             decision = _decide(record, study, prolific_study.reject_excluded)
             if decision is None:
                 left += 1
-                if record.participant_id is not None:
+                if record.participant is not None:
                     ProlificFlag.objects.get_or_create(
                         prolific_study=prolific_study,
                         kind=ProlificFlag.Kind.UNFINISHED,
@@ -119,12 +119,14 @@ def decisions_take(*, prolific_study: ProlificStudy) -> tuple[int, int]:
                     )
                 continue
             decided += 1
-            if record.decision == ProlificSubmission.Decision.APPROVE and record.participant.excluded:
+            participant = record.participant
+            assert participant is not None  # `decision_for` decides for a participant only
+            if record.decision == ProlificSubmission.Decision.APPROVE and participant.excluded:
                 ProlificFlag.objects.get_or_create(
                     prolific_study=prolific_study,
                     kind=ProlificFlag.Kind.EXCLUDED_APPROVED,
-                    subject=record.participant.pseudonym,
-                    defaults={"participant": record.participant, "detail": record.decision_reason},
+                    subject=participant.pseudonym,
+                    defaults={"participant": participant, "detail": record.decision_reason},
                 )
     return decided, left
 

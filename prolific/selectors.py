@@ -78,6 +78,7 @@ def decisions_of(participant_ids: Iterable[int]) -> dict[int, Decided]:
     found: dict[int, Decided] = defaultdict(Decided)
     submissions = ProlificSubmission.objects.filter(participant__in=ids).select_related("prolific_study")
     for record in submissions:
+        assert record.participant_id is not None  # the filter above matched it by its participant
         said = found[record.participant_id]
         said.submission = record
         decision = record.decision or {"APPROVED": "approve", "REJECTED": "reject"}.get(record.status, "")

@@ -296,11 +296,11 @@ def submission_record(*, prolific_study: ProlificStudy, submission: Submission) 
         record.started_at = _when(submission.started_at) or record.started_at
         record.completed_at = _when(submission.completed_at) or record.completed_at
         record.save()
-        if record.participant_id is not None:
+        if record.participant is not None:
             if submission.status == "RETURNED":
-                participants_mark_returned(participant_ids=[record.participant_id])
+                participants_mark_returned(participant_ids=[record.participant.pk])
             elif submission.status == "TIMED-OUT":
-                participants_mark_timed_out(participant_ids=[record.participant_id])
+                participants_mark_timed_out(participant_ids=[record.participant.pk])
             _resolve(prolific_study, ProlificFlag.Kind.NO_PARTICIPANT, submission_subject(record))
             _resolve(prolific_study, ProlificFlag.Kind.NO_SUBMISSION, record.participant.pseudonym)
         elif submission.status in SUBMITTED:

@@ -9,6 +9,7 @@ participant, and the Prolific study that recruits for this Parity study.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 import jwt
 from django.conf import settings
@@ -53,7 +54,8 @@ def verify_signed_link(
         raise SignatureError("the link has expired") from None
     except (jwt.PyJWKClientError, jwt.InvalidTokenError) as exc:
         raise SignatureError(f"the link's signature is not valid ({exc})") from None
-    named = claims.get("prolific") if isinstance(claims.get("prolific"), dict) else {}
+    signed = claims.get("prolific")
+    named: dict[str, Any] = signed if isinstance(signed, dict) else {}
     if not named.get("PROLIFIC_PID"):
         raise SignatureError("the link's signature does not name a participant")
     if str(named["PROLIFIC_PID"]).lower() != pid.lower():

@@ -33,10 +33,12 @@ def study_prolific(request: HttpRequest, study_id: int) -> HttpResponse:
 
 def _act(study: Study, action: str, actor: Any) -> str:
     if action == "create":
-        found = prolific_study_create(study=study, actor=actor)
-        return f"Created on Prolific as a draft ({found.prolific_id}, {found.places} places): publish it when ready."
+        created = prolific_study_create(study=study, actor=actor)
+        return (
+            f"Created on Prolific as a draft ({created.prolific_id}, {created.places} places): publish it when ready."
+        )
     found = prolific_study_of(study)
     if found is None:
         raise ProlificStudyError("the study is not on Prolific yet: create it there first")
-    found = prolific_study_transition(prolific_study=found, action=action, actor=actor)
-    return f"On Prolific: {found.get_status_display().lower()}."
+    moved = prolific_study_transition(prolific_study=found, action=action, actor=actor)
+    return f"On Prolific: {moved.get_status_display().lower()}."

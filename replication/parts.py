@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, timedelta
 from functools import cached_property
@@ -47,7 +47,7 @@ class Source:
     study: Study
 
     @cached_property
-    def participants(self) -> list[dict[str, Any]]:
+    def participants(self) -> list[Mapping[str, Any]]:
         """Every participant, in the order they arrived (the order the results read them in)."""
         return list(
             Participant.objects.filter(study=self.study)

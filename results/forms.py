@@ -43,7 +43,9 @@ class ResultsFilterForm(forms.Form):
             "setting": "All settings",
         }
         for name, values in filter_choices(data_for).items():
-            self.fields[name].choices = [("", everything[name])] + [(value, value) for value in values]
+            field = self.fields[name]
+            assert isinstance(field, forms.ChoiceField)  # every filter with choices is one
+            field.choices = [("", everything[name])] + [(value, value) for value in values]
         field_name = data_for.category_field
         if field_name:
             self.fields["category"].label = field_name.replace("_", " ").capitalize()
@@ -66,7 +68,9 @@ class ItemPromptForm(forms.Form):
     def __init__(self, *args, runs: list[ModelRun], **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.runs = {run.pk: run for run in runs}
-        self.fields["run"].choices = [("", "the benchmark's default setting")] + [
+        field = self.fields["run"]
+        assert isinstance(field, forms.ChoiceField)  # the `run` field above
+        field.choices = [("", "the benchmark's default setting")] + [
             (run.pk, f"{run.spec.name} ({run.setting_label()}) #{run.pk}") for run in runs
         ]
 

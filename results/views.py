@@ -4,7 +4,7 @@ a model reads it, its live monitor (an htmx fragment refreshing itself), exports
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.text import slugify
@@ -28,6 +28,7 @@ from results.presenting.report import render_report
 from results.presenting.tables import paper_tables
 from studies.access import EXPORT_STUDY, get_study_for_researcher, researcher_studies
 from studies.closing import asked
+from studies.htmx import HtmxHttpRequest
 from studies.models import Study
 
 
@@ -38,7 +39,7 @@ def _model_runs_url(study: Study) -> str:
 
 @login_required
 @require_GET
-def study_list(request: HttpRequest) -> HttpResponse:
+def study_list(request: HtmxHttpRequest) -> HttpResponse:
     rows = study_headlines(researcher_studies(request.user))
     return render(request, "results/study_list.html", {"rows": [(row, headline_cells(row)) for row in rows]})
 
@@ -66,7 +67,7 @@ def _numbers(computed: Computed | None) -> dict[str, object]:
 
 @login_required
 @require_GET
-def results(request: HttpRequest, study_id: int) -> HttpResponse:
+def results(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
     """The results kept for the study as it is now, or computed now; a large study's are computed in
     the task queue while the page says so and asks again every `RESULTS_REFRESH_SECONDS`."""
     study = get_study_for_researcher(request.user, study_id)
@@ -94,7 +95,7 @@ def results(request: HttpRequest, study_id: int) -> HttpResponse:
 
 @login_required
 @require_GET
-def item(request: HttpRequest, study_id: int) -> HttpResponse:
+def item(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
     """The texts a model reads for one of the study's items, under a run's setting and kind of model
     (or the benchmark's default setting), built as the run builds them; with the run's answers."""
     study = get_study_for_researcher(request.user, study_id)
@@ -119,7 +120,7 @@ def item(request: HttpRequest, study_id: int) -> HttpResponse:
 
 @login_required
 @require_GET
-def export(request: HttpRequest, study_id: int, fmt: str) -> HttpResponse:
+def export(request: HtmxHttpRequest, study_id: int, fmt: str) -> HttpResponse:
     study = get_study_for_researcher(request.user, study_id, EXPORT_STUDY)
     form = ExportForm({"format": fmt, "include_free_text": request.GET.get("include_free_text")})
     if not form.is_valid():
@@ -134,7 +135,7 @@ def export(request: HttpRequest, study_id: int, fmt: str) -> HttpResponse:
 
 @login_required
 @require_GET
-def report(request: HttpRequest, study_id: int) -> HttpResponse:
+def report(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
     """The study's report for a paper (whole study, no filters), from the results the page shows:
     those kept when they are the study's current ones, else computed now."""
     study = get_study_for_researcher(request.user, study_id, EXPORT_STUDY)
@@ -159,7 +160,7 @@ MONITOR_REFRESH_SECONDS = 10
 
 @login_required
 @require_GET
-def monitor(request: HttpRequest, study_id: int) -> HttpResponse:
+def monitor(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
     """The live monitor; htmx asks for its fragment again every `MONITOR_REFRESH_SECONDS`."""
     study = get_study_for_researcher(request.user, study_id)
     data = study_monitor(study)

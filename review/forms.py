@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 
 from review.selectors import STATES
@@ -26,8 +28,9 @@ class DecisionForm(ListFiltersForm):
         max_length=200, required=False, help_text="kept with the participant; exports and the API show it"
     )
 
-    def clean(self):
-        cleaned = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        cleaned = self.cleaned_data
         if cleaned.get("decision") == "exclude" and not (cleaned.get("reason") or "").strip():
             self.add_error("reason", "Say why: the reason is kept with the participant.")
         return cleaned

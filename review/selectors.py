@@ -111,11 +111,17 @@ def answer_evidence(extra: Mapping[str, Any] | None, duration_ms: int) -> list[s
     return said
 
 
+def _verified(response: Response) -> str:
+    if response.verified_correct is None:
+        return "unverified"
+    return "right" if response.verified_correct else "wrong"
+
+
 def _outcome(response: Response, by_hand: bool) -> str:
     if not response.valid:
         return "invalid"
     if by_hand and not response.is_attention_check:
-        return {True: "right", False: "wrong"}.get(response.verified_correct, "unverified")  # type: ignore[arg-type]
+        return _verified(response)
     return "right" if response.correct else "wrong"
 
 
@@ -267,7 +273,7 @@ def queue_answer(study: Study, response_id: int, role: str) -> QueueAnswer | Non
     task = study.definition.item_category(item_data(item))
     history = list(VerificationMark.objects.filter(response=response).select_related("verifier").order_by("at", "id"))
     if role == VerificationMark.Role.FIRST:
-        mark = {True: "right", False: "wrong"}.get(response.verified_correct, "unverified")  # type: ignore[arg-type]
+        mark = _verified(response)
     else:
         mine = [m.verdict for m in history if m.role == role]
         mark = mine[-1] if mine and mine[-1] != VerificationMark.Verdict.CLEARED else "unverified"

@@ -80,7 +80,7 @@ def participant_decide(request: HttpRequest, study_id: int, participant_id: int)
     form = DecisionForm(request.POST)
     if not form.is_valid():
         for errors in form.errors.values():
-            messages.error(request, " ".join(errors))
+            messages.error(request, " ".join(map(str, errors)))
         return redirect(_review_url(participant, ListFiltersForm(request.POST).filters()))
     if form.cleaned_data["decision"] == "exclude":
         services.participants_exclude(

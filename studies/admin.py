@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, TypedDict
+
 from django import forms
 from django.contrib import admin, messages
 from django.db.models import Avg, Count, DurationField, ExpressionWrapper, F, FloatField, IntegerField, Q, QuerySet
@@ -19,6 +21,18 @@ from studies.flags import FLAGS, STORED_FLAGS, evidence, exclusion_reason, parti
 from studies.models import Participant, Preregistration, Study, StudyEvent, Unit
 from studies.pay import hourly_pay
 from studies.selectors import median_minutes, units_with_counts
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
+
+class _StudyCounts(TypedDict):
+    _participants: int
+    _completed: int
+
+
+class _ParticipantAccuracy(TypedDict):
+    _accuracy: float | None
 
 
 @admin.register(Study)
@@ -113,11 +127,11 @@ class StudyAdmin(NoBulkDeletion, ResearcherAdmin):
         )
 
     @admin.display(description="participants", ordering="_participants")
-    def n_participants(self, study: Study) -> int:
+    def n_participants(self, study: WithAnnotations[Study, _StudyCounts]) -> int:
         return study._participants
 
     @admin.display(description="completed", ordering="_completed")
-    def n_completed(self, study: Study) -> int:
+    def n_completed(self, study: WithAnnotations[Study, _StudyCounts]) -> int:
         return study._completed
 
     @admin.display(description="participant link (paste into Prolific)")
@@ -219,9 +233,10 @@ class ReviewFlagFilter(admin.SimpleListFilter):
         return [(value, label) for value, (label, _flags) in self.CHOICES.items()]
 
     def queryset(self, request, queryset):
-        if self.value() not in self.CHOICES:
+        chosen = self.value()
+        if chosen is None or chosen not in self.CHOICES:
             return queryset
-        wanted = self.CHOICES[self.value()][1]
+        wanted = self.CHOICES[chosen][1]
         flagged = participant_flags(queryset)
         return queryset.filter(pk__in=[pk for pk, marks in flagged.items() if wanted & set(marks)])
 
@@ -406,7 +421,7 @@ class ParticipantAdmin(NoBulkDeletion, ResearcherAdmin):
 
     @admin.display(description="unit", ordering="unit__position")
     def unit_label(self, participant: Participant) -> str:
-        return participant.unit.label if participant.unit_id else "—"
+        return participant.unit.label if participant.unit is not None else "—"
 
     @admin.display(description="checks failed", ordering="attention_failures")
     def fails(self, participant: Participant) -> int:
@@ -465,7 +480,7 @@ class ParticipantAdmin(NoBulkDeletion, ResearcherAdmin):
         return f"{seconds / 60:.1f}" if seconds is not None else "—"
 
     @admin.display(description="accuracy", ordering="_accuracy")
-    def accuracy(self, participant: Participant) -> str:
+    def accuracy(self, participant: WithAnnotations[Participant, _ParticipantAccuracy]) -> str:
         return f"{participant._accuracy:.1%}" if participant._accuracy is not None else "—"
 
     def _warn(self, request, participant_ids: list[int], *, excluding: bool) -> None:

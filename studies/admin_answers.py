@@ -135,7 +135,9 @@ class ResponseAdmin(NoBulkDeletion, ResearcherAdmin):
 
     @admin.display(description="marked", ordering="verified_correct")
     def verified(self, response: Response) -> str:
-        return {True: "correct", False: "incorrect"}.get(response.verified_correct, "—")
+        if response.verified_correct is None:
+            return "—"
+        return "correct" if response.verified_correct else "incorrect"
 
     def _mark(self, request, queryset, correct: bool | None, done: str) -> None:
         result = responses_verify(

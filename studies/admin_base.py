@@ -4,7 +4,7 @@ only for users holding `studies.view_identity`."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin
 from django.db.models import QuerySet
@@ -12,6 +12,15 @@ from django.http import HttpRequest
 
 from studies.access import studies_for_user
 from studies.identity import can_see_identities, identity_fields, lookup_touches_identity
+
+if TYPE_CHECKING:
+    from django.contrib.admin.options import BaseModelAdmin
+
+    # the mixins below extend an admin (a model's or an inline's): their super() is the admin's
+    _AnyAdmin = BaseModelAdmin[Any]
+    _ModelAdmin = admin.ModelAdmin[Any]
+else:
+    _AnyAdmin = _ModelAdmin = object
 
 
 def _field_name(entry: Any) -> str | None:
@@ -21,15 +30,13 @@ def _field_name(entry: Any) -> str | None:
     return entry.lstrip("^=@-") if isinstance(entry, str) else None
 
 
-class IdentityGuard:
+class IdentityGuard(_AnyAdmin):
     """The rule of `studies.identity` for an admin or an inline of any model: for users without
     `studies.view_identity`, a URL lookup reaching an identity (`?prolific_pid__regex=^a`,
     `?participant__prolific_pid=…`, `?submission__prolific_pid=…`) is refused with a 400 (Django's
     DisallowedModelAdminLookup), and the identity fields of the model — and any column, search,
     ordering or filter reaching one through relations — leave its lists, forms and pages. Holders see
     them as declared."""
-
-    model: Any
 
     def _without_identities(self, request: HttpRequest, entries: Any) -> list[Any]:
         entries = list(entries or [])
@@ -41,20 +48,10 @@ class IdentityGuard:
             if (name := _field_name(entry)) is None or not lookup_touches_identity(self.model, name)
         ]
 
-    def lookup_allowed(self, lookup: str, value: str, request: HttpRequest | None = None) -> bool:
-        user = getattr(request, "user", None)
-        if lookup_touches_identity(self.model, lookup) and not can_see_identities(user):
+    def lookup_allowed(self, lookup: str, value: str, request: HttpRequest) -> bool:
+        if lookup_touches_identity(self.model, lookup) and not can_see_identities(request.user):
             return False
         return super().lookup_allowed(lookup, value, request)
-
-    def get_search_fields(self, request: HttpRequest) -> list[str]:
-        return self._without_identities(request, super().get_search_fields(request))
-
-    def get_list_display(self, request: HttpRequest) -> list[Any]:
-        return self._without_identities(request, super().get_list_display(request))
-
-    def get_list_filter(self, request: HttpRequest) -> list[Any]:
-        return self._without_identities(request, super().get_list_filter(request))
 
     def get_ordering(self, request: HttpRequest) -> list[Any]:
         return self._without_identities(request, super().get_ordering(request))
@@ -72,8 +69,8 @@ class IdentityGuard:
             return excluded
         return [*excluded, *(name for name in identity_fields(self.model) if name not in excluded)]
 
-    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> list[tuple[Any, dict[str, Any]]]:
-        fieldsets = super().get_fieldsets(request, obj)
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> list[tuple[Any, Any]]:
+        fieldsets = list(super().get_fieldsets(request, obj))
         if can_see_identities(request.user):
             return fieldsets
         kept = []
@@ -94,12 +91,12 @@ def participant_label(pseudonym: str, study_name: str) -> str:
     return f"{pseudonym} · {study_name}"
 
 
-class NoBulkDeletion:
+class NoBulkDeletion(_ModelAdmin):
     """No "Delete selected" action, for anyone: participants, answers and studies change through the
     services, which keep the study's audit trail (a participant goes through the erasure request)."""
 
     def get_actions(self, request: HttpRequest) -> dict[str, Any]:
-        actions = super().get_actions(request)  # type: ignore[misc]
+        actions = super().get_actions(request)
         actions.pop("delete_selected", None)
         return actions
 
@@ -112,6 +109,16 @@ class ResearcherAdmin(IdentityGuard, admin.ModelAdmin):
     of the lists, the change pages and the actions."""
 
     study_path: str | None = None
+
+    # the identity rule for the lists' columns, searches and filters (which inlines do not have)
+    def get_search_fields(self, request: HttpRequest) -> list[str]:
+        return self._without_identities(request, super().get_search_fields(request))
+
+    def get_list_display(self, request: HttpRequest) -> list[Any]:
+        return self._without_identities(request, super().get_list_display(request))
+
+    def get_list_filter(self, request: HttpRequest) -> list[Any]:
+        return self._without_identities(request, super().get_list_filter(request))
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         queryset = super().get_queryset(request)

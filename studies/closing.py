@@ -5,22 +5,26 @@ between them and their completion code; a study asks the ones its researcher cho
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
+
+if TYPE_CHECKING:
+    # a str or a lazy translation (what gettext_lazy returns), as Django's fields take labels
+    from django_stubs_ext import StrOrPromise
 
 
 @dataclass(frozen=True)
 class ClosingQuestion:
     key: str
     #: translated lazily: the done page shows it in the study's language, the researcher's pages in English
-    label: str | Promise
+    label: StrOrPromise
     #: "choice" (one of `choices`), "number" (`low`..`high`), "text" (a line) or "long_text"
     kind: str
-    choices: tuple[tuple[str, str | Promise], ...] = ()
+    choices: tuple[tuple[str, StrOrPromise], ...] = ()
     low: int = 0
     high: int = 0
-    help: str | Promise = ""
+    help: StrOrPromise = ""
 
     @property
     def free_text(self) -> bool:

@@ -253,6 +253,7 @@ def _behaviour_flags(participants: QuerySet[Participant]) -> dict[int, list[str]
     by_study: dict[int, dict[int, float]] = defaultdict(dict)
     study_of: dict[int, int] = {}
     for pk, study_id, started, completed in completions:
+        assert completed is not None  # filtered on above
         by_study[study_id][pk] = (completed - started).total_seconds()
         study_of[pk] = study_id
     answers = answers_by_participant(
@@ -264,8 +265,9 @@ def _behaviour_flags(participants: QuerySet[Participant]) -> dict[int, list[str]
     for pk, given in answers.items():
         answers_by_study[study_of.get(pk)][pk] = given
     flagged: dict[int, list[str]] = {}
-    for study_id in set(by_study) | set(answers_by_study):
-        flagged.update(study_flags(by_study.get(study_id, {}) if study_id else {}, answers_by_study.get(study_id, {})))
+    study_ids: set[int | None] = {*by_study, *answers_by_study}
+    for study in study_ids:
+        flagged.update(study_flags(by_study.get(study, {}) if study else {}, answers_by_study.get(study, {})))
     wanted = set(chosen.values_list("pk", flat=True))
     return {pk: marks for pk, marks in flagged.items() if pk in wanted}
 

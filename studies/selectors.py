@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import median
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from django.db.models import Count, Q, QuerySet
 from django.http import Http404
@@ -17,6 +17,9 @@ from parity import benchmarks
 from parity.benchmarks.base import Screen
 from studies.models import Participant, Preregistration, Response, Study, Unit
 from studies.selectors_preregistration import rendered
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
 
 
 def get_study_by_link(link: str) -> Study:
@@ -58,7 +61,16 @@ def answered_responses(participant: Participant) -> QuerySet[Response]:
     return Response.objects.filter(participant=participant).select_related("item").order_by("position")
 
 
-def units_with_counts(study: Study) -> QuerySet[Unit]:
+class UnitCounts(TypedDict):
+    """What `units_with_counts` adds to each unit."""
+
+    n_items: int
+    active: int
+    completed: int
+    excluded: int
+
+
+def units_with_counts(study: Study) -> QuerySet[WithAnnotations[Unit, UnitCounts]]:
     """Units with live counts: working now, complete and kept, excluded."""
     return (
         Unit.objects.filter(study=study)
@@ -81,7 +93,7 @@ def median_minutes(study: Study) -> float | None:
     rows = Participant.objects.filter(study=study, completed_at__isnull=False, is_imported=False).values_list(
         "started_at", "completed_at"
     )
-    minutes = [(done - start).total_seconds() / 60 for start, done in rows]
+    minutes = [(done - start).total_seconds() / 60 for start, done in rows if done is not None]
     return median(minutes) if minutes else None
 
 

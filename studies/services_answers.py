@@ -88,9 +88,11 @@ def response_submit(
         if isinstance(result, int):
             # the reservation timed out: again, with the study locked first, as assignment takes them
             result = _submit(partial(participant_lock, participant_id=result), *answer, with_study=True)
+            assert not isinstance(result, int)  # with the study locked, the reservation is settled
     except IntegrityError:
         # the unique (participant, position) constraint: a copy of this answer is already stored
-        return SubmitResult(Outcome.IGNORED, participants.select_related("study").first())
+        stored = participants.select_related("study").first()
+        return SubmitResult(Outcome.IGNORED, stored) if stored is not None else None
     return result
 
 
@@ -284,10 +286,10 @@ def responses_verify(
     chosen = verifiable_responses().filter(pk__in=ids)
     marked_ids = list(chosen.values_list("pk", flat=True))
     now = timezone.now()
-    verdict = {True: VerificationMark.Verdict.RIGHT, False: VerificationMark.Verdict.WRONG}.get(
-        correct,  # type: ignore[arg-type]
-        VerificationMark.Verdict.CLEARED,
-    )
+    if correct is None:
+        verdict = VerificationMark.Verdict.CLEARED
+    else:
+        verdict = VerificationMark.Verdict.RIGHT if correct else VerificationMark.Verdict.WRONG
     VerificationMark.objects.bulk_create(
         VerificationMark(response_id=pk, verifier=user, role=role, verdict=verdict, at=now) for pk in marked_ids
     )

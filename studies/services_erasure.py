@@ -55,7 +55,7 @@ def participant_identities(participant: Participant) -> set[str]:
         if model is Participant or not names:
             continue
         for link in _links_to_participant(model):
-            for values in model.objects.filter(**{link.name: participant}).values_list(*names):
+            for values in model._default_manager.filter(**{link.name: participant}).values_list(*names):
                 found.update(values)
     return {value for value in found if isinstance(value, str) and value.strip()}
 
@@ -109,7 +109,7 @@ def identities_erase(*, participant: Participant, pid_replacement: str) -> int:
         for name in names:
             for value in identities:
                 holding |= Q(**{f"{name}__icontains": value})
-        for row in model.objects.select_for_update().filter(holding):
+        for row in model._default_manager.select_for_update().filter(holding):
             linked = {getattr(row, link.attname) for link in links} - {None}
             if linked - {participant.pk}:
                 continue  # another participant's row: their ids, not these

@@ -83,7 +83,8 @@ def _matched_items(published: PublishedStudy) -> list[list[Item]]:
         )
     matched = []
     for subset in published.subsets:
-        unit_items, rows_of = [], {}
+        unit_items: list[Item] = []
+        rows_of: dict[int, int] = {}
         for row in subset.rows:
             item = items.get(published.item_key(row))
             if item is None:

@@ -148,7 +148,11 @@ def status_change_record(*, study: Study, before: str, actor: Any = None) -> Stu
     """A launched study paused, resumed or closed, with how many places were filled then."""
     kept = Participant.objects.filter(study=study, status=Participant.Status.COMPLETED, excluded=False).count()
     places = _places(study.pk)
-    labels = {Study.Status.PAUSED: "Paused", Study.Status.CLOSED: "Closed", Study.Status.LIVE: "Resumed"}
+    labels: dict[str, str] = {
+        Study.Status.PAUSED: "Paused",
+        Study.Status.CLOSED: "Closed",
+        Study.Status.LIVE: "Resumed",
+    }
     return study_event_record(
         study=study,
         kind=StudyEvent.Kind.STATUS,

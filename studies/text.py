@@ -36,7 +36,9 @@ def _renderer() -> MarkdownIt:
     # "js-default": CommonMark rules with html=False (raw HTML escaped) and markdown-it's link
     # validation (script-capable URL schemes refused)
     md = MarkdownIt("js-default", {"breaks": True, "linkify": False, "typographer": False})
-    image = md.renderer.rules["image"]
+    html = md.renderer
+    assert isinstance(html, RendererHTML)  # the renderer MarkdownIt makes unless told otherwise
+    image = html.rules["image"]
 
     def own_images_only(
         renderer: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: MutableMapping[str, Any]

@@ -9,6 +9,7 @@ the API and the paper tables all read this one tree; `study_results` gives its J
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -182,7 +183,7 @@ def graded_section(data: StudyData, ratings: RatingTable) -> Graded:
     blocks = icc2k_by_blocks(ratings, scores=scale)
     grades: dict[str, list[float]] = defaultdict(list)
     for rating in ratings.ratings():
-        if rating.answer in scale:
+        if rating.answer is not None and rating.answer in scale:
             grades[rating.item].append(scale[rating.answer])
     per_model: dict[str, list[float]] = defaultdict(list)
     for key, values in grades.items():
@@ -206,7 +207,7 @@ def unit_results(
     unit: UnitInfo,
     acc: AccuracySummary | None,
     agr: AgreementSummary | None,
-    by_unit: dict[str, RatingTable],
+    by_unit: Mapping[str | None, RatingTable],
 ) -> UnitResults:
     return UnitResults(
         unit=unit.label,

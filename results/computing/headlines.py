@@ -25,15 +25,17 @@ def study_headlines(studies: Iterable[Study], *, n_boot: int = N_BOOT) -> list[d
     # the results read done runs only; the list counts the others too (queued demo runs are no "0")
     active = active_run_counts(list(everything))
     filters = ResultFilters()
-    rows = []
+    rows: list[dict[str, Any]] = []
     for data in everything.values():
         ratings = human_ratings(data, human_rows(data, filters))
         accuracy = accuracy_summary(ratings, n_boot=n_boot, seed=SEED)
-        models = []
+        models: list[tuple[float, int, str, dict[str, float]]] = []  # the runs with a score
         for run in data.runs:
             scores = model_item_scores(data, run_rows(data, run, filters))
-            models.append((mean_or_none(list(scores.values())), len(scores), run.label, scores))
-        best = max((model for model in models if model[0] is not None), key=lambda model: model[0], default=None)
+            mean = mean_or_none(list(scores.values()))
+            if mean is not None:
+                models.append((mean, len(scores), run.label, scores))
+        best = max(models, key=lambda model: model[0], default=None)
         # the gap is taken on the items both answered, not between the two all-items accuracies
         same = paired_gap(best[3], ratings) if best else None
         rows.append(

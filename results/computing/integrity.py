@@ -108,7 +108,9 @@ def written_likeness(data: StudyData, encode: Encoder) -> list[TextLikeness]:
 def _figures(row: ModelLikeness | TextLikeness) -> dict[str, Any]:
     """What is kept of a flagged row: its figures, rounded (a recomputation then compares equal), and
     the sentence the pages show."""
-    figures = {key: round(value, 4) if isinstance(value, float) else value for key, value in row.to_dict().items()}
+    figures: dict[str, Any] = {
+        key: round(value, 4) if isinstance(value, float) else value for key, value in row.to_dict().items()
+    }
     figures.pop("annotator")
     figures.pop("flagged")
     if isinstance(row, ModelLikeness):

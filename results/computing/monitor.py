@@ -13,6 +13,7 @@ the next participant enters (`reservations_reclaim`): the monitor reads and neve
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from datetime import datetime, timedelta
 from statistics import median
@@ -63,16 +64,16 @@ _ROW_FIELDS = (
 # -- the monitor ------------------------------------------------------------------------------
 
 
-def _left(person: dict[str, Any], cutoff: datetime) -> bool:
+def _left(person: Mapping[str, Any], cutoff: datetime) -> bool:
     """Returned or timed out (an active participant silent past the timeout counts as timed out)."""
     return person["status"] in (Status.RETURNED, Status.TIMED_OUT) or _stale(person, cutoff)
 
 
-def _stale(person: dict[str, Any], cutoff: datetime) -> bool:
+def _stale(person: Mapping[str, Any], cutoff: datetime) -> bool:
     return person["status"] == Status.ACTIVE and person["last_seen_at"] < cutoff
 
 
-def _counts(people: list[dict[str, Any]], cutoff: datetime) -> dict[str, int]:
+def _counts(people: Sequence[Mapping[str, Any]], cutoff: datetime) -> dict[str, int]:
     statuses = Counter(person["status"] for person in people)
     stale = sum(_stale(person, cutoff) for person in people)
     return {
@@ -86,7 +87,9 @@ def _counts(people: list[dict[str, Any]], cutoff: datetime) -> dict[str, int]:
     }
 
 
-def _units(units: list[dict[str, Any]], people: list[dict[str, Any]], cutoff: datetime) -> list[dict[str, Any]]:
+def _units(
+    units: Sequence[Mapping[str, Any]], people: Sequence[Mapping[str, Any]], cutoff: datetime
+) -> list[dict[str, Any]]:
     rows = []
     for unit in units:
         mine = [person for person in people if person["unit_id"] == unit["id"]]
@@ -107,7 +110,7 @@ def _units(units: list[dict[str, Any]], people: list[dict[str, Any]], cutoff: da
     return rows
 
 
-def _categories(units: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _categories(units: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     if not any(unit["category"] for unit in units):
         return []
     totals: dict[str, Counter[str]] = defaultdict(Counter)
@@ -139,7 +142,7 @@ def _pay(study: Study, seconds: list[float]) -> dict[str, Any]:
     }
 
 
-def _drop_off(people: list[dict[str, Any]], longest: int, cutoff: datetime) -> list[dict[str, Any]]:
+def _drop_off(people: Sequence[Mapping[str, Any]], longest: int, cutoff: datetime) -> list[dict[str, Any]]:
     """Per item position: participants who were shown it, and those who left while it was their next."""
     began = [
         p
@@ -155,7 +158,7 @@ def _drop_off(people: list[dict[str, Any]], longest: int, cutoff: datetime) -> l
     return rows
 
 
-def _timeline(people: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _timeline(people: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Cumulative arrivals and completions at each arrival or completion, oldest first."""
     events = sorted(
         [(p["started_at"], 1, 0) for p in people] + [(p["completed_at"], 0, 1) for p in people if p["completed_at"]]
@@ -187,7 +190,7 @@ def _rate(rows: list[_Row], now: datetime) -> dict[str, Any]:
 
 
 def _flagged(
-    people: list[dict[str, Any]], computed: dict[int, list[str]], answers: dict[int, Answers]
+    people: Sequence[Mapping[str, Any]], computed: dict[int, list[str]], answers: dict[int, Answers]
 ) -> list[dict[str, Any]]:
     """Each flagged participant with their flags, those computed here and those kept on them
     (model-likeness, `results.computing.integrity`), and each flag's evidence in words, with its figures

@@ -91,7 +91,8 @@ class Participants(Node):
 @dataclass(frozen=True)
 class AnnotatorAccuracy(Node):
     annotator: str
-    unit: str
+    #: None in a study not divided into units
+    unit: str | None
     n: int
     accuracy: float | None
 
@@ -256,7 +257,8 @@ class StudyResults(Node):
     status: str
     is_imported: bool
     filters: dict[str, str]
-    category_field: str
+    #: the item detail the study's breakdowns are by (None: the benchmark has none)
+    category_field: str | None
     seed: int
     n_boot: int
     participants: Participants

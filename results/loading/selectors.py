@@ -9,7 +9,7 @@ columns by `results.loading.human_answers`.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from modelruns.models import InstructionScore, ModelResponse, ModelRun
@@ -98,7 +98,7 @@ def _load_units_and_items(data: dict[int, StudyData]) -> None:
     )
     units: dict[int, dict[str, UnitInfo]] = defaultdict(dict)
     item_units: dict[int, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
-    first: dict[int, dict[str, dict[str, Any]]] = defaultdict(dict)
+    first: dict[int, dict[str, Mapping[str, Any]]] = defaultdict(dict)
     for row in rows:
         study_id, label = row["unit__study_id"], row["unit__label"]
         units[study_id].setdefault(

@@ -114,7 +114,6 @@ def study_results_enqueue(study_id: int, filters: dict[str, str]) -> None:
     ahead_of_model_shards(study_results_task).enqueue(study_id, filters)
 
 
-
 def results_lookup(study: Study, filters: ResultFilters, data: StudyData | None = None) -> Lookup:
     """The study's results under `filters`: kept, computed now (a small study), or queued."""
     cache = caches[RESULTS_CACHE]

@@ -273,7 +273,7 @@ def placement_chart(irt: dict[str, Any]) -> str:
     spread = max(max(people) - min(people), 0.5)
     width = spread / max(4, min(24, len(people) // 2))
     edges = np.arange(min(people) - width * np.ceil((min(people) - low + pad) / width), high + pad + width, width)
-    ax.hist(people, bins=edges, color=HUMAN_COLOUR, alpha=0.55, label="Participants")
+    ax.hist(people, bins=edges.tolist(), color=HUMAN_COLOUR, alpha=0.55, label="Participants")
     for number, model in enumerate(irt["models"]):
         colour = MODEL_COLOURS[number % len(MODEL_COLOURS)]
         ax.axvspan(model["ci"][0], model["ci"][1], color=colour, alpha=0.12, linewidth=0)

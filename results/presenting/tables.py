@@ -16,6 +16,7 @@ values or more), and a table's notes name its aggregates.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from parity import benchmarks
@@ -23,7 +24,7 @@ from parity.benchmarks.tables import Table, num, pct
 from parity.stats import BOOTSTRAP, CI_METHOD_LABELS, CONFIDENCE_SEQUENCE, SMALL_N, T_INTERVAL
 
 
-def ci(bounds: list[float | None] | None) -> str:
+def ci(bounds: Sequence[float | None] | None) -> str:
     if not bounds or bounds[0] is None or bounds[1] is None:
         return "—"
     return f"[{100 * bounds[0]:.1f}, {100 * bounds[1]:.1f}]"

@@ -8,6 +8,7 @@ from typing import Any
 
 from django import forms
 from django.conf import settings
+from django.http import QueryDict
 
 from parity import benchmarks
 from parity.benchmarks.design import DesignOption
@@ -249,7 +250,8 @@ class StudyForm(forms.Form):
         }
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data
         typed = self._typed_design()
         # the time a design takes is known once its fields read as numbers, right or wrong together
         self.estimate = design_estimate(self.benchmark, typed) if typed is not None else None
@@ -314,8 +316,9 @@ class StudyForm(forms.Form):
             minutes, reward = self.estimate.minutes, self.estimate.reward
             cleaned["estimated_minutes"], cleaned["reward"] = minutes, reward
             # the page shown again after a refusal shows what would be saved
-            self.data = self.data.copy()
-            self.data["estimated_minutes"], self.data["reward"] = str(minutes), str(reward)
+            data = self.data.copy() if isinstance(self.data, QueryDict) else dict(self.data)
+            data["estimated_minutes"], data["reward"] = str(minutes), str(reward)
+            self.data = data
         elif minutes is not None and minutes > MAX_MINUTES:
             self.add_error("estimated_minutes", f"Prolific allows at most {MAX_MINUTES} minutes.")
         return minutes, reward

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from annotation.services import item_set_import
 from parity.benchmarks.base import DatasetError
 from studies.access import get_study_for_researcher, has_permission, require_permission
+from studies.htmx import HtmxHttpRequest
 from studies.models import Study
 from studies.pay import PROLIFIC_MINIMUM_PENCE_PER_HOUR, PROLIFIC_RECOMMENDED_PENCE_PER_HOUR, hourly_pay
 from studies.services import StudyError, study_create, study_set_status
@@ -38,12 +39,12 @@ from studies.workflow.selectors import (
 ADD_STUDY = "studies.add_study"
 CHANGE_STUDY = "studies.change_study"
 #: what each button does, as the study page says it
-MOVE_LABELS = {Study.Status.LIVE: "Launch", Study.Status.PAUSED: "Pause", Study.Status.CLOSED: "Close"}
+MOVE_LABELS: dict[str, str] = {Study.Status.LIVE: "Launch", Study.Status.PAUSED: "Pause", Study.Status.CLOSED: "Close"}
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def study_new(request: HttpRequest) -> HttpResponse:
+def study_new(request: HtmxHttpRequest) -> HttpResponse:
     """Pick a benchmark, then fill its form; saving goes through `study_create`. The creator owns it.
     The time and reward start from the design's estimate; htmx asks for it again as the design changes."""
     require_permission(request.user, ADD_STUDY)
@@ -68,7 +69,7 @@ def study_new(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def study_edit(request: HttpRequest, study_id: int) -> HttpResponse:
+def study_edit(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
     """Edit a draft with the new-study form and its checks, through `study_draft_update`: for those
     who may change the study (`studies.change_study`, its owner or a collaborator)."""
     study = get_study_for_researcher(request.user, study_id, CHANGE_STUDY)
@@ -91,7 +92,7 @@ def study_edit(request: HttpRequest, study_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def study_copy(request: HttpRequest, study_id: int) -> HttpResponse:
+def study_copy(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
     """Copy a study one may see into a new draft of one's own (`studies.add_study`)."""
     require_permission(request.user, ADD_STUDY)
     study = get_study_for_researcher(request.user, study_id)
@@ -104,12 +105,12 @@ def study_copy(request: HttpRequest, study_id: int) -> HttpResponse:
     return redirect("studies:detail", copy.pk)
 
 
-def _estimate_partial(request: HttpRequest, form: StudyForm) -> HttpResponse:
+def _estimate_partial(request: HtmxHttpRequest, form: StudyForm) -> HttpResponse:
     context = {"estimate": form.shown_estimate(), "recommended": PROLIFIC_RECOMMENDED_PENCE_PER_HOUR}
     return render(request, "studies/partials/_time_estimate.html", context)
 
 
-def _form_page(request: HttpRequest, form: StudyForm) -> HttpResponse:
+def _form_page(request: HtmxHttpRequest, form: StudyForm) -> HttpResponse:
     """The new-study form, or a draft's: every error listed at the top, the design's estimate of the
     time and reward, and the hourly pay the reward implies."""
     estimate = form.shown_estimate()  # first: a time and reward following it are filled in from it
@@ -132,7 +133,7 @@ def _form_page(request: HttpRequest, form: StudyForm) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def items_import(request: HttpRequest) -> HttpResponse:
+def items_import(request: HtmxHttpRequest) -> HttpResponse:
     """Import your own items (a CSV or JSONL file) as a named set, for researchers who may create
     studies; a broken file is refused whole, with the file, line and field of the problem."""
     require_permission(request.user, ADD_STUDY)
@@ -173,7 +174,7 @@ def _pence(value: object) -> int:
 
 @login_required
 @require_GET
-def study_detail(request: HttpRequest, study_id: int) -> HttpResponse:
+def study_detail(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
     study = get_study_for_researcher(request.user, study_id)
     page = study_page(study)
     panel = preregistration_panel(study)
@@ -193,12 +194,12 @@ def study_detail(request: HttpRequest, study_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def preregistration_save(request: HttpRequest, study_id: int) -> HttpResponse:
+def preregistration_save(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
     """Write a draft's hypotheses and notes: those who may change the study; refused once launched."""
     study = get_study_for_researcher(request.user, study_id, CHANGE_STUDY)
     form = PreregistrationForm(request.POST)
     if not form.is_valid():
-        messages.error(request, " ".join(error for errors in form.errors.values() for error in errors))
+        messages.error(request, " ".join(str(error) for errors in form.errors.values() for error in errors))
         return redirect("studies:detail", study.pk)
     try:
         preregistration_update(study=study, **form.cleaned_data)
@@ -211,7 +212,7 @@ def preregistration_save(request: HttpRequest, study_id: int) -> HttpResponse:
 
 @login_required
 @require_GET
-def preregistration_download(request: HttpRequest, study_id: int, fmt: str) -> HttpResponse:
+def preregistration_download(request: HtmxHttpRequest, study_id: int, fmt: str) -> HttpResponse:
     """The preregistration as Markdown (a file) or as a standalone printable HTML page (print it to
     PDF); a draft's shows what would freeze now."""
     study = get_study_for_researcher(request.user, study_id)
@@ -228,7 +229,7 @@ def preregistration_download(request: HttpRequest, study_id: int, fmt: str) -> H
 
 @login_required
 @require_POST
-def study_status(request: HttpRequest, study_id: int) -> HttpResponse:
+def study_status(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
     """Launch, pause, resume or close: the owner and collaborators holding `studies.change_study`."""
     study = get_study_for_researcher(request.user, study_id, CHANGE_STUDY)
     form = StatusForm(request.POST)

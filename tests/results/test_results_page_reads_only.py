@@ -14,9 +14,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django_tasks_db.models import DBTaskResult
 
-from results.presenting.cache import results_lookup
-from results.loading.filters import ResultFilters
 from results.computing.tasks import review_signals_task
+from results.loading.filters import ResultFilters
+from results.presenting.cache import results_lookup
 from studies.models import Participant
 from tests.factories import Bot, pid, small_study
 

@@ -1,9 +1,9 @@
 from __future__ import annotations
 
 import time
-from typing import Any, TextIO
+from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser, OutputWrapper
 
 from modelruns import selectors, services, shards
 from modelruns.forms import parse_setting_pairs
@@ -15,7 +15,7 @@ from modelruns.tasks import run_shard
 class ProgressBar:
     """A one-line text progress bar, redrawn at most every `every` seconds."""
 
-    def __init__(self, out: TextIO, label: str, width: int = 30, every: float = 0.2) -> None:
+    def __init__(self, out: OutputWrapper, label: str, width: int = 30, every: float = 0.2) -> None:
         self.out, self.label, self.width, self.every = out, label, width, every
         self.started = time.monotonic()
         self.drawn = -1.0

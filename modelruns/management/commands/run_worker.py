@@ -15,6 +15,8 @@ from django_tasks_db.management.commands import db_worker
 from modelruns import services, workers
 
 logger = logging.getLogger(__name__)
+#: seconds between sweeps, unless --sweep-every says otherwise
+SWEEP_EVERY = 30.0
 
 
 def _seconds(value: str) -> float:
@@ -55,11 +57,12 @@ class Command(db_worker.Command):
         parser.add_argument(
             "--sweep-every",
             type=_seconds,
-            default=30.0,
+            default=SWEEP_EVERY,
             help="seconds between sweeps for shards and tasks of stopped workers (default: %(default)s)",
         )
 
-    def handle(self, *args: Any, sweep_every: float, **options: Any) -> None:
+    def handle(self, *args: Any, **options: Any) -> None:
+        sweep_every: float = options.pop("sweep_every", SWEEP_EVERY)
         # with --reload the sweep runs in the reloaded child, beside the worker
         if not options.get("reload") or os.environ.get(DJANGO_AUTORELOAD_ENV) == "true":
             stop = threading.Event()

@@ -106,8 +106,8 @@ class Command(BaseCommand):
             lines = [self._sync(found) for found in ProlificStudy.objects.select_related("study")]
             return "\n".join(lines) or "No study is on Prolific."
         if action == "recruit" and not name:
-            found = ProlificStudy.objects.select_related("study").exclude(target_kind="")
-            return "\n".join(self._recruit(study) for study in found) or "No study on Prolific has a target."
+            targeted = ProlificStudy.objects.select_related("study").exclude(target_kind="")
+            return "\n".join(self._recruit(study) for study in targeted) or "No study on Prolific has a target."
         if action == "create":
             created = prolific_study_create(study=self._study(name), places=options["places"])
             return f"Created draft {created.prolific_id} on Prolific ({created.places} places); publish it when ready."

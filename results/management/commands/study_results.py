@@ -44,7 +44,7 @@ class Command(BaseCommand):
         given = {key: options[key] for key in ("unit", "category", "model", "setting", "flagged") if options.get(key)}
         form = ResultsFilterForm(given, data_for=data)
         if not form.is_valid():
-            problems = "; ".join(f"--{field}: {' '.join(errors)}" for field, errors in form.errors.items())
+            problems = "; ".join(f"--{field}: {' '.join(map(str, errors))}" for field, errors in form.errors.items())
             raise CommandError(problems)
         filters: ResultFilters = form.filters()
         # the flags before the numbers: the filter on flagged participants reads them (when asked)

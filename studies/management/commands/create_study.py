@@ -122,11 +122,11 @@ class Command(BaseCommand):
         except StudyError as exc:
             raise CommandError(str(exc)) from exc
         units, per_unit, checks = study.units.count(), study.design.get("per_unit"), study.attention_checks
-        design = ngettext("%(n)d unit", "%(n)d units", units) % {"n": units}
+        shape = ngettext("%(n)d unit", "%(n)d units", units) % {"n": units}
         if per_unit is not None:
-            design += " × " + ngettext("%(n)d participant", "%(n)d participants", per_unit) % {"n": per_unit}
-        design += ", " + ngettext("%(n)d attention check", "%(n)d attention checks", checks) % {"n": checks}
-        self.stdout.write(f"Created study {study.name!r} ({study.benchmark}): {design}")
+            shape += " × " + ngettext("%(n)d participant", "%(n)d participants", per_unit) % {"n": per_unit}
+        shape += ", " + ngettext("%(n)d attention check", "%(n)d attention checks", checks) % {"n": checks}
+        self.stdout.write(f"Created study {study.name!r} ({study.benchmark}): {shape}")
         pay = hourly_pay(study.reward_pence, study.estimated_minutes)
         self.stdout.write(f"Time and reward: {study.estimated_minutes} min, £{study.reward_pence / 100:.2f} ({pay})")
         self.stdout.write(study.participant_url())
