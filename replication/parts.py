@@ -28,6 +28,7 @@ from prolific.selectors import study_currency
 from replication.archive import dumps, jsonl
 from replication.software import software_versions
 from results.report import render_report
+from results.spine import StudyResults
 from studies.flags import participant_flags
 from studies.models import Participant, Response, Study
 from studies.selectors import preregistration_export
@@ -415,7 +416,8 @@ def report_part(fmt: str) -> Callable[[Source], bytes]:
     """The study's report for a paper, written from the very figures of `analysis/study_results.json`."""
 
     def part(source: Source) -> bytes:
-        return render_report(source.results, fmt).encode()
+        # the report of the bundle is the report of its analysis file, read back as the results tree
+        return render_report(StudyResults.from_json(source.results), fmt).encode()
 
     return part
 

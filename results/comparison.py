@@ -15,7 +15,7 @@ from parity.stats.placement import joint_placement
 from parity.stats.table import RatingTable
 from results.rows import model_item_scores, model_ratings
 from results.selectors import ModelAnswer, RunInfo, StudyData
-from results.spine import RunInBand, RunPaired
+from results.spine import Irt, RunInBand, RunPaired
 
 #: an item's text in the divergent items' list is cut at this many characters
 ITEM_TEXT_CHARACTERS = 300
@@ -34,7 +34,7 @@ def _scores(data: StudyData, runs: list[RunInfo], rows_by_run: Mapping[int, list
 
 def irt_section(
     data: StudyData, humans: RatingTable, runs: list[RunInfo], scores: Mapping[int, Mapping[str, float]]
-) -> tuple[dict[str, Any] | None, str | None]:
+) -> tuple[Irt | None, str | None]:
     """The joint placement of people and runs, or None and why not."""
     if data.is_graded:
         return None, "a rating study: people grade model answers, they do not answer items to be right"
@@ -43,6 +43,7 @@ def irt_section(
     placement = joint_placement(humans, {str(run.id): scores[run.id] for run in placed})
     if placement is None:
         return None, "fewer than two people with scored answers, or no item some got right and some wrong"
+    # the numbers as the JSON gives them (None, never NaN), each run named by its id and label
     section = placement.to_dict()
     by_name = {str(run.id): run for run in placed}
     section["models"] = [
@@ -53,7 +54,7 @@ def irt_section(
         del entry["name"]
     for item in (*section["items"], *section["divergent_items"]):
         item["text"] = item_text(data.items[item["item"]].prompt) if item["item"] in data.items else ""
-    return section, None
+    return Irt.from_json(section), None
 
 
 def paired_section(

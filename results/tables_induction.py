@@ -10,6 +10,7 @@ are not on the paper's (DeBERTa-xlarge-MNLI, layer 40, baseline-rescaled).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from parity.benchmarks.instruction_induction.model import PAPER_SIMILARITY_LAYER
@@ -162,8 +163,10 @@ def in_context_table(section: dict[str, Any]) -> Table | None:
     )
 
 
-def induction_tables(results: dict[str, Any]) -> list[Table]:
-    section = results["breakdowns"].get("by_task")
+def induction_tables(breakdowns: Mapping[str, Any]) -> list[Table]:
+    """The tables of a benchmark's own breakdowns (`StudyResults.breakdowns.sections`) where they
+    hold instruction induction's per-task section."""
+    section = breakdowns.get("by_task")
     if not section:
         return []
     executors: list[str | None] = list(_executors(section)) or [None]

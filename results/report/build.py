@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from results.report.figures import Part
 from results.report.paragraphs import Paragraph, methods_paragraphs, results_paragraph
 from results.report.sections import Placement, placement, test_tables
+from results.spine import StudyResults
 from results.tables import Table, paper_tables
 
 #: format -> (content type, file suffix)
@@ -34,9 +34,9 @@ class Report:
         return [*self.methods, self.findings]
 
 
-def build_report(results: dict[str, Any]) -> Report:
+def build_report(results: StudyResults) -> Report:
     return Report(
-        title=f"{results['study']}: people and models on the same items",
+        title=f"{results.study}: people and models on the same items",
         methods=methods_paragraphs(results),
         findings=results_paragraph(results),
         tables=paper_tables(results),
@@ -45,7 +45,7 @@ def build_report(results: dict[str, Any]) -> Report:
     )
 
 
-def render_report(results: dict[str, Any], fmt: str) -> str:
+def render_report(results: StudyResults, fmt: str) -> str:
     """The report in `fmt` (a key of FORMATS)."""
     # imported here: each writer imports this module's Report
     from results.report import html, latex, markdown

@@ -20,6 +20,7 @@ from parity.engine import load_causal_lm
 from results.assemble import study_results
 from results.report import render_report
 from results.selectors import load_study_data
+from results.spine import StudyResults
 from results.tables import paper_tables
 from studies.models import Study
 from tests.harness_samples import EXAMPLE, choice_line, content, docs, file_name, generation_line
@@ -115,10 +116,10 @@ def test_the_harnesss_own_file_imports_as_the_answers_parity_gives_itself(
         "samples_file": path.name,
         "engine_version": None,
     }
-    comparison = next(table for table in paper_tables(results) if table.key == "comparison")
+    comparison = next(table for table in paper_tables(StudyResults.from_json(results)) if table.key == "comparison")
     assert [row[0] for row in comparison.rows] == sorted([str(tiny_spec), f"{MODEL}@step3000"])
     assert f"answers imported from lm-evaluation-harness's samples file {path.name}" in render_report(
-        results, "markdown"
+        StudyResults.from_json(results), "markdown"
     ).replace("\\_", "_")
 
 

@@ -13,6 +13,7 @@ from results.assemble import study_results
 from results.report import build_report
 from results.report.figures import plain
 from results.selectors import load_study_data
+from results.spine import StudyResults
 from tests.personas import personas_for, signed_in
 from tests.prolific.helpers import prolific_study
 
@@ -32,7 +33,7 @@ def test_a_usd_workspace_s_amounts_are_written_in_dollars(implicature, standin):
 
     results = study_results(load_study_data(study))
     assert results["methods"]["pay"]["currency"] == "USD"
-    text = plain(build_report(results).methods[0])
+    text = plain(build_report(StudyResults.from_json(results)).methods[0])
     assert f"The reward was ${study.reward_pence / 100:.2f} for an estimated" in text and "£" not in text
 
     bundled = json.loads(study_settings(Source(study)))

@@ -16,6 +16,7 @@ from results.assemble import study_results
 from results.monitor import study_monitor
 from results.report import render_report
 from results.selectors import load_study_data
+from results.spine import StudyResults
 from tests.factories import small_study
 from tests.prolific.helpers import arrive
 
@@ -91,7 +92,7 @@ def test_places_are_raised_in_steps_until_the_ci_is_narrow_enough(implicature, s
     assert abs((high - low) * 100 - points[-1].ci_width) < 1e-9
     assert results["human"]["accuracy"]["ci_method"] == "confidence_sequence"
     # and the report's methods name the correction, with the target's width
-    report = render_report(results, "markdown")
+    report = render_report(StudyResults.from_json(results), "markdown")
     assert (
         "Recruitment stopped when the 95% confidence sequence of human accuracy (Waudby-Smith and Ramdas), "
         "valid at any stopping time, was at most 50.0 points wide; the interval reported is that sequence at the stop."

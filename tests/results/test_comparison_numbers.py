@@ -10,6 +10,7 @@ import pytest
 
 from results.assemble import study_results, study_results_tree
 from results.selectors import HumanAnswer, ItemInfo, ModelAnswer, RunInfo, StudyData, UnitInfo
+from results.spine import StudyResults
 from results.table_writers import to_latex, to_markdown
 from results.tables import Table, paper_tables
 from studies.models import Study
@@ -81,7 +82,7 @@ def _data(humans: list[HumanAnswer], units: list[str], n_items: int = N_ITEMS) -
 
 
 def _table(results: dict[str, Any], key: str) -> Table:
-    return next(table for table in paper_tables(results) if table.key == key)
+    return next(table for table in paper_tables(StudyResults.from_json(results)) if table.key == key)
 
 
 @pytest.fixture(scope="module")
@@ -143,11 +144,12 @@ def test_the_per_category_table_gives_each_figure_its_items(twenty_of_320):
 
 
 def test_every_written_form_carries_the_items_and_the_notes(twenty_of_320):
-    tables = paper_tables(twenty_of_320)
-    markdown = to_markdown(twenty_of_320, tables)
+    tree = StudyResults.from_json(twenty_of_320)
+    tables = paper_tables(tree)
+    markdown = to_markdown(tree, tables)
     assert "| smollm2 | default | 20 | 70.0% | 50.0% | -20.0 pp |" in markdown
     assert "Every figure of a row is on the items both answered" in markdown
-    latex = to_latex(twenty_of_320, tables)
+    latex = to_latex(tree, tables)
     assert (
         r"Gap (model $-$ humans)" in latex
         and r"\footnotesize Every figure of a row is on the items both answered" in latex
@@ -156,7 +158,6 @@ def test_every_written_form_carries_the_items_and_the_notes(twenty_of_320):
 
 def test_the_summary_cards_show_no_spread_for_one_annotator(twenty_of_320):
     from results.display import summary_cards
-    from results.spine import StudyResults
 
     # the page's cards read the typed results; the fixture is their JSON, built again here as a tree
     humans = [_human("P1", n, n not in PERSON_WRONG) for n in range(20)]

@@ -12,6 +12,7 @@ from knox.models import AuthToken
 from rest_framework.test import APIClient
 
 from results.assemble import results_for_study
+from results.spine import StudyResults
 from results.tables import paper_tables
 from studies.models import Study
 from tests.personas import user_with
@@ -33,7 +34,8 @@ def test_the_page_names_the_method_and_warns_below_ten_annotators(staff_client, 
 
 
 def test_the_tables_name_the_method_in_their_notes(pilot):
-    tables = {table.key: table for table in paper_tables(results_for_study(Study.objects.get(pk=pilot.study_id)))}
+    results = StudyResults.from_json(results_for_study(Study.objects.get(pk=pilot.study_id)))
+    tables = {table.key: table for table in paper_tables(results)}
     accuracy_notes = " ".join(tables["accuracy"].notes)
     assert "its CI is Student's t-interval over annotators (n − 1 degrees of freedom)" in accuracy_notes
     assert "Fewer than 10 annotators (4)" in accuracy_notes
