@@ -7,6 +7,7 @@ import pytest
 
 from annotation.models import Item
 from results.assemble import results_for_study
+from results.spine import StudyResults
 from results.tables import template_table
 from tests.factories import row_key, small_study
 from tests.results.conftest import FLIP, model_run
@@ -54,7 +55,7 @@ def test_ranking_and_contrastive_settings_are_summarised_apart(results):
 
 
 def test_the_table_shows_each_group_with_its_own_std(results):
-    table = template_table(results)
+    table = template_table(StudyResults.from_json(results))
     rows = {row[1]: dict(zip(table.columns, row)) for row in table.rows}
     ranking = next(row for key, row in rows.items() if "ranking" in key)
     contrastive = next(row for key, row in rows.items() if "contrastive" in key)
