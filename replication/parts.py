@@ -27,6 +27,7 @@ from modelruns.shard_answers import request_inputs
 from prolific.selectors import study_currency
 from replication.archive import dumps, jsonl
 from replication.software import software_versions
+from results.computing.spine import StudyResults
 from results.presenting.report import render_report
 from studies.flags import participant_flags
 from studies.models import Participant, Response, Study
@@ -415,7 +416,8 @@ def report_part(fmt: str) -> Callable[[Source], bytes]:
     """The study's report for a paper, written from the very figures of `analysis/study_results.json`."""
 
     def part(source: Source) -> bytes:
-        return render_report(source.results, fmt).encode()
+        # the report of the bundle is the report of its analysis file, read back as the results tree
+        return render_report(StudyResults.from_json(source.results), fmt).encode()
 
     return part
 

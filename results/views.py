@@ -13,11 +13,10 @@ from django.views.decorators.http import require_GET
 from modelruns.prompts import PromptError, item_prompts
 from modelruns.selectors import item_answers, study_runs
 from prolific.currency import money
-from results.computing.assemble import study_results
+from results.computing.assemble import study_results_tree
 from results.computing.headlines import study_headlines
 from results.computing.monitor import study_monitor
-from results.forms import ItemPromptForm, ReportForm, ResultsFilterForm
-from results.loading.filters import ResultFilters
+from results.forms import ItemPromptForm, ReportForm, ResultFilters, ResultsFilterForm
 from results.loading.selectors import load_study_data
 from results.presenting.cache import Computed, results_lookup
 from results.presenting.charts import arrivals_chart
@@ -56,8 +55,7 @@ def _numbers(computed: Computed | None) -> dict[str, object]:
     return {
         "results": numbers,
         "cards": summary_cards(numbers),
-        # the paper tables still read the JSON of the results
-        "tables": paper_tables(numbers.to_json()),
+        "tables": paper_tables(numbers),
         "disagreements": [(model, disagreement_rows(model)) for model in numbers.models if model.disagreements],
         "among_people": among_people_rows(numbers),
         "charts": computed.charts,
@@ -147,7 +145,7 @@ def report(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
     fmt = form.cleaned_data["format"]
     lookup = results_lookup(study, ResultFilters())
     kept = lookup.computed if lookup.current else None
-    numbers = kept.results.to_json() if kept else study_results(load_study_data(study))
+    numbers = kept.results if kept else study_results_tree(load_study_data(study))
     content_type, suffix = REPORT_FORMATS[fmt]
     response = HttpResponse(render_report(numbers, fmt), content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{slugify(study.name) or f"study-{study.pk}"}-{suffix}"'

@@ -369,9 +369,10 @@ class Benchmark:
         by section name; the results page draws a chart and a table for each one it knows."""
         return {}
 
-    def paper_tables(self, results: Mapping[str, Any]) -> list[Table]:
-        """The benchmark's own paper tables, drawn from its sections of the results (as JSON, under
-        "breakdowns"); the results put them among the shared ones (`results.presenting.tables`)."""
+    def paper_tables(self, breakdowns: Mapping[str, Any]) -> list[Table]:
+        """The benchmark's own paper tables, drawn from its own sections of the results
+        (`Benchmark.breakdowns`, as the results tree holds them); the results put them among the
+        shared ones (`results.presenting.tables`)."""
         return []
 
     def headline_results(self, breakdowns: Mapping[str, Any]) -> dict[str, Any]:

@@ -330,7 +330,8 @@ def _study_results(data: StudyData, filters: ResultFilters, *, n_boot: int) -> S
     parts = breakdowns(data, humans, runs, rows_by_run, filters, n_boot=n_boot)
     # models among people: the joint IRT placement, the paired tests, the human band
     comparison = comparison_sections(data, ratings, runs, rows_by_run, seed=SEED)
-    results = StudyResults(
+    models = [model_entry(data, run, rows_by_run[run.id], ratings, n_boot=n_boot) for run in runs]
+    return StudyResults(
         study=study.name,
         study_id=study.pk,
         benchmark=study.benchmark,
@@ -343,14 +344,14 @@ def _study_results(data: StudyData, filters: ResultFilters, *, n_boot: int) -> S
         participants=participants_section(data, filters),
         human=human,
         units=unit_rows,
-        models=[model_entry(data, run, rows_by_run[run.id], ratings, n_boot=n_boot) for run in runs],
+        models=models,
         breakdowns=parts,
         irt=comparison["irt"],
         irt_reason=comparison["irt_reason"],
         paired=comparison["paired"],
         human_band=comparison["human_band"],
         graded=graded_section(data, ratings) if data.is_graded else None,
-        headlines=study.definition.headline_results(parts),
+        headlines=study.definition.headline_results(parts.sections),
+        # what a methods paragraph says (recruitment, pay, design, models, statistics): the report's source
+        methods=methods_section(data, models, n_boot=n_boot, seed=SEED, human_ci_method=human.accuracy.ci_method),
     )
-    # what a methods paragraph says (recruitment, pay, design, models, statistics): the report's source
-    return replace(results, methods=methods_section(data, results))

@@ -7,7 +7,6 @@ instruction induction's per-task scores, MiQA's Table 3 by wording and k.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
 
 import numpy as np
 
@@ -15,6 +14,7 @@ from parity.benchmarks.base import ResultsInput
 from parity.stats import accuracy_summary
 from parity.stats.results import finite_or_none
 from parity.stats.table import UNSCORED
+from results.computing.spine import Breakdowns, ByCategory, CategoryHumans, CategoryModel, CategoryRow
 from results.loading.columns import HumanAnswers, HumanColumns
 from results.loading.filters import ResultFilters
 from results.loading.rows import human_ratings, item_passes, model_item_scores
@@ -39,12 +39,10 @@ def breakdowns(
     filters: ResultFilters,
     *,
     n_boot: int,
-) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if data.category_field:
-        out["by_category"] = by_category(data, humans, runs, rows_by_run, n_boot=n_boot)
-    out.update(
-        data.study.definition.breakdowns(
+) -> Breakdowns:
+    return Breakdowns(
+        by_category=by_category(data, humans, runs, rows_by_run, n_boot=n_boot) if data.category_field else None,
+        sections=data.study.definition.breakdowns(
             ResultsInput(
                 items=data.items,
                 # each answer built as a `HumanAnswer` only if the benchmark reads it
@@ -59,9 +57,8 @@ def breakdowns(
                 item_scores=lambda rows: model_item_scores(data, list(rows)),
                 setting_label=generic_setting_label,
             )
-        )
+        ),
     )
-    return out
 
 
 # -- per category ---------------------------------------------------------------------------------
@@ -74,7 +71,7 @@ def by_category(
     rows_by_run: dict[int, list[ModelAnswer]],
     *,
     n_boot: int,
-) -> dict[str, Any]:
+) -> ByCategory:
     """Per category: the humans on the items they answered, and each model on the items both
     answered and on all the items it answered, each figure with its own count of items."""
     category_of_item = [data.category_of(item.meta) or "" for item in humans.items]
@@ -96,34 +93,34 @@ def by_category(
         scored = np.bincount(ratings.item[ratings.correct != UNSCORED], minlength=len(ratings.items))
         human_items = {ratings.items[i] for i in np.flatnonzero(scored).tolist()}
         rows_out.append(
-            {
-                "category": name or None,
+            CategoryRow(
+                category=name or None,
                 # the items anyone answered: humans, models or both
-                "n_items": len(items[name]),
-                "human": {
-                    "n_annotators": summary.n_participants if summary else 0,
-                    "n_items": len(human_items),
-                    "mean": summary.mean if summary else None,
-                    "ci95": _ci(summary.ci_low, summary.ci_high) if summary else None,
-                    "small_n_warning": summary.small_n_warning if summary else False,
-                },
-                "models": [
+                n_items=len(items[name]),
+                human=CategoryHumans(
+                    n_annotators=summary.n_participants if summary else 0,
+                    n_items=len(human_items),
+                    mean=summary.mean if summary else None,
+                    ci95=_ci(summary.ci_low, summary.ci_high) if summary else None,
+                    small_n_warning=summary.small_n_warning if summary else False,
+                ),
+                models=[
                     _model_in_category(data, run, model_groups.get((run.id, name), []), human_items) for run in runs
                 ],
-            }
+            )
         )
-    return {"field": data.category_field, "rows": rows_out}
+    return ByCategory(field=data.category_field, rows=rows_out)
 
 
-def _model_in_category(data: StudyData, run: RunInfo, rows: list[ModelAnswer], human_items: set[str]) -> dict[str, Any]:
+def _model_in_category(data: StudyData, run: RunInfo, rows: list[ModelAnswer], human_items: set[str]) -> CategoryModel:
     # items without a gold (ratings, free texts) have no right answer: not counted
     scored = [m for m in rows if m.correct is not None and data.items[m.item_key].gold]
     same = [m for m in scored if m.item_key in human_items]
-    return {
-        "run": run.id,
-        "label": run.label,
-        "n_items": len({m.item_key for m in scored}),
-        "accuracy": _mean([float(bool(m.correct)) for m in scored]),
-        "n_items_same": len({m.item_key for m in same}),
-        "accuracy_same_items": _mean([float(bool(m.correct)) for m in same]),
-    }
+    return CategoryModel(
+        run=run.id,
+        label=run.label,
+        n_items=len({m.item_key for m in scored}),
+        accuracy=_mean([float(bool(m.correct)) for m in scored]),
+        n_items_same=len({m.item_key for m in same}),
+        accuracy_same_items=_mean([float(bool(m.correct)) for m in same]),
+    )

@@ -13,7 +13,7 @@ from parity.stats.band import Band, ModelInBand, model_in_band, people_band
 from parity.stats.paired import McNemar, PairedTest, item_rates, paired_test
 from parity.stats.placement import joint_placement
 from parity.stats.table import RatingTable
-from results.computing.spine import RunInBand, RunPaired
+from results.computing.spine import Irt, RunInBand, RunPaired
 from results.loading.rows import model_item_scores, model_ratings
 from results.loading.study_data import ModelAnswer, RunInfo, StudyData
 
@@ -34,7 +34,7 @@ def _scores(data: StudyData, runs: list[RunInfo], rows_by_run: Mapping[int, list
 
 def irt_section(
     data: StudyData, humans: RatingTable, runs: list[RunInfo], scores: Mapping[int, Mapping[str, float]]
-) -> tuple[dict[str, Any] | None, str | None]:
+) -> tuple[Irt | None, str | None]:
     """The joint placement of people and runs, or None and why not."""
     if data.is_graded:
         return None, "a rating study: people grade model answers, they do not answer items to be right"
@@ -43,6 +43,7 @@ def irt_section(
     placement = joint_placement(humans, {str(run.id): scores[run.id] for run in placed})
     if placement is None:
         return None, "fewer than two people with scored answers, or no item some got right and some wrong"
+    # the numbers as the JSON gives them (None, never NaN), each run named by its id and label
     section = placement.to_dict()
     by_name = {str(run.id): run for run in placed}
     section["models"] = [
@@ -53,7 +54,7 @@ def irt_section(
         del entry["name"]
     for item in (*section["items"], *section["divergent_items"]):
         item["text"] = item_text(data.items[item["item"]].prompt) if item["item"] in data.items else ""
-    return section, None
+    return Irt.from_json(section), None
 
 
 def paired_section(

@@ -1,6 +1,7 @@
 """A study's results as a typed tree: `StudyResults`, built once by `results.computing.assemble` from the
 `parity.stats` results and read by attribute, turned into JSON only at the edges (the
-`study_results --json` command, the API, the replication bundle) by `to_json`.
+`study_results --json` command, the API, the replication bundle) by `to_json`, and read back by
+`StudyResults.from_json` where results come as JSON (a replication bundle's analysis file).
 
 The JSON is the one the results had as a plain dict, key for key and in the same order (a test
 compares it byte for byte: tests/results/test_results_golden.py). A field's JSON key is its name;
@@ -13,22 +14,24 @@ a field's metadata may say otherwise:
   benchmark's headline entries; a run's paired test and its place in the human band);
 - `hidden`: never written (what the tree knows that the JSON does not say).
 
-The sections still held as JSON mappings (`breakdowns`, `irt`, `methods`, `headlines`) come as they
-are from `results.computing.breakdowns`, `results.computing.comparison` and
-`results.computing.methods`. The tree is free of Django: it names `parity.stats` types only.
+The sections still held as JSON mappings (the benchmark's own breakdowns and headline entries) come as
+they are from the benchmark's package. The tree is free of
+Django: it names `parity.stats` types only.
 """
 
 from __future__ import annotations
 
+import types
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, is_dataclass
-from typing import Any
+from typing import Any, Self, Union, get_args, get_origin, get_type_hints
 
 from parity.stats.accuracy import AccuracyAcrossUnits
 from parity.stats.agreement import IccBlock
 from parity.stats.band import ModelInBand
 from parity.stats.compare import ItemDisagreement
 from parity.stats.paired import PairedTest
+from parity.stats.placement import DivergentItem, ItemParameters
 
 #: the metadata of a field written only when not None
 OMIT_IF_NONE = {"omit_if_none": True}
@@ -52,8 +55,73 @@ def to_json(value: Any) -> Any:
     return value
 
 
+def from_json(hint: Any, value: Any) -> Any:
+    """The value of type `hint` (a field's annotation) that `to_json` writes as `value`: the inverse
+    of `to_json` on the tree's types (its nodes, `parity.stats` leaves, lists, JSON mappings)."""
+    if value is None:
+        return None
+    origin = get_origin(hint)
+    if origin is Union or origin is types.UnionType:
+        kinds = [kind for kind in get_args(hint) if kind is not type(None)]
+        return from_json(kinds[0], value) if len(kinds) == 1 else value
+    if origin is list:
+        (kind,) = get_args(hint)
+        return [from_json(kind, item) for item in value]
+    if isinstance(hint, type) and issubclass(hint, Node):
+        return hint.from_json(value)
+    if isinstance(hint, type) and is_dataclass(hint):
+        return _leaf_from_json(hint, value)
+    return value
+
+
+def _leaf_from_json(cls: type, data: Mapping[str, Any]) -> Any:
+    """A `parity.stats` result from its `to_dict()`."""
+    hints = get_type_hints(cls)
+    return cls(**{spec.name: from_json(hints[spec.name], data[spec.name]) for spec in fields(cls) if spec.name in data})
+
+
 class Node:
     """A dataclass of the tree: written as a JSON object, one key per field (see the module doc)."""
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Self:
+        """The node `to_json` writes as `data`: a key left out gives the field's default (None), a
+        hidden switch is true when the keys it governs were written, and an inlined value takes
+        the keys no other field claims (a `parity.stats` leaf only its own)."""
+        hints = get_type_hints(cls)
+        specs = fields(cls)  # type: ignore[arg-type]
+        values: dict[str, Any] = {}
+        for spec in specs:
+            if not (spec.metadata.get("hidden") or spec.metadata.get("inline")) and spec.name in data:
+                values[spec.name] = from_json(hints[spec.name], data[spec.name])
+        for spec in specs:
+            governed = [other.name for other in specs if other.metadata.get("present_if") == spec.name]
+            if spec.metadata.get("hidden") and governed:
+                values[spec.name] = all(name in data for name in governed)
+        claimed = {spec.name for spec in specs if not spec.metadata.get("inline")}
+        for spec in (spec for spec in specs if spec.metadata.get("inline")):
+            hint = hints[spec.name]
+            rest = {key: item for key, item in data.items() if key not in claimed}
+            if isinstance(hint, type) and is_dataclass(hint):
+                rest = {key: item for key, item in rest.items() if key in {own.name for own in fields(hint)}}
+            values[spec.name] = from_json(hint, rest)
+            claimed |= set(rest)
+        return cls(**values)
+
+    def json_item(self, key: str) -> Any:
+        """The value this node writes under `key`: a field's, or one of an inlined value's."""
+        for spec in fields(self):  # type: ignore[arg-type]
+            value = getattr(self, spec.name)
+            if spec.metadata.get("hidden"):
+                continue
+            if not spec.metadata.get("inline"):
+                if spec.name == key:
+                    return value
+            elif isinstance(value, Mapping) and key in value:
+                return value[key]
+            elif is_dataclass(value) and key in {own.name for own in fields(value)}:
+                return getattr(value, key)
+        raise KeyError(key)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -199,6 +267,57 @@ class ModelResults(Node):
     disagreements: list[ItemDisagreement]
 
 
+# -- the breakdowns -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CategoryHumans(Node):
+    """The humans on the category's items they answered."""
+
+    n_annotators: int
+    n_items: int
+    mean: float | None
+    ci95: list[float | None] | None
+    small_n_warning: bool
+
+
+@dataclass(frozen=True)
+class CategoryModel(Node):
+    """A run on all the category's items it answered, and on those the humans answered too."""
+
+    run: int
+    label: str
+    n_items: int
+    accuracy: float | None
+    n_items_same: int
+    accuracy_same_items: float | None
+
+
+@dataclass(frozen=True)
+class CategoryRow(Node):
+    category: str | None
+    #: the items anyone answered: humans, models or both
+    n_items: int
+    human: CategoryHumans
+    models: list[CategoryModel]
+
+
+@dataclass(frozen=True)
+class ByCategory(Node):
+    #: the benchmark's category field ("type" for implicature)
+    field: str | None
+    rows: list[CategoryRow]
+
+
+@dataclass(frozen=True)
+class Breakdowns(Node):
+    """Accuracy per category (where the benchmark has a category field), then the benchmark's own
+    sections as its package gives them (`Benchmark.breakdowns`: by template, by position, ...)."""
+
+    by_category: ByCategory | None = field(default=None, metadata=OMIT_IF_NONE)
+    sections: dict[str, Any] = field(default_factory=dict, metadata=INLINE)
+
+
 # -- models among people ------------------------------------------------------------------------
 
 
@@ -219,6 +338,65 @@ class RunInBand(Node):
     run: int
     label: str
     placed: ModelInBand = field(metadata=INLINE)
+
+
+@dataclass(frozen=True)
+class RunPlacement(Node):
+    """A run placed among the people (`parity.stats.placement.ModelPlacement`, named by its run)."""
+
+    run: int
+    label: str
+    #: in the people population's SDs from its mean
+    ability: float
+    ci: list[float]
+    se: float
+    se_answers: float
+    #: the share (0–100) of this study's participants below the model
+    percentile: float
+    population_percentile: float
+    population_percentile_ci: list[float]
+    n_items: int
+    #: why this run's CI may cover less than its level ("" when nothing is known against it)
+    ci_note: str = ""
+
+
+@dataclass(frozen=True)
+class PlacedItem(Node):
+    parameters: ItemParameters = field(metadata=INLINE)
+    #: the item's words (`results.computing.comparison.item_text`)
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class DivergentItemText(Node):
+    divergent: DivergentItem = field(metadata=INLINE)
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class Irt(Node):
+    """The joint item-response placement of people and runs (`parity.stats.placement.Placement`),
+    its runs named by run and label and its items with their words."""
+
+    #: "rasch" or "2pl"
+    model: str
+    people: int
+    items_used: int
+    items_dropped_all_right: int
+    items_dropped_all_wrong: int
+    person_reliability: float | None
+    item_reliability: float | None
+    converged: bool
+    confidence: float
+    calibrated: bool
+    calibration_note: str
+    scale_logits: float | None
+    models: list[RunPlacement]
+    people_abilities: list[float]
+    items: list[PlacedItem]
+    n_items_tested: int
+    n_divergent: int
+    divergent_items: list[DivergentItemText]
 
 
 # -- a rating study -----------------------------------------------------------------------------
@@ -244,6 +422,133 @@ class Graded(Node):
     generative_scores: list[GenerativeScore]
 
 
+# -- what a methods section says (`results.computing.methods`) --------------------------------------------
+
+
+@dataclass(frozen=True)
+class ProlificRecruitment(Node):
+    places: int
+    status: str
+    #: the stopping rule: recruit until a target ("ci_width": the human-accuracy interval at most
+    #: `target_value` points wide; "per_unit": completions per unit), or "" for none
+    target_kind: str
+    target_value: float | None
+
+
+@dataclass(frozen=True)
+class CollectionDates(Node):
+    """The days (UTC) data collection began and ended."""
+
+    first_start: str | None
+    last_completion: str | None
+
+
+@dataclass(frozen=True)
+class ExclusionReason(Node):
+    reason: str
+    n: int
+
+
+@dataclass(frozen=True)
+class Entered(Node):
+    """Everyone who entered the study, by what became of them."""
+
+    entered: int
+    imported: int
+    declined: int
+    returned: int
+    timed_out: int
+    in_progress: int
+    completed: int
+    excluded: int
+    exclusion_reasons: list[ExclusionReason]
+
+
+@dataclass(frozen=True)
+class AttentionRule(Node):
+    checks_per_participant: int
+    exclude_at: int
+    answer_floor_ms: int
+
+
+@dataclass(frozen=True)
+class Pay(Node):
+    """Every amount in the smallest unit of the Prolific workspace's `currency`."""
+
+    reward_pence: int
+    estimated_minutes: int
+    estimated_hourly_pence: float | None
+    median_minutes: float | None
+    median_hourly_pence: float | None
+    bonus_per_correct_pence: int
+    currency: str
+
+
+@dataclass(frozen=True)
+class Spread(Node):
+    min: int
+    max: int
+
+
+@dataclass(frozen=True)
+class DesignSetting(Node):
+    key: str
+    label: str
+    value: bool | int | float | str
+
+
+@dataclass(frozen=True)
+class Design(Node):
+    benchmark: str
+    benchmark_title: str
+    n_units: int
+    n_items: int
+    items_per_participant: Spread
+    participants_per_unit: Spread
+    settings: list[DesignSetting]
+
+
+@dataclass(frozen=True)
+class RunProvenance(Node):
+    """A run's model as a methods section names it; an imported run names its source file."""
+
+    run: int
+    label: str
+    model: str
+    model_id: str
+    revision: str
+    dtype: str
+    kind: str
+    setting: str
+    source: str
+    samples_file: str | None
+    engine_version: str | None
+
+
+@dataclass(frozen=True)
+class StatisticsSettings(Node):
+    ci_level: float
+    n_boot: int
+    seed: int
+    human_ci_method: str
+
+
+@dataclass(frozen=True)
+class Methods(Node):
+    """What a methods section says of a study: whole-study figures, the results' filters aside."""
+
+    #: "prolific", "link" or "imported"
+    platform: str
+    prolific: ProlificRecruitment | None
+    dates: CollectionDates
+    participants: Entered
+    attention: AttentionRule
+    pay: Pay
+    design: Design
+    models: list[RunProvenance]
+    statistics: StatisticsSettings
+
+
 # -- the whole ----------------------------------------------------------------------------------
 
 
@@ -265,18 +570,18 @@ class StudyResults(Node):
     human: Human
     units: list[UnitResults]
     models: list[ModelResults]
-    breakdowns: dict[str, Any]
+    breakdowns: Breakdowns
     # models among people (`results.computing.comparison`): the joint IRT placement or why not, the paired
     # tests, the human band
-    irt: dict[str, Any] | None
+    irt: Irt | None
     irt_reason: str | None
     paired: list[RunPaired]
     human_band: list[RunInBand]
     graded: Graded | None = field(default=None, metadata=OMIT_IF_NONE)
     #: the benchmark's own top-level entries (AmbiBench: the oracle by position)
     headlines: dict[str, Any] = field(default_factory=dict, metadata=INLINE)
-    #: what a methods paragraph says (`results.computing.methods`)
-    methods: dict[str, Any] = field(default_factory=dict)
+    #: what a methods paragraph says (`results.computing.methods`); keyword-only, as it follows fields with defaults
+    methods: Methods = field(kw_only=True)
 
     def model(self, run: int) -> ModelResults | None:
         return next((model for model in self.models if model.run == run), None)

@@ -23,7 +23,10 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
     from matplotlib.text import Text
 
-from results.computing.spine import StudyResults  # noqa: E402
+from results.computing.spine import (
+    Irt,  # noqa: E402
+    StudyResults,  # noqa: E402
+)
 
 HUMAN_COLOUR = "#1d2330"
 ORACLE_COLOUR = "#8a8f99"
@@ -225,21 +228,21 @@ def bar_chart(
 
 
 def category_chart(results: StudyResults) -> str | None:
-    section = results.breakdowns.get("by_category")
-    if not section or not section["rows"]:
+    section = results.breakdowns.by_category
+    if not section or not section.rows:
         return None
-    rows = section["rows"]
-    categories = [row["category"] or "—" for row in rows]
-    series = [("Humans", [row["human"]["mean"] for row in rows])]
-    for index, model in enumerate(rows[0]["models"]):
-        series.append((model["label"], [row["models"][index]["accuracy"] for row in rows]))
-    title = f"Accuracy per {(section['field'] or 'category').replace('_', ' ')}"
+    rows = section.rows
+    categories = [row.category or "—" for row in rows]
+    series = [("Humans", [row.human.mean for row in rows])]
+    for index, model in enumerate(rows[0].models):
+        series.append((model.label, [row.models[index].accuracy for row in rows]))
+    title = f"Accuracy per {(section.field or 'category').replace('_', ' ')}"
     # a category of ratings or free texts only (no gold) has no accuracy: it says so, never an empty slot
     return bar_chart(title, categories, series, salt="categories", empty_note="no gold: not scored")
 
 
 def template_chart(results: StudyResults) -> str | None:
-    groups = results.breakdowns.get("by_template")
+    groups = results.breakdowns.sections.get("by_template")
     if not groups:
         return None
     templates = sorted({int(t) for group in groups for t in group["per_template"]})
@@ -257,14 +260,14 @@ def template_chart(results: StudyResults) -> str | None:
     )
 
 
-def placement_chart(irt: dict[str, Any]) -> str:
+def placement_chart(irt: Irt) -> str:
     """The people's abilities as a histogram, each model's ability a line with its CI shaded: where
     the models stand among the participants on the people population's scale."""
-    people = irt["people_abilities"]
-    abilities = [*people, *(bound for model in irt["models"] for bound in model["ci"])]
+    people = irt.people_abilities
+    abilities = [*people, *(bound for model in irt.models for bound in model.ci)]
     low, high = min(abilities), max(abilities)
     pad = 0.05 * (high - low or 1.0)
-    figure = _figure(7.5, 3.2 + 0.18 * len(irt["models"]))
+    figure = _figure(7.5, 3.2 + 0.18 * len(irt.models))
     ax = figure.subplots()
     _grid(ax)
     # bins as wide as the people's spread needs (about one per two people, 4 to 24 across it), laid
@@ -274,13 +277,13 @@ def placement_chart(irt: dict[str, Any]) -> str:
     width = spread / max(4, min(24, len(people) // 2))
     edges = np.arange(min(people) - width * np.ceil((min(people) - low + pad) / width), high + pad + width, width)
     ax.hist(people, bins=edges.tolist(), color=HUMAN_COLOUR, alpha=0.55, label="Participants")
-    for number, model in enumerate(irt["models"]):
+    for number, model in enumerate(irt.models):
         colour = MODEL_COLOURS[number % len(MODEL_COLOURS)]
-        ax.axvspan(model["ci"][0], model["ci"][1], color=colour, alpha=0.12, linewidth=0)
-        label = f"{model['label']}: percentile {model['percentile']:.0f}"
-        ax.axvline(model["ability"], color=colour, linewidth=2.0, label=label)
+        ax.axvspan(model.ci[0], model.ci[1], color=colour, alpha=0.12, linewidth=0)
+        label = f"{model.label}: percentile {model.percentile:.0f}"
+        ax.axvline(model.ability, color=colour, linewidth=2.0, label=label)
     ax.set_xlim(low - pad, high + pad)
-    ax.set_xlabel(f"ability ({irt['model'].upper()}; 0 = the people's mean, 1 = their SD; shaded: 95% CI)")
+    ax.set_xlabel(f"ability ({irt.model.upper()}; 0 = the people's mean, 1 = their SD; shaded: 95% CI)")
     ax.set_ylabel("participants")
     ax.set_title("Where the models stand among the participants", fontsize=10)
     handles, labels = ax.get_legend_handles_labels()
@@ -291,7 +294,7 @@ def placement_chart(irt: dict[str, Any]) -> str:
 def study_charts(results: StudyResults) -> dict[str, str]:
     """Every chart that says something for this study, by name."""
     charts: dict[str, str] = {}
-    positions = results.breakdowns.get("by_position")
+    positions = results.breakdowns.sections.get("by_position")
     if positions and (positions["humans"]["overall"] or positions["models"] or positions["oracle"]["overall"]):
         charts["positions"] = position_chart(positions)
     for name, draw in (("templates", template_chart), ("categories", category_chart)):
@@ -299,7 +302,7 @@ def study_charts(results: StudyResults) -> dict[str, str]:
         if svg:
             charts[name] = svg
     irt = results.irt
-    if irt and irt["models"]:
+    if irt and irt.models:
         charts["placement"] = placement_chart(irt)
     return charts
 

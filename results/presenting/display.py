@@ -123,7 +123,7 @@ def p_value(value: float | None) -> str:
 def among_people_rows(results: StudyResults) -> list[dict[str, str]]:
     """Per model run: its place on the joint IRT scale, the paired tests and the human band, as the
     page prints them (a run missing from a section shows "—" there)."""
-    irt = {m["run"]: m for m in (results.irt or {}).get("models", [])}
+    irt = {m.run: m for m in (results.irt.models if results.irt else [])}
     paired = {row.run: row.test for row in results.paired}
     band = {row.run: row.placed for row in results.human_band}
     rows = []
@@ -134,12 +134,11 @@ def among_people_rows(results: StudyResults) -> list[dict[str, str]]:
             {
                 "label": model.label,
                 "ability": (
-                    f"{place['ability']:+.2f} [{place['ci'][0]:+.2f}, {place['ci'][1]:+.2f}]"
-                    + (" †" if place.get("ci_note") else "")
+                    f"{place.ability:+.2f} [{place.ci[0]:+.2f}, {place.ci[1]:+.2f}]" + (" †" if place.ci_note else "")
                     if place
                     else "—"
                 ),
-                "percentile": f"{place['percentile']:.0f}" if place else "—",
+                "percentile": f"{place.percentile:.0f}" if place else "—",
                 "gap": f"{signed_pct(test.gap)} {ci(test.ci)}" if test else "—",
                 "gap_p": f"p {p_value(test.p)}" if test and test.p is not None else "—",
                 "mcnemar": (f"{test.mcnemar.b}, {test.mcnemar.c}, p {p_value(test.mcnemar.p)}" if test else "—"),

@@ -31,7 +31,8 @@ from typing import Any
 from django import forms
 from django.utils.text import slugify
 
-from results.computing.assemble import study_results
+from results.computing.assemble import study_results_tree
+from results.computing.spine import StudyResults
 from results.loading.columns import HumanAnswer
 from results.loading.study_data import StudyData
 from results.presenting.table_writers import to_latex, to_markdown
@@ -309,7 +310,7 @@ def _parquet(rows: list[dict[str, Any]]) -> bytes:
 
 
 def export_study(
-    data: StudyData, fmt: str, *, include_free_text: bool = False, results: dict[str, Any] | None = None
+    data: StudyData, fmt: str, *, include_free_text: bool = False, results: StudyResults | None = None
 ) -> ExportFile:
     """One export of a study in `fmt` (see FORMATS)."""
     if fmt not in FORMATS:
@@ -317,7 +318,7 @@ def export_study(
     content_type, suffix = FORMATS[fmt]
     filename = f"{slugify(data.study.name) or f'study-{data.study.pk}'}-{suffix}"
     if fmt in {"latex", "markdown"}:
-        results = results if results is not None else study_results(data)
+        results = results if results is not None else study_results_tree(data)
         writer = to_latex if fmt == "latex" else to_markdown
         return ExportFile(filename, content_type, writer(results, paper_tables(results)).encode("utf-8"))
     if fmt in {"wide-csv", "participants-csv"}:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
+from results.computing.spine import StudyResults
 from results.presenting.tables import Table
 
 #: what a Markdown renderer would read as markup in a text of ours: raw HTML (`<script>`, `<img>`),
@@ -47,8 +47,8 @@ def markdown_table(table: Table, *, level: int = 2) -> list[str]:
     return lines
 
 
-def to_markdown(results: dict[str, Any], tables: list[Table]) -> str:
-    lines = [f"# {markdown_text(results['study'])} ({markdown_text(results['benchmark'])})", ""]
+def to_markdown(results: StudyResults, tables: list[Table]) -> str:
+    lines = [f"# {markdown_text(results.study)} ({markdown_text(results.benchmark)})", ""]
     for table in tables:
         lines += markdown_table(table)
     return "\n".join(lines)
@@ -103,9 +103,9 @@ def latex_table(table: Table, escape: Callable[[str], str] = latex_escape, *, fi
     ]
 
 
-def to_latex(results: dict[str, Any], tables: list[Table]) -> str:
+def to_latex(results: StudyResults, tables: list[Table]) -> str:
     """booktabs tables, one `table` environment each."""
-    out = [f"% {latex_escape(results['study'])} ({latex_escape(results['benchmark'])}); needs \\usepackage{{booktabs}}"]
+    out = [f"% {latex_escape(results.study)} ({latex_escape(results.benchmark)}); needs \\usepackage{{booktabs}}"]
     for table in tables:
         out += latex_table(table)
     return "\n".join(out)

@@ -1,4 +1,5 @@
-"""The paper tables of a study, built from its results dict and written as HTML, Markdown or LaTeX.
+"""The paper tables of a study, built from its results tree (`results.computing.spine.StudyResults`) and
+written as HTML, Markdown or LaTeX.
 
 1. Humans per unit, as Ruis et al.'s Table 7: each annotator's accuracy, the unit's mean, best,
    worst and mean pairwise Cohen's kappa, then the summary rows over units, each named for what it
@@ -17,11 +18,11 @@ values or more), and a table's notes name its aggregates.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from parity import benchmarks
 from parity.benchmarks.tables import Table, num, pct
 from parity.stats import BOOTSTRAP, CI_METHOD_LABELS, CONFIDENCE_SEQUENCE, SMALL_N, T_INTERVAL
+from results.computing.spine import StudyResults, UnitResults
 
 
 def ci(bounds: Sequence[float | None] | None) -> str:
@@ -62,9 +63,9 @@ def small_n_warning(n: int, *, short: bool = False) -> str:
     )
 
 
-def unit_table(results: dict[str, Any]) -> Table:
-    units = [unit for unit in results["units"] if unit["n_annotators"]]
-    width = max((len(unit["annotators"]) for unit in units), default=0)
+def unit_table(results: StudyResults) -> Table:
+    units = [unit for unit in results.units if unit.n_annotators]
+    width = max((len(unit.annotators) for unit in units), default=0)
     columns = [
         "Unit",
         *[f"Annotator {n}" for n in range(1, width + 1)],
@@ -76,45 +77,46 @@ def unit_table(results: dict[str, Any]) -> Table:
     ]
     rows = []
     for unit in units:
-        accuracies = [pct(a["accuracy"]) for a in unit["annotators"]]
+        accuracies = [pct(a.accuracy) for a in unit.annotators]
         rows.append(
             [
-                unit["unit"],
+                unit.unit,
                 *accuracies,
                 *[""] * (width - len(accuracies)),
-                pct(unit["accuracy_mean"]),
-                ci(unit["accuracy_ci95"]),
-                pct(unit["accuracy_best"]),
-                pct(unit["accuracy_worst"]),
-                num(unit["cohen_kappa_mean_pairwise"]),
+                pct(unit.accuracy_mean),
+                ci(unit.accuracy_ci95),
+                pct(unit.accuracy_best),
+                pct(unit.accuracy_worst),
+                num(unit.cohen_kappa_mean_pairwise),
             ]
         )
-    across, human = results["human"]["accuracy_across_units"], results["human"]
+    human = results.human
+    across = human.accuracy_across_units
     summary = len(rows)
     blanks = ["—"] * width
     rows.append(
         [
             "Total: mean over units",
             *blanks,
-            pct(across["mean"]),
+            pct(across.mean),
             "",
-            pct(across["best"]),
-            pct(across["worst"]),
-            num(human["cohen_kappa_mean_pairwise"]),
+            pct(across.best),
+            pct(across.worst),
+            num(human.cohen_kappa_mean_pairwise),
         ]
     )
     rows.append(
         [
             "Std across units",
             *blanks,
-            spread(across["mean_std"]),
+            spread(across.mean_std),
             "",
-            spread(across["best_std"]),
-            spread(across["worst_std"]),
-            num(human["cohen_kappa_std_across_units"]),
+            spread(across.best_std),
+            spread(across.worst_std),
+            num(human.cohen_kappa_std_across_units),
         ]
     )
-    rows.append(["Mean within-unit std", *blanks, spread(across["mean_within_unit_std"]), "", "", "", ""])
+    rows.append(["Mean within-unit std", *blanks, spread(across.mean_within_unit_std), "", "", "", ""])
     notes = [
         _total_note(results),
         "Std across units: the population std, over units, of the unit means, bests, worsts and κs. Mean "
@@ -122,11 +124,11 @@ def unit_table(results: dict[str, Any]) -> Table:
         "Std row prints the latter under Mean and the former under Best, Worst and IAA.",
         f"Mean 95% CI: {_unit_ci_method(units)} of the unit's annotators' accuracies (not in Ruis et al.'s table).",
     ]
-    few = [unit for unit in units if unit["small_n_warning"]]
+    few = [unit for unit in units if unit.small_n_warning]
     if few:
         notes.append(
             f"Units with fewer than {SMALL_N} annotators: {len(few)} of {len(units)} "
-            f"({min(unit['n_annotators'] for unit in few)} annotators at the fewest). Their CIs are wide and assume "
+            f"({min(unit.n_annotators for unit in few)} annotators at the fewest). Their CIs are wide and assume "
             "the annotators' accuracies are roughly normal, which so few cannot show: read them as rough ranges."
         )
     return Table(
@@ -139,16 +141,16 @@ def unit_table(results: dict[str, Any]) -> Table:
     )
 
 
-def _unit_ci_method(units: list[dict[str, Any]]) -> str:
-    methods = sorted({unit["accuracy_ci_method"] for unit in units if unit["accuracy_ci_method"]})
+def _unit_ci_method(units: list[UnitResults]) -> str:
+    methods = sorted({unit.accuracy_ci_method for unit in units if unit.accuracy_ci_method})
     return " / ".join(ci_method_label(method) for method in methods) or ci_method_label(None)
 
 
-def _total_note(results: dict[str, Any]) -> str:
+def _total_note(results: StudyResults) -> str:
     """How the Total row's mean stands to the headline human accuracy (the mean over annotators)."""
-    across, headline = results["human"]["accuracy_across_units"], results["human"]["accuracy"]["mean"]
-    fewest, most = across["fewest_participants"], across["most_participants"]
-    units = count(across["n_units"], "unit")
+    across, headline = results.human.accuracy_across_units, results.human.accuracy.mean
+    fewest, most = across.fewest_participants, across.most_participants
+    units = count(across.n_units, "unit")
     said = (
         f"Total: each unit's mean, best, worst and mean pairwise κ averaged over the {units}, "
         "every unit weighing the same. The headline human accuracy, "
@@ -156,18 +158,18 @@ def _total_note(results: dict[str, Any]) -> str:
     )
     if fewest == most:
         return f"{said}; every unit has {count(most, 'annotator')}, so the two are the same."
-    if pct(across["mean"]) == pct(headline):
+    if pct(across.mean) == pct(headline):
         return f"{said}; units have {fewest} to {most} annotators, so the two could differ (here they do not)."
     return (
         f"{said}; units have {fewest} to {most} annotators, so the two differ: "
-        f"{pct(across['mean'])} over units, {pct(headline)} over annotators."
+        f"{pct(across.mean)} over units, {pct(headline)} over annotators."
     )
 
 
-def comparison_table(results: dict[str, Any]) -> Table | None:
+def comparison_table(results: StudyResults) -> Table | None:
     """Each model beside the humans on the items both answered: the gap is the difference of the two
     accuracies printed beside it."""
-    if not results["models"]:
+    if not results.models:
         return None
     columns = [
         "",
@@ -181,16 +183,16 @@ def comparison_table(results: dict[str, Any]) -> Table | None:
     ]
     rows = [
         [
-            model["model"],
-            model["setting_key"],
-            str(model["n_items_same"]),
-            pct(model["human_accuracy_same_items"]),
-            pct(model["accuracy_same_items"]),
-            signed_pct(model["gap_to_humans"]),
-            ci(model["gap_ci95"]),
-            f"{num(model['kappa_vs_human_majority'])} ({model['n_items_with_majority']})",
+            model.model,
+            model.setting_key,
+            str(model.n_items_same),
+            pct(model.human_accuracy_same_items),
+            pct(model.accuracy_same_items),
+            signed_pct(model.gap_to_humans),
+            ci(model.gap_ci95),
+            f"{num(model.kappa_vs_human_majority)} ({model.n_items_with_majority})",
         ]
-        for model in results["models"]
+        for model in results.models
     ]
     return Table(
         "comparison",
@@ -208,52 +210,50 @@ def comparison_table(results: dict[str, Any]) -> Table | None:
     )
 
 
-def accuracy_table(results: dict[str, Any]) -> Table:
+def accuracy_table(results: StudyResults) -> Table:
     """The humans and each model on all the items each answered: labelled as such, as the items may
     differ from one row to the next."""
-    human, models = results["human"], results["models"]
-    same_everywhere = all(
-        model["n_items_same"] == model["n_items_scored"] == human["n_items_scored"] for model in models
-    )
+    human, models = results.human, results.models
+    same_everywhere = all(model.n_items_same == model.n_items_scored == human.n_items_scored for model in models)
     columns = ["", "Setting", "Items (all it answered)", "Accuracy on all its items", "95% CI"]
     rows = [
         [
-            f"Humans: mean over {count(human['n_annotators'], 'annotator')}",
+            f"Humans: mean over {count(human.n_annotators, 'annotator')}",
             "—",
-            str(human["n_items_scored"]),
-            pct(human["accuracy"]["mean"]),
-            ci(human["accuracy"]["ci95"]),
+            str(human.n_items_scored),
+            pct(human.accuracy.mean),
+            ci(human.accuracy.ci95),
         ]
     ]
     for model in models:
         rows.append(
             [
-                model["model"],
-                model["setting_key"],
-                str(model["n_items_scored"]),
-                pct(model["accuracy"]),
-                ci(model["accuracy_ci95"]),
+                model.model,
+                model.setting_key,
+                str(model.n_items_scored),
+                pct(model.accuracy),
+                ci(model.accuracy_ci95),
             ]
         )
-    if any(model.get("accuracy_averaged_likelihood") is not None for model in models):
+    if any(model.accuracy_averaged_likelihood is not None for model in models):
         # MiQA: accuracy is over both option orders; the averaged-likelihood decision beside it
         columns.append("Accuracy, orders' likelihoods averaged")
         rows[0].append("—")
         for row, model in zip(rows[1:], models):
-            row.append(pct(model.get("accuracy_averaged_likelihood")))
+            row.append(pct(model.accuracy_averaged_likelihood))
     if not models:
         title = "Human accuracy on the items they answered"
     elif same_everywhere:
         title = "Accuracy on all the items each answered (here the same items for all)"
     else:
         title = "Accuracy on all the items each answered (different items: compare on the same items above)"
-    one = " (no CI with one annotator)" if human["n_annotators"] == 1 else ""
+    one = " (no CI with one annotator)" if human.n_annotators == 1 else ""
     notes = [
         f"Humans: the mean over annotators of each one's accuracy on the items they answered; its CI is "
-        f"{ci_method_label(human['accuracy']['ci_method'])}{one}."
+        f"{ci_method_label(human.accuracy.ci_method)}{one}."
     ]
-    if human["accuracy"]["small_n_warning"]:
-        notes.append(small_n_warning(human["n_annotators"]))
+    if human.accuracy.small_n_warning:
+        notes.append(small_n_warning(human.n_annotators))
     if models:
         notes.append("A model: its share right on all the items it answered; its CI resamples items.")
     return Table("accuracy", title, columns, rows, notes=tuple(notes))
@@ -263,16 +263,16 @@ def _with_n(value: float | None, n: int) -> str:
     return f"{pct(value)} ({n})"
 
 
-def category_table(results: dict[str, Any]) -> Table | None:
+def category_table(results: StudyResults) -> Table | None:
     """Per category, each figure with its number of items: the humans on theirs, each model on the
     items both answered and, where the model answered others too, on all of its own."""
-    section = results["breakdowns"].get("by_category")
-    if not section or not section["rows"]:
+    section = results.breakdowns.by_category
+    if not section or not section.rows:
         return None
-    labels = [m["label"] for m in section["rows"][0]["models"]]
-    title = (section["field"] or "category").replace("_", " ")
+    labels = [m.label for m in section.rows[0].models]
+    title = (section.field or "category").replace("_", " ")
     beyond = [
-        any(row["models"][index]["n_items"] != row["models"][index]["n_items_same"] for row in section["rows"])
+        any(row.models[index].n_items != row.models[index].n_items_same for row in section.rows)
         for index in range(len(labels))
     ]
     columns = [
@@ -284,15 +284,15 @@ def category_table(results: dict[str, Any]) -> Table | None:
     ]
     rows = [
         [
-            row["category"] or "—",
-            _with_n(row["human"]["mean"], row["human"]["n_items"]),
-            ci(row["human"]["ci95"]),
-            *[_with_n(m["accuracy_same_items"], m["n_items_same"]) for m in row["models"]],
-            *[_with_n(m["accuracy"], m["n_items"]) for m, more in zip(row["models"], beyond) if more],
+            row.category or "—",
+            _with_n(row.human.mean, row.human.n_items),
+            ci(row.human.ci95),
+            *[_with_n(m.accuracy_same_items, m.n_items_same) for m in row.models],
+            *[_with_n(m.accuracy, m.n_items) for m, more in zip(row.models, beyond) if more],
         ]
-        for row in section["rows"]
+        for row in section.rows
     ]
-    method = ci_method_label(results["human"]["accuracy"]["ci_method"])
+    method = ci_method_label(results.human.accuracy.ci_method)
     return Table(
         "by_category",
         f"Accuracy per {title}, with the items each figure is on",
@@ -318,8 +318,8 @@ def _mean_std(mean: float | None, std: float | None, templates: list[int]) -> st
     return f"{pct(mean)} ± {num(100 * std, 1)}"
 
 
-def template_table(results: dict[str, Any]) -> Table | None:
-    groups = results["breakdowns"].get("by_template")
+def template_table(results: StudyResults) -> Table | None:
+    groups = results.breakdowns.sections.get("by_template")
     if not groups:
         return None
     templates = sorted({int(t) for group in groups for t in group["per_template"]})
@@ -358,8 +358,8 @@ def template_table(results: dict[str, Any]) -> Table | None:
     )
 
 
-def position_table(results: dict[str, Any]) -> Table | None:
-    section = results["breakdowns"].get("by_position")
+def position_table(results: StudyResults) -> Table | None:
+    section = results.breakdowns.sections.get("by_position")
     if not section:
         return None
     human, oracle = section["humans"]["overall"], section["oracle"]["overall"]
@@ -389,9 +389,9 @@ def position_table(results: dict[str, Any]) -> Table | None:
     )
 
 
-def wording_table(results: dict[str, Any]) -> Table | None:
+def wording_table(results: StudyResults) -> Table | None:
     """Comsa et al.'s Table 3: accuracy (over both option orders) per direction and k."""
-    groups = results["breakdowns"].get("by_wording")
+    groups = results.breakdowns.sections.get("by_wording")
     if not groups:
         return None
     shots = ("0", "1", "5")
@@ -420,33 +420,33 @@ def wording_table(results: dict[str, Any]) -> Table | None:
     )
 
 
-def generative_table(results: dict[str, Any]) -> Table | None:
+def generative_table(results: StudyResults) -> Table | None:
     """MiQA's generative task (Table 3's last row): each model's answers graded by the raters."""
-    graded = results.get("graded")
-    if not graded or not graded["generative_scores"]:
+    graded = results.graded
+    if not graded or not graded.generative_scores:
         return None
     rows = [
         [
-            row["model"] or "—",
-            str(row["n_answers"]),
-            pct(row["score"]),
-            num(graded["icc2k"]),
-            str(graded["n_items_without_icc"]),
+            row.model or "—",
+            str(row.n_answers),
+            pct(row.score),
+            num(graded.icc2k),
+            str(graded.n_items_without_icc),
         ]
-        for row in graded["generative_scores"]
+        for row in graded.generative_scores
     ]
     return Table(
         "generative",
-        "Generative score (correct 1, ambiguous 0.5, wrong 0; mean over raters) and " + graded["icc_form"],
+        "Generative score (correct 1, ambiguous 0.5, wrong 0; mean over raters) and " + graded.icc_form,
         ["Model", "Answers", "Generative score", "ICC(2,k)", "Answers without ICC"],
         rows,
     )
 
 
-def kind_table(results: dict[str, Any]) -> Table | None:
+def kind_table(results: StudyResults) -> Table | None:
     """A researcher's own items per kind: accuracy only where items have a right answer, the
     raters' agreement for ratings, the models' length-normalised accuracy and metric score."""
-    rows_in = results["breakdowns"].get("by_kind")
+    rows_in = results.breakdowns.sections.get("by_kind")
     if not rows_in:
         return None
     labels = [m["label"] for m in rows_in[0]["models"]]
@@ -484,20 +484,20 @@ def kind_table(results: dict[str, Any]) -> Table | None:
         "Per kind of item (ratings and free texts have no right answer)",
         columns,
         rows,
-        notes=(f"Humans 95% CI: {ci_method_label(results['human']['accuracy']['ci_method'])}.",),
+        notes=(f"Humans 95% CI: {ci_method_label(results.human.accuracy.ci_method)}.",),
     )
 
 
-def benchmark_tables(results: dict[str, Any]) -> list[Table]:
+def benchmark_tables(results: StudyResults) -> list[Table]:
     """The benchmark's own tables, drawn by its definition from its sections of the results (none for
-    results that name no registered benchmark, such as a hand-built dict)."""
-    definition = benchmarks.REGISTRY.get(results.get("benchmark") or "")
-    return definition.paper_tables(results) if definition is not None else []
+    results that name no registered benchmark)."""
+    definition = benchmarks.REGISTRY.get(results.benchmark or "")
+    return definition.paper_tables(results.breakdowns.sections) if definition is not None else []
 
 
-def paper_tables(results: dict[str, Any]) -> list[Table]:
+def paper_tables(results: StudyResults) -> list[Table]:
     # a unit table says something where units have several annotators (not AmbiBench's one per episode)
-    several = any(unit["n_annotators"] > 1 for unit in results["units"])
+    several = any(unit.n_annotators > 1 for unit in results.units)
     tables = [
         unit_table(results) if several else None,
         comparison_table(results),

@@ -18,6 +18,7 @@ from modelruns.models import ModelResponse, ModelRun
 from modelruns.selectors import study_items
 from parity.engine import load_causal_lm
 from results.computing.assemble import study_results
+from results.computing.spine import StudyResults
 from results.loading.selectors import load_study_data
 from results.presenting.report import render_report
 from results.presenting.tables import paper_tables
@@ -115,10 +116,10 @@ def test_the_harnesss_own_file_imports_as_the_answers_parity_gives_itself(
         "samples_file": path.name,
         "engine_version": None,
     }
-    comparison = next(table for table in paper_tables(results) if table.key == "comparison")
+    comparison = next(table for table in paper_tables(StudyResults.from_json(results)) if table.key == "comparison")
     assert [row[0] for row in comparison.rows] == sorted([str(tiny_spec), f"{MODEL}@step3000"])
     assert f"answers imported from lm-evaluation-harness's samples file {path.name}" in render_report(
-        results, "markdown"
+        StudyResults.from_json(results), "markdown"
     ).replace("\\_", "_")
 
 

@@ -10,6 +10,7 @@ from prolific.recruitment import prolific_recruit_configure
 from prolific.services import prolific_study_create, prolific_sync
 from replication.parts import Source, study_settings
 from results.computing.assemble import study_results
+from results.computing.spine import StudyResults
 from results.loading.selectors import load_study_data
 from results.presenting.report import build_report
 from results.presenting.report.figures import plain
@@ -32,7 +33,7 @@ def test_a_usd_workspace_s_amounts_are_written_in_dollars(implicature, standin):
 
     results = study_results(load_study_data(study))
     assert results["methods"]["pay"]["currency"] == "USD"
-    text = plain(build_report(results).methods[0])
+    text = plain(build_report(StudyResults.from_json(results)).methods[0])
     assert f"The reward was ${study.reward_pence / 100:.2f} for an estimated" in text and "£" not in text
 
     bundled = json.loads(study_settings(Source(study)))

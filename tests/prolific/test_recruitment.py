@@ -14,6 +14,7 @@ from prolific.recruitment import prolific_recruit_configure, recruitment_step
 from prolific.services import prolific_study_create, prolific_study_transition
 from results.computing.assemble import study_results
 from results.computing.monitor import study_monitor
+from results.computing.spine import StudyResults
 from results.loading.selectors import load_study_data
 from results.presenting.report import render_report
 from tests.factories import small_study
@@ -91,7 +92,7 @@ def test_places_are_raised_in_steps_until_the_ci_is_narrow_enough(implicature, s
     assert abs((high - low) * 100 - points[-1].ci_width) < 1e-9
     assert results["human"]["accuracy"]["ci_method"] == "confidence_sequence"
     # and the report's methods name the correction, with the target's width
-    report = render_report(results, "markdown")
+    report = render_report(StudyResults.from_json(results), "markdown")
     assert (
         "Recruitment stopped when the 95% confidence sequence of human accuracy (Waudby-Smith and Ramdas), "
         "valid at any stopping time, was at most 50.0 points wide; the interval reported is that sequence at the stop."

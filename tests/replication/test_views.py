@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from parity.preregistration_plan import sha256_of
 from replication.archive import read_bundle
+from results.computing.spine import StudyResults
 from results.presenting.report import render_report
 from studies.flags import participant_flags
 from studies.models import Preregistration, Study
@@ -108,7 +109,7 @@ def test_the_bundle_carries_the_report_written_from_its_own_analysis_output(clie
         ("latex", "analysis/report.tex"),
         ("html", "analysis/report.html"),
     ):
-        assert bundle.files[path].decode() == render_report(analysis, fmt)
+        assert bundle.files[path].decode() == render_report(StudyResults.from_json(analysis), fmt)
     assert "\\begin{document}" in bundle.files["analysis/report.tex"].decode()
 
 

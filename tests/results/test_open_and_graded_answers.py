@@ -11,6 +11,7 @@ import pytest
 from parity.benchmarks.miqa import RATING_SCALE as MIQA_GRADES
 from parity.stats import Rating, icc2k
 from results.computing.assemble import study_results
+from results.computing.spine import StudyResults
 from results.loading.columns import HumanAnswer, ItemInfo
 from results.loading.study_data import ModelAnswer, RunInfo, StudyData, UnitInfo
 from results.presenting.exports import export_study
@@ -193,7 +194,7 @@ def test_miqa_accuracy_is_over_both_presentations_with_the_averaged_decision_bes
     (model,) = results["models"]
     assert model["n_answers"] == 6 and model["accuracy"] == pytest.approx(3 / 6)
     assert model["accuracy_averaged_likelihood"] == pytest.approx(2 / 3)
-    table = next(t for t in paper_tables(results) if t.key == "accuracy")
+    table = next(t for t in paper_tables(StudyResults.from_json(results)) if t.key == "accuracy")
     assert table.columns[-1] == "Accuracy, orders' likelihoods averaged" and table.rows[1][-1] == "66.7%"
     assert table.rows[1][3] == "50.0%"
 
@@ -277,7 +278,7 @@ def test_the_miqa_table_reuses_each_models_best_zero_shot_wording_at_one_and_fiv
     assert pick["by_k"]["1"]["all"] == 0.5 and pick["by_k"]["0"] is None
     assert m2["best_wording"] == "3" and [row["wording"] for row in m2["rows"]] == ["3"]
     assert m2["zero_shot"] == {"3": 0.5, "4": 0.5}
-    table = next(t for t in paper_tables(results) if t.key == "by_wording")
+    table = next(t for t in paper_tables(StudyResults.from_json(results)) if t.key == "by_wording")
     assert table.rows[0][:8] == [
         "m1",
         "wording 2 (best 0-shot)",

@@ -7,7 +7,22 @@ from __future__ import annotations
 import json
 
 from parity.stats.compare import ItemDisagreement
-from results.computing.spine import Human, HumanAccuracy, Participants, StudyResults, to_json
+from results.computing.spine import (
+    AttentionRule,
+    Breakdowns,
+    CollectionDates,
+    Design,
+    Entered,
+    Human,
+    HumanAccuracy,
+    Methods,
+    Participants,
+    Pay,
+    Spread,
+    StatisticsSettings,
+    StudyResults,
+    to_json,
+)
 
 
 def test_a_count_that_is_none_is_left_out_and_zero_is_kept() -> None:
@@ -41,14 +56,40 @@ def test_leaves_give_their_dicts_and_tuples_lists() -> None:
     assert leaf.to_dict()["majority_share"] is None
 
 
+def _methods() -> Methods:
+    return Methods(
+        platform="link",
+        prolific=None,
+        dates=CollectionDates(None, None),
+        participants=Entered(1, 0, 0, 0, 0, 0, 1, 0, []),
+        attention=AttentionRule(0, 0, 0),
+        pay=Pay(450, 30, 900.0, None, None, 0, "GBP"),
+        design=Design("ambibench", "AmbiBench", 1, 2, Spread(2, 2), Spread(1, 1), []),
+        models=[],
+        statistics=StatisticsSettings(0.95, 10, 0, "t_interval"),
+    )
+
+
 def test_the_headlines_are_written_into_the_top_level_after_the_sections() -> None:
     keys = [spec for spec in StudyResults.__dataclass_fields__]
     assert keys.index("headlines") == keys.index("methods") - 1
     people = Participants(1, 0, 0)
     results = StudyResults(
         "s", 1, "ambibench", "live", False, {}, "", 0, 10, people, _human(graded=False, mean_icc=None),
-        [], [], {}, None, "why", [], [], headlines={"oracle_by_position": [1]}, methods={"m": 1},
+        [], [], Breakdowns(), None, "why", [], [], headlines={"oracle_by_position": [1]}, methods=_methods(),
     )  # fmt: skip
     text = json.dumps(results.to_json())
     assert '"irt_reason": "why", "paired": [], "human_band": [], "oracle_by_position": [1], "methods"' in text
     assert '"graded"' not in text and '"headlines"' not in text
+
+
+def test_from_json_reads_back_the_headlines_the_graded_switch_and_keys_left_out() -> None:
+    people = Participants(1, 0, 0)
+    for human in (_human(graded=False, mean_icc=None), _human(graded=True, mean_icc=None)):
+        results = StudyResults(
+            "s", 1, "ambibench", "live", False, {}, "", 0, 10, people, human,
+            [], [], Breakdowns(), None, "why", [], [], headlines={"oracle_by_position": [1]}, methods=_methods(),
+        )  # fmt: skip
+        again = StudyResults.from_json(json.loads(json.dumps(results.to_json())))
+        assert again == results
+        assert again.headlines == {"oracle_by_position": [1]} and again.participants.flagged_left_out is None

@@ -15,6 +15,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from prolific.models import ProlificStudy
+from results.computing.spine import StudyResults
 from results.presenting.report import build_report, render_report
 from results.presenting.report.figures import KINDS, Figure, at, plain
 from results.presenting.report.latex import tex
@@ -35,6 +36,11 @@ def _command(*args: str) -> str:
 
 def _json(name: str) -> dict[str, Any]:
     return json.loads(_command("study_results", name, "--json"))
+
+
+def _tree(results: dict[str, Any]) -> StudyResults:
+    """The results tree the report is written from, read back from the JSON a test changed."""
+    return StudyResults.from_json(results)
 
 
 def _path(dotted: str) -> tuple[str | int, ...]:
@@ -60,9 +66,10 @@ def _assert_figures_are_the_json(name: str) -> dict[str, Any]:
         assert not re.search(r"\d", unescape(FIGURE.sub("", p))), p
     # the Markdown report has the same figures, and the page's paper tables row for row
     markdown = _command("study_report", name, "--format", "markdown")
-    for figure in (part for parts in build_report(results).paragraphs for part in parts if isinstance(part, Figure)):
+    tree = _tree(results)
+    for figure in (part for parts in build_report(tree).paragraphs for part in parts if isinstance(part, Figure)):
         assert figure.text.replace("[", "\\[") in markdown
-    for table in paper_tables(results):
+    for table in paper_tables(tree):
         for line in markdown_table(table)[2:]:
             assert line in markdown
     return results
@@ -94,7 +101,7 @@ def test_every_figure_of_the_pilots_report_is_the_one_study_results_json_gives(p
         ("local/tiny-lm", "template 3, k=0", "parity"),
     ]
     assert methods["statistics"] == {"ci_level": 0.95, "n_boot": 10_000, "seed": 0, "human_ci_method": "t_interval"}
-    text = " ".join(plain(parts) for parts in build_report(results).paragraphs)
+    text = " ".join(plain(parts) for parts in build_report(_tree(results)).paragraphs)
     assert "through the study's link (no Prolific study was recorded)" in text
     assert "Each participant met 2 attention checks among the items, at random positions; a participant who " in text
     assert "failed 2 was excluded." in text
@@ -106,14 +113,14 @@ def test_every_figure_of_the_pilots_report_is_the_one_study_results_json_gives(p
 
 def test_the_published_studys_report_says_its_answers_were_imported(baseline, db) -> None:
     results = _assert_figures_are_the_json(baseline.name)
-    text = plain(build_report(results).methods[0])
+    text = plain(build_report(_tree(results)).methods[0])
     assert text.startswith("The human answers are those of a published study, imported into Parity: 20 annotators.")
     assert "reward" not in text and "attention" not in text
 
 
 def test_an_ambibench_studys_report_has_the_oracle_beside_the_people(ambi, db) -> None:
     results = _assert_figures_are_the_json(ambi.name)
-    latex = render_report(results, "latex")
+    latex = render_report(_tree(results), "latex")
     check_latex(latex)
     assert "Oracle" in latex and r"\label{tab:by_position}" in latex
 
@@ -130,11 +137,11 @@ def test_a_study_on_prolific_says_so_with_its_bonus(pilot, db) -> None:
         "target_kind": "",
         "target_value": None,
     }
-    text = plain(build_report(results).methods[0])
+    text = plain(build_report(_tree(results)).methods[0])
     assert text.startswith("Participants were recruited on Prolific and answered on Parity through the study's link")
     assert "with a bonus of £0.05 per right answer" in text
     assert results["human"]["accuracy"]["ci_method"] == "t_interval"
-    assert "Recruitment stopped" not in plain(build_report(results).methods[2])
+    assert "Recruitment stopped" not in plain(build_report(_tree(results)).methods[2])
 
 
 def test_a_study_recruited_until_precise_prints_the_confidence_sequence_and_says_so(pilot, db) -> None:
@@ -151,7 +158,7 @@ def test_a_study_recruited_until_precise_prints_the_confidence_sequence_and_says
     assert accuracy["ci_method"] == "confidence_sequence"
     low, high = accuracy["ci95"]
     assert low < accuracy["mean"] < high
-    statistics = plain(build_report(results).methods[2])
+    statistics = plain(build_report(_tree(results)).methods[2])
     assert "a confidence sequence over participants in the order they completed" in statistics
     assert (
         "Recruitment stopped when the 95% confidence sequence of human accuracy (Waudby-Smith and Ramdas), "
@@ -169,7 +176,7 @@ def test_a_study_in_a_usd_workspace_gives_its_amounts_in_dollars(pilot, db) -> N
     )
     results = _assert_figures_are_the_json(pilot.name)  # the symbol is a figure too, from methods.pay.currency
     assert results["methods"]["pay"]["currency"] == "USD"
-    text = plain(build_report(results).methods[0])
+    text = plain(build_report(_tree(results)).methods[0])
     assert "The reward was $4.50 for an estimated 30 minutes ($9.00 an hour)" in text
     assert "with a bonus of $0.05 per right answer" in text and "£" not in text
 
@@ -184,7 +191,7 @@ def test_the_latex_report_is_a_well_formed_document_whatever_the_names(pilot, db
     results["study"] = HOSTILE
     for model, methods in zip(results["models"], results["methods"]["models"]):
         model["label"] = model["model"] = methods["model"] = methods["label"] = f"{HOSTILE} model"
-    document = render_report(results, "latex")
+    document = render_report(_tree(results), "latex")
     check_latex(document)
     assert tex(HOSTILE) in document
     assert (
@@ -221,18 +228,32 @@ def _with_sections(results: dict[str, Any]) -> dict[str, Any]:
             "run": run,
             "label": label,
             "n_items": 10,
+            "n_people": 4,
+            "model_accuracy": 0.6,
+            "human_accuracy": 0.6 - 0.05 * (index + 1),
             "gap": 0.05 * (index + 1),
             "ci": [-0.2, 0.3],
+            "confidence": 0.95,
+            "se": 0.1,
+            "se_items": 0.08,
+            "se_people": 0.06,
+            "df": 7.5,
+            "t": 4.2,
             "p": 0.0004,
-            "target": "people like these, on items like these",
-            "method": "variance components",
+            "reason": None,
             "mcnemar": {
                 "b": 2,
                 "c": 1,
+                "a": 5,
+                "d": 2,
+                "n_items": 10,
                 "statistic": None,
                 "p": 1.0,
+                "method": "McNemar",
                 "target": "against the majority of these participants, on items like these",
             },
+            "target": "people like these, on items like these",
+            "method": "variance components",
         }
         for index, (run, label) in enumerate(runs)
     ]
@@ -241,7 +262,8 @@ def _with_sections(results: dict[str, Any]) -> dict[str, Any]:
             "run": run,
             "label": label,
             "model_kappa": 0.41,
-            "human_kappa": {"median": 0.55, "low": 0.2, "high": 0.8, "n_pairs": 2},
+            "n_people": 4,
+            "human_kappa": {"median": 0.55, "low": 0.2, "high": 0.8, "n_pairs": 2, "n_people": 4},
             "verdict": "within",
         }
         for run, label in runs
@@ -254,23 +276,41 @@ def _with_sections(results: dict[str, Any]) -> dict[str, Any]:
         "items_dropped_all_wrong": 0,
         "person_reliability": 0.61,
         "item_reliability": None,
+        "converged": True,
+        "confidence": 0.95,
         "calibrated": False,
         "calibration_note": "too few people",
+        "scale_logits": None,
         "models": [
-            {"run": run, "label": label, "ability": 0.4 + index, "ci": [-0.3, 1.9 + index], "percentile": 62.5}
+            {
+                "run": run,
+                "label": label,
+                "ability": 0.4 + index,
+                "ci": [-0.3, 1.9 + index],
+                "se": 0.6,
+                "se_answers": 0.5,
+                "percentile": 62.5,
+                "population_percentile": 65.5,
+                "population_percentile_ci": [38.2, 97.1],
+                "n_items": 8,
+                "ci_note": "",
+            }
             for index, (run, label) in enumerate(runs)
         ],
         "people_abilities": [-1.2, 0.1, 0.5, 1.4],
-        "items": [{"item": "k1", "text": "Is it?", "difficulty": -0.5, "discrimination": 1.1}],
+        "items": [{"item": "k1", "difficulty": -0.5, "difficulty_se": 0.4, "discrimination": 1.1, "text": "Is it?"}],
+        "n_items_tested": 8,
+        "n_divergent": 1,
         "divergent_items": [
             {
                 "item": "k1",
-                "text": "Esther asked & Juan said 50% — yes_no",
                 "human_rate": 0.25,
                 "model_rate": 1.0,
                 "statistic": 6.2,
                 "p": 0.01,
                 "p_adjusted": 0.04,
+                "significant": True,
+                "text": "Esther asked & Juan said 50% — yes_no",
             }
         ],
     }
@@ -279,7 +319,7 @@ def _with_sections(results: dict[str, Any]) -> dict[str, Any]:
 
 def test_the_tests_and_the_placement_are_written_where_the_results_carry_them(pilot, db) -> None:
     results = _with_sections(_json(pilot.name))
-    report = build_report(results)
+    report = build_report(_tree(results))
     assert [table.key for table in report.tests] == ["paired", "human_band", "irt", "divergent_items"]
     for table in report.tests:
         assert all(len(row) == len(table.columns) for row in table.rows), table.key
@@ -294,7 +334,7 @@ def test_the_tests_and_the_placement_are_written_where_the_results_carry_them(pi
     assert ", p < 0.001; against these participants' majority, McNemar p = 1.000" in text
     assert "is within the human band" in text and "62.5th percentile" in text
 
-    markdown = render_report(results, "markdown")
+    markdown = render_report(_tree(results), "markdown")
     assert "The ability CIs are not calibrated: too few people." in markdown
     assert "| tiny-lm (template 2, k=0) | 0.40 | \\[-0.30, 1.90\\] | 62.5 |" in markdown
     assert (
@@ -304,12 +344,12 @@ def test_the_tests_and_the_placement_are_written_where_the_results_carry_them(pi
     # a p-value reads "p < 0.001" in the paragraphs, never "p = < 0.001" nor an HTML entity
     assert "&lt;" not in markdown and "= \\<" not in markdown and "p \\< 0.001" in markdown
 
-    html = render_report(results, "html")
+    html = render_report(_tree(results), "html")
     svg = re.search(r'<figure id="placement">(.*?)</figure>', html, re.S).group(1)
     assert svg.count("<circle") == 4 + 2  # the people, then each model
     assert "tiny-lm (template 3, k=0) (62.5th percentile)" in svg
 
-    latex = render_report(results, "latex")
+    latex = render_report(_tree(results), "latex")
     check_latex(latex)
     assert latex.count(r"\begin{tikzpicture}") == 1 and latex.count(r"circle (1.2pt)") == 4
     assert r"Esther asked \& Juan said 50\% -- yes\_no" in latex
@@ -317,13 +357,12 @@ def test_the_tests_and_the_placement_are_written_where_the_results_carry_them(pi
 
 def test_without_those_sections_the_report_has_none_of_them(pilot, db) -> None:
     results = _json(pilot.name)
-    for key in ("paired", "human_band", "irt"):
-        results.pop(key, None)
-    report = build_report(results)
+    results.update(paired=[], human_band=[], irt=None)
+    report = build_report(_tree(results))
     assert report.tests == [] and report.placement is None
-    html = render_report(results, "html")
+    html = render_report(_tree(results), "html")
     assert "<svg" not in html and "McNemar" not in html
-    check_latex(render_report(results, "latex"))
+    check_latex(render_report(_tree(results), "latex"))
 
 
 # -- the download on the results page ----------------------------------------------------------
@@ -345,7 +384,7 @@ def test_a_researcher_downloads_the_report(pilot, staff_client, fmt, suffix, sta
     assert response["Content-Disposition"] == f'attachment; filename="pilot-results-report.{suffix}"'
     body = response.content.decode()
     assert body.startswith(start)
-    assert render_report(_json(pilot.name), fmt) == body
+    assert render_report(_tree(_json(pilot.name)), fmt) == body
 
 
 def test_the_report_download_refuses_what_the_exports_refuse(pilot, client, db) -> None:
@@ -371,7 +410,7 @@ def test_a_study_without_answers_or_runs_has_a_report_too(implicature, tmp_path)
     call_command("study_report", study.name, "--format", "latex", "--out", str(path), stderr=StringIO())
     check_latex(path.read_text())
     results = _json(study.name)
-    text = " ".join(plain(parts) for parts in build_report(results).paragraphs)
+    text = " ".join(plain(parts) for parts in build_report(_tree(results)).paragraphs)
     assert "0 people entered." in text and "The study had no attention checks." in text
     assert "The same items were answered by" not in text
     with pytest.raises(CommandError, match="no study named 'nothing'"):

@@ -366,5 +366,5 @@ class InstructionInduction(Benchmark):
     def breakdowns(self, results_input: ResultsInput) -> dict[str, Any]:
         return results_side.breakdowns(results_input)
 
-    def paper_tables(self, results: Mapping[str, Any]) -> list[Table]:
-        return tables.induction_tables(results)
+    def paper_tables(self, breakdowns: Mapping[str, Any]) -> list[Table]:
+        return tables.induction_tables(breakdowns)

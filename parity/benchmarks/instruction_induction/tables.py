@@ -163,9 +163,10 @@ def in_context_table(section: dict[str, Any]) -> Table | None:
     )
 
 
-def induction_tables(results: Mapping[str, Any]) -> list[Table]:
-    """The tables of the benchmark's per-task section of the results (JSON), none without one."""
-    section = results["breakdowns"].get("by_task")
+def induction_tables(breakdowns: Mapping[str, Any]) -> list[Table]:
+    """The tables of a benchmark's own breakdowns (`StudyResults.breakdowns.sections`) where they
+    hold instruction induction's per-task section."""
+    section = breakdowns.get("by_task")
     if not section:
         return []
     executors: list[str | None] = list(_executors(section)) or [None]

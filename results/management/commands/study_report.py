@@ -4,7 +4,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from results.computing.assemble import study_results
+from results.computing.assemble import study_results_tree
 from results.loading.selectors import load_study_data
 from results.presenting.report import FORMATS, render_report
 from studies.models import Study
@@ -30,7 +30,7 @@ class Command(BaseCommand):
         study = Study.objects.filter(name=name).first()
         if study is None:
             raise CommandError(f"no study named {name!r}")
-        report = render_report(study_results(load_study_data(study)), fmt)
+        report = render_report(study_results_tree(load_study_data(study)), fmt)
         if out == "-":
             self.stdout.write(report, ending="")
             return

@@ -4,10 +4,9 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from results.computing.assemble import study_results
+from results.computing.assemble import study_results_tree
 from results.computing.integrity import review_signals_keep
-from results.forms import ResultsFilterForm
-from results.loading.filters import ResultFilters
+from results.forms import ResultFilters, ResultsFilterForm
 from results.loading.selectors import load_study_data
 from results.presenting.table_writers import to_markdown
 from results.presenting.tables import paper_tables
@@ -49,9 +48,9 @@ class Command(BaseCommand):
         filters: ResultFilters = form.filters()
         # the flags before the numbers: the filter on flagged participants reads them (when asked)
         review_signals_keep(study, data)
-        results = study_results(data, filters)
+        results = study_results_tree(data, filters)
         if json:
-            self.stdout.write(_dumps(results))
+            self.stdout.write(_dumps(results.to_json()))
         else:
             self.stdout.write(to_markdown(results, paper_tables(results)))
 

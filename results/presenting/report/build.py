@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
+from results.computing.spine import StudyResults
 from results.presenting.report.figures import Part
 from results.presenting.report.paragraphs import Paragraph, methods_paragraphs, results_paragraph
 from results.presenting.report.sections import Placement, placement, test_tables
@@ -34,9 +34,9 @@ class Report:
         return [*self.methods, self.findings]
 
 
-def build_report(results: dict[str, Any]) -> Report:
+def build_report(results: StudyResults) -> Report:
     return Report(
-        title=f"{results['study']}: people and models on the same items",
+        title=f"{results.study}: people and models on the same items",
         methods=methods_paragraphs(results),
         findings=results_paragraph(results),
         tables=paper_tables(results),

@@ -1,18 +1,19 @@
-"""A figure of the report: a value taken from the results dict, where it was taken from, and how it
-is written. The report's texts are built of plain words and figures, so a test can hold every
-figure against `study_results --json` (the same path, the same value) and find no number in a text
-that is not one."""
+"""A figure of the report: a value taken from the results tree (`results.computing.spine.StudyResults`), where
+it was taken from (its path in the tree's JSON), and how it is written. The report's texts are built
+of plain words and figures, so a test can hold every figure against `study_results --json` (the
+same path, the same value) and find no number in a text that is not one."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, is_dataclass
 from typing import Any
 
 from prolific.currency import symbol
+from results.computing.spine import Node, StudyResults
 from results.presenting.tables import pct, signed_pct
 
-#: a key path into the results dict: ("methods", "pay", "reward_pence"), ("models", 0, "accuracy")
+#: a key path into the results' JSON: ("methods", "pay", "reward_pence"), ("models", 0, "accuracy")
 Path = tuple[str | int, ...]
 
 
@@ -105,15 +106,21 @@ class Figure:
 Part = str | Figure
 
 
-def at(results: dict[str, Any], path: Path) -> Any:
-    """The value at `path` in the results dict."""
+def at(results: StudyResults, path: Path) -> Any:
+    """The value at `path`, a path of the results' JSON, in the results tree: a node's keys are its
+    fields (`Node.json_item`), a `parity.stats` leaf's its attributes, a list's its indices."""
     value: Any = results
     for key in path:
-        value = value[key]
+        if isinstance(value, Node):
+            value = value.json_item(str(key))
+        elif is_dataclass(value) and isinstance(key, str) and key in {spec.name for spec in fields(value)}:
+            value = getattr(value, key)
+        else:
+            value = value[key]
     return value
 
 
-def figure(results: dict[str, Any], path: Path, kind: str) -> Figure:
+def figure(results: StudyResults, path: Path, kind: str) -> Figure:
     return Figure(path, at(results, path), kind)
 
 

@@ -1,4 +1,4 @@
-"""The report's methods and results paragraphs, written from the results dict alone.
+"""The report's methods and results paragraphs, written from the results tree alone.
 
 Each paragraph is a list of parts: plain words, and figures taken from the results at a named path
 (`figures.Figure`), so nothing in a paragraph is computed here: the numbers are the page's.
@@ -6,9 +6,8 @@ Each paragraph is a list of parts: plain words, and figures taken from the resul
 
 from __future__ import annotations
 
-from typing import Any
-
 from parity.stats import BOOTSTRAP, CONFIDENCE_SEQUENCE, T_INTERVAL
+from results.computing.spine import StudyResults
 from results.presenting.report.figures import Part, figure
 
 Paragraph = list[Part]
@@ -24,8 +23,9 @@ CI_METHODS = {
 class _Text:
     """Builds one paragraph: `add` words and figures, `f` a figure at a path."""
 
-    def __init__(self, results: dict[str, Any]) -> None:
+    def __init__(self, results: StudyResults) -> None:
         self.results = results
+        self.methods = results.methods
         self.parts: list[Part] = []
 
     def f(self, *path: str | int, kind: str = "int") -> Part:
@@ -50,23 +50,23 @@ def _series(items: list[list[Part]]) -> list[Part]:
 
 
 def _recruitment(t: _Text) -> None:
-    methods = t.results["methods"]
-    platform, people = methods["platform"], methods["participants"]
+    methods = t.methods
+    platform, people = methods.platform, methods.participants
     if platform == "imported":
         t.add(
             "The human answers are those of a published study, imported into Parity: ",
             t.f("methods", "participants", "entered"),
-            f" {_plural(people['entered'], 'annotator', 'annotators')}. ",
+            f" {_plural(people.entered, 'annotator', 'annotators')}. ",
         )
         return
     if platform == "prolific":
         t.add("Participants were recruited on Prolific and answered on Parity through the study's link")
     else:
         t.add("Participants answered on Parity through the study's link (no Prolific study was recorded)")
-    dates = methods["dates"]
-    if dates["first_start"] and dates["last_completion"] and dates["first_start"][:10] == dates["last_completion"][:10]:
+    dates = methods.dates
+    if dates.first_start and dates.last_completion and dates.first_start[:10] == dates.last_completion[:10]:
         t.add(", on ", t.f("methods", "dates", "first_start", kind="day"))
-    elif dates["first_start"] and dates["last_completion"]:
+    elif dates.first_start and dates.last_completion:
         t.add(
             ", between ",
             t.f("methods", "dates", "first_start", kind="day"),
@@ -74,7 +74,7 @@ def _recruitment(t: _Text) -> None:
             t.f("methods", "dates", "last_completion", kind="day"),
         )
     t.add(". ")
-    t.add(t.f("methods", "participants", "entered"), f" {_plural(people['entered'], 'person', 'people')} entered")
+    t.add(t.f("methods", "participants", "entered"), f" {_plural(people.entered, 'person', 'people')} entered")
     fates = [
         (key, words)
         for key, words in (
@@ -84,7 +84,7 @@ def _recruitment(t: _Text) -> None:
             ("timed_out", "timed out"),
             ("in_progress", "still answering"),
         )
-        if people[key]
+        if getattr(people, key)
     ]
     if fates:
         t.add(": ")
@@ -93,11 +93,11 @@ def _recruitment(t: _Text) -> None:
 
 
 def _exclusions(t: _Text) -> None:
-    people = t.results["methods"]["participants"]
-    if people["excluded"]:
+    people = t.methods.participants
+    if people.excluded:
         t.add(
             t.f("methods", "participants", "excluded"),
-            f" {_plural(people['excluded'], 'was', 'were')} excluded (",
+            f" {_plural(people.excluded, 'was', 'were')} excluded (",
         )
         reasons = [
             [
@@ -105,7 +105,7 @@ def _exclusions(t: _Text) -> None:
                 ": ",
                 t.f("methods", "participants", "exclusion_reasons", index, "n"),
             ]
-            for index in range(len(people["exclusion_reasons"]))
+            for index in range(len(people.exclusion_reasons))
         ]
         t.add(*_series(reasons), "). ")
     t.add(
@@ -116,17 +116,17 @@ def _exclusions(t: _Text) -> None:
 
 
 def _attention(t: _Text) -> None:
-    attention = t.results["methods"]["attention"]
-    if t.results["methods"]["platform"] == "imported":
+    attention = t.methods.attention
+    if t.methods.platform == "imported":
         return
-    if attention["checks_per_participant"]:
+    if attention.checks_per_participant:
         t.add(
             "Each participant met ",
             t.f("methods", "attention", "checks_per_participant"),
-            f" attention {_plural(attention['checks_per_participant'], 'check', 'checks')} among the items, at "
+            f" attention {_plural(attention.checks_per_participant, 'check', 'checks')} among the items, at "
             "random positions",
         )
-        if attention["exclude_at"]:
+        if attention.exclude_at:
             t.add(
                 "; a participant who failed ",
                 t.f("methods", "attention", "exclude_at"),
@@ -135,7 +135,7 @@ def _attention(t: _Text) -> None:
         t.add(". ")
     else:
         t.add("The study had no attention checks. ")
-    if attention["answer_floor_ms"]:
+    if attention.answer_floor_ms:
         t.add(
             "An answer given less than ",
             t.f("methods", "attention", "answer_floor_ms"),
@@ -144,9 +144,9 @@ def _attention(t: _Text) -> None:
 
 
 def _pay(t: _Text) -> None:
-    if t.results["methods"]["platform"] == "imported":
+    if t.methods.platform == "imported":
         return
-    pay = t.results["methods"]["pay"]
+    pay = t.methods.pay
 
     def amount(key: str) -> list[Part]:
         # in the Prolific workspace's currency: its symbol, then the amount
@@ -161,7 +161,7 @@ def _pay(t: _Text) -> None:
         *amount("estimated_hourly_pence"),
         " an hour)",
     )
-    if pay["median_minutes"] is not None:
+    if pay.median_minutes is not None:
         t.add(
             "; the median completion took ",
             t.f("methods", "pay", "median_minutes", kind="one"),
@@ -169,13 +169,13 @@ def _pay(t: _Text) -> None:
             *amount("median_hourly_pence"),
             " an hour)",
         )
-    if pay["bonus_per_correct_pence"]:
+    if pay.bonus_per_correct_pence:
         t.add(", with a bonus of ", *amount("bonus_per_correct_pence"), " per right answer")
     t.add(". ")
 
 
 def _design(t: _Text) -> None:
-    design = t.results["methods"]["design"]
+    design = t.methods.design
     t.add(
         "The study (",
         t.f("methods", "design", "benchmark_title", kind="text"),
@@ -183,17 +183,17 @@ def _design(t: _Text) -> None:
         t.f("methods", "design", "n_items"),
         " items in ",
         t.f("methods", "design", "n_units"),
-        f" {_plural(design['n_units'], 'unit', 'units')}; each participant answered the items of one unit (",
+        f" {_plural(design.n_units, 'unit', 'units')}; each participant answered the items of one unit (",
     )
     for key, noun in (("items_per_participant", "items"), ("participants_per_unit", "participants per unit")):
-        spread = design[key]
-        if spread["min"] == spread["max"]:
+        spread = getattr(design, key)
+        if spread.min == spread.max:
             t.add(t.f("methods", "design", key, "min"), f" {noun}")
         else:
             t.add(t.f("methods", "design", key, "min"), "–", t.f("methods", "design", key, "max"), f" {noun}")
         t.add(", " if key == "items_per_participant" else "")
     t.add(" planned)")
-    if design["settings"]:
+    if design.settings:
         t.add("; design settings: ")
         t.add(
             *_series(
@@ -203,7 +203,7 @@ def _design(t: _Text) -> None:
                         " ",
                         t.f("methods", "design", "settings", index, "value", kind="setting"),
                     ]
-                    for index in range(len(design["settings"]))
+                    for index in range(len(design.settings))
                 ]
             )
         )
@@ -211,7 +211,7 @@ def _design(t: _Text) -> None:
 
 
 def _models(t: _Text) -> None:
-    models = t.results["methods"]["models"]
+    models = t.methods.models
     if not models:
         return
     t.add("The same items were answered by ")
@@ -219,17 +219,17 @@ def _models(t: _Text) -> None:
     for index, model in enumerate(models):
         parts: list[Part] = [t.f("methods", "models", index, "model", kind="text"), " ("]
         details: list[list[Part]] = []
-        if model["model_id"] and model["model_id"] != model["model"]:
+        if model.model_id and model.model_id != model.model:
             details.append([t.f("methods", "models", index, "model_id", kind="text")])
         details.append(
             ["revision ", t.f("methods", "models", index, "revision", kind="text")]
-            if model["revision"]
+            if model.revision
             else ["the default revision"]
         )
-        if model["dtype"]:
+        if model.dtype:
             details.append([t.f("methods", "models", index, "dtype", kind="text")])
         details.append(["setting: ", t.f("methods", "models", index, "setting", kind="text")])
-        if model["source"] == "lm-evaluation-harness":
+        if model.source == "lm-evaluation-harness":
             details.append(
                 [
                     "answers imported from lm-evaluation-harness's samples file ",
@@ -245,7 +245,7 @@ def _models(t: _Text) -> None:
 
 def _statistics(t: _Text) -> None:
     results = t.results
-    method = results["methods"]["statistics"]["human_ci_method"]
+    method = t.methods.statistics.human_ci_method
     t.add(
         "Human accuracy is the mean over participants of each one's accuracy, with a ",
         t.f("methods", "statistics", "ci_level", kind="level"),
@@ -257,8 +257,8 @@ def _statistics(t: _Text) -> None:
         "), about items like these. Agreement is the mean pairwise Cohen's κ within units, Fleiss' κ and "
         "Krippendorff's α. ",
     )
-    prolific = results["methods"]["prolific"] or {}
-    if method == CONFIDENCE_SEQUENCE and prolific.get("target_kind") == "ci_width":
+    prolific = t.methods.prolific
+    if method == CONFIDENCE_SEQUENCE and prolific is not None and prolific.target_kind == "ci_width":
         # a t-interval printed at a stop chosen because it was narrow would cover less than it says;
         # the citation has no year, as a paragraph's only digits are figures
         t.add(
@@ -269,7 +269,7 @@ def _statistics(t: _Text) -> None:
             t.f("methods", "prolific", "target_value", kind="one"),
             " points wide; the interval reported is that sequence at the stop. ",
         )
-    if results.get("paired"):
+    if results.paired:
         t.add(
             "A model's gap to the humans is taken on the items both answered; its CI and its test of no gap are "
             "about people like these on items like these, from the variance components of the people × items "
@@ -277,11 +277,11 @@ def _statistics(t: _Text) -> None:
             "also tested against the majority answer of these participants with McNemar's test (χ² without "
             "continuity correction), a claim about these participants, not people in general. ",
         )
-    if results.get("human_band"):
+    if results.human_band:
         t.add(
             "Each model's κ with each person is set against the distribution of the person–person κs (the human band). "
         )
-    irt = results.get("irt")
+    irt = results.irt
     if irt:
         t.add(
             "Each model's ability is placed on the scale of the people population (its mean at zero, its SD the "
@@ -299,18 +299,18 @@ def _statistics(t: _Text) -> None:
             t.f("irt", "items_dropped_all_wrong"),
             " as answered wrong by all)",
         )
-        if irt.get("person_reliability") is not None:
+        if irt.person_reliability is not None:
             t.add("; person reliability ", t.f("irt", "person_reliability", kind="num"))
-        if irt.get("item_reliability") is not None:
+        if irt.item_reliability is not None:
             t.add(", item reliability ", t.f("irt", "item_reliability", kind="num"))
         t.add(". ")
-        if irt.get("calibrated") is False:
+        if not irt.calibrated:
             t.add(
                 "The ability CIs are not calibrated at this size: ", t.f("irt", "calibration_note", kind="text"), ". "
             )
 
 
-def methods_paragraphs(results: dict[str, Any]) -> list[Paragraph]:
+def methods_paragraphs(results: StudyResults) -> list[Paragraph]:
     """Participants; design and models; statistics: three paragraphs."""
     people, design, stats = _Text(results), _Text(results), _Text(results)
     _recruitment(people)
@@ -323,7 +323,7 @@ def methods_paragraphs(results: dict[str, Any]) -> list[Paragraph]:
     return [t.parts for t in (people, design, stats) if t.parts]
 
 
-def results_paragraph(results: dict[str, Any]) -> Paragraph:
+def results_paragraph(results: StudyResults) -> Paragraph:
     """The headline numbers: humans, each model and its gap, and the tests where computed."""
     t = _Text(results)
     t.add(
@@ -331,7 +331,7 @@ def results_paragraph(results: dict[str, Any]) -> Paragraph:
         t.f("human", "accuracy", "mean", kind="pct"),
         " right on average",
     )
-    if results["human"]["accuracy"]["ci95"]:
+    if results.human.accuracy.ci95:
         t.add(
             " (",
             t.f("methods", "statistics", "ci_level", kind="level"),
@@ -342,10 +342,10 @@ def results_paragraph(results: dict[str, Any]) -> Paragraph:
             ")",
         )
     t.add(". ")
-    paired = {row["run"]: (index, row) for index, row in enumerate(results.get("paired") or [])}
-    band = {row["run"]: (index, row) for index, row in enumerate(results.get("human_band") or [])}
-    irt = {row["run"]: index for index, row in enumerate((results.get("irt") or {}).get("models", []))}
-    for index, model in enumerate(results["models"]):
+    paired = {row.run: index for index, row in enumerate(results.paired)}
+    band = {row.run: index for index, row in enumerate(results.human_band)}
+    irt = {row.run: index for index, row in enumerate(results.irt.models if results.irt else [])}
+    for index, model in enumerate(results.models):
         t.add(
             t.f("models", index, "label", kind="text"),
             ": ",
@@ -357,7 +357,7 @@ def results_paragraph(results: dict[str, Any]) -> Paragraph:
             " items both answered the gap to the humans is ",
             t.f("models", index, "gap_to_humans", kind="signed_pp"),
         )
-        if model["gap_ci95"]:
+        if model.gap_ci95:
             t.add(
                 " (CI ",
                 t.f("models", index, "gap_ci95", 0, kind="signed_pp"),
@@ -365,16 +365,16 @@ def results_paragraph(results: dict[str, Any]) -> Paragraph:
                 t.f("models", index, "gap_ci95", 1, kind="signed_pp"),
                 ")",
             )
-        if model["run"] in paired:
-            row = paired[model["run"]][0]
+        if model.run in paired:
+            row = paired[model.run]
             t.add(
                 ", p ",
                 t.f("paired", row, "p", kind="p_is"),
                 "; against these participants' majority, McNemar p ",
                 t.f("paired", row, "mcnemar", "p", kind="p_is"),
             )
-        if model["run"] in band:
-            row = band[model["run"]][0]
+        if model.run in band:
+            row = band[model.run]
             t.add(
                 "; its κ with people, ",
                 t.f("human_band", row, "model_kappa", kind="num"),
@@ -382,8 +382,8 @@ def results_paragraph(results: dict[str, Any]) -> Paragraph:
                 t.f("human_band", row, "verdict", kind="text"),
                 " the human band",
             )
-        if model["run"] in irt:
-            row = irt[model["run"]]
+        if model.run in irt:
+            row = irt[model.run]
             t.add(
                 "; its ability places it at the ",
                 t.f("irt", "models", row, "percentile", kind="one"),

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from results.computing.spine import StudyResults
 from results.presenting.report import html, latex, markdown
 from results.presenting.report.build import FORMATS, build_report
 
 
-def render_report(results: dict[str, Any], fmt: str) -> str:
+def render_report(results: StudyResults, fmt: str) -> str:
     """The report in `fmt` (a key of FORMATS)."""
     writers = {"latex": latex.write, "markdown": markdown.write, "html": html.write}
     if fmt not in writers:

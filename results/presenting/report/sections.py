@@ -4,9 +4,12 @@ carry its section (`paired`, `human_band`, `irt`), and the placement plot's poin
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from parity.stats.paired import McNemar
+from results.computing.spine import StudyResults
 from results.presenting.report.figures import decimal, one_decimal, p_value
 from results.presenting.tables import Table, pct, signed_pct
 
@@ -16,34 +19,35 @@ DIVERGENT_ROWS = 10
 ITEM_TEXT_CHARS = 80
 
 
-def _interval(bounds: list[float | None] | None, write: Any) -> str:
+def _interval(bounds: Sequence[float | None] | None, write: Any) -> str:
     if not bounds or bounds[0] is None or bounds[1] is None:
         return "—"
     return f"[{write(bounds[0])}, {write(bounds[1])}]"
 
 
-def _mcnemar_statistic(test: dict[str, Any]) -> str:
+def _mcnemar_statistic(test: McNemar) -> str:
     """The χ² (none when no item is discordant)."""
-    return "—" if test["statistic"] is None else decimal(test["statistic"])
+    return "—" if test.statistic is None else decimal(test.statistic)
 
 
-def paired_table(results: dict[str, Any]) -> Table | None:
-    rows_in = results.get("paired")
+def paired_table(results: StudyResults) -> Table | None:
+    rows_in = results.paired
     if not rows_in:
         return None
     rows = [
         [
-            row["label"],
-            str(row["n_items"]),
-            signed_pct(row["gap"]),
-            _interval(row["ci"], signed_pct),
-            p_value(row["p"]),
-            f"{row['mcnemar']['b']} / {row['mcnemar']['c']}",
-            _mcnemar_statistic(row["mcnemar"]),
-            p_value(row["mcnemar"]["p"]),
+            row.label,
+            str(row.test.n_items),
+            signed_pct(row.test.gap),
+            _interval(row.test.ci, signed_pct),
+            p_value(row.test.p),
+            f"{row.test.mcnemar.b} / {row.test.mcnemar.c}",
+            _mcnemar_statistic(row.test.mcnemar),
+            p_value(row.test.mcnemar.p),
         ]
         for row in rows_in
     ]
+    first = rows_in[0].test
     return Table(
         "paired",
         "Each model against the people on the same items",
@@ -59,25 +63,25 @@ def paired_table(results: dict[str, Any]) -> Table | None:
         ],
         rows,
         notes=(
-            f"Gap 95% CI and p: over {rows_in[0]['target']}; {rows_in[0]['method']}. "
-            f"McNemar: the model {rows_in[0]['mcnemar']['target']} (b: model right, majority wrong; c: the "
+            f"Gap 95% CI and p: over {first.target}; {first.method}. "
+            f"McNemar: the model {first.mcnemar.target} (b: model right, majority wrong; c: the "
             "reverse); χ² without continuity correction.",
         ),
     )
 
 
-def band_table(results: dict[str, Any]) -> Table | None:
-    rows_in = results.get("human_band")
+def band_table(results: StudyResults) -> Table | None:
+    rows_in = results.human_band
     if not rows_in:
         return None
     rows = [
         [
-            row["label"],
-            decimal(row["model_kappa"]),
-            decimal(row["human_kappa"]["median"]),
-            _interval([row["human_kappa"]["low"], row["human_kappa"]["high"]], decimal),
-            str(row["human_kappa"]["n_pairs"]),
-            row["verdict"],
+            row.label,
+            decimal(row.placed.model_kappa),
+            decimal(row.placed.human_kappa.median),
+            _interval([row.placed.human_kappa.low, row.placed.human_kappa.high], decimal),
+            str(row.placed.human_kappa.n_pairs),
+            row.placed.verdict,
         ]
         for row in rows_in
     ]
@@ -93,58 +97,54 @@ def band_table(results: dict[str, Any]) -> Table | None:
     )
 
 
-def irt_table(results: dict[str, Any]) -> Table | None:
-    irt = results.get("irt")
-    if not irt or not irt.get("models"):
+def irt_table(results: StudyResults) -> Table | None:
+    irt = results.irt
+    if not irt or not irt.models:
         return None
     rows = [
         [
-            row["label"],
-            decimal(row["ability"]) + (" †" if row.get("ci_note") else ""),
-            _interval(row["ci"], decimal),
-            one_decimal(row["percentile"]),
+            row.label,
+            decimal(row.ability) + (" †" if row.ci_note else ""),
+            _interval(row.ci, decimal),
+            one_decimal(row.percentile),
         ]
-        for row in irt["models"]
+        for row in irt.models
     ]
-    far = next((row["ci_note"] for row in irt["models"] if row.get("ci_note")), "")
+    far = next((row.ci_note for row in irt.models if row.ci_note), "")
     reliability = ", ".join(
-        f"{name} reliability {decimal(irt[key])}"
-        for name, key in (("person", "person_reliability"), ("item", "item_reliability"))
-        if irt.get(key) is not None
+        f"{name} reliability {decimal(value)}"
+        for name, value in (("person", irt.person_reliability), ("item", irt.item_reliability))
+        if value is not None
     )
     return Table(
         "irt",
         f"Where each model stands among the people: abilities on the people population's scale "
-        f"(0 = its mean, 1 = its SD), {irt['model'].upper()} model",
+        f"(0 = its mean, 1 = its SD), {irt.model.upper()} model",
         ["Model", "Ability", "Ability 95% CI", "Percentile among participants"],
         rows,
         notes=(
-            f"Fitted on {irt['people']} people and {irt['items_used']} items ({irt['items_dropped_all_right']} "
-            f"dropped as answered right by all, {irt['items_dropped_all_wrong']} as answered wrong by all)"
+            f"Fitted on {irt.people} people and {irt.items_used} items ({irt.items_dropped_all_right} "
+            f"dropped as answered right by all, {irt.items_dropped_all_wrong} as answered wrong by all)"
             + (f"; {reliability}." if reliability else ".")
-            + (
-                ""
-                if irt.get("calibrated", True)
-                else f" The ability CIs are not calibrated: {irt['calibration_note']}."
-            )
+            + ("" if irt.calibrated else f" The ability CIs are not calibrated: {irt.calibration_note}.")
             + (f" †: {far}." if far else ""),
         ),
     )
 
 
-def divergent_table(results: dict[str, Any]) -> Table | None:
-    irt = results.get("irt")
-    if not irt or not irt.get("divergent_items"):
+def divergent_table(results: StudyResults) -> Table | None:
+    irt = results.irt
+    if not irt or not irt.divergent_items:
         return None
     rows = [
         [
-            row["text"] if len(row["text"]) <= ITEM_TEXT_CHARS else row["text"][: ITEM_TEXT_CHARS - 1] + "…",
-            pct(row["human_rate"]),
-            pct(row["model_rate"]),
-            decimal(row["statistic"]),
-            p_value(row["p_adjusted"]),
+            row.text if len(row.text) <= ITEM_TEXT_CHARS else row.text[: ITEM_TEXT_CHARS - 1] + "…",
+            pct(row.divergent.human_rate),
+            pct(row.divergent.model_rate),
+            decimal(row.divergent.statistic),
+            p_value(row.divergent.p_adjusted),
         ]
-        for row in irt["divergent_items"][:DIVERGENT_ROWS]
+        for row in irt.divergent_items[:DIVERGENT_ROWS]
     ]
     return Table(
         "divergent_items",
@@ -155,7 +155,7 @@ def divergent_table(results: dict[str, Any]) -> Table | None:
     )
 
 
-def test_tables(results: dict[str, Any]) -> list[Table]:
+def test_tables(results: StudyResults) -> list[Table]:
     tables = [paired_table(results), band_table(results), irt_table(results), divergent_table(results)]
     return [table for table in tables if table is not None]
 
@@ -187,20 +187,20 @@ class Placement:
         return low - pad, high + pad
 
 
-def placement(results: dict[str, Any]) -> Placement | None:
-    irt = results.get("irt")
-    if not irt or not irt.get("models"):
+def placement(results: StudyResults) -> Placement | None:
+    irt = results.irt
+    if not irt or not irt.models:
         return None
     return Placement(
-        people=[float(value) for value in irt.get("people_abilities", [])],
+        people=[float(value) for value in irt.people_abilities],
         models=[
             Marker(
-                label=row["label"],
-                ability=float(row["ability"]),
-                low=row["ci"][0] if row.get("ci") else None,
-                high=row["ci"][1] if row.get("ci") else None,
-                percentile=float(row["percentile"]),
+                label=row.label,
+                ability=float(row.ability),
+                low=row.ci[0] if row.ci else None,
+                high=row.ci[1] if row.ci else None,
+                percentile=float(row.percentile),
             )
-            for row in irt["models"]
+            for row in irt.models
         ],
     )
