@@ -25,7 +25,8 @@ def endpoints(patterns: list[URLPattern], prefix: str, request: Request) -> list
     """Each pattern's path, methods and, where it has no parameters, its absolute URL."""
     rows = []
     for pattern in patterns:
-        view = getattr(pattern.callback, "view_class", None)
+        # DRF's `cls`, which a deferred view (api/deferred.py) gives once imported
+        view = getattr(pattern.callback, "cls", None)
         if view is None:
             continue
         path = prefix + PARAMETER.sub(r"{\1}", str(pattern.pattern))

@@ -8,7 +8,6 @@ server answers (perf/participants.py compares the participant's answer path with
 
 from __future__ import annotations
 
-import redis
 from django.conf import settings
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -27,6 +26,9 @@ def _database() -> str:
 def _queue() -> str:
     """The configured queue: its table for the database queue, a PING for Redis."""
     if settings.TASK_QUEUE == "redis":
+        # imported here: every command loads this URLconf's views, few servers use Redis
+        import redis
+
         redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=2, socket_timeout=2).ping()
         return "ok"
     if settings.TASK_QUEUE == "database":

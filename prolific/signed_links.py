@@ -9,10 +9,13 @@ participant, and the Prolific study that recruits for this Parity study.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jwt
 from django.conf import settings
+
+if TYPE_CHECKING:
+    # imported where a link is checked: every command loads the participants' views
+    import jwt
 
 
 class SignatureError(ValueError):
@@ -25,6 +28,8 @@ def signing_enabled() -> bool:
 
 @lru_cache(maxsize=4)
 def _jwks_client(url: str) -> jwt.PyJWKClient:
+    import jwt
+
     # PyJWKClient caches the key set (Prolific asks clients to refresh at least daily).
     return jwt.PyJWKClient(url, cache_keys=True, lifespan=6 * 3600)
 
@@ -39,6 +44,8 @@ def verify_signed_link(
     STUDY_ID and SESSION_ID it names must be the link's. `prolific_study_id`: the Prolific study
     that recruits for this Parity study, when Parity created it; the link and the token must both
     name it, or a valid token for any other study of any researcher would let its holder in."""
+    import jwt
+
     if not token:
         raise SignatureError("the link is not signed")
     try:

@@ -12,15 +12,18 @@ from __future__ import annotations
 
 from collections.abc import MutableMapping, Sequence
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
-from markdown_it import MarkdownIt
-from markdown_it.renderer import RendererHTML
-from markdown_it.token import Token
-from markdown_it.utils import OptionsDict
+
+if TYPE_CHECKING:
+    # imported where a text is first rendered: every command loads the views that import this module
+    from markdown_it import MarkdownIt
+    from markdown_it.renderer import RendererHTML
+    from markdown_it.token import Token
+    from markdown_it.utils import OptionsDict
 
 
 def is_on_this_site(url: str) -> bool:
@@ -33,6 +36,9 @@ def is_on_this_site(url: str) -> bool:
 
 @lru_cache(maxsize=1)
 def _renderer() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+    from markdown_it.renderer import RendererHTML
+
     # "js-default": CommonMark rules with html=False (raw HTML escaped) and markdown-it's link
     # validation (script-capable URL schemes refused)
     md = MarkdownIt("js-default", {"breaks": True, "linkify": False, "typographer": False})

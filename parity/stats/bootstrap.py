@@ -6,8 +6,12 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    # imported where a bootstrap runs: the constants below are read at start-up by modules that
+    # never bootstrap (docs/performance.md, "Start-up")
+    import numpy as np
 
 DEFAULT_N_BOOT = 10_000
 DEFAULT_SEED = 0
@@ -42,7 +46,7 @@ def shared_resamples() -> Iterator[None]:
         _shared.reset(token)
 
 
-def _draws(rng: np.random.Generator, n: int, rows: int, dtype: type = np.intp) -> np.ndarray:
+def _draws(rng: np.random.Generator, n: int, rows: int, dtype: type) -> np.ndarray:
     return rng.integers(0, n, size=(rows, n), dtype=dtype)
 
 
@@ -59,6 +63,8 @@ def _resamples(n: int, n_boot: int, seed: int) -> np.ndarray | None:
         return None
     key = (n, n_boot, seed)
     if key not in shared:
+        import numpy as np
+
         shared.clear()  # one set held at a time: the calls come grouped by size
         rng = np.random.default_rng(seed)
         # kept as int32 (half the memory; the same indices as int64 draws)
@@ -76,6 +82,8 @@ def bootstrap_means(
     seed: int = DEFAULT_SEED,
 ) -> np.ndarray:
     """Means of ``n_boot`` resamples (with replacement, same size) of ``values``."""
+    import numpy as np
+
     data = np.asarray(values, dtype=float)
     n = data.size
     if n == 0 or n_boot <= 0:
@@ -88,7 +96,7 @@ def bootstrap_means(
     buffer = np.empty(0, dtype=np.intp)
     for start, stop in _chunks(n, n_boot):
         if drawn is None:
-            indices = _draws(rng, n, stop - start)
+            indices = _draws(rng, n, stop - start, np.intp)
         else:
             if buffer.size < (stop - start) * n:
                 buffer = np.empty((stop - start) * n, dtype=np.intp)
@@ -117,6 +125,8 @@ def bootstrap_mean_ci(
     means = bootstrap_means(values, n_boot=n_boot, seed=seed)
     if means.size == 0:
         return None
+    import numpy as np
+
     tail = 100.0 * (1.0 - confidence) / 2.0
     low, high = np.percentile(means, [tail, 100.0 - tail])
     return Interval(low=float(low), high=float(high))
