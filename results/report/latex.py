@@ -11,6 +11,7 @@ TikZ picture whose labels stand in a column of their own, clear of the data.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -221,14 +222,18 @@ def width(text: str, size: str) -> float:
 
 
 def _longest_piece(text: str, size: str) -> float:
-    """The widest part of `text` that cannot break (a word, or a long word's piece)."""
-    pieces = []
+    """The widest part of `text` that cannot break: a word, a long word's piece, or a character
+    written as its code point (`tex` lets a line break after each)."""
+    pieces = [""]
     for word in str(text).split():
-        if len(word) <= LONG_WORD:
-            pieces.append(word)
-        else:
-            pieces += [word[i : i + BREAK_EVERY] for i in range(0, len(word), BREAK_EVERY)]
-    return max((width(piece, size) for piece in pieces), default=0.0)
+        for start in range(0, len(word), len(word) if len(word) <= LONG_WORD else BREAK_EVERY):
+            pieces.append("")
+            for char in word[start : start + BREAK_EVERY if len(word) > LONG_WORD else None]:
+                if _em(char) == OTHER:
+                    pieces += [char, ""]
+                else:
+                    pieces[-1] += char
+    return max(width(piece, size) for piece in pieces)
 
 
 def _numeric(cell: str) -> bool:
@@ -249,13 +254,21 @@ class Layout:
         return sum(self.widths[c] for c in columns) + 2 * COLUMN_SEP * (len(columns) - 1)
 
 
-def _widths(table: Table, size: str, line: float, header_lines: int) -> list[float]:
+def _number_width(cell: str, size: str, wrap: bool) -> float:
+    """A figure's cell on one line, or with `wrap` its bracketed count or remark on a line of its own
+    ("100.0% (T3 only)"); a CI ("[85.5, 92.6]") never breaks."""
+    if not wrap:
+        return width(cell, size)
+    return max(width(piece, size) for piece in re.split(r" (?=\()", cell))
+
+
+def _widths(table: Table, size: str, line: float, header_lines: int, wrap: bool = False) -> list[float]:
     out = []
     for column, header in enumerate(table.columns):
         cells = [row[column] for row in table.rows]
         header_min = max(_longest_piece(header, size), width(header, size) / header_lines)
         if column and all(_numeric(cell) for cell in cells):
-            out.append(max([header_min, *(width(cell, size) for cell in cells)]))
+            out.append(max([header_min, *(_number_width(cell, size, wrap) for cell in cells)]))
             continue
         # a text column wraps, at most to a quarter of the line (a third for the first)
         natural = max([header_min, *(width(cell, size) for cell in cells)])
@@ -266,13 +279,14 @@ def _widths(table: Table, size: str, line: float, header_lines: int) -> list[flo
 
 def layout(table: Table) -> Layout:
     """The first that fits of: the page at \\small, at \\footnotesize, a landscape page at either
-    (each with the headers on one line, else on up to three), and last a landscape page at
-    \\footnotesize with the columns split into parts."""
+    (each with the headers on one line, else on up to three, else with a figure's bracketed remark
+    on a line of its own), and last a landscape page at \\footnotesize with the columns split into
+    parts."""
     everything = list(range(len(table.columns)))
     for landscape, size in ((False, "small"), (False, "footnotesize"), (True, "small"), (True, "footnotesize")):
         line = LANDSCAPE if landscape else PORTRAIT
-        for header_lines in (1, 2, 3):
-            fitted = Layout(size, landscape, _widths(table, size, line, header_lines), [everything])
+        for header_lines, wrap in ((1, False), (2, False), (3, False), (3, True)):
+            fitted = Layout(size, landscape, _widths(table, size, line, header_lines, wrap), [everything])
             if fitted.total(everything) <= line:
                 return fitted
     parts: list[list[int]] = [[0]]
@@ -395,4 +409,3 @@ def write(report: Report) -> str:
     out = [*PREAMBLE, f"\\title{{{title}}}", r"\date{}", r"\begin{document}", r"\maketitle", *note, *body]
     out.append(r"\end{document}")
     return "\n".join(out) + "\n"
-

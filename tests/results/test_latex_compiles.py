@@ -163,7 +163,9 @@ def test_what_pdflatex_cannot_typeset_is_substituted_and_the_document_says_how(p
     results = _json(pilot.name)
     results["study"] = "Русский 中文 Ω"
     document = render_report(results, "latex")
-    assert r"\title{Russkij \texttt{<U+4E2D>}\allowbreak{}\texttt{<U+6587>}\allowbreak{} \ensuremath{\Omega}" in document
+    assert (
+        r"\title{Russkij \texttt{<U+4E2D>}\allowbreak{}\texttt{<U+6587>}\allowbreak{} \ensuremath{\Omega}" in document
+    )
     assert "In names, Cyrillic letters are transliterated; other characters pdflatex cannot typeset are " in document
     compile_latex(document, tmp_path)
     plain = render_report(_json(pilot.name), "latex")
