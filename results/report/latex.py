@@ -120,11 +120,11 @@ def _greek(char: str) -> str | None:
     if not name.startswith("GREEK") or " LETTER " not in name:
         return None
     letter = name.split(" LETTER ", 1)[1].split(" WITH ")[0]
+    if letter not in _GREEK:
+        return None
     if "CAPITAL" in name:
-        if letter in _GREEK_CAPITALS:
-            return _GREEK_CAPITALS[letter]
-        return _MATH % ("\\" + _GREEK[letter][1:].capitalize()) if letter in _GREEK else None
-    return _MATH % _GREEK[letter] if letter in _GREEK else None
+        return _GREEK_CAPITALS.get(letter) or _MATH % ("\\" + _GREEK[letter][1:].capitalize())
+    return _MATH % _GREEK[letter] if _GREEK[letter].startswith("\\") else _GREEK[letter]
 
 
 def _char(char: str, substituted: set[str]) -> str:

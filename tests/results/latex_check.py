@@ -2,8 +2,9 @@
 
 A document that begins and ends as one; environments closed in order; braces balanced; no special
 character unescaped in text (`%` would comment out the rest of a line, `#`, `_`, a lone `$`, and `&`
-outside a table); every table row with as many cells as its column spec; only Latin-1 characters
-(what `inputenc` with `utf8` and T1 fonts typeset without more packages).
+outside a table); every table row with as many cells as its column spec (array's `p{..}`, `>{..}`
+and `@{..}` understood); only Latin-1 characters (what `inputenc` with `utf8` and T1 fonts typeset
+without more packages).
 """
 
 from __future__ import annotations

@@ -188,7 +188,8 @@ def test_the_latex_report_is_a_well_formed_document_whatever_the_names(pilot, db
     check_latex(document)
     assert tex(HOSTILE) in document
     assert (
-        r"R\&D\_1 100\% \#2 \$x\$ \{a\} \textasciitilde{}\textasciicircum{}\textbackslash{} {[}b{]} naïve \ensuremath{\Omega}" in document
+        r"R\&D\_1 100\% \#2 \$x\$ \{a\} \textasciitilde{}\textasciicircum{}\textbackslash{} {[}b{]} naïve "
+        r"\ensuremath{\Omega}" in document
     )
 
 
