@@ -226,9 +226,10 @@ def _longest_piece(text: str, size: str) -> float:
     written as its code point (`tex` lets a line break after each)."""
     pieces = [""]
     for word in str(text).split():
-        for start in range(0, len(word), len(word) if len(word) <= LONG_WORD else BREAK_EVERY):
+        step = BREAK_EVERY if len(word) > LONG_WORD else len(word)
+        for start in range(0, len(word), step):
             pieces.append("")
-            for char in word[start : start + BREAK_EVERY if len(word) > LONG_WORD else None]:
+            for char in word[start : start + step]:
                 if _em(char) == OTHER:
                     pieces += [char, ""]
                 else:
@@ -270,18 +271,20 @@ def _widths(table: Table, size: str, line: float, header_lines: int, wrap: bool 
         if column and all(_numeric(cell) for cell in cells):
             out.append(max([header_min, *(_number_width(cell, size, wrap) for cell in cells)]))
             continue
-        # a text column wraps, at most to a quarter of the line (a third for the first)
+        # a text column wraps: at most to a third of the line for the first (a model's label), a
+        # quarter for another; with `wrap`, to half that
         natural = max([header_min, *(width(cell, size) for cell in cells)])
         floor = max([header_min if header_lines > 1 else 0.0, *(_longest_piece(cell, size) for cell in cells)])
-        out.append(max(floor, min(natural, line / (3 if column == 0 else 4))))
+        cap = line / (3 if column == 0 else 4) / (2 if wrap else 1)
+        out.append(max(floor, min(natural, cap)))
     return out
 
 
 def layout(table: Table) -> Layout:
     """The first that fits of: the page at \\small, at \\footnotesize, a landscape page at either
     (each with the headers on one line, else on up to three, else with a figure's bracketed remark
-    on a line of its own), and last a landscape page at \\footnotesize with the columns split into
-    parts."""
+    on a line of its own and the text columns narrower), and last a landscape page at
+    \\footnotesize with the columns split into parts."""
     everything = list(range(len(table.columns)))
     for landscape, size in ((False, "small"), (False, "footnotesize"), (True, "small"), (True, "footnotesize")):
         line = LANDSCAPE if landscape else PORTRAIT

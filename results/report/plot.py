@@ -82,7 +82,7 @@ def tikz(plot: Placement, escape_text: Callable[[str], str]) -> str:
         r"\coordinate (people) at (0,0 |- row0.center);",
     ]
     out += [
-        f"\\fill[gray,opacity=0.5] ([xshift={x(v)}cm,yshift={4 * _jitter(i):.2f}pt]people) circle (1.2pt);"
+        f"\\fill[gray!80!black,opacity=0.6] ([xshift={x(v)}cm,yshift={4 * _jitter(i):.2f}pt]people) circle (1.8pt);"
         for i, v in enumerate(plot.people)
     ]
     for index, marker in enumerate(plot.models, start=1):
@@ -103,7 +103,10 @@ def tikz(plot: Placement, escape_text: Callable[[str], str]) -> str:
         f"\\draw (axis) -- ++({TIKZ_WIDTH_CM:.3f},0);",
     ]
     for tick in _ticks(low, high):
-        out.append(f"\\draw ([xshift={x(tick)}cm]axis) -- ++(0,-0.1) node[below,font=\\footnotesize] {{{tick}}};")
+        out.append(
+            f"\\draw ([xshift={x(tick)}cm]axis) -- ++(0,-0.1) "
+            f"node[below,font=\\footnotesize] {{\\ensuremath{{{tick}}}}};"
+        )
     out.append(
         f"\\node[anchor=north east,font=\\footnotesize,yshift=-0.5cm] at ([xshift={TIKZ_WIDTH_CM:.3f}cm]axis) "
         "{ability (people SDs)};"

@@ -312,7 +312,7 @@ def test_the_tests_and_the_placement_are_written_where_the_results_carry_them(pi
 
     latex = render_report(results, "latex")
     check_latex(latex)
-    assert latex.count(r"\begin{tikzpicture}") == 1 and latex.count(r"circle (1.2pt)") == 4
+    assert latex.count(r"\begin{tikzpicture}") == 1 and latex.count(r"circle (1.8pt)") == 4
     assert r"Esther asked \& Juan said 50\% -- yes\_no" in latex
 
 
