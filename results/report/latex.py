@@ -149,7 +149,9 @@ def _char(char: str, substituted: set[str]) -> str:
     base, *marks = unicodedata.normalize("NFD", char)
     if marks and all(mark in _ACCENTS for mark in marks) and (ord(base) < 256 and base.isalpha() or base in _CHARS):
         out = _CHARS.get(base, base)
-        for mark in marks:
+        # the accents above first: TeX sets an accent above a letter, not above a letter with a
+        # dot or cedilla below it (\\^{\\d{e}} would print the circumflex beside)
+        for mark in sorted(marks, key=lambda mark: _ACCENTS[mark] in "dckb"):
             out = f"\\{_ACCENTS[mark]}{{{out}}}"
         return out
     substituted.add("code points")

@@ -20,7 +20,7 @@ import pytest
 from django.core.management import call_command
 
 from results.report import build_report, render_report
-from results.report.latex import layout, write
+from results.report.latex import layout, tex, write
 from results.tables import paper_tables
 from studies.models import Study
 from tests.results.latex_check import check_latex
@@ -179,6 +179,9 @@ def test_what_pdflatex_cannot_typeset_is_substituted_and_the_document_says_how(p
     )
     assert "In names, Cyrillic letters are transliterated; other characters pdflatex cannot typeset are " in document
     compile_latex(document, tmp_path)
+    # Latin letters with diacritics beyond Latin-1 are no substitutes: LaTeX's accents, those above
+    # a letter inside those below it
+    assert tex("Łódź Việt") == r"\L{}ód\'{z} Vi\d{\^{e}}t"
     plain = render_report(_json(pilot.name), "latex")
     assert "In names," not in plain
 
