@@ -2,8 +2,9 @@
 
 A document that begins and ends as one; environments closed in order; braces balanced; no special
 character unescaped in text (`%` would comment out the rest of a line, `#`, `_`, a lone `$`, and `&`
-outside a table); every table row with as many cells as its column spec; only Latin-1 characters
-(what `inputenc` with `utf8` and T1 fonts typeset without more packages).
+outside a table); every table row with as many cells as its column spec (array's `p{..}`, `>{..}`
+and `@{..}` understood); only Latin-1 characters (what `inputenc` with `utf8` and T1 fonts typeset
+without more packages).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import re
 
 _ESCAPED = re.compile(r"\\([^A-Za-z])")
 _ENVIRONMENT = re.compile(r"\\(begin|end)\{([^}]*)\}")
-_TABULAR = re.compile(r"\\begin\{tabular\}\{([^}]*)\}(.*?)\\end\{tabular\}", re.S)
+_TABULAR = re.compile(r"\\begin\{tabular\}(.*?)\\end\{tabular\}", re.S)
 #: a row's end in the masked text
 ROW_END = "\x00"
 
@@ -55,9 +56,37 @@ def _specials(masked: str) -> None:
             assert char not in line, f"line {line_number}: an unescaped {char!r} in {line!r}"
 
 
+def _group(text: str) -> tuple[str, str]:
+    """A brace group at the start of `text` (balanced) and what follows it."""
+    assert text.startswith("{"), f"no brace group at {text[:40]!r}"
+    depth = 0
+    for index, char in enumerate(text):
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if depth == 0:
+            return text[1:index], text[index + 1 :]
+    raise AssertionError(f"a brace group never closed: {text[:40]!r}")
+
+
+def _columns(spec: str) -> int:
+    """The columns of a tabular's spec: `l`, `r`, `c`, `p{..}`, with `>{..}`, `<{..}` and `@{..}`
+    (array's code before and after a column, and a column's separator) left out."""
+    count = 0
+    while spec:
+        char, spec = spec[0], spec[1:]
+        if char in "><@":
+            _, spec = _group(spec)
+        elif char in "pmb":
+            _, spec = _group(spec)
+            count += 1
+        elif char in "lrc":
+            count += 1
+    return count
+
+
 def _tables(masked: str) -> None:
-    for spec, body in _TABULAR.findall(masked):
-        columns = len(re.findall(r"[lrcp]", spec))
+    for tabular in _TABULAR.findall(masked):
+        spec, body = _group(tabular)
+        columns = _columns(spec)
         for row in body.split(ROW_END):
             cells = re.sub(r"\\(toprule|midrule|bottomrule)", "", row).strip()
             if cells:

@@ -195,7 +195,8 @@ def test_the_latex_report_is_a_well_formed_document_whatever_the_names(pilot, db
     check_latex(document)
     assert tex(HOSTILE) in document
     assert (
-        r"R\&D\_1 100\% \#2 \$x\$ \{a\} \textasciitilde{}\textasciicircum{}\textbackslash{} {[}b{]} naïve ?" in document
+        r"R\&D\_1 100\% \#2 \$x\$ \{a\} \textasciitilde{}\textasciicircum{}\textbackslash{} {[}b{]} naïve "
+        r"\ensuremath{\Omega}" in document
     )
 
 
@@ -351,7 +352,7 @@ def test_the_tests_and_the_placement_are_written_where_the_results_carry_them(pi
 
     latex = render_report(_tree(results), "latex")
     check_latex(latex)
-    assert latex.count(r"\begin{tikzpicture}") == 1 and latex.count(r"circle (1.2pt)") == 4
+    assert latex.count(r"\begin{tikzpicture}") == 1 and latex.count(r"circle (1.8pt)") == 4
     assert r"Esther asked \& Juan said 50\% -- yes\_no" in latex
 
 

@@ -73,6 +73,11 @@ def setting(value: Any) -> str:
     return whole(value) if isinstance(value, int) else str(value)
 
 
+def switch(value: Any) -> str:
+    """A design setting that is a switch: on or off."""
+    return "on" if value else "off"
+
+
 #: how each kind of figure is written; the test writes the JSON's value the same way
 KINDS: dict[str, Callable[[Any], str]] = {
     "pct": pct,
@@ -88,6 +93,7 @@ KINDS: dict[str, Callable[[Any], str]] = {
     "level": level,
     "text": text,
     "setting": setting,
+    "switch": switch,
 }
 
 

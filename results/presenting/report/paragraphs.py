@@ -12,6 +12,10 @@ from results.presenting.report.figures import Part, figure
 
 Paragraph = list[Part]
 
+#: the design settings the methods already state in words (the units, their size, the people per
+#: unit, the attention checks and the exclusion rule)
+STATED = frozenset({"units", "unit_size", "per_unit", "attention_checks", "exclude_at"})
+
 #: the human CI's method in words (no figure: a number here would not be the results')
 CI_METHODS = {
     T_INTERVAL: "Student's t-interval over participants",
@@ -192,22 +196,25 @@ def _design(t: _Text) -> None:
         else:
             t.add(t.f("methods", "design", key, "min"), "–", t.f("methods", "design", key, "max"), f" {noun}")
         t.add(", " if key == "items_per_participant" else "")
-    t.add(" planned)")
-    if design.settings:
-        t.add("; design settings: ")
-        t.add(
-            *_series(
-                [
-                    [
-                        t.f("methods", "design", "settings", index, "label", kind="text"),
-                        " ",
-                        t.f("methods", "design", "settings", index, "value", kind="setting"),
-                    ]
-                    for index in range(len(design.settings))
-                ]
-            )
-        )
-    t.add(". ")
+    t.add(" planned). ")
+    told = [
+        index
+        for index, setting in enumerate(design.settings)
+        if setting.key not in STATED and setting.value not in ("", None)
+    ]
+    if told:
+        # a sentence of its own, each setting named by its label in quotes (a label is the form's,
+        # not a phrase: "Items from"), a switch on or off, any other setting "set to" its value
+        said: list[list[Part]] = []
+        for index in told:
+            label = ["“", t.f("methods", "design", "settings", index, "label", kind="text"), "”"]
+            if isinstance(design.settings[index].value, bool):
+                said.append([*label, " was ", t.f("methods", "design", "settings", index, "value", kind="switch")])
+            else:
+                said.append(
+                    [*label, " was set to ", t.f("methods", "design", "settings", index, "value", kind="setting")]
+                )
+        t.add("Of the study's other design settings, ", *_series(said), ". ")
 
 
 def _models(t: _Text) -> None:

@@ -10,8 +10,9 @@ from html import escape
 from results.presenting.report.sections import Placement
 
 WIDTH, MARGIN, ROW = 640, 24, 26
-#: the TikZ picture's width in centimetres
-TIKZ_WIDTH_CM = 12.0
+#: the TikZ picture's scale and its labels' column, in centimetres (within a 16 cm text block);
+#: the space between rows, in points
+TIKZ_WIDTH_CM, LABEL_WIDTH_CM, ROW_GAP_PT = 10.0, 4.4, 6
 
 
 def _ticks(low: float, high: float) -> list[int]:
@@ -66,32 +67,49 @@ def svg(plot: Placement) -> str:
 
 
 def tikz(plot: Placement, escape_text: Callable[[str], str]) -> str:
+    """The plot as a forest plot: each row's label (the people, then each model with its percentile)
+    in a column of its own left of the scale, set below the one above it (a long label wraps and
+    pushes the next row down), so no label is drawn over a dot or a CI."""
     low, high = plot.span
 
     def x(value: float) -> str:
         return f"{(value - low) / (high - low) * TIKZ_WIDTH_CM:.3f}"
 
-    top = 0.6 * (len(plot.models) + 1)
+    label = f"anchor=north east,align=right,text width={LABEL_WIDTH_CM}cm,font=\\small"
     out = [
         r"\begin{tikzpicture}",
-        f"\\node[anchor=west,font=\\small] at (0,{top + 0.5:.2f}) {{People ({len(plot.people)})}};",
+        f"\\node[{label}] (row0) at (-0.3,0) {{People ({len(plot.people)})}};",
+        r"\coordinate (people) at (0,0 |- row0.center);",
     ]
     out += [
-        f"\\fill[gray,opacity=0.5] ({x(v)},{top + 0.12 * _jitter(i):.3f}) circle (1.2pt);"
+        f"\\fill[gray!80!black,opacity=0.6] ([xshift={x(v)}cm,yshift={4 * _jitter(i):.2f}pt]people) circle (1.8pt);"
         for i, v in enumerate(plot.people)
     ]
-    for index, marker in enumerate(plot.models):
-        y = f"{top - 0.6 * (index + 1):.2f}"
+    for index, marker in enumerate(plot.models, start=1):
+        out += [
+            f"\\node[{label}] (row{index}) at ([yshift=-{ROW_GAP_PT}pt]row{index - 1}.south east) "
+            f"{{{escape_text(marker.label)}\\\\{marker.percentile:.1f}th percentile}};",
+            f"\\coordinate (model{index}) at (0,0 |- row{index}.center);",
+        ]
         if marker.low is not None and marker.high is not None:
-            out.append(f"\\draw[red!70!black,thick] ({x(marker.low)},{y}) -- ({x(marker.high)},{y});")
-        side = "left" if (marker.ability - low) / (high - low) > 0.5 else "right"
-        out.append(
-            f"\\fill[red!70!black] ({x(marker.ability)},{y}) circle (2.2pt) node[{side},font=\\small] "
-            f"{{{escape_text(marker.label)} ({marker.percentile:.1f}th percentile)}};"
-        )
-    out.append(f"\\draw (0,0) -- ({TIKZ_WIDTH_CM:.3f},0);")
+            out.append(
+                f"\\draw[red!70!black,thick] ([xshift={x(marker.low)}cm]model{index}) -- "
+                f"([xshift={x(marker.high)}cm]model{index});"
+            )
+        out.append(f"\\fill[red!70!black] ([xshift={x(marker.ability)}cm]model{index}) circle (2.2pt);")
+    out += [
+        f"\\coordinate (bottom) at (0,0 |- row{len(plot.models)}.south);",
+        f"\\coordinate (axis) at ([yshift=-{ROW_GAP_PT}pt]bottom);",
+        f"\\draw (axis) -- ++({TIKZ_WIDTH_CM:.3f},0);",
+    ]
     for tick in _ticks(low, high):
-        out.append(f"\\draw ({x(tick)},0) -- ({x(tick)},-0.1) node[below,font=\\footnotesize] {{{tick}}};")
-    out.append(f"\\node[anchor=north east,font=\\footnotesize] at ({TIKZ_WIDTH_CM:.3f},-0.5) {{ability (people SDs)}};")
+        out.append(
+            f"\\draw ([xshift={x(tick)}cm]axis) -- ++(0,-0.1) "
+            f"node[below,font=\\footnotesize] {{\\ensuremath{{{tick}}}}};"
+        )
+    out.append(
+        f"\\node[anchor=north east,font=\\footnotesize,yshift=-0.5cm] at ([xshift={TIKZ_WIDTH_CM:.3f}cm]axis) "
+        "{ability (people SDs)};"
+    )
     out.append(r"\end{tikzpicture}")
     return "\n".join(out)
