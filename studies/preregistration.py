@@ -166,6 +166,16 @@ def study_document(study: Study, hypotheses: str = "", notes: str = "") -> dict[
         },
         "runs": extra.get("runs") or [],
         "statistics": list(plan.STATISTICS),
+        "reporting": {
+            "population": study.population,
+            "ethics": {
+                "body": study.ethics_body,
+                "reference": study.ethics_reference,
+                "exemption": study.ethics_exemption,
+            },
+            "paper": {"title": study.paper_title, "url": study.paper_url, "venue": study.paper_venue},
+            "power": study.power_analysis,
+        },
     }
 
 

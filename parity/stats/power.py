@@ -33,8 +33,9 @@ Checked by simulation (perf/calibration/power.py; tests/stats/test_power.py): at
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -412,3 +413,41 @@ def logistic_components(mean: float, person_variance: float, item_variance: floa
     fit = optimize.least_squares(misfit, start, bounds=([-20.0, 0.0, 0.0], [20.0, 8.0, 8.0]))
     _, person_sd, item_sd = (float(value) for value in fit.x)
     return VarianceComponents(baseline=mean, person_sd=round(person_sd, 4), item_sd=round(item_sd, 4))
+
+
+def _points(share: float | None) -> str:
+    return "—" if share is None else f"{100 * abs(share):.1f} points"
+
+
+def describe(analysis: Mapping[str, Any]) -> str:
+    """A study's recorded power analysis (`PowerAnalysis.to_dict()` with its `source`) in one or two
+    sentences, as the form, the preregistration and the report state it."""
+    if not analysis:
+        return ""
+    people, units, items = analysis.get("people", 0), analysis.get("units", 1), analysis.get("items_per_person", 0)
+    layout = (
+        f"{people} people answering all {items} items"
+        if units == 1
+        else f"{people} people in {units} units of {items} items each ({units * items} items)"
+    )
+    source = analysis.get("source") or {}
+    components = source.get("components") or {}
+    variance = (
+        f" Variance from {source.get('label', 'a stated default')}: people {100 * components['baseline']:.0f}% right, "
+        f"a person SD of {components['person_sd']:.2f} and an item SD of {components['item_sd']:.2f} on the logit scale."
+        if components
+        else ""
+    )
+    gap = analysis.get("detectable_gap")
+    if gap is None:
+        return f"Power analysis for {layout}: {analysis.get('reason') or 'not computed'}.{variance}"
+    power = 100 * float(analysis.get("power", DEFAULT_POWER))
+    alpha = float(analysis.get("alpha", DEFAULT_ALPHA))
+    return (
+        f"Power analysis before launch: with {layout}, the test of the human–model gap over people and items "
+        f"(two-sided, α = {alpha:g}) detects a gap of {_points(gap)} or more either way with {power:.0f}% power "
+        f"({_points(analysis.get('detectable_above'))} for a model above the people, "
+        f"{_points(analysis.get('detectable_below'))} below); the human accuracy's 95% CI is expected to be "
+        f"±{_points(analysis.get('human_half_width'))} over participants "
+        f"(±{_points(analysis.get('human_half_width_items'))} generalising over items too).{variance}"
+    )

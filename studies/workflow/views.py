@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from annotation.services import item_set_import
 from parity.benchmarks.base import DatasetError
+from parity.stats.power import describe
 from studies.access import get_study_for_researcher, has_permission, require_permission
 from studies.models import Study
 from studies.pay import PROLIFIC_MINIMUM_PENCE_PER_HOUR, PROLIFIC_RECOMMENDED_PENCE_PER_HOUR, hourly_pay
@@ -105,8 +106,18 @@ def study_copy(request: HttpRequest, study_id: int) -> HttpResponse:
 
 
 def _estimate_partial(request: HttpRequest, form: StudyForm) -> HttpResponse:
-    context = {"estimate": form.shown_estimate(), "recommended": PROLIFIC_RECOMMENDED_PENCE_PER_HOUR}
+    """The design's time estimate, and its power analysis swapped in beside it (out of band)."""
+    context = {
+        "estimate": form.shown_estimate(),
+        "recommended": PROLIFIC_RECOMMENDED_PENCE_PER_HOUR,
+        "power": _described(form.shown_power()),
+        "out_of_band": True,
+    }
     return render(request, "studies/partials/_time_estimate.html", context)
+
+
+def _described(power: dict | None) -> dict | None:
+    return {**power, "text": describe(power)} if power else None
 
 
 def _form_page(request: HttpRequest, form: StudyForm) -> HttpResponse:
@@ -122,6 +133,7 @@ def _form_page(request: HttpRequest, form: StudyForm) -> HttpResponse:
         "definition": form.definition,
         "benchmark": form.benchmark,
         "estimate": estimate,
+        "power": _described(form.shown_power()),
         "pay": hourly_pay(_pence(form["reward"].value()), judged),
         "pay_minutes": judged if judged > minutes else None,
         "minimum": PROLIFIC_MINIMUM_PENCE_PER_HOUR,
