@@ -27,7 +27,7 @@ from studies.models import Participant, Response, Study
 
 #: the variance used when neither a pilot nor a published study exists: people 75% right, a person
 #: SD and an item SD of 1 on the logit scale (the calibration's truth, perf/calibration/truth.py).
-#: The published implicature study measures 0.86, 0.55 and 1.88.
+#: The published implicature study measures 0.86, 0.25 and 2.60.
 DEFAULT = VarianceComponents(baseline=0.75, person_sd=1.0, item_sd=1.0)
 DEFAULT_LABEL = (
     "a stated default (people 75% right; person and item SDs of 1 on the logit scale): "

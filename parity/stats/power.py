@@ -438,16 +438,27 @@ def describe(analysis: Mapping[str, Any]) -> str:
         if components
         else ""
     )
-    gap = analysis.get("detectable_gap")
-    if gap is None:
+    above, below = analysis.get("detectable_above"), analysis.get("detectable_below")
+    if above is None and below is None:
         return f"Power analysis for {layout}: {analysis.get('reason') or 'not computed'}.{variance}"
     power = 100 * float(analysis.get("power", DEFAULT_POWER))
     alpha = float(analysis.get("alpha", DEFAULT_ALPHA))
+    gap = analysis.get("detectable_gap")
+    if gap is not None:
+        detected = (
+            f"detects a gap of {_points(gap)} or more either way with {power:.0f}% power "
+            f"({_points(above)} for a model above the people, {_points(below)} below)"
+        )
+    else:
+        shown, missing = ("above", "below") if above is not None else ("below", "above")
+        detected = (
+            f"detects a model {_points(above if above is not None else below)} or more {shown} the people with "
+            f"{power:.0f}% power; no model {missing} them is detected with that power (the people are too near "
+            f"{'100%' if missing == 'above' else '0%'})"
+        )
     return (
         f"Power analysis before launch: with {layout}, the test of the human–model gap over people and items "
-        f"(two-sided, α = {alpha:g}) detects a gap of {_points(gap)} or more either way with {power:.0f}% power "
-        f"({_points(analysis.get('detectable_above'))} for a model above the people, "
-        f"{_points(analysis.get('detectable_below'))} below); the human accuracy's 95% CI is expected to be "
+        f"(two-sided, α = {alpha:g}) {detected}; the human accuracy's 95% CI is expected to be "
         f"±{_points(analysis.get('human_half_width'))} over participants "
         f"(±{_points(analysis.get('human_half_width_items'))} generalising over items too).{variance}"
     )
