@@ -3,8 +3,8 @@
 The people's mean accuracy and the spreads of people and items are read, in this order, from:
 1. a pilot: the latest closed study of the same benchmark run on Parity (not imported), with at
    least two people in a unit;
-2. the benchmark's published human study: as imported into Parity, else from its files in
-   DATASETS_DIR, scored by the benchmark's own rule;
+2. the benchmark's published human study: from its files in DATASETS_DIR, scored by the
+   benchmark's own rule, else as imported into Parity;
 3. a stated default (`DEFAULT`).
 The planned people and items are the design's: the places of its units and their items.
 """
@@ -107,12 +107,13 @@ def variance_source(benchmark: str, *, exclude: int | None = None) -> VarianceSo
                 found.n_items,
             )
     definition = benchmarks.get(benchmark)
-    published = Study.objects.filter(benchmark=benchmark, is_imported=True).order_by("-created_at").first()
-    found = _from_answers(_study_answers(published.pk)) if published is not None else None
-    name = published.name if published is not None else definition.published_study_name
-    if found is None and definition.published_study_name:
-        folder = datasets_dir(benchmark)
-        found = _published_files(benchmark, str(folder)) if folder is not None and folder.is_dir() else None
+    # the files first: the same figures whether or not (and whenever) the study was imported
+    folder = datasets_dir(benchmark) if definition.published_study_name else None
+    found = _published_files(benchmark, str(folder)) if folder is not None and folder.is_dir() else None
+    if found is None:
+        published = Study.objects.filter(benchmark=benchmark, is_imported=True).order_by("-created_at").first()
+        found = _from_answers(_study_answers(published.pk)) if published is not None else None
+    name = definition.published_study_name or definition.title
     if found is not None and found.components is not None:
         return VarianceSource(
             "published",

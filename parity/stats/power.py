@@ -274,7 +274,7 @@ def power_analysis(
         "units": int(units),
         "items_per_person": int(items_per_person),
         "n_items": int(units) * int(items_per_person),
-        "baseline": float(components.baseline),
+        "baseline": round(float(components.baseline), 6),
         "person_sd": float(components.person_sd),
         "item_sd": float(components.item_sd),
         "power": power,
@@ -303,13 +303,19 @@ def power_analysis(
         reason = "no gap on one side is detected with this power: the people are too near 0% or 100%"
     return PowerAnalysis(
         **values,
-        detectable_gap=max(known) if len(known) == 2 else None,
-        detectable_above=gaps[0],
-        detectable_below=gaps[1],
-        human_half_width=over_people,
-        human_half_width_items=over_items,
+        detectable_gap=_rounded(max(known) if len(known) == 2 else None),
+        detectable_above=_rounded(gaps[0]),
+        detectable_below=_rounded(gaps[1]),
+        human_half_width=_rounded(over_people),
+        human_half_width_items=_rounded(over_items),
         reason=reason,
     )
+
+
+def _rounded(value: float | None) -> float | None:
+    """A figure to a millionth (a ten-thousandth of a point): the root-finders' last digits are noise, and a
+    stored analysis should read the same on every machine."""
+    return None if value is None else round(value, 6)
 
 
 def detectable_model_ability(analysis: PowerAnalysis, side: int = +1) -> float | None:
@@ -412,7 +418,7 @@ def logistic_components(mean: float, person_variance: float, item_variance: floa
     start = np.array([math.log(mean / (1.0 - mean)), 1.0, 1.0])
     fit = optimize.least_squares(misfit, start, bounds=([-20.0, 0.0, 0.0], [20.0, 8.0, 8.0]))
     _, person_sd, item_sd = (float(value) for value in fit.x)
-    return VarianceComponents(baseline=mean, person_sd=round(person_sd, 4), item_sd=round(item_sd, 4))
+    return VarianceComponents(baseline=round(mean, 6), person_sd=round(person_sd, 4), item_sd=round(item_sd, 4))
 
 
 def _points(share: float | None) -> str:

@@ -61,6 +61,11 @@ def level(value: Any) -> str:
     return f"{100 * value:.0f}%"
 
 
+def points(value: Any) -> str:
+    """A gap's size (a share, either sign) in percentage points: "9.3 points"."""
+    return "—" if value is None else f"{100 * abs(value):.1f} points"
+
+
 def text(value: Any) -> str:
     return str(value)
 
@@ -87,6 +92,7 @@ KINDS: dict[str, Callable[[Any], str]] = {
     "level": level,
     "text": text,
     "setting": setting,
+    "points": points,
 }
 
 
