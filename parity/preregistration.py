@@ -179,12 +179,12 @@ def paper_statement(paper: Mapping[str, Any]) -> str:
     return ", ".join(part for part in (f"“{title}”" if title else "", venue, url) if part)
 
 
-def reporting_lines(reporting: Mapping[str, Any]) -> list[str]:
-    """The population, ethics review, paper and power analysis of a study's document, as Markdown lines."""
+def reporting_rows(reporting: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The population, ethics review, paper and power analysis of a study's document, as (label, text) rows."""
     # imported here: the statistics load numpy, which the document's other readers need not
     from parity.stats.power import describe
 
-    rows: list[tuple[str, Any]] = [
+    rows: list[tuple[str, str]] = [
         ("Population of interest", str(reporting.get("population") or "").strip() or "not stated by the researchers"),
         ("Ethics review", ethics_statement(reporting.get("ethics") or {})),
     ]
@@ -192,7 +192,7 @@ def reporting_lines(reporting: Mapping[str, Any]) -> list[str]:
     if paper:
         rows.append(("Paper", paper))
     rows.append(("Power analysis", describe(reporting.get("power") or {}) or "not computed"))
-    return _lines(rows)
+    return rows
 
 
 def render_markdown(
@@ -277,7 +277,7 @@ def render_markdown(
     else:
         out += ["No model run was planned at launch."]
     out += ["", "## Population, ethics review and power", ""]
-    out += reporting_lines(document.get("reporting") or {})
+    out += _lines(reporting_rows(document.get("reporting") or {}))
     out += ["", "## Statistics to be reported", ""]
     out += [f"- {line}" for line in document.get("statistics", [])]
     out += [""]

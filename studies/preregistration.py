@@ -210,7 +210,15 @@ def rendered(study: Study, preregistration: Preregistration | None) -> dict[str,
     markdown = plan.render_markdown(document, sha256=sha256, frozen_at=frozen_at, deviations=found)
     html = render_to_string(
         "studies/preregistration.html",
-        {"document": document, "sha256": sha256, "frozen_at": frozen_at, "deviations": found, "study": study},
+        {
+            "document": document,
+            "sha256": sha256,
+            "frozen_at": frozen_at,
+            "deviations": found,
+            "study": study,
+            # a document frozen before these fields existed has none: the rows say "not stated"
+            "reporting": plan.reporting_rows(document.get("reporting") or {}),
+        },
     )
     return {
         "markdown": markdown,

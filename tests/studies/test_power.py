@@ -114,6 +114,7 @@ def test_a_drafts_edit_recomputes_it_and_the_launch_freezes_it_with_the_fields(i
     assert "**Population of interest:** students" in frozen["markdown"]
     assert "exempt from review: x" in frozen["markdown"]
     assert describe(reporting["power"]) in frozen["markdown"]
+    assert "<strong>Population of interest:</strong> students" in frozen["html"]
     # launched, it no longer changes as a draft does
     from studies.errors import StudyError
 
