@@ -167,7 +167,11 @@ def methods_section(data: StudyData, results: StudyResults) -> dict[str, Any]:
         # entered by the researchers while drafting, and the design's power analysis (studies.power)
         "reporting": {
             "population": study.population,
-            "ethics": {"body": study.ethics_body, "reference": study.ethics_reference, "exemption": study.ethics_exemption},
+            "ethics": {
+                "body": study.ethics_body,
+                "reference": study.ethics_reference,
+                "exemption": study.ethics_exemption,
+            },
             "paper": {"title": study.paper_title, "url": study.paper_url, "venue": study.paper_venue},
             "power": study.power_analysis or None,
         },

@@ -146,9 +146,7 @@ def _model_parts(intercept: float, item_sd: float, people_by_item: np.ndarray, a
     """The model's population gap and Var(m_i − μ_i) over the item population, at `ability`."""
     chance = _expit(intercept + ability - item_sd * _NODES)
     gap = float(_WEIGHTS @ (chance - people_by_item))
-    spread = float(_WEIGHTS @ (chance * (1.0 - chance))) + float(
-        _WEIGHTS @ (chance - people_by_item - gap) ** 2
-    )
+    spread = float(_WEIGHTS @ (chance * (1.0 - chance))) + float(_WEIGHTS @ (chance - people_by_item - gap) ** 2)
     return gap, spread
 
 

@@ -324,7 +324,9 @@ def _population_and_ethics(t: _Text) -> None:
             t.add(" (reference ", t.f("methods", "reporting", "ethics", "reference", kind="text"), ")")
         t.add(". ")
     if ethics["exemption"]:
-        t.add("It was exempt from ethics review: ", t.f("methods", "reporting", "ethics", "exemption", kind="text"), ". ")
+        t.add(
+            "It was exempt from ethics review: ", t.f("methods", "reporting", "ethics", "exemption", kind="text"), ". "
+        )
     if not ethics["body"] and not ethics["exemption"] and t.results["methods"]["platform"] != "imported":
         t.add("The researchers did not state an ethics review. ")
     paper = reporting["paper"]

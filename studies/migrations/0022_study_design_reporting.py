@@ -4,50 +4,61 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('studies', '0021_response_verification_marks'),
+        ("studies", "0021_response_verification_marks"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='study',
-            name='ethics_body',
-            field=models.CharField(blank=True, help_text='the ethics board or committee that reviewed the study', max_length=200),
+            model_name="study",
+            name="ethics_body",
+            field=models.CharField(
+                blank=True, help_text="the ethics board or committee that reviewed the study", max_length=200
+            ),
         ),
         migrations.AddField(
-            model_name='study',
-            name='ethics_exemption',
-            field=models.CharField(blank=True, help_text='why the study was exempt from ethics review, when it was', max_length=500),
+            model_name="study",
+            name="ethics_exemption",
+            field=models.CharField(
+                blank=True, help_text="why the study was exempt from ethics review, when it was", max_length=500
+            ),
         ),
         migrations.AddField(
-            model_name='study',
-            name='ethics_reference',
+            model_name="study",
+            name="ethics_reference",
             field=models.CharField(blank=True, help_text="the approval's reference (protocol number)", max_length=100),
         ),
         migrations.AddField(
-            model_name='study',
-            name='paper_title',
-            field=models.CharField(blank=True, help_text='the paper the study is for, if any', max_length=300),
+            model_name="study",
+            name="paper_title",
+            field=models.CharField(blank=True, help_text="the paper the study is for, if any", max_length=300),
         ),
         migrations.AddField(
-            model_name='study',
-            name='paper_url',
-            field=models.URLField(blank=True, help_text='a link to the paper (arXiv, DOI, ...)', max_length=500),
+            model_name="study",
+            name="paper_url",
+            field=models.URLField(blank=True, help_text="a link to the paper (arXiv, DOI, ...)", max_length=500),
         ),
         migrations.AddField(
-            model_name='study',
-            name='paper_venue',
-            field=models.CharField(blank=True, help_text='where the paper appears', max_length=200),
+            model_name="study",
+            name="paper_venue",
+            field=models.CharField(blank=True, help_text="where the paper appears", max_length=200),
         ),
         migrations.AddField(
-            model_name='study',
-            name='population',
-            field=models.CharField(blank=True, help_text='the population the human baseline is meant to stand for (e.g. adult native English speakers in the UK and the US)', max_length=500),
+            model_name="study",
+            name="population",
+            field=models.CharField(
+                blank=True,
+                help_text="the population the human baseline is meant to stand for (e.g. adult native English speakers in the UK and the US)",
+                max_length=500,
+            ),
         ),
         migrations.AddField(
-            model_name='study',
-            name='power_analysis',
-            field=models.JSONField(blank=True, default=dict, help_text="the design's power analysis (studies.power): its inputs, where the variance came from, the smallest gap detected with 80% power and the human CI's expected half-width"),
+            model_name="study",
+            name="power_analysis",
+            field=models.JSONField(
+                blank=True,
+                default=dict,
+                help_text="the design's power analysis (studies.power): its inputs, where the variance came from, the smallest gap detected with 80% power and the human CI's expected half-width",
+            ),
         ),
     ]

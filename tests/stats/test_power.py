@@ -23,9 +23,7 @@ def test_without_people_or_item_spread_it_is_the_two_proportion_z_test() -> None
     # every person and every item alike: the model's N answers against the people's n·N, with
     # (nearly) infinite degrees of freedom: δ = (z₀.₉₇₅ + z₀.₈) · √((p_m(1 − p_m) + p(1 − p)/n) / N)
     people, items, baseline = 10, 20_000, 0.7
-    analysis = power_analysis(
-        people=people, items_per_person=items, components=VarianceComponents(baseline, 0.0, 0.0)
-    )
+    analysis = power_analysis(people=people, items_per_person=items, components=VarianceComponents(baseline, 0.0, 0.0))
     z = stats.norm.ppf(0.975) + stats.norm.ppf(0.8)
 
     def closed(delta: float) -> float:

@@ -50,8 +50,15 @@ def answered(study: Study, chance_of, seed: int = 0) -> None:
             )  # fmt: skip
             Response.objects.bulk_create(
                 Response(
-                    participant=participant, item=item, position=position, raw_answer="x", answer="x", valid=True,
-                    correct=bool(rng.random() < chance_of(person, position)), shown_at=now, answered_at=now,
+                    participant=participant,
+                    item=item,
+                    position=position,
+                    raw_answer="x",
+                    answer="x",
+                    valid=True,
+                    correct=bool(rng.random() < chance_of(person, position)),
+                    shown_at=now,
+                    answered_at=now,
                     duration_ms=3000,
                 )  # fmt: skip
                 for position, item in enumerate(items, start=1)
@@ -136,7 +143,9 @@ def test_the_form_shows_the_analysis_and_takes_the_fields(implicature, researche
     fragment = asked.content.decode()
     assert 'id="power-analysis"' in fragment and 'hx-swap-oob="true"' in fragment
     assert "with 6 people in 2 units of 10 items each (20 items)" in fragment
-    answer = create(researcher_client, "implicature", name="with fields", units=2, unit_size=10, per_unit=3, **REPORTING)
+    answer = create(
+        researcher_client, "implicature", name="with fields", units=2, unit_size=10, per_unit=3, **REPORTING
+    )
     assert answer.status_code == 302, answer.context["form"].errors
     study = Study.objects.get(name="with fields")
     assert (study.ethics_body, study.ethics_reference, study.paper_url) == (
@@ -164,3 +173,31 @@ def test_study_create_takes_the_fields_as_the_command_does(implicature):
     )  # fmt: skip
     assert (study.ethics_exemption, study.population) == ("anonymous online task", "crowd workers")
     assert study.power_analysis["units"] == 1
+
+
+def test_the_command_takes_the_fields_and_prints_the_power_analysis(implicature):
+    from io import StringIO
+
+    from django.core.management import CommandError, call_command
+
+    out = StringIO()
+    call_command(
+        "create_study", "--benchmark", "implicature", "--name", "by command", "--units", "2", "--unit-size", "30",
+        "--per-unit", "10", "--population", "UK adults", "--ethics-body", "UREC", "--ethics-reference", "R-9",
+        "--paper-url", "https://example.org/p", stdout=out,
+    )  # fmt: skip
+    lines = out.getvalue().splitlines()
+    study = Study.objects.get(name="by command")
+    assert (study.population, study.ethics_body, study.ethics_reference, study.paper_url) == (
+        "UK adults",
+        "UREC",
+        "R-9",
+        "https://example.org/p",
+    )
+    assert lines[-2] == describe(study.power_analysis)
+    assert lines[-2].startswith("Power analysis before launch: with 20 people in 2 units of 30 items each")
+    assert lines[-1].startswith("http")  # the participant link stays the last line
+    with pytest.raises(CommandError, match="--ethics-body"):
+        call_command("create_study", "--benchmark", "implicature", "--name", "x", "--ethics-reference", "R-1")
+    with pytest.raises(CommandError, match="not a link"):
+        call_command("create_study", "--benchmark", "implicature", "--name", "y", "--paper-url", "nowhere")
