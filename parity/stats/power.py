@@ -267,7 +267,7 @@ def power_analysis(
 ) -> PowerAnalysis:
     """The smallest detectable gap and the human CI's expected half-width for `people` in `units`
     units of `items_per_person` items each (`units` = 1: everyone answers every item)."""
-    values = {
+    values: dict[str, Any] = {
         "people": int(people),
         "units": int(units),
         "items_per_person": int(items_per_person),
@@ -278,7 +278,7 @@ def power_analysis(
         "power": power,
         "alpha": alpha,
     }
-    empty = {
+    empty: dict[str, Any] = {
         "detectable_gap": None,
         "detectable_above": None,
         "detectable_below": None,
@@ -356,7 +356,7 @@ def pilot_components(
     unit_of = np.asarray(unit)
     y = np.asarray(correct, dtype=np.float64)
     n_people, n_items = int(person_codes.max(initial=-1)) + 1, int(item_codes.max(initial=-1)) + 1
-    base = {"n_people": n_people, "n_items": n_items, "n_answers": int(y.size)}
+    base: dict[str, Any] = {"n_people": n_people, "n_items": n_items, "n_answers": int(y.size)}
     if n_items < 2 or n_people < 2:
         return PilotComponents(
             **base, mean=float(y.mean()) if y.size else 0.0, person_variance=0.0, item_variance=0.0,
@@ -437,8 +437,9 @@ def describe(analysis: Mapping[str, Any]) -> str:
     source = analysis.get("source") or {}
     components = source.get("components") or {}
     variance = (
-        f" Variance from {source.get('label', 'a stated default')}: people {100 * components['baseline']:.0f}% right, "
-        f"a person SD of {components['person_sd']:.2f} and an item SD of {components['item_sd']:.2f} on the logit scale."
+        f" Variance from {source.get('label', 'a stated default')}: people {100 * components['baseline']:.0f}% "
+        f"right, a person SD of {components['person_sd']:.2f} and an item SD of {components['item_sd']:.2f} on the "
+        "logit scale."
         if components
         else ""
     )

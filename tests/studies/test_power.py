@@ -201,3 +201,14 @@ def test_the_command_takes_the_fields_and_prints_the_power_analysis(implicature)
         call_command("create_study", "--benchmark", "implicature", "--name", "x", "--ethics-reference", "R-1")
     with pytest.raises(CommandError, match="not a link"):
         call_command("create_study", "--benchmark", "implicature", "--name", "y", "--paper-url", "nowhere")
+
+
+def test_the_papers_design_with_the_published_variance_gives_the_figures_the_guide_prints(implicature):
+    analysis = power.design_power(benchmark="implicature", places=[5] * 4, unit_sizes=[150] * 4)
+    assert analysis["source"]["components"] == {"baseline": 0.862333, "person_sd": 0.2506, "item_sd": 2.6021}
+    shown = [round(100 * abs(analysis[key]), 1) for key in ("detectable_gap", "detectable_above", "detectable_below")]
+    assert shown == [3.7, 3.3, 3.7]
+    assert (round(100 * analysis["human_half_width"], 1), round(100 * analysis["human_half_width_items"], 1)) == (
+        1.5,
+        2.1,
+    )
