@@ -89,10 +89,26 @@ class StudyDetailApi(ResearcherApi):
     class OutputSerializer(StudyOutput):
         design = serializers.JSONField()
         units = serializers.SerializerMethodField()
+        power_analysis = serializers.JSONField(
+            help_text="the design's power analysis: the smallest gap detected with 80% power, the human CI's "
+            "expected half-width, their inputs and where the variance came from (`source`)"
+        )
 
         class Meta(StudyOutput.Meta):
             ref_name = "StudyDetail"
-            fields = [*StudyOutput.Meta.fields, "design", "units"]
+            fields = [
+                *StudyOutput.Meta.fields,
+                "design",
+                "units",
+                "population",
+                "ethics_body",
+                "ethics_reference",
+                "ethics_exemption",
+                "paper_title",
+                "paper_url",
+                "paper_venue",
+                "power_analysis",
+            ]
 
         @extend_schema_field(UnitOutput(many=True))
         def get_units(self, study: Study) -> list[Any]:

@@ -118,6 +118,25 @@ class StudyCreateApi(ResearcherApi):
             help_text="optional questions asked after the last item; left out: the new-study page's default",
         )
 
+        population = serializers.CharField(
+            max_length=500, required=False, allow_blank=True, help_text="the population the human baseline stands for"
+        )
+        ethics_body = serializers.CharField(
+            max_length=200, required=False, allow_blank=True, help_text="the ethics board that reviewed the study"
+        )
+        ethics_reference = serializers.CharField(
+            max_length=100, required=False, allow_blank=True, help_text="the approval's reference"
+        )
+        ethics_exemption = serializers.CharField(
+            max_length=500,
+            required=False,
+            allow_blank=True,
+            help_text="why the study was exempt from ethics review, when it was",
+        )
+        paper_title = serializers.CharField(max_length=300, required=False, allow_blank=True)
+        paper_url = serializers.URLField(max_length=500, required=False, allow_blank=True)
+        paper_venue = serializers.CharField(max_length=200, required=False, allow_blank=True)
+
         class Meta:
             ref_name = "StudyCreateInput"
 

@@ -159,6 +159,42 @@ def _block(text: str) -> list[str]:
     return [text.strip() or "_(none written)_", ""]
 
 
+def ethics_statement(ethics: Mapping[str, Any]) -> str:
+    """The ethics review as entered: the body and reference, the exemption's reason, or that none was given."""
+    body, reference, exemption = (str(ethics.get(key) or "").strip() for key in ("body", "reference", "exemption"))
+    parts = []
+    if body or reference:
+        parts.append(
+            "reviewed by " + (body or "an ethics body not named") + (f" (reference {reference})" if reference else "")
+        )
+    if exemption:
+        parts.append(f"exempt from review: {exemption}")
+    return "; ".join(parts) if parts else "not stated by the researchers"
+
+
+def paper_statement(paper: Mapping[str, Any]) -> str:
+    title, url, venue = (str(paper.get(key) or "").strip() for key in ("title", "url", "venue"))
+    if not (title or url or venue):
+        return ""
+    return ", ".join(part for part in (f"“{title}”" if title else "", venue, url) if part)
+
+
+def reporting_rows(reporting: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The population, ethics review, paper and power analysis of a study's document, as (label, text) rows."""
+    # imported here: the statistics load numpy, which the document's other readers need not
+    from parity.stats.power import describe
+
+    rows: list[tuple[str, str]] = [
+        ("Population of interest", str(reporting.get("population") or "").strip() or "not stated by the researchers"),
+        ("Ethics review", ethics_statement(reporting.get("ethics") or {})),
+    ]
+    paper = paper_statement(reporting.get("paper") or {})
+    if paper:
+        rows.append(("Paper", paper))
+    rows.append(("Power analysis", describe(reporting.get("power") or {}) or "not computed"))
+    return rows
+
+
 def render_markdown(
     document: Mapping[str, Any], *, sha256: str, frozen_at: str | None, deviations: Sequence[Mapping[str, Any]] = ()
 ) -> str:
@@ -240,6 +276,8 @@ def render_markdown(
         ]
     else:
         out += ["No model run was planned at launch."]
+    out += ["", "## Population, ethics review and power", ""]
+    out += _lines(reporting_rows(document.get("reporting") or {}))
     out += ["", "## Statistics to be reported", ""]
     out += [f"- {line}" for line in document.get("statistics", [])]
     out += [""]

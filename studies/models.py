@@ -99,6 +99,32 @@ class Study(models.Model):
         help_text="the made-up word that written items ask an AI, in a line no person sees, to use; "
         "an answer carrying it is flagged",
     )
+    # what a reader of the paper needs about the study's people and its review (the reporting checklist
+    # of Wei, Paskov et al., ICML 2025): entered while drafting, frozen with the preregistration
+    population = models.CharField(
+        max_length=500,
+        blank=True,
+        help_text="the population the human baseline is meant to stand for (e.g. adult native English speakers "
+        "in the UK and the US)",
+    )
+    ethics_body = models.CharField(
+        max_length=200, blank=True, help_text="the ethics board or committee that reviewed the study"
+    )
+    ethics_reference = models.CharField(
+        max_length=100, blank=True, help_text="the approval's reference (protocol number)"
+    )
+    ethics_exemption = models.CharField(
+        max_length=500, blank=True, help_text="why the study was exempt from ethics review, when it was"
+    )
+    paper_title = models.CharField(max_length=300, blank=True, help_text="the paper the study is for, if any")
+    paper_url = models.URLField(max_length=500, blank=True, help_text="a link to the paper (arXiv, DOI, ...)")
+    paper_venue = models.CharField(max_length=200, blank=True, help_text="where the paper appears")
+    power_analysis = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="the design's power analysis (studies.power): its inputs, where the variance came from, "
+        "the smallest gap detected with 80% power and the human CI's expected half-width",
+    )
     pseudonyms_issued = models.PositiveIntegerField(
         default=0, help_text="pseudonyms handed out so far; the next participant is A<n+1>, whoever was deleted"
     )

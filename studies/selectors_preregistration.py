@@ -166,6 +166,16 @@ def study_document(study: Study, hypotheses: str = "", notes: str = "") -> dict[
         },
         "runs": extra.get("runs") or [],
         "statistics": list(preregistration_plan.STATISTICS),
+        "reporting": {
+            "population": study.population,
+            "ethics": {
+                "body": study.ethics_body,
+                "reference": study.ethics_reference,
+                "exemption": study.ethics_exemption,
+            },
+            "paper": {"title": study.paper_title, "url": study.paper_url, "venue": study.paper_venue},
+            "power": study.power_analysis,
+        },
     }
 
 
@@ -200,7 +210,15 @@ def rendered(study: Study, preregistration: Preregistration | None) -> dict[str,
     markdown = preregistration_plan.render_markdown(document, sha256=sha256, frozen_at=frozen_at, deviations=found)
     html = render_to_string(
         "studies/preregistration.html",
-        {"document": document, "sha256": sha256, "frozen_at": frozen_at, "deviations": found, "study": study},
+        {
+            "document": document,
+            "sha256": sha256,
+            "frozen_at": frozen_at,
+            "deviations": found,
+            "study": study,
+            # a document frozen before these fields existed has none: the rows say "not stated"
+            "reporting": preregistration_plan.reporting_rows(document.get("reporting") or {}),
+        },
     )
     return {
         "markdown": markdown,

@@ -20,6 +20,7 @@ from parity.benchmarks.rows import seeded_rng
 from studies import closing
 from studies.errors import StudyError
 from studies.models import Participant, Study, StudyEvent, Unit, UnitItem
+from studies.power import design_power, study_power
 from studies.results_versions import results_changed
 from studies.services_preregistration import (
     capacity_change_record,
@@ -58,6 +59,11 @@ def study_create(
     plan = units_plan(benchmark=benchmark, design=definition.design(design), owner=owner)
     fields["estimated_minutes"], fields["reward_pence"] = pay_checked(
         plan, fields.get("estimated_minutes"), fields.get("reward_pence")
+    )
+    capacity = int(plan.design.get("per_unit", 1))
+    fields.setdefault(
+        "power_analysis",
+        design_power(benchmark=benchmark, places=[capacity] * len(plan.units), unit_sizes=[len(u) for u in plan.units]),
     )
     study = Study.objects.create(
         name=name,
@@ -135,6 +141,9 @@ def study_set_status(*, study: Study, status: str, actor: Any = None) -> Study:
         locked.save(update_fields=["status"])
         results_changed(study_ids=[study.pk])
         if before == Study.Status.DRAFT:
+            # the analysis as of the launch (a pilot may have closed since the draft was made) freezes with the plan
+            locked.power_analysis = study_power(locked)
+            locked.save(update_fields=["power_analysis"])
             preregistration_freeze(study=locked, actor=actor)
         else:
             status_change_record(study=locked, before=before, actor=actor)

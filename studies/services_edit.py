@@ -10,6 +10,7 @@ from django.db import transaction
 from parity import benchmarks
 from studies.estimates import followed_pay, pay_refusal
 from studies.models import Participant, Study
+from studies.power import study_power
 from studies.results_versions import results_changed
 from studies.services import StudyError, study_create
 from studies.services_units import definition_asset, follows_estimate, study_estimate, units_create, units_plan
@@ -30,6 +31,13 @@ DRAFT_FIELDS = (
     "reward_pence",
     "min_answer_ms",
     "closing_questions",
+    "population",
+    "ethics_body",
+    "ethics_reference",
+    "ethics_exemption",
+    "paper_title",
+    "paper_url",
+    "paper_venue",
 )
 
 
@@ -88,6 +96,8 @@ def study_draft_update(*, study: Study, design: Mapping[str, Any] | None = None,
     locked.consent_text = locked.consent_text or definition.default_consent
     locked.instructions_text = locked.instructions_text or definition.default_instructions
     changed += ["consent_text", "instructions_text"]
+    locked.power_analysis = study_power(locked)
+    changed.append("power_analysis")
     # `pseudonyms_issued` is never written from this copy (see `study_update`)
     locked.save(update_fields=sorted(set(changed)))
     results_changed(study_ids=[locked.pk])
@@ -145,4 +155,11 @@ def study_duplicate(*, study: Study, owner: Any) -> Study:
         reservation_timeout_minutes=study.reservation_timeout_minutes,
         min_answer_ms=study.min_answer_ms,
         closing_questions=list(study.closing_questions),
+        population=study.population,
+        ethics_body=study.ethics_body,
+        ethics_reference=study.ethics_reference,
+        ethics_exemption=study.ethics_exemption,
+        paper_title=study.paper_title,
+        paper_url=study.paper_url,
+        paper_venue=study.paper_venue,
     )

@@ -28,6 +28,7 @@ from results.computing.spine import (
     ModelResults,
     Pay,
     ProlificRecruitment,
+    Reporting,
     RunProvenance,
     Spread,
     StatisticsSettings,
@@ -178,4 +179,15 @@ def methods_section(
         design=_design(data),
         models=[run_provenance(runs[model.run]) for model in models if model.run in runs],
         statistics=StatisticsSettings(ci_level=CI_LEVEL, n_boot=n_boot, seed=seed, human_ci_method=human_ci_method),
+        # entered by the researchers while drafting, and the design's power analysis (studies.power)
+        reporting=Reporting(
+            population=study.population,
+            ethics={
+                "body": study.ethics_body,
+                "reference": study.ethics_reference,
+                "exemption": study.ethics_exemption,
+            },
+            paper={"title": study.paper_title, "url": study.paper_url, "venue": study.paper_venue},
+            power=study.power_analysis or None,
+        ),
     )

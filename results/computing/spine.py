@@ -534,6 +534,18 @@ class StatisticsSettings(Node):
 
 
 @dataclass(frozen=True)
+class Reporting(Node):
+    """What the researchers entered while drafting (the population of interest, the ethics review
+    and the paper, as mappings of the form's fields), and the design's power analysis
+    (`studies.power`), None where none was recorded."""
+
+    population: str
+    ethics: dict[str, str]
+    paper: dict[str, str]
+    power: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
 class Methods(Node):
     """What a methods section says of a study: whole-study figures, the results' filters aside."""
 
@@ -547,6 +559,7 @@ class Methods(Node):
     design: Design
     models: list[RunProvenance]
     statistics: StatisticsSettings
+    reporting: Reporting
 
 
 # -- the whole ----------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from studies.errors import StudyError
 from studies.estimates import MAX_MINUTES, DesignEstimate, pay_refusal, too_long
 from studies.languages import ForeignText, foreign_texts
 from studies.models import Study
+from studies.power import design_power
 from studies.services_edit import DRAFT_FIELDS
 from studies.services_units import follows_estimate, study_estimate, units_plan
 from studies.workflow.selectors import design_estimate
@@ -94,6 +95,16 @@ def option_field(option: DesignOption, default: Any) -> forms.Field:
     return forms.CharField(required=False, max_length=500, **common)
 
 
+#: what the report's method section states about the study's people, its review and its paper
+REPORTING_FIELDS = (
+    "population",
+    "ethics_body",
+    "ethics_reference",
+    "ethics_exemption",
+    "paper_title",
+    "paper_url",
+    "paper_venue",
+)
 #: the study's own fields the form shows, in the form's order (the reward is shown in pounds)
 STUDY_FIELDS = tuple(name for name in DRAFT_FIELDS if name != "reward_pence")
 
@@ -168,6 +179,30 @@ class StudyForm(forms.Form):
     reward = forms.DecimalField(
         min_value=Decimal("0.01"), max_digits=6, decimal_places=2, initial=Decimal("4.50"), label="Reward (£)"
     )
+    population = forms.CharField(
+        max_length=500,
+        required=False,
+        label="Population of interest",
+        help_text="whom the human baseline stands for (e.g. adult native English speakers in the UK and the US); "
+        "the report states it",
+    )
+    ethics_body = forms.CharField(
+        max_length=200, required=False, label="Ethics review: body", help_text="the board or committee that reviewed it"
+    )
+    ethics_reference = forms.CharField(
+        max_length=100, required=False, label="Ethics review: reference", help_text="the approval's reference"
+    )
+    ethics_exemption = forms.CharField(
+        max_length=500,
+        required=False,
+        label="Or: exempt from ethics review because",
+        help_text="the reason, when the study was exempt (e.g. the institution's policy for anonymous online tasks)",
+    )
+    paper_title = forms.CharField(max_length=300, required=False, label="Paper title", help_text="optional")
+    paper_url = forms.URLField(
+        max_length=500, required=False, assume_scheme="https", label="Paper link", help_text="optional: arXiv, DOI, ..."
+    )
+    paper_venue = forms.CharField(max_length=200, required=False, label="Venue", help_text="optional")
 
     def __init__(
         self, *args: Any, benchmark: str, study: Study | None = None, owner: Any = None, **kwargs: Any
@@ -229,6 +264,29 @@ class StudyForm(forms.Form):
     def participant_fields(self) -> list[forms.BoundField]:
         return [self[name] for name in ("min_answer_ms", "closing_questions")]
 
+    def reporting_fields(self) -> list[forms.BoundField]:
+        return [self[name] for name in REPORTING_FIELDS]
+
+    def shown_power(self) -> dict[str, Any] | None:
+        """The power analysis of the design as shown (`studies.power`); None while the design does not
+        read or its items are not imported."""
+        if self.is_bound:
+            self.is_valid()
+        design = self.chosen_design()
+        if design is None:
+            return None
+        try:
+            plan = units_plan(benchmark=self.benchmark, design=design, owner=self.owner)
+        except StudyError:
+            return None
+        capacity = int(plan.design.get("per_unit", 1))
+        return design_power(
+            benchmark=self.benchmark,
+            places=[capacity] * len(plan.units),
+            unit_sizes=[len(unit) for unit in plan.units],
+            exclude=self.study.pk if self.study is not None else None,
+        )
+
     def prolific_fields(self) -> list[forms.BoundField]:
         return [
             self[name]
@@ -252,6 +310,8 @@ class StudyForm(forms.Form):
     def clean(self) -> dict[str, Any]:
         super().clean()
         cleaned = self.cleaned_data
+        if cleaned.get("ethics_reference") and not cleaned.get("ethics_body"):
+            self.add_error("ethics_body", "Name the body that gave this reference.")
         typed = self._typed_design()
         # the time a design takes is known once its fields read as numbers, right or wrong together
         self.estimate = design_estimate(self.benchmark, typed) if typed is not None else None
@@ -359,6 +419,7 @@ class StudyForm(forms.Form):
             *self.text_fields(),
             *self.participant_fields(),
             *self.prolific_fields(),
+            *self.reporting_fields(),
         ]
         for field in shown:
             rows += [(str(field.label), f"field-{field.name}", str(message)) for message in field.errors]

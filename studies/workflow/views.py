@@ -3,6 +3,8 @@ a draft, duplicating a study, launching, pausing and closing it."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
@@ -12,6 +14,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from annotation.services import item_set_import
 from parity.benchmarks.base import DatasetError
+from parity.stats.power import describe
 from studies.access import get_study_for_researcher, has_permission, require_permission
 from studies.htmx import HtmxHttpRequest
 from studies.models import Study
@@ -106,8 +109,18 @@ def study_copy(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
 
 
 def _estimate_partial(request: HtmxHttpRequest, form: StudyForm) -> HttpResponse:
-    context = {"estimate": form.shown_estimate(), "recommended": PROLIFIC_RECOMMENDED_PENCE_PER_HOUR}
+    """The design's time estimate, and its power analysis swapped in beside it (out of band)."""
+    context = {
+        "estimate": form.shown_estimate(),
+        "recommended": PROLIFIC_RECOMMENDED_PENCE_PER_HOUR,
+        "power": _described(form.shown_power()),
+        "out_of_band": True,
+    }
     return render(request, "studies/partials/_time_estimate.html", context)
+
+
+def _described(power: dict[str, Any] | None) -> dict[str, Any] | None:
+    return {**power, "text": describe(power)} if power else None
 
 
 def _form_page(request: HtmxHttpRequest, form: StudyForm) -> HttpResponse:
@@ -123,6 +136,7 @@ def _form_page(request: HtmxHttpRequest, form: StudyForm) -> HttpResponse:
         "definition": form.definition,
         "benchmark": form.benchmark,
         "estimate": estimate,
+        "power": _described(form.shown_power()),
         "pay": hourly_pay(_pence(form["reward"].value()), judged),
         "pay_minutes": judged if judged > minutes else None,
         "minimum": PROLIFIC_MINIMUM_PENCE_PER_HOUR,

@@ -141,3 +141,32 @@ def test_a_study_is_created_in_a_language_and_an_unknown_one_is_refused(implicat
     assert response.json()["language"] == "ar" and Study.objects.get(name="en árabe").language == "ar"
     refused = token_client(owner).post(URL, {**given, "name": "nowhere", "language": "xx"}, format="json")
     assert refused.status_code == 400 and "language" in refused.json()
+
+
+def test_the_population_ethics_and_paper_are_taken_and_the_power_analysis_returned(implicature):
+    owner = researcher()
+    fields = {
+        "population": "adult crowd workers in the UK",
+        "ethics_exemption": "the institution exempts anonymous online tasks",
+        "paper_title": "A baseline",
+        "paper_url": "https://example.org/paper",
+        "paper_venue": "ACL 2026",
+    }
+    response = token_client(owner).post(
+        URL, {"name": "reported", "benchmark": "implicature", "design": DESIGN, **fields}, format="json"
+    )
+    assert response.status_code == 201, response.json()
+    body = response.json()
+    assert {key: body[key] for key in fields} == fields
+    assert body["ethics_body"] == "" and body["ethics_reference"] == ""
+    assert (body["power_analysis"]["people"], body["power_analysis"]["units"]) == (6, 2)
+    assert body["power_analysis"]["source"]["kind"] == "published"
+    study = Study.objects.get(name="reported")
+    assert study.population == fields["population"] and study.power_analysis == body["power_analysis"]
+    refused = token_client(owner).post(
+        URL,
+        {"name": "half", "benchmark": "implicature", "design": DESIGN, "ethics_reference": "R-1", "paper_url": "x"},
+        format="json",
+    )
+    assert refused.status_code == 400
+    assert set(refused.json()) >= {"paper_url"}

@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 from django.core.management import call_command
-from results.report import build_report, render_report
-from results.report.latex import layout, tex, write
-from results.tables import paper_tables
 
+from results.presenting.report import build_report, render_report
+from results.presenting.report.latex import layout, tex, write
+from results.presenting.tables import paper_tables
 from studies.models import Study
 from tests.results.latex_check import check_latex
 from tests.results.test_study_report import _with_sections

@@ -62,6 +62,11 @@ def level(value: Any) -> str:
     return f"{100 * value:.0f}%"
 
 
+def points(value: Any) -> str:
+    """A gap's size (a share, either sign) in percentage points: "9.3 points"."""
+    return "—" if value is None else f"{100 * abs(value):.1f} points"
+
+
 def text(value: Any) -> str:
     return str(value)
 
@@ -94,6 +99,7 @@ KINDS: dict[str, Callable[[Any], str]] = {
     "text": text,
     "setting": setting,
     "switch": switch,
+    "points": points,
 }
 
 

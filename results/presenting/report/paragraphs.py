@@ -317,6 +317,73 @@ def _statistics(t: _Text) -> None:
             )
 
 
+def _population_and_ethics(t: _Text) -> None:
+    """What the researchers entered: the population of interest, the ethics review, the paper."""
+    reporting = t.results.methods.reporting
+    if not reporting:
+        return
+    if reporting.population:
+        t.add("The population of interest is ", t.f("methods", "reporting", "population", kind="text"), ". ")
+    ethics = reporting.ethics
+    if ethics["body"]:
+        t.add("The study was reviewed by ", t.f("methods", "reporting", "ethics", "body", kind="text"))
+        if ethics["reference"]:
+            t.add(" (reference ", t.f("methods", "reporting", "ethics", "reference", kind="text"), ")")
+        t.add(". ")
+    if ethics["exemption"]:
+        t.add(
+            "It was exempt from ethics review: ", t.f("methods", "reporting", "ethics", "exemption", kind="text"), ". "
+        )
+    if not ethics["body"] and not ethics["exemption"] and t.results.methods.platform != "imported":
+        t.add("The researchers did not state an ethics review. ")
+    paper = reporting.paper
+    if paper["title"]:
+        t.add("The study is reported in “", t.f("methods", "reporting", "paper", "title", kind="text"), "”")
+        if paper["venue"]:
+            t.add(" (", t.f("methods", "reporting", "paper", "venue", kind="text"), ")")
+        t.add(". ")
+
+
+def _power(t: _Text) -> None:
+    """The design's power analysis, as recorded at launch."""
+    reporting = t.results.methods.reporting
+    power = reporting.power if reporting is not None else None
+    if not power or (power.get("detectable_above") is None and power.get("detectable_below") is None):
+        return
+    path = ("methods", "reporting", "power")
+    t.add("Before launch, a power analysis for ", t.f(*path, "people"), " people")
+    if power["units"] > 1:
+        t.add(" in ", t.f(*path, "units"), " units of ", t.f(*path, "items_per_person"), " items each")
+    else:
+        t.add(" answering all ", t.f(*path, "items_per_person"), " items")
+    t.add(" found that the test of the gap over people and items (two-sided, α ", t.f(*path, "alpha", kind="num"), ")")
+    sides = [
+        [t.f(*path, key, kind="points"), f" for a model {side} the people"]
+        for key, side in (("detectable_above", "above"), ("detectable_below", "below"))
+        if power.get(key) is not None
+    ]
+    t.add(" detects a gap of ", *_series(sides), " with ", t.f(*path, "power", kind="level"), " power")
+    t.add(
+        "; the human accuracy's CI was expected to be ",
+        t.f(*path, "human_half_width", kind="points"),
+        " either side over participants (",
+        t.f(*path, "human_half_width_items", kind="points"),
+        " generalising over items too). Its variance came from ",
+        t.f(*path, "source", "label", kind="text"),
+    )
+    if power["source"].get("components"):
+        t.add(
+            ": people ",
+            t.f(*path, "source", "components", "baseline", kind="pct"),
+            " right, a person SD of ",
+            t.f(*path, "source", "components", "person_sd", kind="num"),
+            " and an item SD of ",
+            t.f(*path, "source", "components", "item_sd", kind="num"),
+            " on the logit scale",
+        )
+    t.add(". ")
+
+
 def methods_paragraphs(results: StudyResults) -> list[Paragraph]:
     """Participants; design and models; statistics: three paragraphs."""
     people, design, stats = _Text(results), _Text(results), _Text(results)
@@ -324,9 +391,11 @@ def methods_paragraphs(results: StudyResults) -> list[Paragraph]:
     _exclusions(people)
     _attention(people)
     _pay(people)
+    _population_and_ethics(people)
     _design(design)
     _models(design)
     _statistics(stats)
+    _power(stats)
     return [t.parts for t in (people, design, stats) if t.parts]
 
 

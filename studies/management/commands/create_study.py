@@ -4,14 +4,18 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.validators import URLValidator
 from django.utils.translation import ngettext
 
 from parity import benchmarks
+from parity.stats.power import describe
 from studies.estimates import MAX_MINUTES
 from studies.models import Study
 from studies.pay import hourly_pay
 from studies.services import StudyError, study_create
+from studies.workflow.forms import REPORTING_FIELDS
 
 
 class Command(BaseCommand):
@@ -66,6 +70,15 @@ class Command(BaseCommand):
             "(default: the MIN_ANSWER_MS setting, 600; 0: no floor, e.g. for scripted load tests)",
         )
 
+        parser.add_argument("--population", default="", help="the population the human baseline stands for")
+        parser.add_argument("--ethics-body", default="", help="the ethics board that reviewed the study")
+        parser.add_argument("--ethics-reference", default="", help="the approval's reference")
+        parser.add_argument(
+            "--ethics-exemption", default="", metavar="REASON", help="why the study was exempt from ethics review"
+        )
+        parser.add_argument("--paper-title", default="", help="the paper the study is for (optional)")
+        parser.add_argument("--paper-url", default="", help="a link to the paper (optional)")
+        parser.add_argument("--paper-venue", default="", help="where the paper appears (optional)")
         parser.add_argument(
             "--minutes",
             type=int,
@@ -104,6 +117,14 @@ class Command(BaseCommand):
         if options["minutes"] is not None and not 1 <= options["minutes"] <= MAX_MINUTES:
             raise CommandError(f"--minutes {options['minutes']}: give 1 to {MAX_MINUTES} minutes")
         reward_pence = None if options["reward"] is None else int(options["reward"] * 100)
+        if options["ethics_reference"] and not options["ethics_body"]:
+            raise CommandError("--ethics-reference: name the body that gave it with --ethics-body")
+        reporting = {key: options[key] for key in REPORTING_FIELDS}
+        if reporting["paper_url"]:
+            try:
+                URLValidator()(reporting["paper_url"])
+            except ValidationError as exc:
+                raise CommandError(f"--paper-url {reporting['paper_url']!r}: not a link") from exc
         try:
             study = study_create(
                 name=options["name"],
@@ -117,6 +138,7 @@ class Command(BaseCommand):
                 language=options["language"],
                 estimated_minutes=options["minutes"],
                 reward_pence=reward_pence,
+                **reporting,
                 **floor,
             )
         except StudyError as exc:
@@ -129,4 +151,5 @@ class Command(BaseCommand):
         self.stdout.write(f"Created study {study.name!r} ({study.benchmark}): {shape}")
         pay = hourly_pay(study.reward_pence, study.estimated_minutes)
         self.stdout.write(f"Time and reward: {study.estimated_minutes} min, £{study.reward_pence / 100:.2f} ({pay})")
+        self.stdout.write(describe(study.power_analysis))
         self.stdout.write(study.participant_url())
