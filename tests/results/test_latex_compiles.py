@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
+from results.computing.spine import StudyResults
 from results.presenting.report import build_report, render_report
 from results.presenting.report.latex import layout, tex, write
 from results.presenting.tables import paper_tables
@@ -94,7 +95,7 @@ def _command_latex(name: str, where: Path) -> str:
 def test_the_native_studys_report_compiles_without_an_overfull_box(pilot, db, tmp_path) -> None:
     document = _command_latex(pilot.name, tmp_path)
     results = _json(pilot.name)
-    assert [table.key for table in paper_tables(results)][:2] == ["units", "comparison"]
+    assert [table.key for table in paper_tables(StudyResults.from_json(results))][:2] == ["units", "comparison"]
     assert results["methods"]["design"]["n_units"] == 2 and len(results["models"]) == 2
     pages, _ = compile_latex(document, tmp_path / "native")
     assert 2 <= pages <= 5
@@ -104,7 +105,7 @@ def test_the_native_studys_report_compiles_without_an_overfull_box(pilot, db, tm
 
 
 def test_with_the_tests_and_the_placement_plot_it_compiles_too(pilot, db, tmp_path) -> None:
-    document = render_report(_with_sections(_json(pilot.name)), "latex")
+    document = render_report(StudyResults.from_json(_with_sections(_json(pilot.name))), "latex")
     pages, _ = compile_latex(document, tmp_path)
     assert 3 <= pages <= 6
     assert r"\begin{tikzpicture}" in document and r"\label{tab:divergent_items}" in document
@@ -122,7 +123,7 @@ def test_with_the_tests_and_the_placement_plot_it_compiles_too(pilot, db, tmp_pa
 
 def test_the_published_studys_report_compiles_with_its_wide_table_on_a_landscape_page(baseline, db, tmp_path) -> None:
     results = _json(baseline.name)
-    units = paper_tables(results)[0]
+    units = paper_tables(StudyResults.from_json(results))[0]
     assert units.key == "units" and len(units.columns) == 11  # five annotators a unit, then six figures
     fitted = layout(units)
     assert fitted.parts == [list(range(11))] and fitted.size == "small"
@@ -135,7 +136,7 @@ def test_the_published_studys_report_compiles_with_its_wide_table_on_a_landscape
 
 def test_a_table_too_wide_for_a_landscape_page_is_split_and_each_part_compiles(pilot, db, tmp_path) -> None:
     results = _json(pilot.name)
-    units = paper_tables(results)[0]
+    units = paper_tables(StudyResults.from_json(results))[0]
     many = 24  # annotators a unit
     wide = replace(
         units,
@@ -146,7 +147,7 @@ def test_a_table_too_wide_for_a_landscape_page_is_split_and_each_part_compiles(p
     assert fitted.landscape and fitted.size == "footnotesize" and len(fitted.parts) >= 2
     assert all(part[0] == 0 for part in fitted.parts)  # each part repeats the units' names
     assert sorted({c for part in fitted.parts for c in part}) == list(range(len(wide.columns)))
-    report = build_report(results)
+    report = build_report(StudyResults.from_json(results))
     document = write(replace(report, tables=[wide], tests=[], placement=None))
     assert document.count(r"\ContinuedFloat") == len(fitted.parts) - 1
     pages, _ = compile_latex(document, tmp_path)
@@ -165,7 +166,7 @@ def test_a_hostile_name_compiles(pilot, db, tmp_path, name) -> None:
     for row in results["irt"]["models"]:
         row["label"] = f"{name} model"
     results["irt"]["divergent_items"][0]["text"] = name
-    document = render_report(results, "latex")
+    document = render_report(StudyResults.from_json(results), "latex")
     pages, _ = compile_latex(document, tmp_path)
     assert pages >= 3
 
@@ -173,7 +174,7 @@ def test_a_hostile_name_compiles(pilot, db, tmp_path, name) -> None:
 def test_what_pdflatex_cannot_typeset_is_substituted_and_the_document_says_how(pilot, db, tmp_path) -> None:
     results = _json(pilot.name)
     results["study"] = "Русский 中文 Ω"
-    document = render_report(results, "latex")
+    document = render_report(StudyResults.from_json(results), "latex")
     assert (
         r"\title{Russkij \texttt{<U+4E2D>}\allowbreak{}\texttt{<U+6587>}\allowbreak{} \ensuremath{\Omega}" in document
     )
@@ -182,7 +183,7 @@ def test_what_pdflatex_cannot_typeset_is_substituted_and_the_document_says_how(p
     # Latin letters with diacritics beyond Latin-1 are no substitutes: LaTeX's accents, those above
     # a letter inside those below it
     assert tex("Łódź Việt") == r"\L{}ód\'{z} Vi\d{\^{e}}t"
-    plain = render_report(_json(pilot.name), "latex")
+    plain = render_report(StudyResults.from_json(_json(pilot.name)), "latex")
     assert "In names," not in plain
 
 

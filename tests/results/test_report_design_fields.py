@@ -9,6 +9,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
+from results.computing.spine import StudyResults
 from results.presenting.report import build_report
 from results.presenting.report.figures import plain
 from tests.factories import small_study
@@ -35,7 +36,7 @@ def test_the_method_section_states_the_population_ethics_paper_and_power(implica
     results = _assert_figures_are_the_json(study.name)
     power = results["methods"]["reporting"]["power"]
     assert (power["people"], power["units"], power["items_per_person"]) == (30, 2, 40)
-    text = " ".join(plain(parts) for parts in build_report(results).paragraphs)
+    text = " ".join(plain(parts) for parts in build_report(StudyResults.from_json(results)).paragraphs)
     assert "The population of interest is adult native English speakers in the UK." in text
     assert "reviewed by University Research Ethics Committee (reference UREC-2026-117)." in text
     assert "reported in “Do models get implicature?” (NeurIPS 2023)." in text
@@ -53,6 +54,9 @@ def test_the_method_section_states_the_population_ethics_paper_and_power(implica
 
 def test_a_study_without_an_ethics_review_says_so(implicature) -> None:
     study = small_study("unstated", attention_checks=0, exclude_at=0)
-    text = " ".join(plain(parts) for parts in build_report(_assert_figures_are_the_json(study.name)).paragraphs)
+    text = " ".join(
+        plain(parts)
+        for parts in build_report(StudyResults.from_json(_assert_figures_are_the_json(study.name))).paragraphs
+    )
     assert "The researchers did not state an ethics review." in text
     assert "population of interest" not in text
