@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import hashlib
 import time
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, fields
 from datetime import datetime
 
 from django.conf import settings
@@ -30,7 +31,7 @@ from django_tasks import task
 
 from results.computing.assemble import study_results_tree
 from results.computing.integrity import review_signals_keep
-from results.computing.spine import StudyResults
+from results.computing.spine import Node, StudyResults
 from results.computing.tasks import ahead_of_model_shards
 from results.loading.filters import ResultFilters
 from results.loading.selectors import load_answers, load_study_data
@@ -63,10 +64,31 @@ class Lookup:
     current: bool
 
 
+def _node_classes(cls: type) -> Iterator[type]:
+    sub: type
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from _node_classes(sub)
+
+
+def layout_of(root: type) -> str:
+    """A digest of the layout of the dataclasses below `root` (each one's fields and their types)."""
+    shape = sorted(
+        f"{cls.__qualname__}({', '.join(f'{spec.name}: {spec.type}' for spec in fields(cls))})"
+        for cls in _node_classes(root)
+    )
+    return hashlib.sha256("|".join(shape).encode()).hexdigest()[:12]
+
+
+#: an entry is the pickled results tree: one kept by code whose tree had another layout (before a
+#: deploy) is not read, as its key differs
+TREE_LAYOUT = layout_of(Node)
+
+
 def _key(study: Study, filters: ResultFilters) -> str:
     # the study's creation time tells apart studies that reuse a number (a database made anew)
     chosen = "&".join(f"{name}={value}" for name, value in sorted(filters.as_query().items()))
-    digest = hashlib.sha256(f"{study.created_at.isoformat()}|{chosen}".encode()).hexdigest()[:24]
+    digest = hashlib.sha256(f"{study.created_at.isoformat()}|{chosen}|{TREE_LAYOUT}".encode()).hexdigest()[:24]
     return f"results:{study.pk}:{digest}"
 
 

@@ -187,3 +187,30 @@ def test_the_api_answers_202_until_a_large_studys_results_are_ready(implicature,
     _worker_step()
     ready = client.get(url)
     assert ready.status_code == 200 and ready.json()["participants"]["included"] == 2
+
+
+def test_results_kept_by_code_with_another_tree_layout_are_not_read(implicature, researcher, monkeypatch):
+    """An entry is the pickled tree: a node gaining a field (a deploy) changes the layout, and with it
+    the key under which the results are kept."""
+    from dataclasses import dataclass
+
+    from results.presenting import cache
+
+    class Root:
+        pass
+
+    @dataclass(frozen=True)
+    class Leaf(Root):
+        kept: int
+
+    before = cache.layout_of(Root)
+
+    @dataclass(frozen=True)
+    class Grown(Root):
+        added: str
+
+    assert cache.layout_of(Root) != before
+    study = _study(researcher)
+    key = cache._key(study, ResultFilters())
+    monkeypatch.setattr(cache, "TREE_LAYOUT", "another")
+    assert cache._key(study, ResultFilters()) != key
