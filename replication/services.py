@@ -44,6 +44,17 @@ _STUDY_FIELDS = (
     "closing_questions",
     "pseudonyms_issued",
 )
+#: the study's reporting fields, absent from bundles made before they existed (read as not entered)
+_REPORTING_FIELDS = (
+    "population",
+    "ethics_body",
+    "ethics_reference",
+    "ethics_exemption",
+    "paper_title",
+    "paper_url",
+    "paper_venue",
+    "power_analysis",
+)
 _SPEC_FIELDS = ("model", "revision", "dtype", "device", "kind", "api_base_url", "api_features", "api_top_k")
 
 
@@ -84,6 +95,7 @@ def bundle_load(*, bundle: Bundle) -> Study:
         consent_text=bundle.files["study/consent.txt"].decode(),
         instructions_text=bundle.files["study/instructions.txt"].decode(),
         **{name: settings[name] for name in _STUDY_FIELDS},
+        **{name: settings[name] for name in _REPORTING_FIELDS if name in settings},
     )
     items = _load_items(bundle)
     _load_units(study, settings["units"], items)

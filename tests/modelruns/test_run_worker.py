@@ -181,9 +181,11 @@ def test_a_fresh_worker_finishes_a_run_whose_only_worker_was_killed_holding_its_
 
         fresh = _spawn([sys.executable, "manage.py", "run_worker", *WORKER_ARGS, "--sweep-every", "1"], env, fresh_log)
         deadline = time.monotonic() + 120
-        # the run is written done inside the task; the worker records the task's end just after it
+        # the run is written done inside the task; the worker records the task's end just after it (the
+        # run done queues the flags' refresh on the "default" queue, which this worker does not take)
         while database.row("SELECT status FROM modelruns_modelrun") in (("queued",), ("running",)) or database.row(
             "SELECT COUNT(*) FROM django_tasks_database_dbtaskresult WHERE status IN ('READY', 'RUNNING')"
+            " AND task_path = 'modelruns.tasks.run_shard'"
         ) != (0,):
             assert fresh.poll() is None, _tail(fresh_log)
             assert time.monotonic() < deadline, f"the run is still not finished\n{_tail(fresh_log)}"
@@ -204,7 +206,16 @@ def test_a_fresh_worker_finishes_a_run_whose_only_worker_was_killed_holding_its_
     assert (status, attempts, reclaims) == ("done", 2, 1) and reclaimed_at is not None
     assert worker.startswith(f"{socket.gethostname()}:{fresh.pid}:")
     # the killed worker's row is marked failed, the task the sweep queued ran; nothing is left running
-    assert sorted(database.rows("SELECT status, exception_class_path FROM django_tasks_database_dbtaskresult")) == [
+    assert sorted(
+        database.rows(
+            "SELECT status, exception_class_path FROM django_tasks_database_dbtaskresult"
+            " WHERE task_path = 'modelruns.tasks.run_shard'"
+        )
+    ) == [
         ("FAILED", "modelruns.workers.WorkerLost"),
         ("SUCCESSFUL", ""),
     ]
+    # and the run done asked for the model-likeness flags' refresh, on the queue of the results' tasks
+    assert database.rows(
+        "SELECT task_path, queue_name FROM django_tasks_database_dbtaskresult WHERE status = 'READY'"
+    ) == [("results.computing.tasks.review_signals_task", "default")]

@@ -45,7 +45,8 @@ def _claimed_row(shard: ModelShard, worker_id: str) -> DBTaskResult:
 
 
 def _ready_shard_tasks() -> list[int]:
-    return sorted(row.args_kwargs["args"][0] for row in DBTaskResult.objects.ready())
+    rows = DBTaskResult.objects.ready().filter(task_path="modelruns.tasks.run_shard")
+    return sorted(row.args_kwargs["args"][0] for row in rows)
 
 
 def test_a_shard_whose_lease_ran_out_goes_back_to_pending_with_a_task_and_the_run_finishes(

@@ -18,6 +18,7 @@ from results.computing.spine import (
     Methods,
     Participants,
     Pay,
+    Reporting,
     Spread,
     StatisticsSettings,
     StudyResults,
@@ -67,6 +68,7 @@ def _methods() -> Methods:
         design=Design("ambibench", "AmbiBench", 1, 2, Spread(2, 2), Spread(1, 1), []),
         models=[],
         statistics=StatisticsSettings(0.95, 10, 0, "t_interval"),
+        reporting=Reporting("", {}, {}, None),
     )
 
 
