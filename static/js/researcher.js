@@ -61,7 +61,11 @@
     const estimate = event.target;
     const fields = document.getElementById("prolific-fields");
     if (!estimate || estimate.id !== "time-estimate" || !fields) return;
-    if (fields.dataset.followsEstimate === "true" && estimate.dataset.minutes) {
+    // never under the researcher's cursor: a value replaced while they select it and type would
+    // join what they type ("5" then "10" typed makes "510")
+    const active = document.activeElement;
+    const editing = active && (active.id === "id_estimated_minutes" || active.id === "id_reward");
+    if (fields.dataset.followsEstimate === "true" && estimate.dataset.minutes && !editing) {
       document.getElementById("id_estimated_minutes").value = estimate.dataset.minutes;
       document.getElementById("id_reward").value = estimate.dataset.reward;
     }

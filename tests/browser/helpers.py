@@ -42,9 +42,7 @@ def fill_study_form(page, name: str, design: dict[str, str], extra: dict[str, st
             page.fill(selector, value)
     page.fill("#id_consent_text", "You take part **of your own free will**.\n\n<script>window.bad = 1</script>")
     page.fill("#id_failed_attention_code", "FAILEDCHECK")
-    # the implied hourly pay follows what is typed, once the design's estimate (and its power
-    # analysis) has come back, as a person waits for the figures before changing them
-    page.wait_for_load_state("networkidle")
+    # the implied hourly pay follows what is typed
     page.fill("#id_estimated_minutes", extra.get("estimated_minutes", "10"))
     page.fill("#id_reward", "0.10")
     page.wait_for_function("document.getElementById('hourly-pay-verdict').textContent.includes('minimum')")

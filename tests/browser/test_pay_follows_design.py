@@ -176,3 +176,31 @@ def test_a_time_and_reward_typed_before_the_pages_script_ran_are_kept_and_judged
     _change_design(page, {"unit_size": "5"}, "7 answers")
     assert _pay_fields(page) == ("20", "0.50")
     assert "below Prolific's £6/h minimum" in page.inner_text("#hourly-pay-verdict")
+
+
+def test_the_estimate_never_replaces_a_time_under_the_researchers_cursor(live_server, page, implicature_source):
+    """The design's estimate arriving while the researcher is in the time field (about to type) leaves
+    the time and reward alone: a value replaced under their cursor joined what they typed ("510")."""
+    _import_implicature(implicature_source)
+    owner = researcher()
+    draft = _pay_draft("Cursor", owner)
+    sign_in(page, live_server, owner)
+    page.goto(f"{live_server.url}/studies/{draft.pk}/edit/")
+    _ready(page)
+    held = []
+    # the design's estimate (the fieldset's htmx request, the design in its query) is held back
+    page.route(f"**/studies/{draft.pk}/edit/?*", lambda route: held.append(route))
+    page.fill("#id_design_unit_size", "5")
+    page.keyboard.press("Tab")
+    for _ in range(100):
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert len(held) == 1
+    page.focus("#id_estimated_minutes")
+    held[0].continue_()
+    page.wait_for_function("document.getElementById('time-estimate-text')?.textContent.startsWith('7 answers')")
+    assert page.evaluate("document.getElementById('time-estimate').dataset.minutes") != "5"
+    assert _pay_fields(page) == ("5", "0.75")
+    page.fill("#id_estimated_minutes", "10")
+    assert _pay_fields(page) == ("10", "0.75")
