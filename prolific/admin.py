@@ -29,8 +29,9 @@ from prolific.services import (
     prolific_sync,
 )
 from studies.access import VIEW_STUDY, has_permission
-from studies.admin import REASON_SHOWN, ParticipantAdmin, StudyAdmin
+from studies.admin import StudyAdmin
 from studies.admin_base import IdentityGuard, ResearcherAdmin, participant_label
+from studies.admin_participants import REASON_SHOWN, ParticipantAdmin
 from studies.flags import participant_flags
 from studies.models import Participant, Study
 

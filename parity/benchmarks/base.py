@@ -18,6 +18,7 @@ from .design import DesignOption, design_errors
 # the readers of published files, and their error, are part of this contract
 from .files import DatasetError, read_csv_rows, read_jsonl_rows, read_text, sha256_of  # noqa: F401
 from .published import PublishedStudy
+from .setting_values import coerce_setting
 from .tables import Table
 from .timing import AnswerTime, TimeEstimate, time_estimate
 
@@ -572,40 +573,3 @@ class Benchmark:
 def answer_variants(answer: ModelAnswer | Sequence[ModelAnswer]) -> list[ModelAnswer]:
     """An item's model answers as a list, whether the benchmark gave one or several."""
     return [answer] if isinstance(answer, ModelAnswer) else list(answer)
-
-
-# -- helpers shared by the benchmark modules -------------------------------------------------
-
-
-def coerce_setting(key: str, value: Any, default: Any) -> Any:
-    """A setting value as the type of its default: "5" -> 5 for an int, "yes" -> True for a bool."""
-    if not isinstance(value, str) or isinstance(default, str):
-        if isinstance(default, bool) and not isinstance(value, bool):
-            raise ValueError(f"setting {key!r} must be true or false, not {value!r}")
-        if isinstance(default, int) and not isinstance(default, bool) and not isinstance(value, int):
-            raise ValueError(f"setting {key!r} must be a whole number, not {value!r}")
-        return value
-    text = value.strip()
-    if isinstance(default, bool):
-        lowered = text.lower()
-        if lowered in {"1", "true", "yes", "on"}:
-            return True
-        if lowered in {"0", "false", "no", "off"}:
-            return False
-        raise ValueError(f"setting {key!r} must be true or false, not {value!r}")
-    if isinstance(default, int):
-        try:
-            return int(text)
-        except ValueError:
-            raise ValueError(f"setting {key!r} must be a whole number, not {value!r}") from None
-    if isinstance(default, float):
-        try:
-            return float(text)
-        except ValueError:
-            raise ValueError(f"setting {key!r} must be a number, not {value!r}") from None
-    if default is None:
-        try:
-            return int(text)
-        except ValueError:
-            return text
-    return text

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from results.computing.spine import StudyResults
 from results.presenting.tables import Table
 
@@ -54,7 +52,8 @@ def to_markdown(results: StudyResults, tables: list[Table]) -> str:
     return "\n".join(lines)
 
 
-_LATEX = {
+#: the characters LaTeX reads as its own, written as text
+LATEX_SPECIALS = {
     "&": r"\&",
     "%": r"\%",
     "$": r"\$",
@@ -65,6 +64,9 @@ _LATEX = {
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
     "\\": r"\textbackslash{}",
+}
+_LATEX = {
+    **LATEX_SPECIALS,
     "κ": r"$\kappa$",
     "±": r"$\pm$",
     "—": "--",
@@ -76,8 +78,9 @@ def latex_escape(text: str) -> str:
     return "".join(_LATEX.get(char, char) for char in text)
 
 
-def latex_table(table: Table, escape: Callable[[str], str] = latex_escape, *, fit: bool = False) -> list[str]:
-    """One booktabs table in a `table` environment; `fit`: scaled to the line's width."""
+def latex_table(table: Table) -> list[str]:
+    """One booktabs table in a `table` environment."""
+    escape = latex_escape
     tabular = [
         r"\begin{tabular}{l" + "r" * (len(table.columns) - 1) + "}",
         r"\toprule",
@@ -89,8 +92,6 @@ def latex_table(table: Table, escape: Callable[[str], str] = latex_escape, *, fi
             tabular.append(r"\midrule")
         tabular.append(" & ".join(escape(c) for c in row) + r" \\")
     tabular += [r"\bottomrule", r"\end{tabular}"]
-    if fit:
-        tabular = [r"\resizebox{\linewidth}{!}{", *tabular, "}"]
     return [
         r"\begin{table}[ht]",
         r"\centering",

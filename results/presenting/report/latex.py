@@ -20,6 +20,7 @@ from functools import partial
 from results.presenting.report.build import Report
 from results.presenting.report.figures import Figure, Part
 from results.presenting.report.plot import tikz
+from results.presenting.table_writers import LATEX_SPECIALS
 from results.presenting.tables import Table
 
 # -- characters ---------------------------------------------------------------------------------
@@ -27,16 +28,7 @@ from results.presenting.tables import Table
 _MATH = r"\ensuremath{%s}"
 #: characters written as LaTeX writes them (math symbols by \ensuremath, so two never make `$$`)
 _CHARS = {
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-    "\\": r"\textbackslash{}",
+    **LATEX_SPECIALS,
     # a row's `\\` would read a cell that starts with "[" as its optional argument
     "[": "{[}",
     "]": "{]}",
