@@ -114,3 +114,17 @@ def participants_mismatched(participants: QuerySet[Participant]) -> dict[int, li
         for pk, decided in decisions_of(excluded).items()
         if (conflicts := decision_conflicts(decided, excluded=excluded[pk]))
     }
+
+
+def earlier_prolific_ids(study: Study) -> list[str]:
+    """The Prolific ids of the researcher's other studies created on Prolific from Parity, oldest first:
+    whose participants "exclude participants of earlier studies" keeps out (Prolific's previous-studies
+    blocklist). A study with no owner has none."""
+    if study.owner_id is None:
+        return []
+    return list(
+        ProlificStudy.objects.filter(study__owner_id=study.owner_id)
+        .exclude(study=study)
+        .order_by("created_at", "pk")
+        .values_list("prolific_id", flat=True)
+    )

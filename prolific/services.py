@@ -18,8 +18,9 @@ from django.utils.dateparse import parse_datetime
 from prolific.client import ProlificClient, ProlificError, Submission
 from prolific.models import ProlificEvent, ProlificFlag, ProlificHookSecret, ProlificStudy, ProlificSubmission
 from prolific.preregistration_recruitment import prolific_change_record
-from prolific.selectors import prolific_study_of_submission
+from prolific.selectors import earlier_prolific_ids, prolific_study_of_submission
 from studies.models import Participant, Study
+from studies.screening import Screening
 from studies.services import participants_mark_returned
 
 __all__ = ["ProlificError", "ProlificStudyError"]
@@ -85,8 +86,9 @@ def study_fields(study: Study, places: int) -> dict[str, Any]:
         "completion_codes": codes,
         "device_compatibility": ["desktop"],
         # required by the study object (https://docs.prolific.com/api-reference/studies/the-study-object)
-        # and always sent by the official clients: no eligibility filter, everyone may take part
-        "filters": [],
+        # and always sent by the official clients ([]: everyone may take part); each of the researcher's
+        # prescreening filters as Prolific takes it (https://docs.prolific.com/api-reference/filters)
+        "filters": Screening.from_json(study.prolific_filters).prolific_filters(earlier_prolific_ids(study)),
     }
 
 

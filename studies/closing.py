@@ -75,6 +75,13 @@ QUESTIONS: dict[str, ClosingQuestion] = {
             ),
             help=_("Please answer honestly: your answer does not affect your payment."),
         ),
+        # whether the items were known before (contamination of the human baseline, as of a model's)
+        ClosingQuestion(
+            "seen_before",
+            _("Had you seen any of these items before this study?"),
+            "choice",
+            choices=(("yes", _("Yes")), ("no", _("No"))),
+        ),
         ClosingQuestion(
             "feedback",
             _("Anything you would like to tell the researchers?"),

@@ -23,6 +23,10 @@ def _new_canary() -> str:
     return canary_word()
 
 
+def _new_seed() -> int:
+    return secrets.randbelow(10_000)
+
+
 def _default_answer_floor() -> int:
     return settings.MIN_ANSWER_MS
 
@@ -33,6 +37,12 @@ class Study(models.Model):
         LIVE = "live", "Live"
         PAUSED = "paused", "Paused"
         CLOSED = "closed", "Closed"
+
+    class Sampling(models.TextChoices):
+        # the methods of `parity.sampling`
+        ALL = "all", "All items"
+        RANDOM = "random", "A random subset"
+        STRATIFIED = "stratified", "A subset stratified by category"
 
     class PidFormat(models.TextChoices):
         PROLIFIC = "prolific", "Prolific ID: 24 hexadecimal characters"
@@ -124,6 +134,27 @@ class Study(models.Model):
         blank=True,
         help_text="the design's power analysis (studies.power): its inputs, where the variance came from, "
         "the smallest gap detected with 80% power and the human CI's expected half-width",
+    )
+    # who may take part (Prolific's prescreening, sent with the study: studies.screening) and which items
+    # they see (parity.sampling): what the reporting checklist asks of recruitment and item sampling
+    prolific_filters = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Prolific prescreening (studies.screening.Screening): age range, sex, languages, countries, "
+        "approval rate, earlier studies' participants excluded",
+    )
+    item_sampling = models.CharField(
+        max_length=12,
+        choices=Sampling.choices,
+        default=Sampling.ALL,
+        help_text="which of the benchmark's items the units are built from",
+    )
+    sample_size = models.PositiveIntegerField(null=True, blank=True, help_text="items drawn (with a subset)")
+    sample_seed = models.PositiveIntegerField(default=_new_seed, help_text="the seed the subset is drawn with")
+    refused_earlier = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="digests of the IDs refused for having taken a study of the group (counted, never shown)",
     )
     pseudonyms_issued = models.PositiveIntegerField(
         default=0, help_text="pseudonyms handed out so far; the next participant is A<n+1>, whoever was deleted"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import hashlib
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -17,11 +18,13 @@ from django.utils import timezone
 from annotation.models import Item
 from parity import benchmarks
 from parity.benchmarks.rows import seeded_rng
+from parity.sampling import ALL, ItemSampling
 from studies import closing
 from studies.errors import StudyError
 from studies.models import Participant, Study, StudyEvent, Unit, UnitItem
 from studies.power import design_power, study_power
 from studies.results_versions import results_changed
+from studies.screening import Screening
 from studies.services_preregistration import (
     capacity_change_record,
     participants_change_record,
@@ -56,7 +59,16 @@ def study_create(
     language = fields.get("language", "en")
     if language not in dict(settings.LANGUAGES):
         raise StudyError(f"no participant language {language!r}; known: {', '.join(dict(settings.LANGUAGES))}")
-    plan = units_plan(benchmark=benchmark, design=definition.design(design), owner=owner)
+    screening = Screening.from_json(fields.get("prolific_filters"))
+    problems = screening.errors()
+    if problems:
+        raise StudyError("; ".join(f"{name.replace('_', ' ')}: {message}" for name, message in problems.items()))
+    fields["prolific_filters"] = screening.to_json()
+    fields.setdefault("sample_seed", Study._meta.get_field("sample_seed").get_default())
+    sample = ItemSampling(
+        method=fields.get("item_sampling", ALL), size=fields.get("sample_size"), seed=fields["sample_seed"]
+    )
+    plan = units_plan(benchmark=benchmark, design=definition.design(design), owner=owner, sample=sample)
     fields["estimated_minutes"], fields["reward_pence"] = pay_checked(
         plan, fields.get("estimated_minutes"), fields.get("reward_pence")
     )
@@ -190,6 +202,7 @@ def participant_enter(
                 return Entry(None, Refusal.OTHER_SESSION)
             return _resume(study, existing, now)
         if study.group and Participant.objects.filter(study__group=study.group, prolific_pid=pid).exists():
+            _refused_earlier_record(study, pid)
             return Entry(None, Refusal.OTHER_STUDY_IN_GROUP)
         if study.status != Study.Status.LIVE:
             return Entry(None, Refusal.PAUSED if study.status == Study.Status.PAUSED else Refusal.NOT_LIVE)
@@ -211,6 +224,15 @@ def participant_enter(
         # the results count who is still working, answers or not
         results_changed(study_ids=[study.pk])
     return Entry(participant)
+
+
+def _refused_earlier_record(study: Study, pid: str) -> None:
+    """Count a person refused for an earlier study of the group once, however often they come back
+    (the methods report how many): a digest of the ID, under the study's row lock, never the ID."""
+    digest = hashlib.sha256(f"{study.pk}:{pid}".encode()).hexdigest()[:16]
+    if digest not in study.refused_earlier:
+        study.refused_earlier = [*study.refused_earlier, digest]
+        study.save(update_fields=["refused_earlier"])
 
 
 def _next_pseudonym(study: Study) -> str:

@@ -8,10 +8,12 @@ from typing import Any
 from django.db import transaction
 
 from parity import benchmarks
+from parity.sampling import ItemSampling
 from studies.estimates import followed_pay, pay_refusal
 from studies.models import Participant, Study
 from studies.power import study_power
 from studies.results_versions import results_changed
+from studies.screening import Screening
 from studies.services import StudyError, study_create
 from studies.services_units import definition_asset, follows_estimate, study_estimate, units_create, units_plan
 
@@ -38,7 +40,13 @@ DRAFT_FIELDS = (
     "paper_title",
     "paper_url",
     "paper_venue",
+    "prolific_filters",
+    "item_sampling",
+    "sample_size",
+    "sample_seed",
 )
+#: what decides which items the units hold besides the design
+SAMPLING_FIELDS = ("item_sampling", "sample_size", "sample_seed")
 
 
 @transaction.atomic
@@ -67,13 +75,24 @@ def study_draft_update(*, study: Study, design: Mapping[str, Any] | None = None,
     changed: list[str] = []
     following = follows_estimate(locked)
     chosen = {**locked.design, **(design or {})}
-    if chosen != locked.design:
+    resampled = any(name in fields and fields[name] != getattr(locked, name) for name in SAMPLING_FIELDS)
+    if "prolific_filters" in fields:
+        screening = Screening.from_json(fields["prolific_filters"])
+        if screening.errors():
+            raise StudyError("; ".join(screening.errors().values()))
+        fields = {**fields, "prolific_filters": screening.to_json()}
+    if chosen != locked.design or resampled:
         # what the old design resolved (implicature: the template's text) is resolved again
         stale = _resolved_keys(locked.benchmark)
         plan = units_plan(
             benchmark=locked.benchmark,
             design=definition.design({key: value for key, value in chosen.items() if key not in stale}),
             owner=locked.owner,
+            sample=ItemSampling(
+                method=fields.get("item_sampling", locked.item_sampling),
+                size=fields.get("sample_size", locked.sample_size),
+                seed=fields.get("sample_seed", locked.sample_seed),
+            ),
         )
         locked.units.all().delete()
         units_create(study=locked, plan=plan)
@@ -162,4 +181,8 @@ def study_duplicate(*, study: Study, owner: Any) -> Study:
         paper_title=study.paper_title,
         paper_url=study.paper_url,
         paper_venue=study.paper_venue,
+        prolific_filters=dict(study.prolific_filters),
+        item_sampling=study.item_sampling,
+        sample_size=study.sample_size,
+        sample_seed=study.sample_seed,
     )

@@ -11,7 +11,7 @@ from django.utils.translation import ngettext
 
 from annotation.models import BenchmarkAsset, Item
 from annotation.selectors import item_data, item_set_usable
-from parity import benchmarks
+from parity import benchmarks, sampling
 from studies.errors import StudyError
 from studies.estimates import DesignEstimate, estimate_of, followed_pay, pay_refusal
 from studies.models import Study, Unit, UnitItem
@@ -31,11 +31,16 @@ class UnitsPlan:
     units: list[list[str]]
     items: dict[str, Item]
     attention_checks: int
+    #: the items there were to draw from (all of them when none are sampled)
+    available: int = 0
 
 
-def units_plan(*, benchmark: str, design: dict[str, Any], owner: Any) -> UnitsPlan:
+def units_plan(
+    *, benchmark: str, design: dict[str, Any], owner: Any, sample: sampling.ItemSampling | None = None
+) -> UnitsPlan:
     """Check `design` against the imported items and split them into units; `StudyError` says in
-    words what is missing. `owner` must be allowed the item set the design names."""
+    words what is missing. `owner` must be allowed the item set the design names. `sample` keeps a
+    subset of the items, drawn from its seed, before the units are cut (the same seed, the same items)."""
     definition = benchmarks.get(benchmark)
     set_name = definition.item_set(design)
     if set_name and owner is not None and not item_set_usable(user=owner, benchmark=benchmark, name=set_name):
@@ -58,13 +63,35 @@ def units_plan(*, benchmark: str, design: dict[str, Any], owner: Any) -> UnitsPl
         where = f"{benchmark} {scope}..." if scope else benchmark
         asked = ngettext("%(n)d attention check asked for", "%(n)d attention checks asked for", attention)
         raise StudyError(f"{asked % {'n': attention}}, but {where} has {available_checks}")
+    # the pool the units are cut from: the design's split (every benchmark's design names one)
+    pool = [item for item in items if item.split == design.get("split", item.split)]
+    available = len(pool)
+    if sample is not None and sample.method != sampling.ALL:
+        kept = {item.key for item in _sampled(definition, pool, sample)}
+        items = [item for item in items if item.key in kept or item.split != design.get("split", item.split)]
     assets = {key: definition_asset(benchmark, key) for key in definition.design_assets}
     resolved = definition.resolve_design(design, assets)
     try:
         units = definition.build_units([item_data(item) for item in items], resolved)
     except (ValueError, KeyError) as exc:
         raise StudyError(str(exc)) from exc
-    return UnitsPlan(benchmark, resolved, units, {item.key: item for item in items}, attention)
+    return UnitsPlan(benchmark, resolved, units, {item.key: item for item in items}, attention, available)
+
+
+def _sampled(definition: benchmarks.Benchmark, items: list[Item], sample: sampling.ItemSampling) -> list[Item]:
+    problems = sample.errors(len(items))
+    if problems:
+        raise StudyError("; ".join(problems))
+    categories = [definition.category_of(item.meta) or "" for item in items]
+    if sample.method == sampling.STRATIFIED and not definition.category_field:
+        raise StudyError(f"{definition.title}'s items have no categories to stratify by: draw at random instead")
+    kept = set(sampling.sample([item.key for item in items], categories, sample))
+    return [item for item in items if item.key in kept]
+
+
+def study_sampling(study: Study) -> sampling.ItemSampling:
+    """The item sampling a study records."""
+    return sampling.ItemSampling(method=study.item_sampling, size=study.sample_size, seed=study.sample_seed)
 
 
 def plan_estimate(plan: UnitsPlan) -> DesignEstimate | None:

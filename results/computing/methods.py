@@ -14,6 +14,7 @@ from collections import Counter
 from statistics import median
 from typing import Any
 
+from annotation.models import Item
 from modelruns.models import LM_EVAL_SOURCE
 from parity.stats import quality
 from prolific.currency import currency_or_default
@@ -24,10 +25,12 @@ from results.computing.spine import (
     DesignSetting,
     Entered,
     ExclusionReason,
+    ItemSample,
     Methods,
     ModelResults,
     Pay,
     ProlificRecruitment,
+    Recruiting,
     Reporting,
     RunProvenance,
     Spread,
@@ -190,4 +193,33 @@ def methods_section(
             paper={"title": study.paper_title, "url": study.paper_url, "venue": study.paper_venue},
             power=study.power_analysis or None,
         ),
+        recruiting=_recruiting(data),
+    )
+
+
+def _recruiting(data: StudyData) -> Recruiting:
+    study = data.study
+    drawn = sum(1 for item in data.items.values() if not item.is_attention_check)
+    available = drawn
+    if study.item_sampling != "all":
+        # the pool the subset was drawn from: the design's items, as `studies.services_units.units_plan` reads them
+        scope = study.definition.item_scope(study.design)
+        pool = Item.objects.filter(benchmark=study.benchmark, key__startswith=scope, is_attention_check=False)
+        if "split" in study.design:
+            pool = pool.filter(split=study.design["split"])
+        available = pool.count()
+    seen = None
+    if "seen_before" in study.closing_questions:
+        answers = Counter(person.seen_before for person in data.everyone if not person.is_imported)
+        seen = {"yes": answers["yes"], "no": answers["no"]}
+    return Recruiting(
+        prescreening=dict(study.prolific_filters),
+        refused_earlier_participation=len(study.refused_earlier),
+        items=ItemSample(
+            method=study.item_sampling,
+            drawn=drawn,
+            available=available,
+            seed=study.sample_seed if study.item_sampling != "all" else None,
+        ),
+        seen_before=seen,
     )

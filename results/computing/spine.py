@@ -546,6 +546,29 @@ class Reporting(Node):
 
 
 @dataclass(frozen=True)
+class ItemSample(Node):
+    """Which items the units were built from: "all", or a "random" or "stratified" subset drawn
+    with `seed` (`parity.sampling`), `drawn` of the `available` ones."""
+
+    method: str
+    drawn: int
+    available: int
+    seed: int | None
+
+
+@dataclass(frozen=True)
+class Recruiting(Node):
+    """Who could take part and who was kept out: the Prolific prescreening as stored
+    (`studies.screening`), the people refused for an earlier study of the group, the items sampled, and
+    the closing question "seen before" counted (None when it was not asked)."""
+
+    prescreening: dict[str, Any]
+    refused_earlier_participation: int
+    items: ItemSample
+    seen_before: dict[str, int] | None
+
+
+@dataclass(frozen=True)
 class Methods(Node):
     """What a methods section says of a study: whole-study figures, the results' filters aside."""
 
@@ -560,6 +583,7 @@ class Methods(Node):
     models: list[RunProvenance]
     statistics: StatisticsSettings
     reporting: Reporting
+    recruiting: Recruiting | None = field(default=None, metadata=OMIT_IF_NONE)
 
 
 # -- the whole ----------------------------------------------------------------------------------

@@ -78,6 +78,8 @@ class ParticipantInfo:
     exclusion_reason: str = ""
     #: the review signals kept on the participant (`Participant.review_signals`): flag -> figures
     review_signals: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    #: their answer to the closing question "seen_before" ("yes", "no"; "" when not answered)
+    seen_before: str = ""
 
     @property
     def in_results(self) -> bool:

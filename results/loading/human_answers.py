@@ -32,7 +32,7 @@ def load_humans(data: dict[int, StudyData]) -> None:
     (and, for studies whose answers carry scores, one for those)."""
     people: dict[int, dict[int, int]] = defaultdict(dict)
     infos: dict[int, list[ParticipantInfo]] = defaultdict(list)
-    for pk, study_id, pseudonym, status, excluded, is_imported, unit, started, completed, reason, signals in (
+    for pk, study_id, pseudonym, status, excluded, is_imported, unit, started, completed, reason, signals, seen in (
         Participant.objects.filter(study_id__in=list(data))
         .order_by("pk")
         .values_list(
@@ -47,6 +47,7 @@ def load_humans(data: dict[int, StudyData]) -> None:
             "completed_at",
             "exclusion_reason",
             "review_signals",
+            "closing_answers__seen_before",
         )
     ):
         people[study_id][pk] = len(infos[study_id])
@@ -62,6 +63,7 @@ def load_humans(data: dict[int, StudyData]) -> None:
                 completed,
                 reason,
                 review_signals=signals or {},
+                seen_before=seen if isinstance(seen, str) else "",
             )
         )
     answers = (

@@ -12,12 +12,14 @@ from django.http import QueryDict
 
 from parity import benchmarks
 from parity.benchmarks.design import DesignOption
+from parity.sampling import ALL, ItemSampling
 from studies import closing
 from studies.errors import StudyError
 from studies.estimates import MAX_MINUTES, DesignEstimate, pay_refusal, too_long
 from studies.languages import ForeignText, foreign_texts
 from studies.models import Study
 from studies.power import design_power
+from studies.screening import AGE_HIGH, AGE_LOW, SELECTS, Screening
 from studies.services_edit import DRAFT_FIELDS
 from studies.services_units import follows_estimate, study_estimate, units_plan
 from studies.workflow.selectors import design_estimate
@@ -105,14 +107,31 @@ REPORTING_FIELDS = (
     "paper_url",
     "paper_venue",
 )
-#: the study's own fields the form shows, in the form's order (the reward is shown in pounds)
-STUDY_FIELDS = tuple(name for name in DRAFT_FIELDS if name != "reward_pence")
+#: the study's own fields the form shows, in the form's order (the reward is shown in pounds, the
+#: prescreening as one field per filter: `SCREENING_FIELDS`)
+STUDY_FIELDS = tuple(name for name in DRAFT_FIELDS if name not in ("reward_pence", "prolific_filters"))
+#: the prescreening's fields (`studies.screening.Screening`), the lists typed comma-separated
+SCREENING_FIELDS = (
+    "age_min",
+    "age_max",
+    "sex",
+    "first_languages",
+    "fluent_languages",
+    "countries",
+    "approval_rate_min",
+    "exclude_earlier",
+)
+SAMPLING_FIELDS = ("item_sampling", "sample_size", "sample_seed")
 
 
 def study_initial(study: Study) -> dict[str, Any]:
     """The form's values for an existing study: its fields, its reward in pounds, its design."""
     initial: dict[str, Any] = {name: getattr(study, name) for name in STUDY_FIELDS}
     initial["reward"] = Decimal(study.reward_pence).scaleb(-2)
+    screening = Screening.from_json(study.prolific_filters)
+    for name in SCREENING_FIELDS:
+        value = getattr(screening, name)
+        initial[name] = ", ".join(value) if isinstance(value, list) else value
     for option in study.definition.design_options:
         if option.key in study.design:
             value = study.design[option.key]
@@ -204,6 +223,40 @@ class StudyForm(forms.Form):
     )
     paper_venue = forms.CharField(max_length=200, required=False, label="Venue", help_text="optional")
 
+    # who may take part on Prolific (sent with the study when it is created there) and which items
+    age_min = forms.IntegerField(min_value=AGE_LOW, max_value=AGE_HIGH, required=False, label="Youngest age")
+    age_max = forms.IntegerField(min_value=AGE_LOW, max_value=AGE_HIGH, required=False, label="Oldest age")
+    sex = forms.CharField(
+        max_length=200, required=False, label="Sex", help_text="Prolific's choice ids for its “sex” filter, by commas"
+    )
+    first_languages = forms.CharField(
+        max_length=500, required=False, label="First language", help_text="Prolific's choice ids, by commas"
+    )
+    fluent_languages = forms.CharField(
+        max_length=500, required=False, label="Fluent languages", help_text="Prolific's choice ids, by commas"
+    )
+    countries = forms.CharField(
+        max_length=500, required=False, label="Country of residence", help_text="Prolific's choice ids, by commas"
+    )
+    approval_rate_min = forms.IntegerField(
+        min_value=0, max_value=100, required=False, label="Minimum approval rate (%)"
+    )
+    exclude_earlier = forms.BooleanField(
+        required=False,
+        label="Exclude participants of my earlier studies",
+        help_text="Prolific refuses whoever took part in your other studies created on Prolific from Parity",
+    )
+    item_sampling = forms.ChoiceField(
+        choices=Study.Sampling.choices,
+        initial="all",
+        label="Items",
+        help_text="all the benchmark's items (in file order), or a subset of them drawn from the seed",
+    )
+    sample_size = forms.IntegerField(min_value=1, required=False, label="Items to draw")
+    sample_seed = forms.IntegerField(
+        min_value=0, required=False, label="Seed", help_text="the same seed draws the same items; empty: one is drawn"
+    )
+
     def __init__(
         self, *args: Any, benchmark: str, study: Study | None = None, owner: Any = None, **kwargs: Any
     ) -> None:
@@ -223,6 +276,7 @@ class StudyForm(forms.Form):
         self.fields["completion_code"].initial = Study._meta.get_field("completion_code").get_default()
         self.fields["failed_attention_code"].initial = Study._meta.get_field("failed_attention_code").get_default()
         self.fields["min_answer_ms"].initial = Study._meta.get_field("min_answer_ms").get_default()
+        self.fields["sample_seed"].initial = Study._meta.get_field("sample_seed").get_default()
         #: the time and reward follow the design's estimate until the researcher types their own: a
         #: new study's always start so, a draft's when they are its design's estimate
         self.follows_estimate = study is None or follows_estimate(study)
@@ -267,6 +321,30 @@ class StudyForm(forms.Form):
     def reporting_fields(self) -> list[forms.BoundField]:
         return [self[name] for name in REPORTING_FIELDS]
 
+    def screening_fields(self) -> list[forms.BoundField]:
+        return [self[name] for name in SCREENING_FIELDS]
+
+    def sampling_fields(self) -> list[forms.BoundField]:
+        return [self[name] for name in SAMPLING_FIELDS]
+
+    def screening(self) -> Screening:
+        """The prescreening as typed (the lists split at commas)."""
+        data = self.cleaned_data
+        lists = {name: [v.strip() for v in (data.get(name) or "").split(",") if v.strip()] for name in SELECTS}
+        return Screening(
+            age_min=data.get("age_min"),
+            age_max=data.get("age_max"),
+            approval_rate_min=data.get("approval_rate_min"),
+            exclude_earlier=bool(data.get("exclude_earlier")),
+            **lists,
+        )
+
+    def sampling(self) -> ItemSampling:
+        data = self.cleaned_data
+        return ItemSampling(
+            method=data.get("item_sampling") or ALL, size=data.get("sample_size"), seed=data.get("sample_seed")
+        )
+
     def shown_power(self) -> dict[str, Any] | None:
         """The power analysis of the design as shown (`studies.power`); None while the design does not
         read or its items are not imported."""
@@ -276,7 +354,7 @@ class StudyForm(forms.Form):
         if design is None:
             return None
         try:
-            plan = units_plan(benchmark=self.benchmark, design=design, owner=self.owner)
+            plan = units_plan(benchmark=self.benchmark, design=design, owner=self.owner, sample=self._sample())
         except StudyError:
             return None
         capacity = int(plan.design.get("per_unit", 1))
@@ -312,6 +390,12 @@ class StudyForm(forms.Form):
         cleaned = self.cleaned_data
         if cleaned.get("ethics_reference") and not cleaned.get("ethics_body"):
             self.add_error("ethics_body", "Name the body that gave this reference.")
+        if cleaned.get("sample_seed") is None:
+            cleaned["sample_seed"] = Study._meta.get_field("sample_seed").get_default()
+        for name, message in self.screening().errors().items():
+            self.add_error(name if name in self.fields else None, message)
+        if cleaned.get("item_sampling", ALL) != ALL and not cleaned.get("sample_size"):
+            self.add_error("sample_size", "Give the number of items to draw.")
         typed = self._typed_design()
         # the time a design takes is known once its fields read as numbers, right or wrong together
         self.estimate = design_estimate(self.benchmark, typed) if typed is not None else None
@@ -339,6 +423,13 @@ class StudyForm(forms.Form):
             self.add_error(None, "The completion, failed-check and no-consent codes must differ from each other.")
         return cleaned
 
+    def _sample(self) -> ItemSampling | None:
+        """The sampling as typed, once it reads (None: all items, as before it is chosen)."""
+        if not self.is_bound or not hasattr(self, "cleaned_data") or "item_sampling" not in self.cleaned_data:
+            return None
+        sample = self.sampling()
+        return sample if sample.method == ALL or sample.size else None
+
     def _typed_design(self) -> dict[str, Any] | None:
         """The design as typed over the draft's, or None while a design field does not read."""
         if any(name not in self.cleaned_data for name in self.fields if name.startswith(DESIGN_PREFIX)):
@@ -350,7 +441,7 @@ class StudyForm(forms.Form):
         """The design against the imported items, before anything else is judged: a design they
         cannot fill is the error to name first (the time and reward follow from the design)."""
         try:
-            units_plan(benchmark=self.benchmark, design=chosen, owner=self.owner)
+            units_plan(benchmark=self.benchmark, design=chosen, owner=self.owner, sample=self._sample())
         except StudyError as exc:
             self.add_error(None, str(exc))
             return
@@ -419,6 +510,8 @@ class StudyForm(forms.Form):
             *self.text_fields(),
             *self.participant_fields(),
             *self.prolific_fields(),
+            *self.screening_fields(),
+            *self.sampling_fields(),
             *self.reporting_fields(),
         ]
         for field in shown:
@@ -432,6 +525,7 @@ class StudyForm(forms.Form):
             **{name: data[name] for name in STUDY_FIELDS},
             "design": self.design(),
             "reward_pence": int(data["reward"] * 100),
+            "prolific_filters": self.screening().to_json(),
         }
 
     def create_arguments(self) -> dict[str, Any]:

@@ -61,6 +61,32 @@ BULK_APPROVE_MAX = 1000
 EVENT_TYPES = ("submission.status.change", "study.status.change")
 
 
+def filter_problems(filters: list) -> list[str]:
+    """What Prolific's docs say a study's `filters` must be (https://docs.prolific.com/api-reference/filters):
+    objects with a `filter_id` and either `selected_values` (a select filter: a list of choice ids,
+    strings) or `selected_range` (a range filter: `lower` and/or `upper`, numbers), never both."""
+    problems = []
+    for entry in filters:
+        if not isinstance(entry, dict) or not isinstance(entry.get("filter_id"), str) or not entry["filter_id"]:
+            problems.append(f"a filter needs a filter_id: {entry!r}")
+            continue
+        values, bounds = entry.get("selected_values"), entry.get("selected_range")
+        if (values is None) == (bounds is None):
+            problems.append(f"{entry['filter_id']}: give selected_values or selected_range, one of them")
+        elif values is not None and (
+            not isinstance(values, list) or not values or not all(isinstance(v, str) for v in values)
+        ):
+            problems.append(f"{entry['filter_id']}: selected_values is a list of choice ids (strings)")
+        elif bounds is not None and (
+            not isinstance(bounds, dict)
+            or not bounds
+            or set(bounds) - {"lower", "upper"}
+            or not all(isinstance(v, (int, float)) for v in bounds.values())
+        ):
+            problems.append(f"{entry['filter_id']}: selected_range takes lower and/or upper, numbers")
+    return problems
+
+
 class Refused(Exception):
     def __init__(self, status: int, detail: Any) -> None:
         super().__init__(detail)
@@ -321,6 +347,8 @@ class StandIn:
             # `filters` is required (https://docs.prolific.com/api-reference/studies/the-study-object);
             # the official clients send [] at least (prolific-oss/prolific-mcp tools/studies.py)
             problems.append("filters is required (a list, [] for none)")
+        else:
+            problems += filter_problems(body["filters"])
         for name in ("estimated_completion_time", "reward", "total_available_places"):
             if not isinstance(body.get(name), int) or body[name] < 1:
                 problems.append(f"{name} must be a positive integer (the reward in the smallest currency unit)")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from parity.stats import BOOTSTRAP, CONFIDENCE_SEQUENCE, T_INTERVAL
 from results.computing.spine import StudyResults
+from results.presenting.report import recruiting
 from results.presenting.report.figures import Part, figure
 
 Paragraph = list[Part]
@@ -388,11 +389,15 @@ def methods_paragraphs(results: StudyResults) -> list[Paragraph]:
     """Participants; design and models; statistics: three paragraphs."""
     people, design, stats = _Text(results), _Text(results), _Text(results)
     _recruitment(people)
+    recruiting.prescreening(people)
+    recruiting.refusals(people)
     _exclusions(people)
     _attention(people)
     _pay(people)
     _population_and_ethics(people)
+    recruiting.seen_before(people)
     _design(design)
+    recruiting.items(design)
     _models(design)
     _statistics(stats)
     _power(stats)

@@ -1,0 +1,112 @@
+"""The report's sentences on who could take part and which items they saw: the Prolific prescreening
+as recorded, the people refused for an earlier study of the group, the items sampled, and the closing
+question on having seen the items before. Every number is a figure of the results tree
+(`methods.recruiting`), as in `paragraphs`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from results.presenting.report.figures import Part
+
+if TYPE_CHECKING:
+    from results.presenting.report.paragraphs import _Text
+
+ROOT = ("methods", "recruiting")
+#: the prescreening's lists of Prolific choice ids, with the words the sentence uses
+SELECTS = (
+    ("sex", "sex"),
+    ("first_languages", "first language"),
+    ("fluent_languages", "fluent language"),
+    ("countries", "country of residence"),
+)
+
+
+def _join(items: list[list[Part]]) -> list[Part]:
+    out: list[Part] = []
+    for index, item in enumerate(items):
+        if index:
+            out.append(" and " if index == len(items) - 1 else ", ")
+        out.extend(item)
+    return out
+
+
+def prescreening(t: _Text) -> None:
+    """ "Prolific's prescreening admitted only participants aged 18 to 65, ...", when any was set."""
+    recruiting = t.methods.recruiting
+    if recruiting is None or not recruiting.prescreening:
+        return
+    screening = recruiting.prescreening
+    path = (*ROOT, "prescreening")
+    parts: list[list[Part]] = []
+    if "age_min" in screening and "age_max" in screening:
+        parts.append(["aged ", t.f(*path, "age_min"), " to ", t.f(*path, "age_max")])
+    elif "age_min" in screening:
+        parts.append(["aged at least ", t.f(*path, "age_min")])
+    elif "age_max" in screening:
+        parts.append(["aged at most ", t.f(*path, "age_max")])
+    for key, words in SELECTS:
+        values = screening.get(key) or []
+        if values:
+            ids = [[t.f(*path, key, index, kind="text")] for index in range(len(values))]
+            parts.append([f"with {words} (Prolific's choice {'id' if len(values) == 1 else 'ids'}) ", *_or(ids)])
+    if "approval_rate_min" in screening:
+        parts.append(["with an approval rate of at least ", t.f(*path, "approval_rate_min"), "%"])
+    if screening.get("exclude_earlier"):
+        parts.append(["who had not taken part in the researchers' earlier studies on Prolific"])
+    if parts:
+        t.add("Prolific's prescreening admitted only participants ", *_join(parts), ". ")
+
+
+def _or(items: list[list[Part]]) -> list[Part]:
+    out: list[Part] = []
+    for index, item in enumerate(items):
+        if index:
+            out.append(" or " if index == len(items) - 1 else ", ")
+        out.extend(item)
+    return out
+
+
+def refusals(t: _Text) -> None:
+    """The people refused at entry for having taken a study of the same group."""
+    recruiting = t.methods.recruiting
+    if recruiting is None or not recruiting.refused_earlier_participation:
+        return
+    n = recruiting.refused_earlier_participation
+    t.add(
+        t.f(*ROOT, "refused_earlier_participation"),
+        f" {'person was' if n == 1 else 'people were'} refused at entry for having taken part in an earlier "
+        "study of the same group. ",
+    )
+
+
+def seen_before(t: _Text) -> None:
+    """The closing question "Had you seen any of these items before this study?", counted."""
+    recruiting = t.methods.recruiting
+    if recruiting is None or recruiting.seen_before is None:
+        return
+    t.add(
+        "Asked whether they had seen any of the items before the study, ",
+        t.f(*ROOT, "seen_before", "yes"),
+        " answered yes and ",
+        t.f(*ROOT, "seen_before", "no"),
+        " no. ",
+    )
+
+
+def items(t: _Text) -> None:
+    """ "The units hold 30 of the 600 items, drawn at random stratified by category with seed 1234."."""
+    recruiting = t.methods.recruiting
+    if recruiting is None or recruiting.items.method == "all":
+        return
+    path = (*ROOT, "items")
+    how = "at random stratified by category" if recruiting.items.method == "stratified" else "at random"
+    t.add(
+        "The units hold ",
+        t.f(*path, "drawn"),
+        " of the ",
+        t.f(*path, "available"),
+        f" items, drawn {how} with seed ",
+        t.f(*path, "seed", kind="text"),
+        ". ",
+    )
