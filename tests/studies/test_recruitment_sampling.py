@@ -100,7 +100,14 @@ def test_the_form_stores_the_prescreening_and_the_sampling(researcher_client, im
 
 def test_the_form_refuses_a_reversed_age_range_and_a_subset_without_its_size(researcher_client, implicature):
     page = create(
-        researcher_client, "implicature", name="bad", units=2, unit_size=5, age_min=60, age_max=25, item_sampling="random"
+        researcher_client,
+        "implicature",
+        name="bad",
+        units=2,
+        unit_size=5,
+        age_min=60,
+        age_max=25,
+        item_sampling="random",
     )
     form = page.context["form"]
     assert form.errors["age_max"] == ["The oldest age must be at least the youngest."]
@@ -125,4 +132,3 @@ def test_a_person_refused_for_an_earlier_study_of_the_group_is_counted_once(impl
     later.refresh_from_db()
     assert len(later.refused_earlier) == 2
     assert pid(1) not in str(later.refused_earlier)  # digests, never the IDs
-
