@@ -33,6 +33,7 @@ from studies import closing
 from studies.access import ADD_STUDY, CHANGE_STUDY, EXCLUDE_PARTICIPANT, RUN_MODEL, require_permission
 from studies.estimates import followed_pay
 from studies.models import Study
+from studies.screening import SELECTS
 from studies.services import (
     StudyError,
     participants_exclude,
@@ -136,6 +137,22 @@ class StudyCreateApi(ResearcherApi):
         paper_title = serializers.CharField(max_length=300, required=False, allow_blank=True)
         paper_url = serializers.URLField(max_length=500, required=False, allow_blank=True)
         paper_venue = serializers.CharField(max_length=200, required=False, allow_blank=True)
+        # Prolific's prescreening (studies.screening): the select filters as Prolific's choice ids
+        age_min = serializers.IntegerField(min_value=18, max_value=100, required=False)
+        age_max = serializers.IntegerField(min_value=18, max_value=100, required=False)
+        sex = serializers.ListField(child=serializers.CharField(max_length=40), required=False)
+        first_languages = serializers.ListField(child=serializers.CharField(max_length=40), required=False)
+        fluent_languages = serializers.ListField(child=serializers.CharField(max_length=40), required=False)
+        countries = serializers.ListField(child=serializers.CharField(max_length=40), required=False)
+        approval_rate_min = serializers.IntegerField(min_value=0, max_value=100, required=False)
+        exclude_earlier = serializers.BooleanField(
+            required=False, help_text="Prolific refuses the participants of your earlier studies created on Prolific"
+        )
+        item_sampling = serializers.ChoiceField(
+            choices=Study.Sampling.choices, required=False, help_text="all items (default), or a subset drawn"
+        )
+        sample_size = serializers.IntegerField(min_value=1, required=False, help_text="items to draw")
+        sample_seed = serializers.IntegerField(min_value=0, required=False, help_text="left out: one is drawn")
 
         class Meta:
             ref_name = "StudyCreateInput"
@@ -187,7 +204,7 @@ class StudyCreateApi(ResearcherApi):
         # a multiple choice comes as a set from its serializer field, the form takes a list
         data.update(
             {
-                name: sorted(value) if isinstance(value, set) else value
+                name: sorted(value) if isinstance(value, set) else ", ".join(value) if name in SELECTS else value
                 for name, value in given.items()
                 if name in defaults.fields
             }

@@ -170,3 +170,38 @@ def test_the_population_ethics_and_paper_are_taken_and_the_power_analysis_return
     )
     assert refused.status_code == 400
     assert set(refused.json()) >= {"paper_url"}
+
+
+def test_the_prescreening_and_the_item_sampling_are_set_as_on_the_page(implicature):
+    response = token_client(researcher()).post(
+        URL,
+        {
+            "name": "screened by script",
+            "benchmark": "implicature",
+            "design": DESIGN,
+            "age_min": 30,
+            "countries": ["1", "2"],
+            "approval_rate_min": 98,
+            "exclude_earlier": True,
+            "item_sampling": "random",
+            "sample_size": 10,
+            "sample_seed": 7,
+        },
+        format="json",
+    )
+    assert response.status_code == 201, response.json()
+    study = Study.objects.get(name="screened by script")
+    assert study.prolific_filters == {
+        "age_min": 30,
+        "countries": ["1", "2"],
+        "approval_rate_min": 98,
+        "exclude_earlier": True,
+    }
+    assert (study.item_sampling, study.sample_size, study.sample_seed) == ("random", 10, 7)
+    refused = token_client(researcher("second")).post(
+        URL,
+        {"name": "reversed", "benchmark": "implicature", "design": DESIGN, "age_min": 60, "age_max": 20},
+        format="json",
+    )
+    assert refused.status_code == 400
+    assert refused.json()["age_max"] == ["The oldest age must be at least the youngest."]

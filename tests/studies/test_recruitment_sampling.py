@@ -5,8 +5,10 @@ earlier study of the group, counted once each."""
 from __future__ import annotations
 
 from collections import Counter
+from io import StringIO
 
 import pytest
+from django.core.management import CommandError, call_command
 
 from annotation.models import Item
 from parity.sampling import allocation
@@ -132,3 +134,27 @@ def test_a_person_refused_for_an_earlier_study_of_the_group_is_counted_once(impl
     later.refresh_from_db()
     assert len(later.refused_earlier) == 2
     assert pid(1) not in str(later.refused_earlier)  # digests, never the IDs
+
+
+def test_the_command_takes_the_prescreening_and_the_sampling(implicature):
+    call_command(
+        "create_study",
+        "--benchmark=implicature",
+        "--name=by command",
+        "--units=2",
+        "--unit-size=4",
+        "--age-min=21",
+        "--fluent-languages=19, 40",
+        "--exclude-earlier",
+        "--sample=random",
+        "--sample-size=8",
+        "--seed=5",
+        stdout=StringIO(),
+    )
+    study = Study.objects.get(name="by command")
+    assert study.prolific_filters == {"age_min": 21, "fluent_languages": ["19", "40"], "exclude_earlier": True}
+    assert (study.item_sampling, study.sample_size, study.sample_seed, len(_keys(study))) == ("random", 8, 5, 8)
+    with pytest.raises(CommandError, match="approval"):
+        call_command(
+            "create_study", "--benchmark=implicature", "--name=bad rate", "--approval-rate-min=120", stdout=StringIO()
+        )

@@ -14,6 +14,7 @@ from parity.stats.power import describe
 from studies.estimates import MAX_MINUTES
 from studies.models import Study
 from studies.pay import hourly_pay
+from studies.screening import SELECTS, Screening
 from studies.services import StudyError, study_create
 from studies.workflow.forms import REPORTING_FIELDS
 
@@ -79,6 +80,31 @@ class Command(BaseCommand):
         parser.add_argument("--paper-title", default="", help="the paper the study is for (optional)")
         parser.add_argument("--paper-url", default="", help="a link to the paper (optional)")
         parser.add_argument("--paper-venue", default="", help="where the paper appears (optional)")
+        parser.add_argument("--age-min", type=int, help="Prolific prescreening: youngest age")
+        parser.add_argument("--age-max", type=int, help="Prolific prescreening: oldest age")
+        for name, words in (
+            ("sex", "sex"),
+            ("first-languages", "first language"),
+            ("fluent-languages", "fluent languages"),
+            ("countries", "country of residence"),
+        ):
+            parser.add_argument(
+                f"--{name}", default="", metavar="IDS", help=f"Prolific's choice ids of {words}, by commas"
+            )
+        parser.add_argument("--approval-rate-min", type=int, help="Prolific prescreening: lowest approval rate (%%)")
+        parser.add_argument(
+            "--exclude-earlier",
+            action="store_true",
+            help="Prolific refuses the participants of the owner's earlier studies created on Prolific",
+        )
+        parser.add_argument(
+            "--sample",
+            choices=list(Study.Sampling.values),
+            default=Study.Sampling.ALL,
+            help="the items: all (default, in file order), random or stratified (by category) subset",
+        )
+        parser.add_argument("--sample-size", type=int, help="items to draw for a subset")
+        parser.add_argument("--seed", type=int, help="the seed the subset is drawn with (default: one is drawn)")
         parser.add_argument(
             "--minutes",
             type=int,
@@ -140,6 +166,10 @@ class Command(BaseCommand):
                 reward_pence=reward_pence,
                 **reporting,
                 **floor,
+                prolific_filters=_screening(options),
+                item_sampling=options["sample"],
+                sample_size=options["sample_size"],
+                **({} if options["seed"] is None else {"sample_seed": options["seed"]}),
             )
         except StudyError as exc:
             raise CommandError(str(exc)) from exc
@@ -153,3 +183,15 @@ class Command(BaseCommand):
         self.stdout.write(f"Time and reward: {study.estimated_minutes} min, £{study.reward_pence / 100:.2f} ({pay})")
         self.stdout.write(describe(study.power_analysis))
         self.stdout.write(study.participant_url())
+
+
+def _screening(options: dict) -> dict:
+    """The prescreening given (`studies.screening.Screening`), checked by the service."""
+    lists = {key: [v.strip() for v in options[key].split(",") if v.strip()] for key in SELECTS}
+    return Screening(
+        age_min=options["age_min"],
+        age_max=options["age_max"],
+        approval_rate_min=options["approval_rate_min"],
+        exclude_earlier=options["exclude_earlier"],
+        **lists,
+    ).to_json()
