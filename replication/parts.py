@@ -148,6 +148,13 @@ def study_settings(source: Source) -> bytes:
             "paper_url": study.paper_url,
             "paper_venue": study.paper_venue,
             "power_analysis": study.power_analysis,
+            # who could take part and which items (the report's method section states them)
+            "prolific_filters": study.prolific_filters,
+            "item_sampling": study.item_sampling,
+            "sample_size": study.sample_size,
+            "sample_seed": study.sample_seed,
+            "sample_pool": study.sample_pool,
+            "refused_earlier": study.refused_earlier,
             "created_at": study.created_at.isoformat(),
             "first_day": source.first_day.isoformat() if source.first_day else None,
             "units": units,

@@ -44,7 +44,8 @@ _STUDY_FIELDS = (
     "closing_questions",
     "pseudonyms_issued",
 )
-#: the study's reporting fields, absent from bundles made before they existed (read as not entered)
+#: the study's reporting fields (and its recruitment and item sampling), absent from bundles made before
+#: they existed (read as not entered)
 _REPORTING_FIELDS = (
     "population",
     "ethics_body",
@@ -54,6 +55,12 @@ _REPORTING_FIELDS = (
     "paper_url",
     "paper_venue",
     "power_analysis",
+    "prolific_filters",
+    "item_sampling",
+    "sample_size",
+    "sample_seed",
+    "sample_pool",
+    "refused_earlier",
 )
 _SPEC_FIELDS = ("model", "revision", "dtype", "device", "kind", "api_base_url", "api_features", "api_top_k")
 

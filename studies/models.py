@@ -151,6 +151,9 @@ class Study(models.Model):
     )
     sample_size = models.PositiveIntegerField(null=True, blank=True, help_text="items drawn (with a subset)")
     sample_seed = models.PositiveIntegerField(default=_new_seed, help_text="the seed the subset is drawn with")
+    sample_pool = models.PositiveIntegerField(
+        null=True, blank=True, help_text="the items the units were drawn from, counted as they were built"
+    )
     refused_earlier = models.JSONField(
         default=list,
         blank=True,

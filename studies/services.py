@@ -77,6 +77,7 @@ def study_create(
         "power_analysis",
         design_power(benchmark=benchmark, places=[capacity] * len(plan.units), unit_sizes=[len(u) for u in plan.units]),
     )
+    fields["sample_pool"] = plan.available
     study = Study.objects.create(
         name=name,
         benchmark=benchmark,

@@ -96,6 +96,8 @@ def study_draft_update(*, study: Study, design: Mapping[str, Any] | None = None,
         )
         locked.units.all().delete()
         units_create(study=locked, plan=plan)
+        locked.sample_pool = plan.available
+        changed.append("sample_pool")
         locked.design, locked.attention_checks = plan.design, plan.attention_checks
         locked.exclude_at = int(plan.design.get("exclude_at", 0))
         changed += ["design", "attention_checks", "exclude_at"]

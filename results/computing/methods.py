@@ -14,7 +14,6 @@ from collections import Counter
 from statistics import median
 from typing import Any
 
-from annotation.models import Item
 from modelruns.models import LM_EVAL_SOURCE
 from parity.stats import quality
 from prolific.currency import currency_or_default
@@ -200,14 +199,8 @@ def methods_section(
 def _recruiting(data: StudyData) -> Recruiting:
     study = data.study
     drawn = sum(1 for item in data.items.values() if not item.is_attention_check)
-    available = drawn
-    if study.item_sampling != "all":
-        # the pool the subset was drawn from: the design's items, as `studies.services_units.units_plan` reads them
-        scope = study.definition.item_scope(study.design)
-        pool = Item.objects.filter(benchmark=study.benchmark, key__startswith=scope, is_attention_check=False)
-        if "split" in study.design:
-            pool = pool.filter(split=study.design["split"])
-        available = pool.count()
+    # the pool the subset was drawn from, counted when the units were built (older studies: none)
+    available = study.sample_pool if study.item_sampling != "all" and study.sample_pool else drawn
     seen = None
     if "seen_before" in study.closing_questions:
         answers = Counter(person.seen_before for person in data.everyone if not person.is_imported)

@@ -46,6 +46,13 @@ class Migration(migrations.Migration):
         ),
         migrations.AddField(
             model_name="study",
+            name="sample_pool",
+            field=models.PositiveIntegerField(
+                blank=True, null=True, help_text="the items the units were drawn from, counted as they were built"
+            ),
+        ),
+        migrations.AddField(
+            model_name="study",
             name="refused_earlier",
             field=models.JSONField(
                 blank=True,
