@@ -21,6 +21,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from parity.sampling import ALL, ItemSampling, describe
+
 #: the version of the document's layout (a reader of an older document knows what to expect)
 DOCUMENT_VERSION = 1
 
@@ -234,6 +236,7 @@ def render_markdown(
             ("SHA-256 of the items", f"`{items.get('sha256')}`"),
             ("Attention-check pool", f"{items.get('n_attention_items')} items"),
             ("SHA-256 of the attention-check pool", f"`{items.get('attention_sha256')}`"),
+            ("Item sampling", _sampling(items.get("sampling") or {}, items.get("n_items"))),
             ("Serialisation", items.get("serialisation")),
             ("Consent text SHA-256", f"`{document.get('texts', {}).get('consent_sha256')}`"),
             ("Instructions SHA-256", f"`{document.get('texts', {}).get('instructions_sha256')}`"),
@@ -255,6 +258,12 @@ def render_markdown(
             ("Stopping rule", recruitment.get("stopping_rule")),
             ("Participant IDs", recruitment.get("pid_format")),
             ("Study group", recruitment.get("group")),
+            (
+                "Prolific prescreening",
+                f"`{json.dumps(recruitment.get('prescreening'), sort_keys=True, ensure_ascii=False)}`"
+                if recruitment.get("prescreening")
+                else "none",
+            ),
         ]
     )
     out += ["", "## Pay", ""]
@@ -292,3 +301,11 @@ def render_markdown(
             out += ["Nothing done since launch departs from the preregistration."]
         out += [""]
     return "\n".join(out)
+
+
+def _sampling(sampling: dict[str, Any], n_items: Any) -> str:
+    """The item sampling in words ("all items" for documents frozen before it was recorded)."""
+    method = sampling.get("method") or ALL
+    drawn = n_items if isinstance(n_items, int) else 0
+    chosen = ItemSampling(method=method, size=sampling.get("size"), seed=sampling.get("seed"))
+    return describe(chosen, drawn=drawn, available=sampling.get("pool") or drawn)

@@ -132,6 +132,13 @@ def study_document(study: Study, hypotheses: str = "", notes: str = "") -> dict[
             "sha256": preregistration_plan.sha256_of(items),
             "n_attention_items": len(attention),
             "attention_sha256": preregistration_plan.sha256_of(attention),
+            # which of the benchmark's items the units were drawn from (parity.sampling)
+            "sampling": {
+                "method": study.item_sampling,
+                "size": study.sample_size,
+                "seed": study.sample_seed,
+                "pool": study.sample_pool,
+            },
             "serialisation": "canonical JSON (UTF-8, sorted keys, no whitespace) of "
             '[{"unit": label, "items": [{"key", "prompt", "gold"}, ...]}, ...] in unit and item order',
         },
@@ -157,6 +164,8 @@ def study_document(study: Study, hypotheses: str = "", notes: str = "") -> dict[
             "stopping_rule": _stopping_rule(precision, places),
             "pid_format": study.get_pid_format_display(),
             "group": study.group,
+            # Prolific's prescreening as chosen (studies.screening), sent with the study
+            "prescreening": dict(study.prolific_filters),
         },
         "pay": {
             "reward_pence": study.reward_pence,

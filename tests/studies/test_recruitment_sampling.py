@@ -14,6 +14,7 @@ from annotation.models import Item
 from parity.sampling import allocation
 from studies.errors import StudyError
 from studies.models import Study, UnitItem
+from studies.selectors import preregistration_export
 from studies.services import Refusal, participant_enter
 from studies.services_edit import study_draft_update
 from tests.factories import pid, small_study
@@ -158,3 +159,21 @@ def test_the_command_takes_the_prescreening_and_the_sampling(implicature):
         call_command(
             "create_study", "--benchmark=implicature", "--name=bad rate", "--approval-rate-min=120", stdout=StringIO()
         )
+
+
+def test_the_frozen_preregistration_states_the_sampling_and_the_prescreening(implicature):
+    study = small_study(
+        "preregistered sample",
+        units=2,
+        unit_size=5,
+        item_sampling="stratified",
+        sample_size=10,
+        sample_seed=42,
+        prolific_filters={"approval_rate_min": 99},
+    )  # created live: frozen at once
+    exported = preregistration_export(study)
+    document = exported["document"]
+    assert document["items"]["sampling"] == {"method": "stratified", "size": 10, "seed": 42, "pool": 600}
+    assert document["recruitment"]["prescreening"] == {"approval_rate_min": 99}
+    assert "10 of the 600 items, drawn at random stratified by category with seed 42" in exported["markdown"]
+    assert '`{"approval_rate_min": 99}`' in exported["markdown"]
