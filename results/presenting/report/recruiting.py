@@ -5,12 +5,21 @@ question on having seen the items before. Every number is a figure of the result
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from results.computing.spine import Methods
 from results.presenting.report.figures import Part
 
-if TYPE_CHECKING:
-    from results.presenting.report.paragraphs import _Text
+
+class _Text(Protocol):
+    """What a paragraph being written offers (`paragraphs._Text`): the methods, figures, adding parts."""
+
+    methods: Methods
+
+    def f(self, *path: str | int, kind: str = "int") -> Part: ...
+
+    def add(self, *parts: Part) -> None: ...
+
 
 ROOT = ("methods", "recruiting")
 #: the prescreening's lists of Prolific choice ids, with the words the sentence uses
