@@ -25,8 +25,10 @@ from modelruns.prompts import view_of
 from modelruns.selectors import benchmark_assets, study_items
 from modelruns.shard_answers import request_inputs
 from prolific.selectors import study_currency
+from parity.reporting.checklist import Answer, checklist_json, checklist_markdown
 from replication.archive import dumps, jsonl
 from replication.software import software_versions
+from results.computing.checklist import study_checklist
 from results.computing.spine import StudyResults
 from results.presenting.report import render_report
 from studies.flags import participant_flags
@@ -431,6 +433,15 @@ def report_part(fmt: str) -> Callable[[Source], bytes]:
     return part
 
 
+def checklist_part(write: Callable[[list[Answer]], str]) -> Callable[[Source], bytes]:
+    """The study's answers to the human-baselines reporting checklist, from the analysis file's figures."""
+
+    def part(source: Source) -> bytes:
+        return write(study_checklist(source.study, StudyResults.from_json(source.results))).encode()
+
+    return part
+
+
 def preregistration_part(build: Callable[[dict[str, Any]], bytes]) -> Callable[[Source], bytes | None]:
     """A file of the study's preregistration; none for a study without one (imported, or older)."""
 
@@ -467,6 +478,8 @@ PARTS: list[Part] = [
     Part("analysis/report.md", report_part("markdown")),
     Part("analysis/report.tex", report_part("latex")),
     Part("analysis/report.html", report_part("html")),
+    Part("analysis/checklist.md", checklist_part(checklist_markdown)),
+    Part("analysis/checklist.json", checklist_part(checklist_json)),
     Part("software.json", lambda source: dumps(software_versions())),
 ]
 #: the names a bundle's files may have (a reader refuses any other)
