@@ -24,8 +24,8 @@ from modelruns.models import InstructionScore, ModelResponse, ModelRun
 from modelruns.prompts import view_of
 from modelruns.selectors import benchmark_assets, study_items
 from modelruns.shard_answers import request_inputs
-from prolific.selectors import study_currency
 from parity.reporting.checklist import Answer, checklist_json, checklist_markdown
+from prolific.selectors import study_currency
 from replication.archive import dumps, jsonl
 from replication.software import software_versions
 from results.computing.checklist import study_checklist
