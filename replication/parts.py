@@ -25,6 +25,7 @@ from modelruns.prompts import view_of
 from modelruns.selectors import benchmark_assets, study_items
 from modelruns.shard_answers import request_inputs
 from parity.reporting.checklist import Answer, checklist_json, checklist_markdown
+from parity.reporting.references import references_bib
 from prolific.selectors import study_currency
 from replication.archive import dumps, jsonl
 from replication.software import software_versions
@@ -428,7 +429,8 @@ def report_part(fmt: str) -> Callable[[Source], bytes]:
 
     def part(source: Source) -> bytes:
         # the report of the bundle is the report of its analysis file, read back as the results tree
-        return render_report(StudyResults.from_json(source.results), fmt).encode()
+        results = StudyResults.from_json(source.results)
+        return render_report(results, fmt, study_checklist(source.study, results)).encode()
 
     return part
 
@@ -480,6 +482,7 @@ PARTS: list[Part] = [
     Part("analysis/report.html", report_part("html")),
     Part("analysis/checklist.md", checklist_part(checklist_markdown)),
     Part("analysis/checklist.json", checklist_part(checklist_json)),
+    Part("analysis/references.bib", lambda source: references_bib(source.study.benchmark).encode()),
     Part("software.json", lambda source: dumps(software_versions())),
 ]
 #: the names a bundle's files may have (a reader refuses any other)

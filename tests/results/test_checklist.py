@@ -19,6 +19,8 @@ from parity.reporting.checklist import (
 from results.computing.assemble import study_results_tree
 from results.computing.checklist import NOT_RECORDED, study_checklist
 from results.loading.selectors import load_study_data
+from results.presenting.report import build_report, render_report
+from results.presenting.report.figures import plain
 from studies.models import Study
 
 pytestmark = pytest.mark.django_db
@@ -94,3 +96,22 @@ def test_the_checklist_writes_as_markdown_and_json(baseline) -> None:
     assert sum(found["counts"].values()) == 71
     markdown = checklist_markdown(list(answers.values()))
     assert markdown.count("\n| 1.") == 12 and "## Baseline documentation" in markdown
+
+
+def test_the_report_carries_the_limitations_the_checklist_and_the_references(pilot) -> None:
+    study, results, answers = _answers(pilot.study_id)
+    checklist = list(answers.values())
+    report = build_report(results, checklist)
+    text = plain(report.limitations)
+    low, high = results.human.accuracy.ci95
+    assert text.startswith(f"The human baseline rests on {results.human.n_annotators} people.")
+    assert f"is {100 * (high - low):.1f} points wide" in text
+    assert f"People answered {results.human.n_items} items, not the whole dataset (" in text
+    assert "1 of 5 who entered were excluded" in text
+    missing = [answer.entry.id for answer in checklist if answer.status is Status.NOT_ANSWERED]
+    assert f"{len(missing)} of the reporting checklist's 71 entries are not answered" in text
+    html = render_report(results, "html", checklist)
+    assert html.count("<tr data-entry=") == 71 and '<section id="limitations">' in html
+    markdown = render_report(results, "markdown", checklist)
+    assert "## Reporting checklist" in markdown and "@inproceedings{ruis2023goldilocks," in markdown
+    assert "@software{parity," in markdown
