@@ -115,3 +115,27 @@ def test_the_report_carries_the_limitations_the_checklist_and_the_references(pil
     markdown = render_report(results, "markdown", checklist)
     assert "## Reporting checklist" in markdown and "@inproceedings{ruis2023goldilocks," in markdown
     assert "@software{parity," in markdown
+
+
+@pytest.mark.parametrize(
+    ("benchmark", "key"),
+    [
+        ("implicature", "ruis2023goldilocks"),
+        ("ambibench", "tamkin2023ambiguity"),
+        ("instruction_induction", "honovich2023instruction"),
+        ("miqa", "comsa2022miqa"),
+        ("miqa_rating", "comsa2022miqa"),
+    ],
+)
+def test_each_benchmark_cites_its_paper_after_parity_and_the_checklist(benchmark, key) -> None:
+    from parity import benchmarks
+    from parity.reporting.references import references, references_bib
+
+    assert benchmark in {name for name, _ in benchmarks.choices()}
+    found = references(benchmark)
+    assert [entry.split(",", 1)[0] for entry in found] == [
+        "@software{parity",
+        "@inproceedings{wei2025baselines",
+        f"@inproceedings{{{key}",
+    ]
+    assert references_bib(benchmark).count("\n@") == 2 and references("custom")[-1].startswith("@inproceedings{wei")
