@@ -364,7 +364,11 @@ def randomized_order(study: Study, results: StudyResults) -> Answer:
 def _excluded(results: StudyResults) -> str:
     people = results.methods.participants
     reasons = "; ".join(f"{reason.n} {reason.reason}" for reason in people.exclusion_reasons)
-    return f"{people.excluded} of {people.entered} excluded" + (f" ({reasons})" if reasons else "")
+    text = f"{people.excluded} of {people.entered} excluded" + (f" ({reasons})" if reasons else "")
+    left_out = results.participants.flagged_left_out
+    if left_out:
+        text += f"; {left_out} flagged for review left out of these results"
+    return text
 
 
 @answers("3.2")
@@ -384,7 +388,9 @@ def execution_criteria(study: Study, results: StudyResults) -> Answer:
         f"excluded at {attention.exclude_at} failed"
     )
     if attention.answer_floor_ms:
-        text += f"; answers faster than {attention.answer_floor_ms} ms flagged"
+        text += f"; answers sooner than {attention.answer_floor_ms} ms after the item was shown refused"
+    # studies.flags and results.computing.integrity raise these for the researcher's review
+    text += "; participants flagged for review on fast completion, fast items, straight-lining, pasting"
     return computed(BY_ID["3.2.1"], text)
 
 
