@@ -24,9 +24,12 @@ from modelruns.models import InstructionScore, ModelResponse, ModelRun
 from modelruns.prompts import view_of
 from modelruns.selectors import benchmark_assets, study_items
 from modelruns.shard_answers import request_inputs
+from parity.reporting.checklist import Answer, checklist_json, checklist_markdown
+from parity.reporting.references import references_bib
 from prolific.selectors import study_currency
 from replication.archive import dumps, jsonl
 from replication.software import software_versions
+from results.computing.checklist import study_checklist
 from results.computing.spine import StudyResults
 from results.presenting.report import render_report
 from studies.flags import participant_flags
@@ -433,7 +436,17 @@ def report_part(fmt: str) -> Callable[[Source], bytes]:
 
     def part(source: Source) -> bytes:
         # the report of the bundle is the report of its analysis file, read back as the results tree
-        return render_report(StudyResults.from_json(source.results), fmt).encode()
+        results = StudyResults.from_json(source.results)
+        return render_report(results, fmt, study_checklist(source.study, results)).encode()
+
+    return part
+
+
+def checklist_part(write: Callable[[list[Answer]], str]) -> Callable[[Source], bytes]:
+    """The study's answers to the human-baselines reporting checklist, from the analysis file's figures."""
+
+    def part(source: Source) -> bytes:
+        return write(study_checklist(source.study, StudyResults.from_json(source.results))).encode()
 
     return part
 
@@ -474,6 +487,9 @@ PARTS: list[Part] = [
     Part("analysis/report.md", report_part("markdown")),
     Part("analysis/report.tex", report_part("latex")),
     Part("analysis/report.html", report_part("html")),
+    Part("analysis/checklist.md", checklist_part(checklist_markdown)),
+    Part("analysis/checklist.json", checklist_part(checklist_json)),
+    Part("analysis/references.bib", lambda source: references_bib(source.study.benchmark).encode()),
     Part("software.json", lambda source: dumps(software_versions())),
 ]
 #: the names a bundle's files may have (a reader refuses any other)

@@ -14,6 +14,7 @@ from modelruns.prompts import PromptError, item_prompts
 from modelruns.selectors import item_answers, study_runs
 from prolific.currency import money
 from results.computing.assemble import study_results_tree
+from results.computing.checklist import study_checklist
 from results.computing.headlines import study_headlines
 from results.computing.monitor import study_monitor
 from results.forms import ItemPromptForm, ReportForm, ResultFilters, ResultsFilterForm
@@ -147,7 +148,7 @@ def report(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
     kept = lookup.computed if lookup.current else None
     numbers = kept.results if kept else study_results_tree(load_study_data(study))
     content_type, suffix = REPORT_FORMATS[fmt]
-    response = HttpResponse(render_report(numbers, fmt), content_type=content_type)
+    response = HttpResponse(render_report(numbers, fmt, study_checklist(study, numbers)), content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{slugify(study.name) or f"study-{study.pk}"}-{suffix}"'
     return response
 

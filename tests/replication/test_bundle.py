@@ -83,6 +83,20 @@ def test_the_bundle_holds_the_study_the_people_and_the_model_run(bundled: Bundle
     assert bundle.files["study/consent.txt"] and bundle.files["study/instructions.txt"]
 
 
+def test_the_bundle_answers_the_reporting_checklist_from_its_analysis(bundled: Bundled) -> None:
+    bundle = read_bundle(bundled.path)
+    analysis = bundle.json("analysis/study_results.json")
+    checklist = bundle.json("analysis/checklist.json")
+    assert len(checklist["entries"]) == 71 and sum(checklist["counts"].values()) == 71
+    answers = {row["id"]: row for row in checklist["entries"]}
+    people = analysis["methods"]["participants"]
+    assert answers["1.1"]["text"].startswith(f"20 people analysed ({people['entered']} entered")
+    assert answers["0.10"]["text"].startswith("1 answer per item per run (1 run: ")
+    assert "| 1.1 | How many human baseliners took part | 20 people analysed" in (
+        bundle.files["analysis/checklist.md"].decode()
+    )
+
+
 def _unescaped(html: str) -> str:
     return (
         html.replace("&quot;", '"')

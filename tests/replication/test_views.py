@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from parity.preregistration_plan import sha256_of
 from replication.archive import read_bundle
+from results.computing.checklist import study_checklist
 from results.computing.spine import StudyResults
 from results.presenting.report import render_report
 from studies.flags import participant_flags
@@ -104,13 +105,17 @@ def test_the_bundle_carries_the_report_written_from_its_own_analysis_output(clie
     client.force_login(personas_for(study).owner)
     bundle = read_bundle(client.get(reverse("replication:bundle", args=[study.pk])).content)
     analysis = bundle.json("analysis/study_results.json")
+    tree = StudyResults.from_json(analysis)
+    checklist = study_checklist(study, tree)
     for fmt, path in (
         ("markdown", "analysis/report.md"),
         ("latex", "analysis/report.tex"),
         ("html", "analysis/report.html"),
     ):
-        assert bundle.files[path].decode() == render_report(StudyResults.from_json(analysis), fmt)
+        assert bundle.files[path].decode() == render_report(tree, fmt, checklist)
     assert "\\begin{document}" in bundle.files["analysis/report.tex"].decode()
+    assert "\\section*{Reporting checklist}" in bundle.files["analysis/report.tex"].decode()
+    assert bundle.files["analysis/references.bib"].decode().startswith("@software{parity,")
 
 
 def test_an_identity_typed_in_upper_case_into_an_answer_is_withheld_from_the_bundle(client, study) -> None:

@@ -13,7 +13,8 @@ import re
 
 _ESCAPED = re.compile(r"\\([^A-Za-z])")
 _ENVIRONMENT = re.compile(r"\\(begin|end)\{([^}]*)\}")
-_TABULAR = re.compile(r"\\begin\{tabular\}(.*?)\\end\{tabular\}", re.S)
+_TABULAR = re.compile(r"\\begin\{(?:tabular|longtable)\}(.*?)\\end\{(?:tabular|longtable)\}", re.S)
+_MULTICOLUMN = re.compile(r"\\multicolumn\{(\d+)\}")
 #: a row's end in the masked text
 ROW_END = "\x00"
 
@@ -90,7 +91,8 @@ def _tables(masked: str) -> None:
         for row in body.split(ROW_END):
             cells = re.sub(r"\\(toprule|midrule|bottomrule)", "", row).strip()
             if cells:
-                assert cells.count("&") == columns - 1, f"{columns} columns, but the row {cells!r}"
+                spanned = sum(int(n) - 1 for n in _MULTICOLUMN.findall(cells))
+                assert cells.count("&") + spanned == columns - 1, f"{columns} columns, but the row {cells!r}"
 
 
 def check_latex(document: str) -> None:

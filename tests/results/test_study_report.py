@@ -15,6 +15,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from prolific.models import ProlificStudy
+from results.computing.checklist import study_checklist
 from results.computing.spine import StudyResults
 from results.presenting.report import build_report, render_report
 from results.presenting.report.figures import KINDS, Figure, at, plain
@@ -385,7 +386,9 @@ def test_a_researcher_downloads_the_report(pilot, staff_client, fmt, suffix, sta
     assert response["Content-Disposition"] == f'attachment; filename="pilot-results-report.{suffix}"'
     body = response.content.decode()
     assert body.startswith(start)
-    assert render_report(_tree(_json(pilot.name)), fmt) == body
+    tree = _tree(_json(pilot.name))
+    checklist = study_checklist(Study.objects.get(pk=pilot.study_id), tree)
+    assert render_report(tree, fmt, checklist) == body
 
 
 def test_the_report_download_refuses_what_the_exports_refuse(pilot, client, db) -> None:

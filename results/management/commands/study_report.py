@@ -5,6 +5,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from results.computing.assemble import study_results_tree
+from results.computing.checklist import study_checklist
 from results.loading.selectors import load_study_data
 from results.presenting.report import FORMATS, render_report
 from studies.models import Study
@@ -30,7 +31,8 @@ class Command(BaseCommand):
         study = Study.objects.filter(name=name).first()
         if study is None:
             raise CommandError(f"no study named {name!r}")
-        report = render_report(study_results_tree(load_study_data(study)), fmt)
+        results = study_results_tree(load_study_data(study))
+        report = render_report(results, fmt, study_checklist(study, results))
         if out == "-":
             self.stdout.write(report, ending="")
             return

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
+from parity.reporting.checklist import Answer
+from parity.reporting.references import references
 from results.computing.spine import StudyResults
+from results.presenting.report.checklist_section import limitations
 from results.presenting.report.figures import Part
 from results.presenting.report.paragraphs import Paragraph, methods_paragraphs, results_paragraph
 from results.presenting.report.sections import Placement, placement, test_tables
@@ -28,13 +32,20 @@ class Report:
     #: the paired tests, the human band, the item-response model (where computed)
     tests: list[Table]
     placement: Placement | None
+    #: the limitations, from the study's figures and its unanswered checklist entries
+    limitations: Paragraph = field(default_factory=list)
+    #: the human-baselines reporting checklist, answered (empty where the study was not at hand)
+    checklist: tuple[Answer, ...] = ()
+    #: BibTeX: Parity, the checklist, the benchmark's paper
+    references: tuple[str, ...] = ()
 
     @property
     def paragraphs(self) -> list[list[Part]]:
         return [*self.methods, self.findings]
 
 
-def build_report(results: StudyResults) -> Report:
+def build_report(results: StudyResults, checklist: Sequence[Answer] = ()) -> Report:
+    """The report; `checklist`: the study's answers (`results.computing.checklist.study_checklist`)."""
     return Report(
         title=f"{results.study}: people and models on the same items",
         methods=methods_paragraphs(results),
@@ -42,4 +53,7 @@ def build_report(results: StudyResults) -> Report:
         tables=paper_tables(results),
         tests=test_tables(results),
         placement=placement(results),
+        limitations=limitations(results, checklist),
+        checklist=tuple(checklist),
+        references=tuple(references(results.benchmark)),
     )

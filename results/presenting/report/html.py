@@ -6,6 +6,7 @@ from __future__ import annotations
 from html import escape
 
 from results.presenting.report.build import Report
+from results.presenting.report.checklist_section import html_references, html_section
 from results.presenting.report.figures import Figure, Part
 from results.presenting.report.plot import svg
 from results.presenting.tables import Table
@@ -66,5 +67,6 @@ def write(report: Report) -> str:
             "</figure>",
         ]
     parts += [table(found) for found in [*report.tables, *report.tests]]
-    parts += ["</section></body></html>"]
+    parts += ["</section>", '<section id="limitations"><h2>Limitations</h2>', paragraph(report.limitations)]
+    parts += ["</section>", html_section(report.checklist), html_references(report.references), "</body></html>"]
     return "\n".join(parts)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from results.presenting.report.build import Report
+from results.presenting.report.checklist_section import latex_lines, latex_references
 from results.presenting.report.figures import Figure, Part
 from results.presenting.report.plot import tikz
 from results.presenting.table_writers import LATEX_SPECIALS
@@ -358,6 +359,7 @@ PREAMBLE = [
     r"\usepackage{microtype}",
     r"\usepackage{array}",
     r"\usepackage{booktabs}",
+    r"\usepackage{longtable}",
     r"\usepackage[font=small,labelfont=bf]{caption}",
     r"\usepackage{pdflscape}",
     r"\usepackage{tikz}",
@@ -398,6 +400,8 @@ def write(report: Report) -> str:
         ]
     for table in [*report.tables, *report.tests]:
         body += _table(table, escape)
+    body += [r"\section*{Limitations}", paragraph(report.limitations, escape), ""]
+    body += [*latex_lines(report.checklist, escape), *latex_references(report.references, escape)]
     title = escape(report.title)
     note = []
     if substituted:

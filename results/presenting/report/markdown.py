@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from results.presenting.report.build import Report
+from results.presenting.report.checklist_section import markdown_lines, markdown_references
 from results.presenting.report.figures import Figure, Part
 from results.presenting.table_writers import markdown_table, markdown_text
 
@@ -18,4 +19,6 @@ def write(report: Report) -> str:
     lines += ["## Results", "", paragraph(report.findings), ""]
     for table in [*report.tables, *report.tests]:
         lines += markdown_table(table, level=3)
+    lines += ["## Limitations", "", paragraph(report.limitations), ""]
+    lines += [*markdown_lines(report.checklist), *markdown_references(report.references)]
     return "\n".join(lines)

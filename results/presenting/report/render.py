@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from parity.reporting.checklist import Answer
 from results.computing.spine import StudyResults
 from results.presenting.report import html, latex, markdown
 from results.presenting.report.build import FORMATS, build_report
 
 
-def render_report(results: StudyResults, fmt: str) -> str:
-    """The report in `fmt` (a key of FORMATS)."""
+def render_report(results: StudyResults, fmt: str, checklist: Sequence[Answer] = ()) -> str:
+    """The report in `fmt` (a key of FORMATS), with the study's checklist answers where given."""
     writers = {"latex": latex.write, "markdown": markdown.write, "html": html.write}
     if fmt not in writers:
         raise ValueError(f"unknown report format {fmt!r}; known: {', '.join(FORMATS)}")
-    return writers[fmt](build_report(results))
+    return writers[fmt](build_report(results, checklist))

@@ -1,0 +1,1 @@
+"""What a study reports beyond its figures: the human-baselines reporting checklist."""

@@ -1,0 +1,141 @@
+"""The human-baselines reporting checklist answered from a study's data: every entry has a status
+and a source, and the figures of the answers are the study's own."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from parity.reporting.checklist import (
+    COMPUTED,
+    ENTERED,
+    ENTRIES,
+    Status,
+    checklist_json,
+    checklist_markdown,
+    counts,
+)
+from results.computing.assemble import study_results_tree
+from results.computing.checklist import NOT_RECORDED, study_checklist
+from results.loading.selectors import load_study_data
+from results.presenting.report import build_report, render_report
+from results.presenting.report.figures import plain
+from studies.models import Study
+
+pytestmark = pytest.mark.django_db
+
+
+def _answers(pk: int):
+    study = Study.objects.get(pk=pk)
+    results = study_results_tree(load_study_data(study), n_boot=200)
+    return study, results, {answer.entry.id: answer for answer in study_checklist(study, results)}
+
+
+def _every_entry_is_answered_with_a_source(answers) -> None:
+    assert list(answers) == [entry.id for entry in ENTRIES] and len(ENTRIES) == 71
+    for answer in answers.values():
+        assert answer.status in Status
+        if answer.status is Status.ANSWERED:
+            assert answer.source in (COMPUTED, ENTERED) and answer.text
+        else:
+            assert answer.source.startswith(f"{answer.status}: ") and answer.text == ""
+
+
+def test_a_native_study_answers_the_checklist_with_its_own_figures(pilot) -> None:
+    Study.objects.filter(pk=pilot.study_id).update(
+        population="adult Prolific workers in the UK",
+        ethics_body="University Research Ethics Committee",
+        ethics_reference="UREC-1",
+        paper_title="Do models get implicature?",
+        closing_questions=["age", "gender", "ai_tool", "feedback"],
+    )
+    study, results, answers = _answers(pilot.study_id)
+    _every_entry_is_answered_with_a_source(answers)
+    people = results.methods.participants
+    assert (people.entered, people.completed, people.excluded) == (5, 5, 1)
+    assert answers["1.1"].text == "4 people analysed (5 entered, 5 completed, 1 excluded)"
+    assert answers["3.2.2"].text.startswith("1 of 5 excluded (1 ")
+    assert answers["3.2.1"].text.startswith("2 attention checks per participant, excluded at 2 failed")
+    assert answers["2.7.1"].text.startswith("£4.50 for an estimated 30 minutes (£9.00 an hour)")
+    assert answers["4.2"].text.startswith("Yes: 95% CIs")
+    labels = "; ".join(f"tiny-lm, {model.label}" for model in results.models)
+    assert answers["0.10"].text == f"1 answer per item per run (2 runs: {labels})"
+    assert "template 2" in answers["3.4"].text and "template 3" in answers["3.4"].text
+    assert answers["1.9"].text == "Yes: University Research Ethics Committee (reference UREC-1)"
+    assert answers["1.9"].source == ENTERED and answers["2.1"].source == ENTERED
+    assert answers["1.10"].text.startswith("Yes, frozen in Parity at launch on ")
+    assert answers["5.1.1"].text == "Partial: participants were asked age, gender"
+    assert answers["3.5.1"].text.startswith("Partial: participants were asked afterwards")
+    assert answers["4.1"].text == "Yes" and answers["4.6"].source == f"not answered: {NOT_RECORDED}"
+    # fields other work adds (prescreeners, practice, explanations) are not recorded yet
+    for entry in ("2.3", "2.6", "3.6", "1.2.1"):
+        assert answers[entry].source == f"not answered: {NOT_RECORDED}"
+    tally = counts(list(answers.values()))
+    assert sum(tally.values()) == 71
+    print("native", tally)
+
+
+def test_the_published_implicature_study_answers_what_an_import_can(baseline) -> None:
+    study, results, answers = _answers(baseline.study_id)
+    _every_entry_is_answered_with_a_source(answers)
+    assert answers["1.1"].text.startswith(f"{results.human.n_annotators} people analysed")
+    assert answers["1.2"].text == f"{results.human.n_items} items"
+    for entry in ("2.2", "2.7", "2.7.1", "2.7.2"):
+        assert answers[entry].status is Status.NOT_APPLICABLE
+    assert answers["0.9"].status is Status.NOT_APPLICABLE  # no model run on the imported study
+    tally = counts(list(answers.values()))
+    assert tally[COMPUTED] + tally[ENTERED] + tally["not applicable"] + tally["not answered"] == 71
+    print("published", tally)
+
+
+def test_the_checklist_writes_as_markdown_and_json(baseline) -> None:
+    _, _, answers = _answers(baseline.study_id)
+    found = json.loads(checklist_json(list(answers.values())))
+    assert [row["id"] for row in found["entries"]] == [entry.id for entry in ENTRIES]
+    assert sum(found["counts"].values()) == 71
+    markdown = checklist_markdown(list(answers.values()))
+    assert markdown.count("\n| 1.") == 12 and "## Baseline documentation" in markdown
+
+
+def test_the_report_carries_the_limitations_the_checklist_and_the_references(pilot) -> None:
+    study, results, answers = _answers(pilot.study_id)
+    checklist = list(answers.values())
+    report = build_report(results, checklist)
+    text = plain(report.limitations)
+    low, high = results.human.accuracy.ci95
+    assert text.startswith(f"The human baseline rests on {results.human.n_annotators} people.")
+    assert f"is {100 * (high - low):.1f} points wide" in text
+    assert f"People answered {results.human.n_items} items, not the whole dataset (" in text
+    assert "1 of 5 who entered were excluded" in text
+    missing = [answer.entry.id for answer in checklist if answer.status is Status.NOT_ANSWERED]
+    assert f"{len(missing)} of the reporting checklist's 71 entries are not answered" in text
+    html = render_report(results, "html", checklist)
+    assert html.count("<tr data-entry=") == 71 and '<section id="limitations">' in html
+    markdown = render_report(results, "markdown", checklist)
+    assert "## Reporting checklist" in markdown and "@inproceedings{ruis2023goldilocks," in markdown
+    assert "@software{parity," in markdown
+
+
+@pytest.mark.parametrize(
+    ("benchmark", "key"),
+    [
+        ("implicature", "ruis2023goldilocks"),
+        ("ambibench", "tamkin2023ambiguity"),
+        ("instruction_induction", "honovich2023instruction"),
+        ("miqa", "comsa2022miqa"),
+        ("miqa_rating", "comsa2022miqa"),
+    ],
+)
+def test_each_benchmark_cites_its_paper_after_parity_and_the_checklist(benchmark, key) -> None:
+    from parity import benchmarks
+    from parity.reporting.references import references, references_bib
+
+    assert benchmark in {name for name, _ in benchmarks.choices()}
+    found = references(benchmark)
+    assert [entry.split(",", 1)[0] for entry in found] == [
+        "@software{parity",
+        "@inproceedings{wei2025baselines",
+        f"@inproceedings{{{key}",
+    ]
+    assert references_bib(benchmark).count("\n@") == 2 and references("custom")[-1].startswith("@inproceedings{wei")
