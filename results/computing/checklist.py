@@ -20,9 +20,12 @@ from parity.reporting.checklist import (
     not_answered,
     not_applicable,
 )
+from parity.sampling import ItemSampling
+from parity.sampling import describe as describe_sampling
 from prolific.currency import money
-from results.computing.spine import Spread, StudyResults
+from results.computing.spine import Recruiting, Spread, StudyResults
 from studies.models import Preregistration, Study
+from studies.screening import Screening
 
 NOT_RECORDED = "not recorded by this study"
 IMPORTED = "the human answers were imported from a published study"
@@ -132,7 +135,14 @@ def baseline_test_set_size(study: Study, results: StudyResults) -> Answer:
 
 @answers("1.2.1")
 def item_sampling(study: Study, results: StudyResults) -> Answer:
-    return _missing("1.2.1")
+    recruiting = results.methods.recruiting
+    if recruiting is None:
+        return _missing("1.2.1")
+    items = recruiting.items
+    if items.method == "all":
+        return not_applicable(BY_ID["1.2.1"], f"the baseline ran on all {items.drawn} items of the split")
+    sampling = ItemSampling(method=items.method, size=items.drawn, seed=items.seed)
+    return computed(BY_ID["1.2.1"], describe_sampling(sampling, drawn=items.drawn, available=items.available))
 
 
 @answers("1.3")
@@ -231,22 +241,47 @@ def sampling_strategy(study: Study, results: StudyResults) -> Answer:
 
 @answers("2.3")
 def recruitment_quality_control(study: Study, results: StudyResults) -> Answer:
-    return _prescreeners("2.3")
+    recruiting = _recruiting("2.3", results)
+    if not isinstance(recruiting, Recruiting):
+        return recruiting
+    return computed(BY_ID["2.3"], "Yes" if _screened(recruiting) else "No")
 
 
 @answers("2.3.1")
 def recruitment_criteria(study: Study, results: StudyResults) -> Answer:
-    return _prescreeners("2.3.1")
+    recruiting = _recruiting("2.3.1", results)
+    if not isinstance(recruiting, Recruiting):
+        return recruiting
+    if not _screened(recruiting):
+        return not_applicable(BY_ID["2.3.1"], "nobody was prescreened or refused at recruitment")
+    said = [Screening.from_json(recruiting.prescreening).describe()]
+    if study.group:
+        said.append(f"People who had taken part in another study of the group {study.group!r} were refused at entry.")
+    return computed(BY_ID["2.3.1"], " ".join(part for part in said if part))
 
 
 @answers("2.3.2")
 def recruitment_exclusions(study: Study, results: StudyResults) -> Answer:
-    return _prescreeners("2.3.2")
+    recruiting = _recruiting("2.3.2", results)
+    if not isinstance(recruiting, Recruiting):
+        return recruiting
+    if not _screened(recruiting):
+        return not_applicable(BY_ID["2.3.2"], "nobody was prescreened or refused at recruitment")
+    n = recruiting.refused_earlier_participation
+    refused = f"{n} {'person' if n == 1 else 'people'}"
+    unseen = " (Prolific does not say how many its prescreening kept out)" if recruiting.prescreening else ""
+    return computed(BY_ID["2.3.2"], f"{refused} refused at entry for an earlier study of the group{unseen}")
 
 
-def _prescreeners(entry_id: str) -> Answer:
-    """Prolific's prescreeners are not recorded by the study yet."""
-    return _missing(entry_id)
+def _recruiting(entry_id: str, results: StudyResults) -> Recruiting | Answer:
+    """The study's recruitment record, or the answer when there is none to read."""
+    if results.methods.platform == "imported":
+        return not_applicable(BY_ID[entry_id], IMPORTED)
+    return results.methods.recruiting or _missing(entry_id)
+
+
+def _screened(recruiting: Recruiting) -> bool:
+    return bool(recruiting.prescreening) or recruiting.refused_earlier_participation > 0
 
 
 @answers("2.4")
@@ -256,7 +291,18 @@ def author_baseliners(study: Study, results: StudyResults) -> Answer:
 
 @answers("2.5")
 def contamination(study: Study, results: StudyResults) -> Answer:
-    return _missing("2.5")
+    recruiting = _recruiting("2.5", results)
+    if not isinstance(recruiting, Recruiting):
+        return recruiting
+    said = []
+    if recruiting.prescreening.get("exclude_earlier"):
+        said.append("participants of the researchers' earlier studies were excluded by Prolific's prescreening")
+    if recruiting.seen_before is not None:
+        seen = recruiting.seen_before
+        said.append(f"asked at the end, {seen['yes']} said they had seen items before and {seen['no']} had not")
+    if not said:
+        return computed(BY_ID["2.5"], "No")
+    return computed(BY_ID["2.5"], "Partial: " + "; ".join(said))
 
 
 @answers("2.6")

@@ -68,9 +68,13 @@ def test_a_native_study_answers_the_checklist_with_its_own_figures(pilot) -> Non
     assert answers["5.1.1"].text == "Partial: participants were asked age, gender"
     assert answers["3.5.1"].text.startswith("Partial: participants were asked afterwards")
     assert answers["4.1"].text == "Yes" and answers["4.6"].source == f"not answered: {NOT_RECORDED}"
-    # fields other work adds (prescreeners, practice, explanations) are not recorded yet
-    for entry in ("2.3", "2.6", "3.6", "1.2.1"):
-        assert answers[entry].source == f"not answered: {NOT_RECORDED}"
+    # no prescreening, no sampling, nobody refused: answered as such, not left blank
+    assert answers["1.2.1"].status is Status.NOT_APPLICABLE
+    assert (
+        answers["1.2.1"].source == f"not applicable: the baseline ran on all {results.human.n_items} items of the split"
+    )
+    assert (answers["2.3"].text, answers["2.5"].text) == ("No", "No")
+    assert answers["2.3.1"].status is Status.NOT_APPLICABLE and answers["2.3.2"].status is Status.NOT_APPLICABLE
     tally = counts(list(answers.values()))
     assert sum(tally.values()) == 71
     print("native", tally)
@@ -139,3 +143,28 @@ def test_each_benchmark_cites_its_paper_after_parity_and_the_checklist(benchmark
         f"@inproceedings{{{key}",
     ]
     assert references_bib(benchmark).count("\n@") == 2 and references("custom")[-1].startswith("@inproceedings{wei")
+
+
+def test_recruitment_entries_state_the_prescreening_the_refusals_and_the_sample(pilot) -> None:
+    Study.objects.filter(pk=pilot.study_id).update(
+        group="implicature-2026",
+        prolific_filters={"age_min": 18, "age_max": 65, "exclude_earlier": True},
+        refused_earlier=["a1b2c3d4e5f60718", "0f1e2d3c4b5a6978"],
+        item_sampling="stratified",
+        sample_seed=1234,
+        sample_pool=600,
+        closing_questions=["seen_before"],
+    )
+    study, results, answers = _answers(pilot.study_id)
+    _every_entry_is_answered_with_a_source(answers)
+    drawn = results.methods.recruiting.items.drawn
+    assert answers["1.2.1"].text == f"{drawn} of the 600 items, drawn at random stratified by category with seed 1234"
+    assert answers["2.3"].text == "Yes"
+    assert answers["2.3.1"].text.startswith("Prolific's prescreening admitted only participants aged 18 to 65 and ")
+    assert "another study of the group 'implicature-2026' were refused at entry" in answers["2.3.1"].text
+    assert answers["2.3.2"].text.startswith("2 people refused at entry for an earlier study of the group")
+    seen = results.methods.recruiting.seen_before
+    assert answers["2.5"].text == (
+        "Partial: participants of the researchers' earlier studies were excluded by Prolific's prescreening; "
+        f"asked at the end, {seen['yes']} said they had seen items before and {seen['no']} had not"
+    )
