@@ -3,12 +3,16 @@ validated like any other input."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from django import forms
 
 from modelruns.models import ModelRun
+from parity.reporting.checklist import Answer, Status
 from results.loading.filters import ResultFilters
 from results.loading.study_data import StudyData
 from results.presenting.report import FORMATS as REPORT_FORMATS
+from studies.services_checklist import NOTE_MAX_CHARS
 
 
 def filter_choices(data: StudyData) -> dict[str, list[str]]:
@@ -84,3 +88,32 @@ class ReportForm(forms.Form):
     """GET input of the report download: its format."""
 
     format = forms.ChoiceField(choices=[(name, name) for name in REPORT_FORMATS])
+
+
+def _field_name(entry_id: str) -> str:
+    return "entry_" + entry_id.replace(".", "_")
+
+
+class ChecklistNotesForm(forms.Form):
+    """The researcher's answers to the checklist's entries Parity leaves unanswered (or answers only
+    from an earlier note): one text box each, labelled with the entry's number and question."""
+
+    def __init__(self, *args, answers: Sequence[Answer], notes: Mapping[str, str], **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.entries: dict[str, str] = {}
+        for answer in answers:
+            if answer.status is Status.ANSWERED and answer.entry.id not in notes:
+                continue
+            name = _field_name(answer.entry.id)
+            self.entries[name] = answer.entry.id
+            self.fields[name] = forms.CharField(
+                required=False,
+                max_length=NOTE_MAX_CHARS,
+                label=f"{answer.entry.id} {answer.entry.question}",
+                help_text=answer.source,
+                initial=notes.get(answer.entry.id, ""),
+                widget=forms.Textarea(attrs={"rows": 2}),
+            )
+
+    def notes(self) -> dict[str, str]:
+        return {entry_id: self.cleaned_data[name] for name, entry_id in self.entries.items()}

@@ -13,4 +13,5 @@ urlpatterns = [
     path("<int:study_id>/monitor/", views.monitor, name="monitor"),
     path("<int:study_id>/export/<str:fmt>/", views.export, name="export"),
     path("<int:study_id>/report/", views.report, name="report"),
+    path("<int:study_id>/checklist/", views.checklist, name="checklist"),
 ]

@@ -5,19 +5,21 @@ from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.text import slugify
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_http_methods
 
 from modelruns.prompts import PromptError, item_prompts
 from modelruns.selectors import item_answers, study_runs
+from parity.reporting.checklist import counts
 from prolific.currency import money
 from results.computing.assemble import study_results_tree
 from results.computing.checklist import study_checklist
 from results.computing.headlines import study_headlines
 from results.computing.monitor import study_monitor
-from results.forms import ItemPromptForm, ReportForm, ResultFilters, ResultsFilterForm
+from results.computing.spine import StudyResults
+from results.forms import ChecklistNotesForm, ItemPromptForm, ReportForm, ResultFilters, ResultsFilterForm
 from results.loading.selectors import load_study_data
 from results.presenting.cache import Computed, results_lookup
 from results.presenting.charts import arrivals_chart
@@ -26,10 +28,12 @@ from results.presenting.exports import FORMATS, ExportForm, export_study
 from results.presenting.report import FORMATS as REPORT_FORMATS
 from results.presenting.report import render_report
 from results.presenting.tables import paper_tables
-from studies.access import EXPORT_STUDY, get_study_for_researcher, researcher_studies
+from studies.access import CHANGE_STUDY, EXPORT_STUDY, get_study_for_researcher, researcher_studies
 from studies.closing import asked
+from studies.errors import StudyError
 from studies.htmx import HtmxHttpRequest
 from studies.models import Study
+from studies.services_checklist import study_checklist_notes_set
 
 
 def _model_runs_url(study: Study) -> str:
@@ -144,13 +148,36 @@ def report(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
         asked = request.GET.get("format", "")
         return HttpResponseBadRequest(f"No report format {asked!r}; known: {known}.", content_type="text/plain")
     fmt = form.cleaned_data["format"]
-    lookup = results_lookup(study, ResultFilters())
-    kept = lookup.computed if lookup.current else None
-    numbers = kept.results if kept else study_results_tree(load_study_data(study))
+    numbers = _current_results(study)
     content_type, suffix = REPORT_FORMATS[fmt]
     response = HttpResponse(render_report(numbers, fmt, study_checklist(study, numbers)), content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{slugify(study.name) or f"study-{study.pk}"}-{suffix}"'
     return response
+
+
+def _current_results(study: Study) -> StudyResults:
+    lookup = results_lookup(study, ResultFilters())
+    kept = lookup.computed if lookup.current else None
+    return kept.results if kept else study_results_tree(load_study_data(study))
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def checklist(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
+    """The study's reporting checklist as the report states it, with a box for the researcher's answer
+    to each entry Parity cannot answer from its records; saved, the page is shown again (POST, redirect)."""
+    study = get_study_for_researcher(request.user, study_id, CHANGE_STUDY)
+    answers = study_checklist(study, _current_results(study))
+    form = ChecklistNotesForm(request.POST or None, answers=answers, notes=study.checklist_notes)
+    if request.method == "POST" and form.is_valid():
+        try:
+            study_checklist_notes_set(study=study, notes=form.notes(), actor=request.user)
+        except StudyError as error:
+            form.add_error(None, str(error))
+        else:
+            return redirect("results:checklist", study_id=study.pk)
+    context = {"study": study, "answers": answers, "form": form, "tally": counts(answers)}
+    return render(request, "results/checklist.html", context)
 
 
 #: how often the monitor's fragment asks for itself again

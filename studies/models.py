@@ -135,6 +135,12 @@ class Study(models.Model):
         help_text="the design's power analysis (studies.power): its inputs, where the variance came from, "
         "the smallest gap detected with 80% power and the human CI's expected half-width",
     )
+    checklist_notes = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="the researcher's answers to reporting-checklist entries Parity cannot answer from its own "
+        "records, by entry number (studies.services_checklist); never in place of a figure Parity computes",
+    )
     # who may take part (Prolific's prescreening, sent with the study: studies.screening) and which items
     # they see (parity.sampling): what the reporting checklist asks of recruitment and item sampling
     prolific_filters = models.JSONField(

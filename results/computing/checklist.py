@@ -15,6 +15,7 @@ from parity.reporting.checklist import (
     BY_ID,
     ENTRIES,
     Answer,
+    Status,
     computed,
     entered,
     not_answered,
@@ -631,5 +632,14 @@ def analysis_code(study: Study, results: StudyResults) -> Answer:
 
 
 def study_checklist(study: Study, results: StudyResults) -> list[Answer]:
-    """Every entry of the checklist, answered, in the checklist's order."""
-    return [_ANSWERS[entry.id](study, results) for entry in ENTRIES]
+    """Every entry of the checklist, answered, in the checklist's order: from Parity's records where it
+    has them, else from the researcher's note on the entry (`Study.checklist_notes`), else with the
+    reason it is not answered. A note never replaces a figure Parity computed or a researcher's field."""
+    notes = study.checklist_notes or {}
+    found = [_ANSWERS[entry.id](study, results) for entry in ENTRIES]
+    return [
+        entered(answer.entry, notes[answer.entry.id])
+        if answer.status is not Status.ANSWERED and notes.get(answer.entry.id)
+        else answer
+        for answer in found
+    ]
