@@ -1,0 +1,134 @@
+"""The checklist's analysis (4.x) and documentation (5.x) entries."""
+
+from __future__ import annotations
+
+from parity.reporting.checklist import BY_ID, Answer, computed, not_applicable
+from results.computing.checklist.answering import answers, missing
+from results.computing.spine import StudyResults
+from studies.models import Study
+
+# -- analysis ------------------------------------------------------------------------------------
+
+
+@answers("4.1")
+def significance(study: Study, results: StudyResults) -> Answer:
+    if not results.models:
+        return not_applicable(BY_ID["4.1"], "no model run")
+    return computed(BY_ID["4.1"], "Yes" if results.paired else "No")
+
+
+@answers("4.1.1")
+def significance_test(study: Study, results: StudyResults) -> Answer:
+    if not results.paired:
+        return not_applicable(BY_ID["4.1.1"], "no paired test")
+    return computed(
+        BY_ID["4.1.1"], f"{results.paired[0].test.method}; McNemar's test on the items with a human majority"
+    )
+
+
+@answers("4.2")
+def uncertainty(study: Study, results: StudyResults) -> Answer:
+    statistics = results.methods.statistics
+    return computed(
+        BY_ID["4.2"],
+        f"Yes: {statistics.ci_level:.0%} CIs ({statistics.human_ci_method}, {statistics.n_boot} resamples)",
+    )
+
+
+@answers("4.2.1")
+def estimate_type(study: Study, results: StudyResults) -> Answer:
+    return computed(BY_ID["4.2.1"], "Point and interval estimates; each person's accuracy (distribution)")
+
+
+@answers("4.3")
+def same_metric(study: Study, results: StudyResults) -> Answer:
+    if not results.models:
+        return not_applicable(BY_ID["4.3"], "no model run")
+    return computed(BY_ID["4.3"], "Yes: accuracy on the same items, by the benchmark's one answer schema")
+
+
+@answers("4.4")
+def same_rubric(study: Study, results: StudyResults) -> Answer:
+    if not results.models:
+        return not_applicable(BY_ID["4.4"], "no model run")
+    return computed(BY_ID["4.4"], "Yes: the benchmark's gold answers score both")
+
+
+@answers("4.5")
+def same_method(study: Study, results: StudyResults) -> Answer:
+    if not results.models:
+        return not_applicable(BY_ID["4.5"], "no model run")
+    return computed(BY_ID["4.5"], "Yes: scored automatically against the gold answer")
+
+
+@answers("4.6")
+def robustness(study: Study, results: StudyResults) -> Answer:
+    if not results.methods.participants.excluded:
+        return not_applicable(BY_ID["4.6"], "no participant was excluded")
+    return missing("4.6")
+
+
+# -- documentation -------------------------------------------------------------------------------
+
+
+@answers("5.1.1")
+def demographics(study: Study, results: StudyResults) -> Answer:
+    asked = [key for key in ("age", "gender", "first_language", "education") if key in (study.closing_questions or [])]
+    if asked:
+        return computed(BY_ID["5.1.1"], "Partial: participants were asked " + ", ".join(asked))
+    return missing("5.1.1")
+
+
+@answers("5.1.2")
+def instructions(study: Study, results: StudyResults) -> Answer:
+    if not study.instructions_text.strip():
+        return missing("5.1.2")
+    return computed(BY_ID["5.1.2"], "Yes: study/instructions.txt and study/consent.txt of the replication bundle")
+
+
+@answers("5.1.3")
+def time_to_completion(study: Study, results: StudyResults) -> Answer:
+    minutes = results.methods.pay.median_minutes
+    if minutes is None:
+        return missing("5.1.3")
+    return computed(BY_ID["5.1.3"], f"median {minutes:.1f} minutes")
+
+
+@answers("5.1.4")
+def ai_tools(study: Study, results: StudyResults) -> Answer:
+    return not_applicable(BY_ID["5.1.4"], "participants were given no AI tool")
+
+
+@answers("5.1.5")
+def completion_rate(study: Study, results: StudyResults) -> Answer:
+    people = results.methods.participants
+    return computed(
+        BY_ID["5.1.5"],
+        f"{people.entered} entered, {people.completed} completed; {people.declined} declined consent, "
+        f"{people.returned} returned, {people.timed_out} timed out, {people.in_progress} in progress",
+    )
+
+
+@answers("5.2")
+def data_available(study: Study, results: StudyResults) -> Answer:
+    return computed(BY_ID["5.2"], "Yes: the replication bundle holds every answer, by pseudonym")
+
+
+@answers("5.2.1")
+def data_per_person(study: Study, results: StudyResults) -> Answer:
+    return computed(BY_ID["5.2.1"], "Yes: humans/answers.jsonl by pseudonym")
+
+
+@answers("5.2.2")
+def data_withheld(study: Study, results: StudyResults) -> Answer:
+    return not_applicable(BY_ID["5.2.2"], "the data are in the replication bundle")
+
+
+@answers("5.3")
+def materials(study: Study, results: StudyResults) -> Answer:
+    return computed(BY_ID["5.3"], "Yes: items, consent, instructions and model prompts in the replication bundle")
+
+
+@answers("5.4")
+def analysis_code(study: Study, results: StudyResults) -> Answer:
+    return computed(BY_ID["5.4"], "Yes: Parity's analysis reproduces analysis/study_results.json from the bundle")

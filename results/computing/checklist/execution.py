@@ -1,0 +1,123 @@
+"""The checklist's execution entries (3.x): the instrument, quality control, what humans and models shared."""
+
+from __future__ import annotations
+
+from parity.reporting.checklist import BY_ID, Answer, computed, not_applicable
+from results.computing.checklist.answering import answers, missing, span
+from results.computing.spine import StudyResults
+from studies.models import Study
+
+# -- execution -----------------------------------------------------------------------------------
+
+
+@answers("3.1")
+def instrument_length(study: Study, results: StudyResults) -> Answer:
+    attention = results.methods.attention
+    return computed(
+        BY_ID["3.1"],
+        f"{span(results.methods.design.items_per_participant)} items in one sitting"
+        + (f", with {attention.checks_per_participant} attention checks" if attention.checks_per_participant else ""),
+    )
+
+
+@answers("3.1.1")
+def randomized_order(study: Study, results: StudyResults) -> Answer:
+    if results.methods.platform == "imported":
+        return missing("3.1.1")
+    return computed(BY_ID["3.1.1"], "Yes: each participant's order is shuffled by Parity")
+
+
+def _excluded(results: StudyResults) -> str:
+    people = results.methods.participants
+    reasons = "; ".join(f"{reason.n} {reason.reason}" for reason in people.exclusion_reasons)
+    text = f"{people.excluded} of {people.entered} excluded" + (f" ({reasons})" if reasons else "")
+    left_out = results.participants.flagged_left_out
+    if left_out:
+        text += f"; {left_out} flagged for review left out of these results"
+    return text
+
+
+@answers("3.2")
+def execution_quality_control(study: Study, results: StudyResults) -> Answer:
+    attention = results.methods.attention
+    checked = attention.checks_per_participant and attention.exclude_at
+    return computed(BY_ID["3.2"], "Yes" if checked or results.methods.participants.excluded else "No")
+
+
+@answers("3.2.1")
+def execution_criteria(study: Study, results: StudyResults) -> Answer:
+    attention = results.methods.attention
+    if not attention.checks_per_participant:
+        return not_applicable(BY_ID["3.2.1"], "no attention checks")
+    text = (
+        f"{attention.checks_per_participant} attention checks per participant, "
+        f"excluded at {attention.exclude_at} failed"
+    )
+    if attention.answer_floor_ms:
+        text += f"; answers sooner than {attention.answer_floor_ms} ms after the item was shown refused"
+    # studies.flags and results.computing.integrity raise these for the researcher's review
+    text += "; participants flagged for review on fast completion, fast items, straight-lining, pasting"
+    return computed(BY_ID["3.2.1"], text)
+
+
+@answers("3.2.2")
+def execution_exclusions(study: Study, results: StudyResults) -> Answer:
+    return computed(BY_ID["3.2.2"], _excluded(results))
+
+
+@answers("3.3")
+def same_interface(study: Study, results: StudyResults) -> Answer:
+    if not results.models:
+        return not_applicable(BY_ID["3.3"], "no model run")
+    return computed(BY_ID["3.3"], "No: people answer on web pages, models read the benchmark's prompt")
+
+
+@answers("3.3.1")
+def gui_vs_api(study: Study, results: StudyResults) -> Answer:
+    if not results.models:
+        return not_applicable(BY_ID["3.3.1"], "no model run")
+    return computed(BY_ID["3.3.1"], "Checked")
+
+
+@answers("3.3.2")
+def interface_adjustment(study: Study, results: StudyResults) -> Answer:
+    return missing("3.3.2")
+
+
+@answers("3.4")
+def same_instructions(study: Study, results: StudyResults) -> Answer:
+    if not results.models:
+        return not_applicable(BY_ID["3.4"], "no model run")
+    settings = sorted({model.setting for model in results.methods.models})
+    return computed(
+        BY_ID["3.4"],
+        "Partial: the same items; people read the study's instructions, models the prompt of their "
+        f"setting ({'; '.join(settings)})",
+    )
+
+
+@answers("3.4.1")
+def instruction_adjustment(study: Study, results: StudyResults) -> Answer:
+    return _comprehension("3.4.1")
+
+
+def _comprehension(entry_id: str) -> Answer:
+    """A comprehension check is not recorded by the study yet."""
+    return missing(entry_id)
+
+
+@answers("3.5")
+def same_tools(study: Study, results: StudyResults) -> Answer:
+    return missing("3.5")
+
+
+@answers("3.5.1")
+def tools_enforced(study: Study, results: StudyResults) -> Answer:
+    if "ai_tool" in (study.closing_questions or []):
+        return computed(BY_ID["3.5.1"], "Partial: participants were asked afterwards whether they used an AI tool")
+    return missing("3.5.1")
+
+
+@answers("3.6")
+def explanations(study: Study, results: StudyResults) -> Answer:
+    return missing("3.6")

@@ -1,0 +1,172 @@
+"""The checklist's paper information (0.x) and baseline design (1.x) entries."""
+
+from __future__ import annotations
+
+from annotation.models import Item
+from parity.reporting.checklist import BY_ID, Answer, computed, entered, not_answered, not_applicable
+from parity.sampling import ItemSampling
+from parity.sampling import describe as describe_sampling
+from results.computing.checklist.answering import answers, missing, plural, span
+from results.computing.spine import StudyResults
+from studies.models import Preregistration, Study
+
+# -- paper information -------------------------------------------------------------------------
+
+
+@answers("0.1")
+def paper_title(study: Study, results: StudyResults) -> Answer:
+    title = results.methods.reporting.paper.get("title", "")
+    return entered(BY_ID["0.1"], title) if title else missing("0.1")
+
+
+@answers("0.2")
+def paper_link(study: Study, results: StudyResults) -> Answer:
+    url = results.methods.reporting.paper.get("url", "")
+    return entered(BY_ID["0.2"], url) if url else missing("0.2")
+
+
+@answers("0.3")
+def publication_year(study: Study, results: StudyResults) -> Answer:
+    return missing("0.3")
+
+
+@answers("0.4")
+def paper_venue(study: Study, results: StudyResults) -> Answer:
+    venue = results.methods.reporting.paper.get("venue", "")
+    return entered(BY_ID["0.4"], venue) if venue else missing("0.4")
+
+
+@answers("0.5")
+def eval_type(study: Study, results: StudyResults) -> Answer:
+    return missing("0.5")
+
+
+@answers("0.6")
+def eval_mode(study: Study, results: StudyResults) -> Answer:
+    # every benchmark Parity runs shows people text and gives models text
+    return computed(BY_ID["0.6"], "Text")
+
+
+@answers("0.7")
+def eval_language(study: Study, results: StudyResults) -> Answer:
+    return computed(BY_ID["0.7"], f"participant pages in language code “{study.language}”")
+
+
+@answers("0.8")
+def dataset_size(study: Study, results: StudyResults) -> Answer:
+    n = Item.objects.filter(benchmark=study.benchmark, is_attention_check=False).count()
+    return computed(BY_ID["0.8"], f"{n} items of {results.methods.design.benchmark_title} held by Parity")
+
+
+@answers("0.9")
+def ai_test_set_size(study: Study, results: StudyResults) -> Answer:
+    if not results.models:
+        return not_applicable(BY_ID["0.9"], "no model run")
+    sizes = sorted({model.n_items for model in results.models})
+    return computed(BY_ID["0.9"], " / ".join(str(n) for n in sizes) + " items")
+
+
+@answers("0.10")
+def ai_samples_per_item(study: Study, results: StudyResults) -> Answer:
+    if not results.models:
+        return not_applicable(BY_ID["0.10"], "no model run")
+    runs = len(results.models)
+    labels = "; ".join(f"{model.model}, {model.label}" for model in results.models)
+    return computed(BY_ID["0.10"], f"1 answer per item per run ({plural(runs, 'run')}: {labels})")
+
+
+# -- design --------------------------------------------------------------------------------------
+
+
+@answers("1.1")
+def baseliners(study: Study, results: StudyResults) -> Answer:
+    entered_ = results.methods.participants
+    return computed(
+        BY_ID["1.1"],
+        f"{results.human.n_annotators} people analysed ({entered_.entered} entered, "
+        f"{entered_.completed} completed, {entered_.excluded} excluded)",
+    )
+
+
+@answers("1.2")
+def baseline_test_set_size(study: Study, results: StudyResults) -> Answer:
+    return computed(BY_ID["1.2"], f"{results.human.n_items} items")
+
+
+@answers("1.2.1")
+def item_sampling(study: Study, results: StudyResults) -> Answer:
+    recruiting = results.methods.recruiting
+    if recruiting is None:
+        return missing("1.2.1")
+    items = recruiting.items
+    if items.method == "all":
+        return not_applicable(BY_ID["1.2.1"], f"the baseline ran on all {items.drawn} items of the split")
+    sampling = ItemSampling(method=items.method, size=items.drawn, seed=items.seed)
+    return computed(BY_ID["1.2.1"], describe_sampling(sampling, drawn=items.drawn, available=items.available))
+
+
+@answers("1.3")
+def answers_per_item(study: Study, results: StudyResults) -> Answer:
+    spread = results.methods.design.participants_per_unit
+    mean = results.human.n_answers / results.human.n_items if results.human.n_items else 0.0
+    return computed(
+        BY_ID["1.3"], f"{mean:.1f} answers per item on average (each unit planned for {span(spread)} people)"
+    )
+
+
+@answers("1.4")
+def items_per_baseliner(study: Study, results: StudyResults) -> Answer:
+    return computed(BY_ID["1.4"], f"{span(results.methods.design.items_per_participant)} items")
+
+
+@answers("1.5")
+def human_ai_adjustment(study: Study, results: StudyResults) -> Answer:
+    return missing("1.5")
+
+
+@answers("1.6")
+def iterative_design(study: Study, results: StudyResults) -> Answer:
+    return missing("1.6")
+
+
+@answers("1.7")
+def effort(study: Study, results: StudyResults) -> Answer:
+    return missing("1.7")
+
+
+@answers("1.8")
+def power_analysis(study: Study, results: StudyResults) -> Answer:
+    power = results.methods.reporting.power
+    if not power:
+        return computed(BY_ID["1.8"], "No")
+    return computed(BY_ID["1.8"], f"Yes, for {power.get('people')} people of {power.get('units')} units")
+
+
+@answers("1.8.1")
+def detectable_effect(study: Study, results: StudyResults) -> Answer:
+    power = results.methods.reporting.power
+    if not power:
+        return not_applicable(BY_ID["1.8.1"], "no power analysis")
+    gap = power.get("detectable_gap")
+    if gap is None:
+        return not_answered(BY_ID["1.8.1"], str(power.get("reason", "the power analysis found no gap")))
+    return computed(BY_ID["1.8.1"], f"a gap of {gap:.1%} detected with {power.get('power', 0.8):.0%} power")
+
+
+@answers("1.9")
+def ethics(study: Study, results: StudyResults) -> Answer:
+    found = results.methods.reporting.ethics
+    if found.get("body"):
+        reference = f" (reference {found['reference']})" if found.get("reference") else ""
+        return entered(BY_ID["1.9"], f"Yes: {found['body']}{reference}")
+    if found.get("exemption"):
+        return entered(BY_ID["1.9"], f"Exempted: {found['exemption']}")
+    return missing("1.9")
+
+
+@answers("1.10")
+def preregistration(study: Study, results: StudyResults) -> Answer:
+    found = Preregistration.objects.filter(study=study).first()
+    if found is None or found.frozen_at is None:
+        return computed(BY_ID["1.10"], "No")
+    return computed(BY_ID["1.10"], f"Yes, frozen in Parity at launch on {found.frozen_at.date().isoformat()}")

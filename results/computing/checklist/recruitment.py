@@ -1,0 +1,180 @@
+"""The checklist's recruitment entries (2.x): who could take part, who was kept out, training and pay."""
+
+from __future__ import annotations
+
+from parity.reporting.checklist import BY_ID, Answer, computed, entered, not_applicable
+from prolific.currency import money
+from results.computing.checklist.answering import IMPORTED, answers, missing
+from results.computing.spine import Recruiting, StudyResults
+from studies.models import Study
+from studies.screening import Screening
+
+# -- recruitment -----------------------------------------------------------------------------------
+
+
+@answers("2.1")
+def population(study: Study, results: StudyResults) -> Answer:
+    text = results.methods.reporting.population
+    return entered(BY_ID["2.1"], f"Yes: {text}") if text else missing("2.1")
+
+
+@answers("2.1.1")
+def population_criteria(study: Study, results: StudyResults) -> Answer:
+    return missing("2.1.1")
+
+
+@answers("2.2")
+def sampling_strategy(study: Study, results: StudyResults) -> Answer:
+    platform = results.methods.platform
+    if platform == "imported":
+        return not_applicable(BY_ID["2.2"], IMPORTED)
+    where = "Prolific" if platform == "prolific" else "a study link"
+    return computed(BY_ID["2.2"], f"Crowdsource ({where}), first come first served")
+
+
+@answers("2.3")
+def recruitment_quality_control(study: Study, results: StudyResults) -> Answer:
+    recruiting = _recruiting("2.3", results)
+    if not isinstance(recruiting, Recruiting):
+        return recruiting
+    return computed(BY_ID["2.3"], "Yes" if _screened(recruiting) else "No")
+
+
+@answers("2.3.1")
+def recruitment_criteria(study: Study, results: StudyResults) -> Answer:
+    recruiting = _recruiting("2.3.1", results)
+    if not isinstance(recruiting, Recruiting):
+        return recruiting
+    if not _screened(recruiting):
+        return not_applicable(BY_ID["2.3.1"], "nobody was prescreened or refused at recruitment")
+    said = [Screening.from_json(recruiting.prescreening).describe()]
+    if study.group:
+        said.append(f"People who had taken part in another study of the group {study.group!r} were refused at entry.")
+    return computed(BY_ID["2.3.1"], " ".join(part for part in said if part))
+
+
+@answers("2.3.2")
+def recruitment_exclusions(study: Study, results: StudyResults) -> Answer:
+    recruiting = _recruiting("2.3.2", results)
+    if not isinstance(recruiting, Recruiting):
+        return recruiting
+    if not _screened(recruiting):
+        return not_applicable(BY_ID["2.3.2"], "nobody was prescreened or refused at recruitment")
+    n = recruiting.refused_earlier_participation
+    refused = f"{n} {'person' if n == 1 else 'people'}"
+    unseen = " (Prolific does not say how many its prescreening kept out)" if recruiting.prescreening else ""
+    return computed(BY_ID["2.3.2"], f"{refused} refused at entry for an earlier study of the group{unseen}")
+
+
+def _recruiting(entry_id: str, results: StudyResults) -> Recruiting | Answer:
+    """The study's recruitment record, or the answer when there is none to read."""
+    if results.methods.platform == "imported":
+        return not_applicable(BY_ID[entry_id], IMPORTED)
+    return results.methods.recruiting or missing(entry_id)
+
+
+def _screened(recruiting: Recruiting) -> bool:
+    return bool(recruiting.prescreening) or recruiting.refused_earlier_participation > 0
+
+
+@answers("2.4")
+def author_baseliners(study: Study, results: StudyResults) -> Answer:
+    return missing("2.4")
+
+
+@answers("2.5")
+def contamination(study: Study, results: StudyResults) -> Answer:
+    recruiting = _recruiting("2.5", results)
+    if not isinstance(recruiting, Recruiting):
+        return recruiting
+    said = []
+    if recruiting.prescreening.get("exclude_earlier"):
+        said.append("participants of the researchers' earlier studies were excluded by Prolific's prescreening")
+    if recruiting.seen_before is not None:
+        seen = recruiting.seen_before
+        said.append(f"asked at the end, {seen['yes']} said they had seen items before and {seen['no']} had not")
+    if not said:
+        return computed(BY_ID["2.5"], "No")
+    return computed(BY_ID["2.5"], "Partial: " + "; ".join(said))
+
+
+@answers("2.6")
+def training(study: Study, results: StudyResults) -> Answer:
+    return _practice("2.6")
+
+
+@answers("2.6.1")
+def training_type(study: Study, results: StudyResults) -> Answer:
+    return _practice("2.6.1")
+
+
+@answers("2.6.2")
+def training_paid(study: Study, results: StudyResults) -> Answer:
+    return _practice("2.6.2")
+
+
+@answers("2.6.2.1")
+def training_pay(study: Study, results: StudyResults) -> Answer:
+    return _practice("2.6.2.1")
+
+
+def _practice(entry_id: str) -> Answer:
+    """A practice phase is not recorded by the study yet."""
+    return missing(entry_id)
+
+
+def _pay_applies(entry_id: str, results: StudyResults) -> Answer | None:
+    if results.methods.platform == "imported":
+        return not_applicable(BY_ID[entry_id], IMPORTED)
+    return None
+
+
+@answers("2.7")
+def paid(study: Study, results: StudyResults) -> Answer:
+    pay = results.methods.pay
+    return _pay_applies("2.7", results) or computed(BY_ID["2.7"], "Yes" if pay.reward_pence else "No")
+
+
+@answers("2.7.1")
+def pay_amount(study: Study, results: StudyResults) -> Answer:
+    pay = results.methods.pay
+    if skip := _pay_applies("2.7.1", results):
+        return skip
+    text = f"{money(pay.reward_pence, pay.currency)} for an estimated {pay.estimated_minutes} minutes"
+    if pay.estimated_hourly_pence is not None:
+        text += f" ({money(pay.estimated_hourly_pence, pay.currency)} an hour)"
+    if pay.median_hourly_pence is not None and pay.median_minutes is not None:
+        text += (
+            f"; at the median time taken, {pay.median_minutes:.1f} minutes, "
+            f"{money(pay.median_hourly_pence, pay.currency)} an hour"
+        )
+    return computed(BY_ID["2.7.1"], text)
+
+
+@answers("2.7.2")
+def bonus(study: Study, results: StudyResults) -> Answer:
+    if skip := _pay_applies("2.7.2", results):
+        return skip
+    return computed(BY_ID["2.7.2"], "Yes" if results.methods.pay.bonus_per_correct_pence else "No")
+
+
+@answers("2.7.2.1")
+def bonus_amount(study: Study, results: StudyResults) -> Answer:
+    pay = results.methods.pay
+    if skip := _pay_applies("2.7.2.1", results):
+        return skip
+    if not pay.bonus_per_correct_pence:
+        return not_applicable(BY_ID["2.7.2.1"], "no bonus")
+    return computed(BY_ID["2.7.2.1"], f"{money(pay.bonus_per_correct_pence, pay.currency)} per correct answer")
+
+
+@answers("2.7.3")
+def same_pay(study: Study, results: StudyResults) -> Answer:
+    if skip := _pay_applies("2.7.3", results):
+        return skip
+    return computed(BY_ID["2.7.3"], "Yes: one reward for every participant of the study")
+
+
+@answers("2.7.3.1")
+def unequal_pay(study: Study, results: StudyResults) -> Answer:
+    return not_applicable(BY_ID["2.7.3.1"], "every participant has the same reward")
