@@ -1,0 +1,83 @@
+"""A study planned for a reviewer's checklist, walked in a browser from the new-study form to the report:
+the power analysis, the items drawn stratified by category, Prolific's prescreening, the population
+and ethics review; people take part; the researcher answers what Parity cannot on the checklist page;
+the report carries the recruitment sentences and the checklist with both kinds of answer."""
+
+from __future__ import annotations
+
+import pytest
+
+from studies.models import Study
+from tests.browser.helpers import fill_study_form, sign_in
+from tests.factories import Bot, pid
+from tests.personas import researcher
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+DESIGN = {"units": "2", "unit_size": "5", "per_unit": "1", "attention_checks": "2", "exclude_at": "2"}
+
+
+def test_a_study_planned_for_the_checklist_is_walked_from_the_form_to_the_report(
+    live_server, page, artifacts, implicature_source
+):
+    from annotation.services import benchmark_import
+
+    benchmark_import(name="implicature", source=implicature_source)
+    owner = researcher()
+    sign_in(page, live_server, owner)
+    page.set_viewport_size({"width": 1280, "height": 1000})
+    page.goto(f"{live_server.url}/studies/new/?benchmark=implicature")
+    fill_study_form(page, "Planned for the checklist", DESIGN)
+    page.wait_for_function(
+        "document.getElementById('power-analysis-text').textContent.includes('in 2 units of 5 items')"
+    )
+    page.select_option("#id_item_sampling", "stratified")
+    page.fill("#id_sample_size", "10")
+    page.fill("#id_sample_seed", "1234")
+    page.fill("#id_age_min", "18")
+    page.fill("#id_age_max", "65")
+    page.fill("#id_approval_rate_min", "95")
+    page.check("#id_exclude_earlier")
+    page.fill("#id_population", "adult native English speakers in the UK")
+    page.fill("#id_ethics_body", "University Research Ethics Committee")
+    page.fill("#id_ethics_reference", "UREC-2026-17")
+    page.fill("#id_paper_title", "Do models get implicature?")
+    page.locator("#sampling-fields").screenshot(path=str(artifacts / "new-study-sampling.png"))
+    page.locator("#screening-fields").screenshot(path=str(artifacts / "new-study-screening.png"))
+    page.focus("#id_name")
+    page.keyboard.press("Enter")
+    page.wait_for_selector('#study-status[data-status="draft"], #study-form .errorlist, #form-errors')
+    assert page.locator("#study-form").count() == 0, page.inner_text("#study-form")
+
+    study = Study.objects.get(name="Planned for the checklist")
+    assert (study.item_sampling, study.sample_size, study.sample_seed) == ("stratified", 10, 1234)
+    assert study.prolific_filters == {"age_min": 18, "age_max": 65, "approval_rate_min": 95, "exclude_earlier": True}
+    assert study.power_analysis["people"] == 2 and study.population.startswith("adult native")
+    page.click("#move-live")
+    page.wait_for_selector('#study-status[data-status="live"]')
+    for n in (1, 2):  # one place in each of the two units
+        Bot(Study.objects.get(pk=study.pk), pid(n)).complete()
+
+    # the checklist page: Parity's answers, and the researcher's for what it cannot know
+    page.goto(f"{live_server.url}/studies/{study.pk}/results/")
+    page.click("#checklist-link")
+    page.wait_for_selector("#checklist-notes")
+    assert "10 of the " in page.inner_text("#entry-1\\.2\\.1")
+    assert "aged 18 to 65" in page.inner_text("#entry-2\\.3\\.1")
+    page.fill("#id_entry_1_6", "Yes: a pilot of 5 people before launch")
+    page.fill("#id_entry_2_4", "No: the authors did not take part")
+    page.click("#checklist-save")
+    page.wait_for_selector("#entry-1\\.6 >> text=entered by the researcher")
+    page.screenshot(path=str(artifacts / "reporting-checklist.png"), full_page=False)
+    assert Study.objects.get(pk=study.pk).checklist_notes == {
+        "1.6": "Yes: a pilot of 5 people before launch",
+        "2.4": "No: the authors did not take part",
+    }
+
+    report = page.request.get(f"{live_server.url}/studies/{study.pk}/report/?format=markdown")
+    assert report.ok
+    text = report.text()
+    assert "drawn at random stratified by category with seed 1234" in text
+    assert "Prolific's prescreening admitted only participants aged 18 to 65" in text
+    assert "Yes: a pilot of 5 people before launch" in text and "entered by the researcher" in text
+    assert "University Research Ethics Committee" in text
