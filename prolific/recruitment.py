@@ -12,7 +12,6 @@ from typing import Any
 
 from django.db import transaction
 
-from parity.stats import Rating, participant_accuracy
 from parity.stats.recruitment import (
     RAISE,
     STOP,
@@ -73,6 +72,8 @@ def human_ci_width(study_id: int) -> tuple[int, float | None]:
     95% confidence sequence over completed, non-excluded participants' accuracies on real items, in
     the order they completed; the results print it for such a study): (the number of those
     participants, the width)."""
+    from parity.stats import Rating, participant_accuracy  # numpy: loaded when a standing is computed
+
     rows = (
         Response.objects.filter(
             participant__study=study_id,

@@ -22,7 +22,6 @@ from parity.sampling import ALL, ItemSampling
 from studies import closing
 from studies.errors import StudyError
 from studies.models import Participant, Study, StudyEvent, Unit, UnitItem
-from studies.power import design_power, study_power
 from studies.results_versions import results_changed
 from studies.screening import Screening
 from studies.services_preregistration import (
@@ -50,6 +49,9 @@ def study_create(
     """Create a study and its units from the imported items, following the benchmark's design.
     `owner` (a user) sees and acts on it; without one only superusers do. One created live is
     launched at once: its preregistration (the automatic part) freezes now."""
+    # imported here: the power analysis needs numpy, which commands that plan no study should not load
+    from studies.power import design_power
+
     definition = benchmarks.get(benchmark)
     if Study.objects.filter(name=name).exists():
         raise StudyError(f"a study named {name!r} already exists")
@@ -142,6 +144,9 @@ def study_set_status(*, study: Study, status: str, actor: Any = None) -> Study:
     """Launch, pause, resume or close a study. Paused or closed, it lets nobody new in; those already
     working may finish (Prolific lets a participant who started complete their submission). Launching
     freezes the preregistration; every later move goes into the audit trail."""
+    # imported here: the power analysis needs numpy, which commands that plan no study should not load
+    from studies.power import study_power
+
     with transaction.atomic():
         # the row lock orders this with `participant_enter`, which reads the status under the same lock
         locked = Study.objects.select_for_update().get(pk=study.pk)

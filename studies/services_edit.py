@@ -11,7 +11,6 @@ from parity import benchmarks
 from parity.sampling import ItemSampling
 from studies.estimates import followed_pay, pay_refusal
 from studies.models import Participant, Study
-from studies.power import study_power
 from studies.results_versions import results_changed
 from studies.screening import Screening
 from studies.services import StudyError, study_create
@@ -117,6 +116,8 @@ def study_draft_update(*, study: Study, design: Mapping[str, Any] | None = None,
     locked.consent_text = locked.consent_text or definition.default_consent
     locked.instructions_text = locked.instructions_text or definition.default_instructions
     changed += ["consent_text", "instructions_text"]
+    from studies.power import study_power  # numpy: loaded when a draft's design is saved
+
     locked.power_analysis = study_power(locked)
     changed.append("power_analysis")
     # `pseudonyms_issued` is never written from this copy (see `study_update`)

@@ -49,3 +49,24 @@ def test_the_statistics_package_loads_a_name_when_it_is_first_used() -> None:
 
     assert parity.stats.t_mean_ci([1.0, 2.0, 3.0]) is not None
     assert sorted(parity.stats._SOURCES) == sorted(parity.stats.__all__)
+
+
+SETUP_THEN_LIST = """
+import json, sys
+import django
+django.setup()
+from django.contrib import admin
+admin.autodiscover()
+print(json.dumps(sorted(m for m in ("numpy", "requests") if m in sys.modules)))
+"""
+
+
+def test_the_apps_their_models_and_admin_load_no_numpy() -> None:
+    """Every command sets the apps up (models, their benchmark choices, the admin): the benchmarks'
+    results, the power analysis and the recruitment rule load numpy only when they compute."""
+    environment = os.environ | {"DJANGO_SETTINGS_MODULE": "config.settings"}
+    result = subprocess.run(
+        [sys.executable, "-c", SETUP_THEN_LIST], cwd=REPO, env=environment, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == []

@@ -23,7 +23,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from parity.stats.bootstrap import Interval
-from parity.stats.sequences import confidence_sequence, confidence_sequence_path
 
 CI_WIDTH = "ci_width"
 PER_UNIT = "per_unit"
@@ -72,6 +71,8 @@ def precision_interval(accuracies: Sequence[float]) -> Interval | None:
     study recruited under it: the confidence sequence over the participants' accuracies, given in the
     order they completed, at the last of them. None with fewer than two participants (one says
     nothing of the spread, and the rule would not stop on it)."""
+    from parity.stats.sequences import confidence_sequence  # numpy: loaded by those who compute
+
     return confidence_sequence(accuracies) if len(accuracies) >= 2 else None
 
 
@@ -79,6 +80,8 @@ def precision_widths(accuracies: Sequence[float]) -> list[float | None]:
     """The width in points of `precision_interval` after each completion, in one pass: entry k is
     `interval_width(precision_interval(accuracies[: k + 1]))` (the sequence at a time uses the values
     up to it only)."""
+    from parity.stats.sequences import confidence_sequence_path  # numpy: loaded by those who compute
+
     low, high = confidence_sequence_path(accuracies)
     return [None if k < 1 else max(float(high[k] - low[k]), 0.0) * 100 for k in range(len(accuracies))]
 

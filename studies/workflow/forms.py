@@ -18,7 +18,6 @@ from studies.errors import StudyError
 from studies.estimates import MAX_MINUTES, DesignEstimate, pay_refusal, too_long
 from studies.languages import ForeignText, foreign_texts
 from studies.models import Study
-from studies.power import design_power
 from studies.screening import AGE_HIGH, AGE_LOW, SELECTS, Screening
 from studies.services_edit import DRAFT_FIELDS
 from studies.services_units import follows_estimate, study_estimate, units_plan
@@ -358,6 +357,8 @@ class StudyForm(forms.Form):
         except StudyError:
             return None
         capacity = int(plan.design.get("per_unit", 1))
+        from studies.power import design_power  # numpy: loaded when a design is shown
+
         return design_power(
             benchmark=self.benchmark,
             places=[capacity] * len(plan.units),

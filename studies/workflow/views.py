@@ -14,7 +14,6 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from annotation.services import item_set_import
 from parity.benchmarks.base import DatasetError
-from parity.stats.power import describe
 from studies.access import get_study_for_researcher, has_permission, require_permission
 from studies.htmx import HtmxHttpRequest
 from studies.models import Study
@@ -120,6 +119,8 @@ def _estimate_partial(request: HtmxHttpRequest, form: StudyForm) -> HttpResponse
 
 
 def _described(power: dict[str, Any] | None) -> dict[str, Any] | None:
+    from parity.stats.power import describe  # numpy: loaded when a design is shown
+
     return {**power, "text": describe(power)} if power else None
 
 

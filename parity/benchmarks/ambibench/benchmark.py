@@ -14,7 +14,6 @@ from ..consent import RECORDED_ON_THE_PAGE
 from ..design import DesignOption
 from ..timing import AnswerTime
 from . import model
-from . import results as results_side
 from .generator import (
     EPISODE_LENGTH,
     INSTRUCTION_LEVELS,
@@ -343,8 +342,14 @@ class AmbiBench(Benchmark):
 
     # -- results (results.py) --------------------------------------------------------------
     def breakdowns(self, results_input: ResultsInput) -> dict[str, Any]:
+        # imported here: the position curves need numpy, which a command that only lists the
+        # benchmarks (every `manage.py` command, through the models' choices) should not load
+        from . import results as results_side
+
         return results_side.breakdowns(results_input)
 
     def headline_results(self, breakdowns: Mapping[str, Any]) -> dict[str, Any]:
+        from . import results as results_side
+
         points = results_side.oracle_points(dict(breakdowns))
         return {} if points is None else {"oracle_by_position": points}

@@ -17,7 +17,6 @@ from ...messages import Message, gettext_noop
 from ..base import Benchmark, Choice, DatasetError, ImportBundle, ItemData, ResultsInput, Scored
 from ..design import DesignOption
 from . import model as model_side
-from . import results as results_side
 from . import scoring
 from .prompts import CONSENT, INSTRUCTIONS
 from .records import (
@@ -275,4 +274,7 @@ class CustomItems(Benchmark):
 
     # -- results (results.py) ------------------------------------------------------------
     def breakdowns(self, results_input: ResultsInput) -> dict[str, Any]:
+        # imported here: the agreement statistics need numpy, which listing the benchmarks should not load
+        from . import results as results_side
+
         return results_side.breakdowns(results_input)

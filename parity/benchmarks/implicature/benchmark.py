@@ -29,7 +29,6 @@ from ..rows import refuse_duplicate_rows
 from ..timing import AnswerTime
 from . import model as model_side
 from . import published
-from . import results as results_side
 from .parsing import NAME, clean_text, item_key, item_type_key, parse_label, shown_text, type_label_key
 from .prompts import ATTENTION_CHECKS, CONSENT, INSTRUCTIONS
 
@@ -372,4 +371,6 @@ class Implicature(Benchmark):
 
     # -- results (results.py) --------------------------------------------------------------
     def breakdowns(self, results_input: ResultsInput) -> dict[str, Any]:
+        from . import results as results_side  # numpy: loaded when results are computed
+
         return results_side.breakdowns(results_input)

@@ -19,8 +19,6 @@ from __future__ import annotations
 import random
 from functools import lru_cache
 
-import numpy as np
-
 
 @lru_cache(maxsize=32)
 def example_rows(k: int, pool_size: int, rows: int, seed: int = 0) -> tuple[tuple[int, ...], ...]:
@@ -29,6 +27,9 @@ def example_rows(k: int, pool_size: int, rows: int, seed: int = 0) -> tuple[tupl
         return ((),) * rows
     if k > pool_size:
         raise ValueError(f"{k} shots asked for, only {pool_size} dev examples are imported")
+    # imported here: drawing examples is for model runs, and every command lists this benchmark
+    import numpy as np
+
     rng = np.random.default_rng(seed)
     return tuple(tuple(int(i) for i in rng.choice(range(pool_size), k, replace=False)) for _ in range(rows))
 

@@ -17,7 +17,6 @@ from ..rows import seeded_rng
 from ..tables import Table
 from ..timing import AnswerTime
 from . import model as model_side
-from . import results as results_side
 from . import sources, tables
 from .prompts import (
     INDUCTION_PREFIX,
@@ -364,6 +363,8 @@ class InstructionInduction(Benchmark):
 
     # -- results (results.py) --------------------------------------------------------------
     def breakdowns(self, results_input: ResultsInput) -> dict[str, Any]:
+        from . import results as results_side  # numpy: loaded when results are computed
+
         return results_side.breakdowns(results_input)
 
     def paper_tables(self, breakdowns: Mapping[str, Any]) -> list[Table]:

@@ -36,7 +36,6 @@ from ..design import DesignOption
 from ..rows import content_key, refuse_duplicate_rows, seeded_rng
 from ..timing import AnswerTime
 from . import model as model_side
-from . import results as results_side
 from .prompts import (
     ATTENTION_CHECKS,
     CONSENT,
@@ -364,4 +363,6 @@ class MiQA(Benchmark):
 
     # -- results (results.py) --------------------------------------------------------------
     def breakdowns(self, results_input: ResultsInput) -> dict[str, Any]:
+        from . import results as results_side  # numpy: loaded when results are computed
+
         return results_side.breakdowns(results_input)
