@@ -17,6 +17,9 @@ from tests.personas import personas_for, signed_in
 
 pytestmark = pytest.mark.django_db
 
+#: entries a study run in Parity with its reporting fields filled in answers (of the checklist's 71)
+ANSWERED_AT_LEAST = 62
+
 #: what only the researchers know of the native study, as they would write it
 NOTES = {
     "0.3": "2026",
@@ -77,3 +80,29 @@ def test_the_checklist_page_keeps_the_owners_answers_and_refuses_a_viewer(pilot)
     assert signed_in(people.viewer).post(url, {"entry_2_4": "Yes"}).status_code in (403, 404)
     assert signed_in(people.outsider).get(url).status_code == 404
     assert Study.objects.get(pk=study.pk).checklist_notes == {"1.6": "Yes: a pilot of 5 people", "2.4": "No"}
+
+
+def test_a_native_study_with_its_fields_and_notes_answers_at_least_64_entries(pilot) -> None:
+    Study.objects.filter(pk=pilot.study_id).update(
+        population="adult native English speakers in the UK",
+        ethics_body="University Research Ethics Committee",
+        ethics_reference="UREC-1",
+        paper_title="Do models get implicature?",
+        paper_url="https://example.org/paper",
+        paper_venue="ACL 2027",
+        closing_questions=["age", "gender", "first_language", "ai_tool", "seen_before", "feedback"],
+        prolific_filters={"age_min": 18, "approval_rate_min": 95, "exclude_earlier": True},
+        item_sampling="stratified",
+        sample_seed=1234,
+        sample_pool=600,
+    )
+    study = Study.objects.get(pk=pilot.study_id)
+    study_checklist_notes_set(study=study, notes=NOTES)
+    answers = _answers(study)
+    tally = counts(list(answers.values()))
+    print("native with the researcher's fields and notes", tally)
+    assert tally["computed by Parity"] + tally[ENTERED] >= ANSWERED_AT_LEAST
+    for answer in answers.values():
+        if answer.status is not Status.ANSWERED:
+            reason = answer.source.split(": ", 1)[1]
+            assert reason and reason != "not recorded by this study", answer

@@ -120,4 +120,6 @@ def tools_enforced(study: Study, results: StudyResults) -> Answer:
 
 @answers("3.6")
 def explanations(study: Study, results: StudyResults) -> Answer:
-    return missing("3.6")
+    if results.methods.platform == "imported":
+        return missing("3.6")
+    return computed(BY_ID["3.6"], "No: people were not asked why they answered as they did")

@@ -100,27 +100,31 @@ def contamination(study: Study, results: StudyResults) -> Answer:
 
 @answers("2.6")
 def training(study: Study, results: StudyResults) -> Answer:
-    return _practice("2.6")
+    return _practice("2.6", results)
 
 
 @answers("2.6.1")
 def training_type(study: Study, results: StudyResults) -> Answer:
-    return _practice("2.6.1")
+    return _practice("2.6.1", results)
 
 
 @answers("2.6.2")
 def training_paid(study: Study, results: StudyResults) -> Answer:
-    return _practice("2.6.2")
+    return _practice("2.6.2", results)
 
 
 @answers("2.6.2.1")
 def training_pay(study: Study, results: StudyResults) -> Answer:
-    return _practice("2.6.2.1")
+    return _practice("2.6.2.1", results)
 
 
-def _practice(entry_id: str) -> Answer:
-    """A practice phase is not recorded by the study yet."""
-    return missing(entry_id)
+def _practice(entry_id: str, results: StudyResults) -> Answer:
+    """A study run in Parity has no practice phase: people go from the instructions to the items."""
+    if results.methods.platform == "imported":
+        return missing(entry_id)
+    if entry_id == "2.6":
+        return computed(BY_ID[entry_id], "No: people went from the instructions to the study's items")
+    return not_applicable(BY_ID[entry_id], "no training")
 
 
 def _pay_applies(entry_id: str, results: StudyResults) -> Answer | None:
