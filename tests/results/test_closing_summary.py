@@ -75,3 +75,20 @@ def test_a_study_without_closing_questions_has_no_summary(implicature):
     Bot(study, pid(9)).complete()
     tree = study_results_tree(load_study_data(study), n_boot=200)
     assert tree.closing is None and "closing" not in tree.to_json()
+
+
+def test_the_results_page_and_every_report_format_show_the_table(study, staff_client, tmp_path):
+    from results.presenting.report import render_report
+    from tests.results.test_latex_compiles import PDFLATEX, compile_latex
+
+    html = staff_client.get(f"/studies/{study.pk}/results/").content.decode()
+    assert "What the participants in the results said of themselves" in html
+    assert "median 40 (range 30–50)" in html and "1 of 2 (50.0%)" in html
+    tree = study_results_tree(load_study_data(study), n_boot=200)
+    markdown = render_report(tree, "markdown")
+    assert "| Human accuracy without them | 50.0% \\[0.0%, 100.0%\\] (all: 66.7%) | 2 |" in markdown
+    assert "| Gender | Woman | 2 |" in markdown
+    latex = render_report(tree, "latex")
+    assert "Said they used an AI tool" in latex
+    if PDFLATEX is not None:
+        compile_latex(latex, tmp_path)
