@@ -41,6 +41,7 @@ from parity.stats.results import finite_or_none
 from parity.stats.table import UNSCORED, RatingTable, distinct
 from results.computing.breakdowns import breakdowns
 from results.computing.comparison import comparison_sections
+from results.computing.demographics import closing_summary
 from results.computing.methods import methods_section
 from results.computing.spine import (
     AnnotatorAccuracy,
@@ -351,6 +352,7 @@ def _study_results(data: StudyData, filters: ResultFilters, *, n_boot: int) -> S
         paired=comparison["paired"],
         human_band=comparison["human_band"],
         graded=graded_section(data, ratings) if data.is_graded else None,
+        closing=closing_summary(data, humans, n_boot=n_boot, seed=SEED),
         headlines=study.definition.headline_results(parts.sections),
         # what a methods paragraph says (recruitment, pay, design, models, statistics): the report's source
         methods=methods_section(data, models, n_boot=n_boot, seed=SEED, human_ci_method=human.accuracy.ci_method),

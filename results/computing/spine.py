@@ -586,6 +586,46 @@ class Methods(Node):
     recruiting: Recruiting | None = field(default=None, metadata=OMIT_IF_NONE)
 
 
+# -- who the participants said they were (`results.computing.demographics`) ------------------
+
+
+@dataclass(frozen=True)
+class AgeSummary(Node):
+    n: int
+    median: float
+    low: int
+    high: int
+
+
+@dataclass(frozen=True)
+class AccuracyWithout(Node):
+    """Human accuracy over fewer participants: its mean, interval and how many people it is over."""
+
+    mean: float | None
+    ci95: list[float | None] | None
+    n_annotators: int
+
+
+@dataclass(frozen=True)
+class ClosingSummary(Node):
+    """The closing questions over the participants in the results: counts of each answer, the age's
+    median and range, the share who said they used an AI tool of those who answered, and the human
+    accuracy without them."""
+
+    asked: list[str]
+    n_participants: int
+    #: participants who sent any closing answer
+    n_answered: int
+    age: AgeSummary | None
+    #: by question key, the count of each answer (a first language case-folded)
+    counts: dict[str, dict[str, int]]
+    ai_tool_yes: int | None
+    #: those who answered the AI-tool question other than "prefer not to say"
+    ai_tool_answered: int | None
+    ai_tool_yes_share: float | None
+    accuracy_without_ai_users: AccuracyWithout | None
+
+
 # -- the whole ----------------------------------------------------------------------------------
 
 
@@ -615,6 +655,8 @@ class StudyResults(Node):
     paired: list[RunPaired]
     human_band: list[RunInBand]
     graded: Graded | None = field(default=None, metadata=OMIT_IF_NONE)
+    #: the closing questions summarised (None: the study asks none that is summarised)
+    closing: ClosingSummary | None = field(default=None, metadata=OMIT_IF_NONE)
     #: the benchmark's own top-level entries (AmbiBench: the oracle by position)
     headlines: dict[str, Any] = field(default_factory=dict, metadata=INLINE)
     #: what a methods paragraph says (`results.computing.methods`); keyword-only, as it follows fields with defaults

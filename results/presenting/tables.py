@@ -23,6 +23,7 @@ from parity import benchmarks
 from parity.benchmarks.tables import Table, num, pct
 from parity.stats import BOOTSTRAP, CI_METHOD_LABELS, CONFIDENCE_SEQUENCE, SMALL_N, T_INTERVAL
 from results.computing.spine import StudyResults, UnitResults
+from results.presenting.closing_table import closing_table
 
 
 def ci(bounds: Sequence[float | None] | None) -> str:
@@ -509,5 +510,6 @@ def paper_tables(results: StudyResults) -> list[Table]:
         wording_table(results),
         generative_table(results),
         kind_table(results),
+        closing_table(results),
     ]
     return [table for table in tables if table is not None]
