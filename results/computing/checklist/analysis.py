@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from parity.reporting.checklist import BY_ID, Answer, computed, not_applicable
+from parity.reporting.checklist import BY_ID, Answer, computed, not_answered, not_applicable
 from results.computing.checklist.answering import answers, missing
 from results.computing.spine import StudyResults
 from studies.models import Study
@@ -65,7 +65,11 @@ def same_method(study: Study, results: StudyResults) -> Answer:
 def robustness(study: Study, results: StudyResults) -> Answer:
     if not results.methods.participants.excluded:
         return not_applicable(BY_ID["4.6"], "no participant was excluded")
-    return missing("4.6")
+    return not_answered(
+        BY_ID["4.6"],
+        "Parity does not compute the figures under other exclusion rules; the results page compares them "
+        "with and without the participants it flags",
+    )
 
 
 # -- documentation -------------------------------------------------------------------------------
@@ -74,9 +78,20 @@ def robustness(study: Study, results: StudyResults) -> Answer:
 @answers("5.1.1")
 def demographics(study: Study, results: StudyResults) -> Answer:
     asked = [key for key in ("age", "gender", "first_language", "education") if key in (study.closing_questions or [])]
-    if asked:
+    if not asked:
+        return missing("5.1.1")
+    closing = results.closing
+    if closing is None or not closing.n_answered:
         return computed(BY_ID["5.1.1"], "Partial: participants were asked " + ", ".join(asked))
-    return missing("5.1.1")
+    said = [f"{closing.n_answered} of {closing.n_participants} answered the closing questions"]
+    if closing.age is not None:
+        age = closing.age
+        said.append(f"age median {age.median:g} (range {age.low}–{age.high}, {age.n} answers)")
+    for key in ("gender", "first_language", "education"):
+        counted = closing.counts.get(key)
+        if counted:
+            said.append(f"{key.replace('_', ' ')}: " + ", ".join(f"{value} {n}" for value, n in counted.items()))
+    return computed(BY_ID["5.1.1"], "Yes: " + "; ".join(said))
 
 
 @answers("5.1.2")

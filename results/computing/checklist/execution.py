@@ -113,9 +113,17 @@ def same_tools(study: Study, results: StudyResults) -> Answer:
 
 @answers("3.5.1")
 def tools_enforced(study: Study, results: StudyResults) -> Answer:
-    if "ai_tool" in (study.closing_questions or []):
-        return computed(BY_ID["3.5.1"], "Partial: participants were asked afterwards whether they used an AI tool")
-    return missing("3.5.1")
+    if "ai_tool" not in (study.closing_questions or []):
+        return missing("3.5.1")
+    said = "Partial: participants were asked afterwards whether they used an AI tool"
+    closing = results.closing
+    if closing is None or closing.ai_tool_answered is None:
+        return computed(BY_ID["3.5.1"], said)
+    said += f"; {closing.ai_tool_yes} of {closing.ai_tool_answered} who answered said they did"
+    without = closing.accuracy_without_ai_users
+    if closing.ai_tool_yes and without is not None and without.mean is not None:
+        said += f", and human accuracy without them is {without.mean:.1%} ({without.n_annotators} people)"
+    return computed(BY_ID["3.5.1"], said)
 
 
 @answers("3.6")

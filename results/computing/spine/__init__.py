@@ -1,0 +1,167 @@
+"""A study's results as a typed tree: `StudyResults`, built once by `results.computing.assemble` from the
+`parity.stats` results and read by attribute, turned into JSON only at the edges (the
+`study_results --json` command, the API, the replication bundle) by `to_json`, and read back by
+`StudyResults.from_json` where results come as JSON (a replication bundle's analysis file).
+
+The JSON is the one the results had as a plain dict, key for key and in the same order (a test
+compares it byte for byte: tests/results/test_results_golden.py). A field's JSON key is its name;
+a field's metadata may say otherwise:
+
+- `omit_if_none`: the key is left out when the value is None (the participants flagged and left
+  out, counted only when the filter leaves them out; a rating study's graded section);
+- `present_if`: the key is written only when the named boolean field of the same node is true;
+- `inline`: the value, a mapping or a `parity.stats` result, is written into the node itself (the
+  benchmark's headline entries; a run's paired test and its place in the human band);
+- `hidden`: never written (what the tree knows that the JSON does not say).
+
+The sections still held as JSON mappings (the benchmark's own breakdowns and headline entries) come as
+they are from the benchmark's package. The tree is free of
+Django: it names `parity.stats` types only.
+
+The nodes live in `node` (the base and its JSON), `measures` (the humans, units, models, breakdowns,
+models among people) and `methods` (what a methods section says); the whole tree is here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from results.computing.spine.measures import (
+    AnnotatorAccuracy,
+    Breakdowns,
+    ByCategory,
+    CategoryHumans,
+    CategoryModel,
+    CategoryRow,
+    DivergentItemText,
+    GenerativeScore,
+    Graded,
+    Human,
+    HumanAccuracy,
+    Irt,
+    ModelResults,
+    Participants,
+    PlacedItem,
+    RunInBand,
+    RunPaired,
+    RunPlacement,
+    UnitAnnotator,
+    UnitResults,
+)
+from results.computing.spine.methods import (
+    AccuracyWithout,
+    AgeSummary,
+    AttentionRule,
+    ClosingSummary,
+    CollectionDates,
+    Design,
+    DesignSetting,
+    Entered,
+    ExclusionReason,
+    ItemSample,
+    Methods,
+    Pay,
+    ProlificRecruitment,
+    Recruiting,
+    Reporting,
+    RunProvenance,
+    Spread,
+    StatisticsSettings,
+)
+from results.computing.spine.node import (
+    HIDDEN,
+    INLINE,
+    OMIT_IF_NONE,
+    Node,
+    from_json,
+    to_json,
+)
+
+# -- the whole ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StudyResults(Node):
+    """Everything the results page shows of one study under one choice of filters."""
+
+    study: str
+    study_id: int
+    benchmark: str
+    status: str
+    is_imported: bool
+    filters: dict[str, str]
+    #: the item detail the study's breakdowns are by (None: the benchmark has none)
+    category_field: str | None
+    seed: int
+    n_boot: int
+    participants: Participants
+    human: Human
+    units: list[UnitResults]
+    models: list[ModelResults]
+    breakdowns: Breakdowns
+    # models among people (`results.computing.comparison`): the joint IRT placement or why not, the paired
+    # tests, the human band
+    irt: Irt | None
+    irt_reason: str | None
+    paired: list[RunPaired]
+    human_band: list[RunInBand]
+    graded: Graded | None = field(default=None, metadata=OMIT_IF_NONE)
+    #: the closing questions summarised (None: the study asks none that is summarised)
+    closing: ClosingSummary | None = field(default=None, metadata=OMIT_IF_NONE)
+    #: the benchmark's own top-level entries (AmbiBench: the oracle by position)
+    headlines: dict[str, Any] = field(default_factory=dict, metadata=INLINE)
+    #: what a methods paragraph says (`results.computing.methods`); keyword-only, as it follows fields with defaults
+    methods: Methods = field(kw_only=True)
+
+    def model(self, run: int) -> ModelResults | None:
+        return next((model for model in self.models if model.run == run), None)
+
+
+__all__ = [
+    "AccuracyWithout",
+    "AgeSummary",
+    "AnnotatorAccuracy",
+    "AttentionRule",
+    "Breakdowns",
+    "ByCategory",
+    "CategoryHumans",
+    "CategoryModel",
+    "CategoryRow",
+    "ClosingSummary",
+    "CollectionDates",
+    "Design",
+    "DesignSetting",
+    "DivergentItemText",
+    "Entered",
+    "ExclusionReason",
+    "GenerativeScore",
+    "Graded",
+    "HIDDEN",
+    "Human",
+    "HumanAccuracy",
+    "INLINE",
+    "Irt",
+    "ItemSample",
+    "Methods",
+    "ModelResults",
+    "Node",
+    "OMIT_IF_NONE",
+    "Participants",
+    "Pay",
+    "PlacedItem",
+    "ProlificRecruitment",
+    "Recruiting",
+    "Reporting",
+    "RunInBand",
+    "RunPaired",
+    "RunPlacement",
+    "RunProvenance",
+    "Spread",
+    "StatisticsSettings",
+    "StudyResults",
+    "UnitAnnotator",
+    "UnitResults",
+    "from_json",
+    "to_json",
+]

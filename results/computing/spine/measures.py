@@ -1,0 +1,298 @@
+"""What was measured: who is in the results, the humans, the units, the model runs, the breakdowns,
+the models among people, a rating study's grades."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from parity.stats.accuracy import AccuracyAcrossUnits
+from parity.stats.agreement import IccBlock
+from parity.stats.band import ModelInBand
+from parity.stats.compare import ItemDisagreement
+from parity.stats.paired import PairedTest
+from parity.stats.placement import DivergentItem, ItemParameters
+from results.computing.spine.node import HIDDEN, INLINE, OMIT_IF_NONE, Node
+
+# -- who is in the results ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Participants(Node):
+    """The participants with an answer, included or excluded; everyone still working; the flagged
+    left out by the filter (None when the filter keeps them); how many imported."""
+
+    included: int
+    excluded: int
+    in_progress: int
+    flagged_left_out: int | None = field(default=None, metadata=OMIT_IF_NONE)
+    imported: int = 0
+
+
+# -- the humans ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AnnotatorAccuracy(Node):
+    annotator: str
+    #: None in a study not divided into units
+    unit: str | None
+    n: int
+    accuracy: float | None
+
+
+@dataclass(frozen=True)
+class HumanAccuracy(Node):
+    mean: float | None
+    best: float | None
+    worst: float | None
+    std: float | None
+    #: [low, high], or None when undefined
+    ci95: list[float | None] | None
+    #: a t-interval over annotators, or the confidence sequence a "ci_width" recruitment stopped on
+    ci_method: str
+    small_n_warning: bool
+    per_annotator: list[AnnotatorAccuracy]
+
+
+@dataclass(frozen=True)
+class Human(Node):
+    n_annotators: int
+    n_items: int
+    #: the items the accuracy is over: those with a right answer
+    n_items_scored: int
+    n_answers: int
+    accuracy: HumanAccuracy
+    #: Ruis et al.'s Table 7 "Total" row
+    accuracy_across_units: AccuracyAcrossUnits
+    cohen_kappa_mean_pairwise: float | None
+    cohen_kappa_std_across_units: float | None
+    fleiss_kappa: float | None
+    krippendorff_alpha: float | None
+    percent_agreement: float | None
+    icc2k: float | None
+    #: a rating study's mean of the units' ICC(2,k) (written for a rating study only)
+    icc2k_mean_across_units: float | None = field(default=None, metadata={"present_if": "graded"})
+    graded: bool = field(default=False, metadata=HIDDEN)
+
+
+# -- the units ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class UnitAnnotator(Node):
+    annotator: str
+    n: int
+    accuracy: float | None
+
+
+@dataclass(frozen=True)
+class UnitResults(Node):
+    unit: str
+    category: str | None
+    capacity: int
+    n_annotators: int
+    n_items: int
+    annotators: list[UnitAnnotator]
+    accuracy_mean: float | None
+    accuracy_best: float | None
+    accuracy_worst: float | None
+    accuracy_std: float | None
+    accuracy_ci95: list[float | None] | None
+    accuracy_ci_method: str | None
+    small_n_warning: bool
+    cohen_kappa_mean_pairwise: float | None
+    fleiss_kappa: float | None
+    krippendorff_alpha: float | None
+    percent_agreement: float | None
+    icc2k: float | None
+
+
+# -- the model runs -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ModelResults(Node):
+    """A run on all the items it answered, and beside the humans on the items both answered."""
+
+    run: int
+    model: str
+    setting: dict[str, Any]
+    setting_key: str
+    label: str
+    status: str
+    n_items: int
+    n_answers: int
+    n_valid: int
+    #: all the items it answered with a right answer
+    n_items_scored: int
+    accuracy: float | None
+    accuracy_ci95: list[float | None] | None
+    #: MiQA: the decision on both presentations' log-likelihoods averaged, one per item
+    accuracy_averaged_likelihood: float | None
+    #: the items both answered
+    n_items_same: int
+    accuracy_same_items: float | None
+    human_accuracy_same_items: float | None
+    gap_to_humans: float | None
+    gap_ci95: list[float | None] | None
+    kappa_vs_human_majority: float | None
+    agreement_with_human_majority: float | None
+    n_items_with_majority: int
+    n_tied_items: int
+    disagreements: list[ItemDisagreement]
+
+
+# -- the breakdowns -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CategoryHumans(Node):
+    """The humans on the category's items they answered."""
+
+    n_annotators: int
+    n_items: int
+    mean: float | None
+    ci95: list[float | None] | None
+    small_n_warning: bool
+
+
+@dataclass(frozen=True)
+class CategoryModel(Node):
+    """A run on all the category's items it answered, and on those the humans answered too."""
+
+    run: int
+    label: str
+    n_items: int
+    accuracy: float | None
+    n_items_same: int
+    accuracy_same_items: float | None
+
+
+@dataclass(frozen=True)
+class CategoryRow(Node):
+    category: str | None
+    #: the items anyone answered: humans, models or both
+    n_items: int
+    human: CategoryHumans
+    models: list[CategoryModel]
+
+
+@dataclass(frozen=True)
+class ByCategory(Node):
+    #: the benchmark's category field ("type" for implicature)
+    field: str | None
+    rows: list[CategoryRow]
+
+
+@dataclass(frozen=True)
+class Breakdowns(Node):
+    """Accuracy per category (where the benchmark has a category field), then the benchmark's own
+    sections as its package gives them (`Benchmark.breakdowns`: by template, by position, ...)."""
+
+    by_category: ByCategory | None = field(default=None, metadata=OMIT_IF_NONE)
+    sections: dict[str, Any] = field(default_factory=dict, metadata=INLINE)
+
+
+# -- models among people ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunPaired(Node):
+    """A run against the people on the items both answered (`parity.stats.paired`); the test's
+    numbers as its JSON gives them (None, never NaN)."""
+
+    run: int
+    label: str
+    test: PairedTest = field(metadata=INLINE)
+
+
+@dataclass(frozen=True)
+class RunInBand(Node):
+    """A run's mean kappa with the people against the people's band (`parity.stats.band`)."""
+
+    run: int
+    label: str
+    placed: ModelInBand = field(metadata=INLINE)
+
+
+@dataclass(frozen=True)
+class RunPlacement(Node):
+    """A run placed among the people (`parity.stats.placement.ModelPlacement`, named by its run)."""
+
+    run: int
+    label: str
+    #: in the people population's SDs from its mean
+    ability: float
+    ci: list[float]
+    se: float
+    se_answers: float
+    #: the share (0–100) of this study's participants below the model
+    percentile: float
+    population_percentile: float
+    population_percentile_ci: list[float]
+    n_items: int
+    #: why this run's CI may cover less than its level ("" when nothing is known against it)
+    ci_note: str = ""
+
+
+@dataclass(frozen=True)
+class PlacedItem(Node):
+    parameters: ItemParameters = field(metadata=INLINE)
+    #: the item's words (`results.computing.comparison.item_text`)
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class DivergentItemText(Node):
+    divergent: DivergentItem = field(metadata=INLINE)
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class Irt(Node):
+    """The joint item-response placement of people and runs (`parity.stats.placement.Placement`),
+    its runs named by run and label and its items with their words."""
+
+    #: "rasch" or "2pl"
+    model: str
+    people: int
+    items_used: int
+    items_dropped_all_right: int
+    items_dropped_all_wrong: int
+    person_reliability: float | None
+    item_reliability: float | None
+    converged: bool
+    confidence: float
+    calibrated: bool
+    calibration_note: str
+    scale_logits: float | None
+    models: list[RunPlacement]
+    people_abilities: list[float]
+    items: list[PlacedItem]
+    n_items_tested: int
+    n_divergent: int
+    divergent_items: list[DivergentItemText]
+
+
+# -- a rating study -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GenerativeScore(Node):
+    model: str
+    n_answers: int
+    score: float | None
+
+
+@dataclass(frozen=True)
+class Graded(Node):
+    """A rating study: ICC(2,k) over blocks of the same raters, and each model's generative score."""
+
+    icc_form: str
+    icc2k: float | None
+    n_items: int
+    n_blocks: int
+    n_items_without_icc: int
+    blocks: list[IccBlock]
+    generative_scores: list[GenerativeScore]
