@@ -5,6 +5,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 CHROMIUM_FLAGS = [
@@ -52,6 +53,12 @@ def page(browser):
     )
     page = context.new_page()
     yield page
+    # a request the live server is still answering holds SQLite's tables while the test's database is
+    # emptied ("database table is locked" at teardown): let the page's requests finish first
+    try:
+        page.wait_for_load_state("networkidle", timeout=5000)
+    except PlaywrightError:
+        pass
     context.close()
 
 
