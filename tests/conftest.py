@@ -128,6 +128,27 @@ def _import_session_benchmarks() -> None:
         }
 
 
+def committed_world_wipe() -> None:
+    """Delete what a module's shared, committed data made (a `django_db_blocker.unblock()` fixture):
+    studies and all they hold, model runs, users, items of benchmarks outside the session's, and the
+    task queue's rows. Built outside a test's transaction, the data's `on_commit` callbacks ran at once:
+    a participant finishing queued a refresh of the study's flags, committed, which the tests after
+    the module would otherwise find in the queue."""
+    from django.contrib.auth import get_user_model
+    from django_tasks_db.models import DBTaskResult
+
+    from annotation.models import BenchmarkAsset, Item
+    from modelruns.models import ModelResponse, ModelRun, ModelShard, ModelSpec
+    from studies.models import Participant, Response, Study, Unit, UnitItem
+
+    for model in (ModelResponse, ModelShard, ModelRun, ModelSpec, Response, Participant, UnitItem, Unit, Study):
+        model.objects.all().delete()
+    for model in (Item, BenchmarkAsset):
+        model.objects.exclude(benchmark__in=SESSION_BENCHMARKS).delete()
+    get_user_model().objects.all().delete()
+    DBTaskResult.objects.all().delete()
+
+
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup, django_db_blocker):
     """pytest-django's test database, with the session's benchmarks in it."""

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from django.test import override_settings
 
-from tests.conftest import SESSION_BENCHMARKS, dataset
+from tests.conftest import committed_world_wipe, dataset
 from tests.engine.conftest import _save_llama, train_tokenizer
 
 BASELINE = "Ruis et al. human baseline"
@@ -28,20 +28,6 @@ class Bundled:
 def hex_id(*parts: str) -> str:
     """A 24-character hexadecimal ID, as Prolific's are."""
     return hashlib.sha256("/".join(parts).encode()).hexdigest()[:24]
-
-
-def _wipe() -> None:
-    from django.contrib.auth import get_user_model
-
-    from annotation.models import BenchmarkAsset, Item
-    from modelruns.models import ModelResponse, ModelRun, ModelShard, ModelSpec
-    from studies.models import Participant, Response, Study, Unit, UnitItem
-
-    for model in (ModelResponse, ModelShard, ModelRun, ModelSpec, Response, Participant, UnitItem, Unit, Study):
-        model.objects.all().delete()
-    for model in (Item, BenchmarkAsset):
-        model.objects.exclude(benchmark__in=SESSION_BENCHMARKS).delete()
-    get_user_model().objects.all().delete()
 
 
 @pytest.fixture(scope="module")
@@ -72,4 +58,4 @@ def bundled(django_db_setup, django_db_blocker, tmp_path_factory: pytest.TempPat
             shards.modelrun_work(run=run, worker="bundle-test")
         call_command("bundle", BASELINE, "--out", str(path))
         yield Bundled(study.pk, BASELINE, path, identities)
-        _wipe()
+        committed_world_wipe()

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from tests.conftest import SESSION_BENCHMARKS, dataset
+from tests.conftest import committed_world_wipe, dataset
 from tests.factories import Bot, pid, row_key, small_study
 
 PILOT_PIDS = {"A1": pid(0xA1), "A2": pid(0xA2), "A3": pid(0xA3), "A4": pid(0xA4), "A5": pid(0xA5)}
@@ -37,27 +37,12 @@ class Built:
     sessions: list[str] = field(default_factory=list)
 
 
-def _wipe() -> None:
-    from django.contrib.auth import get_user_model
-
-    from annotation.models import BenchmarkAsset, Item
-    from modelruns.models import ModelResponse, ModelRun, ModelSpec
-    from studies.models import Participant, Response, Study, Unit, UnitItem
-
-    for model in (ModelResponse, ModelRun, ModelSpec, Response, Participant, UnitItem, Unit, Study):
-        model.objects.all().delete()
-    # the session's benchmarks stay, as the tests after this module expect them (tests/conftest.py)
-    for model in (Item, BenchmarkAsset):
-        model.objects.exclude(benchmark__in=SESSION_BENCHMARKS).delete()
-    get_user_model().objects.all().delete()
-
-
 @pytest.fixture(scope="module")
 def world(django_db_setup, django_db_blocker):
     """Unblocks the database for a module's shared data and wipes it at the module's end."""
     with django_db_blocker.unblock():
         yield
-        _wipe()
+        committed_world_wipe()
 
 
 def _choose_wrong_on(keys: set[str]):
