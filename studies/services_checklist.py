@@ -42,13 +42,9 @@ def study_checklist_notes_set(*, study: Study, notes: Mapping[str, str], actor: 
     before = dict(locked.checklist_notes)
     locked.checklist_notes = {entry_id: text for entry_id, text in cleaned.items() if text}
     locked.save(update_fields=["checklist_notes"])
+    after = locked.checklist_notes
     changed = sorted(
-        set(before) ^ set(locked.checklist_notes)
-        | {
-            entry_id
-            for entry_id in set(before) & set(locked.checklist_notes)
-            if before[entry_id] != locked.checklist_notes[entry_id]
-        }
+        entry_id for entry_id in before.keys() | after.keys() if before.get(entry_id) != after.get(entry_id)
     )
     if changed:
         study_event_record(

@@ -139,3 +139,13 @@ def figure(results: StudyResults, path: Path, kind: str) -> Figure:
 def plain(parts: list[Part]) -> str:
     """A text as plain characters (figures written out)."""
     return "".join(part.text if isinstance(part, Figure) else part for part in parts)
+
+
+def series(items: list[list[Part]], last: str = " and ") -> list[Part]:
+    """Parts joined as "a, b and c" (or, with `last=" or "`, "a, b or c")."""
+    out: list[Part] = []
+    for index, item in enumerate(items):
+        if index:
+            out.append(last if index == len(items) - 1 else ", ")
+        out.extend(item)
+    return out

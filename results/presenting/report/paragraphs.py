@@ -9,7 +9,7 @@ from __future__ import annotations
 from parity.stats import BOOTSTRAP, CONFIDENCE_SEQUENCE, T_INTERVAL
 from results.computing.spine import StudyResults
 from results.presenting.report import recruiting
-from results.presenting.report.figures import Part, figure
+from results.presenting.report.figures import Part, figure, series
 
 Paragraph = list[Part]
 
@@ -42,16 +42,6 @@ class _Text:
 
 def _plural(n: int, one: str, many: str) -> str:
     return one if n == 1 else many
-
-
-def _series(items: list[list[Part]]) -> list[Part]:
-    """Parts joined as "a, b and c"."""
-    out: list[Part] = []
-    for index, item in enumerate(items):
-        if index:
-            out.append(" and " if index == len(items) - 1 else ", ")
-        out.extend(item)
-    return out
 
 
 def _recruitment(t: _Text) -> None:
@@ -93,7 +83,7 @@ def _recruitment(t: _Text) -> None:
     ]
     if fates:
         t.add(": ")
-        t.add(*_series([[t.f("methods", "participants", key), f" {words}"] for key, words in fates]))
+        t.add(*series([[t.f("methods", "participants", key), f" {words}"] for key, words in fates]))
     t.add(". ")
 
 
@@ -112,7 +102,7 @@ def _exclusions(t: _Text) -> None:
             ]
             for index in range(len(people.exclusion_reasons))
         ]
-        t.add(*_series(reasons), "). ")
+        t.add(*series(reasons), "). ")
     t.add(
         "The analysis uses the answers of the ",
         t.f("participants", "included"),
@@ -215,7 +205,7 @@ def _design(t: _Text) -> None:
                 said.append(
                     [*label, " was set to ", t.f("methods", "design", "settings", index, "value", kind="setting")]
                 )
-        t.add("Of the study's other design settings, ", *_series(said), ". ")
+        t.add("Of the study's other design settings, ", *series(said), ". ")
 
 
 def _models(t: _Text) -> None:
@@ -248,7 +238,7 @@ def _models(t: _Text) -> None:
             parts.extend([*([", "] if number else []), *detail])
         parts.append(")")
         described.append(parts)
-    t.add(*_series(described), ". ")
+    t.add(*series(described), ". ")
 
 
 def _statistics(t: _Text) -> None:
@@ -363,7 +353,7 @@ def _power(t: _Text) -> None:
         for key, side in (("detectable_above", "above"), ("detectable_below", "below"))
         if power.get(key) is not None
     ]
-    t.add(" detects a gap of ", *_series(sides), " with ", t.f(*path, "power", kind="level"), " power")
+    t.add(" detects a gap of ", *series(sides), " with ", t.f(*path, "power", kind="level"), " power")
     t.add(
         "; the human accuracy's CI was expected to be ",
         t.f(*path, "human_half_width", kind="points"),

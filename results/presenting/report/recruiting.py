@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from results.computing.spine import Methods
-from results.presenting.report.figures import Part
+from results.presenting.report.figures import Part, series
 
 
 class _Text(Protocol):
@@ -31,15 +31,6 @@ SELECTS = (
 )
 
 
-def _join(items: list[list[Part]]) -> list[Part]:
-    out: list[Part] = []
-    for index, item in enumerate(items):
-        if index:
-            out.append(" and " if index == len(items) - 1 else ", ")
-        out.extend(item)
-    return out
-
-
 def prescreening(t: _Text) -> None:
     """ "Prolific's prescreening admitted only participants aged 18 to 65, ...", when any was set."""
     recruiting = t.methods.recruiting
@@ -58,22 +49,15 @@ def prescreening(t: _Text) -> None:
         values = screening.get(key) or []
         if values:
             ids = [[t.f(*path, key, index, kind="text")] for index in range(len(values))]
-            parts.append([f"with {words} (Prolific's choice {'id' if len(values) == 1 else 'ids'}) ", *_or(ids)])
+            parts.append(
+                [f"with {words} (Prolific's choice {'id' if len(values) == 1 else 'ids'}) ", *series(ids, last=" or ")]
+            )
     if "approval_rate_min" in screening:
         parts.append(["with an approval rate of at least ", t.f(*path, "approval_rate_min"), "%"])
     if screening.get("exclude_earlier"):
         parts.append(["who had not taken part in the researchers' earlier studies on Prolific"])
     if parts:
-        t.add("Prolific's prescreening admitted only participants ", *_join(parts), ". ")
-
-
-def _or(items: list[list[Part]]) -> list[Part]:
-    out: list[Part] = []
-    for index, item in enumerate(items):
-        if index:
-            out.append(" or " if index == len(items) - 1 else ", ")
-        out.extend(item)
-    return out
+        t.add("Prolific's prescreening admitted only participants ", *series(parts), ". ")
 
 
 def refusals(t: _Text) -> None:
