@@ -10,6 +10,7 @@ from django.http import QueryDict
 from django.utils.translation import gettext_lazy
 
 from parity.stats import behaviour
+from parity.training import TrainingQuestion
 from studies.closing import ClosingQuestion
 from studies.models import Study
 
@@ -129,3 +130,34 @@ class ClosingForm(forms.Form):
         super().__init__(*args, **kwargs)
         for question in questions:
             self.fields[question.key] = _closing_field(question)
+
+
+class PracticeForm(forms.Form):
+    """An answer to the current practice question: a choice or a few words."""
+
+    answer = forms.CharField(max_length=500, strip=True)
+
+
+class ComprehensionForm(forms.Form):
+    """One try at the comprehension check: a field per question, in order (`q0`, `q1`, ...), a choice
+    where the question has choices, else a line of text."""
+
+    #: the tries made before this one: a second send of the same try (a double click) is not a try
+    attempt = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
+
+    def __init__(self, *args, questions: list[TrainingQuestion], **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.questions = questions
+        for number, question in enumerate(questions):
+            name = f"q{number}"
+            if question.choices:
+                self.fields[name] = forms.ChoiceField(
+                    label=question.text,
+                    choices=[(choice, choice) for choice in question.choices],
+                    widget=forms.RadioSelect,
+                )
+            else:
+                self.fields[name] = forms.CharField(label=question.text, max_length=500)
+
+    def answers(self) -> list[str]:
+        return [self.cleaned_data[f"q{number}"] for number in range(len(self.questions))]

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from participation import preview_views, views
+from participation import preview_views, training_views, views
 
 app_name = "participation"
 
@@ -11,6 +11,9 @@ urlpatterns = [
     path("s/<slug:link>/step/", views.step, name="step"),
     path("s/<slug:link>/consent/", views.consent, name="consent"),
     path("s/<slug:link>/begin/", views.begin, name="begin"),
+    path("s/<slug:link>/practice/", training_views.practice, name="practice"),
+    path("s/<slug:link>/practice/next/", training_views.practice_continue, name="practice_continue"),
+    path("s/<slug:link>/comprehension/", training_views.comprehension, name="comprehension"),
     path("s/<slug:link>/answer/", views.answer, name="answer"),
     path("s/<slug:link>/closing/", views.closing, name="closing"),
     # the researcher's walk through these pages, writing nothing

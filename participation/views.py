@@ -6,8 +6,6 @@ makes refreshes, back buttons, second tabs and replayed POSTs harmless.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import wraps
 from typing import TYPE_CHECKING
 
 from django.conf import settings
@@ -19,12 +17,12 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseClientRedirect
 
 from annotation.models import Item
-from participation import cookie
+from participation import cookie, training_views
+from participation.access import no_participant, participant_view, problem
 from participation.forms import AnswerForm, BehaviourForm, ClosingForm, ConsentForm, EntryForm
 from participation.i18n import browser_language, study_language, translated, translated_choices
 from participation.selectors import (
     browser_entered_as,
-    get_participant_by_link,
     get_participant_for_request,
     known_participant_ids,
 )
@@ -46,7 +44,7 @@ from studies.services import (
 from studies.services_answers import Outcome, SubmitResult, response_submit
 
 if TYPE_CHECKING:
-    from django_stubs_ext import StrOrPromise
+    pass
 
 _PROLIFIC_PARAMS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
 
@@ -55,25 +53,11 @@ def _step_url(study: Study) -> str:
     return reverse("participation:step", args=[study.link])
 
 
-def _problem(request: HtmxHttpRequest, title: StrOrPromise, message: StrOrPromise, status: int = 400) -> HttpResponse:
-    return render(request, "problem.html", {"title": title, "message": message}, status=status)
-
-
-def _no_participant(request: HtmxHttpRequest, link: str) -> HttpResponse:
-    """This browser has no participant at `link`: a 404 for a link to no study, else how to get back in."""
-    with study_language(get_study_by_link(link)):
-        return _problem(
-            request,
-            gettext("We could not find your place in this study"),
-            gettext("Please open the study again from Prolific, using the link there: your answers so far are saved."),
-        )
-
-
 def csrf_failure(request: HtmxHttpRequest, reason: str = "") -> HttpResponse:
     """A form posted without this site's CSRF cookie and token (settings.CSRF_FAILURE_VIEW). No
     study is known here: the page is in the browser's language."""
     with browser_language(request):
-        return _problem(
+        return problem(
             request,
             gettext("This form could not be accepted"),
             gettext(
@@ -100,7 +84,7 @@ def _enter(request: HtmxHttpRequest, study: Study) -> HttpResponse:
     if request.method == "GET" and not any(name in request.GET for name in _PROLIFIC_PARAMS):
         if known is not None:
             return redirect(_step_url(study))
-        return _problem(
+        return problem(
             request,
             gettext("This link is incomplete"),
             gettext("The link has no Prolific ID (PROLIFIC_PID). Please open the study from Prolific."),
@@ -108,7 +92,7 @@ def _enter(request: HtmxHttpRequest, study: Study) -> HttpResponse:
     form = EntryForm(request.POST if request.method == "POST" else request.GET, study=study)
     if not form.is_valid():
         details = "; ".join(f"{field} {' '.join(map(str, errors))}" for field, errors in form.errors.items())
-        return _problem(
+        return problem(
             request,
             gettext("This link is not valid"),
             gettext("Please open the study from Prolific again ({details}).").format(details=details),
@@ -124,7 +108,7 @@ def _enter(request: HtmxHttpRequest, study: Study) -> HttpResponse:
                 prolific_study_id=recruiting.prolific_id if recruiting is not None else "",
             )
         except SignatureError as exc:
-            return _problem(
+            return problem(
                 request,
                 gettext("This link could not be verified"),
                 gettext("Please open the study from Prolific again ({details}).").format(details=exc),
@@ -171,7 +155,7 @@ _NOT_HERE = (
 
 def _refusal(request: HtmxHttpRequest, study: Study, refusal: Refusal | None, *, pid: str) -> HttpResponse:
     if refusal in _ABOUT_THE_PID and not browser_entered_as(request, pid):
-        return _problem(request, *_NOT_HERE, status=403)
+        return problem(request, *_NOT_HERE, status=403)
     messages: dict[Refusal | None, tuple[str, str]] = {
         Refusal.NOT_LIVE: (
             gettext("This study is not open"),
@@ -212,7 +196,7 @@ def _refusal(request: HtmxHttpRequest, study: Study, refusal: Refusal | None, *,
     title, message = messages.get(
         refusal, (gettext("This study is not available"), gettext("Please return the study on Prolific."))
     )
-    return _problem(request, title, message, status=403 if refusal is Refusal.OTHER_SESSION else 200)
+    return problem(request, title, message, status=403 if refusal is Refusal.OTHER_SESSION else 200)
 
 
 def _done_context(participant: Participant, already: bool = False, closing: ClosingForm | None = None) -> dict:
@@ -230,22 +214,6 @@ def _done_context(participant: Participant, already: bool = False, closing: Clos
     }
 
 
-def participant_view(
-    view: Callable[[HtmxHttpRequest, Participant], HttpResponse],
-) -> Callable[[HtmxHttpRequest, str], HttpResponse]:
-    """Resolve the study link and this browser's participant, or explain how to get back in."""
-
-    @wraps(view)
-    def wrapper(request: HtmxHttpRequest, link: str) -> HttpResponse:
-        participant = get_participant_by_link(request, link)
-        if participant is None:
-            return _no_participant(request, link)
-        with study_language(participant.study):
-            return view(request, participant)
-
-    return wrapper
-
-
 @require_GET
 @participant_view
 def step(request: HtmxHttpRequest, participant: Participant) -> HttpResponse:
@@ -261,6 +229,12 @@ def _render_step(request: HtmxHttpRequest, participant: Participant, shown: Item
             return render(request, "participation/consent.html", context)
         case Participant.Step.INSTRUCTIONS:
             return render(request, "participation/instructions.html", context)
+        case Participant.Step.PRACTICE:
+            return training_views.practice_page(request, participant)
+        case Participant.Step.COMPREHENSION:
+            return training_views.comprehension_page(request, participant)
+        case Participant.Step.SCREENED_OUT:
+            return training_views.screened_out_page(request, participant)
         case Participant.Step.ITEMS:
             if shown is None:
                 participant = item_mark_shown(participant=participant)
@@ -286,7 +260,7 @@ def _render_step(request: HtmxHttpRequest, participant: Participant, shown: Item
         case _:
             if request.htmx:
                 return HttpResponseClientRedirect(_step_url(study))
-            return _problem(
+            return problem(
                 request,
                 gettext("Your place in this study has ended"),
                 gettext(
@@ -380,7 +354,7 @@ def answer(request: HtmxHttpRequest, link: str) -> HttpResponse:
     if not known or not form.is_valid():
         participant = participant_at_link(known, link)
         if participant is None:
-            return _no_participant(request, link)
+            return no_participant(request, link)
         if not request.htmx:
             return redirect(_step_url(participant.study))
         with study_language(participant.study):
@@ -399,7 +373,7 @@ def answer(request: HtmxHttpRequest, link: str) -> HttpResponse:
         show_next=bool(request.htmx),
     )
     if result is None:
-        return _no_participant(request, link)
+        return no_participant(request, link)
     with study_language(result.participant.study):
         return _answered(request, result, form)
 

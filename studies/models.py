@@ -75,7 +75,9 @@ class Study(models.Model):
         help_text="given instead of the completion code to participants excluded for failed attention checks",
     )
     no_consent_code = models.CharField(
-        max_length=40, blank=True, help_text="given to those who decline consent, if set"
+        max_length=40,
+        blank=True,
+        help_text="given to those who decline consent or fail the comprehension check, if set",
     )
     estimated_minutes = models.PositiveIntegerField(default=30)
     reward_pence = models.PositiveIntegerField(default=450, help_text="reward in pence (GBP)")
@@ -143,6 +145,21 @@ class Study(models.Model):
     )
     # who may take part (Prolific's prescreening, sent with the study: studies.screening) and which items
     # they see (parity.sampling): what the reporting checklist asks of recruitment and item sampling
+    # training before the items (parity.training): practice questions answered with feedback and a
+    # comprehension check passed within a set number of tries; neither is counted in the results
+    practice_questions = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="practice questions shown with feedback before the items (parity.training), never counted",
+    )
+    comprehension_questions = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="questions on the instructions that must all be answered right before the items",
+    )
+    comprehension_tries = models.PositiveSmallIntegerField(
+        default=2, help_text="tries at the comprehension check before the participant is asked to return the study"
+    )
     prolific_filters = models.JSONField(
         default=dict,
         blank=True,
@@ -274,14 +291,18 @@ class Participant(models.Model):
         TIMED_OUT = "timed_out", "Timed out"
         RETURNED = "returned", "Returned"
         DECLINED = "declined", "Declined consent"
+        SCREENED_OUT = "screened_out", "Failed the comprehension check"
 
     class Step(models.TextChoices):
         CONSENT = "consent", "Consent"
         INSTRUCTIONS = "instructions", "Instructions"
+        PRACTICE = "practice", "Practice"
+        COMPREHENSION = "comprehension", "Comprehension check"
         ITEMS = "items", "Items"
         DONE = "done", "Done"
         DECLINED = "declined", "Declined"
         RELEASED = "released", "Slot released"
+        SCREENED_OUT = "screened_out", "Asked to return (comprehension check)"
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="participants")
     unit = models.ForeignKey(Unit, on_delete=models.PROTECT, null=True, blank=True, related_name="participants")
@@ -308,6 +329,19 @@ class Participant(models.Model):
     completed_at = models.DateTimeField(null=True, blank=True)
     erased_at = models.DateTimeField(
         null=True, blank=True, help_text="when the Prolific identity was erased on request"
+    )
+    practice_answers = models.JSONField(
+        default=list, blank=True, help_text="answers to the practice questions, in order: answer and whether right"
+    )
+    practice_read = models.PositiveSmallIntegerField(
+        default=0, help_text="practice questions whose feedback the participant has read"
+    )
+    comprehension_tries = models.PositiveSmallIntegerField(default=0, help_text="tries at the comprehension check")
+    training_started_at = models.DateTimeField(
+        null=True, blank=True, help_text="when the practice or comprehension check began"
+    )
+    training_ended_at = models.DateTimeField(
+        null=True, blank=True, help_text="when the training ended: the check passed or failed, the practice done"
     )
     closing_answers = models.JSONField(
         default=dict, blank=True, help_text="answers to the study's optional closing questions, by question key"

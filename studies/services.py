@@ -32,6 +32,7 @@ from studies.services_preregistration import (
     status_change_record,
 )
 from studies.services_signals import signals_refresh_queue
+from studies.services_training import step_after_instructions, training_fields
 from studies.services_units import pay_checked, units_create, units_plan
 
 
@@ -66,6 +67,7 @@ def study_create(
     if problems:
         raise StudyError("; ".join(f"{name.replace('_', ' ')}: {message}" for name, message in problems.items()))
     fields["prolific_filters"] = screening.to_json()
+    training_fields(fields)
     fields.setdefault("sample_seed", Study._meta.get_field("sample_seed").get_default())
     sample = ItemSampling(
         method=fields.get("item_sampling", ALL), size=fields.get("sample_size"), seed=fields["sample_seed"]
@@ -407,9 +409,13 @@ def participant_consent(*, participant: Participant, agree: bool) -> Participant
 def participant_begin(*, participant: Participant) -> Participant:
     participant = _locked(participant)
     if participant.step == Participant.Step.INSTRUCTIONS:
-        participant.step = Participant.Step.ITEMS if participant.sequence else Participant.Step.DONE
+        participant.step = step_after_instructions(participant)
         participant.last_seen_at = timezone.now()
-        participant.save(update_fields=["step", "last_seen_at"])
+        fields = ["step", "last_seen_at"]
+        if participant.step in (Participant.Step.PRACTICE, Participant.Step.COMPREHENSION):
+            participant.training_started_at = participant.last_seen_at
+            fields.append("training_started_at")
+        participant.save(update_fields=fields)
     return participant
 
 

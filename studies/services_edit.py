@@ -14,6 +14,7 @@ from studies.models import Participant, Study
 from studies.results_versions import results_changed
 from studies.screening import Screening
 from studies.services import StudyError, study_create
+from studies.services_training import training_fields
 from studies.services_units import definition_asset, follows_estimate, study_estimate, units_create, units_plan
 
 #: what a researcher may change in a draft besides its design (`study_draft_update`)
@@ -43,6 +44,9 @@ DRAFT_FIELDS = (
     "item_sampling",
     "sample_size",
     "sample_seed",
+    "practice_questions",
+    "comprehension_questions",
+    "comprehension_tries",
 )
 #: what decides which items the units hold besides the design
 SAMPLING_FIELDS = ("item_sampling", "sample_size", "sample_seed")
@@ -80,6 +84,7 @@ def study_draft_update(*, study: Study, design: Mapping[str, Any] | None = None,
         if screening.errors():
             raise StudyError("; ".join(screening.errors().values()))
         fields = {**fields, "prolific_filters": screening.to_json()}
+    fields = training_fields(dict(fields))
     if chosen != locked.design or resampled:
         # what the old design resolved (implicature: the template's text) is resolved again
         stale = _resolved_keys(locked.benchmark)
@@ -188,4 +193,7 @@ def study_duplicate(*, study: Study, owner: Any) -> Study:
         item_sampling=study.item_sampling,
         sample_size=study.sample_size,
         sample_seed=study.sample_seed,
+        practice_questions=list(study.practice_questions),
+        comprehension_questions=list(study.comprehension_questions),
+        comprehension_tries=study.comprehension_tries,
     )
