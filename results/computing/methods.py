@@ -11,6 +11,7 @@ and `study_results --json` never disagree. Whole-study figures: the results' fil
 from __future__ import annotations
 
 from collections import Counter
+from math import floor
 from statistics import median
 from typing import Any
 
@@ -34,6 +35,7 @@ from results.computing.spine import (
     RunProvenance,
     Spread,
     StatisticsSettings,
+    TrainingPhase,
 )
 from results.loading.study_data import RunInfo, StudyData
 from studies.models import Participant
@@ -193,6 +195,7 @@ def methods_section(
             power=study.power_analysis or None,
         ),
         recruiting=_recruiting(data),
+        training=_training(data),
     )
 
 
@@ -215,4 +218,29 @@ def _recruiting(data: StudyData) -> Recruiting:
             seed=study.sample_seed if study.item_sampling != "all" else None,
         ),
         seen_before=seen,
+    )
+
+
+def _training(data: StudyData) -> TrainingPhase | None:
+    """The training's figures over the people who began it; None for a study without one."""
+    study = data.study
+    if not study.practice_questions and not study.comprehension_questions:
+        return None
+    trained = [(person, person.training) for person in data.everyone if person.training is not None]
+    seconds = [training.seconds for _, training in trained if training.seconds is not None]
+    middle = median(seconds) / 60 if seconds else None
+    return TrainingPhase(
+        practice_questions=len(study.practice_questions),
+        comprehension_questions=len(study.comprehension_questions),
+        comprehension_tries=study.comprehension_tries,
+        began=len(trained),
+        finished=len(seconds),
+        screened_out=sum(1 for person, _ in trained if person.status == Status.SCREENED_OUT),
+        practice_answered=sum(training.practice_answered for _, training in trained),
+        practice_right=sum(training.practice_right for _, training in trained),
+        median_minutes=middle,
+        # the reward pays the estimated minutes: the training's median time at that rate, to the penny (half up)
+        median_pay_pence=floor(study.reward_pence * middle / study.estimated_minutes + 0.5)
+        if middle is not None
+        else None,
     )

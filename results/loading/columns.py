@@ -80,11 +80,43 @@ class ParticipantInfo:
     review_signals: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False)
     #: their answer to the closing question "seen_before" ("yes", "no"; "" when not answered)
     seen_before: str = ""
+    #: their practice and comprehension check (None: they had none)
+    training: Training | None = None
 
     @property
     def in_results(self) -> bool:
         """Complete and kept: their answers to real items are what the statistics use."""
         return not self.excluded and self.status == Participant.Status.COMPLETED
+
+
+#: what `training_of` is read from, in its order
+TRAINING_VALUES = ("training_started_at", "training_ended_at", "practice_answers", "comprehension_tries")
+
+
+@dataclass(frozen=True)
+class Training:
+    """A participant's practice and comprehension check: how long they took (None: not finished),
+    the practice answers given and right, and the tries at the check."""
+
+    seconds: float | None
+    practice_answered: int
+    practice_right: int
+    comprehension_tries: int
+
+
+def training_of(
+    started: datetime | None, ended: datetime | None, practice: list[dict] | None, tries: int
+) -> Training | None:
+    """A participant's training from the fields of `TRAINING_VALUES`."""
+    if started is None:
+        return None
+    answers = practice or []
+    return Training(
+        seconds=(ended - started).total_seconds() if ended is not None else None,
+        practice_answered=len(answers),
+        practice_right=sum(1 for answer in answers if answer.get("correct")),
+        comprehension_tries=tries,
+    )
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from django.db.models.functions import Cast
 
 from annotation.models import Item
 from results.loading.columns import (
+    TRAINING_VALUES,
     AnswerBatch,
     HumanAnswers,
     HumanColumns,
@@ -22,6 +23,7 @@ from results.loading.columns import (
     ParticipantInfo,
     objects,
     positions_in,
+    training_of,
 )
 from results.loading.study_data import StudyData
 from studies.models import Participant, Response
@@ -32,7 +34,21 @@ def load_humans(data: dict[int, StudyData]) -> None:
     (and, for studies whose answers carry scores, one for those)."""
     people: dict[int, dict[int, int]] = defaultdict(dict)
     infos: dict[int, list[ParticipantInfo]] = defaultdict(list)
-    for pk, study_id, pseudonym, status, excluded, is_imported, unit, started, completed, reason, signals, seen in (
+    for (
+        pk,
+        study_id,
+        pseudonym,
+        status,
+        excluded,
+        is_imported,
+        unit,
+        started,
+        completed,
+        reason,
+        signals,
+        seen,
+        *trained,
+    ) in (
         Participant.objects.filter(study_id__in=list(data))
         .order_by("pk")
         .values_list(
@@ -48,6 +64,7 @@ def load_humans(data: dict[int, StudyData]) -> None:
             "exclusion_reason",
             "review_signals",
             "closing_answers__seen_before",
+            *TRAINING_VALUES,
         )
     ):
         people[study_id][pk] = len(infos[study_id])
@@ -64,6 +81,7 @@ def load_humans(data: dict[int, StudyData]) -> None:
                 reason,
                 review_signals=signals or {},
                 seen_before=seen if isinstance(seen, str) else "",
+                training=training_of(*trained),
             )
         )
     answers = (

@@ -21,6 +21,7 @@ from studies.models import Study
 from studies.screening import AGE_HIGH, AGE_LOW, SELECTS, Screening
 from studies.services_edit import DRAFT_FIELDS
 from studies.services_units import follows_estimate, study_estimate, units_plan
+from studies.workflow.forms_training import TrainingFields, training_initial
 from studies.workflow.selectors import design_estimate
 
 DESIGN_PREFIX = "design_"
@@ -127,6 +128,7 @@ def study_initial(study: Study) -> dict[str, Any]:
     """The form's values for an existing study: its fields, its reward in pounds, its design."""
     initial: dict[str, Any] = {name: getattr(study, name) for name in STUDY_FIELDS}
     initial["reward"] = Decimal(study.reward_pence).scaleb(-2)
+    initial.update(training_initial(study))
     screening = Screening.from_json(study.prolific_filters)
     for name in SCREENING_FIELDS:
         value = getattr(screening, name)
@@ -138,7 +140,7 @@ def study_initial(study: Study) -> dict[str, Any]:
     return initial
 
 
-class StudyForm(forms.Form):
+class StudyForm(TrainingFields, forms.Form):
     """A study of one benchmark: the paper's design by default, the benchmark's texts prefilled;
     editing a draft (`study`), the draft's own values. Creating and editing validate alike."""
 
@@ -513,6 +515,7 @@ class StudyForm(forms.Form):
             *self.prolific_fields(),
             *self.screening_fields(),
             *self.sampling_fields(),
+            *self.training_fields(),
             *self.reporting_fields(),
         ]
         for field in shown:

@@ -18,7 +18,7 @@ from tests.personas import personas_for, signed_in
 pytestmark = pytest.mark.django_db
 
 #: entries a study run in Parity with its reporting fields filled in answers (of the checklist's 71)
-ANSWERED_AT_LEAST = 62
+ANSWERED_AT_LEAST = 65
 
 #: what only the researchers know of the native study, as they would write it
 NOTES = {
@@ -95,6 +95,8 @@ def test_a_native_study_with_its_fields_and_notes_answers_at_least_64_entries(pi
         item_sampling="stratified",
         sample_seed=1234,
         sample_pool=600,
+        practice_questions=[{"text": "Yes or no?", "answer": "no", "choices": ["yes", "no"], "feedback": "Because."}],
+        comprehension_questions=[{"text": "One or two?", "answer": "one", "choices": ["one", "two"], "feedback": ""}],
     )
     study = Study.objects.get(pk=pilot.study_id)
     study_checklist_notes_set(study=study, notes=NOTES)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from parity.reporting.checklist import BY_ID, Answer, computed, entered, not_applicable
 from prolific.currency import money
 from results.computing.checklist.answering import IMPORTED, answers, missing
-from results.computing.spine import Recruiting, StudyResults
+from results.computing.spine import Recruiting, StudyResults, TrainingPhase
 from studies.models import Study
 from studies.screening import Screening
 
@@ -119,12 +119,51 @@ def training_pay(study: Study, results: StudyResults) -> Answer:
 
 
 def _practice(entry_id: str, results: StudyResults) -> Answer:
-    """A study run in Parity has no practice phase: people go from the instructions to the items."""
+    """The practice and comprehension check before the items, as the study set them up and the
+    participants went through them (`methods.training`)."""
     if results.methods.platform == "imported":
         return missing(entry_id)
-    if entry_id == "2.6":
-        return computed(BY_ID[entry_id], "No: people went from the instructions to the study's items")
-    return not_applicable(BY_ID[entry_id], "no training")
+    phase = results.methods.training
+    if phase is None:
+        if entry_id == "2.6":
+            return computed(BY_ID[entry_id], "No: people went from the instructions to the study's items")
+        return not_applicable(BY_ID[entry_id], "no training")
+    pay = results.methods.pay
+    match entry_id:
+        case "2.6":
+            kinds = [
+                *([f"{phase.practice_questions} practice questions"] if phase.practice_questions else []),
+                *(["a comprehension check"] if phase.comprehension_questions else []),
+            ]
+            return computed(BY_ID[entry_id], f"Yes: {' and '.join(kinds)} before the items; {phase.began} people began")
+        case "2.6.1":
+            return computed(BY_ID[entry_id], "; ".join(_training_parts(phase)))
+        case "2.6.2":
+            return computed(BY_ID[entry_id], "Yes: within the study's reward, the training being part of the study")
+        case _:
+            if phase.median_pay_pence is None:
+                return computed(BY_ID[entry_id], "within the study's reward; no one has finished the training yet")
+            return computed(
+                BY_ID[entry_id],
+                f"within the study's reward: a median {phase.median_minutes:.1f} minutes, "
+                f"{money(phase.median_pay_pence, pay.currency)} at the study's estimated rate",
+            )
+
+
+def _training_parts(phase: TrainingPhase) -> list[str]:
+    said = []
+    if phase.practice_questions:
+        said.append(
+            f"{phase.practice_questions} practice questions with the right answer and an explanation after each, "
+            f"not counted ({phase.practice_right} of {phase.practice_answered} practice answers right)"
+        )
+    if phase.comprehension_questions:
+        said.append(
+            f"a comprehension check of {phase.comprehension_questions} questions on the instructions, all to be "
+            f"answered right within {phase.comprehension_tries} tries; {phase.screened_out} of {phase.began} "
+            "were asked to return the study"
+        )
+    return said
 
 
 def _pay_applies(entry_id: str, results: StudyResults) -> Answer | None:

@@ -68,6 +68,7 @@ from results.computing.spine.methods import (
     RunProvenance,
     Spread,
     StatisticsSettings,
+    TrainingPhase,
 )
 from results.computing.spine.node import (
     HIDDEN,
@@ -152,6 +153,7 @@ __all__ = [
     "PlacedItem",
     "ProlificRecruitment",
     "Recruiting",
+    "TrainingPhase",
     "Reporting",
     "RunInBand",
     "RunPaired",

@@ -154,6 +154,25 @@ class Recruiting(Node):
 
 
 @dataclass(frozen=True)
+class TrainingPhase(Node):
+    """The practice and comprehension check before the items (`parity.training`), never counted in the
+    results: what they were, who began them, passed the check or was asked to return the study after
+    its last try, the practice answered right, and how long it took, within the paid time: the median
+    over those who finished it, and that time's share of the reward at the study's estimated rate."""
+
+    practice_questions: int
+    comprehension_questions: int
+    comprehension_tries: int
+    began: int
+    finished: int
+    screened_out: int
+    practice_answered: int
+    practice_right: int
+    median_minutes: float | None
+    median_pay_pence: int | None
+
+
+@dataclass(frozen=True)
 class Methods(Node):
     """What a methods section says of a study: whole-study figures, the results' filters aside."""
 
@@ -169,6 +188,7 @@ class Methods(Node):
     statistics: StatisticsSettings
     reporting: Reporting
     recruiting: Recruiting | None = field(default=None, metadata=OMIT_IF_NONE)
+    training: TrainingPhase | None = field(default=None, metadata=OMIT_IF_NONE)
 
 
 # -- who the participants said they were (`results.computing.demographics`) ------------------

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from parity.stats import BOOTSTRAP, CONFIDENCE_SEQUENCE, T_INTERVAL
 from results.computing.spine import StudyResults
-from results.presenting.report import recruiting
+from results.presenting.report import recruiting, training
 from results.presenting.report.figures import Part, figure, series
 
 Paragraph = list[Part]
@@ -384,6 +384,7 @@ def methods_paragraphs(results: StudyResults) -> list[Paragraph]:
     _exclusions(people)
     _attention(people)
     _pay(people)
+    training.training(people)
     _population_and_ethics(people)
     recruiting.seen_before(people)
     _design(design)

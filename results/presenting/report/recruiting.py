@@ -11,7 +11,7 @@ from results.computing.spine import Methods
 from results.presenting.report.figures import Part, series
 
 
-class _Text(Protocol):
+class Writing(Protocol):
     """What a paragraph being written offers (`paragraphs._Text`): the methods, figures, adding parts."""
 
     methods: Methods
@@ -31,7 +31,7 @@ SELECTS = (
 )
 
 
-def prescreening(t: _Text) -> None:
+def prescreening(t: Writing) -> None:
     """ "Prolific's prescreening admitted only participants aged 18 to 65, ...", when any was set."""
     recruiting = t.methods.recruiting
     if recruiting is None or not recruiting.prescreening:
@@ -60,7 +60,7 @@ def prescreening(t: _Text) -> None:
         t.add("Prolific's prescreening admitted only participants ", *series(parts), ". ")
 
 
-def refusals(t: _Text) -> None:
+def refusals(t: Writing) -> None:
     """The people refused at entry for having taken a study of the same group."""
     recruiting = t.methods.recruiting
     if recruiting is None or not recruiting.refused_earlier_participation:
@@ -73,7 +73,7 @@ def refusals(t: _Text) -> None:
     )
 
 
-def seen_before(t: _Text) -> None:
+def seen_before(t: Writing) -> None:
     """The closing question "Had you seen any of these items before this study?", counted."""
     recruiting = t.methods.recruiting
     if recruiting is None or recruiting.seen_before is None:
@@ -87,7 +87,7 @@ def seen_before(t: _Text) -> None:
     )
 
 
-def items(t: _Text) -> None:
+def items(t: Writing) -> None:
     """ "The units hold 30 of the 600 items, drawn at random stratified by category with seed 1234."."""
     recruiting = t.methods.recruiting
     if recruiting is None or recruiting.items.method == "all":

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -106,6 +107,19 @@ class Command(BaseCommand):
         parser.add_argument("--sample-size", type=int, help="items to draw for a subset")
         parser.add_argument("--seed", type=int, help="the seed the subset is drawn with (default: one is drawn)")
         parser.add_argument(
+            "--practice",
+            type=Path,
+            metavar="FILE",
+            help="practice questions shown with feedback before the items (a text file; docs/researchers.md)",
+        )
+        parser.add_argument(
+            "--comprehension",
+            type=Path,
+            metavar="FILE",
+            help="a comprehension check of the instructions, in the same format, passed before the items",
+        )
+        parser.add_argument("--comprehension-tries", type=int, default=2, help="tries at the check (default 2)")
+        parser.add_argument(
             "--minutes",
             type=int,
             help="the estimated completion time Prolific shows (default: estimated from the design)",
@@ -170,6 +184,7 @@ class Command(BaseCommand):
                 item_sampling=options["sample"],
                 sample_size=options["sample_size"],
                 **({} if options["seed"] is None else {"sample_seed": options["seed"]}),
+                **_training(options),
             )
         except StudyError as exc:
             raise CommandError(str(exc)) from exc
@@ -183,6 +198,20 @@ class Command(BaseCommand):
         self.stdout.write(f"Time and reward: {study.estimated_minutes} min, £{study.reward_pence / 100:.2f} ({pay})")
         self.stdout.write(describe(study.power_analysis))
         self.stdout.write(study.participant_url())
+
+
+def _training(options: dict) -> dict:
+    """The practice and comprehension questions read from their files, parsed by the service."""
+    given = {"comprehension_tries": options["comprehension_tries"]}
+    for option, field in (("practice", "practice_questions"), ("comprehension", "comprehension_questions")):
+        path = options[option]
+        if path is None:
+            continue
+        try:
+            given[field] = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CommandError(f"--{option} {path}: cannot be read ({exc})") from exc
+    return given
 
 
 def _screening(options: dict) -> dict:
