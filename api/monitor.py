@@ -20,6 +20,7 @@ class Counts(serializers.Serializer):
     timed_out = serializers.IntegerField(help_text="timed out, or active but silent past the reservation timeout")
     returned = serializers.IntegerField()
     declined = serializers.IntegerField(help_text="declined consent")
+    screened_out = serializers.IntegerField(help_text="asked to return after failing the comprehension check")
     excluded = serializers.IntegerField()
 
 

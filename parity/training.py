@@ -18,12 +18,14 @@ question is answered (practice only). Nothing here is counted in the results.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 #: a researcher writes this much at most: a training phase, not a second study
 MAX_QUESTIONS = 20
 MAX_CHARS = 2000
+#: longer practice answers are cut: a practice answer is a word or a sentence
+ANSWER_CHARS = 500
 
 
 @dataclass(frozen=True)
@@ -135,3 +137,68 @@ def written(questions: Sequence[TrainingQuestion]) -> str:
 def all_right(questions: Sequence[TrainingQuestion], given: Sequence[str]) -> list[bool]:
     """For each question, whether the answer given to it is right."""
     return [question.is_right(answer) for question, answer in zip(questions, given, strict=True)]
+
+
+# -- a participant's way through the training (the same for a participant and a researcher's preview) --
+
+PRACTICE = "practice"
+COMPREHENSION = "comprehension"
+#: past the training: the items (or the end, for a study of no items)
+AFTER = "after"
+SCREENED_OUT = "screened_out"
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where someone is in the training: the step, the practice answers given ({"answer", "correct"}),
+    the practice questions whose feedback they have read, and their tries at the check."""
+
+    step: str
+    practice_answers: tuple[dict[str, Any], ...] = ()
+    practice_read: int = 0
+    tries: int = 0
+
+    @property
+    def finished(self) -> bool:
+        return self.step in (AFTER, SCREENED_OUT)
+
+
+def first_step(practice: Sequence[TrainingQuestion], check: Sequence[TrainingQuestion]) -> str:
+    """The step after the instructions."""
+    return PRACTICE if practice else COMPREHENSION if check else AFTER
+
+
+def practice_answered(progress: Progress, practice: Sequence[TrainingQuestion], answer: str) -> Progress:
+    """The answer to the current practice question kept, once: its feedback is shown next. Anything
+    else (another step, a question already answered, an empty answer) changes nothing."""
+    waiting = len(progress.practice_answers) == progress.practice_read < len(practice)
+    if progress.step != PRACTICE or not waiting or not answer.strip():
+        return progress
+    answer = answer.strip()[:ANSWER_CHARS]
+    given = {"answer": answer, "correct": practice[progress.practice_read].is_right(answer)}
+    return replace(progress, practice_answers=(*progress.practice_answers, given))
+
+
+def practice_read(
+    progress: Progress, practice: Sequence[TrainingQuestion], check: Sequence[TrainingQuestion]
+) -> Progress:
+    """The feedback read: the next practice question, or the check, or past the training."""
+    if progress.step != PRACTICE or len(progress.practice_answers) <= progress.practice_read:
+        return progress
+    read = progress.practice_read + 1
+    step = PRACTICE if read < len(practice) else COMPREHENSION if check else AFTER
+    return replace(progress, practice_read=read, step=step)
+
+
+def check_tried(
+    progress: Progress, check: Sequence[TrainingQuestion], answers: Sequence[str], *, attempt: int, allowed: int
+) -> Progress:
+    """One try at the check: all right, past the training; wrong with tries left, another try; wrong
+    on the last, screened out. `attempt` is the tries the page was shown after: a try sent twice (a
+    double click, a replay) counts once."""
+    if progress.step != COMPREHENSION or len(answers) != len(check) or attempt != progress.tries:
+        return progress
+    tries = progress.tries + 1
+    if all(all_right(check, [answer.strip() for answer in answers])):
+        return replace(progress, tries=tries, step=AFTER)
+    return replace(progress, tries=tries, step=SCREENED_OUT if tries >= allowed else COMPREHENSION)

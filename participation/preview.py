@@ -17,12 +17,14 @@ from django.http import HttpRequest
 
 from annotation.models import Item
 from annotation.selectors import item_data
+from parity import training
 from studies.answer_tokens import answer_token_matches, preview_owner
 from studies.models import Study, Unit
 from studies.services import participant_sequence
+from studies.services_training import comprehension_questions, practice_questions
 
 SESSION_PREFIX = "parity:preview:"
-STEPS = ("consent", "instructions", "items", "done", "declined")
+STEPS = ("consent", "instructions", "practice", "comprehension", "items", "done", "declined", "screened_out")
 
 
 @dataclass
@@ -34,6 +36,10 @@ class Walk:
     answers: list[dict[str, Any]] = field(default_factory=list)
     viewer: str = ""
     failures: int = 0
+    #: the training (`parity.training`): practice answers, feedback read, tries at the check
+    practice_answers: list[dict[str, Any]] = field(default_factory=list)
+    practice_read: int = 0
+    comprehension_tries: int = 0
 
     @property
     def answered(self) -> int:
@@ -86,10 +92,49 @@ def walk_consent(walk: Walk, agree: bool) -> Walk:
     return walk
 
 
-def walk_begin(walk: Walk) -> Walk:
+def walk_begin(study: Study, walk: Walk) -> Walk:
     if walk.step == "instructions":
-        walk.step = "items" if walk.sequence else "done"
+        _follow(walk, training.first_step(study.practice_questions, study.comprehension_questions))
     return walk
+
+
+def _follow(walk: Walk, step: str) -> None:
+    walk.step = ("items" if walk.sequence else "done") if step == training.AFTER else step
+
+
+def _progress(walk: Walk) -> training.Progress:
+    return training.Progress(
+        step=walk.step if walk.step in (training.PRACTICE, training.COMPREHENSION) else training.AFTER,
+        practice_answers=tuple(walk.practice_answers),
+        practice_read=walk.practice_read,
+        tries=walk.comprehension_tries,
+    )
+
+
+def _moved(walk: Walk, progress: training.Progress) -> Walk:
+    before = _progress(walk)
+    if progress != before:
+        walk.practice_answers = list(progress.practice_answers)
+        walk.practice_read, walk.comprehension_tries = progress.practice_read, progress.tries
+        if progress.step != before.step:
+            _follow(walk, progress.step)
+    return walk
+
+
+def walk_practice_answer(study: Study, walk: Walk, answer: str) -> Walk:
+    return _moved(walk, training.practice_answered(_progress(walk), practice_questions(study), answer))
+
+
+def walk_practice_next(study: Study, walk: Walk) -> Walk:
+    progress = training.practice_read(_progress(walk), practice_questions(study), comprehension_questions(study))
+    return _moved(walk, progress)
+
+
+def walk_comprehension(study: Study, walk: Walk, answers: list[str], attempt: int) -> Walk:
+    progress = training.check_tried(
+        _progress(walk), comprehension_questions(study), answers, attempt=attempt, allowed=study.comprehension_tries
+    )
+    return _moved(walk, progress)
 
 
 def walk_answer(study: Study, walk: Walk, *, item_token: str, position: int, raw: str) -> str:

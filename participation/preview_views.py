@@ -13,14 +13,15 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from annotation.models import Item
-from participation import preview
-from participation.forms import ClosingForm, ConsentForm, PreviewAnswerForm
+from participation import preview, training_views
+from participation.forms import ClosingForm, ComprehensionForm, ConsentForm, PracticeForm, PreviewAnswerForm
 from participation.i18n import study_language, translated, translated_choices
 from studies.access import get_study_for_researcher
 from studies.answer_tokens import answer_token, preview_owner
 from studies.closing import asked
 from studies.htmx import HtmxHttpRequest
 from studies.models import Study
+from studies.services_training import comprehension_questions
 
 
 def _context(study: Study, walk: preview.Walk, action: str, **extra: Any) -> dict[str, Any]:
@@ -31,9 +32,14 @@ def _context(study: Study, walk: preview.Walk, action: str, **extra: Any) -> dic
             "action": reverse(f"participation:preview_{action}", args=[study.pk]) if action else "",
             "restart": reverse("participation:preview_restart", args=[study.pk]),
             "study_url": reverse("studies:detail", args=[study.pk]),
+            **{name: reverse(f"participation:preview_{name}", args=[study.pk]) for name in TRAINING_ACTIONS},
         },
         **extra,
     }
+
+
+#: the training's forms post to these preview URLs (`participation:preview_<name>`)
+TRAINING_ACTIONS = ("practice", "practice_next", "comprehension")
 
 
 def _item_context(study: Study, walk: preview.Walk, item: Item, error: str = "", typed: str = "") -> dict[str, Any]:
@@ -73,6 +79,13 @@ def _render_step(request: HtmxHttpRequest, study: Study, walk: preview.Walk, err
         return render(request, "participation/consent.html", _context(study, walk, "consent"))
     if walk.step == "instructions":
         return render(request, "participation/instructions.html", _context(study, walk, "begin"))
+    shown = _context(study, walk, "")["preview"]
+    if walk.step == "practice":
+        return training_views.practice_page(request, study, walk, preview=shown)
+    if walk.step == "comprehension":
+        return training_views.comprehension_page(request, study, walk, preview=shown)
+    if walk.step == "screened_out":
+        return training_views.screened_out_page(request, study, preview=shown)
     # an item is current on the items step until the last answer moves the walk on
     if walk.step == "items" and (item := preview.current_item(walk)) is not None:
         template = "participation/partials/_item.html" if request.htmx else "participation/item_page.html"
@@ -139,7 +152,7 @@ def preview_consent(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
 @require_POST
 def preview_begin(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
     study = get_study_for_researcher(request.user, study_id)
-    preview.walk_save(request, study, preview.walk_begin(preview.walk_for(request, study)))
+    preview.walk_save(request, study, preview.walk_begin(study, preview.walk_for(request, study)))
     return redirect("participation:preview", study.pk)
 
 
@@ -168,4 +181,35 @@ def preview_answer(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
             if walk.step == "items"
             else HttpResponseClientRedirect(reverse("participation:preview", args=[study.pk]))
         )
+    return redirect("participation:preview", study.pk)
+
+
+@login_required
+@require_POST
+def preview_practice(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
+    study = get_study_for_researcher(request.user, study_id)
+    form = PracticeForm(request.POST)
+    walk = preview.walk_for(request, study)
+    if form.is_valid():
+        preview.walk_save(request, study, preview.walk_practice_answer(study, walk, form.cleaned_data["answer"]))
+    return redirect("participation:preview", study.pk)
+
+
+@login_required
+@require_POST
+def preview_practice_next(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
+    study = get_study_for_researcher(request.user, study_id)
+    preview.walk_save(request, study, preview.walk_practice_next(study, preview.walk_for(request, study)))
+    return redirect("participation:preview", study.pk)
+
+
+@login_required
+@require_POST
+def preview_comprehension(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
+    study = get_study_for_researcher(request.user, study_id)
+    walk = preview.walk_for(request, study)
+    form = ComprehensionForm(request.POST, questions=comprehension_questions(study))
+    if form.is_valid():
+        walk = preview.walk_comprehension(study, walk, form.answers(), form.cleaned_data["attempt"])
+        preview.walk_save(request, study, walk)
     return redirect("participation:preview", study.pk)

@@ -4,6 +4,8 @@ current step, so a refresh or a replayed POST shows the same page and writes not
 
 from __future__ import annotations
 
+from typing import Any, Protocol
+
 from django.conf import settings
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
@@ -13,7 +15,7 @@ from django.views.decorators.http import require_POST
 from participation.access import participant_view
 from participation.forms import ComprehensionForm, PracticeForm
 from studies.htmx import HtmxHttpRequest
-from studies.models import Participant
+from studies.models import Participant, Study
 from studies.services_training import (
     comprehension_questions,
     comprehension_submit,
@@ -27,50 +29,66 @@ def _step_url(participant: Participant) -> str:
     return reverse("participation:step", args=[participant.study.link])
 
 
-def practice_page(request: HtmxHttpRequest, participant: Participant, form: PracticeForm | None = None) -> HttpResponse:
+class Walker(Protocol):
+    """Whoever walks the training: a participant, or the researcher's preview (`participation.preview.Walk`)."""
+
+    practice_answers: list[dict[str, Any]]
+    practice_read: int
+    comprehension_tries: int
+
+
+def practice_page(
+    request: HtmxHttpRequest,
+    study: Study,
+    walker: Walker,
+    form: PracticeForm | None = None,
+    preview: dict[str, str] | None = None,
+) -> HttpResponse:
     """The current practice question, or its feedback once it is answered."""
-    questions = practice_questions(participant.study)
-    position = min(participant.practice_read, len(questions) - 1)
-    answered = participant.practice_answers[position] if len(participant.practice_answers) > position else None
+    questions = practice_questions(study)
+    position = min(walker.practice_read, len(questions) - 1)
+    answered = walker.practice_answers[position] if len(walker.practice_answers) > position else None
     if form is None and answered is None:
         form = PracticeForm()
     context = {
-        "study": participant.study,
-        "participant": participant,
+        "study": study,
+        "participant": walker,
         "question": questions[position],
         "number": position + 1,
         "total": len(questions),
         "answered": answered,
         "form": form,
+        "preview": preview,
     }
     return render(request, "participation/practice.html", context, status=422 if form and form.errors else 200)
 
 
 def comprehension_page(
-    request: HtmxHttpRequest, participant: Participant, form: ComprehensionForm | None = None
+    request: HtmxHttpRequest,
+    study: Study,
+    walker: Walker,
+    form: ComprehensionForm | None = None,
+    preview: dict[str, str] | None = None,
 ) -> HttpResponse:
     """The check's questions; after a wrong try, that it was wrong and how many tries are left (never
     which answer is right: the instructions are shown again instead)."""
-    questions = comprehension_questions(participant.study)
+    questions = comprehension_questions(study)
     context = {
-        "study": participant.study,
-        "participant": participant,
-        "form": form or ComprehensionForm(questions=questions, initial={"attempt": participant.comprehension_tries}),
-        "tries_left": max(0, participant.study.comprehension_tries - participant.comprehension_tries),
-        "tries": participant.study.comprehension_tries,
+        "study": study,
+        "participant": walker,
+        "form": form or ComprehensionForm(questions=questions, initial={"attempt": walker.comprehension_tries}),
+        "tries_left": max(0, study.comprehension_tries - walker.comprehension_tries),
+        "tries": study.comprehension_tries,
+        "preview": preview,
     }
     return render(request, "participation/comprehension.html", context, status=422 if form and form.errors else 200)
 
 
-def screened_out_page(request: HtmxHttpRequest, participant: Participant) -> HttpResponse:
+def screened_out_page(request: HtmxHttpRequest, study: Study, preview: dict[str, str] | None = None) -> HttpResponse:
     """Asked to return the study; with the study's screened-out code where it has one."""
-    study = participant.study
     code = study.no_consent_code
-    context = {
-        "study": study,
-        "code": code,
-        "redirect_url": f"{settings.PROLIFIC_COMPLETE_URL}?cc={code}" if code else "",
-    }
+    redirect_url = f"{settings.PROLIFIC_COMPLETE_URL}?cc={code}" if code else ""
+    context = {"study": study, "code": code, "redirect_url": redirect_url, "preview": preview}
     return render(request, "participation/screened_out.html", context)
 
 
@@ -79,7 +97,7 @@ def screened_out_page(request: HtmxHttpRequest, participant: Participant) -> Htt
 def practice(request: HtmxHttpRequest, participant: Participant) -> HttpResponse:
     form = PracticeForm(request.POST)
     if participant.step == Participant.Step.PRACTICE and not form.is_valid():
-        return practice_page(request, participant, form)
+        return practice_page(request, participant.study, participant, form)
     if form.is_valid():
         practice_answer(participant=participant, answer=form.cleaned_data["answer"])
     return redirect(_step_url(participant))
@@ -99,6 +117,6 @@ def comprehension(request: HtmxHttpRequest, participant: Participant) -> HttpRes
         return redirect(_step_url(participant))
     form = ComprehensionForm(request.POST, questions=comprehension_questions(participant.study))
     if not form.is_valid():
-        return comprehension_page(request, participant, form)
+        return comprehension_page(request, participant.study, participant, form)
     comprehension_submit(participant=participant, answers=form.answers(), attempt=form.cleaned_data["attempt"])
     return redirect(_step_url(participant))

@@ -22,4 +22,15 @@ urlpatterns = [
     path("studies/<int:study_id>/preview/consent/", preview_views.preview_consent, name="preview_consent"),
     path("studies/<int:study_id>/preview/begin/", preview_views.preview_begin, name="preview_begin"),
     path("studies/<int:study_id>/preview/answer/", preview_views.preview_answer, name="preview_answer"),
+    path("studies/<int:study_id>/preview/practice/", preview_views.preview_practice, name="preview_practice"),
+    path(
+        "studies/<int:study_id>/preview/practice/next/",
+        preview_views.preview_practice_next,
+        name="preview_practice_next",
+    ),
+    path(
+        "studies/<int:study_id>/preview/comprehension/",
+        preview_views.preview_comprehension,
+        name="preview_comprehension",
+    ),
 ]

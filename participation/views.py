@@ -230,11 +230,11 @@ def _render_step(request: HtmxHttpRequest, participant: Participant, shown: Item
         case Participant.Step.INSTRUCTIONS:
             return render(request, "participation/instructions.html", context)
         case Participant.Step.PRACTICE:
-            return training_views.practice_page(request, participant)
+            return training_views.practice_page(request, study, participant)
         case Participant.Step.COMPREHENSION:
-            return training_views.comprehension_page(request, participant)
+            return training_views.comprehension_page(request, study, participant)
         case Participant.Step.SCREENED_OUT:
-            return training_views.screened_out_page(request, participant)
+            return training_views.screened_out_page(request, study)
         case Participant.Step.ITEMS:
             if shown is None:
                 participant = item_mark_shown(participant=participant)

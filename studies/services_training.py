@@ -8,13 +8,13 @@ double click, a refresh or a replayed POST changes nothing twice."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 
-from parity.training import TrainingQuestion, all_right, parse, written
+from parity import training
+from parity.training import TrainingQuestion, parse, written
 from studies.errors import StudyError
 from studies.models import Participant, Study
 from studies.results_versions import results_changed
@@ -23,8 +23,13 @@ Step = Participant.Step
 
 #: Prolific asks for two tries; more than a few turns a check into guessing
 MAX_TRIES = 5
-#: longer answers are cut: a practice answer is a word or a sentence
-ANSWER_CHARS = 500
+
+#: the training's steps (`parity.training`) as the participant's; past the training, the items
+_STEPS = {
+    training.PRACTICE: Step.PRACTICE,
+    training.COMPREHENSION: Step.COMPREHENSION,
+    training.SCREENED_OUT: Step.SCREENED_OUT,
+}
 
 
 def practice_questions(study: Study) -> list[TrainingQuestion]:
@@ -39,99 +44,83 @@ def _locked(participant: Participant) -> Participant:
     return Participant.objects.select_for_update().select_related("study").get(pk=participant.pk)
 
 
+def _step(participant: Participant, step: str) -> str:
+    if step == training.AFTER:
+        return Step.ITEMS if participant.sequence else Step.DONE
+    return _STEPS[step]
+
+
 def step_after_instructions(participant: Participant) -> str:
     """Where a participant goes from the instructions: the practice, the check, or the items."""
     study = participant.study
-    if study.practice_questions:
-        return Step.PRACTICE
-    if study.comprehension_questions:
-        return Step.COMPREHENSION
-    return Step.ITEMS if participant.sequence else Step.DONE
+    return _step(participant, training.first_step(study.practice_questions, study.comprehension_questions))
 
 
-def _after_training(participant: Participant) -> str:
-    return Step.ITEMS if participant.sequence else Step.DONE
+def _progress(participant: Participant) -> training.Progress:
+    steps = {value: key for key, value in _STEPS.items()}
+    return training.Progress(
+        step=steps.get(participant.step, training.AFTER),
+        practice_answers=tuple(participant.practice_answers),
+        practice_read=participant.practice_read,
+        tries=participant.comprehension_tries,
+    )
+
+
+def _keep(participant: Participant, before: training.Progress, after: training.Progress) -> Participant:
+    """Write what changed from `before` to `after`: the answers, the step, and the training's end."""
+    if after == before:
+        return participant
+    now = timezone.now()
+    participant.practice_answers = list(after.practice_answers)
+    participant.practice_read = after.practice_read
+    participant.comprehension_tries = after.tries
+    participant.last_seen_at = now
+    fields = ["practice_answers", "practice_read", "comprehension_tries", "last_seen_at"]
+    if after.step != before.step:
+        participant.step = _step(participant, after.step)
+        fields.append("step")
+        if after.finished:
+            participant.training_ended_at = now
+            fields.append("training_ended_at")
+        if after.step == training.SCREENED_OUT:
+            participant.status = Participant.Status.SCREENED_OUT
+            fields.append("status")
+            results_changed(study_ids=[participant.study_id])  # no longer working
+    participant.save(update_fields=fields)
+    return participant
 
 
 @transaction.atomic
 def practice_answer(*, participant: Participant, answer: str) -> Participant:
     """Keep the answer to the current practice question, once: its feedback is shown next."""
     participant = _locked(participant)
-    questions = practice_questions(participant.study)
-    waiting = len(participant.practice_answers) == participant.practice_read < len(questions)
-    if participant.step != Step.PRACTICE or not waiting or not answer.strip():
-        return participant
-    question = questions[participant.practice_read]
-    answer = answer.strip()[:ANSWER_CHARS]
-    participant.practice_answers = [
-        *participant.practice_answers,
-        {"answer": answer, "correct": question.is_right(answer)},
-    ]
-    participant.last_seen_at = timezone.now()
-    participant.save(update_fields=["practice_answers", "last_seen_at"])
-    return participant
+    before = _progress(participant)
+    return _keep(participant, before, training.practice_answered(before, practice_questions(participant.study), answer))
 
 
 @transaction.atomic
 def practice_next(*, participant: Participant) -> Participant:
     """The feedback read: on to the next practice question, or past the practice."""
     participant = _locked(participant)
-    if participant.step != Step.PRACTICE or len(participant.practice_answers) <= participant.practice_read:
-        return participant
-    participant.practice_read += 1
-    fields = ["practice_read", "last_seen_at"]
-    if participant.practice_read >= len(participant.study.practice_questions):
-        if participant.study.comprehension_questions:
-            participant.step = Step.COMPREHENSION
-        else:
-            participant.step = _after_training(participant)
-            participant.training_ended_at = timezone.now()
-            fields.append("training_ended_at")
-        fields.append("step")
-    participant.last_seen_at = timezone.now()
-    participant.save(update_fields=fields)
-    return participant
-
-
-@dataclass(frozen=True)
-class CheckResult:
-    participant: Participant
-    #: for each question, whether this try answered it right (empty: nothing was tried)
-    right: list[bool]
-
-    @property
-    def tries_left(self) -> int:
-        return max(0, self.participant.study.comprehension_tries - self.participant.comprehension_tries)
+    study = participant.study
+    before = _progress(participant)
+    after = training.practice_read(before, practice_questions(study), comprehension_questions(study))
+    return _keep(participant, before, after)
 
 
 @transaction.atomic
-def comprehension_submit(*, participant: Participant, answers: Sequence[str], attempt: int) -> CheckResult:
+def comprehension_submit(*, participant: Participant, answers: Sequence[str], attempt: int) -> Participant:
     """One try at the comprehension check: all right, on to the items; wrong with tries left, another
     try; wrong on the last try, the participant is asked to return the study (Prolific's rule: two
     tries, then return, never a rejection) and their place is freed. `attempt`: the tries the page
     was shown after; a try sent twice (a double click, a replay) counts once."""
     participant = _locked(participant)
-    questions = comprehension_questions(participant.study)
-    stale = attempt != participant.comprehension_tries
-    if participant.step != Step.COMPREHENSION or len(answers) != len(questions) or stale:
-        return CheckResult(participant, [])
-    right = all_right(questions, [answer.strip() for answer in answers])
-    participant.comprehension_tries += 1
-    now = timezone.now()
-    participant.last_seen_at = now
-    fields = ["comprehension_tries", "last_seen_at"]
-    if all(right):
-        participant.step = _after_training(participant)
-        participant.training_ended_at = now
-        fields += ["step", "training_ended_at"]
-    elif participant.comprehension_tries >= participant.study.comprehension_tries:
-        participant.step = Step.SCREENED_OUT
-        participant.status = Participant.Status.SCREENED_OUT
-        participant.training_ended_at = now
-        fields += ["step", "status", "training_ended_at"]
-        results_changed(study_ids=[participant.study_id])  # no longer working
-    participant.save(update_fields=fields)
-    return CheckResult(participant, right)
+    study = participant.study
+    before = _progress(participant)
+    after = training.check_tried(
+        before, comprehension_questions(study), answers, attempt=attempt, allowed=study.comprehension_tries
+    )
+    return _keep(participant, before, after)
 
 
 def training_fields(fields: dict[str, Any]) -> dict[str, Any]:

@@ -83,6 +83,7 @@ def _counts(people: Sequence[Mapping[str, Any]], cutoff: datetime) -> dict[str, 
         "timed_out": statuses[Status.TIMED_OUT] + stale,
         "returned": statuses[Status.RETURNED],
         "declined": statuses[Status.DECLINED],
+        "screened_out": statuses[Status.SCREENED_OUT],
         "excluded": sum(person["excluded"] for person in people),
     }
 
@@ -142,13 +143,20 @@ def _pay(study: Study, seconds: list[float]) -> dict[str, Any]:
     }
 
 
+#: the steps of those who never saw an item (the training's included)
+BEFORE_THE_ITEMS = (
+    Participant.Step.CONSENT,
+    Participant.Step.INSTRUCTIONS,
+    Participant.Step.DECLINED,
+    Participant.Step.PRACTICE,
+    Participant.Step.COMPREHENSION,
+    Participant.Step.SCREENED_OUT,
+)
+
+
 def _drop_off(people: Sequence[Mapping[str, Any]], longest: int, cutoff: datetime) -> list[dict[str, Any]]:
     """Per item position: participants who were shown it, and those who left while it was their next."""
-    began = [
-        p
-        for p in people
-        if p["step"] not in (Participant.Step.CONSENT, Participant.Step.INSTRUCTIONS, Participant.Step.DECLINED)
-    ]
+    began = [p for p in people if p["step"] not in BEFORE_THE_ITEMS]
     left = Counter(p["answered"] + 1 for p in began if _left(p, cutoff))
     reached = Counter(p["answered"] for p in began)
     rows, still = [], len(began)

@@ -175,3 +175,24 @@ def test_a_draft_takes_training_questions_and_refuses_bad_ones_whole(implicature
         study_draft_update(study=study, practice_questions="Yes or no?\n- yes\n- no")
     study.refresh_from_db()
     assert len(study.practice_questions) == 2 and study.comprehension_tries == 3
+
+
+def test_the_researchers_preview_walks_the_training_and_stores_nothing(implicature, researcher, researcher_client):
+    study = _study("training preview", practice_questions=PRACTICE, comprehension_questions=CHECK, owner=researcher)
+    base = f"/studies/{study.pk}/preview"
+    researcher_client.post(f"{base}/consent/", {"agree": "yes"})
+    researcher_client.post(f"{base}/begin/", {})
+    page = researcher_client.get(f"{base}/").content.decode()
+    assert 'id="practice"' in page and f'action="{base}/practice/"' in page and 'id="preview-banner"' in page
+    page = researcher_client.post(f"{base}/practice/", {"answer": "yes"}, follow=True).content.decode()
+    assert "Not quite: the answer is no." in page and f'action="{base}/practice/next/"' in page
+    researcher_client.post(f"{base}/practice/next/", {})
+    researcher_client.post(f"{base}/practice/", {"answer": "ready"})
+    page = researcher_client.post(f"{base}/practice/next/", {}, follow=True).content.decode()
+    assert 'id="comprehension"' in page and f'action="{base}/comprehension/"' in page
+    wrong = {"attempt": 0, "q0": "Write a story", "q1": "no"}
+    page = researcher_client.post(f"{base}/comprehension/", wrong, follow=True).content.decode()
+    assert "1 try left" in page
+    page = researcher_client.post(f"{base}/comprehension/", {**wrong, "attempt": 1}, follow=True).content.decode()
+    assert 'id="screened-out"' in page
+    assert not Participant.objects.filter(study=study).exists()

@@ -198,3 +198,16 @@ def test_a_study_saved_with_a_hostile_name_compiles_from_the_command(pilot, db, 
     finally:
         study.name = pilot.name
         study.save(update_fields=["name"])
+
+
+def test_a_placement_plot_of_people_right_on_every_item_compiles_with_a_few_ticks(pilot, db, tmp_path) -> None:
+    """People right (or wrong) on every item have abilities far out on the scale: the axis then ticks
+    every 2, 5, 10, ... SDs. It once ticked every SD, some 15,000 lines that pdflatex did not finish."""
+    results = _with_sections(_json(pilot.name))
+    results["irt"]["people_abilities"] = [-7000.0, -0.4, 0.3, 0.8, 7000.0]
+    document = render_report(StudyResults.from_json(results), "latex")
+    picture = document[document.index(r"\begin{tikzpicture}") : document.index(r"\end{tikzpicture}")]
+    ticks = re.findall(r"\\ensuremath\{(-?[\d.e+]+)\}", picture)
+    assert 3 <= len(ticks) <= 11 and "0" in ticks and ticks == sorted(ticks, key=float)
+    assert len(picture.splitlines()) < 60
+    compile_latex(document, tmp_path)

@@ -77,6 +77,7 @@ def test_the_api_gives_the_same_figures_with_the_same_permissions(busy):
         "timed_out": 1,
         "returned": 1,
         "declined": 1,
+        "screened_out": 0,
         "excluded": 1,
     }
     assert body["pay"]["verdict"] == "below_minimum" and body["pay"]["median_minutes"] == 2.0

@@ -30,6 +30,7 @@ def test_it_counts_every_kind_of_participant(busy):
         "timed_out": 1,
         "returned": 1,
         "declined": 1,
+        "screened_out": 0,
         "excluded": 1,
     }
     assert [

@@ -76,7 +76,13 @@ def test_the_command_reads_the_training_from_files(implicature, tmp_path):
     assert (len(study.practice_questions), len(study.comprehension_questions), study.comprehension_tries) == (2, 2, 1)
     with pytest.raises(CommandError, match="cannot be read"):
         call_command(
-            "create_study", "--benchmark=implicature", "--name=x", f"--practice={tmp_path / 'none.txt'}", stdout=StringIO()
+            "create_study",
+            "--benchmark=implicature",
+            "--name=x",
+            f"--practice={tmp_path / 'none.txt'}",
+            stdout=StringIO(),
         )
     with pytest.raises(CommandError, match="comprehension tries: give 1 to 5"):
-        call_command("create_study", "--benchmark=implicature", "--name=y", "--comprehension-tries=9", stdout=StringIO())
+        call_command(
+            "create_study", "--benchmark=implicature", "--name=y", "--comprehension-tries=9", stdout=StringIO()
+        )

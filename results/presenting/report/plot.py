@@ -15,8 +15,25 @@ WIDTH, MARGIN, ROW = 640, 24, 26
 TIKZ_WIDTH_CM, LABEL_WIDTH_CM, ROW_GAP_PT = 10.0, 4.4, 6
 
 
-def _ticks(low: float, high: float) -> list[int]:
-    return list(range(math.ceil(low), math.floor(high) + 1))
+#: an axis shows at most this many ticks, however wide the abilities spread
+MOST_TICKS = 10
+
+
+def _ticks(low: float, high: float) -> list[float]:
+    """The axis's ticks: every whole SD on a usual scale; on a wide one (people right on every item
+    have abilities far out on the scale) every 2, 5, 10, 20, ... SDs, so a plot never runs to
+    thousands of ticks (pdflatex did not finish a picture of some 15,000)."""
+    step = 1.0
+    while (high - low) / step > MOST_TICKS:
+        for factor in (2, 2.5, 2):  # 1, 2, 5, 10, 20, 50, ...
+            step *= factor
+            if (high - low) / step <= MOST_TICKS:
+                break
+    return [step * n for n in range(math.ceil(low / step), math.floor(high / step) + 1)]
+
+
+def _tick(value: float) -> str:
+    return f"{value:g}"
 
 
 def _jitter(index: int) -> float:
@@ -58,7 +75,9 @@ def svg(plot: Placement) -> str:
     out.append(f'<line x1="{MARGIN}" y1="{axis_y}" x2="{WIDTH - MARGIN}" y2="{axis_y}" stroke="#333"/>')
     for tick in _ticks(low, high):
         out.append(f'<line x1="{x(tick):.1f}" y1="{axis_y}" x2="{x(tick):.1f}" y2="{axis_y + 4}" stroke="#333"/>')
-        out.append(f'<text x="{x(tick):.1f}" y="{axis_y + 16}" font-size="10" text-anchor="middle">{tick}</text>')
+        out.append(
+            f'<text x="{x(tick):.1f}" y="{axis_y + 16}" font-size="10" text-anchor="middle">{_tick(tick)}</text>'
+        )
     out.append(
         f'<text x="{WIDTH - MARGIN}" y="{axis_y + 28}" font-size="10" text-anchor="end">ability (people SDs)</text>'
     )
@@ -105,7 +124,7 @@ def tikz(plot: Placement, escape_text: Callable[[str], str]) -> str:
     for tick in _ticks(low, high):
         out.append(
             f"\\draw ([xshift={x(tick)}cm]axis) -- ++(0,-0.1) "
-            f"node[below,font=\\footnotesize] {{\\ensuremath{{{tick}}}}};"
+            f"node[below,font=\\footnotesize] {{\\ensuremath{{{_tick(tick)}}}}};"
         )
     out.append(
         f"\\node[anchor=north east,font=\\footnotesize,yshift=-0.5cm] at ([xshift={TIKZ_WIDTH_CM:.3f}cm]axis) "
