@@ -71,6 +71,11 @@ class Source:
                 "started_at",
                 "completed_at",
                 "closing_answers",
+                "training_started_at",
+                "training_ended_at",
+                "practice_answers",
+                "practice_read",
+                "comprehension_tries",
             )
         )
 
@@ -158,6 +163,10 @@ def study_settings(source: Source) -> bytes:
             "sample_seed": study.sample_seed,
             "sample_pool": study.sample_pool,
             "refused_earlier": study.refused_earlier,
+            # the training before the items, as written (parity.training)
+            "practice_questions": study.practice_questions,
+            "comprehension_questions": study.comprehension_questions,
+            "comprehension_tries": study.comprehension_tries,
             "created_at": study.created_at.isoformat(),
             "first_day": source.first_day.isoformat() if source.first_day else None,
             "units": units,
@@ -243,9 +252,26 @@ def participants_file(source: Source) -> bytes:
             "completed_after_us": _us_after(row["completed_at"], row["started_at"]),
             "flags": flags.get(row["pk"], []),
             "closing_answers": row["closing_answers"],
+            **_training(row),
         }
         for row in source.participants
     )
+
+
+def _training(row: dict[str, Any]) -> dict[str, Any]:
+    """A participant's training, for those who began one: its start and length after their start (no
+    clock time, as for the study's days), the practice answers and the tries at the check."""
+    if row["training_started_at"] is None:
+        return {}
+    return {
+        "training": {
+            "began_after_us": _us_after(row["training_started_at"], row["started_at"]),
+            "took_us": _us_after(row["training_ended_at"], row["training_started_at"]),
+            "practice_answers": row["practice_answers"],
+            "practice_read": row["practice_read"],
+            "comprehension_tries": row["comprehension_tries"],
+        }
+    }
 
 
 def answers_file(source: Source) -> bytes:

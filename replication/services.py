@@ -61,6 +61,9 @@ _REPORTING_FIELDS = (
     "sample_seed",
     "sample_pool",
     "refused_earlier",
+    "practice_questions",
+    "comprehension_questions",
+    "comprehension_tries",
 )
 _SPEC_FIELDS = ("model", "revision", "dtype", "device", "kind", "api_base_url", "api_features", "api_top_k")
 
@@ -158,8 +161,23 @@ def _load_participants(bundle: Bundle, study: Study, items: dict[str, Item]) -> 
             last_seen_at=started,
             completed_at=_after(started, row["completed_after_us"]),
             closing_answers=row["closing_answers"],
+            **_training(started, row.get("training")),
         )
     return people
+
+
+def _training(started: datetime, training: dict[str, Any] | None) -> dict[str, Any]:
+    """A participant's training fields from the bundle's (`replication.parts._training`)."""
+    if training is None:
+        return {}
+    began = _after(started, training["began_after_us"])
+    return {
+        "training_started_at": began,
+        "training_ended_at": _after(began, training["took_us"]) if began is not None else None,
+        "practice_answers": training["practice_answers"],
+        "practice_read": training["practice_read"],
+        "comprehension_tries": training["comprehension_tries"],
+    }
 
 
 def _load_answers(bundle: Bundle, people: dict[str, Participant], items: dict[str, Item]) -> None:
