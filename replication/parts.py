@@ -258,7 +258,7 @@ def participants_file(source: Source) -> bytes:
     )
 
 
-def _training(row: dict[str, Any]) -> dict[str, Any]:
+def _training(row: Mapping[str, Any]) -> dict[str, Any]:
     """A participant's training, for those who began one: its start and length after their start (no
     clock time, as for the study's days), the practice answers and the tries at the check."""
     if row["training_started_at"] is None:

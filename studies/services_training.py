@@ -57,9 +57,9 @@ def step_after_instructions(participant: Participant) -> str:
 
 
 def _progress(participant: Participant) -> training.Progress:
-    steps = {value: key for key, value in _STEPS.items()}
+    steps: dict[str, str] = {str(value): key for key, value in _STEPS.items()}
     return training.Progress(
-        step=steps.get(participant.step, training.AFTER),
+        step=steps.get(str(participant.step), training.AFTER),
         practice_answers=tuple(participant.practice_answers),
         practice_read=participant.practice_read,
         tries=participant.comprehension_tries,
