@@ -149,10 +149,23 @@ class Bot:
         return self.post("answer", {"item": item_id, "position": position, "answer": value})
 
     def start_items(self) -> Bot:
-        """Enter, consent and begin: the first item comes next."""
+        """Enter, consent and begin, and pass the study's training (if any) with right answers: the
+        first item comes next."""
         self.enter()
         self.post("consent", {"agree": "yes"})
         self.post("begin", {})
+        return self.pass_training()
+
+    def pass_training(self) -> Bot:
+        """Answer each practice question right and read its feedback, then pass the check at once."""
+        study = self.participant.study
+        while self.participant.step == Participant.Step.PRACTICE:
+            question = study.practice_questions[self.participant.practice_read]
+            self.post("practice", {"answer": question["answer"]})
+            self.post("practice/next", {})
+        if self.participant.step == Participant.Step.COMPREHENSION:
+            answers = {f"q{n}": question["answer"] for n, question in enumerate(study.comprehension_questions)}
+            self.post("comprehension", {"attempt": self.participant.comprehension_tries, **answers})
         return self
 
     def answer_items(self, choose=None, *, count: int | None = None, wait=None) -> Bot:

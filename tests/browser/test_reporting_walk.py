@@ -1,7 +1,8 @@
 """A study planned for a reviewer's checklist, walked in a browser from the new-study form to the report:
 the power analysis, the items drawn stratified by category, Prolific's prescreening, the population
-and ethics review; people take part; the researcher answers what Parity cannot on the checklist page;
-the report carries the recruitment sentences and the checklist with both kinds of answer."""
+and ethics review, practice questions and a comprehension check; people take part; the researcher
+answers what Parity cannot on the checklist page; the report carries the recruitment and training
+sentences and the checklist with both kinds of answer."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 from studies.models import Study
 from tests.browser.helpers import fill_study_form, sign_in
 from tests.factories import Bot, pid
+from tests.participation.test_training import CHECK, PRACTICE
 from tests.personas import researcher
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -42,6 +44,8 @@ def test_a_study_planned_for_the_checklist_is_walked_from_the_form_to_the_report
     page.fill("#id_ethics_body", "University Research Ethics Committee")
     page.fill("#id_ethics_reference", "UREC-2026-17")
     page.fill("#id_paper_title", "Do models get implicature?")
+    page.fill("#id_practice_questions", PRACTICE)
+    page.fill("#id_comprehension_questions", CHECK)
     page.locator("#sampling-fields").screenshot(path=str(artifacts / "new-study-sampling.png"))
     page.locator("#screening-fields").screenshot(path=str(artifacts / "new-study-screening.png"))
     page.focus("#id_name")
@@ -53,6 +57,7 @@ def test_a_study_planned_for_the_checklist_is_walked_from_the_form_to_the_report
     assert (study.item_sampling, study.sample_size, study.sample_seed) == ("stratified", 10, 1234)
     assert study.prolific_filters == {"age_min": 18, "age_max": 65, "approval_rate_min": 95, "exclude_earlier": True}
     assert study.power_analysis["people"] == 2 and study.population.startswith("adult native")
+    assert len(study.practice_questions) == 2 and len(study.comprehension_questions) == 2
     page.click("#move-live")
     page.wait_for_selector('#study-status[data-status="live"]')
     for n in (1, 2):  # one place in each of the two units
@@ -64,6 +69,9 @@ def test_a_study_planned_for_the_checklist_is_walked_from_the_form_to_the_report
     page.wait_for_selector("#checklist-notes")
     assert "10 of the " in page.inner_text("#entry-1\\.2\\.1")
     assert "aged 18 to 65" in page.inner_text("#entry-2\\.3\\.1")
+    assert "2 practice questions and a comprehension check before the items; 2 people began" in page.inner_text(
+        "#entry-2\\.6"
+    )
     page.fill("#id_entry_1_6", "Yes: a pilot of 5 people before launch")
     page.fill("#id_entry_2_4", "No: the authors did not take part")
     page.click("#checklist-save")
@@ -79,5 +87,6 @@ def test_a_study_planned_for_the_checklist_is_walked_from_the_form_to_the_report
     text = report.text()
     assert "drawn at random stratified by category with seed 1234" in text
     assert "Prolific's prescreening admitted only participants aged 18 to 65" in text
+    assert "Before the items, participants answered 2 practice questions" in text
     assert "Yes: a pilot of 5 people before launch" in text and "entered by the researcher" in text
     assert "University Research Ethics Committee" in text
