@@ -32,7 +32,7 @@ from studies.services_preregistration import (
     status_change_record,
 )
 from studies.services_signals import signals_refresh_queue
-from studies.services_training import step_after_instructions, training_fields
+from studies.services_training import practice_drawn, step_after_instructions, training_fields
 from studies.services_units import pay_checked, units_create, units_plan
 
 
@@ -82,6 +82,11 @@ def study_create(
         design_power(benchmark=benchmark, places=[capacity] * len(plan.units), unit_sizes=[len(u) for u in plan.units]),
     )
     fields["sample_pool"] = plan.available
+    drawn = fields.pop("practice_drawn", None)
+    if drawn and not fields.get("practice_questions"):
+        fields["practice_questions"] = practice_drawn(
+            benchmark=benchmark, design=plan.design, size=drawn, seed=fields["sample_seed"]
+        )
     study = Study.objects.create(
         name=name,
         benchmark=benchmark,

@@ -14,7 +14,7 @@ from studies.models import Participant, Study
 from studies.results_versions import results_changed
 from studies.screening import Screening
 from studies.services import StudyError, study_create
-from studies.services_training import training_fields
+from studies.services_training import practice_drawn, training_fields
 from studies.services_units import definition_asset, follows_estimate, study_estimate, units_create, units_plan
 
 #: what a researcher may change in a draft besides its design (`study_draft_update`)
@@ -61,6 +61,7 @@ def study_draft_update(*, study: Study, design: Mapping[str, Any] | None = None,
     the old design's estimate become the new one's unless given; a reward under Prolific's minimum
     (at the minutes, or at the design's estimate when longer) is refused. Only a draft changes so: once
     launched, people's answers refer to its units and Prolific holds its codes, time and reward."""
+    drawn = fields.pop("practice_drawn", None)
     unknown = set(fields) - set(DRAFT_FIELDS)
     if unknown:
         raise StudyError(f"a draft's {', '.join(sorted(unknown))} cannot be edited")
@@ -108,6 +109,13 @@ def study_draft_update(*, study: Study, design: Mapping[str, Any] | None = None,
     if following and "estimated_minutes" not in fields and "reward_pence" not in fields:
         # the time and reward follow the design until the researcher gives their own
         fields = {**fields, "estimated_minutes": None, "reward_pence": None}
+    if drawn and not fields.get("practice_questions"):
+        fields = {
+            **fields,
+            "practice_questions": practice_drawn(
+                benchmark=locked.benchmark, design=locked.design, size=drawn, seed=locked.sample_seed
+            ),
+        }
     for key, value in fields.items():
         setattr(locked, key, value)
         changed.append(key)

@@ -7,14 +7,16 @@ double click, a refresh or a replayed POST changes nothing twice."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import random
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 
-from parity import training
-from parity.training import TrainingQuestion, parse, written
+from annotation.models import Item
+from parity import benchmarks, training
+from parity.training import MAX_QUESTIONS, TrainingQuestion, parse, written
 from studies.errors import StudyError
 from studies.models import Participant, Study
 from studies.results_versions import results_changed
@@ -141,3 +143,24 @@ def training_fields(fields: dict[str, Any]) -> dict[str, Any]:
     if problems:
         raise StudyError("; ".join(problems))
     return fields
+
+
+def practice_drawn(*, benchmark: str, design: Mapping[str, Any], size: int, seed: int) -> list[dict[str, Any]]:
+    """`size` practice questions drawn with `seed` from the benchmark's practice split (implicature: its
+    dev set, never the study's own items), each as its page shows it with the right answer; StudyError
+    when the benchmark has no such split or too few of its items were imported."""
+    definition = benchmarks.get(benchmark)
+    split = definition.practice_split(design)
+    if split is None:
+        raise StudyError(f"{definition.title} has no split of its own to draw practice questions from")
+    if not 1 <= size <= MAX_QUESTIONS:
+        raise StudyError(f"practice questions drawn: give 1 to {MAX_QUESTIONS}")
+    rows = Item.objects.filter(benchmark=benchmark, split=split, is_attention_check=False).order_by("key")
+    questions = [
+        question
+        for prompt, gold in rows.values_list("prompt", "gold")
+        if (question := definition.practice_question(prompt, gold, design)) is not None
+    ]
+    if len(questions) < size:
+        raise StudyError(f"{size} practice questions asked for, but the {split} split holds {len(questions)}")
+    return [question.as_json() for question in random.Random(seed).sample(questions, size)]

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ..messages import Message, gettext_noop
+from ..training import TrainingQuestion
 from .design import DesignOption, design_errors
 
 # the readers of published files, and their error, are part of this contract
@@ -316,6 +317,23 @@ class Benchmark:
             shown=self.present(item_prompt, design),
             choices=self.choices(item_prompt, design),
         )
+
+    def practice_split(self, design: Mapping[str, Any]) -> str | None:
+        """The split practice questions may be drawn from: one the study's own items are not in, or none."""
+        return None
+
+    def practice_question(
+        self, item_prompt: Mapping[str, Any], gold: str, design: Mapping[str, Any]
+    ) -> TrainingQuestion | None:
+        """An item as a practice question in plain text (`parity.training`): the text and question the
+        page shows, the buttons' labels as choices, the gold's label as the answer; None for an item
+        whose page is not text and buttons."""
+        shown = self.present(item_prompt, design)
+        lines = [str(shown[key]).strip() for key in ("text", "question") if str(shown.get(key) or "").strip()]
+        labels = {choice.value: str(choice.label) for choice in self.choices(item_prompt, design)}
+        if not lines or gold not in labels:
+            return None
+        return TrainingQuestion(text="\n".join(lines), answer=labels[gold], choices=tuple(labels.values()))
 
     def parse_answer(self, raw: str) -> str | None:
         raise NotImplementedError

@@ -294,6 +294,8 @@ class StudyForm(TrainingFields, forms.Form):
                 }
         else:
             self.estimate = study_estimate(study)
+        if self.definition.practice_split(defaults) is None:
+            del self.fields["practice_drawn"]  # no items of its own to practise on
 
     def design_fields(self) -> list[forms.BoundField]:
         return [self[name] for name in self.fields if name.startswith(DESIGN_PREFIX)]
@@ -530,6 +532,7 @@ class StudyForm(TrainingFields, forms.Form):
             "design": self.design(),
             "reward_pence": int(data["reward"] * 100),
             "prolific_filters": self.screening().to_json(),
+            **self.training_arguments(),
         }
 
     def create_arguments(self) -> dict[str, Any]:

@@ -7,11 +7,11 @@ from typing import Any
 
 from django import forms
 
-from parity.training import TrainingQuestion, parse, written
+from parity.training import MAX_QUESTIONS, TrainingQuestion, parse, written
 from studies.models import Study
 from studies.services_training import MAX_TRIES
 
-TRAINING_FIELDS = ("practice_questions", "comprehension_questions", "comprehension_tries")
+TRAINING_FIELDS = ("practice_questions", "practice_drawn", "comprehension_questions", "comprehension_tries")
 
 _FORMAT = (
     'one question per block, blocks apart by an empty line: the question, its choices on lines that begin with "- " '
@@ -33,6 +33,15 @@ class TrainingFields(forms.Form):
         label="Comprehension check",
         help_text=f"questions on the instructions that must all be answered right before the items; whoever is still "
         f"wrong after the tries below is asked to return the study (Prolific's rule). {_FORMAT}",
+    )
+    practice_drawn = forms.IntegerField(
+        min_value=1,
+        max_value=MAX_QUESTIONS,
+        required=False,
+        label="Or draw practice questions from the benchmark",
+        help_text="this many of the benchmark's own practice items (implicature: its dev set, never the study's "
+        "items), drawn with the seed below and written out above when the study is saved; only while the "
+        "practice questions are empty",
     )
     comprehension_tries = forms.IntegerField(
         min_value=1,
@@ -60,7 +69,12 @@ class TrainingFields(forms.Form):
         return tries if tries is not None else 2
 
     def training_fields(self) -> list[forms.BoundField]:
-        return [self[name] for name in TRAINING_FIELDS]
+        return [self[name] for name in TRAINING_FIELDS if name in self.fields]
+
+    def training_arguments(self) -> dict[str, Any]:
+        """The draw asked for, where the practice questions are left empty (`study_create` draws them)."""
+        drawn = self.cleaned_data.get("practice_drawn")
+        return {"practice_drawn": drawn} if drawn and not self.cleaned_data.get("practice_questions") else {}
 
 
 def training_initial(study: Study) -> dict[str, Any]:

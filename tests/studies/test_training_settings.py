@@ -9,6 +9,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
+from annotation.models import Item
 from studies.models import Study
 from tests.participation.test_training import CHECK, PRACTICE
 from tests.studies.workflow.helpers import create
@@ -86,3 +87,60 @@ def test_the_command_reads_the_training_from_files(implicature, tmp_path):
         call_command(
             "create_study", "--benchmark=implicature", "--name=y", "--comprehension-tries=9", stdout=StringIO()
         )
+
+
+def test_practice_questions_are_drawn_from_the_benchmarks_dev_set_never_the_studys_items(implicature):
+    call_command(
+        "create_study",
+        "--benchmark=implicature",
+        "--name=drawn practice",
+        "--units=2",
+        "--unit-size=4",
+        "--practice-drawn=3",
+        "--seed=7",
+        stdout=StringIO(),
+    )
+    study = Study.objects.get(name="drawn practice")
+    dev = {
+        item.prompt["utterance"]: item.gold
+        for item in Item.objects.filter(benchmark="implicature", split="dev", is_attention_check=False)
+    }
+    assert len(study.practice_questions) == 3
+    for question in study.practice_questions:
+        assert question["choices"] == ["Yes", "No"] and question["answer"] in ("Yes", "No")
+        (utterance,) = [text for text in dev if f'"{text}"' in question["text"]]
+        assert question["answer"].lower() == dev[utterance], "the answer is the dev item's gold"
+        assert question["text"].endswith(Study.objects.get(pk=study.pk).definition.question_line)
+    same = create_drawn("drawn again", seed=7)
+    assert same.practice_questions == study.practice_questions, "the same seed draws the same questions"
+    with pytest.raises(CommandError, match="no split of its own"):
+        call_command(
+            "create_study",
+            "--benchmark=implicature",
+            "--name=dev study",
+            "--set=split=dev",
+            "--units=2",
+            "--unit-size=4",
+            "--practice-drawn=2",
+            stdout=StringIO(),
+        )
+
+
+def create_drawn(name: str, *, seed: int) -> Study:
+    call_command(
+        "create_study",
+        "--benchmark=implicature",
+        f"--name={name}",
+        "--units=2",
+        "--unit-size=4",
+        "--practice-drawn=3",
+        f"--seed={seed}",
+        stdout=StringIO(),
+    )
+    return Study.objects.get(name=name)
+
+
+def test_the_form_offers_the_draw_only_where_the_benchmark_has_practice_items(researcher_client, implicature):
+    page = create(researcher_client, "implicature", name="form drawn", units=2, unit_size=5, practice_drawn=2)
+    assert page.status_code == 302, page.context["form"].errors
+    assert len(Study.objects.get(name="form drawn").practice_questions) == 2

@@ -366,6 +366,10 @@ class Implicature(Benchmark):
     default_model_setting: ClassVar[Mapping[str, Any]] = model_side.DEFAULT_SETTING
     model_setting_options: ClassVar[tuple[DesignOption, ...]] = model_side.SETTING_OPTIONS
 
+    def practice_split(self, design: Mapping[str, Any]) -> str | None:
+        # the dev set's items, unless the study's own come from it
+        return "dev" if design.get("split", "test") != "dev" else None
+
     def model_pool_split(self, setting: Mapping[str, Any]) -> str | None:
         return "dev" if int(setting.get("k", 0)) > 0 else None
 

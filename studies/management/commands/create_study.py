@@ -118,6 +118,13 @@ class Command(BaseCommand):
             metavar="FILE",
             help="a comprehension check of the instructions, in the same format, passed before the items",
         )
+        parser.add_argument(
+            "--practice-drawn",
+            type=int,
+            metavar="N",
+            help="instead of --practice: N practice questions drawn from the benchmark's own practice items "
+            "(implicature: its dev set) with the study's seed",
+        )
         parser.add_argument("--comprehension-tries", type=int, default=2, help="tries at the check (default 2)")
         parser.add_argument(
             "--minutes",
@@ -202,7 +209,7 @@ class Command(BaseCommand):
 
 def _training(options: dict) -> dict:
     """The practice and comprehension questions read from their files, parsed by the service."""
-    given = {"comprehension_tries": options["comprehension_tries"]}
+    given = {"comprehension_tries": options["comprehension_tries"], "practice_drawn": options["practice_drawn"]}
     for option, field in (("practice", "practice_questions"), ("comprehension", "comprehension_questions")):
         path = options[option]
         if path is None:
