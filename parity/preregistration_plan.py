@@ -240,6 +240,7 @@ def render_markdown(
             ("Serialisation", items.get("serialisation")),
             ("Consent text SHA-256", f"`{document.get('texts', {}).get('consent_sha256')}`"),
             ("Instructions SHA-256", f"`{document.get('texts', {}).get('instructions_sha256')}`"),
+            *_training(document.get("texts", {}).get("training")),
         ]
     )
     out += ["", "## Attention checks and exclusions", ""]
@@ -309,3 +310,22 @@ def _sampling(sampling: dict[str, Any], n_items: Any) -> str:
     drawn = n_items if isinstance(n_items, int) else 0
     chosen = ItemSampling(method=method, size=sampling.get("size"), seed=sampling.get("seed"))
     return describe(chosen, drawn=drawn, available=sampling.get("pool") or drawn)
+
+
+def _training(training: Mapping[str, Any] | None) -> list[tuple[str, Any]]:
+    """The training's lines, for a study that has one."""
+    if not training:
+        return []
+    parts = []
+    if training["practice_questions"]:
+        parts.append(f"{training['practice_questions']} practice questions with feedback")
+    if training["comprehension_questions"]:
+        parts.append(
+            f"a comprehension check of {training['comprehension_questions']} questions, passed within "
+            f"{training['comprehension_tries']} tries"
+        )
+    return [
+        ("Training", ", then ".join(parts)),
+        ("Practice questions SHA-256", f"`{training['practice_sha256']}`"),
+        ("Comprehension check SHA-256", f"`{training['comprehension_sha256']}`"),
+    ]

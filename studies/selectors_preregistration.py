@@ -14,6 +14,7 @@ from django.template.loader import render_to_string
 
 from annotation.models import Item
 from parity import preregistration_plan
+from parity.training import TrainingQuestion, written
 from studies.models import Preregistration, Study, StudyEvent, UnitItem
 from studies.pay import hourly_pay
 
@@ -147,6 +148,7 @@ def study_document(study: Study, hypotheses: str = "", notes: str = "") -> dict[
             "consent_sha256": preregistration_plan.text_sha256(study.consent_text),
             "instructions_sha256": preregistration_plan.text_sha256(study.instructions_text),
             "closing_questions": list(study.closing_questions),
+            **_training(study),
         },
         "quality": {
             "attention_checks": study.attention_checks,
@@ -237,4 +239,24 @@ def rendered(study: Study, preregistration: Preregistration | None) -> dict[str,
         "document": document,
         "deviations": found,
         "events": events,
+    }
+
+
+def _training(study: Study) -> dict[str, Any]:
+    """The practice and comprehension check as frozen: how many questions, their texts' hashes (as
+    written, `parity.training.written`), the tries; nothing for a study without training."""
+    if not study.practice_questions and not study.comprehension_questions:
+        return {}
+    texts = {
+        name: written([TrainingQuestion.from_json(question) for question in getattr(study, name)])
+        for name in ("practice_questions", "comprehension_questions")
+    }
+    return {
+        "training": {
+            "practice_questions": len(study.practice_questions),
+            "practice_sha256": preregistration_plan.text_sha256(texts["practice_questions"]),
+            "comprehension_questions": len(study.comprehension_questions),
+            "comprehension_sha256": preregistration_plan.text_sha256(texts["comprehension_questions"]),
+            "comprehension_tries": study.comprehension_tries,
+        }
     }

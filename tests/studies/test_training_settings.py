@@ -11,6 +11,7 @@ from django.core.management import CommandError, call_command
 
 from annotation.models import Item
 from studies.models import Study
+from studies.selectors import preregistration_export
 from tests.participation.test_training import CHECK, PRACTICE
 from tests.studies.workflow.helpers import create
 
@@ -144,3 +145,21 @@ def test_the_form_offers_the_draw_only_where_the_benchmark_has_practice_items(re
     page = create(researcher_client, "implicature", name="form drawn", units=2, unit_size=5, practice_drawn=2)
     assert page.status_code == 302, page.context["form"].errors
     assert len(Study.objects.get(name="form drawn").practice_questions) == 2
+
+
+def test_the_frozen_preregistration_holds_the_training(implicature):
+    study = create_drawn("preregistered training", seed=3)  # created live: frozen at launch
+    found = preregistration_export(study)
+    training = found["document"]["texts"]["training"]
+    assert training["practice_questions"] == 3 and training["comprehension_questions"] == 0
+    assert training["comprehension_tries"] == 2 and len(training["practice_sha256"]) == 64
+    assert "- **Training:** 3 practice questions with feedback\n" in found["markdown"]
+    plain = preregistration_export(create_drawn_without_training("preregistered plain"))
+    assert "training" not in plain["document"]["texts"] and "Training:" not in plain["markdown"]
+
+
+def create_drawn_without_training(name: str) -> Study:
+    call_command(
+        "create_study", "--benchmark=implicature", f"--name={name}", "--units=2", "--unit-size=4", stdout=StringIO()
+    )
+    return Study.objects.get(name=name)
