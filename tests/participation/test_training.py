@@ -196,3 +196,17 @@ def test_the_researchers_preview_walks_the_training_and_stores_nothing(implicatu
     page = researcher_client.post(f"{base}/comprehension/", {**wrong, "attempt": 1}, follow=True).content.decode()
     assert 'id="screened-out"' in page
     assert not Participant.objects.filter(study=study).exists()
+
+
+def test_no_item_is_answered_before_the_training_is_passed(implicature):
+    study = _study("no skipping", practice_questions=PRACTICE, comprehension_questions=CHECK)
+    bot = Bot(study, pid(8))
+    participant = _to_training(bot)
+    first = {"item": participant.sequence[0], "position": 1, "answer": "yes"}
+    bot.post("answer", first)
+    for answer in ("no", "ready"):
+        bot.post("practice", {"answer": answer})
+        bot.post("practice/next", {})
+    bot.post("answer", first)  # at the check now
+    assert bot.participant.step == Participant.Step.COMPREHENSION
+    assert not Response.objects.filter(participant=participant).exists()
