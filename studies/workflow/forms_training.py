@@ -22,17 +22,17 @@ _FORMAT = (
 class TrainingFields(forms.Form):
     practice_questions = forms.CharField(
         required=False,
-        widget=forms.Textarea(attrs={"rows": 6}),
+        widget=forms.Textarea(attrs={"rows": 10}),
         label="Practice questions",
         help_text=f"shown one at a time after the instructions, each followed by its right answer and the lines you "
-        f"write after it; never counted in the results. {_FORMAT}",
+        f"write after it; never counted in the results; {_FORMAT}",
     )
     comprehension_questions = forms.CharField(
         required=False,
-        widget=forms.Textarea(attrs={"rows": 6}),
+        widget=forms.Textarea(attrs={"rows": 10}),
         label="Comprehension check",
         help_text=f"questions on the instructions that must all be answered right before the items; whoever is still "
-        f"wrong after the tries below is asked to return the study (Prolific's rule). {_FORMAT}",
+        f"wrong after the tries below is asked to return the study (Prolific's rule); {_FORMAT}",
     )
     practice_drawn = forms.IntegerField(
         min_value=1,
