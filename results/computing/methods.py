@@ -24,6 +24,7 @@ from results.computing.spine import (
     DesignSetting,
     Entered,
     ExclusionReason,
+    Explanations,
     ItemSample,
     Methods,
     ModelResults,
@@ -36,7 +37,9 @@ from results.computing.spine import (
     StatisticsSettings,
 )
 from results.loading.study_data import RunInfo, StudyData
-from studies.models import Participant
+from studies import explanations
+from studies.models import Participant, Study
+from studies.selectors_explanations import explanation_counts
 
 #: the CIs' level, as every interval of the results is computed
 CI_LEVEL = 0.95
@@ -193,6 +196,20 @@ def methods_section(
             power=study.power_analysis or None,
         ),
         recruiting=_recruiting(data),
+        explanations=_explanations(study),
+    )
+
+
+def _explanations(study: Study) -> Explanations:
+    counts = explanation_counts(study)
+    return Explanations(
+        mode=study.explanations,
+        every=study.explanation_every if study.explanations == Study.Explanations.NTH else None,
+        asked=explanations.describe(study),
+        given=counts.given,
+        people=counts.people,
+        # where a replication bundle holds them (`replication.parts`)
+        file="humans/participants.jsonl" if study.explanations == Study.Explanations.END else "humans/answers.jsonl",
     )
 
 

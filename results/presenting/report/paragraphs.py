@@ -386,6 +386,7 @@ def methods_paragraphs(results: StudyResults) -> list[Paragraph]:
     _pay(people)
     _population_and_ethics(people)
     recruiting.seen_before(people)
+    recruiting.explanations(people)
     _design(design)
     recruiting.items(design)
     _models(design)
