@@ -114,9 +114,25 @@ class StudyCreateApi(ResearcherApi):
             help_text="an answer sooner than this after its item was shown is refused as unread (0: none)",
         )
         closing_questions = serializers.MultipleChoiceField(
-            choices=list(closing.QUESTIONS),
+            choices=list(closing.CHOOSABLE),
             required=False,
             help_text="optional questions asked after the last item; left out: the new-study page's default",
+        )
+        explanations = serializers.ChoiceField(
+            choices=Study.Explanations.choices,
+            required=False,
+            help_text="an optional 'why?' box stored with the answer: off (default), nth (after every "
+            "explanation_every-th item of a participant's sequence), every (after every item), end (one closing "
+            "question)",
+        )
+        explanation_every = serializers.IntegerField(
+            min_value=1, max_value=1000, required=False, help_text="N for nth (default 5)"
+        )
+        explanation_prompt = serializers.CharField(
+            max_length=300,
+            required=False,
+            allow_blank=True,
+            help_text="the box's label; left out: 'Why did you choose this answer?' in the study's language",
         )
 
         population = serializers.CharField(

@@ -76,6 +76,9 @@ class AnswerForm(forms.Form):
     answer = forms.CharField(max_length=4000, strip=False, required=False)
     pasted = forms.BooleanField(required=False)
     option_order = forms.CharField(max_length=40, required=False)
+    #: why the participant chose the answer, where the study asks; no length limit here: the service
+    #: refuses one over `explanations.MAX_CHARS` and the page gives the text back to be shortened
+    explanation = forms.CharField(required=False, strip=False)
     #: the honeypot: a box no person sees or reaches; whatever fills it, the answer is stored (no
     #: length limit that could refuse it) and only the fact that it was filled is kept
     homepage = forms.CharField(required=False, strip=False)
@@ -104,6 +107,7 @@ class PreviewAnswerForm(forms.Form):
     item = forms.CharField(max_length=64)
     position = forms.IntegerField(min_value=1)
     answer = forms.CharField(max_length=4000, strip=False, required=False)
+    explanation = forms.CharField(required=False, strip=False)
 
 
 class _Common(TypedDict):

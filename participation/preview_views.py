@@ -16,9 +16,10 @@ from annotation.models import Item
 from participation import preview, training_views
 from participation.forms import ClosingForm, ComprehensionForm, ConsentForm, PracticeForm, PreviewAnswerForm
 from participation.i18n import study_language, translated, translated_choices
+from studies import explanations
 from studies.access import get_study_for_researcher
 from studies.answer_tokens import answer_token, preview_owner
-from studies.closing import asked
+from studies.closing import asked, study_keys
 from studies.htmx import HtmxHttpRequest
 from studies.models import Study
 from studies.services_training import comprehension_questions
@@ -42,7 +43,9 @@ def _context(study: Study, walk: preview.Walk, action: str, **extra: Any) -> dic
 TRAINING_ACTIONS = ("practice", "practice_next", "comprehension")
 
 
-def _item_context(study: Study, walk: preview.Walk, item: Item, error: str = "", typed: str = "") -> dict[str, Any]:
+def _item_context(
+    study: Study, walk: preview.Walk, item: Item, error: str = "", typed: str = "", typed_explanation: str = ""
+) -> dict[str, Any]:
     screen = preview.screen(study, walk, item)
     context = _context(
         study,
@@ -61,20 +64,28 @@ def _item_context(study: Study, walk: preview.Walk, item: Item, error: str = "",
         typed=typed,
         pasted=False,
         attention_check=item.is_attention_check,
+        **explanations.box_context(study, walk.answered + 1, typed_explanation),
     )
     # the item form posts where the preview's answers go (the template names one URL for both paths)
     return {**context, "answer_url": context["preview"]["action"]}
 
 
 def _render(
-    request: HtmxHttpRequest, study: Study, walk: preview.Walk, error: str = "", typed: str = ""
+    request: HtmxHttpRequest,
+    study: Study,
+    walk: preview.Walk,
+    error: str = "",
+    typed: str = "",
+    typed_explanation: str = "",
 ) -> HttpResponse:
     """The walk's page in the study's language, as participants see it (the preview's own notes stay English)."""
     with study_language(study):
-        return _render_step(request, study, walk, translated(error), typed)
+        return _render_step(request, study, walk, translated(error), typed, typed_explanation)
 
 
-def _render_step(request: HtmxHttpRequest, study: Study, walk: preview.Walk, error: str, typed: str) -> HttpResponse:
+def _render_step(
+    request: HtmxHttpRequest, study: Study, walk: preview.Walk, error: str, typed: str, typed_explanation: str = ""
+) -> HttpResponse:
     if walk.step == "consent":
         return render(request, "participation/consent.html", _context(study, walk, "consent"))
     if walk.step == "instructions":
@@ -89,7 +100,7 @@ def _render_step(request: HtmxHttpRequest, study: Study, walk: preview.Walk, err
     # an item is current on the items step until the last answer moves the walk on
     if walk.step == "items" and (item := preview.current_item(walk)) is not None:
         template = "participation/partials/_item.html" if request.htmx else "participation/item_page.html"
-        return render(request, template, _item_context(study, walk, item, error, typed))
+        return render(request, template, _item_context(study, walk, item, error, typed, typed_explanation))
     return render(
         request,
         "participation/preview_end.html",
@@ -113,7 +124,7 @@ def _render_step(request: HtmxHttpRequest, study: Study, walk: preview.Walk, err
 
 def _closing_preview(study: Study) -> ClosingForm | None:
     """The study's closing questions as the done page shows them, for reading only."""
-    questions = asked(study.closing_questions)
+    questions = asked(study_keys(study))
     if not questions:
         return None
     form = ClosingForm(questions=questions)
@@ -163,7 +174,10 @@ def preview_answer(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
     walk = preview.walk_for(request, study)
     form = PreviewAnswerForm(request.POST)
     error = ""
-    if form.is_valid():
+    if form.is_valid() and _too_long(study, form.cleaned_data["position"], form.cleaned_data["explanation"]):
+        # refused as the participant's page refuses it: nothing recorded, both texts given back
+        error = explanations.TOO_LONG_MESSAGE
+    elif form.is_valid():
         error = preview.walk_answer(
             study,
             walk,
@@ -173,7 +187,14 @@ def preview_answer(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
         )
         preview.walk_save(request, study, walk)
     if error:
-        return _render(request, study, walk, error, typed=form.cleaned_data["answer"])
+        return _render(
+            request,
+            study,
+            walk,
+            error,
+            typed=form.cleaned_data["answer"],
+            typed_explanation=form.cleaned_data["explanation"],
+        )
     if request.htmx:
         # the next item swaps in; the end of the study is a page of its own
         return (
@@ -213,3 +234,7 @@ def preview_comprehension(request: HtmxHttpRequest, study_id: int) -> HttpRespon
         walk = preview.walk_comprehension(study, walk, form.answers(), form.cleaned_data["attempt"])
         preview.walk_save(request, study, walk)
     return redirect("participation:preview", study.pk)
+
+
+def _too_long(study: Study, position: int, explanation: str) -> bool:
+    return len(explanation.strip()) > explanations.MAX_CHARS and explanations.asked_at(study, position)

@@ -28,8 +28,9 @@ from participation.selectors import (
 )
 from prolific.selectors import prolific_study_of
 from prolific.signed_links import SignatureError, signing_enabled, verify_signed_link
+from studies import explanations
 from studies.answer_tokens import answer_token, participant_owner
-from studies.closing import asked
+from studies.closing import asked, study_keys
 from studies.htmx import HtmxHttpRequest
 from studies.models import Participant, Study
 from studies.selectors import answered_responses, current_item, get_study_by_link, participant_at_link, screen_for
@@ -203,7 +204,7 @@ def _done_context(participant: Participant, already: bool = False, closing: Clos
     """The done page: the code first, then the study's closing questions while they are unanswered
     (optional: the page then waits instead of going back to Prolific by itself)."""
     code = participant.completion_code()
-    questions = asked(participant.study.closing_questions) if participant.closing_answered_at is None else []
+    questions = asked(study_keys(participant.study)) if participant.closing_answered_at is None else []
     return {
         "study": participant.study,
         "participant": participant,
@@ -272,10 +273,15 @@ def _render_step(request: HtmxHttpRequest, participant: Participant, shown: Item
 
 
 def _item_context(
-    participant: Participant, error: str = "", typed: str = "", pasted: bool = False, item: Item | None = None
+    participant: Participant,
+    error: str = "",
+    typed: str = "",
+    pasted: bool = False,
+    item: Item | None = None,
+    typed_explanation: str = "",
 ) -> dict:
-    """`typed`/`pasted`: a refused answer, given back so that the participant can complete it;
-    `item`: the current item, when the caller has it."""
+    """`typed`/`pasted`/`typed_explanation`: a refused answer, given back so that the participant can
+    complete it; `item`: the current item, when the caller has it."""
     item = item or current_item(participant)
     definition = participant.study.definition
     screen = screen_for(participant, item) if item else None
@@ -298,6 +304,7 @@ def _item_context(
         "history": _history(participant, item) if item and definition.shows_history else [],
         "typed": typed,
         "pasted": pasted,
+        **explanations.box_context(participant.study, participant.answered + 1, typed_explanation),
     }
 
 
@@ -331,7 +338,7 @@ def closing(request: HtmxHttpRequest, participant: Participant) -> HttpResponse:
     """The optional closing questions, sent from the done page; then back to Prolific with the code."""
     if participant.step != Participant.Step.DONE:
         return redirect(_step_url(participant.study))
-    form = ClosingForm(request.POST, questions=asked(participant.study.closing_questions))
+    form = ClosingForm(request.POST, questions=asked(study_keys(participant.study)))
     if not form.is_valid():
         return render(request, "participation/done.html", _done_context(participant, closing=form), status=422)
     participant = participant_answer_closing(participant=participant, answers=form.cleaned_data)
@@ -371,6 +378,7 @@ def answer(request: HtmxHttpRequest, link: str) -> HttpResponse:
         extra=extra,
         behaviour=BehaviourForm(request.POST).record(),
         show_next=bool(request.htmx),
+        explanation=form.cleaned_data["explanation"],
     )
     if result is None:
         return no_participant(request, link)
@@ -388,6 +396,7 @@ def _answered(request: HtmxHttpRequest, result: SubmitResult, form: AnswerForm) 
             translated(result.message),
             typed=form.cleaned_data["answer"],
             pasted=form.cleaned_data["pasted"],
+            typed_explanation=form.cleaned_data["explanation"],
         )
         return render(request, template, context, status=422 if not request.htmx else 200)
     if request.htmx:

@@ -146,6 +146,9 @@ def study_settings(source: Source) -> bytes:
             "language": study.language,
             "pid_format": study.pid_format,
             "closing_questions": study.closing_questions,
+            "explanations": study.explanations,
+            "explanation_every": study.explanation_every,
+            "explanation_prompt": study.explanation_prompt,
             "pseudonyms_issued": study.pseudonyms_issued,
             # entered by the researchers, and the design's power analysis: the report states them
             "population": study.population,
@@ -293,10 +296,12 @@ def answers_file(source: Source) -> bytes:
             "duration_ms",
             "extra",
             "verified_correct",
+            "explanation",
         )
     )
     out = []
-    for person, key, position, raw, answer, valid, correct, check, shown, answered, duration, extra, verified in rows:
+    for row in rows:
+        person, key, position, raw, answer, valid, correct, check, shown, answered, duration, extra, verified, why = row
         start = people[person]["started_at"]
         extra = extra or {}
         out.append(
@@ -313,6 +318,7 @@ def answers_file(source: Source) -> bytes:
                 "answered_after_ms": _ms_after(answered, start),
                 "duration_ms": duration,
                 "verified_correct": verified,
+                "explanation": why,
                 "presentation": {key: extra[key] for key in PRESENTATION_KEYS if key in extra},
                 "scores": {key: extra[key] for key in SCORE_KEYS if key in extra},
             }

@@ -64,6 +64,9 @@ _REPORTING_FIELDS = (
     "practice_questions",
     "comprehension_questions",
     "comprehension_tries",
+    "explanations",
+    "explanation_every",
+    "explanation_prompt",
 )
 _SPEC_FIELDS = ("model", "revision", "dtype", "device", "kind", "api_base_url", "api_features", "api_top_k")
 
@@ -197,6 +200,8 @@ def _load_answers(bundle: Bundle, people: dict[str, Participant], items: dict[st
                 answered_at=_at(starts[row["pseudonym"]], row["answered_after_ms"]) or starts[row["pseudonym"]],
                 duration_ms=row["duration_ms"],
                 verified_correct=row["verified_correct"],
+                # absent from bundles made before explanations were asked
+                explanation=row.get("explanation", ""),
                 extra={**row["presentation"], **row["scores"]},
             )
             for row in bundle.jsonl("humans/answers.jsonl")

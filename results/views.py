@@ -29,7 +29,7 @@ from results.presenting.report import FORMATS as REPORT_FORMATS
 from results.presenting.report import render_report
 from results.presenting.tables import paper_tables
 from studies.access import CHANGE_STUDY, EXPORT_STUDY, get_study_for_researcher, researcher_studies
-from studies.closing import asked
+from studies.closing import asked, study_keys
 from studies.errors import StudyError
 from studies.htmx import HtmxHttpRequest
 from studies.models import Study
@@ -88,7 +88,7 @@ def results(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
         "formats": list(FORMATS),
         "report_formats": list(REPORT_FORMATS),
         "model_runs_url": _model_runs_url(study),
-        "closing_free_text": any(question.free_text for question in asked(study.closing_questions)),
+        "closing_free_text": any(question.free_text for question in asked(study_keys(study))),
     }
     if request.htmx:
         # htmx swaps only successful responses: the partial carries the filters' error message

@@ -62,6 +62,9 @@ class StudyAdmin(NoBulkDeletion, ResearcherAdmin):
                     "min_answer_ms",
                     "reservation_timeout_minutes",
                     "closing_questions",
+                    "explanations",
+                    "explanation_every",
+                    "explanation_prompt",
                     "unit_counts",
                 ]
             },

@@ -13,6 +13,8 @@ if TYPE_CHECKING:
     # a str or a lazy translation (what gettext_lazy returns), as Django's fields take labels
     from django_stubs_ext import StrOrPromise
 
+    from studies.models import Study
+
 
 @dataclass(frozen=True)
 class ClosingQuestion:
@@ -82,6 +84,13 @@ QUESTIONS: dict[str, ClosingQuestion] = {
             "choice",
             choices=(("yes", _("Yes")), ("no", _("No"))),
         ),
+        # asked by the study's explanations setting ("once at the end"), never chosen among these
+        ClosingQuestion(
+            "explanation",
+            _("Why did you answer as you did?"),
+            "long_text",
+            help=_("Optional: how you chose your answers, in your own words."),
+        ),
         ClosingQuestion(
             "feedback",
             _("Anything you would like to tell the researchers?"),
@@ -93,6 +102,17 @@ QUESTIONS: dict[str, ClosingQuestion] = {
 
 #: what the new-study form ticks for a new study
 DEFAULT_QUESTIONS: tuple[str, ...] = ("ai_tool", "feedback")
+
+
+#: what a researcher may tick: the explanation question comes with `Study.explanations`
+CHOOSABLE: tuple[str, ...] = tuple(key for key in QUESTIONS if key != "explanation")
+
+
+def study_keys(study: Study) -> list[str]:
+    """The keys of the closing questions `study` asks: those chosen, and the explanation when the
+    study asks for one at the end."""
+    keys = [key for key in study.closing_questions if key != "explanation"]
+    return [*keys, "explanation"] if study.explanations == "end" else keys
 
 
 def asked(keys: list[str]) -> list[ClosingQuestion]:

@@ -44,6 +44,13 @@ class Study(models.Model):
         RANDOM = "random", "A random subset"
         STRATIFIED = "stratified", "A subset stratified by category"
 
+    class Explanations(models.TextChoices):
+        # when participants are asked why they answered as they did (`studies.explanations`)
+        OFF = "off", "Not asked"
+        NTH = "nth", "After every Nth item of a participant's sequence"
+        EVERY = "every", "After every item"
+        END = "end", "Once, after the last item (a closing question)"
+
     class PidFormat(models.TextChoices):
         PROLIFIC = "prolific", "Prolific ID: 24 hexadecimal characters"
         TOKEN = "token", "Any ID of 1–64 letters, digits, '-' or '_' (other recruiters, pilots)"
@@ -104,6 +111,21 @@ class Study(models.Model):
         default=list,
         blank=True,
         help_text="the optional questions asked after the items (keys of studies.closing.QUESTIONS)",
+    )
+    explanations = models.CharField(
+        max_length=5,
+        choices=Explanations.choices,
+        default=Explanations.OFF,
+        help_text="whether participants are asked, optionally, why they answered as they did: with an item's answer "
+        "(every item, or every Nth by position, never by what the item is) or once on the done page",
+    )
+    explanation_every = models.PositiveIntegerField(
+        default=5, help_text="with 'after every Nth item': N (the items at positions N, 2N, ... ask)"
+    )
+    explanation_prompt = models.CharField(
+        max_length=300,
+        blank=True,
+        help_text="the explanation box's label; empty: 'Why did you choose this answer?' in the study's language",
     )
     canary_word = models.CharField(
         max_length=20,
@@ -420,6 +442,9 @@ class Response(models.Model):
     answered_at = models.DateTimeField()
     duration_ms = models.PositiveIntegerField()
     extra = models.JSONField(default=dict, blank=True, help_text="e.g. option order shown, paste events")
+    explanation = models.TextField(
+        blank=True, help_text="why the participant chose the answer, in their words (optional; asked per study)"
+    )
     # A researcher's mark on a written answer (instruction induction's manual verification), kept
     # beside the answer; written only by `responses_verify`.
     verified_correct = models.BooleanField(null=True, blank=True, help_text="researcher's mark; empty until verified")

@@ -59,6 +59,10 @@ def study_create(
     unknown = sorted(set(fields.get("closing_questions", ())) - set(closing.QUESTIONS))
     if unknown:
         raise StudyError(f"no closing question named {', '.join(unknown)}; known: {', '.join(closing.QUESTIONS)}")
+    if fields.get("explanations", Study.Explanations.OFF) not in Study.Explanations.values:
+        raise StudyError(f"explanations must be one of {', '.join(Study.Explanations.values)}")
+    if int(fields.get("explanation_every", 5)) < 1:
+        raise StudyError("explanation_every must be 1 or more (after every Nth item)")
     language = fields.get("language", "en")
     if language not in dict(settings.LANGUAGES):
         raise StudyError(f"no participant language {language!r}; known: {', '.join(dict(settings.LANGUAGES))}")
@@ -434,7 +438,7 @@ def participant_answer_closing(*, participant: Participant, answers: Mapping[str
     participant = _locked(participant)
     if participant.step != Participant.Step.DONE or participant.closing_answered_at is not None:
         return participant
-    keys = set(participant.study.closing_questions)
+    keys = set(closing.study_keys(participant.study))
     participant.closing_answers = {
         key: value for key, value in answers.items() if key in keys and value not in ("", None)
     }

@@ -18,6 +18,7 @@ from annotation.selectors import item_data
 from parity.benchmarks.base import Screen
 from parity.messages import TOO_SOON_MESSAGE
 from parity.stats.behaviour import NONE, carries_canary, checked, reading_floor_ms, shown_words
+from studies import explanations
 from studies.answer_tokens import answer_token_matches, participant_owner
 from studies.models import Participant, Response, VerificationMark
 from studies.results_versions import results_changed
@@ -57,6 +58,7 @@ def response_submit(
     participant_id: int | None = None,
     link: str | None = None,
     known: Sequence[int] = (),
+    explanation: str = "",
 ) -> SubmitResult | None:
     """Store the answer to the participant's *current* item, exactly once.
 
@@ -78,11 +80,15 @@ def response_submit(
     than the participant's page) stores none of it. An answer carrying the study's canary word is
     marked `extra["canary"]`.
 
+    `explanation`: why the participant chose the answer, stored on the answer itself when the study
+    asks for one at this position (`studies.explanations`), else dropped; one over
+    `explanations.MAX_CHARS` refuses the answer (INVALID) so that the page gives both texts back.
+
     A working participant costs, in one transaction, the participant's locked read (with its study),
     one read of the answered and the next item, the answer's INSERT and the progress UPDATE.
     """
     participants = _participants(participant_id=participant_id, link=link, known=known)
-    answer = ((item_id, item_token), position, raw_answer, extra, behaviour, show_next)
+    answer = ((item_id, item_token), position, raw_answer, extra, behaviour, show_next, explanation.strip())
     try:
         result = _submit(partial(_locked, participants), *answer, with_study=False)
         if isinstance(result, int):
@@ -130,6 +136,7 @@ def _submit(
     extra: Mapping[str, Any] | None,
     behaviour: Mapping[str, Any] | None,
     show_next: bool,
+    explanation: str,
     *,
     with_study: bool,
 ) -> SubmitResult | int | None:
@@ -154,6 +161,8 @@ def _submit(
         now = timezone.now()
         if _too_soon(participant, now):
             return SubmitResult(Outcome.TOO_SOON, participant, message=TOO_SOON_MESSAGE)
+        if len(explanation) > explanations.MAX_CHARS and explanations.asked_at(participant.study, position):
+            return SubmitResult(Outcome.INVALID, participant, message=explanations.TOO_LONG_MESSAGE)
         following = participant.sequence[position] if show_next and position < len(participant.sequence) else None
         # by id: the items' default order (benchmark, key) would only add an ORDER BY to compile and run
         items = Item.objects.order_by().in_bulk([item_id] if following is None else [item_id, following])
@@ -188,6 +197,7 @@ def _submit(
             answered_at=now,
             duration_ms=duration_ms,
             extra=extra,
+            explanation=explanation if explanations.asked_at(participant.study, position) else "",
         )
         fields = _advance(participant, item, scored.correct, now, shown_next=following is not None)
         participant.save(update_fields=fields)

@@ -20,7 +20,7 @@ from results.computing.spine import AccuracyWithout, AgeSummary, ClosingSummary
 from results.loading.columns import HumanColumns
 from results.loading.rows import human_ratings
 from results.loading.study_data import StudyData
-from studies.closing import asked
+from studies.closing import asked, study_keys
 from studies.models import Participant
 
 #: the answers to "did you use an AI tool?" that say yes
@@ -38,7 +38,7 @@ def closing_answers(data: StudyData, participant_ids: list[int]) -> dict[int, Ma
 def closing_summary(data: StudyData, humans: HumanColumns, *, n_boot: int, seed: int) -> ClosingSummary | None:
     """The closing questions over the participants of `humans` (those in the results under the
     filters); None when the study asks none that is summarised."""
-    keys = [question.key for question in asked(data.study.closing_questions)]
+    keys = [question.key for question in asked(study_keys(data.study))]
     if not any(key in keys for key in ("age", *COUNTED)):
         return None
     present = sorted(set(np.unique(humans.participant).tolist()))

@@ -25,6 +25,7 @@ from results.computing.spine import (
     DesignSetting,
     Entered,
     ExclusionReason,
+    Explanations,
     ItemSample,
     Methods,
     ModelResults,
@@ -38,7 +39,9 @@ from results.computing.spine import (
     TrainingPhase,
 )
 from results.loading.study_data import RunInfo, StudyData
-from studies.models import Participant
+from studies import explanations
+from studies.models import Participant, Study
+from studies.selectors_explanations import explanation_counts
 
 #: the CIs' level, as every interval of the results is computed
 CI_LEVEL = 0.95
@@ -196,6 +199,20 @@ def methods_section(
         ),
         recruiting=_recruiting(data),
         training=_training(data),
+        explanations=_explanations(study),
+    )
+
+
+def _explanations(study: Study) -> Explanations:
+    counts = explanation_counts(study)
+    return Explanations(
+        mode=study.explanations,
+        every=study.explanation_every if study.explanations == Study.Explanations.NTH else None,
+        asked=explanations.describe(study),
+        given=counts.given,
+        people=counts.people,
+        # where a replication bundle holds them (`replication.parts`)
+        file="humans/participants.jsonl" if study.explanations == Study.Explanations.END else "humans/answers.jsonl",
     )
 
 

@@ -16,7 +16,10 @@ gold has an empty `correct` (neither right nor wrong). Annotators are the
 pseudonyms A1..An. Excluded participants and attention checks are in the long and wide exports,
 flagged; they are never in the statistics. The long and the participants' exports carry one column
 per review flag (`flag_<name>`, true or false, for every flag of `studies.flags.FLAGS`), and the
-participants' export the flags' figures in words (`flag_evidence`).
+participants' export the flags' figures in words (`flag_evidence`). Where the study asked why
+people answered (`studies.explanations`), the long export's `explanation` holds what they wrote with
+the answer: free text, so left empty (and `free_text_withheld` true) unless asked for; asked once at
+the end, it is the participants' export's `closing_explanation`.
 """
 
 from __future__ import annotations
@@ -37,10 +40,11 @@ from results.loading.columns import HumanAnswer
 from results.loading.study_data import StudyData
 from results.presenting.table_writers import to_latex, to_markdown
 from results.presenting.tables import paper_tables
-from studies.closing import asked
+from studies.closing import asked, study_keys
 from studies.flags import FLAGS, evidence, participant_evidence, participant_flags
 from studies.models import Participant
 from studies.selectors import participants_in_order
+from studies.selectors_explanations import explanations_by_answer
 from studies.withholding import study_withholder
 
 #: format -> (content type, file suffix)
@@ -72,6 +76,7 @@ LONG_COLUMNS: tuple[str, ...] = (
     "excluded",
     "participant_status",
     "verified_correct",
+    "explanation",
     "free_text_withheld",
     *(f"flag_{name}" for name in FLAGS),
 )
@@ -124,9 +129,13 @@ def long_rows(data: StudyData, *, include_free_text: bool = False) -> list[dict[
     study = data.study
     flagged = study_flags(data)
     withholder = study_withholder(study)
+    written = explanations_by_answer(study)
     rows = []
     for h in data.humans:
         shown, raw, withheld = shown_answer(data, h, include_free_text=include_free_text)
+        explanation = written.get((h.participant_id, h.item_id), "")
+        if explanation and not include_free_text:
+            explanation, withheld = "", True
         rows.append(
             {
                 "study": study.name,
@@ -148,6 +157,7 @@ def long_rows(data: StudyData, *, include_free_text: bool = False) -> list[dict[
                 "excluded": h.excluded,
                 "participant_status": h.participant_status,
                 "verified_correct": h.scores.get("verified"),
+                "explanation": withholder.text(explanation),
                 "free_text_withheld": withheld,
                 **flag_cells(flagged.get(h.participant_id, [])),
             }
@@ -221,7 +231,7 @@ def participant_table(data: StudyData, *, include_free_text: bool = False) -> tu
     """One row per participant: their unit, status and the study's closing questions (a column each,
     `closing_<key>`). Answers typed in the participant's own words are left empty unless
     `include_free_text`, as in the long export; the column `closing_free_text_withheld` says so."""
-    questions = asked(data.study.closing_questions)
+    questions = asked(study_keys(data.study))
     columns = [*PARTICIPANT_COLUMNS, *(f"closing_{question.key}" for question in questions)]
     withholds = not include_free_text and any(question.free_text for question in questions)
     if withholds:

@@ -122,6 +122,8 @@ SCREENING_FIELDS = (
     "exclude_earlier",
 )
 SAMPLING_FIELDS = ("item_sampling", "sample_size", "sample_seed")
+#: what participants meet besides the items: the answer floor, the closing questions, the "why?" box
+PARTICIPANT_FIELDS = ("min_answer_ms", "closing_questions", "explanations", "explanation_every", "explanation_prompt")
 
 
 def study_initial(study: Study) -> dict[str, Any]:
@@ -190,11 +192,28 @@ class StudyForm(TrainingFields, forms.Form):
         "again: a second key press or tap never answers the next item unseen (0: no minimum)",
     )
     closing_questions = forms.MultipleChoiceField(
-        choices=[(question.key, question.label) for question in closing.QUESTIONS.values()],
+        choices=[(key, closing.QUESTIONS[key].label) for key in closing.CHOOSABLE],
         widget=forms.CheckboxSelectMultiple,
         required=False,
         initial=list(closing.DEFAULT_QUESTIONS),
         help_text="asked after the last item, below the completion code; every one optional for participants",
+    )
+    explanations = forms.ChoiceField(
+        choices=Study.Explanations.choices,
+        initial=Study.Explanations.OFF,
+        label="Ask participants why",
+        help_text="an optional box “Why did you choose this answer?” stored with the answer: after every item, or "
+        "after every Nth item of each participant's sequence (by position, never by item, so the box tells "
+        "nothing about an item), or one question after the last item",
+    )
+    explanation_every = forms.IntegerField(
+        min_value=1, max_value=1000, initial=5, label="N (after every Nth item)", help_text="with every Nth item"
+    )
+    explanation_prompt = forms.CharField(
+        max_length=300,
+        required=False,
+        label="Explanation box label",
+        help_text="empty: “Why did you choose this answer?” in the participants' language; yours is shown as written",
     )
     reward = forms.DecimalField(
         min_value=Decimal("0.01"), max_digits=6, decimal_places=2, initial=Decimal("4.50"), label="Reward (£)"
@@ -319,7 +338,7 @@ class StudyForm(TrainingFields, forms.Form):
         )
 
     def participant_fields(self) -> list[forms.BoundField]:
-        return [self[name] for name in ("min_answer_ms", "closing_questions")]
+        return [self[name] for name in PARTICIPANT_FIELDS]
 
     def reporting_fields(self) -> list[forms.BoundField]:
         return [self[name] for name in REPORTING_FIELDS]

@@ -17,6 +17,7 @@ def test_each_form_keeps_its_own_values_and_errors():
         "answer": " yes ",
         "pasted": True,
         "option_order": "ba",
+        "explanation": "",
         "homepage": "",
     }
     assert set(bad.errors) == {"item", "position", "answer"}

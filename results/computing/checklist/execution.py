@@ -128,6 +128,11 @@ def tools_enforced(study: Study, results: StudyResults) -> Answer:
 
 @answers("3.6")
 def explanations(study: Study, results: StudyResults) -> Answer:
-    if results.methods.platform == "imported":
+    asked = results.methods.explanations
+    if results.methods.platform == "imported" or asked is None:
         return missing("3.6")
-    return computed(BY_ID["3.6"], "No: people were not asked why they answered as they did")
+    if asked.mode == "off":
+        return computed(BY_ID["3.6"], "No: people were not asked why they answered as they did")
+    given = f"{asked.given} explanation{'' if asked.given == 1 else 's'}"
+    people = f"{asked.people} {'person' if asked.people == 1 else 'people'}"
+    return computed(BY_ID["3.6"], f"Yes: {asked.asked}, {given} from {people}, in {asked.file}")

@@ -173,6 +173,21 @@ class TrainingPhase(Node):
 
 
 @dataclass(frozen=True)
+class Explanations(Node):
+    """Whether participants were asked why they answered (`studies.explanations`): `mode` "off",
+    "nth" (after every `every`-th item of a sequence), "every" or "end" (one closing question), in
+    words as `asked`; what they wrote counted over the whole study, and the file of a replication
+    bundle that holds it."""
+
+    mode: str
+    every: int | None
+    asked: str
+    given: int
+    people: int
+    file: str
+
+
+@dataclass(frozen=True)
 class Methods(Node):
     """What a methods section says of a study: whole-study figures, the results' filters aside."""
 
@@ -189,6 +204,7 @@ class Methods(Node):
     reporting: Reporting
     recruiting: Recruiting | None = field(default=None, metadata=OMIT_IF_NONE)
     training: TrainingPhase | None = field(default=None, metadata=OMIT_IF_NONE)
+    explanations: Explanations | None = field(default=None, metadata=OMIT_IF_NONE)
 
 
 # -- who the participants said they were (`results.computing.demographics`) ------------------

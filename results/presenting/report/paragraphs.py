@@ -387,6 +387,7 @@ def methods_paragraphs(results: StudyResults) -> list[Paragraph]:
     training.training(people)
     _population_and_ethics(people)
     recruiting.seen_before(people)
+    recruiting.explanations(people)
     _design(design)
     recruiting.items(design)
     _models(design)

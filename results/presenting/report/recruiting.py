@@ -1,7 +1,8 @@
 """The report's sentences on who could take part and which items they saw: the Prolific prescreening
 as recorded, the people refused for an earlier study of the group, the items sampled, and the closing
-question on having seen the items before. Every number is a figure of the results tree
-(`methods.recruiting`), as in `paragraphs`."""
+question on having seen the items before, and whether people were asked why they answered. Every
+number is a figure of the results tree (`methods.recruiting`, `methods.explanations`), as in
+`paragraphs`."""
 
 from __future__ import annotations
 
@@ -84,6 +85,24 @@ def seen_before(t: Writing) -> None:
         " answered yes and ",
         t.f(*ROOT, "seen_before", "no"),
         " no. ",
+    )
+
+
+def explanations(t: Writing) -> None:
+    """ "Participants could write, optionally, why they chose their answer after every 5th item; 12
+    explanations from 4 people.", when the study asked (a study that did not says nothing of it)."""
+    asked = t.methods.explanations
+    if asked is None or asked.mode == "off":
+        return
+    path = ("methods", "explanations")
+    t.add(
+        "Participants could write, optionally, why they chose their answer ",
+        t.f(*path, "asked", kind="text"),
+        "; ",
+        t.f(*path, "given"),
+        f" explanation{'' if asked.given == 1 else 's'} from ",
+        t.f(*path, "people"),
+        f" {'person' if asked.people == 1 else 'people'}. ",
     )
 
 

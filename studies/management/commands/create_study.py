@@ -71,6 +71,20 @@ class Command(BaseCommand):
             help="refuse as unread an answer sooner than this many milliseconds after its item was shown "
             "(default: the MIN_ANSWER_MS setting, 600; 0: no floor, e.g. for scripted load tests)",
         )
+        parser.add_argument(
+            "--explanations",
+            choices=list(Study.Explanations.values),
+            default=Study.Explanations.OFF,
+            help="ask participants why they answered (optional for them, stored with the answer): off (default), "
+            "nth (after every --explanation-every-th item of each sequence), every (after every item), "
+            "end (one closing question)",
+        )
+        parser.add_argument("--explanation-every", type=int, default=5, metavar="N", help="N for nth (default 5)")
+        parser.add_argument(
+            "--explanation-prompt",
+            default="",
+            help="the box's label (default: 'Why did you choose this answer?' in the study's language)",
+        )
 
         parser.add_argument("--population", default="", help="the population the human baseline stands for")
         parser.add_argument("--ethics-body", default="", help="the ethics board that reviewed the study")
@@ -189,6 +203,9 @@ class Command(BaseCommand):
                 **floor,
                 prolific_filters=_screening(options),
                 item_sampling=options["sample"],
+                explanations=options["explanations"],
+                explanation_every=options["explanation_every"],
+                explanation_prompt=options["explanation_prompt"],
                 sample_size=options["sample_size"],
                 **({} if options["seed"] is None else {"sample_seed": options["seed"]}),
                 **_training(options),
