@@ -90,6 +90,9 @@ PREREGISTERED_SETTINGS = frozenset(
         "min_answer_ms",
         "reservation_timeout_minutes",
         "closing_questions",
+        "explanations",
+        "explanation_every",
+        "explanation_prompt",
         "estimated_minutes",
         "reward_pence",
         "design",
@@ -229,6 +232,7 @@ def render_markdown(
         f"| {_cell(unit['label'])} | {_cell(unit.get('category'))} | {unit['n_items']} | {unit['capacity']} |"
         for unit in design.get("units", [])
     ]
+    texts = document.get("texts", {})
     out += ["", "## Items", ""]
     out += _lines(
         [
@@ -241,6 +245,8 @@ def render_markdown(
             ("Consent text SHA-256", f"`{document.get('texts', {}).get('consent_sha256')}`"),
             ("Instructions SHA-256", f"`{document.get('texts', {}).get('instructions_sha256')}`"),
             *_training(document.get("texts", {}).get("training")),
+            # plans frozen before explanations were asked have none: no line
+            ("Participants asked why they answered", (texts.get("explanations") or {}).get("asked")),
         ]
     )
     out += ["", "## Attention checks and exclusions", ""]

@@ -15,6 +15,7 @@ from django.template.loader import render_to_string
 from annotation.models import Item
 from parity import preregistration_plan
 from parity.training import TrainingQuestion, written
+from studies import explanations
 from studies.models import Preregistration, Study, StudyEvent, UnitItem
 from studies.pay import hourly_pay
 
@@ -149,6 +150,12 @@ def study_document(study: Study, hypotheses: str = "", notes: str = "") -> dict[
             "instructions_sha256": preregistration_plan.text_sha256(study.instructions_text),
             "closing_questions": list(study.closing_questions),
             **_training(study),
+            "explanations": {
+                "mode": study.explanations,
+                "every": study.explanation_every,
+                "prompt": study.explanation_prompt,
+                "asked": explanations.describe(study),
+            },
         },
         "quality": {
             "attention_checks": study.attention_checks,

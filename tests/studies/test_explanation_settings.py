@@ -86,3 +86,14 @@ def test_the_api_takes_the_setting(implicature):
         format="json",
     )
     assert refused.status_code == 400
+
+
+def test_the_frozen_preregistration_states_what_was_asked(implicature):
+    from studies.selectors import preregistration_export
+    from tests.factories import small_study
+
+    study = small_study("why preregistered", units=1, unit_size=3, explanations="nth", explanation_every=3)
+    found = preregistration_export(study)
+    assert found is not None
+    assert found["document"]["texts"]["explanations"]["mode"] == "nth"
+    assert "- **Participants asked why they answered:** after every 3rd item" in found["markdown"]
