@@ -1,14 +1,14 @@
 """A study planned for a reviewer's checklist, walked in a browser from the new-study form to the report:
 the power analysis, the items drawn stratified by category, Prolific's prescreening, the population
-and ethics review, practice questions and a comprehension check; people take part; the researcher
-answers what Parity cannot on the checklist page; the report carries the recruitment and training
-sentences and the checklist with both kinds of answer."""
+and ethics review, practice questions and a comprehension check, explanations after every 2nd item;
+people take part; the researcher answers what Parity cannot on the checklist page; the report carries
+the recruitment, training and explanation sentences and the checklist with both kinds of answer."""
 
 from __future__ import annotations
 
 import pytest
 
-from studies.models import Study
+from studies.models import Response, Study
 from tests.browser.helpers import fill_study_form, sign_in
 from tests.factories import Bot, pid
 from tests.participation.test_training import CHECK, PRACTICE
@@ -46,6 +46,8 @@ def test_a_study_planned_for_the_checklist_is_walked_from_the_form_to_the_report
     page.fill("#id_paper_title", "Do models get implicature?")
     page.fill("#id_practice_questions", PRACTICE)
     page.fill("#id_comprehension_questions", CHECK)
+    page.select_option("#id_explanations", "nth")
+    page.fill("#id_explanation_every", "2")
     page.locator("#sampling-fields").screenshot(path=str(artifacts / "new-study-sampling.png"))
     page.locator("#screening-fields").screenshot(path=str(artifacts / "new-study-screening.png"))
     page.focus("#id_name")
@@ -60,8 +62,13 @@ def test_a_study_planned_for_the_checklist_is_walked_from_the_form_to_the_report
     assert len(study.practice_questions) == 2 and len(study.comprehension_questions) == 2
     page.click("#move-live")
     page.wait_for_selector('#study-status[data-status="live"]')
-    for n in (1, 2):  # one place in each of the two units
-        Bot(Study.objects.get(pk=study.pk), pid(n)).complete()
+    for n in (1, 2):  # one place in each of the two units; each says why at the items that ask
+        bot = Bot(Study.objects.get(pk=study.pk), pid(n)).start_items()
+        for html, item, position in bot.item_pages():
+            why = {"explanation": f"reason {position}"} if 'name="explanation"' in html else {}
+            bot.post("answer", {"item": item.pk, "position": position, "answer": item.gold, **why})
+    asked = Response.objects.filter(participant__study=study).exclude(explanation="")
+    assert sorted({r.position % 2 for r in asked}) == [0] and asked.count() >= 2, "every 2nd position asks"
 
     # the checklist page: Parity's answers, and the researcher's for what it cannot know
     page.goto(f"{live_server.url}/studies/{study.pk}/results/")
@@ -72,6 +79,7 @@ def test_a_study_planned_for_the_checklist_is_walked_from_the_form_to_the_report
     assert "2 practice questions and a comprehension check before the items; 2 people began" in page.inner_text(
         "#entry-2\\.6"
     )
+    assert f"after every 2nd item, {asked.count()} explanations from 2 people" in page.inner_text("#entry-3\\.6")
     page.fill("#id_entry_1_6", "Yes: a pilot of 5 people before launch")
     page.fill("#id_entry_2_4", "No: the authors did not take part")
     page.click("#checklist-save")
@@ -88,5 +96,6 @@ def test_a_study_planned_for_the_checklist_is_walked_from_the_form_to_the_report
     assert "drawn at random stratified by category with seed 1234" in text
     assert "Prolific's prescreening admitted only participants aged 18 to 65" in text
     assert "Before the items, participants answered 2 practice questions" in text
+    assert "why they chose their answer after every 2nd item" in text
     assert "Yes: a pilot of 5 people before launch" in text and "entered by the researcher" in text
     assert "University Research Ethics Committee" in text
