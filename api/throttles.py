@@ -23,6 +23,9 @@ class CappedPagination(LimitOffsetPagination):
     """`?limit=` beyond `API_MAX_PAGE_SIZE` is cut to it: an unbounded page would load a whole table
     (and a limit past 2**63 overflows the database's integer, a server error)."""
 
+    #: rows per page when `?limit=` is not given (not DRF's PAGE_SIZE setting: config/settings.py)
+    default_limit = 100
+
     @property
     def max_limit(self) -> int:  # type: ignore[override]
         return settings.API_MAX_PAGE_SIZE

@@ -297,8 +297,9 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # its page size (100) is set on the class, not as PAGE_SIZE here: DRF's system check imports the
+    # paginator when PAGE_SIZE is set, and with it the serializers and requests, at every command
     "DEFAULT_PAGINATION_CLASS": "api.throttles.CappedPagination",
-    "PAGE_SIZE": 100,
     "DEFAULT_THROTTLE_CLASSES": [
         "api.throttles.AnonymousRateThrottle",
         "api.throttles.ResearcherRateThrottle",

@@ -32,7 +32,6 @@ from modelruns.sources import model_name_problem, model_source_problem
 from modelruns.tasks import run_shard
 from parity.benchmarks.base import DatasetError
 from parity.engine import ENGINE_VERSION
-from parity.engine.api import ApiConfig
 from studies.models import Study
 from studies.results_versions import results_changed
 from studies.services import StudyError, study_create
@@ -78,6 +77,9 @@ def _api_fields(model: str, api: ApiOptions | None) -> dict[str, Any]:
         "api_features": sorted(set(api.features)),
         "api_top_k": api.top_k,
     }
+    # the API client (and the engine it serves) is loaded when a model is added, not with the admin at every start
+    from parity.engine.api import ApiConfig
+
     try:
         ApiConfig(
             base_url=fields["api_base_url"],

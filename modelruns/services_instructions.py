@@ -12,13 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 
 from modelruns import selectors
 from modelruns.models import InstructionScore, ModelSpec
-from modelruns.scorers import Progress, scorer_of
 from modelruns.storable import storable
 from parity.benchmarks.instruction_induction.model import (
     SELF_EXECUTED,
@@ -30,6 +29,9 @@ from parity.benchmarks.instruction_induction.model import (
 from parity.engine import resolve_similarity_model
 from studies.models import Study
 from studies.results_versions import results_changed
+
+if TYPE_CHECKING:
+    from modelruns.scorers import Progress
 
 #: the model kinds that can execute an instruction (generate its outputs)
 EXECUTOR_KINDS = (ModelSpec.Kind.CAUSAL, ModelSpec.Kind.SEQ2SEQ, ModelSpec.Kind.API)
@@ -117,6 +119,9 @@ def instructionscores_compute(
     instructions += gold_instructions(references, tasks)
     if not instructions:
         raise InstructionScoringError(f"study {study.name!r} has no instructions to score")
+    # the engine and its scorers are loaded when instructions are scored, not with the admin at every start
+    from modelruns.scorers import scorer_of
+
     scorer = scorer_of(executor)
     results = scorer.run(baseline_requests(instructions, assets, full), progress)
     scores = baseline_scores(instructions, assets, full, results)

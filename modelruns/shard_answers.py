@@ -11,15 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from annotation.models import Item
 from annotation.selectors import item_data
 from modelruns import selectors
 from modelruns.models import ModelRun, ModelShard
-from modelruns.scorers import Progress, Scorer
 from parity import benchmarks
 from parity.benchmarks.base import Benchmark, ItemData, ModelAnswer, answer_variants
+
+if TYPE_CHECKING:
+    from modelruns.scorers import Progress, Scorer
 
 #: request stages a benchmark may chain (instruction induction uses two: generate, then execute)
 MAX_STAGES = 5

@@ -26,7 +26,7 @@ import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 from django.db.models import Case, F, PositiveIntegerField, Q, Sum, When
@@ -34,12 +34,14 @@ from django.utils import timezone
 
 from modelruns import shard_answers
 from modelruns.models import ModelResponse, ModelRun, ModelShard, ModelSpec
-from modelruns.scorers import Scorer, scorer_of
 from modelruns.storable import storable
 from parity.benchmarks.base import ModelAnswer, answer_variants
-from parity.engine.api import Usage
 from studies.results_versions import results_changed
 from studies.services_signals import signals_refresh_queue
+
+if TYPE_CHECKING:
+    from modelruns.scorers import Scorer
+    from parity.engine.api import Usage
 
 logger = logging.getLogger(__name__)
 
@@ -293,6 +295,9 @@ class _Heartbeat:
 
 def _usage(scorers: Sequence[Scorer]) -> Usage:
     """What the API servers behind a run's model and its executor counted so far, together."""
+    # the API client is loaded by a worker that scores, not with the admin at every start
+    from parity.engine.api import Usage
+
     counted = [scorer.usage() for scorer in scorers]
     return Usage(
         sum(u.prompt_tokens for u in counted),
@@ -368,6 +373,9 @@ def modelrun_work(
     except LookupError as exc:
         _modelrun_fail(run, str(exc))
         return 0
+    # the engine and its scorers are loaded by a worker that scores, not with the admin at every start
+    from modelruns.scorers import scorer_of
+
     # the run's model and its executor stay loaded together while the run's shards last
     scorer = scorer_of(run.spec, alongside=[executor_spec] if executor_spec else [])
     executor = scorer_of(executor_spec, alongside=[run.spec]) if executor_spec else None

@@ -1,36 +1,38 @@
 from __future__ import annotations
 
-from django.urls import path
+from django.urls import URLPattern, path
 
-from participation import preview_views, training_views, views
+from studies.deferred import deferred
 
+# each view is imported on its first request, not by every command's `check` (studies/deferred.py)
 app_name = "participation"
 
+
+def _preview(suffix: str, name: str) -> URLPattern:
+    """A page of the researcher's walk through the participant's pages (writing nothing)."""
+    return path(f"studies/<int:study_id>/preview/{suffix}", deferred(f"participation.preview_views.{name}"), name=name)
+
+
 urlpatterns = [
-    path("s/<slug:link>/", views.enter, name="enter"),
-    path("s/<slug:link>/step/", views.step, name="step"),
-    path("s/<slug:link>/consent/", views.consent, name="consent"),
-    path("s/<slug:link>/begin/", views.begin, name="begin"),
-    path("s/<slug:link>/practice/", training_views.practice, name="practice"),
-    path("s/<slug:link>/practice/next/", training_views.practice_continue, name="practice_continue"),
-    path("s/<slug:link>/comprehension/", training_views.comprehension, name="comprehension"),
-    path("s/<slug:link>/answer/", views.answer, name="answer"),
-    path("s/<slug:link>/closing/", views.closing, name="closing"),
-    # the researcher's walk through these pages, writing nothing
-    path("studies/<int:study_id>/preview/", preview_views.preview_step, name="preview"),
-    path("studies/<int:study_id>/preview/restart/", preview_views.preview_restart, name="preview_restart"),
-    path("studies/<int:study_id>/preview/consent/", preview_views.preview_consent, name="preview_consent"),
-    path("studies/<int:study_id>/preview/begin/", preview_views.preview_begin, name="preview_begin"),
-    path("studies/<int:study_id>/preview/answer/", preview_views.preview_answer, name="preview_answer"),
-    path("studies/<int:study_id>/preview/practice/", preview_views.preview_practice, name="preview_practice"),
+    path("s/<slug:link>/", deferred("participation.views.enter"), name="enter"),
+    path("s/<slug:link>/step/", deferred("participation.views.step"), name="step"),
+    path("s/<slug:link>/consent/", deferred("participation.views.consent"), name="consent"),
+    path("s/<slug:link>/begin/", deferred("participation.views.begin"), name="begin"),
+    path("s/<slug:link>/practice/", deferred("participation.training_views.practice"), name="practice"),
     path(
-        "studies/<int:study_id>/preview/practice/next/",
-        preview_views.preview_practice_next,
-        name="preview_practice_next",
+        "s/<slug:link>/practice/next/",
+        deferred("participation.training_views.practice_continue"),
+        name="practice_continue",
     ),
-    path(
-        "studies/<int:study_id>/preview/comprehension/",
-        preview_views.preview_comprehension,
-        name="preview_comprehension",
-    ),
+    path("s/<slug:link>/comprehension/", deferred("participation.training_views.comprehension"), name="comprehension"),
+    path("s/<slug:link>/answer/", deferred("participation.views.answer"), name="answer"),
+    path("s/<slug:link>/closing/", deferred("participation.views.closing"), name="closing"),
+    path("studies/<int:study_id>/preview/", deferred("participation.preview_views.preview_step"), name="preview"),
+    _preview("restart/", "preview_restart"),
+    _preview("consent/", "preview_consent"),
+    _preview("begin/", "preview_begin"),
+    _preview("answer/", "preview_answer"),
+    _preview("practice/", "preview_practice"),
+    _preview("practice/next/", "preview_practice_next"),
+    _preview("comprehension/", "preview_comprehension"),
 ]

@@ -8,10 +8,13 @@ class ResultsConfig(AppConfig):
     verbose_name = "Results"
 
     def ready(self) -> None:
+        from studies.results_versions import results_refresher_register
         from studies.services_signals import signals_refresher_register
 
-        # the services that change a study's data ask for its model-likeness flags (studies cannot import them)
+        # the services that change a study's data ask for its model-likeness flags and, for a large
+        # study, its results computed again (studies cannot import either)
         signals_refresher_register(_review_signals_enqueue)
+        results_refresher_register(_study_results_refresh)
 
 
 def _review_signals_enqueue(study_id: int) -> None:
@@ -19,3 +22,10 @@ def _review_signals_enqueue(study_id: int) -> None:
     from results.computing.tasks import review_signals_enqueue
 
     review_signals_enqueue(study_id)
+
+
+def _study_results_refresh(study_id: int) -> None:
+    # imported when first asked, not at start-up
+    from results.presenting.cache import study_results_refresh
+
+    study_results_refresh(study_id)

@@ -1,8 +1,8 @@
 """A command starts without the heavy libraries it does not use: `manage.py check` (which sets Django
-up and imports the URLconf, and so every view) loads none of scipy, matplotlib, pandas, scikit-learn,
-torch, transformers or drf-spectacular; they are imported where they are used (a chart drawn, an
-interval computed, a model run, an API request, the schema asked for). docs/performance.md,
-"Start-up"."""
+up, imports the URLconf and builds the template engine) loads none of scipy, matplotlib, pandas,
+scikit-learn, torch, transformers or drf-spectacular, nor any view module (the URLconfs name them,
+`studies.deferred`); they are imported where they are used (a chart drawn, an interval computed, a
+model run, a page or an API request, the schema asked for). docs/performance.md, "Start-up"."""
 
 from __future__ import annotations
 
@@ -10,13 +10,34 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
+
+from django.urls import URLPattern, URLResolver, get_resolver, resolve, reverse
+from django.urls.resolvers import RoutePattern
 
 REPO = Path(__file__).resolve().parents[1]
 HEAVY = ("scipy", "matplotlib", "pandas", "sklearn", "torch", "transformers", "drf_spectacular")
 #: what INSTALLED_APPS loads of drf-spectacular to register it (its templates, its deploy check): three
 #: modules that import Django only
 REGISTRATION = ("drf_spectacular", "drf_spectacular.apps", "drf_spectacular.checks")
+#: the view modules, which the URLconfs name by their dotted paths (each imported on its first
+#: request); not `participation.views`, which holds CSRF_FAILURE_VIEW: Django's CSRF check imports it
+VIEWS = (
+    "results.views",
+    "modelruns.views",
+    "review.views",
+    "replication.views",
+    "studies.workflow.views",
+    "participation.preview_views",
+    "prolific.views",
+    "prolific.hooks",
+    "api.reads",
+    "api.writes",
+    "api.monitor",
+    "api.index",
+)
 
 CHECK_THEN_LIST = f"""
 import json, sys
@@ -25,7 +46,7 @@ execute_from_command_line(["manage.py", "check"])
 # a command that links to the API builds the resolver's lookup tables, which must not import the views
 from django.urls import reverse
 reverse("api:study", args=[1])
-heavy = {HEAVY!r}
+heavy = {HEAVY + VIEWS!r}
 print(json.dumps(sorted(m for m in sys.modules if any(m == h or m.startswith(h + ".") for h in heavy))))
 """
 
@@ -51,6 +72,13 @@ def test_the_statistics_package_loads_a_name_when_it_is_first_used() -> None:
     assert sorted(parity.stats._SOURCES) == sorted(parity.stats.__all__)
 
 
+def test_the_engine_package_loads_a_name_when_it_is_first_used() -> None:
+    import parity.engine
+
+    assert parity.engine.ChoiceRequest is not None and parity.engine.metrics is not None
+    assert sorted([*parity.engine._SOURCES, "metrics"]) == sorted(parity.engine.__all__)
+
+
 SETUP_THEN_LIST = """
 import json, sys
 import django
@@ -70,3 +98,46 @@ def test_the_apps_their_models_and_admin_load_no_numpy() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout.strip().splitlines()[-1]) == []
+
+
+#: a value for each path converter the URLconf uses, to reverse a pattern's name
+CONVERTER_VALUES = {
+    "IntConverter": 1,
+    "StringConverter": "x",
+    "SlugConverter": "x",
+    "PathConverter": "x",
+    "UUIDConverter": "12345678-1234-5678-1234-567812345678",
+}
+
+
+def _named_patterns(patterns: list[Any], namespace: str = "") -> Iterator[tuple[str, URLPattern]]:
+    for entry in patterns:
+        if isinstance(entry, URLResolver):
+            inner = f"{namespace}{entry.namespace}:" if entry.namespace else namespace
+            yield from _named_patterns(entry.url_patterns, inner)
+        elif entry.name and isinstance(entry.pattern, RoutePattern):
+            # (the admin's regular expressions, which take the apps' labels, are the admin's own)
+            yield f"{namespace}{entry.name}", entry
+
+
+def test_every_url_name_reverses_and_resolves_to_a_view_that_loads() -> None:
+    """The URLconf names its views by their dotted paths (`studies.deferred`): each name still
+    reverses, its path resolves to the same pattern, and the view it names imports and is callable,
+    with the CSRF exemption the URLconf declares for it (the middleware reads it before the import)."""
+    from studies.deferred import DeferredView
+
+    named = list(_named_patterns(get_resolver().url_patterns))
+    assert len(named) > 40
+    for name, pattern in named:
+        kwargs = {
+            key: CONVERTER_VALUES[type(converter).__name__] for key, converter in pattern.pattern.converters.items()
+        }
+        match = resolve(reverse(name, kwargs=kwargs))
+        assert match.view_name == name
+        if isinstance(match.func, DeferredView):
+            loaded = match.func.view
+            assert callable(loaded), name
+            assert match.func.csrf_exempt == getattr(loaded, "csrf_exempt", False), name
+            # the name Django gives the view (the resolver's lookup, error pages) is the real one's
+            named = getattr(loaded, "view_class", loaded)
+            assert f"{named.__module__}.{named.__qualname__}" == match.func.path, name

@@ -11,9 +11,16 @@ Otherwise the results are computed again: in the request when the study has at m
 below) while the page shows the entry it has, marked as earlier figures, or says the results are
 being computed, and asks again (htmx polling).
 
-A study still collecting answers changes all the time: one computation at a time per study and
-filters is queued, and after one the next waits ten times as long as it took, so that a page left
-open on a large live study keeps a task worker busy a tenth of the time at most.
+A read writes nothing to the database, not even a row of the task queue: the task is queued by the
+write that leaves the results stale (`study_results_refresh`, which `results.apps` registers with
+`studies.results_versions`), once it commits, for the study's whole results and the filters its
+page was asked for lately. A large study's results that nothing queued is computing (a filter set
+asked for the first time or not lately, the cache emptied, a lost task) are computed in the request.
+
+A study still collecting answers changes all the time: one computation per study and filters is
+queued or running at a time (a change during it queues the next when it ends), and after one the
+next waits ten times as long as it took (queued to run then), so that a large live study keeps a
+task worker busy a tenth of the time at most.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ import hashlib
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, fields
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.core.cache import caches
@@ -44,6 +51,10 @@ from studies.results_versions import RESULTS_CACHE, results_version
 REST_FACTOR = 10
 #: how long a queued computation holds its place before another may be queued (a worker may die)
 QUEUED_SECONDS = 15 * 60
+#: the filter sets a large study's page was asked for that a change has computed again: how many,
+#: and for how long after they were last asked
+ASKED_KEPT = 4
+ASKED_SECONDS = 60 * 60
 
 
 @dataclass(frozen=True)
@@ -116,7 +127,8 @@ def study_results_keep(study: Study, filters: ResultFilters, data: StudyData | N
     cache = caches[RESULTS_CACHE]
     cache.set(_key(study, filters), computed)
     # the next computation of these results waits (see the module doc)
-    cache.set(f"{_key(study, filters)}:busy", version, timeout=max(1, round(REST_FACTOR * computed.seconds)))
+    rest = max(1, round(REST_FACTOR * computed.seconds))
+    cache.set(f"{_key(study, filters)}:rest", time.time() + rest, timeout=rest)
     return computed
 
 
@@ -125,19 +137,75 @@ def study_results_task(study_id: int, filters: dict[str, str]) -> None:
     """Compute and keep the study's results under `filters` (`ResultFilters.as_query()`); a study
     deleted meanwhile is left alone."""
     study = Study.objects.filter(pk=study_id).first()
-    if study is not None:
-        # the flags first: the results' filter on flagged participants reads them
-        review_signals_keep(study)
-        study_results_keep(study, ResultFilters(**filters))
+    if study is None:
+        return
+    chosen = ResultFilters(**filters)
+    # the flags first: the results' filter on flagged participants reads them (the change they make
+    # queues nothing more, as this computation holds its place until it is done)
+    review_signals_keep(study)
+    computed = study_results_keep(study, chosen)
+    # the place given up first, then the token read: a change committed in between queues the next
+    # computation itself, one committed during this one (which may have read the data before it) is
+    # seen here
+    caches[RESULTS_CACHE].delete(f"{_key(study, chosen)}:queued")
+    if computed.version != results_version(study.pk):
+        study_results_enqueue(study, chosen)
 
 
-def study_results_enqueue(study_id: int, filters: dict[str, str]) -> None:
-    """Queue `study_results_task`, ahead of model shards where the backend can order by priority."""
-    ahead_of_model_shards(study_results_task).enqueue(study_id, filters)
+def _large(study_id: int) -> bool:
+    return Response.objects.filter(participant__study_id=study_id).count() > settings.RESULTS_INLINE_ANSWERS
+
+
+def _asked_key(study: Study) -> str:
+    return f"results-asked:{study.pk}:{study.created_at.isoformat()}"
+
+
+def _asked_note(study: Study, filters: ResultFilters) -> None:
+    """Remember that a large study's page was asked for these filters (in the cache, never the database)."""
+    cache = caches[RESULTS_CACHE]
+    query = filters.as_query()
+    asked: list[dict[str, str]] = [query] + [kept for kept in cache.get(_asked_key(study), []) if kept != query]
+    cache.set(_asked_key(study), asked[:ASKED_KEPT], timeout=ASKED_SECONDS)
+
+
+def study_results_enqueue(study: Study, filters: ResultFilters) -> bool:
+    """Queue `study_results_task` unless one for the study and filters is queued or running (ahead of
+    model shards where the backend orders by priority, after the rest of the last computation where
+    it can defer); whether it was queued."""
+    cache = caches[RESULTS_CACHE]
+    key = _key(study, filters)
+    resting_until: float | None = cache.get(f"{key}:rest")
+    wait = max(0.0, resting_until - time.time()) if resting_until else 0.0
+    queued = ahead_of_model_shards(study_results_task)
+    if wait and not queued.get_backend().supports_defer:
+        # a backend that runs a task now or never (the immediate one, in the writer's request): a
+        # change during the rest is computed with the next one after it
+        return False
+    if not cache.add(f"{key}:queued", True, timeout=QUEUED_SECONDS + round(wait)):
+        return False
+    if wait:
+        queued = queued.using(run_after=timezone.now() + timedelta(seconds=wait))
+    queued.enqueue(study.pk, filters.as_query())
+    return True
+
+
+def study_results_refresh(study_id: int) -> None:
+    """The study's results changed (`studies.results_versions.results_changed`, once its write
+    committed): a large study's are queued to be computed again, whole and under each filter set its
+    page was recently asked for; a small study's are computed by the next read."""
+    if not _large(study_id):
+        return
+    study = Study.objects.filter(pk=study_id).first()
+    if study is None:
+        return
+    asked: list[dict[str, str]] = caches[RESULTS_CACHE].get(_asked_key(study), [])
+    for query in [{}, *(kept for kept in asked if kept)]:
+        study_results_enqueue(study, ResultFilters(**query))
 
 
 def results_lookup(study: Study, filters: ResultFilters, data: StudyData | None = None) -> Lookup:
-    """The study's results under `filters`: kept, computed now (a small study), or queued."""
+    """The study's results under `filters`: kept, or computed now (a small study, or a large one
+    with none kept and none queued). Never queued here: a read writes nothing to the database."""
     cache = caches[RESULTS_CACHE]
     key = _key(study, filters)
     kept: Computed | None = cache.get(key)
@@ -146,12 +214,13 @@ def results_lookup(study: Study, filters: ResultFilters, data: StudyData | None 
     version = results_version(study.pk)
     if kept is not None and kept.version == version:
         return Lookup(kept, current=True)
-    if Response.objects.filter(participant__study=study).count() <= settings.RESULTS_INLINE_ANSWERS:
+    if not _large(study.pk):
         return Lookup(study_results_keep(study, filters, data), current=True)
-    if cache.add(f"{key}:busy", "queued", timeout=QUEUED_SECONDS):
-        study_results_enqueue(study.pk, filters.as_query())
-        # a queue that runs tasks at once (the immediate backend) has computed them by now
-        kept = cache.get(key) or kept
-        if kept is not None and kept.version == results_version(study.pk):
-            return Lookup(kept, current=True)
+    if filters.as_query():
+        _asked_note(study, filters)
+    if not cache.get(f"{key}:queued"):
+        # nothing on its way would bring them up to date (filters not asked for lately, a backend
+        # that could not defer, a lost task)
+        return Lookup(study_results_keep(study, filters, data), current=True)
+    # the write that made them stale has queued their computation (see the module doc)
     return Lookup(kept, current=False)

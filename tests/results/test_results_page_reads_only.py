@@ -1,7 +1,8 @@
 """A results page request is a read: it writes nothing, not even a row of the task queue, though the
-model-likeness flags kept on the participants are out of date. The services that change what the
-flags are computed from (here a participant finishing) queue the task that brings them up to date,
-once their transaction commits; the results task and `manage.py study_results` keep them too."""
+model-likeness flags kept on the participants are out of date, or a large study's results are. The
+services that change what they are computed from (here a participant finishing, an exclusion) queue
+the tasks that bring them up to date, once their transaction commits; the results task and
+`manage.py study_results` keep the flags too."""
 
 from __future__ import annotations
 
@@ -16,8 +17,10 @@ from django_tasks_db.models import DBTaskResult
 
 from results.computing.tasks import review_signals_task
 from results.loading.filters import ResultFilters
-from results.presenting.cache import results_lookup
+from results.presenting.cache import study_results_task
 from studies.models import Participant
+from studies.results_versions import results_changed
+from studies.services import participants_exclude
 from tests.factories import Bot, pid, small_study
 
 pytestmark = pytest.mark.django_db
@@ -50,16 +53,74 @@ def test_a_small_studys_results_page_get_writes_nothing(implicature, researcher,
     assert not DBTaskResult.objects.exists()
 
 
-def test_a_large_studys_results_page_get_writes_nothing(implicature, researcher, researcher_client, settings):
-    """A large study's results are computed in the task queue; its page reads what is kept."""
+def _results_tasks() -> list[DBTaskResult]:
+    return list(DBTaskResult.objects.filter(task_path=study_results_task.module_path))
+
+
+def test_a_large_studys_results_page_get_writes_nothing(
+    implicature, researcher, researcher_client, settings, django_capture_on_commit_callbacks
+):
+    """A large study's results are computed in the task queue; its page reads what is kept, stale or
+    not, and queues nothing: the write that left them stale did."""
     settings.RESULTS_INLINE_ANSWERS = 0
     study = _study_with_a_stale_flag(researcher)
-    results_lookup(study, ResultFilters())  # queues the computation, run at once here by the task itself
-    (queued,) = DBTaskResult.objects.all()
-    queued.task.call(*queued.args_kwargs["args"])
-    DBTaskResult.objects.all().delete()
-    assert _writes_of_a_get(researcher_client, f"/studies/{study.pk}/results/") == []
+    study_results_task.call(study.pk, {})
+    url = f"/studies/{study.pk}/results/"
+    assert _writes_of_a_get(researcher_client, url) == []
+    with django_capture_on_commit_callbacks(execute=True):
+        participants_exclude(participant_ids=[Participant.objects.get(study=study).pk], reason="checked by hand")
+    (queued,) = _results_tasks()
+    with CaptureQueriesContext(connection) as captured:
+        page = researcher_client.get(url).content.decode()
+    assert [query["sql"] for query in captured if WRITE.match(query["sql"])] == []
+    assert 'id="results-computing"' in page and "These figures were computed at" in page
+    assert list(DBTaskResult.objects.all()) == [queued]
+    assert _writes_of_a_get(researcher_client, url) == []  # nor when it asks again
+    assert list(DBTaskResult.objects.all()) == [queued]
+
+
+def test_a_large_studys_stale_results_nothing_is_computing_are_computed_by_the_read(
+    implicature, researcher, researcher_client, settings
+):
+    """Stale results that no queued task brings up to date (filters not asked for lately, a lost
+    task) are computed in the request, writing nothing."""
+    settings.RESULTS_INLINE_ANSWERS = 0
+    study = _study_with_a_stale_flag(researcher)
+    study_results_task.call(study.pk, {})
+    results_changed(study_ids=[study.pk])  # the hooks that would queue wait for a commit that never comes
+    with CaptureQueriesContext(connection) as captured:
+        page = researcher_client.get(f"/studies/{study.pk}/results/").content.decode()
+    assert [query["sql"] for query in captured if WRITE.match(query["sql"])] == []
+    assert 'id="results-computing"' not in page and 'id="study-results"' in page
     assert not DBTaskResult.objects.exists()
+
+
+@pytest.mark.parametrize(("inline_answers", "queued"), [(0, 1), (10_000, 0)], ids=["large", "small"])
+def test_a_write_queues_one_results_computation_for_a_large_study(
+    implicature, researcher, settings, django_capture_on_commit_callbacks, inline_answers, queued
+):
+    settings.RESULTS_INLINE_ANSWERS = inline_answers
+    study = small_study("queued by writes", units=1, unit_size=3, per_unit=2, attention_checks=0, owner=researcher)
+    with django_capture_on_commit_callbacks(execute=True):
+        Bot(study, pid(4300)).complete()  # an answer stored per item, then finishing: one computation
+    assert len(_results_tasks()) == queued
+    someone = Participant.objects.get(study=study)
+    with django_capture_on_commit_callbacks(execute=True):
+        participants_exclude(participant_ids=[someone.pk], reason="checked by hand")
+    # the one queued still holds its place: it reads the data when it runs
+    assert [task.args_kwargs["args"] for task in _results_tasks()] == [[study.pk, {}]] * queued
+
+
+def test_a_change_after_a_computation_queues_the_next_after_its_rest(
+    implicature, researcher, settings, django_capture_on_commit_callbacks
+):
+    settings.RESULTS_INLINE_ANSWERS = 0
+    study = _study_with_a_stale_flag(researcher)
+    study_results_task.call(study.pk, {})
+    with django_capture_on_commit_callbacks(execute=True):
+        participants_exclude(participant_ids=[Participant.objects.get(study=study).pk], reason="checked by hand")
+    (queued,) = _results_tasks()
+    assert queued.run_after is not None and queued.run_after > queued.enqueued_at
 
 
 def test_a_participant_finishing_queues_fresh_flags(implicature, researcher, django_capture_on_commit_callbacks):
@@ -76,3 +137,27 @@ def test_the_study_results_command_keeps_the_flags_current(implicature, research
     study = _study_with_a_stale_flag(researcher)
     call_command("study_results", study.name, "--json", stdout=StringIO())
     assert Participant.objects.get(study=study).review_signals == {}
+
+
+def test_a_change_during_a_computation_queues_the_next_when_it_ends(
+    implicature, researcher, settings, monkeypatch, django_capture_on_commit_callbacks
+):
+    from results.presenting import cache
+
+    settings.RESULTS_INLINE_ANSWERS = 0
+    study = _study_with_a_stale_flag(researcher)
+    keep = cache.study_results_keep
+
+    def keep_while_a_participant_is_excluded(*args, **kwargs):
+        computed = keep(*args, **kwargs)
+        # committed while this computation runs: the place it holds stops the write queueing another
+        with django_capture_on_commit_callbacks(execute=True):
+            participants_exclude(participant_ids=[Participant.objects.get(study=study).pk], reason="checked")
+        assert _results_tasks() == []
+        return computed
+
+    monkeypatch.setattr(cache, "study_results_keep", keep_while_a_participant_is_excluded)
+    cache.caches[cache.RESULTS_CACHE].add(f"{cache._key(study, ResultFilters())}:queued", True)
+    study_results_task.call(study.pk, {})
+    (queued,) = _results_tasks()
+    assert queued.args_kwargs["args"] == [study.pk, {}] and queued.run_after is not None

@@ -1,0 +1,58 @@
+"""A URL pattern's view named by its dotted path and imported on its first request.
+
+`manage.py check`, which every command runs, imports the URLconf: a URLconf that imported its views
+would load, at every command, what the pages compute with (the results' statistics and numpy,
+Django REST framework and the libraries it pulls in, drf-spectacular). A `DeferredView` stands in
+for the view until a request (or a look at an attribute only the view has) asks for it
+(docs/performance.md, "Start-up")."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cached_property
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.utils.module_loading import import_string
+
+View = Callable[..., HttpResponse]
+
+
+class DeferredView:
+    """The view at the dotted `path`: a function view as it is, a class-based one as
+    `as_view(**initkwargs)`; imported on the first request or the first look at what only the real
+    view knows (DRF's `cls` and `initkwargs`, which the schema reads)."""
+
+    def __init__(self, path: str, *, csrf_exempt: bool = False, **initkwargs: Any) -> None:
+        self.path = path
+        self.initkwargs_given = initkwargs
+        # read by Django's CSRF middleware on the resolved view before it is called, so it cannot
+        # wait for the import: the URLconf says it (tests/test_startup.py checks it against the view)
+        self.csrf_exempt = csrf_exempt
+        # what Django's resolver reads to name the view (`ResolverMatch._func_path`, `lookup_str`):
+        # the same dotted path the real view gives, without importing it
+        self.__module__, _, self.__name__ = path.rpartition(".")
+        self.__qualname__ = self.__name__
+
+    @cached_property
+    def view(self) -> View:
+        found: Any = import_string(self.path)
+        # a class-based view (Django's or DRF's) is made into a view by its `as_view`
+        result: View = found.as_view(**self.initkwargs_given) if hasattr(found, "as_view") else found
+        return result
+
+    def __call__(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        return self.view(request, *args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        # only names the instance lacks reach here; `view_class` is left out so that Django's
+        # resolver, which asks for it when it first builds its lookup tables (any `reverse()`), does
+        # not import every view: asking for `cls` gives the class
+        if name.startswith("__") or name in {"view", "view_class"}:
+            raise AttributeError(name)
+        return getattr(self.view, name)
+
+
+def deferred(path: str, *, csrf_exempt: bool = False, **initkwargs: Any) -> DeferredView:
+    """The view at `path`, imported on its first request (`DeferredView`)."""
+    return DeferredView(path, csrf_exempt=csrf_exempt, **initkwargs)
