@@ -50,6 +50,9 @@ READS_BY_POST = {
     "participation:preview_consent",
     "participation:preview_begin",
     "participation:preview_answer",
+    "participation:preview_practice",
+    "participation:preview_practice_next",
+    "participation:preview_comprehension",
 }
 #: the writes the walk must reach, so that a broken walk cannot pass by posting to nothing
 KNOWN_WRITES = {
