@@ -43,6 +43,7 @@ from results.computing.breakdowns import breakdowns
 from results.computing.comparison import comparison_sections
 from results.computing.demographics import closing_summary
 from results.computing.methods import methods_section
+from results.computing.robustness import robustness_section
 from results.computing.spine import (
     AnnotatorAccuracy,
     GenerativeScore,
@@ -128,6 +129,13 @@ def in_completion_order(overall: AccuracySummary, data: StudyData) -> AccuracySu
     return replace(summary, participants=overall.participants)
 
 
+def headline_accuracy(data: StudyData, ratings: RatingTable, *, n_boot: int) -> AccuracySummary:
+    """Human accuracy as the headline gives it: over annotators, with the interval the study's
+    recruitment calls for."""
+    overall = accuracy_summary(ratings, n_boot=n_boot, seed=SEED)
+    return in_completion_order(overall, data) if recruited_until_precise(data) else overall
+
+
 def human_section(
     data: StudyData,
     ratings: RatingTable,
@@ -136,9 +144,7 @@ def human_section(
     *,
     n_boot: int,
 ) -> Human:
-    overall = accuracy_summary(ratings, n_boot=n_boot, seed=SEED)
-    if recruited_until_precise(data):
-        overall = in_completion_order(overall, data)
+    overall = headline_accuracy(data, ratings, n_boot=n_boot)
     kappas = kappa_across_units(agreement)
     matrix = label_matrix(ratings)
     return Human(
@@ -353,6 +359,10 @@ def _study_results(data: StudyData, filters: ResultFilters, *, n_boot: int) -> S
         human_band=comparison["human_band"],
         graded=graded_section(data, ratings) if data.is_graded else None,
         closing=closing_summary(data, humans, n_boot=n_boot, seed=SEED),
+        # the headline's own summary, over the rows of each other exclusion rule
+        robustness=robustness_section(
+            data, filters, runs, rows_by_run, summarise=lambda rows: headline_accuracy(data, rows, n_boot=n_boot)
+        ),
         headlines=study.definition.headline_results(parts.sections),
         # what a methods paragraph says (recruitment, pay, design, models, statistics): the report's source
         methods=methods_section(data, models, n_boot=n_boot, seed=SEED, human_ci_method=human.accuracy.ci_method),

@@ -12,6 +12,9 @@ from parity.stats.table import NO_LABEL, UNSCORED, RatingTable
 from results.loading.columns import HumanColumns
 from results.loading.filters import ResultFilters
 from results.loading.study_data import ModelAnswer, RunInfo, StudyData
+from studies.models import Participant
+
+COMPLETED = Participant.Status.COMPLETED
 
 
 def item_passes(data: StudyData, key: str, filters: ResultFilters) -> bool:
@@ -23,11 +26,13 @@ def item_passes(data: StudyData, key: str, filters: ResultFilters) -> bool:
     return not filters.category or data.category_of(item.meta) == filters.category
 
 
-def human_rows(data: StudyData, filters: ResultFilters) -> HumanColumns:
+def human_rows(data: StudyData, filters: ResultFilters, *, put_back: frozenset[int] = frozenset()) -> HumanColumns:
     """Complete, non-excluded participants' answers to real items (attention checks stay out); without
-    the participants flagged for review when the filters say so."""
+    the participants flagged for review when the filters say so. `put_back`: ids of complete but
+    excluded participants counted in all the same (the exclusion-robustness table's rule)."""
     columns = data.columns
-    keep = columns.per_participant([p.in_results for p in columns.participants], bool) & ~columns.is_attention_check
+    counted = [p.in_results or (p.participant_id in put_back and p.status == COMPLETED) for p in columns.participants]
+    keep = columns.per_participant(counted, bool) & ~columns.is_attention_check
     if filters.unit:
         keep &= columns.per_participant([p.unit == filters.unit for p in columns.participants], bool)
     if filters.category:

@@ -24,6 +24,7 @@ from parity.benchmarks.tables import Table, num, pct
 from parity.stats import BOOTSTRAP, CI_METHOD_LABELS, CONFIDENCE_SEQUENCE, SMALL_N, T_INTERVAL
 from results.computing.spine import StudyResults, UnitResults
 from results.presenting.closing_table import closing_table
+from results.presenting.robustness_table import robustness_table
 
 
 def ci(bounds: Sequence[float | None] | None) -> str:
@@ -511,5 +512,6 @@ def paper_tables(results: StudyResults) -> list[Table]:
         generative_table(results),
         kind_table(results),
         closing_table(results),
+        robustness_table(results),
     ]
     return [table for table in tables if table is not None]

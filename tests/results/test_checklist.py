@@ -67,7 +67,16 @@ def test_a_native_study_answers_the_checklist_with_its_own_figures(pilot) -> Non
     assert answers["1.10"].text.startswith("Yes, frozen in Parity at launch on ")
     assert answers["5.1.1"].text == "Partial: participants were asked age, gender"
     assert answers["3.5.1"].text.startswith("Partial: participants were asked afterwards")
-    assert answers["4.1"].text == "Yes" and answers["4.6"].source.startswith("not answered: Parity does not compute")
+    assert answers["4.1"].text == "Yes"
+    # the headline as analysed, then with the participant excluded for failed checks put back in
+    analysed, put_back = results.robustness.rows[:2]
+    assert answers["4.6"].text.startswith(
+        f"Yes: human accuracy {100 * analysed.mean:.1f}% as analysed (4 people, 20 answers; gap "
+        f"{results.models[0].label} {100 * results.models[0].gap_to_humans:+.1f} pp, "
+    )
+    assert f"; {100 * put_back.mean:.1f}% with the 1 excluded for failed attention checks put back in (5 people" in (
+        answers["4.6"].text
+    )
     # no prescreening, no sampling, nobody refused: answered as such, not left blank
     assert answers["1.2.1"].status is Status.NOT_APPLICABLE
     assert (

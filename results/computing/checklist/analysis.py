@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from parity.reporting.checklist import BY_ID, Answer, computed, not_answered, not_applicable
-from results.computing.checklist.answering import answers, missing
+from results.computing.checklist.answering import answers, missing, plural
+from results.computing.robustness import rule_label
 from results.computing.spine import StudyResults
 from studies.models import Study
 
@@ -63,13 +64,32 @@ def same_method(study: Study, results: StudyResults) -> Answer:
 
 @answers("4.6")
 def robustness(study: Study, results: StudyResults) -> Answer:
-    if not results.methods.participants.excluded:
-        return not_applicable(BY_ID["4.6"], "no participant was excluded")
-    return not_answered(
-        BY_ID["4.6"],
-        "Parity does not compute the figures under other exclusion rules; the results page compares them "
-        "with and without the participants it flags",
-    )
+    table = results.robustness
+    if table is None:
+        if not results.methods.participants.excluded:
+            return not_applicable(BY_ID["4.6"], "no participant was excluded, flagged or had an answer under the floor")
+        return not_answered(
+            BY_ID["4.6"],
+            "no exclusion was for failed attention checks, and none flagged or under the answer floor changes "
+            "the figures; the other exclusions are the researchers' to test",
+        )
+    said = []
+    for row in table.rows:
+        rule = rule_label(row, table.answer_floor_ms)
+        rule = rule[0].lower() + rule[1:]
+        gaps = ", ".join(f"{gap.label} {_gap(gap.gap)}" for gap in row.gaps)
+        people = f"{row.n_annotators} {'person' if row.n_annotators == 1 else 'people'}"
+        counted = f"{people}, {plural(row.n_answers, 'answer')}"
+        said.append(f"{_pct(row.mean)} {rule} ({counted}{'; gap ' + gaps if gaps else ''})")
+    return computed(BY_ID["4.6"], "Yes: human accuracy " + "; ".join(said))
+
+
+def _pct(value: float | None) -> str:
+    return "undefined" if value is None else f"{100 * value:.1f}%"
+
+
+def _gap(value: float | None) -> str:
+    return "undefined" if value is None else f"{100 * value:+.1f} pp"
 
 
 # -- documentation -------------------------------------------------------------------------------

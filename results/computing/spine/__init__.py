@@ -19,7 +19,8 @@ they are from the benchmark's package. The tree is free of
 Django: it names `parity.stats` types only.
 
 The nodes live in `node` (the base and its JSON), `measures` (the humans, units, models, breakdowns,
-models among people) and `methods` (what a methods section says); the whole tree is here.
+models among people, the headline under other exclusion rules) and `methods` (what a methods
+section says); the whole tree is here.
 """
 
 from __future__ import annotations
@@ -43,6 +44,9 @@ from results.computing.spine.measures import (
     ModelResults,
     Participants,
     PlacedItem,
+    Robustness,
+    RobustnessRow,
+    RunGapUnderRule,
     RunInBand,
     RunPaired,
     RunPlacement,
@@ -111,6 +115,8 @@ class StudyResults(Node):
     graded: Graded | None = field(default=None, metadata=OMIT_IF_NONE)
     #: the closing questions summarised (None: the study asks none that is summarised)
     closing: ClosingSummary | None = field(default=None, metadata=OMIT_IF_NONE)
+    #: the headline under other exclusion rules (None: no other rule changes who or what is included)
+    robustness: Robustness | None = field(default=None, metadata=OMIT_IF_NONE)
     #: the benchmark's own top-level entries (AmbiBench: the oracle by position)
     headlines: dict[str, Any] = field(default_factory=dict, metadata=INLINE)
     #: what a methods paragraph says (`results.computing.methods`); keyword-only, as it follows fields with defaults
@@ -157,6 +163,9 @@ __all__ = [
     "Recruiting",
     "TrainingPhase",
     "Reporting",
+    "Robustness",
+    "RobustnessRow",
+    "RunGapUnderRule",
     "RunInBand",
     "RunPaired",
     "RunPlacement",

@@ -296,3 +296,44 @@ class Graded(Node):
     n_items_without_icc: int
     blocks: list[IccBlock]
     generative_scores: list[GenerativeScore]
+
+
+# -- the headline under other exclusion rules ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunGapUnderRule(Node):
+    """A run's gap to the humans of one row (model minus humans, on the items both answered)."""
+
+    run: int
+    label: str
+    n_items: int
+    gap: float | None
+
+
+@dataclass(frozen=True)
+class RobustnessRow(Node):
+    """The headline figures under one exclusion rule (`results.computing.robustness.RULES`)."""
+
+    rule: str
+    #: the people this rule puts back in or leaves out, or the answers it drops, against the analysis
+    n_changed: int
+    n_annotators: int
+    n_answers: int
+    mean: float | None
+    ci95: list[float | None] | None
+    gaps: list[RunGapUnderRule]
+
+
+@dataclass(frozen=True)
+class Robustness(Node):
+    """The headline human accuracy (and each run's gap) as analysed and under each other exclusion
+    rule that changes who or what is included; the interval is the headline's (`ci_method`)."""
+
+    ci_method: str
+    #: the study's answer floor the too-fast rule drops answers under (0: none)
+    answer_floor_ms: int
+    rows: list[RobustnessRow]
+
+    def row(self, rule: str) -> RobustnessRow | None:
+        return next((row for row in self.rows if row.rule == rule), None)

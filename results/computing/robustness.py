@@ -1,0 +1,134 @@
+"""Whether the headline survives other exclusion choices (the Human Baselines checklist's 4.6): human
+accuracy, its interval and each run's gap to the humans, as analysed and under each other rule.
+
+The rules, each against the analysis (never combined):
+
+- `attention_put_back`: the complete participants excluded with at least the study's number of failed
+  attention checks (`Study.exclude_at`) counted in; their failures are read from their answers to
+  the checks, not from the reason's words (translated, and free to edit);
+- `flagged_left_out`: the participants flagged for review left out (`StudyData.flagged_participants`,
+  what the page's "flagged" filter leaves out);
+- `fast_answers_dropped`: the answers stored sooner than the study's answer floor
+  (`Study.min_answer_ms`) dropped. Answers are refused under the floor as they come, so only those
+  stored before the floor was raised fall under it; imported answers record no time and stay.
+
+A rule enters only when it changes the rows the figures are over. The figures come from the same
+functions as the headline's: the summary `summarise` (the headline's, with its interval) and
+`paired_gap` for the runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import numpy as np
+
+from parity.stats import AccuracySummary, paired_gap
+from parity.stats.table import RatingTable
+from results.computing.spine import Robustness, RobustnessRow, RunGapUnderRule
+from results.loading.columns import HumanColumns
+from results.loading.filters import ResultFilters
+from results.loading.rows import human_ratings, human_rows, model_item_scores
+from results.loading.study_data import ModelAnswer, RunInfo, StudyData
+from studies.models import Participant
+
+#: the rules, in the order the table shows them
+RULES = ("as_analysed", "attention_put_back", "flagged_left_out", "fast_answers_dropped")
+
+Summarise = Callable[[RatingTable], AccuracySummary]
+COMPLETED = Participant.Status.COMPLETED
+
+
+def attention_excluded(data: StudyData) -> frozenset[int]:
+    """The ids of the complete participants excluded with at least `exclude_at` failed checks."""
+    threshold = data.study.exclude_at
+    columns = data.columns
+    if not threshold or not len(columns):
+        return frozenset()
+    failed = columns.is_attention_check & ~columns.correct
+    failures = np.bincount(columns.participant[failed], minlength=len(columns.participants))
+    return frozenset(
+        person.participant_id
+        for person, n in zip(columns.participants, failures.tolist(), strict=True)
+        if person.excluded and person.status == COMPLETED and n >= threshold
+    )
+
+
+def robustness_section(
+    data: StudyData,
+    filters: ResultFilters,
+    runs: list[RunInfo],
+    rows_by_run: Mapping[int, list[ModelAnswer]],
+    *,
+    summarise: Summarise,
+) -> Robustness | None:
+    """The headline under each rule that changes its rows; None when none does."""
+    analysed = human_rows(data, filters)
+    candidates: list[tuple[str, HumanColumns, int]] = []
+    put_back = human_rows(data, filters, put_back=attention_excluded(data))
+    candidates.append(("attention_put_back", put_back, _people(put_back) - _people(analysed)))
+    # data built in memory (a test's) has no stored participants whose flags could be read
+    flagged = data.flagged_participants if data.participants is not None else frozenset()
+    kept = analysed.per_participant([p.participant_id not in flagged for p in analysed.participants], bool)
+    candidates.append(("flagged_left_out", analysed.take(kept), _people(analysed) - _people(analysed.take(kept))))
+    floor = data.study.min_answer_ms
+    if floor:
+        timed = analysed.per_participant([not p.is_imported for p in analysed.participants], bool)
+        fast = timed & (analysed.duration_ms < floor)
+        candidates.append(("fast_answers_dropped", analysed.take(~fast), int(fast.sum())))
+    chosen = [(rule, rows, changed) for rule, rows, changed in candidates if len(rows) != len(analysed)]
+    if not chosen:
+        return None
+    scores = {run.id: model_item_scores(data, rows_by_run[run.id]) for run in runs}
+    table = [
+        _row(data, rule, rows, changed, runs, scores, summarise)
+        for rule, rows, changed in [("as_analysed", analysed, 0), *chosen]
+    ]
+    return Robustness(ci_method=table[0][0], answer_floor_ms=floor, rows=[row for _, row in table])
+
+
+def rule_label(row: RobustnessRow, answer_floor_ms: int) -> str:
+    """What a row's rule does, with its count (the table's row and the checklist's answer)."""
+    n = row.n_changed
+    if row.rule == "attention_put_back":
+        return f"With the {n} excluded for failed attention checks put back in"
+    if row.rule == "flagged_left_out":
+        return f"Without the {n} flagged for review"
+    if row.rule == "fast_answers_dropped":
+        return f"Without the {n} answers under the {answer_floor_ms} ms answer floor"
+    return "As analysed"
+
+
+def _people(rows: HumanColumns) -> int:
+    return int(np.unique(rows.participant).size)
+
+
+def _row(
+    data: StudyData,
+    rule: str,
+    rows: HumanColumns,
+    changed: int,
+    runs: list[RunInfo],
+    scores: Mapping[int, Mapping[str, float]],
+    summarise: Summarise,
+) -> tuple[str, RobustnessRow]:
+    """The row and the name of its interval's method."""
+    ratings = human_ratings(data, rows)
+    summary = summarise(ratings)
+    gaps = []
+    for run in runs:
+        same = paired_gap(scores[run.id], ratings)
+        gaps.append(RunGapUnderRule(run=run.id, label=run.label, n_items=same.n_items, gap=same.gap))
+    undefined = summary.ci_low is None or summary.ci_high is None
+    return (
+        summary.ci_method,
+        RobustnessRow(
+            rule=rule,
+            n_changed=changed,
+            n_annotators=summary.n_participants,
+            n_answers=len(ratings),
+            mean=summary.mean,
+            ci95=None if undefined else [summary.ci_low, summary.ci_high],
+            gaps=gaps,
+        ),
+    )
