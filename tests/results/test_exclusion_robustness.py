@@ -46,6 +46,12 @@ def _fails_the_checks(item) -> str:
 
 @pytest.fixture
 def study(implicature):
+    return robustness_study()
+
+
+def robustness_study():
+    """Four people, one excluded for failed checks, one flagged, two answers under a floor raised later,
+    and a model run wrong on one item."""
     study = small_study("robustness", units=1, unit_size=4, per_unit=4, attention_checks=2, exclude_at=2)
     plan = [(1, None), (2, _wrong_on_first(2)), (3, _fails_the_checks), (4, None)]
     for number, choose in plan:
