@@ -26,7 +26,7 @@ _CHOICE = re.compile(r'<button type="submit" name="answer" value="([^"]*)"')
 _TEXT = re.compile(r'<div class="item-text" id="item-text">(.*?)</div>', re.S)
 _CODE = re.compile(r'id="completion-code">([^<]+)<')
 _RETURN = re.compile(r'id="return-to-prolific" href="([^"]+)"')
-#: a pause before each answer: answers faster than MIN_ANSWER_MS (600 ms) are flagged as too fast
+#: a pause before each answer: answers faster than MIN_ANSWER_MS are flagged as too fast
 ANSWER_PAUSE_SECONDS = 0.7
 
 

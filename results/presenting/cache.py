@@ -152,8 +152,22 @@ def study_results_task(study_id: int, filters: dict[str, str]) -> None:
         study_results_enqueue(study, chosen)
 
 
+#: how long a study found large is taken as large without counting its answers again
+LARGE_SECONDS = 3600
+
+
 def _large(study_id: int) -> bool:
-    return Response.objects.filter(participant__study_id=study_id).count() > settings.RESULTS_INLINE_ANSWERS
+    """More answers than a request computes inline. Asked after every committed answer: a study found
+    large is remembered for a while (answers only grow, but for an erasure), so a large live study's
+    answers do not each count all of its answers again."""
+    cache = caches[RESULTS_CACHE]
+    key = f"results-large:{study_id}:{settings.RESULTS_INLINE_ANSWERS}"
+    if cache.get(key):
+        return True
+    large = Response.objects.filter(participant__study_id=study_id).count() > settings.RESULTS_INLINE_ANSWERS
+    if large:
+        cache.set(key, True, timeout=LARGE_SECONDS)
+    return large
 
 
 def _asked_key(study: Study) -> str:
