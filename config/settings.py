@@ -213,7 +213,7 @@ SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^livez$"]
 SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", HTTPS)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 #: participants see a page saying what to do (e.g. allow cookies) instead of Django's bare 403
-CSRF_FAILURE_VIEW = "participation.views.csrf_failure"
+CSRF_FAILURE_VIEW = "participation.csrf.csrf_failure"
 #: Strict-Transport-Security: browsers use only HTTPS for this site (and its subdomains) for this long
 SECURE_HSTS_SECONDS = env_int("HSTS_SECONDS", 31_536_000 if HTTPS else 0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("HSTS_INCLUDE_SUBDOMAINS", HTTPS)

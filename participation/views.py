@@ -20,7 +20,7 @@ from annotation.models import Item
 from participation import cookie, training_views
 from participation.access import no_participant, participant_view, problem
 from participation.forms import AnswerForm, BehaviourForm, ClosingForm, ConsentForm, EntryForm
-from participation.i18n import browser_language, study_language, translated, translated_choices
+from participation.i18n import study_language, translated, translated_choices
 from participation.selectors import (
     browser_entered_as,
     get_participant_for_request,
@@ -52,22 +52,6 @@ _PROLIFIC_PARAMS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
 
 def _step_url(study: Study) -> str:
     return reverse("participation:step", args=[study.link])
-
-
-def csrf_failure(request: HtmxHttpRequest, reason: str = "") -> HttpResponse:
-    """A form posted without this site's CSRF cookie and token (settings.CSRF_FAILURE_VIEW). No
-    study is known here: the page is in the browser's language."""
-    with browser_language(request):
-        return problem(
-            request,
-            gettext("This form could not be accepted"),
-            gettext(
-                "The page was open too long, or this browser blocks cookies for this site (the study needs "
-                "them). Please allow cookies, then open the study again from Prolific: your answers so far "
-                "are saved."
-            ),
-            status=403,
-        )
 
 
 @require_http_methods(["GET", "POST"])

@@ -17,14 +17,17 @@ from typing import Any
 from django.urls import URLPattern, URLResolver, get_resolver, resolve, reverse
 from django.urls.resolvers import RoutePattern
 
+from parity.benchmarks import choices
+
 REPO = Path(__file__).resolve().parents[1]
 HEAVY = ("scipy", "matplotlib", "pandas", "sklearn", "torch", "transformers", "drf_spectacular")
 #: what INSTALLED_APPS loads of drf-spectacular to register it (its templates, its deploy check): three
 #: modules that import Django only
 REGISTRATION = ("drf_spectacular", "drf_spectacular.apps", "drf_spectacular.checks")
 #: the view modules, which the URLconfs name by their dotted paths (each imported on its first
-#: request); not `participation.views`, which holds CSRF_FAILURE_VIEW: Django's CSRF check imports it
+#: request); CSRF_FAILURE_VIEW, which Django's CSRF check imports, is alone in `participation.csrf`
 VIEWS = (
+    "participation.views",
     "results.views",
     "modelruns.views",
     "review.views",
@@ -39,6 +42,11 @@ VIEWS = (
     "api.index",
 )
 
+#: the benchmarks' own packages, imported when the registry is first read (a command that uses one); not
+#: instruction induction's, whose model side the admin's run services import (modelruns'
+#: instruction scoring, one of the exceptions tests/test_layers.py lists)
+BENCHMARKS = tuple(f"parity.benchmarks.{name}" for name, _title in choices() if name != "instruction_induction")
+
 CHECK_THEN_LIST = f"""
 import json, sys
 from django.core.management import execute_from_command_line
@@ -46,7 +54,7 @@ execute_from_command_line(["manage.py", "check"])
 # a command that links to the API builds the resolver's lookup tables, which must not import the views
 from django.urls import reverse
 reverse("api:study", args=[1])
-heavy = {HEAVY + VIEWS!r}
+heavy = {HEAVY + VIEWS + BENCHMARKS!r}
 print(json.dumps(sorted(m for m in sys.modules if any(m == h or m.startswith(h + ".") for h in heavy))))
 """
 

@@ -13,47 +13,75 @@ under its key:
   `parity.stats`; the results page draws each section it knows by the section's name.
 
 The apps, the engine and the results look a benchmark up by the `benchmark` CharField of a study
-or item and never name one. Adding a benchmark is one package, one `register` line here and its
+or item and never name one. Adding a benchmark is one package, its line in `_PACKAGES` here and its
 tests (`tests/benchmarks/test_registry_shape.py` checks the shape).
 """
 
 from __future__ import annotations
 
-from .ambibench import AmbiBench
-from .base import Benchmark, DatasetError, ImportBundle, ItemData, Scored, SourceFile
-from .custom import CustomItems
-from .implicature import Implicature
-from .instruction_induction import InstructionInduction
-from .miqa import MiQA
-from .miqa_rating import MiQARating
+import threading
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
-REGISTRY: dict[str, Benchmark] = {}
+from .base import Benchmark, DatasetError, ImportBundle, ItemData, Scored, SourceFile
+
+if TYPE_CHECKING:
+    #: every benchmark by its key, filled when first read (`__getattr__` below)
+    REGISTRY: dict[str, Benchmark]
+
+# Each benchmark's key (its package's name), title and class. The packages are imported when the registry is first
+# read; the keys and titles are the `benchmark` fields' choices, which Django reads (and `manage.py
+# check` validates) at every start: copied here, they cost no import of six benchmarks' prompts, word
+# lists and generators. `tests/benchmarks/test_registry_shape.py` holds them equal to the classes'.
+_PACKAGES = (
+    ("implicature", "Conversational implicature (Ruis et al.)", "Implicature"),
+    ("ambibench", "AmbiBench: task ambiguity (Tamkin et al.)", "AmbiBench"),
+    ("miqa", "MiQA: metaphorical inference (Comsa et al.)", "MiQA"),
+    ("instruction_induction", "Instruction induction (Honovich et al.)", "InstructionInduction"),
+    ("miqa_rating", "MiQA generative answers, rated (Comsa et al.)", "MiQARating"),
+    ("custom", "Your own items (CSV or JSONL)", "CustomItems"),
+)
+_registry: dict[str, Benchmark] = {}
+_loading = threading.Lock()
+_filled = False
 
 
 def register(benchmark: Benchmark) -> Benchmark:
-    if benchmark.name in REGISTRY:
+    if benchmark.name in _registry:
         raise ValueError(f"benchmark {benchmark.name!r} is registered twice")
-    REGISTRY[benchmark.name] = benchmark
+    _registry[benchmark.name] = benchmark
     return benchmark
+
+
+def _loaded() -> dict[str, Benchmark]:
+    global _filled
+    if not _filled:
+        # two threads of a server may read it first at once: one fills it
+        with _loading:
+            if not _filled:
+                for package, _title, class_name in _PACKAGES:
+                    register(getattr(import_module(f"{__name__}.{package}"), class_name)())
+                _filled = True
+    return _registry
+
+
+def __getattr__(name: str) -> Any:
+    if name == "REGISTRY":
+        return _loaded()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def get(name: str) -> Benchmark:
     try:
-        return REGISTRY[name]
+        return _loaded()[name]
     except KeyError:
-        raise KeyError(f"unknown benchmark {name!r}; known: {', '.join(sorted(REGISTRY))}") from None
+        raise KeyError(f"unknown benchmark {name!r}; known: {', '.join(sorted(_loaded()))}") from None
 
 
 def choices() -> list[tuple[str, str]]:
-    return [(name, benchmark.title) for name, benchmark in sorted(REGISTRY.items())]
+    """Every benchmark's key and title, without importing the benchmarks."""
+    return sorted((name, title) for name, title, _class in _PACKAGES)
 
-
-register(Implicature())
-register(AmbiBench())
-register(MiQA())
-register(InstructionInduction())
-register(MiQARating())
-register(CustomItems())
 
 __all__ = [
     "Benchmark",

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from parity.benchmarks import REGISTRY, base
+from parity.benchmarks import REGISTRY, base, choices
 
 ROOT = Path(__file__).resolve().parents[2]
 #: the modules of every benchmark package: the definition and the human side, the model side, what
@@ -67,3 +67,8 @@ def test_the_apps_never_name_a_benchmark() -> None:
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in keys:
                 named.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.value!r}")
     assert not named, "benchmark names in the apps (ask the registry instead):\n" + "\n".join(named)
+
+
+def test_the_choices_are_the_registered_benchmarks_keys_and_titles() -> None:
+    # the choices are read without importing the benchmarks: a copy of each one's key and title
+    assert choices() == sorted((definition.name, definition.title) for definition in REGISTRY.values())
