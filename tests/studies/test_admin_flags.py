@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from studies.access import VIEWER_PERMISSIONS
-from studies.models import Participant
+from studies.models import Participant, Study
+from tests.conftest import committed_world_wipe
 from tests.personas import signed_in, user_with
 from tests.studies.monitoring import busy_study, pseudonym
 
@@ -14,9 +15,33 @@ pytestmark = pytest.mark.django_db
 CHANGELIST = "/admin/studies/participant/"
 
 
+@pytest.fixture(scope="module")
+def _busy_world(django_db_setup, django_db_blocker):
+    """The busy study and its owner, built once for the module and committed: walking its ten
+    participants over HTTP took 5-10 s per test. Each test still runs in a transaction of its own,
+    so what one excludes or flags is rolled back before the next."""
+    from tests import personas
+    from tests.conftest import dataset
+
+    dataset("implicature")
+    with django_db_blocker.unblock():
+        owner = personas.researcher()
+        study = busy_study(owner=owner)
+        yield owner.pk, study.pk
+        committed_world_wipe()
+
+
 @pytest.fixture
-def busy(implicature, researcher):
-    return busy_study(owner=researcher)
+def researcher(_busy_world, db):
+    """The busy study's owner (the suite's researcher persona), from the module's committed data."""
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.get(pk=_busy_world[0])
+
+
+@pytest.fixture
+def busy(_busy_world, implicature):
+    return Study.objects.get(pk=_busy_world[1])
 
 
 def _listed(client, query: str) -> list[str]:
