@@ -8,17 +8,29 @@ from drf_spectacular.generators import SchemaGenerator
 from freezegun import freeze_time
 from rest_framework.test import APIClient
 
-from studies.models import Participant
+from studies.models import Participant, Study
 from tests.personas import member, personas_for, signed_in
 from tests.studies.monitoring import READ_AT, busy_study, pseudonym
 
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(scope="module")
+def _busy_study_id(django_db_setup, django_db_blocker):
+    """The study of `tests.studies.monitoring`, built once for the module and committed (walking its
+    ten participants takes seconds); each test runs in a transaction of its own."""
+    from tests.conftest import committed_world_wipe, dataset
+
+    dataset("implicature")
+    with django_db_blocker.unblock():
+        yield busy_study().pk
+        committed_world_wipe()
+
+
 @pytest.fixture
-def busy(implicature):
-    """The study of `tests.studies.monitoring`, read at the time its figures were worked out for."""
-    study = busy_study()
+def busy(_busy_study_id, implicature):
+    """The busy study and the people around it, read at the time its figures were worked out for."""
+    study = Study.objects.get(pk=_busy_study_id)
     people = personas_for(study)
     with freeze_time(READ_AT):
         yield study, people

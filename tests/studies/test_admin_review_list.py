@@ -8,9 +8,10 @@ from __future__ import annotations
 import pytest
 
 from parity.stats import behaviour
-from studies.models import Participant, Response, StudyEvent
+from studies.models import Participant, Response, Study, StudyEvent
 from studies.services import participants_include, study_set_status
 from tests import personas
+from tests.conftest import committed_world_wipe
 from tests.factories import Bot, pid, small_study
 from tests.studies.monitoring import busy_study, pseudonym
 
@@ -18,13 +19,36 @@ pytestmark = pytest.mark.django_db
 CHANGELIST = "/admin/studies/participant/"
 
 
+@pytest.fixture(scope="module")
+def _busy_world(django_db_setup, django_db_blocker):
+    """The busy study (one tab-leaver, one canary) and its owner, built once for the module and
+    committed: walking its ten participants over HTTP takes seconds. Each test still runs in a
+    transaction of its own, so what one excludes is rolled back before the next."""
+    from tests.conftest import dataset
+
+    dataset("implicature")
+    with django_db_blocker.unblock():
+        owner = personas.researcher()
+        study = busy_study(owner=owner)
+        hidden = {"behaviour": {"status": behaviour.RECORDED, "hidden": 1, "hidden_ms": 4000, "blurs": 1}}
+        Response.objects.filter(participant__study=study, participant__prolific_pid=pid(3)).update(extra=hidden)
+        canary = {"canary": True}
+        Response.objects.filter(participant__study=study, participant__prolific_pid=pid(4)).update(extra=canary)
+        yield owner.pk, study.pk
+        committed_world_wipe()
+
+
 @pytest.fixture
-def busy(implicature, researcher):
-    study = busy_study(owner=researcher)
-    hidden = {"behaviour": {"status": behaviour.RECORDED, "hidden": 1, "hidden_ms": 4000, "blurs": 1}}
-    Response.objects.filter(participant__study=study, participant__prolific_pid=pid(3)).update(extra=hidden)
-    Response.objects.filter(participant__study=study, participant__prolific_pid=pid(4)).update(extra={"canary": True})
-    return study
+def researcher(_busy_world, db):
+    """The busy study's owner (the suite's researcher persona), from the module's committed data."""
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.get(pk=_busy_world[0])
+
+
+@pytest.fixture
+def busy(_busy_world, implicature):
+    return Study.objects.get(pk=_busy_world[1])
 
 
 def _listed(client, query: str) -> list[str]:
