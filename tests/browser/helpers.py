@@ -81,6 +81,13 @@ def through_consent_and_instructions(page) -> None:
     page.wait_for_selector("#item-area")
 
 
+def wait_until_settled(page) -> None:
+    """The item's page is there as a person sees it: scripts loaded and the swap settled (its first
+    moments may still run: answers are not taken yet)."""
+    page.wait_for_function("document.readyState === 'complete' && !!window.htmx")
+    page.wait_for_selector("#item-area:not(.htmx-swapping):not(.htmx-settling):not(.htmx-request)")
+
+
 def wait_until_interactive(page) -> None:
     """A person waits for the page to be there before pressing keys: scripts loaded, swap settled, and
     the item's first moments over (input sooner is ignored: see participant.js)."""
@@ -104,17 +111,23 @@ AXE_TAGS = ("wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa")
 
 
 @cache
-def _axe():
+def _axe_script() -> str:
+    """The axe.min.js bundled with the PyPI package axe-playwright-python."""
     from axe_playwright_python.sync_playwright import Axe
 
-    return Axe()
+    return Axe().axe_script
 
 
 def axe_violations(page) -> list[dict]:
     """axe-core's violations of the WCAG A and AA rules on the page as it is now (its bundled
     axe.min.js is injected into the page and run there)."""
+    # axe.min.js is half a megabyte to send and parse: it is injected once per document, and stays for
+    # the pages htmx swaps into it (the items of a walk); only the violations come back, not the rules
+    # that passed or did not apply
+    if not page.evaluate("typeof window.axe?.run === 'function'"):
+        page.evaluate(_axe_script())
     options = {"runOnly": {"type": "tag", "values": list(AXE_TAGS)}, "resultTypes": ["violations"]}
-    return _axe().run(page, options=options).response["violations"]
+    return page.evaluate("options => axe.run(document, options).then(results => results.violations)", options)
 
 
 def _describe(violation: dict) -> str:

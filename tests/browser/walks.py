@@ -13,7 +13,7 @@ from annotation.services import benchmark_import
 from studies.models import Participant, Study
 from studies.services import study_create
 from tests.annotation.helpers import import_ambibench, import_instruction_induction, import_miqa
-from tests.browser.helpers import wait_until_interactive
+from tests.browser.helpers import wait_until_interactive, wait_until_settled
 from tests.conftest import dataset
 from tests.factories import entry_url, pid
 
@@ -123,10 +123,13 @@ def walk(page, live_server, study: Study, n: int, check: Callable[[object, str],
     for position, item_id in enumerate(participant.sequence, start=1):
         # the progress bar's value, not its words: the same in every language
         page.wait_for_selector(f'#progress[aria-valuenow="{position - 1}"]')
-        wait_until_interactive(page)
         item = Item.objects.get(pk=item_id)
         if position <= 3 or position == participant.total:
+            # checked while the item's first moments (participant.js: 300 ms without answers) run out,
+            # not after them: the page is the same but for the area's data-ready
+            wait_until_settled(page)
             check(page, f"item {position} of {participant.total}")
+        wait_until_interactive(page)
         answer(page, item, touch=touch)
     page.wait_for_selector("#done")
     check(page, "done")
