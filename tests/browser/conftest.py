@@ -38,10 +38,8 @@ def browser():
         browser.close()
 
 
-@pytest.fixture
-def page(browser):
-    context = browser.new_context()
-    # Prolific is outside this machine: a local stand-in answers its completion URL.
+def route_prolific(context) -> None:
+    """Prolific is outside this machine: a local stand-in answers its completion URL."""
     context.route(
         "https://app.prolific.com/**",
         lambda route: route.fulfill(
@@ -51,6 +49,11 @@ def page(browser):
             f"<p id='url'>{route.request.url}</p></body></html>",
         ),
     )
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context()
     page = context.new_page()
     yield page
     # a request the live server is still answering holds SQLite's tables while the test's database is
@@ -60,6 +63,14 @@ def page(browser):
     except PlaywrightError:
         pass
     context.close()
+
+
+@pytest.fixture
+def prolific_standin(page) -> None:
+    """For a test that follows a participant to Prolific. Only those route it: while a route is set,
+    Playwright turns the browser's cache off and intercepts every request, so every page fetched its
+    CSS and scripts again."""
+    route_prolific(page.context)
 
 
 @pytest.fixture

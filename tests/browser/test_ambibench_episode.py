@@ -11,6 +11,7 @@ from tests.factories import entry_url, pid
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
+@pytest.mark.usefixtures("prolific_standin")
 def test_a_participant_types_through_a_twenty_sentence_episode_with_the_keyboard(live_server, page, artifacts):
     import_ambibench()
     study = ambibench_study("browser episode")
@@ -84,6 +85,7 @@ def _in_view(page, selector: str) -> dict:
 @pytest.mark.parametrize(
     "screen", [{"width": 1280, "height": 800}, {"width": 360, "height": 740}], ids=["desktop", "phone"]
 )
+@pytest.mark.usefixtures("prolific_standin")
 def test_the_current_sentence_and_its_box_stay_in_view_to_the_last_sentence(live_server, page, screen, artifacts):
     """However long the episode grows, the sentence to label and the box to type in are on the
     screen after every answer (the earlier sentences scroll in their own box), so no one types blind;

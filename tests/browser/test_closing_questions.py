@@ -9,6 +9,7 @@ from tests.factories import entry_url, pid, small_study
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
+@pytest.mark.usefixtures("prolific_standin")
 def test_a_participant_answers_the_closing_questions_after_seeing_the_code(
     live_server, page, artifacts, implicature_source
 ):

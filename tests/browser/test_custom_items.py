@@ -19,6 +19,7 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "parity" / "benchmarks" / "custo
 TYPED = {"symbol": "Au", "author": "Jane Austen", "legs": "8", "pi": "3.14", "summary": "Rivers build deltas."}
 
 
+@pytest.mark.usefixtures("prolific_standin")
 def test_a_participant_answers_every_kind_of_their_own_items(live_server, page, artifacts):
     benchmark_import(name="custom", source=EXAMPLE, options={"name": "example"})
     study = study_create(

@@ -9,6 +9,7 @@ from tests.factories import entry_url, pid, small_study
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
+@pytest.mark.usefixtures("prolific_standin")
 def test_a_participant_completes_a_short_study_with_the_keyboard(live_server, page, artifacts, implicature_source):
     from annotation.services import benchmark_import
 

@@ -51,6 +51,7 @@ def shot(page, artifacts, language: str, step: str) -> None:
 
 
 @pytest.mark.parametrize("language", ["de", "ar"])
+@pytest.mark.usefixtures("prolific_standin")
 def test_a_study_is_walked_in_its_language_to_the_completion_redirect(live_server, page, artifacts, language):
     says, spec = SAYS[language], STUDIES[language]
     study = language_study(language)

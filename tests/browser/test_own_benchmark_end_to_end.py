@@ -141,6 +141,7 @@ def assert_side_by_side(page, run: ModelRun, items: int, scored: int) -> str:
     return label
 
 
+@pytest.mark.usefixtures("prolific_standin")
 def test_a_csv_of_ones_own_items_becomes_a_study_with_people_and_a_model(
     researcher_page,
     page,
@@ -175,6 +176,7 @@ def test_a_csv_of_ones_own_items_becomes_a_study_with_people_and_a_model(
     researcher.screenshot(path=str(artifacts / "results-own-items.png"), full_page=True)
 
 
+@pytest.mark.usefixtures("prolific_standin")
 def test_an_lm_eval_task_becomes_a_study_with_people_and_a_model(
     researcher_page,
     page,

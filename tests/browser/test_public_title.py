@@ -23,6 +23,7 @@ def _import_implicature(source) -> None:
     benchmark_import(name="implicature", source=source)
 
 
+@pytest.mark.usefixtures("prolific_standin")
 def test_participants_see_the_public_title_and_a_true_progress_in_their_tab(live_server, page, implicature_source):
     _import_implicature(implicature_source)
     study = small_study(NAME, units=1, unit_size=6, per_unit=1, attention_checks=2, public_title=TITLE)
@@ -44,6 +45,7 @@ def test_participants_see_the_public_title_and_a_true_progress_in_their_tab(live
     page.wait_for_selector("#done, #prolific", timeout=15000)
 
 
+@pytest.mark.usefixtures("prolific_standin")
 def test_without_a_public_title_the_tab_says_the_step_and_never_the_name(live_server, page, implicature_source):
     _import_implicature(implicature_source)
     study = small_study(NAME, units=1, unit_size=3, per_unit=1, attention_checks=0, exclude_at=0)
