@@ -30,6 +30,11 @@ def browser():
         pytest.fail("Chromium is needed for browser tests: `apt-get install chromium` (scripts/setup installs it)")
     # Playwright's sync API runs an event loop in this thread; the ORM calls the tests make here are safe.
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    # scikit-learn and pandas are imported here, before the browser and the live server start: their
+    # first import later, during a test, while the live server's threads and Playwright's greenlets
+    # ran, crashed the interpreter in garbage collection (twice in runs of tests/browser alone, in
+    # pandas' tslibs; never reproduced in a single test)
+    import sklearn.metrics  # noqa: F401
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
