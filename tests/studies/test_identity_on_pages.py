@@ -11,6 +11,8 @@ import re
 
 import pytest
 
+from prolific.models import ProlificStudy, ProlificSubmission
+from replication.bundles import bundle_files
 from studies.models import Participant, Response, Study
 from studies.services import study_create
 from tests.factories import Bot, small_study
@@ -98,3 +100,18 @@ def test_the_verification_queue_shows_a_written_answer_without_the_id_typed_into
     page = signed_in(people.viewer).get(f"/studies/{study.pk}/verify/", {"at": written.pk}).content.decode()
     assert 'id="written-answer">Reverse the word. [withheld]<' in page
     assert _identities_in(page) == []
+
+
+def test_a_submission_id_of_someone_who_never_entered_is_withheld_from_a_reason_and_the_bundle(planted):
+    study, people, participant, _ = planted
+    found = ProlificStudy.objects.create(study=study, prolific_id="6a6b6c6d6e6f707172737475", places=2)
+    never_entered = "65aa11bb22cc33dd44ee55ff"
+    ProlificSubmission.objects.create(
+        prolific_study=found, submission_id=never_entered, prolific_pid="77aa88bb99cc00dd11ee22ff", status="RETURNED"
+    )
+    Participant.objects.filter(pk=participant.pk).update(exclusion_reason=f"same person as {never_entered.upper()}")
+    page = signed_in(people.viewer).get(f"/admin/studies/participant/{participant.pk}/change/").content.decode()
+    assert never_entered not in page.lower() and "same person as [withheld]" in page
+    files = bundle_files(study)
+    assert never_entered not in files["humans/participants.jsonl"].decode().lower()
+    assert "same person as [withheld]" in files["humans/participants.jsonl"].decode()
