@@ -12,9 +12,10 @@ from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.urls import reverse
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.exceptions import APIException
 from rest_framework.request import Request
@@ -31,7 +32,8 @@ from modelruns.sources import model_name_problem
 from parity import benchmarks
 from studies import closing
 from studies.access import ADD_STUDY, CHANGE_STUDY, EXCLUDE_PARTICIPANT, RUN_MODEL, require_permission
-from studies.estimates import followed_pay
+from studies.bounds import MAX_DESIGN_TEXT, MAX_INTEGER, MAX_PENCE, MAX_TEXT
+from studies.estimates import MAX_MINUTES, followed_pay
 from studies.models import Study
 from studies.screening import SELECTS
 from studies.services import (
@@ -66,6 +68,23 @@ def form_errors(form: StudyForm) -> dict[str, list[str]]:
     return errors
 
 
+@extend_schema_field(
+    {
+        "type": "object",
+        "additionalProperties": {
+            "oneOf": [
+                {"type": "integer", "minimum": 0, "maximum": MAX_INTEGER},
+                {"type": "string", "maxLength": MAX_DESIGN_TEXT},
+                {"type": "boolean"},
+            ]
+        },
+    }
+)
+class DesignField(serializers.DictField):
+    """A benchmark's design options by key: whole numbers, words or true/false within the bounds of
+    `studies.bounds` (the schema says so; the new-study form checks each option's own bounds)."""
+
+
 class StudyCreateApi(ResearcherApi):
     """Create a study as a draft, as the new-study page does (the same form checks it, the same service
     makes it); the caller owns it. Fields left out take the page's defaults: the benchmark's design,
@@ -80,7 +99,7 @@ class StudyCreateApi(ResearcherApi):
     class InputSerializer(serializers.Serializer):
         name = serializers.CharField(max_length=200)
         benchmark = serializers.ChoiceField(choices=benchmarks.choices())
-        design = serializers.DictField(
+        design = DesignField(
             required=False,
             default=dict,
             help_text="the benchmark's design options by key (e.g. implicature: units, unit_size, per_unit, "
@@ -100,13 +119,13 @@ class StudyCreateApi(ResearcherApi):
             required=False,
             help_text="the language of the participant pages (default en); the texts are shown as written",
         )
-        consent_text = serializers.CharField(required=False, help_text="Markdown")
-        instructions_text = serializers.CharField(required=False, help_text="Markdown")
+        consent_text = serializers.CharField(max_length=MAX_TEXT, required=False, help_text="Markdown")
+        instructions_text = serializers.CharField(max_length=MAX_TEXT, required=False, help_text="Markdown")
         completion_code = serializers.CharField(max_length=40, required=False)
         failed_attention_code = serializers.CharField(max_length=40, required=False)
         no_consent_code = serializers.CharField(max_length=40, required=False, allow_blank=True)
-        estimated_minutes = serializers.IntegerField(min_value=1, max_value=600, required=False)
-        reward_pence = serializers.IntegerField(min_value=1, max_value=999_999, required=False)
+        estimated_minutes = serializers.IntegerField(min_value=1, max_value=MAX_MINUTES, required=False)
+        reward_pence = serializers.IntegerField(min_value=1, max_value=MAX_PENCE, required=False)
         min_answer_ms = serializers.IntegerField(
             min_value=0,
             max_value=60_000,
@@ -167,8 +186,12 @@ class StudyCreateApi(ResearcherApi):
         item_sampling = serializers.ChoiceField(
             choices=Study.Sampling.choices, required=False, help_text="all items (default), or a subset drawn"
         )
-        sample_size = serializers.IntegerField(min_value=1, required=False, help_text="items to draw")
-        sample_seed = serializers.IntegerField(min_value=0, required=False, help_text="left out: one is drawn")
+        sample_size = serializers.IntegerField(
+            min_value=1, max_value=MAX_INTEGER, required=False, help_text="items to draw"
+        )
+        sample_seed = serializers.IntegerField(
+            min_value=0, max_value=MAX_INTEGER, required=False, help_text="left out: one is drawn"
+        )
 
         class Meta:
             ref_name = "StudyCreateInput"
@@ -212,6 +235,20 @@ class StudyCreateApi(ResearcherApi):
         return Response(StudyDetailApi.OutputSerializer(study).data, status=201, headers={"Location": location})
 
     @staticmethod
+    def typed_design(form: StudyForm, data: dict[str, Any]) -> dict[str, Any] | None:
+        """The design `data` gives, as the form's design fields read it within their bounds; None
+        while one does not or the benchmark refuses the design."""
+        typed = {}
+        for option in form.definition.design_options:
+            name = DESIGN_PREFIX + option.key
+            try:
+                typed[option.key] = form.fields[name].clean(data.get(name))
+            except ValidationError:
+                return None
+        design = form.definition.design(typed)
+        return None if form.definition.design_errors(design) else design
+
+    @staticmethod
     def form(given: dict[str, Any], owner: Any = None) -> StudyForm:
         """The new-study page's form, filled with what was given and the page's defaults for the rest."""
         defaults = StudyForm(benchmark=given["benchmark"])
@@ -227,9 +264,10 @@ class StudyCreateApi(ResearcherApi):
         )
         if {"estimated_minutes", "reward_pence"} & given.keys():
             # one given, the other follows it (a missing time: the design's estimate; a missing
-            # reward: the recommended rate for the time); neither given, both follow the design
-            definition = benchmarks.get(given["benchmark"])
-            estimate = design_estimate(given["benchmark"], definition.design(given["design"]))
+            # reward: the recommended rate for the time); neither given, both follow the design.
+            # A design is estimated only once its fields read: the form then names what is wrong
+            design = StudyCreateApi.typed_design(defaults, data)
+            estimate = design_estimate(given["benchmark"], design) if design is not None else None
             minutes, pence = followed_pay(estimate, given.get("estimated_minutes"), given.get("reward_pence"))
             data["estimated_minutes"] = minutes
             data["reward"] = (Decimal(pence) / 100).quantize(Decimal("0.01"))

@@ -21,6 +21,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from parity import markdown
+from parity.markdown import Markdown
 from parity.sampling import ALL, ItemSampling, describe
 
 #: the version of the document's layout (a reader of an older document knows what to expect)
@@ -151,17 +153,12 @@ def deviations(document: Mapping[str, Any], events: Iterable[Event]) -> list[dic
 # -- Markdown -----------------------------------------------------------------------------------
 
 
-def _cell(value: Any) -> str:
-    """A Markdown table cell: a pipe would end it, a newline the row."""
-    return str(value if value is not None else "").replace("|", "\\|").replace("\n", " ")
-
-
 def _lines(rows: Sequence[tuple[str, Any]]) -> list[str]:
-    return [f"- **{label}:** {value}" for label, value in rows if value not in (None, "")]
+    return [f"- **{label}:** {markdown.text(value)}" for label, value in rows if value not in (None, "")]
 
 
 def _block(text: str) -> list[str]:
-    return [text.strip() or "_(none written)_", ""]
+    return [*(markdown.block(text) or ["_(none written)_"]), ""]
 
 
 def ethics_statement(ethics: Mapping[str, Any]) -> str:
@@ -211,9 +208,9 @@ def render_markdown(
     quality = document.get("quality", {})
     recruitment = document.get("recruitment", {})
     pay = document.get("pay", {})
-    out = [f"# Preregistration: {study.get('name', '')}", ""]
+    out = [f"# Preregistration: {markdown.text(study.get('name', ''))}", ""]
     if frozen_at:
-        out += [f"Frozen at launch on {frozen_at}.", "", f"SHA-256 of the document: `{sha256}`", ""]
+        out += [f"Frozen at launch on {frozen_at}.", "", f"SHA-256 of the document: {markdown.code(sha256)}", ""]
     else:
         out += ["Draft: not frozen yet; it freezes when the study is launched.", ""]
     out += ["## Hypotheses", "", *_block(document.get("hypotheses", ""))]
@@ -221,15 +218,23 @@ def render_markdown(
     out += ["## Design", ""]
     out += _lines(
         [
-            ("Benchmark", f"{study.get('benchmark_title', '')} (`{study.get('benchmark', '')}`)"),
-            ("Design settings", f"`{json.dumps(design.get('settings', {}), sort_keys=True, ensure_ascii=False)}`"),
+            (
+                "Benchmark",
+                Markdown(
+                    f"{markdown.text(study.get('benchmark_title', ''))} ({markdown.code(study.get('benchmark'))})"
+                ),
+            ),
+            (
+                "Design settings",
+                markdown.code(json.dumps(design.get("settings", {}), sort_keys=True, ensure_ascii=False)),
+            ),
             ("Units", design.get("n_units")),
             ("Places", f"{design.get('places')} (participants the units hold)"),
         ]
     )
     out += ["", "| unit | category | items | capacity |", "|---|---|---|---|"]
     out += [
-        f"| {_cell(unit['label'])} | {_cell(unit.get('category'))} | {unit['n_items']} | {unit['capacity']} |"
+        markdown.row(unit["label"], unit.get("category"), unit["n_items"], unit["capacity"])
         for unit in design.get("units", [])
     ]
     texts = document.get("texts", {})
@@ -237,13 +242,13 @@ def render_markdown(
     out += _lines(
         [
             ("Items", f"{items.get('n_items')} in {items.get('n_units')} units"),
-            ("SHA-256 of the items", f"`{items.get('sha256')}`"),
+            ("SHA-256 of the items", markdown.code(items.get("sha256"))),
             ("Attention-check pool", f"{items.get('n_attention_items')} items"),
-            ("SHA-256 of the attention-check pool", f"`{items.get('attention_sha256')}`"),
+            ("SHA-256 of the attention-check pool", markdown.code(items.get("attention_sha256"))),
             ("Item sampling", _sampling(items.get("sampling") or {}, items.get("n_items"))),
             ("Serialisation", items.get("serialisation")),
-            ("Consent text SHA-256", f"`{document.get('texts', {}).get('consent_sha256')}`"),
-            ("Instructions SHA-256", f"`{document.get('texts', {}).get('instructions_sha256')}`"),
+            ("Consent text SHA-256", markdown.code(document.get("texts", {}).get("consent_sha256"))),
+            ("Instructions SHA-256", markdown.code(document.get("texts", {}).get("instructions_sha256"))),
             *_training(document.get("texts", {}).get("training")),
             # plans frozen before explanations were asked have none: no line
             ("Participants asked why they answered", (texts.get("explanations") or {}).get("asked")),
@@ -267,7 +272,7 @@ def render_markdown(
             ("Study group", recruitment.get("group")),
             (
                 "Prolific prescreening",
-                f"`{json.dumps(recruitment.get('prescreening'), sort_keys=True, ensure_ascii=False)}`"
+                markdown.code(json.dumps(recruitment.get("prescreening"), sort_keys=True, ensure_ascii=False))
                 if recruitment.get("prescreening")
                 else "none",
             ),
@@ -286,8 +291,7 @@ def render_markdown(
     if runs:
         out += ["| model | revision | dtype | setting |", "|---|---|---|---|"]
         out += [
-            f"| {_cell(run['model'])} | {_cell(run.get('revision'))} | {_cell(run.get('dtype'))} "
-            f"| `{_cell(run['setting_key'])}` |"
+            markdown.row(run["model"], run.get("revision"), run.get("dtype"), markdown.code(run["setting_key"]))
             for run in runs
         ]
     else:
@@ -301,9 +305,7 @@ def render_markdown(
         out += ["## Preregistered vs done", ""]
         if deviations:
             out += ["| when | change | how it departs |", "|---|---|---|"]
-            out += [
-                f"| {_cell(row['at'])} | {_cell(row['summary'])} | {_cell(row['deviation'])} |" for row in deviations
-            ]
+            out += [markdown.row(row["at"], row["summary"], row["deviation"]) for row in deviations]
         else:
             out += ["Nothing done since launch departs from the preregistration."]
         out += [""]
@@ -332,6 +334,6 @@ def _training(training: Mapping[str, Any] | None) -> list[tuple[str, Any]]:
         )
     return [
         ("Training", ", then ".join(parts)),
-        ("Practice questions SHA-256", f"`{training['practice_sha256']}`"),
-        ("Comprehension check SHA-256", f"`{training['comprehension_sha256']}`"),
+        ("Practice questions SHA-256", markdown.code(training["practice_sha256"])),
+        ("Comprehension check SHA-256", markdown.code(training["comprehension_sha256"])),
     ]

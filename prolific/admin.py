@@ -107,6 +107,13 @@ class StudyPermissionAdmin(ResearcherAdmin):
         return False
 
 
+#: the preview shown again when what would be sent changed since the one confirmed
+CHANGED = {
+    "review": "Nothing was sent: the decisions changed since the preview; here they are as they are now.",
+    "bonuses": "Nothing was paid: the bonuses changed since the preview; here they are as they are now.",
+}
+
+
 @admin.register(ProlificStudy)
 class ProlificStudyAdmin(StudyPermissionAdmin):
     study_path = "study"
@@ -225,6 +232,10 @@ class ProlificStudyAdmin(StudyPermissionAdmin):
         if "confirm" not in request.POST:
             return self._preview(request, queryset, kind, self._plans(request, queryset, plan, pull=True))
         plans = self._plans(request, queryset, plan, pull=False)
+        if any(request.POST.get(f"fingerprint-{found.pk}") != shown.fingerprint for found, shown in plans):
+            # an exclusion, a flag or an amount changed since the preview: what the reviewer confirmed
+            # is not what would be sent, so it is shown again, with its cautions, to confirm afresh
+            return self._preview(request, queryset, kind, plans, CHANGED[kind])
         if any(p.cautions for _, p in plans) and "confirm_cautions" not in request.POST:
             error = "Some of these need your confirmation (the box below): nothing was sent."
             return self._preview(request, queryset, kind, plans, error)

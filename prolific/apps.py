@@ -9,7 +9,11 @@ class ProlificConfig(AppConfig):
 
     def ready(self) -> None:
         from prolific.preregistration_recruitment import study_recruitment
+        from prolific.withholding import submission_identities
         from studies.selectors_preregistration import register_section
+        from studies.withholding import register_identities
 
         # the preregistration's stopping rule names the precision target; studies cannot import it
         register_section("recruitment", study_recruitment)
+        # a submission's id and PID are withheld wherever the study's texts leave or are shown
+        register_identities(submission_identities)

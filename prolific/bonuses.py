@@ -152,6 +152,7 @@ class PlannedBonus:
     amount: str  # in the workspace's currency
     flags: tuple[str, ...] = ()
     caution: str = ""  # why paying it asks for the reviewer's explicit confirmation
+    excluded: bool = False
 
 
 @dataclass(frozen=True)
@@ -171,7 +172,12 @@ class BonusPlan:
 
     @property
     def fingerprint(self) -> str:
-        shown = sorted((line.pseudonym, line.pence) for line in self.lines)
+        """What was shown, as a digest: each line's amount, its person's exclusion and flags and the
+        caution it showed; a payment confirmed on a preview pays only if it would still show exactly
+        this (someone excluded since would pay what the reviewer never saw cautioned)."""
+        shown = sorted(
+            (line.pseudonym, line.pence, line.excluded, list(line.flags), line.caution) for line in self.lines
+        )
         return hashlib.sha256(json.dumps([self.batch_state, shown]).encode()).hexdigest()
 
 
@@ -197,7 +203,14 @@ def bonus_plan(*, prolific_study: ProlificStudy) -> BonusPlan:
         if flags:
             said.append("flagged: " + ", ".join(FLAGS[name] for name in flags))
         lines.append(
-            PlannedBonus(participant.pseudonym, pence, money(pence, currency), tuple(flags), caution="; ".join(said))
+            PlannedBonus(
+                participant.pseudonym,
+                pence,
+                money(pence, currency),
+                tuple(flags),
+                caution="; ".join(said),
+                excluded=participant.excluded,
+            )
         )
     total = sum(line.pence for line in lines)
     return BonusPlan(

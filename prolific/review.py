@@ -166,7 +166,7 @@ class ReviewPlan:
     @property
     def fingerprint(self) -> str:
         """What was shown, as a digest: the review sends only if it would still send exactly this."""
-        shown = sorted((d.submission_pk, d.decision, d.message) for d in self.decisions)
+        shown = sorted((d.submission_pk, d.decision, d.message, list(d.flags), d.caution) for d in self.decisions)
         return hashlib.sha256(json.dumps(shown).encode()).hexdigest()
 
 

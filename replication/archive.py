@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import stat
 import zipfile
 import zlib
 from collections.abc import Collection, Mapping
@@ -76,10 +77,36 @@ class Bundle:
     files: dict[str, bytes]
 
     def json(self, path: str) -> Any:
-        return json.loads(self.files[path])
+        return parsed(path, self.files[path])
 
     def jsonl(self, path: str) -> list[Any]:
-        return [json.loads(line) for line in self.files[path].decode().splitlines() if line]
+        lines = text_of(path, self.files[path]).splitlines()
+        return [parsed(f"{path} line {number}", line) for number, line in enumerate(lines, start=1) if line]
+
+
+def text_of(name: str, content: bytes) -> str:
+    """A file's text: a bundle writes UTF-8 only, so anything else (another encoding, a zip inside
+    the zip) is refused, naming the file and the first byte that is not."""
+    try:
+        return content.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BundleRefused(f"{name}: not UTF-8 text (byte {exc.start} is not)") from None
+
+
+def _not_a_number(word: str) -> Any:
+    raise ValueError(f"{word} is not a number JSON has (a bundle never writes one)")
+
+
+def parsed(name: str, content: bytes | str) -> Any:
+    """JSON as a bundle writes it (`dumps`): UTF-8, no NaN or Infinity, nested no deeper than Python's
+    parser goes; anything else is refused naming the file (or the line of a JSON-lines file)."""
+    text = text_of(name, content) if isinstance(content, bytes) else content
+    try:
+        return json.loads(text, parse_constant=_not_a_number)
+    except RecursionError:
+        raise BundleRefused(f"{name}: nested too deeply to be a bundle's JSON") from None
+    except ValueError as exc:  # not JSON, NaN, a whole number of more digits than Python reads
+        raise BundleRefused(f"{name}: not JSON as a bundle writes it ({exc})") from None
 
 
 @dataclass(frozen=True)
@@ -168,14 +195,20 @@ def read_bundle(source: Path | bytes, *, known: Collection[str] | None = None, l
         by_name = {info.filename: info for info in infos}
         for info in infos:
             _check_sizes(info, limits)
+            kind = stat.S_IFMT(info.external_attr >> 16)
+            if info.is_dir() or kind not in (0, stat.S_IFREG):
+                # a link's content is the path it points to, never a bundle's file
+                raise BundleRefused(f"{info.filename}: a link or a folder, not a file")
         total = sum(info.file_size for info in infos)
         if total > limits.total_bytes:
             raise BundleRefused(f"the archive inflates to {total} bytes, more than {limits.total_bytes}")
         try:
-            manifest = json.loads(_inflated(archive, by_name[MANIFEST], most=limits.manifest_bytes))
+            manifest = parsed(MANIFEST, _inflated(archive, by_name[MANIFEST], most=limits.manifest_bytes))
             listed = manifest["files"]
             if not isinstance(listed, dict) or not all(isinstance(entry, dict) for entry in listed.values()):
                 raise TypeError("its files are not a mapping of names to their hashes and sizes")
+        except BundleRefused:
+            raise
         except (ValueError, KeyError, TypeError) as exc:
             raise BundleRefused(f"{MANIFEST} cannot be read: {exc}") from None
         if manifest.get("format") != FORMAT or manifest.get("format_version") != FORMAT_VERSION:

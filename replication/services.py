@@ -16,11 +16,12 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from django.db import transaction
+from django.core.exceptions import ValidationError
+from django.db import DatabaseError, transaction
 
 from annotation.models import Item
 from modelruns.models import InstructionScore, ModelResponse, ModelRun, ModelSpec
-from replication.archive import Bundle
+from replication.archive import Bundle, BundleRefused, text_of
 from studies.models import Participant, Response, Study, Unit, UnitItem
 
 #: the start every participant's relative times are counted from in a loaded bundle
@@ -97,24 +98,72 @@ def _when(text: str | None) -> datetime | None:
     return datetime.fromisoformat(text) if text else None
 
 
-@transaction.atomic
+#: what a file whose rows do not hold together raises as it is loaded: a field missing or of
+#: another type, a number past what a column holds, a name no other file gives
+_MALFORMED = (
+    KeyError,
+    IndexError,
+    TypeError,
+    AttributeError,
+    ValueError,
+    OverflowError,
+    DatabaseError,
+    ValidationError,
+)
+
+
+class _Reading:
+    """The file being loaded, for the message of a refusal."""
+
+    part = "study/settings.json"
+
+
 def bundle_load(*, bundle: Bundle) -> Study:
-    """The bundle's study, recreated in this (empty) database."""
+    """The bundle's study, recreated in this (empty) database; `LoadRefused` naming the file whose
+    rows do not hold together (the bundle's manifest says the files are as written, not that
+    whoever wrote them wrote a study), and nothing is written."""
     if Study.objects.exists() or Item.objects.exists():
         raise LoadRefused("a bundle is loaded into an empty database only (this one has studies or items)")
+    reading = _Reading()
+    try:
+        return _load(bundle, reading)
+    except BundleRefused as exc:
+        raise LoadRefused(str(exc)) from None
+    except _MALFORMED as exc:
+        raise LoadRefused(f"{reading.part}: {_described(exc)}; nothing was loaded") from None
+
+
+def _described(exc: Exception) -> str:
+    if isinstance(exc, KeyError):
+        return f"no {exc.args[0]!r} (a field missing, or a name no other file of the bundle gives)"
+    return str(exc) or type(exc).__name__
+
+
+@transaction.atomic
+def _load(bundle: Bundle, reading: _Reading) -> Study:
     settings = bundle.json("study/settings.json")
+    reading.part = "study/consent.txt"
+    consent = text_of("study/consent.txt", bundle.files["study/consent.txt"])
+    instructions = text_of("study/instructions.txt", bundle.files["study/instructions.txt"])
+    reading.part = "study/settings.json"
     study = Study.objects.create(
         pk=settings["id"],
-        consent_text=bundle.files["study/consent.txt"].decode(),
-        instructions_text=bundle.files["study/instructions.txt"].decode(),
+        consent_text=consent,
+        instructions_text=instructions,
         **{name: settings[name] for name in _STUDY_FIELDS},
         **{name: settings[name] for name in _REPORTING_FIELDS if name in settings},
     )
+    reading.part = "items/items.jsonl"
     items = _load_items(bundle)
+    reading.part = "study/settings.json"
     _load_units(study, settings["units"], items)
+    reading.part = "humans/participants.jsonl"
     people = _load_participants(bundle, study, items)
+    reading.part = "humans/answers.jsonl"
     _load_answers(bundle, people, items)
-    specs = _load_runs(bundle, study, items)
+    reading.part = "models/runs.json"
+    specs = _load_runs(bundle, study, items, reading)
+    reading.part = "models/instruction_scores.jsonl"
     _load_instruction_scores(bundle, study, specs, items)
     return study
 
@@ -217,7 +266,7 @@ def _spec(described: dict[str, Any]) -> ModelSpec:
     return spec
 
 
-def _load_runs(bundle: Bundle, study: Study, items: dict[str, Item]) -> dict[str, ModelSpec]:
+def _load_runs(bundle: Bundle, study: Study, items: dict[str, Item], reading: _Reading) -> dict[str, ModelSpec]:
     specs: dict[str, ModelSpec] = {}
     for row in bundle.json("models/runs.json"):
         spec = specs.get(row["spec"]["name"]) or _spec(row["spec"])
@@ -240,6 +289,7 @@ def _load_runs(bundle: Bundle, study: Study, items: dict[str, Item]) -> dict[str
             completion_tokens=row["completion_tokens"],
             api_requests=row["api_requests"],
         )
+    reading.part = "models/answers.jsonl"
     ModelResponse.objects.bulk_create(
         [
             ModelResponse(

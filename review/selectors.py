@@ -19,6 +19,7 @@ from prolific.models import BonusLine, ProlificSubmission
 from studies.flags import INFORMATION, evidence, exclusion_reason, participant_evidence, participant_flags
 from studies.models import Participant, Response, Study, VerificationMark
 from studies.selectors import verifiable_responses
+from studies.withholding import Withholder
 
 #: an item's text on the review page is cut at this many characters
 ITEM_TEXT_CHARACTERS = 400
@@ -65,6 +66,8 @@ class ParticipantReview:
     #: the reason suggested for an exclusion, from the flags, worded for Prolific's rules
     suggested_reason: str
     summary: dict[str, Any] = field(default_factory=dict)
+    #: why the participant was excluded, as the viewer may read it ("" when included)
+    exclusion_reason: str = ""
 
 
 def item_text(prompt: Mapping[str, Any]) -> str:
@@ -125,8 +128,11 @@ def _outcome(response: Response, by_hand: bool) -> str:
     return "right" if response.correct else "wrong"
 
 
-def participant_review(participant: Participant) -> ParticipantReview:
-    """Everything the review page shows of one participant, in a handful of queries."""
+def participant_review(participant: Participant, withholder: Withholder | None = None) -> ParticipantReview:
+    """Everything the review page shows of one participant, in a handful of queries; with a
+    `withholder` (a viewer without the identity permission), every text a person typed (the answers,
+    the exclusion's and the decisions' reasons) with the study's identities withheld."""
+    shown = withholder.text if withholder is not None else str
     study = participant.study
     by_hand = study.definition.manual_verification
     chosen = Participant.objects.filter(pk=participant.pk)
@@ -138,7 +144,7 @@ def participant_review(participant: Participant) -> ParticipantReview:
             item_key=response.item.key,
             item_text=item_text(response.item.prompt),
             gold=response.item.gold,
-            answer=response.raw_answer,
+            answer=shown(response.raw_answer),
             outcome=_outcome(response, by_hand),
             is_attention_check=response.is_attention_check,
             seconds=response.duration_ms / 1000,
@@ -147,7 +153,7 @@ def participant_review(participant: Participant) -> ParticipantReview:
         for response in Response.objects.filter(participant=participant).select_related("item").order_by("position")
     ]
     submissions = [
-        SubmissionView(s.status, s.study_code, s.decision, s.decision_reason, s.decided_at, s.decision_sent_at)
+        SubmissionView(s.status, s.study_code, s.decision, shown(s.decision_reason), s.decided_at, s.decision_sent_at)
         for s in ProlificSubmission.objects.filter(participant=participant).order_by("pk")
     ]
     line = BonusLine.objects.filter(participant=participant).select_related("batch__prolific_study").first()
@@ -166,6 +172,7 @@ def participant_review(participant: Participant) -> ParticipantReview:
         bonus=bonus,
         verifies_by_hand=by_hand,
         suggested_reason=exclusion_reason(names),
+        exclusion_reason=shown(participant.exclusion_reason),
         summary={
             "answers": len(answers),
             "right": sum(row.outcome == "right" for row in scored),
@@ -263,9 +270,11 @@ class QueueAnswer:
     references: list[str]
     history: list[VerificationMark]
     mark: str  # the current mark in the role shown: "right", "wrong" or "unverified"
+    #: the answer as the viewer may read it (the study's identities withheld for one without the permission)
+    written: str = ""
 
 
-def queue_answer(study: Study, response_id: int, role: str) -> QueueAnswer | None:
+def queue_answer(study: Study, response_id: int, role: str, withholder: Withholder | None = None) -> QueueAnswer | None:
     response = study_written_answers(study).filter(pk=response_id).first()
     if response is None:
         return None
@@ -278,7 +287,10 @@ def queue_answer(study: Study, response_id: int, role: str) -> QueueAnswer | Non
         mine = [m.verdict for m in history if m.role == role]
         mark = mine[-1] if mine and mine[-1] != VerificationMark.Verdict.CLEARED else "unverified"
     demonstrations = [(str(pair[0]), str(pair[1])) for pair in item.prompt.get("demonstrations", []) if len(pair) == 2]
-    return QueueAnswer(response, item, task, demonstrations, references_for(task, item.benchmark), history, mark)
+    written = withholder.text(response.raw_answer) if withholder is not None else response.raw_answer
+    return QueueAnswer(
+        response, item, task, demonstrations, references_for(task, item.benchmark), history, mark, written
+    )
 
 
 @dataclass(frozen=True)

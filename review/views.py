@@ -34,8 +34,10 @@ from studies.access import (
     has_permission,
     require_permission,
 )
+from studies.identity import can_see_identities
 from studies.models import Participant, Study, VerificationMark
 from studies.services_answers import responses_verify
+from studies.withholding import Withholder, study_withholder
 
 
 def _participant(request: HttpRequest, study_id: int, participant_id: int, permission: str) -> Participant:
@@ -45,6 +47,11 @@ def _participant(request: HttpRequest, study_id: int, participant_id: int, permi
     if participant is None:
         raise Http404("No participant of this study has this id.")
     return participant
+
+
+def _withholder(request: HttpRequest, study: Study) -> Withholder | None:
+    """A participant may type their own id into an answer: shown only to those who may see identities."""
+    return None if can_see_identities(request.user) else study_withholder(study)
 
 
 def _review_url(participant: Participant, filters: str) -> str:
@@ -60,7 +67,7 @@ def participant_page(request: HttpRequest, study_id: int, participant_id: int) -
     participant = _participant(request, study_id, participant_id, VIEW_PARTICIPANT)
     filters = ListFiltersForm(request.GET).filters()
     following = next_flagged(participant)
-    review = participant_review(participant)
+    review = participant_review(participant, _withholder(request, participant.study))
     context = {
         "study": participant.study,
         "review": review,
@@ -115,7 +122,7 @@ def verify_queue(request: HttpRequest, study_id: int) -> HttpResponse:
         "state": state,
         "states": [(key, label, _queue_url(study, role, key, None), counts[key]) for key, label in STATES.items()],
         "roles": [(key, label, _queue_url(study, key, state, None)) for key, label in VerificationMark.Role.choices],
-        "answer": queue_answer(study, here, role) if here else None,
+        "answer": queue_answer(study, here, role, _withholder(request, study)) if here else None,
         "previous_url": _queue_url(study, role, state, previous) if previous else None,
         "next_url": _queue_url(study, role, state, following) if following else None,
         "agreement": verifier_agreement(study),

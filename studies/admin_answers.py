@@ -11,6 +11,8 @@ from django.utils.html import format_html, format_html_join
 
 from studies.access import studies_for_user
 from studies.admin_base import NoBulkDeletion, ResearcherAdmin
+from studies.admin_withholding import for_viewer, shown, withheld_for, withheld_response
+from studies.identity import can_see_identities
 from studies.models import Response, VerificationMark
 from studies.selectors import verifiable_benchmarks, verification_summary
 from studies.services_answers import responses_verify
@@ -86,8 +88,8 @@ class ResponseAdmin(NoBulkDeletion, ResearcherAdmin):
         "participant",
         "position",
         "item",
-        "raw_answer",
-        "answer",
+        "shown_raw_answer",
+        "shown_answer",
         "outcome",
         "verified",
         "duration_ms",
@@ -104,11 +106,35 @@ class ResponseAdmin(NoBulkDeletion, ResearcherAdmin):
     ]
     list_select_related = ["participant", "participant__study", "item"]
     search_fields = ["participant__pseudonym", "item__key", "raw_answer"]
+    #: what a participant typed: searched only by those who may see identities, as a search on it is
+    #: an oracle of an id typed into an answer (`?q=5f0c` finds the answers that hold it)
+    typed_fields = ("raw_answer",)
     actions = ["mark_correct", "mark_incorrect", "clear_mark"]
     readonly_fields = ["marks_history"]
 
     def has_add_permission(self, request):
         return False
+
+    def get_search_fields(self, request):
+        fields = super().get_search_fields(request)
+        return fields if can_see_identities(request.user) else [f for f in fields if f not in self.typed_fields]
+
+    def changelist_view(self, request, extra_context=None):
+        with withheld_for(request):
+            return super().changelist_view(request, extra_context)
+
+    def get_object(self, request, object_id, from_field=None):
+        """The answer with the study's identities withheld from what the participant typed, for a
+        viewer without the identity permission (read only: nobody may change an answer here)."""
+        return for_viewer(request, super().get_object(request, object_id, from_field), withheld_response)
+
+    @admin.display(description="raw answer")
+    def shown_raw_answer(self, response: Response) -> str:
+        return shown(response.participant.study, response.raw_answer)
+
+    @admin.display(description="answer")
+    def shown_answer(self, response: Response) -> str:
+        return shown(response.participant.study, response.answer)
 
     def has_change_permission(self, request, obj=None):
         return False

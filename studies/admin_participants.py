@@ -15,6 +15,7 @@ from django.utils.html import format_html, format_html_join
 from studies import services, services_erasure
 from studies.access import EXCLUDE_PARTICIPANT, has_permission, studies_for_user
 from studies.admin_base import NoBulkDeletion, ResearcherAdmin, participant_label
+from studies.admin_withholding import for_viewer, shown, withheld_for, withheld_participant
 from studies.flags import FLAGS, STORED_FLAGS, evidence, exclusion_reason, participant_evidence, participant_flags
 from studies.models import Participant, StudyEvent, Unit
 
@@ -262,9 +263,22 @@ class ParticipantAdmin(NoBulkDeletion, ResearcherAdmin):
             ", ", '<span class="flag" title="{}">{}</span>', ((FLAGS[n], n.replace("_", " ")) for n in names)
         )
 
+    def changelist_view(self, request, extra_context=None):
+        with withheld_for(request):
+            return super().changelist_view(request, extra_context)
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        with withheld_for(request):
+            return super().change_view(request, object_id, form_url, extra_context)
+
+    def get_object(self, request, object_id, from_field=None):
+        """The participant with the study's identities withheld from the reason and closing answers,
+        for a viewer without the identity permission (both are read only here)."""
+        return for_viewer(request, super().get_object(request, object_id, from_field), withheld_participant)
+
     @admin.display(description="reason", ordering="exclusion_reason")
     def reason(self, participant: Participant) -> str:
-        said = participant.exclusion_reason
+        said = shown(participant.study, participant.exclusion_reason)
         if not said:
             return "—"
         short = said if len(said) <= REASON_SHOWN else said[: REASON_SHOWN - 1] + "…"
@@ -293,7 +307,8 @@ class ParticipantAdmin(NoBulkDeletion, ResearcherAdmin):
         ]
         if not events:
             return "—"
-        rows = ((event.at, event.summary, event.actor or "no one signed in") for event in events)
+        study = participant.study
+        rows = ((event.at, shown(study, event.summary), event.actor or "no one signed in") for event in events)
         return format_html("<ol>{}</ol>", format_html_join("", "<li>{} · {} <small>({})</small></li>", rows))
 
     @admin.display(description="answered", ordering="answered")

@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from parity import benchmarks
 from parity.stats.behaviour import canary_word
+from studies.bounds import INTEGER_VALIDATORS, PENCE_VALIDATORS
 
 
 def _new_link() -> str:
@@ -86,8 +87,10 @@ class Study(models.Model):
         blank=True,
         help_text="given to those who decline consent or fail the comprehension check, if set",
     )
-    estimated_minutes = models.PositiveIntegerField(default=30)
-    reward_pence = models.PositiveIntegerField(default=450, help_text="reward in pence (GBP)")
+    estimated_minutes = models.PositiveIntegerField(default=30, validators=INTEGER_VALIDATORS)
+    reward_pence = models.PositiveIntegerField(
+        default=450, validators=PENCE_VALIDATORS, help_text="reward in pence (GBP)"
+    )
     reservation_timeout_minutes = models.PositiveIntegerField(default=60)
     min_answer_ms = models.PositiveIntegerField(
         default=_default_answer_floor,
@@ -194,8 +197,12 @@ class Study(models.Model):
         default=Sampling.ALL,
         help_text="which of the benchmark's items the units are built from",
     )
-    sample_size = models.PositiveIntegerField(null=True, blank=True, help_text="items drawn (with a subset)")
-    sample_seed = models.PositiveIntegerField(default=_new_seed, help_text="the seed the subset is drawn with")
+    sample_size = models.PositiveIntegerField(
+        null=True, blank=True, validators=INTEGER_VALIDATORS, help_text="items drawn (with a subset)"
+    )
+    sample_seed = models.PositiveIntegerField(
+        default=_new_seed, validators=INTEGER_VALIDATORS, help_text="the seed the subset is drawn with"
+    )
     sample_pool = models.PositiveIntegerField(
         null=True, blank=True, help_text="the items the units were drawn from, counted as they were built"
     )

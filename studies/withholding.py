@@ -11,6 +11,7 @@ may see one; a file, once out, does not ask.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,9 +25,23 @@ WITHHELD = "[withheld]"
 REGEX_MAX_IDENTITIES = 400
 
 
+#: other apps' identity strings of a study, which this app cannot read itself (Prolific's submissions,
+#: those of people who never entered the study included): `register_identities`
+_SOURCES: list[Callable[[Study], Iterable[str]]] = []
+
+
+def register_identities(source: Callable[[Study], Iterable[str]]) -> None:
+    """Add `source` (study -> identity strings) to what every `Withholder` of a study withholds."""
+    if source not in _SOURCES:
+        _SOURCES.append(source)
+
+
 def identity_strings(study: Study) -> set[str]:
-    """The study's participants' Prolific IDs, study ids and session ids, the changed sessions' too."""
+    """The study's participants' Prolific IDs, study ids and session ids, the changed sessions' too,
+    and what the registered sources know of it (`register_identities`)."""
     found: set[str] = set()
+    for source in _SOURCES:
+        found |= set(source(study))
     for pid, prolific_study, session, changes in Participant.objects.filter(study=study).values_list(
         *Participant.IDENTITY_FIELDS
     ):

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from parity import markdown
+
 CITATION = (
     "Wei, Paskov et al., Position: Human Baselines in Model Evaluations Need Rigor and Transparency "
     "(With Recommendations & Reporting Checklist), ICML 2025"
@@ -188,12 +190,13 @@ def checklist_json(answers: Sequence[Answer]) -> str:
     )
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def checklist_markdown(answers: Sequence[Answer], title: str = "Reporting checklist") -> str:
-    lines = [f"# {title}", "", f"The human-baselines reporting checklist ({CITATION}).", ""]
+    lines = [
+        f"# {markdown.text(title)}",
+        "",
+        markdown.text(f"The human-baselines reporting checklist ({CITATION})."),
+        "",
+    ]
     tally = counts(answers)
     lines += ["; ".join(f"{key}: {n}" for key, n in tally.items()), ""]
     for section in SECTIONS:
@@ -201,6 +204,6 @@ def checklist_markdown(answers: Sequence[Answer], title: str = "Reporting checkl
         for answer in answers:
             if answer.entry.section == section:
                 cells = (answer.entry.id, answer.entry.question, answer.text or "—", answer.source)
-                lines.append("| " + " | ".join(_cell(cell) for cell in cells) + " |")
+                lines.append(markdown.row(*cells))
         lines.append("")
     return "\n".join(lines)

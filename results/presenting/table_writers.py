@@ -2,32 +2,15 @@
 
 from __future__ import annotations
 
+from parity import markdown
 from results.computing.spine import StudyResults
 from results.presenting.tables import Table
-
-#: what a Markdown renderer would read as markup in a text of ours: raw HTML (`<script>`, `<img>`),
-#: links and images (`[`, `]`), code spans, a table's cell separator, and the escape itself
-_MARKDOWN_ESCAPES = str.maketrans(
-    {
-        "\\": "\\\\",
-        "|": "\\|",
-        "[": "\\[",
-        "]": "\\]",
-        "`": "\\`",
-        # backslash escapes (CommonMark: any ASCII punctuation), so the raw text reads as it renders
-        "&": "\\&",
-        "<": "\\<",
-        ">": "\\>",
-        "\n": " ",
-        "\r": " ",
-    }
-)
 
 
 def markdown_text(text: str) -> str:
     """A text as Markdown shows it, never as markup: a study's, category's or model's name is
-    written by people, and the table is read where Markdown becomes HTML."""
-    return str(text).translate(_MARKDOWN_ESCAPES)
+    written by people, and the table is read where Markdown becomes HTML (`parity.markdown`)."""
+    return markdown.text(text)
 
 
 def markdown_table(table: Table, *, level: int = 2) -> list[str]:
@@ -35,10 +18,10 @@ def markdown_table(table: Table, *, level: int = 2) -> list[str]:
     lines = [
         f"{'#' * level} {markdown_text(table.title)}",
         "",
-        "| " + " | ".join(markdown_text(c) for c in table.columns) + " |",
+        markdown.row(*table.columns),
         "|" + "|".join("---" if i == 0 else "---:" for i in range(len(table.columns))) + "|",
     ]
-    lines += ["| " + " | ".join(markdown_text(c) for c in row) + " |" for row in table.rows]
+    lines += [markdown.row(*row) for row in table.rows]
     lines.append("")
     for note in table.notes:
         lines += [markdown_text(note), ""]

@@ -14,6 +14,7 @@ from parity import benchmarks
 from parity.benchmarks.design import DesignOption
 from parity.sampling import ALL, ItemSampling
 from studies import closing
+from studies.bounds import MAX_DESIGN_TEXT, MAX_INTEGER, MAX_TEXT
 from studies.errors import StudyError
 from studies.estimates import MAX_MINUTES, DesignEstimate, pay_refusal, too_long
 from studies.languages import ForeignText, foreign_texts
@@ -76,7 +77,7 @@ def option_field(option: DesignOption, default: Any) -> forms.Field:
     if option.kind == "int":
         return forms.IntegerField(
             min_value=option.minimum,
-            max_value=option.maximum,
+            max_value=option.maximum if option.maximum is not None else MAX_INTEGER,
             **common,
             error_messages={
                 "min_value": f"{option.label} must be at least %(limit_value)s.",
@@ -94,7 +95,7 @@ def option_field(option: DesignOption, default: Any) -> forms.Field:
             coerce=by_text.__getitem__,
             **{**common, "initial": str(default)},
         )
-    return forms.CharField(required=False, max_length=500, **common)
+    return forms.CharField(required=False, max_length=MAX_DESIGN_TEXT, **common)
 
 
 #: what the report's method section states about the study's people, its review and its paper
@@ -170,10 +171,13 @@ class StudyForm(TrainingFields, forms.Form):
         "and instructions below in it too: they are shown as written",
     )
     consent_text = forms.CharField(
+        max_length=MAX_TEXT,
         widget=forms.Textarea(attrs={"rows": 8}),
         help_text="Markdown: **bold**, *italic*, lists, links; HTML is shown as text",
     )
-    instructions_text = forms.CharField(widget=forms.Textarea(attrs={"rows": 8}), help_text="Markdown, as above")
+    instructions_text = forms.CharField(
+        max_length=MAX_TEXT, widget=forms.Textarea(attrs={"rows": 8}), help_text="Markdown, as above"
+    )
     completion_code = forms.CharField(max_length=40)
     failed_attention_code = forms.CharField(
         max_length=40,
@@ -183,7 +187,7 @@ class StudyForm(TrainingFields, forms.Form):
     no_consent_code = forms.CharField(max_length=40, required=False, help_text="given to those who decline consent")
     #: Prolific's longest study (600 minutes) is checked in `clean`: a time following the design's
     #: estimate is the design's to correct, not this field's
-    estimated_minutes = forms.IntegerField(min_value=1, initial=30)
+    estimated_minutes = forms.IntegerField(min_value=1, max_value=MAX_INTEGER, initial=30)
     min_answer_ms = forms.IntegerField(
         min_value=0,
         max_value=60_000,
@@ -272,9 +276,13 @@ class StudyForm(TrainingFields, forms.Form):
         label="Items",
         help_text="all the benchmark's items (in file order), or a subset of them drawn from the seed",
     )
-    sample_size = forms.IntegerField(min_value=1, required=False, label="Items to draw")
+    sample_size = forms.IntegerField(min_value=1, max_value=MAX_INTEGER, required=False, label="Items to draw")
     sample_seed = forms.IntegerField(
-        min_value=0, required=False, label="Seed", help_text="the same seed draws the same items; empty: one is drawn"
+        min_value=0,
+        max_value=MAX_INTEGER,
+        required=False,
+        label="Seed",
+        help_text="the same seed draws the same items; empty: one is drawn",
     )
 
     def __init__(

@@ -8,6 +8,7 @@ from typing import Any
 from django import forms
 
 from parity.training import MAX_QUESTIONS, TrainingQuestion, parse, written
+from studies.bounds import MAX_TEXT
 from studies.models import Study
 from studies.services_training import MAX_TRIES
 
@@ -22,6 +23,7 @@ _FORMAT = (
 class TrainingFields(forms.Form):
     practice_questions = forms.CharField(
         required=False,
+        max_length=MAX_TEXT,
         widget=forms.Textarea(attrs={"rows": 10}),
         label="Practice questions",
         help_text=f"shown one at a time after the instructions, each followed by its right answer and the lines you "
@@ -29,6 +31,7 @@ class TrainingFields(forms.Form):
     )
     comprehension_questions = forms.CharField(
         required=False,
+        max_length=MAX_TEXT,
         widget=forms.Textarea(attrs={"rows": 10}),
         label="Comprehension check",
         help_text=f"questions on the instructions that must all be answered right before the items; whoever is still "

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from annotation.services import item_set_import
 from parity.benchmarks.base import DatasetError
 from studies.access import get_study_for_researcher, has_permission, require_permission
+from studies.bounds import pence_of
 from studies.htmx import HtmxHttpRequest
 from studies.models import Study
 from studies.pay import PROLIFIC_MINIMUM_PENCE_PER_HOUR, PROLIFIC_RECOMMENDED_PENCE_PER_HOUR, hourly_pay
@@ -138,7 +139,7 @@ def _form_page(request: HtmxHttpRequest, form: StudyForm) -> HttpResponse:
         "benchmark": form.benchmark,
         "estimate": estimate,
         "power": _described(form.shown_power()),
-        "pay": hourly_pay(_pence(form["reward"].value()), judged),
+        "pay": hourly_pay(pence_of(form["reward"].value()), judged),
         "pay_minutes": judged if judged > minutes else None,
         "minimum": PROLIFIC_MINIMUM_PENCE_PER_HOUR,
         "recommended": PROLIFIC_RECOMMENDED_PENCE_PER_HOUR,
@@ -176,13 +177,6 @@ def items_import(request: HtmxHttpRequest) -> HttpResponse:
 def _int(value: object) -> int:
     try:
         return int(str(value))
-    except (TypeError, ValueError):
-        return 0
-
-
-def _pence(value: object) -> int:
-    try:
-        return round(float(str(value)) * 100)
     except (TypeError, ValueError):
         return 0
 

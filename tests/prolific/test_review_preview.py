@@ -4,8 +4,11 @@ failed enough checks to be rejected, asks for an explicit confirmation."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
+from prolific.bonuses import BonusesChanged, BonusPlan, PlannedBonus, bonus_batch_compute, prolific_bonuses_pay
 from prolific.models import BonusBatch, ProlificSubmission
 from prolific.review import prolific_review
 from prolific.services import prolific_study_configure, prolific_study_create
@@ -129,3 +132,51 @@ def test_the_bonuses_show_each_amount_and_the_total_then_are_paid_once(
     _confirm(researcher_client, "pay_bonuses", found, fingerprints, confirm_cautions="on")
     assert len(standin.payments) == 1
     assert BonusBatch.objects.get().state == BonusBatch.State.PAID
+
+
+def test_someone_excluded_after_the_bonus_preview_is_not_paid_and_the_preview_comes_again(
+    researcher, researcher_client, implicature, standin
+):
+    study, found = _study(researcher)
+    prolific_study_configure(prolific_study=found, bonus_per_correct_pence=5)
+    first, _ = _submitted(standin, study, found, 1)
+    second, _ = _submitted(standin, study, found, 2)
+    # computed after a preview's pull, not yet paid (as when an earlier payment stopped): the plan
+    # pays the batch as computed
+    _preview(researcher_client, "pay_bonuses", found)
+    assert len(bonus_batch_compute(prolific_study=found).lines.all()) == 2
+    page, fingerprints = _preview(researcher_client, "pay_bonuses", found)
+    assert not any("excluded" in line.caution for line in page.context["plans"][0][1].lines)  # as shown
+    participants_exclude(participant_ids=[second.pk], reason="answered at random")
+    # the cautions box ticked (as a reviewer who confirms whatever is asked would): the amounts are
+    # the same, but the exclusion was never shown
+    again = _confirm(researcher_client, "pay_bonuses", found, fingerprints, confirm_cautions="on")
+    html = again.content.decode()
+    assert "Nothing was paid: the bonuses changed since the preview" in html
+    plan = again.context["plans"][0][1]
+    assert [line.pseudonym for line in plan.cautions if "excluded" in line.caution] == [second.pseudonym]
+    assert "excluded from the results since the bonus was computed" in html
+    assert standin.payments == [] and BonusBatch.objects.get().state == BonusBatch.State.COMPUTED
+    with pytest.raises(BonusesChanged):
+        prolific_bonuses_pay(prolific_study=found, expected=fingerprints[f"fingerprint-{found.pk}"])
+    assert standin.payments == []
+    # confirmed on the preview that showed the exclusion: paid
+    renewed = {f"fingerprint-{found.pk}": plan.fingerprint}
+    _confirm(researcher_client, "pay_bonuses", found, renewed, confirm_cautions="on")
+    assert len(standin.payments) == 1
+
+
+def test_a_flag_raised_after_the_bonus_preview_changes_what_was_shown():
+    line = PlannedBonus("A1", 10, "£0.10")
+    plan = BonusPlan(lines=[line], total_pence=10, total="£0.10", currency="GBP", batch_state="")
+    flagged = BonusPlan(
+        lines=[replace(line, flags=("bot_speed",), caution="flagged: bot speed")],
+        total_pence=10,
+        total="£0.10",
+        currency="GBP",
+        batch_state="",
+    )
+    excluded = BonusPlan(
+        lines=[replace(line, excluded=True)], total_pence=10, total="£0.10", currency="GBP", batch_state=""
+    )
+    assert len({plan.fingerprint, flagged.fingerprint, excluded.fingerprint}) == 3

@@ -42,7 +42,7 @@ class Command(BaseCommand):
         try:
             study = bundle_load(bundle=bundle)
         except LoadRefused as exc:
-            raise CommandError(str(exc)) from exc
+            raise CommandError(f"refused: {exc}", returncode=REFUSED) from exc
         if bundled_out is not None:
             bundled = {"manifest": bundle.manifest, "analysis": bundle.json(ANALYSIS)}
             bundled_out.write_text(json.dumps(bundled, ensure_ascii=False, allow_nan=False))
