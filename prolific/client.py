@@ -254,9 +254,13 @@ class ProlificClient:
         https://docs.prolific.com/api-reference/studies/get-study-submissions answers a page
         (`results`, with `_links.next` and `meta.count`, as the official CLI reads it); the CLI asks
         with `limit` and `offset`. Pages are read until `meta.count` rows are read or, without a
-        count, until `_links.next` is empty; a page with nothing new (or none) ends it either way.
-        A submission seen on two pages (one started meanwhile shifts the offsets) is kept once, as
-        last seen."""
+        count, until `_links.next` is empty. A submission seen on two pages (one started meanwhile
+        shifts the offsets) is kept once, as last seen.
+
+        A page that adds nothing new while the count (or the `next` link) says more rows exist is a
+        truncated pull: it raises `ProlificError`, and the caller records none of the rows read, since
+        acting on part of the list would take the rows not read as absent (a completion flagged as
+        having no submission, say)."""
         rows: dict[str, dict[str, Any]] = {}
         offset = 0
         while True:
@@ -272,9 +276,17 @@ class ProlificClient:
             offset += len(page)
             count = (answer.get("meta") or {}).get("count")
             following = ((answer.get("_links") or {}).get("next") or {}).get("href")
-            # a page with nothing new (an answer that ignores `offset`) ends it too, rather than looping
-            if len(rows) == known or (offset >= count if isinstance(count, int) else not following):
+            more = offset < count if isinstance(count, int) else bool(following)
+            if not more:
                 return [Submission.from_api(row) for row in rows.values()]
+            if len(rows) == known:
+                # an answer that ignores `offset`, or rows gone from under the count: not a full list
+                promised = f"meta.count says {count}" if isinstance(count, int) else "its next link names another page"
+                raise ProlificError(
+                    f"Prolific's list of the submissions of study {study_id} stopped adding rows after "
+                    f"{len(rows)} ({promised}): the pull is incomplete and nothing of it was recorded",
+                    sent=True,
+                )
 
     def submission_transition(
         self, submission_id: str, action: str, *, message: str = "", rejection_category: str = ""

@@ -337,7 +337,12 @@ def prolific_sync(*, prolific_study: ProlificStudy, client: ProlificClient | Non
         except ProlificError:
             pass
         prolific_study.save(update_fields=["currency"])
-    submissions = client.submissions(prolific_study.prolific_id)
+    try:
+        submissions = client.submissions(prolific_study.prolific_id)
+    except ProlificError as exc:
+        raise ProlificError(
+            f"{prolific_study.study.name!r} was not synced: {exc}", status=exc.status, sent=exc.sent
+        ) from None
     for submission in submissions:
         submission_record(prolific_study=prolific_study, submission=submission)
     listed = {submission.participant_id.lower() for submission in submissions}

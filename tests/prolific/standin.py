@@ -121,6 +121,11 @@ class StandIn:
     #: small one here makes a client that trusts its own `limit` read on as it must
     page_cap: int = 200
     bulk_cap: int = BULK_APPROVE_MAX
+    #: injected misbehaviour of the submissions list: every page is the first (an answer that ignores
+    #: `offset`, so a page adds nothing new), and / or pages without `meta.count` (the CLI reads the
+    #: count when there is one, prolific-oss/cli client/responses.go, so it may be absent)
+    ignore_offset: bool = False
+    count_pages: bool = True
     bulk_approvals: list[dict] = field(default_factory=list)  # the body of each bulk approval taken
     event_ids: dict[bytes, str] = field(default_factory=dict)  # a delivered body → its X-Event-ID
     calls: list[tuple[str, str]] = field(default_factory=list)
@@ -301,7 +306,7 @@ class StandIn:
         rows = [dict(row) for row in self.submissions.values() if row["study_id"] == study["id"]]
         try:
             limit = min(int(query.get("limit", DEFAULT_PAGE)), self.page_cap)
-            offset = int(query.get("offset", 0))
+            offset = 0 if self.ignore_offset else int(query.get("offset", 0))
         except ValueError:
             raise Refused(400, "limit and offset are numbers") from None
         if limit < 1 or offset < 0:
@@ -317,7 +322,7 @@ class StandIn:
                 "next": link(offset + limit) if offset + limit < len(rows) else {"href": None},
                 "previous": link(max(offset - limit, 0)) if offset else {"href": None},
             },
-            "meta": {"count": len(rows)},
+            "meta": {"count": len(rows)} if self.count_pages else {},
         }
 
     def _study(self, study_id: str) -> dict:
