@@ -189,6 +189,8 @@ class ProlificFlag(models.Model):
         EXCLUDED_APPROVED = "excluded_approved", "Excluded, but approved (rejection not allowed)"
         UNKNOWN_STUDY = "unknown_study", "Webhook for a study Parity does not know"
         BUDGET_REACHED = "budget_reached", "Budget reached before the recruitment target"
+        COMPLETED_TIMED_OUT = "completed_timed_out", "Completed in Parity, timed out on Prolific (owed the reward)"
+        COMPLETED_RETURNED = "completed_returned", "Completed in Parity, then returned on Prolific"
 
     prolific_study = models.ForeignKey(
         ProlificStudy, on_delete=models.CASCADE, null=True, blank=True, related_name="flags"
@@ -255,6 +257,9 @@ class BonusLine(models.Model):
     #: the PID as it was when the bonus was computed (the CSV sent to Prolific is built from it)
     prolific_pid = models.CharField(max_length=64)
     amount_pence = models.PositiveIntegerField()
+    #: of which the study's reward, paid as a bonus to a completer whose submission Prolific timed out
+    #: (Prolific pays nothing for a timed-out submission); 0 for a bonus by the study's rule alone
+    reward_pence = models.PositiveIntegerField(default=0)
 
     #: see `studies.identity`
     IDENTITY_FIELDS: tuple[str, ...] = ("prolific_pid",)

@@ -18,7 +18,7 @@ from django.utils import timezone
 from django.utils.translation import ngettext
 
 from prolific.client import BULK_APPROVE_MAX, ProlificClient, chunks
-from prolific.models import ProlificFlag, ProlificStudy, ProlificSubmission
+from prolific.models import BonusLine, ProlificFlag, ProlificStudy, ProlificSubmission
 from prolific.services import ProlificStudyError, client_default, prolific_sync, submission_subject
 from studies.flags import FLAGS, participant_flags
 from studies.models import Participant, Study
@@ -50,6 +50,13 @@ def rejection_message(participant: Participant) -> str:
     return message if len(message) >= MESSAGE_MIN else message + " " + "Thank you for taking part." * 4
 
 
+def reward_paid_by_bonus(participant: Participant) -> bool:
+    """Whether the study's reward went to them as a bonus, Prolific having timed them out after they
+    completed (`prolific.bonuses`): should Prolific later list that submission as awaiting review, an
+    approval would pay the reward again, so the review leaves it to be decided by hand."""
+    return BonusLine.objects.filter(participant=participant, reward_pence__gt=0).exists()
+
+
 @dataclass(frozen=True)
 class ReviewResult:
     approved: int
@@ -64,6 +71,8 @@ def decision_for(participant: Participant | None, study: Study, policy_rejects: 
     it is left for review by hand (no participant, or one not finished in Parity)."""
     if participant is None or participant.status != Participant.Status.COMPLETED:
         return None
+    if reward_paid_by_bonus(participant):
+        return None  # approving would pay the reward a second time
     if not participant.excluded:
         return ProlificSubmission.Decision.APPROVE, ""
     if policy_rejects and rejection_allowed(participant, study):
@@ -112,7 +121,11 @@ def decisions_take(*, prolific_study: ProlificStudy) -> tuple[int, int]:
                             "participant": record.participant,
                             "submission": record,
                             "detail": (
-                                f"{record.participant.pseudonym} sent in a submission on Prolific but is "
+                                f"{record.participant.pseudonym} was paid the study's reward as a bonus when "
+                                "Prolific had timed them out, and their submission now awaits review: approving "
+                                "it would pay the reward again. Review it by hand"
+                                if reward_paid_by_bonus(record.participant)
+                                else f"{record.participant.pseudonym} sent in a submission on Prolific but is "
                                 f"{record.participant.get_status_display().lower()} in Parity: review it by hand"
                             ),
                         },

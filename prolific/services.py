@@ -16,6 +16,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from prolific.client import ProlificClient, ProlificError, Submission
+from prolific.currency import money
 from prolific.models import ProlificEvent, ProlificFlag, ProlificHookSecret, ProlificStudy, ProlificSubmission
 from prolific.preregistration_recruitment import prolific_change_record
 from prolific.selectors import earlier_prolific_ids, prolific_study_of_submission
@@ -299,7 +300,9 @@ def submission_record(*, prolific_study: ProlificStudy, submission: Submission) 
         record.completed_at = _when(submission.completed_at) or record.completed_at
         record.save()
         if record.participant is not None:
-            if submission.status == "RETURNED":
+            if record.participant.status == Participant.Status.COMPLETED:
+                completer_reconcile(prolific_study=prolific_study, record=record)
+            elif submission.status == "RETURNED":
                 participants_mark_returned(participant_ids=[record.participant.pk])
             elif submission.status == "TIMED-OUT":
                 participants_mark_timed_out(participant_ids=[record.participant.pk])
@@ -315,6 +318,58 @@ def submission_record(*, prolific_study: ProlificStudy, submission: Submission) 
                 submission=record,
             )
         return record
+
+
+def completer_reconcile(*, prolific_study: ProlificStudy, record: ProlificSubmission) -> None:
+    """A participant who completed in Parity whose submission Prolific then timed out or returned: the
+    slot-freeing that suits an active participant would be wrong (their answers are in), and doing
+    nothing would leave them unpaid unseen, so each is flagged with what Parity does about it.
+
+    Timed out: Prolific pays nothing for a timed-out submission, and its help for researchers says to
+    pay a participant who completed but timed out, by a bonus
+    (https://researcher-help.prolific.co/hc/en-gb/articles/360009094694-Setting-the-Maximum-Allowed-Time;
+    "Timed-out submissions do not need to be returned for a partial payment to be made",
+    https://researcher-help.prolific.com/en/article/cbb084). The reward is offered with the study's
+    other bonuses (`prolific.bonuses`), previewed before it is paid, to those the review would approve.
+
+    Returned: the participant cancelled their own reward after submitting ("Return and cancel
+    reward", https://participant-help.prolific.com/en/articles/445041-how-to-return-a-submission-on-prolific).
+    Nothing is paid; their answers stay in the results unless the reviewer excludes them."""
+    participant = record.participant
+    assert participant is not None  # called for a submission matched to a completed participant
+    subject = submission_subject(record)
+    answers = participant.responses.filter(is_attention_check=False).count()
+    completed = f"completed the study in Parity ({answers} answers"
+    completed += f", {participant.completed_at:%Y-%m-%d %H:%M} UTC)" if participant.completed_at else ")"
+    if record.status == "TIMED-OUT":
+        reward = money(prolific_study.study.reward_pence, prolific_study.currency)
+        _flag(
+            prolific_study,
+            ProlificFlag.Kind.COMPLETED_TIMED_OUT,
+            subject,
+            f"{participant.pseudonym} {completed}, but Prolific timed out {subject}: Prolific pays nothing for "
+            f"it. The reward, {reward}, is offered as a bonus under Pay the bonuses owed, if the review "
+            "would approve them",
+            participant,
+            record,
+        )
+    elif record.status == "RETURNED":
+        _flag(
+            prolific_study,
+            ProlificFlag.Kind.COMPLETED_RETURNED,
+            subject,
+            f"{participant.pseudonym} {completed}, then returned {subject} on Prolific, which cancels their "
+            "reward: nothing is paid. Their answers stay in the results unless you exclude them",
+            participant,
+            record,
+        )
+    else:
+        # Prolific moved it on (a timed-out participant who submitted after all): the flag is settled
+        ProlificFlag.objects.filter(
+            prolific_study=prolific_study,
+            kind__in=[ProlificFlag.Kind.COMPLETED_TIMED_OUT, ProlificFlag.Kind.COMPLETED_RETURNED],
+            subject=subject,
+        ).update(resolved=True)
 
 
 @dataclass(frozen=True)

@@ -480,6 +480,27 @@ class StandIn:
             "status": status,
         }
 
+    def time_out(self, submission_id: str) -> dict:
+        """Prolific times out a submission not sent in within the study's maximum time: one still
+        reserved or active (https://researcher-help.prolific.co/hc/en-gb/articles/360009094694-Setting-the-Maximum-Allowed-Time),
+        whatever the participant did in the study itself meanwhile. Returns the webhook body."""
+        with self.lock:
+            status = self.submissions[submission_id]["status"]
+        if status not in ("RESERVED", "ACTIVE"):
+            raise AssertionError(f"Prolific times out a reserved or active submission, not one {status}")
+        return self.submission_set(submission_id, "TIMED-OUT")
+
+    def give_back(self, submission_id: str) -> dict:
+        """The participant returns the study: while reserved, active, or after submitting, while it
+        awaits review ("Return and cancel reward",
+        https://participant-help.prolific.com/en/articles/445041-how-to-return-a-submission-on-prolific).
+        Returns the webhook body."""
+        with self.lock:
+            status = self.submissions[submission_id]["status"]
+        if status not in ("RESERVED", "ACTIVE", "AWAITING REVIEW"):
+            raise AssertionError(f"a participant cannot return a submission that is {status}")
+        return self.submission_set(submission_id, "RETURNED")
+
     def delivery(
         self, payload: dict, secret: str | None = None, *, timestamp: float | None = None, event_id: str | None = None
     ) -> tuple[bytes, dict[str, str]]:

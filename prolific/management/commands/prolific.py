@@ -186,9 +186,14 @@ class Command(BaseCommand):
                 return f"Bulk bonus {batch.bulk_id} recorded as paid."
         if options["dry_run"]:
             amounts = bonus_amounts(found)
-            lines = [f"{participant.pseudonym}: {money(pence, found.currency)}" for participant, pence in amounts]
+            lines = [
+                f"{row.participant.pseudonym}: {money(row.pence, found.currency)}"
+                + (f" (includes the reward, {money(row.reward_pence, found.currency)})" if row.reward_pence else "")
+                for row in amounts
+            ]
             bonuses = ngettext("%(n)d bonus", "%(n)d bonuses", len(amounts)) % {"n": len(amounts)}
-            return "\n".join([*lines, f"Dry run: {bonuses}, {money(sum(p for _, p in amounts), found.currency)}."])
+            total = money(sum(row.pence for row in amounts), found.currency)
+            return "\n".join([*lines, f"Dry run: {bonuses}, {total}."])
         result = prolific_bonuses_pay(prolific_study=found)
         if result.batch is None:
             return "No bonus is owed."
