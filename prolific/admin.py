@@ -212,7 +212,7 @@ class ProlificStudyAdmin(StudyPermissionAdmin):
         for found in queryset.select_related("study"):
             if pull:
                 try:
-                    prolific_sync(prolific_study=found)
+                    prolific_sync(prolific_study=found, resend=False)
                 except ProlificError as exc:
                     self.message_user(request, f"{found.study}: could not pull the submissions: {exc}", messages.ERROR)
             plans.append((found, plan(prolific_study=found)))

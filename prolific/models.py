@@ -97,6 +97,9 @@ class ProlificSubmission(models.Model):
     decision_reason = models.TextField(blank=True)
     decided_at = models.DateTimeField(null=True, blank=True)
     decision_sent_at = models.DateTimeField(null=True, blank=True)
+    #: how many times the approval was sent: a bulk approval is accepted and applied later, so one
+    #: Prolific still lists as awaiting review is sent again by the next sync, up to a limit
+    approval_sends = models.PositiveSmallIntegerField(default=0)
 
     #: Prolific's SESSION_ID is the submission's id: both name the person (`studies.identity`)
     IDENTITY_FIELDS: tuple[str, ...] = ("submission_id", "prolific_pid")
@@ -191,6 +194,7 @@ class ProlificFlag(models.Model):
         BUDGET_REACHED = "budget_reached", "Budget reached before the recruitment target"
         COMPLETED_TIMED_OUT = "completed_timed_out", "Completed in Parity, timed out on Prolific (owed the reward)"
         COMPLETED_RETURNED = "completed_returned", "Completed in Parity, then returned on Prolific"
+        APPROVAL_NOT_APPLIED = "approval_unapplied", "Approval accepted by Prolific but not applied"
 
     prolific_study = models.ForeignKey(
         ProlificStudy, on_delete=models.CASCADE, null=True, blank=True, related_name="flags"

@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass, field
 
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import ngettext
 
@@ -266,8 +267,9 @@ def prolific_review(
     by_id = {record.submission_id: record.pk for record in approvals}
     for chunk in chunks(list(by_id), BULK_APPROVE_MAX):
         client.submissions_bulk_approve(chunk)
+        # accepted, not yet applied (Prolific applies a bulk approval later): the next sync reads the status
         ProlificSubmission.objects.filter(pk__in=[by_id[submission_id] for submission_id in chunk]).update(
-            status="APPROVED", decision_sent_at=timezone.now()
+            status="APPROVED", decision_sent_at=timezone.now(), approval_sends=F("approval_sends") + 1
         )
     for record in rejections:
         client.submission_transition(

@@ -11,7 +11,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Q, Sum
+from django.db.models import F, Q, Sum
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -372,17 +372,69 @@ def completer_reconcile(*, prolific_study: ProlificStudy, record: ProlificSubmis
         ).update(resolved=True)
 
 
+#: how many times an approval is sent (the review's bulk approval, then the syncs' approvals one by one)
+#: before Parity stops sending it and flags it
+APPROVAL_SENDS = 3
+
+
+def approvals_resend(*, prolific_study: ProlificStudy, client: ProlificClient) -> int:
+    """Send again each approval Prolific accepted but has not applied: Parity sent it, and Prolific still
+    lists the submission as awaiting review. A bulk approval's success means the request was accepted
+    ("Bulk approve in progress", https://docs.prolific.com/api-reference/submissions/bulk-approve-submissions),
+    not that each submission was approved. It is sent again as one submission's approval, which Prolific
+    documents as idempotent ("if you make the same request twice, the second request will be ignored",
+    https://docs.prolific.com/api-reference/submissions/transition-submission), so a send that crosses
+    Prolific applying the first never pays twice. After `APPROVAL_SENDS` sends it is flagged instead.
+    Returns how many were sent again."""
+    sent_not_applied = ProlificSubmission.objects.filter(
+        prolific_study=prolific_study,
+        decision=ProlificSubmission.Decision.APPROVE,
+        decision_sent_at__isnull=False,
+        status="AWAITING REVIEW",
+        participant__erased_at__isnull=True,
+    ).select_related("participant")
+    resent = 0
+    for record in sent_not_applied.order_by("pk"):
+        if record.approval_sends >= APPROVAL_SENDS:
+            assert record.decision_sent_at is not None  # the filter above
+            who = record.participant.pseudonym if record.participant is not None else "no participant"
+            _flag(
+                prolific_study,
+                ProlificFlag.Kind.APPROVAL_NOT_APPLIED,
+                submission_subject(record),
+                f"Parity approved {submission_subject(record)} ({who}) {record.approval_sends} times, the first "
+                f"at {record.decision_sent_at:%Y-%m-%d %H:%M} UTC, and Prolific accepted each, but it still lists "
+                "the submission as awaiting review: approve it on Prolific, which otherwise approves it by itself "
+                "once its review period has passed",
+                record.participant,
+                record,
+            )
+            continue
+        client.submission_transition(record.submission_id, "APPROVE")
+        ProlificSubmission.objects.filter(pk=record.pk).update(approval_sends=F("approval_sends") + 1)
+        resent += 1
+    # applied at last: the flag is settled
+    ProlificFlag.objects.filter(
+        prolific_study=prolific_study, kind=ProlificFlag.Kind.APPROVAL_NOT_APPLIED, resolved=False
+    ).exclude(submission__status="AWAITING REVIEW").update(resolved=True)
+    return resent
+
+
 @dataclass(frozen=True)
 class SyncResult:
     submissions: int
     events_applied: int
     flagged: int
+    resent: int = 0  # approvals sent again (accepted by Prolific earlier, not applied)
 
 
-def prolific_sync(*, prolific_study: ProlificStudy, client: ProlificClient | None = None) -> SyncResult:
+def prolific_sync(
+    *, prolific_study: ProlificStudy, client: ProlificClient | None = None, resend: bool = True
+) -> SyncResult:
     """The periodic pull: every submission Prolific lists is recorded (returns and time-outs free
-    their slots), webhook deliveries whose application failed are applied again, and Parity
-    completions with no submission are flagged."""
+    their slots, completers Prolific timed out or who returned are flagged), webhook deliveries whose
+    application failed are applied again, Parity completions with no submission are flagged, and
+    (with `resend`; a preview's pull sends nothing) approvals accepted but not applied are sent again."""
     applied = events_apply_pending()
     client = client_default(client)
     if not prolific_study.currency and settings.PROLIFIC_WORKSPACE_ID:
@@ -417,8 +469,9 @@ def prolific_sync(*, prolific_study: ProlificStudy, client: ProlificClient | Non
             )
     prolific_study.synced_at = timezone.now()
     prolific_study.save(update_fields=["synced_at"])
+    resent = approvals_resend(prolific_study=prolific_study, client=client) if resend else 0
     flagged = ProlificFlag.objects.filter(prolific_study=prolific_study, resolved=False).count()
-    return SyncResult(submissions=len(submissions), events_applied=applied, flagged=flagged)
+    return SyncResult(submissions=len(submissions), events_applied=applied, flagged=flagged, resent=resent)
 
 
 # -- webhook deliveries ---------------------------------------------------------------------------

@@ -126,6 +126,13 @@ class StandIn:
     #: count when there is one, prolific-oss/cli client/responses.go, so it may be absent)
     ignore_offset: bool = False
     count_pages: bool = True
+    #: bulk approvals are asynchronous: the answer says the request was accepted ("Bulk approve in
+    #: progress", https://docs.prolific.com/api-reference/submissions/bulk-approve-submissions) and the
+    #: submissions stay awaiting review until `bulk_apply`; off, they are applied before the answer
+    bulk_async: bool = False
+    pending_approvals: list[str] = field(default_factory=list)  # accepted, not yet applied
+    #: injected fault: approvals of these submissions are accepted and never applied
+    never_applied: set[str] = field(default_factory=set)
     bulk_approvals: list[dict] = field(default_factory=list)  # the body of each bulk approval taken
     event_ids: dict[bytes, str] = field(default_factory=dict)  # a delivered body → its X-Event-ID
     calls: list[tuple[str, str]] = field(default_factory=list)
@@ -390,7 +397,14 @@ class StandIn:
         action = body.get("action")
         if action not in ("APPROVE", "REJECT"):
             raise Refused(400, "action must be APPROVE or REJECT")
+        done = "APPROVED" if action == "APPROVE" else "REJECTED"
+        if self.submissions.get(submission_id, {}).get("status") == done:
+            # "this endpoint is idempotent, so if you make the same request twice, the second request will
+            # be ignored" (https://docs.prolific.com/api-reference/submissions/transition-submission)
+            return self.submissions[submission_id]
         self._review(submission_id, action)
+        if action == "APPROVE" and submission_id in self.never_applied:
+            return self.submissions[submission_id]  # accepted, and left as it was
         if action == "REJECT":
             if len(body.get("message") or "") < 100:
                 raise Refused(400, "a rejection needs a message of at least 100 characters")
@@ -422,11 +436,26 @@ class StandIn:
             raise Refused(400, f"at most {self.bulk_cap} ids a request")
         for submission_id in ids:
             self._review(submission_id, "APPROVE")
-        for submission_id in ids:
-            self.submissions[submission_id]["status"] = "APPROVED"
-            self.decisions.append((submission_id, "APPROVE"))
         self.bulk_approvals.append(body)
+        self.pending_approvals += ids
+        if not self.bulk_async:
+            self._apply_approvals()
         return "The request to bulk approve has been made successfully."
+
+    def _apply_approvals(self) -> None:
+        for submission_id in self.pending_approvals:
+            if (
+                self.submissions[submission_id]["status"] == "AWAITING REVIEW"
+                and submission_id not in self.never_applied
+            ):
+                self.submissions[submission_id]["status"] = "APPROVED"
+                self.decisions.append((submission_id, "APPROVE"))
+        self.pending_approvals = []
+
+    def bulk_apply(self) -> None:
+        """Prolific applies the bulk approvals it accepted."""
+        with self.lock:
+            self._apply_approvals()
 
     def _bonus_create(self, body: dict) -> dict:
         study = self._study(str(body.get("study_id")))

@@ -106,3 +106,75 @@ def test_a_completer_who_returned_on_prolific_is_flagged_and_keeps_their_answers
     # nothing is sent about them: no decision, no bonus
     prolific_study_configure(prolific_study=found, bonus_per_correct_pence=5)
     assert prolific_review(prolific_study=found).approved == 0 and bonus_plan(prolific_study=found).lines == []
+
+
+# -- approvals accepted but not applied --------------------------------------------------------------
+
+
+def _approved_in_bulk(standin, people: int = 2):
+    """People who completed and sent in, approved by a review whose bulk approval Prolific accepted and
+    has not applied yet."""
+    study = prolific_study()
+    found = prolific_study_create(study=study)
+    submissions = []
+    for n in range(1, people + 1):
+        bot, submission = arrive(standin, study, found.prolific_id, n)
+        bot.complete()
+        standin.submission_set(submission, "AWAITING REVIEW", study.completion_code)
+        submissions.append(submission)
+    standin.bulk_async = True
+    assert prolific_review(prolific_study=found).approved == people
+    assert {standin.submissions[s]["status"] for s in submissions} == {"AWAITING REVIEW"}  # accepted only
+    return study, found, submissions
+
+
+def test_an_approval_accepted_and_dropped_is_sent_again_by_the_next_sync(implicature, standin):
+    study, found, (applied, dropped) = _approved_in_bulk(standin)
+    standin.pending_approvals.remove(dropped)  # Prolific applies the batch, all but one
+    standin.bulk_apply()
+    assert prolific_sync(prolific_study=found).resent == 1
+    assert standin.submissions[dropped]["status"] == "APPROVED"
+    assert sorted(standin.decisions) == sorted([(applied, "APPROVE"), (dropped, "APPROVE")])  # once each
+    prolific_sync(prolific_study=found)
+    assert set(ProlificSubmission.objects.values_list("status", flat=True)) == {"APPROVED"}
+    assert not ProlificFlag.objects.filter(kind=ProlificFlag.Kind.APPROVAL_NOT_APPLIED).exists()
+
+
+def test_an_approval_sent_again_while_prolific_applies_the_first_pays_once(implicature, standin):
+    """The sync runs before Prolific applied the batch: the approval sent again is applied, and the
+    batch applied after it changes nothing (one decision, one payment)."""
+    study, found, submissions = _approved_in_bulk(standin, people=1)
+    assert prolific_sync(prolific_study=found).resent == 1
+    standin.bulk_apply()
+    assert standin.decisions == [(submissions[0], "APPROVE")]
+
+
+def test_an_approval_never_applied_is_flagged_after_the_last_send_and_not_sent_again(implicature, standin):
+    study, found, (stuck, _) = _approved_in_bulk(standin)
+    standin.never_applied.add(stuck)
+    standin.bulk_apply()
+    resent = [prolific_sync(prolific_study=found).resent for _ in range(4)]
+    assert resent == [1, 1, 0, 0]  # the review's bulk approval, then two more: three sends
+    record = ProlificSubmission.objects.get(submission_id=stuck)
+    assert (record.status, record.approval_sends) == ("AWAITING REVIEW", 3)
+    flag = _flag(found, ProlificFlag.Kind.APPROVAL_NOT_APPLIED)
+    assert flag.detail == (
+        f"Parity approved submission #{record.pk} ({record.participant.pseudonym}) 3 times, the first at "
+        f"{record.decision_sent_at:%Y-%m-%d %H:%M} UTC, and Prolific accepted each, but it still lists the "
+        "submission as awaiting review: approve it on Prolific, which otherwise approves it by itself once its "
+        "review period has passed"
+    )
+    standin.never_applied.clear()
+    standin.submission_set(stuck, "APPROVED")  # approved on Prolific by hand
+    prolific_sync(prolific_study=found)
+    flag.refresh_from_db()
+    assert flag.resolved
+
+
+def test_a_dry_run_of_the_review_sends_no_approval_again(implicature, standin):
+    from django.core.management import call_command
+
+    study, found, submissions = _approved_in_bulk(standin, people=1)
+    calls = len(standin.calls)
+    call_command("prolific", "review", study.name, "--dry-run")
+    assert not [path for _, path in standin.calls[calls:] if "transition" in path or "bulk" in path]

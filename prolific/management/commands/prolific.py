@@ -148,7 +148,7 @@ class Command(BaseCommand):
         return self._bonuses(found, options)
 
     def _review_plan(self, found: ProlificStudy) -> str:
-        prolific_sync(prolific_study=found)
+        prolific_sync(prolific_study=found, resend=False)  # a dry run sends nothing
         plan = review_plan(prolific_study=found)
         lines = [
             f"{d.pseudonym}: {d.decision}"
@@ -165,7 +165,7 @@ class Command(BaseCommand):
         result = prolific_sync(prolific_study=found)
         line = (
             f"{found.study.name}: {result.submissions} submissions, {result.events_applied} stored webhooks "
-            f"applied, {result.flagged} open flags."
+            f"applied, {result.resent} approvals sent again, {result.flagged} open flags."
         )
         return f"{line}\n{self._recruit(found)}" if found.target_kind else line
 
