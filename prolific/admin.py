@@ -117,6 +117,7 @@ class ProlificStudyAdmin(StudyPermissionAdmin):
         "places",
         "reject_excluded",
         "bonus_per_correct_pence",
+        "status_at",
         "synced_at",
     ]
     list_filter = ["status"]
@@ -129,13 +130,14 @@ class ProlificStudyAdmin(StudyPermissionAdmin):
         "places",
         "reject_excluded",
         "bonus_per_correct_pence",
+        "status_at",
         "synced_at",
         "target_kind",
         "target_value",
         "target_step",
         "max_spend_pence",
     ]
-    readonly_fields = ["study", "prolific_id", "status", "places", "synced_at"]
+    readonly_fields = ["study", "prolific_id", "status", "places", "status_at", "synced_at"]
     actions = [
         _transition("publish"),
         _transition("pause"),
@@ -400,8 +402,8 @@ class ProlificFlagAdmin(ReadOnlyAdmin):
 
 @admin.register(ProlificEvent)
 class ProlificEventAdmin(ReadOnlyAdmin):
-    list_display = ["event_type", "event_id", "received_at", "processed_at", "error"]
-    list_filter = ["event_type"]
+    list_display = ["event_type", "event_id", "sent_at", "received_at", "processed_at", "superseded", "error"]
+    list_filter = ["event_type", "superseded"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         # deliveries name Prolific ids of any study: superusers only
@@ -411,7 +413,7 @@ class ProlificEventAdmin(ReadOnlyAdmin):
 
 class BonusLineInline(IdentityGuard, admin.TabularInline):
     model = BonusLine
-    fields = readonly_fields = ("participant", "prolific_pid", "amount_pence")
+    fields = readonly_fields = ("participant", "prolific_pid", "amount_pence", "reward_pence")
     extra = 0
     can_delete = False
 

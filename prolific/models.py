@@ -21,7 +21,11 @@ class ProlificStudy(models.Model):
     """The Prolific study that recruits for a Parity study, and the policies Parity applies to it."""
 
     class Status(models.TextChoices):
+        """Every status of https://docs.prolific.com/api-reference/studies/the-study-object."""
+
         UNPUBLISHED = "UNPUBLISHED", "Draft on Prolific"
+        PUBLISHING = "PUBLISHING", "Being published"
+        SCHEDULED = "SCHEDULED", "Scheduled to publish"
         ACTIVE = "ACTIVE", "Published (recruiting)"
         PAUSED = "PAUSED", "Paused"
         AWAITING_REVIEW = "AWAITING REVIEW", "Stopped, awaiting review"
@@ -49,6 +53,12 @@ class ProlificStudy(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     synced_at = models.DateTimeField(null=True, blank=True, help_text="the last pull of the submissions")
+    status_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="when Prolific said `status`: the study last read back, or the sending time of the webhook "
+        "delivery that set it (a delivery sent before this moves nothing)",
+    )
     # recruiting until precise (`manage.py prolific recruit`): no target kind, no recruiting
     target_kind = models.CharField(
         max_length=10,
@@ -155,6 +165,12 @@ class ProlificEvent(models.Model):
     payload = models.JSONField()
     received_at = models.DateTimeField(auto_now_add=True)
     processed_at = models.DateTimeField(null=True, blank=True)
+    #: Prolific's `X-Timestamp`, when the event was sent: deliveries arrive in any order
+    #: (https://docs.prolific.com/api-reference/webhooks/handling-event-order-with-x-timestamp)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    superseded = models.BooleanField(
+        default=False, help_text="sent before what Parity already had from Prolific: recorded, not applied"
+    )
     error = models.TextField(blank=True, help_text="why applying it failed (the next sync applies it again)")
 
     #: a submission's delivery names its submission and the participant's PID (`studies.identity`)

@@ -29,7 +29,7 @@ from prolific.currency import currency_or_default, money
 from prolific.models import ProlificFlag, ProlificStudy, RecruitmentPoint, RecruitTarget
 from prolific.preregistration_recruitment import prolific_change_record, recruitment_plan
 from prolific.services import ProlificStudyError, prolific_places_raise, prolific_study_transition, study_places
-from studies.models import Participant, Response, Unit
+from studies.models import Participant, Response, StudyEvent, Unit
 
 Status = Participant.Status
 
@@ -107,9 +107,28 @@ def recruitment_standing(prolific_study: ProlificStudy) -> tuple[Standing, int]:
         places=prolific_study.places,
         ci_width=width if kept >= 2 else None,
         least_per_unit=min((kept_per_unit[pk] for pk in units), default=0),
-        recruiting=prolific_study.status == ProlificStudy.Status.ACTIVE,
+        recruiting=recruiting(prolific_study),
     )
     return standing, kept
+
+
+def recruiting(prolific_study: ProlificStudy) -> bool:
+    """Whether the study recruits: published, or moved to awaiting review by Prolific itself once every
+    place was taken ("All participants submissions are completed",
+    https://docs.prolific.com/api-reference/studies/the-study-object), which a raise of the places
+    answers. A study Parity stopped (its target met, its budget reached, or a researcher's stop) does
+    not recruit."""
+    status = prolific_study.status
+    if status == ProlificStudy.Status.ACTIVE:
+        return True
+    return status == ProlificStudy.Status.AWAITING_REVIEW and not stopped_by_parity(prolific_study)
+
+
+def stopped_by_parity(prolific_study: ProlificStudy) -> bool:
+    """Whether Parity ever stopped the study on Prolific (the audit trail records each transition)."""
+    return StudyEvent.objects.filter(
+        study=prolific_study.study_id, kind=StudyEvent.Kind.PROLIFIC, data__action="stop"
+    ).exists()
 
 
 def recruitment_target(prolific_study: ProlificStudy) -> Target:

@@ -7,6 +7,7 @@ A call to Prolific that fails raises `ProlificError` and leaves Parity's rows as
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
@@ -39,6 +40,15 @@ TRANSITIONS = {
     "pause": ("PAUSE", ProlificStudy.Status.PAUSED),
     "start": ("START", ProlificStudy.Status.ACTIVE),
     "stop": ("STOP", ProlificStudy.Status.AWAITING_REVIEW),
+}
+#: our action → the statuses that show Prolific took it (a publish goes through PUBLISHING, or waits
+#: SCHEDULED; a stopped study whose submissions are all approved is COMPLETED:
+#: https://docs.prolific.com/api-reference/studies/the-study-object)
+TAKEN = {
+    "publish": {ProlificStudy.Status.PUBLISHING, ProlificStudy.Status.SCHEDULED, ProlificStudy.Status.ACTIVE},
+    "pause": {ProlificStudy.Status.PAUSED},
+    "start": {ProlificStudy.Status.ACTIVE},
+    "stop": {ProlificStudy.Status.AWAITING_REVIEW, ProlificStudy.Status.COMPLETED},
 }
 
 
@@ -164,16 +174,71 @@ def prolific_study_transition(
             f"{prolific_study.study.status}): participants sent now would be turned away"
         )
     transition, expected = TRANSITIONS[action]
-    answer = client_default(client).study_transition(prolific_study.prolific_id, transition)
+    client = client_default(client)
+    try:
+        answer = client.study_transition(prolific_study.prolific_id, transition)
+    except ProlificError as exc:
+        answer = _transition_taken(prolific_study, action, client, exc)
     status = answer.get("status") if isinstance(answer, dict) else None
     prolific_study.status = status if status in ProlificStudy.Status.values else expected
-    prolific_study.save(update_fields=["status"])
+    prolific_study.status_at = timezone.now()
+    prolific_study.save(update_fields=["status", "status_at"])
     prolific_change_record(
         prolific_study=prolific_study,
         summary=f"On Prolific: {action} ({prolific_study.get_status_display().lower()})",
         data={"action": action, "status": prolific_study.status},
         actor=actor,
     )
+    return prolific_study
+
+
+def _transition_taken(
+    prolific_study: ProlificStudy, action: str, client: ProlificClient, exc: ProlificError
+) -> dict[str, Any]:
+    """The study as Prolific holds it, when it shows that the transition whose answer was lost (a
+    time-out, a 5xx) or refused (it was taken already: a publish that timed out after Prolific acted,
+    then tried again) took effect; else `exc` is raised. A 429 is a refusal before anything was done
+    (https://docs.prolific.com/documentation/core-concepts/managing-high-loads): nothing to read."""
+    if exc.rate_limited or not (exc.sent or exc.status == 400):
+        raise exc
+    try:
+        answer = client.study_get(prolific_study.prolific_id)
+    except ProlificError:
+        raise exc from None
+    if not isinstance(answer, dict) or answer.get("status") not in TAKEN[action]:
+        raise exc
+    return answer
+
+
+def prolific_study_read(*, prolific_study: ProlificStudy, client: ProlificClient | None = None) -> ProlificStudy:
+    """Read the study back (https://docs.prolific.com/api-reference/studies/get-study): Parity's copy
+    of its status follows Prolific's (Prolific moves a study on its own: publishing, awaiting review
+    once its places are filled, completed once every submission is approved,
+    https://docs.prolific.com/api-reference/studies/the-study-object), and so do its places where
+    Prolific holds more (a raise whose answer was lost after Prolific applied it). A status the
+    documentation does not list is left aside: Parity keeps the one it had."""
+    answer = client_default(client).study_get(prolific_study.prolific_id)
+    if not isinstance(answer, dict):
+        raise ProlificError(f"Prolific's answer to GET studies/{prolific_study.prolific_id}/ is not a study")
+    status, places = answer.get("status"), answer.get("total_available_places")
+    before = (prolific_study.get_status_display().lower(), prolific_study.places)
+    fields = ["status_at"]
+    if status in ProlificStudy.Status.values and status != prolific_study.status:
+        prolific_study.status = status
+        fields.append("status")
+    if isinstance(places, int) and places > prolific_study.places:
+        prolific_study.places = places
+        fields.append("places")
+    if status in ProlificStudy.Status.values:
+        prolific_study.status_at = timezone.now()
+    prolific_study.save(update_fields=fields)
+    if len(fields) > 1:
+        prolific_change_record(
+            prolific_study=prolific_study,
+            summary=f"Read back from Prolific: {prolific_study.get_status_display().lower()}, "
+            f"{prolific_study.places} places (Parity had {before[0]}, {before[1]} places)",
+            data={"action": "read", "status": prolific_study.status, "places": prolific_study.places},
+        )
     return prolific_study
 
 
@@ -445,6 +510,7 @@ def prolific_sync(
             pass
         prolific_study.save(update_fields=["currency"])
     try:
+        prolific_study_read(prolific_study=prolific_study, client=client)
         submissions = client.submissions(prolific_study.prolific_id)
     except ProlificError as exc:
         raise ProlificError(
@@ -483,7 +549,9 @@ class Delivery:
     duplicate: bool
 
 
-def event_receive(*, event_id: str, signed_digest: str, payload: dict[str, Any]) -> Delivery:
+def event_receive(
+    *, event_id: str, signed_digest: str, payload: dict[str, Any], sent_at: datetime | None = None
+) -> Delivery:
     """Store a verified delivery (committed before it is acknowledged), then apply it.
 
     A delivery whose event id or signed digest is already stored changes nothing: the first is
@@ -501,6 +569,7 @@ def event_receive(*, event_id: str, signed_digest: str, payload: dict[str, Any])
                 signed_digest=signed_digest,
                 event_type=str(payload.get("event_type", "")),
                 payload=payload,
+                sent_at=sent_at,
             )
     except IntegrityError:
         # the same delivery, stored by a concurrent request a moment ago
@@ -564,13 +633,27 @@ def event_apply(*, event: ProlificEvent) -> ProlificEvent:
             )
         elif prolific_study is not None and event.event_type == "study.status.change":
             status = str(payload.get("status", ""))
-            if status in ProlificStudy.Status.values:
+            event.superseded = _older(event, prolific_study)
+            if status in ProlificStudy.Status.values and not event.superseded:
                 prolific_study.status = status
-                prolific_study.save(update_fields=["status"])
+                prolific_study.status_at = event.sent_at or timezone.now()
+                prolific_study.save(update_fields=["status", "status_at"])
         event.processed_at = timezone.now()
         event.error = ""
-        event.save(update_fields=["processed_at", "error"])
+        event.save(update_fields=["processed_at", "error", "superseded"])
         return event
+
+
+def _older(event: ProlificEvent, prolific_study: ProlificStudy) -> bool:
+    """Whether the delivery was sent before what Parity already holds of the study's status (the study
+    read back, or a later delivery). Prolific does not deliver in order and offers `X-Timestamp`, the
+    time an event was sent, to ignore the older ones
+    (https://docs.prolific.com/api-reference/webhooks/handling-event-order-with-x-timestamp). It counts
+    whole seconds: a delivery sent in the second of the last read is applied (the next sync reads the
+    study again), one sent in an earlier second is not."""
+    if event.sent_at is None or prolific_study.status_at is None:
+        return False
+    return event.sent_at < prolific_study.status_at.replace(microsecond=0)
 
 
 def events_apply_pending() -> int:

@@ -133,6 +133,9 @@ class StandIn:
     pending_approvals: list[str] = field(default_factory=list)  # accepted, not yet applied
     #: injected fault: approvals of these submissions are accepted and never applied
     never_applied: set[str] = field(default_factory=set)
+    #: a publish goes through PUBLISHING ("Study publish has been triggered and is being processed",
+    #: https://docs.prolific.com/api-reference/studies/the-study-object) until `study_settle`
+    publish_async: bool = False
     bulk_approvals: list[dict] = field(default_factory=list)  # the body of each bulk approval taken
     event_ids: dict[bytes, str] = field(default_factory=dict)  # a delivered body → its X-Event-ID
     calls: list[tuple[str, str]] = field(default_factory=list)
@@ -378,13 +381,55 @@ class StandIn:
         if places is not None and places < study["total_available_places"]:
             raise Refused(400, "total_available_places cannot be decreased")
         study.update(body)
+        if places is not None and places > len(self._sent_in(study["id"])) and study["status"] == "AWAITING REVIEW":
+            # not confirmed by Prolific's documentation: a study that went to awaiting review when its places
+            # were filled recruits again once they are raised (as Mephisto's notes on Prolific observe,
+            # https://mephisto.ai/docs/guides/how_to_use/providers/prolific/prolific_api_oddities)
+            study["status"] = "ACTIVE"
         return study
+
+    def _sent_in(self, study_id: str) -> list[dict]:
+        return [
+            row
+            for row in self.submissions.values()
+            if row["study_id"] == study_id and row["status"] in ("AWAITING REVIEW", "APPROVED")
+        ]
 
     def _study_transition(self, study: dict, action: str | None) -> dict:
         if action not in STUDY_TRANSITIONS or study["status"] not in STUDY_TRANSITIONS[action][0]:
             raise Refused(400, f"cannot {action} a study that is {study['status']}")
-        study["status"] = STUDY_TRANSITIONS[action][1]
+        study["status"] = "PUBLISHING" if action == "PUBLISH" and self.publish_async else STUDY_TRANSITIONS[action][1]
         return study
+
+    def study_settle(self, study_id: str) -> dict | None:
+        """Prolific moves a study on by itself, by the statuses of
+        https://docs.prolific.com/api-reference/studies/the-study-object: PUBLISHING becomes ACTIVE;
+        an ACTIVE study whose places are all taken by submissions sent in ("All participants
+        submissions are completed and not all have been reviewed yet") becomes AWAITING REVIEW; an
+        AWAITING REVIEW study whose places are all approved ("You have approved all participant
+        submissions required") becomes COMPLETED. Returns the webhook body of the change (None: none)."""
+        with self.lock:
+            study = self.studies[study_id]
+            rows = [row for row in self.submissions.values() if row["study_id"] == study_id]
+            sent_in = [row for row in rows if row["status"] in ("AWAITING REVIEW", "APPROVED")]
+            working = [row for row in rows if row["status"] in ("RESERVED", "ACTIVE")]
+            approved = [row for row in rows if row["status"] == "APPROVED"]
+            places = study["total_available_places"]
+            before = study["status"]
+            if before == "PUBLISHING":
+                study["status"] = "ACTIVE"
+            elif before == "ACTIVE" and len(sent_in) >= places and not working:
+                study["status"] = "AWAITING REVIEW"
+            elif before == "AWAITING REVIEW" and len(approved) >= places:
+                study["status"] = "COMPLETED"
+            if study["status"] == before:
+                return None
+            return {
+                "resource_id": study_id,
+                "event_type": "study.status.change",
+                "metadata": {},
+                "status": study["status"],
+            }
 
     def _review(self, submission_id: str, action: str) -> None:
         submission = self.submissions.get(submission_id)
@@ -531,10 +576,17 @@ class StandIn:
         return self.submission_set(submission_id, "RETURNED")
 
     def delivery(
-        self, payload: dict, secret: str | None = None, *, timestamp: float | None = None, event_id: str | None = None
+        self,
+        payload: dict,
+        secret: str | None = None,
+        *,
+        timestamp: float | None = None,
+        event_id: str | None = None,
+        sent: float | None = None,
     ) -> tuple[bytes, dict[str, str]]:
-        """A webhook delivery as Prolific sends it: the body, signed with the time of sending, and
-        the event's id in `X-Event-ID`, the same each time one body is delivered again (a retry).
+        """A webhook delivery as Prolific sends it: the body, signed with the time of sending, the
+        event's id in `X-Event-ID`, the same each time one body is delivered again (a retry), and the
+        time the event was sent in `X-Timestamp`.
         Prolific delivers only to an enabled subscription of the event's type
         (https://docs.prolific.com/api-reference/webhooks/subscribing): without one, there is none."""
         event_type = payload.get("event_type")
@@ -553,4 +605,8 @@ class StandIn:
             "X-Prolific-Request-Signature": signature,
             "X-Prolific-Request-Timestamp": stamp,
             "X-Event-ID": event_id,
+            # when the event was sent (`sent`: an event sent earlier and delivered late, as a retry is):
+            # Prolific does not deliver in order
+            # (https://docs.prolific.com/api-reference/webhooks/handling-event-order-with-x-timestamp)
+            "X-Timestamp": str(int(sent if sent is not None else float(stamp))),
         }

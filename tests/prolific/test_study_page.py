@@ -74,3 +74,19 @@ def test_only_those_who_may_change_the_study_press_the_buttons(client, researche
     assert client.post(f"/studies/{study.pk}/prolific/", {"action": "create"}).status_code == 403
     assert 'id="prolific-create"' not in client.get(f"/studies/{study.pk}/").content.decode()
     assert not ProlificStudy.objects.exists() and not standin.studies
+
+
+def test_the_page_shows_prolific_s_status_as_last_read_and_when(researcher_client, researcher, implicature, standin):
+    from prolific.services import prolific_study_create, prolific_sync
+
+    study = prolific_study(owner=researcher)
+    found = prolific_study_create(study=study)
+    standin.studies[found.prolific_id]["status"] = "SCHEDULED"  # scheduled on Prolific's own site
+    prolific_sync(prolific_study=found)
+    found.refresh_from_db()
+    page = researcher_client.get(f"/studies/{study.pk}/").content.decode()
+    assert 'data-status="SCHEDULED">Scheduled to publish</span>' in page
+    assert (
+        f'<span id="prolific-status-at">status as Prolific gave it at {found.status_at:%Y-%m-%d %H:%M} UTC</span>'
+        in page
+    )
