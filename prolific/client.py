@@ -102,6 +102,20 @@ class _RefuseRedirects(urllib.request.HTTPRedirectHandler):
 _OPENER = urllib.request.build_opener(_RefuseRedirects)
 
 
+def subscription_of(data: Any, event_type: str, target_url: str) -> dict[str, Any]:
+    """The subscription in the answer to creating one: the object itself, or a list of them under
+    `results` (the shape https://docs.prolific.com/api-reference/webhooks/create-subscription
+    documents), where the one for this event and URL is taken; {} when there is none."""
+    if isinstance(data, dict) and "results" in data and "id" not in data:
+        data = data["results"]
+    if isinstance(data, list):
+        rows = [row for row in data if isinstance(row, dict)]
+        matching = [row for row in rows if row.get("event_type", event_type) == event_type]
+        matching = [row for row in matching if row.get("target_url", target_url) == target_url] or matching
+        return matching[0] if matching else {}
+    return data if isinstance(data, dict) else {}
+
+
 def chunks(ids: list[str], size: int) -> Iterator[list[str]]:
     for start in range(0, len(ids), size):
         yield ids[start : start + size]
@@ -339,7 +353,18 @@ class ProlificClient:
             "hooks/subscriptions/",
             {"workspace_id": workspace_id, "event_type": event_type, "target_url": target_url},
         )
-        return (answer.data if isinstance(answer.data, dict) else {}), answer.headers.get("x-hook-secret", "")
+        return subscription_of(answer.data, event_type, target_url), answer.headers.get("x-hook-secret", "")
+
+    def hook_subscriptions(self, workspace_id: str) -> list[dict[str, Any]]:
+        """The workspace's subscriptions
+        (https://docs.prolific.com/api-reference/webhooks/get-subscriptions: `results`)."""
+        answer = self.request("GET", "hooks/subscriptions/", query={"workspace_id": workspace_id})
+        rows = answer.get("results") if isinstance(answer, dict) else answer
+        return [row for row in rows or [] if isinstance(row, dict)]
+
+    def hook_unsubscribe(self, subscription_id: str) -> None:
+        """https://docs.prolific.com/api-reference/webhooks/delete-subscription"""
+        self.request("DELETE", f"hooks/subscriptions/{subscription_id}/", retry=Retry.SAFE)
 
     def hook_confirm(self, subscription_id: str, hook_secret: str) -> dict[str, Any]:
         """https://docs.prolific.com/api-reference/webhooks/confirm-subscription"""

@@ -23,7 +23,9 @@ import time
 from datetime import UTC, datetime
 
 from django.conf import settings
+from django.db.models import Q
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
@@ -53,7 +55,10 @@ def signed_digest(timestamp: str, body: bytes) -> str:
 
 
 def secrets() -> list[str]:
-    stored = list(ProlificHookSecret.objects.order_by("-created_at").values_list("secret", flat=True))
+    """The secrets a delivery may be signed with: the stored ones not retired (a replaced secret is
+    accepted for a grace period), and `PROLIFIC_WEBHOOK_SECRET`."""
+    current = Q(retired_at__isnull=True) | Q(retired_at__gt=timezone.now())
+    stored = list(ProlificHookSecret.objects.filter(current).order_by("-created_at").values_list("secret", flat=True))
     return [*stored, *([settings.PROLIFIC_WEBHOOK_SECRET] if settings.PROLIFIC_WEBHOOK_SECRET else [])]
 
 

@@ -185,11 +185,16 @@ class ProlificEvent(models.Model):
 
 
 class ProlificHookSecret(models.Model):
-    """A webhook signing secret made by `manage.py prolific hooks` (every stored one is accepted)."""
+    """A webhook signing secret made by `manage.py prolific hooks`: accepted until its `retired_at`."""
 
     secret = models.CharField(max_length=200)
     workspace_id = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    retired_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="replaced on Prolific by a newer secret: deliveries signed with this one are accepted until then",
+    )
 
     class Meta:
         db_table = "studies_prolifichooksecret"

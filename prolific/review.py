@@ -27,6 +27,12 @@ from studies.models import Participant, Study
 REJECTION_CATEGORY = "FAILED_CHECK"
 #: Prolific asks for a rejection message of at least this many characters
 MESSAGE_MIN = 100
+#: what a rejection message closes with while it is shorter than Prolific accepts, each sentence once
+CLOSINGS = (
+    "Thank you for taking part.",
+    "If you think this decision is wrong, please write to us through Prolific's messages.",
+    "Prolific's rules allow a rejection for failed attention checks such as these.",
+)
 #: studies this long or longer may reject only for failing several attention checks
 LONG_STUDY_MINUTES = 5
 
@@ -48,7 +54,12 @@ def rejection_message(participant: Participant) -> str:
         f"Your submission was not accepted: you {failed}. The study's instructions "
         "asked for careful answers, and its attention checks said plainly what to answer."
     )
-    return message if len(message) >= MESSAGE_MIN else message + " " + "Thank you for taking part." * 4
+    # Prolific refuses a shorter message: closing sentences are added, each once, until it is long enough
+    for closing in CLOSINGS:
+        if len(message) >= MESSAGE_MIN:
+            break
+        message += " " + closing
+    return message
 
 
 def reward_paid_by_bonus(participant: Participant) -> bool:

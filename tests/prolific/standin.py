@@ -156,7 +156,7 @@ class StandIn:
             def do_GET(self) -> None:
                 standin._handle(self)
 
-            do_POST = do_PATCH = do_GET
+            do_POST = do_PATCH = do_DELETE = do_GET
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
@@ -263,7 +263,8 @@ class StandIn:
                 # sub-currency of `currency_code`
                 return 200, {"currency_code": self.currency, "total_balance": 0, "available_balance": 0}
             case ("POST", ["hooks", "secrets"]):
-                # one active secret per workspace (https://docs.prolific.com/api-reference/webhooks/subscribing)
+                # one active secret per workspace (https://docs.prolific.com/api-reference/webhooks/subscribing):
+                # "Create/replace a secret", so deliveries are signed with the newest (`secrets[-1]`)
                 secret = secrets.token_urlsafe(32)
                 self.secrets.append(secret)
                 return 201, {"id": secrets.token_hex(12), "value": secret, "workspace_id": body.get("workspace_id")}
@@ -271,6 +272,18 @@ class StandIn:
                 return self._subscribe(body)
             case ("POST", ["hooks", "subscriptions", subscription_id]):
                 return 200, self._confirm(subscription_id, body)
+            case ("GET", ["hooks", "subscriptions"]):
+                # https://docs.prolific.com/api-reference/webhooks/get-subscriptions: `results`
+                workspace = query.get("workspace_id")
+                rows = [sub for sub in self.subscriptions if workspace in (None, sub.get("workspace_id"))]
+                return 200, {"results": [self._public(sub) for sub in rows]}
+            case ("DELETE", ["hooks", "subscriptions", subscription_id]):
+                # https://docs.prolific.com/api-reference/webhooks/delete-subscription
+                kept = [sub for sub in self.subscriptions if sub["id"] != subscription_id]
+                if len(kept) == len(self.subscriptions):
+                    raise Refused(404, "no such subscription")
+                self.subscriptions = kept
+                return 204, None
         raise Refused(404, f"no route for {method} {path}")
 
     def _subscribe(self, body: dict) -> tuple:
@@ -291,7 +304,13 @@ class StandIn:
         }
         hook_secret = secrets.token_hex(16)
         self.subscriptions.append({**subscription, "hook_secret": hook_secret})
-        return 201, subscription, {"X-Hook-Secret": hook_secret}
+        # the answer is a list of subscriptions, `results`, as the API reference shows it
+        # (https://docs.prolific.com/api-reference/webhooks/create-subscription)
+        return 201, {"results": [subscription]}, {"X-Hook-Secret": hook_secret}
+
+    @staticmethod
+    def _public(subscription: dict) -> dict:
+        return {key: value for key, value in subscription.items() if key != "hook_secret"}
 
     def _confirm(self, subscription_id: str, body: dict) -> dict:
         """https://docs.prolific.com/api-reference/webhooks/confirm-subscription: `{"secret": ...}`,
@@ -301,7 +320,7 @@ class StandIn:
                 if not body.get("secret") or body["secret"] != subscription["hook_secret"]:
                     raise Refused(400, "the secret is not this subscription's X-Hook-Secret")
                 subscription["is_enabled"] = True
-                return {key: value for key, value in subscription.items() if key != "hook_secret"}
+                return self._public(subscription)
         raise Refused(404, "no such subscription")
 
     def subscribed_elsewhere(self, event_type: str) -> None:

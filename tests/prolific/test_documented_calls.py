@@ -42,7 +42,8 @@ def test_each_subscription_is_confirmed_with_its_hook_secret_and_then_delivers(i
         "submission.status.change",
     ]
     assert all(sub["is_enabled"] for sub in standin.subscriptions)  # confirmed: enabled
-    hooks = [path for method, path in standin.calls if path.startswith("/api/v1/hooks/subscriptions/")]
+    posted = [(method, path) for method, path in standin.calls if method == "POST"]
+    hooks = [path for method, path in posted if path.startswith("/api/v1/hooks/subscriptions/")]
     each = ("/api/v1/hooks/subscriptions/{}", "/api/v1/hooks/subscriptions/{}/")  # made, then confirmed
     assert hooks == [path.format(sub["id"] if "{}/" in path else "") for sub in standin.subscriptions for path in each]
     bot, submission = arrive(standin, study, found.prolific_id, 1)
