@@ -339,6 +339,16 @@ class ProlificClient:
         `currency_code` is the currency of every amount in the workspace."""
         return self.request("GET", f"workspaces/{workspace_id}/balance/")
 
+    def project_get(self, project_id: str) -> dict[str, Any]:
+        """https://docs.prolific.com/api-reference/projects/get-project: its `workspace`."""
+        return self.request("GET", f"projects/{project_id}/")
+
+    def workspace_projects(self, workspace_id: str) -> list[dict[str, Any]]:
+        """https://docs.prolific.com/api-reference/projects/get-projects: `results`."""
+        answer = self.request("GET", f"workspaces/{workspace_id}/projects/")
+        rows = answer.get("results") if isinstance(answer, dict) else answer
+        return [row for row in rows or [] if isinstance(row, dict)]
+
     # -- webhooks ------------------------------------------------------------------------------
     # https://docs.prolific.com/api-reference/webhooks/subscribing: a secret, a subscription (its
     # answer's X-Hook-Secret header), then the confirmation, without which it stays disabled

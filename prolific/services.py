@@ -115,6 +115,36 @@ def workspace_currency(client: ProlificClient, study_answer: dict[str, Any] | No
     return str((study_answer or {}).get("currency_code") or "").upper()[:3]
 
 
+def workspace_project(client: ProlificClient) -> str:
+    """The project a study is created in, so that it lands in the workspace whose webhooks and currency
+    Parity reads: `PROLIFIC_PROJECT_ID`, checked to belong to `PROLIFIC_WORKSPACE_ID`
+    (https://docs.prolific.com/api-reference/projects/get-project names its `workspace`), or, when only
+    the workspace is set, its one project
+    (https://docs.prolific.com/api-reference/projects/get-projects). "" when neither is set: the study
+    goes where Prolific puts it. Refused, before anything is created, when it can't be told."""
+    workspace_id, project_id = settings.PROLIFIC_WORKSPACE_ID, settings.PROLIFIC_PROJECT_ID
+    if project_id:
+        project = client.project_get(project_id)
+        owner = str(project.get("workspace") or "") if isinstance(project, dict) else ""
+        if workspace_id and owner != workspace_id:
+            raise ProlificStudyError(
+                f"PROLIFIC_PROJECT_ID {project_id} is a project of workspace {owner or '(none named)'}, not of "
+                f"PROLIFIC_WORKSPACE_ID {workspace_id}: a study created there would send its webhooks and "
+                "spend its currency elsewhere; nothing was created"
+            )
+        return project_id
+    if not workspace_id:
+        return ""
+    projects = client.workspace_projects(workspace_id)
+    if len(projects) != 1:
+        named = ", ".join(f"{row.get('title', '')} ({row.get('id')})" for row in projects) or "none"
+        raise ProlificStudyError(
+            f"workspace {workspace_id} has {len(projects)} projects ({named}): set PROLIFIC_PROJECT_ID to the "
+            "one to create studies in; nothing was created"
+        )
+    return str(projects[0]["id"])
+
+
 def prolific_study_create(
     *, study: Study, places: int | None = None, client: ProlificClient | None = None, actor: Any = None
 ) -> ProlificStudy:
@@ -128,8 +158,12 @@ def prolific_study_create(
         places = places if places is not None else study_places(study)
         if places < 1:
             raise ProlificStudyError(f"{study.name!r} has no places to offer (its units hold no one)")
+        fields = study_fields(study, places)
+        project = workspace_project(client_default(client))
+        if project:
+            fields["project"] = project
         try:
-            answer = client_default(client).study_create(study_fields(study, places))
+            answer = client_default(client).study_create(fields)
         except ProlificError as exc:
             if not exc.sent:
                 raise

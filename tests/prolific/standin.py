@@ -114,6 +114,10 @@ class StandIn:
     decisions: list[tuple[str, str]] = field(default_factory=list)  # (submission id, APPROVE / REJECT)
     secrets: list[str] = field(default_factory=list)
     subscriptions: list[dict] = field(default_factory=list)
+    #: each project (https://docs.prolific.com/api-reference/projects/get-project): its `workspace`
+    projects: dict[str, dict] = field(
+        default_factory=lambda: {"project-1": {"id": "project-1", "title": "Parity", "workspace": "workspace-1"}}
+    )
     #: the workspace's currency (https://docs.prolific.com/api-reference/workspaces/create-workspace:
     #: "Must be GBP or USD")
     currency: str = "GBP"
@@ -258,6 +262,13 @@ class StandIn:
                     raise Refused(404, "no such bulk bonus")
                 self.payments.append(bulk_id)  # paying twice pays twice
                 return 202, None
+            case ("GET", ["projects", project_id]):
+                if project_id not in self.projects:
+                    raise Refused(404, "no such project")
+                return 200, self.projects[project_id]
+            case ("GET", ["workspaces", workspace_id, "projects"]):
+                # https://docs.prolific.com/api-reference/projects/get-projects
+                return 200, {"results": [row for row in self.projects.values() if row["workspace"] == workspace_id]}
             case ("GET", ["workspaces", _, "balance"]):
                 # https://docs.prolific.com/api-reference/workspaces/get-workspace-balance: amounts in the
                 # sub-currency of `currency_code`
@@ -377,6 +388,9 @@ class StandIn:
         problems += [
             f"external_study_url lacks {placeholder}" for placeholder in PLACEHOLDERS if placeholder not in url
         ]
+        if "project" in body and body["project"] not in self.projects:
+            # the study's `project` (https://docs.prolific.com/api-reference/studies/create-study) must exist
+            problems.append(f"no such project {body['project']}")
         if not isinstance(body.get("filters"), list):
             # `filters` is required (https://docs.prolific.com/api-reference/studies/the-study-object);
             # the official clients send [] at least (prolific-oss/prolific-mcp tools/studies.py)

@@ -8,14 +8,15 @@ import re
 from datetime import timedelta
 from io import StringIO
 
+import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
 from prolific import review
 from prolific.client import ProlificClient
-from prolific.models import ProlificHookSecret
+from prolific.models import ProlificHookSecret, ProlificStudy
 from prolific.recruitment import recruitment_step
-from prolific.services import prolific_hooks_subscribe, prolific_study_create
+from prolific.services import ProlificStudyError, prolific_hooks_subscribe, prolific_study_create
 from studies.models import Participant
 from tests.prolific.helpers import deliver, prolific_study
 from tests.prolific.test_recruitment import fill, published
@@ -108,3 +109,35 @@ def test_prolific_client_reads_the_subscriptions_listed(implicature, standin):
     listed = ProlificClient().hook_subscriptions("workspace-1")
     assert sorted(row["event_type"] for row in listed) == ["study.status.change", "submission.status.change"]
     assert all("hook_secret" not in row for row in listed)
+
+
+# -- the project a study is created in ---------------------------------------------------------------
+
+
+def test_a_study_is_created_in_the_workspace_s_project(implicature, standin):
+    found = prolific_study_create(study=prolific_study())
+    assert standin.studies[found.prolific_id]["project"] == "project-1"  # the workspace's only one
+
+
+def test_a_project_of_another_workspace_is_refused_before_anything_is_created(implicature, standin, settings):
+    standin.projects["elsewhere"] = {"id": "elsewhere", "title": "Other lab", "workspace": "workspace-2"}
+    settings.PROLIFIC_PROJECT_ID = "elsewhere"
+    study = prolific_study()
+    with pytest.raises(ProlificStudyError) as refused:
+        prolific_study_create(study=study)
+    assert str(refused.value) == (
+        "PROLIFIC_PROJECT_ID elsewhere is a project of workspace workspace-2, not of PROLIFIC_WORKSPACE_ID "
+        "workspace-1: a study created there would send its webhooks and spend its currency elsewhere; "
+        "nothing was created"
+    )
+    assert not standin.studies and not ProlificStudy.objects.exists()
+    settings.PROLIFIC_PROJECT_ID = "project-1"
+    found = prolific_study_create(study=study)
+    assert standin.studies[found.prolific_id]["project"] == "project-1"
+
+
+def test_a_workspace_of_several_projects_asks_which(implicature, standin):
+    standin.projects["second"] = {"id": "second", "title": "Pilots", "workspace": "workspace-1"}
+    with pytest.raises(ProlificStudyError, match=r"has 2 projects \(Parity \(project-1\), Pilots \(second\)\)"):
+        prolific_study_create(study=prolific_study())
+    assert not standin.studies
