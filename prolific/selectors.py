@@ -50,6 +50,58 @@ def prolific_study_of_submission(*, submission_id: str, participant_id: str = ""
     return ProlificStudy.objects.select_related("study").get(study_id=studies.pop())
 
 
+@dataclass(frozen=True)
+class Follow:
+    """What Prolific should do after a move in Parity, with who and what it affects: the action (a key of
+    `prolific.services.TRANSITIONS`), its button's label, and the sentence shown before it is pressed."""
+
+    action: str
+    label: str
+    preview: str
+
+
+def prolific_follow(found: ProlificStudy | None) -> Follow | None:
+    """The Prolific move that would follow Parity's status, when the two disagree: a study paused or
+    closed in Parity while Prolific keeps sending people (whom Parity turns away), or live again in Parity
+    while paused on Prolific. None when they agree or there is nothing to do on Prolific."""
+    if found is None:
+        return None
+    study, status = found.study, found.status
+    people = Participant.objects.filter(study=study, is_imported=False)
+    working = people.filter(status=Participant.Status.ACTIVE).count()
+    completed = people.filter(status=Participant.Status.COMPLETED).count()
+    open_places = max(found.places - completed - working, 0)
+    figures = (
+        f"{open_places} of {found.places} places open, {working} "
+        + ("person" if working == 1 else "people")
+        + " working, "
+        + f"{completed} completed"
+    )
+    recruiting = status == ProlificStudy.Status.ACTIVE
+    if study.status == Study.Status.PAUSED and recruiting:
+        return Follow(
+            "pause",
+            "Pause on Prolific too",
+            f"Paused here, still recruiting on Prolific ({figures}): Prolific keeps sending people whom Parity "
+            "turns away. Pausing it on Prolific stops new arrivals; those working may finish.",
+        )
+    if study.status == Study.Status.CLOSED and status in (ProlificStudy.Status.ACTIVE, ProlificStudy.Status.PAUSED):
+        return Follow(
+            "stop",
+            "Stop on Prolific too",
+            f"Closed here, {found.get_status_display().lower()} on Prolific ({figures}). Stopping it on Prolific "
+            "ends its recruitment for good: it goes to awaiting review, and no place reopens.",
+        )
+    if study.status == Study.Status.LIVE and status == ProlificStudy.Status.PAUSED:
+        return Follow(
+            "start",
+            "Resume on Prolific too",
+            f"Live here, paused on Prolific ({figures}). Resuming it on Prolific sends people to the "
+            f"{open_places} open places again.",
+        )
+    return None
+
+
 def prolific_configured() -> bool:
     """Whether Parity may call Prolific's API (a token is set)."""
     return bool(settings.PROLIFIC_API_TOKEN)
