@@ -129,3 +129,22 @@ def test_the_bonuses_show_each_amount_and_the_total_then_are_paid_once(
     _confirm(researcher_client, "pay_bonuses", found, fingerprints, confirm_cautions="on")
     assert len(standin.payments) == 1
     assert BonusBatch.objects.get().state == BonusBatch.State.PAID
+
+
+def test_the_reward_owed_to_a_timed_out_completer_is_previewed_then_paid_on_confirmation(
+    researcher, researcher_client, implicature, standin
+):
+    study, found = _study(researcher)
+    bot, submission = arrive(standin, study, found.prolific_id, 1)
+    bot.complete()
+    standin.time_out(submission)
+    page, fingerprints = _preview(researcher_client, "pay_bonuses", found)  # the preview's pull sees it
+    html = page.content.decode()
+    reward = f"£{study.reward_pence / 100:.2f}"
+    note = f"includes the reward, {reward}: completed here, timed out on Prolific"
+    assert f'<td class="amount">{reward}<div class="bonus-note">{note}</div></td>' in html
+    assert standin.payments == [] and not BonusBatch.objects.exists()
+    # the bot's answers carry integrity flags, which the preview asks to confirm, as in the test above
+    assert page.context["plans"][0][1].lines[0].caution.startswith("flagged: ")
+    _confirm(researcher_client, "pay_bonuses", found, fingerprints, confirm_cautions="on")
+    assert len(standin.payments) == 1 and BonusBatch.objects.get().lines.get().reward_pence == study.reward_pence
