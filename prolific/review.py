@@ -20,7 +20,8 @@ from django.utils.translation import ngettext
 
 from prolific.client import BULK_APPROVE_MAX, ProlificClient, chunks
 from prolific.models import BonusLine, ProlificFlag, ProlificStudy, ProlificSubmission
-from prolific.services import ProlificStudyError, client_default, prolific_sync, submission_subject
+from prolific.reconcile import submission_subject
+from prolific.services import ProlificStudyError, client_default, prolific_sync
 from studies.flags import FLAGS, participant_flags
 from studies.models import Participant, Study
 

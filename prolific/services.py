@@ -7,19 +7,19 @@ A call to Prolific that fails raises `ProlificError` and leaves Parity's rows as
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q, Sum
+from django.db.models import Q, Sum
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from prolific.client import ProlificClient, ProlificError, Submission
-from prolific.currency import money
-from prolific.models import ProlificEvent, ProlificFlag, ProlificHookSecret, ProlificStudy, ProlificSubmission
+from prolific.models import ProlificEvent, ProlificFlag, ProlificStudy, ProlificSubmission
 from prolific.preregistration_recruitment import prolific_change_record
+from prolific.reconcile import approvals_resend, completer_reconcile, flag_once, flag_settle, submission_subject
 from prolific.selectors import earlier_prolific_ids, prolific_study_of_submission
 from studies.models import Participant, Study
 from studies.screening import Screening
@@ -296,83 +296,6 @@ def prolific_places_raise(
     return prolific_study
 
 
-#: the events Parity applies (https://docs.prolific.com/api-reference/webhooks/receiving)
-HOOK_EVENTS = ("submission.status.change", "study.status.change")
-
-
-#: how long a replaced signing secret is still accepted: Prolific retries a delivery for up to 24 hours
-#: (https://docs.prolific.com/api-reference/webhooks/event-delivery-and-retry-logic), and whether a
-#: retry is signed anew with the newer secret is not documented
-SECRET_GRACE = timedelta(hours=24)
-
-
-@dataclass(frozen=True)
-class HooksResult:
-    secret: ProlificHookSecret
-    secret_made: bool  # a new secret (the first, or a replacement asked for)
-    reused: list[str]  # event types whose enabled subscription to this URL was kept
-    subscribed: list[str]  # event types subscribed now (confirmed)
-    replaced: int  # disabled subscriptions to this URL deleted before subscribing again
-
-
-def prolific_hooks_subscribe(
-    *,
-    target_url: str,
-    workspace_id: str | None = None,
-    client: ProlificClient | None = None,
-    new_secret: bool = False,
-) -> HooksResult:
-    """Subscribe `target_url` to submission and study status changes, as often as it is run: nothing is
-    made twice.
-
-    Prolific's three steps (https://docs.prolific.com/api-reference/webhooks/subscribing): the
-    workspace's signing secret, each subscription (its answer's `X-Hook-Secret` header), and the
-    confirmation with that header (https://docs.prolific.com/api-reference/webhooks/confirm-subscription),
-    without which the subscription exists but is disabled and nothing is delivered. The secret Parity
-    holds for the workspace is kept unless `new_secret`: a new one replaces the workspace's ("Create/
-    replace a secret"), and the older ones Parity holds are retired after `SECRET_GRACE`. The workspace's
-    subscriptions are listed (https://docs.prolific.com/api-reference/webhooks/get-subscriptions): an
-    enabled one of this URL and event is kept; a disabled one cannot be confirmed again (its
-    X-Hook-Secret came with its creation) and is deleted
-    (https://docs.prolific.com/api-reference/webhooks/delete-subscription), then made anew."""
-    workspace_id = workspace_id or settings.PROLIFIC_WORKSPACE_ID
-    if not workspace_id:
-        raise ProlificStudyError("set PROLIFIC_WORKSPACE_ID (or pass the workspace) to subscribe to webhooks")
-    client = client_default(client)
-    held = ProlificHookSecret.objects.filter(workspace_id=workspace_id, retired_at__isnull=True)
-    secret = held.order_by("-created_at").first()
-    made = secret is None or new_secret
-    if made:
-        answer = client.hook_secret_create(workspace_id)
-        secret = ProlificHookSecret.objects.create(secret=answer["value"], workspace_id=workspace_id)
-        held.exclude(pk=secret.pk).update(retired_at=timezone.now() + SECRET_GRACE)
-    assert secret is not None  # held, or made just now
-    existing = client.hook_subscriptions(workspace_id)
-    reused, subscribed, replaced = [], [], 0
-    for event_type in HOOK_EVENTS:
-        ours = [row for row in existing if row.get("event_type") == event_type and row.get("target_url") == target_url]
-        if any(row.get("is_enabled") for row in ours):
-            reused.append(event_type)
-            continue
-        for row in ours:
-            client.hook_unsubscribe(str(row["id"]))
-            replaced += 1
-        subscription, hook_secret = client.hook_subscribe(
-            workspace_id=workspace_id, event_type=event_type, target_url=target_url
-        )
-        subscription_id = str(subscription.get("id") or "")
-        if not subscription_id or not hook_secret:
-            raise ProlificError(
-                f"Prolific's answer to the {event_type} subscription names no id or carries no X-Hook-Secret "
-                "header: the subscription cannot be confirmed and stays disabled; run `prolific hooks` again"
-            )
-        confirmed = client.hook_confirm(subscription_id, hook_secret)
-        if isinstance(confirmed, dict) and confirmed.get("is_enabled") is False:
-            raise ProlificError(f"Prolific kept the {event_type} subscription {subscription_id} disabled")
-        subscribed.append(event_type)
-    return HooksResult(secret, made, reused, subscribed, replaced)
-
-
 # -- keeping participants in step -----------------------------------------------------------------
 
 
@@ -382,32 +305,6 @@ def participants_mark_timed_out(*, participant_ids: list[int]) -> int:
     return Participant.objects.filter(pk__in=participant_ids, status=Participant.Status.ACTIVE).update(
         status=Participant.Status.TIMED_OUT
     )
-
-
-def submission_subject(record: ProlificSubmission) -> str:
-    """What a flag about a submission is about, in words: Parity's number for it. Prolific's ids are
-    read through the flag's submission, by those who may see them (`studies.identity`)."""
-    return f"submission #{record.pk}"
-
-
-def _flag(
-    prolific_study: ProlificStudy | None,
-    kind: str,
-    subject: str,
-    detail: str,
-    participant: Participant | None = None,
-    submission: ProlificSubmission | None = None,
-) -> None:
-    ProlificFlag.objects.get_or_create(
-        prolific_study=prolific_study,
-        kind=kind,
-        subject=subject,
-        defaults={"detail": detail, "participant": participant, "submission": submission},
-    )
-
-
-def _resolve(prolific_study: ProlificStudy, kind: str, subject: str) -> None:
-    ProlificFlag.objects.filter(prolific_study=prolific_study, kind=kind, subject=subject).update(resolved=True)
 
 
 def _when(value: str | None):
@@ -447,10 +344,10 @@ def submission_record(*, prolific_study: ProlificStudy, submission: Submission) 
                 participants_mark_returned(participant_ids=[record.participant.pk])
             elif submission.status == "TIMED-OUT":
                 participants_mark_timed_out(participant_ids=[record.participant.pk])
-            _resolve(prolific_study, ProlificFlag.Kind.NO_PARTICIPANT, submission_subject(record))
-            _resolve(prolific_study, ProlificFlag.Kind.NO_SUBMISSION, record.participant.pseudonym)
+            flag_settle(prolific_study, ProlificFlag.Kind.NO_PARTICIPANT, submission_subject(record))
+            flag_settle(prolific_study, ProlificFlag.Kind.NO_SUBMISSION, record.participant.pseudonym)
         elif submission.status in SUBMITTED:
-            _flag(
+            flag_once(
                 prolific_study,
                 ProlificFlag.Kind.NO_PARTICIPANT,
                 submission_subject(record),
@@ -459,106 +356,6 @@ def submission_record(*, prolific_study: ProlificStudy, submission: Submission) 
                 submission=record,
             )
         return record
-
-
-def completer_reconcile(*, prolific_study: ProlificStudy, record: ProlificSubmission) -> None:
-    """A participant who completed in Parity whose submission Prolific then timed out or returned: the
-    slot-freeing that suits an active participant would be wrong (their answers are in), and doing
-    nothing would leave them unpaid unseen, so each is flagged with what Parity does about it.
-
-    Timed out: Prolific pays nothing for a timed-out submission, and its help for researchers says to
-    pay a participant who completed but timed out, by a bonus
-    (https://researcher-help.prolific.co/hc/en-gb/articles/360009094694-Setting-the-Maximum-Allowed-Time;
-    "Timed-out submissions do not need to be returned for a partial payment to be made",
-    https://researcher-help.prolific.com/en/article/cbb084). The reward is offered with the study's
-    other bonuses (`prolific.bonuses`), previewed before it is paid, to those the review would approve.
-
-    Returned: the participant cancelled their own reward after submitting ("Return and cancel
-    reward", https://participant-help.prolific.com/en/articles/445041-how-to-return-a-submission-on-prolific).
-    Nothing is paid; their answers stay in the results unless the reviewer excludes them."""
-    participant = record.participant
-    assert participant is not None  # called for a submission matched to a completed participant
-    subject = submission_subject(record)
-    answers = participant.responses.filter(is_attention_check=False).count()
-    completed = f"completed the study in Parity ({answers} answers"
-    completed += f", {participant.completed_at:%Y-%m-%d %H:%M} UTC)" if participant.completed_at else ")"
-    if record.status == "TIMED-OUT":
-        reward = money(prolific_study.study.reward_pence, prolific_study.currency)
-        _flag(
-            prolific_study,
-            ProlificFlag.Kind.COMPLETED_TIMED_OUT,
-            subject,
-            f"{participant.pseudonym} {completed}, but Prolific timed out {subject}: Prolific pays nothing for "
-            f"it. The reward, {reward}, is offered as a bonus under Pay the bonuses owed, if the review "
-            "would approve them",
-            participant,
-            record,
-        )
-    elif record.status == "RETURNED":
-        _flag(
-            prolific_study,
-            ProlificFlag.Kind.COMPLETED_RETURNED,
-            subject,
-            f"{participant.pseudonym} {completed}, then returned {subject} on Prolific, which cancels their "
-            "reward: nothing is paid. Their answers stay in the results unless you exclude them",
-            participant,
-            record,
-        )
-    else:
-        # Prolific moved it on (a timed-out participant who submitted after all): the flag is settled
-        ProlificFlag.objects.filter(
-            prolific_study=prolific_study,
-            kind__in=[ProlificFlag.Kind.COMPLETED_TIMED_OUT, ProlificFlag.Kind.COMPLETED_RETURNED],
-            subject=subject,
-        ).update(resolved=True)
-
-
-#: how many times an approval is sent (the review's bulk approval, then the syncs' approvals one by one)
-#: before Parity stops sending it and flags it
-APPROVAL_SENDS = 3
-
-
-def approvals_resend(*, prolific_study: ProlificStudy, client: ProlificClient) -> int:
-    """Send again each approval Prolific accepted but has not applied: Parity sent it, and Prolific still
-    lists the submission as awaiting review. A bulk approval's success means the request was accepted
-    ("Bulk approve in progress", https://docs.prolific.com/api-reference/submissions/bulk-approve-submissions),
-    not that each submission was approved. It is sent again as one submission's approval, which Prolific
-    documents as idempotent ("if you make the same request twice, the second request will be ignored",
-    https://docs.prolific.com/api-reference/submissions/transition-submission), so a send that crosses
-    Prolific applying the first never pays twice. After `APPROVAL_SENDS` sends it is flagged instead.
-    Returns how many were sent again."""
-    sent_not_applied = ProlificSubmission.objects.filter(
-        prolific_study=prolific_study,
-        decision=ProlificSubmission.Decision.APPROVE,
-        decision_sent_at__isnull=False,
-        status="AWAITING REVIEW",
-        participant__erased_at__isnull=True,
-    ).select_related("participant")
-    resent = 0
-    for record in sent_not_applied.order_by("pk"):
-        if record.approval_sends >= APPROVAL_SENDS:
-            assert record.decision_sent_at is not None  # the filter above
-            who = record.participant.pseudonym if record.participant is not None else "no participant"
-            _flag(
-                prolific_study,
-                ProlificFlag.Kind.APPROVAL_NOT_APPLIED,
-                submission_subject(record),
-                f"Parity approved {submission_subject(record)} ({who}) {record.approval_sends} times, the first "
-                f"at {record.decision_sent_at:%Y-%m-%d %H:%M} UTC, and Prolific accepted each, but it still lists "
-                "the submission as awaiting review: approve it on Prolific, which otherwise approves it by itself "
-                "once its review period has passed",
-                record.participant,
-                record,
-            )
-            continue
-        client.submission_transition(record.submission_id, "APPROVE")
-        ProlificSubmission.objects.filter(pk=record.pk).update(approval_sends=F("approval_sends") + 1)
-        resent += 1
-    # applied at last: the flag is settled
-    ProlificFlag.objects.filter(
-        prolific_study=prolific_study, kind=ProlificFlag.Kind.APPROVAL_NOT_APPLIED, resolved=False
-    ).exclude(submission__status="AWAITING REVIEW").update(resolved=True)
-    return resent
 
 
 @dataclass(frozen=True)
@@ -601,7 +398,7 @@ def prolific_sync(
     )
     for participant in completed:
         if participant.prolific_pid not in listed:
-            _flag(
+            flag_once(
                 prolific_study,
                 ProlificFlag.Kind.NO_SUBMISSION,
                 participant.pseudonym,
@@ -690,7 +487,7 @@ def event_apply(*, event: ProlificEvent) -> ProlificEvent:
         else:
             prolific_study = ProlificStudy.objects.select_related("study").filter(prolific_id=study_id).first()
             if prolific_study is None:
-                _flag(
+                flag_once(
                     None,
                     ProlificFlag.Kind.UNKNOWN_STUDY,
                     study_id or event.event_id,

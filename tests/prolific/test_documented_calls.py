@@ -11,12 +11,8 @@ from prolific.bonuses import prolific_bonuses_pay
 from prolific.client import ProlificClient, ProlificError
 from prolific.models import BonusBatch, ProlificSubmission
 from prolific.review import prolific_review
-from prolific.services import (
-    prolific_hooks_subscribe,
-    prolific_study_configure,
-    prolific_study_create,
-    prolific_sync,
-)
+from prolific.services import prolific_study_configure, prolific_study_create, prolific_sync
+from prolific.subscriptions import prolific_hooks_subscribe
 from tests.factories import pid
 from tests.prolific.helpers import arrive, deliver, prolific_study
 

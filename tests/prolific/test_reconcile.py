@@ -8,7 +8,8 @@ from decimal import Decimal
 from prolific.bonuses import bonus_plan, prolific_bonuses_pay
 from prolific.models import BonusLine, ProlificFlag, ProlificSubmission
 from prolific.review import prolific_review
-from prolific.services import prolific_hooks_subscribe, prolific_study_configure, prolific_study_create, prolific_sync
+from prolific.services import prolific_study_configure, prolific_study_create, prolific_sync
+from prolific.subscriptions import prolific_hooks_subscribe
 from studies.models import Participant
 from tests.prolific.helpers import arrive, deliver, failing_checks, prolific_study
 

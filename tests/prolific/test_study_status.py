@@ -10,13 +10,8 @@ from django.utils import timezone
 
 from prolific.client import ProlificError
 from prolific.models import ProlificEvent, ProlificStudy
-from prolific.services import (
-    prolific_hooks_subscribe,
-    prolific_places_raise,
-    prolific_study_create,
-    prolific_study_transition,
-    prolific_sync,
-)
+from prolific.services import prolific_places_raise, prolific_study_create, prolific_study_transition, prolific_sync
+from prolific.subscriptions import prolific_hooks_subscribe
 from studies.models import StudyEvent
 from tests.factories import small_study
 from tests.prolific.helpers import arrive, deliver, prolific_study

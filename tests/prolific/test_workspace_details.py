@@ -16,7 +16,8 @@ from prolific import review
 from prolific.client import ProlificClient
 from prolific.models import ProlificHookSecret, ProlificStudy
 from prolific.recruitment import recruitment_step
-from prolific.services import ProlificStudyError, prolific_hooks_subscribe, prolific_study_create
+from prolific.services import ProlificStudyError, prolific_study_create
+from prolific.subscriptions import prolific_hooks_subscribe
 from studies.models import Participant
 from tests.prolific.helpers import deliver, prolific_study
 from tests.prolific.test_recruitment import fill, published

@@ -12,13 +12,13 @@ from prolific.review import prolific_review, review_plan
 from prolific.services import (
     TRANSITIONS,
     ProlificStudyError,
-    prolific_hooks_subscribe,
     prolific_places_raise,
     prolific_study_configure,
     prolific_study_create,
     prolific_study_transition,
     prolific_sync,
 )
+from prolific.subscriptions import prolific_hooks_subscribe
 from studies.models import Study
 
 ACTIONS = ("create", *TRANSITIONS, "places", "sync", "recruit", "review", "bonuses", "hooks")
