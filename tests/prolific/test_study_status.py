@@ -148,3 +148,24 @@ def test_a_study_prolific_moved_to_awaiting_review_when_full_is_raised_not_left_
     # a study Parity stopped is not reopened
     prolific_study_transition(prolific_study=found, action="stop")
     assert recruitment_step(found).action == "wait"
+
+
+def test_the_monitor_shows_prolific_s_status_beside_parity_s_and_when_it_was_read(implicature, standin, admin_client):
+    from results.computing.monitor import study_monitor
+    from studies.models import Study
+    from studies.services import study_set_status
+
+    study, found = _published(standin, status=Study.Status.LIVE)
+    prolific_sync(prolific_study=found)
+    study_set_status(study=study, status=Study.Status.PAUSED)
+    found.refresh_from_db()
+    shown = study_monitor(study)["prolific"]
+    assert (shown["parity_status"], shown["status"], shown["status_at"]) == ("Paused", "ACTIVE", found.status_at)
+    assert shown["follow"].startswith("Paused here, still recruiting on Prolific (4 of 4 places open")
+    page = admin_client.get(f"/studies/{study.pk}/monitor/").content.decode()
+    said = (
+        f'Here: paused. On Prolific: <span data-status="ACTIVE">published (recruiting)</span>, 4 places, as '
+        f"Prolific gave it at {found.status_at:%Y-%m-%d %H:%M} UTC; submissions pulled at "
+        f"{found.synced_at:%Y-%m-%d %H:%M} UTC."
+    )
+    assert said in page and 'id="monitor-prolific-follow"' in page
