@@ -131,8 +131,14 @@ def approvals_resend(*, prolific_study: ProlificStudy, client: ProlificClient) -
                 record,
             )
             continue
-        client.submission_transition(record.submission_id, "APPROVE")
-        ProlificSubmission.objects.filter(pk=record.pk).update(approval_sends=F("approval_sends") + 1)
+        answer = client.submission_transition(record.submission_id, "APPROVE")
+        fields: dict = {"approval_sends": F("approval_sends") + 1}
+        # the answer is the submission as Prolific holds it now
+        # (https://docs.prolific.com/api-reference/submissions/transition-submission): an approval it
+        # applied shows as approved at once, not only after the next sync
+        if isinstance(answer, dict) and isinstance(answer.get("status"), str) and answer["status"]:
+            fields["status"] = answer["status"]
+        ProlificSubmission.objects.filter(pk=record.pk).update(**fields)
         resent += 1
     # applied at last: the flag is settled
     ProlificFlag.objects.filter(

@@ -11,7 +11,7 @@ from django.conf import settings
 from django.db.models import QuerySet
 
 from prolific.currency import currency_or_default, money
-from prolific.models import BonusLine, ProlificStudy, ProlificSubmission
+from prolific.models import BonusLine, ProlificFlag, ProlificStudy, ProlificSubmission
 from studies.models import Participant, Study
 
 #: what the study page offers, by the Prolific study's status: (action, label)
@@ -164,6 +164,11 @@ def decisions_of(participant_ids: Iterable[int]) -> dict[int, Decided]:
     for line in BonusLine.objects.filter(participant__in=ids).select_related("batch__prolific_study"):
         found[line.participant_id].bonus = money(line.amount_pence, line.batch.prolific_study.currency)
     return dict(found)
+
+
+def open_flags_of(participant: Participant) -> list[ProlificFlag]:
+    """The flags about `participant` still waiting for the reviewer, oldest first."""
+    return list(ProlificFlag.objects.filter(participant=participant, resolved=False).order_by("created_at", "pk"))
 
 
 def decision_conflicts(decided: Decided, *, excluded: bool) -> list[str]:

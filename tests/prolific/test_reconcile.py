@@ -179,3 +179,13 @@ def test_a_dry_run_of_the_review_sends_no_approval_again(implicature, standin):
     calls = len(standin.calls)
     call_command("prolific", "review", study.name, "--dry-run")
     assert not [path for _, path in standin.calls[calls:] if "transition" in path or "bulk" in path]
+
+
+def test_an_approval_sent_again_and_applied_reads_approved_after_that_sync(implicature, standin):
+    """Prolific answers the approval with the submission as it now stands: Parity records it at once,
+    so the participant's page does not show them awaiting review after the sync that fixed it."""
+    study, found, (applied, dropped) = _approved_in_bulk(standin)
+    standin.pending_approvals.remove(dropped)
+    standin.bulk_apply()
+    assert prolific_sync(prolific_study=found).resent == 1
+    assert ProlificSubmission.objects.get(submission_id=dropped).status == "APPROVED"
