@@ -277,6 +277,9 @@ except ValueError:
     raise ConfigError("PROLIFIC_BACKOFF_SECONDS must be a number of seconds") from None
 #: the workspace whose webhooks `manage.py prolific hooks` subscribes to, and whose currency Parity shows
 PROLIFIC_WORKSPACE_ID = env_str("PROLIFIC_WORKSPACE_ID")
+#: the Prolific project studies are created in (checked to be the workspace's); unset: the workspace's
+#: only project
+PROLIFIC_PROJECT_ID = env_str("PROLIFIC_PROJECT_ID")
 #: a webhook secret made outside Parity (those made by `manage.py prolific hooks` are stored)
 PROLIFIC_WEBHOOK_SECRET = env_str("PROLIFIC_WEBHOOK_SECRET")
 #: seconds a webhook delivery's signed timestamp (the time Prolific sent it) may be from this server's

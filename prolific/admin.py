@@ -11,6 +11,7 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
@@ -19,9 +20,10 @@ from prolific.client import ProlificError
 from prolific.models import BonusBatch, BonusLine, ProlificEvent, ProlificFlag, ProlificStudy, ProlificSubmission
 from prolific.recruitment import prolific_recruit_configure
 from prolific.review import ReviewPlan, prolific_review, review_plan
-from prolific.selectors import decision_conflicts, decisions_of, participants_mismatched
+from prolific.selectors import decision_conflicts, decisions_of, open_flags_of, participants_mismatched
 from prolific.services import (
     ProlificStudyError,
+    SyncResult,
     flags_resolve,
     prolific_study_configure,
     prolific_study_create,
@@ -47,6 +49,22 @@ def _each(
             modeladmin.message_user(request, operation(row), messages.SUCCESS)
         except (ProlificError, ProlificStudyError) as exc:
             modeladmin.message_user(request, f"{row}: could not {verb}: {exc}", messages.ERROR)
+
+
+def sync_summary(found: ProlificStudy, result: SyncResult) -> str:
+    """What a sync found, as the researcher who pressed it reads it: the status Prolific gave the study,
+    and what needs them (approvals sent again, flags still open), which a count of rows alone hid."""
+    said = [
+        f"{found.study}: {result.submissions} submission{pluralize(result.submissions)} pulled",
+        f"on Prolific: {found.get_status_display().lower()}",
+    ]
+    if result.resent:
+        said.append(
+            f"{result.resent} approval{pluralize(result.resent)} sent again (accepted by Prolific but not applied)"
+        )
+    if result.flagged:
+        said.append(f"{result.flagged} flag{pluralize(result.flagged)} open, listed under Prolific flags")
+    return "; ".join(said)
 
 
 @admin.action(description="Create on Prolific (as a draft)", permissions=["prolific"])
@@ -124,6 +142,7 @@ class ProlificStudyAdmin(StudyPermissionAdmin):
         "places",
         "reject_excluded",
         "bonus_per_correct_pence",
+        "status_at",
         "synced_at",
     ]
     list_filter = ["status"]
@@ -136,13 +155,14 @@ class ProlificStudyAdmin(StudyPermissionAdmin):
         "places",
         "reject_excluded",
         "bonus_per_correct_pence",
+        "status_at",
         "synced_at",
         "target_kind",
         "target_value",
         "target_step",
         "max_spend_pence",
     ]
-    readonly_fields = ["study", "prolific_id", "status", "places", "synced_at"]
+    readonly_fields = ["study", "prolific_id", "status", "places", "status_at", "synced_at"]
     actions = [
         _transition("publish"),
         _transition("pause"),
@@ -185,7 +205,7 @@ class ProlificStudyAdmin(StudyPermissionAdmin):
             request,
             queryset,
             "sync",
-            lambda found: f"{found.study}: {prolific_sync(prolific_study=found).submissions} submissions pulled",
+            lambda found: sync_summary(found, prolific_sync(prolific_study=found)),
         )
 
     def _preview(
@@ -219,7 +239,7 @@ class ProlificStudyAdmin(StudyPermissionAdmin):
         for found in queryset.select_related("study"):
             if pull:
                 try:
-                    prolific_sync(prolific_study=found)
+                    prolific_sync(prolific_study=found, resend=False)
                 except ProlificError as exc:
                     self.message_user(request, f"{found.study}: could not pull the submissions: {exc}", messages.ERROR)
             plans.append((found, plan(prolific_study=found)))
@@ -411,8 +431,8 @@ class ProlificFlagAdmin(ReadOnlyAdmin):
 
 @admin.register(ProlificEvent)
 class ProlificEventAdmin(ReadOnlyAdmin):
-    list_display = ["event_type", "event_id", "received_at", "processed_at", "error"]
-    list_filter = ["event_type"]
+    list_display = ["event_type", "event_id", "sent_at", "received_at", "processed_at", "superseded", "error"]
+    list_filter = ["event_type", "superseded"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         # deliveries name Prolific ids of any study: superusers only
@@ -422,7 +442,7 @@ class ProlificEventAdmin(ReadOnlyAdmin):
 
 class BonusLineInline(IdentityGuard, admin.TabularInline):
     model = BonusLine
-    fields = readonly_fields = ("participant", "prolific_pid", "amount_pence")
+    fields = readonly_fields = ("participant", "prolific_pid", "amount_pence", "reward_pence")
     extra = 0
     can_delete = False
 
@@ -482,6 +502,9 @@ class ParticipantWithProlificAdmin(ParticipantAdmin):
             if record.decision_reason:
                 parts.append(f"message or reason: {record.decision_reason}")
         parts.append(f"bonus: {decided.bonus or 'none'}")
+        # what Prolific changed on its own about them (timed out, returned, an approval not applied) is
+        # read where the reviewer looks at the person, not only in the list of flags
+        parts += [f"flagged ({flag.get_kind_display()}): {flag.detail}" for flag in open_flags_of(participant)]
         conflicts = decision_conflicts(decided, excluded=participant.excluded)
         warning = (
             format_html(

@@ -31,31 +31,53 @@ from studies.models import Participant
 
 #: submissions whose participant may receive a bonus
 BONUSABLE = ("AWAITING REVIEW", "APPROVED")
+TIMED_OUT = "TIMED-OUT"
 UNFINISHED = (BonusBatch.State.COMPUTED, BonusBatch.State.CREATED, BonusBatch.State.PAYING)
 
 
-def bonus_amounts(prolific_study: ProlificStudy) -> list[tuple[Participant, int]]:
-    """(participant, pence) for each completed, kept participant with a submission and no bonus yet,
-    by the study's rule: `bonus_per_correct_pence` per correct answer, attention checks not counted."""
+@dataclass(frozen=True)
+class Owed:
+    """One participant's bonus: `pence` in all, of which `reward_pence` is the study's reward owed to a
+    completer whose submission Prolific timed out (Prolific pays nothing for it)."""
+
+    participant: Participant
+    pence: int
+    reward_pence: int = 0
+
+
+def bonus_amounts(prolific_study: ProlificStudy) -> list[Owed]:
+    """What each completed participant with a submission and no bonus yet is owed: by the study's rule,
+    `bonus_per_correct_pence` per correct answer (attention checks not counted) to kept participants
+    whose submission was sent in; and the study's reward to a completer whose submission Prolific timed
+    out, when the review would approve them (`prolific.services.completer_reconcile`)."""
+    from prolific.review import decision_for  # the review's rule: review imports the services, as this does
+
     rate = prolific_study.bonus_per_correct_pence
-    if not rate:
-        return []
-    submitted = ProlificSubmission.objects.filter(
-        prolific_study=prolific_study, status__in=BONUSABLE, participant__isnull=False
-    ).values("participant_id")
+    study = prolific_study.study
+    submissions = ProlificSubmission.objects.filter(prolific_study=prolific_study, participant__isnull=False)
+    sent_in = set(submissions.filter(status__in=BONUSABLE).values_list("participant_id", flat=True))
+    timed_out = set(submissions.filter(status=TIMED_OUT).values_list("participant_id", flat=True)) - sent_in
     participants = (
         Participant.objects.filter(
             study=prolific_study.study_id,
             status=Participant.Status.COMPLETED,
-            excluded=False,
             erased_at__isnull=True,  # no PID left to pay
-            pk__in=submitted,
+            pk__in=sent_in | timed_out,
             bonus__isnull=True,
         )
         .annotate(n_correct=Count("responses", filter=Q(responses__correct=True, responses__is_attention_check=False)))
         .order_by("pk")
     )
-    return [(participant, participant.n_correct * rate) for participant in participants if participant.n_correct]
+    owed = []
+    for participant in participants:
+        reward = 0
+        if participant.pk in timed_out:
+            taken = decision_for(participant, study, prolific_study.reject_excluded)
+            reward = study.reward_pence if taken and taken[0] == ProlificSubmission.Decision.APPROVE else 0
+        per_correct = participant.n_correct * rate if not participant.excluded else 0
+        if reward + per_correct:
+            owed.append(Owed(participant, reward + per_correct, reward))
+    return owed
 
 
 def csv_bonuses(batch: BonusBatch) -> str:
@@ -76,13 +98,17 @@ def bonus_batch_compute(*, prolific_study: ProlificStudy) -> BonusBatch | None:
         amounts = bonus_amounts(prolific_study)
         if not amounts:
             return None
-        batch = BonusBatch.objects.create(prolific_study=prolific_study, total_pence=sum(pence for _, pence in amounts))
+        batch = BonusBatch.objects.create(prolific_study=prolific_study, total_pence=sum(row.pence for row in amounts))
         BonusLine.objects.bulk_create(
             [
                 BonusLine(
-                    batch=batch, participant=participant, amount_pence=pence, prolific_pid=participant.prolific_pid
+                    batch=batch,
+                    participant=row.participant,
+                    amount_pence=row.pence,
+                    reward_pence=row.reward_pence,
+                    prolific_pid=row.participant.prolific_pid,
                 )
-                for participant, pence in amounts
+                for row in amounts
             ]
         )
         return batch
@@ -153,6 +179,8 @@ class PlannedBonus:
     flags: tuple[str, ...] = ()
     caution: str = ""  # why paying it asks for the reviewer's explicit confirmation
     excluded: bool = False
+    #: what the bonus pays besides the study's rule ("" when nothing): the reward of a timed-out completer
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -172,11 +200,12 @@ class BonusPlan:
 
     @property
     def fingerprint(self) -> str:
-        """What was shown, as a digest: each line's amount, its person's exclusion and flags and the
-        caution it showed; a payment confirmed on a preview pays only if it would still show exactly
+        """What was shown, as a digest: each line's amount, its person's exclusion and flags, the
+        caution and the note it showed; a payment confirmed on a preview pays only if it would still show exactly
         this (someone excluded since would pay what the reviewer never saw cautioned)."""
         shown = sorted(
-            (line.pseudonym, line.pence, line.excluded, list(line.flags), line.caution) for line in self.lines
+            (line.pseudonym, line.pence, line.excluded, list(line.flags), line.caution, line.note)
+            for line in self.lines
         )
         return hashlib.sha256(json.dumps([self.batch_state, shown]).encode()).hexdigest()
 
@@ -190,26 +219,36 @@ def bonus_plan(*, prolific_study: ProlificStudy) -> BonusPlan:
     currency = prolific_study.currency
     batch = prolific_study.bonus_batches.filter(state__in=UNFINISHED).first()
     if batch is not None:
-        owed = [(line.participant, line.amount_pence) for line in batch.lines.select_related("participant")]
+        owed = [
+            Owed(line.participant, line.amount_pence, line.reward_pence)
+            for line in batch.lines.select_related("participant")
+        ]
     else:
         owed = bonus_amounts(prolific_study)
-    flagged = participant_flags(Participant.objects.filter(pk__in=[participant.pk for participant, _ in owed]))
+    flagged = participant_flags(Participant.objects.filter(pk__in=[row.participant.pk for row in owed]))
     lines = []
-    for participant, pence in sorted(owed, key=lambda row: row[0].pk):
+    for row in sorted(owed, key=lambda row: row.participant.pk):
+        participant = row.participant
         flags = flagged.get(participant.pk, [])
         said = []
-        if participant.excluded:
+        if participant.excluded and not row.reward_pence:
             said.append("excluded from the results since the bonus was computed")
         if flags:
             said.append("flagged: " + ", ".join(FLAGS[name] for name in flags))
+        note = (
+            f"includes the reward, {money(row.reward_pence, currency)}: completed here, timed out on Prolific"
+            if row.reward_pence
+            else ""
+        )
         lines.append(
             PlannedBonus(
                 participant.pseudonym,
-                pence,
-                money(pence, currency),
+                row.pence,
+                money(row.pence, currency),
                 tuple(flags),
                 caution="; ".join(said),
                 excluded=participant.excluded,
+                note=note,
             )
         )
     total = sum(line.pence for line in lines)

@@ -102,6 +102,20 @@ class _RefuseRedirects(urllib.request.HTTPRedirectHandler):
 _OPENER = urllib.request.build_opener(_RefuseRedirects)
 
 
+def subscription_of(data: Any, event_type: str, target_url: str) -> dict[str, Any]:
+    """The subscription in the answer to creating one: the object itself, or a list of them under
+    `results` (the shape https://docs.prolific.com/api-reference/webhooks/create-subscription
+    documents), where the one for this event and URL is taken; {} when there is none."""
+    if isinstance(data, dict) and "results" in data and "id" not in data:
+        data = data["results"]
+    if isinstance(data, list):
+        rows = [row for row in data if isinstance(row, dict)]
+        matching = [row for row in rows if row.get("event_type", event_type) == event_type]
+        matching = [row for row in matching if row.get("target_url", target_url) == target_url] or matching
+        return matching[0] if matching else {}
+    return data if isinstance(data, dict) else {}
+
+
 def chunks(ids: list[str], size: int) -> Iterator[list[str]]:
     for start in range(0, len(ids), size):
         yield ids[start : start + size]
@@ -254,9 +268,13 @@ class ProlificClient:
         https://docs.prolific.com/api-reference/studies/get-study-submissions answers a page
         (`results`, with `_links.next` and `meta.count`, as the official CLI reads it); the CLI asks
         with `limit` and `offset`. Pages are read until `meta.count` rows are read or, without a
-        count, until `_links.next` is empty; a page with nothing new (or none) ends it either way.
-        A submission seen on two pages (one started meanwhile shifts the offsets) is kept once, as
-        last seen."""
+        count, until `_links.next` is empty. A submission seen on two pages (one started meanwhile
+        shifts the offsets) is kept once, as last seen.
+
+        A page that adds nothing new while the count (or the `next` link) says more rows exist is a
+        truncated pull: it raises `ProlificError`, and the caller records none of the rows read, since
+        acting on part of the list would take the rows not read as absent (a completion flagged as
+        having no submission, say)."""
         rows: dict[str, dict[str, Any]] = {}
         offset = 0
         while True:
@@ -272,9 +290,17 @@ class ProlificClient:
             offset += len(page)
             count = (answer.get("meta") or {}).get("count")
             following = ((answer.get("_links") or {}).get("next") or {}).get("href")
-            # a page with nothing new (an answer that ignores `offset`) ends it too, rather than looping
-            if len(rows) == known or (offset >= count if isinstance(count, int) else not following):
+            more = offset < count if isinstance(count, int) else bool(following)
+            if not more:
                 return [Submission.from_api(row) for row in rows.values()]
+            if len(rows) == known:
+                # an answer that ignores `offset`, or rows gone from under the count: not a full list
+                promised = f"meta.count says {count}" if isinstance(count, int) else "its next link names another page"
+                raise ProlificError(
+                    f"Prolific's list of the submissions of study {study_id} stopped adding rows after "
+                    f"{len(rows)} ({promised}): the pull is incomplete and nothing of it was recorded",
+                    sent=True,
+                )
 
     def submission_transition(
         self, submission_id: str, action: str, *, message: str = "", rejection_category: str = ""
@@ -313,6 +339,16 @@ class ProlificClient:
         `currency_code` is the currency of every amount in the workspace."""
         return self.request("GET", f"workspaces/{workspace_id}/balance/")
 
+    def project_get(self, project_id: str) -> dict[str, Any]:
+        """https://docs.prolific.com/api-reference/projects/get-project: its `workspace`."""
+        return self.request("GET", f"projects/{project_id}/")
+
+    def workspace_projects(self, workspace_id: str) -> list[dict[str, Any]]:
+        """https://docs.prolific.com/api-reference/projects/get-projects: `results`."""
+        answer = self.request("GET", f"workspaces/{workspace_id}/projects/")
+        rows = answer.get("results") if isinstance(answer, dict) else answer
+        return [row for row in rows or [] if isinstance(row, dict)]
+
     # -- webhooks ------------------------------------------------------------------------------
     # https://docs.prolific.com/api-reference/webhooks/subscribing: a secret, a subscription (its
     # answer's X-Hook-Secret header), then the confirmation, without which it stays disabled
@@ -327,7 +363,18 @@ class ProlificClient:
             "hooks/subscriptions/",
             {"workspace_id": workspace_id, "event_type": event_type, "target_url": target_url},
         )
-        return (answer.data if isinstance(answer.data, dict) else {}), answer.headers.get("x-hook-secret", "")
+        return subscription_of(answer.data, event_type, target_url), answer.headers.get("x-hook-secret", "")
+
+    def hook_subscriptions(self, workspace_id: str) -> list[dict[str, Any]]:
+        """The workspace's subscriptions
+        (https://docs.prolific.com/api-reference/webhooks/get-subscriptions: `results`)."""
+        answer = self.request("GET", "hooks/subscriptions/", query={"workspace_id": workspace_id})
+        rows = answer.get("results") if isinstance(answer, dict) else answer
+        return [row for row in rows or [] if isinstance(row, dict)]
+
+    def hook_unsubscribe(self, subscription_id: str) -> None:
+        """https://docs.prolific.com/api-reference/webhooks/delete-subscription"""
+        self.request("DELETE", f"hooks/subscriptions/{subscription_id}/", retry=Retry.SAFE)
 
     def hook_confirm(self, subscription_id: str, hook_secret: str) -> dict[str, Any]:
         """https://docs.prolific.com/api-reference/webhooks/confirm-subscription"""

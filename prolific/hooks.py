@@ -20,9 +20,12 @@ import hmac
 import json
 import re
 import time
+from datetime import UTC, datetime
 
 from django.conf import settings
+from django.db.models import Q
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
@@ -34,6 +37,9 @@ TIMESTAMP_HEADER = "X-Prolific-Request-Timestamp"
 #: Prolific's id of the event, the same across its retries (https://docs.prolific.com/api-reference/
 #: webhooks/idempotency-and-the-x-event-id-header); not covered by the signature
 EVENT_HEADER = "X-Event-ID"
+#: when Prolific sent the event, to tell an older delivery from a newer one
+#: (https://docs.prolific.com/api-reference/webhooks/handling-event-order-with-x-timestamp)
+ORDER_HEADER = "X-Timestamp"
 #: a UNIX time in seconds, ASCII digits only (`int()` would also take other scripts' digits)
 _UNIX_TIME = re.compile(r"[0-9]{1,12}(\.[0-9]{1,9})?")
 
@@ -49,7 +55,10 @@ def signed_digest(timestamp: str, body: bytes) -> str:
 
 
 def secrets() -> list[str]:
-    stored = list(ProlificHookSecret.objects.order_by("-created_at").values_list("secret", flat=True))
+    """The secrets a delivery may be signed with: the stored ones not retired (a replaced secret is
+    accepted for a grace period), and `PROLIFIC_WEBHOOK_SECRET`."""
+    current = Q(retired_at__isnull=True) | Q(retired_at__gt=timezone.now())
+    stored = list(ProlificHookSecret.objects.filter(current).order_by("-created_at").values_list("secret", flat=True))
     return [*stored, *([settings.PROLIFIC_WEBHOOK_SECRET] if settings.PROLIFIC_WEBHOOK_SECRET else [])]
 
 
@@ -77,6 +86,13 @@ def timestamp_problem(timestamp: str, *, now: float | None = None) -> str:
     )
 
 
+def sent_at(order: str, signed: str) -> datetime:
+    """When the event was sent: `X-Timestamp` when it is a UNIX time, else the signed request time
+    (already checked to be one), which is no earlier than the sending of the event it carries."""
+    stamp = order if _UNIX_TIME.fullmatch(order) else signed
+    return datetime.fromtimestamp(float(stamp), tz=UTC)
+
+
 def _refuse(reason: str, status: int = 403) -> JsonResponse:
     return JsonResponse({"detail": reason}, status=status)
 
@@ -99,5 +115,10 @@ def webhook(request: HttpRequest) -> HttpResponse:
         return _refuse("the delivery is not a JSON object", 400)
     # the body's own id is signed; the header's is not, and the digest covers for it
     event_id = str(payload.get("event_id") or request.headers.get(EVENT_HEADER, ""))[:100]
-    delivery = event_receive(event_id=event_id, signed_digest=signed_digest(timestamp, body), payload=payload)
+    delivery = event_receive(
+        event_id=event_id,
+        signed_digest=signed_digest(timestamp, body),
+        payload=payload,
+        sent_at=sent_at(request.headers.get(ORDER_HEADER, ""), timestamp),
+    )
     return JsonResponse({"event_id": delivery.event.event_id, "duplicate": delivery.duplicate}, status=200)

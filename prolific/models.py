@@ -21,7 +21,11 @@ class ProlificStudy(models.Model):
     """The Prolific study that recruits for a Parity study, and the policies Parity applies to it."""
 
     class Status(models.TextChoices):
+        """Every status of https://docs.prolific.com/api-reference/studies/the-study-object."""
+
         UNPUBLISHED = "UNPUBLISHED", "Draft on Prolific"
+        PUBLISHING = "PUBLISHING", "Being published"
+        SCHEDULED = "SCHEDULED", "Scheduled to publish"
         ACTIVE = "ACTIVE", "Published (recruiting)"
         PAUSED = "PAUSED", "Paused"
         AWAITING_REVIEW = "AWAITING REVIEW", "Stopped, awaiting review"
@@ -49,6 +53,12 @@ class ProlificStudy(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     synced_at = models.DateTimeField(null=True, blank=True, help_text="the last pull of the submissions")
+    status_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="when Prolific said `status`: the study last read back, or the sending time of the webhook "
+        "delivery that set it (a delivery sent before this moves nothing)",
+    )
     # recruiting until precise (`manage.py prolific recruit`): no target kind, no recruiting
     target_kind = models.CharField(
         max_length=10,
@@ -97,6 +107,9 @@ class ProlificSubmission(models.Model):
     decision_reason = models.TextField(blank=True)
     decided_at = models.DateTimeField(null=True, blank=True)
     decision_sent_at = models.DateTimeField(null=True, blank=True)
+    #: how many times the approval was sent: a bulk approval is accepted and applied later, so one
+    #: Prolific still lists as awaiting review is sent again by the next sync, up to a limit
+    approval_sends = models.PositiveSmallIntegerField(default=0)
 
     #: Prolific's SESSION_ID is the submission's id: both name the person (`studies.identity`)
     IDENTITY_FIELDS: tuple[str, ...] = ("submission_id", "prolific_pid")
@@ -152,6 +165,12 @@ class ProlificEvent(models.Model):
     payload = models.JSONField()
     received_at = models.DateTimeField(auto_now_add=True)
     processed_at = models.DateTimeField(null=True, blank=True)
+    #: Prolific's `X-Timestamp`, when the event was sent: deliveries arrive in any order
+    #: (https://docs.prolific.com/api-reference/webhooks/handling-event-order-with-x-timestamp)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    superseded = models.BooleanField(
+        default=False, help_text="sent before what Parity already had from Prolific: recorded, not applied"
+    )
     error = models.TextField(blank=True, help_text="why applying it failed (the next sync applies it again)")
 
     #: a submission's delivery names its submission and the participant's PID (`studies.identity`)
@@ -166,11 +185,16 @@ class ProlificEvent(models.Model):
 
 
 class ProlificHookSecret(models.Model):
-    """A webhook signing secret made by `manage.py prolific hooks` (every stored one is accepted)."""
+    """A webhook signing secret made by `manage.py prolific hooks`: accepted until its `retired_at`."""
 
     secret = models.CharField(max_length=200)
     workspace_id = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    retired_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="replaced on Prolific by a newer secret: deliveries signed with this one are accepted until then",
+    )
 
     class Meta:
         db_table = "studies_prolifichooksecret"
@@ -189,6 +213,9 @@ class ProlificFlag(models.Model):
         EXCLUDED_APPROVED = "excluded_approved", "Excluded, but approved (rejection not allowed)"
         UNKNOWN_STUDY = "unknown_study", "Webhook for a study Parity does not know"
         BUDGET_REACHED = "budget_reached", "Budget reached before the recruitment target"
+        COMPLETED_TIMED_OUT = "completed_timed_out", "Completed in Parity, timed out on Prolific (owed the reward)"
+        COMPLETED_RETURNED = "completed_returned", "Completed in Parity, then returned on Prolific"
+        APPROVAL_NOT_APPLIED = "approval_unapplied", "Approval accepted by Prolific but not applied"
 
     prolific_study = models.ForeignKey(
         ProlificStudy, on_delete=models.CASCADE, null=True, blank=True, related_name="flags"
@@ -255,6 +282,9 @@ class BonusLine(models.Model):
     #: the PID as it was when the bonus was computed (the CSV sent to Prolific is built from it)
     prolific_pid = models.CharField(max_length=64)
     amount_pence = models.PositiveIntegerField()
+    #: of which the study's reward, paid as a bonus to a completer whose submission Prolific timed out
+    #: (Prolific pays nothing for a timed-out submission); 0 for a bonus by the study's rule alone
+    reward_pence = models.PositiveIntegerField(default=0)
 
     #: see `studies.identity`
     IDENTITY_FIELDS: tuple[str, ...] = ("prolific_pid",)

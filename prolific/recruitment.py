@@ -29,7 +29,7 @@ from prolific.currency import currency_or_default, money
 from prolific.models import ProlificFlag, ProlificStudy, RecruitmentPoint, RecruitTarget
 from prolific.preregistration_recruitment import prolific_change_record, recruitment_plan
 from prolific.services import ProlificStudyError, prolific_places_raise, prolific_study_transition, study_places
-from studies.models import Participant, Response, Unit
+from studies.models import Participant, Response, StudyEvent, Unit
 
 Status = Participant.Status
 
@@ -107,9 +107,28 @@ def recruitment_standing(prolific_study: ProlificStudy) -> tuple[Standing, int]:
         places=prolific_study.places,
         ci_width=width if kept >= 2 else None,
         least_per_unit=min((kept_per_unit[pk] for pk in units), default=0),
-        recruiting=prolific_study.status == ProlificStudy.Status.ACTIVE,
+        recruiting=recruiting(prolific_study),
     )
     return standing, kept
+
+
+def recruiting(prolific_study: ProlificStudy) -> bool:
+    """Whether the study recruits: published, or moved to awaiting review by Prolific itself once every
+    place was taken ("All participants submissions are completed",
+    https://docs.prolific.com/api-reference/studies/the-study-object), which a raise of the places
+    answers. A study Parity stopped (its target met, its budget reached, or a researcher's stop) does
+    not recruit."""
+    status = prolific_study.status
+    if status == ProlificStudy.Status.ACTIVE:
+        return True
+    return status == ProlificStudy.Status.AWAITING_REVIEW and not stopped_by_parity(prolific_study)
+
+
+def stopped_by_parity(prolific_study: ProlificStudy) -> bool:
+    """Whether Parity ever stopped the study on Prolific (the audit trail records each transition)."""
+    return StudyEvent.objects.filter(
+        study=prolific_study.study_id, kind=StudyEvent.Kind.PROLIFIC, data__action="stop"
+    ).exists()
 
 
 def recruitment_target(prolific_study: ProlificStudy) -> Target:
@@ -126,6 +145,18 @@ def recruitment_target(prolific_study: ProlificStudy) -> Target:
     )
 
 
+def budget_reason(target: Target, decision: Decision, currency: str) -> str:
+    """Why the budget (or the units' capacity) stopped recruitment, its amounts in the workspace's
+    currency (the pure rule's own sentence writes them in pounds, whatever the workspace)."""
+    ceiling = affordable_places(target.max_spend_pence, target.reward_pence)
+    limit = "units' capacity" if target.capacity is not None and target.capacity < ceiling else "budget"
+    spent = decision.places * target.reward_pence
+    return (
+        f"{limit} reached before the target ({describe(target)}): {decision.places} places, "
+        f"{money(spent, currency)} of {money(target.max_spend_pence, currency)}"
+    )
+
+
 def recruitment_step(prolific_study: ProlificStudy, client: ProlificClient | None = None) -> RecruitmentPoint:
     """Record where the study stands and act on it: wait, raise the places, or stop the study.
 
@@ -136,7 +167,11 @@ def recruitment_step(prolific_study: ProlificStudy, client: ProlificClient | Non
         if not prolific_study.target_kind:
             raise ProlificStudyError(f"{prolific_study.study.name!r} has no recruitment target")
         standing, kept = recruitment_standing(prolific_study)
-        decision: Decision = next_action(standing, recruitment_target(prolific_study))
+        target = recruitment_target(prolific_study)
+        decision: Decision = next_action(standing, target)
+        reason = (
+            budget_reason(target, decision, prolific_study.currency) if decision.budget_reached else decision.reason
+        )
         if decision.action == RAISE:
             prolific_places_raise(prolific_study=prolific_study, places=decision.places, client=client)
         elif decision.action == STOP:
@@ -146,7 +181,7 @@ def recruitment_step(prolific_study: ProlificStudy, client: ProlificClient | Non
                     prolific_study=prolific_study,
                     kind=ProlificFlag.Kind.BUDGET_REACHED,
                     subject=prolific_study.prolific_id,
-                    defaults={"detail": f"Recruitment stopped: {decision.reason}"},
+                    defaults={"detail": f"Recruitment stopped: {reason}"},
                 )
         return RecruitmentPoint.objects.create(
             prolific_study=prolific_study,
@@ -155,7 +190,7 @@ def recruitment_step(prolific_study: ProlificStudy, client: ProlificClient | Non
             ci_width=standing.ci_width,
             places=prolific_study.places,
             action=decision.action,
-            reason=decision.reason,
+            reason=reason,
         )
 
 

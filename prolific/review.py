@@ -14,18 +14,26 @@ import json
 from dataclasses import dataclass, field
 
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import ngettext
 
 from prolific.client import BULK_APPROVE_MAX, ProlificClient, chunks
-from prolific.models import ProlificFlag, ProlificStudy, ProlificSubmission
-from prolific.services import ProlificStudyError, client_default, prolific_sync, submission_subject
+from prolific.models import BonusLine, ProlificFlag, ProlificStudy, ProlificSubmission
+from prolific.reconcile import submission_subject
+from prolific.services import ProlificStudyError, client_default, prolific_sync
 from studies.flags import FLAGS, participant_flags
 from studies.models import Participant, Study
 
 REJECTION_CATEGORY = "FAILED_CHECK"
 #: Prolific asks for a rejection message of at least this many characters
 MESSAGE_MIN = 100
+#: what a rejection message closes with while it is shorter than Prolific accepts, each sentence once
+CLOSINGS = (
+    "Thank you for taking part.",
+    "If you think this decision is wrong, please write to us through Prolific's messages.",
+    "Prolific's rules allow a rejection for failed attention checks such as these.",
+)
 #: studies this long or longer may reject only for failing several attention checks
 LONG_STUDY_MINUTES = 5
 
@@ -47,7 +55,19 @@ def rejection_message(participant: Participant) -> str:
         f"Your submission was not accepted: you {failed}. The study's instructions "
         "asked for careful answers, and its attention checks said plainly what to answer."
     )
-    return message if len(message) >= MESSAGE_MIN else message + " " + "Thank you for taking part." * 4
+    # Prolific refuses a shorter message: closing sentences are added, each once, until it is long enough
+    for closing in CLOSINGS:
+        if len(message) >= MESSAGE_MIN:
+            break
+        message += " " + closing
+    return message
+
+
+def reward_paid_by_bonus(participant: Participant) -> bool:
+    """Whether the study's reward went to them as a bonus, Prolific having timed them out after they
+    completed (`prolific.bonuses`): should Prolific later list that submission as awaiting review, an
+    approval would pay the reward again, so the review leaves it to be decided by hand."""
+    return BonusLine.objects.filter(participant=participant, reward_pence__gt=0).exists()
 
 
 @dataclass(frozen=True)
@@ -64,6 +84,8 @@ def decision_for(participant: Participant | None, study: Study, policy_rejects: 
     it is left for review by hand (no participant, or one not finished in Parity)."""
     if participant is None or participant.status != Participant.Status.COMPLETED:
         return None
+    if reward_paid_by_bonus(participant):
+        return None  # approving would pay the reward a second time
     if not participant.excluded:
         return ProlificSubmission.Decision.APPROVE, ""
     if policy_rejects and rejection_allowed(participant, study):
@@ -112,7 +134,11 @@ def decisions_take(*, prolific_study: ProlificStudy) -> tuple[int, int]:
                             "participant": record.participant,
                             "submission": record,
                             "detail": (
-                                f"{record.participant.pseudonym} sent in a submission on Prolific but is "
+                                f"{record.participant.pseudonym} was paid the study's reward as a bonus when "
+                                "Prolific had timed them out, and their submission now awaits review: approving "
+                                "it would pay the reward again. Review it by hand"
+                                if reward_paid_by_bonus(record.participant)
+                                else f"{record.participant.pseudonym} sent in a submission on Prolific but is "
                                 f"{record.participant.get_status_display().lower()} in Parity: review it by hand"
                             ),
                         },
@@ -253,8 +279,9 @@ def prolific_review(
     by_id = {record.submission_id: record.pk for record in approvals}
     for chunk in chunks(list(by_id), BULK_APPROVE_MAX):
         client.submissions_bulk_approve(chunk)
+        # accepted, not yet applied (Prolific applies a bulk approval later): the next sync reads the status
         ProlificSubmission.objects.filter(pk__in=[by_id[submission_id] for submission_id in chunk]).update(
-            status="APPROVED", decision_sent_at=timezone.now()
+            status="APPROVED", decision_sent_at=timezone.now(), approval_sends=F("approval_sends") + 1
         )
     for record in rejections:
         client.submission_transition(

@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
 from django.db.models import QuerySet
 
 from prolific.currency import currency_or_default, money
-from prolific.models import BonusLine, ProlificStudy, ProlificSubmission
+from prolific.models import BonusLine, ProlificFlag, ProlificStudy, ProlificSubmission
 from studies.models import Participant, Study
 
 #: what the study page offers, by the Prolific study's status: (action, label)
@@ -48,6 +49,77 @@ def prolific_study_of_submission(*, submission_id: str, participant_id: str = ""
     if len(studies) != 1:
         return None
     return ProlificStudy.objects.select_related("study").get(study_id=studies.pop())
+
+
+@dataclass(frozen=True)
+class Follow:
+    """What Prolific should do after a move in Parity, with who and what it affects: the action (a key of
+    `prolific.services.TRANSITIONS`), its button's label, and the sentence shown before it is pressed."""
+
+    action: str
+    label: str
+    preview: str
+
+
+def prolific_follow(found: ProlificStudy | None) -> Follow | None:
+    """The Prolific move that would follow Parity's status, when the two disagree: a study paused or
+    closed in Parity while Prolific keeps sending people (whom Parity turns away), or live again in Parity
+    while paused on Prolific. None when they agree or there is nothing to do on Prolific."""
+    if found is None:
+        return None
+    study, status = found.study, found.status
+    people = Participant.objects.filter(study=study, is_imported=False)
+    working = people.filter(status=Participant.Status.ACTIVE).count()
+    completed = people.filter(status=Participant.Status.COMPLETED).count()
+    open_places = max(found.places - completed - working, 0)
+    figures = (
+        f"{open_places} of {found.places} places open, {working} "
+        + ("person" if working == 1 else "people")
+        + " working, "
+        + f"{completed} completed"
+    )
+    recruiting = status == ProlificStudy.Status.ACTIVE
+    if study.status == Study.Status.PAUSED and recruiting:
+        return Follow(
+            "pause",
+            "Pause on Prolific too",
+            f"Paused here, still recruiting on Prolific ({figures}): Prolific keeps sending people whom Parity "
+            "turns away. Pausing it on Prolific stops new arrivals; those working may finish.",
+        )
+    if study.status == Study.Status.CLOSED and status in (ProlificStudy.Status.ACTIVE, ProlificStudy.Status.PAUSED):
+        return Follow(
+            "stop",
+            "Stop on Prolific too",
+            f"Closed here, {found.get_status_display().lower()} on Prolific ({figures}). Stopping it on Prolific "
+            "ends its recruitment for good: it goes to awaiting review, and no place reopens.",
+        )
+    if study.status == Study.Status.LIVE and status == ProlificStudy.Status.PAUSED:
+        return Follow(
+            "start",
+            "Resume on Prolific too",
+            f"Live here, paused on Prolific ({figures}). Resuming it on Prolific sends people to the "
+            f"{open_places} open places again.",
+        )
+    return None
+
+
+def prolific_standing(study_id: int) -> dict[str, Any] | None:
+    """What the monitor shows of the study on Prolific beside Parity's own status: Prolific's status as
+    last given (read back, a transition's answer, a webhook), when, the last pull, and the move that
+    would follow Parity's status there (`prolific_follow`). None when the study is not on Prolific."""
+    found = ProlificStudy.objects.select_related("study").filter(study=study_id).first()
+    if found is None:
+        return None
+    follow = prolific_follow(found)
+    return {
+        "parity_status": found.study.get_status_display(),
+        "status": found.status,
+        "status_label": found.get_status_display(),
+        "status_at": found.status_at,
+        "synced_at": found.synced_at,
+        "places": found.places,
+        "follow": follow.preview if follow is not None else "",
+    }
 
 
 def prolific_configured() -> bool:
@@ -92,6 +164,11 @@ def decisions_of(participant_ids: Iterable[int]) -> dict[int, Decided]:
     for line in BonusLine.objects.filter(participant__in=ids).select_related("batch__prolific_study"):
         found[line.participant_id].bonus = money(line.amount_pence, line.batch.prolific_study.currency)
     return dict(found)
+
+
+def open_flags_of(participant: Participant) -> list[ProlificFlag]:
+    """The flags about `participant` still waiting for the reviewer, oldest first."""
+    return list(ProlificFlag.objects.filter(participant=participant, resolved=False).order_by("created_at", "pk"))
 
 
 def decision_conflicts(decided: Decided, *, excluded: bool) -> list[str]:

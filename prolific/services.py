@@ -7,6 +7,7 @@ A call to Prolific that fails raises `ProlificError` and leaves Parity's rows as
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
@@ -16,8 +17,9 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from prolific.client import ProlificClient, ProlificError, Submission
-from prolific.models import ProlificEvent, ProlificFlag, ProlificHookSecret, ProlificStudy, ProlificSubmission
+from prolific.models import ProlificEvent, ProlificFlag, ProlificStudy, ProlificSubmission
 from prolific.preregistration_recruitment import prolific_change_record
+from prolific.reconcile import approvals_resend, completer_reconcile, flag_once, flag_settle, submission_subject
 from prolific.selectors import earlier_prolific_ids, prolific_study_of_submission
 from studies.models import Participant, Study
 from studies.screening import Screening
@@ -38,6 +40,15 @@ TRANSITIONS = {
     "pause": ("PAUSE", ProlificStudy.Status.PAUSED),
     "start": ("START", ProlificStudy.Status.ACTIVE),
     "stop": ("STOP", ProlificStudy.Status.AWAITING_REVIEW),
+}
+#: our action → the statuses that show Prolific took it (a publish goes through PUBLISHING, or waits
+#: SCHEDULED; a stopped study whose submissions are all approved is COMPLETED:
+#: https://docs.prolific.com/api-reference/studies/the-study-object)
+TAKEN = {
+    "publish": {ProlificStudy.Status.PUBLISHING, ProlificStudy.Status.SCHEDULED, ProlificStudy.Status.ACTIVE},
+    "pause": {ProlificStudy.Status.PAUSED},
+    "start": {ProlificStudy.Status.ACTIVE},
+    "stop": {ProlificStudy.Status.AWAITING_REVIEW, ProlificStudy.Status.COMPLETED},
 }
 
 
@@ -104,6 +115,36 @@ def workspace_currency(client: ProlificClient, study_answer: dict[str, Any] | No
     return str((study_answer or {}).get("currency_code") or "").upper()[:3]
 
 
+def workspace_project(client: ProlificClient) -> str:
+    """The project a study is created in, so that it lands in the workspace whose webhooks and currency
+    Parity reads: `PROLIFIC_PROJECT_ID`, checked to belong to `PROLIFIC_WORKSPACE_ID`
+    (https://docs.prolific.com/api-reference/projects/get-project names its `workspace`), or, when only
+    the workspace is set, its one project
+    (https://docs.prolific.com/api-reference/projects/get-projects). "" when neither is set: the study
+    goes where Prolific puts it. Refused, before anything is created, when it can't be told."""
+    workspace_id, project_id = settings.PROLIFIC_WORKSPACE_ID, settings.PROLIFIC_PROJECT_ID
+    if project_id:
+        project = client.project_get(project_id)
+        owner = str(project.get("workspace") or "") if isinstance(project, dict) else ""
+        if workspace_id and owner != workspace_id:
+            raise ProlificStudyError(
+                f"PROLIFIC_PROJECT_ID {project_id} is a project of workspace {owner or '(none named)'}, not of "
+                f"PROLIFIC_WORKSPACE_ID {workspace_id}: a study created there would send its webhooks and "
+                "spend its currency elsewhere; nothing was created"
+            )
+        return project_id
+    if not workspace_id:
+        return ""
+    projects = client.workspace_projects(workspace_id)
+    if len(projects) != 1:
+        named = ", ".join(f"{row.get('title', '')} ({row.get('id')})" for row in projects) or "none"
+        raise ProlificStudyError(
+            f"workspace {workspace_id} has {len(projects)} projects ({named}): set PROLIFIC_PROJECT_ID to the "
+            "one to create studies in; nothing was created"
+        )
+    return str(projects[0]["id"])
+
+
 def prolific_study_create(
     *, study: Study, places: int | None = None, client: ProlificClient | None = None, actor: Any = None
 ) -> ProlificStudy:
@@ -117,8 +158,12 @@ def prolific_study_create(
         places = places if places is not None else study_places(study)
         if places < 1:
             raise ProlificStudyError(f"{study.name!r} has no places to offer (its units hold no one)")
+        fields = study_fields(study, places)
+        project = workspace_project(client_default(client))
+        if project:
+            fields["project"] = project
         try:
-            answer = client_default(client).study_create(study_fields(study, places))
+            answer = client_default(client).study_create(fields)
         except ProlificError as exc:
             if not exc.sent:
                 raise
@@ -163,16 +208,71 @@ def prolific_study_transition(
             f"{prolific_study.study.status}): participants sent now would be turned away"
         )
     transition, expected = TRANSITIONS[action]
-    answer = client_default(client).study_transition(prolific_study.prolific_id, transition)
+    client = client_default(client)
+    try:
+        answer = client.study_transition(prolific_study.prolific_id, transition)
+    except ProlificError as exc:
+        answer = _transition_taken(prolific_study, action, client, exc)
     status = answer.get("status") if isinstance(answer, dict) else None
     prolific_study.status = status if status in ProlificStudy.Status.values else expected
-    prolific_study.save(update_fields=["status"])
+    prolific_study.status_at = timezone.now()
+    prolific_study.save(update_fields=["status", "status_at"])
     prolific_change_record(
         prolific_study=prolific_study,
         summary=f"On Prolific: {action} ({prolific_study.get_status_display().lower()})",
         data={"action": action, "status": prolific_study.status},
         actor=actor,
     )
+    return prolific_study
+
+
+def _transition_taken(
+    prolific_study: ProlificStudy, action: str, client: ProlificClient, exc: ProlificError
+) -> dict[str, Any]:
+    """The study as Prolific holds it, when it shows that the transition whose answer was lost (a
+    time-out, a 5xx) or refused (it was taken already: a publish that timed out after Prolific acted,
+    then tried again) took effect; else `exc` is raised. A 429 is a refusal before anything was done
+    (https://docs.prolific.com/documentation/core-concepts/managing-high-loads): nothing to read."""
+    if exc.rate_limited or not (exc.sent or exc.status == 400):
+        raise exc
+    try:
+        answer = client.study_get(prolific_study.prolific_id)
+    except ProlificError:
+        raise exc from None
+    if not isinstance(answer, dict) or answer.get("status") not in TAKEN[action]:
+        raise exc
+    return answer
+
+
+def prolific_study_read(*, prolific_study: ProlificStudy, client: ProlificClient | None = None) -> ProlificStudy:
+    """Read the study back (https://docs.prolific.com/api-reference/studies/get-study): Parity's copy
+    of its status follows Prolific's (Prolific moves a study on its own: publishing, awaiting review
+    once its places are filled, completed once every submission is approved,
+    https://docs.prolific.com/api-reference/studies/the-study-object), and so do its places where
+    Prolific holds more (a raise whose answer was lost after Prolific applied it). A status the
+    documentation does not list is left aside: Parity keeps the one it had."""
+    answer = client_default(client).study_get(prolific_study.prolific_id)
+    if not isinstance(answer, dict):
+        raise ProlificError(f"Prolific's answer to GET studies/{prolific_study.prolific_id}/ is not a study")
+    status, places = answer.get("status"), answer.get("total_available_places")
+    before = (prolific_study.get_status_display().lower(), prolific_study.places)
+    fields = ["status_at"]
+    if status in ProlificStudy.Status.values and status != prolific_study.status:
+        prolific_study.status = status
+        fields.append("status")
+    if isinstance(places, int) and places > prolific_study.places:
+        prolific_study.places = places
+        fields.append("places")
+    if status in ProlificStudy.Status.values:
+        prolific_study.status_at = timezone.now()
+    prolific_study.save(update_fields=fields)
+    if len(fields) > 1:
+        prolific_change_record(
+            prolific_study=prolific_study,
+            summary=f"Read back from Prolific: {prolific_study.get_status_display().lower()}, "
+            f"{prolific_study.places} places (Parity had {before[0]}, {before[1]} places)",
+            data={"action": "read", "status": prolific_study.status, "places": prolific_study.places},
+        )
     return prolific_study
 
 
@@ -196,41 +296,6 @@ def prolific_places_raise(
     return prolific_study
 
 
-#: the events Parity applies (https://docs.prolific.com/api-reference/webhooks/receiving)
-HOOK_EVENTS = ("submission.status.change", "study.status.change")
-
-
-def prolific_hooks_subscribe(
-    *, target_url: str, workspace_id: str | None = None, client: ProlificClient | None = None
-) -> ProlificHookSecret:
-    """Make a signing secret and subscribe `target_url` to submission and study status changes.
-
-    Prolific's three steps (https://docs.prolific.com/api-reference/webhooks/subscribing): the secret,
-    each subscription (its answer's `X-Hook-Secret` header), and the confirmation with that header
-    (https://docs.prolific.com/api-reference/webhooks/confirm-subscription), without which the
-    subscription exists but is disabled and nothing is delivered."""
-    workspace_id = workspace_id or settings.PROLIFIC_WORKSPACE_ID
-    if not workspace_id:
-        raise ProlificStudyError("set PROLIFIC_WORKSPACE_ID (or pass the workspace) to subscribe to webhooks")
-    client = client_default(client)
-    answer = client.hook_secret_create(workspace_id)
-    secret = ProlificHookSecret.objects.create(secret=answer["value"], workspace_id=workspace_id)
-    for event_type in HOOK_EVENTS:
-        subscription, hook_secret = client.hook_subscribe(
-            workspace_id=workspace_id, event_type=event_type, target_url=target_url
-        )
-        subscription_id = str(subscription.get("id") or "")
-        if not subscription_id or not hook_secret:
-            raise ProlificError(
-                f"Prolific's answer to the {event_type} subscription names no id or carries no X-Hook-Secret "
-                "header: the subscription cannot be confirmed and stays disabled; run `prolific hooks` again"
-            )
-        confirmed = client.hook_confirm(subscription_id, hook_secret)
-        if isinstance(confirmed, dict) and confirmed.get("is_enabled") is False:
-            raise ProlificError(f"Prolific kept the {event_type} subscription {subscription_id} disabled")
-    return secret
-
-
 # -- keeping participants in step -----------------------------------------------------------------
 
 
@@ -240,32 +305,6 @@ def participants_mark_timed_out(*, participant_ids: list[int]) -> int:
     return Participant.objects.filter(pk__in=participant_ids, status=Participant.Status.ACTIVE).update(
         status=Participant.Status.TIMED_OUT
     )
-
-
-def submission_subject(record: ProlificSubmission) -> str:
-    """What a flag about a submission is about, in words: Parity's number for it. Prolific's ids are
-    read through the flag's submission, by those who may see them (`studies.identity`)."""
-    return f"submission #{record.pk}"
-
-
-def _flag(
-    prolific_study: ProlificStudy | None,
-    kind: str,
-    subject: str,
-    detail: str,
-    participant: Participant | None = None,
-    submission: ProlificSubmission | None = None,
-) -> None:
-    ProlificFlag.objects.get_or_create(
-        prolific_study=prolific_study,
-        kind=kind,
-        subject=subject,
-        defaults={"detail": detail, "participant": participant, "submission": submission},
-    )
-
-
-def _resolve(prolific_study: ProlificStudy, kind: str, subject: str) -> None:
-    ProlificFlag.objects.filter(prolific_study=prolific_study, kind=kind, subject=subject).update(resolved=True)
 
 
 def _when(value: str | None):
@@ -299,14 +338,16 @@ def submission_record(*, prolific_study: ProlificStudy, submission: Submission) 
         record.completed_at = _when(submission.completed_at) or record.completed_at
         record.save()
         if record.participant is not None:
-            if submission.status == "RETURNED":
+            if record.participant.status == Participant.Status.COMPLETED:
+                completer_reconcile(prolific_study=prolific_study, record=record)
+            elif submission.status == "RETURNED":
                 participants_mark_returned(participant_ids=[record.participant.pk])
             elif submission.status == "TIMED-OUT":
                 participants_mark_timed_out(participant_ids=[record.participant.pk])
-            _resolve(prolific_study, ProlificFlag.Kind.NO_PARTICIPANT, submission_subject(record))
-            _resolve(prolific_study, ProlificFlag.Kind.NO_SUBMISSION, record.participant.pseudonym)
+            flag_settle(prolific_study, ProlificFlag.Kind.NO_PARTICIPANT, submission_subject(record))
+            flag_settle(prolific_study, ProlificFlag.Kind.NO_SUBMISSION, record.participant.pseudonym)
         elif submission.status in SUBMITTED:
-            _flag(
+            flag_once(
                 prolific_study,
                 ProlificFlag.Kind.NO_PARTICIPANT,
                 submission_subject(record),
@@ -322,12 +363,16 @@ class SyncResult:
     submissions: int
     events_applied: int
     flagged: int
+    resent: int = 0  # approvals sent again (accepted by Prolific earlier, not applied)
 
 
-def prolific_sync(*, prolific_study: ProlificStudy, client: ProlificClient | None = None) -> SyncResult:
+def prolific_sync(
+    *, prolific_study: ProlificStudy, client: ProlificClient | None = None, resend: bool = True
+) -> SyncResult:
     """The periodic pull: every submission Prolific lists is recorded (returns and time-outs free
-    their slots), webhook deliveries whose application failed are applied again, and Parity
-    completions with no submission are flagged."""
+    their slots, completers Prolific timed out or who returned are flagged), webhook deliveries whose
+    application failed are applied again, Parity completions with no submission are flagged, and
+    (with `resend`; a preview's pull sends nothing) approvals accepted but not applied are sent again."""
     applied = events_apply_pending()
     client = client_default(client)
     if not prolific_study.currency and settings.PROLIFIC_WORKSPACE_ID:
@@ -337,7 +382,13 @@ def prolific_sync(*, prolific_study: ProlificStudy, client: ProlificClient | Non
         except ProlificError:
             pass
         prolific_study.save(update_fields=["currency"])
-    submissions = client.submissions(prolific_study.prolific_id)
+    try:
+        prolific_study_read(prolific_study=prolific_study, client=client)
+        submissions = client.submissions(prolific_study.prolific_id)
+    except ProlificError as exc:
+        raise ProlificError(
+            f"{prolific_study.study.name!r} was not synced: {exc}", status=exc.status, sent=exc.sent
+        ) from None
     for submission in submissions:
         submission_record(prolific_study=prolific_study, submission=submission)
     listed = {submission.participant_id.lower() for submission in submissions}
@@ -347,7 +398,7 @@ def prolific_sync(*, prolific_study: ProlificStudy, client: ProlificClient | Non
     )
     for participant in completed:
         if participant.prolific_pid not in listed:
-            _flag(
+            flag_once(
                 prolific_study,
                 ProlificFlag.Kind.NO_SUBMISSION,
                 participant.pseudonym,
@@ -357,8 +408,9 @@ def prolific_sync(*, prolific_study: ProlificStudy, client: ProlificClient | Non
             )
     prolific_study.synced_at = timezone.now()
     prolific_study.save(update_fields=["synced_at"])
+    resent = approvals_resend(prolific_study=prolific_study, client=client) if resend else 0
     flagged = ProlificFlag.objects.filter(prolific_study=prolific_study, resolved=False).count()
-    return SyncResult(submissions=len(submissions), events_applied=applied, flagged=flagged)
+    return SyncResult(submissions=len(submissions), events_applied=applied, flagged=flagged, resent=resent)
 
 
 # -- webhook deliveries ---------------------------------------------------------------------------
@@ -370,7 +422,9 @@ class Delivery:
     duplicate: bool
 
 
-def event_receive(*, event_id: str, signed_digest: str, payload: dict[str, Any]) -> Delivery:
+def event_receive(
+    *, event_id: str, signed_digest: str, payload: dict[str, Any], sent_at: datetime | None = None
+) -> Delivery:
     """Store a verified delivery (committed before it is acknowledged), then apply it.
 
     A delivery whose event id or signed digest is already stored changes nothing: the first is
@@ -388,6 +442,7 @@ def event_receive(*, event_id: str, signed_digest: str, payload: dict[str, Any])
                 signed_digest=signed_digest,
                 event_type=str(payload.get("event_type", "")),
                 payload=payload,
+                sent_at=sent_at,
             )
     except IntegrityError:
         # the same delivery, stored by a concurrent request a moment ago
@@ -432,7 +487,7 @@ def event_apply(*, event: ProlificEvent) -> ProlificEvent:
         else:
             prolific_study = ProlificStudy.objects.select_related("study").filter(prolific_id=study_id).first()
             if prolific_study is None:
-                _flag(
+                flag_once(
                     None,
                     ProlificFlag.Kind.UNKNOWN_STUDY,
                     study_id or event.event_id,
@@ -451,13 +506,27 @@ def event_apply(*, event: ProlificEvent) -> ProlificEvent:
             )
         elif prolific_study is not None and event.event_type == "study.status.change":
             status = str(payload.get("status", ""))
-            if status in ProlificStudy.Status.values:
+            event.superseded = _older(event, prolific_study)
+            if status in ProlificStudy.Status.values and not event.superseded:
                 prolific_study.status = status
-                prolific_study.save(update_fields=["status"])
+                prolific_study.status_at = event.sent_at or timezone.now()
+                prolific_study.save(update_fields=["status", "status_at"])
         event.processed_at = timezone.now()
         event.error = ""
-        event.save(update_fields=["processed_at", "error"])
+        event.save(update_fields=["processed_at", "error", "superseded"])
         return event
+
+
+def _older(event: ProlificEvent, prolific_study: ProlificStudy) -> bool:
+    """Whether the delivery was sent before what Parity already holds of the study's status (the study
+    read back, or a later delivery). Prolific does not deliver in order and offers `X-Timestamp`, the
+    time an event was sent, to ignore the older ones
+    (https://docs.prolific.com/api-reference/webhooks/handling-event-order-with-x-timestamp). It counts
+    whole seconds: a delivery sent in the second of the last read is applied (the next sync reads the
+    study again), one sent in an earlier second is not."""
+    if event.sent_at is None or prolific_study.status_at is None:
+        return False
+    return event.sent_at < prolific_study.status_at.replace(microsecond=0)
 
 
 def events_apply_pending() -> int:

@@ -6,7 +6,7 @@ from typing import Any
 
 from django import template
 
-from prolific.selectors import prolific_actions, prolific_configured, prolific_study_of
+from prolific.selectors import prolific_actions, prolific_configured, prolific_follow, prolific_study_of
 from prolific.services import study_places
 
 register = template.Library()
@@ -23,6 +23,8 @@ def prolific_panel(context: template.Context) -> dict[str, Any]:
         "csrf_token": context.get("csrf_token"),
         "prolific_study": found,
         "prolific_actions": prolific_actions(found),
+        # Parity paused, closed or resumed the study and Prolific does not follow yet: what it would do
+        "follow": prolific_follow(found),
         "prolific_ready": prolific_configured(),
         "places": study_places(context["study"]) if found is None else found.places,
         "has_settings": bool(context.get("prolific")),

@@ -23,7 +23,7 @@ from django.utils import timezone
 
 from parity.stats import quality
 from prolific.recruitment import recruitment_monitor
-from prolific.selectors import study_currency
+from prolific.selectors import prolific_standing, study_currency
 from studies.flags import FLAGS, Answers, answers_by_participant, evidence, stored_flags, study_flags
 from studies.models import Participant, Response, Study, Unit
 
@@ -286,6 +286,7 @@ def study_monitor(study: Study, *, now: datetime | None = None) -> dict[str, Any
         "rate": _rate(rows, now),
         "timeline": _timeline(people),
         "recruitment": recruitment_monitor(study.pk),
+        "prolific": prolific_standing(study.pk),
         "warnings": quality.warnings(
             items=items,
             positions=[quality.PositionDropOff(**row) for row in positions],

@@ -17,6 +17,7 @@ def standin(settings):
     settings.PROLIFIC_RETRIES = 4
     settings.PROLIFIC_BACKOFF_SECONDS = 0.001
     settings.PROLIFIC_WORKSPACE_ID = "workspace-1"
+    settings.PROLIFIC_PROJECT_ID = ""  # the workspace's one project (the stand-in's project-1)
     settings.PROLIFIC_WEBHOOK_SECRET = ""
     yield server
     server.stop()

@@ -114,6 +114,10 @@ class StandIn:
     decisions: list[tuple[str, str]] = field(default_factory=list)  # (submission id, APPROVE / REJECT)
     secrets: list[str] = field(default_factory=list)
     subscriptions: list[dict] = field(default_factory=list)
+    #: each project (https://docs.prolific.com/api-reference/projects/get-project): its `workspace`
+    projects: dict[str, dict] = field(
+        default_factory=lambda: {"project-1": {"id": "project-1", "title": "Parity", "workspace": "workspace-1"}}
+    )
     #: the workspace's currency (https://docs.prolific.com/api-reference/workspaces/create-workspace:
     #: "Must be GBP or USD")
     currency: str = "GBP"
@@ -121,6 +125,21 @@ class StandIn:
     #: small one here makes a client that trusts its own `limit` read on as it must
     page_cap: int = 200
     bulk_cap: int = BULK_APPROVE_MAX
+    #: injected misbehaviour of the submissions list: every page is the first (an answer that ignores
+    #: `offset`, so a page adds nothing new), and / or pages without `meta.count` (the CLI reads the
+    #: count when there is one, prolific-oss/cli client/responses.go, so it may be absent)
+    ignore_offset: bool = False
+    count_pages: bool = True
+    #: bulk approvals are asynchronous: the answer says the request was accepted ("Bulk approve in
+    #: progress", https://docs.prolific.com/api-reference/submissions/bulk-approve-submissions) and the
+    #: submissions stay awaiting review until `bulk_apply`; off, they are applied before the answer
+    bulk_async: bool = False
+    pending_approvals: list[str] = field(default_factory=list)  # accepted, not yet applied
+    #: injected fault: approvals of these submissions are accepted and never applied
+    never_applied: set[str] = field(default_factory=set)
+    #: a publish goes through PUBLISHING ("Study publish has been triggered and is being processed",
+    #: https://docs.prolific.com/api-reference/studies/the-study-object) until `study_settle`
+    publish_async: bool = False
     bulk_approvals: list[dict] = field(default_factory=list)  # the body of each bulk approval taken
     event_ids: dict[bytes, str] = field(default_factory=dict)  # a delivered body → its X-Event-ID
     calls: list[tuple[str, str]] = field(default_factory=list)
@@ -141,7 +160,7 @@ class StandIn:
             def do_GET(self) -> None:
                 standin._handle(self)
 
-            do_POST = do_PATCH = do_GET
+            do_POST = do_PATCH = do_DELETE = do_GET
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
@@ -243,12 +262,20 @@ class StandIn:
                     raise Refused(404, "no such bulk bonus")
                 self.payments.append(bulk_id)  # paying twice pays twice
                 return 202, None
+            case ("GET", ["projects", project_id]):
+                if project_id not in self.projects:
+                    raise Refused(404, "no such project")
+                return 200, self.projects[project_id]
+            case ("GET", ["workspaces", workspace_id, "projects"]):
+                # https://docs.prolific.com/api-reference/projects/get-projects
+                return 200, {"results": [row for row in self.projects.values() if row["workspace"] == workspace_id]}
             case ("GET", ["workspaces", _, "balance"]):
                 # https://docs.prolific.com/api-reference/workspaces/get-workspace-balance: amounts in the
                 # sub-currency of `currency_code`
                 return 200, {"currency_code": self.currency, "total_balance": 0, "available_balance": 0}
             case ("POST", ["hooks", "secrets"]):
-                # one active secret per workspace (https://docs.prolific.com/api-reference/webhooks/subscribing)
+                # one active secret per workspace (https://docs.prolific.com/api-reference/webhooks/subscribing):
+                # "Create/replace a secret", so deliveries are signed with the newest (`secrets[-1]`)
                 secret = secrets.token_urlsafe(32)
                 self.secrets.append(secret)
                 return 201, {"id": secrets.token_hex(12), "value": secret, "workspace_id": body.get("workspace_id")}
@@ -256,6 +283,18 @@ class StandIn:
                 return self._subscribe(body)
             case ("POST", ["hooks", "subscriptions", subscription_id]):
                 return 200, self._confirm(subscription_id, body)
+            case ("GET", ["hooks", "subscriptions"]):
+                # https://docs.prolific.com/api-reference/webhooks/get-subscriptions: `results`
+                workspace = query.get("workspace_id")
+                rows = [sub for sub in self.subscriptions if workspace in (None, sub.get("workspace_id"))]
+                return 200, {"results": [self._public(sub) for sub in rows]}
+            case ("DELETE", ["hooks", "subscriptions", subscription_id]):
+                # https://docs.prolific.com/api-reference/webhooks/delete-subscription
+                kept = [sub for sub in self.subscriptions if sub["id"] != subscription_id]
+                if len(kept) == len(self.subscriptions):
+                    raise Refused(404, "no such subscription")
+                self.subscriptions = kept
+                return 204, None
         raise Refused(404, f"no route for {method} {path}")
 
     def _subscribe(self, body: dict) -> tuple:
@@ -276,7 +315,13 @@ class StandIn:
         }
         hook_secret = secrets.token_hex(16)
         self.subscriptions.append({**subscription, "hook_secret": hook_secret})
-        return 201, subscription, {"X-Hook-Secret": hook_secret}
+        # the answer is a list of subscriptions, `results`, as the API reference shows it
+        # (https://docs.prolific.com/api-reference/webhooks/create-subscription)
+        return 201, {"results": [subscription]}, {"X-Hook-Secret": hook_secret}
+
+    @staticmethod
+    def _public(subscription: dict) -> dict:
+        return {key: value for key, value in subscription.items() if key != "hook_secret"}
 
     def _confirm(self, subscription_id: str, body: dict) -> dict:
         """https://docs.prolific.com/api-reference/webhooks/confirm-subscription: `{"secret": ...}`,
@@ -286,7 +331,7 @@ class StandIn:
                 if not body.get("secret") or body["secret"] != subscription["hook_secret"]:
                     raise Refused(400, "the secret is not this subscription's X-Hook-Secret")
                 subscription["is_enabled"] = True
-                return {key: value for key, value in subscription.items() if key != "hook_secret"}
+                return self._public(subscription)
         raise Refused(404, "no such subscription")
 
     def subscribed_elsewhere(self, event_type: str) -> None:
@@ -301,7 +346,7 @@ class StandIn:
         rows = [dict(row) for row in self.submissions.values() if row["study_id"] == study["id"]]
         try:
             limit = min(int(query.get("limit", DEFAULT_PAGE)), self.page_cap)
-            offset = int(query.get("offset", 0))
+            offset = 0 if self.ignore_offset else int(query.get("offset", 0))
         except ValueError:
             raise Refused(400, "limit and offset are numbers") from None
         if limit < 1 or offset < 0:
@@ -317,7 +362,7 @@ class StandIn:
                 "next": link(offset + limit) if offset + limit < len(rows) else {"href": None},
                 "previous": link(max(offset - limit, 0)) if offset else {"href": None},
             },
-            "meta": {"count": len(rows)},
+            "meta": {"count": len(rows)} if self.count_pages else {},
         }
 
     def _study(self, study_id: str) -> dict:
@@ -343,6 +388,9 @@ class StandIn:
         problems += [
             f"external_study_url lacks {placeholder}" for placeholder in PLACEHOLDERS if placeholder not in url
         ]
+        if "project" in body and body["project"] not in self.projects:
+            # the study's `project` (https://docs.prolific.com/api-reference/studies/create-study) must exist
+            problems.append(f"no such project {body['project']}")
         if not isinstance(body.get("filters"), list):
             # `filters` is required (https://docs.prolific.com/api-reference/studies/the-study-object);
             # the official clients send [] at least (prolific-oss/prolific-mcp tools/studies.py)
@@ -366,13 +414,55 @@ class StandIn:
         if places is not None and places < study["total_available_places"]:
             raise Refused(400, "total_available_places cannot be decreased")
         study.update(body)
+        if places is not None and places > len(self._sent_in(study["id"])) and study["status"] == "AWAITING REVIEW":
+            # not confirmed by Prolific's documentation: a study that went to awaiting review when its places
+            # were filled recruits again once they are raised (as Mephisto's notes on Prolific observe,
+            # https://mephisto.ai/docs/guides/how_to_use/providers/prolific/prolific_api_oddities)
+            study["status"] = "ACTIVE"
         return study
+
+    def _sent_in(self, study_id: str) -> list[dict]:
+        return [
+            row
+            for row in self.submissions.values()
+            if row["study_id"] == study_id and row["status"] in ("AWAITING REVIEW", "APPROVED")
+        ]
 
     def _study_transition(self, study: dict, action: str | None) -> dict:
         if action not in STUDY_TRANSITIONS or study["status"] not in STUDY_TRANSITIONS[action][0]:
             raise Refused(400, f"cannot {action} a study that is {study['status']}")
-        study["status"] = STUDY_TRANSITIONS[action][1]
+        study["status"] = "PUBLISHING" if action == "PUBLISH" and self.publish_async else STUDY_TRANSITIONS[action][1]
         return study
+
+    def study_settle(self, study_id: str) -> dict | None:
+        """Prolific moves a study on by itself, by the statuses of
+        https://docs.prolific.com/api-reference/studies/the-study-object: PUBLISHING becomes ACTIVE;
+        an ACTIVE study whose places are all taken by submissions sent in ("All participants
+        submissions are completed and not all have been reviewed yet") becomes AWAITING REVIEW; an
+        AWAITING REVIEW study whose places are all approved ("You have approved all participant
+        submissions required") becomes COMPLETED. Returns the webhook body of the change (None: none)."""
+        with self.lock:
+            study = self.studies[study_id]
+            rows = [row for row in self.submissions.values() if row["study_id"] == study_id]
+            sent_in = [row for row in rows if row["status"] in ("AWAITING REVIEW", "APPROVED")]
+            working = [row for row in rows if row["status"] in ("RESERVED", "ACTIVE")]
+            approved = [row for row in rows if row["status"] == "APPROVED"]
+            places = study["total_available_places"]
+            before = study["status"]
+            if before == "PUBLISHING":
+                study["status"] = "ACTIVE"
+            elif before == "ACTIVE" and len(sent_in) >= places and not working:
+                study["status"] = "AWAITING REVIEW"
+            elif before == "AWAITING REVIEW" and len(approved) >= places:
+                study["status"] = "COMPLETED"
+            if study["status"] == before:
+                return None
+            return {
+                "resource_id": study_id,
+                "event_type": "study.status.change",
+                "metadata": {},
+                "status": study["status"],
+            }
 
     def _review(self, submission_id: str, action: str) -> None:
         submission = self.submissions.get(submission_id)
@@ -385,7 +475,14 @@ class StandIn:
         action = body.get("action")
         if action not in ("APPROVE", "REJECT"):
             raise Refused(400, "action must be APPROVE or REJECT")
+        done = "APPROVED" if action == "APPROVE" else "REJECTED"
+        if self.submissions.get(submission_id, {}).get("status") == done:
+            # "this endpoint is idempotent, so if you make the same request twice, the second request will
+            # be ignored" (https://docs.prolific.com/api-reference/submissions/transition-submission)
+            return self.submissions[submission_id]
         self._review(submission_id, action)
+        if action == "APPROVE" and submission_id in self.never_applied:
+            return self.submissions[submission_id]  # accepted, and left as it was
         if action == "REJECT":
             if len(body.get("message") or "") < 100:
                 raise Refused(400, "a rejection needs a message of at least 100 characters")
@@ -417,11 +514,26 @@ class StandIn:
             raise Refused(400, f"at most {self.bulk_cap} ids a request")
         for submission_id in ids:
             self._review(submission_id, "APPROVE")
-        for submission_id in ids:
-            self.submissions[submission_id]["status"] = "APPROVED"
-            self.decisions.append((submission_id, "APPROVE"))
         self.bulk_approvals.append(body)
+        self.pending_approvals += ids
+        if not self.bulk_async:
+            self._apply_approvals()
         return "The request to bulk approve has been made successfully."
+
+    def _apply_approvals(self) -> None:
+        for submission_id in self.pending_approvals:
+            if (
+                self.submissions[submission_id]["status"] == "AWAITING REVIEW"
+                and submission_id not in self.never_applied
+            ):
+                self.submissions[submission_id]["status"] = "APPROVED"
+                self.decisions.append((submission_id, "APPROVE"))
+        self.pending_approvals = []
+
+    def bulk_apply(self) -> None:
+        """Prolific applies the bulk approvals it accepted."""
+        with self.lock:
+            self._apply_approvals()
 
     def _bonus_create(self, body: dict) -> dict:
         study = self._study(str(body.get("study_id")))
@@ -475,11 +587,39 @@ class StandIn:
             "status": status,
         }
 
+    def time_out(self, submission_id: str) -> dict:
+        """Prolific times out a submission not sent in within the study's maximum time: one still
+        reserved or active (https://researcher-help.prolific.co/hc/en-gb/articles/360009094694-Setting-the-Maximum-Allowed-Time),
+        whatever the participant did in the study itself meanwhile. Returns the webhook body."""
+        with self.lock:
+            status = self.submissions[submission_id]["status"]
+        if status not in ("RESERVED", "ACTIVE"):
+            raise AssertionError(f"Prolific times out a reserved or active submission, not one {status}")
+        return self.submission_set(submission_id, "TIMED-OUT")
+
+    def give_back(self, submission_id: str) -> dict:
+        """The participant returns the study: while reserved, active, or after submitting, while it
+        awaits review ("Return and cancel reward",
+        https://participant-help.prolific.com/en/articles/445041-how-to-return-a-submission-on-prolific).
+        Returns the webhook body."""
+        with self.lock:
+            status = self.submissions[submission_id]["status"]
+        if status not in ("RESERVED", "ACTIVE", "AWAITING REVIEW"):
+            raise AssertionError(f"a participant cannot return a submission that is {status}")
+        return self.submission_set(submission_id, "RETURNED")
+
     def delivery(
-        self, payload: dict, secret: str | None = None, *, timestamp: float | None = None, event_id: str | None = None
+        self,
+        payload: dict,
+        secret: str | None = None,
+        *,
+        timestamp: float | None = None,
+        event_id: str | None = None,
+        sent: float | None = None,
     ) -> tuple[bytes, dict[str, str]]:
-        """A webhook delivery as Prolific sends it: the body, signed with the time of sending, and
-        the event's id in `X-Event-ID`, the same each time one body is delivered again (a retry).
+        """A webhook delivery as Prolific sends it: the body, signed with the time of sending, the
+        event's id in `X-Event-ID`, the same each time one body is delivered again (a retry), and the
+        time the event was sent in `X-Timestamp`.
         Prolific delivers only to an enabled subscription of the event's type
         (https://docs.prolific.com/api-reference/webhooks/subscribing): without one, there is none."""
         event_type = payload.get("event_type")
@@ -498,4 +638,8 @@ class StandIn:
             "X-Prolific-Request-Signature": signature,
             "X-Prolific-Request-Timestamp": stamp,
             "X-Event-ID": event_id,
+            # when the event was sent (`sent`: an event sent earlier and delivered late, as a retry is):
+            # Prolific does not deliver in order
+            # (https://docs.prolific.com/api-reference/webhooks/handling-event-order-with-x-timestamp)
+            "X-Timestamp": str(int(sent if sent is not None else float(stamp))),
         }

@@ -83,3 +83,56 @@ def test_the_researcher_sets_a_recruitment_target_in_the_admin(researcher_client
     assert '<li class="error">A recruitment target needs a positive value and a maximum spend</li>' in page
     found.refresh_from_db()
     assert found.max_spend_pence == 45000
+
+
+def test_the_sync_says_prolific_s_status_the_approvals_sent_again_and_the_flags_open(
+    researcher_client, researcher, implicature, standin
+):
+    from prolific.models import ProlificSubmission
+    from prolific.review import prolific_review
+
+    study = prolific_study(owner=researcher)
+    found = prolific_study_create(study=study)
+    submissions = []
+    for n in (1, 2, 3):
+        bot, submission = arrive(standin, study, found.prolific_id, n)
+        bot.complete()
+        submissions.append(submission)
+    for submission in submissions[:2]:
+        standin.submission_set(submission, "AWAITING REVIEW", study.completion_code)
+    standin.bulk_async = True
+    prolific_review(prolific_study=found)
+    standin.pending_approvals.remove(submissions[1])  # accepted, never applied
+    standin.bulk_apply()
+    standin.time_out(submissions[2])
+    page = researcher_client.post(
+        "/admin/prolific/prolificstudy/", {"action": "sync", "_selected_action": [found.pk]}, follow=True
+    )
+    found.refresh_from_db()
+    flags = ProlificFlag.objects.filter(prolific_study=found, resolved=False)
+    assert [flag.kind for flag in flags] == [ProlificFlag.Kind.COMPLETED_TIMED_OUT]
+    resent = ProlificSubmission.objects.filter(submission_id=submissions[1], approval_sends=2).count()
+    said = [str(message) for message in page.context["messages"]]
+    assert said == [
+        f"{study}: 3 submissions pulled; on Prolific: {found.get_status_display().lower()}; {resent} approval "
+        "sent again (accepted by Prolific but not applied); 1 flag open, listed under Prolific flags"
+    ]
+
+
+def test_a_participant_s_page_shows_the_flags_prolific_s_changes_raised_about_them(
+    researcher_client, researcher, implicature, standin
+):
+    from prolific.services import prolific_sync
+
+    study = prolific_study(owner=researcher)
+    found = prolific_study_create(study=study)
+    bot, submission = arrive(standin, study, found.prolific_id, 1)
+    bot.complete()
+    standin.time_out(submission)
+    prolific_sync(prolific_study=found)
+    [flag] = ProlificFlag.objects.filter(participant=bot.participant, resolved=False)
+    page = researcher_client.get(f"/admin/studies/participant/{bot.participant.pk}/change/").content.decode()
+    assert f"<li>flagged ({flag.get_kind_display()}): {flag.detail}</li>" in page
+    ProlificFlag.objects.filter(pk=flag.pk).update(resolved=True)  # resolved: no longer shown
+    page = researcher_client.get(f"/admin/studies/participant/{bot.participant.pk}/change/").content.decode()
+    assert flag.detail not in page

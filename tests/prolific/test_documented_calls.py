@@ -11,12 +11,8 @@ from prolific.bonuses import prolific_bonuses_pay
 from prolific.client import ProlificClient, ProlificError
 from prolific.models import BonusBatch, ProlificSubmission
 from prolific.review import prolific_review
-from prolific.services import (
-    prolific_hooks_subscribe,
-    prolific_study_configure,
-    prolific_study_create,
-    prolific_sync,
-)
+from prolific.services import prolific_study_configure, prolific_study_create, prolific_sync
+from prolific.subscriptions import prolific_hooks_subscribe
 from tests.factories import pid
 from tests.prolific.helpers import arrive, deliver, prolific_study
 
@@ -42,7 +38,8 @@ def test_each_subscription_is_confirmed_with_its_hook_secret_and_then_delivers(i
         "submission.status.change",
     ]
     assert all(sub["is_enabled"] for sub in standin.subscriptions)  # confirmed: enabled
-    hooks = [path for method, path in standin.calls if path.startswith("/api/v1/hooks/subscriptions/")]
+    posted = [(method, path) for method, path in standin.calls if method == "POST"]
+    hooks = [path for method, path in posted if path.startswith("/api/v1/hooks/subscriptions/")]
     each = ("/api/v1/hooks/subscriptions/{}", "/api/v1/hooks/subscriptions/{}/")  # made, then confirmed
     assert hooks == [path.format(sub["id"] if "{}/" in path else "") for sub in standin.subscriptions for path in each]
     bot, submission = arrive(standin, study, found.prolific_id, 1)
@@ -86,18 +83,25 @@ def test_the_pull_reads_every_page_of_submissions(implicature, standin):
     assert {query["limit"] for query in pulls} == {str(prolific_client.PAGE_SIZE)}
 
 
-def test_an_answer_that_ignores_the_offset_ends_the_pull_instead_of_looping(implicature, standin, monkeypatch):
-    found = prolific_study_create(study=prolific_study())
+@pytest.mark.parametrize("counted", [True, False], ids=["meta.count", "next link"])
+def test_a_page_that_adds_nothing_is_a_truncated_pull_that_names_the_study_and_records_nothing(
+    implicature, standin, counted
+):
+    """Rows promised (by `meta.count`, or by a `next` link without a count) and a page that adds none:
+    the pull stops with an error naming the study, rather than looping or taking two rows for five."""
+    study = prolific_study()
+    found = prolific_study_create(study=study)
     standin.page_cap = 2
     for n in range(1, 6):
         standin.submission_add(found.prolific_id, pid(n), status="RETURNED")
-    first_page = standin._submissions_page
-
-    def always_the_first(study, path, query):  # no count, a `next` link, and the same rows every time
-        return {**first_page(study, path, {**query, "offset": "0"}), "meta": {}}
-
-    monkeypatch.setattr(standin, "_submissions_page", always_the_first)
-    assert prolific_sync(prolific_study=found).submissions == 2
+    standin.ignore_offset = True
+    standin.count_pages = counted
+    with pytest.raises(ProlificError, match=rf"'{study.name}' was not synced: .* stopped adding rows after 2 "):
+        prolific_sync(prolific_study=found)
+    found.refresh_from_db()
+    assert not ProlificSubmission.objects.exists() and found.synced_at is None
+    standin.ignore_offset = False  # Prolific answers as documented again: the next sync reads all five
+    assert prolific_sync(prolific_study=found).submissions == 5
 
 
 def test_a_completion_on_a_later_page_is_not_flagged_and_is_reviewed(implicature, standin):

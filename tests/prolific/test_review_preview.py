@@ -180,3 +180,22 @@ def test_a_flag_raised_after_the_bonus_preview_changes_what_was_shown():
         lines=[replace(line, excluded=True)], total_pence=10, total="£0.10", currency="GBP", batch_state=""
     )
     assert len({plan.fingerprint, flagged.fingerprint, excluded.fingerprint}) == 3
+
+
+def test_the_reward_owed_to_a_timed_out_completer_is_previewed_then_paid_on_confirmation(
+    researcher, researcher_client, implicature, standin
+):
+    study, found = _study(researcher)
+    bot, submission = arrive(standin, study, found.prolific_id, 1)
+    bot.complete()
+    standin.time_out(submission)
+    page, fingerprints = _preview(researcher_client, "pay_bonuses", found)  # the preview's pull sees it
+    html = page.content.decode()
+    reward = f"£{study.reward_pence / 100:.2f}"
+    note = f"includes the reward, {reward}: completed here, timed out on Prolific"
+    assert f'<td class="amount">{reward}<div class="bonus-note">{note}</div></td>' in html
+    assert standin.payments == [] and not BonusBatch.objects.exists()
+    # the bot's answers carry integrity flags, which the preview asks to confirm, as in the test above
+    assert page.context["plans"][0][1].lines[0].caution.startswith("flagged: ")
+    _confirm(researcher_client, "pay_bonuses", found, fingerprints, confirm_cautions="on")
+    assert len(standin.payments) == 1 and BonusBatch.objects.get().lines.get().reward_pence == study.reward_pence

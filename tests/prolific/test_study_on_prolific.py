@@ -16,13 +16,8 @@ from prolific.models import (
     ProlificSubmission,
 )
 from prolific.review import prolific_review
-from prolific.services import (
-    prolific_hooks_subscribe,
-    prolific_study_configure,
-    prolific_study_create,
-    prolific_study_transition,
-    prolific_sync,
-)
+from prolific.services import prolific_study_configure, prolific_study_create, prolific_study_transition, prolific_sync
+from prolific.subscriptions import prolific_hooks_subscribe
 from studies.models import Participant
 from tests.factories import Bot, pid
 from tests.prolific.helpers import arrive, deliver, failing_checks, prolific_study

@@ -74,3 +74,63 @@ def test_only_those_who_may_change_the_study_press_the_buttons(client, researche
     assert client.post(f"/studies/{study.pk}/prolific/", {"action": "create"}).status_code == 403
     assert 'id="prolific-create"' not in client.get(f"/studies/{study.pk}/").content.decode()
     assert not ProlificStudy.objects.exists() and not standin.studies
+
+
+def test_the_page_shows_prolific_s_status_as_last_read_and_when(researcher_client, researcher, implicature, standin):
+    from prolific.services import prolific_study_create, prolific_sync
+
+    study = prolific_study(owner=researcher)
+    found = prolific_study_create(study=study)
+    standin.studies[found.prolific_id]["status"] = "SCHEDULED"  # scheduled on Prolific's own site
+    prolific_sync(prolific_study=found)
+    found.refresh_from_db()
+    page = researcher_client.get(f"/studies/{study.pk}/").content.decode()
+    assert 'data-status="SCHEDULED">Scheduled to publish</span>' in page
+    assert (
+        f'<span id="prolific-status-at">status as Prolific gave it at {found.status_at:%Y-%m-%d %H:%M} UTC</span>'
+        in page
+    )
+
+
+def _follow(page: str) -> str:
+    section = page.split('<section id="prolific-study">')[1].split("</section>")[0]
+    return section.split('<div id="prolific-follow"')[1].split("</div>")[0] if "prolific-follow" in section else ""
+
+
+def test_pausing_and_closing_in_parity_offers_the_same_on_prolific_with_who_it_affects(
+    researcher_client, researcher, implicature, standin
+):
+    from tests.prolific.helpers import arrive
+
+    study = prolific_study(owner=researcher, status=Study.Status.LIVE)
+    _press(researcher_client, study, "create")
+    _press(researcher_client, study, "publish")
+    found = ProlificStudy.objects.get(study=study)
+    working, _ = arrive(standin, study, found.prolific_id, 1)
+    working.start_items()
+    done, _ = arrive(standin, study, found.prolific_id, 2)
+    done.complete()
+    page = researcher_client.get(f"/studies/{study.pk}/").content.decode()
+    assert _follow(page) == ""  # live here, recruiting there: they agree
+
+    researcher_client.post(f"/studies/{study.pk}/status/", {"status": Study.Status.PAUSED})
+    shown = _follow(researcher_client.get(f"/studies/{study.pk}/").content.decode())
+    assert (
+        "Paused here, still recruiting on Prolific (2 of 4 places open, 1 person working, 1 completed): Prolific "
+        "keeps sending people whom Parity turns away. Pausing it on Prolific stops new arrivals; those working may "
+        "finish." in shown
+    )
+    assert standin.studies[found.prolific_id]["status"] == "ACTIVE"  # nothing sent before it is pressed
+    page = _press(researcher_client, study, "pause")
+    assert standin.studies[found.prolific_id]["status"] == "PAUSED" and _follow(page) == ""
+
+    researcher_client.post(f"/studies/{study.pk}/status/", {"status": Study.Status.LIVE})
+    shown = _follow(researcher_client.get(f"/studies/{study.pk}/").content.decode())
+    assert "Live here, paused on Prolific (2 of 4 places open" in shown and 'id="prolific-follow-start"' in shown
+    _press(researcher_client, study, "start")
+
+    researcher_client.post(f"/studies/{study.pk}/status/", {"status": Study.Status.CLOSED})
+    shown = _follow(researcher_client.get(f"/studies/{study.pk}/").content.decode())
+    assert "Closed here, published (recruiting) on Prolific" in shown and 'id="prolific-follow-stop"' in shown
+    page = _press(researcher_client, study, "stop")
+    assert standin.studies[found.prolific_id]["status"] == "AWAITING REVIEW" and _follow(page) == ""

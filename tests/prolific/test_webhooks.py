@@ -10,7 +10,8 @@ import pytest
 
 from prolific.hooks import sign
 from prolific.models import ProlificEvent, ProlificFlag, ProlificSubmission
-from prolific.services import prolific_hooks_subscribe, prolific_study_create, prolific_sync
+from prolific.services import prolific_study_create, prolific_sync
+from prolific.subscriptions import prolific_hooks_subscribe
 from studies.models import Participant
 from tests.factories import small_study
 from tests.prolific.helpers import WEBHOOK, arrive, deliver, prolific_study

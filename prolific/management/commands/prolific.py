@@ -6,19 +6,19 @@ from django.utils.translation import ngettext
 from prolific.bonuses import bonus_amounts, bonus_batch_confirm, prolific_bonuses_pay
 from prolific.client import ProlificError
 from prolific.currency import money
-from prolific.models import ProlificStudy
+from prolific.models import ProlificHookSecret, ProlificStudy
 from prolific.recruitment import prolific_recruit_configure, recruitment_step
 from prolific.review import prolific_review, review_plan
 from prolific.services import (
     TRANSITIONS,
     ProlificStudyError,
-    prolific_hooks_subscribe,
     prolific_places_raise,
     prolific_study_configure,
     prolific_study_create,
     prolific_study_transition,
     prolific_sync,
 )
+from prolific.subscriptions import prolific_hooks_subscribe
 from studies.models import Study
 
 ACTIONS = ("create", *TRANSITIONS, "places", "sync", "recruit", "review", "bonuses", "hooks")
@@ -69,6 +69,11 @@ class Command(BaseCommand):
             help="recruit: the most spent on rewards, in the workspace currency's smallest unit (pence, cents)",
         )
         parser.add_argument(
+            "--new-secret",
+            action="store_true",
+            help="hooks: replace the workspace's signing secret (the old one is accepted for 24 more hours)",
+        )
+        parser.add_argument(
             "--dry-run",
             action="store_true",
             help="bonuses: list the amounts, pay nothing; review: list each decision and its message, send nothing",
@@ -97,11 +102,29 @@ class Command(BaseCommand):
         if action == "hooks":
             if not name:
                 raise CommandError("give the webhook URL, e.g. https://parity.example.org/prolific/hooks/")
-            prolific_hooks_subscribe(target_url=name)
-            return (
-                f"Subscribed {name} to submission and study status changes and confirmed both subscriptions "
-                "(enabled); the signing secret is stored."
+            hooks = prolific_hooks_subscribe(target_url=name, new_secret=options["new_secret"])
+            said = []
+            if hooks.subscribed:
+                said.append(
+                    f"Subscribed {name} to {' and '.join(hooks.subscribed)} and confirmed "
+                    + ngettext("the subscription (enabled)", "both subscriptions (enabled)", len(hooks.subscribed))
+                )
+            if hooks.reused:
+                said.append(f"kept the enabled subscriptions of {name} to {' and '.join(hooks.reused)}")
+            if hooks.replaced:
+                said.append(
+                    ngettext("deleted %(n)d disabled one first", "deleted %(n)d disabled ones first", hooks.replaced)
+                    % {"n": hooks.replaced}
+                )
+            said.append(
+                "a new signing secret is stored (the ones it replaces are accepted for 24 more hours)"
+                if hooks.secret_made and ProlificHookSecret.objects.count() > 1
+                else "the signing secret is stored"
+                if hooks.secret_made
+                else "the stored signing secret is kept"
             )
+            sentence = "; ".join(said)
+            return sentence[0].upper() + sentence[1:] + "."
         if action == "sync" and not name:
             lines = [self._sync(found) for found in ProlificStudy.objects.select_related("study")]
             return "\n".join(lines) or "No study is on Prolific."
@@ -148,7 +171,7 @@ class Command(BaseCommand):
         return self._bonuses(found, options)
 
     def _review_plan(self, found: ProlificStudy) -> str:
-        prolific_sync(prolific_study=found)
+        prolific_sync(prolific_study=found, resend=False)  # a dry run sends nothing
         plan = review_plan(prolific_study=found)
         lines = [
             f"{d.pseudonym}: {d.decision}"
@@ -165,7 +188,7 @@ class Command(BaseCommand):
         result = prolific_sync(prolific_study=found)
         line = (
             f"{found.study.name}: {result.submissions} submissions, {result.events_applied} stored webhooks "
-            f"applied, {result.flagged} open flags."
+            f"applied, {result.resent} approvals sent again, {result.flagged} open flags."
         )
         return f"{line}\n{self._recruit(found)}" if found.target_kind else line
 
@@ -186,9 +209,14 @@ class Command(BaseCommand):
                 return f"Bulk bonus {batch.bulk_id} recorded as paid."
         if options["dry_run"]:
             amounts = bonus_amounts(found)
-            lines = [f"{participant.pseudonym}: {money(pence, found.currency)}" for participant, pence in amounts]
+            lines = [
+                f"{row.participant.pseudonym}: {money(row.pence, found.currency)}"
+                + (f" (includes the reward, {money(row.reward_pence, found.currency)})" if row.reward_pence else "")
+                for row in amounts
+            ]
             bonuses = ngettext("%(n)d bonus", "%(n)d bonuses", len(amounts)) % {"n": len(amounts)}
-            return "\n".join([*lines, f"Dry run: {bonuses}, {money(sum(p for _, p in amounts), found.currency)}."])
+            total = money(sum(row.pence for row in amounts), found.currency)
+            return "\n".join([*lines, f"Dry run: {bonuses}, {total}."])
         result = prolific_bonuses_pay(prolific_study=found)
         if result.batch is None:
             return "No bonus is owed."
