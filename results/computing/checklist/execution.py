@@ -7,6 +7,9 @@ from results.computing.checklist.answering import answers, missing, span
 from results.computing.spine import StudyResults
 from studies.models import Study
 
+#: the design setting that shuffles each participant's items (`studies.services._sequence`)
+SHUFFLE = "shuffle_items"
+
 # -- execution -----------------------------------------------------------------------------------
 
 
@@ -24,7 +27,18 @@ def instrument_length(study: Study, results: StudyResults) -> Answer:
 def randomized_order(study: Study, results: StudyResults) -> Answer:
     if results.methods.platform == "imported":
         return missing("3.1.1")
-    return computed(BY_ID["3.1.1"], "Yes: each participant's order is shuffled by Parity")
+    # the study's own setting, in the words the methods use for it ("“label” was on/off"); a
+    # benchmark without the setting keeps each unit's order (`studies.services._sequence`)
+    setting = next((setting for setting in results.methods.design.settings if setting.key == SHUFFLE), None)
+    checks = results.methods.attention.checks_per_participant
+    placed = "; the attention checks were placed at random positions" if checks else ""
+    fixed = f"every participant met the unit's items in one fixed order{placed}"
+    if setting is None:
+        return computed(BY_ID["3.1.1"], f"No: the study has no shuffle setting; {fixed}")
+    said = f"“{setting.label}” was {'on' if setting.value else 'off'}"
+    if setting.value:
+        return computed(BY_ID["3.1.1"], f"Yes: {said}; each participant's order is shuffled by Parity{placed}")
+    return computed(BY_ID["3.1.1"], f"No: {said}; {fixed}")
 
 
 def _excluded(results: StudyResults) -> str:

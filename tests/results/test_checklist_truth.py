@@ -1,0 +1,50 @@
+"""The checklist's answers held to the study's records, entry by entry where an answer used to say
+something the records do not: the item order against the study's shuffle setting, the gap's
+interval against the method that computed it, the dataset's size against the study's item set, the
+attrition against every person who entered."""
+
+from __future__ import annotations
+
+import pytest
+
+from parity.reporting.checklist import Status
+from results.computing.assemble import study_results_tree
+from results.computing.checklist import study_checklist
+from results.loading.selectors import load_study_data
+from results.presenting.report import build_report
+from results.presenting.report.figures import plain
+from studies.models import Study
+
+pytestmark = pytest.mark.django_db
+
+
+def _answers(pk: int):
+    study = Study.objects.get(pk=pk)
+    results = study_results_tree(load_study_data(study), n_boot=200)
+    return study, results, {answer.entry.id: answer for answer in study_checklist(study, results)}
+
+
+def _methods(results, checklist=None) -> str:
+    return " ".join(plain(parts) for parts in build_report(results, checklist or []).methods)
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_the_item_order_follows_the_studys_shuffle_setting_in_the_methods_words(pilot, shuffle) -> None:
+    study = Study.objects.get(pk=pilot.study_id)
+    before = dict(study.design)
+    Study.objects.filter(pk=study.pk).update(design={**before, "shuffle_items": shuffle})
+    try:
+        study, results, answers = _answers(pilot.study_id)
+    finally:
+        Study.objects.filter(pk=study.pk).update(design=before)
+    setting = next(setting for setting in results.methods.design.settings if setting.key == "shuffle_items")
+    assert setting.value is shuffle
+    said = f"“{setting.label}” was {'on' if shuffle else 'off'}"
+    assert said in _methods(results)
+    answer = answers["3.1.1"]
+    assert answer.status is Status.ANSWERED
+    assert answer.text.startswith(f"{'Yes' if shuffle else 'No'}: {said}; ")
+    assert ("shuffled" in answer.text) is shuffle
+    # the study's attention checks are placed at random either way, and the answer says so
+    assert results.methods.attention.checks_per_participant == 2
+    assert answer.text.endswith("the attention checks were placed at random positions")
