@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 from parity import benchmarks
 from parity.benchmarks.tables import Table, num, pct
+from parity.reporting.methods import gap_ci
 from parity.stats import BOOTSTRAP, CI_METHOD_LABELS, CONFIDENCE_SEQUENCE, SMALL_N, T_INTERVAL
 from results.computing.spine import StudyResults, UnitResults
 from results.presenting.closing_table import closing_table
@@ -205,7 +206,8 @@ def comparison_table(results: StudyResults) -> Table | None:
             "Every figure of a row is on the items both answered: those with a right answer that the model and at "
             "least one included annotator answered. Humans: the mean over these items of the share of annotators "
             "right on each. Model: its share right on them (an item answered in several variants counts with its "
-            "mean over them). The gap is Model minus Humans; its CI is a paired bootstrap over these items.",
+            "mean over them). The gap is Model minus Humans; its CI is about people like these on items like these, "
+            f"from {gap_ci(results.methods.statistics.gap_ci_method)} (as the methods say).",
             "κ vs human majority: Cohen's kappa between the model's answers and the human majority answer, on the "
             "items (counted in brackets) with a strict majority; ties are left out.",
         ),

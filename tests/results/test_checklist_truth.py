@@ -48,3 +48,26 @@ def test_the_item_order_follows_the_studys_shuffle_setting_in_the_methods_words(
     # the study's attention checks are placed at random either way, and the answer says so
     assert results.methods.attention.checks_per_participant == 2
     assert answer.text.endswith("the attention checks were placed at random positions")
+
+
+def test_the_gap_interval_is_described_by_the_method_that_computed_it_wherever_it_is_printed(pilot) -> None:
+    from parity.reporting.methods import CROSSED, GAP_CI, HUMAN_CI
+    from parity.stats.crossed import METHOD as CROSSED_TEST
+    from results.presenting.tables import comparison_table
+
+    study, results, answers = _answers(pilot.study_id)
+    statistics = results.methods.statistics
+    assert statistics.gap_ci_method == CROSSED
+    # the test the figures come from is the crossed design's, and so is every description of it
+    assert {row.test.method for row in results.paired} == {CROSSED_TEST}
+    words = GAP_CI[CROSSED]
+    assert f"from {words}." in _methods(results)
+    notes = " ".join(comparison_table(results).notes)
+    assert f"its CI is about people like these on items like these, from {words}" in notes
+    assert "bootstrap" not in notes.split("The gap is Model minus Humans")[1].split(".")[0]
+    # 4.2 names every interval in the methods' words, no identifier
+    assert answers["4.2"].text == (
+        f"Yes: 95% CIs: human accuracy by {HUMAN_CI[statistics.human_ci_method]}; a model's accuracy by "
+        f"percentile bootstrap over items ({statistics.n_boot} resamples); a model's gap to the humans from {words}"
+    )
+    assert statistics.human_ci_method not in answers["4.2"].text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from parity.reporting.checklist import BY_ID, Answer, computed, not_answered, not_applicable
+from parity.reporting.methods import MODEL_CI, gap_ci, human_ci
 from results.computing.checklist.answering import answers, missing, plural
 from results.computing.robustness import rule_label
 from results.computing.spine import StudyResults
@@ -29,11 +30,13 @@ def significance_test(study: Study, results: StudyResults) -> Answer:
 
 @answers("4.2")
 def uncertainty(study: Study, results: StudyResults) -> Answer:
+    # each interval named by its method, in the methods' words (`parity.reporting.methods`)
     statistics = results.methods.statistics
-    return computed(
-        BY_ID["4.2"],
-        f"Yes: {statistics.ci_level:.0%} CIs ({statistics.human_ci_method}, {statistics.n_boot} resamples)",
-    )
+    said = [f"human accuracy by {human_ci(statistics.human_ci_method)}"]
+    if results.models:
+        said.append(f"a model's accuracy by {MODEL_CI} ({statistics.n_boot} resamples)")
+        said.append(f"a model's gap to the humans from {gap_ci(statistics.gap_ci_method)}")
+    return computed(BY_ID["4.2"], f"Yes: {statistics.ci_level:.0%} CIs: " + "; ".join(said))
 
 
 @answers("4.2.1")
