@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 CITATION = (
     "Wei, Paskov et al., Position: Human Baselines in Model Evaluations Need Rigor and Transparency "
@@ -39,6 +40,19 @@ class Entry:
     question: str
 
 
+#: a value a record of the study holds: a count, a setting, a field's text
+RecordValue = str | int | float | bool | None
+
+
+@dataclass(frozen=True)
+class Record:
+    """One record an answer rests on, named as the study's data names it ("study.design.shuffle_items",
+    "items in the study's item set"), with the value the answer read."""
+
+    name: str
+    value: RecordValue
+
+
 @dataclass(frozen=True)
 class Answer:
     entry: Entry
@@ -46,8 +60,17 @@ class Answer:
     text: str
     #: COMPUTED, ENTERED, "not answered: <reason>" or "not applicable: <reason>"
     source: str
+    #: the records the answer was derived from, for a reviewer (or a test) to check it against
+    records: tuple[Record, ...] = ()
 
-    def to_json(self) -> dict[str, str]:
+    def record(self, name: str) -> RecordValue:
+        """The value of the record `name` the answer rests on (KeyError: it rests on no such record)."""
+        for record in self.records:
+            if record.name == name:
+                return record.value
+        raise KeyError(f"{self.entry.id} rests on no record {name!r}")
+
+    def to_json(self) -> dict[str, Any]:
         return {
             "id": self.entry.id,
             "section": self.entry.section,
@@ -55,11 +78,12 @@ class Answer:
             "status": str(self.status),
             "text": self.text,
             "source": self.source,
+            "records": {record.name: record.value for record in self.records},
         }
 
 
-def computed(entry: Entry, text: str) -> Answer:
-    return Answer(entry, Status.ANSWERED, text, COMPUTED)
+def computed(entry: Entry, text: str, *records: Record) -> Answer:
+    return Answer(entry, Status.ANSWERED, text, COMPUTED, records)
 
 
 def entered(entry: Entry, text: str) -> Answer:

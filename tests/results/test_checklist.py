@@ -119,7 +119,7 @@ def test_the_report_carries_the_limitations_the_checklist_and_the_references(pil
     low, high = results.human.accuracy.ci95
     assert text.startswith(f"The human baseline rests on {results.human.n_annotators} people.")
     assert f"is {100 * (high - low):.1f} points wide" in text
-    assert f"People answered {results.human.n_items} items, not the whole dataset (" in text
+    assert f"People answered {results.human.n_items} of the dataset's 600 items (" in text
     assert "1 of 5 who entered were excluded" in text
     missing = [answer.entry.id for answer in checklist if answer.status is Status.NOT_ANSWERED]
     assert f"{len(missing)} of the reporting checklist's 71 entries are not answered" in text

@@ -71,3 +71,27 @@ def test_the_gap_interval_is_described_by_the_method_that_computed_it_wherever_i
         f"percentile bootstrap over items ({statistics.n_boot} resamples); a model's gap to the humans from {words}"
     )
     assert statistics.human_ci_method not in answers["4.2"].text
+
+
+def test_the_dataset_is_the_studys_item_set_and_the_published_study_answered_all_of_it(baseline, pilot) -> None:
+    from annotation.models import Item
+
+    implicature = Item.objects.filter(benchmark="implicature", is_attention_check=False)
+    test_set = implicature.filter(split="test").count()
+    assert test_set == 600 and implicature.filter(split="dev").count() == 118  # the dev pool is held too
+    study, results, answers = _answers(baseline.study_id)
+    assert study.design["split"] == "test" and results.human.n_items == test_set
+    assert answers["0.8"].text == (
+        "600 items: the test set of Conversational implicature (Ruis et al.), attention checks aside"
+    )
+    limitations = plain(build_report(results, list(answers.values())).limitations)
+    assert "People answered" not in limitations and "whole dataset" not in limitations
+    # the figure is the record the answer rests on
+    from results.computing.checklist.answering import DATASET_ITEMS
+
+    assert answers["0.8"].record(DATASET_ITEMS) == test_set
+    # a native study on 10 of the test set's items says so, with the figure 0.8 rests on
+    study, results, answers = _answers(pilot.study_id)
+    assert answers["0.8"].record(DATASET_ITEMS) == test_set and results.human.n_items == 10
+    limitations = plain(build_report(results, list(answers.values())).limitations)
+    assert f"People answered 10 of the dataset's 600 items ({answers['0.8'].text}); " in limitations

@@ -11,6 +11,8 @@ from studies.models import Study
 
 NOT_RECORDED = "not recorded by this study"
 IMPORTED = "the human answers were imported from a published study"
+#: the record 0.8 rests on: the items of the study's item set (`results.loading.selectors.study_item_set_size`)
+DATASET_ITEMS = "items in the study's item set"
 
 Answerer = Callable[[Study, StudyResults], Answer]
 #: each entry's function, by the entry's number (filled as the section modules are imported)

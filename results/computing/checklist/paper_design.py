@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from annotation.models import Item
-from parity.reporting.checklist import BY_ID, Answer, computed, entered, not_answered, not_applicable
+from parity.reporting.checklist import BY_ID, Answer, Record, computed, entered, not_answered, not_applicable
 from parity.sampling import ItemSampling
 from parity.sampling import describe as describe_sampling
-from results.computing.checklist.answering import answers, missing, plural, span
+from results.computing.checklist.answering import DATASET_ITEMS, answers, missing, plural, span
 from results.computing.spine import StudyResults
+from results.loading.selectors import study_item_set_size
 from studies.models import Preregistration, Study
 
 # -- paper information -------------------------------------------------------------------------
@@ -54,8 +54,17 @@ def eval_language(study: Study, results: StudyResults) -> Answer:
 
 @answers("0.8")
 def dataset_size(study: Study, results: StudyResults) -> Answer:
-    n = Item.objects.filter(benchmark=study.benchmark, is_attention_check=False).count()
-    return computed(BY_ID["0.8"], f"{n} items of {results.methods.design.benchmark_title} held by Parity")
+    # the study's item set (the implicature test set), not every item Parity holds of the benchmark:
+    # its dev pool, practice items and attention checks are no part of the evaluation
+    n = study_item_set_size(study)
+    split = study.design.get("split")
+    of = f"the {split} set of " if isinstance(split, str) and split else ""
+    return computed(
+        BY_ID["0.8"],
+        f"{n} items: {of}{results.methods.design.benchmark_title}, attention checks aside",
+        Record(DATASET_ITEMS, n),
+        Record("study.design.split", split if isinstance(split, str) else None),
+    )
 
 
 @answers("0.9")

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from html import escape
 
-from parity.reporting.checklist import CITATION, SECTIONS, Answer, Status
+from parity.reporting.checklist import CITATION, COMPUTED, SECTIONS, Answer, Status
+from results.computing.checklist.answering import DATASET_ITEMS
 from results.computing.spine import StudyResults
 from results.presenting.report.figures import Part
 from results.presenting.table_writers import markdown_text
@@ -40,9 +41,11 @@ def limitations(results: StudyResults, checklist: Sequence[Answer]) -> list[Part
     elif population:
         sentences.append(f"The population of interest is {population}.")
     dataset = next((answer for answer in checklist if answer.entry.id == "0.8"), None)
-    if dataset is not None and dataset.status is Status.ANSWERED:
+    size = _dataset_items(dataset)
+    if dataset is not None and size is not None and human.n_items < size:
+        # a claim only where the study's item set (0.8's record) holds items people did not answer
         sentences.append(
-            f"People answered {human.n_items} items, not the whole dataset ({dataset.text}); "
+            f"People answered {human.n_items} of the dataset's {size} items ({dataset.text}); "
             "the comparison holds for those items."
         )
     excluded = results.methods.participants.excluded
@@ -58,6 +61,14 @@ def limitations(results: StudyResults, checklist: Sequence[Answer]) -> list[Part
             f"by the study's records ({', '.join(missing)})."
         )
     return [" ".join(sentences)]
+
+
+def _dataset_items(dataset: Answer | None) -> int | None:
+    """The size of the study's item set 0.8 rests on, where Parity computed it."""
+    if dataset is None or dataset.source != COMPUTED:
+        return None
+    size = dataset.record(DATASET_ITEMS)
+    return size if isinstance(size, int) else None
 
 
 def _rows(checklist: Sequence[Answer], section: str) -> list[Answer]:
