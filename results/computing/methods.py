@@ -73,6 +73,7 @@ def _participants(data: StudyData) -> Entered:
         completed=statuses[Status.COMPLETED],
         excluded=len(excluded),
         exclusion_reasons=[ExclusionReason(reason=reason, n=n) for reason, n in sorted(reasons.items(), key=_most)],
+        screened_out=statuses[Status.SCREENED_OUT],
     )
 
 

@@ -95,3 +95,39 @@ def test_the_dataset_is_the_studys_item_set_and_the_published_study_answered_all
     assert answers["0.8"].record(DATASET_ITEMS) == test_set and results.human.n_items == 10
     limitations = plain(build_report(results, list(answers.values())).limitations)
     assert f"People answered 10 of the dataset's 600 items ({answers['0.8'].text}); " in limitations
+
+
+def test_attrition_accounts_for_everyone_who_entered_and_the_screened_out_are_not_said_to_be_paid(implicature) -> None:
+    from studies.models import Participant
+    from tests.results.test_training_results import _study_with_training
+
+    study = _study_with_training()
+    statuses = list(Participant.objects.filter(study=study).values_list("status", flat=True))
+    assert sorted(statuses) == ["completed", "completed", "screened_out"]
+    study, results, answers = _answers(study.pk)
+    # 5.1.5: the categories add up to everyone who entered
+    text = answers["5.1.5"].text
+    assert text == (
+        "1 of 3 who entered did not complete: 2 completed, 1 screened out by the comprehension check (asked to return "
+        "the study), 0 declined consent, 0 returned the study, 0 timed out, 0 still in progress"
+    )
+    parts = text.split(": ", 1)[1].split(", ")
+    assert (
+        sum(int(part.split(" ", 1)[0]) for part in parts)
+        == len(statuses)
+        == answers["5.1.5"].record("participants.entered")
+    )
+    people = results.methods.participants
+    assert (people.entered, people.completed, people.screened_out) == (3, 2, 1)
+    # the methods' first sentence accounts for them too
+    first = plain(build_report(results, list(answers.values())).methods[0])
+    assert "3 people entered: 2 completed it and 1 failed the comprehension check. " in first
+    # 2.6.2 and 2.6.2.1: the training is within the reward only for those who went on to the items
+    assert answers["2.6.2"].text == (
+        "Partial: within the study's reward for those who went on to the items; 1 person screened out by the "
+        "comprehension check was asked to return the study, so not paid its reward for the training"
+    )
+    assert answers["2.6.2.1"].text.endswith(
+        "; 1 person screened out by the comprehension check was asked to return "
+        "the study, so not paid its reward for the training"
+    )

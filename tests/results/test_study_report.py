@@ -90,6 +90,7 @@ def test_every_figure_of_the_pilots_report_is_the_one_study_results_json_gives(p
         "completed": 5,
         "excluded": 1,
         "exclusion_reasons": None,
+        "screened_out": 0,
     }
     assert methods["participants"]["exclusion_reasons"] == [
         {"reason": "failed 2 attention checks (threshold 2)", "n": 1}

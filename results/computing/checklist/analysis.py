@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from parity.reporting.checklist import BY_ID, Answer, computed, not_answered, not_applicable
+from parity.reporting.checklist import BY_ID, Answer, Record, computed, not_answered, not_applicable
 from parity.reporting.methods import MODEL_CI, gap_ci, human_ci
 from results.computing.checklist.answering import answers, missing, plural
 from results.computing.robustness import rule_label
@@ -139,11 +139,27 @@ def ai_tools(study: Study, results: StudyResults) -> Answer:
 
 @answers("5.1.5")
 def completion_rate(study: Study, results: StudyResults) -> Answer:
+    # every person who entered, by what became of them: the parts add up to `entered`
     people = results.methods.participants
+    fates = [(people.completed, "completed")]
+    if people.screened_out or results.methods.training is not None and results.methods.training.comprehension_questions:
+        fates.append((people.screened_out, "screened out by the comprehension check (asked to return the study)"))
+    fates += [
+        (people.declined, "declined consent"),
+        (people.returned, "returned the study"),
+        (people.timed_out, "timed out"),
+        (people.in_progress, "still in progress"),
+    ]
+    said = ", ".join(f"{n} {words}" for n, words in fates)
+    excluded = f"; {people.excluded} of the completed were excluded" if people.excluded else ""
+    did_not = people.entered - people.completed
     return computed(
         BY_ID["5.1.5"],
-        f"{people.entered} entered, {people.completed} completed; {people.declined} declined consent, "
-        f"{people.returned} returned, {people.timed_out} timed out, {people.in_progress} in progress",
+        f"{did_not} of {people.entered} who entered did not complete: {said}{excluded}",
+        *(
+            Record(f"participants.{key}", getattr(people, key))
+            for key in ("entered", "completed", "screened_out", "declined", "returned", "timed_out", "in_progress")
+        ),
     )
 
 

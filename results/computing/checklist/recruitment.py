@@ -139,15 +139,30 @@ def _practice(entry_id: str, results: StudyResults) -> Answer:
         case "2.6.1":
             return computed(BY_ID[entry_id], "; ".join(_training_parts(phase)))
         case "2.6.2":
-            return computed(BY_ID[entry_id], "Yes: within the study's reward, the training being part of the study")
-        case _:
-            if phase.median_pay_pence is None:
-                return computed(BY_ID[entry_id], "within the study's reward; no one has finished the training yet")
+            if not phase.screened_out:
+                return computed(BY_ID[entry_id], "Yes: within the study's reward, the training being part of the study")
+            # those screened out were asked to return the study, and a returned study earns no reward
             return computed(
                 BY_ID[entry_id],
-                f"within the study's reward: a median {phase.median_minutes:.1f} minutes, "
-                f"{money(phase.median_pay_pence, pay.currency)} at the study's estimated rate",
+                f"Partial: within the study's reward for those who went on to the items; {_unpaid(phase.screened_out)}",
             )
+        case _:
+            if phase.median_pay_pence is None:
+                text = "within the study's reward; no one has finished the training yet"
+            else:
+                text = (
+                    f"within the study's reward: a median {phase.median_minutes:.1f} minutes, "
+                    f"{money(phase.median_pay_pence, pay.currency)} at the study's estimated rate"
+                )
+            return computed(BY_ID[entry_id], text + (f"; {_unpaid(phase.screened_out)}" if phase.screened_out else ""))
+
+
+def _unpaid(screened_out: int) -> str:
+    people, were = ("1 person", "was") if screened_out == 1 else (f"{screened_out} people", "were")
+    return (
+        f"{people} screened out by the comprehension check {were} asked to return the study, "
+        "so not paid its reward for the training"
+    )
 
 
 def _training_parts(phase: TrainingPhase) -> list[str]:

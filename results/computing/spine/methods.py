@@ -48,6 +48,10 @@ class Entered(Node):
     completed: int
     excluded: int
     exclusion_reasons: list[ExclusionReason]
+    #: asked to return the study after failing the comprehension check (every status above and this
+    #: one add up to `entered`; `excluded` are among the completed); 0 in results written before it
+    #: was recorded
+    screened_out: int = 0
 
 
 @dataclass(frozen=True)

@@ -68,6 +68,7 @@ def _recruitment(t: _Text) -> None:
         (key, words)
         for key, words in (
             ("completed", "completed it"),
+            ("screened_out", "failed the comprehension check"),
             ("declined", "declined consent"),
             ("returned", "returned it"),
             ("timed_out", "timed out"),
