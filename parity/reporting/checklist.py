@@ -86,8 +86,8 @@ def computed(entry: Entry, text: str, *records: Record) -> Answer:
     return Answer(entry, Status.ANSWERED, text, COMPUTED, records)
 
 
-def entered(entry: Entry, text: str) -> Answer:
-    return Answer(entry, Status.ANSWERED, text, ENTERED)
+def entered(entry: Entry, text: str, *records: Record) -> Answer:
+    return Answer(entry, Status.ANSWERED, text, ENTERED, records)
 
 
 def not_answered(entry: Entry, reason: str) -> Answer:

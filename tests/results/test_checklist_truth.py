@@ -131,3 +131,60 @@ def test_attrition_accounts_for_everyone_who_entered_and_the_screened_out_are_no
         "; 1 person screened out by the comprehension check was asked to return "
         "the study, so not paid its reward for the training"
     )
+
+
+def test_availability_is_not_asserted_without_data_nor_a_public_copy(implicature) -> None:
+    from tests.factories import small_study
+
+    empty = small_study("nobody yet", units=1, unit_size=3, per_unit=2)
+    study, results, answers = _answers(empty.pk)
+    assert results.methods.participants.entered == 0 and results.human.n_answers == 0
+    for entry_id in ("5.2", "5.2.1", "5.3", "5.4"):
+        assert not answers[entry_id].text.startswith("Yes"), answers[entry_id]
+    assert answers["5.2"].text == "No: no participant has answered, so there are no human data to make available"
+    assert answers["5.2.1"].status is Status.NOT_APPLICABLE
+    assert answers["5.2.2"].text == "There are no human data yet: no participant has answered"
+    assert answers["5.4"].text == "No: there is no analysis yet: no participant has answered"
+    assert answers["5.3"].text.startswith("Partial: items, consent, instructions are in the replication bundle; ")
+
+
+def test_a_plan_frozen_in_parity_is_no_public_registration_until_the_researcher_enters_one(pilot) -> None:
+    from parity.reporting.checklist import COMPUTED, ENTERED
+    from studies.models import Preregistration
+    from studies.services_checklist import study_checklist_notes_set
+
+    plan = Preregistration.objects.get(study_id=pilot.study_id)
+    frozen = (
+        f"the plan was frozen in Parity at launch on {plan.frozen_at.date().isoformat()} (SHA-256 {plan.sha256[:12]}…)"
+    )
+    study, results, answers = _answers(pilot.study_id)
+    assert answers["1.10"].source == COMPUTED
+    assert answers["1.10"].text == (
+        f"Partial: {frozen}; that is not a public registration, and none was entered (its address is this entry's note)"
+    )
+    study_checklist_notes_set(study=study, notes={"1.10": "https://osf.io/abcd", "5.2": "https://osf.io/abcd/files"})
+    study, results, answers = _answers(pilot.study_id)
+    assert answers["1.10"].source == ENTERED and answers["1.10"].text == f"Yes: https://osf.io/abcd ({frozen})"
+    assert answers["1.10"].record("checklist note 1.10") == "https://osf.io/abcd"
+    assert answers["5.2"].text == (
+        f"Yes: https://osf.io/abcd/files (the replication bundle holds all {results.human.n_answers} answers, by "
+        "pseudonym)"
+    )
+
+
+def test_a_prescreening_without_a_prolific_study_is_not_said_to_have_applied(pilot) -> None:
+    Study.objects.filter(pk=pilot.study_id).update(
+        prolific_filters={"age_min": 18, "age_max": 65, "exclude_earlier": True}
+    )
+    study, results, answers = _answers(pilot.study_id)
+    assert results.methods.platform == "link" and results.methods.recruiting.prescreening
+    assert answers["2.3"].text == "No"
+    assert answers["2.3.1"].status is Status.NOT_APPLICABLE and answers["2.3.2"].status is Status.NOT_APPLICABLE
+    assert answers["2.5"].text == "No"
+    assert "Prolific" not in answers["2.2"].text.split(";")[0]
+    methods = _methods(results)
+    assert "Prolific's prescreening admitted" not in methods
+    assert (
+        "A Prolific prescreening was set (participants aged 18 to 65 and who had not taken part in the researchers' "
+        "earlier studies on Prolific), but no Prolific study was recorded, so it was not applied. " in methods
+    )

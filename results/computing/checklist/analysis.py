@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from parity.reporting.checklist import BY_ID, Answer, Record, computed, not_answered, not_applicable
 from parity.reporting.methods import MODEL_CI, gap_ci, human_ci
-from results.computing.checklist.answering import answers, missing, plural
+from results.computing.checklist.answering import answers, missing, plural, with_public_address
 from results.computing.robustness import rule_label
 from results.computing.spine import StudyResults
 from studies.models import Study
@@ -165,24 +165,69 @@ def completion_rate(study: Study, results: StudyResults) -> Answer:
 
 @answers("5.2")
 def data_available(study: Study, results: StudyResults) -> Answer:
-    return computed(BY_ID["5.2"], "Yes: the replication bundle holds every answer, by pseudonym")
+    answered = Record("human.n_answers", results.human.n_answers)
+    if not results.human.n_answers:
+        return computed(
+            BY_ID["5.2"], "No: no participant has answered, so there are no human data to make available", answered
+        )
+    fact = f"the replication bundle holds all {plural(results.human.n_answers, 'answer')}, by pseudonym"
+    return with_public_address(
+        study, "5.2", fact, "Parity does not publish it, and no public address was entered", answered
+    )
 
 
 @answers("5.2.1")
 def data_per_person(study: Study, results: StudyResults) -> Answer:
-    return computed(BY_ID["5.2.1"], "Yes: humans/answers.jsonl by pseudonym")
+    if not results.human.n_answers:
+        return not_applicable(BY_ID["5.2.1"], "no participant has answered")
+    people = results.human.n_annotators
+    return computed(
+        BY_ID["5.2.1"],
+        f"Yes: humans/answers.jsonl of the replication bundle, each answer with its person's pseudonym "
+        f"({plural(people, 'person') if people == 1 else f'{people} people'})",
+        Record("human.n_annotators", people),
+    )
 
 
 @answers("5.2.2")
 def data_withheld(study: Study, results: StudyResults) -> Answer:
+    if not results.human.n_answers:
+        return computed(
+            BY_ID["5.2.2"], "There are no human data yet: no participant has answered", Record("human.n_answers", 0)
+        )
     return not_applicable(BY_ID["5.2.2"], "the data are in the replication bundle")
 
 
 @answers("5.3")
 def materials(study: Study, results: StudyResults) -> Answer:
-    return computed(BY_ID["5.3"], "Yes: items, consent, instructions and model prompts in the replication bundle")
+    if results.methods.platform == "imported":
+        # Parity holds the published items, not the original study's instructions or interface
+        return with_public_address(
+            study,
+            "5.3",
+            "the items are in the replication bundle; the original study's instructions and interface are not",
+            "where the original study's materials are public was not entered",
+            Record("methods.platform", "imported"),
+        )
+    told = "items, consent, instructions" + (" and model prompts" if results.models else "")
+    return with_public_address(
+        study,
+        "5.3",
+        f"{told} are in the replication bundle",
+        "Parity does not publish it, and no public address was entered",
+        Record("methods.platform", results.methods.platform),
+    )
 
 
 @answers("5.4")
 def analysis_code(study: Study, results: StudyResults) -> Answer:
-    return computed(BY_ID["5.4"], "Yes: Parity's analysis reproduces analysis/study_results.json from the bundle")
+    answered = Record("human.n_answers", results.human.n_answers)
+    if not results.human.n_answers:
+        return computed(BY_ID["5.4"], "No: there is no analysis yet: no participant has answered", answered)
+    return with_public_address(
+        study,
+        "5.4",
+        "Parity's analysis (manage.py reanalyse) reproduces analysis/study_results.json from the replication bundle",
+        "no public address of the code and the bundle was entered",
+        answered,
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from parity.reporting.checklist import BY_ID, Answer, Record, computed, entered, not_answered, not_applicable
 from parity.sampling import ItemSampling
 from parity.sampling import describe as describe_sampling
-from results.computing.checklist.answering import DATASET_ITEMS, answers, missing, plural, span
+from results.computing.checklist.answering import DATASET_ITEMS, answers, missing, plural, span, with_public_address
 from results.computing.spine import StudyResults
 from results.loading.selectors import study_item_set_size
 from studies.models import Preregistration, Study
@@ -175,7 +175,27 @@ def ethics(study: Study, results: StudyResults) -> Answer:
 
 @answers("1.10")
 def preregistration(study: Study, results: StudyResults) -> Answer:
+    # a plan frozen in Parity is the researchers' own record, not a public registration (OSF, AsPredicted):
+    # only the researchers can say where one is, as this entry's note
     found = Preregistration.objects.filter(study=study).first()
-    if found is None or found.frozen_at is None:
-        return computed(BY_ID["1.10"], "No")
-    return computed(BY_ID["1.10"], f"Yes, frozen in Parity at launch on {found.frozen_at.date().isoformat()}")
+    frozen = found.frozen_at.date().isoformat() if found is not None and found.frozen_at is not None else None
+    sha256 = found.sha256 if found is not None and frozen else ""
+    records = (Record("preregistration.frozen_at", frozen), Record("preregistration.sha256", sha256 or None))
+    if frozen is None:
+        note = (study.checklist_notes or {}).get("1.10", "")
+        if note:
+            return entered(BY_ID["1.10"], note, *records, Record("checklist note 1.10", note))
+        return computed(
+            BY_ID["1.10"],
+            "No: no plan was frozen in Parity before launch, and no public registration was entered",
+            *records,
+            Record("checklist note 1.10", None),
+        )
+    fact = f"the plan was frozen in Parity at launch on {frozen} (SHA-256 {sha256[:12]}…)"
+    return with_public_address(
+        study,
+        "1.10",
+        fact,
+        "that is not a public registration, and none was entered (its address is this entry's note)",
+        *records,
+    )
