@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
@@ -31,6 +31,8 @@ class Status(StrEnum):
 COMPUTED = "computed by Parity"
 #: the source of an answer taken from a field the researcher filled in
 ENTERED = "entered by the researcher"
+#: the source of a computed answer the researcher corrected (followed by ": <reason>")
+CORRECTED = "corrected by the researcher"
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,25 @@ class Answer:
     source: str
     #: the records the answer was derived from, for a reviewer (or a test) to check it against
     records: tuple[Record, ...] = ()
+    #: a corrected answer: what Parity had computed, kept beside the researcher's
+    computed_text: str = ""
+    #: the researcher's note on an entry Parity answered, where the two differ: both are shown, flagged
+    contradicting_note: str = ""
+
+    @property
+    def is_corrected(self) -> bool:
+        return self.source.startswith(f"{CORRECTED}: ")
+
+    @property
+    def shown_source(self) -> str:
+        """The source as every rendering prints it: a correction with what Parity computed, a
+        contradiction with the researcher's note."""
+        said = self.source
+        if self.is_corrected:
+            said += f" (Parity computed: {self.computed_text})"
+        if self.contradicting_note:
+            said += f"; contradicted by the researcher's note: “{self.contradicting_note}”"
+        return said
 
     def record(self, name: str) -> RecordValue:
         """The value of the record `name` the answer rests on (KeyError: it rests on no such record)."""
@@ -79,6 +100,8 @@ class Answer:
             "text": self.text,
             "source": self.source,
             "records": {record.name: record.value for record in self.records},
+            **({"computed": self.computed_text} if self.is_corrected else {}),
+            **({"contradicting_note": self.contradicting_note} if self.contradicting_note else {}),
         }
 
 
@@ -88,6 +111,17 @@ def computed(entry: Entry, text: str, *records: Record) -> Answer:
 
 def entered(entry: Entry, text: str, *records: Record) -> Answer:
     return Answer(entry, Status.ANSWERED, text, ENTERED, records)
+
+
+def corrected(answer: Answer, text: str, reason: str) -> Answer:
+    """The researcher's `text` in place of Parity's `answer`, for `reason`; Parity's answer is kept."""
+    was = answer.text if answer.status is Status.ANSWERED else answer.source
+    return Answer(answer.entry, Status.ANSWERED, text, f"{CORRECTED}: {reason}", answer.records, computed_text=was)
+
+
+def contradicted(answer: Answer, note: str) -> Answer:
+    """Parity's `answer` with the researcher's differing `note` beside it, flagged."""
+    return replace(answer, contradicting_note=note)
 
 
 def not_answered(entry: Entry, reason: str) -> Answer:
@@ -198,10 +232,24 @@ ENTRIES: tuple[Entry, ...] = tuple(
 BY_ID: dict[str, Entry] = {entry.id: entry for entry in ENTRIES}
 
 
+def _kind(answer: Answer) -> str:
+    if answer.status is not Status.ANSWERED:
+        return str(answer.status)
+    return CORRECTED if answer.is_corrected else answer.source
+
+
 def counts(answers: Sequence[Answer]) -> dict[str, int]:
-    """How many answers came from each source kind: computed, entered, not applicable, not answered."""
-    found = Counter(answer.source if answer.status is Status.ANSWERED else str(answer.status) for answer in answers)
-    return {key: found[key] for key in (COMPUTED, ENTERED, str(Status.NOT_APPLICABLE), str(Status.NOT_ANSWERED))}
+    """How many answers came from each source kind: computed, entered, corrected, not applicable, not
+    answered (a correction is counted only where there is one, so an uncorrected checklist's tally is
+    the four kinds)."""
+    found = Counter(_kind(answer) for answer in answers)
+    kinds = (COMPUTED, ENTERED, *([CORRECTED] if found[CORRECTED] else []))
+    return {key: found[key] for key in (*kinds, str(Status.NOT_APPLICABLE), str(Status.NOT_ANSWERED))}
+
+
+def contradictions(answers: Sequence[Answer]) -> list[Answer]:
+    """The answers a researcher's note contradicts."""
+    return [answer for answer in answers if answer.contradicting_note]
 
 
 def checklist_json(answers: Sequence[Answer]) -> str:
@@ -224,7 +272,7 @@ def checklist_markdown(answers: Sequence[Answer], title: str = "Reporting checkl
         lines += [f"## {section}", "", "| # | Question | Answer | Source |", "|---|---|---|---|"]
         for answer in answers:
             if answer.entry.section == section:
-                cells = (answer.entry.id, answer.entry.question, answer.text or "—", answer.source)
+                cells = (answer.entry.id, answer.entry.question, answer.text or "—", answer.shown_source)
                 lines.append("| " + " | ".join(_cell(cell) for cell in cells) + " |")
         lines.append("")
     return "\n".join(lines)

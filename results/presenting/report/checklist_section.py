@@ -86,7 +86,7 @@ def markdown_lines(checklist: Sequence[Answer]) -> list[str]:
     for section in SECTIONS:
         lines += [f"### {section}", "", "| # | Question | Answer | Source |", "|---|---|---|---|"]
         for answer in _rows(checklist, section):
-            cells = (answer.entry.id, answer.entry.question, _answer_text(answer), answer.source)
+            cells = (answer.entry.id, answer.entry.question, _answer_text(answer), answer.shown_source)
             lines.append("| " + " | ".join(markdown_text(cell).replace("|", "\\|") for cell in cells) + " |")
         lines.append("")
     return lines
@@ -98,9 +98,10 @@ def html_section(checklist: Sequence[Answer]) -> str:
     parts = ['<section id="checklist"><h2>Reporting checklist</h2>', f"<p>{escape(CITATION)}.</p>"]
     for section in SECTIONS:
         rows = "".join(
-            f'<tr data-entry="{escape(answer.entry.id)}" data-status="{escape(str(answer.status))}">'
+            f'<tr data-entry="{escape(answer.entry.id)}" data-status="{escape(str(answer.status))}"'
+            f"{' data-contradicted' if answer.contradicting_note else ''}>"
             f"<td>{escape(answer.entry.id)}</td><td>{escape(answer.entry.question)}</td>"
-            f"<td>{escape(_answer_text(answer))}</td><td>{escape(answer.source)}</td></tr>"
+            f"<td>{escape(_answer_text(answer))}</td><td>{escape(answer.shown_source)}</td></tr>"
             for answer in _rows(checklist, section)
         )
         parts.append(
@@ -135,7 +136,7 @@ def latex_lines(checklist: Sequence[Answer], escape_tex: Callable[[str], str]) -
     for section in SECTIONS:
         out.append(r"\multicolumn{4}{@{}l}{\textbf{" + escape_tex(section) + r"}} \\")
         for answer in _rows(checklist, section):
-            cells = (answer.entry.id, answer.entry.question, _answer_text(answer), answer.source)
+            cells = (answer.entry.id, answer.entry.question, _answer_text(answer), answer.shown_source)
             out.append(" & ".join(escape_tex(cell) for cell in cells) + r" \\")
     out += [r"\bottomrule", r"\end{longtable}", "}", ""]
     return out
