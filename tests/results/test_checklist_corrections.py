@@ -65,8 +65,8 @@ def test_a_note_that_differs_from_a_computed_answer_is_shown_beside_it_and_flagg
     # the checklist page flags it above the table and on the row
     people = personas_for(study, prefix="contradiction-")
     page = signed_in(people.owner).get(f"/studies/{study.pk}/checklist/").content.decode()
-    assert 'id="checklist-contradictions"' in page and "1 of your notes contradicts Parity's answer:" in page
-    assert '<a href="#entry-3.2">3.2</a>' in page
+    assert 'id="checklist-contradictions"' in page and "1 of your notes contradicts Parity's answer: 3.2." in page
+    assert f"Parity computed\n      “No”; your note says “{ATTENTION}”" in page
     assert '<tr id="entry-3.2" class="contradicted">' in page and "your note: “" in page
 
 
