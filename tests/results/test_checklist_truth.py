@@ -188,3 +188,59 @@ def test_a_prescreening_without_a_prolific_study_is_not_said_to_have_applied(pil
         "A Prolific prescreening was set (participants aged 18 to 65 and who had not taken part in the researchers' "
         "earlier studies on Prolific), but no Prolific study was recorded, so it was not applied. " in methods
     )
+
+
+def test_the_power_analysis_states_alpha_sidedness_both_directions_and_the_analysed_n(pilot) -> None:
+    from parity.stats.power import VarianceComponents, power_analysis
+
+    study, results, answers = _answers(pilot.study_id)
+    power = results.methods.reporting.power
+    assert (power["people"], power["alpha"], power["power"], power["detectable_above"]) == (4, 0.05, 0.8, None)
+    below = 100 * abs(power["detectable_below"])
+    planned = (
+        "With 4 people planned (in 2 units of 5 items each), the two-sided test of the gap at α 0.05 detects with "
+        f"80% power no gap for a model above the people and a gap of {below:.1f} points for a model below the people"
+    )
+    assert answers["1.8.1"].text == planned and "%" not in answers["1.8.1"].text.split("power")[1]
+    assert answers["1.8"].text == "Yes: before launch, for 4 people in 2 units of 5 items each"
+    # planned for 6, analysed 4: the detectable gaps at 4 are given beside the plan's
+    Study.objects.filter(pk=study.pk).update(power_analysis={**study.power_analysis, "people": 6})
+    study, results, answers = _answers(pilot.study_id)
+    parts = power["source"]["components"]
+    at_four = power_analysis(
+        people=4, items_per_person=5, units=2, components=VarianceComponents(**parts), power=0.8, alpha=0.05
+    )
+    sides = " and ".join(
+        f"{'no gap' if gap is None else f'a gap of {100 * abs(gap):.1f} points'} for a model {side} the people"
+        for gap, side in ((at_four.detectable_above, "above"), (at_four.detectable_below, "below"))
+    )
+    assert answers["1.8.1"].text.endswith(f"; 4 people were analysed, not 6: at 4 the test detects {sides}")
+    assert answers["1.8.1"].record("human.n_annotators") == 4
+
+
+def test_no_interval_is_printed_for_a_category_of_fewer_than_five_items(pilot) -> None:
+    from results.presenting.report import render_report
+    from results.presenting.tables import category_table
+
+    study, results, answers = _answers(pilot.study_id)
+    rows = {row.category: row for row in results.breakdowns.by_category.rows}
+    # the pilot's implicature types: 1, 3, 1 and 5 items; the JSON keeps every interval
+    assert {name: row.human.n_items for name, row in rows.items()} == {
+        "Generalised": 1,
+        "Idiom": 3,
+        "Other": 1,
+        "Particularised": 5,
+    }
+    assert rows["Other"].human.ci95 == [1.0, 1.0]
+    table = category_table(results)
+    shown = {row[0]: row[2] for row in table.rows}
+    assert shown["Generalised"] == "none: 1 item" and shown["Other"] == "none: 1 item"
+    assert shown["Idiom"] == "none: 3 items"
+    low, high = rows["Particularised"].human.ci95
+    assert shown["Particularised"] == f"[{100 * low:.1f}, {100 * high:.1f}]"
+    assert "No CI is given for a category of fewer than 5 items" in " ".join(table.notes)
+    from results.presenting.tables import FEW_ITEMS
+
+    assert FEW_ITEMS == 5
+    markdown = render_report(results, "markdown", list(answers.values()))
+    assert "[100.0, 100.0]" not in markdown and "none: 1 item" in markdown

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from parity.reporting.checklist import BY_ID, Answer, Record, computed, entered, not_answered, not_applicable
 from parity.sampling import ItemSampling
 from parity.sampling import describe as describe_sampling
+from parity.stats import power as stats_power
 from results.computing.checklist.answering import DATASET_ITEMS, answers, missing, plural, span, with_public_address
 from results.computing.spine import StudyResults
 from results.loading.selectors import study_item_set_size
@@ -148,7 +152,13 @@ def power_analysis(study: Study, results: StudyResults) -> Answer:
     power = results.methods.reporting.power
     if not power:
         return computed(BY_ID["1.8"], "No")
-    return computed(BY_ID["1.8"], f"Yes, for {power.get('people')} people of {power.get('units')} units")
+    if not {"people", "units", "items_per_person"} <= power.keys():
+        return computed(BY_ID["1.8"], "Yes, but it could not be computed: " + str(power.get("reason", "")))
+    return computed(
+        BY_ID["1.8"],
+        f"Yes: before launch, for {power['people']} people {_layout(power)}",
+        Record("power.people", power["people"]),
+    )
 
 
 @answers("1.8.1")
@@ -156,10 +166,64 @@ def detectable_effect(study: Study, results: StudyResults) -> Answer:
     power = results.methods.reporting.power
     if not power:
         return not_applicable(BY_ID["1.8.1"], "no power analysis")
-    gap = power.get("detectable_gap")
-    if gap is None:
+    if power.get("detectable_above") is None and power.get("detectable_below") is None:
         return not_answered(BY_ID["1.8.1"], str(power.get("reason", "the power analysis found no gap")))
-    return computed(BY_ID["1.8.1"], f"a gap of {gap:.1%} detected with {power.get('power', 0.8):.0%} power")
+    analysed = results.human.n_annotators
+    records = (
+        Record("power.people", power["people"]),
+        Record("power.alpha", power["alpha"]),
+        Record("power.power", power["power"]),
+        Record("power.detectable_above", power.get("detectable_above")),
+        Record("power.detectable_below", power.get("detectable_below")),
+        Record("human.n_annotators", analysed),
+    )
+    # the test of the gap is two-sided (parity.stats.power); each direction has its own detectable gap
+    said = (
+        f"With {power['people']} people planned ({_layout(power)}), the two-sided test of the gap at α "
+        f"{power['alpha']:g} detects with {power['power']:.0%} power {_sides(power)}"
+    )
+    if analysed != power["people"]:
+        said += f"; {analysed} people were analysed, not {power['people']}"
+        at = _at_analysed(power, analysed, results.methods.design.items_per_participant.max)
+        if at is not None:
+            said += f": at {analysed} the test detects {_sides(at)}"
+    return computed(BY_ID["1.8.1"], said, *records)
+
+
+def _layout(power: dict[str, Any]) -> str:
+    if power["units"] > 1:
+        return f"in {power['units']} units of {power['items_per_person']} items each"
+    return f"each answering all {power['items_per_person']} items"
+
+
+def _sides(power: Mapping[str, Any]) -> str:
+    sides = [
+        f"{'no gap' if power.get(key) is None else f'a gap of {100 * abs(power[key]):.1f} points'} for a model {side} "
+        "the people"
+        for key, side in (("detectable_above", "above"), ("detectable_below", "below"))
+    ]
+    return " and ".join(sides)
+
+
+def _at_analysed(power: dict[str, Any], analysed: int, items: int) -> dict[str, Any] | None:
+    """The planned analysis again at the number of people analysed (its variance components, its α
+    and power, the units' items as run), or None where it cannot be computed."""
+    parts = (power.get("source") or {}).get("components")
+    if not parts or analysed < 2:
+        return None
+    try:
+        return stats_power.power_analysis(
+            people=analysed,
+            items_per_person=items or int(power["items_per_person"]),
+            units=max(1, int(power["units"])),
+            components=stats_power.VarianceComponents(
+                baseline=float(parts["baseline"]), person_sd=float(parts["person_sd"]), item_sd=float(parts["item_sd"])
+            ),
+            power=float(power["power"]),
+            alpha=float(power["alpha"]),
+        ).to_dict()
+    except (ValueError, ArithmeticError):
+        return None
 
 
 @answers("1.9")
