@@ -98,12 +98,16 @@ def baseliners(study: Study, results: StudyResults) -> Answer:
         BY_ID["1.1"],
         f"{results.human.n_annotators} people analysed ({entered_.entered} entered, "
         f"{entered_.completed} completed, {entered_.excluded} excluded)",
+        Record("human.n_annotators", results.human.n_annotators),
+        Record("participants.entered", entered_.entered),
+        Record("participants.completed", entered_.completed),
+        Record("participants.excluded", entered_.excluded),
     )
 
 
 @answers("1.2")
 def baseline_test_set_size(study: Study, results: StudyResults) -> Answer:
-    return computed(BY_ID["1.2"], f"{results.human.n_items} items")
+    return computed(BY_ID["1.2"], f"{results.human.n_items} items", Record("human.n_items", results.human.n_items))
 
 
 @answers("1.2.1")
