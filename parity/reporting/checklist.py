@@ -70,6 +70,35 @@ class Answer:
     contradicting_note: str = ""
 
     @property
+    def verdict(self) -> str:
+        """The answer in the checklist's own vocabulary: Yes, Partial, No or N/A ("—" where it is not
+        answered). An answer that gives a figure or a description without a word of its own reports
+        what the entry asks for: Yes."""
+        if self.status is Status.NOT_APPLICABLE:
+            return "N/A"
+        if self.status is Status.NOT_ANSWERED:
+            return "—"
+        return next((word for word in VERDICTS if _begins_with(self.text, word)), "Yes")
+
+    @property
+    def pointer(self) -> str:
+        """Where the report says more: a section of the report or the replication bundle."""
+        return (
+            ""
+            if self.status is not Status.ANSWERED
+            else POINTERS.get(self.entry.id, _SECTION_POINTERS.get(self.entry.section, ""))
+        )
+
+    @property
+    def shown_text(self) -> str:
+        """The answer as every rendering prints it: its verdict first, the pointer after ("—" where not
+        answered, "N/A" with nothing after it where not applicable)."""
+        if self.status is not Status.ANSWERED:
+            return self.verdict
+        text = self.text if _begins_with(self.text, self.verdict) else f"{self.verdict} — {self.text}"
+        return f"{text} (see {self.pointer})" if self.pointer else text
+
+    @property
     def is_corrected(self) -> bool:
         return self.source.startswith(f"{CORRECTED}: ")
 
@@ -98,11 +127,21 @@ class Answer:
             "question": self.entry.question,
             "status": str(self.status),
             "text": self.text,
+            "verdict": self.verdict,
+            "pointer": self.pointer,
             "source": self.source,
             "records": {record.name: record.value for record in self.records},
             **({"computed": self.computed_text} if self.is_corrected else {}),
             **({"contradicting_note": self.contradicting_note} if self.contradicting_note else {}),
         }
+
+
+#: the checklist's vocabulary for an answer (N/A is a status: `Status.NOT_APPLICABLE`)
+VERDICTS = ("Yes", "Partial", "No")
+
+
+def _begins_with(text: str, word: str) -> bool:
+    return text == word or any(text.startswith(word + mark) for mark in (":", ",", ";", " ("))
 
 
 def computed(entry: Entry, text: str, *records: Record) -> Answer:
@@ -226,6 +265,31 @@ _QUESTIONS: dict[str, list[tuple[str, str]]] = {
     ],
 }
 
+#: where the report says more, by section of the checklist (`POINTERS` for the entries that differ)
+_SECTION_POINTERS = {
+    DESIGN: "Methods",
+    RECRUITMENT: "Methods",
+    EXECUTION: "Methods",
+    ANALYSIS: "Methods, statistics",
+    DOCUMENTATION: "Methods",
+}
+POINTERS = {
+    "0.6": "Methods",
+    "0.7": "Methods",
+    "0.8": "Methods",
+    "0.9": "Results",
+    "0.10": "Methods",
+    "1.2": "Results",
+    "1.8": "Methods, statistics",
+    "1.8.1": "Methods, statistics",
+    "4.6": "Results, robustness table",
+    "5.2": "the replication bundle",
+    "5.2.1": "the replication bundle",
+    "5.2.2": "the replication bundle",
+    "5.3": "the replication bundle",
+    "5.4": "the replication bundle",
+}
+
 ENTRIES: tuple[Entry, ...] = tuple(
     Entry(number, section, question) for section, rows in _QUESTIONS.items() for number, question in rows
 )
@@ -272,7 +336,7 @@ def checklist_markdown(answers: Sequence[Answer], title: str = "Reporting checkl
         lines += [f"## {section}", "", "| # | Question | Answer | Source |", "|---|---|---|---|"]
         for answer in answers:
             if answer.entry.section == section:
-                cells = (answer.entry.id, answer.entry.question, answer.text or "—", answer.shown_source)
+                cells = (answer.entry.id, answer.entry.question, answer.shown_text, answer.shown_source)
                 lines.append("| " + " | ".join(_cell(cell) for cell in cells) + " |")
         lines.append("")
     return "\n".join(lines)

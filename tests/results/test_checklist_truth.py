@@ -244,3 +244,31 @@ def test_no_interval_is_printed_for_a_category_of_fewer_than_five_items(pilot) -
     assert FEW_ITEMS == 5
     markdown = render_report(results, "markdown", list(answers.values()))
     assert "[100.0, 100.0]" not in markdown and "none: 1 item" in markdown
+
+
+@pytest.mark.parametrize("study", ["pilot", "baseline"])
+def test_every_rendered_answer_is_in_the_checklists_vocabulary_with_a_pointer(study, request) -> None:
+    import re
+
+    from parity.reporting.checklist import checklist_markdown
+    from results.presenting.report import render_report
+
+    built = request.getfixturevalue(study)
+    study, results, answers = _answers(built.study_id)
+    for answer in answers.values():
+        shown = answer.shown_text
+        if answer.status is Status.NOT_APPLICABLE:
+            assert shown == "N/A" and answer.source.startswith("not applicable: ")
+        elif answer.status is Status.NOT_ANSWERED:
+            assert shown == "—"
+        else:
+            assert re.match(r"(Yes|Partial|No)(:| —| \(|,|;|$)", shown), shown
+            assert answer.text in shown
+            if answer.entry.section != "Paper information":
+                assert shown.endswith(f" (see {answer.pointer})") and answer.pointer, shown
+    # a figure without a word of its own reports what the entry asks: Yes, the figure after it
+    assert answers["0.8"].shown_text == f"Yes — {answers['0.8'].text} (see Methods)"
+    checklist = list(answers.values())
+    for text in (checklist_markdown(checklist), render_report(results, "markdown", checklist)):
+        rows = [line.split(" | ")[2] for line in text.splitlines() if re.match(r"\| \d+\.\d", line)]
+        assert len(rows) == 71 and all(re.match(r"(Yes|Partial|No|N/A|—)", cell) for cell in rows)

@@ -76,7 +76,7 @@ def _rows(checklist: Sequence[Answer], section: str) -> list[Answer]:
 
 
 def _answer_text(answer: Answer) -> str:
-    return answer.text if answer.status is Status.ANSWERED else "—"
+    return answer.shown_text
 
 
 def markdown_lines(checklist: Sequence[Answer]) -> list[str]:
