@@ -9,6 +9,7 @@ from django import forms
 
 from modelruns.models import ModelRun
 from parity.reporting.checklist import COMPUTED, Answer, Status
+from results.computing.checklist.answering import PUBLIC_ADDRESS
 from results.loading.filters import ResultFilters
 from results.loading.study_data import StudyData
 from results.presenting.report import FORMATS as REPORT_FORMATS
@@ -102,7 +103,9 @@ class ChecklistNotesForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.entries: dict[str, str] = {}
         for answer in answers:
-            if answer.status is Status.ANSWERED and answer.entry.id not in notes:
+            # an entry Parity answers takes no note, but for those only the researchers can complete
+            # with a public address (a registration, the data's) and the notes already written
+            if answer.status is Status.ANSWERED and answer.entry.id not in notes.keys() | PUBLIC_ADDRESS:
                 continue
             name = _field_name(answer.entry.id)
             self.entries[name] = answer.entry.id

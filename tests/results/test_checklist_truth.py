@@ -162,6 +162,12 @@ def test_a_plan_frozen_in_parity_is_no_public_registration_until_the_researcher_
     assert answers["1.10"].text == (
         f"Partial: {frozen}; that is not a public registration, and none was entered (its address is this entry's note)"
     )
+    # the checklist page offers a box for the public address of each of these entries
+    from tests.personas import personas_for, signed_in
+
+    owner = signed_in(personas_for(study, prefix="public-").owner)
+    page = owner.get(f"/studies/{study.pk}/checklist/").content.decode()
+    assert all(f'name="entry_{entry}"' in page for entry in ("1_10", "5_2", "5_3", "5_4"))
     study_checklist_notes_set(study=study, notes={"1.10": "https://osf.io/abcd", "5.2": "https://osf.io/abcd/files"})
     study, results, answers = _answers(pilot.study_id)
     assert answers["1.10"].source == ENTERED and answers["1.10"].text == f"Yes: https://osf.io/abcd ({frozen})"
