@@ -172,10 +172,12 @@ def test_a_plan_frozen_in_parity_is_no_public_registration_until_the_researcher_
     study, results, answers = _answers(pilot.study_id)
     assert answers["1.10"].source == ENTERED and answers["1.10"].text == f"Yes: https://osf.io/abcd ({frozen})"
     assert answers["1.10"].record("checklist note 1.10") == "https://osf.io/abcd"
-    assert answers["5.2"].text == (
-        f"Yes: https://osf.io/abcd/files (the replication bundle holds all {results.human.n_answers} answers, by "
-        "pseudonym)"
+    assert (
+        answers["5.2"].text
+        == "Yes: https://osf.io/abcd/files (the replication bundle holds every answer, by pseudonym)"
     )
+    # the people who completed, the excluded among them, all accounted for
+    assert answers["5.1.5"].text.endswith("; 1 of the completed was excluded")
 
 
 def test_a_prescreening_without_a_prolific_study_is_not_said_to_have_applied(pilot) -> None:

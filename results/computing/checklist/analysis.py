@@ -151,7 +151,8 @@ def completion_rate(study: Study, results: StudyResults) -> Answer:
         (people.in_progress, "still in progress"),
     ]
     said = ", ".join(f"{n} {words}" for n, words in fates)
-    excluded = f"; {people.excluded} of the completed were excluded" if people.excluded else ""
+    were = "was" if people.excluded == 1 else "were"
+    excluded = f"; {people.excluded} of the completed {were} excluded" if people.excluded else ""
     did_not = people.entered - people.completed
     return computed(
         BY_ID["5.1.5"],
@@ -170,7 +171,8 @@ def data_available(study: Study, results: StudyResults) -> Answer:
         return computed(
             BY_ID["5.2"], "No: no participant has answered, so there are no human data to make available", answered
         )
-    fact = f"the replication bundle holds all {plural(results.human.n_answers, 'answer')}, by pseudonym"
+    # every answer of everyone who answered, the excluded too: more than the analysis counts
+    fact = "the replication bundle holds every answer, by pseudonym"
     return with_public_address(
         study, "5.2", fact, "Parity does not publish it, and no public address was entered", answered
     )
@@ -180,12 +182,10 @@ def data_available(study: Study, results: StudyResults) -> Answer:
 def data_per_person(study: Study, results: StudyResults) -> Answer:
     if not results.human.n_answers:
         return not_applicable(BY_ID["5.2.1"], "no participant has answered")
-    people = results.human.n_annotators
     return computed(
         BY_ID["5.2.1"],
-        f"Yes: humans/answers.jsonl of the replication bundle, each answer with its person's pseudonym "
-        f"({plural(people, 'person') if people == 1 else f'{people} people'})",
-        Record("human.n_annotators", people),
+        "Yes: humans/answers.jsonl of the replication bundle, each answer with its person's pseudonym",
+        Record("human.n_answers", results.human.n_answers),
     )
 
 
