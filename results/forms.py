@@ -8,11 +8,12 @@ from collections.abc import Mapping, Sequence
 from django import forms
 
 from modelruns.models import ModelRun
-from parity.reporting.checklist import Answer, Status
+from parity.reporting.checklist import COMPUTED, Answer, Status
+from results.computing.checklist.answering import PUBLIC_ADDRESS
 from results.loading.filters import ResultFilters
 from results.loading.study_data import StudyData
 from results.presenting.report import FORMATS as REPORT_FORMATS
-from studies.services_checklist import NOTE_MAX_CHARS
+from studies.services_checklist import NOTE_MAX_CHARS, REASON_MAX_CHARS
 
 
 def filter_choices(data: StudyData) -> dict[str, list[str]]:
@@ -102,7 +103,9 @@ class ChecklistNotesForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.entries: dict[str, str] = {}
         for answer in answers:
-            if answer.status is Status.ANSWERED and answer.entry.id not in notes:
+            # an entry Parity answers takes no note, but for those only the researchers can complete
+            # with a public address (a registration, the data's) and the notes already written
+            if answer.status is Status.ANSWERED and answer.entry.id not in notes.keys() | PUBLIC_ADDRESS:
                 continue
             name = _field_name(answer.entry.id)
             self.entries[name] = answer.entry.id
@@ -117,3 +120,30 @@ class ChecklistNotesForm(forms.Form):
 
     def notes(self) -> dict[str, str]:
         return {entry_id: self.cleaned_data[name] for name, entry_id in self.entries.items()}
+
+
+class ChecklistCorrectionForm(forms.Form):
+    """A correction of an answer Parity computed: the entry (among those Parity answered), the
+    researcher's answer and the reason, both required; "remove" goes back to Parity's answer."""
+
+    entry = forms.ChoiceField(label="Entry")
+    text = forms.CharField(
+        label="Corrected answer", max_length=NOTE_MAX_CHARS, widget=forms.Textarea(attrs={"rows": 2})
+    )
+    reason = forms.CharField(
+        label="Reason",
+        max_length=REASON_MAX_CHARS,
+        help_text="why Parity's answer is wrong for this study (the paper's page, a record Parity lacks); "
+        "shown with the correction",
+        widget=forms.Textarea(attrs={"rows": 2}),
+    )
+
+    def __init__(self, *args, answers: Sequence[Answer], **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        field = self.fields["entry"]
+        assert isinstance(field, forms.ChoiceField)  # the `entry` field above
+        field.choices = [
+            (answer.entry.id, f"{answer.entry.id} {answer.entry.question}")
+            for answer in answers
+            if answer.source == COMPUTED or answer.is_corrected
+        ]

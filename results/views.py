@@ -12,14 +12,21 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from modelruns.prompts import PromptError, item_prompts
 from modelruns.selectors import item_answers, study_runs
-from parity.reporting.checklist import counts
+from parity.reporting.checklist import contradictions, counts
 from prolific.currency import money
 from results.computing.assemble import study_results_tree
 from results.computing.checklist import study_checklist
 from results.computing.headlines import study_headlines
 from results.computing.monitor import study_monitor
 from results.computing.spine import StudyResults
-from results.forms import ChecklistNotesForm, ItemPromptForm, ReportForm, ResultFilters, ResultsFilterForm
+from results.forms import (
+    ChecklistCorrectionForm,
+    ChecklistNotesForm,
+    ItemPromptForm,
+    ReportForm,
+    ResultFilters,
+    ResultsFilterForm,
+)
 from results.loading.selectors import load_study_data
 from results.presenting.cache import Computed, results_lookup
 from results.presenting.charts import arrivals_chart
@@ -33,7 +40,11 @@ from studies.closing import asked, study_keys
 from studies.errors import StudyError
 from studies.htmx import HtmxHttpRequest
 from studies.models import Study
-from studies.services_checklist import study_checklist_notes_set
+from studies.services_checklist import (
+    study_checklist_correction_remove,
+    study_checklist_correction_set,
+    study_checklist_notes_set,
+)
 
 
 def _model_runs_url(study: Study) -> str:
@@ -165,18 +176,44 @@ def _current_results(study: Study) -> StudyResults:
 @require_http_methods(["GET", "POST"])
 def checklist(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
     """The study's reporting checklist as the report states it, with a box for the researcher's answer
-    to each entry Parity cannot answer from its records; saved, the page is shown again (POST, redirect)."""
+    to each entry Parity cannot answer from its records, and a form to correct an answer Parity
+    computed (with a reason) or remove a correction; saved, the page is shown again (POST, redirect)."""
     study = get_study_for_researcher(request.user, study_id, CHANGE_STUDY)
     answers = study_checklist(study, _current_results(study))
-    form = ChecklistNotesForm(request.POST or None, answers=answers, notes=study.checklist_notes)
-    if request.method == "POST" and form.is_valid():
+    action = request.POST.get("action", "notes") if request.method == "POST" else None
+    form = ChecklistNotesForm(request.POST if action == "notes" else None, answers=answers, notes=study.checklist_notes)
+    correction = ChecklistCorrectionForm(request.POST if action == "correct" else None, answers=answers)
+    if action == "uncorrect":
+        study_checklist_correction_remove(study=study, entry_id=request.POST.get("entry", ""), actor=request.user)
+        return redirect("results:checklist", study_id=study.pk)
+    if action == "notes" and form.is_valid():
         try:
             study_checklist_notes_set(study=study, notes=form.notes(), actor=request.user)
         except StudyError as error:
             form.add_error(None, str(error))
         else:
             return redirect("results:checklist", study_id=study.pk)
-    context = {"study": study, "answers": answers, "form": form, "tally": counts(answers)}
+    if action == "correct" and correction.is_valid():
+        try:
+            study_checklist_correction_set(
+                study=study,
+                entry_id=correction.cleaned_data["entry"],
+                text=correction.cleaned_data["text"],
+                reason=correction.cleaned_data["reason"],
+                actor=request.user,
+            )
+        except StudyError as error:
+            correction.add_error(None, str(error))
+        else:
+            return redirect("results:checklist", study_id=study.pk)
+    context = {
+        "study": study,
+        "answers": answers,
+        "form": form,
+        "correction": correction,
+        "contradictions": contradictions(answers),
+        "tally": counts(answers),
+    }
     return render(request, "results/checklist.html", context)
 
 

@@ -168,6 +168,12 @@ class Study(models.Model):
         help_text="the researcher's answers to reporting-checklist entries Parity cannot answer from its own "
         "records, by entry number (studies.services_checklist); never in place of a figure Parity computes",
     )
+    checklist_corrections = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="the researcher's corrections of answers Parity computed, by entry number: each its text and "
+        "the reason (studies.services_checklist); shown as corrected, beside what Parity computed",
+    )
     # who may take part (Prolific's prescreening, sent with the study: studies.screening) and which items
     # they see (parity.sampling): what the reporting checklist asks of recruitment and item sampling
     # training before the items (parity.training): practice questions answered with feedback and a

@@ -55,3 +55,70 @@ def study_checklist_notes_set(*, study: Study, notes: Mapping[str, str], actor: 
             actor=actor,
         )
     return locked
+
+
+#: a reason is a sentence: why Parity's figure is wrong for this study (the paper's page, a record it lacks)
+REASON_MAX_CHARS = 500
+
+
+def checklist_correction_errors(entry_id: str, text: str, reason: str) -> dict[str, str]:
+    """What is wrong with a correction, by field."""
+    errors = {}
+    if entry_id not in BY_ID:
+        errors["entry"] = f"The checklist has no entry {entry_id!r}."
+    if not text:
+        errors["text"] = "Write the corrected answer (to go back to Parity's, remove the correction)."
+    elif len(text) > NOTE_MAX_CHARS:
+        errors["text"] = f"Keep the answer under {NOTE_MAX_CHARS} characters (it has {len(text)})."
+    if not reason:
+        errors["reason"] = "Say why Parity's answer is wrong for this study: the reason is shown with the correction."
+    elif len(reason) > REASON_MAX_CHARS:
+        errors["reason"] = f"Keep the reason under {REASON_MAX_CHARS} characters (it has {len(reason)})."
+    return errors
+
+
+@transaction.atomic
+def study_checklist_correction_set(*, study: Study, entry_id: str, text: str, reason: str, actor: Any = None) -> Study:
+    """Replace Parity's computed answer to `entry_id` with the researcher's `text`, for `reason`: both
+    are kept (the answer is shown as corrected, with the reason and what Parity computed) and the
+    study's trail records the change. A correction without its text or its reason writes nothing."""
+    text, reason = text.strip(), reason.strip()
+    errors = checklist_correction_errors(entry_id, text, reason)
+    if errors:
+        raise StudyError(" ".join(errors.values()))
+    locked = Study.objects.select_for_update().get(pk=study.pk)
+    before = locked.checklist_corrections.get(entry_id)
+    after = {"text": text, "reason": reason}
+    if before == after:
+        return locked
+    locked.checklist_corrections = {**locked.checklist_corrections, entry_id: after}
+    locked.save(update_fields=["checklist_corrections"])
+    study_event_record(
+        study=locked,
+        kind=StudyEvent.Kind.SETTINGS,
+        summary=f"Reporting checklist answer {entry_id} corrected: {reason}",
+        data={"checklist_entries": [entry_id], "correction": after, "before": before},
+        actor=actor,
+    )
+    return locked
+
+
+@transaction.atomic
+def study_checklist_correction_remove(*, study: Study, entry_id: str, actor: Any = None) -> Study:
+    """Go back to Parity's computed answer to `entry_id`; the trail keeps the correction removed."""
+    locked = Study.objects.select_for_update().get(pk=study.pk)
+    if entry_id not in locked.checklist_corrections:
+        return locked
+    before = locked.checklist_corrections[entry_id]
+    locked.checklist_corrections = {
+        key: value for key, value in locked.checklist_corrections.items() if key != entry_id
+    }
+    locked.save(update_fields=["checklist_corrections"])
+    study_event_record(
+        study=locked,
+        kind=StudyEvent.Kind.SETTINGS,
+        summary=f"Reporting checklist answer {entry_id}: correction removed, Parity's answer restored",
+        data={"checklist_entries": [entry_id], "correction": None, "before": before},
+        actor=actor,
+    )
+    return locked

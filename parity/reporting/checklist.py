@@ -11,8 +11,9 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
+from typing import Any
 
 from parity import markdown
 
@@ -32,6 +33,8 @@ class Status(StrEnum):
 COMPUTED = "computed by Parity"
 #: the source of an answer taken from a field the researcher filled in
 ENTERED = "entered by the researcher"
+#: the source of a computed answer the researcher corrected (followed by ": <reason>")
+CORRECTED = "corrected by the researcher"
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,19 @@ class Entry:
     question: str
 
 
+#: a value a record of the study holds: a count, a setting, a field's text
+RecordValue = str | int | float | bool | None
+
+
+@dataclass(frozen=True)
+class Record:
+    """One record an answer rests on, named as the study's data names it ("study.design.shuffle_items",
+    "items in the study's item set"), with the value the answer read."""
+
+    name: str
+    value: RecordValue
+
+
 @dataclass(frozen=True)
 class Answer:
     entry: Entry
@@ -48,24 +64,105 @@ class Answer:
     text: str
     #: COMPUTED, ENTERED, "not answered: <reason>" or "not applicable: <reason>"
     source: str
+    #: the records the answer was derived from, for a reviewer (or a test) to check it against
+    records: tuple[Record, ...] = ()
+    #: a corrected answer: what Parity had computed, kept beside the researcher's
+    computed_text: str = ""
+    #: the researcher's note on an entry Parity answered, where the two differ: both are shown, flagged
+    contradicting_note: str = ""
 
-    def to_json(self) -> dict[str, str]:
+    @property
+    def verdict(self) -> str:
+        """The answer in the checklist's own vocabulary: Yes, Partial, No or N/A ("—" where it is not
+        answered). An answer that gives a figure or a description without a word of its own reports
+        what the entry asks for: Yes."""
+        if self.status is Status.NOT_APPLICABLE:
+            return "N/A"
+        if self.status is Status.NOT_ANSWERED:
+            return "—"
+        return next((word for word in VERDICTS if _begins_with(self.text, word)), "Yes")
+
+    @property
+    def pointer(self) -> str:
+        """Where the report says more: a section of the report or the replication bundle."""
+        return (
+            ""
+            if self.status is not Status.ANSWERED
+            else POINTERS.get(self.entry.id, _SECTION_POINTERS.get(self.entry.section, ""))
+        )
+
+    @property
+    def shown_text(self) -> str:
+        """The answer as every rendering prints it: its verdict first, the pointer after ("—" where not
+        answered, "N/A" with nothing after it where not applicable)."""
+        if self.status is not Status.ANSWERED:
+            return self.verdict
+        text = self.text if _begins_with(self.text, self.verdict) else f"{self.verdict} — {self.text}"
+        return f"{text} (see {self.pointer})" if self.pointer else text
+
+    @property
+    def is_corrected(self) -> bool:
+        return self.source.startswith(f"{CORRECTED}: ")
+
+    @property
+    def shown_source(self) -> str:
+        """The source as every rendering prints it: a correction with what Parity computed, a
+        contradiction with the researcher's note."""
+        said = self.source
+        if self.is_corrected:
+            said += f" (Parity computed: {self.computed_text})"
+        if self.contradicting_note:
+            said += f"; contradicted by the researcher's note: “{self.contradicting_note}”"
+        return said
+
+    def record(self, name: str) -> RecordValue:
+        """The value of the record `name` the answer rests on (KeyError: it rests on no such record)."""
+        for record in self.records:
+            if record.name == name:
+                return record.value
+        raise KeyError(f"{self.entry.id} rests on no record {name!r}")
+
+    def to_json(self) -> dict[str, Any]:
         return {
             "id": self.entry.id,
             "section": self.entry.section,
             "question": self.entry.question,
             "status": str(self.status),
             "text": self.text,
+            "verdict": self.verdict,
+            "pointer": self.pointer,
             "source": self.source,
+            "records": {record.name: record.value for record in self.records},
+            **({"computed": self.computed_text} if self.is_corrected else {}),
+            **({"contradicting_note": self.contradicting_note} if self.contradicting_note else {}),
         }
 
 
-def computed(entry: Entry, text: str) -> Answer:
-    return Answer(entry, Status.ANSWERED, text, COMPUTED)
+#: the checklist's vocabulary for an answer (N/A is a status: `Status.NOT_APPLICABLE`)
+VERDICTS = ("Yes", "Partial", "No")
 
 
-def entered(entry: Entry, text: str) -> Answer:
-    return Answer(entry, Status.ANSWERED, text, ENTERED)
+def _begins_with(text: str, word: str) -> bool:
+    return text == word or any(text.startswith(word + mark) for mark in (":", ",", ";", " ("))
+
+
+def computed(entry: Entry, text: str, *records: Record) -> Answer:
+    return Answer(entry, Status.ANSWERED, text, COMPUTED, records)
+
+
+def entered(entry: Entry, text: str, *records: Record) -> Answer:
+    return Answer(entry, Status.ANSWERED, text, ENTERED, records)
+
+
+def corrected(answer: Answer, text: str, reason: str) -> Answer:
+    """The researcher's `text` in place of Parity's `answer`, for `reason`; Parity's answer is kept."""
+    was = answer.text if answer.status is Status.ANSWERED else answer.source
+    return Answer(answer.entry, Status.ANSWERED, text, f"{CORRECTED}: {reason}", answer.records, computed_text=was)
+
+
+def contradicted(answer: Answer, note: str) -> Answer:
+    """Parity's `answer` with the researcher's differing `note` beside it, flagged."""
+    return replace(answer, contradicting_note=note)
 
 
 def not_answered(entry: Entry, reason: str) -> Answer:
@@ -170,16 +267,55 @@ _QUESTIONS: dict[str, list[tuple[str, str]]] = {
     ],
 }
 
+#: where the report says more, by section of the checklist (`POINTERS` for the entries that differ)
+_SECTION_POINTERS = {
+    DESIGN: "Methods",
+    RECRUITMENT: "Methods",
+    EXECUTION: "Methods",
+    ANALYSIS: "Methods, statistics",
+    DOCUMENTATION: "Methods",
+}
+POINTERS = {
+    "0.6": "Methods",
+    "0.7": "Methods",
+    "0.8": "Methods",
+    "0.9": "Results",
+    "0.10": "Methods",
+    "1.2": "Results",
+    "1.8": "Methods, statistics",
+    "1.8.1": "Methods, statistics",
+    "4.6": "Results, robustness table",
+    "5.2": "the replication bundle",
+    "5.2.1": "the replication bundle",
+    "5.2.2": "the replication bundle",
+    "5.3": "the replication bundle",
+    "5.4": "the replication bundle",
+}
+
 ENTRIES: tuple[Entry, ...] = tuple(
     Entry(number, section, question) for section, rows in _QUESTIONS.items() for number, question in rows
 )
 BY_ID: dict[str, Entry] = {entry.id: entry for entry in ENTRIES}
 
 
+def _kind(answer: Answer) -> str:
+    if answer.status is not Status.ANSWERED:
+        return str(answer.status)
+    return CORRECTED if answer.is_corrected else answer.source
+
+
 def counts(answers: Sequence[Answer]) -> dict[str, int]:
-    """How many answers came from each source kind: computed, entered, not applicable, not answered."""
-    found = Counter(answer.source if answer.status is Status.ANSWERED else str(answer.status) for answer in answers)
-    return {key: found[key] for key in (COMPUTED, ENTERED, str(Status.NOT_APPLICABLE), str(Status.NOT_ANSWERED))}
+    """How many answers came from each source kind: computed, entered, corrected, not applicable, not
+    answered (a correction is counted only where there is one, so an uncorrected checklist's tally is
+    the four kinds)."""
+    found = Counter(_kind(answer) for answer in answers)
+    kinds = (COMPUTED, ENTERED, *([CORRECTED] if found[CORRECTED] else []))
+    return {key: found[key] for key in (*kinds, str(Status.NOT_APPLICABLE), str(Status.NOT_ANSWERED))}
+
+
+def contradictions(answers: Sequence[Answer]) -> list[Answer]:
+    """The answers a researcher's note contradicts."""
+    return [answer for answer in answers if answer.contradicting_note]
 
 
 def checklist_json(answers: Sequence[Answer]) -> str:
@@ -203,7 +339,7 @@ def checklist_markdown(answers: Sequence[Answer], title: str = "Reporting checkl
         lines += [f"## {section}", "", "| # | Question | Answer | Source |", "|---|---|---|---|"]
         for answer in answers:
             if answer.entry.section == section:
-                cells = (answer.entry.id, answer.entry.question, answer.text or "—", answer.source)
+                cells = (answer.entry.id, answer.entry.question, answer.shown_text, answer.shown_source)
                 lines.append(markdown.row(*cells))
         lines.append("")
     return "\n".join(lines)

@@ -16,6 +16,7 @@ from statistics import median
 from typing import Any
 
 from modelruns.models import LM_EVAL_SOURCE
+from parity.reporting.methods import CROSSED
 from parity.stats import quality
 from prolific.currency import currency_or_default
 from results.computing.spine import (
@@ -72,6 +73,7 @@ def _participants(data: StudyData) -> Entered:
         completed=statuses[Status.COMPLETED],
         excluded=len(excluded),
         exclusion_reasons=[ExclusionReason(reason=reason, n=n) for reason, n in sorted(reasons.items(), key=_most)],
+        screened_out=statuses[Status.SCREENED_OUT],
     )
 
 
@@ -185,7 +187,9 @@ def methods_section(
         pay=_pay(data),
         design=_design(data),
         models=[run_provenance(runs[model.run]) for model in models if model.run in runs],
-        statistics=StatisticsSettings(ci_level=CI_LEVEL, n_boot=n_boot, seed=seed, human_ci_method=human_ci_method),
+        statistics=StatisticsSettings(
+            ci_level=CI_LEVEL, n_boot=n_boot, seed=seed, human_ci_method=human_ci_method, gap_ci_method=CROSSED
+        ),
         # entered by the researchers while drafting, and the design's power analysis (studies.power)
         reporting=Reporting(
             population=study.population,

@@ -12,6 +12,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from annotation.models import Item
 from modelruns.models import InstructionScore, ModelResponse, ModelRun
 from prolific.models import ProlificStudy
 from results.loading.columns import ItemInfo
@@ -220,3 +221,19 @@ def _load_model_answers(data: dict[int, StudyData]) -> None:
                 scores=row["scores"] or {},
             )
         )
+
+
+def study_item_set_size(study: Study) -> int:
+    """How many items the study's item set holds, attention checks aside: the benchmark's items in the
+    study's scope (a researcher's own set) and of the split its design draws on (the implicature
+    test set, not its dev pool), or the benchmark's whole scope where the design names no split that
+    holds items (AmbiBench's "split" is how a unit is cut, not a set of items)."""
+    items = Item.objects.filter(
+        benchmark=study.benchmark,
+        key__startswith=study.definition.item_scope(study.design),
+        is_attention_check=False,
+    )
+    split = study.design.get("split")
+    if isinstance(split, str) and split and items.filter(split=split).exists():
+        return items.filter(split=split).count()
+    return items.count()

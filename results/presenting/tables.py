@@ -21,8 +21,9 @@ from collections.abc import Sequence
 
 from parity import benchmarks
 from parity.benchmarks.tables import Table, num, pct
+from parity.reporting.methods import gap_ci
 from parity.stats import BOOTSTRAP, CI_METHOD_LABELS, CONFIDENCE_SEQUENCE, SMALL_N, T_INTERVAL
-from results.computing.spine import StudyResults, UnitResults
+from results.computing.spine import CategoryHumans, StudyResults, UnitResults
 from results.presenting.closing_table import closing_table
 from results.presenting.robustness_table import robustness_table
 
@@ -205,7 +206,8 @@ def comparison_table(results: StudyResults) -> Table | None:
             "Every figure of a row is on the items both answered: those with a right answer that the model and at "
             "least one included annotator answered. Humans: the mean over these items of the share of annotators "
             "right on each. Model: its share right on them (an item answered in several variants counts with its "
-            "mean over them). The gap is Model minus Humans; its CI is a paired bootstrap over these items.",
+            "mean over them). The gap is Model minus Humans; its CI is about people like these on items like these, "
+            f"from {gap_ci(results.methods.statistics.gap_ci_method)} (as the methods say).",
             "κ vs human majority: Cohen's kappa between the model's answers and the human majority answer, on the "
             "items (counted in brackets) with a strict majority; ties are left out.",
         ),
@@ -265,6 +267,21 @@ def _with_n(value: float | None, n: int) -> str:
     return f"{pct(value)} ({n})"
 
 
+#: a category with fewer items than this gets no human CI. The CI is over people, each person's
+#: accuracy on the category's few items: with k items it takes only k + 1 values (0, ½ or 1 for two),
+#: the interval holds those k items fixed, and it collapses to a point where all were right ([100.0,
+#: 100.0] from 2 items) or spans most of the scale (from 1 item). Five items is where one item moves a
+#: person's share by at most 20 points, the least at which a range over people says something.
+FEW_ITEMS = 5
+
+
+def category_ci(human: CategoryHumans) -> str:
+    """A category's human CI, or why none is given (fewer than `FEW_ITEMS` items)."""
+    if human.n_items < FEW_ITEMS:
+        return f"none: {count(human.n_items, 'item')}"
+    return ci(human.ci95)
+
+
 def category_table(results: StudyResults) -> Table | None:
     """Per category, each figure with its number of items: the humans on theirs, each model on the
     items both answered and, where the model answered others too, on all of its own."""
@@ -288,7 +305,7 @@ def category_table(results: StudyResults) -> Table | None:
         [
             row.category or "—",
             _with_n(row.human.mean, row.human.n_items),
-            ci(row.human.ci95),
+            category_ci(row.human),
             *[_with_n(m.accuracy_same_items, m.n_items_same) for m in row.models],
             *[_with_n(m.accuracy, m.n_items) for m, more in zip(row.models, beyond) if more],
         ]
@@ -303,7 +320,9 @@ def category_table(results: StudyResults) -> Table | None:
         notes=(
             "(n): the items a figure is computed on. Humans: the mean over annotators of each one's accuracy on "
             f"the category's items they answered; its CI is {method} "
-            f"(wide and rough in a category with fewer than {SMALL_N} annotators). A model: its share right on the "
+            f"(wide and rough in a category with fewer than {SMALL_N} annotators). No CI is given for a category of "
+            f"fewer than {FEW_ITEMS} items: each person's accuracy there takes only a few values, and the interval "
+            "over people would be a point or most of the scale. A model: its share right on the "
             "items both answered and, where it answered others, on all of its own (a different set of items from "
             "the humans').",
         ),

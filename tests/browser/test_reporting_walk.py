@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import pytest
 
+from prolific.models import ProlificStudy
 from studies.models import Response, Study
+from studies.services_checklist import study_checklist_notes_set
 from tests.browser.helpers import fill_study_form, sign_in
 from tests.factories import Bot, pid
 from tests.participation.test_training import CHECK, PRACTICE
@@ -70,6 +72,9 @@ def test_a_study_planned_for_the_checklist_is_walked_from_the_form_to_the_report
     asked = Response.objects.filter(participant__study=study).exclude(explanation="")
     assert sorted({r.position % 2 for r in asked}) == [0] and asked.count() >= 2, "every 2nd position asks"
 
+    # recruited on Prolific, whose prescreening applied (a study without a Prolific study only keeps its filters)
+    ProlificStudy.objects.create(study=study, prolific_id="6a2f0c1d", places=2)
+
     # the checklist page: Parity's answers, and the researcher's for what it cannot know
     page.goto(f"{live_server.url}/studies/{study.pk}/results/")
     page.click("#checklist-link")
@@ -89,6 +94,25 @@ def test_a_study_planned_for_the_checklist_is_walked_from_the_form_to_the_report
         "1.6": "Yes: a pilot of 5 people before launch",
         "2.4": "No: the authors did not take part",
     }
+
+    # a note that differs from an answer Parity computed is flagged, and the computed answer corrected
+    noted = Study.objects.get(pk=study.pk)
+    study_checklist_notes_set(study=noted, notes={**noted.checklist_notes, "3.2.2": "1 of 3 excluded"})
+    page.reload()
+    page.wait_for_selector("#checklist-contradictions")
+    assert "1 of your notes contradicts Parity's answer: 3.2.2." in page.inner_text("#checklist-contradictions")
+    assert "your note: “1 of 3 excluded”" in page.inner_text("#entry-3\\.2\\.2")
+    assert "Parity computed “0 of 2 excluded”; your note says “1 of 3 excluded”" in page.inner_text(
+        "#checklist-contradictions"
+    )
+    page.screenshot(path=str(artifacts / "reporting-checklist-contradiction.png"), full_page=False)
+    page.select_option("#id_entry", "3.2.2")
+    page.fill("#id_text", "1 of 3 excluded (one person answered on paper and was entered by hand)")
+    page.fill("#id_reason", "a third person took part on paper; Parity holds only the two online")
+    page.click("#checklist-correct-save")
+    page.wait_for_selector("#entry-3\\.2\\.2.corrected")
+    assert "corrected by the researcher: a third person took part on paper" in page.inner_text("#entry-3\\.2\\.2")
+    assert page.locator("#checklist-contradictions").count() == 0
 
     report = page.request.get(f"{live_server.url}/studies/{study.pk}/report/?format=markdown")
     assert report.ok

@@ -92,7 +92,7 @@ def test_the_bundle_answers_the_reporting_checklist_from_its_analysis(bundled: B
     people = analysis["methods"]["participants"]
     assert answers["1.1"]["text"].startswith(f"20 people analysed ({people['entered']} entered")
     assert answers["0.10"]["text"].startswith("1 answer per item per run (1 run: ")
-    assert "| 1.1 | How many human baseliners took part | 20 people analysed" in (
+    assert "| 1.1 | How many human baseliners took part | Yes — 20 people analysed" in (
         bundle.files["analysis/checklist.md"].decode()
     )
 

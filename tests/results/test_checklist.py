@@ -16,6 +16,7 @@ from parity.reporting.checklist import (
     checklist_markdown,
     counts,
 )
+from prolific.models import ProlificStudy
 from results.computing.assemble import study_results_tree
 from results.computing.checklist import study_checklist
 from results.loading.selectors import load_study_data
@@ -64,7 +65,7 @@ def test_a_native_study_answers_the_checklist_with_its_own_figures(pilot) -> Non
     assert "template 2" in answers["3.4"].text and "template 3" in answers["3.4"].text
     assert answers["1.9"].text == "Yes: University Research Ethics Committee (reference UREC-1)"
     assert answers["1.9"].source == ENTERED and answers["2.1"].source == ENTERED
-    assert answers["1.10"].text.startswith("Yes, frozen in Parity at launch on ")
+    assert answers["1.10"].text.startswith("Partial: the plan was frozen in Parity at launch on ")
     assert answers["5.1.1"].text == "Partial: participants were asked age, gender"
     assert answers["3.5.1"].text.startswith("Partial: participants were asked afterwards")
     assert answers["4.1"].text == "Yes"
@@ -119,7 +120,7 @@ def test_the_report_carries_the_limitations_the_checklist_and_the_references(pil
     low, high = results.human.accuracy.ci95
     assert text.startswith(f"The human baseline rests on {results.human.n_annotators} people.")
     assert f"is {100 * (high - low):.1f} points wide" in text
-    assert f"People answered {results.human.n_items} items, not the whole dataset (" in text
+    assert f"People answered {results.human.n_items} of the dataset's 600 items (" in text
     assert "1 of 5 who entered were excluded" in text
     missing = [answer.entry.id for answer in checklist if answer.status is Status.NOT_ANSWERED]
     assert f"{len(missing)} of the reporting checklist's 71 entries are not answered" in text
@@ -164,6 +165,8 @@ def test_recruitment_entries_state_the_prescreening_the_refusals_and_the_sample(
         sample_pool=600,
         closing_questions=["seen_before"],
     )
+    # the prescreening applies through the study's Prolific study
+    ProlificStudy.objects.create(study=Study.objects.get(pk=pilot.study_id), prolific_id="6a2d", places=10)
     study, results, answers = _answers(pilot.study_id)
     _every_entry_is_answered_with_a_source(answers)
     drawn = results.methods.recruiting.items.drawn

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from parity.reporting.checklist import ENTERED, Status, counts
+from prolific.models import ProlificStudy
 from results.computing.assemble import study_results_tree
 from results.computing.checklist import study_checklist
 from results.loading.selectors import load_study_data
@@ -99,6 +100,8 @@ def test_a_native_study_with_its_fields_and_notes_answers_at_least_64_entries(pi
         comprehension_questions=[{"text": "One or two?", "answer": "one", "choices": ["one", "two"], "feedback": ""}],
     )
     study = Study.objects.get(pk=pilot.study_id)
+    # run on Prolific, which applies the prescreening
+    ProlificStudy.objects.create(study=study, prolific_id="6a2e", places=10)
     study_checklist_notes_set(study=study, notes=NOTES)
     answers = _answers(study)
     tally = counts(list(answers.values()))

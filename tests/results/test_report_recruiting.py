@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from prolific.models import ProlificStudy
 from results.computing.spine import StudyResults
 from results.presenting.report import build_report
 from results.presenting.report.figures import plain
@@ -32,6 +33,8 @@ def test_the_methods_state_the_prescreening_the_refusals_the_sample_and_the_item
         closing_questions=["seen_before"],
         prolific_filters={"age_min": 18, "age_max": 40, "countries": ["1", "2"], "approval_rate_min": 95},
     )
+    # the prescreening applies through the study's Prolific study
+    ProlificStudy.objects.create(study=study, prolific_id="6a2c", places=12)
     participant_enter(study=earlier, pid=pid(9))
     participant_enter(study=study, pid=pid(9))  # refused: took wave one
     for n, seen in ((1, "yes"), (2, "no"), (3, "no")):

@@ -90,6 +90,7 @@ def test_every_figure_of_the_pilots_report_is_the_one_study_results_json_gives(p
         "completed": 5,
         "excluded": 1,
         "exclusion_reasons": None,
+        "screened_out": 0,
     }
     assert methods["participants"]["exclusion_reasons"] == [
         {"reason": "failed 2 attention checks (threshold 2)", "n": 1}
@@ -101,7 +102,13 @@ def test_every_figure_of_the_pilots_report_is_the_one_study_results_json_gives(p
         ("local/tiny-lm", "template 2, k=0", "parity"),
         ("local/tiny-lm", "template 3, k=0", "parity"),
     ]
-    assert methods["statistics"] == {"ci_level": 0.95, "n_boot": 10_000, "seed": 0, "human_ci_method": "t_interval"}
+    assert methods["statistics"] == {
+        "ci_level": 0.95,
+        "n_boot": 10_000,
+        "seed": 0,
+        "human_ci_method": "t_interval",
+        "gap_ci_method": "crossed_variance_components",
+    }
     text = " ".join(plain(parts) for parts in build_report(_tree(results)).paragraphs)
     assert "through the study's link (no Prolific study was recorded)" in text
     assert "Each participant met 2 attention checks among the items, at random positions; a participant who " in text

@@ -5,11 +5,11 @@ filled in, with the concrete figures: one function per entry, in a module per pa
 
 from __future__ import annotations
 
-from parity.reporting.checklist import ENTRIES, Answer, Status, entered
+from parity.reporting.checklist import COMPUTED, ENTRIES, Answer, Status, contradicted, corrected, entered
 
 # the section modules register their entries' functions as they are imported
 from results.computing.checklist import analysis, execution, paper_design, recruitment  # noqa: F401
-from results.computing.checklist.answering import ANSWERS, NOT_RECORDED
+from results.computing.checklist.answering import ANSWERS, NOT_RECORDED, PUBLIC_ADDRESS
 from results.computing.spine import StudyResults
 from studies.models import Study
 
@@ -19,12 +19,26 @@ __all__ = ["NOT_RECORDED", "study_checklist"]
 def study_checklist(study: Study, results: StudyResults) -> list[Answer]:
     """Every entry of the checklist, answered, in the checklist's order: from Parity's records where it
     has them, else from the researcher's note on the entry (`Study.checklist_notes`), else with the
-    reason it is not answered. A note never replaces a figure Parity computed or a researcher's field."""
+    reason it is not answered. A note never silently replaces a figure Parity computed: where the two
+    differ, Parity's answer stands with the note beside it, flagged as a contradiction; the researcher
+    replaces a computed answer only by correcting it with a reason (`Study.checklist_corrections`),
+    and the answer then says so and keeps what Parity computed."""
     notes = study.checklist_notes or {}
-    found = [ANSWERS[entry.id](study, results) for entry in ENTRIES]
+    corrections = study.checklist_corrections or {}
     return [
-        entered(answer.entry, notes[answer.entry.id])
-        if answer.status is not Status.ANSWERED and notes.get(answer.entry.id)
-        else answer
-        for answer in found
+        _settled(ANSWERS[entry.id](study, results), notes.get(entry.id, ""), corrections.get(entry.id))
+        for entry in ENTRIES
     ]
+
+
+def _settled(answer: Answer, note: str, correction: dict[str, str] | None) -> Answer:
+    if correction:
+        return corrected(answer, correction["text"], correction["reason"])
+    if not note or answer.entry.id in PUBLIC_ADDRESS:
+        # an entry of PUBLIC_ADDRESS has read its note already
+        return answer
+    if answer.status is not Status.ANSWERED:
+        return entered(answer.entry, note)
+    if answer.source == COMPUTED and note != answer.text:
+        return contradicted(answer, note)
+    return answer

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from parity.reporting.checklist import BY_ID, Answer, computed, not_answered, not_applicable
-from results.computing.checklist.answering import answers, missing, plural
+from parity.reporting.checklist import BY_ID, Answer, Record, computed, not_answered, not_applicable
+from parity.reporting.methods import MODEL_CI, gap_ci, human_ci
+from results.computing.checklist.answering import answers, missing, plural, with_public_address
 from results.computing.robustness import rule_label
 from results.computing.spine import StudyResults
 from studies.models import Study
@@ -29,11 +30,13 @@ def significance_test(study: Study, results: StudyResults) -> Answer:
 
 @answers("4.2")
 def uncertainty(study: Study, results: StudyResults) -> Answer:
+    # each interval named by its method, in the methods' words (`parity.reporting.methods`)
     statistics = results.methods.statistics
-    return computed(
-        BY_ID["4.2"],
-        f"Yes: {statistics.ci_level:.0%} CIs ({statistics.human_ci_method}, {statistics.n_boot} resamples)",
-    )
+    said = [f"human accuracy by {human_ci(statistics.human_ci_method)}"]
+    if results.models:
+        said.append(f"a model's accuracy by {MODEL_CI} ({statistics.n_boot} resamples)")
+        said.append(f"a model's gap to the humans from {gap_ci(statistics.gap_ci_method)}")
+    return computed(BY_ID["4.2"], f"Yes: {statistics.ci_level:.0%} CIs: " + "; ".join(said))
 
 
 @answers("4.2.1")
@@ -136,34 +139,95 @@ def ai_tools(study: Study, results: StudyResults) -> Answer:
 
 @answers("5.1.5")
 def completion_rate(study: Study, results: StudyResults) -> Answer:
+    # every person who entered, by what became of them: the parts add up to `entered`
     people = results.methods.participants
+    fates = [(people.completed, "completed")]
+    if people.screened_out or results.methods.training is not None and results.methods.training.comprehension_questions:
+        fates.append((people.screened_out, "screened out by the comprehension check (asked to return the study)"))
+    fates += [
+        (people.declined, "declined consent"),
+        (people.returned, "returned the study"),
+        (people.timed_out, "timed out"),
+        (people.in_progress, "still in progress"),
+    ]
+    said = ", ".join(f"{n} {words}" for n, words in fates)
+    were = "was" if people.excluded == 1 else "were"
+    excluded = f"; {people.excluded} of the completed {were} excluded" if people.excluded else ""
+    did_not = people.entered - people.completed
     return computed(
         BY_ID["5.1.5"],
-        f"{people.entered} entered, {people.completed} completed; {people.declined} declined consent, "
-        f"{people.returned} returned, {people.timed_out} timed out, {people.in_progress} in progress",
+        f"{did_not} of {people.entered} who entered did not complete: {said}{excluded}",
+        *(
+            Record(f"participants.{key}", getattr(people, key))
+            for key in ("entered", "completed", "screened_out", "declined", "returned", "timed_out", "in_progress")
+        ),
     )
 
 
 @answers("5.2")
 def data_available(study: Study, results: StudyResults) -> Answer:
-    return computed(BY_ID["5.2"], "Yes: the replication bundle holds every answer, by pseudonym")
+    answered = Record("human.n_answers", results.human.n_answers)
+    if not results.human.n_answers:
+        return computed(
+            BY_ID["5.2"], "No: no participant has answered, so there are no human data to make available", answered
+        )
+    # every answer of everyone who answered, the excluded too: more than the analysis counts
+    fact = "the replication bundle holds every answer, by pseudonym"
+    return with_public_address(
+        study, "5.2", fact, "Parity does not publish it, and no public address was entered", answered
+    )
 
 
 @answers("5.2.1")
 def data_per_person(study: Study, results: StudyResults) -> Answer:
-    return computed(BY_ID["5.2.1"], "Yes: humans/answers.jsonl by pseudonym")
+    if not results.human.n_answers:
+        return not_applicable(BY_ID["5.2.1"], "no participant has answered")
+    return computed(
+        BY_ID["5.2.1"],
+        "Yes: humans/answers.jsonl of the replication bundle, each answer with its person's pseudonym",
+        Record("human.n_answers", results.human.n_answers),
+    )
 
 
 @answers("5.2.2")
 def data_withheld(study: Study, results: StudyResults) -> Answer:
+    if not results.human.n_answers:
+        return computed(
+            BY_ID["5.2.2"], "There are no human data yet: no participant has answered", Record("human.n_answers", 0)
+        )
     return not_applicable(BY_ID["5.2.2"], "the data are in the replication bundle")
 
 
 @answers("5.3")
 def materials(study: Study, results: StudyResults) -> Answer:
-    return computed(BY_ID["5.3"], "Yes: items, consent, instructions and model prompts in the replication bundle")
+    if results.methods.platform == "imported":
+        # Parity holds the published items, not the original study's instructions or interface
+        return with_public_address(
+            study,
+            "5.3",
+            "the items are in the replication bundle; the original study's instructions and interface are not",
+            "where the original study's materials are public was not entered",
+            Record("methods.platform", "imported"),
+        )
+    told = "items, consent, instructions" + (" and model prompts" if results.models else "")
+    return with_public_address(
+        study,
+        "5.3",
+        f"{told} are in the replication bundle",
+        "Parity does not publish it, and no public address was entered",
+        Record("methods.platform", results.methods.platform),
+    )
 
 
 @answers("5.4")
 def analysis_code(study: Study, results: StudyResults) -> Answer:
-    return computed(BY_ID["5.4"], "Yes: Parity's analysis reproduces analysis/study_results.json from the bundle")
+    answered = Record("human.n_answers", results.human.n_answers)
+    if not results.human.n_answers:
+        return computed(BY_ID["5.4"], "No: there is no analysis yet: no participant has answered", answered)
+    return with_public_address(
+        study,
+        "5.4",
+        "Parity's analysis (manage.py reanalyse) reproduces analysis/study_results.json from the replication bundle",
+        "no public address of the code and the bundle was entered",
+        answered,
+    )

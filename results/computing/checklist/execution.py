@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from parity.reporting.checklist import BY_ID, Answer, computed, not_applicable
+from parity.reporting.checklist import BY_ID, Answer, Record, computed, not_applicable
 from results.computing.checklist.answering import answers, missing, span
 from results.computing.spine import StudyResults
 from studies.models import Study
+
+#: the design setting that shuffles each participant's items (`studies.services._sequence`)
+SHUFFLE = "shuffle_items"
 
 # -- execution -----------------------------------------------------------------------------------
 
@@ -24,7 +27,24 @@ def instrument_length(study: Study, results: StudyResults) -> Answer:
 def randomized_order(study: Study, results: StudyResults) -> Answer:
     if results.methods.platform == "imported":
         return missing("3.1.1")
-    return computed(BY_ID["3.1.1"], "Yes: each participant's order is shuffled by Parity")
+    # the study's own setting, in the words the methods use for it ("“label” was on/off"); a
+    # benchmark without the setting keeps each unit's order (`studies.services._sequence`)
+    setting = next((setting for setting in results.methods.design.settings if setting.key == SHUFFLE), None)
+    checks = results.methods.attention.checks_per_participant
+    placed = "; the attention checks were placed at random positions" if checks else ""
+    fixed = f"every participant met the unit's items in one fixed order{placed}"
+    records = (
+        Record(f"study.design.{SHUFFLE}", None if setting is None else setting.value),
+        Record("study.attention_checks", checks),
+    )
+    if setting is None:
+        return computed(BY_ID["3.1.1"], f"No: the study has no shuffle setting; {fixed}", *records)
+    said = f"“{setting.label}” was {'on' if setting.value else 'off'}"
+    if setting.value:
+        return computed(
+            BY_ID["3.1.1"], f"Yes: {said}; each participant's order is shuffled by Parity{placed}", *records
+        )
+    return computed(BY_ID["3.1.1"], f"No: {said}; {fixed}", *records)
 
 
 def _excluded(results: StudyResults) -> str:
@@ -41,7 +61,13 @@ def _excluded(results: StudyResults) -> str:
 def execution_quality_control(study: Study, results: StudyResults) -> Answer:
     attention = results.methods.attention
     checked = attention.checks_per_participant and attention.exclude_at
-    return computed(BY_ID["3.2"], "Yes" if checked or results.methods.participants.excluded else "No")
+    return computed(
+        BY_ID["3.2"],
+        "Yes" if checked or results.methods.participants.excluded else "No",
+        Record("study.attention_checks", attention.checks_per_participant),
+        Record("study.exclude_at", attention.exclude_at),
+        Record("participants.excluded", results.methods.participants.excluded),
+    )
 
 
 @answers("3.2.1")
@@ -62,7 +88,14 @@ def execution_criteria(study: Study, results: StudyResults) -> Answer:
 
 @answers("3.2.2")
 def execution_exclusions(study: Study, results: StudyResults) -> Answer:
-    return computed(BY_ID["3.2.2"], _excluded(results))
+    people = results.methods.participants
+    return computed(
+        BY_ID["3.2.2"],
+        _excluded(results),
+        Record("participants.excluded", people.excluded),
+        Record("participants.entered", people.entered),
+        Record("participants.flagged_left_out", results.participants.flagged_left_out),
+    )
 
 
 @answers("3.3")

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from annotation.models import Item
-from parity.reporting.checklist import BY_ID, Answer, computed, entered, not_answered, not_applicable
+from collections.abc import Mapping
+from typing import Any
+
+from parity.reporting.checklist import BY_ID, Answer, Record, computed, entered, not_answered, not_applicable
 from parity.sampling import ItemSampling
 from parity.sampling import describe as describe_sampling
-from results.computing.checklist.answering import answers, missing, plural, span
+from parity.stats import power as stats_power
+from results.computing.checklist.answering import DATASET_ITEMS, answers, missing, plural, span, with_public_address
 from results.computing.spine import StudyResults
+from results.loading.selectors import study_item_set_size
 from studies.models import Preregistration, Study
 
 # -- paper information -------------------------------------------------------------------------
@@ -54,8 +58,17 @@ def eval_language(study: Study, results: StudyResults) -> Answer:
 
 @answers("0.8")
 def dataset_size(study: Study, results: StudyResults) -> Answer:
-    n = Item.objects.filter(benchmark=study.benchmark, is_attention_check=False).count()
-    return computed(BY_ID["0.8"], f"{n} items of {results.methods.design.benchmark_title} held by Parity")
+    # the study's item set (the implicature test set), not every item Parity holds of the benchmark:
+    # its dev pool, practice items and attention checks are no part of the evaluation
+    n = study_item_set_size(study)
+    split = study.design.get("split")
+    of = f"the {split} set of " if isinstance(split, str) and split else ""
+    return computed(
+        BY_ID["0.8"],
+        f"{n} items: {of}{results.methods.design.benchmark_title}, attention checks aside",
+        Record(DATASET_ITEMS, n),
+        Record("study.design.split", split if isinstance(split, str) else None),
+    )
 
 
 @answers("0.9")
@@ -85,12 +98,16 @@ def baseliners(study: Study, results: StudyResults) -> Answer:
         BY_ID["1.1"],
         f"{results.human.n_annotators} people analysed ({entered_.entered} entered, "
         f"{entered_.completed} completed, {entered_.excluded} excluded)",
+        Record("human.n_annotators", results.human.n_annotators),
+        Record("participants.entered", entered_.entered),
+        Record("participants.completed", entered_.completed),
+        Record("participants.excluded", entered_.excluded),
     )
 
 
 @answers("1.2")
 def baseline_test_set_size(study: Study, results: StudyResults) -> Answer:
-    return computed(BY_ID["1.2"], f"{results.human.n_items} items")
+    return computed(BY_ID["1.2"], f"{results.human.n_items} items", Record("human.n_items", results.human.n_items))
 
 
 @answers("1.2.1")
@@ -139,7 +156,13 @@ def power_analysis(study: Study, results: StudyResults) -> Answer:
     power = results.methods.reporting.power
     if not power:
         return computed(BY_ID["1.8"], "No")
-    return computed(BY_ID["1.8"], f"Yes, for {power.get('people')} people of {power.get('units')} units")
+    if not {"people", "units", "items_per_person"} <= power.keys():
+        return computed(BY_ID["1.8"], "Yes, but it could not be computed: " + str(power.get("reason", "")))
+    return computed(
+        BY_ID["1.8"],
+        f"Yes: before launch, for {power['people']} people {_layout(power)}",
+        Record("power.people", power["people"]),
+    )
 
 
 @answers("1.8.1")
@@ -147,10 +170,64 @@ def detectable_effect(study: Study, results: StudyResults) -> Answer:
     power = results.methods.reporting.power
     if not power:
         return not_applicable(BY_ID["1.8.1"], "no power analysis")
-    gap = power.get("detectable_gap")
-    if gap is None:
+    if power.get("detectable_above") is None and power.get("detectable_below") is None:
         return not_answered(BY_ID["1.8.1"], str(power.get("reason", "the power analysis found no gap")))
-    return computed(BY_ID["1.8.1"], f"a gap of {gap:.1%} detected with {power.get('power', 0.8):.0%} power")
+    analysed = results.human.n_annotators
+    records = (
+        Record("power.people", power["people"]),
+        Record("power.alpha", power["alpha"]),
+        Record("power.power", power["power"]),
+        Record("power.detectable_above", power.get("detectable_above")),
+        Record("power.detectable_below", power.get("detectable_below")),
+        Record("human.n_annotators", analysed),
+    )
+    # the test of the gap is two-sided (parity.stats.power); each direction has its own detectable gap
+    said = (
+        f"With {power['people']} people planned ({_layout(power)}), the two-sided test of the gap at α "
+        f"{power['alpha']:g} detects with {power['power']:.0%} power {_sides(power)}"
+    )
+    if analysed != power["people"]:
+        said += f"; {analysed} people were analysed, not {power['people']}"
+        at = _at_analysed(power, analysed, results.methods.design.items_per_participant.max)
+        if at is not None:
+            said += f": at {analysed} the test detects {_sides(at)}"
+    return computed(BY_ID["1.8.1"], said, *records)
+
+
+def _layout(power: dict[str, Any]) -> str:
+    if power["units"] > 1:
+        return f"in {power['units']} units of {power['items_per_person']} items each"
+    return f"each answering all {power['items_per_person']} items"
+
+
+def _sides(power: Mapping[str, Any]) -> str:
+    sides = [
+        f"{'no gap' if power.get(key) is None else f'a gap of {100 * abs(power[key]):.1f} points'} for a model {side} "
+        "the people"
+        for key, side in (("detectable_above", "above"), ("detectable_below", "below"))
+    ]
+    return " and ".join(sides)
+
+
+def _at_analysed(power: dict[str, Any], analysed: int, items: int) -> dict[str, Any] | None:
+    """The planned analysis again at the number of people analysed (its variance components, its α
+    and power, the units' items as run), or None where it cannot be computed."""
+    parts = (power.get("source") or {}).get("components")
+    if not parts or analysed < 2:
+        return None
+    try:
+        return stats_power.power_analysis(
+            people=analysed,
+            items_per_person=items or int(power["items_per_person"]),
+            units=max(1, int(power["units"])),
+            components=stats_power.VarianceComponents(
+                baseline=float(parts["baseline"]), person_sd=float(parts["person_sd"]), item_sd=float(parts["item_sd"])
+            ),
+            power=float(power["power"]),
+            alpha=float(power["alpha"]),
+        ).to_dict()
+    except (ValueError, ArithmeticError):
+        return None
 
 
 @answers("1.9")
@@ -166,7 +243,27 @@ def ethics(study: Study, results: StudyResults) -> Answer:
 
 @answers("1.10")
 def preregistration(study: Study, results: StudyResults) -> Answer:
+    # a plan frozen in Parity is the researchers' own record, not a public registration (OSF, AsPredicted):
+    # only the researchers can say where one is, as this entry's note
     found = Preregistration.objects.filter(study=study).first()
-    if found is None or found.frozen_at is None:
-        return computed(BY_ID["1.10"], "No")
-    return computed(BY_ID["1.10"], f"Yes, frozen in Parity at launch on {found.frozen_at.date().isoformat()}")
+    frozen = found.frozen_at.date().isoformat() if found is not None and found.frozen_at is not None else None
+    sha256 = found.sha256 if found is not None and frozen else ""
+    records = (Record("preregistration.frozen_at", frozen), Record("preregistration.sha256", sha256 or None))
+    if frozen is None:
+        note = (study.checklist_notes or {}).get("1.10", "")
+        if note:
+            return entered(BY_ID["1.10"], note, *records, Record("checklist note 1.10", note))
+        return computed(
+            BY_ID["1.10"],
+            "No: no plan was frozen in Parity before launch, and no public registration was entered",
+            *records,
+            Record("checklist note 1.10", None),
+        )
+    fact = f"the plan was frozen in Parity at launch on {frozen} (SHA-256 {sha256[:12]}…)"
+    return with_public_address(
+        study,
+        "1.10",
+        fact,
+        "that is not a public registration, and none was entered (its address is this entry's note)",
+        *records,
+    )

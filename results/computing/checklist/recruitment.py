@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from parity.reporting.checklist import BY_ID, Answer, computed, entered, not_applicable
+from parity.reporting.checklist import BY_ID, Answer, Record, computed, entered, not_applicable
 from prolific.currency import money
 from results.computing.checklist.answering import IMPORTED, answers, missing
 from results.computing.spine import Recruiting, StudyResults, TrainingPhase
@@ -28,8 +28,14 @@ def sampling_strategy(study: Study, results: StudyResults) -> Answer:
     platform = results.methods.platform
     if platform == "imported":
         return not_applicable(BY_ID["2.2"], IMPORTED)
-    where = "Prolific" if platform == "prolific" else "a study link"
-    return computed(BY_ID["2.2"], f"Crowdsource ({where}), first come first served")
+    if platform == "prolific":
+        return computed(BY_ID["2.2"], "Crowdsource (Prolific), first come first served", Record("platform", platform))
+    return computed(
+        BY_ID["2.2"],
+        "Through the study's link, first come first served; no Prolific study was recorded, so how people "
+        "came by the link is the researchers' to say",
+        Record("platform", platform),
+    )
 
 
 @answers("2.3")
@@ -37,7 +43,7 @@ def recruitment_quality_control(study: Study, results: StudyResults) -> Answer:
     recruiting = _recruiting("2.3", results)
     if not isinstance(recruiting, Recruiting):
         return recruiting
-    return computed(BY_ID["2.3"], "Yes" if _screened(recruiting) else "No")
+    return computed(BY_ID["2.3"], "Yes" if _screened(recruiting, results) else "No")
 
 
 @answers("2.3.1")
@@ -45,9 +51,9 @@ def recruitment_criteria(study: Study, results: StudyResults) -> Answer:
     recruiting = _recruiting("2.3.1", results)
     if not isinstance(recruiting, Recruiting):
         return recruiting
-    if not _screened(recruiting):
+    if not _screened(recruiting, results):
         return not_applicable(BY_ID["2.3.1"], "nobody was prescreened or refused at recruitment")
-    said = [Screening.from_json(recruiting.prescreening).describe()]
+    said = [Screening.from_json(recruiting.prescreening).describe()] if _prescreened(recruiting, results) else []
     if study.group:
         said.append(f"People who had taken part in another study of the group {study.group!r} were refused at entry.")
     return computed(BY_ID["2.3.1"], " ".join(part for part in said if part))
@@ -58,11 +64,11 @@ def recruitment_exclusions(study: Study, results: StudyResults) -> Answer:
     recruiting = _recruiting("2.3.2", results)
     if not isinstance(recruiting, Recruiting):
         return recruiting
-    if not _screened(recruiting):
+    if not _screened(recruiting, results):
         return not_applicable(BY_ID["2.3.2"], "nobody was prescreened or refused at recruitment")
     n = recruiting.refused_earlier_participation
     refused = f"{n} {'person' if n == 1 else 'people'}"
-    unseen = " (Prolific does not say how many its prescreening kept out)" if recruiting.prescreening else ""
+    unseen = " (Prolific does not say how many its prescreening kept out)" if _prescreened(recruiting, results) else ""
     return computed(BY_ID["2.3.2"], f"{refused} refused at entry for an earlier study of the group{unseen}")
 
 
@@ -73,8 +79,14 @@ def _recruiting(entry_id: str, results: StudyResults) -> Recruiting | Answer:
     return results.methods.recruiting or missing(entry_id)
 
 
-def _screened(recruiting: Recruiting) -> bool:
-    return bool(recruiting.prescreening) or recruiting.refused_earlier_participation > 0
+def _prescreened(recruiting: Recruiting, results: StudyResults) -> bool:
+    """Whether Prolific's prescreening applied: filters set on a study that Prolific ran (a study
+    without a Prolific study keeps its filters, but nothing applied them)."""
+    return bool(recruiting.prescreening) and results.methods.platform == "prolific"
+
+
+def _screened(recruiting: Recruiting, results: StudyResults) -> bool:
+    return _prescreened(recruiting, results) or recruiting.refused_earlier_participation > 0
 
 
 @answers("2.4")
@@ -88,7 +100,7 @@ def contamination(study: Study, results: StudyResults) -> Answer:
     if not isinstance(recruiting, Recruiting):
         return recruiting
     said = []
-    if recruiting.prescreening.get("exclude_earlier"):
+    if _prescreened(recruiting, results) and recruiting.prescreening.get("exclude_earlier"):
         said.append("participants of the researchers' earlier studies were excluded by Prolific's prescreening")
     if recruiting.seen_before is not None:
         seen = recruiting.seen_before
@@ -139,15 +151,30 @@ def _practice(entry_id: str, results: StudyResults) -> Answer:
         case "2.6.1":
             return computed(BY_ID[entry_id], "; ".join(_training_parts(phase)))
         case "2.6.2":
-            return computed(BY_ID[entry_id], "Yes: within the study's reward, the training being part of the study")
-        case _:
-            if phase.median_pay_pence is None:
-                return computed(BY_ID[entry_id], "within the study's reward; no one has finished the training yet")
+            if not phase.screened_out:
+                return computed(BY_ID[entry_id], "Yes: within the study's reward, the training being part of the study")
+            # those screened out were asked to return the study, and a returned study earns no reward
             return computed(
                 BY_ID[entry_id],
-                f"within the study's reward: a median {phase.median_minutes:.1f} minutes, "
-                f"{money(phase.median_pay_pence, pay.currency)} at the study's estimated rate",
+                f"Partial: within the study's reward for those who went on to the items; {_unpaid(phase.screened_out)}",
             )
+        case _:
+            if phase.median_pay_pence is None:
+                text = "within the study's reward; no one has finished the training yet"
+            else:
+                text = (
+                    f"within the study's reward: a median {phase.median_minutes:.1f} minutes, "
+                    f"{money(phase.median_pay_pence, pay.currency)} at the study's estimated rate"
+                )
+            return computed(BY_ID[entry_id], text + (f"; {_unpaid(phase.screened_out)}" if phase.screened_out else ""))
+
+
+def _unpaid(screened_out: int) -> str:
+    people, were = ("1 person", "was") if screened_out == 1 else (f"{screened_out} people", "were")
+    return (
+        f"{people} screened out by the comprehension check {were} asked to return the study, "
+        "so not paid its reward for the training"
+    )
 
 
 def _training_parts(phase: TrainingPhase) -> list[str]:

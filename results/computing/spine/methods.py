@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from parity.reporting.methods import CROSSED
 from results.computing.spine.node import OMIT_IF_NONE, Node
 
 # -- what a methods section says (`results.computing.methods`) --------------------------------------------
@@ -47,6 +48,10 @@ class Entered(Node):
     completed: int
     excluded: int
     exclusion_reasons: list[ExclusionReason]
+    #: asked to return the study after failing the comprehension check (every status above and this
+    #: one add up to `entered`; `excluded` are among the completed); 0 in results written before it
+    #: was recorded
+    screened_out: int = 0
 
 
 @dataclass(frozen=True)
@@ -116,6 +121,9 @@ class StatisticsSettings(Node):
     n_boot: int
     seed: int
     human_ci_method: str
+    #: the gap's interval and test (`parity.reporting.methods`); results written before it was
+    #: recorded were computed by the same method
+    gap_ci_method: str = CROSSED
 
 
 @dataclass(frozen=True)

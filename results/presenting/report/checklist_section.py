@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from html import escape
 
-from parity.reporting.checklist import CITATION, SECTIONS, Answer, Status
+from parity.reporting.checklist import CITATION, COMPUTED, SECTIONS, Answer, Status
+from results.computing.checklist.answering import DATASET_ITEMS
 from results.computing.spine import StudyResults
 from results.presenting.report.figures import Part
 from results.presenting.table_writers import markdown_text
@@ -40,9 +41,11 @@ def limitations(results: StudyResults, checklist: Sequence[Answer]) -> list[Part
     elif population:
         sentences.append(f"The population of interest is {population}.")
     dataset = next((answer for answer in checklist if answer.entry.id == "0.8"), None)
-    if dataset is not None and dataset.status is Status.ANSWERED:
+    size = _dataset_items(dataset)
+    if dataset is not None and size is not None and human.n_items < size:
+        # a claim only where the study's item set (0.8's record) holds items people did not answer
         sentences.append(
-            f"People answered {human.n_items} items, not the whole dataset ({dataset.text}); "
+            f"People answered {human.n_items} of the dataset's {size} items ({dataset.text}); "
             "the comparison holds for those items."
         )
     excluded = results.methods.participants.excluded
@@ -60,12 +63,20 @@ def limitations(results: StudyResults, checklist: Sequence[Answer]) -> list[Part
     return [" ".join(sentences)]
 
 
+def _dataset_items(dataset: Answer | None) -> int | None:
+    """The size of the study's item set 0.8 rests on, where Parity computed it."""
+    if dataset is None or dataset.source != COMPUTED:
+        return None
+    size = dataset.record(DATASET_ITEMS)
+    return size if isinstance(size, int) else None
+
+
 def _rows(checklist: Sequence[Answer], section: str) -> list[Answer]:
     return [answer for answer in checklist if answer.entry.section == section]
 
 
 def _answer_text(answer: Answer) -> str:
-    return answer.text if answer.status is Status.ANSWERED else "—"
+    return answer.shown_text
 
 
 def markdown_lines(checklist: Sequence[Answer]) -> list[str]:
@@ -75,7 +86,7 @@ def markdown_lines(checklist: Sequence[Answer]) -> list[str]:
     for section in SECTIONS:
         lines += [f"### {section}", "", "| # | Question | Answer | Source |", "|---|---|---|---|"]
         for answer in _rows(checklist, section):
-            cells = (answer.entry.id, answer.entry.question, _answer_text(answer), answer.source)
+            cells = (answer.entry.id, answer.entry.question, _answer_text(answer), answer.shown_source)
             lines.append("| " + " | ".join(markdown_text(cell).replace("|", "\\|") for cell in cells) + " |")
         lines.append("")
     return lines
@@ -87,9 +98,10 @@ def html_section(checklist: Sequence[Answer]) -> str:
     parts = ['<section id="checklist"><h2>Reporting checklist</h2>', f"<p>{escape(CITATION)}.</p>"]
     for section in SECTIONS:
         rows = "".join(
-            f'<tr data-entry="{escape(answer.entry.id)}" data-status="{escape(str(answer.status))}">'
+            f'<tr data-entry="{escape(answer.entry.id)}" data-status="{escape(str(answer.status))}"'
+            f"{' data-contradicted' if answer.contradicting_note else ''}>"
             f"<td>{escape(answer.entry.id)}</td><td>{escape(answer.entry.question)}</td>"
-            f"<td>{escape(_answer_text(answer))}</td><td>{escape(answer.source)}</td></tr>"
+            f"<td>{escape(_answer_text(answer))}</td><td>{escape(answer.shown_source)}</td></tr>"
             for answer in _rows(checklist, section)
         )
         parts.append(
@@ -124,7 +136,7 @@ def latex_lines(checklist: Sequence[Answer], escape_tex: Callable[[str], str]) -
     for section in SECTIONS:
         out.append(r"\multicolumn{4}{@{}l}{\textbf{" + escape_tex(section) + r"}} \\")
         for answer in _rows(checklist, section):
-            cells = (answer.entry.id, answer.entry.question, _answer_text(answer), answer.source)
+            cells = (answer.entry.id, answer.entry.question, _answer_text(answer), answer.shown_source)
             out.append(" & ".join(escape_tex(cell) for cell in cells) + r" \\")
     out += [r"\bottomrule", r"\end{longtable}", "}", ""]
     return out

@@ -6,7 +6,8 @@ Each paragraph is a list of parts: plain words, and figures taken from the resul
 
 from __future__ import annotations
 
-from parity.stats import BOOTSTRAP, CONFIDENCE_SEQUENCE, T_INTERVAL
+from parity.reporting.methods import MODEL_CI, gap_ci, human_ci
+from parity.stats import CONFIDENCE_SEQUENCE
 from results.computing.spine import StudyResults
 from results.presenting.report import recruiting, training
 from results.presenting.report.figures import Part, figure, series
@@ -16,13 +17,6 @@ Paragraph = list[Part]
 #: the design settings the methods already state in words (the units, their size, the people per
 #: unit, the attention checks and the exclusion rule)
 STATED = frozenset({"units", "unit_size", "per_unit", "attention_checks", "exclude_at"})
-
-#: the human CI's method in words (no figure: a number here would not be the results')
-CI_METHODS = {
-    T_INTERVAL: "Student's t-interval over participants",
-    BOOTSTRAP: "percentile bootstrap over participants",
-    CONFIDENCE_SEQUENCE: "a confidence sequence over participants in the order they completed",
-}
 
 
 class _Text:
@@ -74,6 +68,7 @@ def _recruitment(t: _Text) -> None:
         (key, words)
         for key, words in (
             ("completed", "completed it"),
+            ("screened_out", "failed the comprehension check"),
             ("declined", "declined consent"),
             ("returned", "returned it"),
             ("timed_out", "timed out"),
@@ -247,8 +242,8 @@ def _statistics(t: _Text) -> None:
     t.add(
         "Human accuracy is the mean over participants of each one's accuracy, with a ",
         t.f("methods", "statistics", "ci_level", kind="level"),
-        f" CI ({CI_METHODS.get(method, 'none')}), about people like these on these items; a model's accuracy "
-        "has a percentile bootstrap CI over items (",
+        f" CI ({human_ci(method)}), about people like these on these items; a model's accuracy "
+        f"has a CI by {MODEL_CI} (",
         t.f("methods", "statistics", "n_boot"),
         " resamples, seed ",
         t.f("methods", "statistics", "seed"),
@@ -270,10 +265,9 @@ def _statistics(t: _Text) -> None:
     if results.paired:
         t.add(
             "A model's gap to the humans is taken on the items both answered; its CI and its test of no gap are "
-            "about people like these on items like these, from the variance components of the people × items "
-            "design (people nested in units) with Student's t on Satterthwaite's degrees of freedom. Each model is "
-            "also tested against the majority answer of these participants with McNemar's test (χ² without "
-            "continuity correction), a claim about these participants, not people in general. ",
+            f"about people like these on items like these, from {gap_ci(t.methods.statistics.gap_ci_method)}. "
+            "Each model is also tested against the majority answer of these participants with McNemar's test "
+            "(χ² without continuity correction), a claim about these participants, not people in general. ",
         )
     if results.human_band:
         t.add(

@@ -57,8 +57,17 @@ def prescreening(t: Writing) -> None:
         parts.append(["with an approval rate of at least ", t.f(*path, "approval_rate_min"), "%"])
     if screening.get("exclude_earlier"):
         parts.append(["who had not taken part in the researchers' earlier studies on Prolific"])
-    if parts:
+    if not parts:
+        return
+    if t.methods.platform == "prolific":
         t.add("Prolific's prescreening admitted only participants ", *series(parts), ". ")
+    else:
+        # the filters are kept on the study, but only a Prolific study applies them
+        t.add(
+            "A Prolific prescreening was set (participants ",
+            *series(parts),
+            "), but no Prolific study was recorded, so it was not applied. ",
+        )
 
 
 def refusals(t: Writing) -> None:
