@@ -4,11 +4,9 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('studies', '0029_bounded_numbers'),
-        ('studies', '0029_study_checklist_corrections'),
+        ("studies", "0029_bounded_numbers"),
+        ("studies", "0029_study_checklist_corrections"),
     ]
 
-    operations = [
-    ]
+    operations = []
