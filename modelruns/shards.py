@@ -132,15 +132,17 @@ def _claimable(run: ModelRun, now) -> Q:
 
 
 def shard_claim(*, run: ModelRun, worker: str, prefer: int | None = None) -> ModelShard | None:
-    """Take a pending shard, or one whose worker went silent; `prefer` is tried first.
+    """Take a pending shard, or one whose worker went silent; `prefer` is tried first, and a shard
+    whose last error was on this worker last.
 
     The claim is a conditional UPDATE: of two workers racing for a shard exactly one matches.
     """
     now = timezone.now()
     claimable = _claimable(run, now)
-    candidates = list(run.shards.filter(claimable).order_by("index").values_list("pk", "attempts"))
-    candidates.sort(key=lambda row: row[0] != prefer)
-    for pk, attempts in candidates:
+    candidates = list(run.shards.filter(claimable).order_by("index").values_list("pk", "attempts", "worker", "errors"))
+    # `prefer` first; a shard that raised on this very worker last, so that another worker tries it
+    candidates.sort(key=lambda row: (row[0] != prefer, row[2] == worker and row[3] > 0))
+    for pk, attempts, _, _ in candidates:
         if attempts >= MAX_CLAIMS:
             if ModelShard.objects.filter(Q(pk=pk) & claimable).update(
                 status=ModelShard.Status.FAILED, finished_at=now, error="claimed too often without finishing"

@@ -130,12 +130,24 @@ def test_a_shard_that_keeps_failing_fails_the_run_naming_the_shard_the_worker_an
     assert "shard 1 failed 3 times, the last time on worker w1; its error:" in page
     shard = run.shards.get(status=ModelShard.Status.FAILED)
     assert shard.index == 1 and shard.errors == settings.MODEL_SHARD_TRIES == 3
-    # the answers of the shard finished before are kept
-    finished = run.shards.get(index=0)
-    assert finished.status == ModelShard.Status.DONE
-    assert set(ModelResponse.objects.filter(run=run).values_list("item_id", flat=True)) == set(finished.item_ids)
+    # the answers of the other shards, which finished, are kept
+    finished = run.shards.exclude(index=1)
+    assert {shard.status for shard in finished} == {ModelShard.Status.DONE}
+    assert set(ModelResponse.objects.filter(run=run).values_list("item_id", flat=True)) == {
+        item for shard in finished for item in shard.item_ids
+    }
     retried = services.modelrun_start(study=small_implicature_study, spec=tiny_spec, enqueue=False)
     assert retried.created  # a failed run does not block a fresh one
+
+
+def test_a_worker_takes_a_shard_that_failed_on_it_after_the_others(small_implicature_study, tiny_spec):
+    run = _start(small_implicature_study, tiny_spec)
+    first = shards.shard_claim(run=run, worker="w1")
+    shards.shard_fail(shard=first, worker="w1", error="CUDA out of memory")
+    # past its back-off (none here) w1 takes the next shard first, while another worker takes this one
+    assert shards.shard_claim(run=run, worker="w1").index == 1
+    assert shards.shard_claim(run=run, worker="w2").index == 0
+    assert shards.shard_claim(run=run, worker="w1").index == 2
 
 
 def _answers(run) -> dict:
@@ -292,7 +304,8 @@ def test_a_failed_run_resumes_where_it_stopped(small_implicature_study, tiny_spe
     monkeypatch.setattr(shard_answers, "shard_answers", fails_on_the_second_shard)
     shards.modelrun_work(run=run, worker="w1")
     run.refresh_from_db()
-    assert run.status == ModelRun.Status.FAILED and ModelResponse.objects.filter(run=run).count() == 4
+    # the worker scored the third shard before trying the failing one again: 4 + 2 answers kept
+    assert run.status == ModelRun.Status.FAILED and ModelResponse.objects.filter(run=run).count() == 6
     monkeypatch.setattr(shard_answers, "shard_answers", original)
     services.modelrun_resume(run=run)
     shards.modelrun_work(run=run, worker="w2")
