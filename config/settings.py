@@ -292,6 +292,18 @@ MODEL_CACHE_DIR = env_str("PARITY_MODEL_CACHE", str(VAR_DIR / "models"))
 #: "/" ("HuggingFaceTB/"), absolute directories ("/srv/models"), API servers' URLs
 #: ("http://127.0.0.1:8000/v1"); see modelruns/sources.py
 PARITY_MODEL_SOURCES = env_list("PARITY_MODEL_SOURCES", ["smollm2"])
+#: a model run's shard that raises (its model failing to load included) is tried again after
+#: MODEL_SHARD_BACKOFF_SECONDS, then twice that, and so on, by whichever worker claims it, until it
+#: has failed this many times: only then does its run fail (modelruns/shards.py)
+MODEL_SHARD_TRIES = env_int("MODEL_SHARD_TRIES", 3)
+if MODEL_SHARD_TRIES < 1:
+    raise ConfigError("MODEL_SHARD_TRIES must be at least 1")
+try:
+    MODEL_SHARD_BACKOFF_SECONDS = float(env_str("MODEL_SHARD_BACKOFF_SECONDS", "10"))
+except ValueError:
+    raise ConfigError("MODEL_SHARD_BACKOFF_SECONDS must be a number of seconds") from None
+if MODEL_SHARD_BACKOFF_SECONDS < 0:
+    raise ConfigError("MODEL_SHARD_BACKOFF_SECONDS must be 0 or more")
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

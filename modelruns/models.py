@@ -228,6 +228,9 @@ class ModelShard(models.Model):
     )
     finished_at = models.DateTimeField(null=True, blank=True)
     error = models.TextField(blank=True)
+    retry_at = models.DateTimeField(
+        null=True, blank=True, help_text="after an error: not claimed again before this time (the back-off)"
+    )
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["run", "index"], name="modelshard_unique_index")]

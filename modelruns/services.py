@@ -325,7 +325,7 @@ def modelrun_resume(*, run: ModelRun) -> ModelRun:
         ):
             raise ModelRunError("another live run has the same model and setting")
         run.shards.filter(status=ModelShard.Status.FAILED).update(
-            status=ModelShard.Status.PENDING, attempts=0, errors=0, error=""
+            status=ModelShard.Status.PENDING, attempts=0, errors=0, error="", retry_at=None
         )
         run.status, run.error, run.finished_at = ModelRun.Status.QUEUED, "", None
         run.save(update_fields=["status", "error", "finished_at"])

@@ -10,6 +10,13 @@ workers hold the last ones it waits, so as long as one task of the run is alive 
 Queueing the tasks, and the sweep that takes back what killed workers left, are in
 `modelruns.services`; the task itself (`modelruns.tasks`) calls `shard_work`.
 
+How a shard that fails is retried: an error while scoring it, its model failing to load included,
+gives it back with the error, the worker that raised it and a back-off (`MODEL_SHARD_BACKOFF_SECONDS`,
+doubled at each error) before which no worker claims it; any worker of the run may then take it, the
+one that failed or another. Its run fails only when one shard has failed `MODEL_SHARD_TRIES` times,
+with the shard, the worker and the error in the run's error; the answers of the shards finished
+stay stored, and `modelruns.services.modelrun_resume` tries the failed shards again.
+
 How a run is cancelled while it runs: `modelruns.services.modelrun_cancel` stores the request on
 the run (`cancel_requested_at`). A worker reads it at every batch boundary (the engine's progress
 callback) and before every shard; it then gives the shard in hand back unwritten (its partial
@@ -28,6 +35,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Case, F, PositiveIntegerField, Q, Sum, When
 from django.utils import timezone
@@ -45,8 +53,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: a shard that raised this many times fails its run
-MAX_ERRORS = 3
 #: a shard claimed this many times without finishing (workers keep dying on it) fails its run
 MAX_CLAIMS = 6
 
@@ -121,19 +127,22 @@ def modelrun_should_stop(*, run: ModelRun) -> bool:
 
 def _claimable(run: ModelRun, now) -> Q:
     stale = now - timedelta(seconds=run.lease_seconds)
-    return Q(status=ModelShard.Status.PENDING) | Q(status=ModelShard.Status.RUNNING, heartbeat_at__lt=stale)
+    due = Q(retry_at__isnull=True) | Q(retry_at__lte=now)
+    return Q(status=ModelShard.Status.PENDING) & due | Q(status=ModelShard.Status.RUNNING, heartbeat_at__lt=stale)
 
 
 def shard_claim(*, run: ModelRun, worker: str, prefer: int | None = None) -> ModelShard | None:
-    """Take a pending shard, or one whose worker went silent; `prefer` is tried first.
+    """Take a pending shard, or one whose worker went silent; `prefer` is tried first, and a shard
+    whose last error was on this worker last.
 
     The claim is a conditional UPDATE: of two workers racing for a shard exactly one matches.
     """
     now = timezone.now()
     claimable = _claimable(run, now)
-    candidates = list(run.shards.filter(claimable).order_by("index").values_list("pk", "attempts"))
-    candidates.sort(key=lambda row: row[0] != prefer)
-    for pk, attempts in candidates:
+    candidates = list(run.shards.filter(claimable).order_by("index").values_list("pk", "attempts", "worker", "errors"))
+    # `prefer` first; a shard that raised on this very worker last, so that another worker tries it
+    candidates.sort(key=lambda row: (row[0] != prefer, row[2] == worker and row[3] > 0))
+    for pk, attempts, _, _ in candidates:
         if attempts >= MAX_CLAIMS:
             if ModelShard.objects.filter(Q(pk=pk) & claimable).update(
                 status=ModelShard.Status.FAILED, finished_at=now, error="claimed too often without finishing"
@@ -226,17 +235,30 @@ def shard_complete(
 
 
 def shard_fail(*, shard: ModelShard, worker: str, error: str) -> None:
-    """Give the shard back for another try, or fail it (and the run) after MAX_ERRORS errors."""
+    """Give the shard back for another try after a back-off, or fail it, and its run, once it has
+    failed `MODEL_SHARD_TRIES` times. The run's error names the shard, the worker and the error."""
     errors = shard.errors + 1
-    if errors >= MAX_ERRORS:
+    now = timezone.now()
+    if errors >= settings.MODEL_SHARD_TRIES:
         ModelShard.objects.filter(pk=shard.pk).update(
-            status=ModelShard.Status.FAILED, errors=errors, error=error[-10000:], finished_at=timezone.now()
+            status=ModelShard.Status.FAILED, errors=errors, error=error[-10000:], finished_at=now, retry_at=None
         )
-        _modelrun_fail(shard.run, f"shard {shard.index} failed {errors} times; last error:\n{error[-8000:]}")
+        _modelrun_fail(
+            shard.run,
+            f"shard {shard.index} failed {errors} times, the last time on worker {worker}; its error:\n{error[-8000:]}",
+        )
     else:
         ModelShard.objects.filter(pk=shard.pk, worker=worker).update(
-            status=ModelShard.Status.PENDING, errors=errors, error=error[-10000:]
+            status=ModelShard.Status.PENDING,
+            errors=errors,
+            error=error[-10000:],
+            retry_at=now + timedelta(seconds=backoff_seconds(errors)),
         )
+
+
+def backoff_seconds(errors: int) -> float:
+    """How long a shard that has failed `errors` times waits before its next try."""
+    return float(settings.MODEL_SHARD_BACKOFF_SECONDS * 2 ** (errors - 1))
 
 
 # -- doing the work ---------------------------------------------------------------------------
@@ -257,14 +279,21 @@ def open_shards(run: ModelRun):
 
 
 def _seconds_until_claimable(run: ModelRun) -> float | None:
-    """0 when a shard can be claimed now, the wait until the next lease runs out, None when all are finished."""
-    beats = list(open_shards(run).values_list("status", "heartbeat_at"))
+    """0 when a shard can be claimed now, the wait until the next lease runs out or the next back-off
+    ends, None when all are finished."""
+    beats = list(open_shards(run).values_list("status", "heartbeat_at", "retry_at"))
     if not beats:
         return None
-    if any(status == ModelShard.Status.PENDING for status, _ in beats):
-        return 0.0
     now = timezone.now()
-    expiries = [(beat + timedelta(seconds=run.lease_seconds) - now).total_seconds() for _, beat in beats if beat]
+    if any(status == ModelShard.Status.PENDING and (retry is None or retry <= now) for status, _, retry in beats):
+        return 0.0
+    expiries = [
+        (beat + timedelta(seconds=run.lease_seconds) - now).total_seconds()
+        for status, beat, _ in beats
+        if status == ModelShard.Status.RUNNING and beat
+    ]
+    # shards backing off after an error are claimable at their retry time
+    expiries += [(retry - now).total_seconds() for status, _, retry in beats if retry and retry > now]
     return max(0.0, min(expiries)) if expiries else 0.0
 
 
@@ -313,7 +342,8 @@ def _shard_process(
     worker: str,
     on_progress: RunProgress | None,
     executor: Scorer | None = None,
-) -> None:
+) -> bool:
+    """Score the shard and write its answers; False when it raised (and was given back or failed)."""
     scorers = [scorer] if executor is None else [scorer, executor]
     before = _usage(scorers)
     try:
@@ -326,10 +356,11 @@ def _shard_process(
     except Exception:  # noqa: BLE001 - any error of one shard is recorded on it, and retried
         logger.exception("shard %s of run %s failed", shard.index, run.pk)
         shard_fail(shard=shard, worker=worker, error=traceback.format_exc())
-        return
+        return False
     finally:
         modelrun_add_usage(run=run, usage=_usage(scorers) - before)
     shard_complete(shard=shard, worker=worker, answers=answers)
+    return True
 
 
 def _executor_spec(run: ModelRun) -> ModelSpec | None:
@@ -343,6 +374,22 @@ def _executor_spec(run: ModelRun) -> ModelSpec | None:
     if spec is None:
         raise LookupError(f"the run's executor {name!r} is no model known here (renamed or deleted?)")
     return spec
+
+
+def _models_load(run: ModelRun, loads: Sequence[tuple[ModelSpec, Scorer]]) -> str:
+    """Load the run's model (and its executor); what went wrong, or "" when both loaded."""
+    scorers = [loading for _, loading in loads]
+    before = _usage(scorers)
+    try:
+        for spec, loading in loads:
+            try:
+                loading.load()
+            except Exception as exc:  # noqa: BLE001 - the shard records why, and is retried
+                logger.exception("loading %s failed", spec)
+                return f"loading {spec.model!r} failed: {type(exc).__name__}: {exc}"
+    finally:  # asking an API server what it can do costs a few tokens
+        modelrun_add_usage(run=run, usage=_usage(scorers) - before)
+    return ""
 
 
 def modelrun_work(
@@ -380,34 +427,44 @@ def modelrun_work(
     scorer = scorer_of(run.spec, alongside=[executor_spec] if executor_spec else [])
     executor = scorer_of(executor_spec, alongside=[run.spec]) if executor_spec else None
     loads = [(run.spec, scorer)] + ([(executor_spec, executor)] if executor_spec and executor else [])
-    scorers = [loading for _, loading in loads]
-    before = _usage(scorers)
-    try:
-        for spec, loading in loads:
-            try:
-                loading.load()
-            except Exception as exc:  # noqa: BLE001 - the run says why, instead of retrying forever
-                logger.exception("loading %s failed", spec)
-                _modelrun_fail(run, f"loading {spec.model!r} failed: {type(exc).__name__}: {exc}")
-                return 0
-    finally:  # asking an API server what it can do costs a few tokens
-        modelrun_add_usage(run=run, usage=_usage(scorers) - before)
-    identity: dict[str, Any] = dict(scorer.identity())
-    if executor is not None and executor_spec is not None:
-        identity["executor"] = {"name": executor_spec.name, **executor.identity()}
-    _modelrun_mark_running(run, identity)
+    loaded = False
+    load_again_at = 0.0  # after a failed load, this worker waits the back-off before loading again
     scored = 0
     while True:
         run.refresh_from_db(fields=["status", "progress_done", "cancel_requested_at"])
         if run.status not in ModelRun.ACTIVE or run.cancel_requested_at is not None:
             break
+        if not loaded:
+            if time.monotonic() < load_again_at:
+                sleep(min(load_again_at - time.monotonic(), 2.0))
+                continue
+            # loaded before a shard is claimed (a shard's lease is renewed only while it is scored):
+            # a model that fails to load on this worker (a file missing here, a GPU out of memory) is
+            # an error of the shard it would have scored, which is tried again after its back-off
+            failure = _models_load(run, loads)
+            if failure:
+                failed = shard_claim(run=run, worker=worker, prefer=prefer)
+                if failed is not None:
+                    shard_fail(shard=failed, worker=worker, error=failure)
+                    load_again_at = time.monotonic() + backoff_seconds(failed.errors + 1)
+                    continue
+                wait = _seconds_until_claimable(run)  # none to claim now: try again when there is
+                if wait is None:
+                    break
+                load_again_at = time.monotonic() + max(wait, 0.2)
+                continue
+            loaded = True
+            identity: dict[str, Any] = dict(scorer.identity())
+            if executor is not None and executor_spec is not None:
+                identity["executor"] = {"name": executor_spec.name, **executor.identity()}
+            _modelrun_mark_running(run, identity)
         shard = shard_claim(run=run, worker=worker, prefer=prefer)
         if shard is not None:
             try:
-                _shard_process(run, shard, scorer, worker, on_progress, executor)
+                completed = _shard_process(run, shard, scorer, worker, on_progress, executor)
             except RunStopped:
                 break
-            scored += 1
+            scored += completed
             if on_progress is not None:
                 run.refresh_from_db(fields=["progress_done"])
                 on_progress(run.progress_done, run.progress_total)

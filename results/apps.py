@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django.apps import AppConfig
+from django.conf import settings
 
 
 class ResultsConfig(AppConfig):
@@ -25,7 +26,13 @@ def _review_signals_enqueue(study_id: int) -> None:
 
 
 def _study_results_refresh(study_id: int) -> None:
+    """Runs after every committed change of the study, each answer among them: a study whose answers
+    are bounded by the inline limit has nothing to queue, known without counting its answers."""
     # imported when first asked, not at start-up
+    from results.loading.answer_bound import answers_at_most
+
+    if answers_at_most(study_id) <= settings.RESULTS_INLINE_ANSWERS:
+        return
     from results.presenting.cache import study_results_refresh
 
     study_results_refresh(study_id)

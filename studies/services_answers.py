@@ -109,21 +109,50 @@ def _participants(*, participant_id: int | None, link: str | None, known: Sequen
     return known_participants(known).filter(study__link=link)
 
 
+#: what an answer and the page after it never read, left out of the locked read: the study's texts
+#: and records for its other pages, its report and its recruitment, and the participant's training,
+#: closing answers, review flags and session history (JSON that would be decoded for nothing). A page
+#: that does read one of them still gets it, with a query of its own.
+_UNREAD = (
+    *(
+        f"study__{name}"
+        for name in (
+            "consent_text",
+            "instructions_text",
+            "closing_questions",
+            "population",
+            "ethics_body",
+            "ethics_reference",
+            "ethics_exemption",
+            "paper_title",
+            "paper_url",
+            "paper_venue",
+            "power_analysis",
+            "checklist_notes",
+            "practice_questions",
+            "comprehension_questions",
+            "prolific_filters",
+            "item_sampling",
+            "sample_pool",
+        )
+    ),
+    "session_changes",
+    "practice_answers",
+    "closing_answers",
+    "review_signals",
+)
+
+
 def _locked(participants: QuerySet[Participant]) -> Participant | None:
     """The participant with its study, row-locked until the transaction ends (call it inside
     `transaction.atomic()`): two submits of one participant at once (a double click, two tabs) take
     turns, and the second sees the progress the first wrote. `of`: only the participant's row;
     locking the joined study row too would make every answer of the study wait for the one before.
-    The study's consent and instructions texts are not needed after an answer and stay unread.
+    What an answer never reads stays unread (`_UNREAD`).
     At most one participant matches (a browser holds one participant per study), so the read asks
     for no order: `get()`, where `first()` would compile and run an ORDER BY for a single row."""
     try:
-        return (
-            participants.select_for_update(of=("self",))
-            .select_related("study")
-            .defer("study__consent_text", "study__instructions_text")
-            .get()
-        )
+        return participants.select_for_update(of=("self",)).select_related("study").defer(*_UNREAD).get()
     except Participant.DoesNotExist:
         return None
 
@@ -201,9 +230,11 @@ def _submit(
         )
         fields = _advance(participant, item, scored.correct, now, shown_next=following is not None)
         participant.save(update_fields=fields)
-        results_changed(study_ids=[participant.study_id])
-        if participant.status == Participant.Status.COMPLETED:
-            signals_refresh_queue(study_ids=[participant.study_id])  # their answers are whole now
+    # Once committed: nothing later in the answer's transaction reads results, so the token is
+    # renewed once, after the commit (inside a caller's transaction, now and at its commit).
+    results_changed(study_ids=[participant.study_id])
+    if participant.status == Participant.Status.COMPLETED:
+        signals_refresh_queue(study_ids=[participant.study_id])  # their answers are whole now
     return SubmitResult(
         Outcome.STORED,
         participant,

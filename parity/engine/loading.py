@@ -18,6 +18,7 @@ import json
 import os
 import re
 import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -180,8 +181,10 @@ def file_sha256(path: Path, cache_dir: Path | None = None) -> str:
         memo[memo_key] = value
         try:
             memo_path.parent.mkdir(parents=True, exist_ok=True)
-            scratch = memo_path.with_suffix(f".{os.getpid()}.tmp")
-            scratch.write_text(json.dumps(memo, indent=0, sort_keys=True))
+            # a name of its own (never the PID: workers sharing the cache may have the same one)
+            descriptor, scratch = tempfile.mkstemp(prefix=".fingerprints.", suffix=".tmp", dir=memo_path.parent)
+            with os.fdopen(descriptor, "w") as out:
+                out.write(json.dumps(memo, indent=0, sort_keys=True))
             os.replace(scratch, memo_path)
         except OSError:
             pass  # a read-only cache only costs a re-hash next time
@@ -286,51 +289,72 @@ def load_tokenizer(source: ResolvedSource, name: str) -> Any:
 # -- GGUF conversion ----------------------------------------------------------------------------
 
 
+def _whole(converted: Path) -> bool:
+    return (converted / "config.json").is_file() and (converted / "model.safetensors").is_file()
+
+
 def converted_gguf(gguf: Path, cache_dir: Path) -> Path:
     """The safetensors copy of a GGUF model, converting it on the first call.
 
-    The copy is written to a scratch folder and renamed into place, so a crash or a concurrent
-    worker never leaves a half-written model behind a valid name.
+    Workers in several containers or on several machines may share one cache (a volume), each
+    perhaps with the PID of the others (a container's first process is PID 1), so nothing here is
+    named by the PID. One worker converts a model at a time, holding a lock file beside the copy (the
+    cache's filesystem must honour file locks: a local disk, a Docker or Podman volume, NFSv4); a
+    worker that waited finds the copy made and uses it. The copy is written to a scratch folder with
+    a name no other worker can take and renamed into place, so a crash never leaves a half-written
+    model behind a valid name, and a rename that finds the copy already there leaves it as it is.
     """
     digest = file_sha256(gguf, cache_dir)[:16]
     target = cache_dir / f"{gguf.stem}-{digest}"
-    if (target / "config.json").is_file() and (target / "model.safetensors").is_file():
+    if _whole(target):
         return target
+    from filelock import FileLock
+
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    with FileLock(cache_dir / f".{target.name}.lock"):
+        if _whole(target):
+            return target
+        # scratch folders of this model left by converters that died: only the lock's holder writes one
+        for left in cache_dir.glob(f".{target.name}.*.tmp"):
+            shutil.rmtree(left, ignore_errors=True)
+        scratch = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=cache_dir))
+        try:
+            _convert(gguf, scratch)
+            try:
+                os.replace(scratch, target)
+            except OSError:
+                if not _whole(target):
+                    raise
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+    return target
+
+
+def _convert(gguf: Path, scratch: Path) -> None:
+    """Dequantise the GGUF model and save it with its tokenizer in `scratch`."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    scratch = cache_dir / f".{target.name}.{os.getpid()}.tmp"
-    shutil.rmtree(scratch, ignore_errors=True)
+    tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
     try:
-        tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-        try:
-            quantised = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
-        except ValueError as error:
-            if "accelerate" in str(error):
-                raise RuntimeError(
-                    "loading a GGUF model needs the `accelerate` package (pip install accelerate)"
-                ) from error
-            raise
-        # transformers refuses to save a model that still carries its GGUF quantiser: rebuild a
-        # plain model from the same config and hand it the dequantised tensors.
-        config = copy.deepcopy(quantised.config)
-        if hasattr(config, "quantization_config"):
-            del config.quantization_config
-        with torch.device("meta"):
-            plain = AutoModelForCausalLM.from_config(config)
-        plain.load_state_dict(quantised.state_dict(), assign=True, strict=False)
-        plain.tie_weights()
-        plain.save_pretrained(scratch)
-        tokenizer.save_pretrained(scratch)
-        try:
-            os.replace(scratch, target)
-        except OSError:
-            if not (target / "config.json").is_file():
-                raise
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    return target
+        quantised = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
+    except ValueError as error:
+        if "accelerate" in str(error):
+            raise RuntimeError(
+                "loading a GGUF model needs the `accelerate` package (pip install accelerate)"
+            ) from error
+        raise
+    # transformers refuses to save a model that still carries its GGUF quantiser: rebuild a
+    # plain model from the same config and hand it the dequantised tensors.
+    config = copy.deepcopy(quantised.config)
+    if hasattr(config, "quantization_config"):
+        del config.quantization_config
+    with torch.device("meta"):
+        plain = AutoModelForCausalLM.from_config(config)
+    plain.load_state_dict(quantised.state_dict(), assign=True, strict=False)
+    plain.tie_weights()
+    plain.save_pretrained(scratch)
+    tokenizer.save_pretrained(scratch)
 
 
 # -- loaders ------------------------------------------------------------------------------------

@@ -33,6 +33,13 @@ def _model_cache(settings, session_model_cache: Path) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _no_backoff(settings) -> None:
+    """A shard that raises is tried again at once here (the back-off's own tests set one): the runs
+    that must fail fail after their tries without waiting."""
+    settings.MODEL_SHARD_BACKOFF_SECONDS = 0
+
+
+@pytest.fixture(autouse=True)
 def _model_sources(settings, tmp_path_factory: pytest.TempPathFactory) -> None:
     """Runs here load the bundled smollm2 and the tiny models saved under this session's temporary folder."""
     settings.PARITY_MODEL_SOURCES = ["smollm2", str(tmp_path_factory.getbasetemp())]

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import shutil
+import time
 from datetime import timedelta
 from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.urls import reverse
 from django.utils import timezone
 
 from modelruns import services, shard_answers, shards
@@ -105,21 +108,113 @@ def test_a_worker_waits_for_a_live_shard_and_takes_it_over_when_its_lease_runs_o
     assert ModelResponse.objects.filter(run=run).count() == 10
 
 
-def test_a_shard_that_keeps_failing_fails_the_run_with_the_error(small_implicature_study, tiny_spec, monkeypatch):
+def test_a_shard_that_keeps_failing_fails_the_run_naming_the_shard_the_worker_and_the_error(
+    small_implicature_study, tiny_spec, monkeypatch, settings, researcher_client
+):
     run = _start(small_implicature_study, tiny_spec)
+    real = shard_answers.shard_answers
 
-    def broken(*args, **kwargs):
-        raise RuntimeError("the benchmark could not build its prompt")
+    def broken(run, shard, *args, **kwargs):
+        if shard.index == 1:
+            raise RuntimeError("the benchmark could not build its prompt")
+        return real(run, shard, *args, **kwargs)
 
     monkeypatch.setattr(shard_answers, "shard_answers", broken)
     shards.modelrun_work(run=run, worker="w1")
     run.refresh_from_db()
-    assert run.status == ModelRun.Status.FAILED and "could not build its prompt" in run.error
+    assert run.status == ModelRun.Status.FAILED
+    assert run.error.startswith(f"shard 1 failed {settings.MODEL_SHARD_TRIES} times, the last time on worker w1;")
+    assert "RuntimeError: the benchmark could not build its prompt" in run.error
+    # the study's runs page says it
+    page = researcher_client.get(reverse("modelruns:study_runs", args=[small_implicature_study.pk])).content.decode()
+    assert "shard 1 failed 3 times, the last time on worker w1; its error:" in page
     shard = run.shards.get(status=ModelShard.Status.FAILED)
-    assert shard.errors == shards.MAX_ERRORS
-    assert ModelResponse.objects.filter(run=run).count() == 0
+    assert shard.index == 1 and shard.errors == settings.MODEL_SHARD_TRIES == 3
+    # the answers of the other shards, which finished, are kept
+    finished = run.shards.exclude(index=1)
+    assert {shard.status for shard in finished} == {ModelShard.Status.DONE}
+    assert set(ModelResponse.objects.filter(run=run).values_list("item_id", flat=True)) == {
+        item for shard in finished for item in shard.item_ids
+    }
     retried = services.modelrun_start(study=small_implicature_study, spec=tiny_spec, enqueue=False)
     assert retried.created  # a failed run does not block a fresh one
+
+
+def test_a_worker_takes_a_shard_that_failed_on_it_after_the_others(small_implicature_study, tiny_spec):
+    run = _start(small_implicature_study, tiny_spec)
+    first = shards.shard_claim(run=run, worker="w1")
+    shards.shard_fail(shard=first, worker="w1", error="CUDA out of memory")
+    # past its back-off (none here) w1 takes the next shard first, while another worker takes this one
+    assert shards.shard_claim(run=run, worker="w1").index == 1
+    assert shards.shard_claim(run=run, worker="w2").index == 0
+    assert shards.shard_claim(run=run, worker="w1").index == 2
+
+
+def _answers(run) -> dict:
+    return {
+        (response.item_id, response.variant): (response.raw_answer, response.answer, response.correct, response.scores)
+        for response in ModelResponse.objects.filter(run=run)
+    }
+
+
+def test_a_shard_that_fails_twice_completes_on_its_third_try_with_the_answers_of_a_clean_run(
+    small_implicature_study, tiny_spec, monkeypatch, settings
+):
+    settings.MODEL_SHARD_BACKOFF_SECONDS = 0.2
+    clean = _start(small_implicature_study, tiny_spec)
+    assert shards.modelrun_work(run=clean, worker="w1") == 3
+    expected = _answers(clean)
+    ModelRun.objects.filter(pk=clean.pk).delete()
+
+    run = _start(small_implicature_study, tiny_spec)
+    real = shard_answers.shard_answers
+    tries: list[float] = []
+
+    def twice_broken(run, shard, *args, **kwargs):
+        if shard.index == 0:
+            tries.append(time.monotonic())
+            if len(tries) <= 2:
+                raise OSError("the disk was full")
+        return real(run, shard, *args, **kwargs)
+
+    monkeypatch.setattr(shard_answers, "shard_answers", twice_broken)
+    waits: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        time.sleep(seconds)
+
+    assert shards.modelrun_work(run=run, worker="w1", sleep=sleep) == 3
+    run.refresh_from_db()
+    shard = run.shards.get(index=0)
+    assert run.status == ModelRun.Status.DONE and run.error == ""
+    assert shard.status == ModelShard.Status.DONE and shard.errors == 2 and shard.attempts == 3
+    assert "OSError: the disk was full" in shard.error or shard.error == ""
+    # each try came after its back-off: 0.2 s, then 0.4 s
+    assert len(tries) == 3 and tries[1] - tries[0] >= 0.2 and tries[2] - tries[1] >= 0.4 and waits
+    assert _answers(run) == expected and len(expected) == 10
+
+
+def test_a_model_that_fails_to_load_is_tried_again_after_a_back_off_and_the_run_finishes(
+    small_implicature_study, tiny_model_dir, tmp_path, settings
+):
+    """The model is missing where the worker looks (a volume not yet filled, say) for two tries, then
+    there: the run does not fail, its first shard records the errors and the run finishes."""
+    settings.MODEL_SHARD_BACKOFF_SECONDS = 0.2
+    later = tmp_path / "arrives-later"
+    spec = services.modelspec_get_or_create(model=str(later), device="cpu")
+    run = _start(small_implicature_study, spec)
+
+    def sleep(seconds: float) -> None:
+        if run.shards.get(index=0).errors == 2 and not later.exists():
+            shutil.copytree(tiny_model_dir, later)
+        time.sleep(seconds)
+
+    assert shards.modelrun_work(run=run, worker="w1", sleep=sleep) == 3
+    run.refresh_from_db()
+    first = run.shards.get(index=0)
+    assert run.status == ModelRun.Status.DONE and first.errors == 2 and first.status == ModelShard.Status.DONE
+    assert ModelResponse.objects.filter(run=run).count() == 10
 
 
 def test_a_model_that_cannot_be_found_fails_the_run_with_what_was_tried(small_implicature_study, tmp_path):
@@ -137,6 +232,7 @@ def test_a_model_that_cannot_be_found_fails_the_run_with_what_was_tried(small_im
         )
     run = ModelRun.objects.get()
     assert run.status == ModelRun.Status.FAILED and "not found" in run.error and "nowhere" in run.error
+    assert run.error.startswith("shard 0 failed 3 times, the last time on worker ")
 
 
 def test_bad_settings_and_wrong_model_kinds_are_refused_before_anything_is_made(small_implicature_study, settings):
@@ -208,7 +304,8 @@ def test_a_failed_run_resumes_where_it_stopped(small_implicature_study, tiny_spe
     monkeypatch.setattr(shard_answers, "shard_answers", fails_on_the_second_shard)
     shards.modelrun_work(run=run, worker="w1")
     run.refresh_from_db()
-    assert run.status == ModelRun.Status.FAILED and ModelResponse.objects.filter(run=run).count() == 4
+    # the worker scored the third shard before trying the failing one again: 4 + 2 answers kept
+    assert run.status == ModelRun.Status.FAILED and ModelResponse.objects.filter(run=run).count() == 6
     monkeypatch.setattr(shard_answers, "shard_answers", original)
     services.modelrun_resume(run=run)
     shards.modelrun_work(run=run, worker="w2")

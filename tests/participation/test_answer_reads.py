@@ -72,11 +72,37 @@ def test_the_answer_brings_the_next_item_and_the_studys_long_texts_are_read_when
     assert result.outcome is Outcome.STORED
     assert _fields(result.next_item) == _fields(Item.objects.get(pk=sequence[2]))
     assert _fields(result.response.item) == _fields(Item.objects.get(pk=sequence[1]))
-    # the study comes without its long texts, which are read when asked for
+    # the study comes without its long texts and the records of its other pages, the participant
+    # without their training, closing answers, flags and sessions: each is read when asked for
     study = result.participant.study
-    assert study.get_deferred_fields() == {"consent_text", "instructions_text"}
-    assert study.consent_text == participant.study.consent_text
-    assert study.instructions_text == participant.study.instructions_text
+    unread = {
+        "consent_text",
+        "instructions_text",
+        "closing_questions",
+        "population",
+        "ethics_body",
+        "ethics_reference",
+        "ethics_exemption",
+        "paper_title",
+        "paper_url",
+        "paper_venue",
+        "power_analysis",
+        "checklist_notes",
+        "practice_questions",
+        "comprehension_questions",
+        "prolific_filters",
+        "item_sampling",
+        "sample_pool",
+    }
+    assert study.get_deferred_fields() == unread
+    assert {name: getattr(study, name) for name in unread} == {
+        name: getattr(participant.study, name) for name in unread
+    }
+    unread_here = {"session_changes", "practice_answers", "closing_answers", "review_signals"}
+    assert result.participant.get_deferred_fields() == unread_here
+    assert {name: getattr(result.participant, name) for name in unread_here} == {
+        name: getattr(participant, name) for name in unread_here
+    }
     # without htmx no next item is asked for; past the sequence's end there is none
     participant = Participant.objects.get(pk=participant.pk)
     assert _answer(participant, [participant.pk], participant.study.link, show_next=False).next_item is None

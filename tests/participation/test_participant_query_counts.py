@@ -25,6 +25,9 @@ ANSWER_QUERIES = 6
 #: the same, where the next item is read with the answered one and the progress update marks it
 #: shown: the next item's fragment costs no further query
 HTMX_ANSWER_QUERIES = ANSWER_QUERIES
+#: what runs once a participant's last answer has committed: their review signals' refresh queued
+#: (one task row); the results' hook after each answer reads no table while the study is small
+FINISHING_QUERIES = 1
 
 
 def _study(name: str, units: int) -> Study:
@@ -114,3 +117,28 @@ def test_the_item_page_and_the_answer_read_with_no_order(implicature):
         if query["sql"].startswith("SELECT")
     ]
     assert len(reads) == 4 and [sql for sql in reads if "ORDER BY" in sql] == []
+
+
+def test_an_answer_with_what_runs_after_its_commit_counts_none_of_the_studys_answers(
+    implicature, django_capture_on_commit_callbacks
+):
+    """The hooks that run after each committed answer cost no query per answer: deciding whether a
+    study's results are queued does not count its answers (that made each answer's cost grow with
+    the study's answers). Its one count comes with the first hook; after it, every htmx answer costs
+    the answer's own queries, and the last one also queues the review signals' refresh."""
+    study = _study("hooks", 2)
+    bot = Bot(study, pid(2 * 100 + 98))
+    bot.start_items()
+    html = bot.step().content.decode()
+    counts = []
+    while 'name="position"' in html:
+        item_id, position = bot.current_form(html)
+        data = {"item": form_item(bot.participant.pk, position, item_id), "position": position}
+        data["answer"] = Item.objects.get(pk=item_id).gold
+        with _queries() as queries, django_capture_on_commit_callbacks(execute=True) as hooks:
+            response = bot.client.post(f"/s/{study.link}/answer/", data, headers={"HX-Request": "true"})
+        assert response.status_code == 200 and hooks
+        counts.append(len(queries))
+        html = response.content.decode()
+    assert len(counts) == 4
+    assert counts[1:] == [HTMX_ANSWER_QUERIES] * 2 + [HTMX_ANSWER_QUERIES + FINISHING_QUERIES]
