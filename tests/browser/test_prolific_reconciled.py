@@ -110,6 +110,11 @@ def test_a_study_prolific_changed_on_its_own_is_reconciled_on_the_admin_and_the_
     assert timed_out.startswith(f"A3 completed the study in Parity ({items} answers")
     assert "The reward, £4.50, is offered as a bonus" in timed_out
     page.screenshot(path=str(artifacts / "prolific-reconciled-flags.png"), full_page=True)
+    # each flag's words are on the screen at 1,600 px, not past the list's right edge
+    shown = page.locator("#changelist .results").bounding_box()
+    for n in range(rows.count()):
+        box = page.locator("#result_list td.field-detail").nth(n).bounding_box()
+        assert box is not None and shown is not None and box["x"] + box["width"] <= shown["x"] + shown["width"]
 
     # each person's page says where they stand on Prolific
     for name, said in {
