@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -120,6 +120,21 @@ def prolific_standing(study_id: int) -> dict[str, Any] | None:
         "places": found.places,
         "follow": follow.preview if follow is not None else "",
     }
+
+
+def prolific_flags_open(study_id: int) -> str:
+    """The flags of the study's Prolific side still waiting for the reviewer, by kind with their
+    counts, as the monitor warns of them ("" when none): a completer Prolific timed out is owed the
+    reward, and the monitor's own figures say nothing of them."""
+    kinds = Counter(
+        ProlificFlag.objects.filter(prolific_study__study=study_id, resolved=False).values_list("kind", flat=True)
+    )
+    if not kinds:
+        return ""
+    labels = dict(ProlificFlag.Kind.choices)
+    said = "; ".join(f"{labels.get(kind, kind)}: {n}" for kind, n in sorted(kinds.items()))
+    total = sum(kinds.values())
+    return f"{total} Prolific flag{'s' if total != 1 else ''} open for the reviewer ({said}): see Prolific flags."
 
 
 def prolific_configured() -> bool:

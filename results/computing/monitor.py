@@ -23,7 +23,7 @@ from django.utils import timezone
 
 from parity.stats import quality
 from prolific.recruitment import recruitment_monitor
-from prolific.selectors import prolific_standing, study_currency
+from prolific.selectors import prolific_flags_open, prolific_standing, study_currency
 from studies.flags import FLAGS, Answers, answers_by_participant, evidence, stored_flags, study_flags
 from studies.models import Participant, Response, Study, Unit
 
@@ -287,19 +287,22 @@ def study_monitor(study: Study, *, now: datetime | None = None) -> dict[str, Any
         "timeline": _timeline(people),
         "recruitment": recruitment_monitor(study.pk),
         "prolific": prolific_standing(study.pk),
-        "warnings": quality.warnings(
-            items=items,
-            positions=[quality.PositionDropOff(**row) for row in positions],
-            units=[quality.UnitFill(u["label"], u["capacity"], u["filled"]) for u in unit_rows],
-            pence_per_hour=pay["hourly_pence"],
-            median_minutes=pay["median_minutes"],
-            fast=sum(1 for row in flagged if {"fast_completion", "fast_items"} & set(row["flags"])),
-            straight=counted["straight_lining"],
-            pasted=counted["pasted"],
-            left_tab=counted["left_tab"],
-            canary=counted["canary"],
-            bots=sum(1 for row in flagged if {"honeypot", "bot_speed"} & set(row["flags"])),
-            failing_attention=sum(p["attention_failures"] > 0 for p in finished),
-            finished=len(finished),
-        ),
+        "warnings": [
+            *quality.warnings(
+                items=items,
+                positions=[quality.PositionDropOff(**row) for row in positions],
+                units=[quality.UnitFill(u["label"], u["capacity"], u["filled"]) for u in unit_rows],
+                pence_per_hour=pay["hourly_pence"],
+                median_minutes=pay["median_minutes"],
+                fast=sum(1 for row in flagged if {"fast_completion", "fast_items"} & set(row["flags"])),
+                straight=counted["straight_lining"],
+                pasted=counted["pasted"],
+                left_tab=counted["left_tab"],
+                canary=counted["canary"],
+                bots=sum(1 for row in flagged if {"honeypot", "bot_speed"} & set(row["flags"])),
+                failing_attention=sum(p["attention_failures"] > 0 for p in finished),
+                finished=len(finished),
+            ),
+            *filter(None, [prolific_flags_open(study.pk)]),
+        ],
     }
