@@ -231,7 +231,9 @@ def test_the_ability_cis_cover_and_the_origin_is_the_average_person(layout: str,
     from perf.calibration.truth import LAYOUTS
 
     table = rows(LAYOUTS[layout], reps=25, seed=3)
-    coverage = [row for row in table if row.kind == "coverage"]
+    coverage = [row for row in table if row.kind == "coverage" and "variants" not in row.figure]
+    (variants,) = [row for row in table if "variants" in row.figure]
+    assert variants.reps == 25 and variants.hits >= 21, variants
     assert sum(row.reps for row in coverage) == 100
     hits = [(row.figure, row.hits) for row in coverage]
     assert sum(row.hits for row in coverage) >= at_least, hits
@@ -259,3 +261,35 @@ def test_a_model_far_above_the_people_carries_a_note_on_its_ci() -> None:
     by_name = {m.name: m for m in placement.models}
     assert by_name["far"].ability > 1.5 and "from their mean" in by_name["far"].ci_note
     assert abs(by_name["near"].ability) < 1.5 and by_name["near"].ci_note == ""
+
+
+def _variants_model(rng: np.random.Generator, theta: float, difficulty: np.ndarray, variants: int = 2) -> np.ndarray:
+    """A model's score per item as the mean of `variants` answers, each right by the 1PL at θ."""
+    chance = special.expit(theta - difficulty)
+    return np.mean(rng.random((variants, difficulty.size)) < chance, axis=0)
+
+
+def test_a_model_scored_as_the_mean_of_two_variants_keeps_its_half_points() -> None:
+    """A model 0.5 SD above the people, scored ½ where one of its two variants was right: rounding
+    ½ to 0 placed it at −0.65 SD (below the people, its CI covering the truth 6% of the time). Its
+    half points now count as half right, and it lands where its 0/1 twin does."""
+    responses, truth, difficulty = _crossed(8, 5, 150, units=4)
+    ratings = [
+        Rating(f"P{r}", f"i{j}", "x", bool(y))
+        for r, j, y in zip(
+            responses.respondent.tolist(), responses.item.tolist(), responses.score.tolist(), strict=True
+        )
+    ]
+    rng = np.random.default_rng(8)
+    sd = float(truth.std(ddof=1))
+    theta = float(truth.mean()) + 0.5 * sd  # in logits: 0.5 of the people's SD above their mean
+    halves = _variants_model(rng, theta, difficulty)
+    assert np.mean(halves == 0.5) > 0.2
+    placement = joint_placement(
+        rating_table(ratings),
+        {"variants": {f"i{j}": float(s) for j, s in enumerate(halves)}},
+        model="1pl",
+    )
+    assert placement is not None
+    (entry,) = placement.models
+    assert entry.ability > 0.0 and entry.ci[0] < 0.5 < entry.ci[1], (entry.ability, entry.ci)
