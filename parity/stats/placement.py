@@ -62,9 +62,12 @@ class ModelPlacement(JsonResult):
     name: str
     #: in the people population's SDs from its mean (Warm's WLE given the items)
     ability: float
-    #: the `confidence` CI of the ability: ± z·se
+    #: the `confidence` CI of the ability: the fit's (`parity.stats.irt.intervals`): the exact CI of
+    #: a standardised mean difference (Steiger & Fouladi's noncentral t on the people's n − 1
+    #: degrees of freedom, with the effective number of people), not ± z·se
     ci: list[float]
-    #: the SE with the items' uncertainty (delta method)
+    #: the whole SE: √(1/n + θ²/2(n − 1)) with n the effective number of people (the same interval's
+    #: delta-method width), carrying the model's and the people's measurement and the people's sampling
     se: float
     #: the part of `se` from the model's own answers alone, 1/√I
     se_answers: float
