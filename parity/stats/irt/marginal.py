@@ -306,11 +306,14 @@ def _expectation(
     return _Expectation(float(-marginal.sum() + prior_value), gradient, expected_right, expected_all, mean, sd)
 
 
-#: the EM stops when no component of the log posterior's gradient exceeds this (an item's
-#: information is in the tens at the least, so the estimates are then within ~1e-7 of the optimum),
-#: or when no parameter moves by more than STEP_TOLERANCE in a step (see `fit_marginal`)
-GRADIENT_TOLERANCE = 1e-6
+#: the EM stops when no component of the log posterior's gradient exceeds EM_TOLERANCE, or when no
+#: parameter moves by more than STEP_TOLERANCE in a step; one Newton step on the exact Hessian
+#: then takes the gradient below GRADIENT_TOLERANCE (an item's information is in the tens at the
+#: least, so the estimates are then within ~1e-7 of the optimum; see `fit_marginal`)
+EM_TOLERANCE = 1e-4
 STEP_TOLERANCE = 1e-7
+GRADIENT_TOLERANCE = 1e-6
+NEWTON_STEPS = 3
 EM_MAX_ITERATIONS = 500
 #: Fisher-scoring steps on the items per M-step (each one over items × grid points, far cheaper
 #: than an E-step)
@@ -437,12 +440,12 @@ def _expectation_maximisation(
     start: np.ndarray, design: _Design, right: sparse.csr_matrix, wrong: sparse.csr_matrix, grid: _Grid
 ) -> tuple[np.ndarray, _Expectation, int]:
     """Bock and Aitkin's EM on the grid with each linked group's location and unit expanded, to a
-    gradient below GRADIENT_TOLERANCE or a step below STEP_TOLERANCE: the items, the last E-step
+    gradient below EM_TOLERANCE or a step below STEP_TOLERANCE: the items, the last E-step
     (at them) and the iterations."""
     psi, linked = start, _linked(design)
     step = _expectation(psi, design, right, wrong, grid)
     iterations = 0
-    while iterations < EM_MAX_ITERATIONS and np.max(np.abs(step.gradient)) >= GRADIENT_TOLERANCE:
+    while iterations < EM_MAX_ITERATIONS and np.max(np.abs(step.gradient)) >= EM_TOLERANCE:
         moved = _rescale(_maximise_items(psi, step, design, grid), step, design, linked)
         settled = np.max(np.abs(moved - psi)) < STEP_TOLERANCE
         psi, step = moved, _expectation(moved, design, right, wrong, grid)
@@ -468,16 +471,23 @@ def fit_marginal(responses: Responses, *, model: IrtModel = "2pl", people: int |
     # a busy machine. EM on the fine grid finds the optimum; the Hessian (Louis's identity) is then
     # taken once, with each person's nodes adapted to their posterior there. The grid integral is
     # not exactly invariant to the moves of `_rescale` (by ~1e-6 in the log-likelihood where slopes
-    # are steep), so the expanded EM can settle a hair from the grid's optimum; one Newton step on
-    # that Hessian takes it there, and the step is far too small to change the Hessian
+    # are steep), so the expanded EM can settle a hair from the grid's optimum, and it stops early
+    # anyway: a Newton step or two on that Hessian take it there, too small to change the Hessian
     with threadpool_limits(limits=1, user_api="blas"):
         psi, step, iterations = _expectation_maximisation(start, design, right, wrong, grid)
         information = design.adapted(step.mean, step.sd).evaluate(psi, hessian=True)[2]
         assert information is not None
         covariance = _inverse(information)
-        if np.max(np.abs(step.gradient)) >= GRADIENT_TOLERANCE:
-            psi = psi - covariance @ step.gradient
-            step = _expectation(psi, design, right, wrong, grid)
+        for _ in range(NEWTON_STEPS):
+            if np.max(np.abs(step.gradient)) < GRADIENT_TOLERANCE:
+                break
+            # the Hessian is the adaptive nodes' and the objective the grid's: where they part (five
+            # people per item, steep slopes) a step can overshoot, and only a better one is kept
+            trial = psi - covariance @ step.gradient
+            trial_step = _expectation(trial, design, right, wrong, grid)
+            if trial_step.value >= step.value:
+                break
+            psi, step = trial, trial_step
         gradient = step.gradient
     converged = bool(np.max(np.abs(gradient)) < 1e-3)
     b = psi[: design.n_items]
