@@ -10,8 +10,6 @@ from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
 
-from api.counting import counted
-
 if TYPE_CHECKING:
     from rest_framework.views import APIView
 
@@ -46,38 +44,11 @@ class _RatesFromSettings:
         return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)  # type: ignore[return-value]
 
 
-class _CountedPerWindow(_RatesFromSettings):
-    """Requests counted per client and window of the rate's length (a minute for `30/minute`), the
-    count one number raised atomically (`api.counting.counted`). DRF's own throttles keep each
-    client's request times in one cache entry, read and written back whole: concurrent requests
-    read the same list, and each wrote back its own with one request added, so a burst from many
-    processes got past the limit."""
-
-    rate: str | None
-    key: str | None
-
-    def allow_request(self, request: Request, view: APIView) -> bool:
-        if self.rate is None:
-            return True
-        self.key = self.get_cache_key(request, view)  # type: ignore[attr-defined]
-        if self.key is None:
-            return True
-        self.num_requests, self.duration = self.parse_rate(self.rate)  # type: ignore[attr-defined]
-        self.now = self.timer()  # type: ignore[attr-defined]
-        window = int(self.now // self.duration)
-        self.window_ends = (window + 1) * self.duration
-        return counted(f"{self.key}:{window}", timeout=self.duration + 1) <= self.num_requests
-
-    def wait(self) -> float:
-        """Seconds until the window ends (the 429's Retry-After)."""
-        return max(self.window_ends - self.now, 1.0)
-
-
-class ResearcherRateThrottle(_CountedPerWindow, UserRateThrottle):
+class ResearcherRateThrottle(_RatesFromSettings, UserRateThrottle):
     """Per account (`user` rate)."""
 
 
-class AnonymousRateThrottle(_CountedPerWindow, AnonRateThrottle):
+class AnonymousRateThrottle(_RatesFromSettings, AnonRateThrottle):
     """Per client address for callers without valid credentials (`anon` rate)."""
 
 
