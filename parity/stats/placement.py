@@ -238,7 +238,10 @@ def _divergent(
     seen = np.rint(np.bincount(item, responses.score[from_model], minlength=responses.n_items)).astype(np.int64)
     expected = np.nansum(table, axis=1)
     variance = np.nansum(table * (1.0 - table), axis=1)
-    p = poisson_binomial_p(table[tested], seen[tested])
+    # items with the same answers tie: their p and z differ in the last bits only, by the fit's
+    # rounding, so they are compared (and listed) to 12 significant digits and keep the items'
+    # order among them
+    p = _significant(poisson_binomial_p(table[tested], seen[tested]))
     adjusted = stats.false_discovery_control(p, method="bh")
     with np.errstate(divide="ignore", invalid="ignore"):
         z = (seen[tested] - expected[tested]) / np.sqrt(variance[tested])
@@ -250,9 +253,7 @@ def _divergent(
     model_rate = np.bincount(item, responses.score[from_model], minlength=responses.n_items) / np.maximum(
         1, np.bincount(item, minlength=responses.n_items)
     )
-    # items with the same answers tie: their p and z differ in the last bits only, by the fit's
-    # rounding, so they are compared to 12 significant digits and keep the items' order among them
-    order = np.lexsort((-_significant(np.abs(z)), _significant(p)))[:DIVERGENT_LIMIT]
+    order = np.lexsort((-_significant(np.abs(z)), p))[:DIVERGENT_LIMIT]
     listed = [
         DivergentItem(
             item=item_names[tested[k]],
