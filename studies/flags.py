@@ -176,21 +176,28 @@ def answers_by_participant(responses: QuerySet[Response]) -> dict[int, Answers]:
     """The answers of `responses` by participant id, as the rules read them. The page's figures are
     summed per participant by the database, which reads them out of each answer's `extra`: parsing
     every answer's JSON here was most of the flags' cost in a large study."""
-    figures = responses.values("participant_id").annotate(
-        recorded=Count("pk", filter=_RECORDED),
-        pastes=Sum(_figure("behaviour__pastes"), filter=_RECORDED, default=0),
-        blurs=Sum(_figure("behaviour__blurs"), filter=_RECORDED, default=0),
-        left_items=Count("pk", filter=_RECORDED & Q(GreaterThan(_figure("behaviour__hidden"), 0))),
-        hidden_ms=Sum(_figure("behaviour__hidden_ms"), filter=_RECORDED, default=0),
-        keys=Sum(_figure("behaviour__keys"), filter=_RECORDED & _TYPED, default=0),
-        chars=Sum(_figure("behaviour__chars"), filter=_RECORDED & _TYPED, default=0),
-        no_script=Count("pk", filter=_NO_SCRIPT),
-        no_script_fast=Count("pk", filter=_NO_SCRIPT & Q(LessThan(F("duration_ms"), _figure("reading_floor_ms")))),
-        invalid=Count("pk", filter=_INVALID),
-        canary=Count("pk", filter=Q(extra__canary=True)),
-        honeypot=Count("pk", filter=Q(extra__honeypot=True)),
-        # a paste into a written answer's box, counted by the page, is a paste whichever box it was
-        pasted=Count("pk", filter=Q(extra__pasted=True) | (Q(GreaterThan(_figure("behaviour__pastes"), 0)) & _TYPED)),
+    # an answer that stored nothing in extra (imported, or written past the page) adds no figure
+    figures = (
+        responses.exclude(extra={})
+        .values("participant_id")
+        .annotate(
+            recorded=Count("pk", filter=_RECORDED),
+            pastes=Sum(_figure("behaviour__pastes"), filter=_RECORDED, default=0),
+            blurs=Sum(_figure("behaviour__blurs"), filter=_RECORDED, default=0),
+            left_items=Count("pk", filter=_RECORDED & Q(GreaterThan(_figure("behaviour__hidden"), 0))),
+            hidden_ms=Sum(_figure("behaviour__hidden_ms"), filter=_RECORDED, default=0),
+            keys=Sum(_figure("behaviour__keys"), filter=_RECORDED & _TYPED, default=0),
+            chars=Sum(_figure("behaviour__chars"), filter=_RECORDED & _TYPED, default=0),
+            no_script=Count("pk", filter=_NO_SCRIPT),
+            no_script_fast=Count("pk", filter=_NO_SCRIPT & Q(LessThan(F("duration_ms"), _figure("reading_floor_ms")))),
+            invalid=Count("pk", filter=_INVALID),
+            canary=Count("pk", filter=Q(extra__canary=True)),
+            honeypot=Count("pk", filter=Q(extra__honeypot=True)),
+            # a paste into a written answer's box, counted by the page, is a paste whichever box it was
+            pasted=Count(
+                "pk", filter=Q(extra__pasted=True) | (Q(GreaterThan(_figure("behaviour__pastes"), 0)) & _TYPED)
+            ),
+        )
     )
     answers: dict[int, Answers] = {}
     for row in figures:
@@ -213,8 +220,9 @@ def answers_by_participant(responses: QuerySet[Response]) -> dict[int, Answers]:
         "participant_id", "answer", "raw_answer", "duration_ms"
     )
     for pk, answer, raw, duration in given:
-        answers[pk].durations.append(duration)
-        answers[pk].answers.append(answer or raw.strip().lower())
+        mine = answers.setdefault(pk, Answers())
+        mine.durations.append(duration)
+        mine.answers.append(answer or raw.strip().lower())
     return answers
 
 
