@@ -10,8 +10,10 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 from django.urls import reverse
+from django.utils.html import escape
 
 from parity.stats.crossed import NO_SPREAD
+from results.presenting.report.latex import tex
 from tests.factories import Bot, pid, small_study
 from tests.results.conftest import FLIP, model_run
 
@@ -45,3 +47,17 @@ def test_the_page_prints_the_gap_without_an_interval_or_a_p_value(study, researc
     page = researcher_client.get(reverse("results:study", args=[study.pk])).content.decode()
     assert "−100.0 pp" in page or "-100.0 pp" in page
     assert "[-100.0, -100.0]" not in page and "p &lt; 0.001" not in page
+
+
+def test_the_page_prints_the_reason_where_the_interval_would_be(study, researcher_client) -> None:
+    page = researcher_client.get(reverse("results:study", args=[study.pk])).content.decode()
+    assert f"−100.0 pp {escape(NO_SPREAD)}" in page or f"-100.0 pp {escape(NO_SPREAD)}" in page
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "html", "latex"])
+def test_the_report_prints_the_reason_in_the_gaps_interval_column(study, fmt) -> None:
+    out = StringIO()
+    call_command("study_report", study.name, "--format", fmt, stdout=out)
+    report = " ".join(out.getvalue().split())  # a table cell may be wrapped
+    written = {"markdown": NO_SPREAD, "html": escape(NO_SPREAD), "latex": tex(NO_SPREAD)}[fmt]
+    assert written in report
