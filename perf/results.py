@@ -69,6 +69,10 @@ class Row:
     startup_s: float
     command_s: float
     command_runs: list[float]
+    #: CPU seconds (user and system) of the same processes, medians: on a shared machine the wall
+    #: time follows the load, the CPU time much less
+    startup_cpu_s: float
+    command_cpu_s: float
     peak_mb: float
     page_cold_s: float
     page_ready_s: float
@@ -273,8 +277,9 @@ def page_timings(*, name: str, repeat: int) -> None:
 # -- outside: processes and the table --------------------------------------------------------------
 
 
-def timed(env: Mapping[str, str], args: Sequence[str], timeout: float) -> tuple[float, float, str]:
-    """Seconds, peak resident memory (MB) and output of `manage.py ARGS` in a fresh process."""
+def timed(env: Mapping[str, str], args: Sequence[str], timeout: float) -> tuple[float, float, str, float]:
+    """Seconds, peak resident memory (MB), output and CPU seconds (user and system) of `manage.py
+    ARGS` in a fresh process."""
     began = time.monotonic()
     with tempfile.TemporaryFile() as out:
         process = subprocess.Popen(
@@ -296,7 +301,7 @@ def timed(env: Mapping[str, str], args: Sequence[str], timeout: float) -> tuple[
         output = out.read().decode()
     if process.returncode != 0:
         raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{output[-3000:]}")
-    return seconds, usage.ru_maxrss / 1024, output
+    return seconds, usage.ru_maxrss / 1024, output, usage.ru_utime + usage.ru_stime
 
 
 def shell(env: Mapping[str, str], code: str, timeout: float) -> dict[str, Any]:
@@ -312,13 +317,16 @@ def measure_size(env: Mapping[str, str], label: str, answers: int, args: argpars
         f"build(name={name!r}, per_unit={per_unit}, units={args.units}, unit_size={args.unit_size}, runs={args.runs})"
     )
     built = shell(env, f"from perf.results import build; {build_call}", args.timeout)
-    startup = statistics.median(timed(env, ["study_results", "--help"], args.timeout)[0] for _ in range(args.repeat))
+    started = [timed(env, ["study_results", "--help"], args.timeout) for _ in range(args.repeat)]
+    startup = statistics.median(run[0] for run in started)
+    startup_cpu = statistics.median(run[3] for run in started)
     runs: list[float] = []
+    cpu: list[float] = []
     peak = 0.0
     problem = ""
     for _ in range(args.repeat):
         try:
-            seconds, mb, output = timed(env, ["study_results", name, "--json"], args.timeout)
+            seconds, mb, output, cpu_s = timed(env, ["study_results", name, "--json"], args.timeout)
         except TimeoutError as exc:
             problem = str(exc)
             break
@@ -326,6 +334,7 @@ def measure_size(env: Mapping[str, str], label: str, answers: int, args: argpars
         if results["human"]["n_answers"] == 0:
             problem = "no answers in the results"
         runs.append(seconds)
+        cpu.append(cpu_s)
         peak = max(peak, mb)
     page: dict[str, Any] = {"cold_s": math.nan, "ready_s": math.nan, "warm_ms": math.nan, "api_warm_ms": math.nan}
     compute: dict[str, Any] = {"read_s": math.nan, "compute_s": math.nan, "among_s": math.nan}
@@ -341,6 +350,8 @@ def measure_size(env: Mapping[str, str], label: str, answers: int, args: argpars
         startup_s=round(startup, 2),
         command_s=round(statistics.median(runs), 2) if runs else math.inf,
         command_runs=[round(seconds, 2) for seconds in runs],
+        startup_cpu_s=round(startup_cpu, 2),
+        command_cpu_s=round(statistics.median(cpu), 2) if cpu else math.inf,
         peak_mb=round(peak),
         page_cold_s=round(page["cold_s"], 2),
         page_ready_s=round(page["ready_s"], 2),
@@ -374,7 +385,7 @@ def measure(make_database: Callable[[Path], Any], args: argparse.Namespace, repo
 HEADER = (
     f"{'database':<10} {'answers':>9} {'people':>6} {'start s':>7} {'command s':>9} {'peak MB':>7} "
     f"{'growth':>12} {'page cold s':>11} {'ready s':>7} {'page ms':>7} {'API ms':>7} {'load':>5} "
-    f"{'read s':>6} {'results s':>9} {'IRT+tests s':>11}"
+    f"{'read s':>6} {'results s':>9} {'IRT+tests s':>11} {'start CPU s':>11} {'command CPU s':>13}"
 )
 
 
@@ -384,7 +395,8 @@ def line(row: Row) -> str:
         f"{row.database:<10} {row.answers:>9,} {row.people:>6} {row.startup_s:>7.2f} {row.command_s:>9.2f} "
         f"{row.peak_mb:>7.0f} {growth:>12} {row.page_cold_s:>11.2f} {row.page_ready_s:>7.2f} "
         f"{row.page_warm_ms:>7.1f} {row.api_warm_ms:>7.1f} {row.load_average:>5.1f} "
-        f"{row.read_s:>6.2f} {row.compute_s:>9.2f} {row.among_s:>11.2f}"
+        f"{row.read_s:>6.2f} {row.compute_s:>9.2f} {row.among_s:>11.2f} {row.startup_cpu_s:>11.2f} "
+        f"{row.command_cpu_s:>13.2f}"
     )
     return text + (f"  {row.problem}" if row.problem else "") + ("  (queued)" if row.queued else "")
 
@@ -422,7 +434,8 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[Row] = each_database(args, measure, line)
     print(
         "start s: `study_results --help` (Django and the imports); command s: `study_results --json`, "
-        "cold; growth: command s and answers over the smallest size's; read s, results s, IRT+tests s: in one "
+        "cold; start CPU s, command CPU s: the same processes' CPU seconds (user and system); "
+        "growth: command s and answers over the smallest size's; read s, results s, IRT+tests s: in one "
         "process, reading the study, computing all its results, and of those the joint IRT, paired tests and "
         "human band"
     )

@@ -52,6 +52,11 @@ METHOD = (
     "variance components of the people × items design (people nested in units, method of moments), "
     "Student's t with Satterthwaite's degrees of freedom"
 )
+#: the reason for no interval and no test when the answers show no spread at all
+NO_SPREAD = (
+    "the answers show no spread (every item's difference between the model and the people is the same, "
+    "and the people do not differ from one another): an error cannot be estimated from them"
+)
 
 
 @dataclass(frozen=True)
@@ -186,12 +191,12 @@ def crossed_gap(
         v_people = 0.0
         terms = [(c_t * ms_t, df_t)]
     variance = v_items + v_people
-    known |= {"se_items": math.sqrt(v_items), "se_people": math.sqrt(v_people)}
     if variance <= 0.0:
-        # every d_i the same and no person effect: the gap is what it is
-        return CrossedGap(
-            **known, se=0.0, df=None, ci=[gap, gap], t=None, p=1.0 if gap == 0 else 0.0, confidence=confidence
-        )
+        # every d_i the same and no person effect: not a gap known exactly, but answers too few or
+        # too uniform to show how much it varies (two people right on two items a model got wrong
+        # would otherwise give an SE of 0 and p = 0 from four answers)
+        return _empty(confidence, NO_SPREAD, **known)
+    known |= {"se_items": math.sqrt(v_items), "se_people": math.sqrt(v_people)}
     # scipy.stats loads in about a second: imported when used, not when Django starts
     from scipy import stats
 

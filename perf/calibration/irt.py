@@ -5,7 +5,8 @@ the report and the API print as "irt"): studies drawn at a layout, with models o
 Rows, per layout:
 - each model's ability CI: how often it covers the true θ_m (target: 95%), at several θ_m; the
   extra column gives the mean error of the estimate and whether the placement called itself
-  calibrated;
+  calibrated; and the same for a model scored as the mean of two variants per item (½ where one
+  was right);
 - the people's mean ability (the scale's origin) and the slope of their estimates on their true
   abilities (its unit): the share of draws where the estimate exceeds the truth (an unbiased
   estimate does so about half the time), with the mean error and its MC SE;
@@ -26,6 +27,9 @@ from perf.calibration.truth import LAYOUTS, Draw, Layout, draw, model_chance, mo
 
 #: the true abilities of the models placed in every draw (in the people population's SDs)
 THETAS = (-1.0, 0.0, 0.5, 2.0)
+#: one more model in every draw, scored per item as the mean of two variants' 0/1 answers (MiQA's
+#: two orders), at this ability
+VARIANTS_THETA = 0.5
 
 
 def _summary(errors: list[float]) -> str:
@@ -49,6 +53,7 @@ def rows(layout: Layout, reps: int, seed: int) -> list[Row]:
     hits = {theta: 0 for theta in THETAS}
     widths: dict[float, list[float]] = {theta: [] for theta in THETAS}
     errors: dict[float, list[float]] = {theta: [] for theta in THETAS}
+    variant_hits, variant_widths, variant_errors = 0, [], []
     origin: list[float] = []
     unit: list[float] = []
     discrimination: list[float] = []
@@ -56,12 +61,20 @@ def rows(layout: Layout, reps: int, seed: int) -> list[Row]:
     for _ in range(reps):
         study = draw(layout, rng)
         models = {f"m{k}": model_scores(study, model_chance(study, theta), rng) for k, theta in enumerate(THETAS)}
+        chance = model_chance(study, VARIANTS_THETA)
+        two = [model_scores(study, chance, rng) for _ in range(2)]
+        models["variants"] = {item: (two[0][item] + two[1][item]) / 2.0 for item in two[0]}
         placement = joint_placement(study.table(), models)
         if placement is None:
             continue
         done += 1
         uncalibrated += int(not placement.calibrated)
-        for theta, entry in zip(THETAS, placement.models, strict=True):
+        *fixed, variants = placement.models
+        low, high = variants.ci
+        variant_hits += int(low <= VARIANTS_THETA <= high)
+        variant_widths.append(high - low)
+        variant_errors.append(variants.ability - VARIANTS_THETA)
+        for theta, entry in zip(THETAS, fixed, strict=True):
             low, high = entry.ci
             hits[theta] += int(low <= theta <= high)
             widths[theta].append(high - low)
@@ -88,6 +101,21 @@ def rows(layout: Layout, reps: int, seed: int) -> list[Row]:
         )
         for theta in THETAS
     ]
+    if done:
+        out.append(
+            Row(
+                layout=layout.name,
+                figure=f"model ability CI at θ = {VARIANTS_THETA:+.1f}, mean of two variants",
+                kind="coverage",
+                target="the model's true ability on the people population's scale",
+                reps=done,
+                hits=variant_hits,
+                nominal=0.95,
+                width=float(np.mean(variant_widths)),
+                unit="SD",
+                extra=_summary(variant_errors) + flag,
+            )
+        )
     for figure, target, values in (
         ("people's mean ability (the origin)", "the drawn people's true mean ability", origin),
         ("people's abilities on their true ones (slope; the unit)", "a slope of 1", unit),

@@ -40,7 +40,6 @@ class _Row(NamedTuple):
     raw_answer: str
     is_attention_check: bool
     duration_ms: int
-    extra: dict
     item_key: str
     position: int
     valid: bool
@@ -53,7 +52,6 @@ _ROW_FIELDS = (
     "raw_answer",
     "is_attention_check",
     "duration_ms",
-    "extra",
     "item__key",
     "position",
     "valid",
@@ -246,18 +244,14 @@ def study_monitor(study: Study, *, now: datetime | None = None) -> dict[str, Any
             "review_signals",
         )
     )
-    rows = [
-        _Row(*values)
-        for values in Response.objects.filter(participant__study=study, participant__is_imported=False).values_list(
-            *_ROW_FIELDS
-        )
-    ]
+    answered = Response.objects.filter(participant__study=study, participant__is_imported=False)
+    rows = [_Row(*values) for values in answered.values_list(*_ROW_FIELDS)]
     completion_seconds = {
         p["id"]: (p["completed_at"] - p["started_at"]).total_seconds()
         for p in people
         if p["completed_at"] and p["status"] == Status.COMPLETED
     }
-    answers = answers_by_participant(row[:6] for row in rows)
+    answers = answers_by_participant(answered)
     flagged = _flagged(people, study_flags(completion_seconds, answers), answers)
     counted = Counter(flag for row in flagged for flag in row["flags"])
     items = _items(rows)

@@ -139,7 +139,8 @@ def among_people_rows(results: StudyResults) -> list[dict[str, str]]:
                     else "—"
                 ),
                 "percentile": f"{place.percentile:.0f}" if place else "—",
-                "gap": f"{signed_pct(test.gap)} {ci(test.ci)}" if test else "—",
+                # no interval from answers with no spread: the reason stands where it would be
+                "gap": f"{signed_pct(test.gap)} {test.reason or ci(test.ci)}" if test else "—",
                 "gap_p": f"p {p_value(test.p)}" if test and test.p is not None else "—",
                 "mcnemar": (f"{test.mcnemar.b}, {test.mcnemar.c}, p {p_value(test.mcnemar.p)}" if test else "—"),
                 "kappa": (

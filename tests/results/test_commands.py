@@ -28,6 +28,17 @@ def _fraction(value) -> bool:
     return value is None or (isinstance(value, float | int) and 0.0 <= value <= 1.0 and not math.isnan(value))
 
 
+def test_study_results_help_names_the_human_intervals_it_prints():
+    """The human CI is the t-interval (the confidence sequence for a study recruited until precise),
+    not a bootstrap, as the help once said."""
+    from parity.stats.intervals import CI_METHOD_LABELS, CONFIDENCE_SEQUENCE, T_INTERVAL
+    from results.management.commands.study_results import Command
+
+    text = " ".join(Command().create_parser("manage.py", "study_results").format_help().split())
+    assert CI_METHOD_LABELS[T_INTERVAL] in text and CI_METHOD_LABELS[CONFIDENCE_SEQUENCE].split()[0] in text
+    assert "bootstrap" not in text
+
+
 def test_study_results_json_is_one_object_of_the_documented_shape(pilot):
     text = _run("study_results", pilot.name, "--json")
     results = json.loads(text, parse_constant=_no_nan)

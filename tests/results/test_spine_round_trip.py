@@ -50,3 +50,15 @@ def test_the_published_study_with_two_runs_comes_back_from_its_json(baseline: Bu
 def test_a_native_study_comes_back_from_its_json(pilot: Built) -> None:
     again = _round_trip(Study.objects.get(pk=pilot.study_id))
     assert again.models and again.methods
+
+
+def test_reading_a_tree_again_resolves_no_class_annotations_again(pilot: Built) -> None:
+    # a large study's tree holds hundreds of nodes of a few classes: each class's annotations are
+    # resolved once per process, not once per node
+    from results.computing.spine.node import _hints
+
+    again = _round_trip(Study.objects.get(pk=pilot.study_id))
+    text = again.to_json()
+    resolved = _hints.cache_info().misses
+    assert StudyResults.from_json(text) == again
+    assert _hints.cache_info().misses == resolved and _hints.cache_info().hits > 0

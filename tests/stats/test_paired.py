@@ -14,7 +14,7 @@ from statsmodels.stats.anova import anova_lm
 from statsmodels.stats.contingency_tables import mcnemar as statsmodels_mcnemar
 
 from parity.stats import Rating, paired_gap
-from parity.stats.crossed import crossed_gap
+from parity.stats.crossed import NO_SPREAD, crossed_gap
 from parity.stats.paired import mcnemar, paired_test
 from parity.stats.table import rating_table
 
@@ -104,6 +104,18 @@ def test_without_two_people_in_a_unit_there_is_no_ci_and_it_says_why() -> None:
     result = paired_test(model, rating_table(ratings))
     assert result.gap == pytest.approx(0.5) and result.ci is None and result.p is None
     assert "two people" in result.reason
+
+
+def test_answers_without_spread_give_no_interval_and_no_test_but_a_reason() -> None:
+    """Two people right on two items, a model wrong on both: the gap is −100 points, but four
+    answers with no spread cannot say how much it would vary (it gave SE 0, CI [−1, −1], p = 0)."""
+    ratings = [Rating(f"P{p}", f"i{j}", "x", True, "u") for p in range(2) for j in range(2)]
+    result = paired_test({"i0": 0.0, "i1": 0.0}, rating_table(ratings))
+    assert result.gap == -1.0 and result.n_items == 2 and result.n_people == 2
+    assert result.se is None and result.ci is None and result.t is None and result.p is None and result.df is None
+    assert result.reason == NO_SPREAD
+    gap = paired_gap({"i0": 0.0, "i1": 0.0}, ratings)
+    assert gap.gap == -1.0 and gap.gap_ci_low is None and gap.gap_ci_high is None
 
 
 def test_mcnemar_in_the_paired_test_counts_against_the_human_majority() -> None:

@@ -163,9 +163,11 @@ def _extreme_scores(
     items the people split on (some right, some wrong: their difficulties are the people's data,
     not a prior's), given those difficulties: finite, and as far past them as their number
     warrants. Its measurement variance is the WLE's."""
-    right = np.bincount(responses.respondent, np.rint(responses.score), minlength=responses.n_respondents)
+    # a fractional score (a model's mean over variants) is neither right nor wrong: only a
+    # respondent whose every score is 0 (or every one 1) is extreme
+    right = np.bincount(responses.respondent, responses.score, minlength=responses.n_respondents)
     answered = np.bincount(responses.respondent, minlength=responses.n_respondents)
-    extreme = (answered > 0) & ((right == 0) | (right == answered))
+    extreme = (answered > 0) & ((right <= 0) | (right >= answered))
     ordinary = ~extreme
     ordinary[n_people:] = False
     if not extreme.any() or ordinary.sum() < 2:

@@ -15,8 +15,17 @@ it inflates the scale (by simulation, the MML slope came out 2.4 logits per SD w
 1 at five people per item, 1.33 at twenty). Conditioning removes the items exactly, so the
 abilities are consistent with few people per item and many items, which is the design here.
 
-A fractional score (a model's mean over variants) counts as its nearest whole number here: the
-conditional likelihood needs whole totals.
+A fractional score s (a model's mean over an item's variants, ½ for one of two right) enters as
+its completions: the respondent right with weight s and wrong with weight 1 − s, each with the
+stratum's total it implies, and the item contributes the weighted mean of its completions'
+conditional log-likelihoods. With one such respondent on the item this is exactly the mean over
+its variants of each variant's own conditional likelihood, an unbiased estimating equation, since
+each variant's answer is a Bernoulli draw of the same ability; with several, their completions are
+taken as independent, so the total's distribution is a Poisson-binomial over them. Since the term
+Σ α_r y_r is linear, the expectation is Σ α_r s_r − E[log γ_T]. Rounding instead (½ to 0) placed a
+model that is right on one variant of every item as if it were wrong on all of them. The SE is
+the weighted likelihood's: exact when a model's variants agree, wider than needed when they are
+independent.
 """
 
 from __future__ import annotations
@@ -45,18 +54,20 @@ class Conditional:
 
 @dataclass(frozen=True)
 class _Strata:
-    """The items that some got right and some wrong, as padded rows: `who[j, k]` the k-th
-    respondent of item j (−1 past its last), `right[j, k]` its 0/1 answer, `total[j]` how many
-    got it right."""
+    """The items whose answers split (some right, some wrong, in some completion), as padded rows:
+    `who[j, k]` the k-th respondent of item j (−1 past its last), `right[j, k]` its score,
+    `total[j]` how many whole right answers it has, and `extra[j, d]` the chance that its
+    fractional scores' completions add d more (d = 0 with certainty when there are none)."""
 
     who: np.ndarray
     right: np.ndarray
     total: np.ndarray
+    extra: np.ndarray
     n_respondents: int
 
 
 def _strata(respondent: np.ndarray, item: np.ndarray, score: np.ndarray, n_respondents: int, n_items: int) -> _Strata:
-    y = np.rint(score).astype(np.int64)
+    y = np.asarray(score, dtype=np.float64)
     order = np.lexsort((respondent, item))
     respondent, item, y = respondent[order], item[order], y[order]
     count = np.bincount(item, minlength=n_items)
@@ -64,12 +75,23 @@ def _strata(respondent: np.ndarray, item: np.ndarray, score: np.ndarray, n_respo
     start = np.concatenate([[0], np.cumsum(count)[:-1]])
     column = np.arange(item.size) - start[item]
     who = np.full((n_items, width), -1, dtype=np.int64)
-    right = np.zeros((n_items, width), dtype=np.int64)
+    right = np.zeros((n_items, width))
     who[item, column] = respondent
     right[item, column] = y
-    total = right.sum(axis=1)
-    informative = (total > 0) & (total < count)
-    return _Strata(who[informative], right[informative], total[informative], n_respondents)
+    fractional = (right > 0.0) & (right < 1.0)
+    total = np.where(fractional, 0.0, right).sum(axis=1).round().astype(np.int64)
+    # the completions' extra right answers, a Poisson-binomial over each row's fractional scores
+    depth = int(fractional.sum(axis=1).max()) if n_items else 0
+    extra = np.zeros((n_items, depth + 1))
+    extra[:, 0] = 1.0
+    for k in range(width):
+        chance = np.where(fractional[:, k], right[:, k], 0.0)[:, None]
+        shifted = np.zeros_like(extra)
+        shifted[:, 1:] = extra[:, :-1]
+        extra = extra * (1.0 - chance) + shifted * chance
+    orders = total[:, None] + np.arange(depth + 1)[None, :]
+    informative = np.any((extra > 0.0) & (orders > 0) & (orders < count[:, None]), axis=1)
+    return _Strata(who[informative], right[informative], total[informative], extra[informative], n_respondents)
 
 
 def _esf(epsilon: np.ndarray) -> np.ndarray:
@@ -101,16 +123,23 @@ def _objective(alpha: np.ndarray, strata: _Strata) -> tuple[float, np.ndarray]:
     for k in range(width - 1, -1, -1):
         backward[:, k] = backward[:, k + 1]
         backward[:, k, 1:] += epsilon[:, k : k + 1] * backward[:, k + 1, :-1]
-    total = strata.total
-    gamma = forward[np.arange(rows), width, total]
-    log_lik = np.sum(np.where(present, values - centre[:, None], 0.0) * strata.right) - np.sum(np.log(gamma))
-    # P(respondent k right | t) = e^α_k γ_{t−1}(all but k) / γ_t, γ(all but k) the convolution of
-    # the ESFs of those before k and those after
-    orders = total[:, None] - 1 - np.arange(width + 1)[None, :]  # rows × l
-    valid = (orders >= 0)[:, None, :]
-    after = np.take_along_axis(backward[:, 1 : width + 1], np.maximum(orders, 0)[:, None, :], axis=2)
-    without = np.sum(forward[:, :width] * np.where(valid, after, 0.0), axis=2)  # rows × respondents
-    chance = epsilon * without / gamma[:, None]
+    # the expected log-likelihood over the fractional scores' completions (see the module doc):
+    # Σ α y − E[log γ_T], T = total + d with chance extra[:, d]
+    log_lik = float(np.sum(np.where(present, values - centre[:, None], 0.0) * strata.right))
+    chance = np.zeros((rows, width))
+    for d in range(strata.extra.shape[1]):
+        weight = strata.extra[:, d]
+        total = np.minimum(strata.total + d, width)
+        gamma = forward[np.arange(rows), width, total]
+        used = weight > 0.0
+        log_lik -= float(np.sum(weight[used] * np.log(gamma[used])))
+        # P(respondent k right | t) = e^α_k γ_{t−1}(all but k) / γ_t, γ(all but k) the
+        # convolution of the ESFs of those before k and those after
+        orders = total[:, None] - 1 - np.arange(width + 1)[None, :]  # rows × l
+        valid = (orders >= 0)[:, None, :]
+        after = np.take_along_axis(backward[:, 1 : width + 1], np.maximum(orders, 0)[:, None, :], axis=2)
+        without = np.sum(forward[:, :width] * np.where(valid, after, 0.0), axis=2)  # rows × respondents
+        chance += np.where(used, weight / np.where(used, gamma, 1.0), 0.0)[:, None] * epsilon * without
     residual = np.where(present, strata.right - chance, 0.0)
     gradient = np.bincount(strata.who[present], residual[present], minlength=strata.n_respondents)
     value = -log_lik + 0.5 * RIDGE_PRECISION * float(alpha @ alpha)

@@ -3,6 +3,7 @@ with the field metadata the package's docstring lists."""
 
 from __future__ import annotations
 
+import functools
 import types
 from collections.abc import Mapping
 from dataclasses import fields, is_dataclass
@@ -49,9 +50,16 @@ def from_json(hint: Any, value: Any) -> Any:
     return value
 
 
+@functools.cache
+def _hints(cls: type) -> dict[str, Any]:
+    """The resolved annotations of a node or leaf class: resolving them evaluates every annotation's
+    text, and a large study's tree reads hundreds of nodes of the same few classes."""
+    return get_type_hints(cls)
+
+
 def _leaf_from_json(cls: type, data: Mapping[str, Any]) -> Any:
     """A `parity.stats` result from its `to_dict()`."""
-    hints = get_type_hints(cls)
+    hints = _hints(cls)
     return cls(**{spec.name: from_json(hints[spec.name], data[spec.name]) for spec in fields(cls) if spec.name in data})
 
 
@@ -63,7 +71,7 @@ class Node:
         """The node `to_json` writes as `data`: a key left out gives the field's default (None), a
         hidden switch is true when the keys it governs were written, and an inlined value takes
         the keys no other field claims (a `parity.stats` leaf only its own)."""
-        hints = get_type_hints(cls)
+        hints = _hints(cls)  # type: ignore[arg-type]
         specs = fields(cls)  # type: ignore[arg-type]
         values: dict[str, Any] = {}
         for spec in specs:

@@ -4,6 +4,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from parity.stats.intervals import CI_METHOD_LABELS, CONFIDENCE_SEQUENCE, T_INTERVAL
 from results.computing.assemble import study_results_tree
 from results.computing.integrity import review_signals_keep
 from results.forms import ResultFilters, ResultsFilterForm
@@ -15,9 +16,11 @@ from studies.models import Study
 
 class Command(BaseCommand):
     help = (
-        "A study's results: human accuracy (mean, best, worst, bootstrap 95% CI), agreement (Cohen's kappa, "
-        "Fleiss, Krippendorff), per unit, every finished model run beside the humans, and the breakdowns. "
-        "--json prints one JSON object (fractions in [0, 1], null where undefined)."
+        f"A study's results: human accuracy (mean, best, worst, and its 95% CI: the "
+        f"{CI_METHOD_LABELS[T_INTERVAL]}, or for a study recruited until its interval was narrow enough the "
+        f"{CI_METHOD_LABELS[CONFIDENCE_SEQUENCE]}), agreement (Cohen's kappa, Fleiss, Krippendorff), per unit, "
+        "every finished model run beside the humans, and the breakdowns. --json prints one JSON object "
+        "(fractions in [0, 1], null where undefined)."
     )
 
     # a read: the system checks would import every view (and the charts' matplotlib) for nothing

@@ -39,7 +39,8 @@ def paired_table(results: StudyResults) -> Table | None:
             row.label,
             str(row.test.n_items),
             signed_pct(row.test.gap),
-            _interval(row.test.ci, signed_pct),
+            # no interval from answers with no spread: the reason stands where it would be
+            row.test.reason or _interval(row.test.ci, signed_pct),
             p_value(row.test.p),
             f"{row.test.mcnemar.b} / {row.test.mcnemar.c}",
             _mcnemar_statistic(row.test.mcnemar),
