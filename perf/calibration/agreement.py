@@ -1,6 +1,7 @@
 """The agreement statistics' 95% CIs (`parity.stats.agreement_ci`) against the population value.
 
 python -m perf.calibration.agreement [--reps 300] [--seed 0] [--methods BCa percentile]
+[--prevalence 0.8 0.2] [--accuracy 0.85]
 
 Each replication draws a rating study from raters with a known agreement: every item has a true
 label (three labels, shares `PREVALENCE`); every rater gives it with chance `ACCURACY` and otherwise
@@ -44,7 +45,9 @@ LAYOUTS = {
 }
 
 
-def population_kappa(prevalence: np.ndarray = PREVALENCE, accuracy: float = ACCURACY) -> float:
+def population_kappa(prevalence: np.ndarray | None = None, accuracy: float | None = None) -> float:
+    prevalence = PREVALENCE if prevalence is None else prevalence
+    accuracy = ACCURACY if accuracy is None else accuracy
     # a rater's label given the true label t: t with chance r, else a draw from the prevalence
     given = accuracy * np.eye(len(prevalence)) + (1.0 - accuracy) * prevalence[None, :]
     p_o = float((prevalence * (given**2).sum(axis=1)).sum())
@@ -85,7 +88,7 @@ def rows(layout: RatingLayout, reps: int, seed: int, method: str) -> list[Row]:
             hits=hits[name],
             nominal=0.95,
             width=float(np.mean(widths[name])) if widths[name] else None,
-            extra=f"{reps - len(widths[name])} draws without a CI",
+            extra=f"{reps - len(widths[name])} draws without a CI (counted as misses)",
             unit="κ",
         )
         for name in hits
@@ -98,7 +101,14 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--layouts", nargs="+", choices=list(LAYOUTS), default=list(LAYOUTS))
     parser.add_argument("--methods", nargs="+", default=["BCa"])
+    parser.add_argument("--prevalence", nargs="+", type=float, help="the labels' shares (default 0.5 0.3 0.2)")
+    parser.add_argument("--accuracy", type=float, help="each rater's chance of the true label (default 0.6)")
     args = parser.parse_args()
+    global PREVALENCE, ACCURACY
+    if args.prevalence:
+        PREVALENCE = np.array(args.prevalence) / sum(args.prevalence)
+    if args.accuracy is not None:
+        ACCURACY = args.accuracy
     print(f"population κ = {population_kappa():.3f}")
     for method in args.methods:
         for number, name in enumerate(args.layouts):

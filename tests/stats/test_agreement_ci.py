@@ -13,6 +13,7 @@ from parity.stats.agreement_ci import (
     CALIBRATION,
     DEGENERATE,
     MIN_ITEMS,
+    POPULATION_KAPPA,
     Coverage,
     agreement_intervals,
     calibration_note,
@@ -79,6 +80,7 @@ def test_no_interval_when_every_rating_has_one_label() -> None:
 def test_the_calibration_note_is_the_record() -> None:
     rates = [rate for row in CALIBRATION for rate in (row.fleiss_kappa, row.krippendorff_alpha)]
     note = calibration_note()
+    assert f"population value ({POPULATION_KAPPA:.2f}) " in note
     assert f"{100 * min(rates):.1f}–{100 * max(rates):.1f}%" in note
     for row in CALIBRATION:
         assert f"{row.raters} raters × {row.items} items" in note
@@ -99,6 +101,7 @@ def test_the_calibration_truth_is_what_many_items_give() -> None:
     # the population κ the simulation measures coverage against is the statistics' large-sample value
     from perf.calibration.agreement import RatingLayout, draw, population_kappa
 
+    assert population_kappa() == pytest.approx(POPULATION_KAPPA, abs=0.005)
     rows = draw(RatingLayout("big", 3, 20_000), np.random.default_rng(0))
     assert fleiss_kappa(rows) == pytest.approx(population_kappa(), abs=0.01)
     assert krippendorff_alpha(rows) == pytest.approx(population_kappa(), abs=0.01)
