@@ -35,6 +35,7 @@ from parity.stats import (
     percent_agreement,
     summarise_participants,
 )
+from parity.stats.agreement_ci import agreement_intervals, calibration_note
 from parity.stats.bootstrap import shared_resamples
 from parity.stats.recruitment import CI_WIDTH
 from parity.stats.results import finite_or_none
@@ -147,6 +148,7 @@ def human_section(
     overall = headline_accuracy(data, ratings, n_boot=n_boot)
     kappas = kappa_across_units(agreement)
     matrix = label_matrix(ratings)
+    agreement_cis = agreement_intervals(matrix)
     return Human(
         n_annotators=overall.n_participants,
         n_items=distinct(ratings.item),
@@ -174,6 +176,9 @@ def human_section(
         cohen_kappa_std_across_units=kappas.std,
         fleiss_kappa=fleiss_kappa(matrix),
         krippendorff_alpha=krippendorff_alpha(matrix),
+        fleiss_kappa_ci95=agreement_cis.fleiss_kappa_ci95,
+        krippendorff_alpha_ci95=agreement_cis.krippendorff_alpha_ci95,
+        agreement_ci_note=agreement_cis.note or calibration_note(),
         percent_agreement=percent_agreement(matrix),
         # per block of the same raters (`icc2k_by_blocks`): a pooled matrix would drop every answer
         # that some rater did not grade

@@ -20,6 +20,14 @@ class Card:
     warning: str = ""
 
 
+def _agreement_ci(bounds: list[float] | None, note: str) -> str:
+    """An agreement statistic's CI on its own scale (κ and α are not shares), with how it was made
+    and how it covered in simulation, or the reason there is none."""
+    if bounds is None:
+        return note
+    return f"95% CI [{num(bounds[0])}, {num(bounds[1])}] · {note}"
+
+
 def summary_cards(results: StudyResults) -> list[Card]:
     human, people, accuracy = results.human, results.participants, results.human.accuracy
     several = human.n_annotators > 1
@@ -45,8 +53,12 @@ def summary_cards(results: StudyResults) -> list[Card]:
             "" if several else "one annotator",
         ),
         Card("Mean pairwise Cohen's κ (per unit, averaged)", num(human.cohen_kappa_mean_pairwise)),
-        Card("Fleiss' κ", num(human.fleiss_kappa)),
-        Card("Krippendorff's α (nominal)", num(human.krippendorff_alpha)),
+        Card("Fleiss' κ", num(human.fleiss_kappa), _agreement_ci(human.fleiss_kappa_ci95, human.agreement_ci_note)),
+        Card(
+            "Krippendorff's α (nominal)",
+            num(human.krippendorff_alpha),
+            _agreement_ci(human.krippendorff_alpha_ci95, human.agreement_ci_note),
+        ),
         Card("Percent agreement", pct(human.percent_agreement)),
         Card(
             "Items · answers",

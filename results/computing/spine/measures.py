@@ -69,6 +69,12 @@ class Human(Node):
     cohen_kappa_std_across_units: float | None
     fleiss_kappa: float | None
     krippendorff_alpha: float | None
+    #: 95% CIs of the two by a bootstrap over items (`parity.stats.agreement_ci`); None with a reason
+    #: in `agreement_ci_note`
+    fleiss_kappa_ci95: list[float] | None
+    krippendorff_alpha_ci95: list[float] | None
+    #: how the agreement CIs were made and how often they covered in simulation, or why there are none
+    agreement_ci_note: str
     percent_agreement: float | None
     icc2k: float | None
     #: a rating study's mean of the units' ICC(2,k) (written for a rating study only)
