@@ -38,7 +38,7 @@ pytestmark = pytest.mark.skipif(
 
 PAGES = re.compile(r"Output written on .*? \((\d+) pages?,")
 #: what in pdflatex's log says a line or a table ran into the margin, or that something went wrong
-BAD = re.compile(r"Overfull \\hbox|^! |LaTeX Error|Missing character", re.M)
+BAD = re.compile(r"Overfull \\hbox|^! |LaTeX Error|Missing character|Citation .* undefined|There were undefined", re.M)
 
 #: names of every kind a person may type: LaTeX's specials, a word too long for a line, scripts
 #: pdflatex has no fonts for, emoji, a right-to-left script
@@ -67,12 +67,15 @@ def compile_latex(document: str, where: Path) -> tuple[int, str]:
     check_latex(document)
     where.mkdir(parents=True, exist_ok=True)
     (where / "report.tex").write_text(document, encoding="utf-8")
-    run = subprocess.run(
-        [PDFLATEX or "pdflatex", "-interaction=nonstopmode", "-halt-on-error", "report.tex"],
-        cwd=where,
-        capture_output=True,
-        timeout=120,
-    )
+    latex = [PDFLATEX or "pdflatex", "-interaction=nonstopmode", "-halt-on-error", "report.tex"]
+    run = subprocess.run(latex, cwd=where, capture_output=True, timeout=120)
+    if run.returncode == 0 and r"\bibliography{" in document:
+        # as an author compiles it: pdflatex, bibtex, then pdflatex twice for the citations
+        bibtex = subprocess.run(["bibtex", "report"], cwd=where, capture_output=True, timeout=60)
+        blg = (where / "report.blg").read_text(encoding="latin-1")
+        assert bibtex.returncode == 0 and "Warning" not in blg, blg
+        for _ in range(2):
+            run = subprocess.run(latex, cwd=where, capture_output=True, timeout=120)
     log = (where / "report.log").read_text(encoding="latin-1")
     bad = [line for line in log.splitlines() if BAD.search(line)]
     assert run.returncode == 0 and not bad, f"pdflatex exited {run.returncode}: {bad[:10]}\n{log[-3000:]}"
