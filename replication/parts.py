@@ -469,7 +469,7 @@ def report_part(fmt: str) -> Callable[[Source], bytes]:
     def part(source: Source) -> bytes:
         # the report of the bundle is the report of its analysis file, read back as the results tree
         results = StudyResults.from_json(source.results)
-        return render_report(results, fmt, study_checklist(source.study, results)).encode()
+        return render_report(results, fmt, study_checklist(source.study, results), source.study.public_title).encode()
 
     return part
 

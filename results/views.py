@@ -161,7 +161,8 @@ def report(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
     fmt = form.cleaned_data["format"]
     numbers = _current_results(study)
     content_type, suffix = REPORT_FORMATS[fmt]
-    response = HttpResponse(render_report(numbers, fmt, study_checklist(study, numbers)), content_type=content_type)
+    report = render_report(numbers, fmt, study_checklist(study, numbers), study.public_title)
+    response = HttpResponse(report, content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{slugify(study.name) or f"study-{study.pk}"}-{suffix}"'
     return response
 

@@ -8,7 +8,9 @@ from parity.benchmarks.implicature import citation as implicature
 from parity.benchmarks.instruction_induction import citation as instruction_induction
 from parity.benchmarks.miqa import citation as miqa
 
-PARITY = """@software{parity,
+#: @misc, not biblatex's @software: BibTeX's standard styles (plain) know no @software entry
+PARITY = """@misc{parity,
+  author = {{Parity}},
   title = {Parity: people and language models on the same items},
   note = {A platform for human baselines of model evaluations: studies on Prolific, model runs, and their comparison},
   year = {2026}

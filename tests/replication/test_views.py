@@ -115,7 +115,7 @@ def test_the_bundle_carries_the_report_written_from_its_own_analysis_output(clie
         assert bundle.files[path].decode() == render_report(tree, fmt, checklist)
     assert "\\begin{document}" in bundle.files["analysis/report.tex"].decode()
     assert "\\section*{Reporting checklist}" in bundle.files["analysis/report.tex"].decode()
-    assert bundle.files["analysis/references.bib"].decode().startswith("@software{parity,")
+    assert bundle.files["analysis/references.bib"].decode().startswith("@misc{parity,")
 
 
 def test_an_identity_typed_in_upper_case_into_an_answer_is_withheld_from_the_bundle(client, study) -> None:

@@ -128,7 +128,7 @@ def test_the_report_carries_the_limitations_the_checklist_and_the_references(pil
     assert html.count("<tr data-entry=") == 71 and '<section id="limitations">' in html
     markdown = render_report(results, "markdown", checklist)
     assert "## Reporting checklist" in markdown and "@inproceedings{ruis2023goldilocks," in markdown
-    assert "@software{parity," in markdown
+    assert "@misc{parity," in markdown
 
 
 @pytest.mark.parametrize(
@@ -148,7 +148,7 @@ def test_each_benchmark_cites_its_paper_after_parity_and_the_checklist(benchmark
     assert benchmark in {name for name, _ in benchmarks.choices()}
     found = references(benchmark)
     assert [entry.split(",", 1)[0] for entry in found] == [
-        "@software{parity",
+        "@misc{parity",
         "@inproceedings{wei2025baselines",
         f"@inproceedings{{{key}",
     ]

@@ -38,7 +38,7 @@ pytestmark = pytest.mark.skipif(
 
 PAGES = re.compile(r"Output written on .*? \((\d+) pages?,")
 #: what in pdflatex's log says a line or a table ran into the margin, or that something went wrong
-BAD = re.compile(r"Overfull \\hbox|^! |LaTeX Error|Missing character", re.M)
+BAD = re.compile(r"Overfull \\hbox|^! |LaTeX Error|Missing character|Citation .* undefined|There were undefined", re.M)
 
 #: names of every kind a person may type: LaTeX's specials, a word too long for a line, scripts
 #: pdflatex has no fonts for, emoji, a right-to-left script
@@ -67,12 +67,15 @@ def compile_latex(document: str, where: Path) -> tuple[int, str]:
     check_latex(document)
     where.mkdir(parents=True, exist_ok=True)
     (where / "report.tex").write_text(document, encoding="utf-8")
-    run = subprocess.run(
-        [PDFLATEX or "pdflatex", "-interaction=nonstopmode", "-halt-on-error", "report.tex"],
-        cwd=where,
-        capture_output=True,
-        timeout=120,
-    )
+    latex = [PDFLATEX or "pdflatex", "-interaction=nonstopmode", "-halt-on-error", "report.tex"]
+    run = subprocess.run(latex, cwd=where, capture_output=True, timeout=120)
+    if run.returncode == 0 and r"\bibliography{" in document:
+        # as an author compiles it: pdflatex, bibtex, then pdflatex twice for the citations
+        bibtex = subprocess.run(["bibtex", "report"], cwd=where, capture_output=True, timeout=60)
+        blg = (where / "report.blg").read_text(encoding="latin-1")
+        assert bibtex.returncode == 0 and "Warning" not in blg, blg
+        for _ in range(2):
+            run = subprocess.run(latex, cwd=where, capture_output=True, timeout=120)
     log = (where / "report.log").read_text(encoding="latin-1")
     bad = [line for line in log.splitlines() if BAD.search(line)]
     assert run.returncode == 0 and not bad, f"pdflatex exited {run.returncode}: {bad[:10]}\n{log[-3000:]}"
@@ -153,7 +156,9 @@ def test_a_table_too_wide_for_a_landscape_page_is_split_and_each_part_compiles(p
     document = write(replace(report, tables=[wide], tests=[], placement=None))
     assert document.count(r"\ContinuedFloat") == len(fitted.parts) - 1
     pages, _ = compile_latex(document, tmp_path)
-    assert 2 <= pages <= 1 + len(fitted.parts)  # the text, then the parts on landscape pages
+    # the text, the parts on landscape pages, then the limitations and references after them (the
+    # table stays in the results)
+    assert 2 <= pages <= 2 + len(fitted.parts)
 
 
 @pytest.mark.parametrize("name", HOSTILE, ids=[f"name{n}" for n in range(len(HOSTILE))])
@@ -168,15 +173,15 @@ def test_a_hostile_name_compiles(pilot, db, tmp_path, name) -> None:
     for row in results["irt"]["models"]:
         row["label"] = f"{name} model"
     results["irt"]["divergent_items"][0]["text"] = name
-    document = render_report(StudyResults.from_json(results), "latex")
+    document = render_report(StudyResults.from_json(results), "latex", public_title=name)
     pages, _ = compile_latex(document, tmp_path)
     assert pages >= 3
 
 
 def test_what_pdflatex_cannot_typeset_is_substituted_and_the_document_says_how(pilot, db, tmp_path) -> None:
     results = _json(pilot.name)
-    results["study"] = "Русский 中文 Ω"
-    document = render_report(StudyResults.from_json(results), "latex")
+    # the study's public title is the document's title
+    document = render_report(StudyResults.from_json(results), "latex", public_title="Русский 中文 Ω")
     assert (
         r"\title{Russkij \texttt{<U+4E2D>}\allowbreak{}\texttt{<U+6587>}\allowbreak{} \ensuremath{\Omega}" in document
     )
@@ -191,13 +196,13 @@ def test_what_pdflatex_cannot_typeset_is_substituted_and_the_document_says_how(p
 
 def test_a_study_saved_with_a_hostile_name_compiles_from_the_command(pilot, db, tmp_path) -> None:
     study = Study.objects.get(pk=pilot.study_id)
-    study.name = HOSTILE[0] + " " + HOSTILE[2]
-    study.save(update_fields=["name"])
+    study.name = study.public_title = HOSTILE[0] + " " + HOSTILE[2]
+    study.save(update_fields=["name", "public_title"])
     try:
         compile_latex(_command_latex(study.name, tmp_path), tmp_path / "hostile")
     finally:
-        study.name = pilot.name
-        study.save(update_fields=["name"])
+        study.name, study.public_title = pilot.name, ""
+        study.save(update_fields=["name", "public_title"])
 
 
 def test_a_placement_plot_of_people_right_on_every_item_compiles_with_a_few_ticks(pilot, db, tmp_path) -> None:

@@ -32,7 +32,7 @@ class Command(BaseCommand):
         if study is None:
             raise CommandError(f"no study named {name!r}")
         results = study_results_tree(load_study_data(study))
-        report = render_report(results, fmt, study_checklist(study, results))
+        report = render_report(results, fmt, study_checklist(study, results), study.public_title)
         if out == "-":
             self.stdout.write(report, ending="")
             return

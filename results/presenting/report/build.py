@@ -10,7 +10,7 @@ from parity.reporting.references import references
 from results.computing.spine import StudyResults
 from results.presenting.report.checklist_section import limitations
 from results.presenting.report.figures import Part
-from results.presenting.report.paragraphs import Paragraph, methods_paragraphs, results_paragraph
+from results.presenting.report.paragraphs import Paragraph, methods_paragraphs, methods_sections, results_paragraph
 from results.presenting.report.sections import Placement, placement, test_tables
 from results.presenting.tables import Table, paper_tables
 
@@ -38,16 +38,26 @@ class Report:
     checklist: tuple[Answer, ...] = ()
     #: BibTeX: Parity, the checklist, the benchmark's paper
     references: tuple[str, ...] = ()
+    #: the methods as headed sections, for a paper's appendix (the LaTeX report)
+    method_sections: list[tuple[str, Paragraph]] = field(default_factory=list)
 
     @property
     def paragraphs(self) -> list[list[Part]]:
         return [*self.methods, self.findings]
 
 
-def build_report(results: StudyResults, checklist: Sequence[Answer] = ()) -> Report:
-    """The report; `checklist`: the study's answers (`results.computing.checklist.study_checklist`)."""
+def report_title(results: StudyResults, public_title: str = "") -> str:
+    """The title a paper's reader sees: the study's public title (what its participants saw), else
+    the benchmark's; never the researchers' own name for the study."""
+    subject = public_title.strip() or results.methods.design.benchmark_title or results.benchmark
+    return f"{subject}: people and language models on the same items"
+
+
+def build_report(results: StudyResults, checklist: Sequence[Answer] = (), public_title: str = "") -> Report:
+    """The report; `checklist`: the study's answers (`results.computing.checklist.study_checklist`);
+    `public_title`: the study's public title (`Study.public_title`)."""
     return Report(
-        title=f"{results.study}: people and models on the same items",
+        title=report_title(results, public_title),
         methods=methods_paragraphs(results),
         findings=results_paragraph(results),
         tables=paper_tables(results),
@@ -56,4 +66,5 @@ def build_report(results: StudyResults, checklist: Sequence[Answer] = ()) -> Rep
         limitations=limitations(results, checklist),
         checklist=tuple(checklist),
         references=tuple(references(results.benchmark)),
+        method_sections=methods_sections(results),
     )

@@ -120,37 +120,32 @@ LATEX_COLUMNS = (
 
 
 def latex_lines(checklist: Sequence[Answer], escape_tex: Callable[[str], str]) -> list[str]:
-    """One longtable (it breaks across pages), a heading row per section."""
+    """One captioned longtable (it breaks across pages, its caption and heading row repeated on each),
+    a heading row per section kept with the section's first entry."""
     if not checklist:
         return []
+    heading = [r"\toprule", r"\# & Question & Answer & Source \\", r"\midrule"]
     out = [
         r"\section*{Reporting checklist}",
-        escape_tex(f"The human-baselines reporting checklist ({CITATION}).") + r"\par",
         r"{\footnotesize",
         rf"\begin{{longtable}}{{{LATEX_COLUMNS}}}",
-        r"\toprule",
-        r"\# & Question & Answer & Source \\",
-        r"\midrule",
+        r"\caption{The human-baselines reporting checklist \cite{wei2025baselines}, answered for this study.}"
+        r"\label{tab:checklist} \\",
+        *heading,
+        r"\endfirsthead",
+        r"\caption[]{Reporting checklist (continued)} \\",
+        *heading,
         r"\endhead",
+        r"\bottomrule",
+        r"\endlastfoot",
     ]
     for section in SECTIONS:
-        out.append(r"\multicolumn{4}{@{}l}{\textbf{" + escape_tex(section) + r"}} \\")
+        # `\\*`: no page break between a section's heading row and its first entry
+        out.append(r"\multicolumn{4}{@{}l}{\textbf{" + escape_tex(section) + r"}} \\*")
         for answer in _rows(checklist, section):
             cells = (answer.entry.id, answer.entry.question, _answer_text(answer), answer.shown_source)
             out.append(" & ".join(escape_tex(cell) for cell in cells) + r" \\")
-    out += [r"\bottomrule", r"\end{longtable}", "}", ""]
-    return out
-
-
-def latex_references(references: Sequence[str], escape_tex: Callable[[str], str]) -> list[str]:
-    """The references as their BibTeX (the bundle's references.bib), a line of BibTeX a line of text
-    that wraps within the margins."""
-    if not references:
-        return []
-    out = [r"\section*{References (BibTeX)}"]
-    for entry in references:
-        lines = [escape_tex(line) for line in entry.splitlines()]
-        out += [r"{\footnotesize\raggedright\noindent " + " \\\\\n".join(lines) + r"\par}", r"\medskip", ""]
+    out += [r"\end{longtable}", "}", ""]
     return out
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from results.presenting.report.build import Report
-from results.presenting.report.checklist_section import latex_lines, latex_references
+from results.presenting.report.checklist_section import latex_lines
 from results.presenting.report.figures import Figure, Part
 from results.presenting.report.plot import tikz
 from results.presenting.table_writers import LATEX_SPECIALS
@@ -314,7 +314,9 @@ def _table(table: Table, escape: Callable[[str], str]) -> list[str]:
             for column in columns
         )
         out += [
-            r"\begin{table}[htbp]",
+            # [H] (float): a table stays where it is written, in its section, rather than float past
+            # the Limitations or the checklist's heading
+            r"\begin{table}[H]",
             r"\centering",
             *([r"\ContinuedFloat"] if number else []),
             f"\\caption{{{escape(table.title)}{' (continued)' if number else ''}}}",
@@ -360,6 +362,7 @@ PREAMBLE = [
     r"\usepackage{array}",
     r"\usepackage{booktabs}",
     r"\usepackage{longtable}",
+    r"\usepackage{float}",
     r"\usepackage[font=small,labelfont=bf]{caption}",
     r"\usepackage{pdflscape}",
     r"\usepackage{tikz}",
@@ -381,16 +384,25 @@ SUBSTITUTIONS = {
 }
 
 
+def _bibliography(references: tuple[str, ...]) -> list[str]:
+    """The references for BibTeX: references.bib written beside the .tex by LaTeX's own
+    filecontents (so the file alone compiles, with pdflatex, bibtex, pdflatex, pdflatex), and the
+    same file the replication bundle ships beside its report.tex."""
+    if not references:
+        return []
+    return [r"\begin{filecontents*}[overwrite]{references.bib}", "\n\n".join(references), r"\end{filecontents*}"]
+
+
 def write(report: Report) -> str:
     substituted: set[str] = set()
     escape = partial(tex, substituted=substituted)
     body = [r"\section*{Methods}"]
-    for parts in report.methods:
-        body += [paragraph(parts, escape), ""]
+    for heading, parts in report.method_sections:
+        body += [f"\\subsection*{{{escape(heading)}}}", paragraph(parts, escape), ""]
     body += [r"\section*{Results}", paragraph(report.findings, escape), ""]
     if report.placement is not None:
         body += [
-            r"\begin{figure}[htbp]",
+            r"\begin{figure}[H]",
             r"\centering",
             tikz(report.placement, escape),
             r"\caption{People's abilities (dots) and each model's, with its 95\% CI, on one scale.}",
@@ -401,13 +413,16 @@ def write(report: Report) -> str:
     for table in [*report.tables, *report.tests]:
         body += _table(table, escape)
     body += [r"\section*{Limitations}", paragraph(report.limitations, escape), ""]
-    body += [*latex_lines(report.checklist, escape), *latex_references(report.references, escape)]
+    body += latex_lines(report.checklist, escape)
+    if report.references:
+        keys = ",".join(re.findall(r"^@\w+\{([^,]+),", "\n".join(report.references), re.M))
+        body += [f"\\nocite{{{keys}}}", r"\bibliographystyle{plain}", r"\bibliography{references}", ""]
     title = escape(report.title)
     note = []
     if substituted:
         said = [SUBSTITUTIONS[kind] for kind in sorted(substituted, reverse=True)]
         sentence = "; ".join(said)
         note = [r"\noindent{\footnotesize " + tex(f"In names, {sentence}.") + "}", ""]
-    out = [*PREAMBLE, f"\\title{{{title}}}", r"\date{}", r"\begin{document}", r"\maketitle", *note, *body]
-    out.append(r"\end{document}")
+    out = [*PREAMBLE, *_bibliography(report.references), f"\\title{{{title}}}", r"\date{}", r"\begin{document}"]
+    out += [r"\maketitle", *note, *body, r"\end{document}"]
     return "\n".join(out) + "\n"

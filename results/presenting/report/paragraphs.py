@@ -390,6 +390,29 @@ def methods_paragraphs(results: StudyResults) -> list[Paragraph]:
     return [t.parts for t in (people, design, stats) if t.parts]
 
 
+def methods_sections(results: StudyResults) -> list[tuple[str, Paragraph]]:
+    """The methods as short headed sections (participants, instructions and training, pay, quality
+    control, design, models, analysis), each as long as a paper's appendix subsection; the same
+    sentences as `methods_paragraphs`, none left out."""
+    headed = [
+        ("Participants", (_recruitment, recruiting.prescreening, recruiting.refusals, _population_and_ethics)),
+        ("Instructions and training", (training.training, recruiting.seen_before, recruiting.explanations)),
+        ("Pay", (_pay,)),
+        ("Quality control", (_exclusions, _attention)),
+        ("Design and items", (_design, recruiting.items)),
+        ("Models", (_models,)),
+        ("Analysis", (_statistics, _power)),
+    ]
+    out = []
+    for heading, writers in headed:
+        t = _Text(results)
+        for write in writers:
+            write(t)
+        if t.parts:
+            out.append((heading, t.parts))
+    return out
+
+
 def results_paragraph(results: StudyResults) -> Paragraph:
     """The headline numbers: humans, each model and its gap, and the tests where computed."""
     t = _Text(results)

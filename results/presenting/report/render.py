@@ -10,9 +10,10 @@ from results.presenting.report import html, latex, markdown
 from results.presenting.report.build import FORMATS, build_report
 
 
-def render_report(results: StudyResults, fmt: str, checklist: Sequence[Answer] = ()) -> str:
-    """The report in `fmt` (a key of FORMATS), with the study's checklist answers where given."""
+def render_report(results: StudyResults, fmt: str, checklist: Sequence[Answer] = (), public_title: str = "") -> str:
+    """The report in `fmt` (a key of FORMATS), with the study's checklist answers and its public
+    title (`Study.public_title`) where given."""
     writers = {"latex": latex.write, "markdown": markdown.write, "html": html.write}
     if fmt not in writers:
         raise ValueError(f"unknown report format {fmt!r}; known: {', '.join(FORMATS)}")
-    return writers[fmt](build_report(results, checklist))
+    return writers[fmt](build_report(results, checklist, public_title))
