@@ -121,6 +121,9 @@ def demographics(study: Study, results: StudyResults) -> Answer:
 
 @answers("5.1.2")
 def instructions(study: Study, results: StudyResults) -> Answer:
+    if results.methods.platform == "imported":
+        # the instructions Parity holds are its own defaults, never shown to the original study's people
+        return not_answered(BY_ID["5.1.2"], "not known for the original study (its instructions are not in Parity)")
     if not study.instructions_text.strip():
         return missing("5.1.2")
     return computed(BY_ID["5.1.2"], "Yes: study/instructions.txt and study/consent.txt of the replication bundle")
