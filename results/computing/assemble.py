@@ -43,6 +43,7 @@ from parity.stats.table import UNSCORED, RatingTable, distinct
 from results.computing.breakdowns import breakdowns
 from results.computing.comparison import comparison_sections
 from results.computing.demographics import closing_summary
+from results.computing.gold_errors import possible_gold_errors
 from results.computing.methods import methods_section
 from results.computing.robustness import robustness_section
 from results.computing.spine import (
@@ -343,6 +344,7 @@ def _study_results(data: StudyData, filters: ResultFilters, *, n_boot: int) -> S
     # models among people: the joint IRT placement, the paired tests, the human band
     comparison = comparison_sections(data, ratings, runs, rows_by_run, seed=SEED)
     models = [model_entry(data, run, rows_by_run[run.id], ratings, n_boot=n_boot) for run in runs]
+    gold_errors = possible_gold_errors(data, humans)
     return StudyResults(
         study=study.name,
         study_id=study.pk,
@@ -366,8 +368,14 @@ def _study_results(data: StudyData, filters: ResultFilters, *, n_boot: int) -> S
         closing=closing_summary(data, humans, n_boot=n_boot, seed=SEED),
         # the headline's own summary, over the rows of each other exclusion rule
         robustness=robustness_section(
-            data, filters, runs, rows_by_run, summarise=lambda rows: headline_accuracy(data, rows, n_boot=n_boot)
+            data,
+            filters,
+            runs,
+            rows_by_run,
+            summarise=lambda rows: headline_accuracy(data, rows, n_boot=n_boot),
+            gold_errors={error.item for error in gold_errors},
         ),
+        possible_gold_errors=gold_errors or None,
         headlines=study.definition.headline_results(parts.sections),
         # what a methods paragraph says (recruitment, pay, design, models, statistics): the report's source
         methods=methods_section(data, models, n_boot=n_boot, seed=SEED, human_ci_method=human.accuracy.ci_method),

@@ -10,7 +10,9 @@ The rules, each against the analysis (never combined):
   what the page's "flagged" filter leaves out);
 - `fast_answers_dropped`: the answers stored sooner than the study's answer floor
   (`Study.min_answer_ms`) dropped. Answers are refused under the floor as they come, so only those
-  stored before the floor was raised fall under it; imported answers record no time and stay.
+  stored before the floor was raised fall under it; imported answers record no time and stay;
+- `gold_errors_dropped`: the items every analysed person who answered them answered against the gold
+  (`results.computing.gold_errors`) left out, the possible gold errors.
 
 A rule enters only when it changes the rows the figures are over. The figures come from the same
 functions as the headline's: the summary `summarise` (the headline's, with its interval) and
@@ -19,7 +21,7 @@ functions as the headline's: the summary `summarise` (the headline's, with its i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 
 import numpy as np
 
@@ -33,7 +35,7 @@ from results.loading.study_data import ModelAnswer, RunInfo, StudyData
 from studies.models import Participant
 
 #: the rules, in the order the table shows them
-RULES = ("as_analysed", "attention_put_back", "flagged_left_out", "fast_answers_dropped")
+RULES = ("as_analysed", "attention_put_back", "flagged_left_out", "fast_answers_dropped", "gold_errors_dropped")
 
 Summarise = Callable[[RatingTable], AccuracySummary]
 COMPLETED = Participant.Status.COMPLETED
@@ -61,6 +63,7 @@ def robustness_section(
     rows_by_run: Mapping[int, list[ModelAnswer]],
     *,
     summarise: Summarise,
+    gold_errors: Collection[str] = (),
 ) -> Robustness | None:
     """The headline under each rule that changes its rows; None when none does."""
     analysed = human_rows(data, filters)
@@ -76,6 +79,9 @@ def robustness_section(
         timed = analysed.per_participant([not p.is_imported for p in analysed.participants], bool)
         fast = timed & (analysed.duration_ms < floor)
         candidates.append(("fast_answers_dropped", analysed.take(~fast), int(fast.sum())))
+    if gold_errors:
+        doubtful = analysed.per_item([item.key in gold_errors for item in analysed.items], bool)
+        candidates.append(("gold_errors_dropped", analysed.take(~doubtful), len(gold_errors)))
     chosen = [(rule, rows, changed) for rule, rows, changed in candidates if len(rows) != len(analysed)]
     if not chosen:
         return None
@@ -96,6 +102,9 @@ def rule_label(row: RobustnessRow, answer_floor_ms: int) -> str:
         return f"Without the {n} flagged for review"
     if row.rule == "fast_answers_dropped":
         return f"Without the {n} answers under the {answer_floor_ms} ms answer floor"
+    if row.rule == "gold_errors_dropped":
+        errors = "error" if n == 1 else "errors"
+        return f"Without the {n} possible gold {errors} (items everyone answered against the gold)"
     return "As analysed"
 
 
@@ -118,7 +127,15 @@ def _row(
     gaps = []
     for run in runs:
         same = paired_gap(scores[run.id], ratings)
-        gaps.append(RunGapUnderRule(run=run.id, label=run.label, n_items=same.n_items, gap=same.gap))
+        gaps.append(
+            RunGapUnderRule(
+                run=run.id,
+                label=run.label,
+                n_items=same.n_items,
+                gap=same.gap,
+                model_mean=same.model_accuracy,
+            )
+        )
     undefined = summary.ci_low is None or summary.ci_high is None
     return (
         summary.ci_method,

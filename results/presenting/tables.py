@@ -25,6 +25,7 @@ from parity.reporting.methods import gap_ci
 from parity.stats import BOOTSTRAP, CI_METHOD_LABELS, CONFIDENCE_SEQUENCE, SMALL_N, T_INTERVAL
 from results.computing.spine import CategoryHumans, StudyResults, UnitResults
 from results.presenting.closing_table import closing_table
+from results.presenting.gold_errors_table import gold_errors_table
 from results.presenting.robustness_table import robustness_table
 
 
@@ -532,5 +533,6 @@ def paper_tables(results: StudyResults) -> list[Table]:
         kind_table(results),
         closing_table(results),
         robustness_table(results),
+        gold_errors_table(results),
     ]
     return [table for table in tables if table is not None]

@@ -57,6 +57,9 @@ FROM_THE_PAPER = {
     "(not in the published data)",
     "5.1.1": "No: only that all are native English speakers",
     "5.1.3": NOT_REPORTED,
+    # Parity's own instructions were never the original study's, so 5.1.2 is the researcher's to enter
+    "5.1.2": "Partial: the published files give the question shown with each item (prompt template 2, their "
+    "Question column); the full instructions are not in Parity",
 }
 
 

@@ -135,7 +135,7 @@ def test_the_published_studys_report_compiles_with_its_wide_table_on_a_landscape
     assert fitted.landscape  # its five "Annotator" headers do not fit the page even at \footnotesize
     document = _command_latex(baseline.name, tmp_path)
     pages, _ = compile_latex(document, tmp_path / "published")
-    assert 4 <= pages <= 7  # with the reporting checklist and the references
+    assert 4 <= pages <= 8  # with the possible gold errors, the reporting checklist and the references
     assert document.count(r"\begin{landscape}") == 1
 
 

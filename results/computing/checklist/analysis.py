@@ -68,7 +68,9 @@ def same_method(study: Study, results: StudyResults) -> Answer:
 @answers("4.6")
 def robustness(study: Study, results: StudyResults) -> Answer:
     table = results.robustness
-    if table is None:
+    # leaving out the possible gold errors drops items, not people: no exclusion criterion of 4.6's
+    rows = [row for row in table.rows if row.rule != "gold_errors_dropped"] if table is not None else []
+    if table is None or len(rows) < 2:
         if not results.methods.participants.excluded:
             return not_applicable(BY_ID["4.6"], "no participant was excluded, flagged or had an answer under the floor")
         return not_answered(
@@ -77,7 +79,7 @@ def robustness(study: Study, results: StudyResults) -> Answer:
             "the figures; the other exclusions are the researchers' to test",
         )
     said = []
-    for row in table.rows:
+    for row in rows:
         rule = rule_label(row, table.answer_floor_ms)
         rule = rule[0].lower() + rule[1:]
         gaps = ", ".join(f"{gap.label} {_gap(gap.gap)}" for gap in row.gaps)
@@ -119,6 +121,9 @@ def demographics(study: Study, results: StudyResults) -> Answer:
 
 @answers("5.1.2")
 def instructions(study: Study, results: StudyResults) -> Answer:
+    if results.methods.platform == "imported":
+        # the instructions Parity holds are its own defaults, never shown to the original study's people
+        return not_answered(BY_ID["5.1.2"], "not known for the original study (its instructions are not in Parity)")
     if not study.instructions_text.strip():
         return missing("5.1.2")
     return computed(BY_ID["5.1.2"], "Yes: study/instructions.txt and study/consent.txt of the replication bundle")

@@ -122,6 +122,13 @@ def same_instructions(study: Study, results: StudyResults) -> Answer:
     if not results.models:
         return not_applicable(BY_ID["3.4"], "no model run")
     settings = sorted({model.setting for model in results.methods.models})
+    if results.methods.platform == "imported":
+        return computed(
+            BY_ID["3.4"],
+            "Partial: the same items; the instructions of the original study are not known for the original "
+            f"study, models read the prompt of their setting ({'; '.join(settings)})",
+            Record("methods.platform", "imported"),
+        )
     return computed(
         BY_ID["3.4"],
         "Partial: the same items; people read the study's instructions, models the prompt of their "

@@ -44,6 +44,7 @@ from results.computing.spine.measures import (
     ModelResults,
     Participants,
     PlacedItem,
+    PossibleGoldError,
     Robustness,
     RobustnessRow,
     RunGapUnderRule,
@@ -117,6 +118,8 @@ class StudyResults(Node):
     closing: ClosingSummary | None = field(default=None, metadata=OMIT_IF_NONE)
     #: the headline under other exclusion rules (None: no other rule changes who or what is included)
     robustness: Robustness | None = field(default=None, metadata=OMIT_IF_NONE)
+    #: the items every analysed person who answered them answered against the gold (None: no such item)
+    possible_gold_errors: list[PossibleGoldError] | None = field(default=None, metadata=OMIT_IF_NONE)
     #: the benchmark's own top-level entries (AmbiBench: the oracle by position)
     headlines: dict[str, Any] = field(default_factory=dict, metadata=INLINE)
     #: what a methods paragraph says (`results.computing.methods`); keyword-only, as it follows fields with defaults
@@ -163,6 +166,7 @@ __all__ = [
     "Recruiting",
     "TrainingPhase",
     "Reporting",
+    "PossibleGoldError",
     "Robustness",
     "RobustnessRow",
     "RunGapUnderRule",

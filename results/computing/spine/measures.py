@@ -308,6 +308,19 @@ class Graded(Node):
 
 
 @dataclass(frozen=True)
+class PossibleGoldError(Node):
+    """An item every analysed person who answered it answered against the gold
+    (`results.computing.gold_errors`)."""
+
+    item: str
+    text: str
+    gold: str
+    n_people: int
+    #: each answer given and by how many people, the commonest first
+    answers: dict[str, int]
+
+
+@dataclass(frozen=True)
 class RunGapUnderRule(Node):
     """A run's gap to the humans of one row (model minus humans, on the items both answered)."""
 
@@ -315,6 +328,8 @@ class RunGapUnderRule(Node):
     label: str
     n_items: int
     gap: float | None
+    #: the run's accuracy on the items both answered, the gap's own (None: none)
+    model_mean: float | None = field(default=None, metadata=OMIT_IF_NONE)
 
 
 @dataclass(frozen=True)

@@ -188,7 +188,10 @@ def _design(t: _Text) -> None:
         for index, setting in enumerate(design.settings)
         if setting.key not in STATED and setting.value not in ("", None)
     ]
-    if told:
+    if told and t.methods.platform == "imported":
+        # the settings are those Parity gave the import, not the original study's: none is stated
+        t.add("The original study's other settings (such as the order its items were shown in) are not known. ")
+    elif told:
         # a sentence of its own, each setting named by its label in quotes (a label is the form's,
         # not a phrase: "Items from"), a switch on or off, any other setting "set to" its value
         said: list[list[Part]] = []
