@@ -194,9 +194,9 @@ def recruitment_step(prolific_study: ProlificStudy, client: ProlificClient | Non
         )
 
 
-def recruitment_monitor(study_id: int) -> dict[str, Any] | None:
-    """What the monitor shows of a study's recruitment target: None when it has none."""
-    prolific_study = ProlificStudy.objects.select_related("study").filter(study=study_id).first()
+def recruitment_monitor(prolific_study: ProlificStudy | None) -> dict[str, Any] | None:
+    """What the monitor shows of a study's recruitment target: None when it has none (or the study is
+    not on Prolific)."""
     if prolific_study is None or not prolific_study.target_kind:
         return None
     target = recruitment_target(prolific_study)

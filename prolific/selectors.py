@@ -23,7 +23,9 @@ ACTIONS_BY_STATUS: dict[str, tuple[tuple[str, str], ...]] = {
 
 
 def prolific_study_of(study: Study) -> ProlificStudy | None:
-    return ProlificStudy.objects.filter(study=study).first()
+    """The study's Prolific study with its Parity study (one read for a page that shows several
+    things of it, as the monitor does); None when the study is not on Prolific."""
+    return ProlificStudy.objects.select_related("study").filter(study=study).first()
 
 
 def study_currency(study_id: int) -> str:
@@ -103,11 +105,10 @@ def prolific_follow(found: ProlificStudy | None) -> Follow | None:
     return None
 
 
-def prolific_standing(study_id: int) -> dict[str, Any] | None:
+def prolific_standing(found: ProlificStudy | None) -> dict[str, Any] | None:
     """What the monitor shows of the study on Prolific beside Parity's own status: Prolific's status as
     last given (read back, a transition's answer, a webhook), when, the last pull, and the move that
     would follow Parity's status there (`prolific_follow`). None when the study is not on Prolific."""
-    found = ProlificStudy.objects.select_related("study").filter(study=study_id).first()
     if found is None:
         return None
     follow = prolific_follow(found)
@@ -122,13 +123,13 @@ def prolific_standing(study_id: int) -> dict[str, Any] | None:
     }
 
 
-def prolific_flags_open(study_id: int) -> str:
+def prolific_flags_open(found: ProlificStudy | None) -> str:
     """The flags of the study's Prolific side still waiting for the reviewer, by kind with their
-    counts, as the monitor warns of them ("" when none): a completer Prolific timed out is owed the
-    reward, and the monitor's own figures say nothing of them."""
-    kinds = Counter(
-        ProlificFlag.objects.filter(prolific_study__study=study_id, resolved=False).values_list("kind", flat=True)
-    )
+    counts, as the monitor warns of them ("" when none, or not on Prolific): a completer Prolific
+    timed out is owed the reward, and the monitor's own figures say nothing of them."""
+    if found is None:
+        return ""
+    kinds = Counter(ProlificFlag.objects.filter(prolific_study=found, resolved=False).values_list("kind", flat=True))
     if not kinds:
         return ""
     labels = dict(ProlificFlag.Kind.choices)

@@ -22,8 +22,10 @@ from typing import Any, NamedTuple
 from django.utils import timezone
 
 from parity.stats import quality
+from prolific.currency import currency_or_default
+from prolific.models import ProlificStudy
 from prolific.recruitment import recruitment_monitor
-from prolific.selectors import prolific_flags_open, prolific_standing, study_currency
+from prolific.selectors import prolific_flags_open, prolific_standing, prolific_study_of
 from studies.flags import FLAGS, Answers, answers_by_participant, evidence, stored_flags, study_flags
 from studies.models import Participant, Response, Study, Unit
 
@@ -125,12 +127,13 @@ def _categories(units: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def _pay(study: Study, seconds: list[float]) -> dict[str, Any]:
+def _pay(study: Study, seconds: list[float], prolific_study: ProlificStudy | None) -> dict[str, Any]:
     middle = median(seconds) if seconds else None
     hourly = quality.hourly_pence(study.reward_pence, middle)
     return {
         "reward_pence": study.reward_pence,
-        "currency": study_currency(study.pk),
+        # the workspace's currency once Prolific gave it, its default until then
+        "currency": currency_or_default(prolific_study.currency if prolific_study is not None else None),
         "completions": len(seconds),
         "median_minutes": middle / 60 if middle is not None else None,
         "hourly_pence": hourly,
@@ -257,7 +260,8 @@ def study_monitor(study: Study, *, now: datetime | None = None) -> dict[str, Any
     items = _items(rows)
     unit_rows = _units(units, people, cutoff)
     positions = _drop_off(people, max((row.position for row in rows), default=0), cutoff)
-    pay = _pay(study, list(completion_seconds.values()))
+    prolific_study = prolific_study_of(study)
+    pay = _pay(study, list(completion_seconds.values()), prolific_study)
     finished = [p for p in people if p["status"] == Status.COMPLETED]
     return {
         "generated_at": now,
@@ -279,8 +283,8 @@ def study_monitor(study: Study, *, now: datetime | None = None) -> dict[str, Any
         ],
         "rate": _rate(rows, now),
         "timeline": _timeline(people),
-        "recruitment": recruitment_monitor(study.pk),
-        "prolific": prolific_standing(study.pk),
+        "recruitment": recruitment_monitor(prolific_study),
+        "prolific": prolific_standing(prolific_study),
         "warnings": [
             *quality.warnings(
                 items=items,
@@ -297,6 +301,6 @@ def study_monitor(study: Study, *, now: datetime | None = None) -> dict[str, Any
                 failing_attention=sum(p["attention_failures"] > 0 for p in finished),
                 finished=len(finished),
             ),
-            *filter(None, [prolific_flags_open(study.pk)]),
+            *filter(None, [prolific_flags_open(prolific_study)]),
         ],
     }

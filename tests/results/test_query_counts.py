@@ -52,8 +52,10 @@ def test_the_study_list_costs_the_same_queries_for_one_and_for_two_studies(impli
 
 
 #: session and user, the user's permissions (2), the study (with its ownership check), its units, its
-#: participants, their answers, its Prolific study (for a recruitment target), and the currency of its amounts
-MONITOR_QUERIES = 10
+#: participants, their answers, the page figures summed per participant and the answers the speed and
+#: straight-lining rules read (2), and its Prolific study, read once for the currency, the recruitment
+#: target, Prolific's status and the open flags
+MONITOR_QUERIES = 11
 
 
 def test_the_monitor_costs_the_same_queries_for_two_and_for_six_participants(
