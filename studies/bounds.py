@@ -21,6 +21,11 @@ MAX_DESIGN_TEXT = 500
 #: a study's Markdown texts (consent, instructions), as the preregistration's
 MAX_TEXT = 20_000
 
+#: what a researcher enters of an imported study's original paper (its materials, pay, exclusions,
+#: attrition): a paragraph, as a checklist's cell holds; and the paper's page it is on ("4", "4-5", "A.2")
+MAX_ORIGINAL_TEXT = 1000
+MAX_PAGE = 20
+
 #: the model fields' validators (the database would refuse past its column; these say why first)
 INTEGER_VALIDATORS = [MaxValueValidator(MAX_INTEGER)]
 PENCE_VALIDATORS = [MaxValueValidator(MAX_PENCE)]

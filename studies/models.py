@@ -174,6 +174,13 @@ class Study(models.Model):
         help_text="the researcher's corrections of answers Parity computed, by entry number: each its text and "
         "the reason (studies.services_checklist); shown as corrected, beside what Parity computed",
     )
+    original_study = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="for a study whose human answers were imported: what the original paper says of its own study "
+        "(materials, pay, exclusions, attrition), each as the researcher entered it with the paper's page "
+        "(studies.services_checklist); never what describes this study's model runs",
+    )
     # who may take part (Prolific's prescreening, sent with the study: studies.screening) and which items
     # they see (parity.sampling): what the reporting checklist asks of recruitment and item sampling
     # training before the items (parity.training): practice questions answered with feedback and a

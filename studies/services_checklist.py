@@ -11,6 +11,7 @@ from typing import Any
 from django.db import transaction
 
 from parity.reporting.checklist import BY_ID
+from studies.bounds import MAX_ORIGINAL_TEXT, MAX_PAGE
 from studies.errors import StudyError
 from studies.models import Study, StudyEvent
 from studies.services_preregistration import study_event_record
@@ -121,4 +122,64 @@ def study_checklist_correction_remove(*, study: Study, entry_id: str, actor: Any
         data={"checklist_entries": [entry_id], "correction": None, "before": before},
         actor=actor,
     )
+    return locked
+
+
+#: what a researcher enters of an imported study's original paper, by field, with its label: the
+#: checklist answers these entries from them (`results.computing.checklist`) instead of from the
+#: records Parity made when it imported the answers, which describe the import, not the original study
+ORIGINAL_FIELDS = {
+    "materials": "its instructions and interface as the paper describes them (with their address if public)",
+    "pay": "what its people were paid",
+    "exclusions": "whom it excluded, and why",
+    "attrition": "how many people began and did not finish",
+}
+
+
+def original_study_errors(fields: Mapping[str, tuple[str, str]]) -> dict[str, str]:
+    """What is wrong with each field of the original study's description, by field."""
+    errors = {}
+    for name, (text, page) in fields.items():
+        if name not in ORIGINAL_FIELDS:
+            errors[name] = f"The original study has no field {name!r}; known: {', '.join(ORIGINAL_FIELDS)}."
+        elif len(text) > MAX_ORIGINAL_TEXT:
+            errors[name] = f"Keep the text under {MAX_ORIGINAL_TEXT} characters (it has {len(text)})."
+        elif len(page) > MAX_PAGE:
+            errors[name] = f"Keep the page under {MAX_PAGE} characters (it has {len(page)})."
+        elif text and not page:
+            errors[name] = "Give the original paper's page the text is taken from."
+        elif page and not text:
+            errors[name] = "Write what the original paper says on that page (or remove the page)."
+    return errors
+
+
+@transaction.atomic
+def study_original_study_set(*, study: Study, fields: Mapping[str, tuple[str, str]], actor: Any = None) -> Study:
+    """Keep what the researcher entered of an imported study's original paper, each field as its text
+    and the paper's page (an empty text and page remove the field); refuse an unknown field, an
+    overlong text or page, or a text without its page, whole, so nothing is half written. Only a
+    study whose human answers were imported has an original study."""
+    if not study.is_imported:
+        raise StudyError("Only a study whose human answers were imported describes an original study.")
+    cleaned = {name: (text.strip(), page.strip()) for name, (text, page) in fields.items()}
+    errors = original_study_errors(cleaned)
+    if errors:
+        raise StudyError(" ".join(f"{name}: {message}" for name, message in sorted(errors.items())))
+    locked = Study.objects.select_for_update().get(pk=study.pk)
+    before = dict(locked.original_study)
+    locked.original_study = {name: {"text": text, "page": page} for name, (text, page) in cleaned.items() if text}
+    locked.save(update_fields=["original_study"])
+    changed = sorted(
+        name
+        for name in before.keys() | locked.original_study.keys()
+        if before.get(name) != locked.original_study.get(name)
+    )
+    if changed:
+        study_event_record(
+            study=locked,
+            kind=StudyEvent.Kind.SETTINGS,
+            summary=f"The original study's description changed: {', '.join(changed)}",
+            data={"original_study": changed, "before": {name: before.get(name) for name in changed}},
+            actor=actor,
+        )
     return locked

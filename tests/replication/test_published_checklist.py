@@ -13,7 +13,7 @@ from results.computing.assemble import study_results_tree
 from results.computing.checklist import study_checklist
 from results.loading.selectors import load_study_data
 from studies.models import Study
-from studies.services_checklist import study_checklist_notes_set
+from studies.services_checklist import study_checklist_notes_set, study_original_study_set
 from tests.replication.conftest import Bundled
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
@@ -61,12 +61,23 @@ FROM_THE_PAPER = {
     "5.1.2": "Partial: the published files give the question shown with each item (prompt template 2, their "
     "Question column); the full instructions are not in Parity",
 }
+#: the original study's exclusions and attrition, from the paper, with where it says them: the import's
+#: own records (its 20 people, none excluded) describe the published data, not the original study
+ORIGINAL = {
+    "exclusions": (
+        "one participant failed the attention checks and their answers were discarded (not in the published data)",
+        "Appendix E",
+    ),
+    "attrition": ("Not reported beyond the participant excluded for the attention checks", "Appendix E"),
+}
+FROM_THE_ORIGINAL = {"3.2.2": "exclusions", "5.1.5": "attrition"}
 
 
 def test_the_published_study_with_the_papers_answers_answers_at_least_64(bundled: Bundled) -> None:
     study = Study.objects.get(pk=bundled.study_id)
     before = study_checklist(study, study_results_tree(load_study_data(study), n_boot=200))
     study_checklist_notes_set(study=study, notes=FROM_THE_PAPER)
+    study_original_study_set(study=study, fields=ORIGINAL)
     study.refresh_from_db()
     try:
         answers = {
@@ -74,6 +85,7 @@ def test_the_published_study_with_the_papers_answers_answers_at_least_64(bundled
         }
     finally:
         study_checklist_notes_set(study=study, notes={key: "" for key in FROM_THE_PAPER})
+        study_original_study_set(study=study, fields={key: ("", "") for key in ORIGINAL})
     tally = counts(list(answers.values()))
     print("published with the paper's answers", tally)
     assert tally[COMPUTED] + tally[ENTERED] >= 64
@@ -81,6 +93,9 @@ def test_the_published_study_with_the_papers_answers_answers_at_least_64(bundled
     for entry_id, answer in answers.items():
         if entry_id in computed_before:
             assert answer.source == COMPUTED, f"{entry_id}: a note never replaces Parity's figure"
+        elif entry_id in FROM_THE_ORIGINAL:
+            text, page = ORIGINAL[FROM_THE_ORIGINAL[entry_id]]
+            assert answer.source == ENTERED and answer.text == f"entered by the researcher ({page}): {text}"
         elif entry_id in FROM_THE_PAPER:
             assert answer.source == ENTERED and answer.text == FROM_THE_PAPER[entry_id]
         else:

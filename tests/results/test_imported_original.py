@@ -50,3 +50,77 @@ def test_the_methods_state_no_setting_parity_gave_the_import(with_run) -> None:
         assert "Shuffle items per participant" not in text, fmt
         # the HTML escapes the apostrophe
         assert "other settings (such as the order its items were shown in) are not known." in text, fmt
+
+
+#: what the researcher enters of Ruis et al.'s paper: their Appendix E "Human evaluation" (the
+#: pay and the exclusion as tests/replication/test_published_checklist.py enters them); the attrition's
+#: page is a number only to show how a page is printed (the appendix reports no attrition)
+ORIGINAL = {
+    "materials": (
+        "the question shown with each item was prompt template 2; the full instructions are not given",
+        "Appendix E",
+    ),
+    "pay": ("Yes: £15 an hour (the UK living wage at the time)", "Appendix E"),
+    "exclusions": ("one participant failed the attention checks and their answers were discarded", "Appendix E"),
+    "attrition": ("none is reported beyond the participant excluded", "21"),
+}
+ENTRIES = {"5.1.2": "materials", "3.4": "materials", "2.7": "pay", "2.7.1": "pay",
+           "3.2.2": "exclusions", "5.1.5": "attrition"}  # fmt: skip
+
+
+def test_the_original_study_is_described_as_the_researcher_entered_it(with_run) -> None:
+    from studies.services_checklist import study_original_study_set
+
+    study = Study.objects.get(pk=with_run.pk)
+    results = study_results_tree(load_study_data(study))
+    before = {answer.entry.id: answer for answer in study_checklist(study, results)}
+    for entry_id in ENTRIES:
+        if entry_id != "3.4":
+            # not the import's records (its 20 people, none excluded, Parity's default reward)
+            assert before[entry_id].verdict == "—", entry_id
+            assert "not known for the original study" in before[entry_id].source, entry_id
+    study = study_original_study_set(study=study, fields=ORIGINAL)
+    answers = {answer.entry.id: answer for answer in study_checklist(study, results)}
+    for entry_id, field in ENTRIES.items():
+        answer = answers[entry_id]
+        text, page = ORIGINAL[field]
+        assert answer.source == "entered by the researcher", entry_id
+        assert answer.record(f"original_study.{field}") == text
+        assert answer.record(f"original_study.{field}.page") == page
+        assert f"entered by the researcher ({page if page == 'Appendix E' else 'p. ' + page}): " in answer.text
+    assert answers["5.1.2"].text == f"entered by the researcher (Appendix E): {ORIGINAL['materials'][0]}"
+    assert answers["2.7"].verdict == "Yes"
+    assert (
+        answers["2.7"].text
+        == "Yes: entered by the researcher (Appendix E): £15 an hour (the UK living wage at the time)"
+    )
+    assert answers["5.1.5"].text == f"entered by the researcher (p. 21): {ORIGINAL['attrition'][0]}"
+    assert answers["3.4"].text.startswith(
+        f"Partial: the same items; the original study's instructions, entered by the researcher (Appendix E): "
+        f"{ORIGINAL['materials'][0]}; models read the prompt of their setting ("
+    )
+    assert answers["3.2.2"].text.endswith(ORIGINAL["exclusions"][0])
+    assert answers["5.1.5"].text.endswith(ORIGINAL["attrition"][0])
+
+
+def test_the_original_study_refuses_a_text_without_its_page_and_keeps_what_was_there(with_run) -> None:
+    from studies.errors import StudyError
+    from studies.services_checklist import study_original_study_set
+
+    study = Study.objects.get(pk=with_run.pk)
+    study = study_original_study_set(study=study, fields={"pay": ("No: volunteers", "7")})
+    results = study_results_tree(load_study_data(study))
+    paid = {answer.entry.id: answer for answer in study_checklist(study, results)}["2.7"]
+    assert (paid.verdict, paid.text) == ("No", "No: entered by the researcher (p. 7): volunteers")
+    for fields, said in (
+        ({"pay": ("unpaid", "")}, "Give the original paper's page"),
+        ({"pay": ("", "7")}, "Write what the original paper says"),
+        ({"pay": ("x" * 1001, "7")}, "under 1000 characters"),
+        ({"pay": ("unpaid", "p" * 21)}, "under 20 characters"),
+        ({"funding": ("a grant", "1")}, "no field 'funding'"),
+    ):
+        with pytest.raises(StudyError, match=said):
+            study_original_study_set(study=study, fields=fields)
+    assert Study.objects.get(pk=study.pk).original_study == {"pay": {"text": "No: volunteers", "page": "7"}}
+    study_original_study_set(study=study, fields={"pay": ("", "")})
+    assert Study.objects.get(pk=study.pk).original_study == {}

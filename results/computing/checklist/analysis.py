@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from parity.reporting.checklist import BY_ID, Answer, Record, computed, not_answered, not_applicable
 from parity.reporting.methods import MODEL_CI, gap_ci, human_ci
-from results.computing.checklist.answering import answers, missing, plural, with_public_address
+from results.computing.checklist.answering import answers, missing, original, plural, with_public_address
 from results.computing.robustness import rule_label
 from results.computing.spine import StudyResults
 from studies.models import Study
@@ -123,7 +123,7 @@ def demographics(study: Study, results: StudyResults) -> Answer:
 def instructions(study: Study, results: StudyResults) -> Answer:
     if results.methods.platform == "imported":
         # the instructions Parity holds are its own defaults, never shown to the original study's people
-        return not_answered(BY_ID["5.1.2"], "not known for the original study (its instructions are not in Parity)")
+        return original(study, "5.1.2", "materials")
     if not study.instructions_text.strip():
         return missing("5.1.2")
     return computed(BY_ID["5.1.2"], "Yes: study/instructions.txt and study/consent.txt of the replication bundle")
@@ -144,6 +144,9 @@ def ai_tools(study: Study, results: StudyResults) -> Answer:
 
 @answers("5.1.5")
 def completion_rate(study: Study, results: StudyResults) -> Answer:
+    if results.methods.platform == "imported":
+        # the import's participants are the people whose answers were published, not who began
+        return original(study, "5.1.5", "attrition")
     # every person who entered, by what became of them: the parts add up to `entered`
     people = results.methods.participants
     fates = [(people.completed, "completed")]

@@ -27,6 +27,36 @@ def answers(entry_id: str) -> Callable[[Answerer], Answerer]:
     return register
 
 
+#: an imported study's entry the original paper answers, while the researcher has not entered it
+NOT_KNOWN = "not known for the original study"
+
+
+def original(study: Study, entry_id: str, field: str, lead: str = "", tail: str = "") -> Answer:
+    """An imported study's entry from what the researcher entered of the original paper
+    (`Study.original_study[field]`, set by `studies.services_checklist.study_original_study_set`),
+    with the paper's page; "not known for the original study" where nothing was entered. The records
+    Parity made when it imported the answers describe the import, not the original study."""
+    said = (study.original_study or {}).get(field)
+    if not said:
+        return not_answered(BY_ID[entry_id], f"{NOT_KNOWN} (its {field} as the original paper reports them)")
+    text = said["text"]
+    # the researcher's own verdict ("No: unpaid volunteers") stays the answer's verdict
+    word = next((word for word in VERDICTS if text.startswith(word + ":")), None)
+    if word and not lead:
+        lead, text = f"{word}: ", text[len(word) + 1 :].strip()
+    return entered(
+        BY_ID[entry_id],
+        f"{lead}entered by the researcher ({where(said['page'])}): {text}{tail}",
+        Record(f"original_study.{field}", said["text"]),
+        Record(f"original_study.{field}.page", said["page"]),
+    )
+
+
+def where(page: str) -> str:
+    """The place in the original paper: "p. 7" for a page number, as entered otherwise ("Appendix E")."""
+    return f"p. {page}" if page[:1].isdigit() else page
+
+
 def missing(entry_id: str) -> Answer:
     return not_answered(BY_ID[entry_id], NOT_RECORDED)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from parity.reporting.checklist import BY_ID, Answer, Record, computed, not_applicable
-from results.computing.checklist.answering import answers, missing, span
+from results.computing.checklist.answering import answers, missing, original, span
 from results.computing.spine import StudyResults
 from studies.models import Study
 
@@ -88,6 +88,9 @@ def execution_criteria(study: Study, results: StudyResults) -> Answer:
 
 @answers("3.2.2")
 def execution_exclusions(study: Study, results: StudyResults) -> Answer:
+    if results.methods.platform == "imported":
+        # the published answers are those the original study kept: whom it excluded is its paper's
+        return original(study, "3.2.2", "exclusions")
     people = results.methods.participants
     return computed(
         BY_ID["3.2.2"],
@@ -122,6 +125,14 @@ def same_instructions(study: Study, results: StudyResults) -> Answer:
     if not results.models:
         return not_applicable(BY_ID["3.4"], "no model run")
     settings = sorted({model.setting for model in results.methods.models})
+    if results.methods.platform == "imported" and (study.original_study or {}).get("materials"):
+        return original(
+            study,
+            "3.4",
+            "materials",
+            lead="Partial: the same items; the original study's instructions, ",
+            tail=f"; models read the prompt of their setting ({'; '.join(settings)})",
+        )
     if results.methods.platform == "imported":
         return computed(
             BY_ID["3.4"],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from parity.reporting.checklist import BY_ID, Answer, Record, computed, entered, not_applicable
 from prolific.currency import money
-from results.computing.checklist.answering import IMPORTED, answers, missing
+from results.computing.checklist.answering import IMPORTED, answers, missing, original
 from results.computing.spine import Recruiting, StudyResults, TrainingPhase
 from studies.models import Study
 from studies.screening import Screening
@@ -201,6 +201,9 @@ def _pay_applies(entry_id: str, results: StudyResults) -> Answer | None:
 
 @answers("2.7")
 def paid(study: Study, results: StudyResults) -> Answer:
+    if results.methods.platform == "imported":
+        # the import's reward is Parity's default, never the original study's
+        return original(study, "2.7", "pay")
     pay = results.methods.pay
     return _pay_applies("2.7", results) or computed(BY_ID["2.7"], "Yes" if pay.reward_pence else "No")
 
@@ -208,8 +211,8 @@ def paid(study: Study, results: StudyResults) -> Answer:
 @answers("2.7.1")
 def pay_amount(study: Study, results: StudyResults) -> Answer:
     pay = results.methods.pay
-    if skip := _pay_applies("2.7.1", results):
-        return skip
+    if results.methods.platform == "imported":
+        return original(study, "2.7.1", "pay")
     text = f"{money(pay.reward_pence, pay.currency)} for an estimated {pay.estimated_minutes} minutes"
     if pay.estimated_hourly_pence is not None:
         text += f" ({money(pay.estimated_hourly_pence, pay.currency)} an hour)"
