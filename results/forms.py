@@ -13,7 +13,8 @@ from results.computing.checklist.answering import PUBLIC_ADDRESS
 from results.loading.filters import ResultFilters
 from results.loading.study_data import StudyData
 from results.presenting.report import FORMATS as REPORT_FORMATS
-from studies.services_checklist import NOTE_MAX_CHARS, REASON_MAX_CHARS
+from studies.bounds import MAX_ORIGINAL_TEXT, MAX_PAGE
+from studies.services_checklist import NOTE_MAX_CHARS, ORIGINAL_FIELDS, REASON_MAX_CHARS
 
 
 def filter_choices(data: StudyData) -> dict[str, list[str]]:
@@ -147,3 +148,31 @@ class ChecklistCorrectionForm(forms.Form):
             for answer in answers
             if answer.source == COMPUTED or answer.is_corrected
         ]
+
+
+class OriginalStudyForm(forms.Form):
+    """An imported study's original study as its paper describes it: for each of its fields
+    (`studies.services_checklist.ORIGINAL_FIELDS`) the paper's words and the page they are on."""
+
+    def __init__(self, *args, original: Mapping[str, Mapping[str, str]], **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        for name, label in ORIGINAL_FIELDS.items():
+            said = original.get(name, {})
+            self.fields[name] = forms.CharField(
+                required=False,
+                max_length=MAX_ORIGINAL_TEXT,
+                label=f"The original study's {name}",
+                help_text=label,
+                initial=said.get("text", ""),
+                widget=forms.Textarea(attrs={"rows": 2}),
+            )
+            self.fields[f"{name}_page"] = forms.CharField(
+                required=False,
+                max_length=MAX_PAGE,
+                label="Page of the original paper",
+                initial=said.get("page", ""),
+            )
+
+    def original(self) -> dict[str, tuple[str, str]]:
+        """Each field's text and page; call after `is_valid()`."""
+        return {name: (self.cleaned_data[name], self.cleaned_data[f"{name}_page"]) for name in ORIGINAL_FIELDS}

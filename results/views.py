@@ -23,6 +23,7 @@ from results.forms import (
     ChecklistCorrectionForm,
     ChecklistNotesForm,
     ItemPromptForm,
+    OriginalStudyForm,
     ReportForm,
     ResultFilters,
     ResultsFilterForm,
@@ -44,6 +45,7 @@ from studies.services_checklist import (
     study_checklist_correction_remove,
     study_checklist_correction_set,
     study_checklist_notes_set,
+    study_original_study_set,
 )
 
 
@@ -178,12 +180,14 @@ def _current_results(study: Study) -> StudyResults:
 def checklist(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
     """The study's reporting checklist as the report states it, with a box for the researcher's answer
     to each entry Parity cannot answer from its records, and a form to correct an answer Parity
-    computed (with a reason) or remove a correction; saved, the page is shown again (POST, redirect)."""
+    computed (with a reason) or remove a correction, and, for an imported study, what the original
+    paper says of its study; saved, the page is shown again (POST, redirect)."""
     study = get_study_for_researcher(request.user, study_id, CHANGE_STUDY)
     answers = study_checklist(study, _current_results(study))
     action = request.POST.get("action", "notes") if request.method == "POST" else None
     form = ChecklistNotesForm(request.POST if action == "notes" else None, answers=answers, notes=study.checklist_notes)
     correction = ChecklistCorrectionForm(request.POST if action == "correct" else None, answers=answers)
+    original = OriginalStudyForm(request.POST if action == "original" else None, original=study.original_study)
     if action == "uncorrect":
         study_checklist_correction_remove(study=study, entry_id=request.POST.get("entry", ""), actor=request.user)
         return redirect("results:checklist", study_id=study.pk)
@@ -192,6 +196,13 @@ def checklist(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
             study_checklist_notes_set(study=study, notes=form.notes(), actor=request.user)
         except StudyError as error:
             form.add_error(None, str(error))
+        else:
+            return redirect("results:checklist", study_id=study.pk)
+    if action == "original" and study.is_imported and original.is_valid():
+        try:
+            study_original_study_set(study=study, fields=original.original(), actor=request.user)
+        except StudyError as error:
+            original.add_error(None, str(error))
         else:
             return redirect("results:checklist", study_id=study.pk)
     if action == "correct" and correction.is_valid():
@@ -212,6 +223,7 @@ def checklist(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
         "answers": answers,
         "form": form,
         "correction": correction,
+        "original": original,
         "contradictions": contradictions(answers),
         "tally": counts(answers),
     }

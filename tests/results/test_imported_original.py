@@ -124,3 +124,26 @@ def test_the_original_study_refuses_a_text_without_its_page_and_keeps_what_was_t
     assert Study.objects.get(pk=study.pk).original_study == {"pay": {"text": "No: volunteers", "page": "7"}}
     study_original_study_set(study=study, fields={"pay": ("", "")})
     assert Study.objects.get(pk=study.pk).original_study == {}
+
+
+def test_the_checklist_page_takes_the_original_study_with_its_pages(with_run) -> None:
+    from tests.personas import personas_for, signed_in
+
+    study = Study.objects.get(pk=with_run.pk)
+    people = personas_for(study, prefix="original-")
+    owner = signed_in(people.owner)
+    url = f"/studies/{study.pk}/checklist/"
+    assert 'id="checklist-original"' in owner.get(url).content.decode()
+    posted = {"action": "original", **{name: text for name, (text, _) in ORIGINAL.items()}}
+    posted.update({f"{name}_page": page for name, (_, page) in ORIGINAL.items()})
+    # a text without its page writes nothing and says why
+    refused = owner.post(url, {**posted, "pay_page": ""})
+    assert refused.status_code == 200 and "pay: Give the original paper&#x27;s page" in refused.content.decode()
+    assert Study.objects.get(pk=study.pk).original_study == {}
+    assert owner.post(url, posted).status_code == 302
+    saved = Study.objects.get(pk=study.pk)
+    assert saved.original_study == {name: {"text": text, "page": page} for name, (text, page) in ORIGINAL.items()}
+    page = owner.get(url).content.decode()
+    assert f"entered by the researcher (p. 21): {ORIGINAL['attrition'][0]}" in page
+    assert signed_in(people.viewer).post(url, {**posted, "pay": "changed"}).status_code in (403, 404)
+    assert Study.objects.get(pk=study.pk).original_study == saved.original_study
