@@ -9,11 +9,10 @@ import uuid
 from pathlib import Path
 
 import pytest
-from django.contrib.auth.models import AnonymousUser
 from django.core.cache import caches
 from rest_framework.test import APIClient
 
-from api.throttles import AnonymousRateThrottle
+from tests.api import throttle_child
 
 LIMIT = 30
 PROCESSES = 8
@@ -21,24 +20,12 @@ PROCESSES = 8
 REQUESTS = 200
 
 
-class _Caller:
-    """What the anonymous throttle reads of a request: the user and the client's address."""
-
-    user = AnonymousUser()
-    META = {"REMOTE_ADDR": "203.0.113.7"}
-    headers: dict[str, str] = {}
-
-
-def _ask(times: int) -> int:
-    """In a forked process: the requests of `times` let through."""
-    caches.close_all()  # connections of its own, as a forked web worker has
-    return sum(AnonymousRateThrottle().allow_request(_Caller(), None) for _ in range(times))  # type: ignore[arg-type]
-
-
-def _let_through_at_once() -> int:
-    start = multiprocessing.get_context("fork")
+def _let_through_at_once(settings) -> int:
+    """PROCESSES fresh interpreters asking at once, each with the test's cache and rate."""
+    start = multiprocessing.get_context("spawn")
+    asks = [(REQUESTS // PROCESSES, settings.CACHES, settings.REST_FRAMEWORK)] * PROCESSES
     with start.Pool(PROCESSES) as pool:
-        return sum(pool.map(_ask, [REQUESTS // PROCESSES] * PROCESSES))
+        return sum(pool.starmap(throttle_child.ask, asks, chunksize=1))
 
 
 @pytest.fixture
@@ -73,12 +60,12 @@ def redis_cache(settings, anon_limit):
     caches["default"].clear()
 
 
-def test_on_the_file_cache_processes_at_once_get_exactly_the_limit(file_cache):
-    assert _let_through_at_once() == LIMIT
+def test_on_the_file_cache_processes_at_once_get_exactly_the_limit(file_cache, settings):
+    assert _let_through_at_once(settings) == LIMIT
 
 
-def test_on_redis_processes_at_once_get_exactly_the_limit(redis_cache):
-    assert _let_through_at_once() == LIMIT
+def test_on_redis_processes_at_once_get_exactly_the_limit(redis_cache, settings):
+    assert _let_through_at_once(settings) == LIMIT
 
 
 @pytest.mark.django_db
