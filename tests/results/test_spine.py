@@ -39,7 +39,25 @@ def test_a_count_that_is_none_is_left_out_and_zero_is_kept() -> None:
 
 def _human(*, graded: bool, mean_icc: float | None) -> Human:
     accuracy = HumanAccuracy(0.5, 0.6, 0.4, 0.1, [0.4, 0.6], "t", False, [])
-    return Human(1, 2, 2, 4, accuracy, None, None, None, None, None, None, None, mean_icc, graded=graded)
+    return Human(
+        1,
+        2,
+        2,
+        4,
+        accuracy,
+        None,
+        None,
+        None,
+        None,
+        None,
+        fleiss_kappa_ci95=None,
+        krippendorff_alpha_ci95=None,
+        agreement_ci_note="",
+        percent_agreement=None,
+        icc2k=None,
+        icc2k_mean_across_units=mean_icc,
+        graded=graded,
+    )
 
 
 def test_the_units_mean_icc_is_written_for_a_rating_study_only_and_the_flag_never() -> None:
