@@ -69,6 +69,31 @@ LAYOUTS: dict[str, Layout] = {
             skewed_easy=True,
             description="4 units × 5 people × 150 items, items skewed easy",
         ),
+        # near the ceiling with few items: a model is often right on all of them
+        Layout(
+            "ceiling",
+            1,
+            100,
+            20,
+            difficulty_mean=-2.7,
+            description="one unit, 100 people × 20 items, 89% right",
+        ),
+        Layout(
+            "ceiling-20",
+            1,
+            20,
+            20,
+            difficulty_mean=-2.7,
+            description="one unit, 20 people × 20 items, 89% right",
+        ),
+        Layout(
+            "ceiling-150",
+            1,
+            150,
+            30,
+            difficulty_mean=-3.4,
+            description="one unit, 150 people × 30 items, 93% right",
+        ),
     )
 }
 

@@ -127,3 +127,27 @@ def test_mcnemar_in_the_paired_test_counts_against_the_human_majority() -> None:
     assert (result.mcnemar.a, result.mcnemar.b, result.mcnemar.c, result.mcnemar.d) == (1, 1, 1, 0)
     assert result.mcnemar.n_items == 3 and result.mcnemar.statistic == 0.0 and result.mcnemar.p == 1.0
     assert result.mcnemar.target == "against the majority of these participants, on items like these"
+
+
+def test_a_model_right_on_every_item_keeps_its_own_spread_in_the_error() -> None:
+    """100 people × 20 easy items (about 89% right) and a model right on all 20: the d_i vary only
+    with the people's shares, so the items' mean square from them alone left out the model's own
+    spread: near the ceiling with 20 items, a model as good as the people is right on all of them
+    about one study in eight, and the test rejected that true null 12.8% of the time. The model's
+    part is now that of a right/wrong score at (20 + 1)/(20 + 2)."""
+    rng = np.random.default_rng(3)
+    people, items = 100, 20
+    chance = 1 / (1 + np.exp(-(rng.normal(0, 1, people)[:, None] + rng.normal(2.7, 1, items)[None, :])))
+    right = rng.random((people, items)) < chance
+    ratings = [Rating(f"P{p}", f"i{j}", "x", bool(right[p, j]), "u") for p in range(people) for j in range(items)]
+    result = crossed_gap({f"i{j}": 1.0 for j in range(items)}, rating_table(ratings))
+    shares = right.mean(axis=0)
+    accuracy = (items + 1) / (items + 2)
+    assert result.gap == pytest.approx(1.0 - shares.mean(), rel=1e-12)
+    assert result.se_items**2 == pytest.approx((shares.var(ddof=1) + accuracy * (1 - accuracy)) / items, rel=1e-10)
+    # the model's part is most of the error: the people's shares alone gave under half of it
+    assert result.se_items > 2 * math.sqrt(shares.var(ddof=1) / items)
+    # a model whose scores do vary keeps the mean square of its d_i, as before
+    varied = {f"i{j}": float(j != 0) for j in range(items)}
+    d = np.array([varied[f"i{j}"] for j in range(items)]) - shares
+    assert crossed_gap(varied, rating_table(ratings)).se_items ** 2 == pytest.approx(d.var(ddof=1) / items, rel=1e-10)
