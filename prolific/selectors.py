@@ -23,9 +23,12 @@ ACTIONS_BY_STATUS: dict[str, tuple[tuple[str, str], ...]] = {
 
 
 def prolific_study_of(study: Study) -> ProlificStudy | None:
-    """The study's Prolific study with its Parity study (one read for a page that shows several
-    things of it, as the monitor does); None when the study is not on Prolific."""
-    return ProlificStudy.objects.select_related("study").filter(study=study).first()
+    """The study's Prolific study, its `.study` the instance given (one read, no join, for a page
+    that shows several things of it, as the monitor does); None when the study is not on Prolific."""
+    found = ProlificStudy.objects.filter(study=study).first()
+    if found is not None:
+        found.study = study
+    return found
 
 
 def study_currency(study_id: int) -> str:

@@ -42,6 +42,15 @@ class Layout:
     #: items skewed easy: b = mean − |N(0, sd)| · 1.5 (a long tail of easy items, as in implicature)
     skewed_easy: bool = False
     description: str = ""
+    #: the people population's SD in logits (1: the scale's unit). Drawn as θ ~ N(0, 1) with every
+    #: item's a and b rescaled (a·sd, b/sd), the same answers, so every truth below holds unchanged
+    people_sd: float = 1.0
+    #: people in each unit where they differ (`people` is then their largest)
+    unit_people: tuple[int, ...] = ()
+    #: the share of answers missing at random
+    missing: float = 0.0
+    #: the share of people who drop out, each after a share of their items drawn uniformly
+    dropout: float = 0.0
 
     @property
     def n_items(self) -> int:
@@ -50,6 +59,11 @@ class Layout:
     @property
     def n_people(self) -> int:
         return self.units * self.people
+
+    @property
+    def complete(self) -> bool:
+        """Every person of a unit answers every item of that unit."""
+        return not (self.unit_people or self.missing or self.dropout)
 
 
 #: the layouts the calibration is measured at (the implicature study's is first)
@@ -94,6 +108,39 @@ LAYOUTS: dict[str, Layout] = {
             difficulty_mean=-3.4,
             description="one unit, 150 people × 30 items, 93% right",
         ),
+        Layout(
+            "unbalanced",
+            4,
+            7,
+            150,
+            unit_people=(3, 5, 7, 5),
+            description="4 units of 3/5/7/5 people × 150 items",
+        ),
+        Layout(
+            "missing",
+            4,
+            5,
+            150,
+            missing=0.2,
+            description="4 units × 5 people × 150 items, 20% of answers missing at random",
+        ),
+        Layout(
+            "dropouts",
+            4,
+            5,
+            150,
+            dropout=0.3,
+            description="4 units × 5 people × 150 items, 30% of people stop after a uniform share of their items",
+        ),
+        Layout(
+            "hetero",
+            4,
+            5,
+            150,
+            people_sd=1.2,
+            skewed_easy=True,
+            description="4 units × 5 people × 150 items skewed easy, people's SD 1.2 logits",
+        ),
     )
 }
 
@@ -109,17 +156,22 @@ class Draw:
     right: np.ndarray  # units × people × items, 0/1
     unit_of_person: np.ndarray = field(repr=False)
     unit_of_item: np.ndarray = field(repr=False)
+    #: units × people × items: which answers were given (None: all of them)
+    answered: np.ndarray | None = field(default=None, repr=False)
 
     def table(self) -> RatingTable:
-        """The people's answers as a `RatingTable` (annotators "p0"…, items "i0"…, units "u0"…)."""
+        """The people's answers as a `RatingTable` (annotators "p0"…, items "i0"…, units "u0"…);
+        only the answers given, and only the people who gave one."""
         layout = self.layout
         units, people, items = layout.units, layout.people, layout.items
         u, p, i = np.meshgrid(np.arange(units), np.arange(people), np.arange(items), indexing="ij")
-        person = (u * people + p).ravel()
-        item = (u * items + i).ravel()
-        correct = self.right.ravel().astype(np.int8)
+        given = np.ones(self.right.shape, dtype=bool) if self.answered is None else self.answered
+        person = (u * people + p)[given]
+        item = (u * items + i)[given]
+        correct = self.right[given].astype(np.int8)
+        present, person = np.unique(person, return_inverse=True)
         return RatingTable(
-            annotators=tuple(f"p{k}" for k in range(layout.n_people)),
+            annotators=tuple(f"p{k}" for k in present),
             items=tuple(f"i{k}" for k in range(layout.n_items)),
             labels=("right", "wrong"),
             units=tuple(f"u{k}" for k in range(units)),
@@ -127,7 +179,7 @@ class Draw:
             item=item.astype(np.int64),
             label=(1 - correct).astype(np.int64),
             correct=correct,
-            unit=u.ravel().astype(np.int64),
+            unit=u[given].astype(np.int64),
         )
 
     def item_names(self) -> list[str]:
@@ -185,7 +237,7 @@ def draw_items(layout: Layout, n: int, rng: np.random.Generator) -> tuple[np.nda
     else:
         b = rng.normal(layout.difficulty_mean, layout.difficulty_sd, n)
     a = np.exp(rng.normal(0.0, LOG_A_SD, n)) if layout.irt == "2pl" else np.ones(n)
-    return b, a
+    return b / layout.people_sd, a * layout.people_sd
 
 
 def draw(layout: Layout, rng: np.random.Generator) -> Draw:
@@ -199,7 +251,24 @@ def draw(layout: Layout, rng: np.random.Generator) -> Draw:
         * (theta.reshape(layout.units, layout.people, 1) - b.reshape(layout.units, 1, layout.items))
     )
     right = (rng.random(chance.shape) < chance).astype(np.int8)
-    return Draw(layout, theta, b, a, right, unit_of_person, unit_of_item)
+    return Draw(layout, theta, b, a, right, unit_of_person, unit_of_item, _answered(layout, rng))
+
+
+def _answered(layout: Layout, rng: np.random.Generator) -> np.ndarray | None:
+    """Which answers a messy layout's people gave: a unit's own number of people, answers missing
+    at random, and dropouts who stop after a uniform share of their items (taken in a random order,
+    as a shuffled study shows them). None where every answer was given."""
+    if layout.complete:
+        return None
+    shape = (layout.units, layout.people, layout.items)
+    given = rng.random(shape) >= layout.missing
+    if layout.unit_people:
+        given &= (np.arange(layout.people)[None, :] < np.asarray(layout.unit_people)[:, None])[:, :, None]
+    leaving = rng.random(shape[:2]) < layout.dropout
+    kept = rng.integers(1, layout.items, size=shape[:2])  # at least one answer, never all
+    order = rng.random(shape).argsort(axis=2).argsort(axis=2)  # each person's rank of each item
+    given &= ~leaving[:, :, None] | (order < kept[:, :, None])
+    return given
 
 
 def model_scores(draw_: Draw, chance: np.ndarray, rng: np.random.Generator) -> dict[str, float]:
