@@ -3,15 +3,16 @@ by `study_draft_update`), and the time and pay that follow from them."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db.models import Count
 from django.utils.translation import ngettext
 
 from annotation.models import BenchmarkAsset, Item
-from annotation.selectors import item_data, item_set_usable
+from annotation.selectors import item_set_usable
 from parity import benchmarks, sampling
+from parity.benchmarks.base import ItemData
 from studies.errors import StudyError
 from studies.estimates import DesignEstimate, estimate_of, followed_pay, pay_refusal
 from studies.models import Study, Unit, UnitItem
@@ -29,10 +30,12 @@ class UnitsPlan:
     benchmark: str
     design: dict[str, Any]
     units: list[list[str]]
-    items: dict[str, Item]
+    items: dict[str, ItemData]
     attention_checks: int
     #: the items there were to draw from (all of them when none are sampled)
     available: int = 0
+    #: each item's row, by key
+    item_ids: dict[str, int] = field(default_factory=dict)
 
 
 def units_plan(
@@ -50,7 +53,11 @@ def units_plan(
         )
     scope = definition.item_scope(design)
     scoped = Item.objects.filter(benchmark=benchmark, key__startswith=scope)
-    items = list(scoped.filter(is_attention_check=False))
+    # read as plain values: a benchmark holds thousands of items (AmbiBench 15,840) and the
+    # new-study form plans its units on every view; model instances cost more than the plan itself
+    rows = scoped.filter(is_attention_check=False).values_list("id", "key", "split", "prompt", "gold", "meta")
+    item_ids = {key: pk for pk, key, *_ in rows}
+    items = [ItemData(key, split, prompt, gold, meta) for _, key, split, prompt, gold, meta in rows]
     if not items:
         raise StudyError(
             f"no {benchmark} items named {scope}... are imported yet: import them first"
@@ -72,13 +79,15 @@ def units_plan(
     assets = {key: definition_asset(benchmark, key) for key in definition.design_assets}
     resolved = definition.resolve_design(design, assets)
     try:
-        units = definition.build_units([item_data(item) for item in items], resolved)
+        units = definition.build_units(items, resolved)
     except (ValueError, KeyError) as exc:
         raise StudyError(str(exc)) from exc
-    return UnitsPlan(benchmark, resolved, units, {item.key: item for item in items}, attention, available)
+    return UnitsPlan(benchmark, resolved, units, {item.key: item for item in items}, attention, available, item_ids)
 
 
-def _sampled(definition: benchmarks.Benchmark, items: list[Item], sample: sampling.ItemSampling) -> list[Item]:
+def _sampled(
+    definition: benchmarks.Benchmark, items: list[ItemData], sample: sampling.ItemSampling
+) -> list[ItemData]:
     problems = sample.errors(len(items))
     if problems:
         raise StudyError("; ".join(problems))
@@ -114,12 +123,12 @@ def units_create(*, study: Study, plan: UnitsPlan) -> None:
     definition = benchmarks.get(plan.benchmark)
     capacity = int(plan.design.get("per_unit", 1))
     for position, keys in enumerate(plan.units, start=1):
-        category = definition.unit_category([item_data(plan.items[key]) for key in keys]) if keys else ""
+        category = definition.unit_category([plan.items[key] for key in keys]) if keys else ""
         unit = Unit.objects.create(
             study=study, label=f"U{position}", position=position, capacity=capacity, category=category
         )
         UnitItem.objects.bulk_create(
-            [UnitItem(unit=unit, item=plan.items[key], order=order) for order, key in enumerate(keys, start=1)]
+            [UnitItem(unit=unit, item_id=plan.item_ids[key], order=order) for order, key in enumerate(keys, start=1)]
         )
 
 
