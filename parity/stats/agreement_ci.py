@@ -18,7 +18,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from parity.stats.agreement import Ratings
 from parity.stats.matrix import label_matrix
@@ -139,6 +138,10 @@ def agreement_intervals(
         return empty(TOO_FEW_ITEMS.format(minimum=MIN_ITEMS, n=n_items))
     if np.isnan(fleiss_kappa_of_counts(counts)) or np.isnan(nominal_alpha_of_counts(counts)):
         return empty(DEGENERATE)
+    # scipy.stats takes seconds to import on a busy machine: loaded here, when an interval is
+    # computed, not by every page that imports the results (the study list among them)
+    from scipy import stats
+
     intervals = []
     for statistic in (fleiss_kappa_of_counts, nominal_alpha_of_counts):
         result = stats.bootstrap(
