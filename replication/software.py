@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import platform
 import subprocess
 import sys
@@ -37,13 +38,26 @@ def parity_version() -> dict[str, Any]:
         return {"version": "unknown"}
 
 
+@functools.cache
+def installed_packages() -> dict[str, str]:
+    """Every installed distribution's name and version, sorted by name. Read once a process: each
+    distribution's metadata is parsed anew on every access (a name, then a version, once cost
+    three parses of 561 files, 3 s of a bundle), and what is installed under a running process is
+    what it started with."""
+    packages = {}
+    for dist in metadata.distributions():
+        read = dist.metadata
+        if read["Name"]:
+            packages[read["Name"]] = read["Version"]
+    return dict(sorted(packages.items(), key=lambda pair: pair[0].lower()))
+
+
 def software_versions() -> dict[str, Any]:
-    packages = {dist.metadata["Name"]: dist.version for dist in metadata.distributions() if dist.metadata["Name"]}
     return {
         "parity": parity_version(),
         "engine_version": ENGINE_VERSION,
         "python": sys.version.split()[0],
         "implementation": platform.python_implementation(),
         "platform": platform.platform(),
-        "packages": dict(sorted(packages.items(), key=lambda pair: pair[0].lower())),
+        "packages": dict(installed_packages()),
     }
