@@ -25,9 +25,9 @@ skewed (a sample that misses the low tail has both a small SD and a high mean), 
 spread picks up; `perf/calibration/recruitment.py` measures the coverage at the stop at each layout.
 
 Why not α split over the looks. A Bonferroni split of α over five looks, stopping at the first look
-whose t-interval at level 1 − α/5 is narrow enough, covers (96–99%) at 2.1–2.9 times the fixed n that
-knew the variance (the 2.576 quantile alone costs (2.576 / 1.96)² = 1.73 times); a union bound
-protects against any stop, the estimate's included, which a stop on the spread does not need. And
+whose t-interval at level 1 − α/5 is narrow enough, needs (2.576 / 1.96)² = 1.73 times the
+participants of a 95% interval for its quantile alone; its union bound protects against any stop,
+the estimate's included, which looks that read the spread alone do not need. And
 why not stop at the first look whose own interval is narrow: that interval is narrow when its SD
 happens to be small, the selection that made the t-interval cover 80–91% when checked after each
 completion; here the number of participants is set in advance of the data that decide the mean's
@@ -46,8 +46,8 @@ from dataclasses import dataclass
 
 from parity.stats.bootstrap import DEFAULT_CONFIDENCE, Interval
 
-#: kept participants at the first look (fewer, and near the ceiling a first look whose SD happened to
-#: be small stopped the study too soon: 94.2% coverage at 15 against 97.6% at 20, easy items)
+#: kept participants at the first look (with fewer, near the ceiling a first look whose SD happened to
+#: be small stopped the study too soon)
 FIRST_LOOK = 20
 #: the looks ask for the n of a t-interval at this level, a little above the 95% printed: the margin
 #: against the skew of accuracies near the ceiling (docs/results.md)
