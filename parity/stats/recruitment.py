@@ -168,7 +168,11 @@ def next_action(standing: Standing, target: Target) -> Decision:
         look = standing.looks
         wanted = look.next_n if look is not None and look.next_n is not None else FIRST_LOOK
         number = len(look.looks) + 1 if look is not None else 1
-        asked = places + max(wanted - standing.kept - standing.working, 1)
+        if standing.kept + standing.working >= wanted:
+            return Decision(
+                WAIT, places, f"look {number} reads {wanted} kept participants: {standing.working} still working"
+            )
+        asked = places + wanted - standing.kept - standing.working
         raised = min(asked, ceiling)
         capped = f" (the {limit} allows no more)" if raised < asked else ""
         return Decision(

@@ -20,7 +20,7 @@ from parity.stats.looks import (
     forecast,
     planned_looks,
 )
-from parity.stats.recruitment import PLANNED_LOOKS, RAISE, STOP, Standing, Target, next_action
+from parity.stats.recruitment import PLANNED_LOOKS, RAISE, STOP, WAIT, Standing, Target, next_action
 from perf.calibration.recruitment import prices
 from perf.calibration.truth import LAYOUTS
 
@@ -113,6 +113,10 @@ def test_planned_looks_raise_the_places_straight_to_the_next_look():
     decision = next_action(Standing(completed=8, working=2, places=10, kept=7, looks=before), LOOKS)
     assert (decision.action, decision.places) == (RAISE, 21)
     assert decision.reason == "every place taken; look 1 reads 20 kept participants (7 so far): raise to 21"
+    # enough people working to reach the look: wait for them rather than add a place
+    waiting = next_action(Standing(completed=15, working=5, places=20, kept=15, looks=before), LOOKS)
+    assert (waiting.action, waiting.places) == (WAIT, 20)
+    assert waiting.reason == "look 1 reads 20 kept participants: 5 still working"
     # the step of the other rules plays no part: the second look's number, unless the budget caps it
     after = planned_looks(values[:20], 10)
     wanted = after.next_n
