@@ -11,8 +11,9 @@ A "ci_width" target is met by one of two rules, the study's choice (`Target.rule
 - planned looks (`PLANNED_LOOKS`, the default for a new study): the places go straight to the number
   of kept participants the next of three looks reads, set by the spread of the accuracies so far and
   never by their mean (`parity.stats.looks`); the study stops at the look that says enough, and the
-  interval printed is the mean ± half the target (`fixed_width_interval`). It needs 1.1–1.4 times the
-  participants a fixed n that knew the variance would (docs/results.md), but it is valid only if
+  interval printed is the mean ± half the target (`fixed_width_interval`). It needs 1.14–1.21 times the
+  participants a fixed n that knew the variance would, and covers 94.6–96.7% at the stop (for a
+  10-point target; docs/results.md, "The price of precision"), but it is valid only if
   the study stops at its looks: never stop it early because the estimate looks good;
 - the confidence sequence (`SEQUENCE`), for a study that must be free to stop at any time:
 
