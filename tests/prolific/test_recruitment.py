@@ -268,3 +268,20 @@ def test_the_rule_is_refused_unless_known_and_kept_when_not_named(implicature, s
     prolific_recruit_configure(prolific_study=found, kind="ci_width", value=8, max_spend_pence=4500)
     found.refresh_from_db()
     assert (found.target_rule, found.target_value) == ("confidence_sequence", 8)
+
+
+def test_the_command_chooses_the_rule(implicature, standin):
+    study = small_study("rule by cron", unit_size=3, units=2, per_unit=10, attention_checks=2, exclude_at=2)
+    found = prolific_study_create(study=study, places=2)
+    prolific_study_transition(prolific_study=found, action="publish")
+    common = ["--target", "ci_width", "--value", "10", "--max-spend", "9000"]
+    out = StringIO()
+    call_command("prolific", "recruit", study.name, *common, "--rule", "confidence_sequence", stdout=out)
+    found.refresh_from_db()
+    assert found.target_rule == "confidence_sequence"
+    assert "wait: 2 of 2 places still open." in out.getvalue()
+    out = StringIO()
+    call_command("prolific", "recruit", study.name, *common, "--rule", "planned_looks", stdout=out)
+    found.refresh_from_db()
+    assert found.target_rule == "planned_looks"
+    assert "CI width undefined" in out.getvalue()
