@@ -159,6 +159,7 @@ class ProlificStudyAdmin(StudyPermissionAdmin):
         "synced_at",
         "target_kind",
         "target_value",
+        "target_rule",
         "target_step",
         "max_spend_pence",
     ]
@@ -193,6 +194,7 @@ class ProlificStudyAdmin(StudyPermissionAdmin):
                 value=data["target_value"],
                 max_spend_pence=data["max_spend_pence"],
                 step=data["target_step"],
+                rule=data["target_rule"],
                 actor=request.user,
             )
         except ProlificStudyError as exc:

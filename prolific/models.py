@@ -17,6 +17,13 @@ class RecruitTarget(models.TextChoices):
     PER_UNIT = "per_unit", "completions in every unit"
 
 
+class RecruitRule(models.TextChoices):
+    """How a CI-width target is met (`parity.stats.recruitment.RULES`)."""
+
+    PLANNED_LOOKS = "planned_looks", "planned looks (a fixed-width interval; stop only at the looks)"
+    SEQUENCE = "confidence_sequence", "confidence sequence (valid whenever the study stops)"
+
+
 class ProlificStudy(models.Model):
     """The Prolific study that recruits for a Parity study, and the policies Parity applies to it."""
 
@@ -67,7 +74,16 @@ class ProlificStudy(models.Model):
         help_text="recruit until this target is met, then stop the study",
     )
     target_value = models.FloatField(null=True, blank=True, help_text="CI width in points, or completions per unit")
-    target_step = models.PositiveIntegerField(default=10, help_text="places added per raise")
+    target_step = models.PositiveIntegerField(
+        default=10, help_text="places added per raise (the confidence sequence and per-unit targets)"
+    )
+    target_rule = models.CharField(
+        max_length=20,
+        choices=RecruitRule.choices,
+        default=RecruitRule.PLANNED_LOOKS,
+        help_text="how a CI-width target is met: planned looks need fewer participants but hold only if the study "
+        "stops at its looks; the confidence sequence holds whenever it stops",
+    )
     max_spend_pence = models.PositiveIntegerField(
         null=True,
         blank=True,

@@ -23,6 +23,7 @@ def recruitment_plan(prolific_study: ProlificStudy) -> dict[str, Any] | None:
         step=prolific_study.target_step,
         max_spend_pence=int(prolific_study.max_spend_pence or 0),
         reward_pence=prolific_study.study.reward_pence,
+        rule=prolific_study.target_rule,
     )
     return {
         "kind": target.kind,
@@ -30,6 +31,7 @@ def recruitment_plan(prolific_study: ProlificStudy) -> dict[str, Any] | None:
         "step": target.step,
         "max_spend_pence": target.max_spend_pence,
         "rule": describe(target),
+        **({"by": target.rule} if target.kind == "ci_width" else {}),
     }
 
 

@@ -12,7 +12,10 @@ from typing import Any
 
 from django.db import transaction
 
+from parity.stats.looks import forecast, planned_looks
 from parity.stats.recruitment import (
+    CI_WIDTH,
+    PLANNED_LOOKS,
     RAISE,
     STOP,
     Decision,
@@ -26,7 +29,7 @@ from parity.stats.recruitment import (
 )
 from prolific.client import ProlificClient
 from prolific.currency import currency_or_default, money
-from prolific.models import ProlificFlag, ProlificStudy, RecruitmentPoint, RecruitTarget
+from prolific.models import ProlificFlag, ProlificStudy, RecruitmentPoint, RecruitRule, RecruitTarget
 from prolific.preregistration_recruitment import prolific_change_record, recruitment_plan
 from prolific.services import ProlificStudyError, prolific_places_raise, prolific_study_transition, study_places
 from studies.models import Participant, Response, StudyEvent, Unit
@@ -41,11 +44,15 @@ def prolific_recruit_configure(
     value: float,
     max_spend_pence: int,
     step: int | None = None,
+    rule: str | None = None,
     actor: Any = None,
 ) -> ProlificStudy:
-    """Set (or, with kind "", clear) the study's recruitment target and budget."""
+    """Set (or, with kind "", clear) the study's recruitment target and budget, and (`rule`) how a
+    CI-width target is met; None keeps the rule the study has."""
     if kind and kind not in RecruitTarget.values:
         raise ProlificStudyError(f"unknown target {kind!r}: use one of {', '.join(RecruitTarget.values)}")
+    if rule is not None and rule not in RecruitRule.values:
+        raise ProlificStudyError(f"unknown rule {rule!r}: use one of {', '.join(RecruitRule.values)}")
     if kind and (value is None or value <= 0 or not max_spend_pence or max_spend_pence <= 0):
         raise ProlificStudyError("a recruitment target needs a positive value and a maximum spend")
     if step is not None and step < 1:
@@ -54,8 +61,9 @@ def prolific_recruit_configure(
     prolific_study.target_value = value if kind else None
     prolific_study.max_spend_pence = max_spend_pence if kind else None
     prolific_study.target_step = step if step is not None else prolific_study.target_step
+    prolific_study.target_rule = rule if rule is not None else prolific_study.target_rule
     before = recruitment_plan(ProlificStudy.objects.select_related("study").get(pk=prolific_study.pk))
-    prolific_study.save(update_fields=["target_kind", "target_value", "max_spend_pence", "target_step"])
+    prolific_study.save(update_fields=["target_kind", "target_value", "max_spend_pence", "target_step", "target_rule"])
     after = recruitment_plan(prolific_study)
     if after != before:
         prolific_change_record(
@@ -67,11 +75,9 @@ def prolific_recruit_configure(
     return prolific_study
 
 
-def human_ci_width(study_id: int) -> tuple[int, float | None]:
-    """The width in points of the interval a "ci_width" target is judged on (`precision_interval`: the
-    95% confidence sequence over completed, non-excluded participants' accuracies on real items, in
-    the order they completed; the results print it for such a study): (the number of those
-    participants, the width)."""
+def kept_accuracies(study_id: int) -> list[float]:
+    """Completed, non-excluded participants' accuracies on real items, in the order they completed:
+    what a "ci_width" target is judged on, by either rule."""
     from parity.stats import Rating, participant_accuracy  # numpy: loaded when a standing is computed
 
     rows = (
@@ -89,7 +95,14 @@ def human_ci_width(study_id: int) -> tuple[int, float | None]:
         for who, key, gold, correct, unit in rows
     ]
     # participants come first-seen, so in the order they completed
-    accuracies = [p.accuracy for p in participant_accuracy(ratings) if p.accuracy is not None]
+    return [p.accuracy for p in participant_accuracy(ratings) if p.accuracy is not None]
+
+
+def human_ci_width(study_id: int) -> tuple[int, float | None]:
+    """The width in points of the interval a "ci_width" target is judged on by the confidence
+    sequence (`precision_interval`, which the results print for such a study): (the number of kept
+    participants, the width)."""
+    accuracies = kept_accuracies(study_id)
     return len(accuracies), interval_width(precision_interval(accuracies))
 
 
@@ -100,7 +113,13 @@ def recruitment_standing(prolific_study: ProlificStudy) -> tuple[Standing, int]:
     statuses = Counter(people.values_list("status", flat=True))
     kept_per_unit = Counter(people.filter(status=Status.COMPLETED, excluded=False).values_list("unit_id", flat=True))
     units = Unit.objects.filter(study=study_id).values_list("pk", flat=True)
-    kept, width = human_ci_width(study_id)
+    looks, width = None, None
+    if prolific_study.target_kind == CI_WIDTH and prolific_study.target_rule == PLANNED_LOOKS:
+        accuracies = kept_accuracies(study_id)
+        kept = len(accuracies)
+        looks = planned_looks(accuracies, float(prolific_study.target_value or 0))
+    else:
+        kept, width = human_ci_width(study_id)
     standing = Standing(
         completed=statuses[Status.COMPLETED],
         working=statuses[Status.ACTIVE],
@@ -108,6 +127,8 @@ def recruitment_standing(prolific_study: ProlificStudy) -> tuple[Standing, int]:
         ci_width=width if kept >= 2 else None,
         least_per_unit=min((kept_per_unit[pk] for pk in units), default=0),
         recruiting=recruiting(prolific_study),
+        kept=kept,
+        looks=looks,
     )
     return standing, kept
 
@@ -142,6 +163,7 @@ def recruitment_target(prolific_study: ProlificStudy) -> Target:
         max_spend_pence=prolific_study.max_spend_pence,
         reward_pence=prolific_study.study.reward_pence,
         capacity=study_places(prolific_study.study),
+        rule=prolific_study.target_rule,
     )
 
 
@@ -204,6 +226,8 @@ def recruitment_monitor(prolific_study: ProlificStudy | None) -> dict[str, Any] 
     remaining = max(target.max_spend_pence - committed, 0)
     return {
         "target": describe(target),
+        "rule": target.rule if target.kind == CI_WIDTH else "",
+        **(looks_monitor(prolific_study, target) if target.by_looks else {}),
         "kind": target.kind,
         "value": target.value,
         "step": target.step,
@@ -231,4 +255,35 @@ def recruitment_monitor(prolific_study: ProlificStudy | None) -> dict[str, Any] 
             }
             for p in prolific_study.recruitment_points.all()
         ],
+    }
+
+
+def looks_monitor(prolific_study: ProlificStudy, target: Target) -> dict[str, Any]:
+    """The planned looks so far and the forecast of what the target will take, from the spread of the
+    kept participants' accuracies alone: the monitor shows no estimate of accuracy for such a study,
+    since a stop taken on it would void the interval (`parity.stats.looks`)."""
+    accuracies = kept_accuracies(prolific_study.study_id)
+    plan = planned_looks(accuracies, target.value)
+    ahead = None if plan.stopped else forecast(accuracies, target.value)
+    currency = prolific_study.currency
+    return {
+        "kept": len(accuracies),
+        "looks": [{"number": look.number, "n": look.n, "needed": look.needed} for look in plan.looks],
+        "next_look": plan.next_n,
+        "stopped_at": plan.stopped_at,
+        "forecast": None
+        if ahead is None
+        else {
+            "kept": ahead.kept,
+            "sd": ahead.sd,
+            "expected": ahead.expected,
+            "low": ahead.low,
+            "high": ahead.high,
+            "more": ahead.expected - ahead.kept,
+            "reward_pence": target.reward_pence,
+            "cost": money(ahead.expected * target.reward_pence, currency),
+            "cost_low": money(ahead.low * target.reward_pence, currency),
+            "cost_high": money(ahead.high * target.reward_pence, currency),
+            "cost_more": money((ahead.expected - ahead.kept) * target.reward_pence, currency),
+        },
     }

@@ -88,6 +88,12 @@ def _exclusion_rule(study: Study) -> str:
 
 
 def _stopping_rule(precision: dict[str, Any] | None, places: int) -> str:
+    if precision and precision.get("by") == "planned_looks":
+        return (
+            f"recruit on Prolific until {precision['rule']}: the places raised to each look's number of "
+            "participants, set by the spread of their accuracies alone, and the study stopped only at a look; "
+            f"spending at most £{precision['max_spend_pence'] / 100:.2f}"
+        )
     if precision:
         return (
             f"recruit on Prolific until {precision['rule']}, raising the places by {precision['step']} at a time, "

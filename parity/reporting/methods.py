@@ -5,6 +5,7 @@ same way wherever it is printed."""
 from __future__ import annotations
 
 from parity.stats import BOOTSTRAP, CONFIDENCE_SEQUENCE, T_INTERVAL
+from parity.stats.intervals import FIXED_WIDTH
 
 #: the gap's interval and test: `parity.stats.crossed` (the only method the gap is computed by today)
 CROSSED = "crossed_variance_components"
@@ -14,6 +15,7 @@ HUMAN_CI = {
     T_INTERVAL: "Student's t-interval over participants",
     BOOTSTRAP: "percentile bootstrap over participants",
     CONFIDENCE_SEQUENCE: "a confidence sequence over participants in the order they completed",
+    FIXED_WIDTH: "a fixed-width interval at the last of recruitment's planned looks",
 }
 
 #: the interval of a model's gap to the humans

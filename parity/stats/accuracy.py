@@ -28,7 +28,16 @@ from parity.stats.bootstrap import (
     DEFAULT_SEED,
     bootstrap_mean_ci,
 )
-from parity.stats.intervals import BOOTSTRAP, CI_METHODS, CONFIDENCE_SEQUENCE, T_INTERVAL, small_n, t_mean_ci
+from parity.stats.intervals import (
+    BOOTSTRAP,
+    CI_METHODS,
+    CONFIDENCE_SEQUENCE,
+    FIXED_WIDTH,
+    T_INTERVAL,
+    small_n,
+    t_mean_ci,
+)
+from parity.stats.looks import fixed_width_interval
 from parity.stats.ratings import RatingLike
 from parity.stats.results import JsonResult, mean_std
 from parity.stats.sequences import confidence_sequence
@@ -129,12 +138,15 @@ def summarise_participants(
     confidence: float = DEFAULT_CONFIDENCE,
     ddof: int = 0,
     ci_method: str = T_INTERVAL,
+    width: float | None = None,
 ) -> AccuracySummary:
     """Participants without a scored answer are listed but do not enter the numbers. `n_boot` and
     `seed` apply to the percentile bootstrap only; the confidence sequence takes the participants in
-    the order given (the order they completed)."""
+    the order given (the order they completed); the fixed-width interval is `width` points wide."""
     if ci_method not in CI_METHODS:
         raise ValueError(f"ci_method must be one of {', '.join(CI_METHODS)}, not {ci_method!r}")
+    if ci_method == FIXED_WIDTH and not (width and width > 0):
+        raise ValueError("a fixed-width interval needs its width, in points")
     values = [p.accuracy for p in participants if p.accuracy is not None]
     mean, std = mean_std(values, ddof=ddof)
     if ci_method == BOOTSTRAP:
@@ -142,6 +154,8 @@ def summarise_participants(
     elif ci_method == CONFIDENCE_SEQUENCE:
         # one value says nothing of the spread: no interval, as with the t-interval
         interval = confidence_sequence(values, confidence=confidence) if len(values) >= 2 else None
+    elif ci_method == FIXED_WIDTH:
+        interval = fixed_width_interval(values, width) if width else None
     else:
         interval = t_mean_ci(values, confidence=confidence)
     return AccuracySummary(

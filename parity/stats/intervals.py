@@ -30,13 +30,18 @@ T_INTERVAL = "t_interval"
 #: (`parity.stats.sequences`): the interval of a study recruited until it was narrow enough, where a
 #: t-interval would not cover at the stop
 CONFIDENCE_SEQUENCE = "confidence_sequence"
-CI_METHODS = (T_INTERVAL, BOOTSTRAP, CONFIDENCE_SEQUENCE)
+#: the mean ± half the target width, for a study recruited by planned looks (`parity.stats.looks`):
+#: the looks set the number of participants from their spread alone so that this interval covers
+FIXED_WIDTH = "fixed_width_planned_looks"
+CI_METHODS = (T_INTERVAL, BOOTSTRAP, CONFIDENCE_SEQUENCE, FIXED_WIDTH)
 #: what each method is called in the tables' notes and on the pages
 CI_METHOD_LABELS = {
     T_INTERVAL: "Student's t-interval over annotators (n − 1 degrees of freedom)",
     BOOTSTRAP: "percentile bootstrap over annotators",
     CONFIDENCE_SEQUENCE: "confidence sequence over annotators in the order they completed (Waudby-Smith and "
     "Ramdas 2024), valid at the data-dependent stop of recruitment",
+    FIXED_WIDTH: "fixed-width interval (the mean ± half the target width) at the last of recruitment's planned looks, "
+    "whose numbers of participants were set by the spread of accuracies alone (Stein 1945)",
 }
 
 #: fewer participants than this and a CI over them comes with a warning: it is wide, and it leans on

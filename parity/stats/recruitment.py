@@ -6,6 +6,17 @@ place is taken (completed or someone working on it), never beyond what the budge
 beyond the places the study's units hold; the study stops when the target is met, or when no
 place can be added and every place is taken.
 
+A "ci_width" target is met by one of two rules, the study's choice (`Target.rule`):
+
+- planned looks (`PLANNED_LOOKS`, the default for a new study): the places go straight to the number
+  of kept participants the next of three looks reads, set by the spread of the accuracies so far and
+  never by their mean (`parity.stats.looks`); the study stops at the look that says enough, and the
+  interval printed is the mean ± half the target (`fixed_width_interval`). It needs 1.14–1.21 times the
+  participants a fixed n that knew the variance would, and covers 94.6–96.7% at the stop (for a
+  10-point target; docs/results.md, "The price of precision"), but it is valid only if
+  the study stops at its looks: never stop it early because the estimate looks good;
+- the confidence sequence (`SEQUENCE`), for a study that must be free to stop at any time:
+
 The width is judged on an anytime-valid confidence sequence (`parity.stats.sequences`) over the
 participants' accuracies in the order they completed, not on the t-interval: the rule looks after
 every completion and stops at the first narrow one, and a t-interval is narrow when the sample std
@@ -23,10 +34,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from parity.stats.bootstrap import Interval
+from parity.stats.looks import FIRST_LOOK, LookPlan
 
 CI_WIDTH = "ci_width"
 PER_UNIT = "per_unit"
 KINDS = (CI_WIDTH, PER_UNIT)
+#: how a "ci_width" target is met: planned looks (the default for a new study), or the anytime-valid
+#: confidence sequence checked after every completion
+PLANNED_LOOKS, SEQUENCE = "planned_looks", "confidence_sequence"
+RULES = (PLANNED_LOOKS, SEQUENCE)
 
 WAIT, RAISE, STOP = "wait", "raise", "stop"
 
@@ -41,6 +57,9 @@ class Standing:
     ci_width: float | None = None  # points (0-100) of `precision_interval`; None while undefined
     least_per_unit: int = 0  # completed, kept participants in the unit that has fewest
     recruiting: bool = True  # the study is published and not stopped
+    kept: int = 0  # completed, kept participants
+    #: the planned looks replayed on the kept participants' accuracies (a "planned_looks" rule only)
+    looks: LookPlan | None = None
 
 
 @dataclass(frozen=True)
@@ -51,6 +70,11 @@ class Target:
     max_spend_pence: int
     reward_pence: int
     capacity: int | None = None  # the places the study's units hold (Parity turns away anyone beyond)
+    rule: str = SEQUENCE  # how a "ci_width" target is met (PLANNED_LOOKS or SEQUENCE)
+
+    @property
+    def by_looks(self) -> bool:
+        return self.kind == CI_WIDTH and self.rule == PLANNED_LOOKS
 
 
 @dataclass(frozen=True)
@@ -92,12 +116,16 @@ def interval_width(interval: Interval | None) -> float | None:
 
 
 def target_met(standing: Standing, target: Target) -> bool:
+    if target.by_looks:
+        return standing.looks is not None and standing.looks.stopped
     if target.kind == CI_WIDTH:
         return standing.ci_width is not None and standing.ci_width <= target.value
     return standing.least_per_unit >= target.value
 
 
 def describe(target: Target) -> str:
+    if target.by_looks:
+        return f"95% interval of human accuracy {target.value:g} points wide, by planned looks"
     if target.kind == CI_WIDTH:
         return f"95% confidence sequence of human accuracy at most {target.value:g} points wide"
     return f"{target.value:g} completions in every unit"
@@ -107,10 +135,17 @@ def next_action(standing: Standing, target: Target) -> Decision:
     """Wait, raise the places to N, or stop (target met, or budget reached)."""
     if target.kind not in KINDS:
         raise ValueError(f"unknown target kind {target.kind!r}: use one of {', '.join(KINDS)}")
+    if target.rule not in RULES:
+        raise ValueError(f"unknown rule {target.rule!r}: use one of {', '.join(RULES)}")
     places = standing.places
     if not standing.recruiting:
         return Decision(WAIT, places, "the study is not recruiting on Prolific")
     if target_met(standing, target):
+        if target.by_looks and standing.looks is not None:
+            look = standing.looks.looks[-1]
+            return Decision(
+                STOP, places, f"target met: {describe(target)} (look {look.number} at {look.n} kept participants)"
+            )
         return Decision(STOP, places, f"target met: {describe(target)}")
     taken = standing.completed + standing.working
     if taken < places:
@@ -127,6 +162,25 @@ def next_action(standing: Standing, target: Target) -> Decision:
             f"{limit} reached before the target ({describe(target)}): {places} places, "
             f"£{spent / 100:.2f} of £{target.max_spend_pence / 100:.2f}",
             budget_reached=True,
+        )
+    if target.by_looks:
+        # straight to the places the next look needs: those working may still complete, and an
+        # excluded participant's place was used
+        look = standing.looks
+        wanted = look.next_n if look is not None and look.next_n is not None else FIRST_LOOK
+        number = len(look.looks) + 1 if look is not None else 1
+        if standing.kept + standing.working >= wanted:
+            return Decision(
+                WAIT, places, f"look {number} reads {wanted} kept participants: {standing.working} still working"
+            )
+        asked = places + wanted - standing.kept - standing.working
+        raised = min(asked, ceiling)
+        capped = f" (the {limit} allows no more)" if raised < asked else ""
+        return Decision(
+            RAISE,
+            raised,
+            f"every place taken; look {number} reads {wanted} kept participants ({standing.kept} so far): "
+            f"raise to {raised}{capped}",
         )
     raised = min(places + max(target.step, 1), ceiling)
     capped = f" (the {limit} allows no more)" if raised < places + target.step else ""

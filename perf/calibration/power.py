@@ -48,6 +48,14 @@ LAYOUTS = (
         difficulty_mean=-1.5,
         description="4 units × 10 people × 60 items, items easy (people ~77% right)",
     ),
+    Layout(
+        "150x30-ceiling",
+        1,
+        150,
+        30,
+        difficulty_mean=-3.4,
+        description="150 people × 30 items, everyone sees every item, near the ceiling (people ~93% right)",
+    ),
 )
 ALPHA = 0.05
 #: what a rate within Monte Carlo error of 80% means here: within 3.5 of its Monte Carlo SEs

@@ -10,10 +10,19 @@ over all items of the population's chance). Three figures:
 
 - the t-interval at a stop on its own width (the rule before the confidence sequence);
 - the t-interval at a fixed n (the mean n of that stop, rounded): what the t-interval does unstopped;
-- the confidence sequence at a stop on its own width (the rule now, and the interval the results
-  print for such a study). It is valid at any stopping time, so it is conservative: above 95%.
+- the confidence sequence at a stop on its own width (the rule for a study that must be free to
+  stop at any time). It is valid at any stopping time, so it is conservative: above 95%;
+- planned looks (`parity.stats.looks`, the default rule): the fixed-width interval at the look that
+  stops.
+
+And the price of each rule (`--price`): mean participants at the stop against the oracle's, the
+fixed n of a 95% z-interval of the same width that knew the people's SD
+(n = ⌈(2 · 1.96 · σ / W)²⌉, σ computed exactly from the truth by quadrature), with the coverage at
+the stop, on the same people in the same order for both rules.
 
     .venv/bin/python -m perf.calibration.recruitment --reps 2000 --seed 1 --layout one-unit
+    nice .venv/bin/python -m perf.calibration.recruitment --price --reps 200 --seed 1 \
+        --layout tiny --layout one-unit --layout implicature --layout easy --layout large-2pl
 """
 
 from __future__ import annotations
@@ -21,14 +30,18 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Iterator
+from dataclasses import asdict, dataclass
 
 import numpy as np
 from scipy import special
 
 from parity.stats.bootstrap import Interval
 from parity.stats.intervals import t_mean_ci
+from parity.stats.looks import fixed_width_interval, planned_looks
 from parity.stats.recruitment import (
     CI_WIDTH,
+    PLANNED_LOOKS,
+    SEQUENCE,
     STOP,
     Standing,
     Target,
@@ -88,6 +101,137 @@ def _recruit(stream: Iterator[float], seen: list[float], rule: str, target: Targ
         if stop is not None:
             return stop, (t_mean_ci if rule == "t" else precision_interval)(seen[:stop])
         checked = len(seen)
+
+
+def _looks(stream: Iterator[float], seen: list[float], target: Target) -> tuple[int, Interval | None]:
+    """Recruit by planned looks through `next_action` (places raised to each look's n, one completion
+    at a time as they come), the looks replayed on the accuracies so far as `prolific recruit` replays
+    them. Returns the number recruited and the interval the results print at the stop."""
+    n = 0
+    while True:
+        while len(seen) < n + 1:
+            seen.extend(next(stream) for _ in range(BLOCK))
+        plan = planned_looks(seen[:n], target.value)
+        standing = Standing(completed=n, working=0, places=n, kept=n, looks=plan)
+        decision = next_action(standing, target)
+        if decision.action == STOP:
+            return n, fixed_width_interval(seen[:n], target.value) if plan.stopped else None
+        n = decision.places
+
+
+def people_sd(layout: Layout, b: np.ndarray, a: np.ndarray) -> float:
+    """The SD of a person's accuracy in the population (θ ~ N(0, 1), their unit at random, every item
+    of the unit answered): between people, the spread of their mean chance; within, the binomial
+    spread of their answers around it. By Gauss–Hermite quadrature over θ."""
+    items = layout.items
+    nodes, weights = np.polynomial.hermite_e.hermegauss(61)
+    weights = weights / weights.sum()
+    chance = special.expit(a[None, :] * (nodes[:, None] - b[None, :]))  # nodes × items
+    first = second = 0.0
+    for unit in range(layout.units):
+        cols = slice(unit * items, (unit + 1) * items)
+        mean = chance[:, cols].mean(axis=1)
+        within = (chance[:, cols] * (1.0 - chance[:, cols])).sum(axis=1) / items**2
+        first += float(weights @ mean) / layout.units
+        second += float(weights @ (mean**2 + within)) / layout.units
+    return float(np.sqrt(max(second - first**2, 0.0)))
+
+
+def oracle_n(sd: float, target_points: float) -> int:
+    """The fixed n whose 95% z-interval, knowing the SD, is `target_points` wide."""
+    return int(np.ceil((2.0 * 1.959964 * sd / (target_points / 100.0)) ** 2))
+
+
+@dataclass(frozen=True)
+class Price:
+    """One rule's price at one layout."""
+
+    layout: str
+    rule: str
+    reps: int
+    mean_n: float
+    se_n: float  # Monte Carlo SE of the mean n
+    oracle_n: float  # mean over replications of the oracle's n
+    ratio: float  # mean n / mean oracle n
+    ratio_se: float
+    hits: int  # intervals at the stop holding the truth
+    widest: float  # the widest interval printed at a stop, points
+    budget: int  # replications the budget stopped before the target
+
+    @property
+    def coverage(self) -> float:
+        return self.hits / self.reps
+
+    @property
+    def coverage_se(self) -> float:
+        return float(np.sqrt(self.coverage * (1.0 - self.coverage) / self.reps))
+
+
+def prices(
+    layout: Layout, reps: int, seed: int, *, target_points: float = TARGET_POINTS, most: int = MOST
+) -> list[Price]:
+    """Planned looks and the confidence sequence on the same people in the same order, over `reps`
+    simulated recruitments at `layout`: participants at the stop, against the oracle's fixed n."""
+    rng = np.random.default_rng([seed, *layout.name.encode(), 7])
+    looks = Target(kind=CI_WIDTH, value=target_points, step=1, max_spend_pence=most, reward_pence=1, rule=PLANNED_LOOKS)
+    sequence = Target(kind=CI_WIDTH, value=target_points, step=1, max_spend_pence=most, reward_pence=1, rule=SEQUENCE)
+    found: dict[str, list[tuple[int, bool, float]]] = {PLANNED_LOOKS: [], SEQUENCE: []}
+    oracle = []
+    for _ in range(reps):
+        b, a = draw_items(layout, layout.n_items, rng)
+        truth = float(population_chance(b, a).mean())
+        oracle.append(oracle_n(people_sd(layout, b, a), target_points))
+        stream = _participants(layout, b, a, rng)
+        seen: list[float] = []
+        # the same people in the same order for both rules (`seen` is shared)
+        for rule, (n, interval) in (
+            (PLANNED_LOOKS, _looks(stream, seen, looks)),
+            (SEQUENCE, _recruit(stream, seen, "cs", sequence)),
+        ):
+            found[rule].append((n, _covers(interval, truth), interval_width(interval) or 100.0))
+    out = []
+    mean_oracle = float(np.mean(oracle))
+    for rule, rows_ in found.items():
+        n = np.array([r[0] for r in rows_], dtype=float)
+        ratio = n / np.array(oracle, dtype=float)
+        out.append(
+            Price(
+                layout=layout.name,
+                rule=rule,
+                reps=reps,
+                mean_n=float(n.mean()),
+                se_n=float(n.std(ddof=1) / np.sqrt(reps)),
+                oracle_n=mean_oracle,
+                ratio=float(n.mean() / mean_oracle),
+                ratio_se=float(ratio.std(ddof=1) / np.sqrt(reps)),
+                hits=sum(r[1] for r in rows_),
+                widest=max(r[2] for r in rows_),
+                budget=int((n >= most).sum()),
+            )
+        )
+    return out
+
+
+RULE_NAMES = {PLANNED_LOOKS: "planned looks", SEQUENCE: "confidence sequence"}
+
+
+def price_table(table: list[Price], target_points: float) -> str:
+    lines = [
+        "| layout | rule | mean n at the stop | oracle's n | ratio | coverage at the stop | widest (points) |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for p in table:
+        lines.append(
+            f"| {p.layout} | {RULE_NAMES[p.rule]} | {p.mean_n:.1f} ± {p.se_n:.1f} | {p.oracle_n:.1f} | "
+            f"{p.ratio:.2f} ± {p.ratio_se:.2f} | {p.coverage:.1%} ± {100 * p.coverage_se:.1f} | {p.widest:.1f} |"
+        )
+    reps = {p.reps for p in table}
+    lines.append("")
+    lines.append(
+        f"Target {target_points:g} points; {', '.join(map(str, sorted(reps)))} replications per layout (± is the "
+        "Monte Carlo SE; the ratio's is that of the mean of each replication's ratio)."
+    )
+    return "\n".join(lines)
 
 
 def _covers(found: Interval | None, truth: float) -> bool:
@@ -178,7 +322,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--layout", choices=sorted(LAYOUTS), action="append")
     parser.add_argument("--target", type=float, default=TARGET_POINTS, help="width target, points")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
+    parser.add_argument("--price", action="store_true", help="print each rule's price table instead")
     args = parser.parse_args(argv)
+    if args.price:
+        table = [
+            price
+            for name in args.layout or ["one-unit"]
+            for price in prices(LAYOUTS[name], args.reps, args.seed, target_points=args.target)
+        ]
+        print(
+            json.dumps([{**asdict(p), "coverage": p.coverage} for p in table], indent=1)
+            if args.json
+            else price_table(table, args.target)
+        )
+        return
     out = []
     for name in args.layout or ["one-unit"]:
         for row in rows(LAYOUTS[name], args.reps, args.seed, target_points=args.target):

@@ -37,7 +37,8 @@ from parity.stats import (
 )
 from parity.stats.agreement_ci import agreement_intervals, calibration_note
 from parity.stats.bootstrap import shared_resamples
-from parity.stats.recruitment import CI_WIDTH
+from parity.stats.intervals import FIXED_WIDTH
+from parity.stats.recruitment import CI_WIDTH, PLANNED_LOOKS
 from parity.stats.results import finite_or_none
 from parity.stats.table import UNSCORED, RatingTable, distinct
 from results.computing.breakdowns import breakdowns
@@ -120,9 +121,19 @@ def recruited_until_precise(data: StudyData) -> bool:
 
 def in_completion_order(overall: AccuracySummary, data: StudyData) -> AccuracySummary:
     """Human accuracy with the interval a "ci_width" recruitment stopped on: the confidence sequence
-    over the participants in the order they completed (`parity.stats.recruitment.precision_interval`).
-    A t-interval at a stop chosen because it was narrow covers less than 95%; the sequence covers at
-    any stop. The participants stay listed as they were."""
+    over the participants in the order they completed (`parity.stats.recruitment.precision_interval`),
+    or, for a study recruited by planned looks, the mean ± half the target (`parity.stats.looks`).
+    A t-interval at a stop chosen because it was narrow covers less than 95%; either of these covers
+    at the rule's stop. The participants stay listed as they were."""
+    recruitment = data.recruitment
+    if recruitment is not None and recruitment.target_rule == PLANNED_LOOKS and recruitment.target_value:
+        summary = summarise_participants(
+            overall.participants,
+            confidence=overall.confidence,
+            ci_method=FIXED_WIDTH,
+            width=recruitment.target_value,
+        )
+        return replace(summary, participants=overall.participants)
     finished = {
         p.annotator: (p.completed_at is None, p.completed_at, p.participant_id) for p in data.columns.participants
     }

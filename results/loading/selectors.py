@@ -66,7 +66,14 @@ def load_answers(data: dict[int, StudyData], *, recruitment: bool = True) -> Non
 
 def _load_recruitment(data: dict[int, StudyData]) -> None:
     for row in ProlificStudy.objects.filter(study_id__in=list(data)).values(
-        "study_id", "places", "status", "bonus_per_correct_pence", "target_kind", "target_value", "currency"
+        "study_id",
+        "places",
+        "status",
+        "bonus_per_correct_pence",
+        "target_kind",
+        "target_value",
+        "target_rule",
+        "currency",
     ):
         data[row["study_id"]].recruitment = Recruitment(
             places=row["places"],
@@ -74,6 +81,7 @@ def _load_recruitment(data: dict[int, StudyData]) -> None:
             bonus_per_correct_pence=row["bonus_per_correct_pence"],
             target_kind=row["target_kind"],
             target_value=row["target_value"],
+            target_rule=row["target_rule"],
             currency=row["currency"],
         )
 

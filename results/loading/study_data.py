@@ -58,6 +58,8 @@ class Recruitment:
     #: the recruitment target ("ci_width", "per_unit", or "" for none) and its value
     target_kind: str = ""
     target_value: float | None = None
+    #: how a "ci_width" target is met: "planned_looks" or "confidence_sequence"
+    target_rule: str = ""
     currency: str = ""  # the workspace's, once read from Prolific
 
 

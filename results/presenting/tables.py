@@ -23,6 +23,7 @@ from parity import benchmarks
 from parity.benchmarks.tables import Table, num, pct
 from parity.reporting.methods import gap_ci
 from parity.stats import BOOTSTRAP, CI_METHOD_LABELS, CONFIDENCE_SEQUENCE, SMALL_N, T_INTERVAL
+from parity.stats.intervals import FIXED_WIDTH
 from results.computing.spine import CategoryHumans, StudyResults, UnitResults
 from results.presenting.closing_table import closing_table
 from results.presenting.gold_errors_table import gold_errors_table
@@ -51,9 +52,12 @@ def count(n: int, noun: str) -> str:
 def ci_method_label(method: str | None, *, short: bool = False) -> str:
     """What a human CI's method is called (parity.stats.intervals), for notes and pages (`short`: on a card)."""
     if short:
-        return {T_INTERVAL: "t-interval", BOOTSTRAP: "bootstrap", CONFIDENCE_SEQUENCE: "confidence sequence"}.get(
-            method or "", method or "—"
-        )
+        return {
+            T_INTERVAL: "t-interval",
+            BOOTSTRAP: "bootstrap",
+            CONFIDENCE_SEQUENCE: "confidence sequence",
+            FIXED_WIDTH: "fixed width, planned looks",
+        }.get(method or "", method or "—")
     return CI_METHOD_LABELS.get(method or "", method or "—")
 
 

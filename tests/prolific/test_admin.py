@@ -68,14 +68,16 @@ def test_the_researcher_sets_a_recruitment_target_in_the_admin(researcher_client
         "bonus_per_correct_pence": "0",
         "target_kind": "ci_width",
         "target_value": "5",
+        "target_rule": "confidence_sequence",
         "target_step": "6",
         "max_spend_pence": "45000",
     }
     assert researcher_client.post(url, form).status_code == 302
     found.refresh_from_db()
-    assert (found.target_kind, found.target_value, found.target_step, found.max_spend_pence) == (
+    assert (found.target_kind, found.target_value, found.target_rule, found.target_step, found.max_spend_pence) == (
         "ci_width",
         5,
+        "confidence_sequence",
         6,
         45000,
     )

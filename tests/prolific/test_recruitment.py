@@ -4,14 +4,19 @@ stops it earlier, with a flag; a step run twice raises once."""
 
 from __future__ import annotations
 
+import math
+import statistics
 from io import StringIO
 
+import pytest
 from django.core.management import call_command
+from scipy import stats
 
 from annotation.models import Item
+from parity.stats.looks import FIRST_LOOK
 from prolific.models import ProlificFlag, ProlificStudy, RecruitmentPoint
 from prolific.recruitment import prolific_recruit_configure, recruitment_step
-from prolific.services import prolific_study_create, prolific_study_transition
+from prolific.services import ProlificStudyError, prolific_study_create, prolific_study_transition
 from results.computing.assemble import study_results
 from results.computing.monitor import study_monitor
 from results.computing.spine import StudyResults
@@ -34,14 +39,25 @@ def one_wrong():
     return choose
 
 
-def published(name: str, *, places: int, value: float, step: int, max_spend_pence: int) -> ProlificStudy:
-    # units of 3 items holding 10 people each: Parity's capacity is not what limits the places
+def published(
+    name: str,
+    *,
+    places: int,
+    value: float,
+    step: int,
+    max_spend_pence: int,
+    rule: str | None = "confidence_sequence",
+    per_unit: int = 10,
+) -> ProlificStudy:
+    # units of 3 items holding `per_unit` people each: Parity's capacity is not what limits the places
     # £4.50 a place, whatever the design's estimate: the budgets below count in it
-    study = small_study(name, unit_size=3, units=2, per_unit=10, attention_checks=2, exclude_at=2, reward_pence=450)
+    study = small_study(
+        name, unit_size=3, units=2, per_unit=per_unit, attention_checks=2, exclude_at=2, reward_pence=450
+    )
     found = prolific_study_create(study=study, places=places)
     prolific_study_transition(prolific_study=found, action="publish")
     return prolific_recruit_configure(
-        prolific_study=found, kind="ci_width", value=value, max_spend_pence=max_spend_pence, step=step
+        prolific_study=found, kind="ci_width", value=value, max_spend_pence=max_spend_pence, step=step, rule=rule
     )
 
 
@@ -187,3 +203,85 @@ def test_the_command_sets_the_target_and_sync_runs_a_step(implicature, standin):
     out = StringIO()
     call_command("prolific", "recruit", stdout=out)
     assert "wait: the study is not recruiting on Prolific." in out.getvalue()
+
+
+def test_a_new_study_recruits_by_planned_looks_and_stops_only_at_a_look(implicature, standin, admin_client):
+    # no rule named: a new study's is planned looks. Accuracies alternate 1 and 2/3 (SD about 0.17):
+    # a 14-point target takes all three looks
+    found = published("looks", places=4, value=14, step=2, max_spend_pence=450 * 80, rule=None, per_unit=40)
+    assert found.target_rule == "planned_looks"
+    arrived, looks = 0, []
+    for _ in range(10):
+        arrived = fill(standin, found, arrived)
+        point = recruitment_step(found)
+        looks.append((point.action, point.completed, point.places))
+        if point.action == "stop":
+            break
+    # each look's number worked out here from the accuracies, by the formula the rule states
+    accuracies = [1.0 if k % 2 else 2 / 3 for k in range(1, arrived + 1)]
+
+    def asks(n: int) -> int:
+        t = stats.t.ppf(0.98, n - 1)
+        return math.ceil((2 * t * statistics.stdev(accuracies[:n]) / 0.14) ** 2)
+
+    second = max(FIRST_LOOK + 1, math.ceil(0.7 * asks(FIRST_LOOK)))
+    last = asks(second)
+    assert FIRST_LOOK < second < last
+    # straight from 4 places to the first look's 20, then to each look's number: never by the step
+    assert looks == [
+        ("raise", 4, FIRST_LOOK),
+        ("raise", FIRST_LOOK, second),
+        ("raise", second, last),
+        ("stop", last, last),
+    ]
+    assert all(p.ci_width is None for p in RecruitmentPoint.objects.filter(prolific_study=found))
+
+    # the interval printed is the mean ± 7 points, named as such
+    results = study_results(load_study_data(found.study))
+    accuracy = results["human"]["accuracy"]
+    assert accuracy["ci_method"] == "fixed_width_planned_looks"
+    mean = statistics.fmean(accuracies)
+    assert accuracy["ci95"] == pytest.approx([mean - 0.07, min(mean + 0.07, 1.0)])
+    report = render_report(StudyResults.from_json(results), "markdown")
+    assert "Recruitment stopped at the last of up to three planned looks" in report
+    assert "the mean ± half the target of 14.0 points" in report
+
+    monitor = study_monitor(found.study)["recruitment"]
+    assert monitor["rule"] == "planned_looks" and monitor["stopped_at"] == last and monitor["forecast"] is None
+    assert [(look["n"], look["needed"]) for look in monitor["looks"]] == [
+        (FIRST_LOOK, asks(FIRST_LOOK)),
+        (second, last),
+        (last, last),
+    ]
+    page = admin_client.get(f"/studies/{found.study.pk}/monitor/").content.decode()
+    assert f"Recruitment stopped at the look of {last}." in page and "there is no early stop" in page
+
+
+def test_the_rule_is_refused_unless_known_and_kept_when_not_named(implicature, standin):
+    found = published("rules", places=4, value=10, step=2, max_spend_pence=4500)
+    with pytest.raises(ProlificStudyError, match="unknown rule 'peeking'"):
+        prolific_recruit_configure(
+            prolific_study=found, kind="ci_width", value=10, max_spend_pence=4500, rule="peeking"
+        )
+    found.refresh_from_db()
+    assert found.target_rule == "confidence_sequence"
+    prolific_recruit_configure(prolific_study=found, kind="ci_width", value=8, max_spend_pence=4500)
+    found.refresh_from_db()
+    assert (found.target_rule, found.target_value) == ("confidence_sequence", 8)
+
+
+def test_the_command_chooses_the_rule(implicature, standin):
+    study = small_study("rule by cron", unit_size=3, units=2, per_unit=10, attention_checks=2, exclude_at=2)
+    found = prolific_study_create(study=study, places=2)
+    prolific_study_transition(prolific_study=found, action="publish")
+    common = ["--target", "ci_width", "--value", "10", "--max-spend", "9000"]
+    out = StringIO()
+    call_command("prolific", "recruit", study.name, *common, "--rule", "confidence_sequence", stdout=out)
+    found.refresh_from_db()
+    assert found.target_rule == "confidence_sequence"
+    assert "wait: 2 of 2 places still open." in out.getvalue()
+    out = StringIO()
+    call_command("prolific", "recruit", study.name, *common, "--rule", "planned_looks", stdout=out)
+    found.refresh_from_db()
+    assert found.target_rule == "planned_looks"
+    assert "CI width undefined" in out.getvalue()

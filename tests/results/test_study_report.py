@@ -159,6 +159,7 @@ def test_a_study_recruited_until_precise_prints_the_confidence_sequence_and_says
         places=10,
         target_kind="ci_width",
         target_value=10,
+        target_rule="confidence_sequence",
         max_spend_pence=9000,
     )
     results = _assert_figures_are_the_json(pilot.name)
@@ -171,6 +172,29 @@ def test_a_study_recruited_until_precise_prints_the_confidence_sequence_and_says
     assert (
         "Recruitment stopped when the 95% confidence sequence of human accuracy (Waudby-Smith and Ramdas), "
         "valid at any stopping time, was at most 10.0 points wide; the interval reported is that sequence at the stop."
+    ) in statistics
+
+
+def test_a_study_recruited_by_planned_looks_prints_the_fixed_width_interval_and_says_so(pilot, db) -> None:
+    ProlificStudy.objects.create(
+        study=Study.objects.get(pk=pilot.study_id),
+        prolific_id="6a1d",
+        places=10,
+        target_kind="ci_width",
+        target_value=12,
+        target_rule="planned_looks",
+        max_spend_pence=9000,
+    )
+    results = _assert_figures_are_the_json(pilot.name)
+    accuracy = results["human"]["accuracy"]
+    assert accuracy["ci_method"] == "fixed_width_planned_looks"
+    assert accuracy["ci95"] == pytest.approx([accuracy["mean"] - 0.06, min(accuracy["mean"] + 0.06, 1.0)])
+    statistics = plain(build_report(_tree(results)).methods[2])
+    assert "a fixed-width interval at the last of recruitment's planned looks" in statistics
+    assert (
+        "Recruitment stopped at the last of up to three planned looks, each of whose numbers of participants was set "
+        "by the spread of the accuracies so far, never by their mean (Stein's fixed-width interval); the interval "
+        "reported is the mean ± half the target of 12.0 points."
     ) in statistics
 
 

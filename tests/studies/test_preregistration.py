@@ -186,6 +186,30 @@ def test_raising_places_on_prolific_departs_from_the_plan_only_beyond_its_target
     assert exported["audit"][-1]["data"]["target"] == recruitment_plan(found)
 
 
+def test_the_plan_names_how_a_precision_target_is_met(implicature, researcher):
+    from studies.selectors_preregistration import study_document
+
+    study = small_study("planned", owner=researcher)
+    found = ProlificStudy.objects.create(study=study, prolific_id="q" * 24, places=4)
+    prolific_recruit_configure(prolific_study=found, kind="ci_width", value=10, max_spend_pence=5000, step=2)
+    recruitment = study_document(study)["recruitment"]
+    assert recruitment["precision"]["by"] == "planned_looks"
+    assert recruitment["stopping_rule"] == (
+        "recruit on Prolific until 95% interval of human accuracy 10 points wide, by planned looks: the places "
+        "raised to each look's number of participants, set by the spread of their accuracies alone, and the study "
+        "stopped only at a look; spending at most £50.00"
+    )
+    prolific_recruit_configure(
+        prolific_study=found, kind="ci_width", value=10, max_spend_pence=5000, rule="confidence_sequence"
+    )
+    recruitment = study_document(study)["recruitment"]
+    assert recruitment["precision"]["by"] == "confidence_sequence"
+    assert recruitment["stopping_rule"].startswith(
+        "recruit on Prolific until 95% confidence sequence of human accuracy at most 10 points wide, raising the "
+        "places by 2 at a time"
+    )
+
+
 def test_every_admin_edit_of_what_the_frozen_plan_covers_is_a_listed_deviation(
     implicature, researcher, researcher_client, django_user_model
 ):

@@ -58,8 +58,14 @@ class Command(BaseCommand):
         parser.add_argument(
             "--target",
             choices=["ci_width", "per_unit", "none"],
-            help="recruit: set the target (ci_width: the 95%% confidence sequence of human accuracy at most "
-            "--value points wide; per_unit: --value completions in every unit; none: clear it)",
+            help="recruit: set the target (ci_width: the 95%% interval of human accuracy at most --value points "
+            "wide, by --rule; per_unit: --value completions in every unit; none: clear it)",
+        )
+        parser.add_argument(
+            "--rule",
+            choices=["planned_looks", "confidence_sequence"],
+            help="recruit: how a ci_width target is met (planned_looks, the default for a new study: fewer "
+            "participants, valid only if the study stops at its looks; confidence_sequence: valid whenever it stops)",
         )
         parser.add_argument("--value", type=float, help="recruit: the target's value")
         parser.add_argument("--step", type=int, help="recruit: places added per raise")
@@ -153,6 +159,7 @@ class Command(BaseCommand):
                     value=options["value"],
                     max_spend_pence=options["max_spend"],
                     step=options["step"],
+                    rule=options["rule"],
                 )
                 if not found.target_kind:
                     return f"{found.study.name}: no recruitment target."

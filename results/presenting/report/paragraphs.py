@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from parity.reporting.methods import MODEL_CI, gap_ci, human_ci
 from parity.stats import CONFIDENCE_SEQUENCE
+from parity.stats.intervals import FIXED_WIDTH
 from results.computing.spine import StudyResults
 from results.presenting.report import recruiting, training
 from results.presenting.report.figures import Part, figure, series
@@ -264,6 +265,14 @@ def _statistics(t: _Text) -> None:
             "was at most ",
             t.f("methods", "prolific", "target_value", kind="one"),
             " points wide; the interval reported is that sequence at the stop. ",
+        )
+    if method == FIXED_WIDTH and prolific is not None and prolific.target_kind == "ci_width":
+        t.add(
+            "Recruitment stopped at the last of up to three planned looks, each of whose numbers of participants "
+            "was set by the spread of the accuracies so far, never by their mean (Stein's fixed-width interval); "
+            "the interval reported is the mean ± half the target of ",
+            t.f("methods", "prolific", "target_value", kind="one"),
+            " points. ",
         )
     if results.paired:
         t.add(
