@@ -83,7 +83,7 @@ def _sampled(definition: benchmarks.Benchmark, items: list[Item], sample: sampli
     if problems:
         raise StudyError("; ".join(problems))
     categories = [definition.category_of(item.meta) or "" for item in items]
-    if sample.method == sampling.STRATIFIED and not definition.category_field:
+    if sample.method in sampling.BY_CATEGORY and not definition.category_field:
         raise StudyError(f"{definition.title}'s items have no categories to stratify by: draw at random instead")
     kept = set(sampling.sample([item.key for item in items], categories, sample))
     return [item for item in items if item.key in kept]
