@@ -167,4 +167,3 @@ def test_the_server_imports_every_view_as_it_starts_not_on_its_first_request() -
     )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout.strip().splitlines()[-1]) == sorted((*VIEWS, "results.computing.assemble"))
-

@@ -81,13 +81,12 @@ class ShortPool(ValueError):
     def __init__(self, units: int, size: int, found: int, pool: str = "items", noun: str = "items") -> None:
         self.units, self.size, self.found, self.pool, self.noun = units, size, found, pool, noun
         super().__init__(
-            f"{self.what} need {self.needed} {pool}; "
-            f"only {found} {'is' if found == 1 else 'are'} imported"
+            f"{self.what} need {self.needed} {pool}; only {found} {'is' if found == 1 else 'are'} imported"
         )
 
     @property
     def what(self) -> str:
-        """"3 units of 15 items"."""
+        """ "3 units of 15 items"."""
         return f"{self.units} unit{'s' if self.units != 1 else ''} of {self.size} {self.noun}"
 
     @property

@@ -10,14 +10,22 @@ import re
 
 import pytest
 
-from parity.benchmarks.timing import COMPREHENSION_SECONDS, EXPLANATION_SECONDS, PRACTICE_FEEDBACK_SECONDS, SETUP_SECONDS
+from parity.benchmarks.timing import (
+    COMPREHENSION_SECONDS,
+    EXPLANATION_SECONDS,
+    PRACTICE_FEEDBACK_SECONDS,
+    SETUP_SECONDS,
+)
 from studies.models import Study
 from studies.pay import reward_for
-from tests.studies.workflow.helpers import create, form_data
+from tests.studies.workflow.helpers import create, edit_data, form_data
 
 pytestmark = pytest.mark.django_db
 
-PRACTICE = "Is the sky blue?\n- yes\n- no\n= yes\n\nIs grass red?\n- yes\n- no\n= no\n\nIs snow white?\n- yes\n- no\n= yes"
+PRACTICE = "\n\n".join(
+    f"{question}\n- yes\n- no\n= {right}"
+    for question, right in (("Is the sky blue?", "yes"), ("Is grass red?", "no"), ("Is snow white?", "yes"))
+)
 COMPREHENSION = "What do you answer?\n- yes or no\n- a story\n= yes or no\n\nMay you look things up?\n- yes\n- no\n= no"
 #: 1 unit of 10 items and 2 attention checks: 12 answers of implicature's ~12 s
 DESIGN = {"units": 1, "unit_size": 10, "per_unit": 2, "attention_checks": 2, "exclude_at": 2}
@@ -86,8 +94,6 @@ def test_a_draft_whose_training_is_added_follows_the_longer_estimate(researcher_
     assert create(researcher_client, "implicature", name="plain", **DESIGN).status_code == 302
     study = Study.objects.get(name="plain")
     assert study.estimated_minutes == _minutes(12, 0, 0, 0)
-    from tests.studies.workflow.helpers import edit_data
-
     data = edit_data(researcher_client, study, explanations="every", comprehension_questions=COMPREHENSION)
     # the page fills the time and reward from the live estimate as the form changes
     estimate = researcher_client.post(
