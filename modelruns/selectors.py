@@ -68,10 +68,11 @@ def queue_positions() -> dict[int, int]:
     turn (`modelruns.tasks`), a queued run's first shard comes before the later shards of the runs
     already running: only the runs queued before it and still waiting for a worker are ahead of it.
     Where it serves them in order of arrival, every unfinished run queued before it is."""
-    active = ModelRun.objects.active().order_by("created_at", "pk").values_list("pk", "status")
+    active = ModelRun.objects.active().order_by("created_at", "pk")
     if served_in_turn():
-        active = [(pk, status) for pk, status in active if status == ModelRun.Status.QUEUED]
-    return {pk: place for place, (pk, status) in enumerate(active, start=1) if status == ModelRun.Status.QUEUED}
+        active = active.filter(status=ModelRun.Status.QUEUED)
+    rows = active.values_list("pk", "status")
+    return {pk: place for place, (pk, status) in enumerate(rows, start=1) if status == ModelRun.Status.QUEUED}
 
 
 def runs_panel(study: Study) -> list[ModelRun]:
