@@ -18,6 +18,8 @@ from parity.benchmarks.timing import (
 )
 from studies.models import Study
 from studies.pay import reward_for
+from tests.api.conftest import token_client
+from tests.personas import researcher
 from tests.studies.workflow.helpers import create, edit_data, form_data
 
 pytestmark = pytest.mark.django_db
@@ -139,3 +141,20 @@ def test_the_live_estimate_warns_of_units_the_items_drawn_cannot_fill(researcher
         "/studies/new/?benchmark=implicature", fits, headers={"HX-Request": "true"}
     ).content.decode()
     assert 'id="design-problem"' not in html and not Study.objects.exists()
+
+
+def test_a_study_created_through_the_api_with_a_reward_only_takes_its_explanations_time(implicature):
+    response = token_client(researcher()).post(
+        "/api/studies/create/",
+        {
+            "name": "scripted",
+            "benchmark": "implicature",
+            "design": DESIGN,
+            "explanations": "every",
+            "reward_pence": 450,
+        },
+        format="json",
+    )
+    assert response.status_code == 201, response.json()
+    study = Study.objects.get(name="scripted")
+    assert (study.estimated_minutes, study.reward_pence) == (_minutes(12, 0, 0, 12), 450)
