@@ -1,20 +1,15 @@
 """Background tasks: one per shard of a model run, on the "models" queue of whichever backend
-TASK_QUEUE selects (the database queue with `manage.py run_worker`, or Redis with RQ workers).
-
-Where the backend orders by priority (the database's), a shard's task is queued at a priority that
-falls with the shard's place in its run: every run's first shard comes before any run's second, and
-so on, so the workers take the runs' shards in turn and a small run queued behind a large one waits
-for a shard of it, not for all of it (a worker gives way after each shard while another run waits:
-`modelruns.shards.modelrun_work`). RQ serves its queue in order of arrival."""
+TASK_QUEUE selects (the database queue with `manage.py run_worker`, or Redis with RQ workers),
+queued so that the runs' shards are served in turn where the backend can (`modelruns.turns`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django_tasks import TaskContext, task
-from django_tasks.base import TASK_MIN_PRIORITY
 
 from modelruns import shards
+from modelruns.turns import served_in_turn, turn_priority
 
 
 @task(queue_name="models", takes_context=True)
@@ -26,12 +21,6 @@ def run_shard(context: TaskContext, shard_id: int) -> int:
     return shards.shard_work(shard_id=shard_id, worker=shards.worker_name(context.task_result.id[:12]))
 
 
-def served_in_turn() -> bool:
-    """Whether the queue takes the runs' shards in turn (else in order of arrival)."""
-    return bool(run_shard.get_backend().supports_priority)
-
-
 def run_shard_in_turn(index: int) -> Any:
-    """`run_shard` for the shard at `index` of its run (0 first), at its turn's priority where the
-    backend has priorities; the runs' shards past the 100th share the lowest, in order of arrival."""
-    return run_shard.using(priority=max(TASK_MIN_PRIORITY, -index)) if served_in_turn() else run_shard
+    """`run_shard` for the shard at `index` of its run, at its turn's priority where the backend has priorities."""
+    return run_shard.using(priority=turn_priority(index)) if served_in_turn() else run_shard

@@ -16,16 +16,25 @@ def proportional(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('studies', '0031_study_original_study_description'),
+        ("studies", "0031_study_original_study_description"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='study',
-            name='item_sampling',
-            field=models.CharField(choices=[('all', 'All items'), ('random', 'A random subset'), ('stratified', "A subset stratified by category (in proportion to each category's share)"), ('stratified_each', 'A subset stratified by category, at least one of each category')], default='all', help_text="which of the benchmark's items the units are built from", max_length=20),
+            model_name="study",
+            name="item_sampling",
+            field=models.CharField(
+                choices=[
+                    ("all", "All items"),
+                    ("random", "A random subset"),
+                    ("stratified", "A subset stratified by category (in proportion to each category's share)"),
+                    ("stratified_each", "A subset stratified by category, at least one of each category"),
+                ],
+                default="all",
+                help_text="which of the benchmark's items the units are built from",
+                max_length=20,
+            ),
         ),
         migrations.RunPython(one_of_each, proportional),
     ]
