@@ -33,7 +33,7 @@ from parity import benchmarks
 from studies import closing
 from studies.access import ADD_STUDY, CHANGE_STUDY, EXCLUDE_PARTICIPANT, RUN_MODEL, require_permission
 from studies.bounds import MAX_DESIGN_TEXT, MAX_INTEGER, MAX_PENCE, MAX_TEXT
-from studies.estimates import MAX_MINUTES, followed_pay
+from studies.estimates import MAX_MINUTES, Training, followed_pay
 from studies.models import Study
 from studies.screening import SELECTS
 from studies.services import (
@@ -267,7 +267,8 @@ class StudyCreateApi(ResearcherApi):
             # reward: the recommended rate for the time); neither given, both follow the design.
             # A design is estimated only once its fields read: the form then names what is wrong
             design = StudyCreateApi.typed_design(defaults, data)
-            estimate = design_estimate(given["benchmark"], design) if design is not None else None
+            training = Training.of_fields(given)  # the API's study has no practice: its explanations count
+            estimate = design_estimate(given["benchmark"], design, training) if design is not None else None
             minutes, pence = followed_pay(estimate, given.get("estimated_minutes"), given.get("reward_pence"))
             data["estimated_minutes"] = minutes
             data["reward"] = (Decimal(pence) / 100).quantize(Decimal("0.01"))

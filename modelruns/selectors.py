@@ -10,6 +10,7 @@ from django.db.models import Count, IntegerField, OuterRef, Prefetch, Q, QuerySe
 from annotation.models import BenchmarkAsset, Item
 from annotation.selectors import item_data
 from modelruns.models import ModelResponse, ModelRun, ModelShard, ModelSpec
+from modelruns.turns import served_in_turn
 from parity.benchmarks.base import ItemData
 from studies.access import studies_for_user
 from studies.models import Participant, Response, Study, UnitItem
@@ -63,10 +64,15 @@ def runs_for_study(study: Study) -> QuerySet[WithAnnotations[ModelRun, RunCounts
 
 
 def queue_positions() -> dict[int, int]:
-    """Each queued run's place in the queue (1 = next): one plus the runs of any study queued
-    before it that have not finished (the workers serve every study's runs in turn)."""
-    active = ModelRun.objects.active().order_by("created_at", "pk").values_list("pk", "status")
-    return {pk: place for place, (pk, status) in enumerate(active, start=1) if status == ModelRun.Status.QUEUED}
+    """Each queued run's place in the queue (1 = next). Where the queue takes the runs' shards in
+    turn (`modelruns.turns`), a queued run's first shard comes before the later shards of the runs
+    already running: only the runs queued before it and still waiting for a worker are ahead of it.
+    Where it serves them in order of arrival, every unfinished run queued before it is."""
+    active = ModelRun.objects.active().order_by("created_at", "pk")
+    if served_in_turn():
+        active = active.filter(status=ModelRun.Status.QUEUED)
+    rows = active.values_list("pk", "status")
+    return {pk: place for place, (pk, status) in enumerate(rows, start=1) if status == ModelRun.Status.QUEUED}
 
 
 def runs_panel(study: Study) -> list[ModelRun]:

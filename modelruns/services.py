@@ -29,7 +29,7 @@ from modelruns.preregistration_runs import run_change_record
 from modelruns.services_instructions import instruction_setting_resolve
 from modelruns.shards import modelrun_end_cancelled, modelrun_finish_if_complete, open_shards
 from modelruns.sources import model_name_problem, model_source_problem
-from modelruns.tasks import run_shard
+from modelruns.tasks import run_shard, run_shard_in_turn
 from parity.benchmarks.base import DatasetError
 from parity.engine import ENGINE_VERSION
 from studies.models import Study
@@ -277,9 +277,12 @@ def modelrun_enqueue(*, run: ModelRun) -> int:
 
 
 def _shards_enqueue(shard_ids: list[int]) -> None:
+    """One task per shard, each at its turn (`modelruns.tasks`): the runs' shards are taken in turn."""
+    indices = dict(ModelShard.objects.filter(pk__in=shard_ids).values_list("pk", "index"))
+
     def send() -> None:
         for shard_id in shard_ids:
-            run_shard.enqueue(shard_id)
+            run_shard_in_turn(indices.get(shard_id, 0)).enqueue(shard_id)
 
     transaction.on_commit(send)
 

@@ -399,11 +399,15 @@ def modelrun_work(
     prefer: int | None = None,
     on_progress: RunProgress | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    give_way: bool = False,
 ) -> int:
     """Claim and score shards of `run` until none is left; returns how many this call scored.
 
     While every remaining shard is held by another worker, wait: if that worker dies its lease
-    runs out and this call takes the shard over.
+    runs out and this call takes the shard over. `give_way` (a queued task): stop after a scored
+    shard when another run has a shard waiting that no worker holds; the run's other shards keep
+    their own queued tasks (a task ends having scored a shard, or with none of its run left open),
+    which the queue serves in turn with the other runs'.
     """
     fresh = ModelRun.objects.select_related("spec", "study").filter(pk=run.pk).first()
     if fresh is None:  # deleted while its tasks waited in the queue
@@ -468,6 +472,8 @@ def modelrun_work(
             if on_progress is not None:
                 run.refresh_from_db(fields=["progress_done"])
                 on_progress(run.progress_done, run.progress_total)
+            if give_way and another_run_waits(run):
+                break
             continue
         wait = _seconds_until_claimable(run)
         if wait is None:
@@ -483,4 +489,19 @@ def shard_work(*, shard_id: int, worker: str) -> int:
     shard = ModelShard.objects.select_related("run").filter(pk=shard_id).first()
     if shard is None:
         return 0
-    return modelrun_work(run=shard.run, worker=worker, prefer=shard_id)
+    return modelrun_work(run=shard.run, worker=worker, prefer=shard_id, give_way=True)
+
+
+def another_run_waits(run: ModelRun) -> bool:
+    """Whether a run other than `run`, active and not being cancelled, has a shard ready to claim."""
+    now = timezone.now()
+    return (
+        ModelShard.objects.filter(
+            status=ModelShard.Status.PENDING,
+            run__status__in=ModelRun.ACTIVE,
+            run__cancel_requested_at__isnull=True,
+        )
+        .filter(Q(retry_at__isnull=True) | Q(retry_at__lte=now))
+        .exclude(run_id=run.pk)
+        .exists()
+    )

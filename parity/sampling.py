@@ -1,5 +1,6 @@
 """Which of a benchmark's items a study shows: all of them (in file order), a random subset of N, or a
-subset of N stratified by the items' categories. The draw is a function of the seed alone, so the
+subset of N stratified by the items' categories: in proportion to each category's share, or so with at
+least one item of every category (`allocation`). The draw is a function of the seed alone, so the
 same seed gives the same items on any machine and the methods can state how to draw them again."""
 
 from __future__ import annotations
@@ -11,7 +12,10 @@ from dataclasses import dataclass
 ALL = "all"
 RANDOM = "random"
 STRATIFIED = "stratified"
-METHODS = (ALL, RANDOM, STRATIFIED)
+STRATIFIED_EACH = "stratified_each"
+METHODS = (ALL, RANDOM, STRATIFIED, STRATIFIED_EACH)
+#: the methods that draw by category
+BY_CATEGORY = (STRATIFIED, STRATIFIED_EACH)
 
 
 @dataclass(frozen=True)
@@ -37,18 +41,22 @@ class ItemSampling:
         return problems
 
 
-def allocation(counts: dict[str, int], size: int) -> dict[str, int]:
-    """How many of `size` items each category gets: proportional to its share (largest remainders,
-    ties broken by the category's name), at least one per category while `size` allows, never more
-    than the category holds."""
+def allocation(counts: dict[str, int], size: int, *, at_least_one: bool = False) -> dict[str, int]:
+    """How many of `size` items each category gets, by largest remainder: each category's exact share
+    of `size` (in proportion to the items it holds) rounded down, the items left over going one each
+    to the largest remainders (ties broken by the category's name), never more than a category holds.
+
+    `at_least_one`, where `size` allows one per category: one item of every category first, and the
+    rest shared so in proportion to the items each category has left (how every stratified draw was
+    made before proportional ones: such studies are recorded as `stratified_each`, and their draws
+    repeat exactly)."""
     total = sum(counts.values())
     names = sorted(counts)
     if size >= total:
         return dict(counts)
-    floor_one = size >= len(names)
+    floor_one = at_least_one and size >= len(names)
     given = {name: (1 if floor_one and counts[name] else 0) for name in names}
     left = size - sum(given.values())
-    # the rest shared in proportion to what each category still holds
     spare = {name: counts[name] - given[name] for name in names}
     spare_total = sum(spare.values())
     shares = {name: left * spare[name] / spare_total if spare_total else 0.0 for name in names}
@@ -80,16 +88,24 @@ def sample(keys: Sequence[str], categories: Sequence[str], sampling: ItemSamplin
         members: dict[str, list[int]] = {}
         for index, category in enumerate(categories):
             members.setdefault(category, []).append(index)
-        quota = allocation({name: len(indices) for name, indices in members.items()}, sampling.size)
+        counts = {name: len(indices) for name, indices in members.items()}
+        quota = allocation(counts, sampling.size, at_least_one=sampling.method == STRATIFIED_EACH)
         chosen = set()
         for name in sorted(members):
             chosen.update(draw.sample(members[name], quota[name]))
     return [key for index, key in enumerate(keys) if index in chosen]
 
 
+#: how a stratified draw is said after "drawn at random"
+HOW = {
+    STRATIFIED: " stratified by category",
+    STRATIFIED_EACH: " stratified by category, at least one of each category,",
+}
+
+
 def describe(sampling: ItemSampling, *, drawn: int, available: int) -> str:
     """The methods' words: "30 of the 600 items, drawn at random stratified by category with seed 1234"."""
     if sampling.method == ALL:
         return f"all {available} items"
-    how = "drawn at random stratified by category" if sampling.method == STRATIFIED else "drawn at random"
+    how = "drawn at random" + HOW.get(sampling.method, "")
     return f"{drawn} of the {available} items, {how} with seed {sampling.seed}"

@@ -8,7 +8,7 @@ for the view until a request (or a look at an attribute only the view has) asks 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import cached_property
 from typing import Any
 
@@ -56,3 +56,19 @@ class DeferredView:
 def deferred(path: str, *, csrf_exempt: bool = False, **initkwargs: Any) -> DeferredView:
     """The view at `path`, imported on its first request (`DeferredView`)."""
     return DeferredView(path, csrf_exempt=csrf_exempt, **initkwargs)
+
+
+def views_load(patterns: Iterable[Any] | None = None) -> int:
+    """Import every deferred view of the URLconf (and what it imports: the results' statistics, numpy,
+    scipy); returns how many. The server calls it once as it starts (`config.wsgi`): in gunicorn's
+    master with --preload, so that no worker's first request waits seconds for the imports."""
+    from django.urls import URLResolver, get_resolver
+
+    loaded = 0
+    for entry in get_resolver().url_patterns if patterns is None else patterns:
+        if isinstance(entry, URLResolver):
+            loaded += views_load(entry.url_patterns)
+        elif isinstance(entry.callback, DeferredView):
+            entry.callback.view  # noqa: B018 - the import is the point
+            loaded += 1
+    return loaded

@@ -12,7 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 from parity.benchmarks.base import Benchmark
-from parity.benchmarks.timing import TimeEstimate
+from parity.benchmarks.timing import TimeEstimate, explanations_asked, with_training
 from studies.pay import PROLIFIC_MINIMUM_PENCE_PER_HOUR, PROLIFIC_RECOMMENDED_PENCE_PER_HOUR, hourly_pay, reward_for
 
 #: Prolific's longest study, and the form's bound on the minutes
@@ -43,11 +43,47 @@ class DesignEstimate:
         return f"{self.time}; reward at £{self.pence_per_hour / 100:g}/h: £{self.reward:.2f}"
 
 
+@dataclass(frozen=True)
+class Training:
+    """What a participant does besides the items, as the estimate counts it: the practice questions,
+    the comprehension questions and when the "why?" box is asked (`Study.explanations`)."""
+
+    practice: int = 0
+    comprehension: int = 0
+    explanations: str = "off"
+    explanation_every: int = 5
+
+    @classmethod
+    def of_fields(cls, fields: Mapping[str, Any]) -> Training:
+        """From a study's fields as `study_create` and the form take them (the questions parsed);
+        practice questions to be drawn count as many as are asked for."""
+        practice = len(fields.get("practice_questions") or ()) or int(fields.get("practice_drawn") or 0)
+        return cls(
+            practice=practice,
+            comprehension=len(fields.get("comprehension_questions") or ()),
+            explanations=fields.get("explanations") or "off",
+            explanation_every=int(fields.get("explanation_every") or 5),
+        )
+
+    @classmethod
+    def of_study(cls, study: Any) -> Training:
+        return cls(
+            practice=len(study.practice_questions or ()),
+            comprehension=len(study.comprehension_questions or ()),
+            explanations=study.explanations,
+            explanation_every=study.explanation_every,
+        )
+
+
 def estimate_of(
-    definition: Benchmark, design: Mapping[str, Any], units: Sequence[Sized] | None = None
+    definition: Benchmark,
+    design: Mapping[str, Any],
+    units: Sequence[Sized] | None = None,
+    training: Training | None = None,
 ) -> DesignEstimate | None:
     """The estimate for `design`: from the design alone where it says how many answers a participant
-    gives, else from the longest of `units` (attention checks added); None when neither tells."""
+    gives, else from the longest of `units` (attention checks added); None when neither tells. The
+    training's questions and the explanations are added at their assumed times (`parity.benchmarks.timing`)."""
     try:
         time = definition.time_estimate(design)
         if time is None and units:
@@ -56,7 +92,14 @@ def estimate_of(
             time = definition.time_estimate(design, answers=longest + checks) if longest else None
     except (TypeError, ValueError, KeyError):
         return None
-    return DesignEstimate(time) if time is not None else None
+    if time is None:
+        return None
+    if training is not None:
+        explained = explanations_asked(training.explanations, training.explanation_every, time.answers)
+        time = with_training(
+            time, practice=training.practice, comprehension=training.comprehension, explanations=explained
+        )
+    return DesignEstimate(time)
 
 
 def too_long(estimate: DesignEstimate | None) -> str | None:

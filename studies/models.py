@@ -43,7 +43,8 @@ class Study(models.Model):
         # the methods of `parity.sampling`
         ALL = "all", "All items"
         RANDOM = "random", "A random subset"
-        STRATIFIED = "stratified", "A subset stratified by category"
+        STRATIFIED = "stratified", "A subset stratified by category (in proportion to each category's share)"
+        STRATIFIED_EACH = "stratified_each", "A subset stratified by category, at least one of each category"
 
     class Explanations(models.TextChoices):
         # when participants are asked why they answered as they did (`studies.explanations`)
@@ -205,7 +206,7 @@ class Study(models.Model):
         "approval rate, earlier studies' participants excluded",
     )
     item_sampling = models.CharField(
-        max_length=12,
+        max_length=20,
         choices=Sampling.choices,
         default=Sampling.ALL,
         help_text="which of the benchmark's items the units are built from",

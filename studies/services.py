@@ -21,6 +21,7 @@ from parity.benchmarks.rows import seeded_rng
 from parity.sampling import ALL, ItemSampling
 from studies import closing
 from studies.errors import StudyError
+from studies.estimates import Training
 from studies.models import Participant, Study, StudyEvent, Unit, UnitItem
 from studies.results_versions import results_changed
 from studies.screening import Screening
@@ -78,7 +79,7 @@ def study_create(
     )
     plan = units_plan(benchmark=benchmark, design=definition.design(design), owner=owner, sample=sample)
     fields["estimated_minutes"], fields["reward_pence"] = pay_checked(
-        plan, fields.get("estimated_minutes"), fields.get("reward_pence")
+        plan, fields.get("estimated_minutes"), fields.get("reward_pence"), Training.of_fields(fields)
     )
     capacity = int(plan.design.get("per_unit", 1))
     fields.setdefault(

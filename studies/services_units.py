@@ -13,8 +13,9 @@ from annotation.models import BenchmarkAsset, Item
 from annotation.selectors import item_set_usable
 from parity import benchmarks, sampling
 from parity.benchmarks.base import ItemData
+from parity.benchmarks.design import ShortPool
 from studies.errors import StudyError
-from studies.estimates import DesignEstimate, estimate_of, followed_pay, pay_refusal
+from studies.estimates import DesignEstimate, Training, estimate_of, followed_pay, pay_refusal
 from studies.models import Study, Unit, UnitItem
 
 
@@ -80,6 +81,14 @@ def units_plan(
     resolved = definition.resolve_design(design, assets)
     try:
         units = definition.build_units(items, resolved)
+    except ShortPool as exc:
+        if sample is not None and sample.method != sampling.ALL and sample.size is not None and sample.size < available:
+            # the items drawn, not the items imported, are what the units lack
+            raise StudyError(
+                f"{exc.what} need {exc.needed} items; Items to draw is {sample.size} ({available} imported)",
+                field="sample_size",
+            ) from exc
+        raise StudyError(str(exc), design_option=exc.option) from exc
     except (ValueError, KeyError) as exc:
         raise StudyError(str(exc)) from exc
     return UnitsPlan(benchmark, resolved, units, {item.key: item for item in items}, attention, available, item_ids)
@@ -92,7 +101,7 @@ def _sampled(
     if problems:
         raise StudyError("; ".join(problems))
     categories = [definition.category_of(item.meta) or "" for item in items]
-    if sample.method == sampling.STRATIFIED and not definition.category_field:
+    if sample.method in sampling.BY_CATEGORY and not definition.category_field:
         raise StudyError(f"{definition.title}'s items have no categories to stratify by: draw at random instead")
     kept = set(sampling.sample([item.key for item in items], categories, sample))
     return [item for item in items if item.key in kept]
@@ -103,15 +112,17 @@ def study_sampling(study: Study) -> sampling.ItemSampling:
     return sampling.ItemSampling(method=study.item_sampling, size=study.sample_size, seed=study.sample_seed)
 
 
-def plan_estimate(plan: UnitsPlan) -> DesignEstimate | None:
-    """How long one participant takes in the units of `plan`."""
-    return estimate_of(benchmarks.get(plan.benchmark), plan.design, plan.units)
+def plan_estimate(plan: UnitsPlan, training: Training | None = None) -> DesignEstimate | None:
+    """How long one participant takes in the units of `plan`, with `training` besides."""
+    return estimate_of(benchmarks.get(plan.benchmark), plan.design, plan.units, training)
 
 
-def pay_checked(plan: UnitsPlan, minutes: int | None, reward_pence: int | None) -> tuple[int, int]:
-    """The minutes and reward for `plan`: those given, the design's estimate for those not;
-    `StudyError` (with the figure) when the pay falls under Prolific's minimum."""
-    estimate = plan_estimate(plan)
+def pay_checked(
+    plan: UnitsPlan, minutes: int | None, reward_pence: int | None, training: Training | None = None
+) -> tuple[int, int]:
+    """The minutes and reward for `plan` (and `training`): those given, the design's estimate for
+    those not; `StudyError` (with the figure) when the pay falls under Prolific's minimum."""
+    estimate = plan_estimate(plan, training)
     minutes, reward_pence = followed_pay(estimate, minutes, reward_pence)
     refusal = pay_refusal(reward_pence, minutes, estimate)
     if refusal:
@@ -133,9 +144,11 @@ def units_create(*, study: Study, plan: UnitsPlan) -> None:
 
 
 def study_estimate(study: Study) -> DesignEstimate | None:
-    """How long one participant takes in the units `study` has now."""
+    """How long one participant takes in the units `study` has now, its training and explanations included."""
     sizes = study.units.annotate(n=Count("unit_items")).values_list("n", flat=True)
-    return estimate_of(benchmarks.get(study.benchmark), study.design, [range(n) for n in sizes])
+    return estimate_of(
+        benchmarks.get(study.benchmark), study.design, [range(n) for n in sizes], Training.of_study(study)
+    )
 
 
 def follows_estimate(study: Study) -> bool:

@@ -149,3 +149,21 @@ def test_every_url_name_reverses_and_resolves_to_a_view_that_loads() -> None:
             # the name Django gives the view (the resolver's lookup, error pages) is the real one's
             named = getattr(loaded, "view_class", loaded)
             assert f"{named.__module__}.{named.__qualname__}" == match.func.path, name
+
+
+SERVE = f"""
+import json, sys
+import config.wsgi
+print(json.dumps(sorted(m for m in {VIEWS + ("results.computing.assemble",)!r} if m in sys.modules)))
+"""
+
+
+def test_the_server_imports_every_view_as_it_starts_not_on_its_first_request() -> None:
+    """The WSGI application (gunicorn's master, with --preload) loads every view and what the pages
+    compute with, so that no worker's first request waits for the imports (seconds with scipy)."""
+    environment = os.environ | {"DJANGO_SETTINGS_MODULE": "config.settings"}
+    result = subprocess.run(
+        [sys.executable, "-c", SERVE], cwd=REPO, env=environment, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == sorted((*VIEWS, "results.computing.assemble"))

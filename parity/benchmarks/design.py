@@ -69,3 +69,26 @@ def design_errors(options: Sequence[DesignOption], design: Mapping[str, Any]) ->
             f"(0: never exclude)."
         )
     return errors
+
+
+class ShortPool(ValueError):
+    """The units a design asks for need more items than there are to cut them from: `units` of
+    `size` need `units × size`, `found` there are (`pool`: what they are called, "test items").
+    The design option to correct is `unit_size`."""
+
+    option = "unit_size"
+
+    def __init__(self, units: int, size: int, found: int, pool: str = "items", noun: str = "items") -> None:
+        self.units, self.size, self.found, self.pool, self.noun = units, size, found, pool, noun
+        super().__init__(
+            f"{self.what} need {self.needed} {pool}; only {found} {'is' if found == 1 else 'are'} imported"
+        )
+
+    @property
+    def what(self) -> str:
+        """ "3 units of 15 items"."""
+        return f"{self.units} unit{'s' if self.units != 1 else ''} of {self.size} {self.noun}"
+
+    @property
+    def needed(self) -> int:
+        return self.units * self.size

@@ -16,7 +16,7 @@ from parity.sampling import ALL, ItemSampling
 from studies import closing
 from studies.bounds import MAX_DESIGN_TEXT, MAX_INTEGER, MAX_TEXT
 from studies.errors import StudyError
-from studies.estimates import MAX_MINUTES, DesignEstimate, pay_refusal, too_long
+from studies.estimates import MAX_MINUTES, DesignEstimate, Training, pay_refusal, too_long
 from studies.languages import ForeignText, foreign_texts
 from studies.models import Study
 from studies.screening import AGE_HIGH, AGE_LOW, SELECTS, Screening
@@ -310,6 +310,8 @@ class StudyForm(TrainingFields, forms.Form):
         self.follows_estimate = study is None or follows_estimate(study)
         #: the estimate of the design as shown or typed (set by `clean` on a bound form)
         self.estimate: DesignEstimate | None = None
+        #: why the imported items cannot make the design's units (set by `clean`)
+        self.design_problem: str | None = None
         if study is None:
             # what the form shows before anyone types: the prefilled design's estimate
             self.estimate = design_estimate(benchmark, self._prefilled_design())
@@ -430,7 +432,8 @@ class StudyForm(TrainingFields, forms.Form):
             self.add_error("sample_size", "Give the number of items to draw.")
         typed = self._typed_design()
         # the time a design takes is known once its fields read as numbers, right or wrong together
-        self.estimate = design_estimate(self.benchmark, typed) if typed is not None else None
+        training = Training.of_fields(cleaned)
+        self.estimate = design_estimate(self.benchmark, typed, training) if typed is not None else None
         design = self.definition.design(self.design())
         errors = self.definition.design_errors(design)
         for key, message in errors.items():
@@ -475,7 +478,8 @@ class StudyForm(TrainingFields, forms.Form):
         try:
             units_plan(benchmark=self.benchmark, design=chosen, owner=self.owner, sample=self._sample())
         except StudyError as exc:
-            self.add_error(None, str(exc))
+            self.design_problem = str(exc)  # the live estimate warns of it before anything is saved
+            self.add_error(error_field(self, exc), str(exc))
             return
         long = too_long(self.estimate)
         if long:
@@ -565,6 +569,12 @@ class StudyForm(TrainingFields, forms.Form):
     def create_arguments(self) -> dict[str, Any]:
         """`study_create`'s keyword arguments (the same service as `manage.py create_study`)."""
         return {**self.study_arguments(), "benchmark": self.benchmark, "status": Study.Status.DRAFT}
+
+
+def error_field(form: forms.Form, exc: StudyError) -> str | None:
+    """The form's field a `StudyError` is about (None: the form's as a whole)."""
+    named = exc.design_option and DESIGN_PREFIX + exc.design_option
+    return next((name for name in (exc.field, named) if name and name in form.fields), None)
 
 
 def _whole(value: object) -> int | None:

@@ -12,7 +12,7 @@ from django.db.models import Count, Sum
 from annotation.models import Item
 from annotation.selectors import item_data
 from parity import benchmarks
-from studies.estimates import DesignEstimate, estimate_of
+from studies.estimates import DesignEstimate, Training, estimate_of
 from studies.models import Participant, Preregistration, Study
 from studies.pay import HourlyPay, hourly_pay
 from studies.selectors_preregistration import rendered
@@ -117,15 +117,19 @@ def study_page(study: Study) -> StudyPage:
     )
 
 
-def design_estimate(benchmark: str, design: Mapping[str, Any]) -> DesignEstimate | None:
-    """The estimate for `design` of `benchmark`: from the design alone where it says how many
-    answers a participant gives, else from the longest unit the imported items make; None when
-    neither can tell (no items yet, or a design the items cannot fill)."""
+def design_estimate(
+    benchmark: str, design: Mapping[str, Any], training: Training | None = None
+) -> DesignEstimate | None:
+    """The estimate for `design` of `benchmark` (and `training`): from the design alone where it says
+    how many answers a participant gives, else from the longest unit the imported items make; None
+    when neither can tell (no items yet, or a design the items cannot fill)."""
     definition = benchmarks.get(benchmark)
     merged = definition.design(design)
     try:
-        found = estimate_of(definition, merged)
-        return found if found is not None else estimate_of(definition, merged, _units(benchmark, merged))
+        found = estimate_of(definition, merged, training=training)
+        if found is not None:
+            return found
+        return estimate_of(definition, merged, _units(benchmark, merged), training)
     except (TypeError, ValueError, KeyError):
         return None
 

@@ -30,6 +30,7 @@ from studies.workflow.forms import (
     PreregistrationFormatForm,
     StatusForm,
     StudyForm,
+    error_field,
     named_set_choices,
 )
 from studies.workflow.selectors import (
@@ -55,15 +56,15 @@ def study_new(request: HtmxHttpRequest) -> HttpResponse:
     if not choice.is_valid():
         return render(request, "studies/study_new.html", {"benchmarks": benchmark_options()})
     benchmark = choice.cleaned_data["benchmark"]
-    if request.htmx and request.method == "GET":
-        return _estimate_partial(request, StudyForm(request.GET, benchmark=benchmark, owner=request.user))
+    if _asks_estimate(request):
+        return _estimate_partial(request, StudyForm(_estimate_data(request), benchmark=benchmark, owner=request.user))
     prefill = {DESIGN_PREFIX + "item_set": choice.cleaned_data["item_set"]} if choice.cleaned_data["item_set"] else {}
     form = StudyForm(request.POST or None, benchmark=benchmark, owner=request.user, initial=prefill)
     if request.method == "POST" and form.is_valid():
         try:
             study = study_create(**form.create_arguments(), owner=request.user)
         except StudyError as exc:
-            form.add_error(None, str(exc))
+            form.add_error(error_field(form, exc), str(exc))
         else:
             messages.success(request, f"Study “{study.name}” created as a draft: preview it, then launch it.")
             return redirect("studies:detail", study.pk)
@@ -79,14 +80,14 @@ def study_edit(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
     if study.status != Study.Status.DRAFT or study.is_imported:
         messages.error(request, f"Only a draft can be edited; this study is {study.get_status_display().lower()}.")
         return redirect("studies:detail", study.pk)
-    if request.htmx and request.method == "GET":
-        return _estimate_partial(request, StudyForm(request.GET, benchmark=study.benchmark, study=study))
+    if _asks_estimate(request):
+        return _estimate_partial(request, StudyForm(_estimate_data(request), benchmark=study.benchmark, study=study))
     form = StudyForm(request.POST or None, benchmark=study.benchmark, study=study)
     if request.method == "POST" and form.is_valid():
         try:
             study_draft_update(study=study, **form.study_arguments())
         except StudyError as exc:
-            form.add_error(None, str(exc))
+            form.add_error(error_field(form, exc), str(exc))
         else:
             messages.success(request, "The draft is saved.")
             return redirect("studies:detail", study.pk)
@@ -108,10 +109,21 @@ def study_copy(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
     return redirect("studies:detail", copy.pk)
 
 
+def _asks_estimate(request: HtmxHttpRequest) -> bool:
+    """An htmx request for the form's estimate: a GET of the design's fields, or the whole form
+    posted with `estimate_only` (nothing is saved)."""
+    return bool(request.htmx) and (request.method == "GET" or bool(request.POST.get("estimate_only")))
+
+
+def _estimate_data(request: HtmxHttpRequest) -> Any:
+    return request.GET if request.method == "GET" else request.POST
+
+
 def _estimate_partial(request: HtmxHttpRequest, form: StudyForm) -> HttpResponse:
     """The design's time estimate, and its power analysis swapped in beside it (out of band)."""
     context = {
         "estimate": form.shown_estimate(),
+        "design_problem": form.design_problem,
         "recommended": PROLIFIC_RECOMMENDED_PENCE_PER_HOUR,
         "power": _described(form.shown_power()),
         "out_of_band": True,

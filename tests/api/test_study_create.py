@@ -68,7 +68,12 @@ def test_a_researcher_creates_a_draft_they_own_with_the_pages_defaults(implicatu
             "non_field_errors",
             "must differ from each other",
         ),
-        ({"design": {**DESIGN, "units": 5, "unit_size": 150}}, "non_field_errors", "only 600 are imported"),
+        ({"design": {**DESIGN, "units": 5, "unit_size": 150}}, "design.unit_size", "only 600 are imported"),
+        (
+            {"design": {**DESIGN, "units": 3, "unit_size": 15}, "item_sampling": "random", "sample_size": 20},
+            "sample_size",
+            "3 units of 15 items need 45 items; Items to draw is 20 (600 imported)",
+        ),
         ({"benchmark": "chess"}, "benchmark", '"chess" is not a valid choice'),
         ({"name": ""}, "name", "This field may not be blank"),
         ({"estimated_minutes": "ten"}, "estimated_minutes", "A valid integer is required"),

@@ -76,7 +76,8 @@ def test_a_researcher_starts_two_runs_watches_them_and_cancels_both(
             timeout=15000,
         )
         watched.append(page.inner_text(time_cell))
-        assert page.inner_text(f"#model-run-{second.pk}-queue") == "2nd in queue"  # behind the running one
+        # the running run's later shards come after the queued run's first: only waiting runs are ahead
+        assert page.inner_text(f"#model-run-{second.pk}-queue") == "1st in queue"
         page.locator("#model-runs").screenshot(path=str(artifacts / "model-runs-running.png"))
         page.click(f"#cancel-run-{first.pk}")
         page.wait_for_selector(f'#model-run-{first.pk}[data-stopping="true"]')

@@ -188,8 +188,15 @@ def test_the_estimate_never_replaces_a_time_under_the_researchers_cursor(live_se
     page.goto(f"{live_server.url}/studies/{draft.pk}/edit/")
     _ready(page)
     held = []
-    # the design's estimate (the fieldset's htmx request, the design in its query) is held back
-    page.route(f"**/studies/{draft.pk}/edit/?*", lambda route: held.append(route))
+    # the design's estimate (the fieldset's htmx request, the form posted with `estimate_only`) is held back
+
+    def hold_the_estimate(route) -> None:
+        if "estimate_only" in (route.request.post_data or ""):
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route(f"**/studies/{draft.pk}/edit/", hold_the_estimate)
     page.fill("#id_design_unit_size", "5")
     page.keyboard.press("Tab")
     for _ in range(100):

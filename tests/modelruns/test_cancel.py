@@ -39,7 +39,7 @@ def batch_by_batch(tiny_spec, monkeypatch):
     return engine
 
 
-def test_a_queued_run_counts_the_unfinished_runs_queued_before_it(small_implicature_study, tiny_spec):
+def test_a_queued_run_counts_the_runs_waiting_before_it_not_the_running_ones(small_implicature_study, tiny_spec):
     first, second, third = (_start(small_implicature_study, tiny_spec, template) for template in (1, 2, 3))
     assert selectors.queue_positions() == {first.pk: 1, second.pk: 2, third.pk: 3}
     seen_while_running = []
@@ -49,8 +49,8 @@ def test_a_queued_run_counts_the_unfinished_runs_queued_before_it(small_implicat
             seen_while_running.append(selectors.queue_positions())
 
     shards.modelrun_work(run=first, worker="w1", on_progress=watch)
-    # the running run still stands before them; once done it no longer does
-    assert seen_while_running and all(seen == {second.pk: 2, third.pk: 3} for seen in seen_while_running)
+    # the running run's later shards come after a queued run's first (the queue takes shards in turn)
+    assert seen_while_running and all(seen == {second.pk: 1, third.pk: 2} for seen in seen_while_running)
     assert selectors.queue_positions() == {second.pk: 1, third.pk: 2}
     panel = {run.pk: run.queue_position for run in selectors.runs_panel(small_implicature_study)}
     assert panel == {first.pk: None, second.pk: 1, third.pk: 2}

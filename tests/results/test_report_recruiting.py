@@ -64,3 +64,29 @@ def test_a_study_of_all_items_without_prescreening_adds_no_sentence(implicature)
     assert results["methods"]["recruiting"]["items"]["method"] == "all"
     text = " ".join(plain(parts) for parts in build_report(StudyResults.from_json(results)).paragraphs)
     assert "prescreening" not in text and "The units hold" not in text and "refused at entry" not in text
+
+
+def test_a_sample_with_one_of_each_category_first_says_so(implicature):
+    study = small_study(
+        "one of each",
+        units=1,
+        unit_size=10,
+        per_unit=2,
+        attention_checks=0,
+        exclude_at=0,
+        item_sampling="stratified_each",
+        sample_size=10,
+        sample_seed=7,
+    )
+    Bot(study, pid(1)).complete()
+    results = _assert_figures_are_the_json(study.name)
+    items = results["methods"]["recruiting"]["items"]
+    assert items == {"method": "stratified_each", "drawn": 10, "available": 600, "seed": 7}
+    text = " ".join(plain(parts) for parts in build_report(StudyResults.from_json(results)).paragraphs)
+    assert (
+        f"The units hold {items['drawn']} of the {items['available']} items, drawn at random stratified by category, "
+        f"at least one of each category, with seed {items['seed']}." in text
+    )
+    # every one of implicature's seven types is among the items drawn
+    types = {unit_item.item.meta["type"] for unit_item in study.units.get().unit_items.select_related("item")}
+    assert len(types) == 7

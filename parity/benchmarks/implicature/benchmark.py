@@ -23,7 +23,7 @@ from ..base import (
     SourceFile,
     read_csv_rows,
 )
-from ..design import DesignOption
+from ..design import DesignOption, ShortPool
 from ..rows import normalise_text as normalise
 from ..rows import refuse_duplicate_rows
 from ..timing import AnswerTime
@@ -355,10 +355,7 @@ class Implicature(Benchmark):
         )
         units, size = int(design["units"]), int(design["unit_size"])
         if units * size > len(pool):
-            raise ValueError(
-                f"{units} units of {size} items need {units * size} {design['split']} items; "
-                f"only {len(pool)} are imported"
-            )
+            raise ShortPool(units, size, len(pool), f"{design['split']} items")
         return [[item.key for item in pool[i * size : (i + 1) * size]] for i in range(units)]
 
     # -- the model side (model.py) ---------------------------------------------------

@@ -32,7 +32,7 @@ from ..base import (
     read_jsonl_rows,
     read_text,
 )
-from ..design import DesignOption
+from ..design import DesignOption, ShortPool
 from ..rows import content_key, refuse_duplicate_rows, seeded_rng
 from ..timing import AnswerTime
 from . import model as model_side
@@ -338,7 +338,7 @@ class MiQA(Benchmark):
         )
         units, size = int(design["units"]), int(design["unit_size"])
         if units * size > len(pool):
-            raise ValueError(f"{units} units of {size} questions need {units * size}; only {len(pool)} are imported")
+            raise ShortPool(units, size, len(pool), "questions", noun="questions")
         return [[item.key for item in pool[index * size : (index + 1) * size]] for index in range(units)]
 
     # -- the model side ------------------------------------------------------------------

@@ -140,7 +140,7 @@ class Reporting(Node):
 
 @dataclass(frozen=True)
 class ItemSample(Node):
-    """Which items the units were built from: "all", or a "random" or "stratified" subset drawn
+    """Which items the units were built from: "all", or a "random", "stratified" or "stratified_each" subset drawn
     with `seed` (`parity.sampling`), `drawn` of the `available` ones."""
 
     method: str

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from parity import sampling
 from results.computing.spine import Methods
 from results.presenting.report.figures import Part, series
 
@@ -121,7 +122,7 @@ def items(t: Writing) -> None:
     if recruiting is None or recruiting.items.method == "all":
         return
     path = (*ROOT, "items")
-    how = "at random stratified by category" if recruiting.items.method == "stratified" else "at random"
+    how = "at random" + sampling.HOW.get(recruiting.items.method, "")
     t.add(
         "The units hold ",
         t.f(*path, "drawn"),

@@ -116,7 +116,8 @@ class Command(BaseCommand):
             "--sample",
             choices=list(Study.Sampling.values),
             default=Study.Sampling.ALL,
-            help="the items: all (default, in file order), random or stratified (by category) subset",
+            help="the items: all (default, in file order), a random subset, or one stratified by category: in "
+            "proportion to each category's share (stratified) or so with one of each category first (stratified_each)",
         )
         parser.add_argument("--sample-size", type=int, help="items to draw for a subset")
         parser.add_argument("--seed", type=int, help="the seed the subset is drawn with (default: one is drawn)")
