@@ -94,9 +94,7 @@ def units_plan(
     return UnitsPlan(benchmark, resolved, units, {item.key: item for item in items}, attention, available, item_ids)
 
 
-def _sampled(
-    definition: benchmarks.Benchmark, items: list[ItemData], sample: sampling.ItemSampling
-) -> list[ItemData]:
+def _sampled(definition: benchmarks.Benchmark, items: list[ItemData], sample: sampling.ItemSampling) -> list[ItemData]:
     problems = sample.errors(len(items))
     if problems:
         raise StudyError("; ".join(problems))
