@@ -27,7 +27,8 @@ U > 1). Read as a claim about items like these too, the human accuracy's SE is
 interval's half-width, on Satterthwaite's degrees of freedom.
 
 Checked by simulation (perf/calibration/power.py; tests/stats/test_power.py): at the reported gap
-`paired_test` rejects about 80% of the time at 30 people × 40 items, 100 × 100 and in units.
+`paired_test` rejects about 80% of the time at 30 people × 40 items, 100 × 100 and in units; near the
+ceiling with few items a side may have no detectable gap (docs/researchers.md).
 """
 
 from __future__ import annotations
