@@ -166,9 +166,9 @@ def next_action(standing: Standing, target: Target) -> Decision:
     if target.by_looks:
         # straight to the places the next look needs: those working may still complete, and an
         # excluded participant's place was used
-        look = standing.looks
-        wanted = look.next_n if look is not None and look.next_n is not None else FIRST_LOOK
-        number = len(look.looks) + 1 if look is not None else 1
+        plan = standing.looks
+        wanted = plan.next_n if plan is not None and plan.next_n is not None else FIRST_LOOK
+        number = len(plan.looks) + 1 if plan is not None else 1
         if standing.kept + standing.working >= wanted:
             return Decision(
                 WAIT, places, f"look {number} reads {wanted} kept participants: {standing.working} still working"

@@ -118,7 +118,8 @@ def rows(layout: Layout, reps: int, seed: int) -> list[Row]:
                 "power" if gap is not None else "power short",
                 f"a model {100 * gap:+.1f} pt from the people (the analysis's 80% gap)"
                 if gap is not None
-                else f"a model at {side * FAR_ABILITY:+g} SD: the analysis says no gap {where} is detected 80% of the time",
+                else f"a model at {side * FAR_ABILITY:+g} SD: the analysis says no gap {where} is detected 80% "
+                "of the time",
                 reps,
                 rejected,
                 plan.analysis.power,
