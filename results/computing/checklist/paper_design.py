@@ -102,7 +102,7 @@ def ai_test_set_size(study: Study, results: StudyResults) -> Answer:
         BY_ID["0.9"],
         " / ".join(str(n) for n in sizes) + " items",
         runs(results),
-        *(Record(f"model run {model.label}: items", model.n_items) for model in results.models),
+        *(Record(f"model run {model.run}: items", model.n_items) for model in results.models),
     )
 
 
