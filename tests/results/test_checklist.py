@@ -60,7 +60,7 @@ def test_a_native_study_answers_the_checklist_with_its_own_figures(pilot) -> Non
     assert answers["3.2.1"].text.startswith("2 attention checks per participant, excluded at 2 failed")
     assert answers["2.7.1"].text.startswith("£4.50 for an estimated 30 minutes (£9.00 an hour)")
     assert answers["4.2"].text.startswith("Yes: 95% CIs")
-    labels = "; ".join(f"tiny-lm, {model.label}" for model in results.models)
+    labels = "; ".join(model.label for model in results.models)
     assert answers["0.10"].text == f"1 answer per item per run (2 runs: {labels})"
     assert "template 2" in answers["3.4"].text and "template 3" in answers["3.4"].text
     assert answers["1.9"].text == "Yes: University Research Ethics Committee (reference UREC-1)"

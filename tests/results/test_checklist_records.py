@@ -22,7 +22,7 @@ from django.db.models import Count, Max, Min
 
 from annotation.models import Item
 from modelruns.models import ModelResponse, ModelRun
-from parity.reporting.checklist import ENTRIES, Answer
+from parity.reporting.checklist import COMPUTED, ENTRIES, Answer, Status
 from parity.stats.crossed import METHOD as CROSSED_TEST
 from prolific.models import ProlificStudy
 from results.computing.assemble import study_results_tree
@@ -296,16 +296,27 @@ def _read(study: Study, results: StudyResults, name: str) -> Any:
         return _study_field(study, match[1])
     if match := re.fullmatch(r"model run (\d+): items", name):
         return ModelResponse.objects.filter(run_id=int(match[1])).values("item").distinct().count()
+    if match := re.fullmatch(r"model run (\d+): answers", name):
+        return ModelResponse.objects.filter(run_id=int(match[1])).count()
     raise AssertionError(f"no reader for the record {name!r}: say how the database holds it")
 
 
-STUDIES = ["baseline", "full"]
+STUDIES = ["published", "full"]
+
+
+@pytest.fixture(scope="module")
+def published(baseline) -> Study:
+    """The published study with a model run beside it, as a paper compares them."""
+    study = Study.objects.get(pk=baseline.study_id)
+    golds = dict(Item.objects.filter(unititem__unit__study=study).values_list("key", "gold"))
+    model_run(study, "tiny-lm", {"variant": "ranking", "k": 0, "shots_seed": 0, "template": 1}, golds)
+    return study
 
 
 @pytest.fixture
-def study_pk(request, baseline, full) -> int:
+def study_pk(request, published, full) -> int:
     # both module-wide studies are made before the test's transaction, never inside it
-    return baseline.study_id if request.param == "baseline" else full.pk
+    return published.pk if request.param == "published" else full.pk
 
 
 @pytest.mark.parametrize("study_pk", STUDIES, indirect=True)
@@ -317,3 +328,116 @@ def test_each_answer_rests_on_records_the_database_holds(study_pk, entry_id) -> 
     for record in answer.records:
         assert record.value == _read(study, results, record.name), f"{entry_id}: {record.name}"
 
+
+#: the records whose values an answer states, by entry: each must be printed in the answer as the
+#: record holds it (a count as its digits, minutes to one decimal)
+STATED = {
+    "0.8": ["items in the study's item set"],
+    "0.9": ["model run *: items"],
+    "0.10": ["model runs"],
+    "1.1": ["human.n_annotators", "participants.entered", "participants.completed", "participants.excluded"],
+    "1.2": ["human.n_items"],
+    "1.2.1": ["items in the study's units", "study.sample_seed", "study.sample_pool"],
+    "1.3": ["unit capacity, fewest", "unit capacity, most"],
+    "1.4": ["items per unit, fewest", "items per unit, most"],
+    "1.8": ["power.people", "power.units", "power.items_per_person"],
+    "1.8.1": ["power.people", "human.n_annotators"],
+    "2.5": ["closing answers: seen before, yes", "closing answers: seen before, no"],
+    "2.6": ["study.practice_questions", "training: began"],
+    "2.6.1": [
+        "study.practice_questions",
+        "study.comprehension_questions",
+        "study.comprehension_tries",
+        "training: began",
+        "training: screened out",
+        "training: practice answers",
+        "training: practice answers right",
+    ],
+    "2.6.2": ["training: screened out"],
+    "2.6.2.1": ["training: median minutes"],
+    "2.7.1": ["study.estimated_minutes", "median minutes to complete"],
+    "3.1": ["items per unit, fewest", "study.attention_checks"],
+    "3.2.1": ["study.attention_checks", "study.exclude_at"],
+    "3.2.2": ["participants.excluded", "participants.entered"],
+    "3.5.1": ["closing answers: ai tool, yes", "closing answers: ai tool, answered"],
+    "3.6": ["explanations given", "people who gave an explanation"],
+    "4.1": ["paired tests"],
+    "4.2": ["statistics.n_boot"],
+    "4.2.1": ["human.n_annotators"],
+    "4.6": ["participants.excluded"],
+    "5.1.1": ["closing answers", "closing: participants asked"],
+    "5.1.3": ["median minutes to complete"],
+    "5.1.5": [
+        "participants.entered",
+        "participants.completed",
+        "participants.screened_out",
+        "participants.declined",
+        "participants.returned",
+        "participants.timed_out",
+        "participants.in_progress",
+    ],
+}
+
+
+def _printed(value: Any) -> str:
+    return f"{value:.1f}" if isinstance(value, float) else str(value)
+
+
+@pytest.mark.parametrize("study_pk", STUDIES, indirect=True)
+def test_the_figures_an_answer_states_are_its_records(study_pk) -> None:
+    study, results, answers = _checklist(study_pk)
+    checked = 0
+    for entry_id, names in STATED.items():
+        answer = answers[entry_id]
+        if answer.status is not Status.ANSWERED or answer.source != COMPUTED:
+            continue
+        for record in answer.records:
+            if not any(re.fullmatch(re.escape(name).replace(r"\*", r"\d+"), record.name) for name in names):
+                continue
+            if record.value is None or isinstance(record.value, bool):
+                continue
+            if record.name == "participants.excluded" and entry_id == "4.6" and not record.value:
+                continue  # 4.6 names the excluded only where it puts them back
+            shown = _printed(record.value)
+            assert re.search(rf"(?<![\d.]){re.escape(shown)}(?![\d]|\.\d)", answer.text), (
+                entry_id,
+                record,
+                answer.text,
+            )
+            checked += 1
+    assert checked >= (40 if not study.is_imported else 8)
+
+
+@pytest.mark.parametrize("study_pk", STUDIES, indirect=True)
+def test_each_computed_verdict_follows_its_records(study_pk) -> None:
+    study, results, answers = _checklist(study_pk)
+    verdict = {entry_id: answer.verdict for entry_id, answer in answers.items()}
+    people = Participant.objects.filter(study=study)
+    prolific = _prolific(study)
+    if study.is_imported:
+        # the import's own settings (no attention checks, no power analysis, no frozen plan, Parity's
+        # pages) are not the original study's: Parity leaves these to the researcher
+        for entry_id in ("0.7", "1.8", "1.10", "3.1.1", "3.2", "3.2.1", "3.6", "5.1.4"):
+            assert verdict[entry_id] == "—", (entry_id, answers[entry_id].shown_text)
+        assert not re.search(r"\d+ (entered|completed|excluded)", answers["1.1"].text)
+        assert answers["3.1"].text.endswith("whether in one sitting is not known for the original study")
+        return
+    checked = study.attention_checks and study.exclude_at or people.filter(excluded=True).exists()
+    assert verdict["3.2"] == ("Yes" if checked else "No")
+    assert verdict["2.3"] == ("Yes" if prolific and study.prolific_filters or study.refused_earlier else "No")
+    assert verdict["2.6"] == ("Yes" if study.practice_questions or study.comprehension_questions else "No")
+    screened_out = people.filter(status=Participant.Status.SCREENED_OUT).count()
+    assert verdict["2.6.2"] == ("Partial" if screened_out else "Yes")
+    bonus = prolific.bonus_per_correct_pence if prolific else 0
+    assert verdict["2.7.2"] == ("Yes" if bonus else "No")
+    # a bonus per correct answer pays people differently
+    assert verdict["2.7.3"] == ("Partial" if bonus else "Yes")
+    assert verdict["2.7.3.1"] == ("Yes" if bonus else "N/A")
+    assert verdict["1.8"] == ("Yes" if study.power_analysis else "No")
+    assert verdict["3.6"] == ("No" if study.explanations == Study.Explanations.OFF else "Yes")
+    assert verdict["4.1"] == ("Yes" if ModelRun.objects.filter(study=study).exists() else "N/A")
+    # no group of studies: nobody was refused at entry for one, and the answer does not say so
+    if not study.group:
+        assert "of the group" not in answers["2.3.2"].text and verdict["2.3.2"] == "Partial"
+    # a figure of people is never "1 people"
+    assert not any(re.search(r"\b1 people\b", answer.text) for answer in answers.values())

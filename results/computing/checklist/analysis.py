@@ -20,7 +20,10 @@ def significance(study: Study, results: StudyResults) -> Answer:
     if not results.paired:
         return computed(BY_ID["4.1"], "No: no model run could be tested against the people", runs(results), paired)
     return computed(
-        BY_ID["4.1"], f"Yes: each of {len(results.paired)} model runs against the people", runs(results), paired
+        BY_ID["4.1"],
+        f"Yes: {plural(len(results.paired), 'model run')} tested against the people, each on the items both answered",
+        runs(results),
+        paired,
     )
 
 

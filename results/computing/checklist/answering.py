@@ -79,6 +79,8 @@ def runs(results: StudyResults) -> Record:
 
 
 def plural(n: int, word: str) -> str:
+    if word == "person":
+        return f"{n} person" if n == 1 else f"{n} people"
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from parity.reporting.checklist import BY_ID, Answer, Record, computed, not_applicable
-from results.computing.checklist.answering import answers, imported, missing, original, runs, span
+from results.computing.checklist.answering import answers, imported, missing, original, plural, runs, span
 from results.computing.spine import StudyResults
 from studies.models import Study
 
@@ -17,13 +17,19 @@ SHUFFLE = "shuffle_items"
 def instrument_length(study: Study, results: StudyResults) -> Answer:
     attention = results.methods.attention
     spread = results.methods.design.items_per_participant
+    sitting = (
+        " per person in the published data; whether in one sitting is not known for the original study"
+        if study.is_imported
+        else " in one sitting"
+    )
     return computed(
         BY_ID["3.1"],
-        f"{span(spread)} items in one sitting"
+        f"{span(spread)} items{sitting}"
         + (f", with {attention.checks_per_participant} attention checks" if attention.checks_per_participant else ""),
         Record("items per unit, fewest", spread.min),
         Record("items per unit, most", spread.max),
-        Record("study.attention_checks", attention.checks_per_participant),
+        # an import's attention checks are Parity's default, never the original study's
+        *(() if study.is_imported else (Record("study.attention_checks", attention.checks_per_participant),)),
     )
 
 
@@ -188,7 +194,7 @@ def tools_enforced(study: Study, results: StudyResults) -> Answer:
     said += f"; {closing.ai_tool_yes} of {closing.ai_tool_answered} who answered said they did"
     without = closing.accuracy_without_ai_users
     if closing.ai_tool_yes and without is not None and without.mean is not None:
-        said += f", and human accuracy without them is {without.mean:.1%} ({without.n_annotators} people)"
+        said += f", and human accuracy without them is {without.mean:.1%} ({plural(without.n_annotators, 'person')})"
     return computed(
         BY_ID["3.5.1"],
         said,

@@ -21,6 +21,7 @@ from parity.stats import power as stats_power
 from results.computing.checklist.answering import (
     DATASET_ITEMS,
     answers,
+    imported,
     missing,
     plural,
     runs,
@@ -73,6 +74,9 @@ def eval_mode(study: Study, results: StudyResults) -> Answer:
 
 @answers("0.7")
 def eval_language(study: Study, results: StudyResults) -> Answer:
+    if study.is_imported:
+        # Parity's pages, and their language, were never the original study's
+        return missing("0.7", imported(study))
     return computed(
         BY_ID["0.7"], f"participant pages in language code “{study.language}”", Record("study.language", study.language)
     )
@@ -110,9 +114,15 @@ def ai_test_set_size(study: Study, results: StudyResults) -> Answer:
 def ai_samples_per_item(study: Study, results: StudyResults) -> Answer:
     if not results.models:
         return not_applicable(BY_ID["0.10"], "no model run", runs(results))
-    labels = "; ".join(f"{model.model}, {model.label}" for model in results.models)
+    labels = "; ".join(model.label for model in results.models)
+    each = sorted({model.n_answers / model.n_items for model in results.models if model.n_items})
+    per_item = "1 answer" if each == [1.0] else " / ".join(f"{n:g}" for n in each) + " answers"
     return computed(
-        BY_ID["0.10"], f"1 answer per item per run ({plural(len(results.models), 'run')}: {labels})", runs(results)
+        BY_ID["0.10"],
+        f"{per_item} per item per run ({plural(len(results.models), 'run')}: {labels})",
+        runs(results),
+        *(Record(f"model run {model.run}: answers", model.n_answers) for model in results.models),
+        *(Record(f"model run {model.run}: items", model.n_items) for model in results.models),
     )
 
 
@@ -175,9 +185,11 @@ def item_sampling(study: Study, results: StudyResults) -> Answer:
 def answers_per_item(study: Study, results: StudyResults) -> Answer:
     spread = results.methods.design.participants_per_unit
     mean = results.human.n_answers / results.human.n_items if results.human.n_items else 0.0
+    # an import's units are the published data's subsets of items, planned by nobody here
+    planned = "of the published data" if study.is_imported else "planned"
     return computed(
         BY_ID["1.3"],
-        f"{mean:.1f} answers per item on average (each unit planned for {span(spread)} people)",
+        f"{mean:.1f} answers per item on average (each unit {planned} for {span(spread)} people)",
         Record("human.n_answers", results.human.n_answers),
         Record("human.n_items", results.human.n_items),
         Record("unit capacity, fewest", spread.min),
@@ -214,6 +226,9 @@ def effort(study: Study, results: StudyResults) -> Answer:
 @answers("1.8")
 def power_analysis(study: Study, results: StudyResults) -> Answer:
     power = results.methods.reporting.power
+    if not power and study.is_imported:
+        # whether the original study ran one is its paper's to say
+        return missing("1.8", imported(study), Record("power", None))
     if not power:
         return computed(BY_ID["1.8"], "No: no power analysis was run before launch", Record("power", None))
     if not {"people", "units", "items_per_person"} <= power.keys():
@@ -325,6 +340,9 @@ def preregistration(study: Study, results: StudyResults) -> Answer:
         note = (study.checklist_notes or {}).get("1.10", "")
         if note:
             return entered(BY_ID["1.10"], note, *records, Record(note_name("1.10"), note))
+        if study.is_imported:
+            # a plan Parity never froze says nothing of the original study's registration
+            return missing("1.10", *records, imported(study))
         return computed(
             BY_ID["1.10"],
             "No: no plan was frozen in Parity before launch, and no public registration was entered",

@@ -74,8 +74,22 @@ def recruitment_exclusions(study: Study, results: StudyResults) -> Answer:
         return not_applicable(BY_ID["2.3.2"], "nobody was prescreened or refused at recruitment", *records)
     n = recruiting.refused_earlier_participation
     refused = f"{n} {'person' if n == 1 else 'people'}"
+    if not study.group:
+        # only a group's studies refuse people at entry: without one, Prolific's prescreening alone kept people out
+        return computed(
+            BY_ID["2.3.2"],
+            "Partial: Prolific does not say how many its prescreening kept out; Parity refused no one at entry "
+            "(the study belongs to no group of studies)",
+            *records,
+            Record("study.group", study.group),
+        )
     unseen = " (Prolific does not say how many its prescreening kept out)" if _prescreened(recruiting, results) else ""
-    return computed(BY_ID["2.3.2"], f"{refused} refused at entry for an earlier study of the group{unseen}", *records)
+    return computed(
+        BY_ID["2.3.2"],
+        f"{refused} refused at entry for an earlier study of the group{unseen}",
+        *records,
+        Record("study.group", study.group),
+    )
 
 
 def _recruiting(entry_id: str, study: Study, results: StudyResults) -> Recruiting | Answer:
