@@ -68,7 +68,7 @@ def test_a_native_study_answers_the_checklist_with_its_own_figures(pilot) -> Non
     assert answers["1.10"].text.startswith("Partial: the plan was frozen in Parity at launch on ")
     assert answers["5.1.1"].text == "Partial: participants were asked age, gender"
     assert answers["3.5.1"].text.startswith("Partial: participants were asked afterwards")
-    assert answers["4.1"].text == "Yes"
+    assert answers["4.1"].text == "Yes: 2 model runs tested against the people, each on the items both answered"
     # the headline as analysed, then with the participant excluded for failed checks put back in
     analysed, put_back = results.robustness.rows[:2]
     assert answers["4.6"].text.startswith(
