@@ -95,10 +95,9 @@ def test_the_published_implicature_study_answers_what_an_import_can(baseline) ->
     _every_entry_is_answered_with_a_source(answers)
     assert answers["1.1"].text.startswith(f"{results.human.n_annotators} people analysed")
     assert answers["1.2"].text == f"{results.human.n_items} items"
-    for entry in ("2.2", "2.7.2"):
-        assert answers[entry].status is Status.NOT_APPLICABLE
-    # the original study's pay, exclusions and attrition are its paper's, not the import's records
-    for entry in ("2.7", "2.7.1", "3.2.2", "5.1.5"):
+    # the original study's recruitment, pay, exclusions and attrition are its paper's, not the import's
+    # records: they apply to it, and Parity does not know them
+    for entry in ("2.2", "2.3", "2.5", "2.7", "2.7.1", "2.7.2", "2.7.3", "3.2.2", "5.1.5"):
         assert answers[entry].status is Status.NOT_ANSWERED
         assert answers[entry].source.startswith("not answered: not known for the original study")
     assert answers["0.9"].status is Status.NOT_APPLICABLE  # no model run on the imported study

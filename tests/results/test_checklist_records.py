@@ -417,7 +417,8 @@ def test_each_computed_verdict_follows_its_records(study_pk) -> None:
     if study.is_imported:
         # the import's own settings (no attention checks, no power analysis, no frozen plan, Parity's
         # pages) are not the original study's: Parity leaves these to the researcher
-        for entry_id in ("0.7", "1.8", "1.10", "3.1.1", "3.2", "3.2.1", "3.6", "5.1.4"):
+        left = ("0.7", "1.8", "1.10", "2.2", "2.3", "2.3.1", "2.3.2", "2.5", "2.7.2", "2.7.2.1", "2.7.3", "2.7.3.1")
+        for entry_id in (*left, "3.1.1", "3.2", "3.2.1", "3.6", "5.1.4"):
             assert verdict[entry_id] == "—", (entry_id, answers[entry_id].shown_text)
         assert not re.search(r"\d+ (entered|completed|excluded)", answers["1.1"].text)
         assert answers["3.1"].text.endswith("whether in one sitting is not known for the original study")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from parity.reporting.checklist import BY_ID, Answer, Record, computed, entered, not_applicable
+from parity.reporting.checklist import BY_ID, Answer, Record, computed, entered, not_answered, not_applicable, note_name
 from prolific.currency import money
-from results.computing.checklist.answering import IMPORTED, answers, imported, missing, original
+from results.computing.checklist.answering import IMPORTED, NOT_KNOWN, answers, imported, missing, original
 from results.computing.spine import Recruiting, StudyResults, TrainingPhase
 from studies.models import Study
 from studies.screening import Screening
@@ -30,7 +30,7 @@ def population_criteria(study: Study, results: StudyResults) -> Answer:
 def sampling_strategy(study: Study, results: StudyResults) -> Answer:
     platform = results.methods.platform
     if platform == "imported":
-        return not_applicable(BY_ID["2.2"], IMPORTED, imported(study))
+        return _original_unknown("2.2", study)
     record = Record("prolific study", results.methods.prolific is not None)
     if platform == "prolific":
         return computed(BY_ID["2.2"], "Crowdsource (Prolific), first come first served", record)
@@ -95,8 +95,16 @@ def recruitment_exclusions(study: Study, results: StudyResults) -> Answer:
 def _recruiting(entry_id: str, study: Study, results: StudyResults) -> Recruiting | Answer:
     """The study's recruitment record, or the answer when there is none to read."""
     if results.methods.platform == "imported":
-        return not_applicable(BY_ID[entry_id], IMPORTED, imported(study))
+        return _original_unknown(entry_id, study)
     return results.methods.recruiting or missing(entry_id)
+
+
+def _original_unknown(entry_id: str, study: Study) -> Answer:
+    """An imported study's recruitment and pay: the original study's, which its paper reports and
+    Parity's import does not hold (the researcher's note answers it)."""
+    return not_answered(
+        BY_ID[entry_id], f"{NOT_KNOWN} ({IMPORTED})", imported(study), Record(note_name(entry_id), None)
+    )
 
 
 def _screening(recruiting: Recruiting, results: StudyResults, *more: Record) -> tuple[Record, ...]:
@@ -260,7 +268,7 @@ def _training_parts(phase: TrainingPhase) -> list[str]:
 
 def _pay_applies(entry_id: str, study: Study, results: StudyResults) -> Answer | None:
     if results.methods.platform == "imported":
-        return not_applicable(BY_ID[entry_id], IMPORTED, imported(study))
+        return _original_unknown(entry_id, study)
     return None
 
 
