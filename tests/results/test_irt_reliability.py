@@ -19,7 +19,10 @@ from studies.models import Study
 
 pytestmark = pytest.mark.django_db
 
-NOT_ESTIMABLE = "item reliability not estimable (the estimate is ≤ 0: the items' difficulties vary no more than their standard errors)"
+NOT_ESTIMABLE = (
+    "item reliability not estimable (the estimate is ≤ 0: the items' difficulties vary no more than their "
+    "standard errors)"
+)
 
 
 def _json(name: str) -> dict[str, Any]:
