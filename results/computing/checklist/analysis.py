@@ -109,7 +109,7 @@ def robustness(study: Study, results: StudyResults) -> Answer:
     table = results.robustness
     # leaving out the possible gold errors drops items, not people: no exclusion criterion of 4.6's
     rows = [row for row in table.rows if row.rule != "gold_errors_dropped"] if table is not None else []
-    records = (
+    records: tuple[Record, ...] = (
         Record("participants.excluded", results.methods.participants.excluded),
         Record("robustness rows", len(rows)),
     )

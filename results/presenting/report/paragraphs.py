@@ -294,7 +294,7 @@ def _statistics(t: _Text) -> None:
             t.f("irt", "items_dropped_all_wrong"),
             " as answered wrong by all)",
         )
-        said = [
+        said: list[list[Part]] = [
             # a clamped estimate is said in words (`parity.reporting.methods.reliability`), never as 0.00
             [f"{name} reliability ", t.f("irt", f"{name}_reliability", kind="num")]
             if value > 0
