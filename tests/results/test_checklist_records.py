@@ -418,9 +418,10 @@ def test_each_computed_verdict_follows_its_records(study_pk) -> None:
         # the import's own settings (no attention checks, no power analysis, no frozen plan, Parity's
         # pages) are not the original study's: Parity leaves these to the researcher
         left = ("0.7", "1.8", "1.10", "2.2", "2.3", "2.3.1", "2.3.2", "2.5", "2.7.2", "2.7.2.1", "2.7.3", "2.7.3.1")
-        for entry_id in (*left, "3.1.1", "3.2", "3.2.1", "3.6", "5.1.4"):
+        for entry_id in (*left, "1.8.1", "3.1.1", "3.2", "3.2.1", "3.3.1", "3.6", "5.1.4"):
             assert verdict[entry_id] == "—", (entry_id, answers[entry_id].shown_text)
         assert not re.search(r"\d+ (entered|completed|excluded)", answers["1.1"].text)
+        assert "Parity's web pages" not in answers["3.3"].text and "web pages" not in answers["3.3"].text
         assert answers["3.1"].text.endswith("whether in one sitting is not known for the original study")
         return
     checked = study.attention_checks and study.exclude_at or people.filter(excluded=True).exists()

@@ -125,6 +125,14 @@ def execution_exclusions(study: Study, results: StudyResults) -> Answer:
 def same_interface(study: Study, results: StudyResults) -> Answer:
     if not results.models:
         return not_applicable(BY_ID["3.3"], "no model run", runs(results))
+    if study.is_imported:
+        # a model reads a prompt, whatever page the original study's people answered on
+        return computed(
+            BY_ID["3.3"],
+            "No: models read the benchmark's prompt; the original study's people answered on its own interface",
+            runs(results),
+            imported(study),
+        )
     return computed(BY_ID["3.3"], "No: people answer on web pages, models read the benchmark's prompt", runs(results))
 
 
@@ -132,6 +140,9 @@ def same_interface(study: Study, results: StudyResults) -> Answer:
 def gui_vs_api(study: Study, results: StudyResults) -> Answer:
     if not results.models:
         return not_applicable(BY_ID["3.3.1"], "no model run", runs(results))
+    if study.is_imported:
+        # the original study's people never saw Parity's pages
+        return missing("3.3.1", imported(study))
     return computed(BY_ID["3.3.1"], "Yes: people on Parity's web pages, models through their prompt", runs(results))
 
 

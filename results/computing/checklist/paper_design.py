@@ -249,6 +249,8 @@ def power_analysis(study: Study, results: StudyResults) -> Answer:
 @answers("1.8.1")
 def detectable_effect(study: Study, results: StudyResults) -> Answer:
     power = results.methods.reporting.power
+    if not power and study.is_imported:
+        return missing("1.8.1", imported(study), Record("power", None))
     if not power:
         return not_applicable(BY_ID["1.8.1"], "no power analysis", Record("power", None))
     if power.get("detectable_above") is None and power.get("detectable_below") is None:
