@@ -52,6 +52,7 @@ FROM_THE_PAPER = {
     "3.1.1": NOT_REPORTED,
     "3.2": "Yes: three attention questions (Appendix E)",
     "3.2.1": "Three attention questions at random places; two or more failed: answers removed",
+    "3.3.1": NOT_REPORTED,
     "3.3.2": "No",
     "3.4.1": "No",
     "3.5": NOT_REPORTED,
