@@ -349,6 +349,14 @@ class ProlificClient:
         rows = answer.get("results") if isinstance(answer, dict) else answer
         return [row for row in rows or [] if isinstance(row, dict)]
 
+    def filters(self) -> list[dict[str, Any]]:
+        """Prolific's prescreening filters (https://docs.prolific.com/api-reference/filters/get-filters:
+        `results`), each with its `filter_id`, `type` and, for a select filter, its `choices` (choice id:
+        label)."""
+        answer = self.request("GET", "filters/")
+        rows = answer.get("results") if isinstance(answer, dict) else answer
+        return [row for row in rows or [] if isinstance(row, dict)]
+
     # -- webhooks ------------------------------------------------------------------------------
     # https://docs.prolific.com/api-reference/webhooks/subscribing: a secret, a subscription (its
     # answer's X-Hook-Secret header), then the confirmation, without which it stays disabled

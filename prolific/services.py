@@ -145,6 +145,43 @@ def workspace_project(client: ProlificClient) -> str:
     return str(projects[0]["id"])
 
 
+#: the select filters whose values are Prolific's choice ids, checked against its list before a study is created
+_CHOICE_ID = "ChoiceID"
+
+
+def prescreening_refusals(catalogue: list[dict[str, Any]], filters: list[dict[str, Any]]) -> list[str]:
+    """What Prolific would not read in the study's select `filters`, against its own list of filters
+    (`ProlificClient.filters`): a filter it does not have, or a value not among its choice ids, each
+    said with the choices it allows (a value that is a choice's label is pointed to that choice's id)."""
+    known = {str(row.get("filter_id")): row for row in catalogue}
+    refused = []
+    for entry in filters:
+        values = entry.get("selected_values")
+        if values is None:
+            continue
+        row = known.get(entry["filter_id"])
+        if row is None:
+            refused.append(f"Prolific has no filter {entry['filter_id']!r}")
+            continue
+        if row.get("data_type", _CHOICE_ID) != _CHOICE_ID or not isinstance(row.get("choices"), dict):
+            continue  # study ids, participant ids: the researcher's own, not a list of Prolific's
+        choices = {str(key): str(label) for key, label in row["choices"].items()}
+        wrong = [value for value in values if value not in choices]
+        if not wrong:
+            continue
+        labels = {label.casefold(): key for key, label in choices.items()}
+        said = ", ".join(
+            f"{value!r}" + (f" (the label of choice {labels[value.casefold()]})" if value.casefold() in labels else "")
+            for value in wrong
+        )
+        allowed = ", ".join(f"{key} ({label})" for key, label in choices.items())
+        refused.append(
+            f"{row.get('title') or entry['filter_id']} ({entry['filter_id']}): {said} "
+            f"{'is' if len(wrong) == 1 else 'are'} not among Prolific's choices; give choice ids from: {allowed}"
+        )
+    return refused
+
+
 def prolific_study_create(
     *, study: Study, places: int | None = None, client: ProlificClient | None = None, actor: Any = None
 ) -> ProlificStudy:
@@ -159,6 +196,12 @@ def prolific_study_create(
         if places < 1:
             raise ProlificStudyError(f"{study.name!r} has no places to offer (its units hold no one)")
         fields = study_fields(study, places)
+        refused = prescreening_refusals(client_default(client).filters(), fields["filters"])
+        if refused:
+            raise ProlificStudyError(
+                f"{study.name!r}'s prescreening is not Prolific's: " + "; ".join(refused) + ". Nothing was created; "
+                "correct the prescreening on the study's form"
+            )
         project = workspace_project(client_default(client))
         if project:
             fields["project"] = project

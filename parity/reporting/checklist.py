@@ -154,23 +154,52 @@ def entered(entry: Entry, text: str, *records: Record) -> Answer:
     return Answer(entry, Status.ANSWERED, text, ENTERED, records)
 
 
+def note_name(entry_id: str) -> str:
+    """The record of the researcher's note on an entry (`Study.checklist_notes[entry_id]`)."""
+    return f"checklist note {entry_id}"
+
+
+def correction_name(entry_id: str) -> str:
+    """The record of the researcher's correction of an entry (`Study.checklist_corrections[entry_id]`)."""
+    return f"checklist correction {entry_id}"
+
+
+def _with(records: tuple[Record, ...], *more: Record) -> tuple[Record, ...]:
+    """`records` with `more` in place of any of the same name."""
+    names = {record.name for record in more}
+    return (*(record for record in records if record.name not in names), *more)
+
+
 def corrected(answer: Answer, text: str, reason: str) -> Answer:
-    """The researcher's `text` in place of Parity's `answer`, for `reason`; Parity's answer is kept."""
+    """The researcher's `text` in place of Parity's `answer`, for `reason`; Parity's answer is kept,
+    and so are the records it rested on, with the correction's."""
     was = answer.text if answer.status is Status.ANSWERED else answer.source
-    return Answer(answer.entry, Status.ANSWERED, text, f"{CORRECTED}: {reason}", answer.records, computed_text=was)
+    records = _with(
+        answer.records,
+        Record(correction_name(answer.entry.id), text),
+        Record(f"{correction_name(answer.entry.id)}.reason", reason),
+    )
+    return Answer(answer.entry, Status.ANSWERED, text, f"{CORRECTED}: {reason}", records, computed_text=was)
 
 
 def contradicted(answer: Answer, note: str) -> Answer:
     """Parity's `answer` with the researcher's differing `note` beside it, flagged."""
-    return replace(answer, contradicting_note=note)
+    return replace(
+        answer, contradicting_note=note, records=_with(answer.records, Record(note_name(answer.entry.id), note))
+    )
 
 
-def not_answered(entry: Entry, reason: str) -> Answer:
-    return Answer(entry, Status.NOT_ANSWERED, "", f"not answered: {reason}")
+def filled(answer: Answer, note: str) -> Answer:
+    """An entry Parity left unanswered, answered by the researcher's `note`, on the records Parity read."""
+    return entered(answer.entry, note, *_with(answer.records, Record(note_name(answer.entry.id), note)))
 
 
-def not_applicable(entry: Entry, reason: str) -> Answer:
-    return Answer(entry, Status.NOT_APPLICABLE, "", f"not applicable: {reason}")
+def not_answered(entry: Entry, reason: str, *records: Record) -> Answer:
+    return Answer(entry, Status.NOT_ANSWERED, "", f"not answered: {reason}", records)
+
+
+def not_applicable(entry: Entry, reason: str, *records: Record) -> Answer:
+    return Answer(entry, Status.NOT_APPLICABLE, "", f"not applicable: {reason}", records)
 
 
 PAPER = "Paper information"

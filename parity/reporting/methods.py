@@ -37,3 +37,19 @@ def human_ci(method: str) -> str:
 
 def gap_ci(method: str) -> str:
     return GAP_CI.get(method, "a method this version of Parity does not name")
+
+
+#: what a separation reliability (`parity.stats.irt.separation_reliability`) measures the spread of
+RELIABILITY_OF = {"person": "the people's abilities", "item": "the items' difficulties"}
+
+
+def reliability(name: str, value: float) -> str:
+    """A separation reliability in words: "item reliability 0.73", or, where the estimate
+    (var − mean SE²) / var is at or below 0 (the fit reports it as 0), that it is not estimable and
+    why, never "0.00"."""
+    if value > 0:
+        return f"{name} reliability {value:.2f}"
+    return (
+        f"{name} reliability not estimable (the estimate is ≤ 0: {RELIABILITY_OF[name]} vary no more than "
+        "their standard errors)"
+    )

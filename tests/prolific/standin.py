@@ -61,6 +61,67 @@ BULK_APPROVE_MAX = 1000
 EVENT_TYPES = ("submission.status.change", "study.status.change")
 
 
+#: Prolific's prescreening filters as `GET /api/v1/filters/` lists them
+#: (https://docs.prolific.com/api-reference/filters/get-filters: `filter_id`, `type`, `data_type` and a
+#: select filter's `choices`, choice id: label). The stand-in's own few choices for the filters Parity
+#: sets, not Prolific's full lists: Parity reads those from Prolific.
+FILTERS: list[dict] = [
+    {"filter_id": "age", "title": "Age", "type": "range", "data_type": "integer"},
+    {
+        "filter_id": "sex",
+        "title": "Sex",
+        "type": "select",
+        "data_type": "ChoiceID",
+        "choices": {"0": "Male", "1": "Female"},
+    },
+    {
+        "filter_id": "first-language",
+        "title": "First language",
+        "type": "select",
+        "data_type": "ChoiceID",
+        "choices": {"19": "English", "40": "French", "44": "German"},
+    },
+    {
+        "filter_id": "fluent-languages",
+        "title": "Fluent languages",
+        "type": "select",
+        "data_type": "ChoiceID",
+        "choices": {"19": "English", "40": "French", "44": "German"},
+    },
+    {
+        "filter_id": "current-country-of-residence",
+        "title": "Current Country of Residence",
+        "type": "select",
+        "data_type": "ChoiceID",
+        "choices": {"0": "United Kingdom", "1": "United States", "2": "Ireland"},
+    },
+    {"filter_id": "approval_rate", "title": "Approval Rate", "type": "range", "data_type": "integer"},
+    {
+        "filter_id": "previous_studies_blocklist",
+        "title": "Previous Studies BlockList",
+        "type": "select",
+        "data_type": "StudyID",
+        "choices": {},
+    },
+]
+
+
+def choice_problems(filters: list) -> list[str]:
+    """A select filter of choice ids whose values are not among its `choices` (`FILTERS`): Prolific
+    takes the ids its filter list gives, nothing else (https://docs.prolific.com/api-reference/filters)."""
+    known = {row["filter_id"]: row for row in FILTERS}
+    problems = []
+    for entry in filters:
+        row = known.get(entry.get("filter_id")) if isinstance(entry, dict) else None
+        values = entry.get("selected_values") if isinstance(entry, dict) else None
+        if row is None or row["data_type"] != "ChoiceID" or not isinstance(values, list):
+            continue
+        problems += [
+            f"{row['filter_id']}: {value!r} is not a choice id" for value in values if value not in row["choices"]
+        ]
+    return problems
+
+
 def filter_problems(filters: list) -> list[str]:
     """What Prolific's docs say a study's `filters` must be (https://docs.prolific.com/api-reference/filters):
     objects with a `filter_id` and either `selected_values` (a select filter: a list of choice ids,
@@ -262,6 +323,8 @@ class StandIn:
                     raise Refused(404, "no such bulk bonus")
                 self.payments.append(bulk_id)  # paying twice pays twice
                 return 202, None
+            case ("GET", ["filters"]):
+                return 200, {"results": FILTERS}
             case ("GET", ["projects", project_id]):
                 if project_id not in self.projects:
                     raise Refused(404, "no such project")
@@ -396,7 +459,7 @@ class StandIn:
             # the official clients send [] at least (prolific-oss/prolific-mcp tools/studies.py)
             problems.append("filters is required (a list, [] for none)")
         else:
-            problems += filter_problems(body["filters"])
+            problems += filter_problems(body["filters"]) + choice_problems(body["filters"])
         for name in ("estimated_completion_time", "reward", "total_available_places"):
             if not isinstance(body.get(name), int) or body[name] < 1:
                 problems.append(f"{name} must be a positive integer (the reward in the smallest currency unit)")

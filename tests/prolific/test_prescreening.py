@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from prolific.client import ProlificClient, ProlificError
-from prolific.services import prolific_study_create, study_fields
+from prolific.models import ProlificStudy
+from prolific.services import ProlificStudyError, prolific_study_create, study_fields
 from tests.prolific.helpers import prolific_study
 from tests.prolific.standin import filter_problems
 
@@ -57,3 +58,27 @@ def test_the_stand_in_refuses_filters_prolific_would_not_read(implicature, stand
         with pytest.raises(ProlificError, match="400"):
             ProlificClient().study_create({**fields, "filters": wrong})
     assert filter_problems(study_fields(prolific_study("right shape", prolific_filters=SCREENING), 4)["filters"]) == []
+
+
+def test_a_value_not_among_prolifics_choices_is_refused_naming_them_and_nothing_is_created(implicature, standin):
+    study = prolific_study("labelled", prolific_filters={**SCREENING, "first_languages": ["English"]})
+    catalogue = {row["filter_id"]: row for row in ProlificClient().filters()}
+    choices = catalogue["first-language"]["choices"]
+    english = next(key for key, label in choices.items() if label == "English")
+    allowed = ", ".join(f"{key} ({label})" for key, label in choices.items())
+    with pytest.raises(ProlificStudyError) as refused:
+        prolific_study_create(study=study)
+    said = str(refused.value)
+    assert (
+        f"First language (first-language): 'English' (the label of choice {english}) is not among Prolific's "
+        f"choices; give choice ids from: {allowed}"
+    ) in said
+    assert "Nothing was created" in said
+    assert standin.studies == {} and not ProlificStudy.objects.filter(study=study).exists()
+    # Prolific itself would refuse it: the stand-in does
+    with pytest.raises(ProlificError, match="400"):
+        ProlificClient().study_create({**study_fields(study, 4)})
+    # with the choice's id, the study is created
+    study.prolific_filters = {**SCREENING, "first_languages": [english]}
+    study.save(update_fields=["prolific_filters"])
+    assert prolific_study_create(study=study).prolific_id in standin.studies

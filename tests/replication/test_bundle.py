@@ -90,7 +90,10 @@ def test_the_bundle_answers_the_reporting_checklist_from_its_analysis(bundled: B
     assert len(checklist["entries"]) == 71 and sum(checklist["counts"].values()) == 71
     answers = {row["id"]: row for row in checklist["entries"]}
     people = analysis["methods"]["participants"]
-    assert answers["1.1"]["text"].startswith(f"20 people analysed ({people['entered']} entered")
+    # the published study's people analysed, not the import's entered/completed counts as the original study's
+    assert people["entered"] == 20
+    assert answers["1.1"]["text"].startswith("20 people analysed: those whose answers the original study published")
+    assert answers["1.1"]["records"] == {"human.n_annotators": 20, "study.is_imported": True}
     assert answers["0.10"]["text"].startswith("1 answer per item per run (1 run: ")
     assert "| 1.1 | How many human baseliners took part | Yes — 20 people analysed" in (
         bundle.files["analysis/checklist.md"].decode()

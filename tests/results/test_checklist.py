@@ -60,7 +60,7 @@ def test_a_native_study_answers_the_checklist_with_its_own_figures(pilot) -> Non
     assert answers["3.2.1"].text.startswith("2 attention checks per participant, excluded at 2 failed")
     assert answers["2.7.1"].text.startswith("£4.50 for an estimated 30 minutes (£9.00 an hour)")
     assert answers["4.2"].text.startswith("Yes: 95% CIs")
-    labels = "; ".join(f"tiny-lm, {model.label}" for model in results.models)
+    labels = "; ".join(model.label for model in results.models)
     assert answers["0.10"].text == f"1 answer per item per run (2 runs: {labels})"
     assert "template 2" in answers["3.4"].text and "template 3" in answers["3.4"].text
     assert answers["1.9"].text == "Yes: University Research Ethics Committee (reference UREC-1)"
@@ -68,7 +68,7 @@ def test_a_native_study_answers_the_checklist_with_its_own_figures(pilot) -> Non
     assert answers["1.10"].text.startswith("Partial: the plan was frozen in Parity at launch on ")
     assert answers["5.1.1"].text == "Partial: participants were asked age, gender"
     assert answers["3.5.1"].text.startswith("Partial: participants were asked afterwards")
-    assert answers["4.1"].text == "Yes"
+    assert answers["4.1"].text == "Yes: 2 model runs tested against the people, each on the items both answered"
     # the headline as analysed, then with the participant excluded for failed checks put back in
     analysed, put_back = results.robustness.rows[:2]
     assert answers["4.6"].text.startswith(
@@ -95,10 +95,9 @@ def test_the_published_implicature_study_answers_what_an_import_can(baseline) ->
     _every_entry_is_answered_with_a_source(answers)
     assert answers["1.1"].text.startswith(f"{results.human.n_annotators} people analysed")
     assert answers["1.2"].text == f"{results.human.n_items} items"
-    for entry in ("2.2", "2.7.2"):
-        assert answers[entry].status is Status.NOT_APPLICABLE
-    # the original study's pay, exclusions and attrition are its paper's, not the import's records
-    for entry in ("2.7", "2.7.1", "3.2.2", "5.1.5"):
+    # the original study's recruitment, pay, exclusions and attrition are its paper's, not the import's
+    # records: they apply to it, and Parity does not know them
+    for entry in ("2.2", "2.3", "2.5", "2.7", "2.7.1", "2.7.2", "2.7.3", "3.2.2", "5.1.5"):
         assert answers[entry].status is Status.NOT_ANSWERED
         assert answers[entry].source.startswith("not answered: not known for the original study")
     assert answers["0.9"].status is Status.NOT_APPLICABLE  # no model run on the imported study

@@ -68,7 +68,9 @@ def test_the_audit_prints_each_answer_its_source_and_the_records_it_rests_on(pil
         "source: corrected by the researcher: wording",
         "Parity computed: 10 items",
     ]
-    assert _entry(text, "0.1")[3].startswith("records: not itemised")
+    # an entry Parity leaves open rests on the researcher's note, none yet, and the field it would read
+    assert _entry(text, "0.1")[3] == "records: study.paper_title = ''; checklist note 0.1 = none"
+    assert "not itemised" not in text
     found = json.loads(_audit(study.name, "--json"))
     assert [row["id"] for row in found["entries"]] == [entry.id for entry in ENTRIES]
     assert found["entries"][[row["id"] for row in found["entries"]].index("0.8")]["records"] == {

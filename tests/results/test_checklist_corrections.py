@@ -43,21 +43,23 @@ def _checklist(study: Study):
 def test_a_note_that_differs_from_a_computed_answer_is_shown_beside_it_and_flagged(baseline) -> None:
     study = Study.objects.get(pk=baseline.study_id)
     _, before = _checklist(study)
-    assert before["3.2"].text == "No" and before["3.2"].source == COMPUTED
-    study_checklist_notes_set(study=study, notes={"3.2": ATTENTION, "2.4": "No"})
+    computed = before["1.1"].text
+    assert computed.startswith("20 people analysed: ") and before["1.1"].source == COMPUTED
+    study_checklist_notes_set(study=study, notes={"1.1": ATTENTION, "2.4": "No"})
     results, after = _checklist(study)
-    # Parity's answer stands, the researcher's beside it, flagged
-    assert after["3.2"].text == "No" and after["3.2"].source == COMPUTED
-    assert after["3.2"].contradicting_note == ATTENTION
-    assert after["3.2"].shown_source == f"{COMPUTED}; contradicted by the researcher's note: “{ATTENTION}”"
+    # Parity's answer stands, the researcher's beside it, flagged, and the note is a record it rests on
+    assert after["1.1"].text == computed and after["1.1"].source == COMPUTED
+    assert after["1.1"].contradicting_note == ATTENTION
+    assert after["1.1"].record("checklist note 1.1") == ATTENTION
+    assert after["1.1"].shown_source == f"{COMPUTED}; contradicted by the researcher's note: “{ATTENTION}”"
     assert after["2.4"].contradicting_note == ""  # a note on an entry Parity leaves open fills it
     flagged = [answer.entry.id for answer in after.values() if answer.contradicting_note]
-    assert flagged == ["3.2"]
+    assert flagged == ["1.1"]
     checklist = list(after.values())
     for fmt in ("markdown", "html", "latex"):
         assert "contradicted by the researcher" in render_report(results, fmt, checklist), fmt
     assert (
-        json.loads(checklist_json(checklist))["entries"][[a.entry.id for a in checklist].index("3.2")][
+        json.loads(checklist_json(checklist))["entries"][[a.entry.id for a in checklist].index("1.1")][
             "contradicting_note"
         ]
         == ATTENTION
@@ -65,16 +67,18 @@ def test_a_note_that_differs_from_a_computed_answer_is_shown_beside_it_and_flagg
     # the checklist page flags it above the table and on the row
     people = personas_for(study, prefix="contradiction-")
     page = signed_in(people.owner).get(f"/studies/{study.pk}/checklist/").content.decode()
-    assert 'id="checklist-contradictions"' in page and "1 of your notes contradicts Parity's answer: 3.2." in page
-    assert f"Parity computed\n      “No”; your note says “{ATTENTION}”" in page
-    assert '<tr id="entry-3.2" class="contradicted">' in page and "your note: “" in page
+    assert 'id="checklist-contradictions"' in page and "1 of your notes contradicts Parity's answer: 1.1." in page
+    assert f"Parity computed\n      “{computed}”; your note says “{ATTENTION}”" in page
+    assert '<tr id="entry-1.1" class="contradicted">' in page and "your note: “" in page
 
 
 def test_a_researcher_corrects_a_computed_answer_with_a_reason_shown_everywhere(baseline) -> None:
     study = Study.objects.get(pk=baseline.study_id)
     _, before = _checklist(study)
     computed = before["1.1"].text
-    assert computed == "20 people analysed (20 entered, 20 completed, 0 excluded)" and before["1.1"].source == COMPUTED
+    # the import's own records (20 entered, 20 completed) are not the original study's: 1.1 does not say them
+    assert computed.startswith("20 people analysed: those whose answers the original study published")
+    assert "entered" not in computed and before["1.1"].source == COMPUTED
     people = personas_for(study, prefix="correction-")
     owner = signed_in(people.owner)
     url = f"/studies/{study.pk}/checklist/"

@@ -5,7 +5,7 @@ filled in, with the concrete figures: one function per entry, in a module per pa
 
 from __future__ import annotations
 
-from parity.reporting.checklist import COMPUTED, ENTRIES, Answer, Status, contradicted, corrected, entered
+from parity.reporting.checklist import COMPUTED, ENTRIES, Answer, Status, contradicted, corrected, filled
 
 # the section modules register their entries' functions as they are imported
 from results.computing.checklist import analysis, execution, paper_design, recruitment  # noqa: F401
@@ -38,7 +38,7 @@ def _settled(answer: Answer, note: str, correction: dict[str, str] | None) -> An
         # an entry of PUBLIC_ADDRESS has read its note already
         return answer
     if answer.status is not Status.ANSWERED:
-        return entered(answer.entry, note)
+        return filled(answer, note)
     if answer.source == COMPUTED and note != answer.text:
         return contradicted(answer, note)
     return answer

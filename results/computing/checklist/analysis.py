@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from parity.reporting.checklist import BY_ID, Answer, Record, computed, not_answered, not_applicable
 from parity.reporting.methods import MODEL_CI, gap_ci, human_ci
-from results.computing.checklist.answering import answers, missing, original, plural, with_public_address
+from results.computing.checklist.answering import answers, missing, original, plural, runs, with_public_address
 from results.computing.robustness import rule_label
 from results.computing.spine import StudyResults
 from studies.models import Study
@@ -15,16 +15,28 @@ from studies.models import Study
 @answers("4.1")
 def significance(study: Study, results: StudyResults) -> Answer:
     if not results.models:
-        return not_applicable(BY_ID["4.1"], "no model run")
-    return computed(BY_ID["4.1"], "Yes" if results.paired else "No")
+        return not_applicable(BY_ID["4.1"], "no model run", runs(results))
+    paired = Record("paired tests", len(results.paired))
+    if not results.paired:
+        return computed(BY_ID["4.1"], "No: no model run could be tested against the people", runs(results), paired)
+    return computed(
+        BY_ID["4.1"],
+        f"Yes: {plural(len(results.paired), 'model run')} tested against the people, each on the items both answered",
+        runs(results),
+        paired,
+    )
 
 
 @answers("4.1.1")
 def significance_test(study: Study, results: StudyResults) -> Answer:
+    paired = Record("paired tests", len(results.paired))
     if not results.paired:
-        return not_applicable(BY_ID["4.1.1"], "no paired test")
+        return not_applicable(BY_ID["4.1.1"], "no paired test", paired)
     return computed(
-        BY_ID["4.1.1"], f"{results.paired[0].test.method}; McNemar's test on the items with a human majority"
+        BY_ID["4.1.1"],
+        f"{results.paired[0].test.method}; McNemar's test on the items with a human majority",
+        paired,
+        Record("paired test method", results.paired[0].test.method),
     )
 
 
@@ -36,33 +48,60 @@ def uncertainty(study: Study, results: StudyResults) -> Answer:
     if results.models:
         said.append(f"a model's accuracy by {MODEL_CI} ({statistics.n_boot} resamples)")
         said.append(f"a model's gap to the humans from {gap_ci(statistics.gap_ci_method)}")
-    return computed(BY_ID["4.2"], f"Yes: {statistics.ci_level:.0%} CIs: " + "; ".join(said))
+    return computed(
+        BY_ID["4.2"],
+        f"Yes: {statistics.ci_level:.0%} CIs: " + "; ".join(said),
+        Record("statistics.ci_level", statistics.ci_level),
+        Record("statistics.human_ci_method", statistics.human_ci_method),
+        Record("statistics.gap_ci_method", statistics.gap_ci_method if results.models else None),
+        Record("statistics.n_boot", statistics.n_boot if results.models else None),
+        runs(results),
+    )
 
 
 @answers("4.2.1")
 def estimate_type(study: Study, results: StudyResults) -> Answer:
-    return computed(BY_ID["4.2.1"], "Point and interval estimates; each person's accuracy (distribution)")
+    return computed(
+        BY_ID["4.2.1"],
+        f"Point and interval estimates; each person's accuracy (distribution, {results.human.n_annotators} people)",
+        Record("human.n_annotators", results.human.n_annotators),
+    )
 
 
 @answers("4.3")
 def same_metric(study: Study, results: StudyResults) -> Answer:
     if not results.models:
-        return not_applicable(BY_ID["4.3"], "no model run")
-    return computed(BY_ID["4.3"], "Yes: accuracy on the same items, by the benchmark's one answer schema")
+        return not_applicable(BY_ID["4.3"], "no model run", runs(results))
+    return computed(
+        BY_ID["4.3"],
+        "Yes: accuracy on the same items, by the benchmark's one answer schema",
+        runs(results),
+        Record("study.benchmark", study.benchmark),
+    )
 
 
 @answers("4.4")
 def same_rubric(study: Study, results: StudyResults) -> Answer:
     if not results.models:
-        return not_applicable(BY_ID["4.4"], "no model run")
-    return computed(BY_ID["4.4"], "Yes: the benchmark's gold answers score both")
+        return not_applicable(BY_ID["4.4"], "no model run", runs(results))
+    return computed(
+        BY_ID["4.4"],
+        "Yes: the benchmark's gold answers score both",
+        runs(results),
+        Record("study.benchmark", study.benchmark),
+    )
 
 
 @answers("4.5")
 def same_method(study: Study, results: StudyResults) -> Answer:
     if not results.models:
-        return not_applicable(BY_ID["4.5"], "no model run")
-    return computed(BY_ID["4.5"], "Yes: scored automatically against the gold answer")
+        return not_applicable(BY_ID["4.5"], "no model run", runs(results))
+    return computed(
+        BY_ID["4.5"],
+        "Yes: scored automatically against the gold answer",
+        runs(results),
+        Record("study.benchmark", study.benchmark),
+    )
 
 
 @answers("4.6")
@@ -70,13 +109,30 @@ def robustness(study: Study, results: StudyResults) -> Answer:
     table = results.robustness
     # leaving out the possible gold errors drops items, not people: no exclusion criterion of 4.6's
     rows = [row for row in table.rows if row.rule != "gold_errors_dropped"] if table is not None else []
+    records: tuple[Record, ...] = (
+        Record("participants.excluded", results.methods.participants.excluded),
+        Record("robustness rows", len(rows)),
+    )
+    if study.is_imported:
+        # the published data hold only the people the original study kept: whom it left out is not here to test
+        records = (*records, Record("study.is_imported", True))
     if table is None or len(rows) < 2:
+        if study.is_imported:
+            return not_answered(
+                BY_ID["4.6"],
+                "the published data hold only the people the original study kept, so its exclusions cannot be "
+                "tested here",
+                *records,
+            )
         if not results.methods.participants.excluded:
-            return not_applicable(BY_ID["4.6"], "no participant was excluded, flagged or had an answer under the floor")
+            return not_applicable(
+                BY_ID["4.6"], "no participant was excluded, flagged or had an answer under the floor", *records
+            )
         return not_answered(
             BY_ID["4.6"],
             "no exclusion was for failed attention checks, and none flagged or under the answer floor changes "
             "the figures; the other exclusions are the researchers' to test",
+            *records,
         )
     said = []
     for row in rows:
@@ -86,7 +142,7 @@ def robustness(study: Study, results: StudyResults) -> Answer:
         people = f"{row.n_annotators} {'person' if row.n_annotators == 1 else 'people'}"
         counted = f"{people}, {plural(row.n_answers, 'answer')}"
         said.append(f"{_pct(row.mean)} {rule} ({counted}{'; gap ' + gaps if gaps else ''})")
-    return computed(BY_ID["4.6"], "Yes: human accuracy " + "; ".join(said))
+    return computed(BY_ID["4.6"], "Yes: human accuracy " + "; ".join(said), *records)
 
 
 def _pct(value: float | None) -> str:
@@ -103,11 +159,12 @@ def _gap(value: float | None) -> str:
 @answers("5.1.1")
 def demographics(study: Study, results: StudyResults) -> Answer:
     asked = [key for key in ("age", "gender", "first_language", "education") if key in (study.closing_questions or [])]
+    record = Record("study.closing_questions: demographics", ", ".join(asked))
     if not asked:
-        return missing("5.1.1")
+        return missing("5.1.1", record)
     closing = results.closing
     if closing is None or not closing.n_answered:
-        return computed(BY_ID["5.1.1"], "Partial: participants were asked " + ", ".join(asked))
+        return computed(BY_ID["5.1.1"], "Partial: participants were asked " + ", ".join(asked), record)
     said = [f"{closing.n_answered} of {closing.n_participants} answered the closing questions"]
     if closing.age is not None:
         age = closing.age
@@ -116,7 +173,13 @@ def demographics(study: Study, results: StudyResults) -> Answer:
         counted = closing.counts.get(key)
         if counted:
             said.append(f"{key.replace('_', ' ')}: " + ", ".join(f"{value} {n}" for value, n in counted.items()))
-    return computed(BY_ID["5.1.1"], "Yes: " + "; ".join(said))
+    return computed(
+        BY_ID["5.1.1"],
+        "Yes: " + "; ".join(said),
+        record,
+        Record("closing answers", closing.n_answered),
+        Record("closing: participants asked", closing.n_participants),
+    )
 
 
 @answers("5.1.2")
@@ -124,22 +187,31 @@ def instructions(study: Study, results: StudyResults) -> Answer:
     if results.methods.platform == "imported":
         # the instructions Parity holds are its own defaults, never shown to the original study's people
         return original(study, "5.1.2", "materials")
-    if not study.instructions_text.strip():
-        return missing("5.1.2")
-    return computed(BY_ID["5.1.2"], "Yes: study/instructions.txt and study/consent.txt of the replication bundle")
+    record = Record("study.instructions_text", bool(study.instructions_text.strip()))
+    if not record.value:
+        return missing("5.1.2", record)
+    return computed(
+        BY_ID["5.1.2"], "Yes: study/instructions.txt and study/consent.txt of the replication bundle", record
+    )
 
 
 @answers("5.1.3")
 def time_to_completion(study: Study, results: StudyResults) -> Answer:
     minutes = results.methods.pay.median_minutes
+    record = Record("median minutes to complete", minutes)
     if minutes is None:
-        return missing("5.1.3")
-    return computed(BY_ID["5.1.3"], f"median {minutes:.1f} minutes")
+        return missing("5.1.3", record)
+    return computed(BY_ID["5.1.3"], f"Yes: median {minutes:.1f} minutes from entry to completion", record)
 
 
 @answers("5.1.4")
 def ai_tools(study: Study, results: StudyResults) -> Answer:
-    return not_applicable(BY_ID["5.1.4"], "participants were given no AI tool")
+    # Parity's pages give people the item and its answers, nothing else; what they used besides is 3.5.1's
+    if study.is_imported:
+        return missing("5.1.4", Record("study.is_imported", True))
+    return not_applicable(
+        BY_ID["5.1.4"], "participants were given no AI tool", Record("study.is_imported", study.is_imported)
+    )
 
 
 @answers("5.1.5")
@@ -189,7 +261,7 @@ def data_available(study: Study, results: StudyResults) -> Answer:
 @answers("5.2.1")
 def data_per_person(study: Study, results: StudyResults) -> Answer:
     if not results.human.n_answers:
-        return not_applicable(BY_ID["5.2.1"], "no participant has answered")
+        return not_applicable(BY_ID["5.2.1"], "no participant has answered", Record("human.n_answers", 0))
     return computed(
         BY_ID["5.2.1"],
         "Yes: humans/answers.jsonl of the replication bundle, each answer with its person's pseudonym",
@@ -203,7 +275,9 @@ def data_withheld(study: Study, results: StudyResults) -> Answer:
         return computed(
             BY_ID["5.2.2"], "There are no human data yet: no participant has answered", Record("human.n_answers", 0)
         )
-    return not_applicable(BY_ID["5.2.2"], "the data are in the replication bundle")
+    return not_applicable(
+        BY_ID["5.2.2"], "the data are in the replication bundle", Record("human.n_answers", results.human.n_answers)
+    )
 
 
 @answers("5.3")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from parity.reporting.checklist import BY_ID, Answer, Record, computed, entered, not_answered
+from parity.reporting.checklist import BY_ID, Answer, Record, computed, entered, not_answered, note_name
 from results.computing.spine import Spread, StudyResults
 from studies.models import Study
 
@@ -38,7 +38,12 @@ def original(study: Study, entry_id: str, field: str, lead: str = "", tail: str 
     Parity made when it imported the answers describe the import, not the original study."""
     said = (study.original_study or {}).get(field)
     if not said:
-        return not_answered(BY_ID[entry_id], f"{NOT_KNOWN} (its {field} as the original paper reports them)")
+        return not_answered(
+            BY_ID[entry_id],
+            f"{NOT_KNOWN} (its {field} as the original paper reports them)",
+            Record("study.is_imported", True),
+            Record(f"original_study.{field}", None),
+        )
     text = said["text"]
     # the researcher's own verdict ("No: unpaid volunteers") stays the answer's verdict
     word = next((word for word in VERDICTS if text.startswith(word + ":")), None)
@@ -57,11 +62,25 @@ def where(page: str) -> str:
     return f"p. {page}" if page[:1].isdigit() else page
 
 
-def missing(entry_id: str) -> Answer:
-    return not_answered(BY_ID[entry_id], NOT_RECORDED)
+def missing(entry_id: str, *records: Record) -> Answer:
+    """An entry Parity holds no record to answer: it rests on the researcher's note, none yet (a note
+    answers it, `results.computing.checklist.study_checklist`), and on `records` that show why."""
+    return not_answered(BY_ID[entry_id], NOT_RECORDED, *records, Record(note_name(entry_id), None))
+
+
+def imported(study: Study) -> Record:
+    """The record that makes an entry the original study's to answer."""
+    return Record("study.is_imported", study.is_imported)
+
+
+def runs(results: StudyResults) -> Record:
+    """The model runs the results compare with the people."""
+    return Record("model runs", len(results.models))
 
 
 def plural(n: int, word: str) -> str:
+    if word == "person":
+        return f"{n} person" if n == 1 else f"{n} people"
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
@@ -81,7 +100,7 @@ def with_public_address(study: Study, entry_id: str, fact: str, unpublished: str
     note on where it is public (then the answer is theirs, Parity's fact after it) or, with no note,
     "Partial" and why it is not known to be public (`unpublished`)."""
     note = (study.checklist_notes or {}).get(entry_id, "")
-    records = (*records, Record(f"checklist note {entry_id}", note or None))
+    records = (*records, Record(note_name(entry_id), note or None))
     if not note:
         return computed(BY_ID[entry_id], f"Partial: {fact}; {unpublished}", *records)
     said = note if note.startswith(VERDICTS) else f"Yes: {note}"

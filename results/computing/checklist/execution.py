@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from parity.reporting.checklist import BY_ID, Answer, Record, computed, not_applicable
-from results.computing.checklist.answering import answers, missing, original, span
+from results.computing.checklist.answering import answers, imported, missing, original, plural, runs, span
 from results.computing.spine import StudyResults
 from studies.models import Study
 
@@ -16,17 +16,27 @@ SHUFFLE = "shuffle_items"
 @answers("3.1")
 def instrument_length(study: Study, results: StudyResults) -> Answer:
     attention = results.methods.attention
+    spread = results.methods.design.items_per_participant
+    sitting = (
+        " per person in the published data; whether in one sitting is not known for the original study"
+        if study.is_imported
+        else " in one sitting"
+    )
     return computed(
         BY_ID["3.1"],
-        f"{span(results.methods.design.items_per_participant)} items in one sitting"
+        f"{span(spread)} items{sitting}"
         + (f", with {attention.checks_per_participant} attention checks" if attention.checks_per_participant else ""),
+        Record("items per unit, fewest", spread.min),
+        Record("items per unit, most", spread.max),
+        # an import's attention checks are Parity's default, never the original study's
+        *(() if study.is_imported else (Record("study.attention_checks", attention.checks_per_participant),)),
     )
 
 
 @answers("3.1.1")
 def randomized_order(study: Study, results: StudyResults) -> Answer:
     if results.methods.platform == "imported":
-        return missing("3.1.1")
+        return missing("3.1.1", imported(study))
     # the study's own setting, in the words the methods use for it ("“label” was on/off"); a
     # benchmark without the setting keeps each unit's order (`studies.services._sequence`)
     setting = next((setting for setting in results.methods.design.settings if setting.key == SHUFFLE), None)
@@ -61,6 +71,9 @@ def _excluded(results: StudyResults) -> str:
 def execution_quality_control(study: Study, results: StudyResults) -> Answer:
     attention = results.methods.attention
     checked = attention.checks_per_participant and attention.exclude_at
+    if results.methods.platform == "imported":
+        # the import's settings are Parity's defaults: the original study's checks are its paper's
+        return missing("3.2", imported(study))
     return computed(
         BY_ID["3.2"],
         "Yes" if checked or results.methods.participants.excluded else "No",
@@ -73,8 +86,15 @@ def execution_quality_control(study: Study, results: StudyResults) -> Answer:
 @answers("3.2.1")
 def execution_criteria(study: Study, results: StudyResults) -> Answer:
     attention = results.methods.attention
+    if results.methods.platform == "imported":
+        return missing("3.2.1", imported(study))
+    records = (
+        Record("study.attention_checks", attention.checks_per_participant),
+        Record("study.exclude_at", attention.exclude_at),
+        Record("study.min_answer_ms", attention.answer_floor_ms),
+    )
     if not attention.checks_per_participant:
-        return not_applicable(BY_ID["3.2.1"], "no attention checks")
+        return not_applicable(BY_ID["3.2.1"], "no attention checks", *records)
     text = (
         f"{attention.checks_per_participant} attention checks per participant, "
         f"excluded at {attention.exclude_at} failed"
@@ -83,7 +103,7 @@ def execution_criteria(study: Study, results: StudyResults) -> Answer:
         text += f"; answers sooner than {attention.answer_floor_ms} ms after the item was shown refused"
     # studies.flags and results.computing.integrity raise these for the researcher's review
     text += "; participants flagged for review on fast completion, fast items, straight-lining, pasting"
-    return computed(BY_ID["3.2.1"], text)
+    return computed(BY_ID["3.2.1"], text, *records)
 
 
 @answers("3.2.2")
@@ -104,15 +124,26 @@ def execution_exclusions(study: Study, results: StudyResults) -> Answer:
 @answers("3.3")
 def same_interface(study: Study, results: StudyResults) -> Answer:
     if not results.models:
-        return not_applicable(BY_ID["3.3"], "no model run")
-    return computed(BY_ID["3.3"], "No: people answer on web pages, models read the benchmark's prompt")
+        return not_applicable(BY_ID["3.3"], "no model run", runs(results))
+    if study.is_imported:
+        # a model reads a prompt, whatever page the original study's people answered on
+        return computed(
+            BY_ID["3.3"],
+            "No: models read the benchmark's prompt; the original study's people answered on its own interface",
+            runs(results),
+            imported(study),
+        )
+    return computed(BY_ID["3.3"], "No: people answer on web pages, models read the benchmark's prompt", runs(results))
 
 
 @answers("3.3.1")
 def gui_vs_api(study: Study, results: StudyResults) -> Answer:
     if not results.models:
-        return not_applicable(BY_ID["3.3.1"], "no model run")
-    return computed(BY_ID["3.3.1"], "Checked")
+        return not_applicable(BY_ID["3.3.1"], "no model run", runs(results))
+    if study.is_imported:
+        # the original study's people never saw Parity's pages
+        return missing("3.3.1", imported(study))
+    return computed(BY_ID["3.3.1"], "Yes: people on Parity's web pages, models through their prompt", runs(results))
 
 
 @answers("3.3.2")
@@ -123,7 +154,7 @@ def interface_adjustment(study: Study, results: StudyResults) -> Answer:
 @answers("3.4")
 def same_instructions(study: Study, results: StudyResults) -> Answer:
     if not results.models:
-        return not_applicable(BY_ID["3.4"], "no model run")
+        return not_applicable(BY_ID["3.4"], "no model run", runs(results))
     settings = sorted({model.setting for model in results.methods.models})
     if results.methods.platform == "imported" and (study.original_study or {}).get("materials"):
         return original(
@@ -138,23 +169,23 @@ def same_instructions(study: Study, results: StudyResults) -> Answer:
             BY_ID["3.4"],
             "Partial: the same items; the instructions of the original study are not known for the original "
             f"study, models read the prompt of their setting ({'; '.join(settings)})",
-            Record("methods.platform", "imported"),
+            imported(study),
+            Record("original_study.materials", None),
+            runs(results),
         )
     return computed(
         BY_ID["3.4"],
         "Partial: the same items; people read the study's instructions, models the prompt of their "
         f"setting ({'; '.join(settings)})",
+        runs(results),
+        Record("study.instructions_text", bool(study.instructions_text.strip())),
     )
 
 
 @answers("3.4.1")
 def instruction_adjustment(study: Study, results: StudyResults) -> Answer:
-    return _comprehension("3.4.1")
-
-
-def _comprehension(entry_id: str) -> Answer:
-    """A comprehension check is not recorded by the study yet."""
-    return missing(entry_id)
+    # how people's instructions and the models' prompts were made comparable is the researchers' to say
+    return missing("3.4.1")
 
 
 @answers("3.5")
@@ -164,26 +195,40 @@ def same_tools(study: Study, results: StudyResults) -> Answer:
 
 @answers("3.5.1")
 def tools_enforced(study: Study, results: StudyResults) -> Answer:
-    if "ai_tool" not in (study.closing_questions or []):
-        return missing("3.5.1")
+    asked = Record("study.closing_questions: ai_tool", "ai_tool" in (study.closing_questions or []))
+    if not asked.value:
+        return missing("3.5.1", asked)
     said = "Partial: participants were asked afterwards whether they used an AI tool"
     closing = results.closing
     if closing is None or closing.ai_tool_answered is None:
-        return computed(BY_ID["3.5.1"], said)
+        return computed(BY_ID["3.5.1"], said, asked)
     said += f"; {closing.ai_tool_yes} of {closing.ai_tool_answered} who answered said they did"
     without = closing.accuracy_without_ai_users
     if closing.ai_tool_yes and without is not None and without.mean is not None:
-        said += f", and human accuracy without them is {without.mean:.1%} ({without.n_annotators} people)"
-    return computed(BY_ID["3.5.1"], said)
+        said += f", and human accuracy without them is {without.mean:.1%} ({plural(without.n_annotators, 'person')})"
+    return computed(
+        BY_ID["3.5.1"],
+        said,
+        asked,
+        Record("closing answers: ai tool, yes", closing.ai_tool_yes),
+        Record("closing answers: ai tool, answered", closing.ai_tool_answered),
+    )
 
 
 @answers("3.6")
 def explanations(study: Study, results: StudyResults) -> Answer:
     asked = results.methods.explanations
     if results.methods.platform == "imported" or asked is None:
-        return missing("3.6")
+        return missing("3.6", imported(study))
+    mode = Record("study.explanations", asked.mode)
     if asked.mode == "off":
-        return computed(BY_ID["3.6"], "No: people were not asked why they answered as they did")
+        return computed(BY_ID["3.6"], "No: people were not asked why they answered as they did", mode)
     given = f"{asked.given} explanation{'' if asked.given == 1 else 's'}"
     people = f"{asked.people} {'person' if asked.people == 1 else 'people'}"
-    return computed(BY_ID["3.6"], f"Yes: {asked.asked}, {given} from {people}, in {asked.file}")
+    return computed(
+        BY_ID["3.6"],
+        f"Yes: {asked.asked}, {given} from {people}, in {asked.file}",
+        mode,
+        Record("explanations given", asked.given),
+        Record("people who gave an explanation", asked.people),
+    )

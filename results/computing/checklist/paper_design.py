@@ -5,11 +5,29 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from parity.reporting.checklist import BY_ID, Answer, Record, computed, entered, not_answered, not_applicable
+from parity.reporting.checklist import (
+    BY_ID,
+    Answer,
+    Record,
+    computed,
+    entered,
+    not_answered,
+    not_applicable,
+    note_name,
+)
 from parity.sampling import ItemSampling
 from parity.sampling import describe as describe_sampling
 from parity.stats import power as stats_power
-from results.computing.checklist.answering import DATASET_ITEMS, answers, missing, plural, span, with_public_address
+from results.computing.checklist.answering import (
+    DATASET_ITEMS,
+    answers,
+    imported,
+    missing,
+    plural,
+    runs,
+    span,
+    with_public_address,
+)
 from results.computing.spine import StudyResults
 from results.loading.selectors import study_item_set_size
 from studies.models import Preregistration, Study
@@ -20,13 +38,15 @@ from studies.models import Preregistration, Study
 @answers("0.1")
 def paper_title(study: Study, results: StudyResults) -> Answer:
     title = results.methods.reporting.paper.get("title", "")
-    return entered(BY_ID["0.1"], title) if title else missing("0.1")
+    record = Record("study.paper_title", title)
+    return entered(BY_ID["0.1"], title, record) if title else missing("0.1", record)
 
 
 @answers("0.2")
 def paper_link(study: Study, results: StudyResults) -> Answer:
     url = results.methods.reporting.paper.get("url", "")
-    return entered(BY_ID["0.2"], url) if url else missing("0.2")
+    record = Record("study.paper_url", url)
+    return entered(BY_ID["0.2"], url, record) if url else missing("0.2", record)
 
 
 @answers("0.3")
@@ -37,7 +57,8 @@ def publication_year(study: Study, results: StudyResults) -> Answer:
 @answers("0.4")
 def paper_venue(study: Study, results: StudyResults) -> Answer:
     venue = results.methods.reporting.paper.get("venue", "")
-    return entered(BY_ID["0.4"], venue) if venue else missing("0.4")
+    record = Record("study.paper_venue", venue)
+    return entered(BY_ID["0.4"], venue, record) if venue else missing("0.4", record)
 
 
 @answers("0.5")
@@ -48,12 +69,17 @@ def eval_type(study: Study, results: StudyResults) -> Answer:
 @answers("0.6")
 def eval_mode(study: Study, results: StudyResults) -> Answer:
     # every benchmark Parity runs shows people text and gives models text
-    return computed(BY_ID["0.6"], "Text")
+    return computed(BY_ID["0.6"], "Text", Record("study.benchmark", study.benchmark))
 
 
 @answers("0.7")
 def eval_language(study: Study, results: StudyResults) -> Answer:
-    return computed(BY_ID["0.7"], f"participant pages in language code “{study.language}”")
+    if study.is_imported:
+        # Parity's pages, and their language, were never the original study's
+        return missing("0.7", imported(study))
+    return computed(
+        BY_ID["0.7"], f"participant pages in language code “{study.language}”", Record("study.language", study.language)
+    )
 
 
 @answers("0.8")
@@ -74,18 +100,30 @@ def dataset_size(study: Study, results: StudyResults) -> Answer:
 @answers("0.9")
 def ai_test_set_size(study: Study, results: StudyResults) -> Answer:
     if not results.models:
-        return not_applicable(BY_ID["0.9"], "no model run")
+        return not_applicable(BY_ID["0.9"], "no model run", runs(results))
     sizes = sorted({model.n_items for model in results.models})
-    return computed(BY_ID["0.9"], " / ".join(str(n) for n in sizes) + " items")
+    return computed(
+        BY_ID["0.9"],
+        " / ".join(str(n) for n in sizes) + " items",
+        runs(results),
+        *(Record(f"model run {model.run}: items", model.n_items) for model in results.models),
+    )
 
 
 @answers("0.10")
 def ai_samples_per_item(study: Study, results: StudyResults) -> Answer:
     if not results.models:
-        return not_applicable(BY_ID["0.10"], "no model run")
-    runs = len(results.models)
-    labels = "; ".join(f"{model.model}, {model.label}" for model in results.models)
-    return computed(BY_ID["0.10"], f"1 answer per item per run ({plural(runs, 'run')}: {labels})")
+        return not_applicable(BY_ID["0.10"], "no model run", runs(results))
+    labels = "; ".join(model.label for model in results.models)
+    each = sorted({model.n_answers / model.n_items for model in results.models if model.n_items})
+    per_item = "1 answer" if each == [1.0] else " / ".join(f"{n:g}" for n in each) + " answers"
+    return computed(
+        BY_ID["0.10"],
+        f"{per_item} per item per run ({plural(len(results.models), 'run')}: {labels})",
+        runs(results),
+        *(Record(f"model run {model.run}: answers", model.n_answers) for model in results.models),
+        *(Record(f"model run {model.run}: items", model.n_items) for model in results.models),
+    )
 
 
 # -- design --------------------------------------------------------------------------------------
@@ -94,6 +132,17 @@ def ai_samples_per_item(study: Study, results: StudyResults) -> Answer:
 @answers("1.1")
 def baseliners(study: Study, results: StudyResults) -> Answer:
     entered_ = results.methods.participants
+    if study.is_imported:
+        # the import holds the people whose answers were published: who took part in the original
+        # study, and who of them was excluded, is its paper's (3.2.2 and 5.1.5)
+        return computed(
+            BY_ID["1.1"],
+            f"{results.human.n_annotators} people analysed: those whose answers the original study published; "
+            "how many took part in the original study, and how many it excluded, its paper reports (see 3.2.2 and "
+            "5.1.5)",
+            Record("human.n_annotators", results.human.n_annotators),
+            Record("study.is_imported", True),
+        )
     return computed(
         BY_ID["1.1"],
         f"{results.human.n_annotators} people analysed ({entered_.entered} entered, "
@@ -116,24 +165,47 @@ def item_sampling(study: Study, results: StudyResults) -> Answer:
     if recruiting is None:
         return missing("1.2.1")
     items = recruiting.items
+    records = (
+        Record("study.item_sampling", items.method),
+        Record("items in the study's units", items.drawn),
+        Record("study.sample_seed", items.seed),
+    )
     if items.method == "all":
-        return not_applicable(BY_ID["1.2.1"], f"the baseline ran on all {items.drawn} items of the split")
+        return not_applicable(BY_ID["1.2.1"], f"the baseline ran on all {items.drawn} items of the split", *records)
     sampling = ItemSampling(method=items.method, size=items.drawn, seed=items.seed)
-    return computed(BY_ID["1.2.1"], describe_sampling(sampling, drawn=items.drawn, available=items.available))
+    return computed(
+        BY_ID["1.2.1"],
+        describe_sampling(sampling, drawn=items.drawn, available=items.available),
+        *records,
+        Record("study.sample_pool", items.available),
+    )
 
 
 @answers("1.3")
 def answers_per_item(study: Study, results: StudyResults) -> Answer:
     spread = results.methods.design.participants_per_unit
     mean = results.human.n_answers / results.human.n_items if results.human.n_items else 0.0
+    # an import's units are the published data's subsets of items, planned by nobody here
+    planned = "of the published data" if study.is_imported else "planned"
     return computed(
-        BY_ID["1.3"], f"{mean:.1f} answers per item on average (each unit planned for {span(spread)} people)"
+        BY_ID["1.3"],
+        f"{mean:.1f} answers per item on average (each unit {planned} for {span(spread)} people)",
+        Record("human.n_answers", results.human.n_answers),
+        Record("human.n_items", results.human.n_items),
+        Record("unit capacity, fewest", spread.min),
+        Record("unit capacity, most", spread.max),
     )
 
 
 @answers("1.4")
 def items_per_baseliner(study: Study, results: StudyResults) -> Answer:
-    return computed(BY_ID["1.4"], f"{span(results.methods.design.items_per_participant)} items")
+    spread = results.methods.design.items_per_participant
+    return computed(
+        BY_ID["1.4"],
+        f"{span(spread)} items",
+        Record("items per unit, fewest", spread.min),
+        Record("items per unit, most", spread.max),
+    )
 
 
 @answers("1.5")
@@ -154,24 +226,40 @@ def effort(study: Study, results: StudyResults) -> Answer:
 @answers("1.8")
 def power_analysis(study: Study, results: StudyResults) -> Answer:
     power = results.methods.reporting.power
+    if not power and study.is_imported:
+        # whether the original study ran one is its paper's to say
+        return missing("1.8", imported(study), Record("power", None))
     if not power:
-        return computed(BY_ID["1.8"], "No")
+        return computed(BY_ID["1.8"], "No: no power analysis was run before launch", Record("power", None))
     if not {"people", "units", "items_per_person"} <= power.keys():
-        return computed(BY_ID["1.8"], "Yes, but it could not be computed: " + str(power.get("reason", "")))
+        return computed(
+            BY_ID["1.8"],
+            "Partial: a power analysis was asked for but could not be computed: " + str(power.get("reason", "")),
+            Record("power.reason", str(power.get("reason", ""))),
+        )
     return computed(
         BY_ID["1.8"],
         f"Yes: before launch, for {power['people']} people {_layout(power)}",
         Record("power.people", power["people"]),
+        Record("power.units", power["units"]),
+        Record("power.items_per_person", power["items_per_person"]),
     )
 
 
 @answers("1.8.1")
 def detectable_effect(study: Study, results: StudyResults) -> Answer:
     power = results.methods.reporting.power
+    if not power and study.is_imported:
+        return missing("1.8.1", imported(study), Record("power", None))
     if not power:
-        return not_applicable(BY_ID["1.8.1"], "no power analysis")
+        return not_applicable(BY_ID["1.8.1"], "no power analysis", Record("power", None))
     if power.get("detectable_above") is None and power.get("detectable_below") is None:
-        return not_answered(BY_ID["1.8.1"], str(power.get("reason", "the power analysis found no gap")))
+        return not_answered(
+            BY_ID["1.8.1"],
+            str(power.get("reason", "the power analysis found no gap")),
+            Record("power.detectable_above", None),
+            Record("power.detectable_below", None),
+        )
     analysed = results.human.n_annotators
     records = (
         Record("power.people", power["people"]),
@@ -233,12 +321,13 @@ def _at_analysed(power: dict[str, Any], analysed: int, items: int) -> dict[str, 
 @answers("1.9")
 def ethics(study: Study, results: StudyResults) -> Answer:
     found = results.methods.reporting.ethics
+    records = tuple(Record(f"study.ethics_{key}", found.get(key, "")) for key in ("body", "reference", "exemption"))
     if found.get("body"):
         reference = f" (reference {found['reference']})" if found.get("reference") else ""
-        return entered(BY_ID["1.9"], f"Yes: {found['body']}{reference}")
+        return entered(BY_ID["1.9"], f"Yes: {found['body']}{reference}", *records)
     if found.get("exemption"):
-        return entered(BY_ID["1.9"], f"Exempted: {found['exemption']}")
-    return missing("1.9")
+        return entered(BY_ID["1.9"], f"Yes: exempted: {found['exemption']}", *records)
+    return missing("1.9", *records)
 
 
 @answers("1.10")
@@ -252,12 +341,15 @@ def preregistration(study: Study, results: StudyResults) -> Answer:
     if frozen is None:
         note = (study.checklist_notes or {}).get("1.10", "")
         if note:
-            return entered(BY_ID["1.10"], note, *records, Record("checklist note 1.10", note))
+            return entered(BY_ID["1.10"], note, *records, Record(note_name("1.10"), note))
+        if study.is_imported:
+            # a plan Parity never froze says nothing of the original study's registration
+            return missing("1.10", *records, imported(study))
         return computed(
             BY_ID["1.10"],
             "No: no plan was frozen in Parity before launch, and no public registration was entered",
             *records,
-            Record("checklist note 1.10", None),
+            Record(note_name("1.10"), None),
         )
     fact = f"the plan was frozen in Parity at launch on {frozen} (SHA-256 {sha256[:12]}…)"
     return with_public_address(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from parity.reporting.methods import reliability
 from parity.stats.accuracy import AccuracyAcrossUnits
 from parity.stats.agreement import IccBlock
 from parity.stats.band import ModelInBand
@@ -279,6 +280,16 @@ class Irt(Node):
     n_items_tested: int
     n_divergent: int
     divergent_items: list[DivergentItemText]
+
+    @property
+    def reliability_said(self) -> str:
+        """The person and item separation reliabilities in words, those estimated ("" with neither):
+        a clamped estimate is said to be not estimable, never printed as 0.00."""
+        return ", ".join(
+            reliability(name, value)
+            for name, value in (("person", self.person_reliability), ("item", self.item_reliability))
+            if value is not None
+        )
 
 
 # -- a rating study -----------------------------------------------------------------------------

@@ -6,7 +6,7 @@ Each paragraph is a list of parts: plain words, and figures taken from the resul
 
 from __future__ import annotations
 
-from parity.reporting.methods import MODEL_CI, gap_ci, human_ci
+from parity.reporting.methods import MODEL_CI, gap_ci, human_ci, reliability
 from parity.stats import CONFIDENCE_SEQUENCE
 from parity.stats.intervals import FIXED_WIDTH
 from results.computing.spine import StudyResults
@@ -303,10 +303,16 @@ def _statistics(t: _Text) -> None:
             t.f("irt", "items_dropped_all_wrong"),
             " as answered wrong by all)",
         )
-        if irt.person_reliability is not None:
-            t.add("; person reliability ", t.f("irt", "person_reliability", kind="num"))
-        if irt.item_reliability is not None:
-            t.add(", item reliability ", t.f("irt", "item_reliability", kind="num"))
+        said: list[list[Part]] = [
+            # a clamped estimate is said in words (`parity.reporting.methods.reliability`), never as 0.00
+            [f"{name} reliability ", t.f("irt", f"{name}_reliability", kind="num")]
+            if value > 0
+            else [reliability(name, value)]
+            for name, value in (("person", irt.person_reliability), ("item", irt.item_reliability))
+            if value is not None
+        ]
+        if said:
+            t.add("; ", *series(said, last=", "))
         t.add(". ")
         if not irt.calibrated:
             t.add(

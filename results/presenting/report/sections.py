@@ -112,11 +112,7 @@ def irt_table(results: StudyResults) -> Table | None:
         for row in irt.models
     ]
     far = next((row.ci_note for row in irt.models if row.ci_note), "")
-    reliability = ", ".join(
-        f"{name} reliability {decimal(value)}"
-        for name, value in (("person", irt.person_reliability), ("item", irt.item_reliability))
-        if value is not None
-    )
+    reliability = irt.reliability_said
     return Table(
         "irt",
         f"Where each model stands among the people: abilities on the people population's scale "
