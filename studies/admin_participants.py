@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypedDict
-
 from django import forms
 from django.contrib import admin, messages
-from django.db.models import Avg, DurationField, ExpressionWrapper, F, FloatField, IntegerField, Q, QuerySet
-from django.db.models.functions import Cast
+from django.db.models import DurationField, ExpressionWrapper, F, QuerySet
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
@@ -18,13 +15,7 @@ from studies.admin_base import NoBulkDeletion, ResearcherAdmin, participant_labe
 from studies.admin_withholding import for_viewer, shown, withheld_for, withheld_participant
 from studies.flags import FLAGS, STORED_FLAGS, evidence, exclusion_reason, participant_evidence, participant_flags
 from studies.models import Participant, StudyEvent, Unit
-
-if TYPE_CHECKING:
-    from django_stubs_ext import WithAnnotations
-
-
-class _ParticipantAccuracy(TypedDict):
-    _accuracy: float | None
+from studies.selectors import score_of, with_scores
 
 
 class ExcludedFilter(admin.SimpleListFilter):
@@ -169,18 +160,9 @@ class ParticipantAdmin(NoBulkDeletion, ResearcherAdmin):
         css = {"all": ["css/admin-review.css"]}
 
     def get_queryset(self, request):
-        return (
-            super()
-            .get_queryset(request)
-            .annotate(
-                # a boolean cannot be averaged on PostgreSQL: average it as 0/1
-                _accuracy=Avg(
-                    Cast("responses__correct", IntegerField()),
-                    filter=Q(responses__is_attention_check=False),
-                    output_field=FloatField(),
-                ),
-                _duration=ExpressionWrapper(F("completed_at") - F("started_at"), output_field=DurationField()),
-            )
+        # scored as the review page scores: a written answer not verified yet waits, never wrong
+        return with_scores(super().get_queryset(request)).annotate(
+            _duration=ExpressionWrapper(F("completed_at") - F("started_at"), output_field=DurationField())
         )
 
     search_fields = ["pseudonym", "prolific_pid"]
@@ -321,8 +303,19 @@ class ParticipantAdmin(NoBulkDeletion, ResearcherAdmin):
         return f"{seconds / 60:.1f}" if seconds is not None else "—"
 
     @admin.display(description="accuracy", ordering="_accuracy")
-    def accuracy(self, participant: WithAnnotations[Participant, _ParticipantAccuracy]) -> str:
-        return f"{participant._accuracy:.1%}" if participant._accuracy is not None else "—"
+    def accuracy(self, participant: Participant) -> str:
+        """Right of the answers scored, as on the review page, and how many wait for their mark."""
+        score = score_of(participant)
+        shown = f"{score.share:.1%}" if score.share is not None else "—"
+        if not score.unverified:
+            return format_html('<span title="{} of {} right">{}</span>', score.right, score.scored, shown)
+        return format_html(
+            '<span title="{} of {} right">{}</span><br><small class="unverified">{} not verified yet</small>',
+            score.right,
+            score.scored,
+            shown,
+            score.unverified,
+        )
 
     def _warn(self, request, participant_ids: list[int], *, excluding: bool) -> None:
         for warning in self.decision_warnings(Participant.objects.filter(pk__in=participant_ids), excluding=excluding):
