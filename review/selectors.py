@@ -19,6 +19,7 @@ from prolific.models import BonusLine, ProlificSubmission
 from studies.flags import INFORMATION, evidence, exclusion_reason, participant_evidence, participant_flags
 from studies.models import Participant, Response, Study, VerificationMark
 from studies.selectors import ParticipantScore, score_of, verifiable_responses, with_scores
+from studies.selectors_explanations import closing_explanation
 from studies.withholding import Withholder
 
 #: an item's text on the review page is cut at this many characters
@@ -41,6 +42,8 @@ class AnswerRow:
     is_attention_check: bool
     seconds: float
     evidence: list[str]
+    #: what the participant wrote in the item's "why?" box ("" when asked none or left empty)
+    explanation: str = ""
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,8 @@ class ParticipantReview:
     score: ParticipantScore
     #: why the participant was excluded, as the viewer may read it ("" when included)
     exclusion_reason: str = ""
+    #: what the participant wrote when asked why at the end of the study ("" when not asked or nothing)
+    closing_explanation: str = ""
 
 
 def item_text(prompt: Mapping[str, Any]) -> str:
@@ -132,8 +137,8 @@ def _outcome(response: Response, by_hand: bool) -> str:
 def participant_review(participant: Participant, withholder: Withholder | None = None) -> ParticipantReview:
     """Everything the review page shows of one participant, in a handful of queries; with a
     `withholder` (a viewer without the identity permission), every text a person typed (the answers,
-    the exclusion's and the decisions' reasons) with the study's identities withheld. `participant`
-    as `participant_for_review` reads them, their score with them."""
+    their explanations, the exclusion's and the decisions' reasons) with the study's identities
+    withheld. `participant` as `participant_for_review` reads them, their score with them."""
     shown = withholder.text if withholder is not None else str
     study = participant.study
     by_hand = study.definition.manual_verification
@@ -151,6 +156,7 @@ def participant_review(participant: Participant, withholder: Withholder | None =
             is_attention_check=response.is_attention_check,
             seconds=response.duration_ms / 1000,
             evidence=answer_evidence(response.extra, response.duration_ms),
+            explanation=shown(response.explanation),
         )
         for response in Response.objects.filter(participant=participant).select_related("item").order_by("position")
     ]
@@ -174,6 +180,7 @@ def participant_review(participant: Participant, withholder: Withholder | None =
         verifies_by_hand=by_hand,
         suggested_reason=exclusion_reason(names),
         exclusion_reason=shown(participant.exclusion_reason),
+        closing_explanation=shown(closing_explanation(participant)),
         score=score_of(participant),
     )
 

@@ -6,6 +6,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.db.models import DurationField, ExpressionWrapper, F, QuerySet
 from django.shortcuts import render
+from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
@@ -16,6 +17,7 @@ from studies.admin_withholding import for_viewer, shown, withheld_for, withheld_
 from studies.flags import FLAGS, STORED_FLAGS, evidence, exclusion_reason, participant_evidence, participant_flags
 from studies.models import Participant, StudyEvent, Unit
 from studies.selectors import score_of, with_scores
+from studies.selectors_explanations import participant_explanations
 
 
 class ExcludedFilter(admin.SimpleListFilter):
@@ -153,6 +155,7 @@ class ParticipantAdmin(NoBulkDeletion, ResearcherAdmin):
         "closing_answered_at",
         "review_flags",
         "review_page",
+        "explanations",
         *Participant.IDENTITY_FIELDS,
     ]
 
@@ -185,6 +188,7 @@ class ParticipantAdmin(NoBulkDeletion, ResearcherAdmin):
             "completed_at",
             "is_imported",
             "review_flags",
+            "explanations",
             "review_page",
         ]
 
@@ -251,7 +255,9 @@ class ParticipantAdmin(NoBulkDeletion, ResearcherAdmin):
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         with withheld_for(request):
-            return super().change_view(request, object_id, form_url, extra_context)
+            page = super().change_view(request, object_id, form_url, extra_context)
+            # rendered here: the read-only fields' texts are shown as this viewer may read them
+            return page.render() if isinstance(page, TemplateResponse) else page
 
     def get_object(self, request, object_id, from_field=None):
         """The participant with the study's identities withheld from the reason and closing answers,
@@ -278,6 +284,15 @@ class ParticipantAdmin(NoBulkDeletion, ResearcherAdmin):
             "<ul>{}</ul>",
             format_html_join("", "<li>{}</li>", ((evidence(n, participant.review_signals, figures),) for n in names)),
         )
+
+    @admin.display(description="explanations (why they answered)")
+    def explanations(self, participant: Participant) -> str:
+        given = participant_explanations(participant)
+        if not given:
+            return "—"
+        study = participant.study
+        rows = ((f"#{e.position} {e.item_key}" if e.position else "at the end", shown(study, e.text)) for e in given)
+        return format_html('<ul class="explanations">{}</ul>', format_html_join("", "<li>{}: {}</li>", rows))
 
     @admin.display(description="exclusions and inclusions (audit trail)")
     def exclusion_history(self, participant: Participant) -> str:
