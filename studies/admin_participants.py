@@ -40,7 +40,7 @@ class ReviewFlagFilter(admin.SimpleListFilter):
     parameter_name = "flag"
     CHOICES: dict[str, tuple[str, set[str]]] = {
         "fast": ("Fast responder (3 SD or per-item time)", {"fast_completion", "fast_items"}),
-        "straight_lining": ("Same answer throughout", {"straight_lining"}),
+        "straight_lining": ("Nearly always the same answer", {"straight_lining"}),
         "pasted": ("Pasted a written answer", {"pasted"}),
         "left_tab": ("Left the study's tab", {"left_tab"}),
         "canary": ("Canary word in an answer", {"canary"}),
