@@ -9,7 +9,7 @@ import pytest
 from annotation.models import Item
 from results.computing.assemble import study_results_tree
 from results.loading.selectors import load_study_data
-from results.presenting.report import build_report
+from results.presenting.report import build_report, render_report
 from results.presenting.report.figures import plain
 from results.presenting.tables import CONSTANT_MARK, constant_answer
 from studies.models import Response
@@ -57,3 +57,6 @@ def test_the_page_and_the_report_say_so_beside_the_run(constant, staff_client):
     headline = plain(build_report(results).findings)
     assert f"{smollm2.label}: a constant answerer, “no” to every item; " in headline
     assert headline.count("constant answerer") == 1
+    # every report format carries the tables' mark and notes
+    assert r"smollm2 \textdaggerdbl{}" in render_report(results, "latex")
+    assert f"| smollm2 {CONSTANT_MARK} |" in render_report(results, "markdown")
