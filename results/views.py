@@ -70,6 +70,12 @@ def _numbers(computed: Computed | None) -> dict[str, object]:
     if computed is None:
         return {"results": None, "has_free_text": False}
     numbers = computed.results
+    asked = numbers.methods.explanations
+    # the long export's free text: typed answers, and the explanations written with the items
+    explained = asked is not None and asked.mode in ("nth", "every") and asked.given > 0
+    free_text = [
+        part for part, given in (("written answers", computed.has_free_text), ("explanations", explained)) if given
+    ]
     return {
         "results": numbers,
         "cards": summary_cards(numbers),
@@ -77,7 +83,8 @@ def _numbers(computed: Computed | None) -> dict[str, object]:
         "disagreements": [(model, disagreement_rows(model)) for model in numbers.models if model.disagreements],
         "among_people": among_people_rows(numbers),
         "charts": computed.charts,
-        "has_free_text": computed.has_free_text,
+        "has_free_text": bool(free_text),
+        "free_text_parts": " and ".join(free_text),
     }
 
 

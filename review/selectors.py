@@ -5,7 +5,7 @@ verifiers' agreement."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import QuerySet
@@ -18,7 +18,8 @@ from prolific.currency import money
 from prolific.models import BonusLine, ProlificSubmission
 from studies.flags import INFORMATION, evidence, exclusion_reason, participant_evidence, participant_flags
 from studies.models import Participant, Response, Study, VerificationMark
-from studies.selectors import verifiable_responses
+from studies.selectors import ParticipantScore, score_of, verifiable_responses, with_scores
+from studies.selectors_explanations import closing_explanation
 from studies.withholding import Withholder
 
 #: an item's text on the review page is cut at this many characters
@@ -41,6 +42,8 @@ class AnswerRow:
     is_attention_check: bool
     seconds: float
     evidence: list[str]
+    #: what the participant wrote in the item's "why?" box ("" when asked none or left empty)
+    explanation: str = ""
 
 
 @dataclass(frozen=True)
@@ -65,9 +68,12 @@ class ParticipantReview:
     verifies_by_hand: bool
     #: the reason suggested for an exclusion, from the flags, worded for Prolific's rules
     suggested_reason: str
-    summary: dict[str, Any] = field(default_factory=dict)
+    #: the study items scored so far, as the participant list shows them
+    score: ParticipantScore
     #: why the participant was excluded, as the viewer may read it ("" when included)
     exclusion_reason: str = ""
+    #: what the participant wrote when asked why at the end of the study ("" when not asked or nothing)
+    closing_explanation: str = ""
 
 
 def item_text(prompt: Mapping[str, Any]) -> str:
@@ -131,7 +137,8 @@ def _outcome(response: Response, by_hand: bool) -> str:
 def participant_review(participant: Participant, withholder: Withholder | None = None) -> ParticipantReview:
     """Everything the review page shows of one participant, in a handful of queries; with a
     `withholder` (a viewer without the identity permission), every text a person typed (the answers,
-    the exclusion's and the decisions' reasons) with the study's identities withheld."""
+    their explanations, the exclusion's and the decisions' reasons) with the study's identities
+    withheld. `participant` as `participant_for_review` reads them, their score with them."""
     shown = withholder.text if withholder is not None else str
     study = participant.study
     by_hand = study.definition.manual_verification
@@ -149,6 +156,7 @@ def participant_review(participant: Participant, withholder: Withholder | None =
             is_attention_check=response.is_attention_check,
             seconds=response.duration_ms / 1000,
             evidence=answer_evidence(response.extra, response.duration_ms),
+            explanation=shown(response.explanation),
         )
         for response in Response.objects.filter(participant=participant).select_related("item").order_by("position")
     ]
@@ -162,7 +170,6 @@ def participant_review(participant: Participant, withholder: Withholder | None =
         if line is not None
         else None
     )
-    scored = [row for row in answers if not row.is_attention_check and row.outcome != "unverified"]
     return ParticipantReview(
         participant=participant,
         answers=answers,
@@ -173,22 +180,18 @@ def participant_review(participant: Participant, withholder: Withholder | None =
         verifies_by_hand=by_hand,
         suggested_reason=exclusion_reason(names),
         exclusion_reason=shown(participant.exclusion_reason),
-        summary={
-            "answers": len(answers),
-            "right": sum(row.outcome == "right" for row in scored),
-            "scored": len(scored),
-            "unverified": sum(row.outcome == "unverified" for row in answers),
-        },
+        closing_explanation=shown(closing_explanation(participant)),
+        score=score_of(participant),
     )
 
 
 def participant_for_review(study: Study, participant_id: int) -> Participant | None:
-    return (
+    """The participant with their score (`studies.selectors.with_scores`), as `participant_review` reads them."""
+    return with_scores(
         Participant.objects.filter(study=study, pk=participant_id)
         .select_related("study", "unit")
         .defer(*Participant.IDENTITY_FIELDS)
-        .first()
-    )
+    ).first()
 
 
 def next_flagged(participant: Participant) -> Participant | None:

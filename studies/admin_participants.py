@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypedDict
-
 from django import forms
 from django.contrib import admin, messages
-from django.db.models import Avg, DurationField, ExpressionWrapper, F, FloatField, IntegerField, Q, QuerySet
-from django.db.models.functions import Cast
+from django.db.models import DurationField, ExpressionWrapper, F, QuerySet
 from django.shortcuts import render
+from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
@@ -18,13 +16,8 @@ from studies.admin_base import NoBulkDeletion, ResearcherAdmin, participant_labe
 from studies.admin_withholding import for_viewer, shown, withheld_for, withheld_participant
 from studies.flags import FLAGS, STORED_FLAGS, evidence, exclusion_reason, participant_evidence, participant_flags
 from studies.models import Participant, StudyEvent, Unit
-
-if TYPE_CHECKING:
-    from django_stubs_ext import WithAnnotations
-
-
-class _ParticipantAccuracy(TypedDict):
-    _accuracy: float | None
+from studies.selectors import score_of, with_scores
+from studies.selectors_explanations import participant_explanations
 
 
 class ExcludedFilter(admin.SimpleListFilter):
@@ -47,7 +40,7 @@ class ReviewFlagFilter(admin.SimpleListFilter):
     parameter_name = "flag"
     CHOICES: dict[str, tuple[str, set[str]]] = {
         "fast": ("Fast responder (3 SD or per-item time)", {"fast_completion", "fast_items"}),
-        "straight_lining": ("Same answer throughout", {"straight_lining"}),
+        "straight_lining": ("Nearly always the same answer", {"straight_lining"}),
         "pasted": ("Pasted a written answer", {"pasted"}),
         "left_tab": ("Left the study's tab", {"left_tab"}),
         "canary": ("Canary word in an answer", {"canary"}),
@@ -162,6 +155,7 @@ class ParticipantAdmin(NoBulkDeletion, ResearcherAdmin):
         "closing_answered_at",
         "review_flags",
         "review_page",
+        "explanations",
         *Participant.IDENTITY_FIELDS,
     ]
 
@@ -169,18 +163,9 @@ class ParticipantAdmin(NoBulkDeletion, ResearcherAdmin):
         css = {"all": ["css/admin-review.css"]}
 
     def get_queryset(self, request):
-        return (
-            super()
-            .get_queryset(request)
-            .annotate(
-                # a boolean cannot be averaged on PostgreSQL: average it as 0/1
-                _accuracy=Avg(
-                    Cast("responses__correct", IntegerField()),
-                    filter=Q(responses__is_attention_check=False),
-                    output_field=FloatField(),
-                ),
-                _duration=ExpressionWrapper(F("completed_at") - F("started_at"), output_field=DurationField()),
-            )
+        # scored as the review page scores: a written answer not verified yet waits, never wrong
+        return with_scores(super().get_queryset(request)).annotate(
+            _duration=ExpressionWrapper(F("completed_at") - F("started_at"), output_field=DurationField())
         )
 
     search_fields = ["pseudonym", "prolific_pid"]
@@ -203,6 +188,7 @@ class ParticipantAdmin(NoBulkDeletion, ResearcherAdmin):
             "completed_at",
             "is_imported",
             "review_flags",
+            "explanations",
             "review_page",
         ]
 
@@ -269,7 +255,9 @@ class ParticipantAdmin(NoBulkDeletion, ResearcherAdmin):
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         with withheld_for(request):
-            return super().change_view(request, object_id, form_url, extra_context)
+            page = super().change_view(request, object_id, form_url, extra_context)
+            # rendered here: the read-only fields' texts are shown as this viewer may read them
+            return page.render() if isinstance(page, TemplateResponse) else page
 
     def get_object(self, request, object_id, from_field=None):
         """The participant with the study's identities withheld from the reason and closing answers,
@@ -297,6 +285,15 @@ class ParticipantAdmin(NoBulkDeletion, ResearcherAdmin):
             format_html_join("", "<li>{}</li>", ((evidence(n, participant.review_signals, figures),) for n in names)),
         )
 
+    @admin.display(description="explanations (why they answered)")
+    def explanations(self, participant: Participant) -> str:
+        given = participant_explanations(participant)
+        if not given:
+            return "—"
+        study = participant.study
+        rows = ((f"#{e.position} {e.item_key}" if e.position else "at the end", shown(study, e.text)) for e in given)
+        return format_html('<ul class="explanations">{}</ul>', format_html_join("", "<li>{}: {}</li>", rows))
+
     @admin.display(description="exclusions and inclusions (audit trail)")
     def exclusion_history(self, participant: Participant) -> str:
         kinds = (StudyEvent.Kind.EXCLUDED, StudyEvent.Kind.INCLUDED)
@@ -321,8 +318,19 @@ class ParticipantAdmin(NoBulkDeletion, ResearcherAdmin):
         return f"{seconds / 60:.1f}" if seconds is not None else "—"
 
     @admin.display(description="accuracy", ordering="_accuracy")
-    def accuracy(self, participant: WithAnnotations[Participant, _ParticipantAccuracy]) -> str:
-        return f"{participant._accuracy:.1%}" if participant._accuracy is not None else "—"
+    def accuracy(self, participant: Participant) -> str:
+        """Right of the answers scored, as on the review page, and how many wait for their mark."""
+        score = score_of(participant)
+        shown = f"{score.share:.1%}" if score.share is not None else "—"
+        if not score.unverified:
+            return format_html('<span title="{} of {} right">{}</span>', score.right, score.scored, shown)
+        return format_html(
+            '<span title="{} of {} right">{}</span><br><small class="unverified">{} not verified yet</small>',
+            score.right,
+            score.scored,
+            shown,
+            score.unverified,
+        )
 
     def _warn(self, request, participant_ids: list[int], *, excluding: bool) -> None:
         for warning in self.decision_warnings(Participant.objects.filter(pk__in=participant_ids), excluding=excluding):

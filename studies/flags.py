@@ -29,7 +29,7 @@ from studies.models import Participant, Response
 FLAGS: dict[str, str] = {
     "fast_completion": "fast completion (over 3 SD below the mean time)",
     "fast_items": f"fast items (median under {quality.ITEM_TIME_FLOOR_MS / 1000:g} s per item)",
-    "straight_lining": "the same answer throughout",
+    "straight_lining": f"one answer to {quality.STRAIGHT_SHARE:.0%} or more of the study items",
     "pasted": "pasted a written answer",
     "left_tab": "left the study's tab while answering",
     "canary": "a written answer carries the canary word (the item was copied to an AI)",
@@ -60,11 +60,29 @@ class Answers:
 
     durations: list[int] = field(default_factory=list)
     answers: list[str] = field(default_factory=list)
+    #: the gold answers of the same items, in the same order ("" where an item has none)
+    golds: list[str] = field(default_factory=list)
     pasted: bool = False
     page: PageBehaviour = field(default_factory=lambda: PageBehaviour())
 
+    def straight_lining(self) -> bool:
+        return quality.straight_lining(self.answers, self.golds)
+
     def evidence(self) -> dict[str, dict[str, Any]]:
         found = self.page.evidence()
+        modal = quality.modal_answer(self.answers, self.golds)
+        if modal is not None and self.straight_lining():
+            found = {
+                "straight_lining": {
+                    "detail": f"“{modal.answer}” to {modal.count} of {modal.of} study items, the gold answer "
+                    f"of {modal.gold_count}",
+                    "answer": modal.answer,
+                    "count": modal.count,
+                    "of": modal.of,
+                    "gold_count": modal.gold_count,
+                },
+                **found,
+            }
         if self.pasted:
             page = self.page
             found = {
@@ -148,7 +166,7 @@ def study_flags(completion_seconds: dict[int, float], answers: dict[int, Answers
             for name, on in (
                 ("fast_completion", pk in fast),
                 ("fast_items", pk in quick),
-                ("straight_lining", quality.straight_lining(given.answers)),
+                ("straight_lining", given.straight_lining()),
                 ("pasted", given.pasted),
             )
             if on
@@ -217,12 +235,13 @@ def answers_by_participant(responses: QuerySet[Response]) -> dict[int, Answers]:
         )
         answers[row["participant_id"]] = Answers(pasted=row["pasted"] > 0, page=page)
     given = responses.filter(is_attention_check=False).values_list(
-        "participant_id", "answer", "raw_answer", "duration_ms"
+        "participant_id", "answer", "raw_answer", "duration_ms", "item__gold"
     )
-    for pk, answer, raw, duration in given:
+    for pk, answer, raw, duration, gold in given:
         mine = answers.setdefault(pk, Answers())
         mine.durations.append(duration)
         mine.answers.append(answer or raw.strip().lower())
+        mine.golds.append(gold.strip().lower())
     return answers
 
 
@@ -301,8 +320,8 @@ def _behaviour_flags(participants: QuerySet[Participant]) -> dict[int, list[str]
 
 def participant_evidence(participants: QuerySet[Participant]) -> dict[int, dict[str, dict[str, Any]]]:
     """The figures behind the integrity flags of `participants` (ids to {flag: {"detail": sentence,
-    figures...}}), for the flags judged on a participant's own answers (pasted, left_tab, canary,
-    honeypot, bot_speed) and for `INFORMATION` (no_behaviour)."""
+    figures...}}), for the flags judged on a participant's own answers (straight_lining, pasted,
+    left_tab, canary, honeypot, bot_speed) and for `INFORMATION` (no_behaviour)."""
     answers = answers_by_participant(
         Response.objects.filter(participant__in=participants.filter(is_imported=False).values("pk"))
     )

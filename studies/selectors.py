@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from statistics import median
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Case, Count, F, FloatField, Q, QuerySet, When
+from django.db.models.functions import Cast
 from django.http import Http404
 
 from annotation.models import Item
@@ -115,6 +116,48 @@ def verifiable_benchmarks() -> list[str]:
 def verifiable_responses() -> QuerySet[Response]:
     """Answers a researcher marks by hand: not attention checks, of benchmarks that ask for it."""
     return Response.objects.filter(participant__study__benchmark__in=verifiable_benchmarks(), is_attention_check=False)
+
+
+@dataclass(frozen=True)
+class ParticipantScore:
+    """A participant's study items (no attention check) as scored so far: a written answer verified
+    by hand is scored once marked and waits, never wrong, before."""
+
+    right: int
+    scored: int
+    unverified: int
+
+    @property
+    def share(self) -> float | None:
+        return self.right / self.scored if self.scored else None
+
+
+def with_scores(participants: QuerySet[Participant]) -> QuerySet[Participant]:
+    """`participants` annotated with their score (`_right`, `_scored`, `_unverified` and their
+    share `_accuracy`, None before any answer is scored), counted by the database: the participant
+    list and the review page read it through `score_of`, the list sorting on `_accuracy`."""
+    items = Q(responses__is_attention_check=False)
+    by_hand = Q(study__benchmark__in=verifiable_benchmarks())
+    valid = Q(responses__valid=True)
+    marked = Q(responses__verified_correct__isnull=False)
+    right = (by_hand & Q(responses__verified_correct=True)) | (~by_hand & Q(responses__correct=True))
+    return participants.annotate(
+        _right=Count("responses", filter=items & valid & right),
+        _scored=Count("responses", filter=items & (~valid | ~by_hand | marked)),
+        _unverified=Count("responses", filter=items & valid & by_hand & ~marked),
+    ).annotate(
+        _accuracy=Case(
+            When(_scored__gt=0, then=Cast(F("_right"), FloatField()) / Cast(F("_scored"), FloatField())),
+            default=None,
+            output_field=FloatField(),
+        )
+    )
+
+
+def score_of(participant: Participant) -> ParticipantScore:
+    """The score of a participant read through `with_scores`."""
+    annotated: Any = participant
+    return ParticipantScore(annotated._right, annotated._scored, annotated._unverified)
 
 
 @dataclass(frozen=True)

@@ -46,3 +46,30 @@ def explanations_by_answer(study: Study) -> dict[tuple[int, int], str]:
         .order_by()
     )
     return {(person, item): text for person, item, text in rows}
+
+
+@dataclass(frozen=True)
+class GivenExplanation:
+    """One explanation a participant wrote: with an item, or (`position` None) the one asked at the end."""
+
+    position: int | None
+    item_key: str
+    text: str
+
+
+def closing_explanation(participant: Participant) -> str:
+    """What `participant` wrote when asked why at the end of the study ("" when nothing)."""
+    return str((participant.closing_answers or {}).get(CLOSING_KEY, "")).strip()
+
+
+def participant_explanations(participant: Participant) -> list[GivenExplanation]:
+    """Every explanation `participant` wrote, with the items in the order given, then the closing one."""
+    rows = (
+        Response.objects.filter(participant=participant)
+        .exclude(explanation="")
+        .order_by("position")
+        .values_list("position", "item__key", "explanation")
+    )
+    given = [GivenExplanation(position, key, text) for position, key, text in rows]
+    closing = closing_explanation(participant)
+    return [*given, GivenExplanation(None, "", closing)] if closing else given

@@ -12,11 +12,17 @@ The rules, as the monitor and the admin apply them:
 - **Fast items**: the participant's median time per item (study items, attention checks left out)
   is under `ITEM_TIME_FLOOR_MS`, over at least `MIN_ITEM_ANSWERS` answers. Half their answers took
   less than the time it takes to read a short item and press a key.
-- **Straight-lining**: at least `MIN_STRAIGHT_ANSWERS` answers to study items, all the same.
+- **Straight-lining**: one answer to at least `STRAIGHT_SHARE` of at least `MIN_STRAIGHT_ANSWERS`
+  study items, where the gold of those same items gives that answer to fewer than `STRAIGHT_SHARE`
+  of them. Near-constant answering, not only an unbroken run: "yes" to 14 of 15 items is the same
+  behaviour as to 15 of 15. The gold guards the other way: items whose right answers are themselves
+  near-constant would flag someone answering them right, so those are left alone.
 """
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from statistics import mean, median, stdev
@@ -33,6 +39,7 @@ FAST_SD = 3.0
 ITEM_TIME_FLOOR_MS = 1500
 MIN_ITEM_ANSWERS = 3
 MIN_STRAIGHT_ANSWERS = 5
+STRAIGHT_SHARE = 0.9
 
 #: an item is reported as broken when at least this many answers came and this share of them were invalid
 BROKEN_ITEM_MIN_ANSWERS = 3
@@ -63,9 +70,50 @@ def fast_items(
     return {key for key, values in durations_ms.items() if len(values) >= min_answers and median(values) < floor_ms}
 
 
-def straight_lining(answers: Sequence[str], *, min_answers: int = MIN_STRAIGHT_ANSWERS) -> bool:
-    """The same answer to every study item, over at least `min_answers` of them."""
-    return len(answers) >= min_answers and len(set(answers)) == 1
+@dataclass(frozen=True)
+class ModalAnswer:
+    """A participant's most frequent answer to study items: given `count` times of `of`, and the
+    gold answer of `gold_count` of those same items."""
+
+    answer: str
+    count: int
+    of: int
+    gold_count: int
+
+
+def modal_answer(answers: Sequence[str], golds: Sequence[str] | None = None) -> ModalAnswer | None:
+    """The most frequent of `answers` (None when there is none); `golds`, when given, the items'
+    gold answers in the same order (an empty gold, an item without one, never matches)."""
+    if not answers:
+        return None
+    answer, count = Counter(answers).most_common(1)[0]
+    gold_count = sum(1 for gold in golds or () if gold and gold == answer)
+    return ModalAnswer(answer, count, len(answers), gold_count)
+
+
+def straight_lining(
+    answers: Sequence[str],
+    golds: Sequence[str] | None = None,
+    *,
+    min_answers: int = MIN_STRAIGHT_ANSWERS,
+    share: float = STRAIGHT_SHARE,
+) -> bool:
+    """One answer to at least `share` of at least `min_answers` study items, where `golds` (the
+    same items' gold answers) give that answer to fewer than `share` of them."""
+    modal = modal_answer(answers, golds)
+    if modal is None or modal.of < min_answers:
+        return False
+    # in whole answers: 0.9 × 10 must be 9, not 9.000000000000002
+    needed = math.ceil(round(share * modal.of, 9))
+    return modal.count >= needed and modal.gold_count < needed
+
+
+def straight_lining_rule(*, min_answers: int = MIN_STRAIGHT_ANSWERS, share: float = STRAIGHT_SHARE) -> str:
+    """`straight_lining`'s rule in words, from its parameters."""
+    return (
+        f"one answer to {share:.0%} or more of {min_answers} or more study items (unless it is also "
+        f"the gold answer of {share:.0%} or more of them)"
+    )
 
 
 def hourly_pence(reward_pence: int, median_seconds: float | None) -> float | None:

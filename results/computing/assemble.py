@@ -319,7 +319,16 @@ def model_entry(
         n_items_with_majority=versus.n_items_majority,
         n_tied_items=len(versus.tied_items),
         disagreements=list(versus.disagreements),
+        constant_answer=constant_answer(rows),
     )
+
+
+def constant_answer(rows: list[ModelAnswer]) -> str | None:
+    """The one answer a run gave to each of two or more items it answered validly, or None."""
+    given = {m.answer for m in rows if m.valid}
+    items = {m.item_key for m in rows if m.valid}
+    answer = next(iter(given)) if len(given) == 1 else None
+    return answer if answer and len(items) >= 2 else None
 
 
 def study_results_tree(data: StudyData, filters: ResultFilters | None = None, *, n_boot: int = N_BOOT) -> StudyResults:

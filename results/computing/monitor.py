@@ -276,6 +276,8 @@ def study_monitor(study: Study, *, now: datetime | None = None) -> dict[str, Any
             "failures": sum(p["attention_failures"] for p in people),
         },
         "flag_counts": {name: counted[name] for name in FLAGS},
+        # the rules in words, from their parameters
+        "rules": {"straight_lining": quality.straight_lining_rule()},
         "flagged": flagged,
         "drop_off": positions,
         "items_with_invalid_answers": [

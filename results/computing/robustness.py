@@ -6,6 +6,10 @@ The rules, each against the analysis (never combined):
 - `attention_put_back`: the complete participants excluded with at least the study's number of failed
   attention checks (`Study.exclude_at`) counted in; their failures are read from their answers to
   the checks, not from the reason's words (translated, and free to edit);
+- `hand_exclusions_put_back`: the complete participants excluded other than by the attention-check
+  rule counted in: those a researcher excluded by hand (`studies.services.participants_exclude`),
+  their exclusion not explained by their failed checks. One excluded by hand who had also failed
+  `exclude_at` checks is the attention rule's, which would have excluded them anyway;
 - `flagged_left_out`: the participants flagged for review left out (`StudyData.flagged_participants`,
   what the page's "flagged" filter leaves out);
 - `fast_answers_dropped`: the answers stored sooner than the study's answer floor
@@ -35,7 +39,14 @@ from results.loading.study_data import ModelAnswer, RunInfo, StudyData
 from studies.models import Participant
 
 #: the rules, in the order the table shows them
-RULES = ("as_analysed", "attention_put_back", "flagged_left_out", "fast_answers_dropped", "gold_errors_dropped")
+RULES = (
+    "as_analysed",
+    "attention_put_back",
+    "hand_exclusions_put_back",
+    "flagged_left_out",
+    "fast_answers_dropped",
+    "gold_errors_dropped",
+)
 
 Summarise = Callable[[RatingTable], AccuracySummary]
 COMPLETED = Participant.Status.COMPLETED
@@ -56,6 +67,16 @@ def attention_excluded(data: StudyData) -> frozenset[int]:
     )
 
 
+def hand_excluded(data: StudyData) -> frozenset[int]:
+    """The ids of the complete participants excluded other than by the attention-check rule: by hand."""
+    by_rule = attention_excluded(data)
+    return frozenset(
+        person.participant_id
+        for person in data.columns.participants
+        if person.excluded and person.status == COMPLETED and person.participant_id not in by_rule
+    )
+
+
 def robustness_section(
     data: StudyData,
     filters: ResultFilters,
@@ -70,6 +91,8 @@ def robustness_section(
     candidates: list[tuple[str, HumanColumns, int]] = []
     put_back = human_rows(data, filters, put_back=attention_excluded(data))
     candidates.append(("attention_put_back", put_back, _people(put_back) - _people(analysed)))
+    by_hand = human_rows(data, filters, put_back=hand_excluded(data))
+    candidates.append(("hand_exclusions_put_back", by_hand, _people(by_hand) - _people(analysed)))
     # data built in memory (a test's) has no stored participants whose flags could be read
     flagged = data.flagged_participants if data.participants is not None else frozenset()
     kept = analysed.per_participant([p.participant_id not in flagged for p in analysed.participants], bool)
@@ -98,6 +121,8 @@ def rule_label(row: RobustnessRow, answer_floor_ms: int) -> str:
     n = row.n_changed
     if row.rule == "attention_put_back":
         return f"With the {n} excluded for failed attention checks put back in"
+    if row.rule == "hand_exclusions_put_back":
+        return f"With the {n} excluded by hand put back in"
     if row.rule == "flagged_left_out":
         return f"Without the {n} flagged for review"
     if row.rule == "fast_answers_dropped":

@@ -8,7 +8,7 @@ from typing import Any
 from django.utils.translation import ngettext
 
 from results.computing.spine import ModelResults, StudyResults
-from results.presenting.tables import ci, ci_method_label, count, num, pct, signed_pct, small_n_warning
+from results.presenting.tables import ci, ci_method_label, constant_answer, count, num, pct, signed_pct, small_n_warning
 
 
 @dataclass(frozen=True)
@@ -145,6 +145,8 @@ def among_people_rows(results: StudyResults) -> list[dict[str, str]]:
         rows.append(
             {
                 "label": model.label,
+                # a run that gave one answer to every item is compared as a constant answerer
+                "constant": constant_answer(model),
                 "ability": (
                     f"{place.ability:+.2f} [{place.ci[0]:+.2f}, {place.ci[1]:+.2f}]" + (" †" if place.ci_note else "")
                     if place

@@ -24,7 +24,7 @@ from parity.benchmarks.tables import Table, num, pct
 from parity.reporting.methods import gap_ci
 from parity.stats import BOOTSTRAP, CI_METHOD_LABELS, CONFIDENCE_SEQUENCE, SMALL_N, T_INTERVAL
 from parity.stats.intervals import FIXED_WIDTH
-from results.computing.spine import CategoryHumans, StudyResults, UnitResults
+from results.computing.spine import CategoryHumans, ModelResults, StudyResults, UnitResults
 from results.presenting.closing_table import closing_table
 from results.presenting.gold_errors_table import gold_errors_table
 from results.presenting.robustness_table import robustness_table
@@ -191,7 +191,7 @@ def comparison_table(results: StudyResults) -> Table | None:
     ]
     rows = [
         [
-            model.model,
+            _model_cell(model),
             model.setting_key,
             str(model.n_items_same),
             pct(model.human_accuracy_same_items),
@@ -215,8 +215,32 @@ def comparison_table(results: StudyResults) -> Table | None:
             f"from {gap_ci(results.methods.statistics.gap_ci_method)} (as the methods say).",
             "κ vs human majority: Cohen's kappa between the model's answers and the human majority answer, on the "
             "items (counted in brackets) with a strict majority; ties are left out.",
+            *constant_answer_notes(results),
         ),
     )
+
+
+#: marks a model that gave one answer to every item, explained under the table (`constant_answer_notes`)
+CONSTANT_MARK = "‡"
+
+
+def _model_cell(model: ModelResults) -> str:
+    return f"{model.model} {CONSTANT_MARK}" if model.constant_answer is not None else model.model
+
+
+def constant_answer(model: ModelResults) -> str:
+    """What a model that gave one answer to every item is compared as ("" for one that varied)."""
+    if model.constant_answer is None:
+        return ""
+    return (
+        f"{model.label} gave “{model.constant_answer}” to every item it answered: it is a constant answerer, "
+        f"whose accuracy is the share of the items where “{model.constant_answer}” is right and whose κ with "
+        "the human majority is 0 by construction"
+    )
+
+
+def constant_answer_notes(results: StudyResults) -> list[str]:
+    return [f"{CONSTANT_MARK} {constant_answer(model)}." for model in results.models if model.constant_answer]
 
 
 def accuracy_table(results: StudyResults) -> Table:
@@ -237,7 +261,7 @@ def accuracy_table(results: StudyResults) -> Table:
     for model in models:
         rows.append(
             [
-                model.model,
+                _model_cell(model),
                 model.setting_key,
                 str(model.n_items_scored),
                 pct(model.accuracy),
@@ -265,6 +289,7 @@ def accuracy_table(results: StudyResults) -> Table:
         notes.append(small_n_warning(human.n_annotators))
     if models:
         notes.append("A model: its share right on all the items it answered; its CI resamples items.")
+        notes.extend(constant_answer_notes(results))
     return Table("accuracy", title, columns, rows, notes=tuple(notes))
 
 

@@ -188,3 +188,40 @@ def test_the_checklist_says_no_when_none_was_asked(implicature):
     assert answer.text.startswith("No: ")
     methods = " ".join(plain(p) for p in build_report(results).methods)
     assert "why they chose" not in methods
+
+
+def test_the_review_page_the_admin_page_and_the_results_page_reach_them(implicature, researcher, researcher_client):
+    study = _study("why reached", "nth", every=2, owner=researcher)
+    _walk(study, 1, "the speaker hedges")
+    participant = study.participants.get()
+    stored = list(
+        Response.objects.filter(participant=participant)
+        .exclude(explanation="")
+        .order_by("position")
+        .values_list("position", "item__key", "explanation")
+    )
+    assert stored
+    review = researcher_client.get(f"/studies/{study.pk}/participants/{participant.pk}/review/").content.decode()
+    rows = dict(re.findall(r'data-position="(\d+)">(.*?)</tr>', review, re.S))
+    for position, _key, text in stored:
+        assert f'<p class="explanation"><small>Why:</small> {text}</p>' in rows[str(position)]
+    assert review.count('class="explanation"') == len(stored)
+    admin = researcher_client.get(f"/admin/studies/participant/{participant.pk}/change/").content.decode()
+    for position, key, text in stored:
+        assert f"<li>#{position} {key}: {text}</li>" in admin
+    results = researcher_client.get(f"/studies/{study.pk}/results/").content.decode()
+    link = re.search(r'<a href="([^"]+)" id="free-text-export" download>([^<]+)</a>', results)
+    assert link.group(1) == f"/studies/{study.pk}/export/csv/?include_free_text=1"
+    assert link.group(2) == "csv with participants' free text (explanations)"
+
+
+def test_an_explanation_asked_at_the_end_is_on_the_review_and_admin_pages(implicature, researcher, researcher_client):
+    study = _study("why at the end, shown", "end", owner=researcher)
+    bot = Bot(study, pid(8))
+    bot.complete()
+    bot.client.post(f"/s/{study.link}/closing/", {"explanation": "I went with my first reading"})
+    participant = bot.participant
+    review = researcher_client.get(f"/studies/{study.pk}/participants/{participant.pk}/review/").content.decode()
+    assert '<p class="explanation" id="closing-explanation">I went with my first reading</p>' in review
+    admin = researcher_client.get(f"/admin/studies/participant/{participant.pk}/change/").content.decode()
+    assert "<li>at the end: I went with my first reading</li>" in admin

@@ -215,3 +215,29 @@ def test_the_results_page_and_every_report_format_show_the_table(study, staff_cl
     assert "Without the 1 flagged for review" in latex
     if PDFLATEX is not None:
         compile_latex(latex, tmp_path)
+
+
+def test_the_participants_excluded_by_hand_are_put_back_in_a_row_of_their_own(study, staff_client):
+    from studies.services import participants_exclude
+
+    ids = {p.prolific_pid: p.pk for p in Participant.objects.filter(study=study)}
+    participants_exclude(participant_ids=[ids[pid(1)]], reason="answered in a language test")
+    tree = study_results_tree(load_study_data(study), n_boot=200)
+    rules = [row.rule for row in tree.robustness.rows]
+    assert rules[:3] == ["as_analysed", "attention_put_back", "hand_exclusions_put_back"]
+    kept = {ids[pid(2)], ids[pid(4)]}
+    model = _model(study)
+    # the one excluded for failed checks stays out of this row, and the one excluded by hand out of theirs
+    for rule, people_in in (
+        ("attention_put_back", kept | {ids[pid(3)]}),
+        ("hand_exclusions_put_back", kept | {ids[pid(1)]}),
+    ):
+        row = tree.robustness.row(rule)
+        people, n_answers, mean, ci, gap = _direct(_stored(study, people=people_in), model)
+        assert (row.n_annotators, row.n_answers, row.n_changed) == (people, n_answers, 1), rule
+        assert row.mean == pytest.approx(mean) and row.ci95 == pytest.approx(ci), rule
+        assert row.gaps[0].gap == pytest.approx(gap), rule
+    label = rule_label(tree.robustness.row("hand_exclusions_put_back"), tree.robustness.answer_floor_ms)
+    assert label == "With the 1 excluded by hand put back in"
+    html = staff_client.get(f"/studies/{study.pk}/results/").content.decode()
+    assert f"<td>{label}</td>" in html

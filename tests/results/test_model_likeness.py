@@ -144,7 +144,8 @@ def test_ten_participants_copying_the_run_with_ten_percent_noise_are_all_flagged
     # the monitor lists the copiers (live participants; the published ones are not monitored) with figures
     flagged = study_monitor(study)["flagged"]
     assert sorted(row["pseudonym"] for row in flagged) == sorted(copiers.values())
-    assert all("AC1" in row["reasons"][0] and "smollm2" in row["reasons"][0] for row in flagged)
+    # smollm2 answers nearly always "no": a copier may carry the straight-lining flag beside this one
+    assert all(any("AC1" in said and "smollm2" in said for said in row["reasons"]) for row in flagged)
 
     # one column per flag in the exports
     people = list(csv.DictReader(io.StringIO(export_study(data, "participants-csv").content.decode())))

@@ -8,6 +8,8 @@ from drf_spectacular.generators import SchemaGenerator
 from freezegun import freeze_time
 from rest_framework.test import APIClient
 
+from parity.stats import quality
+from studies.flags import FLAGS
 from studies.models import Participant, Study
 from tests.personas import member, personas_for, signed_in
 from tests.studies.monitoring import READ_AT, busy_study, pseudonym
@@ -48,7 +50,9 @@ def test_the_owner_collaborators_and_superusers_see_the_monitor(busy):
     # each flagged pseudonym opens the participant's admin page
     five = Participant.objects.get(study=study, pseudonym=pseudonym(study, 5))
     assert f'<td><a href="/admin/studies/participant/{five.pk}/change/">{five.pseudonym}</a></td>' in html
-    assert "the same answer throughout" in html
+    assert FLAGS["straight_lining"] in html
+    # the rule's words, from its parameters, not a sentence of their own
+    assert f"{quality.straight_lining_rule()}." in html and "the same answer to 5 or more" not in html
     assert '<figure class="chart" id="monitor-chart"><svg' in html
     assert 'hx-trigger="every 10s"' in html and f'hx-get="/studies/{study.pk}/monitor/"' in html
 

@@ -159,3 +159,30 @@ def test_the_queue_reads_in_a_bounded_number_of_queries(written, researcher_clie
     _mark(researcher_client, study, responses[0], "right")
     with django_assert_max_num_queries(20):
         assert researcher_client.get(f"/studies/{study.pk}/verify/", {"state": "all"}).status_code == 200
+
+
+def _list_accuracy(page: str, participant_id: int) -> str:
+    """The participant list's accuracy cell of one participant, its words only."""
+    row = re.search(rf"<tr>(?:(?!</tr>).)*?/participants/{participant_id}/review/(?:(?!</tr>).)*</tr>", page, re.S)
+    cell = re.search(r'class="field-accuracy">(.*?)</td>', row.group(0), re.S).group(1)
+    return " ".join(re.sub(r"<[^>]+>", " ", cell).split())
+
+
+def test_the_participant_list_scores_as_the_review_page_unverified_answers_waiting(written, researcher_client):
+    study, responses = written
+    first, second = (response.participant for response in responses[:4:2])
+    assert responses[1].participant == first and responses[2].participant == second
+    responses_verify(response_ids=[responses[0].pk], correct=True, user=None)
+    listing = researcher_client.get(f"/admin/studies/participant/?study__id__exact={study.pk}").content.decode()
+    for participant, right, scored, waiting in ((first, 1, 1, 1), (second, 0, 0, 2)):
+        review = researcher_client.get(f"/studies/{study.pk}/participants/{participant.pk}/review/")
+        status = " ".join(re.search(r'id="review-status">(.*?)</p>', review.content.decode(), re.S).group(1).split())
+        said = f"{right} of {scored} right" if scored else "no answer scored yet"
+        assert f"{said} · {waiting} written answer" in status and "not verified yet" in status
+        share = f"{right / scored:.1%}" if scored else "—"
+        # the same figures in the list: right of those marked, the others waiting, not counted wrong
+        assert _list_accuracy(listing, participant.pk) == f"{share} {waiting} not verified yet"
+    # once every written answer is marked, the list shows the share alone
+    responses_verify(response_ids=[responses[1].pk], correct=False, user=None)
+    listing = researcher_client.get(f"/admin/studies/participant/?study__id__exact={study.pk}").content.decode()
+    assert _list_accuracy(listing, first.pk) == "50.0%"

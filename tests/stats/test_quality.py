@@ -35,6 +35,23 @@ def test_straight_lining_needs_five_answers_all_the_same():
     assert not quality.straight_lining(["yes"] * 5 + ["no"])
 
 
+def test_straight_lining_catches_one_answer_to_nine_in_ten_items_unless_the_gold_does_the_same():
+    # "yes" to 14 of 15 items whose gold is "yes" for 8: near-constant, flagged
+    golds = ["yes"] * 8 + ["no"] * 7
+    assert quality.straight_lining(["yes"] * 14 + ["no"], golds)
+    assert quality.modal_answer(["yes"] * 14 + ["no"], golds) == quality.ModalAnswer("yes", 14, 15, 8)
+    # 9 of 10 is 90% exactly; 13 of 15 (87%) is not
+    assert quality.straight_lining(["no"] * 9 + ["yes"])
+    assert not quality.straight_lining(["yes"] * 13 + ["no"] * 2, golds)
+    # the same answers right on items whose gold is "yes" for 14 of 15: what answering right looks like
+    assert not quality.straight_lining(["yes"] * 14 + ["no"], ["yes"] * 14 + ["no"])
+    # the words follow the parameters
+    assert quality.straight_lining_rule() == (
+        "one answer to 90% or more of 5 or more study items (unless it is also the gold answer of 90% or more of them)"
+    )
+    assert quality.straight_lining_rule(min_answers=8, share=0.8).startswith("one answer to 80% or more of 8 or more")
+
+
 def test_the_hourly_pay_is_the_reward_over_the_median_time():
     assert quality.hourly_pence(450, 45 * 60) == 600.0  # £4.50 for 45 minutes is £6/h
     assert quality.hourly_pence(450, None) is None

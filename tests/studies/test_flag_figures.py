@@ -8,8 +8,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from freezegun import freeze_time
 
+from annotation.models import Item
+from studies.flags import FLAGS, evidence, participant_evidence, participant_flags
+from studies.models import Participant, Response
 from studies.services import study_create
-from tests.factories import Bot, pid
+from tests.factories import Bot, pid, small_study
 
 pytestmark = pytest.mark.django_db
 
@@ -68,3 +71,28 @@ def test_the_participants_export_carries_the_figures(left_tab, researcher_client
     study, _participant = left_tab
     _columns, rows = participant_table(load_study_data(study))
     assert LEFT in rows[0]["flag_evidence"]
+
+
+def test_yes_to_14_of_15_items_is_flagged_with_its_figures_and_answering_right_is_not(implicature):
+    study = small_study("near-constant", units=1, unit_size=15, per_unit=2, attention_checks=0)
+    said_no: list[int] = []
+
+    def yes_but_once(item: Item) -> str:
+        if not said_no and item.gold == "no":
+            said_no.append(item.pk)
+            return "no"
+        return "yes"
+
+    Bot(study, pid(2)).complete(yes_but_once)
+    Bot(study, pid(3)).complete(lambda item: item.gold)
+    near, right = (Participant.objects.get(study=study, prolific_pid=pid(n)) for n in (2, 3))
+    golds = list(Response.objects.filter(participant=near).values_list("item__gold", flat=True))
+    gold_yes = golds.count("yes")
+    # the items' gold is no reason for so many "yes": answering them right is not flagged
+    assert len(golds) == 15 and said_no and gold_yes < 14
+    flagged = participant_flags(Participant.objects.filter(study=study))
+    assert "straight_lining" in flagged[near.pk] and "straight_lining" not in flagged.get(right.pk, [])
+    figures = participant_evidence(Participant.objects.filter(pk=near.pk))[near.pk]
+    assert evidence("straight_lining", near.review_signals, figures) == (
+        f"{FLAGS['straight_lining']}: “yes” to 14 of 15 study items, the gold answer of {gold_yes}"
+    )

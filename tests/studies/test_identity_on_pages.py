@@ -88,6 +88,19 @@ def test_a_holder_of_the_identity_permission_reads_the_answers_as_typed(planted)
     assert found.context["cl"].result_count == 2  # both answers that hold it, in either case
 
 
+def test_an_explanation_shows_on_the_review_and_admin_pages_withheld_only_from_a_viewer(planted):
+    study, people, participant, _ = planted
+    holder = user_with("holder", ["studies.view_identity", "studies.view_response", "studies.view_participant"])
+    study.collaborators.add(holder)
+    pages = (
+        f"/studies/{study.pk}/participants/{participant.pk}/review/",
+        f"/admin/studies/participant/{participant.pk}/change/",
+    )
+    for url in pages:
+        assert f"see {SESSION.upper()}" in signed_in(holder).get(url).content.decode(), url
+        assert "see [withheld]" in signed_in(people.viewer).get(url).content.decode(), url
+
+
 def test_the_verification_queue_shows_a_written_answer_without_the_id_typed_into_it(instruction_induction):
     study = study_create(
         name="verify planted",

@@ -148,6 +148,9 @@ class ModelResults(Node):
     n_items_with_majority: int
     n_tied_items: int
     disagreements: list[ItemDisagreement]
+    #: the one answer it gave to every item it answered validly, two items or more (None when it
+    #: varied): its comparison with people is then with a constant answerer
+    constant_answer: str | None = field(default=None, metadata=OMIT_IF_NONE)
 
 
 # -- the breakdowns -----------------------------------------------------------------------------

@@ -454,9 +454,11 @@ def results_paragraph(results: StudyResults) -> Paragraph:
     band = {row.run: index for index, row in enumerate(results.human_band)}
     irt = {row.run: index for index, row in enumerate(results.irt.models if results.irt else [])}
     for index, model in enumerate(results.models):
+        t.add(t.f("models", index, "label", kind="text"), ": ")
+        if model.constant_answer:
+            # its figures compare people with a constant answerer: said before them
+            t.add("a constant answerer, “", t.f("models", index, "constant_answer", kind="text"), "” to every item; ")
         t.add(
-            t.f("models", index, "label", kind="text"),
-            ": ",
             t.f("models", index, "accuracy", kind="pct"),
             " on its ",
             t.f("models", index, "n_items_scored"),
