@@ -126,6 +126,9 @@ def latex_lines(checklist: Sequence[Answer], escape_tex: Callable[[str], str]) -
         return []
     heading = [r"\toprule", r"\# & Question & Answer & Source \\", r"\midrule"]
     out = [
+        # the heading on a new page where too little is left of this one for the table to begin there
+        # (longtable would begin on the next page and leave the heading alone at this one's foot)
+        r"\par\penalty-100\ifdim\dimexpr\pagegoal-\pagetotal\relax<0.3\textheight\newpage\fi",
         r"\section*{Reporting checklist}",
         r"{\footnotesize",
         rf"\begin{{longtable}}{{{LATEX_COLUMNS}}}",
