@@ -126,12 +126,11 @@ def latex_lines(checklist: Sequence[Answer], escape_tex: Callable[[str], str]) -
         return []
     heading = [r"\toprule", r"\# & Question & Answer & Source \\", r"\midrule"]
     out = [
-        # the heading on a new page where too little is left of this one for the table to begin there
-        # (longtable would begin on the next page and leave the heading alone at this one's foot)
-        r"\par\penalty-100\ifdim\dimexpr\pagegoal-\pagetotal\relax<0.3\textheight\newpage\fi",
-        r"\section*{Reporting checklist}",
         r"{\footnotesize",
         rf"\begin{{longtable}}{{{LATEX_COLUMNS}}}",
+        # the section's heading is the table's first row: longtable, finding too little room on a page
+        # for its first rows, begins on the next page, and left a heading of its own alone at this one's foot
+        r"\multicolumn{4}{@{}l}{\normalsize\Large\bfseries Reporting checklist} \\[1ex]",
         r"\caption{The human-baselines reporting checklist \cite{wei2025baselines}, answered for this study.}"
         r"\label{tab:checklist} \\",
         *heading,

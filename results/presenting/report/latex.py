@@ -46,6 +46,7 @@ _CHARS = {
     "×": _MATH % r"\times",
     "…": r"\ldots{}",
     "²": r"\textsuperscript{2}",
+    "`": r"\textasciigrave{}",
     "‘": "`",
     "’": "'",
     "“": "``",
@@ -330,7 +331,6 @@ def _table(table: Table, escape: Callable[[str], str]) -> list[str]:
     than move whole to the next page and leave this one part empty. A part after the first keeps the
     first's number."""
     fitted = layout(table)
-    line = LANDSCAPE if fitted.landscape else PORTRAIT
     out = [r"\begin{landscape}"] if fitted.landscape else []
     for number, columns in enumerate(fitted.parts):
         spec = "".join(
@@ -356,28 +356,28 @@ def _table(table: Table, escape: Callable[[str], str]) -> list[str]:
             *heading,
             r"\endhead",
             r"\bottomrule",
+            # the notes under the table, at its width: the last foot, so never on a page of their own
+            *(_notes(table, fitted.total(columns), len(columns), escape) if number == len(fitted.parts) - 1 else []),
             r"\endlastfoot",
         ]
         for index, row in enumerate(table.rows):
             if table.summary_from is not None and index == table.summary_from:
                 out.append(r"\midrule")
             out.append(" & ".join(escape(row[c]) for c in columns) + r" \\")
-        out.append(r"\end{longtable}")
-        if table.notes and number == len(fitted.parts) - 1:
-            # the notes under the table, at its width (the width of most of the line at the least)
-            notes_width = min(line, max(fitted.total(columns), 0.6 * line))
-            out += [
-                r"\par\nopagebreak\vspace{-0.5\baselineskip}\begin{center}",
-                f"\\begin{{minipage}}{{{notes_width:.1f}pt}}",
-                r"\footnotesize\raggedright",
-                "\\par\\smallskip\n".join(escape(note) for note in table.notes),
-                r"\end{minipage}",
-                r"\end{center}",
-            ]
-        out.append("}")
+        out += [r"\end{longtable}", "}"]
     if fitted.landscape:
         out.append(r"\end{landscape}")
     return [*out, ""]
+
+
+def _notes(table: Table, width: float, columns: int, escape: Callable[[str], str]) -> list[str]:
+    """The table's notes as one cell across its columns (no wider than they are, or the table would
+    widen), in \\footnotesize, a strut's height below the rule."""
+    if not table.notes:
+        return []
+    spec = f"@{{}}>{{\\footnotesize\\raggedright\\arraybackslash}}p{{{width:.1f}pt}}@{{}}"
+    said = "\\par\\smallskip ".join(escape(note) for note in table.notes)
+    return [f"\\multicolumn{{{columns}}}{{{spec}}}{{\\rule{{0pt}}{{3ex}}{said}}} \\\\"]
 
 
 # -- the document -------------------------------------------------------------------------------
