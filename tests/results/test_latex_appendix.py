@@ -80,6 +80,8 @@ def _check_checklist(pages: list[list[str]]) -> None:
     first = next(n for n, page in enumerate(pages) if "Reporting checklist" in page)
     last = next(n for n, page in enumerate(pages) if "References" in page)
     for page in pages[first + 1 : last + 1]:
+        if page[0] == "References":
+            continue  # the checklist ended at the foot of the page before
         assert any(line.endswith("Reporting checklist (continued)") for line in page), page[:3]
         assert any(re.match(r"# +Question +Answer +Source", line) for line in page), page[:3]
     for page in pages[first : last + 1]:
