@@ -118,7 +118,7 @@ def test_the_bundle_carries_the_report_written_from_its_own_analysis_output(clie
             tree, fmt, checklist, study.public_title, study_materials(study)
         )
     assert "\\begin{document}" in bundle.files["analysis/report.tex"].decode()
-    assert "\\bfseries Reporting checklist}" in bundle.files["analysis/report.tex"].decode()
+    assert "\\bfseries Reporting checklist" in bundle.files["analysis/report.tex"].decode()
     assert bundle.files["analysis/references.bib"].decode().startswith("@misc{parity,")
 
 
