@@ -32,6 +32,7 @@ from replication.software import software_versions
 from results.computing.checklist import study_checklist
 from results.computing.spine import StudyResults
 from results.presenting.report import render_report
+from results.presenting.report.materials import study_materials
 from studies.flags import participant_flags
 from studies.models import Participant, Response, Study
 from studies.selectors import preregistration_export
@@ -469,7 +470,9 @@ def report_part(fmt: str) -> Callable[[Source], bytes]:
     def part(source: Source) -> bytes:
         # the report of the bundle is the report of its analysis file, read back as the results tree
         results = StudyResults.from_json(source.results)
-        return render_report(results, fmt, study_checklist(source.study, results), source.study.public_title).encode()
+        checklist = study_checklist(source.study, results)
+        materials = study_materials(source.study)
+        return render_report(results, fmt, checklist, source.study.public_title, materials).encode()
 
     return part
 

@@ -35,6 +35,7 @@ from results.presenting.display import among_people_rows, disagreement_rows, hea
 from results.presenting.exports import FORMATS, ExportForm, export_study
 from results.presenting.report import FORMATS as REPORT_FORMATS
 from results.presenting.report import render_report
+from results.presenting.report.materials import study_materials
 from results.presenting.tables import paper_tables
 from studies.access import CHANGE_STUDY, EXPORT_STUDY, get_study_for_researcher, researcher_studies
 from studies.closing import asked, study_keys
@@ -170,7 +171,7 @@ def report(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
     fmt = form.cleaned_data["format"]
     numbers = _current_results(study)
     content_type, suffix = REPORT_FORMATS[fmt]
-    report = render_report(numbers, fmt, study_checklist(study, numbers), study.public_title)
+    report = render_report(numbers, fmt, study_checklist(study, numbers), study.public_title, study_materials(study))
     response = HttpResponse(report, content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{slugify(study.name) or f"study-{study.pk}"}-{suffix}"'
     return response

@@ -16,6 +16,7 @@ from replication.archive import read_bundle
 from results.computing.checklist import study_checklist
 from results.computing.spine import StudyResults
 from results.presenting.report import render_report
+from results.presenting.report.materials import study_materials
 from studies.flags import participant_flags
 from studies.models import Preregistration, Study
 from studies.services import participants_exclude
@@ -112,9 +113,12 @@ def test_the_bundle_carries_the_report_written_from_its_own_analysis_output(clie
         ("latex", "analysis/report.tex"),
         ("html", "analysis/report.html"),
     ):
-        assert bundle.files[path].decode() == render_report(tree, fmt, checklist)
+        # with the study's consent form and instructions, read from the study as it is
+        assert bundle.files[path].decode() == render_report(
+            tree, fmt, checklist, study.public_title, study_materials(study)
+        )
     assert "\\begin{document}" in bundle.files["analysis/report.tex"].decode()
-    assert "\\section*{Reporting checklist}" in bundle.files["analysis/report.tex"].decode()
+    assert "\\bfseries Reporting checklist" in bundle.files["analysis/report.tex"].decode()
     assert bundle.files["analysis/references.bib"].decode().startswith("@misc{parity,")
 
 

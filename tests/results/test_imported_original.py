@@ -147,3 +147,63 @@ def test_the_checklist_page_takes_the_original_study_with_its_pages(with_run) ->
     assert f"entered by the researcher (p. 21): {ORIGINAL['attrition'][0]}" in page
     assert signed_in(people.viewer).post(url, {**posted, "pay": "changed"}).status_code in (403, 404)
     assert Study.objects.get(pk=study.pk).original_study == saved.original_study
+
+
+def _report(study: Study, fmt: str) -> str:
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    out = StringIO()
+    call_command("study_report", study.name, "--format", fmt, stdout=out)
+    return out.getvalue()
+
+
+#: the report's sentence for each field of the original study, by field: what it is of the original study
+SUBJECTS = {
+    "attrition": "The original study's attrition",
+    "exclusions": "The original study's exclusions",
+    "pay": "The original study's pay",
+    "materials": "The original study's instructions and interface",
+}
+
+
+def test_the_reports_methods_and_materials_describe_the_original_study_as_entered(with_run) -> None:
+    from results.presenting.report.latex import tex
+    from studies.services_checklist import study_original_study_set
+
+    study = Study.objects.get(pk=with_run.pk)
+    parity_reward = f"{study.reward_pence / 100:.2f}"
+    for fmt in ("markdown", "html", "latex"):
+        text = _report(study, fmt)
+        for subject in SUBJECTS.values():
+            said = f"{subject}: not known for the original study (not entered from the original paper)."
+            assert (tex(said) if fmt == "latex" else said.replace("'", "&#x27;") if fmt == "html" else said) in text
+        # neither Parity's reward nor its default instructions were ever the original study's
+        assert "The reward was" not in text and parity_reward not in text, fmt
+        assert study.instructions_text.strip().splitlines()[0] not in text, fmt
+    study = study_original_study_set(study=study, fields=ORIGINAL)
+    try:
+        record = Study.objects.get(pk=study.pk).original_study
+        for fmt in ("markdown", "latex"):
+            text = _report(study, fmt)
+            write = tex if fmt == "latex" else str
+            for field, subject in SUBJECTS.items():
+                entered = record[field]
+                page = entered["page"] if not entered["page"][0].isdigit() else f"p. {entered['page']}"
+                # the checklist's verdict ("Yes:") left to the checklist: the methods state the fact
+                fact = entered["text"].removeprefix("Yes: ")
+                assert write(f"{subject}, entered by the researcher ({page}): {fact}.") in text, (fmt, field)
+                assert "not known for the original study (not entered" not in text
+            # the materials part: the original's instructions as entered, the rest not known
+            assert (
+                write("The original study's instructions and interface, entered by the researcher (Appendix E):")
+                in text
+            )
+            assert (
+                write("The original study's consent form is not known; its participants never read Parity's.") in text
+            )
+            assert write("No screenshot: the original study's participants did not answer on Parity.") in text
+            assert "The reward was" not in text and study.instructions_text.strip().splitlines()[0] not in text
+    finally:
+        study_original_study_set(study=study, fields={name: ("", "") for name in ORIGINAL})

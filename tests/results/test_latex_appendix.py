@@ -20,8 +20,8 @@ from tests.results.test_latex_compiles import PDFLATEX, _command_latex, _json, c
 from tests.results.test_study_report import _with_sections
 
 pytestmark = pytest.mark.skipif(
-    PDFLATEX is None or shutil.which("pdftotext") is None or shutil.which("bibtex") is None,
-    reason="pdflatex, bibtex and pdftotext are needed (scripts/setup --dev installs them as root)",
+    PDFLATEX is None or not all(shutil.which(tool) for tool in ("pdftotext", "pdftoppm", "bibtex")),
+    reason="pdflatex, bibtex, pdftotext and pdftoppm are needed (scripts/setup --dev installs them as root)",
 )
 
 #: the document's section headings, in order
@@ -80,11 +80,44 @@ def _check_checklist(pages: list[list[str]]) -> None:
     first = next(n for n, page in enumerate(pages) if "Reporting checklist" in page)
     last = next(n for n, page in enumerate(pages) if "References" in page)
     for page in pages[first + 1 : last + 1]:
+        if page[0] == "References":
+            continue  # the checklist ended at the foot of the page before
         assert any(line.endswith("Reporting checklist (continued)") for line in page), page[:3]
         assert any(re.match(r"# +Question +Answer +Source", line) for line in page), page[:3]
     for page in pages[first : last + 1]:
         body = [line for line in page if not re.fullmatch(r"\d+", line)]
         assert body[-1] not in SECTIONS, f"the heading row {body[-1]!r} is alone at a page's foot"
+
+
+#: the text block on an A4 page (2.5 cm margins), as fractions of the page's height
+TEXT_TOP, TEXT_BOTTOM = 25 / 297, 272 / 297
+#: how much of its text block a page before the last fills at the least
+FILLED = 0.6
+
+
+def _filled(where: Path) -> list[float]:
+    """For each page of the PDF as pdftoppm draws it, how far down its text block something is
+    drawn (0: nothing, 1: to the block's foot), the page number below the block left out."""
+    from PIL import Image
+
+    subprocess.run(["pdftoppm", "-r", "40", "-gray", "report.pdf", "page"], cwd=where, check=True)
+    out = []
+    for path in sorted(where.glob("page-*.pgm"), key=lambda path: int(path.stem.rsplit("-", 1)[1])):
+        image = Image.open(path)
+        top, bottom = round(TEXT_TOP * image.height), round(TEXT_BOTTOM * image.height)
+        # a row with a pixel darker than light grey (small text drawn at this size is grey)
+        inked = [row for row in range(top, bottom) if image.crop((0, row, image.width, row + 1)).getextrema()[0] < 200]
+        out.append(0.0 if not inked else (inked[-1] - top) / (bottom - top))
+    return out
+
+
+def _check_filled(where: Path) -> None:
+    """No page but the last left half empty (a table moved whole to the next page, a landscape
+    page's breaks)."""
+    filled = _filled(where)
+    assert len(filled) >= 3
+    empty = [(number, round(share, 2)) for number, share in enumerate(filled[:-1], start=1) if share < FILLED]
+    assert not empty, f"pages filled less than {FILLED:.0%} of their text block (page, share): {empty}"
 
 
 def _check_references(where: Path, pages: list[list[str]]) -> None:
@@ -104,6 +137,7 @@ def test_the_native_studys_report_keeps_its_floats_in_their_sections(pilot, db, 
     _check_sections(document, pages)
     _check_checklist(pages)
     _check_references(where, pages)
+    _check_filled(where)
     # the methods as short headed subsections, not one paragraph
     lines = [line for page in pages for line in page]
     for subsection in ("Participants", "Pay", "Quality control", "Design and items", "Models", "Analysis"):
@@ -118,6 +152,10 @@ def test_the_published_studys_report_keeps_its_floats_and_cites_the_paper_by_bib
     _check_sections(document, pages)
     _check_checklist(pages)
     _check_references(where, pages)
+    # its units table, five annotators wide, split in two on the page: no landscape page, which
+    # left the page before it and its own half empty
+    assert r"\begin{landscape}" not in document
+    _check_filled(where)
     text = "\n".join(line for page in pages for line in page)
     # the benchmark's paper as BibTeX prints it, its umlaut an umlaut, not the entry's raw text
     assert "Rockt{" not in text and re.search(r"Tim Rockt.?.?schel", text)

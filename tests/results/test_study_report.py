@@ -20,6 +20,7 @@ from results.computing.spine import StudyResults
 from results.presenting.report import build_report, render_report
 from results.presenting.report.figures import KINDS, Figure, at, plain
 from results.presenting.report.latex import tex
+from results.presenting.report.materials import study_materials
 from results.presenting.table_writers import markdown_table
 from results.presenting.tables import paper_tables
 from studies.models import Study
@@ -418,8 +419,10 @@ def test_a_researcher_downloads_the_report(pilot, staff_client, fmt, suffix, sta
     body = response.content.decode()
     assert body.startswith(start)
     tree = _tree(_json(pilot.name))
-    checklist = study_checklist(Study.objects.get(pk=pilot.study_id), tree)
-    assert render_report(tree, fmt, checklist) == body
+    study = Study.objects.get(pk=pilot.study_id)
+    checklist = study_checklist(study, tree)
+    # with the study's consent form and instructions (no screenshot lies beside a download)
+    assert render_report(tree, fmt, checklist, study.public_title, study_materials(study)) == body
 
 
 def test_the_report_download_refuses_what_the_exports_refuse(pilot, client, db) -> None:

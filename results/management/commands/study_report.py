@@ -8,6 +8,7 @@ from results.computing.assemble import study_results_tree
 from results.computing.checklist import study_checklist
 from results.loading.selectors import load_study_data
 from results.presenting.report import FORMATS, render_report
+from results.presenting.report.materials import study_materials
 from studies.models import Study
 
 
@@ -31,13 +32,15 @@ class Command(BaseCommand):
         study = Study.objects.filter(name=name).first()
         if study is None:
             raise CommandError(f"no study named {name!r}")
+        path = None if out == "-" else Path(out)
+        if path is not None and not path.parent.exists():
+            raise CommandError(f"--out {out}: the folder {path.parent} does not exist")
         results = study_results_tree(load_study_data(study))
-        report = render_report(results, fmt, study_checklist(study, results), study.public_title)
-        if out == "-":
+        # a screenshot already beside the report's file (`study_screenshot`) is shown in it
+        materials = study_materials(study, beside=None if path is None else path.parent)
+        report = render_report(results, fmt, study_checklist(study, results), study.public_title, materials)
+        if path is None:
             self.stdout.write(report, ending="")
             return
-        path = Path(out)
-        if not path.parent.exists():
-            raise CommandError(f"--out {out}: the folder {path.parent} does not exist")
         path.write_text(report, encoding="utf-8")
         self.stderr.write(f"Wrote the {fmt} report of {study.name!r} to {path} ({len(report.encode())} bytes)")

@@ -10,6 +10,7 @@ from parity.reporting.references import references
 from results.computing.spine import StudyResults
 from results.presenting.report.checklist_section import limitations
 from results.presenting.report.figures import Part
+from results.presenting.report.materials import Materials
 from results.presenting.report.paragraphs import Paragraph, methods_paragraphs, methods_sections, results_paragraph
 from results.presenting.report.sections import Placement, placement, test_tables
 from results.presenting.tables import Table, paper_tables
@@ -40,6 +41,8 @@ class Report:
     references: tuple[str, ...] = ()
     #: the methods as headed sections, for a paper's appendix (the LaTeX report)
     method_sections: list[tuple[str, Paragraph]] = field(default_factory=list)
+    #: the study's texts and item page for the appendix (None: written from the results alone, no appendix)
+    materials: Materials | None = None
 
     @property
     def paragraphs(self) -> list[list[Part]]:
@@ -53,12 +56,18 @@ def report_title(results: StudyResults, public_title: str = "") -> str:
     return f"{subject}: people and language models on the same items"
 
 
-def build_report(results: StudyResults, checklist: Sequence[Answer] = (), public_title: str = "") -> Report:
+def build_report(
+    results: StudyResults,
+    checklist: Sequence[Answer] = (),
+    public_title: str = "",
+    materials: Materials | None = None,
+) -> Report:
     """The report; `checklist`: the study's answers (`results.computing.checklist.study_checklist`);
-    `public_title`: the study's public title (`Study.public_title`)."""
+    `public_title`: the study's public title (`Study.public_title`); `materials`: its texts, item page
+    and original study (`results.presenting.report.materials.study_materials`)."""
     return Report(
         title=report_title(results, public_title),
-        methods=methods_paragraphs(results),
+        methods=methods_paragraphs(results, materials),
         findings=results_paragraph(results),
         tables=paper_tables(results),
         tests=test_tables(results),
@@ -66,5 +75,6 @@ def build_report(results: StudyResults, checklist: Sequence[Answer] = (), public
         limitations=limitations(results, checklist),
         checklist=tuple(checklist),
         references=tuple(references(results.benchmark)),
-        method_sections=methods_sections(results),
+        method_sections=methods_sections(results, materials),
+        materials=materials,
     )

@@ -126,9 +126,11 @@ def latex_lines(checklist: Sequence[Answer], escape_tex: Callable[[str], str]) -
         return []
     heading = [r"\toprule", r"\# & Question & Answer & Source \\", r"\midrule"]
     out = [
-        r"\section*{Reporting checklist}",
         r"{\footnotesize",
         rf"\begin{{longtable}}{{{LATEX_COLUMNS}}}",
+        # the section's heading is the table's first row: longtable, finding too little room on a page
+        # for its first rows, begins on the next page, and left a heading of its own alone at this one's foot
+        r"\multicolumn{4}{@{}l}{\normalsize\Large\bfseries Reporting checklist\rule[-1.5ex]{0pt}{0pt}} \\",
         r"\caption{The human-baselines reporting checklist \cite{wei2025baselines}, answered for this study.}"
         r"\label{tab:checklist} \\",
         *heading,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from html import escape
 
+from results.presenting.report import appendix
 from results.presenting.report.build import Report
 from results.presenting.report.checklist_section import html_references, html_section
 from results.presenting.report.figures import Figure, Part
@@ -19,6 +20,7 @@ th, td { padding: .2rem .6rem; border-bottom: 1px solid #ddd; text-align: right;
 th:first-child, td:first-child { text-align: left; }
 tr.summary td { border-top: 2px solid #999; }
 p.note { font-size: 12px; color: #555; margin: .2rem 0; }
+blockquote.verbatim { white-space: pre-wrap; font-size: 14px; border-left: 3px solid #ccc; padding: .2rem 1rem; }
 """
 
 
@@ -56,7 +58,9 @@ def write(report: Report) -> str:
         f"<h1>{escape(report.title)}</h1>",
         '<section id="methods"><h2>Methods</h2>',
         *[paragraph(parts) for parts in report.methods],
-        '</section><section id="results"><h2>Results</h2>',
+        "</section>",
+        *appendix.html_lines(report.materials),
+        '<section id="results"><h2>Results</h2>',
         paragraph(report.findings),
     ]
     if report.placement is not None:

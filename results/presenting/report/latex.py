@@ -4,8 +4,9 @@ texlive-latex-recommended, texlive-pictures), without an Overfull \\hbox.
 
 Every text is escaped, and a long word in it may break (a name has no hyphenation pattern). Each
 table is set at the widths its cells need, measured here from the characters' widths in Latin Modern:
-on the page at \\small or \\footnotesize if it fits, else on a landscape page, else split into parts
-that each repeat the first column; its notes are set under it at its width. The placement plot is a
+on the page at \\small or \\footnotesize if it fits, else split on the page into parts that each
+repeat the first column, else on a landscape page (split there too if need be); its notes are set
+under it at its width. The placement plot is a
 TikZ picture whose labels stand in a column of their own, clear of the data.
 """
 
@@ -17,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
+from results.presenting.report import appendix
 from results.presenting.report.build import Report
 from results.presenting.report.checklist_section import latex_lines
 from results.presenting.report.figures import Figure, Part
@@ -44,6 +46,7 @@ _CHARS = {
     "×": _MATH % r"\times",
     "…": r"\ldots{}",
     "²": r"\textsuperscript{2}",
+    "`": r"\textasciigrave{}",
     "‘": "`",
     "’": "'",
     "“": "``",
@@ -276,32 +279,58 @@ def _widths(table: Table, size: str, line: float, header_lines: int, wrap: bool 
     return out
 
 
-def layout(table: Table) -> Layout:
-    """The first that fits of: the page at \\small, at \\footnotesize, a landscape page at either
-    (each with the headers on one line, else on up to three, else with a figure's bracketed remark
-    on a line of its own and the text columns narrower), and last a landscape page at
-    \\footnotesize with the columns split into parts."""
-    everything = list(range(len(table.columns)))
-    for landscape, size in ((False, "small"), (False, "footnotesize"), (True, "small"), (True, "footnotesize")):
-        line = LANDSCAPE if landscape else PORTRAIT
-        for header_lines, wrap in ((1, False), (2, False), (3, False), (3, True)):
-            fitted = Layout(size, landscape, _widths(table, size, line, header_lines, wrap), [everything])
-            if fitted.total(everything) <= line:
-                return fitted
+def _split(fitted: Layout, line: float) -> list[list[int]]:
+    """The columns in parts that each repeat the first column, filled in order up to `line` (a part
+    of the first column and one other may still be wider)."""
     parts: list[list[int]] = [[0]]
-    for column in everything[1:]:
-        if fitted.total([*parts[-1], column]) > LANDSCAPE and len(parts[-1]) > 1:
+    for column in range(1, len(fitted.widths)):
+        if fitted.total([*parts[-1], column]) > line and len(parts[-1]) > 1:
             parts.append([0])
         parts[-1].append(column)
-    return Layout(fitted.size, True, fitted.widths, parts)
+    return parts
+
+
+#: the most parts a table is split into on the page: more repeat the first column too often to read
+PORTRAIT_PARTS = 3
+
+
+def layout(table: Table) -> Layout:
+    """The first that fits of: the page at \\small, at \\footnotesize (each with the headers on one
+    line, else on up to three, else with a figure's bracketed remark on a line of its own and the text
+    columns narrower); then the columns split into at most PORTRAIT_PARTS parts on the page, each
+    repeating the first column, at \\small, else at \\footnotesize, in as few parts as may be; last, a
+    landscape page, split as needed. The page comes before a landscape one: a landscape page ends the
+    page before it and begins the page after it, and both were left part empty."""
+    everything = list(range(len(table.columns)))
+    compact = ((1, False), (2, False), (3, False), (3, True))
+    for size in ("small", "footnotesize"):
+        for header_lines, wrap in compact:
+            fitted = Layout(size, False, _widths(table, size, PORTRAIT, header_lines, wrap), [everything])
+            if fitted.total(everything) <= PORTRAIT:
+                return fitted
+    for landscape, size in ((False, "small"), (False, "footnotesize"), (True, "small"), (True, "footnotesize")):
+        line = LANDSCAPE if landscape else PORTRAIT
+        candidates = []
+        for header_lines, wrap in compact:
+            fitted = Layout(size, landscape, _widths(table, size, line, header_lines, wrap), [everything])
+            parts = _split(fitted, line)
+            if all(fitted.total(part) <= line for part in parts):
+                candidates.append(Layout(size, landscape, fitted.widths, parts))
+        best = min(candidates, key=lambda candidate: len(candidate.parts), default=None)
+        if best is not None and (landscape or len(best.parts) <= PORTRAIT_PARTS):
+            return best
+    return Layout(fitted.size, True, fitted.widths, _split(fitted, LANDSCAPE))
 
 
 # -- tables -------------------------------------------------------------------------------------
 
 
 def _table(table: Table, escape: Callable[[str], str]) -> list[str]:
+    """The table as a longtable, one per part: it stays where it is written, in its section, and a
+    table taller than what is left of a page breaks there, its caption and heading row repeated, rather
+    than move whole to the next page and leave this one part empty. A part after the first keeps the
+    first's number."""
     fitted = layout(table)
-    line = LANDSCAPE if fitted.landscape else PORTRAIT
     out = [r"\begin{landscape}"] if fitted.landscape else []
     for number, columns in enumerate(fitted.parts):
         spec = "".join(
@@ -313,40 +342,42 @@ def _table(table: Table, escape: Callable[[str], str]) -> list[str]:
             + f"p{{{fitted.widths[column]:.1f}pt}}"
             for column in columns
         )
+        title = escape(table.title) + (" (continued)" if number else "")
+        heading = [r"\toprule", " & ".join(escape(table.columns[c]) for c in columns) + r" \\", r"\midrule"]
         out += [
-            # [H] (float): a table stays where it is written, in its section, rather than float past
-            # the Limitations or the checklist's heading
-            r"\begin{table}[H]",
-            r"\centering",
-            *([r"\ContinuedFloat"] if number else []),
-            f"\\caption{{{escape(table.title)}{' (continued)' if number else ''}}}",
-            *([f"\\label{{tab:{table.key}}}"] if not number else []),
-            f"\\{fitted.size}",
+            *([r"\addtocounter{table}{-1}"] if number else []),
+            f"{{\\{fitted.size}",
             f"\\setlength{{\\tabcolsep}}{{{COLUMN_SEP:.0f}pt}}",
-            f"\\begin{{tabular}}{{@{{}}{spec}@{{}}}}",
-            r"\toprule",
-            " & ".join(escape(table.columns[c]) for c in columns) + r" \\",
-            r"\midrule",
+            f"\\begin{{longtable}}{{@{{}}{spec}@{{}}}}",
+            f"\\caption{{{title}}}" + (f"\\label{{tab:{table.key}}}" if not number else "") + r" \\",
+            *heading,
+            r"\endfirsthead",
+            f"\\caption[]{{{escape(table.title)} (continued)}} \\\\",
+            *heading,
+            r"\endhead",
+            r"\bottomrule",
+            # the notes under the table, at its width: the last foot, so never on a page of their own
+            *(_notes(table, fitted.total(columns), len(columns), escape) if number == len(fitted.parts) - 1 else []),
+            r"\endlastfoot",
         ]
         for index, row in enumerate(table.rows):
             if table.summary_from is not None and index == table.summary_from:
                 out.append(r"\midrule")
             out.append(" & ".join(escape(row[c]) for c in columns) + r" \\")
-        out += [r"\bottomrule", r"\end{tabular}"]
-        if table.notes and number == len(fitted.parts) - 1:
-            # the notes under the table, at its width (the width of most of the line at the least)
-            notes_width = min(line, max(fitted.total(columns), 0.6 * line))
-            out += [
-                r"\par\smallskip",
-                f"\\begin{{minipage}}{{{notes_width:.1f}pt}}",
-                r"\footnotesize\raggedright",
-                "\\par\\smallskip\n".join(escape(note) for note in table.notes),
-                r"\end{minipage}",
-            ]
-        out.append(r"\end{table}")
+        out += [r"\end{longtable}", "}"]
     if fitted.landscape:
         out.append(r"\end{landscape}")
     return [*out, ""]
+
+
+def _notes(table: Table, width: float, columns: int, escape: Callable[[str], str]) -> list[str]:
+    """The table's notes as one cell across its columns (no wider than they are, or the table would
+    widen), in \\footnotesize, a strut's height below the rule."""
+    if not table.notes:
+        return []
+    spec = f"@{{}}>{{\\footnotesize\\raggedright\\arraybackslash}}p{{{width:.1f}pt}}@{{}}"
+    said = "\\par\\smallskip ".join(escape(note) for note in table.notes)
+    return [f"\\multicolumn{{{columns}}}{{{spec}}}{{\\rule{{0pt}}{{3ex}}{said}}} \\\\"]
 
 
 # -- the document -------------------------------------------------------------------------------
@@ -366,6 +397,7 @@ PREAMBLE = [
     r"\usepackage[font=small,labelfont=bf]{caption}",
     r"\usepackage{pdflscape}",
     r"\usepackage{tikz}",
+    r"\usepackage{graphicx}",
     # a paragraph with a name that breaks badly stretches its spaces rather than run into the margin
     r"\setlength{\emergencystretch}{3em}",
     # tables share a page with text and with each other rather than each take a page of its own
@@ -399,6 +431,7 @@ def write(report: Report) -> str:
     body = [r"\section*{Methods}"]
     for heading, parts in report.method_sections:
         body += [f"\\subsection*{{{escape(heading)}}}", paragraph(parts, escape), ""]
+    body += appendix.latex_lines(report.materials, escape)
     body += [r"\section*{Results}", paragraph(report.findings, escape), ""]
     if report.placement is not None:
         body += [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from results.presenting.report import appendix
 from results.presenting.report.build import Report
 from results.presenting.report.checklist_section import markdown_lines, markdown_references
 from results.presenting.report.figures import Figure, Part
@@ -16,6 +17,7 @@ def write(report: Report) -> str:
     lines = [f"# {markdown_text(report.title)}", "", "## Methods", ""]
     for parts in report.methods:
         lines += [paragraph(parts), ""]
+    lines += appendix.markdown_lines(report.materials)
     lines += ["## Results", "", paragraph(report.findings), ""]
     for table in [*report.tables, *report.tests]:
         lines += markdown_table(table, level=3)

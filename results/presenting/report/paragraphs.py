@@ -12,6 +12,7 @@ from parity.stats.intervals import FIXED_WIDTH
 from results.computing.spine import StudyResults
 from results.presenting.report import recruiting, training
 from results.presenting.report.figures import Part, figure, series
+from results.presenting.report.materials import Materials, original_sentence
 
 Paragraph = list[Part]
 
@@ -23,9 +24,12 @@ STATED = frozenset({"units", "unit_size", "per_unit", "attention_checks", "exclu
 class _Text:
     """Builds one paragraph: `add` words and figures, `f` a figure at a path."""
 
-    def __init__(self, results: StudyResults) -> None:
+    def __init__(self, results: StudyResults, materials: Materials | None = None) -> None:
         self.results = results
         self.methods = results.methods
+        #: the study's texts and, for an imported study, the original study as entered (None: the
+        #: report is written from the results alone, and an imported study's original is not known)
+        self.materials = materials
         self.parts: list[Part] = []
 
     def f(self, *path: str | int, kind: str = "int") -> Part:
@@ -47,6 +51,8 @@ def _recruitment(t: _Text) -> None:
             "The human answers are those of a published study, imported into Parity: ",
             t.f("methods", "participants", "entered"),
             f" {_plural(people.entered, 'annotator', 'annotators')}. ",
+            # the import's records count the published answers, not who began the original study
+            original_sentence(t.materials, "attrition", "the original study's attrition"),
         )
         return
     if platform == "prolific":
@@ -99,6 +105,8 @@ def _exclusions(t: _Text) -> None:
             for index in range(len(people.exclusion_reasons))
         ]
         t.add(*series(reasons), "). ")
+    if t.methods.platform == "imported":
+        t.add(original_sentence(t.materials, "exclusions", "the original study's exclusions"))
     t.add(
         "The analysis uses the answers of the ",
         t.f("participants", "included"),
@@ -136,6 +144,8 @@ def _attention(t: _Text) -> None:
 
 def _pay(t: _Text) -> None:
     if t.methods.platform == "imported":
+        # the reward Parity gave the import was never paid to anyone
+        t.add(original_sentence(t.materials, "pay", "the original study's pay"))
         return
     pay = t.methods.pay
 
@@ -205,6 +215,13 @@ def _design(t: _Text) -> None:
                     [*label, " was set to ", t.f("methods", "design", "settings", index, "value", kind="setting")]
                 )
         t.add("Of the study's other design settings, ", *series(said), ". ")
+
+
+def _original_materials(t: _Text) -> None:
+    """An imported study's instructions and interface as the original paper describes them: its people
+    never read Parity's texts."""
+    if t.methods.platform == "imported":
+        t.add(original_sentence(t.materials, "materials", "the original study's instructions and interface"))
 
 
 def _models(t: _Text) -> None:
@@ -387,15 +404,16 @@ def _power(t: _Text) -> None:
     t.add(". ")
 
 
-def methods_paragraphs(results: StudyResults) -> list[Paragraph]:
+def methods_paragraphs(results: StudyResults, materials: Materials | None = None) -> list[Paragraph]:
     """Participants; design and models; statistics: three paragraphs."""
-    people, design, stats = _Text(results), _Text(results), _Text(results)
+    people, design, stats = _Text(results, materials), _Text(results, materials), _Text(results, materials)
     _recruitment(people)
     recruiting.prescreening(people)
     recruiting.refusals(people)
     _exclusions(people)
     _attention(people)
     _pay(people)
+    _original_materials(people)
     training.training(people)
     _population_and_ethics(people)
     recruiting.seen_before(people)
@@ -408,13 +426,16 @@ def methods_paragraphs(results: StudyResults) -> list[Paragraph]:
     return [t.parts for t in (people, design, stats) if t.parts]
 
 
-def methods_sections(results: StudyResults) -> list[tuple[str, Paragraph]]:
+def methods_sections(results: StudyResults, materials: Materials | None = None) -> list[tuple[str, Paragraph]]:
     """The methods as short headed sections (participants, instructions and training, pay, quality
     control, design, models, analysis), each as long as a paper's appendix subsection; the same
     sentences as `methods_paragraphs`, none left out."""
     headed = [
         ("Participants", (_recruitment, recruiting.prescreening, recruiting.refusals, _population_and_ethics)),
-        ("Instructions and training", (training.training, recruiting.seen_before, recruiting.explanations)),
+        (
+            "Instructions and training",
+            (_original_materials, training.training, recruiting.seen_before, recruiting.explanations),
+        ),
         ("Pay", (_pay,)),
         ("Quality control", (_exclusions, _attention)),
         ("Design and items", (_design, recruiting.items)),
@@ -423,7 +444,7 @@ def methods_sections(results: StudyResults) -> list[tuple[str, Paragraph]]:
     ]
     out = []
     for heading, writers in headed:
-        t = _Text(results)
+        t = _Text(results, materials)
         for write in writers:
             write(t)
         if t.parts:
