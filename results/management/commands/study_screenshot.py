@@ -20,7 +20,7 @@ from studies.models import Study
 #: the address the browser believes it is at; every request to it is answered in this process
 ORIGIN = "http://parity.invalid"
 #: the window an item page is drawn in: a laptop's width; the image is as tall as the page needs
-VIEWPORT = {"width": 1200, "height": 480}
+VIEWPORT_WIDTH, VIEWPORT_HEIGHT = 1200, 480
 #: the preview's banner for the researcher (templates/participation/partials/_preview_banner.html)
 PREVIEW_BANNER = "#preview-banner"
 #: the preview's note on an attention check (templates/participation/partials/_item.html)
@@ -69,7 +69,7 @@ class Command(BaseCommand):
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_FLAGS)
             try:
-                page = browser.new_page(viewport=VIEWPORT)
+                page = browser.new_page(viewport={"width": VIEWPORT_WIDTH, "height": VIEWPORT_HEIGHT})
                 page.route("**/*", lambda route: _answer(route, url, html))
                 page.goto(ORIGIN + url)
                 page.wait_for_load_state("networkidle")
@@ -87,7 +87,7 @@ def _item_page(study: Study, viewer: Any, url: str) -> bytes:
     so the browser's requests never reach the database."""
     # a host the site answers (a wildcard's domain as is), over HTTPS where the site redirects to it
     host = next((host.lstrip(".") for host in settings.ALLOWED_HOSTS if host != "*"), "localhost")
-    secure = {"wsgi.url_scheme": "https", "SERVER_PORT": "443"} if settings.SECURE_SSL_REDIRECT else {}
+    secure: dict[str, Any] = {"wsgi.url_scheme": "https", "SERVER_PORT": "443"} if settings.SECURE_SSL_REDIRECT else {}
     client = Client(SERVER_NAME=host, **secure)
     client.force_login(viewer)
     for _ in range(TRIES):
