@@ -50,6 +50,6 @@ def reliability(name: str, value: float) -> str:
     if value > 0:
         return f"{name} reliability {value:.2f}"
     return (
-        f"{name} reliability not estimable (the estimate is ≤ 0: {RELIABILITY_OF[name]} vary no more than "
+        f"{name} reliability not estimable (the estimate is not positive: {RELIABILITY_OF[name]} vary no more than "
         "their standard errors)"
     )

@@ -138,8 +138,6 @@ def latex_lines(checklist: Sequence[Answer], escape_tex: Callable[[str], str]) -
         r"\caption[]{Reporting checklist (continued)} \\",
         *heading,
         r"\endhead",
-        r"\bottomrule",
-        r"\endlastfoot",
     ]
     for section in SECTIONS:
         # `\\*`: no page break between a section's heading row and its first entry
@@ -147,7 +145,10 @@ def latex_lines(checklist: Sequence[Answer], escape_tex: Callable[[str], str]) -
         for answer in _rows(checklist, section):
             cells = (answer.entry.id, answer.entry.question, _answer_text(answer), answer.shown_source)
             out.append(" & ".join(escape_tex(cell) for cell in cells) + r" \\")
-    out += [r"\end{longtable}", "}", ""]
+    # the closing rule kept with the last entry (`\\*`), not a last foot: with one, an entry that
+    # fell to a page of its own was set there without the repeated caption and heading
+    out[-1] += "*"
+    out += [r"\bottomrule", r"\end{longtable}", "}", ""]
     return out
 
 
