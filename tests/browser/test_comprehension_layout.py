@@ -31,6 +31,7 @@ def imported(implicature_source):
 
     benchmark_import(name="implicature", source=implicature_source)
 
+
 #: per radio of the check: its box and the boxes of its label's words (one per line they take)
 _CHOICES = """() => [...document.querySelectorAll("#comprehension-form input[type=radio]")].map(radio => {
     const label = radio.closest("label") || document.querySelector(`label[for="${radio.id}"]`);
