@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from parity.reporting.checklist import BY_ID, Answer, Record, computed, not_applicable
-from results.computing.checklist.answering import answers, missing, original, span
+from results.computing.checklist.answering import answers, missing, original, plural, span
 from results.computing.spine import StudyResults
 from studies.models import Study
 
@@ -75,9 +75,11 @@ def execution_criteria(study: Study, results: StudyResults) -> Answer:
     attention = results.methods.attention
     if not attention.checks_per_participant:
         return not_applicable(BY_ID["3.2.1"], "no attention checks")
+    checks = plural(attention.checks_per_participant, "attention check")
     text = (
-        f"{attention.checks_per_participant} attention checks per participant, "
-        f"excluded at {attention.exclude_at} failed"
+        f"{checks} per participant, excluded at {attention.exclude_at} failed"
+        if attention.exclude_at
+        else f"{checks} per participant, none excluded for failing them (the study never excludes)"
     )
     if attention.answer_floor_ms:
         text += f"; answers sooner than {attention.answer_floor_ms} ms after the item was shown refused"
