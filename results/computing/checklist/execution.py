@@ -175,7 +175,7 @@ def tools_enforced(study: Study, results: StudyResults) -> Answer:
     said += f"; {closing.ai_tool_yes} of {closing.ai_tool_answered} who answered said they did"
     without = closing.accuracy_without_ai_users
     if closing.ai_tool_yes and without is not None and without.mean is not None:
-        said += f", and human accuracy without them is {without.mean:.1%} ({without.n_annotators} people)"
+        said += f", and human accuracy without them is {without.mean:.1%} ({_people(without.n_annotators)})"
     return computed(BY_ID["3.5.1"], said)
 
 
@@ -189,3 +189,7 @@ def explanations(study: Study, results: StudyResults) -> Answer:
     given = f"{asked.given} explanation{'' if asked.given == 1 else 's'}"
     people = f"{asked.people} {'person' if asked.people == 1 else 'people'}"
     return computed(BY_ID["3.6"], f"Yes: {asked.asked}, {given} from {people}, in {asked.file}")
+
+
+def _people(n: int) -> str:
+    return "1 person" if n == 1 else f"{n} people"
