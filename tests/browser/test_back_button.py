@@ -97,3 +97,23 @@ def test_an_answer_from_an_item_already_answered_is_kept_out_and_said_so(live_se
     assert _stored(participant) == [(1, "yes"), (2, "no"), (3, "no")]
     assert page.locator("#already-answered").count() == 0
     assert "Answer saved. Item 4 of" in page.inner_text("#announcer")
+
+
+def test_an_item_page_restored_from_the_back_forward_cache_loads_the_current_item(live_server, page, imported):
+    """Chromium keeps no page sent no-store in its back-forward cache; a browser that does restores it
+    with a persisted pageshow, on which the page fetches the participant's current step."""
+    study = small_study("restored", units=1, unit_size=5, per_unit=1, attention_checks=1)
+    page.goto(live_server.url + entry_url(study, pid(3)))
+    through_consent_and_instructions(page)
+    participant = Participant.objects.get(study=study)
+    total = participant.total
+    _at(page, 1, total)
+    other = page.context.new_page()  # the item answered meanwhile, elsewhere
+    other.goto(page.url)
+    _at(other, 1, total)
+    _press(other, "yes")
+    _at(other, 2, total)
+    other.close()
+    page.evaluate("window.dispatchEvent(new PageTransitionEvent('pageshow', {persisted: true}))")
+    _at(page, 2, total)
+    assert _stored(participant) == [(1, "yes")]
