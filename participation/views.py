@@ -397,8 +397,8 @@ def _answered(request: HtmxHttpRequest, result: SubmitResult, form: AnswerForm) 
         # said on the page and to a screen reader, in place of "Answer saved": nothing was saved
         if request.htmx:
             return _render_step(request, participant, already_answered=True)
-        context = _item_context(participant, already_answered=True)
-        return render(request, "participation/item_page.html", context, status=409)
+        # a page like the step's (200, as the redirect to it was): only its sentence is new
+        return render(request, "participation/item_page.html", _item_context(participant, already_answered=True))
     if request.htmx:
         return _render_step(request, participant, shown=result.next_item)
     return redirect(_step_url(participant.study))
