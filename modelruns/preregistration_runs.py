@@ -40,7 +40,8 @@ def run_change_record(*, run: ModelRun, added: bool, actor: Any = None) -> Study
     return study_event_record(
         study=run.study,
         kind=StudyEvent.Kind.RUN_ADDED if added else StudyEvent.Kind.RUN_CANCELLED,
-        summary=f"{verb}: {run.spec.name}, setting {run.setting_key}",
+        # the setting in the words the results use (the key is JSON, for the run's identity only)
+        summary=f"{verb}: {run.spec.name}, {run.setting_label()}",
         data=data,
         actor=actor,
     )

@@ -197,6 +197,11 @@ def reporting_rows(reporting: Mapping[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
+def _count(n: Any, word: str) -> str:
+    """`n` and its word, singular for one ("1 unit", "2 units")."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def render_markdown(
     document: Mapping[str, Any], *, sha256: str, frozen_at: str | None, deviations: Sequence[Mapping[str, Any]] = ()
 ) -> str:
@@ -241,9 +246,9 @@ def render_markdown(
     out += ["", "## Items", ""]
     out += _lines(
         [
-            ("Items", f"{items.get('n_items')} in {items.get('n_units')} units"),
+            ("Items", f"{items.get('n_items')} in {_count(items.get('n_units'), 'unit')}"),
             ("SHA-256 of the items", markdown.code(items.get("sha256"))),
-            ("Attention-check pool", f"{items.get('n_attention_items')} items"),
+            ("Attention-check pool", _count(items.get("n_attention_items"), "item")),
             ("SHA-256 of the attention-check pool", markdown.code(items.get("attention_sha256"))),
             ("Item sampling", _sampling(items.get("sampling") or {}, items.get("n_items"))),
             ("Serialisation", items.get("serialisation")),
@@ -260,13 +265,13 @@ def render_markdown(
             ("Attention checks per participant", quality.get("attention_checks")),
             ("Exclusion rule", quality.get("exclusion_rule")),
             ("Answer floor", quality.get("answer_floor")),
-            ("Reservation timeout", f"{quality.get('reservation_timeout_minutes')} minutes"),
+            ("Reservation timeout", _count(quality.get("reservation_timeout_minutes"), "minute")),
         ]
     )
     out += ["", "## Recruitment", ""]
     out += _lines(
         [
-            ("Target", f"{recruitment.get('places')} places"),
+            ("Target", _count(recruitment.get("places"), "place")),
             ("Stopping rule", recruitment.get("stopping_rule")),
             ("Participant IDs", recruitment.get("pid_format")),
             ("Study group", recruitment.get("group")),

@@ -9,6 +9,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -67,7 +68,11 @@ def _item_context(
         **explanations.box_context(study, walk.answered + 1, typed_explanation),
     )
     # the item form posts where the preview's answers go (the template names one URL for both paths)
-    return {**context, "answer_url": context["preview"]["action"]}
+    return {
+        **context,
+        "answer_url": context["preview"]["action"],
+        "step_url": reverse("participation:preview", args=[study.pk]),
+    }
 
 
 def _render(
@@ -135,6 +140,7 @@ def _closing_preview(study: Study) -> ClosingForm | None:
 
 @login_required
 @require_GET
+@never_cache  # as the participant's: Back shows the walk's current step
 def preview_step(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
     study = get_study_for_researcher(request.user, study_id)
     return _render(request, study, preview.walk_for(request, study))

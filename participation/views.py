@@ -13,6 +13,7 @@ from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext, gettext_lazy
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -200,13 +201,17 @@ def _done_context(participant: Participant, already: bool = False, closing: Clos
 
 
 @require_GET
+@never_cache  # Back shows the current step, never a kept copy of an item already answered
 @participant_view
 def step(request: HtmxHttpRequest, participant: Participant) -> HttpResponse:
     return _render_step(request, participant)
 
 
-def _render_step(request: HtmxHttpRequest, participant: Participant, shown: Item | None = None) -> HttpResponse:
-    """The participant's current step. `shown`: the current item, already read and marked shown."""
+def _render_step(
+    request: HtmxHttpRequest, participant: Participant, shown: Item | None = None, already_answered: bool = False
+) -> HttpResponse:
+    """The participant's current step. `shown`: the current item, already read and marked shown;
+    `already_answered`: the answer just sent was to an item answered before (said with the item)."""
     study = participant.study
     context = {"study": study, "participant": participant}
     match participant.step:
@@ -226,7 +231,7 @@ def _render_step(request: HtmxHttpRequest, participant: Participant, shown: Item
                 if participant.step != Participant.Step.ITEMS:  # timed out, and the slot was given away
                     return _render_step(request, participant)
             template = "participation/partials/_item.html" if request.htmx else "participation/item_page.html"
-            return render(request, template, _item_context(participant, item=shown))
+            return render(request, template, _item_context(participant, item=shown, already_answered=already_answered))
         case Participant.Step.DONE:
             if request.htmx:
                 return HttpResponseClientRedirect(_step_url(study))
@@ -263,9 +268,11 @@ def _item_context(
     pasted: bool = False,
     item: Item | None = None,
     typed_explanation: str = "",
+    already_answered: bool = False,
 ) -> dict:
     """`typed`/`pasted`/`typed_explanation`: a refused answer, given back so that the participant can
-    complete it; `item`: the current item, when the caller has it."""
+    complete it; `item`: the current item, when the caller has it; `already_answered`: the answer
+    sent was to an item answered before."""
     item = item or current_item(participant)
     definition = participant.study.definition
     screen = screen_for(participant, item) if item else None
@@ -279,6 +286,8 @@ def _item_context(
         "error": error,
         "preview": None,
         "answer_url": reverse("participation:answer", args=[participant.study.link]),
+        "step_url": _step_url(participant.study),
+        "already_answered": already_answered,
         "position": participant.answered + 1,
         "total": participant.total,
         "percent": round(100 * participant.answered / max(participant.total, 1)),
@@ -337,6 +346,7 @@ def begin(request: HtmxHttpRequest, participant: Participant) -> HttpResponse:
 
 
 @require_POST
+@never_cache
 def answer(request: HtmxHttpRequest, link: str) -> HttpResponse:
     """An answer to the current item. The participant is read and locked inside the answer's
     transaction (`response_submit`); a form that does not validate reads them as any page does."""
@@ -383,6 +393,12 @@ def _answered(request: HtmxHttpRequest, result: SubmitResult, form: AnswerForm) 
             typed_explanation=form.cleaned_data["explanation"],
         )
         return render(request, template, context, status=422 if not request.htmx else 200)
+    if result.outcome is Outcome.ALREADY_ANSWERED and participant.step == Participant.Step.ITEMS:
+        # said on the page and to a screen reader, in place of "Answer saved": nothing was saved
+        if request.htmx:
+            return _render_step(request, participant, already_answered=True)
+        # a page like the step's (200, as the redirect to it was): only its sentence is new
+        return render(request, "participation/item_page.html", _item_context(participant, already_answered=True))
     if request.htmx:
         return _render_step(request, participant, shown=result.next_item)
     return redirect(_step_url(participant.study))

@@ -128,7 +128,8 @@ def pay_refusal(reward_pence: int, minutes: int, estimate: DesignEstimate | None
             )
     pay = hourly_pay(reward_pence, minutes)
     if pay.below_minimum:
-        return f"{reward} for {minutes} minutes is {pay}, below {floor}."
+        least = reward_for(minutes, PROLIFIC_MINIMUM_PENCE_PER_HOUR)
+        return f"{reward} for {minutes} minutes is {pay}, below {floor}: pay at least £{least / 100:.2f}."
     return None
 
 

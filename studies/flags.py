@@ -137,8 +137,14 @@ class PageBehaviour:
                 "hidden_ms": self.hidden_ms,
                 "blurs": self.blurs,
             },
-            "canary": {"detail": f"{self.canary} answers carry the canary word", "answers": self.canary},
-            "honeypot": {"detail": f"the hidden field was filled in {self.honeypot} answers", "answers": self.honeypot},
+            "canary": {
+                "detail": f"{_answers(self.canary)} {'carries' if self.canary == 1 else 'carry'} the canary word",
+                "answers": self.canary,
+            },
+            "honeypot": {
+                "detail": f"the hidden field was filled in {_answers(self.honeypot)}",
+                "answers": self.honeypot,
+            },
             "bot_speed": {
                 "detail": f"{self.no_script_fast} of {self.no_script} answers sent without the page's script "
                 "came sooner than their reading floor",
@@ -146,7 +152,7 @@ class PageBehaviour:
                 "without_script": self.no_script,
             },
             "no_behaviour": {
-                "detail": f"{self.no_script} answers came without the page's behaviour",
+                "detail": f"{_answers(self.no_script)} came without the page's behaviour",
                 "answers": self.no_script,
             },
         }
@@ -332,3 +338,7 @@ def participant_evidence(participants: QuerySet[Participant]) -> dict[int, dict[
 def participants_flagged(participants: QuerySet[Participant], flag: str) -> QuerySet[Participant]:
     """`participants` narrowed to those carrying `flag` (one of `FLAGS`)."""
     return participants.filter(pk__in=[pk for pk, marks in participant_flags(participants).items() if flag in marks])
+
+
+def _answers(n: int) -> str:
+    return f"{n} answer" if n == 1 else f"{n} answers"

@@ -30,6 +30,9 @@ from studies.services_signals import signals_refresh_queue
 class Outcome(enum.Enum):
     STORED = "stored"
     IGNORED = "ignored"  # a replay, a double click, a stale tab: nothing written
+    #: an answer to an item this participant has answered before (a second tab, a page the browser
+    #: kept): nothing written, and the page says so with the item now current
+    ALREADY_ANSWERED = "already_answered"
     INVALID = "invalid"  # refused with a message; nothing written
     TOO_SOON = "too_soon"  # came before its item could have been read: refused with a message, nothing written
     RELEASED = "released"  # timed out, and the slot went to someone else: nothing written
@@ -69,8 +72,10 @@ def response_submit(
     in the study at `link`; None means this browser has no participant there (an erased identity is
     no one's).
 
-    Anything else (a second copy of a double submit, a replayed POST, an answer to an earlier item,
-    a second tab) is ignored: the caller shows the current step again. A participant whose
+    An answer to an item answered before (a second copy of a double submit, a replayed POST, a
+    second tab, a page the browser kept) is ALREADY_ANSWERED, anything else not the current item's
+    (a position or token that names no item of the participant's) IGNORED: nothing is written, and
+    the caller shows the current step again. A participant whose
     reservation timed out continues only if their unit still has room (RELEASED otherwise).
     With `show_next`, the caller shows the next item in the same response: it is read with the
     answered one and its shown time is the answer's time.
@@ -184,7 +189,9 @@ def _submit(
                 return SubmitResult(Outcome.RELEASED, participant)
         if participant.step != Participant.Step.ITEMS:
             return SubmitResult(Outcome.IGNORED, participant)
-        if position != participant.answered + 1 or not _names_current(participant, position, named):
+        if position <= participant.answered and _names_item(participant, position, named):
+            return SubmitResult(Outcome.ALREADY_ANSWERED, participant)
+        if position != participant.answered + 1 or not _names_item(participant, position, named):
             return SubmitResult(Outcome.IGNORED, participant)
         item_id = participant.sequence[participant.answered]
         now = timezone.now()
@@ -243,13 +250,16 @@ def _submit(
     )
 
 
-def _names_current(participant: Participant, position: int, named: tuple[int | None, str | None]) -> bool:
-    """Whether the form's item (by token, or by id from the server's own callers) is the current one."""
+def _names_item(participant: Participant, position: int, named: tuple[int | None, str | None]) -> bool:
+    """Whether the form's item (by token, or by id from the server's own callers) is the one at
+    `position` of the participant's sequence (1-based)."""
     item_id, token = named
-    current = participant.sequence[participant.answered]
+    if not 1 <= position <= len(participant.sequence):
+        return False
+    item = participant.sequence[position - 1]
     if token is not None:
-        return answer_token_matches(token, participant_owner(participant.pk), position, current)
-    return item_id == current
+        return answer_token_matches(token, participant_owner(participant.pk), position, item)
+    return item_id == item
 
 
 def _behaviour_marks(behaviour: Mapping[str, Any], raw_answer: str, screen: Screen, duration_ms: int) -> dict[str, Any]:

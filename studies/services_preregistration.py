@@ -156,7 +156,7 @@ def status_change_record(*, study: Study, before: str, actor: Any = None) -> Stu
     return study_event_record(
         study=study,
         kind=StudyEvent.Kind.STATUS,
-        summary=f"{labels.get(study.status, study.status)} with {kept} of {places} places filled",
+        summary=f"{labels.get(study.status, study.status)} with {kept} of {places} {_places_word(places)} filled",
         data={"from": before, "to": study.status, "kept": kept, "places": places},
         actor=actor,
     )
@@ -167,7 +167,11 @@ def capacity_change_record(*, unit: Unit, before: int, actor: Any = None) -> Stu
     return study_event_record(
         study=unit.study,
         kind=StudyEvent.Kind.PLACES,
-        summary=f"Unit {unit.label}: capacity {before} → {unit.capacity} ({places} places in all)",
+        summary=f"Unit {unit.label}: capacity {before} → {unit.capacity} ({places} {_places_word(places)} in all)",
         data={"unit": unit.label, "from": before, "to": unit.capacity, "places": places},
         actor=actor,
     )
+
+
+def _places_word(n: int) -> str:
+    return "place" if n == 1 else "places"

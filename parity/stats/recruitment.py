@@ -149,7 +149,7 @@ def next_action(standing: Standing, target: Target) -> Decision:
         return Decision(STOP, places, f"target met: {describe(target)}")
     taken = standing.completed + standing.working
     if taken < places:
-        return Decision(WAIT, places, f"{places - taken} of {places} places still open")
+        return Decision(WAIT, places, f"{places - taken} of {places} {'place' if places == 1 else 'places'} still open")
     ceiling = affordable_places(target.max_spend_pence, target.reward_pence)
     limit = "budget"
     if target.capacity is not None and target.capacity < ceiling:

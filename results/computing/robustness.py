@@ -126,7 +126,7 @@ def rule_label(row: RobustnessRow, answer_floor_ms: int) -> str:
     if row.rule == "flagged_left_out":
         return f"Without the {n} flagged for review"
     if row.rule == "fast_answers_dropped":
-        return f"Without the {n} answers under the {answer_floor_ms} ms answer floor"
+        return f"Without the {n} {'answer' if n == 1 else 'answers'} under the {answer_floor_ms} ms answer floor"
     if row.rule == "gold_errors_dropped":
         errors = "error" if n == 1 else "errors"
         return f"Without the {n} possible gold {errors} (items everyone answered against the gold)"

@@ -98,6 +98,12 @@
     }
   }, true);
 
+  // An item page the browser kept (its back-forward cache: Back, or a tab restored) shows an item
+  // that may have been answered since: the participant's current step is fetched in its place.
+  window.addEventListener("pageshow", function (event) {
+    const area = document.getElementById("item-area");
+    if (event.persisted && area && area.dataset.stepUrl) window.location.replace(area.dataset.stepUrl);
+  });
   function start() {
     arm();
     track();

@@ -61,7 +61,7 @@ def test_a_researcher_creates_a_draft_they_own_with_the_pages_defaults(implicatu
         (
             {"reward_pence": 50, "estimated_minutes": 30},
             "reward_pence",
-            "£0.50 for 30 minutes is £1.00/h, below Prolific's minimum of £6/h",
+            "£0.50 for 30 minutes is £1.00/h, below Prolific's minimum of £6/h: pay at least £3.00.",
         ),
         (
             {"completion_code": "SAME", "no_consent_code": "SAME"},

@@ -103,7 +103,7 @@ def test_an_answer_without_the_pages_script_is_marked_no_behaviour(written):
     evidence = participant_evidence(Participant.objects.filter(study=written))
     assert evidence == {
         bot.participant.pk: {
-            "no_behaviour": {"detail": "1 answers came without the page's behaviour", "answers": 1},
+            "no_behaviour": {"detail": "1 answer came without the page's behaviour", "answers": 1},
         }
     }
 

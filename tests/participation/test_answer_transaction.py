@@ -139,7 +139,8 @@ def test_a_second_submit_waits_for_the_first_and_is_ignored(postgres, implicatur
         assert other.is_alive() and "result" not in second
     other.join(30)
     assert paused.result.outcome is Outcome.STORED
-    assert second["result"].outcome is Outcome.IGNORED and second["result"].participant.answered == 1
+    # the second names the item the first answered: said to be answered already, nothing written
+    assert second["result"].outcome is Outcome.ALREADY_ANSWERED and second["result"].participant.answered == 1
     assert Response.objects.filter(participant=participant).count() == 1
 
 
@@ -162,7 +163,12 @@ def test_the_same_answer_sent_many_times_at_once_is_stored_once(postgres, implic
     for thread in threads:
         thread.join(60)
     assert not errors
-    assert sorted(outcome.value for outcome in results) == ["ignored", "ignored", "ignored", "stored"]
+    assert sorted(outcome.value for outcome in results) == [
+        "already_answered",
+        "already_answered",
+        "already_answered",
+        "stored",
+    ]
     assert Response.objects.filter(participant=participant).count() == 1
     participant.refresh_from_db()
     assert participant.answered == 1

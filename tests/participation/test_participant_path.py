@@ -298,3 +298,46 @@ def test_the_answer_forms_url_follows_the_deployments_path_prefix(implicature):
     assert f'action="/s/{study.link}/answer/"' in plain and "/parity/" not in plain
     assert f'action="/parity/s/{study.link}/answer/"' in prefixed
     assert f'action="/s/{study.link}/answer/"' in again and "/parity/" not in again
+
+
+ALREADY = "That item was already answered; here is your next one: item {position} of {total}."
+
+
+def test_an_answer_to_an_item_answered_before_is_said_to_be_so_and_never_said_saved(implicature):
+    """From a second tab or a page the browser kept: the page shows the current item with the truth,
+    for the screen reader too (the announcement htmx's swap reads), and writes nothing."""
+    study = small_study(unit_size=3, attention_checks=1)
+    bot = _start(study, 7)
+    item_id, position = bot.current_form(bot.step().content.decode())
+    first = {"item": item_id, "position": position, "answer": "yes"}
+    bot.post("answer", first)
+    bot.answer_current()
+    total = bot.participant.total
+    said = ALREADY.format(position=3, total=total)
+    for headers in ({"HTTP_HX_REQUEST": "true"}, {}):
+        page = bot.client.post(
+            f"/s/{study.link}/answer/",
+            {**first, "item": form_item(bot.participant.pk, 1, item_id), "answer": "no"},
+            **headers,
+        )
+        html = page.content.decode()
+        assert page.status_code == 200
+        assert f'<p class="notice" id="already-answered">{said}</p>' in html
+        assert f'<template id="announcement">{said}</template>' in html and "Answer saved" not in html
+        assert 'name="position" value="3"' in html
+    stored = Response.objects.filter(participant=bot.participant).order_by("position")
+    assert [(response.position, response.raw_answer) for response in stored][0] == (1, "yes")
+    assert stored.count() == 2 and bot.participant.answered == 2
+    # the item after it is said saved as before
+    page = bot.answer_current().content.decode()
+    assert "already-answered" not in page
+    # a position no item of the participant's has is no answer given before
+    forged = bot.client.post(f"/s/{study.link}/answer/", {**first, "position": 2}, HTTP_HX_REQUEST="true")
+    assert "already-answered" not in forged.content.decode()
+
+
+def test_the_item_page_is_never_kept_by_the_browser(implicature):
+    bot = _start(small_study(), 8)
+    page = bot.step()
+    assert 'id="item-area"' in page.content.decode()
+    assert "no-store" in page["Cache-Control"]

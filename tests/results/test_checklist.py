@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.test import Client
 
 from parity.reporting.checklist import (
     COMPUTED,
@@ -183,3 +184,22 @@ def test_recruitment_entries_state_the_prescreening_the_refusals_and_the_sample(
         "Partial: participants of the researchers' earlier studies were excluded by Prolific's prescreening; "
         f"asked at the end, {seen['yes']} said they had seen items before and {seen['no']} had not"
     )
+
+
+def test_a_study_that_never_excludes_says_so_not_excluded_at_0(implicature) -> None:
+    from tests.factories import Bot, pid, small_study
+    from tests.personas import researcher
+
+    owner = researcher()
+    study = small_study(
+        "never excludes", units=1, unit_size=3, per_unit=2, attention_checks=1, exclude_at=0, owner=owner
+    )
+    Bot(study, pid(1)).complete()
+    _, _, answers = _answers(study.pk)
+    assert answers["3.2.1"].text.startswith(
+        "1 attention check per participant, none excluded for failing them (the study never excludes)"
+    )
+    client = Client()
+    client.force_login(owner)
+    monitor = client.get(f"/studies/{study.pk}/monitor/").content.decode()
+    assert "(the study never excludes for them)" in monitor and "excluded at 0" not in monitor

@@ -111,3 +111,29 @@ def test_create_study_prints_its_design_in_words(implicature):
         stdout=out,
     )
     assert "Created study 'One of each' (implicature): 1 unit × 1 participant, 1 attention check\n" in out.getvalue()
+
+
+def test_the_preregistration_of_one_unit_and_one_place_says_unit_and_place(implicature):
+    from studies.selectors import preregistration_export
+
+    owner = researcher()
+    one = small_study("one place", units=1, unit_size=3, per_unit=1, attention_checks=1, owner=owner)
+    exported = preregistration_export(one)
+    document = exported["document"]
+    assert document["items"]["n_units"] == 1 and document["recruitment"]["places"] == 1
+    for text in (_text(exported["html"]), exported["markdown"], _page(owner, f"/studies/{one.pk}/")):
+        assert " in 1 unit" in text and "1 place" in text, text
+        assert "1 units" not in text and "1 places" not in text
+    two = small_study("two places", units=2, unit_size=3, per_unit=1, attention_checks=1, owner=owner)
+    assert " in 2 units" in preregistration_export(two)["markdown"]
+
+
+def test_one_flagged_answer_is_said_in_the_singular():
+    from studies.flags import PageBehaviour
+
+    one = PageBehaviour(recorded=4, canary=1, honeypot=1, no_script=1, no_script_fast=1).evidence()
+    assert one["canary"]["detail"] == "1 answer carries the canary word"
+    assert one["honeypot"]["detail"] == "the hidden field was filled in 1 answer"
+    two = PageBehaviour(recorded=4, canary=2, honeypot=2).evidence()
+    assert two["canary"]["detail"] == "2 answers carry the canary word"
+    assert two["honeypot"]["detail"] == "the hidden field was filled in 2 answers"

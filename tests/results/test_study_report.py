@@ -453,3 +453,13 @@ def test_a_study_without_answers_or_runs_has_a_report_too(implicature, tmp_path)
     assert "The same items were answered by" not in text
     with pytest.raises(CommandError, match="no study named 'nothing'"):
         call_command("study_report", "nothing")
+
+
+def test_a_researchers_reason_ending_in_a_full_stop_reads_as_part_of_the_sentence(pilot, db) -> None:
+    results = _json(pilot.name)
+    reason = "Did not follow the instructions."
+    results["methods"]["participants"]["exclusion_reasons"] = [{"reason": reason, "n": 1}]
+    text = " ".join(plain(parts) for parts in build_report(_tree(results)).paragraphs)
+    assert "1 was excluded (Did not follow the instructions: 1)" in text
+    assert ".:" not in text
+    assert KINDS["phrase"]("Too fast, e.g..") == "Too fast, e.g.."  # an ellipsis or the like is the reason's own

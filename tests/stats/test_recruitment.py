@@ -24,6 +24,9 @@ def test_it_waits_while_places_are_open_or_the_study_is_not_recruiting():
         WAIT, 8, "1 of 8 places still open"
     )
     assert next_action(Standing(completed=8, working=0, places=8, ci_width=12.0, recruiting=False), CI).action == WAIT
+    assert next_action(Standing(completed=0, working=0, places=1, ci_width=None), CI) == Decision(
+        WAIT, 1, "1 of 1 place still open"
+    )
 
 
 def test_every_place_taken_and_the_ci_too_wide_raises_by_the_step():

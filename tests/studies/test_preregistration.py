@@ -122,6 +122,10 @@ def test_later_edits_leave_the_hash_unchanged_and_are_listed_as_deviations(impli
         ("settings", "preregistered settings changed: reward_pence"),
     ]
     assert all(row["at"] and row["summary"] for row in exported["deviations"])
+    # a run's setting in words, as the results name it, not its JSON
+    added = exported["audit"][4]
+    assert added["summary"] == "Run added: smollm2, template 2, k=1"
+    assert 'setting {"' not in exported["markdown"] and 'setting {"' not in exported["html"]
     settings_change = exported["audit"][6]
     assert settings_change["data"]["fields"] == {"reward_pence": {"from": created_with, "to": 600}}
     assert settings_change["actor"] == researcher.get_username()

@@ -95,9 +95,11 @@ def execution_criteria(study: Study, results: StudyResults) -> Answer:
     )
     if not attention.checks_per_participant:
         return not_applicable(BY_ID["3.2.1"], "no attention checks", *records)
+    checks = plural(attention.checks_per_participant, "attention check")
     text = (
-        f"{attention.checks_per_participant} attention checks per participant, "
-        f"excluded at {attention.exclude_at} failed"
+        f"{checks} per participant, excluded at {attention.exclude_at} failed"
+        if attention.exclude_at
+        else f"{checks} per participant, none excluded for failing them (the study never excludes)"
     )
     if attention.answer_floor_ms:
         text += f"; answers sooner than {attention.answer_floor_ms} ms after the item was shown refused"

@@ -145,7 +145,7 @@ def baseliners(study: Study, results: StudyResults) -> Answer:
         )
     return computed(
         BY_ID["1.1"],
-        f"{results.human.n_annotators} people analysed ({entered_.entered} entered, "
+        f"{_people(results.human.n_annotators)} analysed ({entered_.entered} entered, "
         f"{entered_.completed} completed, {entered_.excluded} excluded)",
         Record("human.n_annotators", results.human.n_annotators),
         Record("participants.entered", entered_.entered),
@@ -156,7 +156,8 @@ def baseliners(study: Study, results: StudyResults) -> Answer:
 
 @answers("1.2")
 def baseline_test_set_size(study: Study, results: StudyResults) -> Answer:
-    return computed(BY_ID["1.2"], f"{results.human.n_items} items", Record("human.n_items", results.human.n_items))
+    n_items = results.human.n_items
+    return computed(BY_ID["1.2"], plural(n_items, "item"), Record("human.n_items", n_items))
 
 
 @answers("1.2.1")
@@ -359,3 +360,7 @@ def preregistration(study: Study, results: StudyResults) -> Answer:
         "that is not a public registration, and none was entered (its address is this entry's note)",
         *records,
     )
+
+
+def _people(n: int) -> str:
+    return "1 person" if n == 1 else f"{n} people"

@@ -20,7 +20,8 @@ from results.presenting.table_writers import markdown_text
 def limitations(results: StudyResults, checklist: Sequence[Answer]) -> list[Part]:
     """The limitations as sentences, from the results tree and the checklist's answers."""
     human = results.human
-    sentences = [f"The human baseline rests on {human.n_annotators} people."]
+    people = "1 person" if human.n_annotators == 1 else f"{human.n_annotators} people"
+    sentences = [f"The human baseline rests on {people}."]
     ci = human.accuracy.ci95
     if ci and ci[0] is not None and ci[1] is not None:
         level = f"{results.methods.statistics.ci_level:.0%}"

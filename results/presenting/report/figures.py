@@ -71,6 +71,13 @@ def text(value: Any) -> str:
     return str(value)
 
 
+def phrase(value: Any) -> str:
+    """A text set inside a sentence (a researcher's reason, followed by ": 3"): without its own closing
+    full stop, which would stand before the sentence's next mark (".:")."""
+    words = str(value).rstrip()
+    return words[:-1] if words.endswith(".") and not words.endswith("..") else words
+
+
 def setting(value: Any) -> str:
     """A design setting's value: yes or no for a switch."""
     if isinstance(value, bool):
@@ -97,6 +104,7 @@ KINDS: dict[str, Callable[[Any], str]] = {
     "day": day,
     "level": level,
     "text": text,
+    "phrase": phrase,
     "setting": setting,
     "switch": switch,
     "points": points,

@@ -98,7 +98,7 @@ def _exclusions(t: _Text) -> None:
         )
         reasons = [
             [
-                t.f("methods", "participants", "exclusion_reasons", index, "reason", kind="text"),
+                t.f("methods", "participants", "exclusion_reasons", index, "reason", kind="phrase"),
                 ": ",
                 t.f("methods", "participants", "exclusion_reasons", index, "n"),
             ]
