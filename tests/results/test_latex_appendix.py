@@ -16,6 +16,7 @@ from parity.reporting.checklist import SECTIONS
 from results.computing.spine import StudyResults
 from results.presenting.report import render_report
 from studies.models import Study
+from tests.results.test_checklist_records import full  # noqa: F401 (the study with every optional feature)
 from tests.results.test_latex_compiles import PDFLATEX, _command_latex, _json, compile_latex
 from tests.results.test_study_report import _with_sections
 
@@ -143,6 +144,19 @@ def test_the_native_studys_report_keeps_its_floats_in_their_sections(pilot, db, 
     for subsection in ("Participants", "Pay", "Quality control", "Design and items", "Models", "Analysis"):
         assert subsection in lines
     assert lines.index("Participants") < lines.index("Analysis") < lines.index("Results")
+
+
+def test_a_study_with_every_optional_feature_keeps_its_floats_and_fills_its_pages(full, db, tmp_path) -> None:
+    """The checklist's native study (training, a comprehension check, "why?" boxes, a stratified
+    sample, prescreening on Prolific with a bonus, a power analysis, attention checks, closing
+    questions, a model run): its longer methods and tables laid out as the pilot's are."""
+    document = _command_latex(full.name, tmp_path)
+    where = tmp_path / "full"
+    pages = _compiled(document, where)
+    _check_sections(document, pages)
+    _check_checklist(pages)
+    _check_references(where, pages)
+    _check_filled(where)
 
 
 def test_the_published_studys_report_keeps_its_floats_and_cites_the_paper_by_bibtex(baseline, db, tmp_path) -> None:
