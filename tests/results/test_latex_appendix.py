@@ -146,7 +146,11 @@ def test_the_native_studys_report_keeps_its_floats_in_their_sections(pilot, db, 
     assert lines.index("Participants") < lines.index("Analysis") < lines.index("Results")
 
 
-def test_a_study_with_every_optional_feature_keeps_its_floats_and_fills_its_pages(full, db, tmp_path) -> None:
+def test_a_study_with_every_optional_feature_keeps_its_floats_and_fills_its_pages(
+    full,  # noqa: F811 (the imported fixture)
+    db,
+    tmp_path,
+) -> None:
     """The checklist's native study (training, a comprehension check, "why?" boxes, a stratified
     sample, prescreening on Prolific with a bonus, a power analysis, attention checks, closing
     questions, a model run): its longer methods and tables laid out as the pilot's are."""
