@@ -28,49 +28,6 @@ from studies.workflow.selectors import design_estimate
 DESIGN_PREFIX = "design_"
 
 
-class BenchmarkChoiceForm(forms.Form):
-    benchmark = forms.ChoiceField(choices=benchmarks.choices)
-    #: a set of a researcher's own items to prefill (the link after an import)
-    item_set = forms.SlugField(max_length=40, required=False)
-
-
-def named_set_choices() -> list[tuple[str, str]]:
-    return [(name, title) for name, title in benchmarks.choices() if benchmarks.get(name).named_sets]
-
-
-#: the largest file of one's own items the web page takes (the command takes any size)
-MAX_UPLOAD_BYTES = 5 * 1024 * 1024
-
-
-class ItemSetImportForm(forms.Form):
-    """A researcher's own items: the set's name and a CSV or JSONL file (see docs/own-items.md)."""
-
-    benchmark = forms.ChoiceField(choices=named_set_choices, widget=forms.HiddenInput)
-    name = forms.SlugField(
-        max_length=40,
-        label="Name of the item set",
-        help_text="lower-case letters, digits, '-' and '_'; importing the same name again updates that set",
-    )
-    file = forms.FileField(
-        label="File (CSV or JSONL)",
-        help_text="columns or keys id, text, kind, options, gold, category, ... (every field: docs/own-items.md)",
-    )
-
-    def clean_name(self) -> str:
-        name = self.cleaned_data["name"]
-        if name != name.lower():
-            raise forms.ValidationError("Use lower-case letters, digits, '-' and '_'.")
-        return name
-
-    def clean_file(self) -> Any:
-        upload = self.cleaned_data["file"]
-        if not upload.name.lower().endswith((".csv", ".jsonl")):
-            raise forms.ValidationError("Upload a .csv or a .jsonl file.")
-        if upload.size > MAX_UPLOAD_BYTES:
-            raise forms.ValidationError(f"The file is larger than {MAX_UPLOAD_BYTES // (1024 * 1024)} MB.")
-        return upload
-
-
 def option_field(option: DesignOption, default: Any) -> forms.Field:
     """The form field of an option a benchmark declares (a study design's or a model run's setting)."""
     common = {"label": option.label, "help_text": option.help, "initial": default}
@@ -593,25 +550,3 @@ def _pounds(value: object) -> Decimal | None:
 
 class StatusForm(forms.Form):
     status = forms.ChoiceField(choices=Study.Status.choices)
-
-
-class PreregistrationForm(forms.Form):
-    """The researcher's part of the preregistration, written while the study is a draft."""
-
-    hypotheses = forms.CharField(
-        required=False,
-        max_length=20_000,
-        widget=forms.Textarea(attrs={"rows": 5}),
-        help_text="What you expect the study to show, and how you will decide (e.g. humans beat the model by "
-        "at least 5 points on the same items).",
-    )
-    notes = forms.CharField(
-        required=False,
-        max_length=20_000,
-        widget=forms.Textarea(attrs={"rows": 3}),
-        help_text="Anything else planned: further analyses, comparisons, known limits.",
-    )
-
-
-class PreregistrationFormatForm(forms.Form):
-    fmt = forms.ChoiceField(choices=[("md", "Markdown"), ("html", "HTML")])

@@ -22,17 +22,9 @@ from studies.pay import PROLIFIC_MINIMUM_PENCE_PER_HOUR, PROLIFIC_RECOMMENDED_PE
 from studies.services import StudyError, study_create, study_set_status
 from studies.services_edit import study_draft_update, study_duplicate
 from studies.services_preregistration import PreregistrationError, preregistration_update
-from studies.workflow.forms import (
-    DESIGN_PREFIX,
-    BenchmarkChoiceForm,
-    ItemSetImportForm,
-    PreregistrationForm,
-    PreregistrationFormatForm,
-    StatusForm,
-    StudyForm,
-    error_field,
-    named_set_choices,
-)
+from studies.workflow.forms import DESIGN_PREFIX, StatusForm, StudyForm, error_field
+from studies.workflow.forms_items import BenchmarkChoiceForm, ItemSetImportForm, named_set_choices
+from studies.workflow.forms_preregistration import PreregistrationForm, PreregistrationFormatForm
 from studies.workflow.selectors import (
     benchmark_options,
     preregistration_panel,
