@@ -9,7 +9,7 @@ from prolific.client import ProlificClient, ProlificError
 from prolific.models import ProlificStudy
 from prolific.services import ProlificStudyError, prolific_study_create, study_fields
 from tests.prolific.helpers import prolific_study
-from tests.prolific.standin import filter_problems
+from tests.prolific.standin_rules import filter_problems
 
 pytestmark = pytest.mark.django_db
 
