@@ -115,6 +115,28 @@ def test_the_screenshot_command_draws_the_item_page_beside_the_report(texts, tmp
     assert f"![{SHOT_SAID}]({SCREENSHOT})" in markdown
 
 
+def test_the_screenshot_is_drawn_when_its_caller_runs_an_asyncio_loop(tmp_path) -> None:
+    """Playwright's sync API refuses a thread whose asyncio loop runs (the suite met one left by
+    earlier tests in its process, and the command failed): the drawing has a thread of its own."""
+    import asyncio
+
+    from PIL import Image
+
+    from results.management.commands.study_screenshot import drawn
+    from tests.browser.conftest import chromium_path
+
+    chromium = chromium_path()
+    if chromium is None:
+        pytest.fail("Chromium is needed: `apt-get install chromium` (scripts/setup installs it)")
+    path = tmp_path / SCREENSHOT
+
+    async def inside_a_loop() -> None:
+        drawn(chromium, "/item/", b"<!doctype html><title>x</title><p>An item of the study</p>", path)
+
+    asyncio.run(inside_a_loop())
+    assert Image.open(path).width == 1200
+
+
 def test_the_screenshot_command_refuses_an_imported_study_and_writes_nothing(baseline, tmp_path) -> None:
     from django.core.management.base import CommandError
 

@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+import importlib.util
 import mimetypes
 import os
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -56,29 +58,42 @@ class Command(BaseCommand):
         chromium = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or shutil.which("chromium-browser")
         if chromium is None:
             raise CommandError("Chromium is needed: `apt-get install chromium`, or set CHROMIUM_PATH")
-        try:
-            from playwright.sync_api import sync_playwright
-        except ImportError as missing:
-            raise CommandError("Playwright is needed: pip install -r requirements-dev.txt") from missing
+        if importlib.util.find_spec("playwright") is None:
+            raise CommandError("Playwright is needed: pip install -r requirements-dev.txt")
         viewer = study.owner or get_user_model().objects.filter(is_superuser=True, is_active=True).first()
         if viewer is None:
             raise CommandError(f"{name!r} has no owner and no superuser exists to preview it as")
         url = reverse("participation:preview", args=[study.pk])
         html = _item_page(study, viewer, url)
         path = folder / SCREENSHOT
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_FLAGS)
-            try:
-                page = browser.new_page(viewport={"width": VIEWPORT_WIDTH, "height": VIEWPORT_HEIGHT})
-                page.route("**/*", lambda route: _answer(route, url, html))
-                page.goto(ORIGIN + url)
-                page.wait_for_load_state("networkidle")
-                # the researcher's banner over the preview: participants never see it
-                page.locator(PREVIEW_BANNER).evaluate_all("nodes => nodes.forEach(node => node.remove())")
-                page.screenshot(path=str(path), full_page=True)
-            finally:
-                browser.close()
+        drawn(chromium, url, html, path)
         self.stderr.write(f"Wrote the item page of {study.name!r} to {path}")
+
+
+def drawn(chromium: str, url: str, html: bytes, path: Path) -> None:
+    """`html`, served at `url`, drawn by headless Chromium into `path`. Playwright's sync API refuses
+    a thread whose asyncio loop is running (a caller's, or a test process's after its browser
+    tests): the drawing gets a thread of its own."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(_draw, chromium, url, html, path).result()
+
+
+def _draw(chromium: str, url: str, html: bytes, path: Path) -> None:
+    """The page drawn by headless Chromium, every request it makes answered by `_answer`."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": VIEWPORT_WIDTH, "height": VIEWPORT_HEIGHT})
+            page.route("**/*", lambda route: _answer(route, url, html))
+            page.goto(ORIGIN + url)
+            page.wait_for_load_state("networkidle")
+            # the researcher's banner over the preview: participants never see it
+            page.locator(PREVIEW_BANNER).evaluate_all("nodes => nodes.forEach(node => node.remove())")
+            page.screenshot(path=str(path), full_page=True)
+        finally:
+            browser.close()
 
 
 def _item_page(study: Study, viewer: Any, url: str) -> bytes:
