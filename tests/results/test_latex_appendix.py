@@ -131,14 +131,20 @@ def _check_references(where: Path, pages: list[list[str]]) -> None:
     assert re.search(r"\[\d\] Kevin L\. Wei, Patricia Paskov", text)
 
 
-def test_the_native_studys_report_keeps_its_floats_in_their_sections(pilot, db, tmp_path) -> None:
-    document = _command_latex(pilot.name, tmp_path)
-    where = tmp_path / "native"
+def _laid_out(name: str, where: Path) -> tuple[str, list[list[str]]]:
+    """The study's LaTeX report compiled in `where`, held to the appendix's layout: floats in their
+    sections, the checklist's caption on each page, the references by BibTeX, no page half empty."""
+    document = _command_latex(name, where.parent)
     pages = _compiled(document, where)
     _check_sections(document, pages)
     _check_checklist(pages)
     _check_references(where, pages)
     _check_filled(where)
+    return document, pages
+
+
+def test_the_native_studys_report_keeps_its_floats_in_their_sections(pilot, db, tmp_path) -> None:
+    _, pages = _laid_out(pilot.name, tmp_path / "native")
     # the methods as short headed subsections, not one paragraph
     lines = [line for page in pages for line in page]
     for subsection in ("Participants", "Pay", "Quality control", "Design and items", "Models", "Analysis"):
@@ -154,26 +160,14 @@ def test_a_study_with_every_optional_feature_keeps_its_floats_and_fills_its_page
     """The checklist's native study (training, a comprehension check, "why?" boxes, a stratified
     sample, prescreening on Prolific with a bonus, a power analysis, attention checks, closing
     questions, a model run): its longer methods and tables laid out as the pilot's are."""
-    document = _command_latex(full.name, tmp_path)
-    where = tmp_path / "full"
-    pages = _compiled(document, where)
-    _check_sections(document, pages)
-    _check_checklist(pages)
-    _check_references(where, pages)
-    _check_filled(where)
+    _laid_out(full.name, tmp_path / "full")
 
 
 def test_the_published_studys_report_keeps_its_floats_and_cites_the_paper_by_bibtex(baseline, db, tmp_path) -> None:
-    document = _command_latex(baseline.name, tmp_path)
-    where = tmp_path / "published"
-    pages = _compiled(document, where)
-    _check_sections(document, pages)
-    _check_checklist(pages)
-    _check_references(where, pages)
+    document, pages = _laid_out(baseline.name, tmp_path / "published")
     # its units table, five annotators wide, split in two on the page: no landscape page, which
     # left the page before it and its own half empty
     assert r"\begin{landscape}" not in document
-    _check_filled(where)
     text = "\n".join(line for page in pages for line in page)
     # the benchmark's paper as BibTeX prints it, its umlaut an umlaut, not the entry's raw text
     assert "Rockt{" not in text and re.search(r"Tim Rockt.?.?schel", text)

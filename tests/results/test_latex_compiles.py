@@ -84,6 +84,7 @@ def compile_latex(document: str, where: Path) -> tuple[int, str]:
     keep = os.environ.get("LATEX_REPORT_KEEP")  # a folder to keep each test's .tex and .pdf in, to look at
     if keep:
         name = re.sub(r"\W+", "-", os.environ.get("PYTEST_CURRENT_TEST", "report").split(" ")[0].split("::")[-1])
+        Path(keep).mkdir(parents=True, exist_ok=True)
         for suffix in ("tex", "pdf"):
             shutil.copy(where / f"report.{suffix}", Path(keep) / f"{name}.{suffix}")
     return int(pages.group(1)), log
