@@ -8,18 +8,22 @@ are not independent of each other. The raters stay fixed: the statistic describe
 agreement on items like these.
 
 Fleiss' κ and nominal Krippendorff's α are both functions of the items × labels count table, so
-every resample is computed at once from that table (`scipy.stats.bootstrap`, vectorised). Which
+every resample is computed at once from that table (`parity.stats.bootstrap.index_bootstrap_interval`, the
+arithmetic of `scipy.stats.bootstrap`, vectorised). Which
 bootstrap interval is used, and at which layouts it holds its level, was chosen by simulation
 (`perf/calibration/agreement.py`); `AGREEMENT_CALIBRATION` carries that record to the page.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
 from parity.stats.agreement import Ratings
+from parity.stats.bootstrap import index_bootstrap_interval
 from parity.stats.matrix import label_matrix
 from parity.stats.results import JsonResult
 
@@ -122,6 +126,11 @@ def nominal_alpha_of_counts(counts: np.ndarray) -> np.ndarray:
     return np.where(expected > 0, alpha, np.nan)
 
 
+def _of_items(statistic: Callable[[np.ndarray], np.ndarray], counts: np.ndarray, items: np.ndarray) -> np.ndarray:
+    """The statistic of the items chosen by `items` (rows of item indices)."""
+    return statistic(counts[items])
+
+
 def agreement_intervals(
     ratings: Ratings, *, seed: int = 0, n_resamples: int = N_RESAMPLES, method: str = METHOD
 ) -> AgreementIntervals:
@@ -138,24 +147,16 @@ def agreement_intervals(
         return empty(TOO_FEW_ITEMS.format(minimum=MIN_ITEMS, n=n_items))
     if np.isnan(fleiss_kappa_of_counts(counts)) or np.isnan(nominal_alpha_of_counts(counts)):
         return empty(DEGENERATE)
-    # scipy.stats takes seconds to import on a busy machine: loaded here, when an interval is
-    # computed, not by every page that imports the results (the study list among them)
-    from scipy import stats
-
     intervals = []
     for statistic in (fleiss_kappa_of_counts, nominal_alpha_of_counts):
-        result = stats.bootstrap(
-            (np.arange(n_items),),
-            lambda items, axis=-1, statistic=statistic: statistic(counts[items]),
-            vectorized=True,
+        interval = index_bootstrap_interval(
+            partial(_of_items, statistic, counts),
+            n_items,
             n_resamples=n_resamples,
-            batch=500,
+            seed=seed,
             method=method,
-            confidence_level=0.95,
-            random_state=np.random.default_rng(seed),
         )
-        low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
-        if not (np.isfinite(low) and np.isfinite(high)):
+        if not (np.isfinite(interval.low) and np.isfinite(interval.high)):
             return empty(DEGENERATE)
-        intervals.append([low, high])
+        intervals.append([interval.low, interval.high])
     return AgreementIntervals(intervals[0], intervals[1], n_items, method, n_resamples, None)

@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from parity.stats.bootstrap import DEFAULT_CONFIDENCE
+from parity.stats.distributions import t_quantile, t_sf
 from parity.stats.results import JsonResult
 from parity.stats.table import UNSCORED, RatingTable, first_seen
 
@@ -214,12 +215,9 @@ def crossed_gap(
         # would otherwise give an SE of 0 and p = 0 from four answers)
         return _empty(confidence, NO_SPREAD, **known)
     known |= {"se_items": math.sqrt(v_items), "se_people": math.sqrt(v_people)}
-    # scipy.stats loads in about a second: imported when used, not when Django starts
-    from scipy import stats
-
     df = variance**2 / sum(term**2 / dof for term, dof in terms)
     se = math.sqrt(variance)
-    half = float(stats.t.ppf(0.5 + confidence / 2.0, df)) * se
+    half = t_quantile(0.5 + confidence / 2.0, df) * se
     t = gap / se
     return CrossedGap(
         **known,
@@ -227,6 +225,6 @@ def crossed_gap(
         df=float(df),
         ci=[max(-1.0, gap - half), min(1.0, gap + half)],
         t=float(t),
-        p=float(2.0 * stats.t.sf(abs(t), df)),
+        p=2.0 * t_sf(abs(t), df),
         confidence=confidence,
     )

@@ -47,6 +47,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from parity.stats.bootstrap import DEFAULT_CONFIDENCE, Interval
+from parity.stats.distributions import chi2_quantile, t_quantile
 
 #: kept participants at the first look (with fewer, near the ceiling a first look whose SD happened to
 #: be small stopped the study too soon)
@@ -100,9 +101,7 @@ class Forecast:
 
 
 def _t_quantile(df: int, confidence: float) -> float:
-    from scipy import stats  # scipy: loaded by those who compute
-
-    return float(stats.t.ppf(0.5 + confidence / 2.0, df))
+    return t_quantile(0.5 + confidence / 2.0, df)
 
 
 def _sd(values: Sequence[float]) -> float:
@@ -174,11 +173,9 @@ def forecast(accuracies: Sequence[float], width: float, *, confidence: float = L
     sd = _sd(accuracies)
     if sd < 1e-9:  # equal accuracies, up to rounding
         return None
-    from scipy import stats  # scipy: loaded by those who compute
-
     tail = (1.0 - DEFAULT_CONFIDENCE) / 2.0  # the range: 95%
-    low_sd = sd * math.sqrt((n - 1) / float(stats.chi2.ppf(1.0 - tail, n - 1)))
-    high_sd = sd * math.sqrt((n - 1) / float(stats.chi2.ppf(tail, n - 1)))
+    low_sd = sd * math.sqrt((n - 1) / chi2_quantile(1.0 - tail, n - 1))
+    high_sd = sd * math.sqrt((n - 1) / chi2_quantile(tail, n - 1))
     return Forecast(
         kept=n,
         sd=sd,

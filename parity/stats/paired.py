@@ -30,6 +30,7 @@ import numpy as np
 
 from parity.stats.bootstrap import DEFAULT_CONFIDENCE
 from parity.stats.crossed import METHOD, TARGET, crossed_gap
+from parity.stats.distributions import chi2_sf
 from parity.stats.results import JsonResult
 from parity.stats.table import UNSCORED, RatingTable
 
@@ -88,11 +89,8 @@ def mcnemar(model_right: np.ndarray, majority_right: np.ndarray) -> McNemar:
     discordant, n = b + c, a + b + c + d
     if discordant == 0:
         return McNemar(b=b, c=c, a=a, d=d, n_items=n, statistic=None, p=1.0)
-    # scipy.stats loads in about a second: imported when used, not when Django starts
-    from scipy import stats
-
     chi2 = (b - c) ** 2 / discordant
-    return McNemar(b=b, c=c, a=a, d=d, n_items=n, statistic=chi2, p=float(stats.chi2.sf(chi2, 1)))
+    return McNemar(b=b, c=c, a=a, d=d, n_items=n, statistic=chi2, p=chi2_sf(chi2, 1))
 
 
 def item_rates(humans: RatingTable) -> dict[str, float]:

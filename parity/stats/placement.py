@@ -19,8 +19,9 @@ Poisson-binomial). Its exact two-sided p-value (outcomes no likelier than the on
 whether the models did better or worse on the item than people *of the same ability* do, which raw
 rates cannot tell apart from the models being stronger overall. The statistic reported is the
 standardised residual (seen − expected) / sd. The p-values are adjusted over all the items tested
-by Benjamini–Hochberg (`scipy.stats.false_discovery_control`). The test treats the item's fitted
-difficulty as known; from five people's answers it is not, so it is a screen, not a calibrated test.
+by Benjamini–Hochberg (`parity.stats.distributions.benjamini_hochberg`, what
+`scipy.stats.false_discovery_control` computes). The test treats the item's fitted difficulty as
+known; from five people's answers it is not, so it is a screen, not a calibrated test.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from parity.stats.distributions import benjamini_hochberg, normal_cdf
 from parity.stats.results import JsonResult
 from parity.stats.table import UNSCORED, RatingTable, first_seen
 
@@ -223,8 +225,6 @@ def _divergent(
     responses: Responses, result: IrtFit, people: int, item_names: Sequence[str]
 ) -> tuple[int, int, list[DivergentItem]]:
     """How many items were tested and found divergent, and the most divergent ones."""
-    from scipy import stats
-
     from_model = responses.respondent >= people
     if not from_model.any():
         return 0, 0, []
@@ -242,7 +242,7 @@ def _divergent(
     # rounding, so they are compared (and listed) to 12 significant digits and keep the items'
     # order among them
     p = _significant(poisson_binomial_p(table[tested], seen[tested]))
-    adjusted = stats.false_discovery_control(p, method="bh")
+    adjusted = benjamini_hochberg(p)
     with np.errstate(divide="ignore", invalid="ignore"):
         z = (seen[tested] - expected[tested]) / np.sqrt(variance[tested])
     z = np.where(np.isfinite(z), z, 0.0)
@@ -293,8 +293,6 @@ def joint_placement(
     and each of `models` (name → item → score in [0, 1]) placed on the people population's scale;
     `model` None chooses the 1PL or 2PL (`irt.choose_model`). None without two people or an item
     some got right and some wrong."""
-    from scipy import stats
-
     from parity.stats.irt import choose_model, fit, intervals, percentile_among, separation_reliability
 
     responses, people, names, item_names = responses_of(humans, models)
@@ -314,7 +312,7 @@ def joint_placement(
     tested, significant, divergent = _divergent(trimmed, result, n_people, kept_names)
 
     def share(theta: float) -> float:
-        return 100.0 * float(stats.norm.cdf(theta))
+        return 100.0 * normal_cdf(theta)
 
     return Placement(
         model=chosen,

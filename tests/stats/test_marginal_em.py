@@ -128,3 +128,71 @@ def test_the_fit_of_a_large_study_of_units_is_quick() -> None:
     result = fit_marginal(responses, model="2pl", people=people)
     assert result.converged and result.iterations <= 20
     assert time.process_time() - began < 6.0
+
+
+def test_the_block_inverse_is_the_inverse_of_the_whole_information() -> None:
+    """H = D − Σ c u uᵀ with D block diagonal (the 2PL's linked groups) and the centred priors'
+    rank-one couplings: the covariance taken block by block equals numpy's inverse of H."""
+    from parity.stats.irt.covariance import block_inverse
+
+    rng = np.random.default_rng(8)
+    items, groups = 12, [np.arange(0, 5), np.arange(5, 9), np.arange(9, 12)]
+    size = 2 * items
+    information = np.zeros((size, size))
+    blocks = [np.concatenate([group, group + items]) for group in groups]
+    for where in blocks:
+        root = rng.normal(size=(where.size, where.size))
+        information[np.ix_(where, where)] = root @ root.T + where.size * np.eye(where.size)
+    couplings = []
+    for kind, precision in ((slice(0, items), 1 / 9), (slice(items, size), 4.0)):
+        indicator = np.zeros(size)
+        indicator[kind] = 1.0
+        couplings.append((indicator, precision / items))
+        information -= precision / items * np.outer(indicator, indicator)
+    covariance = block_inverse(information, blocks, couplings)
+    expected = np.linalg.inv(information)
+    np.testing.assert_allclose(covariance.dense(), expected, rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(covariance.diagonal(), np.diag(expected), rtol=1e-10)
+    vector = rng.normal(size=size)
+    np.testing.assert_allclose(covariance @ vector, expected @ vector, rtol=1e-10, atol=1e-13)
+    # rows touching one group (a person's) and every group (a model's)
+    rows = np.zeros((3, size))
+    rows[0, blocks[1]] = rng.normal(size=blocks[1].size)
+    rows[1] = rng.normal(size=size)
+    np.testing.assert_allclose(
+        covariance.quadratic(rows), np.sum((rows @ expected) * rows, axis=1), rtol=1e-10, atol=1e-13
+    )
+
+
+def test_the_2pl_fit_by_blocks_gives_the_whole_inverses_standard_errors(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a fitted 2PL of three units, the difficulties' SEs and the abilities' total SEs are those
+    of the whole information's inverse."""
+    from parity.stats.irt import marginal
+
+    rng = np.random.default_rng(4)
+    units, per_unit, unit_items = 3, 60, 20
+    respondent, item, score = [], [], []
+    for unit in range(units):
+        theta = rng.normal(size=per_unit)
+        b = rng.normal(size=unit_items)
+        a = np.exp(rng.normal(0, 0.3, size=unit_items))
+        for person in range(per_unit):
+            for k in range(unit_items):
+                respondent.append(unit * per_unit + person)
+                item.append(unit * unit_items + k)
+                score.append(float(rng.random() < 1 / (1 + np.exp(-a[k] * (theta[person] - b[k])))))
+    responses = Responses(
+        respondent=np.array(respondent),
+        item=np.array(item),
+        score=np.array(score),
+        n_respondents=units * per_unit,
+        n_items=units * unit_items,
+    )
+    by_blocks = marginal.fit_marginal(responses, model="2pl")
+    monkeypatch.setattr(
+        marginal, "_covariance", lambda information, design: marginal.Covariance.whole(np.linalg.inv(information))
+    )
+    inverted_whole = marginal.fit_marginal(responses, model="2pl")
+    np.testing.assert_allclose(by_blocks.difficulty_se, inverted_whole.difficulty_se, rtol=1e-9)
+    np.testing.assert_allclose(by_blocks.ability_se_total, inverted_whole.ability_se_total, rtol=1e-9)
+    np.testing.assert_allclose(by_blocks.difficulty, inverted_whole.difficulty, rtol=1e-9, atol=1e-12)

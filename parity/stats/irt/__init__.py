@@ -27,8 +27,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import optimize, special
 
+from parity.stats.distributions import nct_cdf, normal_quantile
 from parity.stats.irt.conditional import fit_conditional
 from parity.stats.irt.marginal import fit_marginal, weighted_likelihood_abilities
 from parity.stats.irt.responses import IrtFit, IrtModel, Responses
@@ -236,7 +237,7 @@ def _standardised_mean_interval(theta: float, n: float, df: int, confidence: flo
     tail = (1.0 - confidence) / 2.0
 
     def at(ncp: float, target: float) -> float:
-        value = float(stats.nct.cdf(observed, df, ncp))
+        value = nct_cdf(observed, df, ncp)
         if not np.isfinite(value):
             # far in a tail scipy's series can fail; the cdf is then 1 (ncp well below) or 0
             value = 1.0 if ncp < observed else 0.0
@@ -278,5 +279,5 @@ def separation_reliability(estimates: np.ndarray, standard_errors: np.ndarray) -
 
 
 def normal_interval(estimate: np.ndarray, se: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
-    z = float(stats.norm.ppf(0.5 + confidence / 2.0))
+    z = normal_quantile(0.5 + confidence / 2.0)
     return estimate - z * se, estimate + z * se

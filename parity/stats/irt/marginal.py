@@ -61,6 +61,7 @@ from scipy import optimize, sparse, special
 from scipy.sparse import csgraph
 from threadpoolctl import threadpool_limits
 
+from parity.stats.irt.covariance import Covariance, block_inverse
 from parity.stats.irt.responses import IrtFit, IrtModel, Responses
 
 #: the item priors' standard deviations (see the module doc)
@@ -477,7 +478,7 @@ def fit_marginal(responses: Responses, *, model: IrtModel = "2pl", people: int |
         psi, step, iterations = _expectation_maximisation(start, design, right, wrong, grid)
         information = design.adapted(step.mean, step.sd).evaluate(psi, hessian=True)[2]
         assert information is not None
-        covariance = _inverse(information)
+        covariance = _covariance(information, design)
         for _ in range(NEWTON_STEPS):
             if np.max(np.abs(step.gradient)) < GRADIENT_TOLERANCE:
                 break
@@ -501,7 +502,7 @@ def fit_marginal(responses: Responses, *, model: IrtModel = "2pl", people: int |
         ability_se=own_se,
         ability_se_total=total_se,
         difficulty=b,
-        difficulty_se=np.sqrt(np.maximum(np.diag(covariance)[: design.n_items], 0.0)),
+        difficulty_se=np.sqrt(np.maximum(covariance.diagonal()[: design.n_items], 0.0)),
         discrimination=slopes if design.two else None,
         scale_logits=None if design.two else float(slopes[0]),
         people=n_people,
@@ -510,16 +511,33 @@ def fit_marginal(responses: Responses, *, model: IrtModel = "2pl", people: int |
     )
 
 
-def _inverse(information: np.ndarray) -> np.ndarray:
-    """The covariance from the information (a pseudo-inverse where it is singular)."""
+def _covariance(information: np.ndarray, design: _Design) -> Covariance:
+    """The items' covariance, the information's inverse (`covariance`): group by linked group in
+    the 2PL, whose centred priors are its only terms across groups; the 1PL's common slope couples
+    every item, so its information is inverted whole, as is any with a singular block (by a
+    pseudo-inverse where the whole is singular too)."""
+    if design.two:
+        linked = _linked(design)
+        items_of = [np.flatnonzero(linked.item == group) for group in range(linked.count)]
+        groups = [np.concatenate([items, items + design.n_items]) for items in items_of if items.size]
+        couplings = []
+        for where, precision, centred in design.blocks():
+            if centred:
+                indicator = np.zeros(design.n_params)
+                indicator[where] = 1.0
+                couplings.append((indicator, precision / indicator.sum()))
+        try:
+            return block_inverse(information, groups, couplings)
+        except np.linalg.LinAlgError:
+            pass
     try:
-        return np.linalg.inv(information)
+        return Covariance.whole(np.linalg.inv(information))
     except np.linalg.LinAlgError:
-        return np.linalg.pinv(information)
+        return Covariance.whole(np.linalg.pinv(information))
 
 
 def _item_variance(
-    responses: Responses, ability: np.ndarray, b: np.ndarray, a: np.ndarray, covariance: np.ndarray, design: _Design
+    responses: Responses, ability: np.ndarray, b: np.ndarray, a: np.ndarray, covariance: Covariance, design: _Design
 ) -> np.ndarray:
     """Per respondent, gᵀ Σ g: the variance its ability takes from the items' (delta method).
     θ̂ solves F = Σ a (y − p) = 0, so g = −(∂F/∂items)/(∂F/∂θ) = (∂F/∂items) / I."""
@@ -535,7 +553,7 @@ def _item_variance(
         r * n + slope_index, a[j] * ((y - p) - variance * eta), minlength=size
     )
     g = d_f.reshape(responses.n_respondents, n) / np.maximum(information, 1e-12)[:, None]
-    return np.sum((g @ covariance) * g, axis=1)
+    return covariance.quadratic(g)
 
 
 def weighted_likelihood_abilities(
