@@ -14,6 +14,7 @@ imported ones included.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -196,10 +197,14 @@ _INVALID = Q(extra__behaviour__status=behaviour.INVALID)
 _TYPED = Q(IsNull(KT("extra__behaviour__keys"), False))
 
 
-def answers_by_participant(responses: QuerySet[Response]) -> dict[int, Answers]:
+def answers_by_participant(
+    responses: QuerySet[Response], *, given: Mapping[int, GivenAnswers] | None = None
+) -> dict[int, Answers]:
     """The answers of `responses` by participant id, as the rules read them. The page's figures are
     summed per participant by the database, which reads them out of each answer's `extra`: parsing
-    every answer's JSON here was most of the flags' cost in a large study."""
+    every answer's JSON here was most of the flags' cost in a large study. `given`: the same
+    participants' answers to study items where they have been read already (a study's results hold
+    them as columns), so that they are not read a second time."""
     # an answer that stored nothing in extra (imported, or written past the page) adds no figure
     figures = (
         responses.exclude(extra={})
@@ -240,15 +245,36 @@ def answers_by_participant(responses: QuerySet[Response]) -> dict[int, Answers]:
             honeypot=row["honeypot"],
         )
         answers[row["participant_id"]] = Answers(pasted=row["pasted"] > 0, page=page)
-    given = responses.filter(is_attention_check=False).values_list(
+    if given is not None:
+        for pk, own in given.items():
+            mine = answers.setdefault(pk, Answers())
+            mine.durations, mine.answers, mine.golds = own.durations, own.answers, own.golds
+        return answers
+    rows = responses.filter(is_attention_check=False).values_list(
         "participant_id", "answer", "raw_answer", "duration_ms", "item__gold"
     )
-    for pk, answer, raw, duration, gold in given:
+    for pk, answer, raw, duration, gold in rows:
         mine = answers.setdefault(pk, Answers())
         mine.durations.append(duration)
-        mine.answers.append(answer or raw.strip().lower())
+        mine.answers.append(given_answer(answer, raw))
         mine.golds.append(gold.strip().lower())
     return answers
+
+
+def given_answer(answer: str, raw: str) -> str:
+    """The answer the rules compare: the stored one, or where none was stored (a written answer) the
+    text as typed, trimmed and lower-cased."""
+    return answer or raw.strip().lower()
+
+
+@dataclass(frozen=True)
+class GivenAnswers:
+    """One participant's answers to study items read elsewhere, as `Answers` holds them: durations,
+    answers (`given_answer`) and the items' gold answers trimmed and lower-cased, in one order."""
+
+    durations: list[int]
+    answers: list[str]
+    golds: list[str]
 
 
 def stored_flags(signals: dict[str, Any]) -> list[str]:
@@ -289,10 +315,13 @@ def exclusion_reason(flags: list[str], *, limit: int = 200) -> str:
     return f"{said}{clause}"[:limit]
 
 
-def participant_flags(participants: QuerySet[Participant]) -> dict[int, list[str]]:
+def participant_flags(
+    participants: QuerySet[Participant], *, given: Mapping[int, GivenAnswers] | None = None
+) -> dict[int, list[str]]:
     """The review flags of `participants` (ids to flag names), each judged within its own study,
-    with the stored ones (`STORED_FLAGS`)."""
-    flagged = _behaviour_flags(participants)
+    with the stored ones (`STORED_FLAGS`). `given`: every one of them's answers to study items,
+    where already read (see `answers_by_participant`)."""
+    flagged = _behaviour_flags(participants, given)
     for pk, signals in participants.exclude(review_signals={}).values_list("pk", "review_signals"):
         kept = stored_flags(signals)
         if kept:
@@ -301,7 +330,9 @@ def participant_flags(participants: QuerySet[Participant]) -> dict[int, list[str
     return flagged
 
 
-def _behaviour_flags(participants: QuerySet[Participant]) -> dict[int, list[str]]:
+def _behaviour_flags(
+    participants: QuerySet[Participant], given: Mapping[int, GivenAnswers] | None = None
+) -> dict[int, list[str]]:
     chosen = participants.filter(is_imported=False)
     completions = Participant.objects.filter(
         study__in=chosen.values("study_id"), completed_at__isnull=False, is_imported=False
@@ -312,10 +343,10 @@ def _behaviour_flags(participants: QuerySet[Participant]) -> dict[int, list[str]
         assert completed is not None  # filtered on above
         by_study[study_id][pk] = (completed - started).total_seconds()
         study_of[pk] = study_id
-    answers = answers_by_participant(Response.objects.filter(participant__in=chosen.values("pk")))
+    answers = answers_by_participant(Response.objects.filter(participant__in=chosen.values("pk")), given=given)
     answers_by_study: dict[int | None, dict[int, Answers]] = defaultdict(dict)
-    for pk, given in answers.items():
-        answers_by_study[study_of.get(pk)][pk] = given
+    for pk, own in answers.items():
+        answers_by_study[study_of.get(pk)][pk] = own
     flagged: dict[int, list[str]] = {}
     study_ids: set[int | None] = {*by_study, *answers_by_study}
     for study in study_ids:

@@ -11,6 +11,7 @@ from typing import Any, overload
 
 import numpy as np
 
+from studies.flags import GivenAnswers, given_answer
 from studies.models import Participant
 
 
@@ -172,6 +173,28 @@ class HumanColumns:
     def per_item(self, values: Sequence[Any], dtype: Any = None) -> np.ndarray:
         """An item-level value (one per `items`) for every row."""
         return np.asarray(values, dtype=dtype).reshape(-1)[self.item]
+
+    def given_answers(self) -> dict[int, GivenAnswers]:
+        """Each participant's answers to study items (attention checks left out), as the review
+        flags read them (`studies.flags.answers_by_participant`), by participant id; imported
+        participants are not judged by the flags and are left out."""
+        imported = self.per_participant([info.is_imported for info in self.participants], bool)
+        rows = np.flatnonzero(~self.is_attention_check & ~imported)
+        rows = rows[np.argsort(self.participant[rows], kind="stable")]
+        stored = np.array(self.answers, dtype=object)
+        golds = np.array([info.gold.strip().lower() for info in self.items], dtype=object)
+        answers = [
+            given_answer(answer, raw) for answer, raw in zip(stored[self.answer[rows]], self.raw_answer[rows].tolist())
+        ]
+        durations = self.duration_ms[rows].tolist()
+        gold = golds[self.item[rows]].tolist()
+        ids = [info.participant_id for info in self.participants]
+        owners, starts = np.unique(self.participant[rows], return_index=True)
+        stops = [*starts[1:].tolist(), rows.size]
+        return {
+            ids[owner]: GivenAnswers(durations[start:stop], answers[start:stop], gold[start:stop])
+            for owner, start, stop in zip(owners.tolist(), starts.tolist(), stops)
+        }
 
     def row(self, r: int) -> HumanAnswer:
         person, item = self.participants[int(self.participant[r])], self.items[int(self.item[r])]

@@ -130,7 +130,9 @@ class StudyData:
     def flagged_participants(self) -> frozenset[int]:
         """The ids of the study's participants flagged for review (every flag of `studies.flags`, the
         model-likeness ones kept on the participant included); read only when asked for."""
-        return frozenset(participant_flags(Participant.objects.filter(study=self.study)))
+        # the answers are those already read (`columns`), not read again
+        given = self.columns.given_answers()
+        return frozenset(participant_flags(Participant.objects.filter(study=self.study), given=given))
 
     @cached_property
     def answers_by_run(self) -> dict[int, list[ModelAnswer]]:
