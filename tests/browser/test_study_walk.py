@@ -153,6 +153,9 @@ def _edited_previewed_and_launched(page, study: Study) -> None:
     assert "{#" not in page.inner_text("body"), "a template comment printed on the edit form (11)"
     page.wait_for_function("document.readyState === 'complete' && !!window.htmx")
     page.fill("#id_paper_title", "Do people hear the implicature?")
+    # the paper's link a box as wide as the paper's title (11)
+    link, title = page.evaluate(BOX, "#id_paper_url"), page.evaluate(BOX, "#id_paper_title")
+    assert abs(link["width"] - title["width"]) <= 1, (link, title)
     page.click("#save-study")
     page.wait_for_selector(".messages >> text=The draft is saved.")
     assert Study.objects.get(pk=study.pk).paper_title == "Do people hear the implicature?"
@@ -372,6 +375,8 @@ def _report_exports_and_bundle(page, study: Study) -> None:
     assert "drawn at random stratified by category with seed 1234" in report
     assert "Before the items, participants answered 2 practice questions" in report
     assert not re.search(r"gap of [\d.]+%", report)  # (11)
+    # the hand exclusion's reason in the methods' sentence, without a stray ".:" (11)
+    assert "nearly every item" in report and ".:" not in report
     for fmt in ("csv", "participants-csv", "markdown"):
         with page.expect_download() as download:
             page.click(f'#exports a[href$="/export/{fmt}/"]')
