@@ -311,6 +311,10 @@ def _listed_and_reviewed(page, live_server, study: Study, good: Participant, pho
     for response in written:
         cell = page.locator(f'#review-answers tr[data-position="{response.position}"] td.answer')
         assert cell.locator("p.explanation").inner_text() == f"Why: {response.explanation}"
+    # and on the participant's admin page, each with its position and item
+    page.click(f"text={good.pseudonym} in the admin")
+    shown = page.locator("ul.explanations li").all_inner_texts()
+    assert shown == [f"#{r.position} {r.item.key}: {r.explanation}" for r in written.select_related("item")], shown
 
     # the phone's participant: flagged with the figures, and excluded by hand with a reason (9, 11)
     page.goto(listing)
