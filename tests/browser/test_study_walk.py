@@ -6,8 +6,8 @@ answering "yes" nearly throughout); the monitor, the participant list, the revie
 on a laptop and on a phone, the study list, the report, the exports and a bundle. Beside it, written
 answers waiting for their verification, an AmbiBench episode on a phone and an Arabic study.
 
-Each step checks what a person sees against the records it comes from, where a reviewer of the
-platform met a defect before: the training counted in the time (3), the items to draw named on their
+Each step checks what a person sees against the records it comes from, where a researcher trying
+the platform met a defect before (the numbers are the items of issue 60, "A real study, round three"): the training counted in the time (3), the items to draw named on their
 field (4), no template comment printed (11), the check's choices on rows of their own (2), Back
 showing the current item (7), unverified written answers not counted wrong (1), near-constant
 answering flagged (6), explanations on the review page and in the export linked (5), a constant
