@@ -7,12 +7,13 @@ on a laptop and on a phone, the study list, the report, the exports and a bundle
 answers waiting for their verification, an AmbiBench episode on a phone and an Arabic study.
 
 Each step checks what a person sees against the records it comes from, where a researcher trying
-the platform met a defect before (the numbers are the items of issue 60, "A real study, round three"): the training counted in the time (3), the items to draw named on their
-field (4), no template comment printed (11), the check's choices on rows of their own (2), Back
-showing the current item (7), unverified written answers not counted wrong (1), near-constant
-answering flagged (6), explanations on the review page and in the export linked (5), a constant
-model named as one (6), the Reason column and the models table in view (11), gaps in points (11),
-the robustness row for people excluded by hand (9), a stratified sample in proportion (8)."""
+the platform met a defect before (the numbers are the items of issue 60, "A real study, round
+three"): the training counted in the time (3), the items to draw named on their field (4), no
+template comment printed (11), the check's choices on rows of their own (2), Back showing the
+current item (7), unverified written answers not counted wrong (1), near-constant answering flagged
+(6), explanations on the review and admin pages and in the export linked (5), a constant model named
+as one (6), the Reason column and the models table in view (11), gaps in points (11), the
+robustness row for people excluded by hand (9), a stratified sample in proportion (8)."""
 
 from __future__ import annotations
 
