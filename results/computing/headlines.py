@@ -9,7 +9,7 @@ from modelruns.models import ModelRun
 from modelruns.selectors import active_run_counts
 from parity.stats import accuracy_summary, agreement_by_unit, kappa_across_units, krippendorff_alpha, paired_gap
 from parity.stats.table import distinct
-from results.computing.assemble import N_BOOT, SEED, interval, mean_or_none, participants_section
+from results.computing.assemble import N_BOOT, SEED, constant_answer, interval, mean_or_none, participants_section
 from results.loading.filters import ResultFilters
 from results.loading.rows import human_ratings, human_rows, model_item_scores, run_rows
 from results.loading.selectors import load_studies_data
@@ -19,7 +19,8 @@ from studies.models import Study
 def study_headlines(studies: Iterable[Study], *, n_boot: int = N_BOOT) -> list[dict[str, Any]]:
     """Per study: participants, human accuracy (mean, 95% CI), mean pairwise kappa, alpha, and the
     best model run's accuracy on all its items and its gap to the humans on the items both answered
-    (with their number); by benchmark, then newest."""
+    (with their number), and the one answer it gave where it gave the same to every item; by
+    benchmark, then newest."""
     # no methods section here: the Prolific studies are not read
     everything = load_studies_data(studies, recruitment=False)
     # the results read done runs only; the list counts the others too (queued demo runs are no "0")
@@ -29,12 +30,14 @@ def study_headlines(studies: Iterable[Study], *, n_boot: int = N_BOOT) -> list[d
     for data in everything.values():
         ratings = human_ratings(data, human_rows(data, filters))
         accuracy = accuracy_summary(ratings, n_boot=n_boot, seed=SEED)
-        models: list[tuple[float, int, str, dict[str, float]]] = []  # the runs with a score
+        # the runs with a score, each with the one answer it gave to every item (None where it varied)
+        models: list[tuple[float, int, str, dict[str, float], str | None]] = []
         for run in data.runs:
-            scores = model_item_scores(data, run_rows(data, run, filters))
+            answers = run_rows(data, run, filters)
+            scores = model_item_scores(data, answers)
             mean = mean_or_none(list(scores.values()))
             if mean is not None:
-                models.append((mean, len(scores), run.label, scores))
+                models.append((mean, len(scores), run.label, scores, constant_answer(answers)))
         best = max(models, key=lambda model: model[0], default=None)
         # the gap is taken on the items both answered, not between the two all-items accuracies
         same = paired_gap(best[3], ratings) if best else None
@@ -55,6 +58,8 @@ def study_headlines(studies: Iterable[Study], *, n_boot: int = N_BOOT) -> list[d
                 "n_model_runs_running": active.get((data.study.pk, ModelRun.Status.RUNNING), 0),
                 "n_model_runs_queued": active.get((data.study.pk, ModelRun.Status.QUEUED), 0),
                 "best_model": best[2] if best else None,
+                # a best model that gave one answer to every item is compared as a constant answerer
+                "best_model_constant": best[4] if best else None,
                 "best_model_accuracy": best[0] if best else None,
                 "best_model_n_items": best[1] if best else 0,
                 "best_model_gap": same.gap if same else None,

@@ -116,6 +116,10 @@ def headline_cells(row: dict[str, Any]) -> dict[str, str]:
         "n_model_runs": f"{row['n_model_runs']} done" if waiting else str(row["n_model_runs"]),
         "n_model_runs_note": waiting,
         "best_model": row["best_model"] or "—",
+        # its accuracy is then the share of items where that one answer is right, no skill to compare
+        "best_model_note": (
+            f"answers “{row['best_model_constant']}” to every item" if row.get("best_model_constant") else ""
+        ),
         "best_model_accuracy": pct(row["best_model_accuracy"]) if row["best_model"] else "—",
         "best_model_accuracy_note": f"on {count(row['best_model_n_items'], 'item')}" if row["best_model"] else "",
         # the gap is on the items both answered, which may be fewer than either side's; none: a dash

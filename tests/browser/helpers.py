@@ -9,6 +9,10 @@ from django.conf import settings
 from django.test import Client
 
 from annotation.models import Item
+from tests.factories import entry_url, pid
+
+#: a phone as the walks hold one: 360×740 CSS px, a touch screen
+PHONE = {"viewport": {"width": 360, "height": 740}, "has_touch": True, "is_mobile": True, "device_scale_factor": 2}
 
 
 def sign_in(page, live_server, user) -> None:
@@ -79,6 +83,69 @@ def through_consent_and_instructions(page) -> None:
     page.wait_for_selector("#instructions")
     press_when_focused(page, "Enter")
     page.wait_for_selector("#item-area")
+
+
+def to_training(page, live_server, study, n: int) -> None:
+    """Participant `n` from the study link through the start, consent and instructions pages, a
+    click on each page's main button: the training (or the first item) comes next."""
+    page.goto(live_server.url + entry_url(study, pid(n)))
+    for selector in ("#start", "#consent", "#instructions"):
+        page.wait_for_selector(selector)
+        page.locator(f"{selector} button.primary").first.click()
+
+
+def practise(page, answers: list[str], *, touch: bool = False) -> None:
+    """Answer the practice questions in turn, each with its answer in `answers`: its choice's button
+    where it has choices, else typed into its box; then past its feedback (a tap on a touch screen)."""
+    for given in answers:
+        choice = page.locator("#practice-form button.choice", has_text=given)
+        if choice.count():
+            target = choice.first
+        else:
+            page.fill("#practice-answer", given)
+            target = page.locator("#practice-form button.primary")
+        target.tap() if touch else target.click()
+        page.wait_for_selector("#practice-feedback")
+        onward = page.locator("#practice button.primary")
+        onward.tap() if touch else onward.click()
+        page.wait_for_selector("#practice-feedback", state="detached")
+
+
+def answer_check(page, first: str, second: str) -> None:
+    """Tick the label of `first` in the comprehension check's first question, `second` in its second,
+    and send them."""
+    page.locator("#comprehension-form label", has_text=first).first.click()
+    page.locator("#comprehension-form fieldset").nth(1).locator("label", has_text=second).click()
+    page.click("#comprehension-form button[type=submit]")
+
+
+def screened_out_by_the_check(page, live_server, study, n: int) -> None:
+    """Participant `n` through the practice and twice wrong on the comprehension check: asked to
+    return the study."""
+    to_training(page, live_server, study, n)
+    practise(page, ["no", "ready"])
+    answer_check(page, "Write a story", "no")
+    page.wait_for_selector("#comprehension-wrong")
+    answer_check(page, "Write a story", "yes")
+    page.wait_for_selector("#screened-out")
+
+
+def plan_for_the_checklist(page) -> None:
+    """On the new-study form, what a reviewer's checklist asks to be planned: prescreeners (aged 18
+    to 65, 95% approved), the population and its ethics review, practice questions and a comprehension
+    check (tests.participation.test_training's), and a "why?" box after every 2nd item."""
+    from tests.participation.test_training import CHECK, PRACTICE
+
+    page.fill("#id_age_min", "18")
+    page.fill("#id_age_max", "65")
+    page.fill("#id_approval_rate_min", "95")
+    page.fill("#id_population", "adult native English speakers in the UK")
+    page.fill("#id_ethics_body", "University Research Ethics Committee")
+    page.fill("#id_ethics_reference", "UREC-2026-17")
+    page.fill("#id_practice_questions", PRACTICE)
+    page.fill("#id_comprehension_questions", CHECK)
+    page.select_option("#id_explanations", "nth")
+    page.fill("#id_explanation_every", "2")
 
 
 def wait_until_settled(page) -> None:
@@ -211,3 +278,99 @@ def unnamed_controls(page) -> list[str]:
     gets it) that have no name, each as its snapshot line."""
     lines = page.locator("body").aria_snapshot().splitlines()
     return [line.strip() for line in lines if (found := _CONTROL.match(line)) and not found["rest"].startswith(' "')]
+
+
+# -- layout -------------------------------------------------------------------------------------------
+
+#: per radio of the check: its box and the boxes of its label's words (one per line they take)
+CHOICE_BOXES = """() => [...document.querySelectorAll("#comprehension-form input[type=radio]")].map(radio => {
+    const label = radio.closest("label") || document.querySelector(`label[for="${radio.id}"]`);
+    const range = document.createRange();
+    const lines = [];
+    const walker = document.createTreeWalker(label, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        if (!node.textContent.trim()) continue;
+        range.selectNodeContents(node);
+        for (const rect of range.getClientRects()) {
+            if (rect.width > 0) lines.push({x: rect.left, y: rect.top, right: rect.right, bottom: rect.bottom});
+        }
+    }
+    const box = radio.getBoundingClientRect();
+    return {
+        name: radio.name, value: radio.value, text: label.textContent.trim(),
+        radio: {x: box.left, y: box.top, right: box.right, bottom: box.bottom}, lines: lines,
+    };
+})"""
+
+
+def assert_each_choice_a_row(page) -> list[dict]:
+    """The comprehension check's choices as `CHOICE_BOXES` measures them, each on a row of its own:
+    its label's lines right of its own radio, the first on the radio's row, and the next choice below
+    the whole of it (a label that ran into the next radio invited the wrong tick)."""
+    choices = page.evaluate(CHOICE_BOXES)
+    for choice in choices:
+        radio, lines = choice["radio"], choice["lines"]
+        assert lines, choice["text"]
+        # every line of the label lies right of its own radio: none wraps round under it or the next
+        assert all(line["x"] >= radio["right"] - 0.5 for line in lines), choice
+        assert lines[0]["y"] < radio["bottom"] and lines[0]["bottom"] > radio["y"], choice
+    for before, after in zip(choices, choices[1:], strict=False):
+        bottom = max([before["radio"]["bottom"], *(line["bottom"] for line in before["lines"])])
+        top = min([after["radio"]["y"], *(line["y"] for line in after["lines"])])
+        # the next choice starts below the whole of this one: not on its line, not over it
+        assert top >= bottom - 0.5, (before["text"], after["text"])
+    return choices
+
+
+#: a box as the page lays it out, and what of it can be scrolled to inside its own box
+BOX = """selector => { const e = document.querySelector(selector); if (!e) return null;
+    const r = e.getBoundingClientRect();
+    return {x: r.left, right: r.right, y: r.top, bottom: r.bottom, width: r.width,
+            scrollWidth: e.scrollWidth, clientWidth: e.clientWidth}; }"""
+
+
+def page_width(page) -> int:
+    return page.evaluate("Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)")
+
+
+def past_the_window(page) -> list[str]:
+    """The innermost elements that reach past the window's right edge (outside a scrolling box): what
+    widens the page, each with the id of its table's box."""
+    return page.evaluate(
+        """() => {
+            const past = e => e.getBoundingClientRect().right > window.innerWidth + 1;
+            const named = e => {
+                const box = (e.closest("table") || e).parentElement || e;
+                return `${e.tagName.toLowerCase()} in #${box.id} ${Math.round(e.getBoundingClientRect().right)}`;
+            };
+            return [...document.querySelectorAll("body *")]
+                .filter(e => past(e) && ![...e.children].some(past) && !e.closest(".table-wrap"))
+                .slice(0, 8).map(named);
+        }"""
+    )
+
+
+#: the participant list's Reason column: its header and a cell
+REASON_COLUMN = "#result_list th.column-reason", "#result_list td.field-reason"
+
+
+def assert_reason_column_in_view(page, width: int) -> None:
+    """The admin's participant list as a reader sees it: the Reason column beside the filters or
+    apart from them (never under them), and on the screen (a phone scrolls the list in its own box)."""
+    for cell in REASON_COLUMN:
+        if width < 1366:
+            page.locator(cell).first.scroll_into_view_if_needed()
+        box, filters = page.evaluate(BOX, cell), page.evaluate(BOX, "#changelist-filter")
+        beside = box["right"] <= filters["x"] + 1 or box["x"] >= filters["right"] - 1
+        apart = box["y"] >= filters["bottom"] - 1 or box["bottom"] <= filters["y"] + 1
+        assert beside or apart, (cell, box, filters)
+        assert 0 <= box["x"] and box["right"] <= width + 1, (cell, box)
+
+
+def in_view(page, selector: str) -> dict:
+    """Where `selector` lies in the window: its top and bottom against the window's height."""
+    return page.evaluate(
+        """selector => { const box = document.querySelector(selector).getBoundingClientRect();
+            return {top: box.top, bottom: box.bottom, height: window.innerHeight}; }""",
+        selector,
+    )

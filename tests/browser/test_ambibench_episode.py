@@ -5,7 +5,7 @@ import pytest
 from annotation.models import Item
 from studies.models import Participant, Response
 from tests.annotation.helpers import ambibench_study, import_ambibench
-from tests.browser.helpers import press_when_focused, wait_until_interactive
+from tests.browser.helpers import in_view, press_when_focused, wait_until_interactive
 from tests.factories import entry_url, pid
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -73,15 +73,6 @@ def _a_typo_is_asked_again(page, participant, artifacts) -> None:
     wait_until_interactive(page)
 
 
-def _in_view(page, selector: str) -> dict:
-    """Where `selector` lies in the window: its top and bottom against the window's height."""
-    return page.evaluate(
-        """selector => { const box = document.querySelector(selector).getBoundingClientRect();
-            return {top: box.top, bottom: box.bottom, height: window.innerHeight}; }""",
-        selector,
-    )
-
-
 @pytest.mark.parametrize(
     "screen", [{"width": 1280, "height": 800}, {"width": 360, "height": 740}], ids=["desktop", "phone"]
 )
@@ -111,15 +102,15 @@ def test_the_current_sentence_and_its_box_stay_in_view_to_the_last_sentence(live
         page.wait_for_function("document.activeElement?.id === 'answer-box'", timeout=5000)
         wait_until_interactive(page)
         for selector in ("#current-sentence", "#answer-box", "#instruction"):
-            where = _in_view(page, selector)
+            where = in_view(page, selector)
             assert 0 <= where["top"] and where["bottom"] <= where["height"], f"sentence {position}: {selector} {where}"
         if position == 20:
             page.screenshot(path=str(artifacts / f"ambibench-episode-20-{screen['width']}.png"))
             # the earlier sentences are all there, their box scrolled to the latest, which shows whole
             assert page.locator("#episode-history li").count() == 19
-            latest, box = _in_view(page, '#episode-history li[data-position="19"]'), _in_view(page, "#episode-history")
+            latest, box = in_view(page, '#episode-history li[data-position="19"]'), in_view(page, "#episode-history")
             assert box["top"] <= latest["top"] and latest["bottom"] <= box["bottom"] + 1, (latest, box)
-            assert box["bottom"] <= _in_view(page, "#current-sentence")["top"]
+            assert box["bottom"] <= in_view(page, "#current-sentence")["top"]
         page.keyboard.type(item.gold)
         page.keyboard.press("Enter")
     page.wait_for_selector("#prolific", timeout=15000)

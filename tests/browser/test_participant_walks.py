@@ -16,6 +16,7 @@ from django.conf import settings
 
 from studies.models import Participant
 from tests.browser.helpers import (
+    PHONE,
     assert_accessible,
     assert_no_horizontal_scroll,
     faint_controls,
@@ -26,7 +27,6 @@ from tests.browser.walks import STUDIES, walk
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-PHONE = {"viewport": {"width": 360, "height": 740}, "has_touch": True, "is_mobile": True, "device_scale_factor": 2}
 CLOSING = ["age", "gender", "ai_tool", "feedback"]
 
 

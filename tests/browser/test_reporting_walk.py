@@ -11,9 +11,8 @@ import pytest
 from prolific.models import ProlificStudy
 from studies.models import Response, Study
 from studies.services_checklist import study_checklist_notes_set
-from tests.browser.helpers import fill_study_form, sign_in
+from tests.browser.helpers import fill_study_form, plan_for_the_checklist, sign_in
 from tests.factories import Bot, pid
-from tests.participation.test_training import CHECK, PRACTICE
 from tests.personas import researcher
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -38,18 +37,9 @@ def test_a_study_planned_for_the_checklist_is_walked_from_the_form_to_the_report
     page.select_option("#id_item_sampling", "stratified")
     page.fill("#id_sample_size", "10")
     page.fill("#id_sample_seed", "1234")
-    page.fill("#id_age_min", "18")
-    page.fill("#id_age_max", "65")
-    page.fill("#id_approval_rate_min", "95")
+    plan_for_the_checklist(page)
     page.check("#id_exclude_earlier")
-    page.fill("#id_population", "adult native English speakers in the UK")
-    page.fill("#id_ethics_body", "University Research Ethics Committee")
-    page.fill("#id_ethics_reference", "UREC-2026-17")
     page.fill("#id_paper_title", "Do models get implicature?")
-    page.fill("#id_practice_questions", PRACTICE)
-    page.fill("#id_comprehension_questions", CHECK)
-    page.select_option("#id_explanations", "nth")
-    page.fill("#id_explanation_every", "2")
     page.locator("#sampling-fields").screenshot(path=str(artifacts / "new-study-sampling.png"))
     page.locator("#screening-fields").screenshot(path=str(artifacts / "new-study-screening.png"))
     page.focus("#id_name")

@@ -9,9 +9,17 @@ from __future__ import annotations
 import pytest
 
 from studies.models import Participant, Response, Study
-from tests.browser.helpers import assert_accessible, each_item, fill_study_form, sign_in
+from tests.browser.helpers import (
+    answer_check,
+    assert_accessible,
+    each_item,
+    fill_study_form,
+    screened_out_by_the_check,
+    sign_in,
+    to_training,
+)
 from tests.browser.walks import answer
-from tests.factories import entry_url, pid
+from tests.factories import pid
 from tests.participation.test_training import CHECK, PRACTICE
 from tests.personas import researcher
 
@@ -19,19 +27,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 DESIGN = {"units": "1", "unit_size": "3", "per_unit": "2", "attention_checks": "1", "exclude_at": "0"}
 RIGHT = "Say whether the answer means yes or no"
-
-
-def _check(page, first: str, second: str) -> None:
-    page.locator("#comprehension-form label", has_text=first).first.click()
-    page.locator("#comprehension-form fieldset").nth(1).locator("label", has_text=second).click()
-    page.click("#comprehension-form button[type=submit]")
-
-
-def _to_training(page, live_server, study: Study, n: int) -> None:
-    page.goto(live_server.url + entry_url(study, pid(n)))
-    for selector in ("#start", "#consent", "#instructions"):
-        page.wait_for_selector(selector)
-        page.locator(f"{selector} button.primary").first.click()
 
 
 def test_the_training_is_written_on_the_form_and_walked_by_participants(
@@ -57,7 +52,7 @@ def test_the_training_is_written_on_the_form_and_walked_by_participants(
     assert len(study.practice_questions) == 2 and study.comprehension_tries == 2
     page.context.clear_cookies()
 
-    _to_training(page, live_server, study, 1)
+    to_training(page, live_server, study, 1)
     page.wait_for_selector("#practice")
     assert "Having to work" not in page.inner_text("#practice")
     assert_accessible(page, context="a practice question")
@@ -75,13 +70,13 @@ def test_the_training_is_written_on_the_form_and_walked_by_participants(
 
     page.wait_for_selector("#comprehension")
     assert_accessible(page, context="the comprehension check")
-    _check(page, "Write a story", "no")
+    answer_check(page, "Write a story", "no")
     page.wait_for_selector("#comprehension-wrong")
     assert "1 try left" in page.inner_text("#comprehension-wrong")
     page.screenshot(path=str(artifacts / "participant-comprehension-retry.png"))
     page.reload()  # a refresh shows the same page and spends no try
     page.wait_for_selector("#comprehension-wrong")
-    _check(page, RIGHT, "no")
+    answer_check(page, RIGHT, "no")
     page.wait_for_selector("#item-area")
     participant = Participant.objects.get(study=study, prolific_pid=pid(1))
     assert participant.comprehension_tries == 2 and participant.practice_answers[0] == {
@@ -94,19 +89,7 @@ def test_the_training_is_written_on_the_form_and_walked_by_participants(
     assert Response.objects.filter(participant=participant).count() == len(participant.sequence)
 
     page.context.clear_cookies()
-    _to_training(page, live_server, study, 2)
-    for choice in ("no", None):
-        if choice:
-            page.locator("#practice-form button.choice", has_text=choice).click()
-        else:
-            page.fill("#practice-answer", "ready")
-            page.click("#practice-form button.primary")
-        page.wait_for_selector("#practice-feedback")
-        page.click("#practice button.primary")
-    _check(page, "Write a story", "no")
-    page.wait_for_selector("#comprehension-wrong")
-    _check(page, "Write a story", "yes")
-    page.wait_for_selector("#screened-out")
+    screened_out_by_the_check(page, live_server, study, 2)
     assert "return" in page.inner_text("#screened-out") and study.completion_code not in page.content()
     assert_accessible(page, context="asked to return")
     assert Participant.objects.get(study=study, prolific_pid=pid(2)).status == Participant.Status.SCREENED_OUT

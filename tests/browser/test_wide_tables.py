@@ -12,7 +12,7 @@ from annotation.models import Item
 from studies.models import Participant
 from studies.services import participants_exclude
 from studies.services_import import human_baseline_import
-from tests.browser.helpers import sign_in
+from tests.browser.helpers import BOX, assert_reason_column_in_view, page_width, past_the_window, sign_in
 from tests.conftest import dataset
 from tests.factories import Bot, pid, small_study
 from tests.personas import researcher
@@ -30,40 +30,12 @@ def imported(implicature_source):
     benchmark_import(name="implicature", source=implicature_source)
 
 
-#: a box as the page lays it out, and what of it can be scrolled to inside its own box
-_BOX = """selector => { const e = document.querySelector(selector); if (!e) return null;
-    const r = e.getBoundingClientRect();
-    return {x: r.left, right: r.right, y: r.top, bottom: r.bottom, width: r.width,
-            scrollWidth: e.scrollWidth, clientWidth: e.clientWidth}; }"""
-
-
-def _page_width(page) -> int:
-    return page.evaluate("Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)")
-
-
-def _past_the_window(page) -> list[str]:
-    """The innermost elements that reach past the window's right edge (outside a scrolling box): what
-    widens the page, each with the id of its table's box."""
-    return page.evaluate(
-        """() => {
-            const past = e => e.getBoundingClientRect().right > window.innerWidth + 1;
-            const named = e => {
-                const box = (e.closest("table") || e).parentElement || e;
-                return `${e.tagName.toLowerCase()} in #${box.id} ${Math.round(e.getBoundingClientRect().right)}`;
-            };
-            return [...document.querySelectorAll("body *")]
-                .filter(e => past(e) && ![...e.children].some(past) && !e.closest(".table-wrap"))
-                .slice(0, 8).map(named);
-        }"""
-    )
-
-
 def _reachable(page, cell: str, container: str) -> None:
     """`cell` is inside `container`'s box or scrolls into it there (the container scrolls, not the page)."""
-    wrap = page.evaluate(_BOX, container)
+    wrap = page.evaluate(BOX, container)
     assert wrap is not None, container
     page.locator(cell).scroll_into_view_if_needed()
-    box, wrap = page.evaluate(_BOX, cell), page.evaluate(_BOX, container)
+    box, wrap = page.evaluate(BOX, cell), page.evaluate(BOX, container)
     assert box["x"] >= wrap["x"] - 1 and box["right"] <= wrap["right"] + 1, (cell, box, wrap)
 
 
@@ -90,9 +62,9 @@ def test_the_models_among_the_people_table_fits_its_page(implicature, live_serve
             page.goto(f"{live_server.url}/studies/{study.pk}/results/")
             page.wait_for_selector("#among-people-table")
             page.screenshot(path=str(artifacts / f"among-people-{width}.png"), full_page=True)
-            assert _page_width(page) <= width, (_page_width(page), _past_the_window(page))
-            card = page.evaluate(_BOX, "#study-results")
-            table = page.evaluate(_BOX, "#among-people-table")
+            assert page_width(page) <= width, (page_width(page), past_the_window(page))
+            card = page.evaluate(BOX, "#study-results")
+            table = page.evaluate(BOX, "#among-people-table")
             if width >= 1366:
                 # on a laptop the whole table is in view, κ included
                 assert table["right"] <= card["right"] + 1, (table, card)
@@ -100,10 +72,6 @@ def test_the_models_among_the_people_table_fits_its_page(implicature, live_serve
             assert "κ" in page.inner_text("#among-people-table thead th:last-child")
         finally:
             context.close()
-
-
-#: the admin's filters, and the participant list's Reason column (its header and a cell)
-_REASON = "#result_list th.column-reason", "#result_list td.field-reason"
 
 
 def test_the_participant_lists_reason_column_is_beside_the_filters(live_server, browser, imported, artifacts):
@@ -124,18 +92,10 @@ def test_the_participant_lists_reason_column_is_beside_the_filters(live_server, 
             assert "Answered every item" in page.inner_text("#result_list")
             if width >= 1366:
                 # on a laptop the whole list is in view as the page opens: nothing to scroll to
-                results = page.evaluate(_BOX, "#changelist .results")
+                results = page.evaluate(BOX, "#changelist .results")
                 assert results["scrollWidth"] <= results["clientWidth"] + 1, results
-            for cell in _REASON:
-                if width < 1366:  # a phone scrolls the list in its own box, not the page
-                    page.locator(cell).first.scroll_into_view_if_needed()
-                box, filters = page.evaluate(_BOX, cell), page.evaluate(_BOX, "#changelist-filter")
-                beside = box["right"] <= filters["x"] + 1 or box["x"] >= filters["right"] - 1
-                apart = box["y"] >= filters["bottom"] - 1 or box["bottom"] <= filters["y"] + 1
-                assert beside or apart, (cell, box, filters)
-                # and on the screen, where a reader sees it
-                assert 0 <= box["x"] and box["right"] <= width + 1, (cell, box)
-            assert _page_width(page) <= width, (_page_width(page), _past_the_window(page))
+            assert_reason_column_in_view(page, width)
+            assert page_width(page) <= width, (page_width(page), past_the_window(page))
         finally:
             context.close()
 
@@ -151,7 +111,7 @@ def test_the_paper_link_is_a_box_like_the_others(live_server, browser, imported)
             page.wait_for_selector("#id_paper_url")
             style = """selector => { const s = getComputedStyle(document.querySelector(selector));
                 return [s.borderTopStyle, s.borderTopWidth, s.borderRadius, s.paddingTop, s.fontSize]; }"""
-            link, title = page.evaluate(_BOX, "#id_paper_url"), page.evaluate(_BOX, "#id_paper_title")
+            link, title = page.evaluate(BOX, "#id_paper_url"), page.evaluate(BOX, "#id_paper_title")
             assert abs(link["width"] - title["width"]) <= 1, (link, title)
             assert page.evaluate(style, "#id_paper_url") == page.evaluate(style, "#id_paper_title")
             assert link["right"] <= width

@@ -4,7 +4,10 @@ and the report's headline paragraph say so beside the run."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from django.urls import reverse
 
 from annotation.models import Item
 from results.computing.assemble import study_results_tree
@@ -21,9 +24,9 @@ pytestmark = pytest.mark.django_db
 BASE = {"variant": "ranking", "k": 0, "shots_seed": 0}
 
 
-@pytest.fixture
-def constant(implicature):
-    study = small_study("one answer", units=1, unit_size=6, per_unit=2, attention_checks=0)
+def _answered(name: str) -> tuple:
+    """A study two people answered, with smollm2 answering "no" to each of its items; and their golds."""
+    study = small_study(name, units=1, unit_size=6, per_unit=2, attention_checks=0)
     for n in (1, 2):
         Bot(study, pid(n)).complete()
     keys = list(
@@ -31,9 +34,21 @@ def constant(implicature):
     )
     golds = dict(Item.objects.filter(benchmark="implicature", key__in=keys).values_list("key", "gold"))
     model_run(study, "smollm2", {**BASE, "template": 2}, dict.fromkeys(keys, "no"))
-    model_run(study, "tiny-lm", {**BASE, "template": 3}, golds)
     assert set(golds.values()) == {"yes", "no"}  # the gold varies: answering right is no constant
+    return study, golds
+
+
+@pytest.fixture
+def constant(implicature):
+    study, golds = _answered("one answer")
+    model_run(study, "tiny-lm", {**BASE, "template": 3}, golds)
     return study
+
+
+@pytest.fixture
+def constant_alone(implicature):
+    """A study whose only model, so its best, is the constant answerer."""
+    return _answered("one answer, one model")[0]
 
 
 def test_the_tree_keeps_the_one_answer_and_only_for_a_run_that_gave_one(constant):
@@ -60,3 +75,13 @@ def test_the_page_and_the_report_say_so_beside_the_run(constant, staff_client):
     # every report format carries the tables' mark and notes
     assert r"smollm2 \textdaggerdbl{}" in render_report(results, "latex")
     assert f"| smollm2 {CONSTANT_MARK} |" in render_report(results, "markdown")
+
+
+def test_the_study_list_says_when_its_best_model_answers_one_thing(constant, constant_alone, staff_client):
+    html = staff_client.get(reverse("results:list")).content.decode()
+    rows = {row.split('"', 1)[0]: row for row in html.split('<tr id="study-row-')[1:]}
+    cells = {pk: re.search(r'data-column="best_model">(.*?)</td>', row, re.S)[1] for pk, row in rows.items()}
+    assert cells[str(constant_alone.pk)] == (
+        'smollm2 (template 2, k=0)<span class="note constant-answer">answers “no” to every item</span>'
+    ), cells
+    assert cells[str(constant.pk)] == "tiny-lm (template 3, k=0)", cells  # the best of the two varies its answers
