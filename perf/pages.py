@@ -1,6 +1,6 @@
 """Researcher pages as the demo's researcher sees them: the first view of each, and later views.
 
-    python perf/pages.py [--pages list form-ambibench ...] [--repeat 5] [--json]
+    python perf/pages.py [--pages list form-ambibench ...] [--repeat 5] [--var-dir DIR] [--json]
     python perf/pages.py --profile form-ambibench [--later] [--top 25]
 
 Sets up the demo (`manage.py migrate`, `manage.py setup_demo`; the published data from
@@ -58,12 +58,15 @@ def _page_urls() -> dict[str, str]:
         "list": reverse("results:list"),
         "form-ambibench": f"{new}?benchmark=ambibench",
         "form-implicature": f"{new}?benchmark=implicature",
+        # the form's power analysis, which the form asks for once shown (`?power=1`)
+        "power-ambibench": f"{new}?benchmark=ambibench&power=1",
+        "power-implicature": f"{new}?benchmark=implicature&power=1",
         "monitor": reverse("results:monitor", args=[baseline]),
         "bundle": reverse("replication:bundle", args=[baseline]),
     }
 
 
-PAGES = ("list", "form-ambibench", "form-implicature", "monitor", "bundle")
+PAGES = ("list", "form-ambibench", "power-ambibench", "form-implicature", "power-implicature", "monitor", "bundle")
 
 
 @dataclass
