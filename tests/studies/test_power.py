@@ -166,6 +166,16 @@ def test_the_form_shows_the_analysis_and_takes_the_fields(implicature, researche
     assert study.population == "x"
 
 
+def test_a_drafts_edit_page_asks_for_the_drafts_analysis_once_shown(implicature, researcher, researcher_client):
+    study = small_study("draft", units=2, unit_size=10, per_unit=3, status=Study.Status.DRAFT, owner=researcher)
+    page = researcher_client.get(f"/studies/{study.pk}/edit/").content.decode()
+    assert f'hx-get="/studies/{study.pk}/edit/?power=1"' in page and "detects a gap of" not in page
+    shown = researcher_client.get(f"/studies/{study.pk}/edit/?power=1", headers={"HX-Request": "true"})
+    # the draft's own units, as the study records its analysis
+    assert shown.context["power"]["text"] == describe(study.power_analysis)
+    assert "with 6 people in 2 units of 10 items each (20 items)" in shown.content.decode()
+
+
 def test_a_reference_without_its_body_is_refused(implicature, researcher_client):
     answer = create(researcher_client, "implicature", name="half", units=2, unit_size=10, ethics_reference="R-1")
     assert answer.status_code == 400
