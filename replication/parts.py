@@ -17,6 +17,7 @@ from functools import cached_property
 from typing import Any
 
 from django.core.management import call_command
+from django.db.models import Prefetch
 from django.template.loader import render_to_string
 
 from annotation.models import Item
@@ -32,9 +33,9 @@ from replication.software import software_versions
 from results.computing.checklist import study_checklist
 from results.computing.spine import StudyResults
 from results.presenting.report import render_report
-from results.presenting.report.materials import study_materials
+from results.presenting.report.materials import Materials, study_materials
 from studies.flags import participant_flags
-from studies.models import Participant, Response, Study
+from studies.models import Participant, Response, Study, UnitItem
 from studies.selectors import preregistration_export
 
 #: the viewer a participant-independent screen is drawn for (a benchmark that orders options per
@@ -101,6 +102,26 @@ class Source:
         return study_results_json(self.study)
 
     @cached_property
+    def results_tree(self) -> StudyResults:
+        """`results` read back as the results tree: the report and the checklist are written from
+        the very figures of `analysis/study_results.json`."""
+        return StudyResults.from_json(self.results)
+
+    @cached_property
+    def checklist(self) -> list[Answer]:
+        """The reporting checklist's answers (the three reports and the checklist's two files)."""
+        return study_checklist(self.study, self.results_tree)
+
+    @cached_property
+    def materials(self) -> Materials:
+        return study_materials(self.study)
+
+    @cached_property
+    def preregistration(self) -> dict[str, Any] | None:
+        """The preregistration's export (its four files), None for a study without one."""
+        return preregistration_export(self.study)
+
+    @cached_property
     def runs(self) -> list[ModelRun]:
         return list(ModelRun.objects.filter(study=self.study).select_related("spec").order_by("pk"))
 
@@ -117,15 +138,17 @@ class Part:
 def study_settings(source: Source) -> bytes:
     """The design and settings; never the study's link or its completion codes (they pay on Prolific)."""
     study = source.study
+    # every unit's items in one query, not one a unit
+    ordered = Prefetch("unit_items", queryset=UnitItem.objects.select_related("item").order_by("order"))
     units = [
         {
             "label": unit.label,
             "position": unit.position,
             "capacity": unit.capacity,
             "category": unit.category,
-            "items": [row.item.key for row in unit.unit_items.select_related("item").order_by("order")],
+            "items": [row.item.key for row in unit.unit_items.all()],
         }
-        for unit in study.units.order_by("position")
+        for unit in study.units.order_by("position").prefetch_related(ordered)
     ]
     return dumps(
         {
@@ -469,10 +492,8 @@ def report_part(fmt: str) -> Callable[[Source], bytes]:
 
     def part(source: Source) -> bytes:
         # the report of the bundle is the report of its analysis file, read back as the results tree
-        results = StudyResults.from_json(source.results)
-        checklist = study_checklist(source.study, results)
-        materials = study_materials(source.study)
-        return render_report(results, fmt, checklist, source.study.public_title, materials).encode()
+        study = source.study
+        return render_report(source.results_tree, fmt, source.checklist, study.public_title, source.materials).encode()
 
     return part
 
@@ -481,7 +502,7 @@ def checklist_part(write: Callable[[list[Answer]], str]) -> Callable[[Source], b
     """The study's answers to the human-baselines reporting checklist, from the analysis file's figures."""
 
     def part(source: Source) -> bytes:
-        return write(study_checklist(source.study, StudyResults.from_json(source.results))).encode()
+        return write(source.checklist).encode()
 
     return part
 
@@ -490,7 +511,7 @@ def preregistration_part(build: Callable[[dict[str, Any]], bytes]) -> Callable[[
     """A file of the study's preregistration; none for a study without one (imported, or older)."""
 
     def part(source: Source) -> bytes | None:
-        found = preregistration_export(source.study)
+        found = source.preregistration
         return None if found is None else build(found)
 
     return part

@@ -8,6 +8,7 @@ for the view until a request (or a look at an attribute only the view has) asks 
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterable
 from functools import cached_property
 from typing import Any
@@ -72,3 +73,15 @@ def views_load(patterns: Iterable[Any] | None = None) -> int:
             entry.callback.view  # noqa: B018 - the import is the point
             loaded += 1
     return loaded
+
+
+#: what the pages compute with that their modules import inside the functions that use it, so that a
+#: command's start (`manage.py check`) does not load it: importing scipy's statistics costs about a
+#: second, which the first study list, power analysis or results page of each process would wait for
+LIBRARIES = ("scipy.optimize", "scipy.sparse.csgraph", "scipy.special", "scipy.stats")
+
+
+def libraries_load() -> None:
+    """Import `LIBRARIES`: the server calls it once as it starts, with `views_load` (`config.wsgi`)."""
+    for name in LIBRARIES:
+        importlib.import_module(name)

@@ -21,7 +21,7 @@ from studies.languages import ForeignText, foreign_texts
 from studies.models import Study
 from studies.screening import AGE_HIGH, AGE_LOW, SELECTS, Screening
 from studies.services_edit import DRAFT_FIELDS
-from studies.services_units import follows_estimate, study_estimate, units_plan
+from studies.services_units import UnitsPlan, follows_estimate, study_estimate, units_plan
 from studies.workflow.forms_training import TrainingFields, training_initial
 from studies.workflow.selectors import design_estimate
 
@@ -269,6 +269,9 @@ class StudyForm(TrainingFields, forms.Form):
         self.estimate: DesignEstimate | None = None
         #: why the imported items cannot make the design's units (set by `clean`)
         self.design_problem: str | None = None
+        #: the units `clean` planned for the design as typed: the power analysis reads them again
+        #: rather than planning them from every imported item a second time
+        self.plan: UnitsPlan | None = None
         if study is None:
             # what the form shows before anyone types: the prefilled design's estimate
             self.estimate = design_estimate(benchmark, self._prefilled_design())
@@ -342,10 +345,12 @@ class StudyForm(TrainingFields, forms.Form):
         design = self.chosen_design()
         if design is None:
             return None
-        try:
-            plan = units_plan(benchmark=self.benchmark, design=design, owner=self.owner, sample=self._sample())
-        except StudyError:
-            return None
+        plan = self.plan if self.is_bound else None
+        if plan is None:
+            try:
+                plan = units_plan(benchmark=self.benchmark, design=design, owner=self.owner, sample=self._sample())
+            except StudyError:
+                return None
         capacity = int(plan.design.get("per_unit", 1))
         from studies.power import design_power  # numpy: loaded when a design is shown
 
@@ -433,7 +438,7 @@ class StudyForm(TrainingFields, forms.Form):
         """The design against the imported items, before anything else is judged: a design they
         cannot fill is the error to name first (the time and reward follow from the design)."""
         try:
-            units_plan(benchmark=self.benchmark, design=chosen, owner=self.owner, sample=self._sample())
+            self.plan = units_plan(benchmark=self.benchmark, design=chosen, owner=self.owner, sample=self._sample())
         except StudyError as exc:
             self.design_problem = str(exc)  # the live estimate warns of it before anything is saved
             self.add_error(error_field(self, exc), str(exc))

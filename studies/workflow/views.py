@@ -48,9 +48,11 @@ def study_new(request: HtmxHttpRequest) -> HttpResponse:
     if not choice.is_valid():
         return render(request, "studies/study_new.html", {"benchmarks": benchmark_options()})
     benchmark = choice.cleaned_data["benchmark"]
+    prefill = {DESIGN_PREFIX + "item_set": choice.cleaned_data["item_set"]} if choice.cleaned_data["item_set"] else {}
+    if _asks_power(request):
+        return _power_partial(request, StudyForm(benchmark=benchmark, owner=request.user, initial=prefill))
     if _asks_estimate(request):
         return _estimate_partial(request, StudyForm(_estimate_data(request), benchmark=benchmark, owner=request.user))
-    prefill = {DESIGN_PREFIX + "item_set": choice.cleaned_data["item_set"]} if choice.cleaned_data["item_set"] else {}
     form = StudyForm(request.POST or None, benchmark=benchmark, owner=request.user, initial=prefill)
     if request.method == "POST" and form.is_valid():
         try:
@@ -72,6 +74,8 @@ def study_edit(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
     if study.status != Study.Status.DRAFT or study.is_imported:
         messages.error(request, f"Only a draft can be edited; this study is {study.get_status_display().lower()}.")
         return redirect("studies:detail", study.pk)
+    if _asks_power(request):
+        return _power_partial(request, StudyForm(benchmark=study.benchmark, study=study))
     if _asks_estimate(request):
         return _estimate_partial(request, StudyForm(_estimate_data(request), benchmark=study.benchmark, study=study))
     form = StudyForm(request.POST or None, benchmark=study.benchmark, study=study)
@@ -99,6 +103,32 @@ def study_copy(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
         return redirect("studies:detail", study.pk)
     messages.success(request, f"“{copy.name}” is a new draft copied from “{study.name}”: edit it, then launch it.")
     return redirect("studies:detail", copy.pk)
+
+
+#: the query parameter of the request for the form's power analysis, which the page asks for once shown
+POWER_PARAMETER = "power"
+
+
+def _asks_power(request: HtmxHttpRequest) -> bool:
+    return request.method == "GET" and POWER_PARAMETER in request.GET
+
+
+def _power_partial(request: HtmxHttpRequest, form: StudyForm) -> HttpResponse:
+    """The power analysis of the design the form shows, asked for by the page once it is shown: the
+    design's units are planned from every imported item (AmbiBench's 15,840) and the analysis loads
+    scipy, which the page itself need not wait for."""
+    return render(request, "studies/partials/_power.html", {"power": _described(form.shown_power())})
+
+
+def _power_context(request: HtmxHttpRequest, form: StudyForm) -> dict[str, Any]:
+    """The form's power analysis: a form shown again as typed (refused), with it, its units planned
+    already by the form's checks; else the address the page asks it of once shown (`_power_partial`).
+    The design's live request brings it again as the design changes."""
+    if form.is_bound:
+        return {"power": _described(form.shown_power())}
+    asked = request.GET.copy()
+    asked[POWER_PARAMETER] = "1"
+    return {"power_url": f"{request.path}?{asked.urlencode()}"}
 
 
 def _asks_estimate(request: HtmxHttpRequest) -> bool:
@@ -142,7 +172,7 @@ def _form_page(request: HtmxHttpRequest, form: StudyForm) -> HttpResponse:
         "definition": form.definition,
         "benchmark": form.benchmark,
         "estimate": estimate,
-        "power": _described(form.shown_power()),
+        **_power_context(request, form),
         "pay": hourly_pay(pence_of(form["reward"].value()), judged),
         "pay_minutes": judged if judged > minutes else None,
         "minimum": PROLIFIC_MINIMUM_PENCE_PER_HOUR,

@@ -69,3 +69,46 @@ def test_the_monitor_costs_the_same_queries_for_two_and_for_six_participants(
         researcher_client.defaults["HTTP_HX_REQUEST"] = "true"  # the fragment htmx asks for every 10 s
         assert _count(researcher_client, url) == MONITOR_QUERIES
         del researcher_client.defaults["HTTP_HX_REQUEST"]
+
+
+def _closed(study: Study) -> Study:
+    from studies.services import study_set_status
+
+    return study_set_status(study=study, status=Study.Status.CLOSED)
+
+
+#: session and user, the user's permissions (2): the form plans nothing from the items (its power
+#: analysis comes after the page)
+NEW_STUDY_FORM_QUERIES = 4
+#: session and user, the user's permissions (2), the imported items (one read of all of them), the
+#: attention checks counted, the benchmark's assets, the closed studies of the benchmark that may be
+#: its pilot and the answers of the newest
+POWER_QUERIES = 9
+
+
+def test_the_new_study_form_and_its_power_analysis_cost_the_same_queries_whatever_the_pilot(
+    implicature, researcher, researcher_client
+):
+    form, power = "/studies/new/?benchmark=implicature", "/studies/new/?benchmark=implicature&power=1"
+    counts = []
+    for name, units in (("one unit", 1), ("three units", 3)):
+        pilot = _closed(_study(name, units, researcher))
+        counts.append((_count(researcher_client, form), _count(researcher_client, power)))
+        # the power analysis read the pilot just closed: 2 people a unit, in one unit, then in three
+        source = researcher_client.get(power).context["power"]["source"]
+        assert (source["kind"], source["n_people"]) == ("pilot", pilot.participants.count())
+    assert counts == [(NEW_STUDY_FORM_QUERIES, POWER_QUERIES)] * 2
+
+
+#: session and user, the user's permissions (2), the study (with its ownership check), the identities
+#: to withhold (2), then what its parts read, each once whatever the study's size (the units' items in
+#: one query, not one a unit): its units, participants, items, answers and model runs, its results (the
+#: `study_results` command's own reads), its preregistration, events and checklist
+BUNDLE_QUERIES = 41
+
+
+def test_the_bundle_costs_the_same_queries_for_one_and_three_units(implicature, researcher, researcher_client):
+    small, large = _study("one unit", 1, researcher), _study("three units", 3, researcher)
+    assert (small.participants.count(), large.participants.count()) == (2, 6)
+    counts = [_count(researcher_client, f"/studies/{study.pk}/bundle/") for study in (small, large)]
+    assert counts == [BUNDLE_QUERIES, BUNDLE_QUERIES]

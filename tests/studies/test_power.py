@@ -132,8 +132,14 @@ def test_a_drafts_edit_recomputes_it_and_the_launch_freezes_it_with_the_fields(i
 def test_the_form_shows_the_analysis_and_takes_the_fields(implicature, researcher_client):
     page = researcher_client.get("/studies/new/?benchmark=implicature")
     html = page.content.decode()
-    assert 'id="power-analysis"' in html and "detects a gap of" in html
-    assert "published human study" in html
+    # the page asks for the analysis once shown (it plans the units from every item and loads scipy)
+    assert 'id="power-analysis"' in html and "detects a gap of" not in html
+    assert 'hx-get="/studies/new/?benchmark=implicature&amp;power=1"' in html
+    shown = researcher_client.get("/studies/new/?benchmark=implicature&power=1", headers={"HX-Request": "true"})
+    fragment = shown.content.decode()
+    assert 'id="power-analysis"' in fragment and "detects a gap of" in fragment
+    assert "published human study" in fragment
+    assert shown.context["power"]["people"] == 20  # the paper's design: 4 units of 5 people
     # the design's live request (htmx) brings the analysis again, for the people and items typed
     asked = researcher_client.get(
         "/studies/new/?benchmark=implicature&design_units=2&design_unit_size=10&design_per_unit=3"
@@ -158,6 +164,16 @@ def test_the_form_shows_the_analysis_and_takes_the_fields(implicature, researche
     assert edited.status_code == 302
     study.refresh_from_db()
     assert study.population == "x"
+
+
+def test_a_drafts_edit_page_asks_for_the_drafts_analysis_once_shown(implicature, researcher, researcher_client):
+    study = small_study("draft", units=2, unit_size=10, per_unit=3, status=Study.Status.DRAFT, owner=researcher)
+    page = researcher_client.get(f"/studies/{study.pk}/edit/").content.decode()
+    assert f'hx-get="/studies/{study.pk}/edit/?power=1"' in page and "detects a gap of" not in page
+    shown = researcher_client.get(f"/studies/{study.pk}/edit/?power=1", headers={"HX-Request": "true"})
+    # the draft's own units, as the study records its analysis
+    assert shown.context["power"]["text"] == describe(study.power_analysis)
+    assert "with 6 people in 2 units of 10 items each (20 items)" in shown.content.decode()
 
 
 def test_a_reference_without_its_body_is_refused(implicature, researcher_client):
