@@ -76,9 +76,10 @@ def views_load(patterns: Iterable[Any] | None = None) -> int:
 
 
 #: what the pages compute with that their modules import inside the functions that use it, so that a
-#: command's start (`manage.py check`) does not load it: importing scipy's statistics costs about a
-#: second, which the first study list, power analysis or results page of each process would wait for
-LIBRARIES = ("scipy.optimize", "scipy.sparse.csgraph", "scipy.special", "scipy.stats")
+#: command's start (`manage.py check`) does not load it: importing scipy's optimisers and special
+#: functions costs about half a second, which the first study list, power analysis or results page of
+#: each process would wait for (scipy.stats, a second more, is used by none: `parity.stats.distributions`)
+LIBRARIES = ("scipy.optimize", "scipy.sparse.csgraph", "scipy.special")
 
 
 def libraries_load() -> None:

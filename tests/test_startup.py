@@ -152,7 +152,7 @@ def test_every_url_name_reverses_and_resolves_to_a_view_that_loads() -> None:
 
 
 #: what the server loads as it starts besides the views: what the pages compute with
-SERVED = (*VIEWS, "results.computing.assemble", "scipy.optimize", "scipy.special", "scipy.stats")
+SERVED = (*VIEWS, "results.computing.assemble", "scipy.optimize", "scipy.special")
 SERVE = f"""
 import json, sys
 import config.wsgi

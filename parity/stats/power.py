@@ -14,8 +14,8 @@ population accuracy, plus the mean residual of the item's n = P/U people) and σ
 a single answer's variance p(1 − p) once items and people are taken out. These expectations are
 computed by Gauss–Hermite quadrature, the degrees of freedom by Satterthwaite's approximation over
 the same mean squares `crossed_gap` estimates, and the power of its two-sided t test at a gap by
-the noncentral t (scipy.stats.nct). The minimum detectable gap is the gap of the model ability θ
-whose power is 80% (scipy.optimize.brentq), for a model above the people and for one below (a
+the noncentral t (`parity.stats.distributions`). The minimum detectable gap is the gap of the model
+ability θ whose power is 80% (scipy.optimize.brentq), for a model above the people and for one below (a
 model's own spread across items differs on the two sides); `detectable_gap` is the larger, so any
 gap at least that large either way is detected with at least that power.
 
@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from parity.stats.distributions import nct_cdf, nct_sf, t_quantile
 from parity.stats.results import JsonResult
 
 #: what the detectable gap generalises over (the gap test's target, `parity.stats.crossed.TARGET`)
@@ -185,16 +186,14 @@ def _gap_variance(layout: _Layout, parts: Moments, model_spread: float) -> tuple
 
 
 def _power_at(gap: float, se: float, df: float, alpha: float) -> float:
-    from scipy import stats
-
-    critical = float(stats.t.ppf(1.0 - alpha / 2.0, df))
+    critical = t_quantile(1.0 - alpha / 2.0, df)
     shift = gap / se
     if abs(shift) > critical + 12.0:
         # the near tail is 1 to double precision there and the far one nothing (scipy's far tail
         # can be NaN so far out)
         return 1.0
     # the far tail (a rejection on the wrong side) counts too: the test is two-sided
-    return float(np.nan_to_num(stats.nct.sf(critical, df, shift)) + np.nan_to_num(stats.nct.cdf(-critical, df, shift)))
+    return float(np.nan_to_num(nct_sf(critical, df, shift)) + np.nan_to_num(nct_cdf(-critical, df, shift)))
 
 
 def _power_of(
@@ -272,12 +271,10 @@ def _c4(n: float) -> float:
 
 
 def _human_half_widths(layout: _Layout, parts: Moments, confidence: float) -> tuple[float, float]:
-    from scipy import stats
-
     people, k, units = layout.people, layout.items, layout.units
     # the participants' accuracies: their own ability, their answers' noise and (across units) their item set
     spread = parts.person + parts.residual / k + (parts.item / k * (units - 1) / units if units > 1 else 0.0)
-    quantile = float(stats.t.ppf(0.5 + confidence / 2.0, people - 1))
+    quantile = t_quantile(0.5 + confidence / 2.0, people - 1)
     over_people = quantile * _c4(people) * math.sqrt(spread / people)
     # over people and items: the items' spread, the people's and the residual's, with their degrees of freedom
     terms = [
@@ -287,7 +284,7 @@ def _human_half_widths(layout: _Layout, parts: Moments, confidence: float) -> tu
     ]
     variance = sum(term for term, _ in terms)
     df = variance**2 / sum(term**2 / dof for term, dof in terms if term > 0)
-    over_items = float(stats.t.ppf(0.5 + confidence / 2.0, df)) * math.sqrt(variance)
+    over_items = t_quantile(0.5 + confidence / 2.0, df) * math.sqrt(variance)
     return over_people, over_items
 
 

@@ -81,7 +81,7 @@ def test_an_undefined_resample_gives_no_interval() -> None:
         index_bootstrap_interval(lambda items: items.mean(axis=-1), 5, n_resamples=10, seed=0, method="basic")
 
 
-def test_computing_a_studys_results_does_not_import_scipy_stats() -> None:
+def test_computing_a_studys_results_and_a_power_analysis_does_not_import_scipy_stats() -> None:
     """Its import costs the results 0.7–1.5 s in a fresh process (`parity.stats.distributions`)."""
     code = "\n".join(
         [
@@ -104,6 +104,8 @@ def test_computing_a_studys_results_does_not_import_scipy_stats() -> None:
             "assert test.p is not None and test.mcnemar.p is not None",
             "assert joint_placement(table, {'m': model}) is not None",
             "assert forecast([0.8, 0.7, 0.9, 0.85], 0.1) is not None",
+            "from parity.stats.power import VarianceComponents, power_analysis",
+            "power_analysis(people=30, items_per_person=40, components=VarianceComponents(0.8, 1.0, 1.0))",
             "print('scipy.stats' in sys.modules)",
         ]
     )
