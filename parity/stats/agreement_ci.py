@@ -47,8 +47,9 @@ class Coverage:
     raters: int
     items: int
     reps: int
-    fleiss_kappa: float
-    krippendorff_alpha: float
+    #: None where only the mean pairwise κ was measured (`--only-pairwise`)
+    fleiss_kappa: float | None
+    krippendorff_alpha: float | None
     mean_pairwise_kappa: float
     #: units of `raters` × `items` each (the mean pairwise κ is averaged over them)
     units: int = 1
@@ -64,11 +65,13 @@ class Coverage:
         return per_unit if self.units == 1 else f"{self.units} × {per_unit}"
 
     def rates(self) -> tuple[tuple[str, float], ...]:
-        return (
+        """The statistics measured at this layout, with their coverage."""
+        measured = (
             ("Fleiss' κ", self.fleiss_kappa),
             ("Krippendorff's α", self.krippendorff_alpha),
             ("mean pairwise κ", self.mean_pairwise_kappa),
         )
+        return tuple((name, rate) for name, rate in measured if rate is not None)
 
 
 #: ``python -m perf.calibration.agreement --reps 1000 --seed 2 --graded`` (BCa, 2,000 resamples)
