@@ -74,11 +74,16 @@ class Coverage:
         return tuple((name, rate) for name, rate in measured if rate is not None)
 
 
-#: ``python -m perf.calibration.agreement --reps 1000 --seed 2 --graded`` (BCa, 2,000 resamples)
+#: ``python -m perf.calibration.agreement --reps 1000 --seed 2 --layouts 3x20 3x40 5x100 --graded`` (BCa,
+#: 2,000 resamples) and ``--reps 300 --seed 2 --layouts 4u5x150 --graded --only-pairwise``
 CALIBRATION = (
     Coverage(raters=3, items=20, reps=1000, fleiss_kappa=0.959, krippendorff_alpha=0.955, mean_pairwise_kappa=0.945),
     Coverage(raters=3, items=40, reps=1000, fleiss_kappa=0.948, krippendorff_alpha=0.948, mean_pairwise_kappa=0.945),
     Coverage(raters=5, items=100, reps=1000, fleiss_kappa=0.949, krippendorff_alpha=0.949, mean_pairwise_kappa=0.946),
+    # the implicature study's design; the mean pairwise κ alone, 300 reps (``--layouts 4u5x150 --only-pairwise``)
+    Coverage(
+        raters=5, items=150, units=4, reps=300, fleiss_kappa=None, krippendorff_alpha=None, mean_pairwise_kappa=0.947
+    ),
 )
 #: the population κ of the simulated raters (three labels at 0.5/0.3/0.2, each rater right 60% of
 #: the time; every pair's population Cohen's κ too); at high agreement on a skewed label with few

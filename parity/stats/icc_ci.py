@@ -139,7 +139,7 @@ def calibration_note() -> str:
     single = [row for row in CALIBRATION if row.mcgraw_wong is not None]
     rates = [row.mcgraw_wong for row in single if row.mcgraw_wong is not None]
     return (
-        f"95% CI by {METHOD}'s F interval; in simulation it covered the population ICC(2,k) "
+        f"95% CI by the F interval of {METHOD}; in simulation it covered the population ICC(2,k) "
         f"{100 * min(rates):.1f}–{100 * max(rates):.1f}% of the time "
         f"at {', '.join(f'{row.raters} raters × {row.items} items' for row in single)}"
     )
