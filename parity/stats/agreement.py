@@ -277,6 +277,19 @@ def krippendorff_alpha(
     return finite_or_none(alpha)
 
 
+def complete_grades(
+    ratings: Iterable[RatingLike] | RatingTable, *, scores: Mapping[str, float] | None = None
+) -> tuple[np.ndarray, int]:
+    """The items × raters matrix of grades of the items every rater graded (items sorted, raters in
+    first-seen order), and how many items were left out because some rater did not grade them."""
+    table = answers_by_annotator(rating_list(ratings))
+    raters = list(table)
+    all_items = sorted({item for answers in table.values() for item in answers})
+    complete = [item for item in all_items if all(item in table[r] for r in raters)]
+    y = np.array([[_numeric(table[r][item], scores) for r in raters] for item in complete], dtype=np.float64)
+    return y.reshape(len(complete), len(raters)), len(all_items) - len(complete)
+
+
 def icc2k(ratings: Iterable[RatingLike] | RatingTable, *, scores: Mapping[str, float] | None = None) -> IccResult:
     """ICC(2,k): two-way random effects, absolute agreement, mean of k raters.
 
@@ -285,15 +298,10 @@ def icc2k(ratings: Iterable[RatingLike] | RatingTable, *, scores: Mapping[str, f
     MSC the between-raters and MSE the residual mean square of the two-way ANOVA.
     ``scores`` maps graded answers to numbers (e.g. a benchmark's `answer_scale`).
     """
-    table = answers_by_annotator(rating_list(ratings))
-    raters = list(table)
-    all_items = sorted({item for answers in table.values() for item in answers})
-    complete = [item for item in all_items if all(item in table[r] for r in raters)]
-    dropped = len(all_items) - len(complete)
-    n, k = len(complete), len(raters)
+    y, dropped = complete_grades(ratings, scores=scores)
+    n, k = y.shape
     if n < 2 or k < 2:
         return IccResult(icc=None, n_items=n, n_raters=k, n_items_dropped=dropped)
-    y = np.array([[_numeric(table[r][item], scores) for r in raters] for item in complete])
     grand = y.mean()
     ss_rows = k * ((y.mean(axis=1) - grand) ** 2).sum()
     ss_cols = n * ((y.mean(axis=0) - grand) ** 2).sum()
@@ -311,6 +319,8 @@ class IccBlock(JsonResult):
     raters: list[str]
     n_items: int
     icc: float | None
+    #: its 95% CI where one is computed (`icc_ci.icc_interval`)
+    ci95: list[float] | None = None
 
 
 @dataclass(frozen=True)
@@ -326,6 +336,25 @@ class IccByBlocks(JsonResult):
     blocks: list[IccBlock]
 
 
+def rater_blocks(ratings: Iterable[RatingLike] | RatingTable) -> dict[tuple[str, ...], list[Rating]]:
+    """The ratings grouped by the exact set of raters who graded their item (sorted by those raters):
+    within a block every rater graded every item, so each block is a full items × raters matrix."""
+    rows = rating_list(ratings)
+    table = answers_by_annotator(rows)
+    raters_of: dict[str, list[str]] = defaultdict(list)
+    for rater, answers in table.items():
+        for item in answers:
+            raters_of[item].append(rater)
+    block_of = {item: tuple(sorted(raters)) for item, raters in raters_of.items()}
+    # each block's ratings, in one pass (a block's raters are exactly those who rated its items)
+    block_rows: dict[tuple[str, ...], list[Rating]] = defaultdict(list)
+    for rating in rows:
+        block = block_of.get(rating.item)
+        if block is not None and rating.annotator in block:
+            block_rows[block].append(rating)
+    return dict(sorted(block_rows.items()))
+
+
 def icc2k_by_blocks(
     ratings: Iterable[RatingLike] | RatingTable, *, scores: Mapping[str, float] | None = None
 ) -> IccByBlocks:
@@ -338,35 +367,19 @@ def icc2k_by_blocks(
     number of items. A block with one rater or one item has no ICC; its items are counted in
     ``n_items_without_icc``.
     """
-    rows = rating_list(ratings)
-    table = answers_by_annotator(rows)
-    raters_of: dict[str, list[str]] = defaultdict(list)
-    for rater, answers in table.items():
-        for item in answers:
-            raters_of[item].append(rater)
-    groups: dict[tuple[str, ...], set[str]] = defaultdict(set)
-    block_of: dict[str, tuple[str, ...]] = {}
-    for item, raters in raters_of.items():
-        block_of[item] = tuple(sorted(raters))
-        groups[block_of[item]].add(item)
-    # each block's ratings, in one pass (a block's raters are exactly those who rated its items)
-    block_rows: dict[tuple[str, ...], list[Rating]] = defaultdict(list)
-    for rating in rows:
-        block = block_of.get(rating.item)
-        if block is not None and rating.annotator in block:
-            block_rows[block].append(rating)
-    blocks, weighted, weight, without = [], 0.0, 0, 0
-    for block_raters, items in sorted(groups.items()):
-        result = icc2k(block_rows[block_raters], scores=scores)
-        blocks.append(IccBlock(raters=list(block_raters), n_items=len(items), icc=result.icc))
+    blocks, weighted, weight, without, n_items = [], 0.0, 0, 0, 0
+    for block_raters, block_rows in rater_blocks(ratings).items():
+        result = icc2k(block_rows, scores=scores)
+        blocks.append(IccBlock(raters=list(block_raters), n_items=result.n_items, icc=result.icc))
+        n_items += result.n_items
         if result.icc is None:
-            without += len(items)
+            without += result.n_items
         else:
-            weighted += result.icc * len(items)
-            weight += len(items)
+            weighted += result.icc * result.n_items
+            weight += result.n_items
     return IccByBlocks(
         icc=finite_or_none(weighted / weight) if weight else None,
-        n_items=len(raters_of),
+        n_items=n_items,
         n_blocks=len(blocks),
         n_items_without_icc=without,
         blocks=blocks,

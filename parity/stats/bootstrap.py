@@ -134,8 +134,8 @@ def bootstrap_mean_ci(
 
 
 def index_bootstrap_interval(
-    statistic: Callable[[np.ndarray], np.ndarray],
-    n: int,
+    statistic: Callable[..., np.ndarray],
+    n: int | Sequence[int],
     *,
     n_resamples: int,
     seed: int,
@@ -145,20 +145,25 @@ def index_bootstrap_interval(
 ) -> Interval:
     """The bias-corrected and accelerated (BCa; Efron & Tibshirani 1993, §14.3 and eq. 14.15) or
     the percentile (`method="percentile"`) bootstrap interval of a statistic of `n` observations,
-    which `statistic` computes from their indices: given an array of shape (..., k) of indices it
-    returns the statistic of each row.
+    or of several samples of `n[0]`, `n[1]`, … observations resampled each within itself, which
+    `statistic` computes from their indices: given one array of shape (..., k) of indices per
+    sample it returns the statistic of each row.
 
-    The arithmetic is `scipy.stats.bootstrap`'s step for step, with its seeded draws
-    (`batch` resamples of `n` indices at a time from `numpy.random.default_rng(seed)`), so the
-    interval is the one it gives (tests/stats/test_bootstrap.py holds them equal): scipy.stats
-    itself is not imported, for the reason in `parity.stats.distributions`. NaN ends where the
-    statistic is undefined in some resample, as scipy's do."""
+    The arithmetic is `scipy.stats.bootstrap`'s step for step, with its seeded draws (`batch`
+    resamples of each sample's indices at a time from `numpy.random.default_rng(seed)`, sample by
+    sample), so the interval is the one it gives (tests/stats/test_distributions.py holds them
+    equal): scipy.stats itself is not imported, for the reason in `parity.stats.distributions`. NaN
+    ends where the statistic is undefined in some resample, as scipy's do."""
     import numpy as np
 
+    sizes = [n] if isinstance(n, int) else list(n)
     rng = np.random.default_rng(seed)
     resampled = np.concatenate(
         [
-            np.asarray(statistic(rng.integers(0, n, size=(min(batch, n_resamples - start), n))), dtype=np.float64)
+            np.asarray(
+                statistic(*(rng.integers(0, size, size=(min(batch, n_resamples - start), size)) for size in sizes)),
+                dtype=np.float64,
+            )
             for start in range(0, n_resamples, batch)
         ]
     )
@@ -166,7 +171,7 @@ def index_bootstrap_interval(
     if method == "percentile":
         tails = [alpha, 1.0 - alpha]
     elif method == "BCa":
-        tails = _bca_tails(statistic, n, resampled, alpha, batch)
+        tails = _bca_tails(statistic, sizes, resampled, alpha, batch)
     else:
         raise ValueError(f"method must be 'BCa' or 'percentile', got {method!r}")
     if np.isnan(resampled).any() or not np.isfinite(tails).all():
@@ -176,25 +181,31 @@ def index_bootstrap_interval(
 
 
 def _bca_tails(
-    statistic: Callable[[np.ndarray], np.ndarray], n: int, resampled: np.ndarray, alpha: float, batch: int
+    statistic: Callable[..., np.ndarray], sizes: list[int], resampled: np.ndarray, alpha: float, batch: int
 ) -> list[float]:
     """BCa's two quantile levels of the resampled statistic, for a two-sided interval."""
     import numpy as np
     from scipy import special
 
-    observed = float(statistic(np.arange(n)))
+    everything = [np.arange(size) for size in sizes]
+    observed = float(statistic(*everything))
     # the bias correction: where the observed value falls among the resamples (ties counted half)
     share = (np.count_nonzero(resampled < observed) + np.count_nonzero(resampled <= observed)) / (2.0 * resampled.size)
     z0 = float(special.ndtri(share))
-    # the acceleration, from the jackknife: each row leaves one observation out
-    everyone = np.arange(n)
-    left_out = np.concatenate(
-        [
-            np.asarray(statistic(np.stack([np.delete(everyone, k) for k in range(start, min(start + batch, n))])))
-            for start in range(0, n, batch)
-        ]
-    )
-    spread = (n - 1) * (left_out.mean() - left_out)
-    acceleration = 1 / 6 * (np.sum(spread**3) / n**3) / (np.sum(spread**2) / n**2) ** (3 / 2)
+    # the acceleration, from the jackknife of each sample in turn (each row leaves one observation
+    # out, the other samples whole)
+    cubes = squares = 0.0
+    for which, size in enumerate(sizes):
+        left_out = []
+        for start in range(0, size, batch):
+            rows = range(start, min(start + batch, size))
+            samples = [np.broadcast_to(indices, (len(rows), indices.size)) for indices in everything]
+            samples[which] = np.stack([np.delete(everything[which], k) for k in rows])
+            left_out.append(np.asarray(statistic(*samples)))
+        values = np.concatenate(left_out)
+        spread = (size - 1) * (values.mean() - values)
+        cubes += np.sum(spread**3) / size**3
+        squares += np.sum(spread**2) / size**2
+    acceleration = 1 / 6 * cubes / squares ** (3 / 2)
     z_alpha = float(special.ndtri(alpha))
     return [float(special.ndtr(z0 + (z0 + z) / (1.0 - acceleration * (z0 + z)))) for z in (z_alpha, -z_alpha)]

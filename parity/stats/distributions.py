@@ -57,6 +57,13 @@ def chi2_quantile(q: float, df: float) -> float:
     return float(2.0 * special.gammaincinv(df / 2.0, q))
 
 
+def f_quantile(q: float, dfn: float, dfd: float) -> float:
+    """F quantile: `scipy.stats.f.ppf(q, dfn, dfd)`."""
+    from scipy import special
+
+    return float(special.fdtri(dfn, dfd, q))
+
+
 def nct_cdf(x: float, df: float, nc: float) -> float:
     """Noncentral t: `scipy.stats.nct.cdf(x, df, nc)`."""
     from scipy import special

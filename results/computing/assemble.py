@@ -35,8 +35,10 @@ from parity.stats import (
     percent_agreement,
     summarise_participants,
 )
-from parity.stats.agreement_ci import agreement_intervals, calibration_note
+from parity.stats.agreement_ci import agreement_intervals, calibration_note, pairwise_kappa_interval
 from parity.stats.bootstrap import shared_resamples
+from parity.stats.icc_ci import calibration_note as icc_calibration_note
+from parity.stats.icc_ci import icc_interval
 from parity.stats.intervals import FIXED_WIDTH
 from parity.stats.recruitment import CI_WIDTH, PLANNED_LOOKS
 from parity.stats.results import finite_or_none
@@ -161,6 +163,8 @@ def human_section(
     kappas = kappa_across_units(agreement)
     matrix = label_matrix(ratings)
     agreement_cis = agreement_intervals(matrix)
+    kappa_ci = pairwise_kappa_interval(ratings)
+    icc_ci = icc_interval(ratings, scores=data.answer_scale) if data.is_graded else None
     return Human(
         n_annotators=overall.n_participants,
         n_items=distinct(ratings.item),
@@ -185,6 +189,8 @@ def human_section(
         # Ruis et al.'s Table 7 "Total" row: unit means, bests and worsts averaged over units.
         accuracy_across_units=accuracy_across_units(units),
         cohen_kappa_mean_pairwise=kappas.mean,
+        cohen_kappa_mean_pairwise_ci95=kappa_ci.mean_pairwise_kappa_ci95,
+        cohen_kappa_ci_note=kappa_ci.note or calibration_note(),
         cohen_kappa_std_across_units=kappas.std,
         fleiss_kappa=fleiss_kappa(matrix),
         krippendorff_alpha=krippendorff_alpha(matrix),
@@ -195,6 +201,8 @@ def human_section(
         # per block of the same raters (`icc2k_by_blocks`): a pooled matrix would drop every answer
         # that some rater did not grade
         icc2k=icc2k_by_blocks(ratings, scores=data.answer_scale).icc if data.is_graded else None,
+        icc2k_ci95=icc_ci.icc_ci95 if icc_ci else None,
+        icc_ci_note=(icc_ci.note or icc_calibration_note()) if icc_ci else None,
         graded=data.is_graded,
     )
 
@@ -205,6 +213,7 @@ def graded_section(data: StudyData, ratings: RatingTable) -> Graded:
     grades (correct 1, ambiguous 0.5, wrong 0), averaged over the model's answers."""
     scale = data.answer_scale
     blocks = icc2k_by_blocks(ratings, scores=scale)
+    interval = icc_interval(ratings, scores=scale)
     grades: dict[str, list[float]] = defaultdict(list)
     for rating in ratings.ratings():
         if rating.answer is not None and rating.answer in scale:
@@ -215,10 +224,14 @@ def graded_section(data: StudyData, ratings: RatingTable) -> Graded:
     return Graded(
         icc_form="ICC(2,k): two-way random effects, absolute agreement, mean of k raters (Shrout & Fleiss 1979)",
         icc2k=blocks.icc,
+        icc2k_ci95=interval.icc_ci95,
+        icc_ci_method=interval.method,
+        icc_ci_note=interval.note or icc_calibration_note(),
         n_items=blocks.n_items,
         n_blocks=blocks.n_blocks,
         n_items_without_icc=blocks.n_items_without_icc,
-        blocks=list(blocks.blocks),
+        # the blocks with their own CIs (`icc_interval` groups the ratings as `icc2k_by_blocks` does)
+        blocks=list(interval.blocks),
         generative_scores=[
             GenerativeScore(model=model, n_answers=len(values), score=mean_or_none(values))
             for model, values in sorted(per_model.items())

@@ -52,7 +52,11 @@ def summary_cards(results: StudyResults) -> list[Card]:
             f"{pct(accuracy.best)} / {pct(accuracy.worst)}" if several else "—",
             "" if several else "one annotator",
         ),
-        Card("Mean pairwise Cohen's κ (per unit, averaged)", num(human.cohen_kappa_mean_pairwise)),
+        Card(
+            "Mean pairwise Cohen's κ (per unit, averaged)",
+            num(human.cohen_kappa_mean_pairwise),
+            _agreement_ci(human.cohen_kappa_mean_pairwise_ci95, human.cohen_kappa_ci_note),
+        ),
         Card("Fleiss' κ", num(human.fleiss_kappa), _agreement_ci(human.fleiss_kappa_ci95, human.agreement_ci_note)),
         Card(
             "Krippendorff's α (nominal)",
@@ -74,11 +78,11 @@ def summary_cards(results: StudyResults) -> list[Card]:
                 "ICC(2,k), blocks of the same raters",
                 num(graded.icc2k),
                 f"{graded.n_blocks} block(s) · {graded.n_items_without_icc} of {graded.n_items} "
-                "answers without ICC (one rater)",
+                "answers without ICC (one rater) · " + _agreement_ci(graded.icc2k_ci95, graded.icc_ci_note),
             )
         )
     elif human.icc2k is not None:
-        cards.append(Card("ICC(2,k)", num(human.icc2k)))
+        cards.append(Card("ICC(2,k)", num(human.icc2k), _agreement_ci(human.icc2k_ci95, human.icc_ci_note or "")))
     return cards
 
 

@@ -290,3 +290,26 @@ def test_the_miqa_table_reuses_each_models_best_zero_shot_wording_at_one_and_fiv
         "75.0%",
     ]
     assert table.rows[0][8] == "1: 25.0%, 2: 62.5%"
+
+
+def test_graded_ratings_show_the_iccs_interval_in_the_json_and_on_the_card():
+    from parity.stats.icc_ci import calibration_note, icc_interval
+    from results.presenting.display import summary_cards
+
+    # 30 answers graded by both raters: one block, McGraw & Wong's interval
+    grades = list(MIQA_GRADES)
+    humans = [
+        _answer(name, f"q{i}", grades[(i + (shift if i % 4 == 0 else 0)) % len(grades)], {"question_id": f"q{i}"})
+        for name, shift in (("A1", 0), ("A2", 1))
+        for i in range(30)
+    ]
+    tree = StudyResults.from_json(study_results(_data("ratings", "miqa_rating", humans), n_boot=100))
+    expected = icc_interval([Rating(h.annotator, h.item_key, h.answer) for h in humans], scores=MIQA_GRADES)
+    assert expected.icc_ci95 is not None
+    json = tree.to_json()
+    assert json["human"]["icc2k_ci95"] == expected.icc_ci95 == json["graded"]["icc2k_ci95"]
+    assert json["human"]["icc_ci_note"] == calibration_note() == json["graded"]["icc_ci_note"]
+    assert json["graded"]["blocks"][0]["ci95"] == expected.icc_ci95
+    card = {card.label: card for card in summary_cards(tree)}["ICC(2,k), blocks of the same raters"]
+    low, high = expected.icc_ci95
+    assert card.note.endswith(f"95% CI [{low:.2f}, {high:.2f}] · {calibration_note()}")

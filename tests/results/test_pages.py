@@ -116,3 +116,17 @@ def test_downloads_from_the_results_page(staff_client, pilot, fmt, content_type,
 def test_an_unknown_format_or_study_is_not_found(staff_client, pilot):
     assert staff_client.get(_url(pilot, "export/xlsx/")).status_code == 404
     assert staff_client.get("/studies/999999/results/").status_code == 404
+
+
+def test_the_agreement_cards_on_the_page_show_their_intervals_or_why_there_are_none(staff_client, pilot):
+    from django.utils.html import escape
+
+    page = staff_client.get(_url(pilot))
+    html = page.content.decode()
+    human = page.context["results"].human
+    cards = {card.label: card for card in page.context["cards"]}
+    kappa = cards["Mean pairwise Cohen's κ (per unit, averaged)"]
+    # the pilot's units have too few items for the mean pairwise κ's interval: the page says why
+    assert human.cohen_kappa_mean_pairwise_ci95 is None and kappa.note == human.cohen_kappa_ci_note
+    for card in (kappa, cards["Fleiss' κ"]):
+        assert f"<dt>{escape(card.label)}</dt><dd>{escape(card.value)} <small>{escape(card.note)}</small>" in html

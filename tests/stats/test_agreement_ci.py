@@ -78,23 +78,28 @@ def test_no_interval_when_every_rating_has_one_label() -> None:
 
 
 def test_the_calibration_note_is_the_record() -> None:
-    rates = [rate for row in CALIBRATION for rate in (row.fleiss_kappa, row.krippendorff_alpha)]
+    rates = [rate for row in CALIBRATION for _, rate in row.rates()]
     note = calibration_note()
     assert f"population value ({POPULATION_KAPPA:.2f}) " in note
     assert f"{100 * min(rates):.1f}–{100 * max(rates):.1f}%" in note
     for row in CALIBRATION:
-        assert f"{row.raters} raters × {row.items} items" in note
+        per_unit = f"{row.raters} raters × {row.items} items"
+        assert (per_unit if row.units == 1 else f"{row.units} units of {per_unit}") in note
     low, high = CALIBRATED
     for row in CALIBRATION:
-        for name, rate in (("Fleiss' κ", row.fleiss_kappa), ("Krippendorff's α", row.krippendorff_alpha)):
-            assert (f"{name} at {row.raters} × {row.items}: {100 * rate:.1f}%" in note) == (not low <= rate <= high)
+        for name, rate in row.rates():
+            assert (f"{name} at {row.short}: {100 * rate:.1f}%" in note) == (not low <= rate <= high)
 
 
 def test_the_calibration_note_names_a_layout_outside_the_band(monkeypatch: pytest.MonkeyPatch) -> None:
     import parity.stats.agreement_ci as module
 
-    monkeypatch.setattr(module, "CALIBRATION", (Coverage(3, 40, 400, 0.95, 0.951), Coverage(3, 20, 400, 0.92, 0.95)))
-    assert calibration_note().endswith("; outside 93.5–96.5%: Fleiss' κ at 3 × 20: 92.0%")
+    monkeypatch.setattr(
+        module,
+        "CALIBRATION",
+        (Coverage(3, 40, 400, 0.95, 0.951, 0.95), Coverage(3, 20, 400, 0.92, 0.95, 0.95, units=2)),
+    )
+    assert calibration_note().endswith("; outside 93.5–96.5%: Fleiss' κ at 2 × 3 × 20: 92.0%")
 
 
 def test_the_calibration_truth_is_what_many_items_give() -> None:

@@ -112,3 +112,38 @@ def test_computing_a_studys_results_and_a_power_analysis_does_not_import_scipy_s
     result = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("q", [0.025, 0.5, 0.975])
+def test_the_f_quantile_is_scipy_stats(q: float) -> None:
+    for dfn, dfd in ((1, 1), (4, 17.3), (99, 250)):
+        assert distributions.f_quantile(q, dfn, dfd) == pytest.approx(stats.f.ppf(q, dfn, dfd), rel=1e-12)
+
+
+@pytest.mark.parametrize("method", ["BCa", "percentile"])
+def test_several_samples_resample_each_within_itself_as_scipy_stats_bootstrap_does(method: str) -> None:
+    """A statistic of samples of 20, 33 and 41 (units' items, each resampled within its unit)."""
+    rng = np.random.default_rng(2)
+    values = [rng.normal(size=size) ** 2 for size in (20, 33, 41)]
+
+    def statistic(*indices: np.ndarray, axis: int = -1) -> np.ndarray:
+        shape = np.broadcast_shapes(*(index.shape[:-1] for index in indices))
+        means = [
+            np.broadcast_to(value[index], (*shape, index.shape[-1])).mean(axis=-1)
+            for value, index in zip(values, indices)
+        ]
+        return np.log(np.mean(means, axis=0))
+
+    ours = index_bootstrap_interval(statistic, [20, 33, 41], n_resamples=1500, seed=9, method=method)
+    theirs = stats.bootstrap(
+        tuple(np.arange(value.size) for value in values),
+        statistic,
+        vectorized=True,
+        n_resamples=1500,
+        batch=500,
+        method=method,
+        confidence_level=0.95,
+        rng=np.random.default_rng(9),
+    ).confidence_interval
+    assert ours.low == pytest.approx(theirs.low, abs=1e-13)
+    assert ours.high == pytest.approx(theirs.high, abs=1e-13)

@@ -67,6 +67,11 @@ class Human(Node):
     #: Ruis et al.'s Table 7 "Total" row
     accuracy_across_units: AccuracyAcrossUnits
     cohen_kappa_mean_pairwise: float | None
+    #: its 95% CI by a bootstrap over items within units (`parity.stats.agreement_ci`); None with a
+    #: reason in `cohen_kappa_ci_note`
+    cohen_kappa_mean_pairwise_ci95: list[float] | None
+    #: how that CI was made and how often it covered in simulation, or why there is none
+    cohen_kappa_ci_note: str
     cohen_kappa_std_across_units: float | None
     fleiss_kappa: float | None
     krippendorff_alpha: float | None
@@ -78,6 +83,9 @@ class Human(Node):
     agreement_ci_note: str
     percent_agreement: float | None
     icc2k: float | None
+    #: a rating study's ICC(2,k) 95% CI (`parity.stats.icc_ci`), None with a reason in `icc_ci_note`
+    icc2k_ci95: list[float] | None = field(default=None, metadata={"present_if": "graded"})
+    icc_ci_note: str | None = field(default=None, metadata={"present_if": "graded"})
     #: a rating study's mean of the units' ICC(2,k) (written for a rating study only)
     icc2k_mean_across_units: float | None = field(default=None, metadata={"present_if": "graded"})
     graded: bool = field(default=False, metadata=HIDDEN)
@@ -311,6 +319,11 @@ class Graded(Node):
 
     icc_form: str
     icc2k: float | None
+    #: its 95% CI (`parity.stats.icc_ci`: McGraw & Wong's with one block of raters), None with a reason
+    #: in `icc_ci_note`; each block carries its own in `blocks`
+    icc2k_ci95: list[float] | None
+    icc_ci_method: str
+    icc_ci_note: str
     n_items: int
     n_blocks: int
     n_items_without_icc: int
