@@ -52,7 +52,13 @@ def results_refresher_register(refresh: Callable[[int], None]) -> None:
 
 def _renew(study_ids: list[int]) -> None:
     try:
-        caches[RESULTS_CACHE].set_many({_key(pk): _token() for pk in study_ids}, timeout=None)
+        cache = caches[RESULTS_CACHE]
+        if len(study_ids) == 1:
+            # an answer's case: one SET, where `set_many` sends a transaction of MSET (and Redis's
+            # client builds a pipeline for it)
+            cache.set(_key(study_ids[0]), _token(), timeout=None)
+        else:
+            cache.set_many({_key(pk): _token() for pk in study_ids}, timeout=None)
     except Exception:  # noqa: BLE001 - an answer is stored whether or not the cache is reachable
         logger.exception("could not renew the results tokens of studies %s", study_ids)
 

@@ -37,14 +37,19 @@ def participant_at_link(participant_ids: Sequence[int], link: str) -> Participan
     if not participant_ids:
         return None
     try:
-        return known_participants(participant_ids).filter(study__link=link).get()
+        return known_participants(participant_ids, link=link).get()
     except Participant.DoesNotExist:
         return None
 
 
-def known_participants(ids: Sequence[int]) -> QuerySet[Participant]:
-    """The participants with these ids, with their study; an erased identity is no one's."""
-    return Participant.objects.select_related("study").filter(pk__in=ids, erased_at__isnull=True)
+def known_participants(ids: Sequence[int], *, link: str | None = None) -> QuerySet[Participant]:
+    """The participants with these ids, with their study; an erased identity is no one's. With
+    `link`, the one in the study at that link (in the same `filter()`: every answer builds this read,
+    and each further call copies the query)."""
+    lookups: dict[str, object] = {"pk__in": ids, "erased_at__isnull": True}
+    if link is not None:
+        lookups["study__link"] = link
+    return Participant.objects.select_related("study").filter(**lookups)
 
 
 def current_item(participant: Participant) -> Item | None:

@@ -72,8 +72,9 @@ def test_the_answer_brings_the_next_item_and_the_studys_long_texts_are_read_when
     assert result.outcome is Outcome.STORED
     assert _fields(result.next_item) == _fields(Item.objects.get(pk=sequence[2]))
     assert _fields(result.response.item) == _fields(Item.objects.get(pk=sequence[1]))
-    # the study comes without its long texts and the records of its other pages, the participant
-    # without their training, closing answers, flags and sessions: each is read when asked for
+    # the study comes without its long texts, the records of its other pages, its codes, pay and
+    # sample, the participant without their Prolific ids, training, closing answers, flags and
+    # sessions: each is read when asked for
     study = result.participant.study
     unread = {
         "consent_text",
@@ -88,17 +89,48 @@ def test_the_answer_brings_the_next_item_and_the_studys_long_texts_are_read_when
         "paper_venue",
         "power_analysis",
         "checklist_notes",
+        "checklist_corrections",
+        "original_study",
         "practice_questions",
         "comprehension_questions",
+        "comprehension_tries",
         "prolific_filters",
         "item_sampling",
         "sample_pool",
+        "sample_size",
+        "sample_seed",
+        "refused_earlier",
+        "pseudonyms_issued",
+        "estimated_minutes",
+        "reward_pence",
+        "completion_code",
+        "failed_attention_code",
+        "pid_format",
+        "is_imported",
+        "owner_id",
+        "created_at",
     }
     assert study.get_deferred_fields() == unread
     assert {name: getattr(study, name) for name in unread} == {
         name: getattr(participant.study, name) for name in unread
     }
-    unread_here = {"session_changes", "practice_answers", "closing_answers", "review_signals"}
+    unread_here = {
+        "prolific_study_id",
+        "prolific_session_id",
+        "pseudonym",
+        "is_imported",
+        "started_at",
+        "erased_at",
+        "practice_read",
+        "comprehension_tries",
+        "training_started_at",
+        "training_ended_at",
+        "closing_answered_at",
+        "session_changes",
+        "practice_answers",
+        "closing_answers",
+        "review_signals",
+    }
     assert result.participant.get_deferred_fields() == unread_here
     assert {name: getattr(result.participant, name) for name in unread_here} == {
         name: getattr(participant, name) for name in unread_here

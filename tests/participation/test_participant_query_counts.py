@@ -43,6 +43,25 @@ def _queries():
     return CaptureQueriesContext(connection)
 
 
+def _redis_caches(settings) -> None:
+    """The production profile's caches on the real Redis: sessions and the results' tokens and bounds."""
+    location, prefix = "redis://127.0.0.1:6379/5", f"counts-{uuid.uuid4()}"
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": location,
+            "KEY_PREFIX": prefix,
+        },
+        "results": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": location,
+            "KEY_PREFIX": f"{prefix}-results",
+            "TIMEOUT": 3600,
+        },
+    }
+    settings.SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+
+
 def _answer(bot: Bot, html: str, **headers: str):
     item_id, position = bot.current_form(html)
     item_gold = Item.objects.get(pk=item_id).gold
@@ -81,14 +100,7 @@ def test_the_item_page_and_an_answer_cost_the_same_queries_for_two_and_six_parti
 
 def test_with_sessions_in_redis_a_participant_request_costs_the_same_queries(implicature, settings):
     """The production profile (scripts/serve with REDIS_URL): cached_db sessions on the real Redis."""
-    settings.CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": "redis://127.0.0.1:6379/5",
-            "KEY_PREFIX": f"counts-{uuid.uuid4()}",
-        }
-    }
-    settings.SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+    _redis_caches(settings)
     counts = _counts(_study("redis sessions", 1))
     assert counts == (STEP_QUERIES, ANSWER_QUERIES, HTMX_ANSWER_QUERIES)
 
@@ -142,3 +154,71 @@ def test_an_answer_with_what_runs_after_its_commit_counts_none_of_the_studys_ans
         html = response.content.decode()
     assert len(counts) == 4
     assert counts[1:] == [HTMX_ANSWER_QUERIES] * 2 + [HTMX_ANSWER_QUERIES + FINISHING_QUERIES]
+
+
+def test_an_answer_costs_three_redis_commands_and_no_pipeline(
+    implicature, settings, monkeypatch, django_capture_on_commit_callbacks
+):
+    """What an htmx answer sends to Redis, its hooks included: the study's results token set (one
+    SET, not a transaction of MSET) and its answers' bound raised (EXISTS, INCRBY, as Django's
+    `incr` asks); no session is read or written. The participant's last answer also marks their
+    review signals' refresh as queued (one SET). Under the test's transaction the token is set twice
+    (at once and when that transaction commits); served, the answer's transaction is the outermost
+    and the token is set once, after it."""
+    import redis
+
+    _redis_caches(settings)
+    sent: list[str] = []
+    pipelines: list[list[str]] = []
+    execute_command, execute_pipeline = redis.Redis.execute_command, redis.client.Pipeline.execute
+
+    def command(self, *args, **options):
+        sent.append(str(args[0]).upper())
+        return execute_command(self, *args, **options)
+
+    def pipeline(self, *args, **options):
+        pipelines.append([str(args[0]).upper() for args, _options in self.command_stack])
+        return execute_pipeline(self, *args, **options)
+
+    study = _study("redis commands", 1)
+    bot = Bot(study, pid(4 * 100 + 97))
+    bot.start_items()
+    html = bot.step().content.decode()
+    per_answer = []
+    while 'name="position"' in html:
+        item_id, position = bot.current_form(html)
+        data = {"item": form_item(bot.participant.pk, position, item_id), "position": position}
+        data["answer"] = Item.objects.get(pk=item_id).gold
+        sent.clear()
+        with monkeypatch.context() as patched, django_capture_on_commit_callbacks(execute=True):
+            patched.setattr(redis.Redis, "execute_command", command)
+            patched.setattr(redis.client.Pipeline, "execute", pipeline)
+            response = bot.client.post(f"/s/{study.link}/answer/", data, headers={"HX-Request": "true"})
+        assert response.status_code == 200
+        per_answer.append(sorted(sent))
+        html = response.content.decode()
+    # the first answer counts the study's answers once (the bound's SET NX after a missing EXISTS)
+    assert per_answer[1:] == [["EXISTS", "INCRBY", "SET", "SET"]] * 2 + [["EXISTS", "INCRBY", "SET", "SET", "SET"]]
+    assert pipelines == []
+
+
+def test_the_locked_read_of_an_answer_selects_only_what_it_reads(implicature):
+    """The answer's locked read names the columns an answer and the next item read (14 of the
+    participant's, 18 of the study's): each column is compiled and converted on every answer."""
+    bot = Bot(_study("columns", 1), pid(4 * 100 + 96))
+    bot.start_items()
+    html = bot.step().content.decode()
+    item_id, position = bot.current_form(html)
+    token = form_item(bot.participant.pk, position, item_id)
+    gold = Item.objects.get(pk=item_id).gold
+    with _queries() as answer:
+        response = bot.client.post(
+            f"/s/{bot.study.link}/answer/",
+            {"item": token, "position": position, "answer": gold},
+            headers={"HX-Request": "true"},
+        )
+    assert response.status_code == 200
+    # the first read of the answer: the participant with its study (locked on PostgreSQL)
+    locked = next(query["sql"] for query in answer.captured_queries if query["sql"].startswith("SELECT"))
+    selected = locked.split(" FROM ")[0]
+    assert (selected.count('"studies_participant".'), selected.count('"studies_study".')) == (14, 18)
