@@ -52,8 +52,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from perf.participants import each_database  # noqa: E402
 from perf.server import manage  # noqa: E402
+from perf.serving import each_database  # noqa: E402
 
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/parity_perf_results"
 UNITS, UNIT_SIZE, RUNS = 4, 150, 3
