@@ -89,6 +89,8 @@ class Row:
     growth: float = 1.0
     answers_growth: float = 1.0
     problem: str = ""
+    #: building the study (its rows written in bulk), in a process of its own
+    build_s: float = math.nan
 
 
 # -- inside Django (run by `manage.py shell -c` with the database's settings) ----------------------
@@ -365,7 +367,9 @@ def measure_size(env: Mapping[str, str], label: str, answers: int, args: argpars
     build_call = (
         f"build(name={name!r}, per_unit={per_unit}, units={args.units}, unit_size={args.unit_size}, runs={args.runs})"
     )
+    began = time.monotonic()
     built = shell(env, f"from perf.results import build; {build_call}", args.timeout)
+    build_s = time.monotonic() - began
     started = [timed(env, ["study_results", "--help"], args.timeout) for _ in range(args.repeat)]
     startup = statistics.median(run[0] for run in started)
     startup_cpu = statistics.median(run[3] for run in started)
@@ -412,6 +416,7 @@ def measure_size(env: Mapping[str, str], label: str, answers: int, args: argpars
         compute_s=round(compute["compute_s"], 2),
         among_s=round(compute["among_s"], 2),
         problem=problem,
+        build_s=round(build_s, 1),
     )
 
 
@@ -434,7 +439,7 @@ def measure(make_database: Callable[[Path], Any], args: argparse.Namespace, repo
 HEADER = (
     f"{'database':<10} {'answers':>9} {'people':>6} {'start s':>7} {'command s':>9} {'peak MB':>7} "
     f"{'growth':>12} {'page cold s':>11} {'ready s':>7} {'page ms':>7} {'API ms':>7} {'load':>5} "
-    f"{'read s':>6} {'results s':>9} {'IRT+tests s':>11} {'start CPU s':>11} {'command CPU s':>13}"
+    f"{'read s':>6} {'results s':>9} {'IRT+tests s':>11} {'start CPU s':>11} {'command CPU s':>13} {'build s':>7}"
 )
 
 
@@ -445,7 +450,7 @@ def line(row: Row) -> str:
         f"{row.peak_mb:>7.0f} {growth:>12} {row.page_cold_s:>11.2f} {row.page_ready_s:>7.2f} "
         f"{row.page_warm_ms:>7.1f} {row.api_warm_ms:>7.1f} {row.load_average:>5.1f} "
         f"{row.read_s:>6.2f} {row.compute_s:>9.2f} {row.among_s:>11.2f} {row.startup_cpu_s:>11.2f} "
-        f"{row.command_cpu_s:>13.2f}"
+        f"{row.command_cpu_s:>13.2f} {row.build_s:>7.1f}"
     )
     return text + (f"  {row.problem}" if row.problem else "") + ("  (queued)" if row.queued else "")
 
@@ -486,7 +491,7 @@ def main(argv: list[str] | None = None) -> int:
         "cold; start CPU s, command CPU s: the same processes' CPU seconds (user and system); "
         "growth: command s and answers over the smallest size's; read s, results s, IRT+tests s: in one "
         "process, reading the study, computing all its results, and of those the joint IRT, paired tests and "
-        "human band"
+        "human band; build s: writing the study's rows (a process of its own)"
     )
     print(f"{time.monotonic() - began:.0f} s in all")
     if args.json:
