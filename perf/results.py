@@ -2,7 +2,7 @@
 
     python perf/results.py [--answers 10000 100000 1000000] [--database-url postgres://...]
                            [--sqlite] [--no-postgres] [--repeat 3] [--page-repeat 5] [--timeout 900] [--json]
-                           [--units 4] [--unit-size 150] [--runs 3]
+                           [--units 4] [--unit-size 150] [--runs 3] [--profile DIR]
 
 The study of the issue "600 items × 170 people + 10 runs" is
 `--answers 102000 --units 1 --unit-size 600 --runs 10`.
@@ -355,6 +355,31 @@ def timed(env: Mapping[str, str], args: Sequence[str], timeout: float) -> tuple[
     return seconds, usage.ru_maxrss / 1024, output, usage.ru_utime + usage.ru_stime
 
 
+def profile(env: Mapping[str, str], name: str, directory: Path, timeout: float) -> None:
+    """One more cold `study_results NAME --json` under cProfile (DIR/study_results-N.prof, read with
+    pstats) and one under `-X importtime` (DIR/importtime-N.txt), N the study's name's last word."""
+    directory.mkdir(parents=True, exist_ok=True)
+    size = name.rsplit(" ", 1)[-1]
+    runs = (
+        (["-m", "cProfile", "-o", str(directory / f"study_results-{size}.prof")], None),
+        (["-X", "importtime"], directory / f"importtime-{size}.txt"),
+    )
+    for python, imports in runs:
+        done = subprocess.run(
+            [sys.executable, *python, "manage.py", "study_results", name, "--json"],
+            cwd=REPO,
+            env=dict(env),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=timeout,
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"study_results under {' '.join(python)} failed:\n{done.stderr[-3000:]}")
+        if imports is not None:
+            imports.write_text(done.stderr)
+
+
 def shell(env: Mapping[str, str], code: str, timeout: float) -> dict[str, Any]:
     """Run `code` in `manage.py shell` and read the JSON object on its last line."""
     output = manage(env, "shell", "-c", code, timeout=timeout)
@@ -396,6 +421,8 @@ def measure_size(env: Mapping[str, str], label: str, answers: int, args: argpars
         compute = shell(env, code, args.timeout * (args.repeat + 1))
         code = f"from perf.results import page_timings; page_timings(name={name!r}, repeat={args.page_repeat})"
         page = shell(env, code, args.timeout * (args.page_repeat + 2))
+        if args.profile:
+            profile(env, name, args.profile, args.timeout)
     return Row(
         database=label,
         answers=built["answers"],
@@ -474,6 +501,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="cold command runs per size (the median)")
     parser.add_argument("--page-repeat", type=int, default=5, help="warm page and API requests per size (the median)")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds one command may take")
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        metavar="DIR",
+        help="then one cold command under cProfile and one under -X importtime per size, written to DIR",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
 
