@@ -108,7 +108,8 @@ class OpenLoad:
 
     @property
     def achieved_per_second(self) -> float:
-        """Acknowledged answers over the time from the start to the last of them."""
+        """Acknowledged answers over the time from the start to the last of them (to the cut, when
+        answers were cut)."""
         return len(self.acknowledged) / self.seconds if self.seconds else 0.0
 
     @property
