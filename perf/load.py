@@ -78,6 +78,9 @@ class Outcome:
     code: str = ""
     acknowledged: list[Answer] = field(default_factory=list)
     answer_ms: list[float] = field(default_factory=list)
+    #: when each acknowledged answer's response was read in full (`time.perf_counter()`): the
+    #: open-loop load measures an answer's latency from its scheduled time to this
+    answered_at: list[float] = field(default_factory=list)
     statuses: Counter = field(default_factory=Counter)
     failures: int = 0
     reloads: int = 0
@@ -258,6 +261,7 @@ class Participant:
             answer = Answer(self.outcome.pid, position, item, value)
             self.outcome.acknowledged.append(answer)
             self.outcome.answer_ms.append(took)
+            self.outcome.answered_at.append(time.perf_counter())
             if self.on_answer is not None:
                 self.on_answer(answer)
         if "HX-Redirect" in answer_headers:  # htmx loads it as a whole page (next, or in `finish`)
@@ -267,11 +271,15 @@ class Participant:
         else:
             self.page = body
 
-    async def walk(self, until: str, stop_at_redirect: bool = False) -> None:
+    async def walk(self, until: str, stop_at_redirect: bool = False, answers: int | None = None) -> None:
         """Go on until the page is `until` ("item": the first item; "done"), or with
-        `stop_at_redirect` until an answer is answered with an `HX-Redirect` (the last one); every
-        failed request is followed by a reload, until `max_failures` of them."""
+        `stop_at_redirect` until an answer is answered with an `HX-Redirect` (the last one), or with
+        `answers` once that many more answers are acknowledged; every failed request is followed by
+        a reload, until `max_failures` of them."""
+        goal = None if answers is None else len(self.outcome.acknowledged) + answers
         while True:
+            if goal is not None and len(self.outcome.acknowledged) >= goal:
+                return
             try:
                 if not self.page:
                     if self.reloading:
@@ -337,10 +345,15 @@ class Load:
         return len(self.acknowledged) / self.phases["answering"] if self.phases.get("answering") else 0.0
 
     def answer_percentiles(self, *quantiles: float) -> list[float]:
-        times = sorted(ms for outcome in self.outcomes for ms in outcome.answer_ms)
-        if not times:
-            return [float("nan")] * len(quantiles)
-        return [times[min(len(times) - 1, int(q / 100 * len(times)))] for q in quantiles]
+        return percentiles([ms for outcome in self.outcomes for ms in outcome.answer_ms], *quantiles)
+
+
+def percentiles(values: Sequence[float], *quantiles: float) -> list[float]:
+    """The nearest-rank percentiles (0–100) of `values`; NaN each when there are none."""
+    ordered = sorted(values)
+    if not ordered:
+        return [float("nan")] * len(quantiles)
+    return [ordered[min(len(ordered) - 1, int(q / 100 * len(ordered)))] for q in quantiles]
 
 
 def pids(count: int, prefix: int = 0) -> list[str]:
@@ -350,6 +363,65 @@ def pids(count: int, prefix: int = 0) -> list[str]:
 
 def connector(concurrency: int) -> aiohttp.TCPConnector:
     return aiohttp.TCPConnector(limit=concurrency, limit_per_host=concurrency, force_close=True)
+
+
+def browsers(
+    shared: aiohttp.TCPConnector,
+    *,
+    base_url: str,
+    link: str,
+    pids: Sequence[str],
+    path: str,
+    timeout: float,
+    on_answer: Callable[[Answer], None] | None = None,
+    backoff: float = 0.25,
+    max_failures: int = 50,
+) -> tuple[list[aiohttp.ClientSession], list[Participant]]:
+    """A participant per PID, each with a session (and cookie jar) of its own over the `shared`
+    connections; the caller closes the sessions."""
+    sessions = [
+        aiohttp.ClientSession(
+            connector=shared,
+            connector_owner=False,
+            cookie_jar=aiohttp.CookieJar(unsafe=True),  # cookies on 127.0.0.1
+            timeout=aiohttp.ClientTimeout(total=timeout),
+        )
+        for _ in pids
+    ]
+    people = [
+        Participant(
+            http,
+            base_url=base_url,
+            link=link,
+            pid=pid,
+            path=path,
+            session_id=f"S{pid[-12:]}",
+            on_answer=on_answer,
+            backoff=backoff,
+            max_failures=max_failures,
+        )
+        for http, pid in zip(sessions, pids)
+    ]
+    return sessions, people
+
+
+async def all_in_turn(
+    people: Sequence[Participant], step: Callable[[Participant], Awaitable[None]], gate: asyncio.Semaphore
+) -> None:
+    """`step` for every participant still going, as many at a time as `gate` lets in."""
+
+    async def one(person: Participant) -> None:
+        if person.outcome.error:
+            return
+        async with gate:
+            try:
+                await step(person)
+            except Failed:
+                pass  # recorded in the outcome
+            except Exception as exc:  # a page the client cannot read: recorded, the others go on
+                person.outcome.error = f"{type(exc).__name__}: {exc}"
+
+    await asyncio.gather(*(one(person) for person in people))
 
 
 async def run_participants(
@@ -383,44 +455,21 @@ async def run_participants(
     its one slice right after it."""
     gate = asyncio.Semaphore(concurrency)
     shared = connector(concurrency)
-    sessions = [
-        aiohttp.ClientSession(
-            connector=shared,
-            connector_owner=False,
-            cookie_jar=aiohttp.CookieJar(unsafe=True),  # cookies on 127.0.0.1
-            timeout=aiohttp.ClientTimeout(total=timeout),
-        )
-        for _ in pids
-    ]
-    people = [
-        Participant(
-            http,
-            base_url=base_url,
-            link=link,
-            pid=pid,
-            path=path,
-            session_id=f"S{pid[-12:]}",
-            on_answer=on_answer,
-            backoff=backoff,
-            max_failures=max_failures,
-        )
-        for http, pid in zip(sessions, pids)
-    ]
+    sessions, people = browsers(
+        shared,
+        base_url=base_url,
+        link=link,
+        pids=pids,
+        path=path,
+        timeout=timeout,
+        on_answer=on_answer,
+        backoff=backoff,
+        max_failures=max_failures,
+    )
 
     async def each(step: Callable[[Participant], Awaitable[None]]) -> tuple[float, float]:
-        async def one(person: Participant) -> None:
-            if person.outcome.error:
-                return
-            async with gate:
-                try:
-                    await step(person)
-                except Failed:
-                    pass  # recorded in the outcome
-                except Exception as exc:  # a page the client cannot read: recorded, the others go on
-                    person.outcome.error = f"{type(exc).__name__}: {exc}"
-
         began = time.perf_counter()
-        await asyncio.gather(*(one(person) for person in people))
+        await all_in_turn(people, step, gate)
         return began, time.perf_counter()
 
     async def seconds(step: Callable[[Participant], Awaitable[None]]) -> float:

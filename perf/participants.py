@@ -2,6 +2,7 @@
 
     python perf/participants.py [--participants 500] [--concurrency 50 [500 ...]] [--path htmx|nojs|both]
                                [--database-url postgres://...] [--sqlite] [--workers N] [--json]
+    python perf/participants.py --rates 100 200 400 [--seconds 20] [--arrivals fixed|poisson] [--path ...]
 
 For each database (PostgreSQL, a database this script creates and drops; with --sqlite also the
 embedded SQLite default, in a temporary directory) it migrates, imports the implicature items
@@ -26,6 +27,15 @@ over the answering phase, whose requests are the answer POSTs (and, without Java
 pages they redirect to). Participants answer as fast as the server lets them (no think time), and
 the client runs on the same machine as the server. With --json the last line is one JSON object.
 
+With --rates R [R ...] it runs open loop instead (perf/open_loop.py): for each rate a study of its
+own whose participants are brought to their first item (--concurrency's first C at a time, not
+timed), then their answers are offered at R answers/s for --seconds (evenly spaced, or --arrivals
+poisson), each sent at its scheduled time whether or not the earlier ones have been answered. Each
+row: offered and achieved answers/s, latency percentiles from each answer's scheduled time (so the
+queue a slow server builds shows), failed requests, the answers cut at the end (--drain seconds
+after the last scheduled one), the database check; at the end, the highest rate whose answers were
+all stored once with a p95 under --p95-target ms (250).
+
 A second table gives the CPU behind those figures (perf/cpu.py, Linux): milliseconds per answer of
 the server's processes, PostgreSQL's and the client's during the answering phase, the same per
 /livez request, and the server ratio, /livez's server CPU over an answer's server + database CPU.
@@ -39,9 +49,7 @@ import argparse
 import asyncio
 import json
 import os
-import sqlite3
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -52,9 +60,11 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from perf.cpu import GROUPS, CpuMeter  # noqa: E402
+from perf.cpu import GROUPS  # noqa: E402
 from perf.load import PATHS, Hammered, Load, hammer, pids, run_participants  # noqa: E402
-from perf.server import Server, free_port, manage, server_env  # noqa: E402
+from perf.open_loop import ARRIVALS  # noqa: E402
+from perf.rates import main_rates  # noqa: E402
+from perf.serving import each_database, served, show_log_if, study_link  # noqa: E402
 from perf.verify import verify  # noqa: E402
 
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/parity_perf"
@@ -92,116 +102,23 @@ class Row:
     livez_slices: list[float] = field(default_factory=list)
 
 
-# -- databases ------------------------------------------------------------------------------------
-
-
-class Postgres:
-    """A database of its own on the server `url` names: created here, dropped at the end."""
-
-    label = "postgresql"
-
-    def __init__(self, url: str) -> None:
-        import psycopg
-
-        self.psycopg, self.url = psycopg, url
-        base, _, self.name = url.rpartition("/")
-        self.maintenance = f"{base}/postgres"
-        if not self.name.replace("_", "").isalnum():
-            raise SystemExit(f"--database-url: {self.name!r} is not a plain database name")
-
-    def __enter__(self) -> Postgres:
-        with self.psycopg.connect(self.maintenance, autocommit=True) as db:
-            if db.execute("SELECT 1 FROM pg_database WHERE datname = %s", (self.name,)).fetchone():
-                raise SystemExit(f"database {self.name} already exists: drop it, or name another with --database-url")
-            db.execute(f'CREATE DATABASE "{self.name}"')
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        with self.psycopg.connect(self.maintenance, autocommit=True) as db:
-            db.execute(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
-
-    def env(self, var_dir: Path) -> dict[str, str]:
-        return server_env(database_url=self.url, var_dir=var_dir)
-
-    def query(self, sql: str) -> list[tuple]:
-        with self.psycopg.connect(self.url) as db:
-            return db.execute(sql).fetchall()
-
-
-class Sqlite:
-    """The embedded default: var/parity.sqlite3, here under a temporary directory."""
-
-    label = "sqlite"
-
-    def __init__(self, var_dir: Path) -> None:
-        self.path = var_dir / "parity.sqlite3"
-
-    def __enter__(self) -> Sqlite:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        pass
-
-    def env(self, var_dir: Path) -> dict[str, str]:
-        return server_env(database_url=None, var_dir=var_dir)
-
-    def query(self, sql: str) -> list[tuple]:
-        with sqlite3.connect(self.path, timeout=30) as db:
-            return db.execute(sql).fetchall()
-
-
 # -- one database ---------------------------------------------------------------------------------
-
-
-def study_link(
-    env: dict[str, str], *, name: str, participants: int, units: int, items: int, attention_checks: int
-) -> str:
-    """A live implicature study with room for exactly `participants` (`units` × per unit)."""
-    per_unit = -(-participants // units)
-    output = manage(
-        env,
-        "create_study",
-        "--benchmark",
-        "implicature",
-        "--name",
-        name,
-        "--units",
-        str(units),
-        "--per-unit",
-        str(per_unit),
-        "--unit-size",
-        str(items),
-        "--attention-checks",
-        str(attention_checks),
-        "--exclude-at",
-        str(attention_checks + 1),
-        # the simulated participants answer as fast as the server lets them, with no time to read
-        "--min-answer-ms",
-        "0",
-    )
-    return output.strip().splitlines()[-1].split("?")[0].rstrip("/").rsplit("/", 1)[-1]
 
 
 def measure(make_database: Callable[[Path], Any], args: argparse.Namespace, report: Callable[[Row], None]) -> list[Row]:
     """Every row of one database; `make_database(var_dir)` gives it, with the server's data directory."""
     rows: list[Row] = []
-    with tempfile.TemporaryDirectory(prefix="parity-perf-") as tmp, make_database(Path(tmp)) as database:
-        var_dir = Path(tmp)
-        env = database.env(var_dir)
-        manage(env, "migrate", "--noinput", "-v", "0")
-        manage(env, "import_benchmark", "implicature")
-        server = Server(env, port=free_port(), workers=args.workers, log=var_dir / "gunicorn.log").start()
+    with served(make_database, workers=args.workers) as serving:
         try:
-            asyncio.run(hammer(f"{server.url}/livez", concurrency=2 * args.workers, seconds=1))  # every worker up
-            meter = CpuMeter(server.process.pid if server.process else None)  # its own process group
+            url, meter = serving.server.url, serving.meter
             for concurrency in args.concurrency:
                 trivial = partial(
-                    hammer, f"{server.url}/livez", concurrency=concurrency, seconds=args.livez_slice, meter=meter
+                    hammer, f"{url}/livez", concurrency=concurrency, seconds=args.livez_slice, meter=meter
                 )
                 for path in args.paths:
                     units = args.units if args.participants % args.units == 0 else 1
                     link = study_link(
-                        env,
+                        serving.env,
                         name=f"perf {path} C{concurrency}",
                         participants=args.participants,
                         units=units,
@@ -210,7 +127,7 @@ def measure(make_database: Callable[[Path], Any], args: argparse.Namespace, repo
                     )
                     load = asyncio.run(
                         run_participants(
-                            base_url=server.url,
+                            base_url=url,
                             link=link,
                             pids=pids(args.participants, prefix=concurrency),
                             path=path,
@@ -221,13 +138,11 @@ def measure(make_database: Callable[[Path], Any], args: argparse.Namespace, repo
                             every=args.slice_every,
                         )
                     )
-                    row = _row(database.label, load, database.query, link)
+                    row = _row(serving.database.label, load, serving.database.query, link)
                     report(row)
                     rows.append(row)
         finally:
-            server.stop()
-            if any(not row.verified or row.server_errors for row in rows):
-                print(server.tail(), file=sys.stderr)
+            show_log_if(serving, any(not row.verified or row.server_errors for row in rows))
     return rows
 
 
@@ -318,18 +233,6 @@ def _spread(rates: Sequence[float]) -> str:
     return f"{min(rates):.0f}–{max(rates):.0f} over {len(rates)}" if rates else "none"
 
 
-def each_database(args: argparse.Namespace, measure: Callable[..., list[Any]], line: Callable[[Any], str]) -> list[Any]:
-    """`measure` against PostgreSQL (unless --no-postgres), then the embedded SQLite (with --sqlite),
-    each row printed as it comes."""
-    databases: list[Callable[[Path], Any]] = [] if args.no_postgres else [lambda _var: Postgres(args.database_url)]
-    if args.sqlite:
-        databases.append(Sqlite)
-    rows: list[Any] = []
-    for make_database in databases:
-        rows += measure(make_database, args, lambda row: print(line(row), flush=True))
-    return rows
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--participants", "-n", type=int, default=500)
@@ -367,9 +270,36 @@ def main(argv: list[str] | None = None) -> int:
         default=120.0,
         help="seconds a request may take before the participant reloads (requests queue at high C)",
     )
+    parser.add_argument(
+        "--rates",
+        type=float,
+        nargs="+",
+        help="open loop: answers offered at each of these rates (answers/s) for --seconds each, instead of "
+        "participants answering as fast as they are answered (--concurrency then only brings them to their "
+        "first item)",
+    )
+    parser.add_argument("--seconds", type=float, default=20.0, help="open loop: seconds of answers at each rate")
+    parser.add_argument(
+        "--arrivals", choices=ARRIVALS, default="fixed", help="open loop: evenly spaced, or a Poisson process"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="open loop: the Poisson arrivals' seed")
+    parser.add_argument(
+        "--drain",
+        type=float,
+        default=30.0,
+        help="open loop: seconds the answers still out get after the last scheduled one; then they are cut",
+    )
+    parser.add_argument(
+        "--connections", type=int, default=1000, help="open loop: connections at once at most (default %(default)s)"
+    )
+    parser.add_argument(
+        "--p95-target", type=float, default=250.0, help="open loop: the p95 (ms) the highest rate reported keeps under"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     args.paths = list(PATHS) if args.path == "both" else [args.path]
+    if args.rates:
+        return main_rates(args)
 
     began = time.monotonic()
     load_before = os.getloadavg()[0]

@@ -2,7 +2,7 @@
 
     python perf/results.py [--answers 10000 100000 1000000] [--database-url postgres://...]
                            [--sqlite] [--no-postgres] [--repeat 3] [--page-repeat 5] [--timeout 900] [--json]
-                           [--units 4] [--unit-size 150] [--runs 3] [--no-compile]
+                           [--units 4] [--unit-size 150] [--runs 3] [--profile DIR] [--no-compile]
 
 The study of the issue "600 items × 170 people + 10 runs" is
 `--answers 102000 --units 1 --unit-size 600 --runs 10`.
@@ -46,14 +46,15 @@ import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from perf.participants import each_database  # noqa: E402
 from perf.server import manage  # noqa: E402
+from perf.serving import each_database  # noqa: E402
 
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/parity_perf_results"
 UNITS, UNIT_SIZE, RUNS = 4, 150, 3
@@ -88,6 +89,8 @@ class Row:
     growth: float = 1.0
     answers_growth: float = 1.0
     problem: str = ""
+    #: building the study (its rows written in bulk), in a process of its own
+    build_s: float = math.nan
 
 
 # -- inside Django (run by `manage.py shell -c` with the database's settings) ----------------------
@@ -106,7 +109,7 @@ def build(
     from annotation.models import Item
     from modelruns.models import ModelResponse, ModelRun, ModelSpec
     from modelruns.services import setting_key
-    from studies.models import Participant, Response, Study, UnitItem
+    from studies.models import Participant, Study, UnitItem
     from studies.services import study_create
 
     rng = np.random.default_rng(seed)
@@ -138,26 +141,16 @@ def build(
                 for number in range(per_unit)
             )
             people += per_unit
+            rows = []
             for participant in participants:
                 right = rng.random(len(items)) < np.clip(easy + rng.normal(0, 0.05), 0, 1)
-                Response.objects.bulk_create(
-                    [
-                        Response(
-                            participant=participant,
-                            item=item,
-                            position=position,
-                            raw_answer=item.gold if ok else flip[item.gold],
-                            answer=item.gold if ok else flip[item.gold],
-                            valid=True,
-                            correct=bool(ok),
-                            shown_at=now,
-                            answered_at=now,
-                            duration_ms=int(rng.integers(2_000, 20_000)),
-                        )
-                        for position, (item, ok) in enumerate(zip(items, right), start=1)
-                    ]
+                durations = rng.integers(2_000, 20_000, size=len(items)).tolist()  # the draws one at a time drew
+                rows.extend(
+                    (participant.pk, item.pk, position, item.gold if ok else flip[item.gold], bool(ok), ms)
+                    for position, (item, ok, ms) in enumerate(zip(items, right, durations), start=1)
                 )
-                answers += len(items)
+            write_answers(rows, at=now)
+            answers += len(rows)
     spec, _ = ModelSpec.objects.get_or_create(name="perf-lm", defaults={"model": "local/perf-lm"})
     every = list(Item.objects.filter(unititem__unit__study=study).distinct())
     for number in range(runs):
@@ -187,6 +180,64 @@ def build(
             for item, ok in zip(every, right)
         )
     print(json.dumps({"answers": answers, "people": people, "study_id": study.pk}))
+
+
+def write_answers(rows: Sequence[tuple[int, int, int, str, bool, int]], *, at: datetime) -> None:
+    """Answers given as (participant id, item id, position, answer, correct, duration ms), each valid,
+    shown and answered `at`, every other field its default. On PostgreSQL through COPY (psycopg's
+    `Cursor.copy`): a million answers through `bulk_create` spend most of their time building model
+    instances and preparing each of their values (about 0.7 ms of CPU per answer against 0.1 ms),
+    and `COPY` is PostgreSQL's bulk load. Elsewhere `bulk_create`."""
+    from django.db import connection, models
+    from psycopg import sql
+
+    from studies.models import Response
+
+    if connection.vendor != "postgresql":
+        Response.objects.bulk_create(
+            (
+                Response(
+                    participant_id=participant,
+                    item_id=item,
+                    position=position,
+                    raw_answer=answer,
+                    answer=answer,
+                    valid=True,
+                    correct=correct,
+                    shown_at=at,
+                    answered_at=at,
+                    duration_ms=ms,
+                )
+                for participant, item, position, answer, correct, ms in rows
+            ),
+            batch_size=5_000,
+        )
+        return
+    fields = {
+        field.name: field
+        for field in Response._meta.get_fields()
+        if isinstance(field, models.Field) and field.concrete and not field.many_to_many and not field.primary_key
+    }
+    given = ("participant", "item", "position", "raw_answer", "answer", "correct", "duration_ms")
+    same = {"valid": True, "shown_at": at, "answered_at": at}
+    rest = [field for name, field in fields.items() if name not in given]
+
+    def once(field: models.Field) -> Any:
+        """The column's value in every row, prepared once as the field prepares it for the database;
+        a JSON value as its text, which COPY parses (psycopg would encode the same JSON per row)."""
+        value = same.get(field.name, field.get_default())
+        if isinstance(field, models.JSONField):
+            return None if value is None else json.dumps(value, cls=field.encoder)
+        return field.get_db_prep_save(value, connection)
+
+    fixed = tuple(once(field) for field in rest)
+    columns = [fields[name].get_attname_column()[1] for name in given] + [f.get_attname_column()[1] for f in rest]
+    statement = sql.SQL("COPY {} ({}) FROM STDIN").format(
+        sql.Identifier(Response._meta.db_table), sql.SQL(", ").join(map(sql.Identifier, columns))
+    )
+    with connection.cursor() as cursor, cursor.copy(statement) as copy:
+        for participant, item, position, answer, correct, ms in rows:
+            copy.write_row((participant, item, position, answer, answer, correct, ms, *fixed))
 
 
 def compute_timings(*, name: str, repeat: int) -> None:
@@ -304,6 +355,31 @@ def timed(env: Mapping[str, str], args: Sequence[str], timeout: float) -> tuple[
     return seconds, usage.ru_maxrss / 1024, output, usage.ru_utime + usage.ru_stime
 
 
+def profile(env: Mapping[str, str], name: str, directory: Path, timeout: float) -> None:
+    """One more cold `study_results NAME --json` under cProfile (DIR/study_results-N.prof, read with
+    pstats) and one under `-X importtime` (DIR/importtime-N.txt), N the study's name's last word."""
+    directory.mkdir(parents=True, exist_ok=True)
+    size = name.rsplit(" ", 1)[-1]
+    runs = (
+        (["-m", "cProfile", "-o", str(directory / f"study_results-{size}.prof")], None),
+        (["-X", "importtime"], directory / f"importtime-{size}.txt"),
+    )
+    for python, imports in runs:
+        done = subprocess.run(
+            [sys.executable, *python, "manage.py", "study_results", name, "--json"],
+            cwd=REPO,
+            env=dict(env),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=timeout,
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"study_results under {' '.join(python)} failed:\n{done.stderr[-3000:]}")
+        if imports is not None:
+            imports.write_text(done.stderr)
+
+
 def shell(env: Mapping[str, str], code: str, timeout: float) -> dict[str, Any]:
     """Run `code` in `manage.py shell` and read the JSON object on its last line."""
     output = manage(env, "shell", "-c", code, timeout=timeout)
@@ -316,7 +392,9 @@ def measure_size(env: Mapping[str, str], label: str, answers: int, args: argpars
     build_call = (
         f"build(name={name!r}, per_unit={per_unit}, units={args.units}, unit_size={args.unit_size}, runs={args.runs})"
     )
+    began = time.monotonic()
     built = shell(env, f"from perf.results import build; {build_call}", args.timeout)
+    build_s = time.monotonic() - began
     started = [timed(env, ["study_results", "--help"], args.timeout) for _ in range(args.repeat)]
     startup = statistics.median(run[0] for run in started)
     startup_cpu = statistics.median(run[3] for run in started)
@@ -343,6 +421,8 @@ def measure_size(env: Mapping[str, str], label: str, answers: int, args: argpars
         compute = shell(env, code, args.timeout * (args.repeat + 1))
         code = f"from perf.results import page_timings; page_timings(name={name!r}, repeat={args.page_repeat})"
         page = shell(env, code, args.timeout * (args.page_repeat + 2))
+        if args.profile:
+            profile(env, name, args.profile, args.timeout)
     return Row(
         database=label,
         answers=built["answers"],
@@ -363,6 +443,7 @@ def measure_size(env: Mapping[str, str], label: str, answers: int, args: argpars
         compute_s=round(compute["compute_s"], 2),
         among_s=round(compute["among_s"], 2),
         problem=problem,
+        build_s=round(build_s, 1),
     )
 
 
@@ -385,7 +466,7 @@ def measure(make_database: Callable[[Path], Any], args: argparse.Namespace, repo
 HEADER = (
     f"{'database':<10} {'answers':>9} {'people':>6} {'start s':>7} {'command s':>9} {'peak MB':>7} "
     f"{'growth':>12} {'page cold s':>11} {'ready s':>7} {'page ms':>7} {'API ms':>7} {'load':>5} "
-    f"{'read s':>6} {'results s':>9} {'IRT+tests s':>11} {'start CPU s':>11} {'command CPU s':>13}"
+    f"{'read s':>6} {'results s':>9} {'IRT+tests s':>11} {'start CPU s':>11} {'command CPU s':>13} {'build s':>7}"
 )
 
 
@@ -396,7 +477,7 @@ def line(row: Row) -> str:
         f"{row.peak_mb:>7.0f} {growth:>12} {row.page_cold_s:>11.2f} {row.page_ready_s:>7.2f} "
         f"{row.page_warm_ms:>7.1f} {row.api_warm_ms:>7.1f} {row.load_average:>5.1f} "
         f"{row.read_s:>6.2f} {row.compute_s:>9.2f} {row.among_s:>11.2f} {row.startup_cpu_s:>11.2f} "
-        f"{row.command_cpu_s:>13.2f}"
+        f"{row.command_cpu_s:>13.2f} {row.build_s:>7.1f}"
     )
     return text + (f"  {row.problem}" if row.problem else "") + ("  (queued)" if row.queued else "")
 
@@ -431,6 +512,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="cold command runs per size (the median)")
     parser.add_argument("--page-repeat", type=int, default=5, help="warm page and API requests per size (the median)")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds one command may take")
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        metavar="DIR",
+        help="then one cold command under cProfile and one under -X importtime per size, written to DIR",
+    )
     parser.add_argument("--json", action="store_true")
     parser.add_argument(
         "--no-compile",
@@ -455,7 +542,7 @@ def main(argv: list[str] | None = None) -> int:
         "cold; start CPU s, command CPU s: the same processes' CPU seconds (user and system); "
         "growth: command s and answers over the smallest size's; read s, results s, IRT+tests s: in one "
         "process, reading the study, computing all its results, and of those the joint IRT, paired tests and "
-        "human band"
+        "human band; build s: writing the study's rows (a process of its own)"
     )
     print(f"{time.monotonic() - began:.0f} s in all")
     if args.json:

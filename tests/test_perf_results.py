@@ -7,11 +7,14 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.utils import timezone
 
-from perf.results import build, page_timings
+from annotation.models import Item
+from perf.results import build, page_timings, write_answers
 from results.computing.assemble import study_results
 from results.loading.selectors import load_study_data
-from studies.models import Study
+from studies.models import Participant, Response, Study
+from tests.factories import Bot, pid, small_study
 
 pytestmark = pytest.mark.django_db
 
@@ -35,3 +38,41 @@ def test_the_page_and_the_api_are_timed_once_their_results_are_kept(implicature,
     timings = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert timings["queued"] and timings["ready_s"] >= timings["cold_s"] > 0
     assert timings["warm_ms"] > 0 and timings["api_warm_ms"] > 0
+
+
+@pytest.mark.both_databases
+def test_answers_written_in_bulk_are_the_rows_the_orm_writes(implicature):
+    """On PostgreSQL `write_answers` loads the answers with COPY: each column, the defaults included,
+    as the model's own `bulk_create` writes it (elsewhere it is `bulk_create`)."""
+    study = small_study("bulk", unit_size=3, units=1, per_unit=2, attention_checks=0, exclude_at=0)
+    for n in (1, 2):
+        Bot(study, pid(n)).enter()
+    first, second = (Participant.objects.get(study=study, prolific_pid=pid(n)) for n in (1, 2))
+    items = list(Item.objects.filter(unititem__unit__study=study).order_by("pk"))
+    at = timezone.now()
+    answers = [
+        (position, item.pk, "yes" if position % 2 else "no", position != 2, 1000 * position)
+        for position, item in enumerate(items, start=1)
+    ]
+    write_answers([(first.pk, item, position, answer, ok, ms) for position, item, answer, ok, ms in answers], at=at)
+    Response.objects.bulk_create(
+        Response(
+            participant=second,
+            item_id=item,
+            position=position,
+            raw_answer=answer,
+            answer=answer,
+            valid=True,
+            correct=ok,
+            shown_at=at,
+            answered_at=at,
+            duration_ms=ms,
+        )
+        for position, item, answer, ok, ms in answers
+    )
+    columns = [f.name for f in Response._meta.get_fields() if f.concrete and f.name not in ("id", "participant")]
+
+    def stored(participant) -> list[tuple]:
+        return list(Response.objects.filter(participant=participant).order_by("position").values_list(*columns))
+
+    assert len(stored(first)) == 3 and stored(first) == stored(second)
