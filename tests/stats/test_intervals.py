@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import pytest
 
 from parity.stats import Rating, accuracy_by_unit, accuracy_summary, bootstrap_mean_ci, t_mean_ci
+from parity.stats.intervals import studentized_bootstrap_ci
 
 # Five annotators, as in each of Ruis et al.'s subsets.
 FIVE = [0.9, 0.8, 0.85, 0.95, 0.7]
@@ -76,3 +80,56 @@ def test_ten_annotators_or_more_carry_no_warning() -> None:
 def test_an_unknown_ci_method_is_refused() -> None:
     with pytest.raises(ValueError, match="ci_method must be one of t_interval, percentile_bootstrap"):
         accuracy_summary(_ratings(FIVE), ci_method="wald")
+
+
+def _bootstrap_t_by_hand(values: list[float], n_boot: int, seed: int) -> tuple[float, float]:
+    """Efron and Tibshirani (1993, §12.5), one resample at a time with the same seeded indices."""
+    data = np.asarray(values)
+    n, mean, se = data.size, data.mean(), data.std(ddof=1) / math.sqrt(len(values))
+    rng = np.random.default_rng(seed)
+    indices = rng.integers(0, n, size=(n_boot, n))
+    studentized = []
+    for row in indices:
+        resample = data[row]
+        spread = resample.std(ddof=1)
+        if spread == 0.0:
+            studentized.append(0.0 if resample.mean() == mean else math.copysign(math.inf, resample.mean() - mean))
+        else:
+            studentized.append((resample.mean() - mean) / (spread / math.sqrt(n)))
+    ordered = sorted(studentized)
+    # the 2.5% and 97.5% order statistics: the ⌈B · α⌉-th smallest
+    low_q, high_q = ordered[math.ceil(n_boot * 0.025) - 1], ordered[math.ceil(n_boot * 0.975) - 1]
+    return max(0.0, mean - high_q * se), min(1.0, mean - low_q * se)
+
+
+def test_the_studentized_bootstrap_is_its_formula() -> None:
+    skewed = [1.0, 0.975, 0.975, 0.95, 0.95, 0.925, 0.85, 0.6]
+    for values in (FIVE, skewed):
+        interval = studentized_bootstrap_ci(values, n_boot=2_000, seed=3)
+        assert interval is not None
+        assert (interval.low, interval.high) == pytest.approx(_bootstrap_t_by_hand(values, 2_000, 3), abs=1e-12)
+
+
+def test_the_studentized_bootstrap_follows_the_skew_where_t_is_symmetric() -> None:
+    # near the ceiling, one participant far below the rest: the mean is uncertain mostly downwards
+    skewed = [1.0, 0.975, 0.975, 0.95, 0.95, 0.925, 0.85, 0.6]
+    mean = sum(skewed) / len(skewed)
+    boot, t = studentized_bootstrap_ci(skewed), t_mean_ci(skewed)
+    assert boot is not None and t is not None
+    assert mean - boot.low > 1.5 * (boot.high - mean)
+    # the t-interval is the mean ± the same arm (cut at 1.0 above); the bootstrap-t reaches lower
+    assert boot.low < t.low and boot.high < t.high
+
+
+def test_the_studentized_bootstrap_without_spread_and_at_the_edges() -> None:
+    # no spread: the zero-width interval at the mean, as the t-interval gives
+    same = studentized_bootstrap_ci([0.9, 0.9, 0.9])
+    assert same is not None and (same.low, same.high) == (0.9, 0.9)
+    assert studentized_bootstrap_ci([0.5]) is None and studentized_bootstrap_ci([]) is None
+    # two values: half the resamples repeat one of them (no spread, T* = ±∞), so the interval is all of [0, 1]
+    both = studentized_bootstrap_ci([1.0, 0.6])
+    assert both is not None and (both.low, both.high) == (0.0, 1.0)
+    # seeded: the same call, the same interval
+    assert studentized_bootstrap_ci(FIVE) == studentized_bootstrap_ci(FIVE)
+    with pytest.raises(ValueError, match="confidence"):
+        studentized_bootstrap_ci(FIVE, confidence=0.0)
