@@ -286,6 +286,9 @@ def complete_grades(
     raters = list(table)
     all_items = sorted({item for answers in table.values() for item in answers})
     complete = [item for item in all_items if all(item in table[r] for r in raters)]
+    if len(complete) < 2 or len(raters) < 2:
+        # no ICC from one rater or one item: nothing is read as a number (the answers need not be grades)
+        return np.empty((len(complete), len(raters))), len(all_items) - len(complete)
     y = np.array([[_numeric(table[r][item], scores) for r in raters] for item in complete], dtype=np.float64)
     return y.reshape(len(complete), len(raters)), len(all_items) - len(complete)
 

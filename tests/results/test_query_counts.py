@@ -104,7 +104,7 @@ def test_the_new_study_form_and_its_power_analysis_cost_the_same_queries_whateve
 #: to withhold (2), then what its parts read, each once whatever the study's size (the units' items in
 #: one query, not one a unit): its units, participants, items, answers and model runs, its results (the
 #: `study_results` command's own reads), its preregistration, events and checklist
-BUNDLE_QUERIES = 41
+BUNDLE_QUERIES = 40
 
 
 def test_the_bundle_costs_the_same_queries_for_one_and_three_units(implicature, researcher, researcher_client):
