@@ -314,6 +314,8 @@ def _listed_and_reviewed(page, live_server, study: Study, good: Participant, pho
         assert cell.locator("p.explanation").inner_text() == f"Why: {response.explanation}"
     # and on the participant's admin page, each with its position and item
     page.click(f"text={good.pseudonym} in the admin")
+    # the click returns once pressed, not once the admin's page is there
+    page.wait_for_selector("ul.explanations li")
     shown = page.locator("ul.explanations li").all_inner_texts()
     assert shown == [f"#{r.position} {r.item.key}: {r.explanation}" for r in written.select_related("item")], shown
 
