@@ -76,8 +76,8 @@ def test_eight_annotators_near_the_ceiling_get_one_note_saying_both(implicature,
     note = accuracy["ci_note"]
     # the sentence is the record's: its 8 annotators and their mean accuracy
     assert note == ceiling_note(human["n_annotators"], accuracy["mean"])
-    assert note.startswith("Only 8 annotators, near the ceiling (mean accuracy 93.8%): the CI is wide, yet ")
-    assert SIMULATED in note and "even so wide, it may be too narrow. Read it as a rough range" in note
+    assert note.startswith("Only 8 annotators, near the ceiling (mean accuracy 93.8%): the CI is wide and assumes ")
+    assert SIMULATED in note and "Even so wide, it may be too narrow: read it as a rough range" in note
     assert '"The human accuracy\'s CI near the ceiling"' in note
     assert accuracy["small_n_warning"] is True and accuracy["ci_method"] == "t_interval"
     units = {unit["unit"]: unit for unit in results["units"]}
