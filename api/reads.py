@@ -301,8 +301,9 @@ class StudyResultsApi(ResearcherApi):
         benchmark = serializers.CharField()
         participants = serializers.DictField(child=serializers.IntegerField())
         human = serializers.JSONField(
-            help_text="accuracy (mean, best, worst, ci95 with its ci_method and small_n_warning: fewer than 10 "
-            "annotators), kappas, alpha, ICC"
+            help_text="accuracy (mean, best, worst, ci95 with its ci_method, small_n_warning: fewer than 10 "
+            "annotators, and ci_note: why a t-interval near the ceiling over fewer than 30 may be too narrow), kappas, "
+            "alpha, ICC"
         )
         units = serializers.ListField(child=serializers.JSONField())
         models = serializers.ListField(child=serializers.JSONField())

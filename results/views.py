@@ -31,7 +31,13 @@ from results.forms import (
 from results.loading.selectors import load_study_data
 from results.presenting.cache import Computed, results_lookup
 from results.presenting.charts import arrivals_chart
-from results.presenting.display import among_people_rows, disagreement_rows, headline_cells, summary_cards
+from results.presenting.display import (
+    CEILING_MARK,
+    among_people_rows,
+    disagreement_rows,
+    headline_cells,
+    summary_cards,
+)
 from results.presenting.exports import FORMATS, ExportForm, export_study
 from results.presenting.report import FORMATS as REPORT_FORMATS
 from results.presenting.report import render_report
@@ -59,7 +65,11 @@ def _model_runs_url(study: Study) -> str:
 @require_GET
 def study_list(request: HtmxHttpRequest) -> HttpResponse:
     rows = study_headlines(researcher_studies(request.user))
-    return render(request, "results/study_list.html", {"rows": [(row, headline_cells(row)) for row in rows]})
+    return render(
+        request,
+        "results/study_list.html",
+        {"rows": [(row, headline_cells(row)) for row in rows], "ceiling_mark": CEILING_MARK},
+    )
 
 
 #: how often a page waiting for its results asks for them again

@@ -12,7 +12,8 @@ The CI of a mean over participants is Student's t-interval over their accuracies
 published subset); ``ci_method="percentile_bootstrap"`` gives the bootstrap, and
 ``ci_method="confidence_sequence"`` the anytime-valid confidence sequence over the participants in
 the order given (`parity.stats.sequences`: for a study recruited until its interval was narrow). Each summary says
-which it used, and flags fewer than ten participants (``small_n_warning``).
+which it used, flags fewer than ten participants (``small_n_warning``), and says where a t-interval over
+fewer than thirty sits near the ceiling and may be too narrow (``ci_note``, `parity.stats.intervals.ceiling_note`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from parity.stats.intervals import (
     CONFIDENCE_SEQUENCE,
     FIXED_WIDTH,
     T_INTERVAL,
+    ceiling_note,
     small_n,
     t_mean_ci,
 )
@@ -73,6 +75,9 @@ class AccuracySummary(JsonResult):
     ci_method: str = T_INTERVAL
     #: fewer than `SMALL_N` participants: the CI is wide and rests on few values
     small_n_warning: bool = False
+    #: a t-interval near the ceiling over fewer than `CEILING_FEW` participants: why it may be too
+    #: narrow (`ceiling_note`, which then says the few-participants warning too); None elsewhere
+    ci_note: str | None = None
 
 
 @dataclass(frozen=True)
@@ -172,6 +177,7 @@ def summarise_participants(
         participants=list(participants),
         ci_method=ci_method,
         small_n_warning=small_n(len(values)),
+        ci_note=ceiling_note(len(values), mean, method=ci_method),
     )
 
 

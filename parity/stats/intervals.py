@@ -82,6 +82,56 @@ def small_n(n: int) -> bool:
     return 0 < n < SMALL_N
 
 
+#: a t-interval over fewer than `CEILING_FEW` participants whose mean accuracy is at least `CEILING`
+#: comes with a note that it may be too narrow. Near the ceiling the participants' accuracies are
+#: skewed (a long tail below, none above), and the t-interval leans on their being roughly normal. In
+#: simulation (docs/results.md, "The human accuracy's CI near the ceiling"; `python -m
+#: perf.calibration.human_ci`) it covered 90.8% at 8 people, 91.3% at 20 and 92.0% at 25 (one unit of
+#: 40 items, about 93% right; 90.1–90.2% at 8 and 20 with another seed) and 93.7% at 20 people × 20
+#: items at 89% right, all below the band of 93.5–96.5%; 93.9% at 150 people × 30 items at 93% right
+#: and 95.5% at 100 × 20 (inside the band); and 94–96% at the layouts further from the ceiling. 88% is
+#: just under the lowest accuracy measured short (89%), 30 just over the most people measured short (25).
+#: The easy layout (about 84% right, 20 people) covered 93.0% in one run and 94.6% in another: at the
+#: band's edge, below the line, no note
+CEILING = 0.88
+CEILING_FEW = 30
+#: the coverage the t-interval reached in simulation near the ceiling with fewer than `CEILING_FEW`
+#: people (the figures above, rounded outwards): what the note says instead of 95%
+CEILING_COVERAGE = (0.90, 0.94)
+#: where the note sends the reader: the section of the docs with the simulation
+CEILING_DOCS = 'the results page of the docs, "The human accuracy\'s CI near the ceiling"'
+
+
+def near_ceiling(n: int, mean: float | None, *, method: str = T_INTERVAL) -> bool:
+    """True when a t-interval over `n` participants with mean accuracy `mean` comes with the note of
+    `ceiling_note`: two participants or more (one has no interval), fewer than `CEILING_FEW`, and a
+    mean of at least `CEILING`. Other methods were not measured there: no note."""
+    return method == T_INTERVAL and 2 <= n < CEILING_FEW and mean is not None and mean >= CEILING
+
+
+def ceiling_note(n: int, mean: float | None, *, method: str = T_INTERVAL) -> str | None:
+    """The sentence printed beside a t-interval near the ceiling (`near_ceiling`), from its number of
+    participants and their mean accuracy; None elsewhere. Below `SMALL_N` it takes the place of the
+    few-participants warning, saying both: the interval is wide, and may still be too narrow."""
+    if mean is None or not near_ceiling(n, mean, method=method):
+        return None
+    low, high = CEILING_COVERAGE
+    covered = (
+        f"in simulation a t-interval over fewer than {CEILING_FEW} people this close to 100% covered about "
+        f"{100 * low:.0f}–{100 * high:.0f}% of the time rather than 95%"
+    )
+    if small_n(n):
+        return (
+            f"Only {n} annotators, near the ceiling (mean accuracy {100 * mean:.1f}%): the CI is wide and assumes "
+            f"their accuracies are roughly normal, which so few cannot show, and near the ceiling they are skewed: "
+            f"{covered}. Even so wide, it may be too narrow: read it as a rough range (see {CEILING_DOCS})."
+        )
+    return (
+        f"With {n} annotators near the ceiling (mean accuracy {100 * mean:.1f}%), their accuracies are skewed, "
+        f"and {covered}: this CI may be too narrow (see {CEILING_DOCS})."
+    )
+
+
 def studentized_bootstrap_ci(
     values: Sequence[float] | np.ndarray,
     *,

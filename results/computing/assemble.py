@@ -181,6 +181,8 @@ def human_section(
             # study recruited until it was narrow enough, the confidence sequence the rule stopped on
             ci_method=overall.ci_method,
             small_n_warning=overall.small_n_warning,
+            # near the ceiling with fewer than thirty of them the t-interval may be too narrow
+            ci_note=overall.ci_note,
             per_annotator=[
                 AnnotatorAccuracy(annotator=p.annotator, unit=p.unit, n=p.n_scored, accuracy=p.accuracy)
                 for p in overall.participants
@@ -263,6 +265,7 @@ def unit_results(
         accuracy_ci95=interval(acc.ci_low, acc.ci_high) if acc else None,
         accuracy_ci_method=acc.ci_method if acc else None,
         small_n_warning=acc.small_n_warning if acc else False,
+        accuracy_ci_note=acc.ci_note if acc else None,
         cohen_kappa_mean_pairwise=agr.mean_pairwise_kappa if agr else None,
         fleiss_kappa=agr.fleiss_kappa if agr else None,
         krippendorff_alpha=agr.krippendorff_alpha if agr else None,

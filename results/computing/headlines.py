@@ -50,6 +50,8 @@ def study_headlines(studies: Iterable[Study], *, n_boot: int = N_BOOT) -> list[d
                 "human_accuracy": accuracy.mean,
                 "human_ci95": interval(accuracy.ci_low, accuracy.ci_high),
                 "human_small_n_warning": accuracy.small_n_warning,
+                # near the ceiling with fewer than thirty annotators: why the CI may be too narrow
+                "human_ci_note": accuracy.ci_note,
                 "human_best": accuracy.best,
                 "human_worst": accuracy.worst,
                 "kappa": kappa_across_units(agreement_by_unit(ratings, with_pairs=False)).mean,

@@ -7,6 +7,7 @@ from typing import Any
 
 from django.utils.translation import ngettext
 
+from parity.stats.intervals import CEILING, CEILING_COVERAGE, CEILING_FEW
 from results.computing.spine import ModelResults, StudyResults
 from results.presenting.tables import ci, ci_method_label, constant_answer, count, num, pct, signed_pct, small_n_warning
 
@@ -44,7 +45,9 @@ def summary_cards(results: StudyResults) -> list[Card]:
             pct(accuracy.mean),
             f"{count(human.n_annotators, 'annotator')} on {count(human.n_items_scored, 'item')}"
             + (f" · 95% CI {ci(accuracy.ci95)}, {method}" if several else " · no CI with one annotator"),
-            small_n_warning(human.n_annotators, short=True) if several and accuracy.small_n_warning else "",
+            # near the ceiling the record's sentence, which says the few-annotators warning too
+            accuracy.ci_note
+            or (small_n_warning(human.n_annotators, short=True) if several and accuracy.small_n_warning else ""),
         ),
         # with one annotator best and worst are the mean again: no spread to show
         Card(
@@ -99,6 +102,22 @@ def disagreement_rows(model: ModelResults, limit: int = 100) -> list[list[str]]:
     ]
 
 
+_LOW, _HIGH = CEILING_COVERAGE
+#: what the study list's ‡ means (`parity.stats.intervals.near_ceiling`)
+CEILING_MARK = (
+    f"‡ marks a mean of {100 * CEILING:.0f}% or more over fewer than {CEILING_FEW} annotators, where such a CI "
+    f"covered about {100 * _LOW:.0f}–{100 * _HIGH:.0f}% in simulation and may be too narrow"
+)
+
+
+def _ci_marks(row: dict[str, Any]) -> str:
+    """The study list's marks after a human CI: † below ten annotators, ‡ near the ceiling below thirty."""
+    if not row["human_ci95"]:
+        return ""
+    marks = ("†" if row["human_small_n_warning"] else "") + ("‡" if row.get("human_ci_note") else "")
+    return f" {marks}" if marks else ""
+
+
 def headline_cells(row: dict[str, Any]) -> dict[str, str]:
     """The study list's cells; a cell's `<key>_note` is its second, smaller line (the list wraps
     there, so that every column fits a 1,366-pixel screen)."""
@@ -111,8 +130,9 @@ def headline_cells(row: dict[str, Any]) -> dict[str, str]:
         "participants_note": f"+{people.excluded} excluded" if people.excluded else "",
         "n_items": str(row["n_items"]),
         "human_accuracy": pct(row["human_accuracy"]),
-        # † : fewer than ten annotators (the page's note says what that means for the CI)
-        "human_ci95": ci(row["human_ci95"]) + (" †" if row["human_small_n_warning"] and row["human_ci95"] else ""),
+        # † : fewer than ten annotators; ‡ : near the ceiling with fewer than thirty, where the CI may be
+        # too narrow (the page's notes say what each means for the CI)
+        "human_ci95": ci(row["human_ci95"]) + _ci_marks(row),
         "best_worst": f"{pct(row['human_best'])} / {pct(row['human_worst'])}",
         "kappa": num(row["kappa"]),
         "alpha": num(row["alpha"]),

@@ -23,7 +23,7 @@ from parity import benchmarks
 from parity.benchmarks.tables import Table, num, pct
 from parity.reporting.methods import gap_ci
 from parity.stats import BOOTSTRAP, CI_METHOD_LABELS, CONFIDENCE_SEQUENCE, SMALL_N, T_INTERVAL
-from parity.stats.intervals import FIXED_WIDTH
+from parity.stats.intervals import CEILING, CEILING_COVERAGE, CEILING_DOCS, CEILING_FEW, FIXED_WIDTH
 from results.computing.spine import CategoryHumans, ModelResults, StudyResults, UnitResults
 from results.presenting.closing_table import closing_table
 from results.presenting.gold_errors_table import gold_errors_table
@@ -139,6 +139,7 @@ def unit_table(results: StudyResults) -> Table:
             f"({min(unit.n_annotators for unit in few)} annotators at the fewest). Their CIs are wide and assume "
             "the annotators' accuracies are roughly normal, which so few cannot show: read them as rough ranges."
         )
+    notes.extend(_unit_ceiling_note(units))
     return Table(
         "units",
         "Human accuracy per unit (cf. Ruis et al., Table 7)",
@@ -147,6 +148,25 @@ def unit_table(results: StudyResults) -> Table:
         summary_from=summary,
         notes=tuple(notes),
     )
+
+
+def _unit_ceiling_note(units: list[UnitResults]) -> list[str]:
+    """The units whose own t-interval sits near the ceiling over fewer than `CEILING_FEW` annotators
+    (each with its record's `accuracy_ci_note`), named with their numbers, and why their CIs may be
+    too narrow; none where no unit is."""
+    near = [unit for unit in units if unit.accuracy_ci_note and unit.accuracy_mean is not None]
+    if not near:
+        return []
+    low, high = CEILING_COVERAGE
+    named = "; ".join(f"{unit.unit} ({unit.n_annotators} annotators, {pct(unit.accuracy_mean)})" for unit in near)
+    few = any(unit.small_n_warning for unit in near)
+    wide = f", even where fewer than {SMALL_N} annotators make them wide" if few else ""
+    return [
+        f"Units near the ceiling (mean accuracy {100 * CEILING:.0f}% or more) with fewer than {CEILING_FEW} "
+        f"annotators, {len(near)} of {len(units)}: {named}. Their annotators' accuracies are skewed there, and in "
+        f"simulation a t-interval over so few people this close to 100% covered about {100 * low:.0f}–"
+        f"{100 * high:.0f}% of the time rather than 95%: their CIs may be too narrow{wide} (see {CEILING_DOCS})."
+    ]
 
 
 def _unit_ci_method(units: list[UnitResults]) -> str:
@@ -285,7 +305,10 @@ def accuracy_table(results: StudyResults) -> Table:
         f"Humans: the mean over annotators of each one's accuracy on the items they answered; its CI is "
         f"{ci_method_label(human.accuracy.ci_method)}{one}."
     ]
-    if human.accuracy.small_n_warning:
+    if human.accuracy.ci_note:
+        # near the ceiling: the record's sentence, which says the few-annotators warning too where it holds
+        notes.append(human.accuracy.ci_note)
+    elif human.accuracy.small_n_warning:
         notes.append(small_n_warning(human.n_annotators))
     if models:
         notes.append("A model: its share right on all the items it answered; its CI resamples items.")

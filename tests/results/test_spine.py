@@ -38,7 +38,7 @@ def test_a_count_that_is_none_is_left_out_and_zero_is_kept() -> None:
 
 
 def _human(*, graded: bool, mean_icc: float | None) -> Human:
-    accuracy = HumanAccuracy(0.5, 0.6, 0.4, 0.1, [0.4, 0.6], "t", False, [])
+    accuracy = HumanAccuracy(0.5, 0.6, 0.4, 0.1, [0.4, 0.6], "t", False, None, [])
     return Human(
         1,
         2,

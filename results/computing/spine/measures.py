@@ -53,6 +53,10 @@ class HumanAccuracy(Node):
     #: a t-interval over annotators, or the confidence sequence a "ci_width" recruitment stopped on
     ci_method: str
     small_n_warning: bool
+    #: a t-interval near the ceiling over fewer than 30 annotators: the sentence saying it may be too
+    #: narrow (`parity.stats.intervals.ceiling_note`), printed in place of the few-annotators warning
+    #: where both hold; None elsewhere
+    ci_note: str | None
     per_annotator: list[AnnotatorAccuracy]
 
 
@@ -116,6 +120,8 @@ class UnitResults(Node):
     accuracy_ci95: list[float | None] | None
     accuracy_ci_method: str | None
     small_n_warning: bool
+    #: the unit's own t-interval near the ceiling over fewer than 30 annotators: why it may be too narrow
+    accuracy_ci_note: str | None
     cohen_kappa_mean_pairwise: float | None
     fleiss_kappa: float | None
     krippendorff_alpha: float | None
