@@ -7,6 +7,14 @@ item difficulties b ~ N(mean, sd) (or skewed easy); discriminations a = 1 (1PL) 
 answers every item of that unit (the crossed-within-unit design of the implicature study); units
 have their own people and items.
 
+Where a layout screens with attention checks, a share of the people recruited are careless: they
+answer every item at chance (`CHANCE`, the implicature's yes or no) and pass each check at chance,
+where the attentive pass it with `ATTENTIVE_PASS`. Those failing `exclude_at` checks or more are
+excluded, and their place is offered again, as Parity does (an excluded participant no longer holds
+a slot of their unit): each unit recruits until it has its people, and only those kept are analysed.
+The people population the truths are about is the attentive one (θ ~ N(0, 1)); the careless who pass
+the checks are what the exclusion misses.
+
 The truths a figure is measured against are computed here, never by the code under test:
 - the population gap: E over items of (the model's chance − the people population's chance),
   the item population integrated by quadrature (`population_gap`);
@@ -28,6 +36,10 @@ from parity.stats.table import RatingTable
 _NODES, _WEIGHTS = np.polynomial.hermite_e.hermegauss(61)
 _WEIGHTS = _WEIGHTS / _WEIGHTS.sum()
 LOG_A_SD = 0.3
+#: a careless person's chance of a right answer, on an item and on an attention check
+CHANCE = 0.5
+#: an attentive person's chance of passing an attention check
+ATTENTIVE_PASS = 0.97
 
 
 @dataclass(frozen=True)
@@ -51,6 +63,11 @@ class Layout:
     missing: float = 0.0
     #: the share of people who drop out, each after a share of their items drawn uniformly
     dropout: float = 0.0
+    #: the share of the people recruited who are careless (answering at chance)
+    careless: float = 0.0
+    #: attention checks per person, and the failures at which a person is excluded (0: never)
+    checks: int = 0
+    exclude_at: int = 0
 
     @property
     def n_items(self) -> int:
@@ -64,6 +81,11 @@ class Layout:
     def complete(self) -> bool:
         """Every person of a unit answers every item of that unit."""
         return not (self.unit_people or self.missing or self.dropout)
+
+    @property
+    def screened(self) -> bool:
+        """Careless people are recruited, or attention checks screen them."""
+        return bool(self.careless or self.checks)
 
 
 #: the layouts the calibration is measured at (the implicature study's is first)
@@ -141,8 +163,53 @@ LAYOUTS: dict[str, Layout] = {
             skewed_easy=True,
             description="4 units × 5 people × 150 items skewed easy, people's SD 1.2 logits",
         ),
+        # the implicature study's screening (3 checks, excluded at 2 failures, a freed place refilled)
+        # against a fifth of careless recruits, a share assumed, not measured
+        Layout(
+            "exclusions",
+            4,
+            5,
+            150,
+            careless=0.2,
+            checks=3,
+            exclude_at=2,
+            description="4 units × 5 people × 150 items, 20% of recruits careless, excluded at 2 of 3 attention checks",
+        ),
+        Layout(
+            "excl-easy",
+            4,
+            5,
+            150,
+            difficulty_mean=-1.0,
+            skewed_easy=True,
+            careless=0.2,
+            checks=3,
+            exclude_at=2,
+            description="as exclusions, items skewed easy as in easy (people 84% right, the careless 50%)",
+        ),
     )
 }
+
+
+@dataclass(frozen=True)
+class Screening:
+    """Everyone a screened study recruited, in the order they came: their unit, whether they were
+    careless, how many attention checks they failed and whether they were kept (fewer failures than
+    the threshold; a unit stops recruiting once full). A unit's kept people are the study's people
+    of that unit, in order."""
+
+    unit: np.ndarray
+    careless: np.ndarray
+    failures: np.ndarray
+    kept: np.ndarray
+
+    @property
+    def excluded(self) -> np.ndarray:
+        return ~self.kept
+
+    def kept_careless(self) -> np.ndarray:
+        """Per person of the study (unit by unit), whether they are careless."""
+        return self.careless[self.kept]
 
 
 @dataclass(frozen=True)
@@ -158,6 +225,15 @@ class Draw:
     unit_of_item: np.ndarray = field(repr=False)
     #: units × people × items: which answers were given (None: all of them)
     answered: np.ndarray | None = field(default=None, repr=False)
+    #: who was recruited and screened out, where the layout screens (None: nobody careless)
+    screening: Screening | None = field(default=None, repr=False)
+
+    @property
+    def careless(self) -> np.ndarray:
+        """Per person (unit by unit), whether they answered at chance."""
+        if self.screening is None:
+            return np.zeros(self.theta.size, dtype=bool)
+        return self.screening.kept_careless()
 
     def table(self) -> RatingTable:
         """The people's answers as a `RatingTable` (annotators "p0"…, items "i0"…, units "u0"…);
@@ -188,6 +264,7 @@ class Draw:
     def people_chance(self) -> np.ndarray:
         """units·people × items: each drawn person's chance on each item (their unit's only; NaN elsewhere)."""
         chance = special.expit(self.a[None, :] * (self.theta[:, None] - self.b[None, :]))
+        chance[self.careless] = CHANCE
         return np.where(self.unit_of_person[:, None] == self.unit_of_item[None, :], chance, np.nan)
 
     def population_chance(self) -> np.ndarray:
@@ -250,8 +327,30 @@ def draw(layout: Layout, rng: np.random.Generator) -> Draw:
         a.reshape(layout.units, 1, layout.items)
         * (theta.reshape(layout.units, layout.people, 1) - b.reshape(layout.units, 1, layout.items))
     )
+    screening = _screening(layout, rng) if layout.screened else None
+    if screening is not None:
+        # the careless answer at chance, whatever their θ (drawn all the same, and never used)
+        chance[screening.kept_careless().reshape(layout.units, layout.people)] = CHANCE
     right = (rng.random(chance.shape) < chance).astype(np.int8)
-    return Draw(layout, theta, b, a, right, unit_of_person, unit_of_item, _answered(layout, rng))
+    return Draw(layout, theta, b, a, right, unit_of_person, unit_of_item, _answered(layout, rng), screening=screening)
+
+
+def _screening(layout: Layout, rng: np.random.Generator) -> Screening:
+    """Each unit recruits people one at a time until `layout.people` pass the attention checks (a
+    person failing `exclude_at` or more is excluded and their place offered again)."""
+    unit, careless, failures, kept = [], [], [], []
+    for number in range(layout.units):
+        filled = 0
+        while filled < layout.people:
+            lazy = bool(rng.random() < layout.careless)
+            failed = int(rng.binomial(layout.checks, 1.0 - (CHANCE if lazy else ATTENTIVE_PASS)))
+            keep = not (layout.exclude_at and failed >= layout.exclude_at)
+            filled += keep
+            unit.append(number)
+            careless.append(lazy)
+            failures.append(failed)
+            kept.append(keep)
+    return Screening(np.array(unit), np.array(careless), np.array(failures), np.array(kept))
 
 
 def _answered(layout: Layout, rng: np.random.Generator) -> np.ndarray | None:
@@ -306,8 +405,10 @@ def these_people_gap(draw_: Draw, theta_model: float | None) -> float:
     b, a = draw_items(layout, 20_000, np.random.default_rng(777))
     gaps = []
     for unit in range(layout.units):
-        theta = draw_.theta[draw_.unit_of_person == unit]
-        people = special.expit(a[None, :] * (theta[:, None] - b[None, :])).mean(axis=0)
+        mine = draw_.unit_of_person == unit
+        chance = special.expit(a[None, :] * (draw_.theta[mine][:, None] - b[None, :]))
+        chance[draw_.careless[mine]] = CHANCE
+        people = chance.mean(axis=0)
         model = population_chance(b, a) if theta_model is None else special.expit(a * (theta_model - b))
         gaps.append(float(np.mean(model - people)))
     return float(np.mean(gaps))

@@ -4,10 +4,11 @@ The full table (thousands of replications) is docs/results.md's, printed by `pyt
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from perf.calibration import gap
-from perf.calibration.truth import LAYOUTS
+from perf.calibration.truth import ATTENTIVE_PASS, CHANCE, LAYOUTS, draw
 
 #: 300 replications: a rate's Monte Carlo SE is about 1.3 points at 95% and at 5%
 REPS = 300
@@ -16,7 +17,7 @@ REPS = 300
 TOLERANCE = 0.045
 
 
-@pytest.mark.parametrize("layout", ["implicature", "tiny"])
+@pytest.mark.parametrize("layout", ["implicature", "tiny", "exclusions"])
 def test_the_gap_mcnemar_and_human_accuracy_hold_their_nominal_rates(layout: str) -> None:
     rows = gap.rows(LAYOUTS[layout], REPS, seed=11)
     assert {row.figure for row in rows} >= {
@@ -36,3 +37,33 @@ def test_the_gap_test_holds_its_level_near_the_ceiling_with_few_items() -> None:
     assert rows["gap p (no gap)"].within(TOLERANCE), rows["gap p (no gap)"].rate
     # the CI may be conservative there (a model right on all 20 items says little), never below its level
     assert rows["gap 95% CI"].rate >= 0.95 - TOLERANCE
+
+
+def test_a_screened_layout_recruits_careless_people_at_its_share_and_excludes_them_by_its_rule() -> None:
+    """20% of recruits careless, 3 attention checks, excluded at 2 failures, a freed place refilled."""
+    layout = LAYOUTS["exclusions"]
+    rng = np.random.default_rng(3)
+    draws = [draw(layout, rng) for _ in range(300)]
+    screenings = [study.screening for study in draws if study.screening is not None]
+    assert len(screenings) == len(draws)
+    careless = np.concatenate([s.careless for s in screenings])
+    failures = np.concatenate([s.failures for s in screenings])
+    kept = np.concatenate([s.kept for s in screenings])
+    # every recruit is kept exactly when they failed fewer checks than the threshold
+    assert np.array_equal(kept, failures < layout.exclude_at)
+    # the careless pass a check at chance: half of them fail 2 or more of 3; the attentive rarely
+    assert careless.mean() == pytest.approx(layout.careless, abs=0.02)
+    assert failures[careless].mean() == pytest.approx(layout.checks * (1 - CHANCE), abs=0.06)
+    assert (~kept[careless]).mean() == pytest.approx(0.5, abs=0.03)
+    assert failures[~careless].mean() == pytest.approx(layout.checks * (1 - ATTENTIVE_PASS), abs=0.02)
+    assert (~kept[~careless]).mean() < 0.01
+    for study, screening in zip(draws, screenings, strict=True):
+        # each unit recruits until its places are filled: the last it recruits is kept
+        assert np.array_equal(np.bincount(screening.unit[screening.kept]), [layout.people] * layout.units)
+        assert all(screening.kept[np.flatnonzero(screening.unit == unit)[-1]] for unit in range(layout.units))
+        # only the kept are analysed
+        assert len(study.table().annotators) == layout.n_people
+        assert np.array_equal(study.careless, screening.careless[screening.kept])
+    # the careless kept answer at chance, whatever their drawn ability
+    right = np.concatenate([study.right.reshape(layout.n_people, -1)[study.careless].ravel() for study in draws])
+    assert right.mean() == pytest.approx(CHANCE, abs=0.01)
