@@ -144,6 +144,10 @@ class ModelRun(models.Model):
     prompt_tokens = models.PositiveBigIntegerField(default=0, help_text="api: prompt tokens the server counted")
     completion_tokens = models.PositiveBigIntegerField(default=0, help_text="api: completion tokens the server counted")
     api_requests = models.PositiveIntegerField(default=0, help_text="api: HTTP requests the server answered")
+    background = models.BooleanField(
+        default=False,
+        help_text="queued behind every other run's shards (the demo's own runs): a researcher's run never waits for it",
+    )
 
     objects = ModelRunQuerySet.as_manager()
     #: the run's place in the queue while it waits, as the runs panel shows it (`selectors.runs_panel`

@@ -66,11 +66,14 @@ def runs_for_study(study: Study) -> QuerySet[WithAnnotations[ModelRun, RunCounts
 def queue_positions() -> dict[int, int]:
     """Each queued run's place in the queue (1 = next). Where the queue takes the runs' shards in
     turn (`modelruns.turns`), a queued run's first shard comes before the later shards of the runs
-    already running: only the runs queued before it and still waiting for a worker are ahead of it.
-    Where it serves them in order of arrival, every unfinished run queued before it is."""
-    active = ModelRun.objects.active().order_by("created_at", "pk")
+    already running: only the runs queued before it and still waiting for a worker are ahead of it,
+    and a run in the background (the demo's) comes after every other waiting run. Where it serves
+    them in order of arrival, every unfinished run queued before it is."""
+    active = ModelRun.objects.active()
     if served_in_turn():
-        active = active.filter(status=ModelRun.Status.QUEUED)
+        active = active.filter(status=ModelRun.Status.QUEUED).order_by("background", "created_at", "pk")
+    else:
+        active = active.order_by("created_at", "pk")
     rows = active.values_list("pk", "status")
     return {pk: place for place, (pk, status) in enumerate(rows, start=1) if status == ModelRun.Status.QUEUED}
 

@@ -202,9 +202,11 @@ def modelrun_start(
     lease_seconds: int = DEFAULT_LEASE_SECONDS,
     enqueue: bool = True,
     actor: Any = None,
+    background: bool = False,
 ) -> StartedRun:
     """Create a run of `spec` over the study's items and queue its shards. A run added to a launched
-    study goes into its audit trail (`actor`: who asked for it).
+    study goes into its audit trail (`actor`: who asked for it). A `background` run (the demo's own)
+    is served after every other run's shards (`modelruns.turns`).
 
     Starting the same model, study and setting again returns the live run (and queues its
     unfinished shards again, which resumes a run whose workers were lost); a failed or cancelled
@@ -250,6 +252,7 @@ def modelrun_start(
                 shard_size=shard_size,
                 lease_seconds=lease_seconds,
                 engine_version=ENGINE_VERSION,
+                background=background,
             )
             ModelShard.objects.bulk_create(
                 [ModelShard(run=run, index=index, item_ids=ids, size=len(ids)) for index, ids in enumerate(shards)]
@@ -277,12 +280,19 @@ def modelrun_enqueue(*, run: ModelRun) -> int:
 
 
 def _shards_enqueue(shard_ids: list[int]) -> None:
-    """One task per shard, each at its turn (`modelruns.tasks`): the runs' shards are taken in turn."""
-    indices = dict(ModelShard.objects.filter(pk__in=shard_ids).values_list("pk", "index"))
+    """One task per shard, each at its turn (`modelruns.tasks`): the runs' shards are taken in turn,
+    a background run's after every other run's."""
+    turns = {
+        pk: (index, background)
+        for pk, index, background in ModelShard.objects.filter(pk__in=shard_ids).values_list(
+            "pk", "index", "run__background"
+        )
+    }
 
     def send() -> None:
         for shard_id in shard_ids:
-            run_shard_in_turn(indices.get(shard_id, 0)).enqueue(shard_id)
+            index, background = turns.get(shard_id, (0, False))
+            run_shard_in_turn(index, background=background).enqueue(shard_id)
 
     transaction.on_commit(send)
 

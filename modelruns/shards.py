@@ -493,9 +493,10 @@ def shard_work(*, shard_id: int, worker: str) -> int:
 
 
 def another_run_waits(run: ModelRun) -> bool:
-    """Whether a run other than `run`, active and not being cancelled, has a shard ready to claim."""
+    """Whether a run other than `run`, active and not being cancelled, has a shard ready to claim;
+    for a run in the foreground, a run in the background does not count (it is served after it)."""
     now = timezone.now()
-    return (
+    waiting = (
         ModelShard.objects.filter(
             status=ModelShard.Status.PENDING,
             run__status__in=ModelRun.ACTIVE,
@@ -503,5 +504,7 @@ def another_run_waits(run: ModelRun) -> bool:
         )
         .filter(Q(retry_at__isnull=True) | Q(retry_at__lte=now))
         .exclude(run_id=run.pk)
-        .exists()
     )
+    if not run.background:
+        waiting = waiting.filter(run__background=False)
+    return waiting.exists()

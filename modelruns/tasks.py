@@ -21,6 +21,7 @@ def run_shard(context: TaskContext, shard_id: int) -> int:
     return shards.shard_work(shard_id=shard_id, worker=shards.worker_name(context.task_result.id[:12]))
 
 
-def run_shard_in_turn(index: int) -> Any:
-    """`run_shard` for the shard at `index` of its run, at its turn's priority where the backend has priorities."""
-    return run_shard.using(priority=turn_priority(index)) if served_in_turn() else run_shard
+def run_shard_in_turn(index: int, *, background: bool = False) -> Any:
+    """`run_shard` for the shard at `index` of its run, at its turn's priority where the backend has
+    priorities (`background`: a run served after every other run's shards)."""
+    return run_shard.using(priority=turn_priority(index, background=background)) if served_in_turn() else run_shard

@@ -4,12 +4,20 @@ Where the task backend orders by priority (the database's), a shard's task is qu
 that falls with the shard's place in its run: every run's first shard comes before any run's second,
 and so on, so the workers take the runs' shards in turn and a small run queued behind a large one
 waits for a shard of it, not for all of it (a worker gives way after each shard while another run
-waits: `modelruns.shards.modelrun_work`). RQ serves its queue in order of arrival."""
+waits: `modelruns.shards.modelrun_work`). A background run (the demo's own, queued by `setup_demo`)
+takes the priorities below every other run's: a researcher's run waits only for the shard in hand,
+not for the first shards of the demo's runs. The results' tasks come before every shard
+(`results.computing.tasks.PRIORITY`). RQ serves its queue in order of arrival."""
 
 from __future__ import annotations
 
 from django_tasks import default_task_backend
-from django_tasks.base import TASK_MIN_PRIORITY
+from django_tasks.base import TASK_MAX_PRIORITY, TASK_MIN_PRIORITY
+
+#: the first shard of a run that is not in the background; its later shards fall from there, and
+#: those past the 98th share the lowest of these (1), in order of arrival. Above it: the results'
+#: tasks (`TASK_MAX_PRIORITY`); below it, from 0 down, the background runs' shards
+FOREGROUND_FIRST = TASK_MAX_PRIORITY - 1
 
 
 def served_in_turn() -> bool:
@@ -17,7 +25,10 @@ def served_in_turn() -> bool:
     return bool(default_task_backend.supports_priority)
 
 
-def turn_priority(index: int) -> int:
-    """The priority of the task of the shard at `index` of its run (0 first); the runs' shards past
-    the 100th share the lowest, in order of arrival."""
-    return max(TASK_MIN_PRIORITY, -index)
+def turn_priority(index: int, *, background: bool = False) -> int:
+    """The priority of the task of the shard at `index` of its run (0 first): from 99 down to 1 for
+    a run in the foreground, from 0 down to −100 for one in the background; the shards past the
+    last share the lowest, in order of arrival."""
+    if background:
+        return max(TASK_MIN_PRIORITY, -index)
+    return max(1, FOREGROUND_FIRST - index)

@@ -182,7 +182,8 @@ def demo_model_runs(report: DemoReport) -> None:
         study = Study.objects.filter(name=name).first()
         if study is None:
             continue
-        started = modelrun_start(study=study, spec=spec)
+        # in the background: a researcher's own run is served before the demo's
+        started = modelrun_start(study=study, spec=spec, background=True)
         run = started.run
         report.say(
             f"Model run {run.pk}: {run.spec.name} on {study.name!r} ({run.setting_label()}, "

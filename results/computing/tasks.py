@@ -9,6 +9,7 @@ from typing import Any
 
 from django.core.cache import caches
 from django_tasks import task
+from django_tasks.base import TASK_MAX_PRIORITY
 
 from results.computing.integrity import review_signals_keep
 from studies.models import Study
@@ -16,7 +17,7 @@ from studies.results_versions import RESULTS_CACHE
 
 #: before queued model shards where the backend orders by priority (the database's); RQ has none,
 #: and its workers take the "default" queue before "models" (scripts/serve)
-PRIORITY = 10
+PRIORITY = TASK_MAX_PRIORITY
 #: how long a queued refresh stops another being queued for the same study, at most
 QUEUED_SECONDS = 15 * 60
 

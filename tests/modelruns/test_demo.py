@@ -27,6 +27,9 @@ def test_the_demo_queues_the_smollm2_runs_once(monkeypatch, django_capture_on_co
     assert run.setting == {"variant": "ranking", "template": 2, "k": 0, "shots_seed": 0}
     assert run.progress_total == 600 and run.shards.count() == 10
     assert DBTaskResult.objects.count() == 10
+    # the demo's run is in the background: its shards are queued below any researcher's run's
+    assert run.background is True
+    assert set(DBTaskResult.objects.values_list("priority", flat=True)) == set(range(-9, 1))
     assert "queued" in report.lines[-1]
     with django_capture_on_commit_callbacks(execute=True):
         demo_model_runs(DemoReport())
