@@ -1,6 +1,6 @@
 """How long a researcher's small model run waits in the database task queue behind the demo's runs.
 
-    python perf/queue.py [--model smollm2] [--items 45] [--after-shards 1] [--drain] [--timeout 1800]
+    python perf/model_queue.py [--model smollm2] [--items 45] [--after-shards 1] [--drain] [--timeout 1800]
                          [--var-dir DIR] [--json]
 
 Sets up the demo as `scripts/run` does (`manage.py migrate`, `manage.py setup_demo`, which queues the
@@ -37,12 +37,7 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-# run as `python perf/queue.py`, this folder comes first on the path and this file would stand for
-# the standard library's `queue` (which threads, logging and the database driver import)
-if sys.path and Path(sys.path[0] or ".").resolve() == Path(__file__).resolve().parent:
-    sys.path[0] = str(REPO)
-elif str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO))
 
 import argparse  # noqa: E402
 import json  # noqa: E402
@@ -346,7 +341,7 @@ def measure(env: Mapping[str, str], var_dir: Path, args: argparse.Namespace, say
         if args.after_shards > 0:
             worker.start()
         code = (
-            f"from perf.queue import queue_small; "
+            f"from perf.model_queue import queue_small; "
             f"queue_small(model={args.model!r}, items={args.items}, after_shards={args.after_shards}, timeout={left()})"
         )
         queued = _shell(env, code, timeout=left() + 60)
@@ -354,7 +349,8 @@ def measure(env: Mapping[str, str], var_dir: Path, args: argparse.Namespace, say
             worker.start()
         after = time.time() - worker.began
         say(f"queued run {queued['run_id']}: {queued['position']} in queue, {after:.1f} s after the worker's start")
-        code = f"from perf.queue import follow; follow(run_id={queued['run_id']}, timeout={left()}, drain={args.drain})"
+        call = f"follow(run_id={queued['run_id']}, timeout={left()}, drain={args.drain})"
+        code = f"from perf.model_queue import follow; {call}"
         found = _shell(env, code, timeout=left() + 60) | queued
     finally:
         worker.stop()
@@ -440,7 +436,8 @@ def main(argv: list[str] | None = None) -> int:
             parser().error(f"--var-dir {var_dir} holds a database already: give a new folder")
         var_dir.mkdir(parents=True, exist_ok=True)
         env = server_env(database_url=None, var_dir=var_dir)
-        problem = _shell(env, f"from perf.queue import model_problem; model_problem({args.model!r})", 120)["problem"]
+        check = f"from perf.model_queue import model_problem; model_problem({args.model!r})"
+        problem = _shell(env, check, 120)["problem"]
         if problem:
             print(f"cannot measure: {problem}", file=sys.stderr)
             return 1

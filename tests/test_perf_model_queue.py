@@ -1,4 +1,4 @@
-"""perf/queue.py's arithmetic: each shard's seconds from one worker's finishes, the demo's seconds
+"""perf/model_queue.py's arithmetic: each shard's seconds from one worker's finishes, the demo's seconds
 per item without the worker's first shard (the model's load), the first-in-first-out estimate, the
 figures read from the records; and its arguments refused before anything is set up."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from perf.queue import Finish, fifo_wait, figures, seconds_per_item, shard_seconds
+from perf.model_queue import Finish, fifo_wait, figures, seconds_per_item, shard_seconds
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -67,7 +67,7 @@ def test_the_figures_are_read_from_the_records() -> None:
 
 def test_arguments_out_of_range_are_refused_before_the_demo_is_set_up() -> None:
     done = subprocess.run(
-        [sys.executable, "perf/queue.py", "--items", "0"], cwd=REPO, capture_output=True, text=True, timeout=60
+        [sys.executable, "perf/model_queue.py", "--items", "0"], cwd=REPO, capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 2
     assert "--items must be 1 or more" in done.stderr
