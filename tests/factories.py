@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from html import unescape
 
 from django.db import connections
 from django.test import Client
+from django.utils import timezone
 
 from annotation.models import Item
 from studies.answer_tokens import answer_token, participant_owner
-from studies.models import Participant, Study
+from studies.models import Participant, Response, Study
 from studies.services import StudyError, study_create
 
 _ITEM = re.compile(r'name="item" value="([^"]*)"')
@@ -64,6 +66,39 @@ def small_study(
         Study.objects.filter(pk=study.pk).update(**pay)
         study.refresh_from_db()
     return study
+
+
+def completed_places(study: Study, right: Callable[[int, int], bool], *, with_checks: bool = True) -> None:
+    """Every place of every unit taken, in the units' order, by a participant who completed it:
+    person p (from 1) right on the item at position i (from 1) where `right(p, i)`. Without
+    `with_checks` the units' attention checks are left out of their items."""
+    now = timezone.now()
+    person = 0
+    for unit in study.units.order_by("position"):
+        items = [row.item for row in unit.unit_items.order_by("order")]
+        if not with_checks:
+            items = [item for item in items if not item.is_attention_check]
+        for _ in range(unit.capacity):
+            person += 1
+            participant = Participant.objects.create(
+                study=study, unit=unit, prolific_pid=f"{person:024x}", pseudonym=f"A{person}",
+                status=Participant.Status.COMPLETED, completed_at=now,
+            )  # fmt: skip
+            Response.objects.bulk_create(
+                Response(
+                    participant=participant,
+                    item=item,
+                    position=position,
+                    raw_answer="x",
+                    answer="x",
+                    valid=True,
+                    correct=bool(right(person, position)),
+                    shown_at=now,
+                    answered_at=now,
+                    duration_ms=3000,
+                )  # fmt: skip
+                for position, item in enumerate(items, start=1)
+            )
 
 
 def row_key(row: int, split: str = "test", benchmark: str = "implicature") -> str:

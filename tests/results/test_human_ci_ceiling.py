@@ -10,7 +10,6 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
-from django.utils import timezone
 from django.utils.html import escape
 
 from parity.stats.intervals import CEILING, CEILING_FEW, ceiling_note
@@ -18,8 +17,8 @@ from results.computing.assemble import study_results
 from results.computing.spine import StudyResults
 from results.loading.selectors import load_study_data
 from results.presenting.tables import paper_tables, small_n_warning
-from studies.models import Participant, Response, Study
-from tests.factories import small_study
+from studies.models import Study
+from tests.factories import completed_places, small_study
 from tests.personas import user_with
 
 pytestmark = pytest.mark.django_db
@@ -33,33 +32,7 @@ SIMULATED = (
 def answered(study: Study, wrong: list[int]) -> None:
     """The study's places filled in order of its units, person p wrong on the first wrong[p] items of
     their unit and right on the rest."""
-    now = timezone.now()
-    people = iter(wrong)
-    person = 0
-    for unit in study.units.order_by("position"):
-        items = [row.item for row in unit.unit_items.order_by("order") if not row.item.is_attention_check]
-        for _ in range(unit.capacity):
-            person += 1
-            misses = next(people)
-            participant = Participant.objects.create(
-                study=study, unit=unit, prolific_pid=f"{person:024x}", pseudonym=f"A{person}",
-                status=Participant.Status.COMPLETED, completed_at=now,
-            )  # fmt: skip
-            Response.objects.bulk_create(
-                Response(
-                    participant=participant,
-                    item=item,
-                    position=position,
-                    raw_answer="x",
-                    answer="x",
-                    valid=True,
-                    correct=position > misses,
-                    shown_at=now,
-                    answered_at=now,
-                    duration_ms=3000,
-                )  # fmt: skip
-                for position, item in enumerate(items, start=1)
-            )
+    completed_places(study, lambda person, position: position > wrong[person - 1], with_checks=False)
 
 
 def results_of(study: Study) -> dict:

@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from django.utils import timezone
 
 from parity.stats.power import VarianceComponents, describe, power_analysis
 from studies import power
-from studies.models import Participant, Response, Study
+from studies.models import Study
 from studies.selectors_preregistration import rendered
 from studies.services import study_create, study_set_status
 from studies.services_edit import study_draft_update
-from tests.factories import small_study
+from tests.factories import completed_places, small_study
 from tests.studies.workflow.helpers import create, edit_data
 
 pytestmark = pytest.mark.django_db
@@ -38,31 +37,7 @@ def no_published_files(monkeypatch, settings):
 def answered(study: Study, chance_of, seed: int = 0) -> None:
     """Every place of every unit completed, person p right on item i with chance_of(p, i); then closed."""
     rng = np.random.default_rng(seed)
-    now = timezone.now()
-    person = 0
-    for unit in study.units.order_by("position"):
-        items = [row.item for row in unit.unit_items.order_by("order")]
-        for _ in range(unit.capacity):
-            person += 1
-            participant = Participant.objects.create(
-                study=study, unit=unit, prolific_pid=f"{person:024x}", pseudonym=f"A{person}",
-                status=Participant.Status.COMPLETED, completed_at=now,
-            )  # fmt: skip
-            Response.objects.bulk_create(
-                Response(
-                    participant=participant,
-                    item=item,
-                    position=position,
-                    raw_answer="x",
-                    answer="x",
-                    valid=True,
-                    correct=bool(rng.random() < chance_of(person, position)),
-                    shown_at=now,
-                    answered_at=now,
-                    duration_ms=3000,
-                )  # fmt: skip
-                for position, item in enumerate(items, start=1)
-            )
+    completed_places(study, lambda person, position: rng.random() < chance_of(person, position))
     Study.objects.filter(pk=study.pk).update(status=Study.Status.CLOSED)
 
 
