@@ -10,6 +10,11 @@ The rules, each against the analysis (never combined):
   rule counted in: those a researcher excluded by hand (`studies.services.participants_exclude`),
   their exclusion not explained by their failed checks. One excluded by hand who had also failed
   `exclude_at` checks is the attention rule's, which would have excluded them anyway;
+- `failed_check_left_out`: the analysed participants who failed at least one attention check (fewer
+  than the study's threshold, or any where it excludes no one by checks) left out: a careless person
+  passes a few checks by chance often enough to stay in, and biases the human figures by their share
+  times the people's distance from chance (perf/calibration's `excl-easy`); this row shows how far
+  the headline moves without those most likely to be such;
 - `flagged_left_out`: the participants flagged for review left out (`StudyData.flagged_participants`,
   what the page's "flagged" filter leaves out);
 - `fast_answers_dropped`: the answers stored sooner than the study's answer floor
@@ -43,6 +48,7 @@ RULES = (
     "as_analysed",
     "attention_put_back",
     "hand_exclusions_put_back",
+    "failed_check_left_out",
     "flagged_left_out",
     "fast_answers_dropped",
     "gold_errors_dropped",
@@ -52,18 +58,35 @@ Summarise = Callable[[RatingTable], AccuracySummary]
 COMPLETED = Participant.Status.COMPLETED
 
 
+def _failed_checks(data: StudyData) -> list[int]:
+    """Each participant's failed attention checks, in the order of `data.columns.participants`."""
+    columns = data.columns
+    failed = columns.is_attention_check & ~columns.correct
+    return np.bincount(columns.participant[failed], minlength=len(columns.participants)).tolist()
+
+
 def attention_excluded(data: StudyData) -> frozenset[int]:
     """The ids of the complete participants excluded with at least `exclude_at` failed checks."""
     threshold = data.study.exclude_at
     columns = data.columns
     if not threshold or not len(columns):
         return frozenset()
-    failed = columns.is_attention_check & ~columns.correct
-    failures = np.bincount(columns.participant[failed], minlength=len(columns.participants))
     return frozenset(
         person.participant_id
-        for person, n in zip(columns.participants, failures.tolist(), strict=True)
+        for person, n in zip(columns.participants, _failed_checks(data), strict=True)
         if person.excluded and person.status == COMPLETED and n >= threshold
+    )
+
+
+def failed_a_check(data: StudyData) -> frozenset[int]:
+    """The ids of the participants who failed at least one attention check (the analysis keeps
+    those among them that no rule or researcher excluded)."""
+    if not len(data.columns):
+        return frozenset()
+    return frozenset(
+        person.participant_id
+        for person, n in zip(data.columns.participants, _failed_checks(data), strict=True)
+        if n >= 1
     )
 
 
@@ -93,6 +116,11 @@ def robustness_section(
     candidates.append(("attention_put_back", put_back, _people(put_back) - _people(analysed)))
     by_hand = human_rows(data, filters, put_back=hand_excluded(data))
     candidates.append(("hand_exclusions_put_back", by_hand, _people(by_hand) - _people(analysed)))
+    careless = failed_a_check(data)
+    attentive = analysed.take(
+        analysed.per_participant([p.participant_id not in careless for p in analysed.participants], bool)
+    )
+    candidates.append(("failed_check_left_out", attentive, _people(analysed) - _people(attentive)))
     # data built in memory (a test's) has no stored participants whose flags could be read
     flagged = data.flagged_participants if data.participants is not None else frozenset()
     kept = analysed.per_participant([p.participant_id not in flagged for p in analysed.participants], bool)
@@ -123,6 +151,8 @@ def rule_label(row: RobustnessRow, answer_floor_ms: int) -> str:
         return f"With the {n} excluded for failed attention checks put back in"
     if row.rule == "hand_exclusions_put_back":
         return f"With the {n} excluded by hand put back in"
+    if row.rule == "failed_check_left_out":
+        return f"Without the {n} who failed an attention check but stayed in"
     if row.rule == "flagged_left_out":
         return f"Without the {n} flagged for review"
     if row.rule == "fast_answers_dropped":

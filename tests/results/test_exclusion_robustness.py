@@ -241,3 +241,44 @@ def test_the_participants_excluded_by_hand_are_put_back_in_a_row_of_their_own(st
     assert label == "With the 1 excluded by hand put back in"
     html = staff_client.get(f"/studies/{study.pk}/results/").content.decode()
     assert f"<td>{label}</td>" in html
+
+
+def _fails_one_check_and_two_items():
+    """Wrong on the first attention check only (under a threshold of two: kept) and on the first two
+    real items shown."""
+    checks: list[str] = []
+    items = _wrong_on_first(2)
+
+    def choose(item) -> str:
+        if item.is_attention_check:
+            checks.append(item.key)
+            return FLIP[item.gold] if len(checks) == 1 else item.gold
+        return items(item)
+
+    return choose
+
+
+def test_those_who_failed_a_check_but_stayed_in_are_left_out_in_a_row_of_their_own(implicature):
+    """A careless person passes some checks by chance: the row without everyone who failed one shows how
+    far the headline moves without them. Its figures equal those read from the stored answers."""
+    study = small_study("one check failed", units=1, unit_size=4, per_unit=3, attention_checks=2, exclude_at=2)
+    for number, choose in [(1, _fails_one_check_and_two_items()), (2, None), (3, None)]:
+        Bot(study, pid(number)).complete(choose)
+    Response.objects.filter(participant__study=study).update(duration_ms=SLOW_MS)
+    ids = {p.prolific_pid: p.pk for p in Participant.objects.filter(study=study)}
+    assert not Participant.objects.get(pk=ids[pid(1)]).excluded
+    assert Response.objects.filter(participant_id=ids[pid(1)], is_attention_check=True, correct=False).count() == 1
+    golds = {
+        r.item.key: r.item.gold for r in Response.objects.filter(participant__study=study, is_attention_check=False)
+    }
+    model_run(study, "tiny-lm", {"variant": "ranking", "k": 0, "shots_seed": 0, "template": 2}, golds)
+
+    tree = study_results_tree(load_study_data(study), n_boot=200)
+
+    assert [row.rule for row in tree.robustness.rows] == ["as_analysed", "failed_check_left_out"]
+    row = tree.robustness.row("failed_check_left_out")
+    people, n_answers, mean, ci, gap = _direct(_stored(study, people={ids[pid(2)], ids[pid(3)]}), _model(study))
+    assert (row.n_annotators, row.n_answers, row.n_changed) == (people, n_answers, 1) == (2, 8, 1)
+    assert row.mean == pytest.approx(mean) == 1.0 and row.gaps[0].gap == pytest.approx(gap)
+    assert rule_label(row, 0) == "Without the 1 who failed an attention check but stayed in"
+    assert tree.robustness.rows[0].n_annotators == 3
