@@ -52,6 +52,15 @@ _DRAWS_PER_CHUNK = 1_000_000
 SMALL_N = 10
 
 
+def _sample(values: Sequence[float] | np.ndarray, confidence: float) -> np.ndarray | None:
+    """The values as floats for an interval at `confidence`; None with fewer than two (one value has
+    no sample std, so no interval)."""
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
+    data = np.asarray(values, dtype=float)
+    return data if data.size >= 2 else None
+
+
 def t_mean_ci(
     values: Sequence[float] | np.ndarray,
     *,
@@ -62,12 +71,10 @@ def t_mean_ci(
 
     None with fewer than two values: one value has no sample std, so no interval.
     """
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
-    data = np.asarray(values, dtype=float)
-    n = data.size
-    if n < 2:
+    data = _sample(values, confidence)
+    if data is None:
         return None
+    n = data.size
     # Student's t quantile from scipy.special (what scipy.stats.t.ppf computes): scipy.stats takes
     # seconds to import on a busy machine, and the study list prints this interval for every study
     from scipy import special
@@ -158,12 +165,10 @@ def studentized_bootstrap_ci(
     (8 people, 40 items at 93%), but over three sets of draws only about 93.6%, and a small unit with
     some people all right gets all of [0, 1].
     """
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
-    data = np.asarray(values, dtype=float)
-    n = data.size
-    if n < 2:
+    data = _sample(values, confidence)
+    if data is None:
         return None
+    n = data.size
     mean = float(data.mean())
     std = float(data.std(ddof=1))
     if std == 0.0:

@@ -51,12 +51,13 @@ def rows(layout: Layout, reps: int, seed: int) -> list[Row]:
     for rep in range(reps):
         study = draw(layout, rng)
         table = study.table()
+        # the people population's accuracy on these items (every person answers all of their unit's)
+        target = float(study.population_chance().mean())
         if study.screening is not None:
             # the stricter row, on the same draw, its models' answers from a generator of their own
             # (seeded by the replication), so that the figures above draw the same as without it
             strict = _strict(study)
             strict_table, side = strict.table(), np.random.default_rng([seed, rep])
-            target = float(study.population_chance().mean())
             null_s = paired_test(model_scores(study, study.population_chance(), side), strict_table)
             strict_null += null_s.p is not None and null_s.p < ALPHA
             good_s = paired_test(model_scores(study, model_chance(study, GOOD_MODEL), side), strict_table)
@@ -76,9 +77,7 @@ def rows(layout: Layout, reps: int, seed: int) -> list[Row]:
         if layout.complete:
             majority = paired_test(model_scores(study, study.majority_chance(), rng), table)
             mcnemar_rejected += majority.mcnemar.p < ALPHA
-        # the people population's accuracy on these items (every person answers all of their unit's)
         human = accuracy_summary(table)
-        target = float(study.population_chance().mean())
         if human.ci_low is not None and human.ci_high is not None:
             human_covered += human.ci_low <= target <= human.ci_high
             human_widths.append(human.ci_high - human.ci_low)

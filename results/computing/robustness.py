@@ -58,41 +58,30 @@ Summarise = Callable[[RatingTable], AccuracySummary]
 COMPLETED = Participant.Status.COMPLETED
 
 
-def _failed_checks(data: StudyData) -> list[int]:
-    """Each participant's failed attention checks, in the order of `data.columns.participants`."""
+def failed_checks(data: StudyData) -> dict[int, int]:
+    """Each participant's failed attention checks, by id (read from their answers to the checks)."""
     columns = data.columns
+    if not len(columns):
+        return {}
     failed = columns.is_attention_check & ~columns.correct
-    return np.bincount(columns.participant[failed], minlength=len(columns.participants)).tolist()
+    counts = np.bincount(columns.participant[failed], minlength=len(columns.participants)).tolist()
+    return {person.participant_id: n for person, n in zip(columns.participants, counts, strict=True)}
 
 
-def attention_excluded(data: StudyData) -> frozenset[int]:
+def attention_excluded(data: StudyData, failures: Mapping[int, int]) -> frozenset[int]:
     """The ids of the complete participants excluded with at least `exclude_at` failed checks."""
     threshold = data.study.exclude_at
-    columns = data.columns
-    if not threshold or not len(columns):
+    if not threshold:
         return frozenset()
     return frozenset(
         person.participant_id
-        for person, n in zip(columns.participants, _failed_checks(data), strict=True)
-        if person.excluded and person.status == COMPLETED and n >= threshold
+        for person in data.columns.participants
+        if person.excluded and person.status == COMPLETED and failures.get(person.participant_id, 0) >= threshold
     )
 
 
-def failed_a_check(data: StudyData) -> frozenset[int]:
-    """The ids of the participants who failed at least one attention check (the analysis keeps
-    those among them that no rule or researcher excluded)."""
-    if not len(data.columns):
-        return frozenset()
-    return frozenset(
-        person.participant_id
-        for person, n in zip(data.columns.participants, _failed_checks(data), strict=True)
-        if n >= 1
-    )
-
-
-def hand_excluded(data: StudyData) -> frozenset[int]:
-    """The ids of the complete participants excluded other than by the attention-check rule: by hand."""
-    by_rule = attention_excluded(data)
+def hand_excluded(data: StudyData, by_rule: frozenset[int]) -> frozenset[int]:
+    """The ids of the complete participants excluded other than by the attention-check rule (`by_rule`): by hand."""
     return frozenset(
         person.participant_id
         for person in data.columns.participants
@@ -112,11 +101,14 @@ def robustness_section(
     """The headline under each rule that changes its rows; None when none does."""
     analysed = human_rows(data, filters)
     candidates: list[tuple[str, HumanColumns, int]] = []
-    put_back = human_rows(data, filters, put_back=attention_excluded(data))
+    failures = failed_checks(data)
+    by_rule = attention_excluded(data, failures)
+    put_back = human_rows(data, filters, put_back=by_rule)
     candidates.append(("attention_put_back", put_back, _people(put_back) - _people(analysed)))
-    by_hand = human_rows(data, filters, put_back=hand_excluded(data))
+    by_hand = human_rows(data, filters, put_back=hand_excluded(data, by_rule))
     candidates.append(("hand_exclusions_put_back", by_hand, _people(by_hand) - _people(analysed)))
-    careless = failed_a_check(data)
+    # those who failed a check and stayed in: the analysed among all who failed one
+    careless = {participant for participant, n in failures.items() if n}
     attentive = analysed.take(
         analysed.per_participant([p.participant_id not in careless for p in analysed.participants], bool)
     )
