@@ -80,11 +80,14 @@ def rows(layout: Layout, reps: int, seed: int) -> list[Row]:
             widths[theta].append(high - low)
             errors[theta].append(entry.ability - theta)
         estimated = np.asarray(placement.people_abilities)
-        # the placement lists the people as the table first names them: p0, p1, … in order; the
-        # careless answer at chance, so only the attentive have a true ability to compare with
-        attentive = ~study.careless
-        origin.append(float(estimated[attentive].mean() - study.theta[attentive].mean()))
-        unit.append(_slope(estimated[attentive], study.theta[attentive]) - 1.0)
+        # the placement lists the people as the table first names them: p0, p1, … in order, those
+        # with an answer only; the careless answer at chance, so only the attentive have a true
+        # ability to compare with
+        present = study.present()
+        attentive = ~study.careless[present]
+        truth = study.theta[present][attentive]
+        origin.append(float(estimated[attentive].mean() - truth.mean()))
+        unit.append(_slope(estimated[attentive], truth) - 1.0)
         if placement.model == "2pl":
             discrimination.extend(_discrimination_errors(placement.items, study))
     flag = f"; calibrated: false in {uncalibrated}/{done} draws" if uncalibrated else ""

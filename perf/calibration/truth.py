@@ -235,6 +235,12 @@ class Draw:
             return np.zeros(self.theta.size, dtype=bool)
         return self.screening.kept_careless()
 
+    def present(self) -> np.ndarray:
+        """The people (indices, unit by unit) who gave at least one answer: the table's annotators,
+        p0, p1, … in this order."""
+        given = np.ones(self.right.shape, dtype=bool) if self.answered is None else self.answered
+        return np.flatnonzero(given.reshape(self.theta.size, -1).any(axis=1))
+
     def table(self) -> RatingTable:
         """The people's answers as a `RatingTable` (annotators "p0"…, items "i0"…, units "u0"…);
         only the answers given, and only the people who gave one."""

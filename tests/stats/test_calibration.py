@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from perf.calibration import gap
+from perf.calibration import gap, irt
 from perf.calibration.truth import ATTENTIVE_PASS, CHANCE, LAYOUTS, draw
 
 #: 300 replications: a rate's Monte Carlo SE is about 1.3 points at 95% and at 5%
@@ -79,3 +79,21 @@ def test_without_those_who_failed_a_check_the_figures_hold_where_the_careless_bi
     assert len(strict) == 3
     off = [f"{row.figure}: {row.rate:.3f} against {row.nominal}" for row in strict if not row.within(TOLERANCE)]
     assert not off, off
+
+
+@pytest.mark.parametrize("layout", ["unbalanced", "exclusions"])
+def test_the_placement_rows_compare_the_people_who_answered_with_their_own_abilities(layout: str) -> None:
+    """Where a unit has fewer people than the layout's largest (unbalanced), or careless people answer
+    at chance (exclusions), the people's origin and unit are measured over those in the table, and
+    attentive, against their own true abilities, one value per draw."""
+    rows = {row.figure: row for row in irt.rows(LAYOUTS[layout], 2, seed=11)}
+    origin = rows["people's mean ability (the origin)"]
+    slope = rows["people's abilities on their true ones (slope; the unit)"]
+    assert (origin.reps, slope.reps) == (2, 2)
+
+
+def test_a_draw_names_in_its_table_the_people_who_answered_in_order() -> None:
+    study = draw(LAYOUTS["unbalanced"], np.random.default_rng(3))
+    present = study.present()
+    assert present.size == sum(LAYOUTS["unbalanced"].unit_people) < study.theta.size
+    assert study.table().annotators == tuple(f"p{k}" for k in present)
