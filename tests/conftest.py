@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+from tests.paths import REPO
 
 # Idle OpenMP threads of torch sleep instead of spinning: the suite runs a process per core
 # (pytest-xdist), and spinning threads of one process take the cores the others compute on. The

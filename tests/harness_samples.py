@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from lm_eval.utils import hash_string, sanitize_list
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "parity" / "benchmarks" / "lm_eval" / "example"
+from tests.paths import REPO
+
+EXAMPLE = REPO / "parity" / "benchmarks" / "lm_eval" / "example"
 #: the name the harness gives a samples file (`samples_<task>_<date_id>.jsonl`)
 FILE_DATE = "2026-11-25T10-41-07.512309"
 

@@ -1,16 +1,17 @@
 """The rules of docs/architecture.md that are not about imports (those are in tests/test_layers.py):
 selectors only read; views, the API, commands and the admin never save a model by hand; tests mirror
-the apps; every file of a replication bundle has its row in the documented layout."""
+the code; every file of a replication bundle has its row in the documented layout."""
 
 from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 from replication.parts import PARTS
+from tests.paths import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 APPS = ["annotation", "studies", "modelruns", "prolific", "participation", "review", "results", "replication", "api"]
 
 #: what a read never calls: a model's or a queryset's writes, and a response's cookie
@@ -65,8 +66,34 @@ def test_views_the_api_commands_and_the_admin_never_save_by_hand() -> None:
     assert found == []
 
 
-def test_the_tests_mirror_the_apps() -> None:
-    assert [app for app in APPS if not (REPO / "tests" / app / "__init__.py").exists()] == []
+#: folders of tests that follow a reader through several apps, not one package
+CROSSING = frozenset({"browser"})
+#: packages of the code that hold no module of their own to test, or are Django's own places
+NOT_MIRRORED = frozenset({"migrations", "management", "commands", "templatetags"})
+#: a package tested only through its one reader: the library's reporting texts are the checklist's
+#: and the methods' (tests/results/computing/test_checklist*.py hold every entry to the records)
+TESTED_THROUGH_ITS_READER = frozenset({"parity/reporting"})
+
+
+def _packages(root: Path, tops: Iterable[str]) -> set[str]:
+    return {
+        init.parent.relative_to(root).as_posix()
+        for top in tops
+        for init in (root / top).rglob("__init__.py")
+        if not NOT_MIRRORED.intersection(init.parent.relative_to(root).parts)
+    }
+
+
+def test_the_tests_mirror_the_code_folder_by_folder() -> None:
+    """Each folder of tests names a package of the code (tests/results/computing tests
+    results/computing), and each app and each package directly inside an app or the library has its
+    folder of tests, so that a reader finds a module's tests by its path."""
+    tops = [*APPS, "parity"]
+    tests = {path for path in _packages(REPO / "tests", ["."]) if path != "." and path.split("/")[0] not in CROSSING}
+    code = _packages(REPO, tops)
+    assert sorted(tests - code) == []
+    wanted = {*tops} | {package for package in code if package.count("/") == 1}
+    assert sorted(wanted - tests - TESTED_THROUGH_ITS_READER) == []
 
 
 def test_every_file_of_a_bundle_has_its_row_in_the_documented_layout() -> None:

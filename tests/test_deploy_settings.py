@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+from tests.paths import REPO
 
 
 def _manage(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess:

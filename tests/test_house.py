@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+from tests.paths import REPO
+
 #: the executables of the environment running the tests (scripts/setup installs them in .venv)
 BIN = Path(sys.executable).parent
 

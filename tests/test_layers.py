@@ -16,7 +16,8 @@ import grimp
 import pytest
 from django.apps import apps
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.paths import REPO
+
 CONTRACTS = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
 
 

@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from perf.model_queue import Finish, fifo_wait, figures, seconds_per_item, shard_seconds
-
-REPO = Path(__file__).resolve().parent.parent
+from tests.paths import REPO
 
 # one worker started at 100: the demo's first shard (the model's load) at 160, the demo's second at
 # 170, the small run's one at 171, the demo's third at 191

@@ -4,11 +4,11 @@ page (HOST and PORT of `scripts/run` were once documented nowhere)."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+from tests.paths import REPO
+
 DEPLOYING = (REPO / "docs" / "deploying.md").read_text()
 
 

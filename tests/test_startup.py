@@ -11,15 +11,14 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 from django.urls import URLPattern, URLResolver, get_resolver, resolve, reverse
 from django.urls.resolvers import RoutePattern
 
 from parity.benchmarks import choices
+from tests.paths import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 HEAVY = ("scipy", "matplotlib", "pandas", "sklearn", "torch", "transformers", "drf_spectacular")
 #: what INSTALLED_APPS loads of drf-spectacular to register it (its templates, its deploy check): three
 #: modules that import Django only

@@ -10,8 +10,9 @@ import pytest
 from django.conf import settings
 
 from tests.factories import small_study
+from tests.paths import REPO
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 #: `{#` with no `#}` after it on its line: Django prints it and all up to the `#}` lines below
 _UNCLOSED = re.compile(r"\{#(?!.*#\}).*$", re.M)
 

@@ -14,7 +14,7 @@ under its key:
 
 The apps, the engine and the results look a benchmark up by the `benchmark` CharField of a study
 or item and never name one. Adding a benchmark is one package, its line in `_PACKAGES` here and its
-tests (`tests/benchmarks/test_registry_shape.py` checks the shape).
+tests (`tests/parity/benchmarks/test_registry_shape.py` checks the shape).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 # Each benchmark's key (its package's name), title and class. The packages are imported when the registry is first
 # read; the keys and titles are the `benchmark` fields' choices, which Django reads (and `manage.py
 # check` validates) at every start: copied here, they cost no import of six benchmarks' prompts, word
-# lists and generators. `tests/benchmarks/test_registry_shape.py` holds them equal to the classes'.
+# lists and generators. `tests/parity/benchmarks/test_registry_shape.py` holds them equal to the classes'.
 _PACKAGES = (
     ("implicature", "Conversational implicature (Ruis et al.)", "Implicature"),
     ("ambibench", "AmbiBench: task ambiguity (Tamkin et al.)", "AmbiBench"),

@@ -20,7 +20,7 @@ DEFAULT_CONFIDENCE = 0.95
 
 # Resampled values gathered at once (8 MB), so a 10 000 × 10 000 bootstrap does not need gigabytes.
 # The generator gives the same indices whatever the chunks and whether drawn as int32 or int64
-# (tests/stats/test_bootstrap.py holds this), so the means do not depend on either.
+# (tests/parity/stats/test_bootstrap.py holds this), so the means do not depend on either.
 _MAX_DRAWS_PER_CHUNK = 1_000_000
 # Resamples kept for reuse (`shared_resamples`) only up to this many indices (40 MB).
 _MAX_SHARED_DRAWS = 10_000_000
@@ -151,7 +151,7 @@ def index_bootstrap_interval(
 
     The arithmetic is `scipy.stats.bootstrap`'s step for step, with its seeded draws (`batch`
     resamples of each sample's indices at a time from `numpy.random.default_rng(seed)`, sample by
-    sample), so the interval is the one it gives (tests/stats/test_distributions.py holds them
+    sample), so the interval is the one it gives (tests/parity/stats/test_distributions.py holds them
     equal): scipy.stats itself is not imported, for the reason in `parity.stats.distributions`. NaN
     ends where the statistic is undefined in some resample, as scipy's do."""
     import numpy as np

@@ -18,7 +18,7 @@ degree of freedom, for every count: Fagerland, Lydersen & Laake (BMC Medical Res
 one close to its level even for few discordant items; perf/calibration confirms it here (4.9% at 5
 people × 20 items with a median of 6 discordant items, where the exact test rejected 1.2% and the
 mid-p 3.5%). statsmodels' `mcnemar(exact=False, correction=False)` computes the same
-(tests/stats/test_paired.py holds this).
+(tests/parity/stats/test_paired.py holds this).
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ U > 1). Read as a claim about items like these too, the human accuracy's SE is
 √(σ_μ²/N + σ_a²/P + σ_e²/(nN)) (σ_μ² the items' spread): `human_half_width_items` is that
 interval's half-width, on Satterthwaite's degrees of freedom.
 
-Checked by simulation (perf/calibration/power.py; tests/stats/test_power.py): at the reported gap
+Checked by simulation (perf/calibration/power.py; tests/parity/stats/test_power.py): at the reported gap
 `paired_test` rejects about 80% of the time at 30 people × 40 items, 100 × 100 and in units; near the
 ceiling with few items a side may have no detectable gap (docs/researchers.md).
 """

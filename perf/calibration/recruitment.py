@@ -96,7 +96,7 @@ def _recruit(stream: Iterator[float], seen: list[float], rule: str, target: Targ
             stop = None if found is None else checked + found
         else:
             # the sequence's width after each completion, in one pass (`precision_widths`' entries
-            # are `precision_interval`'s at each n: tests/stats/test_sequences.py)
+            # are `precision_interval`'s at each n: tests/parity/stats/test_sequences.py)
             stop = _stop(precision_widths(seen), target)
         if stop is not None:
             return stop, (t_mean_ci if rule == "t" else precision_interval)(seen[:stop])

@@ -22,7 +22,7 @@ def audit_lines(answer: Answer) -> list[str]:
         lines.append(f"    Parity computed: {answer.computed_text}")
     if answer.contradicting_note:
         lines.append(f"    CONTRADICTION: the researcher's note says {answer.contradicting_note!r}")
-    # every answer names its records (tests/results/test_checklist_records.py holds them to the database)
+    # every answer names its records (tests/results/computing/test_checklist_records.py holds them to the database)
     said = "; ".join(f"{record.name} = {_value(record.value)}" for record in answer.records)
     lines.append(f"    records: {said or 'none'}")
     return lines

@@ -8,10 +8,11 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from annotation.models import Item
+from tests.paths import REPO
 
 pytestmark = pytest.mark.django_db
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "parity" / "benchmarks" / "custom" / "example.csv"
+EXAMPLE = REPO / "parity" / "benchmarks" / "custom" / "example.csv"
 
 
 def test_it_imports_the_example_as_a_named_set_and_a_second_import_changes_nothing(capsys) -> None:

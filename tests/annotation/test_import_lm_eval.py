@@ -9,8 +9,9 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from annotation.models import Item
+from tests.paths import REPO
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "parity" / "benchmarks" / "lm_eval" / "example"
+EXAMPLE = REPO / "parity" / "benchmarks" / "lm_eval" / "example"
 
 
 def test_it_imports_the_example_task_as_a_custom_item_set(db, capsys) -> None:

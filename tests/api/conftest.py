@@ -13,6 +13,17 @@ from studies.models import Study
 from tests.factories import small_study
 from tests.personas import Personas, personas_for
 
+# The researchers' API is tried on the studies the results tests build (scripted, hand-checkable).
+from tests.results.conftest import (  # noqa: F401
+    ambi,
+    baseline,
+    implicature_source,
+    member_client,
+    pilot,
+    staff_client,
+    world,
+)
+
 
 def token_client(user: Any) -> APIClient:
     """A script's client: the user's API token in the Authorization header."""

@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Error as PlaywrightError
 
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+from tests.paths import REPO
+
+ARTIFACTS = REPO / "test-artifacts"
 CHROMIUM_FLAGS = [
     "--no-sandbox",
     "--disable-gpu",

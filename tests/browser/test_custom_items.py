@@ -3,8 +3,6 @@ box, Ctrl+Enter in a text area, and a number that does not parse refused on the 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from annotation.services import benchmark_import
@@ -12,10 +10,11 @@ from studies.models import Participant, Response
 from studies.services import study_create
 from tests.browser.helpers import each_item, through_consent_and_instructions, wait_until_interactive
 from tests.factories import entry_url, pid
+from tests.paths import REPO
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "parity" / "benchmarks" / "custom" / "example.csv"
+EXAMPLE = REPO / "parity" / "benchmarks" / "custom" / "example.csv"
 TYPED = {"symbol": "Au", "author": "Jane Austen", "legs": "8", "pi": "3.14", "summary": "Rivers build deltas."}
 
 

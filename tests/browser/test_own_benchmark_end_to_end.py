@@ -20,11 +20,11 @@ from tests.factories import pid
 
 # a tiny random Llama saved through the real loaders, and the settings that let a run load it
 from tests.modelruns.conftest import _model_cache, _model_sources, session_model_cache, tiny_model_dir  # noqa: F401
+from tests.paths import REPO
 from tests.personas import researcher
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "parity" / "benchmarks" / "custom" / "example.csv"
 TASK = REPO / "parity" / "benchmarks" / "lm_eval" / "example" / "example_mc.yaml"
 FREE_TEXT = "Rivers carry sediment down to their deltas."

@@ -1,6 +1,6 @@
 """The exclusion-robustness table on the results page, in a browser: one row per exclusion rule that
 changes who or what counts, each with the people and answers it covers (the figures themselves are
-held to the stored answers in tests/results/test_exclusion_robustness.py)."""
+held to the stored answers in tests/results/computing/test_exclusion_robustness.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from annotation.services import benchmark_import
 from tests.browser.helpers import sign_in
 from tests.personas import superuser
-from tests.results.test_exclusion_robustness import robustness_study
+from tests.results.computing.test_exclusion_robustness import robustness_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -16,8 +16,9 @@ from tests.annotation.helpers import import_ambibench, import_instruction_induct
 from tests.browser.helpers import wait_until_interactive, wait_until_settled
 from tests.conftest import dataset
 from tests.factories import entry_url, pid
+from tests.paths import REPO
 
-CUSTOM_EXAMPLE = Path(__file__).resolve().parents[2] / "parity" / "benchmarks" / "custom" / "example.csv"
+CUSTOM_EXAMPLE = REPO / "parity" / "benchmarks" / "custom" / "example.csv"
 RATED_ANSWERS = [
     {"question_id": "miqa-001-generative", "model": "palm-540b", "answer": "No. It is a figure of speech."},
     {"question_id": "miqa-002-generative", "model": "palm-540b", "answer": "Yes, it could."},

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.engine.conftest import _save_llama, train_tokenizer
+from tests.parity.engine.conftest import _save_llama, train_tokenizer
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")

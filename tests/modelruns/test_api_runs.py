@@ -235,7 +235,7 @@ def test_instructions_executed_by_an_api_model_give_the_local_model_s_greedy_out
 @pytest.fixture(scope="module")
 def wide_model_dir(tmp_path_factory: pytest.TempPathFactory):
     """The tiny Llama with a window that holds a whole AmbiBench episode and the token an echo generates."""
-    from tests.engine.conftest import _save_llama, train_tokenizer
+    from tests.parity.engine.conftest import _save_llama, train_tokenizer
 
     tokenizer_dir = tmp_path_factory.mktemp("wide-tokenizer")
     train_tokenizer(tokenizer_dir)

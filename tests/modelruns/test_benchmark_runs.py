@@ -14,7 +14,7 @@ from modelruns.models import ModelResponse, ModelRun
 from studies.models import UnitItem
 from studies.services import study_create
 from tests.conftest import datasets_dir
-from tests.engine.test_encoders import save_tiny_nli
+from tests.parity.engine.test_encoders import save_tiny_nli
 
 pytestmark = pytest.mark.django_db
 
@@ -57,7 +57,7 @@ def test_an_ambibench_answer_is_valid_only_when_a_merged_label_outweighs_the_top
     from parity.benchmarks.ambibench.prompts import episode_text
     from parity.engine import load_causal_lm
     from parity.engine.tokens import TextEncoder, continuation_spans
-    from tests.engine.conftest import full_text_logprobs
+    from tests.parity.engine.conftest import full_text_logprobs
 
     benchmark_import(name="ambibench", source=None, options={"episodes": 12, "instruction_prompts": 2})
     study = study_create(

@@ -5,7 +5,6 @@ scripts/container-check prints after its scaled run)."""
 from __future__ import annotations
 
 from io import StringIO
-from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -14,10 +13,11 @@ from annotation.services import benchmark_import
 from modelruns import services, shards
 from modelruns.models import ModelResponse, ModelRun
 from studies.services import study_create
+from tests.paths import REPO
 
 pytestmark = pytest.mark.django_db
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "parity" / "benchmarks" / "custom" / "example.csv"
+EXAMPLE = REPO / "parity" / "benchmarks" / "custom" / "example.csv"
 
 
 @pytest.fixture

@@ -4,8 +4,6 @@ item's stop strings, then scored by the item's metric."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from annotation.selectors import item_data
@@ -19,10 +17,11 @@ from parity.engine.requests import ChoiceRequest, GenerationRequest
 from results.computing.assemble import study_results
 from results.loading.selectors import load_study_data
 from studies.services import study_create
+from tests.paths import REPO
 
 pytestmark = pytest.mark.django_db
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "parity" / "benchmarks" / "custom" / "example.csv"
+EXAMPLE = REPO / "parity" / "benchmarks" / "custom" / "example.csv"
 
 
 @pytest.fixture

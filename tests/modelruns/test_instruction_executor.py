@@ -18,8 +18,8 @@ from parity.benchmarks.instruction_induction import execution_prompt
 from parity.engine import PAPER_SIMILARITY_MODEL, GenerationRequest
 from studies.models import UnitItem
 from studies.services import study_create
-from tests.engine.conftest import _save_llama, train_tokenizer
-from tests.engine.tiny_bert import hub_cache_with, save_tiny_bert
+from tests.parity.engine.conftest import _save_llama, train_tokenizer
+from tests.parity.engine.tiny_bert import hub_cache_with, save_tiny_bert
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("instruction_induction")]
 

@@ -23,8 +23,8 @@ import pytest
 from django.db import connection
 
 from tests.conftest import datasets_dir
+from tests.paths import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 STUDY = "stuck run"
 ITEMS = 8
 LEASE = 5

@@ -20,8 +20,8 @@ from django.conf import settings
 from django.db import connection
 
 from modelruns.models import ModelResponse, ModelRun, ModelShard
+from tests.paths import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/13")
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]

@@ -9,7 +9,6 @@ import csv
 import io
 import json
 import re
-from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
@@ -25,10 +24,11 @@ from studies.models import Response
 from studies.services import study_create
 from tests.annotation.helpers import button_values
 from tests.factories import Bot, pid
+from tests.paths import REPO
 
 pytestmark = pytest.mark.django_db
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "parity" / "benchmarks" / "custom" / "example.csv"
+EXAMPLE = REPO / "parity" / "benchmarks" / "custom" / "example.csv"
 #: what each participant types or presses, by item id (the first a right answer, the second not)
 ANSWERS = {
     "capital": ("Canberra", "Sydney"),

@@ -19,9 +19,9 @@ from django.db import connections
 from prolific.bonuses import prolific_bonuses_pay
 from prolific.models import BonusBatch, ProlificStudy
 from prolific.services import ProlificStudyError, prolific_study_configure, prolific_study_create, prolific_sync
+from tests.paths import REPO
 from tests.prolific.helpers import arrive, prolific_study
 
-REPO = Path(__file__).resolve().parents[2]
 STUDY = "bonus crash"
 
 KILLED_BEFORE_PAYING = """

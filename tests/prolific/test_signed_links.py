@@ -20,6 +20,7 @@ from prolific.services import prolific_study_create
 from prolific.signed_links import SignatureError, _jwks_client, verify_signed_link
 from studies.models import Participant
 from tests.factories import Bot, entry_url, pid, small_study, start
+from tests.paths import REPO
 
 pytestmark = pytest.mark.django_db
 
@@ -103,7 +104,6 @@ def test_turning_signing_on_without_an_audience_fails_at_start_up():
     import os
     import subprocess
     import sys
-    from pathlib import Path
 
     env = {
         **os.environ,
@@ -116,7 +116,7 @@ def test_turning_signing_on_without_an_audience_fails_at_start_up():
         env=env,
         capture_output=True,
         text=True,
-        cwd=Path(__file__).resolve().parents[2],
+        cwd=REPO,
     )
     assert done.returncode != 0 and "set PROLIFIC_JWT_AUDIENCE" in done.stderr
 

@@ -19,7 +19,7 @@ import pytest
 from django.test import override_settings
 
 from tests.conftest import committed_world_wipe, dataset
-from tests.engine.conftest import _save_llama, train_tokenizer
+from tests.parity.engine.conftest import _save_llama, train_tokenizer
 
 BASELINE = "Ruis et al. human baseline"
 

@@ -11,7 +11,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from tests.results.test_training_results import _study_with_training
+from tests.results.computing.test_training_results import _study_with_training
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 

@@ -48,7 +48,7 @@ returns no covariance of the item parameters (its standard errors are a bootstra
 whole model hundreds of times, far too slow for the results page), reads only 0/1 answers in a
 dense people × items matrix, and scores abilities by ML, MAP or EAP without Warm's correction.
 `py-irt` fits by variational inference on torch versions this project does not run. The fit here
-is tested by parameter recovery and by a calibration by simulation (tests/stats/test_irt.py,
+is tested by parameter recovery and by a calibration by simulation (tests/parity/stats/test_irt.py,
 perf/calibration/irt.py).
 """
 

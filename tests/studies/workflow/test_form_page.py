@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 
 from studies.models import Study
+from tests.paths import REPO
 from tests.studies.workflow.helpers import create
 
 pytestmark = pytest.mark.django_db
 
-EXAMPLE = Path(__file__).resolve().parents[3] / "parity" / "benchmarks" / "custom" / "example.csv"
+EXAMPLE = REPO / "parity" / "benchmarks" / "custom" / "example.csv"
 
 
 def _estimate(html: str) -> str:

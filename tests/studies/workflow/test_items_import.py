@@ -3,8 +3,6 @@ the line and field named), and a study created on the imported set."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
@@ -13,11 +11,12 @@ from annotation.models import Item
 from studies.models import Response, Study
 from tests import personas
 from tests.factories import Bot, pid
+from tests.paths import REPO
 from tests.studies.workflow.helpers import Previewer, create
 
 pytestmark = pytest.mark.django_db
 
-EXAMPLE = Path(__file__).resolve().parents[3] / "parity" / "benchmarks" / "custom" / "example.csv"
+EXAMPLE = REPO / "parity" / "benchmarks" / "custom" / "example.csv"
 URL = "/studies/items/import/"
 
 
@@ -283,7 +282,7 @@ def test_a_change_of_what_counts_as_right_is_refused_once_people_have_answered(r
 def test_the_import_page_points_to_the_docs_page_that_lists_every_field(researcher_client):
     page = researcher_client.get("/studies/items/import/").content.decode()
     assert "docs/own-items.md" in page and "README" not in page
-    assert (Path(__file__).resolve().parents[3] / "docs" / "own-items.md").exists()
+    assert (REPO / "docs" / "own-items.md").exists()
 
 
 def test_a_launched_studys_items_cannot_change_even_where_nobody_answered(researcher_client, researcher):

@@ -10,7 +10,7 @@ import pytest
 
 from parity.engine import DEFAULT_EMBEDDER, PAPER_SIMILARITY_MODEL, load_similarity, resolve_similarity_model
 from parity.engine.similarity import GREEDY, hub_snapshot, load_package_similarity, package_baseline
-from tests.engine.tiny_bert import hub_cache_with, save_tiny_bert
+from tests.parity.engine.tiny_bert import hub_cache_with, save_tiny_bert
 
 CANDIDATES = [
     ("write the opposite word", ["give an antonym", "add two numbers"]),

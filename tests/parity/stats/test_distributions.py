@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,8 +13,7 @@ from scipy import stats
 from parity.stats import distributions
 from parity.stats.agreement_ci import fleiss_kappa_of_counts, nominal_alpha_of_counts
 from parity.stats.bootstrap import index_bootstrap_interval
-
-REPO = Path(__file__).resolve().parent.parent.parent
+from tests.paths import REPO
 
 
 @pytest.mark.parametrize("df", [1, 2.5, 4, 19, 120, 1e6])

@@ -9,8 +9,7 @@ from typing import Any
 import pytest
 
 from parity.engine.tokens import TextEncoder, continuation_spans
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.paths import REPO
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from parity.stats import Rating
 from parity.stats.agreement_ci import agreement_intervals, calibration_note, pairwise_kappa_interval
 from results.computing.assemble import study_results_tree
 from results.presenting.display import summary_cards
-from tests.results.test_comparison_numbers import _data, _human
+from tests.results.computing.test_comparison_numbers import _data, _human
 
 
 def _study(n_items: int):

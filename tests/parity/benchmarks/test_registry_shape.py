@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from parity.benchmarks import REGISTRY, base, choices
+from tests.paths import REPO
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO
 #: the modules of every benchmark package: the definition and the human side, the model side, what
 #: people and models read, and its own statistics and breakdowns of the results
 MODULES = ("benchmark", "model", "prompts", "results")

@@ -16,9 +16,9 @@ from parity.reporting.checklist import SECTIONS
 from results.computing.spine import StudyResults
 from results.presenting.report import render_report
 from studies.models import Study
-from tests.results.test_checklist_records import full  # noqa: F401 (the study with every optional feature)
-from tests.results.test_latex_compiles import PDFLATEX, _command_latex, _json, compile_latex
-from tests.results.test_study_report import _with_sections
+from tests.results.computing.test_checklist_records import full  # noqa: F401 (the study with every optional feature)
+from tests.results.presenting.test_latex_compiles import PDFLATEX, _command_latex, _json, compile_latex
+from tests.results.presenting.test_study_report import _with_sections
 
 pytestmark = pytest.mark.skipif(
     PDFLATEX is None or not all(shutil.which(tool) for tool in ("pdftotext", "pdftoppm", "bibtex")),

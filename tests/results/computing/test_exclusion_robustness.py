@@ -198,7 +198,7 @@ def test_the_checklist_answers_4_6_with_the_rows(study):
 
 def test_the_results_page_and_every_report_format_show_the_table(study, staff_client, tmp_path):
     from results.presenting.report import render_report
-    from tests.results.test_latex_compiles import PDFLATEX, compile_latex
+    from tests.results.presenting.test_latex_compiles import PDFLATEX, compile_latex
 
     html = staff_client.get(f"/studies/{study.pk}/results/").content.decode()
     assert "The headline figures under other exclusion rules" in html

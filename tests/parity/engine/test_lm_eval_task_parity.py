@@ -13,8 +13,9 @@ import pytest
 from parity.benchmarks.lm_eval import records_for_task
 from parity.benchmarks.lm_eval.tasks import HARNESS_FEWSHOT_SEED
 from parity.engine import ChoiceRequest, Engine, GenerationRequest
+from tests.paths import REPO
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "parity" / "benchmarks" / "lm_eval" / "example"
+EXAMPLE = REPO / "parity" / "benchmarks" / "lm_eval" / "example"
 CHOICE_TASK, GENERATION_TASK = "parity_example_mc", "parity_example_gen"
 
 

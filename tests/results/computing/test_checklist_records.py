@@ -58,7 +58,7 @@ def _explained(bot: Bot, choose: Callable[[Item], str] | None = None) -> None:
 
 @pytest.fixture(scope="module")
 def full(world, implicature_source) -> Study:
-    from tests.results.test_training_results import _train
+    from tests.results.computing.test_training_results import _train
 
     study = small_study(
         FULL_NAME,

@@ -9,7 +9,6 @@ from __future__ import annotations
 import csv
 from collections import Counter
 from io import StringIO
-from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -21,6 +20,7 @@ from results.computing.robustness import rule_label
 from results.loading.selectors import load_study_data
 from results.presenting.report.render import render_report
 from results.presenting.tables import paper_tables
+from tests.paths import REPO
 from tests.results.conftest import BASELINE_NAME, model_run
 
 pytestmark = pytest.mark.django_db
@@ -118,7 +118,7 @@ def test_the_headline_with_and_without_the_possible_gold_errors(baseline, expect
     assert gap_all.gap == pytest.approx(1.0 - sum(with_all) / len(with_all))
     assert gap_without.gap == pytest.approx(1.0 - sum(item_rates) / len(item_rates))
     assert gap_without.n_items == 600 - len(errors)
-    docs = (Path(__file__).resolve().parents[2] / "docs" / "results.md").read_text(encoding="utf-8")
+    docs = (REPO / "docs" / "results.md").read_text(encoding="utf-8")
     assert f"{len(errors)} of the\n600 items" in docs
     assert f"{100 * analysed.mean:.1f}% with them and {100 * dropped.mean:.1f}%" in docs
 

@@ -25,8 +25,8 @@ from results.loading.rows import model_item_scores, model_ratings
 from results.loading.selectors import load_study_data
 from results.loading.study_data import StudyData
 from studies.models import Study
+from tests.parity.stats.dictionary_reference import item_counts, pair_agreement
 from tests.results.conftest import FLIP, model_run
-from tests.stats.dictionary_reference import item_counts, pair_agreement
 
 pytestmark = pytest.mark.django_db
 TOLERANCE = 1e-12

@@ -2,9 +2,10 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.paths import REPO
+
+ROOT = REPO
 
 
 def test_importing_the_benchmarks_does_not_load_django() -> None:

@@ -14,8 +14,9 @@ import yaml
 
 from parity.benchmarks.base import DatasetError
 from parity.benchmarks.lm_eval import records_for_task
+from tests.paths import REPO
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "parity" / "benchmarks" / "lm_eval" / "example"
+EXAMPLE = REPO / "parity" / "benchmarks" / "lm_eval" / "example"
 DOCS = [
     {"question": "Which animal says moo?", "choices": ["cow", "cat"], "answer": 0},
     {"question": "What colour is grass?", "choices": ["green", "red"], "answer": 0},

@@ -12,7 +12,7 @@ from results.presenting.report import build_report
 from results.presenting.report.figures import plain
 from studies.services import participant_enter
 from tests.factories import Bot, pid, small_study
-from tests.results.test_study_report import _assert_figures_are_the_json
+from tests.results.presenting.test_study_report import _assert_figures_are_the_json
 
 pytestmark = pytest.mark.django_db
 

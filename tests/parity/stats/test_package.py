@@ -4,13 +4,13 @@ import json
 import math
 import subprocess
 import sys
-from pathlib import Path
 
 from parity.benchmarks.ambibench.oracle import OracleEpisode, oracle_curve
 from parity.benchmarks.implicature.stats import implicature_breakdown
 from parity.stats import Rating, accuracy_summary, agreement_summary, icc2k, model_vs_humans
+from tests.paths import REPO
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO
 
 
 def test_importing_the_package_does_not_load_django() -> None:

@@ -30,7 +30,7 @@ from parity.stats import (
 )
 from parity.stats.bootstrap import shared_resamples
 from parity.stats.table import rating_table
-from tests.stats.dictionary_reference import item_counts, pair_agreement
+from tests.parity.stats.dictionary_reference import item_counts, pair_agreement
 
 TOLERANCE = 1e-12
 

@@ -99,7 +99,7 @@ def test_the_dataset_is_the_studys_item_set_and_the_published_study_answered_all
 
 def test_attrition_accounts_for_everyone_who_entered_and_the_screened_out_are_not_said_to_be_paid(implicature) -> None:
     from studies.models import Participant
-    from tests.results.test_training_results import _study_with_training
+    from tests.results.computing.test_training_results import _study_with_training
 
     study = _study_with_training()
     statuses = list(Participant.objects.filter(study=study).values_list("status", flat=True))

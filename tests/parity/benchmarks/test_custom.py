@@ -12,8 +12,9 @@ from parity.benchmarks import get
 from parity.benchmarks.base import DatasetError, ItemData
 from parity.benchmarks.custom import items_from_file, items_from_records, score_answer, scoring
 from parity.benchmarks.custom.model import cut_at_stops
+from tests.paths import REPO
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "parity" / "benchmarks" / "custom" / "example.csv"
+EXAMPLE = REPO / "parity" / "benchmarks" / "custom" / "example.csv"
 
 
 def one(record: dict, **kwargs) -> ItemData:

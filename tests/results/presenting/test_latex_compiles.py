@@ -25,7 +25,7 @@ from results.presenting.report.latex import layout, tex, write
 from results.presenting.tables import paper_tables
 from studies.models import Study
 from tests.results.latex_check import check_latex
-from tests.results.test_study_report import _with_sections
+from tests.results.presenting.test_study_report import _with_sections
 
 PDFLATEX = shutil.which("pdflatex")
 if PDFLATEX is None and os.environ.get("CI") == "true":

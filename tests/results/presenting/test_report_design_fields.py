@@ -14,7 +14,7 @@ from results.presenting.report import build_report
 from results.presenting.report.figures import plain
 from tests.factories import small_study
 from tests.results.latex_check import check_latex
-from tests.results.test_study_report import _assert_figures_are_the_json, _command
+from tests.results.presenting.test_study_report import _assert_figures_are_the_json, _command
 
 pytestmark = pytest.mark.django_db
 

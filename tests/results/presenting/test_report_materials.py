@@ -16,7 +16,7 @@ from django.core.management import call_command
 from results.presenting.report.latex import tex
 from results.presenting.report.materials import NO_SHOT, SCREENSHOT, SHOT_SAID
 from studies.models import Study
-from tests.results.test_latex_compiles import PDFLATEX, compile_latex
+from tests.results.presenting.test_latex_compiles import PDFLATEX, compile_latex
 
 pytestmark = pytest.mark.django_db
 

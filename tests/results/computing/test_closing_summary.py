@@ -79,7 +79,7 @@ def test_a_study_without_closing_questions_has_no_summary(implicature):
 
 def test_the_results_page_and_every_report_format_show_the_table(study, staff_client, tmp_path):
     from results.presenting.report import render_report
-    from tests.results.test_latex_compiles import PDFLATEX, compile_latex
+    from tests.results.presenting.test_latex_compiles import PDFLATEX, compile_latex
 
     html = staff_client.get(f"/studies/{study.pk}/results/").content.decode()
     assert "What the participants in the results said of themselves" in html
