@@ -13,15 +13,15 @@ from django.http import QueryDict
 from parity import benchmarks
 from parity.benchmarks.design import DesignOption
 from parity.sampling import ALL, ItemSampling
-from studies import closing
 from studies.bounds import MAX_DESIGN_TEXT, MAX_INTEGER, MAX_TEXT
+from studies.design import closing_questions
+from studies.design.estimates import MAX_MINUTES, DesignEstimate, Training, pay_refusal, too_long
+from studies.design.languages import ForeignText, foreign_texts
+from studies.design.screening import AGE_HIGH, AGE_LOW, SELECTS, Screening
 from studies.errors import StudyError
-from studies.estimates import MAX_MINUTES, DesignEstimate, Training, pay_refusal, too_long
-from studies.languages import ForeignText, foreign_texts
 from studies.models import Study
-from studies.screening import AGE_HIGH, AGE_LOW, SELECTS, Screening
-from studies.services_edit import DRAFT_FIELDS
-from studies.services_units import UnitsPlan, follows_estimate, study_estimate, units_plan
+from studies.setup.drafts import DRAFT_FIELDS
+from studies.setup.units import UnitsPlan, follows_estimate, study_estimate, units_plan
 from studies.workflow.forms_training import TrainingFields, training_initial
 from studies.workflow.selectors import design_estimate
 
@@ -68,7 +68,7 @@ REPORTING_FIELDS = (
 #: the study's own fields the form shows, in the form's order (the reward is shown in pounds, the
 #: prescreening as one field per filter: `SCREENING_FIELDS`)
 STUDY_FIELDS = tuple(name for name in DRAFT_FIELDS if name not in ("reward_pence", "prolific_filters"))
-#: the prescreening's fields (`studies.screening.Screening`), the lists typed comma-separated
+#: the prescreening's fields (`studies.design.screening.Screening`), the lists typed comma-separated
 SCREENING_FIELDS = (
     "age_min",
     "age_max",
@@ -153,10 +153,10 @@ class StudyForm(TrainingFields, forms.Form):
         "again: a second key press or tap never answers the next item unseen (0: no minimum)",
     )
     closing_questions = forms.MultipleChoiceField(
-        choices=[(key, closing.QUESTIONS[key].label) for key in closing.CHOOSABLE],
+        choices=[(key, closing_questions.QUESTIONS[key].label) for key in closing_questions.CHOOSABLE],
         widget=forms.CheckboxSelectMultiple,
         required=False,
-        initial=list(closing.DEFAULT_QUESTIONS),
+        initial=list(closing_questions.DEFAULT_QUESTIONS),
         help_text="asked after the last item, below the completion code; every one optional for participants",
     )
     explanations = forms.ChoiceField(
@@ -338,7 +338,7 @@ class StudyForm(TrainingFields, forms.Form):
         )
 
     def shown_power(self) -> dict[str, Any] | None:
-        """The power analysis of the design as shown (`studies.power`); None while the design does not
+        """The power analysis of the design as shown (`studies.design.power`); None while the design does not
         read or its items are not imported."""
         if self.is_bound:
             self.is_valid()
@@ -352,7 +352,7 @@ class StudyForm(TrainingFields, forms.Form):
             except StudyError:
                 return None
         capacity = int(plan.design.get("per_unit", 1))
-        from studies.power import design_power  # numpy: loaded when a design is shown
+        from studies.design.power import design_power  # numpy: loaded when a design is shown
 
         return design_power(
             benchmark=self.benchmark,

@@ -12,11 +12,12 @@ from django.utils.translation import ngettext
 
 from parity import benchmarks
 from parity.stats.power import describe
-from studies.estimates import MAX_MINUTES
+from studies.design.estimates import MAX_MINUTES
+from studies.design.pay import hourly_pay
+from studies.design.screening import SELECTS, Screening
+from studies.errors import StudyError
 from studies.models import Study
-from studies.pay import hourly_pay
-from studies.screening import SELECTS, Screening
-from studies.services import StudyError, study_create
+from studies.setup.studies import study_create
 from studies.workflow.forms import REPORTING_FIELDS
 
 
@@ -240,7 +241,7 @@ def _training(options: dict) -> dict:
 
 
 def _screening(options: dict) -> dict:
-    """The prescreening given (`studies.screening.Screening`), checked by the service."""
+    """The prescreening given (`studies.design.screening.Screening`), checked by the service."""
     lists = {key: [v.strip() for v in options[key].split(",") if v.strip()] for key in SELECTS}
     return Screening(
         age_min=options["age_min"],

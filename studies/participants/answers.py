@@ -18,13 +18,15 @@ from annotation.selectors import item_data
 from parity.benchmarks.base import Screen
 from parity.messages import TOO_SOON_MESSAGE
 from parity.stats.behaviour import NONE, carries_canary, checked, reading_floor_ms, shown_words
-from studies import explanations
-from studies.answer_tokens import answer_token_matches, participant_owner
+from studies.design import explanations
 from studies.models import Participant, Response, VerificationMark
-from studies.results_versions import results_changed
-from studies.selectors import known_participants, screen_for, verifiable_responses
-from studies.services import participant_lock, slot_take_back
-from studies.services_signals import signals_refresh_queue
+from studies.participants.answer_tokens import answer_token_matches, participant_owner
+from studies.participants.entry import slot_take_back
+from studies.participants.locks import participant_lock
+from studies.participants.reads import known_participants, screen_for
+from studies.participants.review_evidence import signals_refresh_queue
+from studies.results_token import results_changed
+from studies.selectors import verifiable_responses
 
 
 class Outcome(enum.Enum):
@@ -86,7 +88,7 @@ def response_submit(
     marked `extra["canary"]`.
 
     `explanation`: why the participant chose the answer, stored on the answer itself when the study
-    asks for one at this position (`studies.explanations`), else dropped; one over
+    asks for one at this position (`studies.design.explanations`), else dropped; one over
     `explanations.MAX_CHARS` refuses the answer (INVALID) so that the page gives both texts back.
 
     A working participant costs, in one transaction, the participant's locked read (with its study),
