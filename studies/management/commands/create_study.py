@@ -18,7 +18,7 @@ from studies.design.screening import SELECTS, Screening
 from studies.errors import StudyError
 from studies.models import Study
 from studies.setup.studies import study_create
-from studies.workflow.forms import REPORTING_FIELDS
+from studies.setup.validation import REPORTING_FIELDS
 
 
 class Command(BaseCommand):
