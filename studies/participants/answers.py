@@ -97,7 +97,7 @@ def response_submit(
     participants = _participants(participant_id=participant_id, link=link, known=known)
     answer = ((item_id, item_token), position, raw_answer, extra, behaviour, show_next, explanation.strip())
     try:
-        result = _submit(partial(_locked, participants), *answer, with_study=False)
+        result = _submit(partial(_locked_for_answer, participants), *answer, with_study=False)
         if isinstance(result, int):
             # the reservation timed out: again, with the study locked first, as assignment takes them
             result = _submit(partial(participant_lock, participant_id=result), *answer, with_study=True)
@@ -180,11 +180,12 @@ _UNREAD = (
 )
 
 
-def _locked(participants: QuerySet[Participant]) -> Participant | None:
+def _locked_for_answer(participants: QuerySet[Participant]) -> Participant | None:
     """The participant with its study, row-locked until the transaction ends (call it inside
     `transaction.atomic()`): two submits of one participant at once (a double click, two tabs) take
     turns, and the second sees the progress the first wrote. `of`: only the participant's row;
     locking the joined study row too would make every answer of the study wait for the one before.
+    (So not `participants.locks.participant_locked`, which the steps take, the study's row with it.)
     What an answer never reads stays unread (`_UNREAD`).
     At most one participant matches (a browser holds one participant per study), so the read asks
     for no order: `get()`, where `first()` would compile and run an ORDER BY for a single row."""
