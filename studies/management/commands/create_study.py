@@ -17,6 +17,7 @@ from studies.design.pay import hourly_pay
 from studies.design.screening import SELECTS, Screening
 from studies.errors import StudyError
 from studies.models import Study
+from studies.setup import validation
 from studies.setup.studies import study_create
 from studies.setup.validation import REPORTING_FIELDS
 
@@ -180,7 +181,10 @@ class Command(BaseCommand):
         if options["minutes"] is not None and not 1 <= options["minutes"] <= MAX_MINUTES:
             raise CommandError(f"--minutes {options['minutes']}: give 1 to {MAX_MINUTES} minutes")
         reward_pence = None if options["reward"] is None else int(options["reward"] * 100)
-        if options["ethics_reference"] and not options["ethics_body"]:
+        if validation.reporting_problems(
+            ethics_body=options["ethics_body"], ethics_reference=options["ethics_reference"]
+        ):
+            # the form's rule, said in the command's words
             raise CommandError("--ethics-reference: name the body that gave it with --ethics-body")
         reporting = {key: options[key] for key in REPORTING_FIELDS}
         if reporting["paper_url"]:
