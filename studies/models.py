@@ -17,13 +17,10 @@ def _new_link() -> str:
 
 
 def new_code() -> str:
-    """A new completion (or failed-check, or no-consent) code for Prolific."""
     return secrets.token_hex(4).upper()
 
 
-def _new_code() -> str:
-    # the fields' default, named so by their migrations
-    return new_code()
+_new_code = new_code  # the name the migrations give the codes' default
 
 
 def _new_canary() -> str:
@@ -83,10 +80,10 @@ class Study(models.Model):
     instructions_text = models.TextField()
     attention_checks = models.PositiveIntegerField(default=3, help_text="attention checks per participant")
     exclude_at = models.PositiveIntegerField(default=2, help_text="excluded at this many failures (0: never)")
-    completion_code = models.CharField(max_length=40, default=_new_code)
+    completion_code = models.CharField(max_length=40, default=new_code)
     failed_attention_code = models.CharField(
         max_length=40,
-        default=_new_code,
+        default=new_code,
         help_text="given instead of the completion code to participants excluded for failed attention checks",
     )
     no_consent_code = models.CharField(
