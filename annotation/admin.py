@@ -1,5 +1,5 @@
 """The items' admin: read-only rows, no identities here (the answers' admin is in
-`studies.admin_answers`). A researcher sees the published benchmarks' rows and those of the item
+`studies.admin.answers`). A researcher sees the published benchmarks' rows and those of the item
 sets they may use (`annotation.selectors`): another researcher's set, its keys and its gold, is
 absent from the lists, the search and the change pages; superusers see every row."""
 

@@ -15,8 +15,8 @@ from api.permissions import IsResearcher
 from api.schema import ResearcherApiSchema
 from api.throttles import CappedPagination, ThrottledBeforeRefused
 from studies.access import VIEW_STUDY, get_study_for_researcher
-from studies.identity import parameter_touches_identity
 from studies.models import Study
+from studies.participants.identity import parameter_touches_identity
 
 
 def paginated(name: str, serializer: type[serializers.Serializer]) -> serializers.Serializer:

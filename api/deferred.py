@@ -8,12 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from studies.deferred import DeferredView as _Deferred
+from studies.deferred import DeferredView, ViewName, deferred
 
 
-class DeferredView(_Deferred):
-    """`import_string(path).as_view(**initkwargs)` on the first request; CSRF-exempt, as DRF's views
-    are (their session authentication checks the token itself)."""
-
-    def __init__(self, path: str, **initkwargs: Any) -> None:
-        super().__init__(path, csrf_exempt=True, **initkwargs)
+def api_view(view: type | ViewName, **initkwargs: Any) -> DeferredView:
+    """`view.as_view(**initkwargs)` on the first request; CSRF-exempt, as DRF's views are (their
+    session authentication checks the token itself)."""
+    return deferred(view, csrf_exempt=True, **initkwargs)

@@ -10,7 +10,7 @@ from rest_framework.response import Response
 
 from api.base import ResearcherApi
 from results.computing.monitor import study_monitor
-from studies.flags import FLAGS
+from studies.participants.flags import FLAGS
 
 
 class Counts(serializers.Serializer):

@@ -30,19 +30,15 @@ from modelruns.models import ModelRun, ModelSpec
 from modelruns.services import ModelRunError, modelrun_cancel, modelrun_start_many, modelspec_get_or_create
 from modelruns.sources import model_name_problem
 from parity import benchmarks
-from studies import closing
 from studies.access import ADD_STUDY, CHANGE_STUDY, EXCLUDE_PARTICIPANT, RUN_MODEL, require_permission
 from studies.bounds import MAX_DESIGN_TEXT, MAX_INTEGER, MAX_PENCE, MAX_TEXT
-from studies.estimates import MAX_MINUTES, Training, followed_pay
+from studies.design import closing_questions
+from studies.design.estimates import MAX_MINUTES, Training, followed_pay
+from studies.design.screening import SELECTS
+from studies.errors import StudyError
 from studies.models import Study
-from studies.screening import SELECTS
-from studies.services import (
-    StudyError,
-    participants_exclude,
-    participants_include,
-    study_create,
-    study_set_status,
-)
+from studies.participants.decisions import participants_exclude, participants_include
+from studies.setup.studies import study_create, study_set_status
 from studies.workflow.forms import DESIGN_PREFIX, StudyForm
 from studies.workflow.selectors import design_estimate
 
@@ -133,7 +129,7 @@ class StudyCreateApi(ResearcherApi):
             help_text="an answer sooner than this after its item was shown is refused as unread (0: none)",
         )
         closing_questions = serializers.MultipleChoiceField(
-            choices=list(closing.CHOOSABLE),
+            choices=list(closing_questions.CHOOSABLE),
             required=False,
             help_text="optional questions asked after the last item; left out: the new-study page's default",
         )
@@ -172,7 +168,7 @@ class StudyCreateApi(ResearcherApi):
         paper_title = serializers.CharField(max_length=300, required=False, allow_blank=True)
         paper_url = serializers.URLField(max_length=500, required=False, allow_blank=True)
         paper_venue = serializers.CharField(max_length=200, required=False, allow_blank=True)
-        # Prolific's prescreening (studies.screening): the select filters as Prolific's choice ids
+        # Prolific's prescreening (studies.design.screening): the select filters as Prolific's choice ids
         age_min = serializers.IntegerField(min_value=18, max_value=100, required=False)
         age_max = serializers.IntegerField(min_value=18, max_value=100, required=False)
         sex = serializers.ListField(child=serializers.CharField(max_length=40), required=False)

@@ -183,7 +183,7 @@ if CACHE_URL:
 # Studies' results, computed once per state of a study and read by every process of the site (the
 # web workers and the task worker that computes a large study's): in Redis beside the rest when
 # CACHE_URL names it, else in files under the data directory. An entry is dropped after a week
-# unread; a study's change makes its entries stale at once (studies/results_versions.py).
+# unread; a study's change makes its entries stale at once (studies/results_token.py).
 RESULTS_CACHE_SECONDS = 7 * 24 * 3600
 if CACHE_URL:
     CACHES["results"] = {

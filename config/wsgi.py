@@ -7,7 +7,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 application = get_wsgi_application()
 # Import every view (and what they import) now, once in gunicorn's master with --preload, instead of
 # in each worker on its first request: a worker's first participant would wait seconds for it. The
-# URLconf names its views by their paths (studies.deferred), so reading it imports none of them; nor
+# URLconf names its views without importing them (studies.deferred), so reading it imports none; nor
 # do the views import scipy, which the functions that compute import where they use it.
 from studies.deferred import libraries_load, views_load  # noqa: E402 - Django is set up by the line above
 

@@ -12,7 +12,7 @@ from modelruns import services
 from modelruns.models import InstructionScore, ModelResponse, ModelRun, ModelShard, ModelSpec
 from modelruns.selectors import specs_for_user
 from studies.access import RUN_MODEL, has_permission, studies_for_user
-from studies.admin_base import ResearcherAdmin
+from studies.admin.base import ResearcherAdmin
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations

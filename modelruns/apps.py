@@ -7,7 +7,7 @@ class ModelrunsConfig(AppConfig):
 
     def ready(self) -> None:
         from modelruns.preregistration_runs import planned_runs
-        from studies.selectors_preregistration import register_section
+        from studies.preregistration.document import register_section
 
         # the preregistration names the models and settings to be run; studies cannot import them
         register_section("runs", planned_runs)

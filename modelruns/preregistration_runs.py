@@ -8,7 +8,7 @@ from typing import Any
 
 from modelruns.models import ModelRun
 from studies.models import Study, StudyEvent
-from studies.services_preregistration import study_event_record
+from studies.preregistration.events import study_event_record
 
 
 def run_plan(run: ModelRun) -> dict[str, Any]:

@@ -32,9 +32,10 @@ from modelruns.sources import model_name_problem, model_source_problem
 from modelruns.tasks import run_shard, run_shard_in_turn
 from parity.benchmarks.base import DatasetError
 from parity.engine import ENGINE_VERSION
+from studies.errors import StudyError
 from studies.models import Study
-from studies.results_versions import results_changed
-from studies.services import StudyError, study_create
+from studies.results_token import results_changed
+from studies.setup.studies import study_create
 
 logger = logging.getLogger(__name__)
 

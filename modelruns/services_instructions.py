@@ -28,7 +28,7 @@ from parity.benchmarks.instruction_induction.model import (
 )
 from parity.engine import resolve_similarity_model
 from studies.models import Study
-from studies.results_versions import results_changed
+from studies.results_token import results_changed
 
 if TYPE_CHECKING:
     from modelruns.scorers import Progress

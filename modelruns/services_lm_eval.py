@@ -25,7 +25,7 @@ from modelruns.storable import storable
 from parity.benchmarks.custom.model import IMPORTED_SETTING
 from parity.benchmarks.lm_eval.samples import SamplesError, read_samples, samples_answers
 from studies.models import Study
-from studies.results_versions import results_changed
+from studies.results_token import results_changed
 
 SOURCE = LM_EVAL_SOURCE
 

@@ -44,8 +44,8 @@ from modelruns import shard_answers
 from modelruns.models import ModelResponse, ModelRun, ModelShard, ModelSpec
 from modelruns.storable import storable
 from parity.benchmarks.base import ModelAnswer, answer_variants
-from studies.results_versions import results_changed
-from studies.services_signals import signals_refresh_queue
+from studies.participants.review_evidence import signals_refresh_queue
+from studies.results_token import results_changed
 
 if TYPE_CHECKING:
     from modelruns.scorers import Scorer

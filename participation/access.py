@@ -15,7 +15,7 @@ from participation.i18n import study_language
 from participation.selectors import get_participant_by_link
 from studies.htmx import HtmxHttpRequest
 from studies.models import Participant
-from studies.selectors import get_study_by_link
+from studies.participants.reads import get_study_by_link
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise

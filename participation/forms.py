@@ -11,7 +11,7 @@ from django.utils.translation import gettext_lazy
 
 from parity.stats import behaviour
 from parity.training import TrainingQuestion
-from studies.closing import ClosingQuestion
+from studies.design.closing_questions import ClosingQuestion
 from studies.models import Study
 
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ class ConsentForm(forms.Form):
 
 
 class AnswerForm(forms.Form):
-    #: which item this answers, as an opaque token (`studies.answer_tokens`), never the item's key
+    #: which item this answers, as an opaque token (`studies.participants.answer_tokens`), never the item's key
     item = forms.CharField(max_length=64)
     position = forms.IntegerField(min_value=1)
     answer = forms.CharField(max_length=4000, strip=False, required=False)

@@ -18,10 +18,10 @@ from django.http import HttpRequest
 from annotation.models import Item
 from annotation.selectors import item_data
 from parity import training
-from studies.answer_tokens import answer_token_matches, preview_owner
 from studies.models import Study, Unit
-from studies.services import participant_sequence
-from studies.services_training import comprehension_questions, practice_questions
+from studies.participants.answer_tokens import answer_token_matches, preview_owner
+from studies.participants.entry import participant_sequence
+from studies.participants.training import comprehension_questions, practice_questions
 
 SESSION_PREFIX = "parity:preview:"
 STEPS = ("consent", "instructions", "practice", "comprehension", "items", "done", "declined", "screened_out")

@@ -17,13 +17,13 @@ from annotation.models import Item
 from participation import preview, training_views
 from participation.forms import ClosingForm, ComprehensionForm, ConsentForm, PracticeForm, PreviewAnswerForm
 from participation.i18n import study_language, translated, translated_choices
-from studies import explanations
 from studies.access import get_study_for_researcher
-from studies.answer_tokens import answer_token, preview_owner
-from studies.closing import asked, study_keys
+from studies.design import explanations
+from studies.design.closing_questions import asked, study_keys
 from studies.htmx import HtmxHttpRequest
 from studies.models import Study
-from studies.services_training import comprehension_questions
+from studies.participants.answer_tokens import answer_token, preview_owner
+from studies.participants.training import comprehension_questions
 
 
 def _context(study: Study, walk: preview.Walk, action: str, **extra: Any) -> dict[str, Any]:

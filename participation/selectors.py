@@ -6,7 +6,7 @@ from django.http import HttpRequest
 
 from participation import cookie
 from studies.models import Participant, Study
-from studies.selectors import known_participants, participant_at_link
+from studies.participants.reads import known_participants, participant_at_link
 
 
 def get_participant_for_request(request: HttpRequest, study: Study) -> Participant | None:

@@ -16,7 +16,7 @@ from participation.access import participant_view
 from participation.forms import ComprehensionForm, PracticeForm
 from studies.htmx import HtmxHttpRequest
 from studies.models import Participant, Study
-from studies.services_training import (
+from studies.participants.training import (
     comprehension_questions,
     comprehension_submit,
     practice_answer,

@@ -29,21 +29,26 @@ from participation.selectors import (
 )
 from prolific.selectors import prolific_study_of
 from prolific.signed_links import SignatureError, signing_enabled, verify_signed_link
-from studies import explanations
-from studies.answer_tokens import answer_token, participant_owner
-from studies.closing import asked, study_keys
+from studies.design import explanations
+from studies.design.closing_questions import asked, study_keys
 from studies.htmx import HtmxHttpRequest
 from studies.models import Participant, Study
-from studies.selectors import answered_responses, current_item, get_study_by_link, participant_at_link, screen_for
-from studies.services import (
-    Refusal,
+from studies.participants.answer_tokens import answer_token, participant_owner
+from studies.participants.answers import Outcome, SubmitResult, response_submit
+from studies.participants.entry import Refusal, participant_enter
+from studies.participants.reads import (
+    answered_responses,
+    current_item,
+    get_study_by_link,
+    participant_at_link,
+    screen_for,
+)
+from studies.participants.steps import (
     item_mark_shown,
     participant_answer_closing,
     participant_begin,
     participant_consent,
-    participant_enter,
 )
-from studies.services_answers import Outcome, SubmitResult, response_submit
 
 if TYPE_CHECKING:
     pass

@@ -10,7 +10,7 @@ production settings of perf/server.py, and starts ONE task worker as `scripts/ru
 (`manage.py run_worker --queue-name '*'`). Once the worker has scored --after-shards of the demo's
 shards (1, the default: the model is loaded and the demo under way, as a newcomer who signs in after
 `scripts/run` finds it; 0: queued before the worker starts), the demo's researcher creates a draft
-implicature study of one unit of --items items (`studies.services.study_create`) and queues a run
+implicature study of one unit of --items items (`studies.setup.studies.study_create`) and queues a run
 of --model on it as the runs page does (`modelspec_get_or_create`, `modelrun_start_many`). Then,
 from the records (the run's and its shards' times), it prints:
 
@@ -215,7 +215,7 @@ def queue_small(*, model: str, items: int, after_shards: int, timeout: float) ->
     from modelruns.models import ModelRun, ModelShard
     from results.demo import DEMO_USERNAME
     from studies.models import Study
-    from studies.services import study_create
+    from studies.setup.studies import study_create
 
     demo_ids = list(ModelRun.objects.values_list("pk", flat=True))
     deadline = time.monotonic() + timeout

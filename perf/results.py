@@ -110,7 +110,7 @@ def build(
     from modelruns.models import ModelResponse, ModelRun, ModelSpec
     from modelruns.services import setting_key
     from studies.models import Participant, Study, UnitItem
-    from studies.services import study_create
+    from studies.setup.studies import study_create
 
     rng = np.random.default_rng(seed)
     owner, _ = get_user_model().objects.get_or_create(username="perf", defaults={"is_staff": True})

@@ -32,10 +32,10 @@ from prolific.services import (
 )
 from studies.access import VIEW_STUDY, has_permission
 from studies.admin import StudyAdmin
-from studies.admin_base import IdentityGuard, ResearcherAdmin, participant_label
-from studies.admin_participants import REASON_SHOWN, ParticipantAdmin
-from studies.flags import participant_flags
+from studies.admin.base import IdentityGuard, ResearcherAdmin, participant_label
+from studies.admin.participants import REASON_SHOWN, ParticipantAdmin
 from studies.models import Participant, Study
+from studies.participants.flags import participant_flags
 
 CHANGE_STUDY = "studies.change_study"
 

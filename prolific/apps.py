@@ -10,8 +10,8 @@ class ProlificConfig(AppConfig):
     def ready(self) -> None:
         from prolific.preregistration_recruitment import study_recruitment
         from prolific.withholding import submission_identities
-        from studies.selectors_preregistration import register_section
-        from studies.withholding import register_identities
+        from studies.participants.withholding import register_identities
+        from studies.preregistration.document import register_section
 
         # the preregistration's stopping rule names the precision target; studies cannot import it
         register_section("recruitment", study_recruitment)

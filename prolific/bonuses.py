@@ -26,8 +26,8 @@ from prolific.client import ProlificClient, ProlificError
 from prolific.currency import money
 from prolific.models import BonusBatch, BonusLine, ProlificStudy, ProlificSubmission
 from prolific.services import ProlificStudyError, client_default
-from studies.flags import FLAGS, participant_flags
 from studies.models import Participant
+from studies.participants.flags import FLAGS, participant_flags
 
 #: submissions whose participant may receive a bonus
 BONUSABLE = ("AWAITING REVIEW", "APPROVED")

@@ -127,7 +127,7 @@ class ProlificSubmission(models.Model):
     #: Prolific still lists as awaiting review is sent again by the next sync, up to a limit
     approval_sends = models.PositiveSmallIntegerField(default=0)
 
-    #: Prolific's SESSION_ID is the submission's id: both name the person (`studies.identity`)
+    #: Prolific's SESSION_ID is the submission's id: both name the person (`studies.participants.identity`)
     IDENTITY_FIELDS: tuple[str, ...] = ("submission_id", "prolific_pid")
 
     class Meta:
@@ -189,7 +189,7 @@ class ProlificEvent(models.Model):
     )
     error = models.TextField(blank=True, help_text="why applying it failed (the next sync applies it again)")
 
-    #: a submission's delivery names its submission and the participant's PID (`studies.identity`)
+    #: a submission's delivery names its submission and the participant's PID (`studies.participants.identity`)
     IDENTITY_FIELDS: tuple[str, ...] = ("payload",)
 
     class Meta:
@@ -302,7 +302,7 @@ class BonusLine(models.Model):
     #: (Prolific pays nothing for a timed-out submission); 0 for a bonus by the study's rule alone
     reward_pence = models.PositiveIntegerField(default=0)
 
-    #: see `studies.identity`
+    #: see `studies.participants.identity`
     IDENTITY_FIELDS: tuple[str, ...] = ("prolific_pid",)
 
     class Meta:

@@ -10,7 +10,7 @@ from typing import Any
 from parity.stats.recruitment import Target, describe
 from prolific.models import ProlificStudy
 from studies.models import Study, StudyEvent
-from studies.services_preregistration import study_event_record
+from studies.preregistration.events import study_event_record
 
 
 def recruitment_plan(prolific_study: ProlificStudy) -> dict[str, Any] | None:

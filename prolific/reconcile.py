@@ -15,7 +15,7 @@ from studies.models import Participant
 
 def submission_subject(record: ProlificSubmission) -> str:
     """What a flag about a submission is about, in words: Parity's number for it. Prolific's ids are
-    read through the flag's submission, by those who may see them (`studies.identity`)."""
+    read through the flag's submission, by those who may see them (`studies.participants.identity`)."""
     return f"submission #{record.pk}"
 
 

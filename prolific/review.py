@@ -22,8 +22,8 @@ from prolific.client import BULK_APPROVE_MAX, ProlificClient, chunks
 from prolific.models import BonusLine, ProlificFlag, ProlificStudy, ProlificSubmission
 from prolific.reconcile import submission_subject
 from prolific.services import ProlificStudyError, client_default, prolific_sync
-from studies.flags import FLAGS, participant_flags
 from studies.models import Participant, Study
+from studies.participants.flags import FLAGS, participant_flags
 
 REJECTION_CATEGORY = "FAILED_CHECK"
 #: Prolific asks for a rejection message of at least this many characters

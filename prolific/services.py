@@ -21,9 +21,9 @@ from prolific.models import ProlificEvent, ProlificFlag, ProlificStudy, Prolific
 from prolific.preregistration_recruitment import prolific_change_record
 from prolific.reconcile import approvals_resend, completer_reconcile, flag_once, flag_settle, submission_subject
 from prolific.selectors import earlier_prolific_ids, prolific_study_of_submission
+from studies.design.screening import Screening
 from studies.models import Participant, Study
-from studies.screening import Screening
-from studies.services import participants_mark_returned
+from studies.participants.decisions import participants_mark_returned
 
 __all__ = ["ProlificError", "ProlificStudyError"]
 

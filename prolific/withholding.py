@@ -1,4 +1,4 @@
-"""The identities Prolific's records add to a study's (`studies.withholding`): every submission's id
+"""The identities Prolific's records add to a study's (`studies.participants.withholding`): every submission's id
 and PID, those of people who never entered the study (returned, timed out on Prolific) included,
 whom a researcher may still name in an exclusion's reason or a note."""
 

@@ -1,5 +1,5 @@
 """A study's replication bundle: every part of `replication.parts.PARTS`, with its manifest, as one zip;
-every identity string withheld from every part (`studies.withholding`)."""
+every identity string withheld from every part (`studies.participants.withholding`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from django.utils.text import slugify
 from replication.archive import write_bundle
 from replication.parts import PARTS, Part, Source
 from studies.models import Study
-from studies.withholding import study_withholder
+from studies.participants.withholding import study_withholder
 
 
 @dataclass(frozen=True)

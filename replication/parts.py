@@ -34,9 +34,9 @@ from results.computing.checklist import study_checklist
 from results.computing.spine import StudyResults
 from results.presenting.report import render_report
 from results.presenting.report.materials import Materials, study_materials
-from studies.flags import participant_flags
 from studies.models import Participant, Response, Study, UnitItem
-from studies.selectors import preregistration_export
+from studies.participants.flags import participant_flags
+from studies.preregistration.document import preregistration_export
 
 #: the viewer a participant-independent screen is drawn for (a benchmark that orders options per
 #: participant stores the order each one saw with their answer, as `presentation`)

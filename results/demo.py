@@ -26,8 +26,8 @@ from modelruns.services import modelrun_start, modelspec_get_or_create
 from parity import benchmarks
 from studies.access import RESEARCHER_PERMISSIONS
 from studies.models import Study
-from studies.services import study_assign_owner, study_create
-from studies.services_import import human_baseline_import
+from studies.setup.imports import human_baseline_import
+from studies.setup.studies import study_assign_owner, study_create
 
 DEMO_USERNAME = "researcher"
 #: the group the demo researcher is in: what a researcher who runs studies holds, Prolific IDs not included

@@ -14,7 +14,7 @@ from results.loading.filters import ResultFilters
 from results.loading.study_data import StudyData
 from results.presenting.report import FORMATS as REPORT_FORMATS
 from studies.bounds import MAX_ORIGINAL_TEXT, MAX_PAGE
-from studies.services_checklist import NOTE_MAX_CHARS, ORIGINAL_FIELDS, REASON_MAX_CHARS
+from studies.setup.checklist import NOTE_MAX_CHARS, ORIGINAL_FIELDS, REASON_MAX_CHARS
 
 
 def filter_choices(data: StudyData) -> dict[str, list[str]]:

@@ -44,11 +44,11 @@ from results.presenting.report import render_report
 from results.presenting.report.materials import study_materials
 from results.presenting.tables import paper_tables
 from studies.access import CHANGE_STUDY, EXPORT_STUDY, get_study_for_researcher, researcher_studies
-from studies.closing import asked, study_keys
+from studies.design.closing_questions import asked, study_keys
 from studies.errors import StudyError
 from studies.htmx import HtmxHttpRequest
 from studies.models import Study
-from studies.services_checklist import (
+from studies.setup.checklist import (
     study_checklist_correction_remove,
     study_checklist_correction_set,
     study_checklist_notes_set,

@@ -16,11 +16,11 @@ from parity.stats import cohen_kappa
 from parity.stats.behaviour import INVALID, NONE, RECORDED
 from prolific.currency import money
 from prolific.models import BonusLine, ProlificSubmission
-from studies.flags import INFORMATION, evidence, exclusion_reason, participant_evidence, participant_flags
+from studies.design.explanations_given import closing_explanation
 from studies.models import Participant, Response, Study, VerificationMark
+from studies.participants.flags import INFORMATION, evidence, exclusion_reason, participant_evidence, participant_flags
+from studies.participants.withholding import Withholder
 from studies.selectors import ParticipantScore, score_of, verifiable_responses, with_scores
-from studies.selectors_explanations import closing_explanation
-from studies.withholding import Withholder
 
 #: an item's text on the review page is cut at this many characters
 ITEM_TEXT_CHARACTERS = 400

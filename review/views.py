@@ -24,7 +24,6 @@ from review.selectors import (
     study_written_answers,
     verifier_agreement,
 )
-from studies import services
 from studies.access import (
     EXCLUDE_PARTICIPANT,
     VERIFY_RESPONSE,
@@ -34,10 +33,11 @@ from studies.access import (
     has_permission,
     require_permission,
 )
-from studies.identity import can_see_identities
 from studies.models import Participant, Study, VerificationMark
-from studies.services_answers import responses_verify
-from studies.withholding import Withholder, study_withholder
+from studies.participants import decisions
+from studies.participants.answers import responses_verify
+from studies.participants.identity import can_see_identities
+from studies.participants.withholding import Withholder, study_withholder
 
 
 def _participant(request: HttpRequest, study_id: int, participant_id: int, permission: str) -> Participant:
@@ -90,12 +90,12 @@ def participant_decide(request: HttpRequest, study_id: int, participant_id: int)
             messages.error(request, " ".join(map(str, errors)))
         return redirect(_review_url(participant, ListFiltersForm(request.POST).filters()))
     if form.cleaned_data["decision"] == "exclude":
-        services.participants_exclude(
+        decisions.participants_exclude(
             participant_ids=[participant.pk], reason=form.cleaned_data["reason"].strip(), actor=request.user
         )
         messages.success(request, f"{participant.pseudonym} excluded from the results.")
     else:
-        services.participants_include(participant_ids=[participant.pk], actor=request.user)
+        decisions.participants_include(participant_ids=[participant.pk], actor=request.user)
         messages.success(request, f"{participant.pseudonym} included in the results again.")
     return redirect(_review_url(participant, form.cleaned_data[FILTERS]))
 

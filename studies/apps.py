@@ -9,7 +9,7 @@ class StudiesConfig(AppConfig):
 
     def ready(self) -> None:
         from annotation.services import register_item_guard
-        from studies.selectors_preregistration import frozen_items
+        from studies.preregistration.document import frozen_items
 
         # an import never changes the items a launched study's frozen plan covers
         register_item_guard(frozen_items)

@@ -1,15 +1,29 @@
-"""A URL pattern's view named by its dotted path and imported on its first request.
+"""A URL pattern's view named, and imported on its first request.
 
 `manage.py check`, which every command runs, imports the URLconf: a URLconf that imported its views
 would load, at every command, what the pages compute with (the results' statistics and numpy,
 Django REST framework and the libraries it pulls in, drf-spectacular). A `DeferredView` stands in
 for the view until a request (or a look at an attribute only the view has) asks for it
-(docs/performance.md, "Start-up")."""
+(docs/performance.md, "Start-up").
+
+A URLconf names its views through the module a type checker and an editor see, which is not imported
+when the URLconf loads:
+
+    if TYPE_CHECKING:
+        from studies.workflow import views
+    else:
+        views = views_module("studies.workflow.views")
+
+    path("new/", deferred(views.study_new), name="new")
+
+mypy checks that `views.study_new` exists, an editor goes from it to the view, and at run time
+`views.study_new` is only the view's name (`ViewName`) until its first request."""
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -54,8 +68,35 @@ class DeferredView:
         return getattr(self.view, name)
 
 
-def deferred(path: str, *, csrf_exempt: bool = False, **initkwargs: Any) -> DeferredView:
-    """The view at `path`, imported on its first request (`DeferredView`)."""
+@dataclass(frozen=True)
+class ViewName:
+    """A view by its dotted path, the module not imported (`views_module`)."""
+
+    path: str
+
+
+class ViewsModule:
+    """A module of views, not imported: each of its attributes is a view's name (`ViewName`)."""
+
+    def __init__(self, module: str) -> None:
+        self.module = module
+
+    def __getattr__(self, name: str) -> ViewName:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return ViewName(f"{self.module}.{name}")
+
+
+def views_module(module: str) -> Any:
+    """The views of `module`, named but not imported: bound in the `else` of an `if TYPE_CHECKING:`
+    that imports the module under the same name (the module's docstring shows how)."""
+    return ViewsModule(module)
+
+
+def deferred(view: Callable[..., Any] | ViewName, *, csrf_exempt: bool = False, **initkwargs: Any) -> DeferredView:
+    """`view` (a function view, or a class-based one made with `as_view(**initkwargs)`), imported on
+    its first request (`DeferredView`)."""
+    path = view.path if isinstance(view, ViewName) else f"{view.__module__}.{view.__qualname__}"
     return DeferredView(path, csrf_exempt=csrf_exempt, **initkwargs)
 
 

@@ -16,8 +16,11 @@ def _new_link() -> str:
     return secrets.token_urlsafe(9)
 
 
-def _new_code() -> str:
+def new_code() -> str:
     return secrets.token_hex(4).upper()
+
+
+_new_code = new_code  # the name the migrations give the codes' default
 
 
 def _new_canary() -> str:
@@ -47,7 +50,7 @@ class Study(models.Model):
         STRATIFIED_EACH = "stratified_each", "A subset stratified by category, at least one of each category"
 
     class Explanations(models.TextChoices):
-        # when participants are asked why they answered as they did (`studies.explanations`)
+        # when participants are asked why they answered as they did (`studies.design.explanations`)
         OFF = "off", "Not asked"
         NTH = "nth", "After every Nth item of a participant's sequence"
         EVERY = "every", "After every item"
@@ -77,10 +80,10 @@ class Study(models.Model):
     instructions_text = models.TextField()
     attention_checks = models.PositiveIntegerField(default=3, help_text="attention checks per participant")
     exclude_at = models.PositiveIntegerField(default=2, help_text="excluded at this many failures (0: never)")
-    completion_code = models.CharField(max_length=40, default=_new_code)
+    completion_code = models.CharField(max_length=40, default=new_code)
     failed_attention_code = models.CharField(
         max_length=40,
-        default=_new_code,
+        default=new_code,
         help_text="given instead of the completion code to participants excluded for failed attention checks",
     )
     no_consent_code = models.CharField(
@@ -182,7 +185,7 @@ class Study(models.Model):
         "(materials, pay, exclusions, attrition), each as the researcher entered it with the paper's page "
         "(studies.services_checklist); never what describes this study's model runs",
     )
-    # who may take part (Prolific's prescreening, sent with the study: studies.screening) and which items
+    # who may take part (Prolific's prescreening, sent with the study: studies.design.screening) and which items
     # they see (parity.sampling): what the reporting checklist asks of recruitment and item sampling
     # training before the items (parity.training): practice questions answered with feedback and a
     # comprehension check passed within a set number of tries; neither is counted in the results
@@ -401,7 +404,7 @@ class Participant(models.Model):
     )
 
     #: the fields that identify a person on Prolific: shown, filtered, searched and ordered on only for
-    #: users holding `studies.view_identity` (see `studies.identity`), and never exported
+    #: users holding `studies.view_identity` (see `studies.participants.identity`), and never exported
     IDENTITY_FIELDS: tuple[str, ...] = ("prolific_pid", "prolific_study_id", "prolific_session_id", "session_changes")
 
     objects = ParticipantQuerySet.as_manager()
@@ -531,8 +534,8 @@ class VerificationMark(models.Model):
 
 class Preregistration(models.Model):
     """What the researcher planned before the data came in: their hypotheses and notes, and, from
-    launch on, the whole plan frozen as one JSON document with its SHA-256 (`studies.selectors_preregistration`).
-    Written only by `studies.services_preregistration`; once frozen it never changes."""
+    launch on, the whole plan frozen as one JSON document with its SHA-256 (`studies.preregistration.document`).
+    Written only by `studies.preregistration.services`; once frozen it never changes."""
 
     study = models.OneToOneField(Study, on_delete=models.CASCADE, related_name="preregistration")
     hypotheses = models.TextField(blank=True, help_text="what the study is expected to show, written before launch")
@@ -564,7 +567,7 @@ class Preregistration(models.Model):
 
 class StudyEvent(models.Model):
     """One change to a study after its launch: the audit trail, written by the service that makes
-    the change (`studies.services_preregistration.study_event_record`), never edited."""
+    the change (`studies.preregistration.events.study_event_record`), never edited."""
 
     class Kind(models.TextChoices):
         LAUNCHED = "launched", "Launched (preregistration frozen)"

@@ -1,70 +1,23 @@
-"""Reads about studies, participants and their answers: what a participant sees, and the
-researcher's verification summary."""
+"""Reads about studies, participants and their answers: the units and their counts,
+the time taken, the participants' scores, the answers a researcher verifies and their summary:
+the reads several wings of this app and the apps above share. A participant's own way through a
+study is read in `studies.participants.reads`."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import median
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from django.db.models import Case, Count, F, FloatField, Q, QuerySet, When
 from django.db.models.functions import Cast
-from django.http import Http404
 
-from annotation.models import Item
 from annotation.selectors import item_data
 from parity import benchmarks
-from parity.benchmarks.base import Screen
-from studies.models import Participant, Preregistration, Response, Study, Unit
-from studies.selectors_preregistration import rendered
+from studies.models import Participant, Response, Study, Unit
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
-
-
-def get_study_by_link(link: str) -> Study:
-    study = Study.objects.filter(link=link).first()
-    if study is None:
-        raise Http404("No study has this link.")
-    return study
-
-
-def participant_at_link(participant_ids: Sequence[int], link: str) -> Participant | None:
-    """The one of `participant_ids` in the study at `link`, with the study, in one query (or None; an
-    erased identity is no one's). One at most: a browser holds one participant per study, so the read
-    asks for no order (`get()`, where `first()` would add an ORDER BY for a single row)."""
-    if not participant_ids:
-        return None
-    try:
-        return known_participants(participant_ids, link=link).get()
-    except Participant.DoesNotExist:
-        return None
-
-
-def known_participants(ids: Sequence[int], *, link: str | None = None) -> QuerySet[Participant]:
-    """The participants with these ids, with their study; an erased identity is no one's. With
-    `link`, the one in the study at that link (in the same `filter()`: every answer builds this read,
-    and each further call copies the query)."""
-    lookups: dict[str, object] = {"pk__in": ids, "erased_at__isnull": True}
-    if link is not None:
-        lookups["study__link"] = link
-    return Participant.objects.select_related("study").filter(**lookups)
-
-
-def current_item(participant: Participant) -> Item | None:
-    item_id = current_item_id(participant)
-    return None if item_id is None else Item.objects.get(pk=item_id)
-
-
-def current_item_id(participant: Participant) -> int | None:
-    if participant.step != Participant.Step.ITEMS or participant.answered >= len(participant.sequence):
-        return None
-    return participant.sequence[participant.answered]
-
-
-def answered_responses(participant: Participant) -> QuerySet[Response]:
-    return Response.objects.filter(participant=participant).select_related("item").order_by("position")
 
 
 class UnitCounts(TypedDict):
@@ -101,17 +54,6 @@ def median_minutes(study: Study) -> float | None:
     )
     minutes = [(done - start).total_seconds() / 60 for start, done in rows if done is not None]
     return median(minutes) if minutes else None
-
-
-def viewer_key(participant: Participant) -> str:
-    """The stable token a benchmark derives per-participant presentation from (e.g. option order)."""
-    return f"participant-{participant.pk}"
-
-
-def screen_for(participant: Participant, item: Item) -> Screen:
-    """The current item as this participant sees it; the same on every refresh."""
-    study = participant.study
-    return study.definition.screen(item.key, item.prompt, study.design, viewer=viewer_key(participant))
 
 
 def verifiable_benchmarks() -> list[str]:
@@ -209,31 +151,3 @@ def participants_in_order(study: Study) -> QuerySet[Participant]:
         .defer(*Participant.IDENTITY_FIELDS)
         .order_by("started_at", "id")
     )
-
-
-def preregistration_export(study: Study) -> dict[str, Any] | None:
-    """The study's preregistration for a replication bundle: its Markdown and printable HTML, its
-    SHA-256 and freezing time, the frozen document, the "preregistered vs done" deviations and the
-    whole audit trail; None when the study has none (an imported study, or one from before it)."""
-    found = Preregistration.objects.filter(study=study).first()
-    if found is None:
-        return None
-    shown = rendered(study, found)
-    return {
-        "markdown": shown["markdown"],
-        "html": shown["html"],
-        "sha256": shown["sha256"],
-        "frozen_at": shown["frozen_at"],
-        "document": shown["document"],
-        "deviations": shown["deviations"],
-        "audit": [
-            {
-                "at": event.at,
-                "kind": event.kind,
-                "summary": event.summary,
-                "actor": event.actor,
-                "data": dict(event.data),
-            }
-            for event in shown["events"]
-        ],
-    }

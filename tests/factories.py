@@ -13,9 +13,10 @@ from django.test import Client
 from django.utils import timezone
 
 from annotation.models import Item
-from studies.answer_tokens import answer_token, participant_owner
+from studies.errors import StudyError
 from studies.models import Participant, Response, Study
-from studies.services import StudyError, study_create
+from studies.participants.answer_tokens import answer_token, participant_owner
+from studies.setup.studies import study_create
 
 _ITEM = re.compile(r'name="item" value="([^"]*)"')
 _POSITION = re.compile(r'name="position" value="(\d+)"')
@@ -226,7 +227,7 @@ class Bot:
 
 def arrive_at_once(study: Study, pids: list[str]) -> list[BaseException]:
     """Every PID enters the study in its own thread, released together; returns what they raised."""
-    from studies.services import participant_enter
+    from studies.participants.entry import participant_enter
 
     barrier = threading.Barrier(len(pids))
     errors: list[BaseException] = []

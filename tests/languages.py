@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from annotation.services import benchmark_records_import
 from studies.models import Study
-from studies.services import study_create
+from studies.setup.studies import study_create
 
 #: per language: the item set (one of each kind with buttons, a number, the attention check), the
 #: consent and instructions texts, and the answer each item is given (a label a person presses/types)

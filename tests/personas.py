@@ -25,8 +25,8 @@ from django.db.models import Q
 from django.test import Client
 
 from studies.access import RESEARCHER_PERMISSIONS, VIEWER_PERMISSIONS
-from studies.identity import IDENTITY_PERMISSION as VIEW_IDENTITY
 from studies.models import Study
+from studies.participants.identity import IDENTITY_PERMISSION as VIEW_IDENTITY
 from tests.factories import Bot, pid
 
 

@@ -93,6 +93,14 @@ PROBES = [
     ("studies/probe.py", "results.computing.assemble", "Apps import downwards only"),
     ("parity/stats/probe.py", "parity.benchmarks", "The library's benchmarks"),
     ("parity/probe.py", "django.db", "The library imports no Django"),
+    ("studies/design/probe.py", "studies.participants.answers", "The studies app's wings"),
+    ("studies/design/probe.py", "studies.preregistration.document", "The studies app's wings"),
+    ("studies/preregistration/probe.py", "studies.setup.studies", "The studies app's wings"),
+    ("studies/setup/probe.py", "studies.participants.entry", "The studies app's wings"),
+    ("studies/participants/probe.py", "studies.workflow.views", "The studies app's wings"),
+    # a module of the ground floor (the probe's import is added to it, then taken out)
+    ("studies/selectors.py", "studies.participants.reads", "The studies app's wings"),
+    ("studies/results_token.py", "studies.design.pay", "The studies app's wings"),
 ]
 
 
@@ -118,11 +126,15 @@ def test_the_contracts_fail_on_a_probe_that_breaks_them(
 ) -> None:
     assert _lint(tree_copy).returncode == 0  # the copy keeps the contracts, as the tree does
     probe = tree_copy / where
-    probe.write_text(f"import {imports}\n")
+    before = probe.read_text() if probe.exists() else None
+    probe.write_text(f"{before or ''}\nimport {imports}\n")
     try:
         result = _lint(tree_copy)
     finally:
-        probe.unlink()
+        if before is None:
+            probe.unlink()
+        else:
+            probe.write_text(before)
     report = " ".join(result.stdout.split())  # the report wraps long names
     assert result.returncode == 1, result.stdout + result.stderr
     assert f"{contract(starting)} BROKEN" in report and "1 broken" in report, report

@@ -8,9 +8,9 @@ from django.db import connection
 
 from perf.load import Answer, Outcome
 from perf.verify import verify
-from studies.answer_tokens import answer_token, participant_owner
 from studies.models import Participant, Response, Unit
-from studies.services import unit_set_capacity
+from studies.participants.answer_tokens import answer_token, participant_owner
+from studies.setup.studies import unit_set_capacity
 from tests.factories import Bot, pid, small_study
 
 pytestmark = pytest.mark.django_db

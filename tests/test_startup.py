@@ -23,7 +23,7 @@ HEAVY = ("scipy", "matplotlib", "pandas", "sklearn", "torch", "transformers", "d
 #: what INSTALLED_APPS loads of drf-spectacular to register it (its templates, its deploy check): three
 #: modules that import Django only
 REGISTRATION = ("drf_spectacular", "drf_spectacular.apps", "drf_spectacular.checks")
-#: the view modules, which the URLconfs name by their dotted paths (each imported on its first
+#: the view modules, which the URLconfs name without importing them (each imported on its first
 #: request); CSRF_FAILURE_VIEW, which Django's CSRF check imports, is alone in `participation.csrf`
 VIEWS = (
     "participation.views",
@@ -128,7 +128,7 @@ def _named_patterns(patterns: list[Any], namespace: str = "") -> Iterator[tuple[
 
 
 def test_every_url_name_reverses_and_resolves_to_a_view_that_loads() -> None:
-    """The URLconf names its views by their dotted paths (`studies.deferred`): each name still
+    """The URLconf names its views without importing them (`studies.deferred`): each name still
     reverses, its path resolves to the same pattern, and the view it names imports and is callable,
     with the CSRF exemption the URLconf declares for it (the middleware reads it before the import)."""
     from studies.deferred import DeferredView

@@ -20,7 +20,7 @@ from results.computing.spine import AccuracyWithout, AgeSummary, ClosingSummary
 from results.loading.columns import HumanColumns
 from results.loading.rows import human_ratings
 from results.loading.study_data import StudyData
-from studies.closing import asked, study_keys
+from studies.design.closing_questions import asked, study_keys
 from studies.models import Participant
 
 #: the answers to "did you use an AI tool?" that say yes

@@ -29,8 +29,8 @@ from results.loading.rows import model_ratings
 from results.loading.selectors import load_study_data
 from results.loading.study_data import StudyData
 from studies.models import Study
-from studies.results_versions import RESULTS_CACHE, results_version
-from studies.services_signals import participants_signals_set
+from studies.participants.review_evidence import participants_signals_set
+from studies.results_token import RESULTS_CACHE, results_version
 
 #: what `review_signals_refresh` computes: the label signal always, the text one when given an encoder
 LABEL_FLAGS = ("model_like",)

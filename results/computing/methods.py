@@ -40,9 +40,9 @@ from results.computing.spine import (
     TrainingPhase,
 )
 from results.loading.study_data import RunInfo, StudyData
-from studies import explanations
+from studies.design import explanations
+from studies.design.explanations_given import explanation_counts
 from studies.models import Participant, Study
-from studies.selectors_explanations import explanation_counts
 
 #: the CIs' level, as every interval of the results is computed
 CI_LEVEL = 0.95

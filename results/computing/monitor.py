@@ -26,8 +26,8 @@ from prolific.currency import currency_or_default
 from prolific.models import ProlificStudy
 from prolific.recruitment import recruitment_monitor
 from prolific.selectors import prolific_flags_open, prolific_standing, prolific_study_of
-from studies.flags import FLAGS, Answers, answers_by_participant, evidence, stored_flags, study_flags
 from studies.models import Participant, Response, Study, Unit
+from studies.participants.flags import FLAGS, Answers, answers_by_participant, evidence, stored_flags, study_flags
 
 #: answers per minute are counted over this recent window
 RATE_WINDOW = timedelta(minutes=5)

@@ -13,7 +13,7 @@ from django_tasks.base import TASK_MAX_PRIORITY
 
 from results.computing.integrity import review_signals_keep
 from studies.models import Study
-from studies.results_versions import RESULTS_CACHE
+from studies.results_token import RESULTS_CACHE
 
 #: before queued model shards where the backend orders by priority (the database's); RQ has none,
 #: and its workers take the "default" queue before "models" (scripts/serve)

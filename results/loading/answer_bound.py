@@ -20,7 +20,7 @@ from __future__ import annotations
 from django.core.cache import caches
 
 from studies.models import Response
-from studies.results_versions import RESULTS_CACHE
+from studies.results_token import RESULTS_CACHE
 
 #: how long a bound is raised before the study's answers are counted again
 BOUND_SECONDS = 15 * 60

@@ -11,8 +11,8 @@ from typing import Any, overload
 
 import numpy as np
 
-from studies.flags import GivenAnswers, given_answer
 from studies.models import Participant
+from studies.participants.flags import GivenAnswers, given_answer
 
 
 @dataclass(frozen=True)

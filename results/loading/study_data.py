@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 
 from results.loading.columns import HumanAnswer, HumanAnswers, HumanColumns, ItemInfo, ParticipantInfo
-from studies.flags import participant_flags
 from studies.models import Participant, Study
+from studies.participants.flags import participant_flags
 
 
 @dataclass(frozen=True)

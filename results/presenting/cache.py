@@ -45,7 +45,7 @@ from results.loading.selectors import load_answers, load_study_data
 from results.loading.study_data import StudyData
 from results.presenting.charts import study_charts
 from studies.models import Response, Study
-from studies.results_versions import RESULTS_CACHE, results_version
+from studies.results_token import RESULTS_CACHE, results_version
 
 #: after a computation, the next waits this many times as long as it took
 REST_FACTOR = 10

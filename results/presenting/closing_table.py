@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from parity.benchmarks.tables import Table, pct
 from results.computing.spine import StudyResults
-from studies.closing import QUESTIONS
+from studies.design.closing_questions import QUESTIONS
 
 
 def _interval(bounds: list[float | None] | None) -> str:

@@ -40,12 +40,12 @@ from results.loading.columns import HumanAnswer
 from results.loading.study_data import StudyData
 from results.presenting.table_writers import to_latex, to_markdown
 from results.presenting.tables import paper_tables
-from studies.closing import asked, study_keys
-from studies.flags import FLAGS, evidence, participant_evidence, participant_flags
+from studies.design.closing_questions import asked, study_keys
+from studies.design.explanations_given import explanations_by_answer
 from studies.models import Participant
+from studies.participants.flags import FLAGS, evidence, participant_evidence, participant_flags
+from studies.participants.withholding import study_withholder
 from studies.selectors import participants_in_order
-from studies.selectors_explanations import explanations_by_answer
-from studies.withholding import study_withholder
 
 #: format -> (content type, file suffix)
 FORMATS: dict[str, tuple[str, str]] = {

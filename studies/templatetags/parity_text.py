@@ -5,16 +5,16 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from parity.benchmarks.base import keyboard_hint
-from studies.languages import ForeignText, direction, study_foreign_texts, study_text_language
+from studies.design.languages import ForeignText, direction, study_foreign_texts, study_text_language
+from studies.design.markdown import render_markdown
 from studies.models import Study
-from studies.text import render_markdown
 
 register = template.Library()
 
 
 @register.filter(name="markdown")
 def markdown(text: str) -> SafeString:
-    """A researcher's text for participants, rendered safely (see `studies.text`)."""
+    """A researcher's text for participants, rendered safely (see `studies.design.markdown`)."""
     return render_markdown(text)
 
 
@@ -24,7 +24,7 @@ register.filter("keyboard_hint", keyboard_hint)
 
 @register.filter(name="lang_of")
 def lang_of(study: Study, text: str) -> SafeString:
-    """` lang="en" dir="ltr"` for an element holding `text` of `study` (see `studies.languages.TEXTS`)
+    """` lang="en" dir="ltr"` for an element holding `text` of `study` (see `studies.design.languages.TEXTS`)
     when it is written in another language than the page's; nothing when it is the page's."""
     if not isinstance(study, Study):  # a partial rendered without its study: nothing to compare with
         return SafeString("")

@@ -13,15 +13,17 @@ from django.http import QueryDict
 from parity import benchmarks
 from parity.benchmarks.design import DesignOption
 from parity.sampling import ALL, ItemSampling
-from studies import closing
 from studies.bounds import MAX_DESIGN_TEXT, MAX_INTEGER, MAX_TEXT
+from studies.design import closing_questions
+from studies.design.estimates import DesignEstimate, Training
+from studies.design.languages import ForeignText, foreign_texts
+from studies.design.screening import AGE_HIGH, AGE_LOW, SELECTS, Screening
 from studies.errors import StudyError
-from studies.estimates import MAX_MINUTES, DesignEstimate, Training, pay_refusal, too_long
-from studies.languages import ForeignText, foreign_texts
 from studies.models import Study
-from studies.screening import AGE_HIGH, AGE_LOW, SELECTS, Screening
-from studies.services_edit import DRAFT_FIELDS
-from studies.services_units import UnitsPlan, follows_estimate, study_estimate, units_plan
+from studies.setup import validation
+from studies.setup.drafts import DRAFT_FIELDS
+from studies.setup.units import UnitsPlan, follows_estimate, study_estimate, units_plan
+from studies.setup.validation import PARTICIPANT_FIELDS, REPORTING_FIELDS, SAMPLING_FIELDS, SCREENING_FIELDS
 from studies.workflow.forms_training import TrainingFields, training_initial
 from studies.workflow.selectors import design_estimate
 
@@ -55,33 +57,9 @@ def option_field(option: DesignOption, default: Any) -> forms.Field:
     return forms.CharField(required=False, max_length=MAX_DESIGN_TEXT, **common)
 
 
-#: what the report's method section states about the study's people, its review and its paper
-REPORTING_FIELDS = (
-    "population",
-    "ethics_body",
-    "ethics_reference",
-    "ethics_exemption",
-    "paper_title",
-    "paper_url",
-    "paper_venue",
-)
 #: the study's own fields the form shows, in the form's order (the reward is shown in pounds, the
 #: prescreening as one field per filter: `SCREENING_FIELDS`)
 STUDY_FIELDS = tuple(name for name in DRAFT_FIELDS if name not in ("reward_pence", "prolific_filters"))
-#: the prescreening's fields (`studies.screening.Screening`), the lists typed comma-separated
-SCREENING_FIELDS = (
-    "age_min",
-    "age_max",
-    "sex",
-    "first_languages",
-    "fluent_languages",
-    "countries",
-    "approval_rate_min",
-    "exclude_earlier",
-)
-SAMPLING_FIELDS = ("item_sampling", "sample_size", "sample_seed")
-#: what participants meet besides the items: the answer floor, the closing questions, the "why?" box
-PARTICIPANT_FIELDS = ("min_answer_ms", "closing_questions", "explanations", "explanation_every", "explanation_prompt")
 
 
 def study_initial(study: Study) -> dict[str, Any]:
@@ -153,10 +131,10 @@ class StudyForm(TrainingFields, forms.Form):
         "again: a second key press or tap never answers the next item unseen (0: no minimum)",
     )
     closing_questions = forms.MultipleChoiceField(
-        choices=[(key, closing.QUESTIONS[key].label) for key in closing.CHOOSABLE],
+        choices=[(key, closing_questions.QUESTIONS[key].label) for key in closing_questions.CHOOSABLE],
         widget=forms.CheckboxSelectMultiple,
         required=False,
-        initial=list(closing.DEFAULT_QUESTIONS),
+        initial=list(closing_questions.DEFAULT_QUESTIONS),
         help_text="asked after the last item, below the completion code; every one optional for participants",
     )
     explanations = forms.ChoiceField(
@@ -338,7 +316,7 @@ class StudyForm(TrainingFields, forms.Form):
         )
 
     def shown_power(self) -> dict[str, Any] | None:
-        """The power analysis of the design as shown (`studies.power`); None while the design does not
+        """The power analysis of the design as shown (`studies.design.power`); None while the design does not
         read or its items are not imported."""
         if self.is_bound:
             self.is_valid()
@@ -352,7 +330,7 @@ class StudyForm(TrainingFields, forms.Form):
             except StudyError:
                 return None
         capacity = int(plan.design.get("per_unit", 1))
-        from studies.power import design_power  # numpy: loaded when a design is shown
+        from studies.design.power import design_power  # numpy: loaded when a design is shown
 
         return design_power(
             benchmark=self.benchmark,
@@ -369,9 +347,8 @@ class StudyForm(TrainingFields, forms.Form):
 
     def clean_name(self) -> str:
         name = self.cleaned_data["name"].strip()
-        others = Study.objects.exclude(pk=self.study.pk) if self.study is not None else Study.objects.all()
-        if others.filter(name=name).exists():
-            raise forms.ValidationError(f"A study named “{name}” already exists; choose another name.")
+        for problem in validation.name_problems(name, study=self.study):
+            raise forms.ValidationError(problem.message)
         return name
 
     def design(self) -> dict[str, Any]:
@@ -384,41 +361,44 @@ class StudyForm(TrainingFields, forms.Form):
     def clean(self) -> dict[str, Any]:
         super().clean()
         cleaned = self.cleaned_data
-        if cleaned.get("ethics_reference") and not cleaned.get("ethics_body"):
-            self.add_error("ethics_body", "Name the body that gave this reference.")
+        self._add_problems(
+            validation.reporting_problems(
+                ethics_body=cleaned.get("ethics_body"), ethics_reference=cleaned.get("ethics_reference")
+            )
+        )
         if cleaned.get("sample_seed") is None:
             cleaned["sample_seed"] = Study._meta.get_field("sample_seed").get_default()
-        for name, message in self.screening().errors().items():
-            self.add_error(name if name in self.fields else None, message)
-        if cleaned.get("item_sampling", ALL) != ALL and not cleaned.get("sample_size"):
-            self.add_error("sample_size", "Give the number of items to draw.")
+        self._add_problems(validation.screening_problems(self.screening()))
+        self._add_problems(
+            validation.sampling_problems(
+                item_sampling=cleaned.get("item_sampling", ALL), sample_size=cleaned.get("sample_size")
+            )
+        )
         typed = self._typed_design()
         # the time a design takes is known once its fields read as numbers, right or wrong together
         training = Training.of_fields(cleaned)
         self.estimate = design_estimate(self.benchmark, typed, training) if typed is not None else None
         design = self.definition.design(self.design())
-        errors = self.definition.design_errors(design)
-        for key, message in errors.items():
-            field = DESIGN_PREFIX + key
-            self.add_error(field if field in self.fields else None, message)
-        if typed is not None and not errors:
+        problems = validation.design_problems(self.definition, design)
+        self._add_problems(problems)
+        if typed is not None and not problems:
             self._check_design_against_items(typed)
         minutes, reward = self._follow_estimate(cleaned)
-        if design.get("exclude_at") == 1 and minutes and minutes >= 5:
-            self.add_error(
-                DESIGN_PREFIX + "exclude_at" if DESIGN_PREFIX + "exclude_at" in self.fields else None,
-                "Prolific allows rejecting for a single failed check only in studies under 5 minutes; "
-                "exclude at 2 or more failed checks.",
-            )
+        self._add_problems(validation.exclusion_problems(design, minutes))
         if minutes and reward is not None:
-            refusal = pay_refusal(int(reward * 100), minutes, self.estimate)
-            if refusal:
-                self.add_error("reward", refusal)
-        codes = [cleaned.get(name) for name in ("completion_code", "failed_attention_code", "no_consent_code")]
-        given = [code for code in codes if code]
-        if len(set(given)) != len(given):
-            self.add_error(None, "The completion, failed-check and no-consent codes must differ from each other.")
+            self._add_problems(
+                validation.pay_problems(reward_pence=int(reward * 100), minutes=minutes, estimate=self.estimate)
+            )
+        self._add_problems(validation.code_problems(cleaned.get(name) for name in validation.CODE_FIELDS))
         return cleaned
+
+    def _add_problems(self, problems: list[validation.Problem]) -> None:
+        """Each problem beside its field (the reward's as the pounds typed), or the form's own."""
+        for problem in problems:
+            name = problem.field
+            if name is not None:
+                name = "reward" if name == "reward_pence" else name.replace(validation.DESIGN, DESIGN_PREFIX, 1)
+            self.add_error(name if name in self.fields else None, problem.message)
 
     def _sample(self) -> ItemSampling | None:
         """The sampling as typed, once it reads (None: all items, as before it is chosen)."""
@@ -443,9 +423,7 @@ class StudyForm(TrainingFields, forms.Form):
             self.design_problem = str(exc)  # the live estimate warns of it before anything is saved
             self.add_error(error_field(self, exc), str(exc))
             return
-        long = too_long(self.estimate)
-        if long:
-            self.add_error(None, long)
+        self._add_problems(validation.length_problems(self.estimate))
 
     def _follow_estimate(self, cleaned: dict[str, Any]) -> tuple[int | None, Decimal | None]:
         """The minutes and reward to save: the design's estimate while they follow it (left as
@@ -468,8 +446,8 @@ class StudyForm(TrainingFields, forms.Form):
             data = self.data.copy() if isinstance(self.data, QueryDict) else dict(self.data)
             data["estimated_minutes"], data["reward"] = str(minutes), str(reward)
             self.data = data
-        elif minutes is not None and minutes > MAX_MINUTES:
-            self.add_error("estimated_minutes", f"Prolific allows at most {MAX_MINUTES} minutes.")
+        else:
+            self._add_problems(validation.minutes_problems(minutes))
         return minutes, reward
 
     def _prefilled_design(self) -> dict[str, Any]:

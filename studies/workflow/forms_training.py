@@ -10,7 +10,7 @@ from django import forms
 from parity.training import MAX_QUESTIONS, TrainingQuestion, parse, written
 from studies.bounds import MAX_TEXT
 from studies.models import Study
-from studies.services_training import MAX_TRIES
+from studies.setup.training import MAX_TRIES
 
 TRAINING_FIELDS = ("practice_questions", "practice_drawn", "comprehension_questions", "comprehension_tries")
 

@@ -12,12 +12,12 @@ from django.db.models import Count, Sum
 from annotation.models import Item
 from annotation.selectors import item_data
 from parity import benchmarks
-from studies.estimates import DesignEstimate, Training, estimate_of
+from studies.design.estimates import DesignEstimate, Training, estimate_of
+from studies.design.pay import HourlyPay, hourly_pay
 from studies.models import Participant, Preregistration, Study
-from studies.pay import HourlyPay, hourly_pay
-from studies.selectors_preregistration import rendered
-from studies.services import STATUS_MOVES
-from studies.services_units import definition_asset
+from studies.preregistration.document import rendered
+from studies.setup.studies import STATUS_MOVES
+from studies.setup.units import definition_asset
 
 
 @dataclass(frozen=True)

@@ -16,12 +16,13 @@ from annotation.services import item_set_import
 from parity.benchmarks.base import DatasetError
 from studies.access import get_study_for_researcher, has_permission, require_permission
 from studies.bounds import pence_of
+from studies.design.pay import PROLIFIC_MINIMUM_PENCE_PER_HOUR, PROLIFIC_RECOMMENDED_PENCE_PER_HOUR, hourly_pay
+from studies.errors import StudyError
 from studies.htmx import HtmxHttpRequest
 from studies.models import Study
-from studies.pay import PROLIFIC_MINIMUM_PENCE_PER_HOUR, PROLIFIC_RECOMMENDED_PENCE_PER_HOUR, hourly_pay
-from studies.services import StudyError, study_create, study_set_status
-from studies.services_edit import study_draft_update, study_duplicate
-from studies.services_preregistration import PreregistrationError, preregistration_update
+from studies.preregistration.services import PreregistrationError, preregistration_update
+from studies.setup.drafts import study_draft_update, study_duplicate
+from studies.setup.studies import study_create, study_set_status
 from studies.workflow.forms import DESIGN_PREFIX, StatusForm, StudyForm, error_field
 from studies.workflow.forms_items import BenchmarkChoiceForm, ItemSetImportForm, named_set_choices
 from studies.workflow.forms_preregistration import PreregistrationForm, PreregistrationFormatForm

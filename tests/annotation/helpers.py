@@ -7,7 +7,7 @@ from html import unescape
 
 from annotation.services import benchmark_import
 from studies.models import Study
-from studies.services import study_create
+from studies.setup.studies import study_create
 from tests.conftest import datasets_dir
 
 # 48 episodes hold 4 per salient feature in each format; 12 prompts hold 1 per feature and format.

@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 
 from studies.models import Participant, Study
-from studies.services import study_set_status
+from studies.setup.studies import study_set_status
 from tests.browser.helpers import (
     assert_accessible,
     assert_no_horizontal_scroll,

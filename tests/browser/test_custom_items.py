@@ -7,7 +7,7 @@ import pytest
 
 from annotation.services import benchmark_import
 from studies.models import Participant, Response
-from studies.services import study_create
+from studies.setup.studies import study_create
 from tests.browser.helpers import each_item, through_consent_and_instructions, wait_until_interactive
 from tests.factories import entry_url, pid
 from tests.paths import REPO

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from studies.models import Participant, Response
-from studies.services_answers import TOO_SOON_MESSAGE
+from studies.participants.answers import TOO_SOON_MESSAGE
 from tests.browser.helpers import through_consent_and_instructions, wait_until_interactive
 from tests.factories import entry_url, pid, small_study
 

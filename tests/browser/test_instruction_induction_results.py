@@ -11,7 +11,7 @@ from annotation.models import BenchmarkAsset, Item
 from modelruns.models import InstructionScore, ModelResponse, ModelRun, ModelSpec
 from modelruns.services import setting_key
 from studies.models import Response, Unit
-from studies.services import study_create
+from studies.setup.studies import study_create
 from tests.annotation.helpers import import_instruction_induction
 from tests.browser.helpers import sign_in
 from tests.factories import Bot, pid

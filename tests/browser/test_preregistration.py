@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from studies.models import Preregistration, Study
-from studies.services import unit_set_capacity
+from studies.setup.studies import unit_set_capacity
 from tests.browser.helpers import sign_in
 from tests.factories import small_study
 from tests.personas import researcher

@@ -10,7 +10,7 @@ import pytest
 
 from prolific.models import ProlificStudy
 from studies.models import Response, Study
-from studies.services_checklist import study_checklist_notes_set
+from studies.setup.checklist import study_checklist_notes_set
 from tests.browser.helpers import fill_study_form, plan_for_the_checklist, sign_in
 from tests.factories import Bot, pid
 from tests.personas import researcher

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from annotation.models import Item
-from studies.services_import import human_baseline_import
+from studies.setup.imports import human_baseline_import
 from tests.browser.helpers import sign_in
 from tests.conftest import dataset
 from tests.personas import researcher

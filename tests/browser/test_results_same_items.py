@@ -8,8 +8,9 @@ import pytest
 
 from annotation.models import Item
 from studies.models import Participant
-from studies.services import item_mark_shown, participant_begin, participant_consent, participant_enter
-from studies.services_answers import response_submit
+from studies.participants.answers import response_submit
+from studies.participants.entry import participant_enter
+from studies.participants.steps import item_mark_shown, participant_begin, participant_consent
 from tests.annotation.helpers import ambibench_study, import_ambibench
 from tests.browser.helpers import sign_in
 from tests.factories import pid

@@ -10,7 +10,7 @@ import pytest
 from freezegun import freeze_time
 
 from studies.models import Participant, Response, VerificationMark
-from studies.services import study_create
+from studies.setup.studies import study_create
 from tests import personas
 from tests.annotation.helpers import import_instruction_induction
 from tests.browser.helpers import assert_accessible, sign_in

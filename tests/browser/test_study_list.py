@@ -10,7 +10,7 @@ import pytest
 from modelruns.models import ModelRun, ModelSpec
 from modelruns.services import setting_key
 from studies.models import Participant
-from studies.services import participants_exclude
+from studies.participants.decisions import participants_exclude
 from tests.browser.helpers import sign_in
 from tests.factories import Bot, pid, row_key, small_study
 from tests.personas import researcher

@@ -10,8 +10,8 @@ import pytest
 
 from annotation.models import Item
 from studies.models import Participant
-from studies.services import participants_exclude
-from studies.services_import import human_baseline_import
+from studies.participants.decisions import participants_exclude
+from studies.setup.imports import human_baseline_import
 from tests.browser.helpers import BOX, assert_reason_column_in_view, page_width, past_the_window, sign_in
 from tests.conftest import dataset
 from tests.factories import Bot, pid, small_study

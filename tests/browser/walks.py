@@ -11,7 +11,7 @@ from pathlib import Path
 from annotation.models import Item
 from annotation.services import benchmark_import
 from studies.models import Participant, Study
-from studies.services import study_create
+from studies.setup.studies import study_create
 from tests.annotation.helpers import import_ambibench, import_instruction_induction, import_miqa
 from tests.browser.helpers import wait_until_interactive, wait_until_settled
 from tests.conftest import dataset

@@ -14,7 +14,7 @@ from django.urls import reverse
 from annotation.services import benchmark_import
 from modelruns import scorers, services, shards
 from modelruns.models import ModelResponse, ModelRun, ModelSpec
-from studies.services import study_create
+from studies.setup.studies import study_create
 from tests.conftest import datasets_dir
 from tests.modelruns.api_standin import KEY_ENV
 

@@ -12,7 +12,7 @@ from annotation.services import benchmark_import
 from modelruns import services, shards
 from modelruns.models import ModelResponse, ModelRun
 from studies.models import UnitItem
-from studies.services import study_create
+from studies.setup.studies import study_create
 from tests.conftest import datasets_dir
 from tests.parity.engine.test_encoders import save_tiny_nli
 

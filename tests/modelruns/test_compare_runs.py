@@ -12,7 +12,7 @@ from django.core.management import CommandError, call_command
 from annotation.services import benchmark_import
 from modelruns import services, shards
 from modelruns.models import ModelResponse, ModelRun
-from studies.services import study_create
+from studies.setup.studies import study_create
 from tests.paths import REPO
 
 pytestmark = pytest.mark.django_db

@@ -16,7 +16,7 @@ from parity.benchmarks.custom.model import cut_at_stops
 from parity.engine.requests import ChoiceRequest, GenerationRequest
 from results.computing.assemble import study_results
 from results.loading.selectors import load_study_data
-from studies.services import study_create
+from studies.setup.studies import study_create
 from tests.paths import REPO
 
 pytestmark = pytest.mark.django_db

@@ -18,7 +18,7 @@ from parity.benchmarks.miqa import generative_prompt
 from results.computing.assemble import study_results
 from results.loading.selectors import load_study_data
 from studies.models import Study
-from studies.services import study_create
+from studies.setup.studies import study_create
 from tests.conftest import datasets_dir
 from tests.factories import Bot, pid
 from tests.personas import personas_for, signed_in

@@ -16,7 +16,7 @@ from modelruns.models import InstructionScore
 from parity.engine import bertscore, load_embedder, metrics
 from parity.engine.similarity import GREEDY
 from studies.models import Response, Unit
-from studies.services import study_create
+from studies.setup.studies import study_create
 from tests.factories import Bot, pid
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("instruction_induction")]

@@ -17,7 +17,7 @@ from modelruns.services_instructions import instructionscores_compute, study_exe
 from parity.benchmarks.instruction_induction import execution_prompt
 from parity.engine import PAPER_SIMILARITY_MODEL, GenerationRequest
 from studies.models import UnitItem
-from studies.services import study_create
+from studies.setup.studies import study_create
 from tests.parity.engine.conftest import _save_llama, train_tokenizer
 from tests.parity.engine.tiny_bert import hub_cache_with, save_tiny_bert
 

@@ -12,7 +12,7 @@ from django.core.management import CommandError, call_command
 from annotation.models import BenchmarkAsset, Item
 from modelruns import selectors
 from modelruns.shard_answers import request_inputs
-from studies.services import study_create
+from studies.setup.studies import study_create
 from tests.annotation.helpers import ambibench_study, import_ambibench, import_miqa
 
 pytestmark = pytest.mark.django_db

@@ -11,8 +11,8 @@ from freezegun import freeze_time
 
 from annotation.models import Item
 from studies.models import Response, Study
-from studies.services import study_create
-from studies.services_answers import TOO_SOON_MESSAGE, Outcome, response_submit
+from studies.participants.answers import TOO_SOON_MESSAGE, Outcome, response_submit
+from studies.setup.studies import study_create
 from tests.factories import Bot, form_item, pid, small_study
 
 pytestmark = pytest.mark.django_db

@@ -8,9 +8,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from freezegun import freeze_time
 
-from studies.flags import participant_evidence, participant_flags
 from studies.models import Participant, Response
-from studies.services import study_create
+from studies.participants.flags import participant_evidence, participant_flags
+from studies.setup.studies import study_create
 from tests.factories import Bot, pid, small_study
 
 pytestmark = pytest.mark.django_db

@@ -9,8 +9,8 @@ from django.utils import timezone
 
 from annotation.models import Item
 from studies.models import Participant
-from studies.selectors import participant_at_link
-from studies.services_answers import Outcome, response_submit
+from studies.participants.answers import Outcome, response_submit
+from studies.participants.reads import participant_at_link
 from tests.factories import Bot, pid, small_study
 
 pytestmark = pytest.mark.django_db

@@ -15,9 +15,9 @@ from django.db import connection, connections, transaction
 from django.db.utils import OperationalError
 
 from annotation.models import Item
-from studies import services_answers
 from studies.models import Participant, Response, Study
-from studies.services_answers import Outcome, response_submit
+from studies.participants import answers as participant_answers
+from studies.participants.answers import Outcome, response_submit
 from tests.factories import Bot, pid, small_study
 
 # committed, as a web worker's statements are: no test transaction around them
@@ -63,7 +63,7 @@ class _Paused:
         self.participant, self.inside, self.go = participant, threading.Event(), threading.Event()
         self.result = self.error = None
         self.thread = threading.Thread(target=self._run, name="paused answer")
-        self.screen_for = services_answers.screen_for
+        self.screen_for = participant_answers.screen_for
 
     def held(self, participant: Participant, item: Item):
         if threading.current_thread() is self.thread:  # only this answer waits; any other goes on
@@ -88,7 +88,7 @@ class _Paused:
 @contextmanager
 def _paused_inside_the_answer(participant: Participant) -> Iterator[_Paused]:
     paused = _Paused(participant)
-    with mock.patch.object(services_answers, "screen_for", paused.held):
+    with mock.patch.object(participant_answers, "screen_for", paused.held):
         paused.thread.start()
         try:
             assert paused.inside.wait(30), "the answer did not reach its scoring"
@@ -204,7 +204,7 @@ def test_an_exception_in_the_transaction_writes_nothing_and_releases_the_row(pos
     participant = _at_first_item("exception")
     with (
         pytest.raises(RuntimeError),
-        mock.patch.object(services_answers, "screen_for", side_effect=RuntimeError("scoring failed")),
+        mock.patch.object(participant_answers, "screen_for", side_effect=RuntimeError("scoring failed")),
     ):
         _submit(participant)
     assert not _locked_elsewhere(Participant, participant.pk)

@@ -21,7 +21,7 @@ from results.computing.spine import StudyResults
 from results.loading.selectors import load_study_data
 from results.presenting.tables import paper_tables
 from studies.models import Response
-from studies.services import study_create
+from studies.setup.studies import study_create
 from tests.annotation.helpers import button_values
 from tests.factories import Bot, pid
 from tests.paths import REPO

@@ -18,10 +18,10 @@ from results.computing.checklist import study_checklist
 from results.loading.selectors import load_study_data
 from results.presenting.report import build_report
 from results.presenting.report.figures import plain
+from studies.design.explanations import MAX_CHARS
 from studies.errors import StudyError
-from studies.explanations import MAX_CHARS
 from studies.models import Response, Study
-from studies.services import study_create
+from studies.setup.studies import study_create
 from tests.factories import Bot, pid, small_study
 
 pytestmark = pytest.mark.django_db

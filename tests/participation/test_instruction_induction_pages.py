@@ -11,9 +11,9 @@ from django.utils.html import escape
 
 from annotation.models import Item
 from studies.models import Participant, Response
+from studies.participants.answers import responses_verify
 from studies.selectors import verification_summary
-from studies.services import study_create
-from studies.services_answers import responses_verify
+from studies.setup.studies import study_create
 from tests import personas
 from tests.factories import Bot, pid
 

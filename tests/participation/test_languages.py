@@ -11,9 +11,10 @@ from django.conf import settings
 from django.core.management import call_command
 from django.test import Client
 
+from studies.errors import StudyError
 from studies.models import Participant, Study
-from studies.services import StudyError, study_create
-from studies.services_edit import study_duplicate
+from studies.setup.drafts import study_duplicate
+from studies.setup.studies import study_create
 from tests.factories import Bot, pid
 from tests.languages import language_study
 from tests.studies.workflow.helpers import create, edit_data

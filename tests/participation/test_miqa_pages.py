@@ -15,7 +15,7 @@ from annotation.services import rating_items_from_answers
 from parity.benchmarks.base import DatasetError
 from parity.benchmarks.miqa import generative_prompt
 from studies.models import Response
-from studies.services import study_create
+from studies.setup.studies import study_create
 from tests.annotation.helpers import button_values, import_miqa, without_csrf, without_item_token
 from tests.factories import Bot, pid
 

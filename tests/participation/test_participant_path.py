@@ -7,7 +7,7 @@ import pytest
 from annotation.models import Item
 from parity.benchmarks.implicature.parsing import shown_text
 from studies.models import Participant, Response, Study
-from studies.services import study_create
+from studies.setup.studies import study_create
 from tests.factories import Bot, entry_url, form_item, pid, small_study
 
 pytestmark = pytest.mark.django_db

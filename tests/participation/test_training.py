@@ -9,7 +9,7 @@ import pytest
 
 from studies.errors import StudyError
 from studies.models import Participant, Response
-from studies.services_edit import study_draft_update
+from studies.setup.drafts import study_draft_update
 from tests.factories import Bot, pid, small_study
 
 pytestmark = pytest.mark.django_db

@@ -104,7 +104,7 @@ def test_a_batch_whose_participants_were_all_erased_before_it_was_sent_holds_up_
     can be paid and nothing is sent (an empty list would be refused at every try), and a participant
     who completes later is paid."""
     from prolific.bonuses import bonus_batch_compute
-    from studies.services_erasure import participant_erase
+    from studies.participants.erasure import participant_erase
 
     study, found = _owed(standin)
     batch = bonus_batch_compute(prolific_study=found)

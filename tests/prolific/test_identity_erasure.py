@@ -13,7 +13,7 @@ from django.db import models
 
 from prolific.bonuses import csv_bonuses
 from prolific.models import BonusLine, ProlificEvent, ProlificSubmission
-from studies.services_erasure import participant_erase
+from studies.participants.erasure import participant_erase
 from tests.factories import pid
 from tests.prolific.helpers import PROLIFIC_PID, Footprint, prolific_study, through_prolific
 

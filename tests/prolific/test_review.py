@@ -9,7 +9,7 @@ from prolific.client import ProlificClient, ProlificError
 from prolific.models import ProlificFlag, ProlificSubmission
 from prolific.review import prolific_review
 from prolific.services import prolific_study_configure, prolific_study_create
-from studies.services import participants_exclude
+from studies.participants.decisions import participants_exclude
 from tests.factories import small_study
 from tests.prolific.helpers import arrive, failing_checks
 

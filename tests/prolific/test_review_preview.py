@@ -12,7 +12,7 @@ from prolific.bonuses import BonusesChanged, BonusPlan, PlannedBonus, bonus_batc
 from prolific.models import BonusBatch, ProlificSubmission
 from prolific.review import prolific_review
 from prolific.services import prolific_study_configure, prolific_study_create
-from studies.services import participants_exclude, participants_include
+from studies.participants.decisions import participants_exclude, participants_include
 from tests.factories import small_study
 from tests.prolific.helpers import arrive, failing_checks
 

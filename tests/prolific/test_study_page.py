@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from prolific.models import ProlificStudy
 from studies.models import Study
-from studies.services import study_set_status
+from studies.setup.studies import study_set_status
 from tests import personas
 from tests.prolific.helpers import prolific_study
 

@@ -153,7 +153,7 @@ def test_a_study_prolific_moved_to_awaiting_review_when_full_is_raised_not_left_
 def test_the_monitor_shows_prolific_s_status_beside_parity_s_and_when_it_was_read(implicature, standin, admin_client):
     from results.computing.monitor import study_monitor
     from studies.models import Study
-    from studies.services import study_set_status
+    from studies.setup.studies import study_set_status
 
     study, found = _published(standin, status=Study.Status.LIVE)
     prolific_sync(prolific_study=found)

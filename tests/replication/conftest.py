@@ -44,7 +44,7 @@ def bundled(django_db_setup, django_db_blocker, tmp_path_factory: pytest.TempPat
 
     from modelruns import services, shards
     from studies.models import Participant
-    from studies.services_import import human_baseline_import
+    from studies.setup.imports import human_baseline_import
 
     tokenizer_dir = tmp_path_factory.mktemp("bundle-tokenizer")
     train_tokenizer(tokenizer_dir)

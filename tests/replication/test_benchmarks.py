@@ -18,8 +18,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
 def _answer_all(study, prolific_pid: str, answer_for) -> None:
     from annotation.models import Item
-    from studies.services import item_mark_shown, participant_begin, participant_consent, participant_enter
-    from studies.services_answers import response_submit
+    from studies.participants.answers import response_submit
+    from studies.participants.entry import participant_enter
+    from studies.participants.steps import item_mark_shown, participant_begin, participant_consent
 
     participant = participant_enter(study=study, pid=prolific_pid, prolific_session_id=prolific_pid[::-1]).participant
     participant_consent(participant=participant, agree=True)
@@ -36,7 +37,7 @@ def _answer_all(study, prolific_pid: str, answer_for) -> None:
 def test_an_ambibench_study_is_bundled_as_seen_and_reproduced(tmp_path: Path) -> None:
     from annotation.services import benchmark_import
     from studies.models import Response
-    from studies.services import study_create
+    from studies.setup.studies import study_create
 
     benchmark_import(name="ambibench", source=None, options={"episodes": 12, "instruction_prompts": 12})
     study = study_create(name="ambi bundle", benchmark="ambibench", design={"per_feature": 1})

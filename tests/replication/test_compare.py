@@ -11,7 +11,7 @@ import pytest
 from replication.archive import BundleRefused, read_bundle, write_bundle
 from replication.compare import MISSING, compare
 from replication.services import loaded_start as load_start
-from studies.withholding import WITHHELD, withhold
+from studies.participants.withholding import WITHHELD, withhold
 
 
 def test_floats_agree_within_the_tolerance_and_everything_else_exactly() -> None:

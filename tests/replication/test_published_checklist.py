@@ -13,7 +13,7 @@ from results.computing.assemble import study_results_tree
 from results.computing.checklist import study_checklist
 from results.loading.selectors import load_study_data
 from studies.models import Study
-from studies.services_checklist import study_checklist_notes_set, study_original_study_set
+from studies.setup.checklist import study_checklist_notes_set, study_original_study_set
 from tests.replication.conftest import Bundled
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]

@@ -17,9 +17,9 @@ from results.computing.checklist import study_checklist
 from results.computing.spine import StudyResults
 from results.presenting.report import render_report
 from results.presenting.report.materials import study_materials
-from studies.flags import participant_flags
 from studies.models import Preregistration, Study
-from studies.services import participants_exclude
+from studies.participants.decisions import participants_exclude
+from studies.participants.flags import participant_flags
 from tests.factories import Bot, pid, small_study
 from tests.personas import personas_for, user_with
 

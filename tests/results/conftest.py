@@ -133,8 +133,9 @@ def implicature_source():
 
 def _answer_all(study, prolific_pid: str, answer_for) -> None:
     from annotation.models import Item
-    from studies.services import item_mark_shown, participant_begin, participant_consent, participant_enter
-    from studies.services_answers import response_submit
+    from studies.participants.answers import response_submit
+    from studies.participants.entry import participant_enter
+    from studies.participants.steps import item_mark_shown, participant_begin, participant_consent
 
     participant = participant_enter(study=study, pid=prolific_pid, prolific_session_id="SESSIONAMBI").participant
     participant_consent(participant=participant, agree=True)
@@ -155,7 +156,7 @@ def _answer_all(study, prolific_pid: str, answer_for) -> None:
 def ambi(world) -> Built:
     from annotation.services import benchmark_import
     from studies.models import Response
-    from studies.services import study_create
+    from studies.setup.studies import study_create
 
     benchmark_import(name="ambibench", source=None, options={"episodes": 12, "instruction_prompts": 12})
     study = study_create(name="ambi results", benchmark="ambibench", design={"per_feature": 1})
@@ -177,7 +178,7 @@ BASELINE_NAME = "Ruis et al. human baseline"
 
 @pytest.fixture(scope="module")
 def baseline(world, implicature_source) -> Built:
-    from studies.services_import import human_baseline_import
+    from studies.setup.imports import human_baseline_import
 
     result = human_baseline_import(benchmark="implicature", source=implicature_source, name=BASELINE_NAME)
     return Built(result.study.pk, BASELINE_NAME)

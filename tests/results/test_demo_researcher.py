@@ -9,7 +9,7 @@ from django.test import Client
 
 from results.demo import DEMO_USERNAME, RESEARCHER_GROUP, DemoReport, demo_researcher
 from studies.access import RESEARCHER_PERMISSIONS
-from studies.identity import IDENTITY_PERMISSION, can_see_identities
+from studies.participants.identity import IDENTITY_PERMISSION, can_see_identities
 from tests.factories import Bot, pid, small_study
 
 pytestmark = pytest.mark.django_db

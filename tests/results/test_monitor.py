@@ -9,8 +9,8 @@ from freezegun import freeze_time
 from rest_framework.test import APIClient
 
 from parity.stats import quality
-from studies.flags import FLAGS
 from studies.models import Participant, Study
+from studies.participants.flags import FLAGS
 from tests.personas import member, personas_for, signed_in
 from tests.studies.monitoring import READ_AT, busy_study, pseudonym
 

@@ -72,7 +72,7 @@ def test_the_monitor_costs_the_same_queries_for_two_and_for_six_participants(
 
 
 def _closed(study: Study) -> Study:
-    from studies.services import study_set_status
+    from studies.setup.studies import study_set_status
 
     return study_set_status(study=study, status=Study.Status.CLOSED)
 

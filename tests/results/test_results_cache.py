@@ -19,7 +19,7 @@ from results.computing.spine import Participants
 from results.loading.filters import ResultFilters
 from results.presenting.cache import results_lookup
 from studies.models import Participant, Study
-from studies.services import participants_exclude, participants_include
+from studies.participants.decisions import participants_exclude, participants_include
 from tests.factories import Bot, pid, small_study
 
 pytestmark = pytest.mark.django_db

@@ -19,8 +19,8 @@ from results.computing.tasks import review_signals_task
 from results.loading.filters import ResultFilters
 from results.presenting.cache import study_results_task
 from studies.models import Participant
-from studies.results_versions import results_changed
-from studies.services import participants_exclude
+from studies.participants.decisions import participants_exclude
+from studies.results_token import results_changed
 from tests.factories import Bot, pid, small_study
 
 pytestmark = pytest.mark.django_db

@@ -12,8 +12,8 @@ from django.apps import apps
 
 from annotation.models import BenchmarkAsset
 from studies.models import Response, VerificationMark
-from studies.services import study_create
-from studies.services_answers import responses_verify
+from studies.participants.answers import responses_verify
+from studies.setup.studies import study_create
 from tests import personas
 from tests.factories import Bot, pid
 

@@ -20,7 +20,7 @@ from datetime import UTC, datetime, timedelta
 from freezegun import freeze_time
 
 from studies.models import Participant, Study
-from studies.services import participants_mark_returned
+from studies.participants.decisions import participants_mark_returned
 from tests.factories import Bot, pid, small_study
 
 T0 = datetime(2026, 1, 5, 10, 0, tzinfo=UTC)

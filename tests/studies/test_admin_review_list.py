@@ -9,7 +9,8 @@ import pytest
 
 from parity.stats import behaviour
 from studies.models import Participant, Response, Study, StudyEvent
-from studies.services import participants_include, study_set_status
+from studies.participants.decisions import participants_include
+from studies.setup.studies import study_set_status
 from tests import personas
 from tests.conftest import committed_world_wipe
 from tests.factories import Bot, pid, small_study

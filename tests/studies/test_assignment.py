@@ -7,7 +7,8 @@ import pytest
 from django.utils import timezone
 
 from studies.models import Participant
-from studies.services import participant_enter, participants_mark_returned
+from studies.participants.decisions import participants_mark_returned
+from studies.participants.entry import participant_enter
 from tests.factories import Bot, arrive_at_once, pid, small_study
 
 pytestmark = pytest.mark.django_db

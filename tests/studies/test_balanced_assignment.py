@@ -10,7 +10,8 @@ from django.db.models import F
 
 from parity.benchmarks.ambibench import FEATURES
 from studies.models import Participant, Unit
-from studies.services import participant_enter, participants_mark_returned
+from studies.participants.decisions import participants_mark_returned
+from studies.participants.entry import participant_enter
 from tests.annotation.helpers import ambibench_study, import_ambibench
 from tests.factories import arrive_at_once, pid
 

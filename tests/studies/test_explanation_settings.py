@@ -9,7 +9,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from studies.models import Study
-from studies.services_edit import study_duplicate
+from studies.setup.drafts import study_duplicate
 from tests.api.conftest import token_client
 from tests.personas import researcher
 from tests.studies.workflow.helpers import create, edit_data
@@ -89,7 +89,7 @@ def test_the_api_takes_the_setting(implicature):
 
 
 def test_the_frozen_preregistration_states_what_was_asked(implicature):
-    from studies.selectors import preregistration_export
+    from studies.preregistration.document import preregistration_export
     from tests.factories import small_study
 
     study = small_study("why preregistered", units=1, unit_size=3, explanations="nth", explanation_every=3)

@@ -9,9 +9,9 @@ import pytest
 from freezegun import freeze_time
 
 from annotation.models import Item
-from studies.flags import FLAGS, evidence, participant_evidence, participant_flags
 from studies.models import Participant, Response
-from studies.services import study_create
+from studies.participants.flags import FLAGS, evidence, participant_evidence, participant_flags
+from studies.setup.studies import study_create
 from tests.factories import Bot, pid, small_study
 
 pytestmark = pytest.mark.django_db

@@ -16,7 +16,7 @@ from django.contrib.auth.models import Permission
 from django.db.models import Model
 from django.urls import reverse
 
-from studies.identity import IDENTITY_PERMISSION
+from studies.participants.identity import IDENTITY_PERMISSION
 from tests import personas
 from tests.factories import Bot, pid
 from tests.prolific.helpers import PROLIFIC_PID, SUBMISSION_ID, prolific_study, through_prolific

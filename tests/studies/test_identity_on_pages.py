@@ -14,7 +14,7 @@ import pytest
 from prolific.models import ProlificStudy, ProlificSubmission
 from replication.bundles import bundle_files
 from studies.models import Participant, Response, Study
-from studies.services import study_create
+from studies.setup.studies import study_create
 from tests.factories import Bot, small_study
 from tests.personas import personas_for, signed_in, user_with
 

@@ -11,9 +11,9 @@ from markdown_it import MarkdownIt
 from parity import markdown
 from replication.bundles import bundle_files
 from studies.models import Study
-from studies.services import study_set_status
-from studies.services_checklist import study_checklist_notes_set
-from studies.services_preregistration import preregistration_update
+from studies.preregistration.services import preregistration_update
+from studies.setup.checklist import study_checklist_notes_set
+from studies.setup.studies import study_set_status
 from tests.factories import small_study
 from tests.personas import personas_for, signed_in
 

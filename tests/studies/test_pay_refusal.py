@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from studies.estimates import pay_refusal
+from studies.design.estimates import pay_refusal
 
 
 def _least(message: str) -> int:

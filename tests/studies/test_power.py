@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from parity.stats.power import VarianceComponents, describe, power_analysis
-from studies import power
+from studies.design import power
 from studies.models import Study
-from studies.selectors_preregistration import rendered
-from studies.services import study_create, study_set_status
-from studies.services_edit import study_draft_update
+from studies.preregistration.document import rendered
+from studies.setup.drafts import study_draft_update
+from studies.setup.studies import study_create, study_set_status
 from tests.factories import completed_places, small_study
 from tests.studies.workflow.helpers import create, edit_data
 

@@ -15,16 +15,11 @@ from prolific.preregistration_recruitment import recruitment_plan
 from prolific.recruitment import prolific_recruit_configure
 from prolific.services import prolific_places_raise
 from studies.models import Preregistration, Study, StudyEvent, Unit, UnitItem
-from studies.selectors import preregistration_export
-from studies.services import (
-    participant_enter,
-    participants_exclude,
-    participants_include,
-    study_set_status,
-    study_update,
-    unit_set_capacity,
-)
-from studies.services_preregistration import PreregistrationError, preregistration_update
+from studies.participants.decisions import participants_exclude, participants_include
+from studies.participants.entry import participant_enter
+from studies.preregistration.document import preregistration_export
+from studies.preregistration.services import PreregistrationError, preregistration_update
+from studies.setup.studies import study_set_status, study_update, unit_set_capacity
 from tests.factories import pid, small_study
 
 pytestmark = pytest.mark.django_db
@@ -191,7 +186,7 @@ def test_raising_places_on_prolific_departs_from_the_plan_only_beyond_its_target
 
 
 def test_the_plan_names_how_a_precision_target_is_met(implicature, researcher):
-    from studies.selectors_preregistration import study_document
+    from studies.preregistration.document import study_document
 
     study = small_study("planned", owner=researcher)
     found = ProlificStudy.objects.create(study=study, prolific_id="q" * 24, places=4)

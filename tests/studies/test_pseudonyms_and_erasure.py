@@ -8,8 +8,8 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 
 from studies.models import Participant, Response, Study
-from studies.services import participant_enter
-from studies.services_erasure import ErasureError, participant_erase
+from studies.participants.entry import participant_enter
+from studies.participants.erasure import ErasureError, participant_erase
 from tests import personas
 from tests.factories import Bot, arrive_at_once, pid, small_study
 
@@ -43,7 +43,7 @@ def test_the_pseudonym_of_the_last_deleted_participant_is_never_handed_out_again
 
 
 def test_imported_studies_count_their_pseudonyms_too(implicature, implicature_source):
-    from studies.services_import import human_baseline_import
+    from studies.setup.imports import human_baseline_import
 
     result = human_baseline_import(benchmark="implicature", source=implicature_source, name="Ruis humans")
     assert result.study.pseudonyms_issued == result.participants == 20

@@ -14,9 +14,9 @@ from annotation.models import Item
 from parity.sampling import allocation
 from studies.errors import StudyError
 from studies.models import Study, UnitItem
-from studies.selectors import preregistration_export
-from studies.services import Refusal, participant_enter
-from studies.services_edit import study_draft_update
+from studies.participants.entry import Refusal, participant_enter
+from studies.preregistration.document import preregistration_export
+from studies.setup.drafts import study_draft_update
 from tests.factories import pid, small_study
 from tests.studies.workflow.helpers import create
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from studies.design.markdown import render_markdown
 from studies.models import Study
-from studies.text import render_markdown
 from tests.factories import Bot, pid, small_study
 
 HOSTILE = (

@@ -12,8 +12,8 @@ from django.db import connections
 from django.utils import timezone
 
 from studies.models import Participant, Response, Study
-from studies.services import participant_enter, reservations_reclaim
-from studies.services_answers import response_submit
+from studies.participants.answers import response_submit
+from studies.participants.entry import participant_enter, reservations_reclaim
 from tests.factories import Bot, form_item, pid, small_study
 
 pytestmark = pytest.mark.django_db
@@ -84,7 +84,7 @@ def test_a_timed_out_participant_whose_slot_is_still_free_takes_it_back_and_cont
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_a_late_answer_and_a_newcomer_at_once_never_overfill_the_unit(postgres, implicature):
-    from studies.services import item_mark_shown, participant_begin, participant_consent
+    from studies.participants.steps import item_mark_shown, participant_begin, participant_consent
 
     for round_ in range(6):
         study = small_study(f"race {round_}", units=1, per_unit=1, unit_size=3, attention_checks=0)

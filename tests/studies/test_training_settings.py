@@ -11,7 +11,7 @@ from django.core.management import CommandError, call_command
 
 from annotation.models import Item
 from studies.models import Study
-from studies.selectors import preregistration_export
+from studies.preregistration.document import preregistration_export
 from tests.participation.test_training import CHECK, PRACTICE
 from tests.studies.workflow.helpers import create
 

@@ -1,5 +1,5 @@
 """Ruis et al.'s published human evaluation (Appendix E), read and checked for import as a closed
-study of imported participants (the importing is `studies.services_import`)."""
+study of imported participants (the importing is `studies.setup.imports`)."""
 
 from __future__ import annotations
 

@@ -8,8 +8,8 @@ from parity.reporting.checklist import BY_ID, Answer, Record, computed, entered,
 from prolific.currency import money
 from results.computing.checklist.answering import IMPORTED, NOT_KNOWN, answers, imported, missing, original
 from results.computing.spine import Recruiting, StudyResults, TrainingPhase
+from studies.design.screening import Screening
 from studies.models import Study
-from studies.screening import Screening
 
 # -- recruitment -----------------------------------------------------------------------------------
 

@@ -12,12 +12,14 @@ from django.utils.translation import ngettext
 
 from parity import benchmarks
 from parity.stats.power import describe
-from studies.estimates import MAX_MINUTES
+from studies.design.estimates import MAX_MINUTES
+from studies.design.pay import hourly_pay
+from studies.design.screening import SELECTS, Screening
+from studies.errors import StudyError
 from studies.models import Study
-from studies.pay import hourly_pay
-from studies.screening import SELECTS, Screening
-from studies.services import StudyError, study_create
-from studies.workflow.forms import REPORTING_FIELDS
+from studies.setup import validation
+from studies.setup.studies import study_create
+from studies.setup.validation import REPORTING_FIELDS
 
 
 class Command(BaseCommand):
@@ -179,7 +181,10 @@ class Command(BaseCommand):
         if options["minutes"] is not None and not 1 <= options["minutes"] <= MAX_MINUTES:
             raise CommandError(f"--minutes {options['minutes']}: give 1 to {MAX_MINUTES} minutes")
         reward_pence = None if options["reward"] is None else int(options["reward"] * 100)
-        if options["ethics_reference"] and not options["ethics_body"]:
+        if validation.reporting_problems(
+            ethics_body=options["ethics_body"], ethics_reference=options["ethics_reference"]
+        ):
+            # the form's rule, said in the command's words
             raise CommandError("--ethics-reference: name the body that gave it with --ethics-body")
         reporting = {key: options[key] for key in REPORTING_FIELDS}
         if reporting["paper_url"]:
@@ -240,7 +245,7 @@ def _training(options: dict) -> dict:
 
 
 def _screening(options: dict) -> dict:
-    """The prescreening given (`studies.screening.Screening`), checked by the service."""
+    """The prescreening given (`studies.design.screening.Screening`), checked by the service."""
     lists = {key: [v.strip() for v in options[key].split(",") if v.strip()] for key in SELECTS}
     return Screening(
         age_min=options["age_min"],

@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from studies.models import Study
-from studies.services_erasure import ErasureError, participant_erase
+from studies.participants.erasure import ErasureError, participant_erase
 
 
 class Command(BaseCommand):

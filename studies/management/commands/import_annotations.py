@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation.selectors import datasets_dir
 from parity.benchmarks.base import DatasetError
-from studies.services_import import PUBLISHED_READERS, ImportRefused, human_baseline_import
+from studies.setup.imports import PUBLISHED_READERS, ImportRefused, human_baseline_import
 
 
 class Command(BaseCommand):

@@ -17,7 +17,7 @@ from results.loading.selectors import load_study_data
 from results.presenting.report import render_report
 from studies.errors import StudyError
 from studies.models import Study, StudyEvent
-from studies.services_checklist import (
+from studies.setup.checklist import (
     study_checklist_correction_remove,
     study_checklist_correction_set,
     study_checklist_notes_set,

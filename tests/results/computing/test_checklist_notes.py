@@ -13,7 +13,7 @@ from results.computing.checklist import study_checklist
 from results.loading.selectors import load_study_data
 from studies.errors import StudyError
 from studies.models import Study
-from studies.services_checklist import NOTE_MAX_CHARS, study_checklist_notes_set
+from studies.setup.checklist import NOTE_MAX_CHARS, study_checklist_notes_set
 from tests.personas import personas_for, signed_in
 
 pytestmark = pytest.mark.django_db

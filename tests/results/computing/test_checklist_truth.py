@@ -151,7 +151,7 @@ def test_availability_is_not_asserted_without_data_nor_a_public_copy(implicature
 def test_a_plan_frozen_in_parity_is_no_public_registration_until_the_researcher_enters_one(pilot) -> None:
     from parity.reporting.checklist import COMPUTED, ENTERED
     from studies.models import Preregistration
-    from studies.services_checklist import study_checklist_notes_set
+    from studies.setup.checklist import study_checklist_notes_set
 
     plan = Preregistration.objects.get(study_id=pilot.study_id)
     frozen = (

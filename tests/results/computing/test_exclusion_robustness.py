@@ -218,7 +218,7 @@ def test_the_results_page_and_every_report_format_show_the_table(study, staff_cl
 
 
 def test_the_participants_excluded_by_hand_are_put_back_in_a_row_of_their_own(study, staff_client):
-    from studies.services import participants_exclude
+    from studies.participants.decisions import participants_exclude
 
     ids = {p.prolific_pid: p.pk for p in Participant.objects.filter(study=study)}
     participants_exclude(participant_ids=[ids[pid(1)]], reason="answered in a language test")

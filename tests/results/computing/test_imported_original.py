@@ -69,7 +69,7 @@ ENTRIES = {"5.1.2": "materials", "3.4": "materials", "2.7": "pay", "2.7.1": "pay
 
 
 def test_the_original_study_is_described_as_the_researcher_entered_it(with_run) -> None:
-    from studies.services_checklist import study_original_study_set
+    from studies.setup.checklist import study_original_study_set
 
     study = Study.objects.get(pk=with_run.pk)
     results = study_results_tree(load_study_data(study))
@@ -105,7 +105,7 @@ def test_the_original_study_is_described_as_the_researcher_entered_it(with_run) 
 
 def test_the_original_study_refuses_a_text_without_its_page_and_keeps_what_was_there(with_run) -> None:
     from studies.errors import StudyError
-    from studies.services_checklist import study_original_study_set
+    from studies.setup.checklist import study_original_study_set
 
     study = Study.objects.get(pk=with_run.pk)
     study = study_original_study_set(study=study, fields={"pay": ("No: volunteers", "7")})
@@ -170,7 +170,7 @@ SUBJECTS = {
 
 def test_the_reports_methods_and_materials_describe_the_original_study_as_entered(with_run) -> None:
     from results.presenting.report.latex import tex
-    from studies.services_checklist import study_original_study_set
+    from studies.setup.checklist import study_original_study_set
 
     study = Study.objects.get(pk=with_run.pk)
     parity_reward = f"{study.reward_pence / 100:.2f}"

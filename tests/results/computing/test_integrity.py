@@ -160,7 +160,7 @@ WRITTEN = [
 
 def test_written_answers_closer_to_a_models_output_than_to_anyone_are_flagged(instruction_induction):
     from modelruns.models import ModelResponse, ModelRun, ModelSpec
-    from studies.services import study_create
+    from studies.setup.studies import study_create
 
     study = study_create(
         name="written likeness",

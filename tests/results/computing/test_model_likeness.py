@@ -25,8 +25,8 @@ from results.computing.integrity import label_likeness, review_signals_refresh
 from results.computing.monitor import study_monitor
 from results.loading.selectors import load_study_data
 from results.presenting.exports import export_study
-from studies.flags import participant_flags
 from studies.models import Participant, Response, Study
+from studies.participants.flags import participant_flags
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 

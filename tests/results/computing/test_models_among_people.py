@@ -126,7 +126,7 @@ def test_the_placement_is_computed_once_and_again_when_the_data_change(runs) -> 
     from results.loading.filters import ResultFilters
     from results.presenting.cache import results_lookup
     from studies.models import Participant
-    from studies.services import participants_exclude, participants_include
+    from studies.participants.decisions import participants_exclude, participants_include
 
     study = Study.objects.get(name=BASELINE_NAME)
     first = results_lookup(study, ResultFilters()).computed

@@ -8,8 +8,8 @@ import pytest
 from freezegun import freeze_time
 
 from results.computing.monitor import study_monitor
-from studies.flags import FLAGS, participant_flags, participants_flagged
 from studies.models import Participant, Response, Study
+from studies.participants.flags import FLAGS, participant_flags, participants_flagged
 from tests.conftest import committed_world_wipe, dataset
 from tests.factories import Bot, pid, small_study
 from tests.studies.monitoring import READ_AT, T0, busy_study, pseudonym
@@ -132,7 +132,7 @@ def test_prolifics_3_sd_rule_flags_one_much_faster_completion_among_eleven(impli
 
 
 def test_a_pasted_written_answer_is_flagged(instruction_induction):
-    from studies.services import study_create
+    from studies.setup.studies import study_create
 
     study = study_create(
         name="written", benchmark="instruction_induction", design={"tasks_per_participant": 3, "annotators_per_task": 1}
@@ -153,7 +153,7 @@ def test_a_pasted_written_answer_is_flagged(instruction_induction):
 
 def test_invalid_answers_and_balancing_categories_are_reported(db):
     from annotation.services import benchmark_import
-    from studies.services import study_create
+    from studies.setup.studies import study_create
 
     benchmark_import(name="ambibench", source=None, options={"episodes": 12, "instruction_prompts": 12})
     study = study_create(name="ambi monitored", benchmark="ambibench", design={"per_feature": 1})

@@ -13,7 +13,7 @@ from django.core.management import CommandError, call_command
 from annotation.models import Item
 from parity.reporting.checklist import ENTRIES
 from studies.models import Participant, Study
-from studies.services_checklist import study_checklist_correction_set, study_checklist_notes_set
+from studies.setup.checklist import study_checklist_correction_set, study_checklist_notes_set
 
 pytestmark = pytest.mark.django_db
 

@@ -15,7 +15,7 @@ import pytest
 from django.core.management import call_command
 
 from results.presenting import exports
-from studies.services import study_create
+from studies.setup.studies import study_create
 from tests import personas
 from tests.annotation.helpers import import_instruction_induction
 from tests.factories import Bot, pid

@@ -114,7 +114,7 @@ def test_create_study_prints_its_design_in_words(implicature):
 
 
 def test_the_preregistration_of_one_unit_and_one_place_says_unit_and_place(implicature):
-    from studies.selectors import preregistration_export
+    from studies.preregistration.document import preregistration_export
 
     owner = researcher()
     one = small_study("one place", units=1, unit_size=3, per_unit=1, attention_checks=1, owner=owner)
@@ -129,7 +129,7 @@ def test_the_preregistration_of_one_unit_and_one_place_says_unit_and_place(impli
 
 
 def test_one_flagged_answer_is_said_in_the_singular():
-    from studies.flags import PageBehaviour
+    from studies.participants.flags import PageBehaviour
 
     one = PageBehaviour(recorded=4, canary=1, honeypot=1, no_script=1, no_script_fast=1).evidence()
     assert one["canary"]["detail"] == "1 answer carries the canary word"

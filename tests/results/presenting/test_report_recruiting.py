@@ -10,7 +10,7 @@ from prolific.models import ProlificStudy
 from results.computing.spine import StudyResults
 from results.presenting.report import build_report
 from results.presenting.report.figures import plain
-from studies.services import participant_enter
+from studies.participants.entry import participant_enter
 from tests.factories import Bot, pid, small_study
 from tests.results.presenting.test_study_report import _assert_figures_are_the_json
 

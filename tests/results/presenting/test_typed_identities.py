@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 from results.loading.selectors import load_study_data
 from results.presenting.exports import FORMATS, export_study
 from studies.models import Participant, Response, Study
-from studies.withholding import WITHHELD, Withholder
+from studies.participants.withholding import WITHHELD, Withholder
 from tests.personas import user_with
 from tests.results.conftest import AMBI_PIDS
 

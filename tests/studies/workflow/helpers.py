@@ -8,8 +8,8 @@ from typing import Any
 from django.test import Client
 
 from annotation.models import Item
-from studies.answer_tokens import answer_token, preview_owner
 from studies.models import Study
+from studies.participants.answer_tokens import answer_token, preview_owner
 
 
 def form_data(client: Client, benchmark: str, **changes: Any) -> dict[str, Any]:

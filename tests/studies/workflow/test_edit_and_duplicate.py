@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
+from studies.errors import StudyError
 from studies.models import Participant, Study, Unit
-from studies.services import StudyError, study_set_status
-from studies.services_edit import study_draft_update, study_duplicate
+from studies.setup.drafts import study_draft_update, study_duplicate
+from studies.setup.studies import study_set_status
 from tests import personas
 from tests.factories import Bot, pid, small_study
 from tests.studies.workflow.helpers import edit_data

@@ -16,8 +16,8 @@ from parity.benchmarks.timing import (
     PRACTICE_FEEDBACK_SECONDS,
     SETUP_SECONDS,
 )
+from studies.design.pay import reward_for
 from studies.models import Study
-from studies.pay import reward_for
 from tests.api.conftest import token_client
 from tests.personas import researcher
 from tests.studies.workflow.helpers import create, edit_data, form_data

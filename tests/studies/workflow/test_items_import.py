@@ -288,8 +288,8 @@ def test_the_import_page_points_to_the_docs_page_that_lists_every_field(research
 def test_a_launched_studys_items_cannot_change_even_where_nobody_answered(researcher_client, researcher):
     """Launch froze the plan, the items' hash with it: a re-import that changes the gold of an item
     nobody answered yet is refused as for an answered one, and the frozen hash still holds."""
-    from studies.selectors_preregistration import items_serialisation
-    from studies.services import study_set_status
+    from studies.preregistration.document import items_serialisation
+    from studies.setup.studies import study_set_status
 
     upload(researcher_client, EXAMPLE.read_bytes(), "example.csv", "example")
     created = create(

@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
+from studies.errors import StudyError
 from studies.models import Participant, Study
-from studies.services import Refusal, StudyError, participant_enter, study_set_status
+from studies.participants.entry import Refusal, participant_enter
+from studies.setup.studies import study_set_status
 from tests import personas
 from tests.factories import Bot, pid, small_study
 

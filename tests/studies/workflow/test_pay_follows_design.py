@@ -8,9 +8,10 @@ from __future__ import annotations
 import pytest
 from django.core.management import CommandError, call_command
 
+from studies.errors import StudyError
 from studies.models import Study
-from studies.services import StudyError, study_create
-from studies.services_edit import study_draft_update
+from studies.setup.drafts import study_draft_update
+from studies.setup.studies import study_create
 from tests.api.conftest import token_client
 from tests.personas import researcher
 from tests.studies.workflow.helpers import create, edit_data

@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 
 from studies.models import Preregistration, Study
-from studies.services import study_set_status, unit_set_capacity
+from studies.setup.studies import study_set_status, unit_set_capacity
 from tests.factories import small_study
 from tests.personas import member, personas_for, signed_in
 

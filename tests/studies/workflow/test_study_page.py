@@ -9,7 +9,7 @@ import pytest
 from django.test import override_settings
 
 from studies.models import Study, Unit
-from studies.services import study_set_status
+from studies.setup.studies import study_set_status
 from tests.factories import small_study
 
 pytestmark = pytest.mark.django_db

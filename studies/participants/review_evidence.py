@@ -1,7 +1,7 @@
 """Writes of the review signals computed where this app cannot look (beside a study's model runs,
 in `results.computing.integrity`): kept on each participant (`Participant.review_signals`) so that the
 admin's "flagged for review" filter, the monitor and the exports read them like the flags computed
-here (`studies.flags`).
+here (`studies.participants.flags`).
 
 When they are computed again: the services that change what they are computed from (a participant
 finishing or returning, a participant erased, a model run done) ask for it with
@@ -21,7 +21,7 @@ from typing import Any
 from django.db import transaction
 
 from studies.models import Participant, Study
-from studies.results_versions import results_changed
+from studies.results_token import results_changed
 
 
 @transaction.atomic

@@ -15,9 +15,9 @@ from django.template.loader import render_to_string
 from annotation.models import Item
 from parity import preregistration_plan
 from parity.training import TrainingQuestion, written
-from studies import explanations
+from studies.design import explanations
+from studies.design.pay import hourly_pay
 from studies.models import Preregistration, Study, StudyEvent, UnitItem
-from studies.pay import hourly_pay
 
 #: name → what an upper app adds to the document for a study (JSON-friendly, or None for nothing)
 SECTIONS: dict[str, Callable[[Study], Any]] = {}
@@ -179,7 +179,7 @@ def study_document(study: Study, hypotheses: str = "", notes: str = "") -> dict[
             "stopping_rule": _stopping_rule(precision, places),
             "pid_format": study.get_pid_format_display(),
             "group": study.group,
-            # Prolific's prescreening as chosen (studies.screening), sent with the study
+            # Prolific's prescreening as chosen (studies.design.screening), sent with the study
             "prescreening": dict(study.prolific_filters),
         },
         "pay": {
@@ -272,4 +272,32 @@ def _training(study: Study) -> dict[str, Any]:
             "comprehension_sha256": preregistration_plan.text_sha256(texts["comprehension_questions"]),
             "comprehension_tries": study.comprehension_tries,
         }
+    }
+
+
+def preregistration_export(study: Study) -> dict[str, Any] | None:
+    """The study's preregistration for a replication bundle: its Markdown and printable HTML, its
+    SHA-256 and freezing time, the frozen document, the "preregistered vs done" deviations and the
+    whole audit trail; None when the study has none (an imported study, or one from before it)."""
+    found = Preregistration.objects.filter(study=study).first()
+    if found is None:
+        return None
+    shown = rendered(study, found)
+    return {
+        "markdown": shown["markdown"],
+        "html": shown["html"],
+        "sha256": shown["sha256"],
+        "frozen_at": shown["frozen_at"],
+        "document": shown["document"],
+        "deviations": shown["deviations"],
+        "audit": [
+            {
+                "at": event.at,
+                "kind": event.kind,
+                "summary": event.summary,
+                "actor": event.actor,
+                "data": dict(event.data),
+            }
+            for event in shown["events"]
+        ],
     }

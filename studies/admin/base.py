@@ -11,7 +11,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from studies.access import studies_for_user
-from studies.identity import can_see_identities, identity_fields, lookup_touches_identity
+from studies.participants.identity import can_see_identities, identity_fields, lookup_touches_identity
 
 if TYPE_CHECKING:
     from django.contrib.admin.options import BaseModelAdmin
@@ -31,7 +31,7 @@ def _field_name(entry: Any) -> str | None:
 
 
 class IdentityGuard(_AnyAdmin):
-    """The rule of `studies.identity` for an admin or an inline of any model: for users without
+    """The rule of `studies.participants.identity` for an admin or an inline of any model: for users without
     `studies.view_identity`, a URL lookup reaching an identity (`?prolific_pid__regex=^a`,
     `?participant__prolific_pid=…`, `?submission__prolific_pid=…`) is refused with a 400 (Django's
     DisallowedModelAdminLookup), and the identity fields of the model — and any column, search,

@@ -14,7 +14,7 @@ from parity.reporting.checklist import BY_ID
 from studies.bounds import MAX_ORIGINAL_TEXT, MAX_PAGE
 from studies.errors import StudyError
 from studies.models import Study, StudyEvent
-from studies.services_preregistration import study_event_record
+from studies.preregistration.events import study_event_record
 
 #: an answer is a sentence or a short paragraph, as a checklist's cell holds
 NOTE_MAX_CHARS = 1000

@@ -18,13 +18,15 @@ from annotation.selectors import item_data
 from parity.benchmarks.base import Screen
 from parity.messages import TOO_SOON_MESSAGE
 from parity.stats.behaviour import NONE, carries_canary, checked, reading_floor_ms, shown_words
-from studies import explanations
-from studies.answer_tokens import answer_token_matches, participant_owner
+from studies.design import explanations
 from studies.models import Participant, Response, VerificationMark
-from studies.results_versions import results_changed
-from studies.selectors import known_participants, screen_for, verifiable_responses
-from studies.services import participant_lock, slot_take_back
-from studies.services_signals import signals_refresh_queue
+from studies.participants.answer_tokens import answer_token_matches, participant_owner
+from studies.participants.entry import slot_take_back
+from studies.participants.locks import participant_lock
+from studies.participants.reads import known_participants, screen_for
+from studies.participants.review_evidence import signals_refresh_queue
+from studies.results_token import results_changed
+from studies.selectors import verifiable_responses
 
 
 class Outcome(enum.Enum):
@@ -86,7 +88,7 @@ def response_submit(
     marked `extra["canary"]`.
 
     `explanation`: why the participant chose the answer, stored on the answer itself when the study
-    asks for one at this position (`studies.explanations`), else dropped; one over
+    asks for one at this position (`studies.design.explanations`), else dropped; one over
     `explanations.MAX_CHARS` refuses the answer (INVALID) so that the page gives both texts back.
 
     A working participant costs, in one transaction, the participant's locked read (with its study),
@@ -95,7 +97,7 @@ def response_submit(
     participants = _participants(participant_id=participant_id, link=link, known=known)
     answer = ((item_id, item_token), position, raw_answer, extra, behaviour, show_next, explanation.strip())
     try:
-        result = _submit(partial(_locked, participants), *answer, with_study=False)
+        result = _submit(partial(_locked_for_answer, participants), *answer, with_study=False)
         if isinstance(result, int):
             # the reservation timed out: again, with the study locked first, as assignment takes them
             result = _submit(partial(participant_lock, participant_id=result), *answer, with_study=True)
@@ -178,11 +180,12 @@ _UNREAD = (
 )
 
 
-def _locked(participants: QuerySet[Participant]) -> Participant | None:
+def _locked_for_answer(participants: QuerySet[Participant]) -> Participant | None:
     """The participant with its study, row-locked until the transaction ends (call it inside
     `transaction.atomic()`): two submits of one participant at once (a double click, two tabs) take
     turns, and the second sees the progress the first wrote. `of`: only the participant's row;
     locking the joined study row too would make every answer of the study wait for the one before.
+    (So not `participants.locks.participant_locked`, which the steps take, the study's row with it.)
     What an answer never reads stays unread (`_UNREAD`).
     At most one participant matches (a browser holds one participant per study), so the read asks
     for no order: `get()`, where `first()` would compile and run an ORDER BY for a single row."""

@@ -10,12 +10,12 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
 from studies.access import studies_for_user
-from studies.admin_base import NoBulkDeletion, ResearcherAdmin
-from studies.admin_withholding import for_viewer, shown, withheld_for, withheld_response
-from studies.identity import can_see_identities
+from studies.admin.base import NoBulkDeletion, ResearcherAdmin
+from studies.admin.withholding import for_viewer, shown, withheld_for, withheld_response
 from studies.models import Response, VerificationMark
+from studies.participants.answers import responses_verify
+from studies.participants.identity import can_see_identities
 from studies.selectors import verifiable_benchmarks, verification_summary
-from studies.services_answers import responses_verify
 
 
 def _by_hand() -> Q:

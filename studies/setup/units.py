@@ -14,8 +14,8 @@ from annotation.selectors import item_set_usable
 from parity import benchmarks, sampling
 from parity.benchmarks.base import ItemData
 from parity.benchmarks.design import ShortPool
+from studies.design.estimates import DesignEstimate, Training, estimate_of, followed_pay, pay_refusal
 from studies.errors import StudyError
-from studies.estimates import DesignEstimate, Training, estimate_of, followed_pay, pay_refusal
 from studies.models import Study, Unit, UnitItem
 
 

@@ -1,7 +1,7 @@
 """Data-erasure requests: `participant_erase` honours one, and erases the participant's Prolific ids
 wherever they are stored.
 
-Every model that stores an identity names the fields (`IDENTITY_FIELDS`, see `studies.identity`);
+Every model that stores an identity names the fields (`IDENTITY_FIELDS`, see `studies.participants.identity`);
 the erasure reads those declarations, so a store added later, in any app, is erased too without this
 module knowing it. The ids are replaced, never hashed (a hash of a known PID could be recomputed):
 the PID by the participant's own replacement, so rows that carried it still agree with each other,
@@ -21,12 +21,12 @@ from django.db import transaction
 from django.db.models import CharField, ForeignKey, Model, Q
 from django.utils import timezone
 
-from studies.identity import guarded_models, identity_fields
 from studies.models import Participant, Response, Study, StudyEvent
-from studies.results_versions import results_changed
-from studies.services_preregistration import study_event_record
-from studies.services_signals import signals_refresh_queue
-from studies.withholding import MIN_IDENTITY_CHARS, Withholder
+from studies.participants.identity import guarded_models, identity_fields
+from studies.participants.review_evidence import signals_refresh_queue
+from studies.participants.withholding import MIN_IDENTITY_CHARS, Withholder
+from studies.preregistration.events import study_event_record
+from studies.results_token import results_changed
 
 ERASED_PREFIX = "erased-"
 

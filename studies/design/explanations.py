@@ -23,7 +23,7 @@ MAX_CHARS = 1000
 #: the box's label when the researcher wrote none, in the study's language
 DEFAULT_PROMPT: StrOrPromise = gettext_lazy("Why did you choose this answer?")
 
-#: the key of the closing question that "once at the end" asks (`studies.closing`)
+#: the key of the closing question that "once at the end" asks (`studies.design.closing_questions`)
 CLOSING_KEY = "explanation"
 
 

@@ -1,10 +1,10 @@
-"""Reads of what participants wrote when asked why they answered (`studies.explanations`)."""
+"""Reads of what participants wrote when asked why they answered (`studies.design.explanations`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from studies.explanations import CLOSING_KEY
+from studies.design.explanations import CLOSING_KEY
 from studies.models import Participant, Response, Study
 
 

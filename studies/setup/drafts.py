@@ -9,13 +9,12 @@ from django.db import transaction
 
 from parity import benchmarks
 from parity.sampling import ItemSampling
-from studies.estimates import followed_pay, pay_refusal
-from studies.models import Participant, Study
-from studies.results_versions import results_changed
-from studies.screening import Screening
-from studies.services import StudyError, study_create
-from studies.services_training import practice_drawn, training_fields
-from studies.services_units import definition_asset, follows_estimate, study_estimate, units_create, units_plan
+from studies.design.estimates import followed_pay, pay_refusal
+from studies.errors import StudyError
+from studies.models import Participant, Study, new_code
+from studies.results_token import results_changed
+from studies.setup.studies import practice_added, study_create, study_settings_checked
+from studies.setup.units import definition_asset, follows_estimate, study_estimate, units_create
 
 #: what a researcher may change in a draft besides its design (`study_draft_update`)
 DRAFT_FIELDS = (
@@ -83,25 +82,26 @@ def study_draft_update(*, study: Study, design: Mapping[str, Any] | None = None,
     following = follows_estimate(locked)
     chosen = {**locked.design, **(design or {})}
     resampled = any(name in fields and fields[name] != getattr(locked, name) for name in SAMPLING_FIELDS)
-    if "prolific_filters" in fields:
-        screening = Screening.from_json(fields["prolific_filters"])
-        if screening.errors():
-            raise StudyError("; ".join(screening.errors().values()))
-        fields = {**fields, "prolific_filters": screening.to_json()}
-    fields = training_fields(dict(fields))
-    if chosen != locked.design or resampled:
-        # what the old design resolved (implicature: the template's text) is resolved again
-        stale = _resolved_keys(locked.benchmark)
-        plan = units_plan(
-            benchmark=locked.benchmark,
-            design=definition.design({key: value for key, value in chosen.items() if key not in stale}),
-            owner=locked.owner,
-            sample=ItemSampling(
-                method=fields.get("item_sampling", locked.item_sampling),
-                size=fields.get("sample_size", locked.sample_size),
-                seed=fields.get("sample_seed", locked.sample_seed),
-            ),
-        )
+    replanned = chosen != locked.design or resampled
+    # what the old design resolved (implicature: the template's text) is resolved again
+    stale = _resolved_keys(locked.benchmark) if replanned else set()
+    checked = study_settings_checked(
+        benchmark=locked.benchmark,
+        fields=fields,
+        design=definition.design({key: value for key, value in chosen.items() if key not in stale})
+        if replanned
+        else None,
+        owner=locked.owner,
+        sample=ItemSampling(
+            method=fields.get("item_sampling", locked.item_sampling),
+            size=fields.get("sample_size", locked.sample_size),
+            seed=fields.get("sample_seed", locked.sample_seed),
+        ),
+        problems_named=False,
+    )
+    fields = checked.fields
+    if checked.plan is not None:
+        plan = checked.plan
         locked.units.all().delete()
         units_create(study=locked, plan=plan)
         locked.sample_pool = plan.available
@@ -112,13 +112,9 @@ def study_draft_update(*, study: Study, design: Mapping[str, Any] | None = None,
     if following and "estimated_minutes" not in fields and "reward_pence" not in fields:
         # the time and reward follow the design until the researcher gives their own
         fields = {**fields, "estimated_minutes": None, "reward_pence": None}
-    if drawn and not fields.get("practice_questions"):
-        fields = {
-            **fields,
-            "practice_questions": practice_drawn(
-                benchmark=locked.benchmark, design=locked.design, size=drawn, seed=locked.sample_seed
-            ),
-        }
+    fields = practice_added(
+        {**fields, "practice_drawn": drawn}, benchmark=locked.benchmark, design=locked.design, seed=locked.sample_seed
+    )
     for key, value in fields.items():
         setattr(locked, key, value)
         changed.append(key)
@@ -132,7 +128,7 @@ def study_draft_update(*, study: Study, design: Mapping[str, Any] | None = None,
     locked.consent_text = locked.consent_text or definition.default_consent
     locked.instructions_text = locked.instructions_text or definition.default_instructions
     changed += ["consent_text", "instructions_text"]
-    from studies.power import study_power  # numpy: loaded when a draft's design is saved
+    from studies.design.power import study_power  # numpy: loaded when a draft's design is saved
 
     locked.power_analysis = study_power(locked)
     changed.append("power_analysis")
@@ -161,10 +157,6 @@ def _copy_name(name: str) -> str:
     raise StudyError(f"{name!r} has been copied too often; rename a copy first")
 
 
-def _new_code() -> str:
-    return Study._meta.get_field("completion_code").get_default()
-
-
 @transaction.atomic
 def study_duplicate(*, study: Study, owner: Any) -> Study:
     """A new draft owned by `owner`, from `study`: its texts, time, reward, group and design, its
@@ -186,8 +178,8 @@ def study_duplicate(*, study: Study, owner: Any) -> Study:
         language=study.language,
         consent_text=study.consent_text,
         instructions_text=study.instructions_text,
-        failed_attention_code=_new_code(),
-        no_consent_code=_new_code() if study.no_consent_code else "",
+        failed_attention_code=new_code(),
+        no_consent_code=new_code() if study.no_consent_code else "",
         estimated_minutes=study.estimated_minutes,
         reward_pence=study.reward_pence,
         reservation_timeout_minutes=study.reservation_timeout_minutes,

@@ -7,24 +7,18 @@ double click, a refresh or a replayed POST changes nothing twice."""
 
 from __future__ import annotations
 
-import random
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.models import Item
-from parity import benchmarks, training
-from parity.training import MAX_QUESTIONS, TrainingQuestion, parse, written
-from studies.errors import StudyError
+from parity import training
+from parity.training import TrainingQuestion
 from studies.models import Participant, Study
-from studies.results_versions import results_changed
+from studies.participants.locks import participant_locked
+from studies.results_token import results_changed
 
 Step = Participant.Step
-
-#: Prolific asks for two tries; more than a few turns a check into guessing
-MAX_TRIES = 5
 
 #: the training's steps (`parity.training`) as the participant's; past the training, the items
 _STEPS = {
@@ -40,10 +34,6 @@ def practice_questions(study: Study) -> list[TrainingQuestion]:
 
 def comprehension_questions(study: Study) -> list[TrainingQuestion]:
     return [TrainingQuestion.from_json(question) for question in study.comprehension_questions]
-
-
-def _locked(participant: Participant) -> Participant:
-    return Participant.objects.select_for_update().select_related("study").get(pk=participant.pk)
 
 
 def _step(participant: Participant, step: str) -> str:
@@ -95,7 +85,7 @@ def _keep(participant: Participant, before: training.Progress, after: training.P
 @transaction.atomic
 def practice_answer(*, participant: Participant, answer: str) -> Participant:
     """Keep the answer to the current practice question, once: its feedback is shown next."""
-    participant = _locked(participant)
+    participant = participant_locked(participant)
     before = _progress(participant)
     return _keep(participant, before, training.practice_answered(before, practice_questions(participant.study), answer))
 
@@ -103,7 +93,7 @@ def practice_answer(*, participant: Participant, answer: str) -> Participant:
 @transaction.atomic
 def practice_next(*, participant: Participant) -> Participant:
     """The feedback read: on to the next practice question, or past the practice."""
-    participant = _locked(participant)
+    participant = participant_locked(participant)
     study = participant.study
     before = _progress(participant)
     after = training.practice_read(before, practice_questions(study), comprehension_questions(study))
@@ -116,51 +106,10 @@ def comprehension_submit(*, participant: Participant, answers: Sequence[str], at
     try; wrong on the last try, the participant is asked to return the study (Prolific's rule: two
     tries, then return, never a rejection) and their place is freed. `attempt`: the tries the page
     was shown after; a try sent twice (a double click, a replay) counts once."""
-    participant = _locked(participant)
+    participant = participant_locked(participant)
     study = participant.study
     before = _progress(participant)
     after = training.check_tried(
         before, comprehension_questions(study), answers, attempt=attempt, allowed=study.comprehension_tries
     )
     return _keep(participant, before, after)
-
-
-def training_fields(fields: dict[str, Any]) -> dict[str, Any]:
-    """`fields` with the practice and comprehension questions as stored: a researcher's text is parsed
-    (`parity.training`), a list of questions checked the same way; StudyError says what is wrong."""
-    problems = []
-    for name, feedback in (("practice_questions", True), ("comprehension_questions", False)):
-        value = fields.get(name)
-        if value is None:
-            continue
-        text = value if isinstance(value, str) else written([TrainingQuestion.from_json(q) for q in value])
-        parsed = parse(text, feedback=feedback)
-        problems += [f"{name.replace('_', ' ')}: {error}" for error in parsed.errors]
-        fields[name] = [question.as_json() for question in parsed.questions]
-    tries = fields.get("comprehension_tries")
-    if tries is not None and not 1 <= int(tries) <= MAX_TRIES:
-        problems.append(f"comprehension tries: give 1 to {MAX_TRIES}")
-    if problems:
-        raise StudyError("; ".join(problems))
-    return fields
-
-
-def practice_drawn(*, benchmark: str, design: Mapping[str, Any], size: int, seed: int) -> list[dict[str, Any]]:
-    """`size` practice questions drawn with `seed` from the benchmark's practice split (implicature: its
-    dev set, never the study's own items), each as its page shows it with the right answer; StudyError
-    when the benchmark has no such split or too few of its items were imported."""
-    definition = benchmarks.get(benchmark)
-    split = definition.practice_split(design)
-    if split is None:
-        raise StudyError(f"{definition.title} has no split of its own to draw practice questions from")
-    if not 1 <= size <= MAX_QUESTIONS:
-        raise StudyError(f"practice questions drawn: give 1 to {MAX_QUESTIONS}")
-    rows = Item.objects.filter(benchmark=benchmark, split=split, is_attention_check=False).order_by("key")
-    questions = [
-        question
-        for prompt, gold in rows.values_list("prompt", "gold")
-        if (question := definition.practice_question(prompt, gold, design)) is not None
-    ]
-    if len(questions) < size:
-        raise StudyError(f"{size} practice questions asked for, but the {split} split holds {len(questions)}")
-    return [question.as_json() for question in random.Random(seed).sample(questions, size)]

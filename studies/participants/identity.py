@@ -2,8 +2,8 @@
 
 The one rule: every model that stores a PID, a Prolific session id or a submission id names those
 fields in `IDENTITY_FIELDS` (`Participant`, `ProlificSubmission`, `BonusLine`, the stored webhook
-deliveries' payloads, ...). The admin (`studies.admin_base.IdentityGuard`), the API and the erasure
-of an identity (`studies.services_erasure`) ask here, so a model that declares its fields is guarded
+deliveries' payloads, ...). The admin (`studies.admin.base.IdentityGuard`), the API and the erasure
+of an identity (`studies.participants.erasure`) ask here, so a model that declares its fields is guarded
 everywhere without being named anywhere else.
 
 A lookup such as `prolific_pid__regex=^a` or `participant__prolific_session_id` filters on an

@@ -1,22 +1,15 @@
-"""Writes about a study's preregistration and its audit trail: the researcher's hypotheses and notes
-(while a draft), freezing the whole plan at launch, and recording each change made after launch."""
+"""A launched study's audit trail: each change made after launch (its settings, participants
+excluded or included by hand, its status, a unit's capacity) recorded as a `StudyEvent`."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from django.db import transaction
 from django.db.models import Sum
-from django.utils import timezone
 
 from parity import preregistration_plan
-from studies.models import Participant, Preregistration, Study, StudyEvent, Unit
-from studies.selectors_preregistration import study_document
-
-
-class PreregistrationError(ValueError):
-    """The preregistration cannot change: it is frozen (the study was launched)."""
+from studies.models import Participant, Study, StudyEvent, Unit
 
 
 def launched(study: Study) -> bool:
@@ -24,47 +17,7 @@ def launched(study: Study) -> bool:
     return study.status != Study.Status.DRAFT and not study.is_imported
 
 
-@transaction.atomic
-def preregistration_update(*, study: Study, hypotheses: str, notes: str) -> Preregistration:
-    """Write the researcher's hypotheses and notes; refused once the study is launched."""
-    locked = Study.objects.select_for_update().get(pk=study.pk)
-    preregistration, _ = Preregistration.objects.select_for_update().get_or_create(study=locked)
-    if preregistration.is_frozen or launched(locked):
-        raise PreregistrationError(
-            "The preregistration was frozen when the study was launched; it cannot change. "
-            "Changes since are listed in the audit trail."
-        )
-    if locked.is_imported:
-        raise PreregistrationError("An imported study's answers were collected elsewhere; it has no preregistration.")
-    preregistration.hypotheses, preregistration.notes = hypotheses, notes
-    preregistration.save(update_fields=["hypotheses", "notes", "updated_at"])
-    return preregistration
-
-
-def preregistration_freeze(*, study: Study, actor: Any = None) -> Preregistration:
-    """Freeze the plan at launch: build the document (with whatever hypotheses and notes were written,
-    none if none), hash its canonical JSON and keep both with the time. A second call changes nothing.
-    Call it inside the launch's transaction, holding the study's row lock."""
-    preregistration, _ = Preregistration.objects.select_for_update().get_or_create(study=study)
-    if preregistration.is_frozen:
-        return preregistration
-    document = study_document(study, preregistration.hypotheses, preregistration.notes)
-    preregistration.document = document
-    preregistration.sha256 = preregistration_plan.sha256_of(document)
-    preregistration.frozen_at = timezone.now()
-    preregistration.save(update_fields=["document", "sha256", "frozen_at", "updated_at"])
-    StudyEvent.objects.create(
-        study=study,
-        at=preregistration.frozen_at,
-        actor=_user(actor),
-        kind=StudyEvent.Kind.LAUNCHED,
-        summary=f"Launched; preregistration frozen (SHA-256 {preregistration.sha256[:12]}…)",
-        data={"sha256": preregistration.sha256},
-    )
-    return preregistration
-
-
-def _user(actor: Any) -> Any:
+def actor_user(actor: Any) -> Any:
     return actor if actor is not None and getattr(actor, "is_authenticated", False) else None
 
 
@@ -78,7 +31,7 @@ def study_event_record(
     if status == Study.Status.DRAFT or imported:
         return None
     return StudyEvent.objects.create(
-        study=study, actor=_user(actor), kind=kind, summary=summary[:300], data=dict(data or {})
+        study=study, actor=actor_user(actor), kind=kind, summary=summary[:300], data=dict(data or {})
     )
 
 

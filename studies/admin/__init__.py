@@ -1,3 +1,6 @@
+"""The researchers' admin: studies and their units here; participants, answers and verification in
+the modules beside (registered as this package is imported, which Django's autodiscovery does)."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, TypedDict
@@ -8,16 +11,16 @@ from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from studies import (
-    admin_answers,  # noqa: F401 (registers the answers' admin)
-    admin_participants,  # noqa: F401 (registers the participants' admin)
-    services,
-)
 from studies.access import may_manage_access
-from studies.admin_base import NoBulkDeletion, ResearcherAdmin
+from studies.admin import (
+    answers,  # noqa: F401 (registers the answers' admin)
+    participants,  # noqa: F401 (registers the participants' admin)
+)
+from studies.admin.base import NoBulkDeletion, ResearcherAdmin
+from studies.design.pay import hourly_pay
 from studies.models import Participant, Preregistration, Study, StudyEvent, Unit
-from studies.pay import hourly_pay
 from studies.selectors import median_minutes, units_with_counts
+from studies.setup import studies as study_services
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
@@ -106,7 +109,7 @@ class StudyAdmin(NoBulkDeletion, ResearcherAdmin):
 
     def save_model(self, request, obj, form, change):
         m2m = {field.name for field in Study._meta.many_to_many}  # written by save_related
-        services.study_update(
+        study_services.study_update(
             study=obj, fields=[name for name in form.changed_data if name not in m2m], actor=request.user
         )
 
@@ -193,4 +196,4 @@ class UnitAdmin(ResearcherAdmin):
         return False
 
     def save_model(self, request, obj, form, change):
-        services.unit_set_capacity(unit=obj, capacity=form.cleaned_data["capacity"], actor=request.user)
+        study_services.unit_set_capacity(unit=obj, capacity=form.cleaned_data["capacity"], actor=request.user)

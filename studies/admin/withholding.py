@@ -1,4 +1,4 @@
-"""The identities withheld on the admin's pages (`studies.withholding`): a participant may type their
+"""The identities withheld on the admin's pages (`studies.participants.withholding`): a participant may type their
 Prolific ID into an answer, and a viewer without `studies.view_identity` reads that answer with it
 withheld, on the list and on the answer's page alike, as in every export."""
 
@@ -13,9 +13,9 @@ from typing import Any
 
 from django.http import HttpRequest
 
-from studies.identity import can_see_identities
 from studies.models import Participant, Response, Study
-from studies.withholding import Withholder, study_withholder
+from studies.participants.identity import can_see_identities
+from studies.participants.withholding import Withholder, study_withholder
 
 #: the request being answered in this thread: whether it may see identities, and each study's
 #: withholder, made once per list (a list shows a hundred answers of a few studies)

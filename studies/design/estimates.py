@@ -13,7 +13,12 @@ from typing import Any
 
 from parity.benchmarks.base import Benchmark
 from parity.benchmarks.timing import TimeEstimate, explanations_asked, with_training
-from studies.pay import PROLIFIC_MINIMUM_PENCE_PER_HOUR, PROLIFIC_RECOMMENDED_PENCE_PER_HOUR, hourly_pay, reward_for
+from studies.design.pay import (
+    PROLIFIC_MINIMUM_PENCE_PER_HOUR,
+    PROLIFIC_RECOMMENDED_PENCE_PER_HOUR,
+    hourly_pay,
+    reward_for,
+)
 
 #: Prolific's longest study, and the form's bound on the minutes
 MAX_MINUTES = 600

@@ -10,14 +10,21 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from studies import services, services_erasure
 from studies.access import EXCLUDE_PARTICIPANT, has_permission, studies_for_user
-from studies.admin_base import NoBulkDeletion, ResearcherAdmin, participant_label
-from studies.admin_withholding import for_viewer, shown, withheld_for, withheld_participant
-from studies.flags import FLAGS, STORED_FLAGS, evidence, exclusion_reason, participant_evidence, participant_flags
+from studies.admin.base import NoBulkDeletion, ResearcherAdmin, participant_label
+from studies.admin.withholding import for_viewer, shown, withheld_for, withheld_participant
+from studies.design.explanations_given import participant_explanations
 from studies.models import Participant, StudyEvent, Unit
+from studies.participants import decisions, erasure
+from studies.participants.flags import (
+    FLAGS,
+    STORED_FLAGS,
+    evidence,
+    exclusion_reason,
+    participant_evidence,
+    participant_flags,
+)
 from studies.selectors import score_of, with_scores
-from studies.selectors_explanations import participant_explanations
 
 
 class ExcludedFilter(admin.SimpleListFilter):
@@ -362,7 +369,7 @@ class ParticipantAdmin(NoBulkDeletion, ResearcherAdmin):
         if asked is not None:
             return asked
         chosen = list(queryset.values_list("pk", flat=True))
-        count = services.participants_exclude(
+        count = decisions.participants_exclude(
             participant_ids=chosen, reason=f"excluded by {request.user.get_username()}", actor=request.user
         )
         self.message_user(request, f"{count} participant(s) excluded.", messages.SUCCESS)
@@ -377,7 +384,7 @@ class ParticipantAdmin(NoBulkDeletion, ResearcherAdmin):
             form = ExclusionReasonForm(request.POST)
             if form.is_valid():
                 chosen = list(queryset.values_list("pk", flat=True))
-                count = services.participants_exclude(
+                count = decisions.participants_exclude(
                     participant_ids=chosen, reason=form.cleaned_data["reason"], actor=request.user
                 )
                 self.message_user(request, f"{count} participant(s) excluded.", messages.SUCCESS)
@@ -417,13 +424,13 @@ class ParticipantAdmin(NoBulkDeletion, ResearcherAdmin):
         if asked is not None:
             return asked
         chosen = list(queryset.values_list("pk", flat=True))
-        count = services.participants_include(participant_ids=chosen, actor=request.user)
+        count = decisions.participants_include(participant_ids=chosen, actor=request.user)
         self.message_user(request, f"{count} participant(s) included.", messages.SUCCESS)
         self._warn(request, chosen, excluding=False)
 
     @admin.action(description="Mark as returned on Prolific (frees the slot)", permissions=["exclude"])
     def mark_returned(self, request, queryset):
-        count = services.participants_mark_returned(participant_ids=list(queryset.values_list("pk", flat=True)))
+        count = decisions.participants_mark_returned(participant_ids=list(queryset.values_list("pk", flat=True)))
         self.message_user(request, f"{count} participant(s) marked returned.", messages.SUCCESS)
 
     def has_erase_identity_permission(self, request) -> bool:
@@ -450,7 +457,7 @@ class ParticipantAdmin(NoBulkDeletion, ResearcherAdmin):
                 },
             )
         for participant in erasable:
-            services_erasure.participant_erase(study=participant.study, prolific_pid=participant.prolific_pid)
+            erasure.participant_erase(study=participant.study, prolific_pid=participant.prolific_pid)
         erased = len(erasable)
         self.message_user(
             request, f"{erased} participant identit{'y' if erased == 1 else 'ies'} erased.", messages.SUCCESS
