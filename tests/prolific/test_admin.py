@@ -36,7 +36,8 @@ def test_the_researcher_runs_a_study_on_prolific_from_the_admin(researcher_clien
     )
     assert not ProlificFlag.objects.filter(resolved=False).exists()
     submissions = researcher_client.get("/admin/prolific/prolificsubmission/").content.decode()
-    # the researcher holds studies.view_identity: the ids beside the pseudonym (tests/studies/test_identity_admin.py)
+    # the researcher holds studies.view_identity: the ids beside the pseudonym
+    # (tests/studies/admin/test_identity_admin.py)
     assert "APPROVED" in submissions and submission in submissions
 
     standin.fail("POST", "/transition/", "500")
