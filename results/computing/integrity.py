@@ -7,7 +7,7 @@ filter, the monitor and the exports read them like the flags `studies.flags` com
 live here, not in `studies`, because they read model runs (`modelruns` sits above `studies`).
 
 When: the label signal (`model_like`, cheap: a few array operations) is kept current once per
-state of the study (`review_signals_keep`) by a task that the services changing its inputs queue (a
+state of the study (`results.pipeline.review_signals_keep`) by a task that the services changing its inputs queue (a
 participant finishing or returning, an erasure, a model run done: `signals_refresh_queue`), by the
 results task on the worker and by `manage.py study_results`. A results page reads the flags kept and
 writes nothing. The written-answer signal (`model_text`) needs a sentence model and is computed by
@@ -25,11 +25,10 @@ from django.conf import settings
 from django.core.cache import caches
 
 from parity.stats.likeness import ModelLikeness, TextLikeness, model_likeness, text_likeness
-from results.loading.rows import model_ratings
-from results.loading.selectors import load_study_data
+from results.computing.rows import model_ratings
 from results.loading.study_data import StudyData
 from studies.models import Study
-from studies.results_versions import RESULTS_CACHE, results_version
+from studies.results_versions import RESULTS_CACHE
 from studies.services_signals import participants_signals_set
 
 #: what `review_signals_refresh` computes: the label signal always, the text one when given an encoder
@@ -173,19 +172,6 @@ def cache_signals_stale(study: Study, version: str) -> bool:
 
 def signals_computed(study: Study, version: str) -> None:
     caches[RESULTS_CACHE].set(_signals_key(study), version, timeout=None)
-
-
-def review_signals_keep(study: Study, data: StudyData | None = None) -> int:
-    """Compute the label flags again when the study changed since they last were (once per state of
-    the study, whatever the filters), and keep them; returns how many participants changed. Called
-    where results are computed off a page request (the results task, `manage.py study_results`),
-    never by a page: a GET writes nothing."""
-    version = results_version(study.pk)  # before the data, as for the results
-    if not cache_signals_stale(study, version):
-        return 0
-    changed = review_signals_refresh(data if data is not None else load_study_data(study))
-    signals_computed(study, version)
-    return changed
 
 
 @functools.cache

@@ -42,7 +42,6 @@ from results.computing.spine import (
 from results.loading.study_data import RunInfo, StudyData
 from studies import explanations
 from studies.models import Participant, Study
-from studies.selectors_explanations import explanation_counts
 
 #: the CIs' level, as every interval of the results is computed
 CI_LEVEL = 0.95
@@ -203,12 +202,12 @@ def methods_section(
         ),
         recruiting=_recruiting(data),
         training=_training(data),
-        explanations=_explanations(study),
+        explanations=_explanations(data),
     )
 
 
-def _explanations(study: Study) -> Explanations:
-    counts = explanation_counts(study)
+def _explanations(data: StudyData) -> Explanations:
+    study, counts = data.study, data.explanations
     return Explanations(
         mode=study.explanations,
         every=study.explanation_every if study.explanations == Study.Explanations.NTH else None,

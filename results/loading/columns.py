@@ -249,8 +249,8 @@ class HumanColumns:
             correct=np.array([bool(h.correct) for h in answers], dtype=bool),
             is_attention_check=np.array([h.is_attention_check for h in answers], dtype=bool),
             duration_ms=np.array([h.duration_ms for h in answers], dtype=np.int64),
-            raw_answer=objects([h.raw_answer for h in answers]),
-            scores=objects([h.scores for h in answers]) if any(h.scores for h in answers) else None,
+            raw_answer=object_array([h.raw_answer for h in answers]),
+            scores=object_array([h.scores for h in answers]) if any(h.scores for h in answers) else None,
         )
 
 
@@ -276,7 +276,7 @@ class HumanAnswers(Sequence[HumanAnswer]):
         return (self.columns.row(r) for r in range(len(self)))
 
 
-def objects(values: Sequence[Any]) -> np.ndarray:
+def object_array(values: Sequence[Any]) -> np.ndarray:
     """A one-dimensional object array of `values` (numpy would make a 2-D array of equal-length lists)."""
     array = np.empty(len(values), dtype=object)
     array[:] = values

@@ -7,11 +7,12 @@ from collections.abc import Callable
 
 from parity.reporting.checklist import BY_ID, Answer, Record, computed, entered, not_answered, note_name
 from results.computing.spine import Spread, StudyResults
+from results.loading.study_data import ChecklistRecords
 from studies.models import Study
 
 NOT_RECORDED = "not recorded by this study"
 IMPORTED = "the human answers were imported from a published study"
-#: the record 0.8 rests on: the items of the study's item set (`results.loading.selectors.study_item_set_size`)
+#: the record 0.8 rests on: the items of the study's item set (`ChecklistRecords.item_set_size`)
 DATASET_ITEMS = "items in the study's item set"
 
 Answerer = Callable[[Study, StudyResults], Answer]
@@ -22,6 +23,19 @@ ANSWERS: dict[str, Answerer] = {}
 def answers(entry_id: str) -> Callable[[Answerer], Answerer]:
     def register(function: Answerer) -> Answerer:
         ANSWERS[entry_id] = function
+        return function
+
+    return register
+
+
+#: an answer that reads the study's records besides its results (`ChecklistRecords`, loaded with them)
+RecordedAnswerer = Callable[[Study, StudyResults, ChecklistRecords], Answer]
+RECORDED: dict[str, RecordedAnswerer] = {}
+
+
+def answers_from_records(entry_id: str) -> Callable[[RecordedAnswerer], RecordedAnswerer]:
+    def register(function: RecordedAnswerer) -> RecordedAnswerer:
+        RECORDED[entry_id] = function
         return function
 
     return register

@@ -4,9 +4,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from results.computing.assemble import study_results_tree
-from results.computing.checklist import study_checklist
-from results.loading.selectors import load_study_data
+from results.pipeline import study_checklist, study_results
 from results.presenting.report import FORMATS, render_report
 from results.presenting.report.materials import study_materials
 from studies.models import Study
@@ -35,7 +33,7 @@ class Command(BaseCommand):
         path = None if out == "-" else Path(out)
         if path is not None and not path.parent.exists():
             raise CommandError(f"--out {out}: the folder {path.parent} does not exist")
-        results = study_results_tree(load_study_data(study))
+        results = study_results(study)
         # a screenshot already beside the report's file (`study_screenshot`) is shown in it
         materials = study_materials(study, beside=None if path is None else path.parent)
         report = render_report(results, fmt, study_checklist(study, results), study.public_title, materials)
