@@ -34,6 +34,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -67,6 +68,8 @@ from results.presenting import cache
 from results.presenting.cache import Computed, Lookup
 from results.presenting.charts import study_charts
 from results.presenting.exports import ExportFile, export_study, long_rows
+from results.presenting.report import render_report
+from results.presenting.report.materials import study_materials
 from studies.models import Study
 from studies.results_versions import RESULTS_CACHE, results_version
 
@@ -177,6 +180,14 @@ def study_headlines(studies: Iterable[Study], *, n_boot: int = N_BOOT) -> list[d
 def study_checklist(study: Study, results: StudyResults) -> list[Answer]:
     """The study's answers to the reporting checklist, from its results and its records."""
     return checklist.study_checklist(study, results, load_checklist_records(study))
+
+
+def study_report(study: Study, fmt: str, results: StudyResults, *, beside: Path | None = None) -> str:
+    """The study's report for a paper in `fmt` (`results.presenting.report.FORMATS`), written from
+    `results` with its checklist and materials; `beside`: the folder it is written to (a screenshot
+    already there is shown)."""
+    answers = study_checklist(study, results)
+    return render_report(results, fmt, answers, study.public_title, study_materials(study, beside=beside))
 
 
 def data_export(

@@ -31,6 +31,7 @@ from results.pipeline import (
     study_export,
     study_headlines,
     study_monitor,
+    study_report,
 )
 from results.presenting.cache import Computed
 from results.presenting.charts import arrivals_chart
@@ -43,8 +44,6 @@ from results.presenting.display import (
 )
 from results.presenting.exports import FORMATS, ExportForm
 from results.presenting.report import FORMATS as REPORT_FORMATS
-from results.presenting.report import render_report
-from results.presenting.report.materials import study_materials
 from results.presenting.tables import paper_tables
 from studies.access import CHANGE_STUDY, EXPORT_STUDY, get_study_for_researcher, researcher_studies
 from studies.closing import asked, study_keys
@@ -184,7 +183,7 @@ def report(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
     fmt = form.cleaned_data["format"]
     numbers = current_results(study)
     content_type, suffix = REPORT_FORMATS[fmt]
-    report = render_report(numbers, fmt, study_checklist(study, numbers), study.public_title, study_materials(study))
+    report = study_report(study, fmt, numbers)
     response = HttpResponse(report, content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{slugify(study.name) or f"study-{study.pk}"}-{suffix}"'
     return response
