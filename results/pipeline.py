@@ -48,7 +48,7 @@ from results.computing import checklist
 from results.computing.assemble import N_BOOT, study_results_tree
 from results.computing.demographics import summarised
 from results.computing.headlines import study_headlines as headlines_of
-from results.computing.integrity import cache_signals_stale, review_signals_refresh, signals_computed
+from results.computing.integrity import Encoder, cache_signals_stale, signals_change, signals_computed
 from results.computing.monitor import Monitor, monitor_of
 from results.computing.spine import StudyResults
 from results.loading.exports import load_export_records
@@ -72,6 +72,7 @@ from results.presenting.report import render_report
 from results.presenting.report.materials import study_materials
 from studies.models import Study
 from studies.results_versions import RESULTS_CACHE, results_version
+from studies.services_signals import participants_signals_set
 
 #: after a computation, the next waits this many times as long as it took
 REST_FACTOR = 10
@@ -275,6 +276,15 @@ def study_results_refresh(study_id: int) -> None:
         return
     for query in [{}, *(kept for kept in cache.asked_lately(study) if kept)]:
         study_results_enqueue(study, ResultFilters(**query))
+
+
+def review_signals_refresh(data: StudyData, *, encode: Encoder | None = None) -> int:
+    """Compute the study's model-likeness flags and keep them on its participants; writes only when
+    they differ from those kept (read with the data), and returns how many participants changed."""
+    change = signals_change(data, encode=encode)
+    if change is None:
+        return 0
+    return participants_signals_set(study=data.study, names=change.names, signals=change.signals)
 
 
 def review_signals_keep(study: Study, data: StudyData | None = None) -> int:

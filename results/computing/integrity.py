@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -29,9 +30,8 @@ from results.computing.rows import model_ratings
 from results.loading.study_data import StudyData
 from studies.models import Study
 from studies.results_versions import RESULTS_CACHE
-from studies.services_signals import participants_signals_set
 
-#: what `review_signals_refresh` computes: the label signal always, the text one when given an encoder
+#: what `signals_change` computes: the label signal always, the text one when given an encoder
 LABEL_FLAGS = ("model_like",)
 TEXT_FLAGS = ("model_text",)
 
@@ -145,9 +145,18 @@ def study_signals(data: StudyData, *, encode: Encoder | None = None) -> Signals:
     return signals
 
 
-def review_signals_refresh(data: StudyData, *, encode: Encoder | None = None) -> int:
-    """Compute the study's model-likeness flags and keep them on its participants; writes only when
-    they differ from those kept (read with the data), and returns how many participants changed."""
+@dataclass(frozen=True)
+class SignalsChange:
+    """The model-likeness flags to keep on a study's participants, where they differ from those kept."""
+
+    #: the flags computed (the others kept on the participants stay as they are)
+    names: tuple[str, ...]
+    signals: Signals
+
+
+def signals_change(data: StudyData, *, encode: Encoder | None = None) -> SignalsChange | None:
+    """The study's model-likeness flags, computed; None when they are those kept (read with the data).
+    `results.pipeline.review_signals_refresh` keeps them."""
     names = LABEL_FLAGS + (TEXT_FLAGS if encode is not None else ())
     signals = study_signals(data, encode=encode)
     kept = {
@@ -156,8 +165,8 @@ def review_signals_refresh(data: StudyData, *, encode: Encoder | None = None) ->
     }
     wanted = {person.participant_id: signals.get(person.participant_id, {}) for person in data.columns.participants}
     if kept == wanted:
-        return 0
-    return participants_signals_set(study=data.study, names=names, signals=signals)
+        return None
+    return SignalsChange(names=names, signals=signals)
 
 
 def _signals_key(study: Study) -> str:

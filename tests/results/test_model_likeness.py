@@ -21,9 +21,9 @@ from django.core.management import call_command
 from django.test import override_settings
 from django.utils import timezone
 
-from results.computing.integrity import label_likeness, review_signals_refresh
+from results.computing.integrity import label_likeness
 from results.loading.selectors import load_study_data
-from results.pipeline import data_export, study_monitor
+from results.pipeline import data_export, review_signals_refresh, study_monitor
 from studies.flags import participant_flags
 from studies.models import Participant, Response, Study
 

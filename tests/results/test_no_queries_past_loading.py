@@ -131,8 +131,8 @@ MODEL_NAMES_ALLOWED = {
 
 
 def test_the_computing_and_the_presenting_import_no_query_and_no_selector():
-    """An import-level guard beside the counts above: no selector, no `django.db`, and from a models
-    module only the classes whose enumerations they read."""
+    """An import-level guard beside the counts above: no selector, no service (a write), no
+    `django.db`, and from a models module only the classes whose enumerations they read."""
     wrong = []
     for package in ("computing", "presenting"):
         for path in sorted((RESULTS / package).rglob("*.py")):

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from results.computing.integrity import label_likeness, review_signals_refresh, sentence_encoder, written_likeness
-from results.pipeline import results_data
+from results.computing.integrity import label_likeness, sentence_encoder, written_likeness
+from results.pipeline import results_data, review_signals_refresh
 from studies.models import Study
 
 
