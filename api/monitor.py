@@ -9,7 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from api.base import ResearcherApi
-from results.computing.monitor import study_monitor
+from results.pipeline import study_monitor
 from studies.participants.flags import FLAGS
 
 

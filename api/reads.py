@@ -25,9 +25,8 @@ from api.base import PAGE, ResearcherApi, page_of, paginated
 from api.selectors import model_runs_of, participants_of, study_items_of, study_units_of
 from results.forms import ResultsFilterForm
 from results.loading.filters import ResultFilters
-from results.loading.selectors import load_study_data
-from results.presenting.cache import results_lookup
-from results.presenting.exports import FORMATS, export_study, long_rows
+from results.pipeline import results_data, results_lookup, study_export, study_long_rows
+from results.presenting.exports import FORMATS
 from studies.access import (
     EXPORT_STUDY,
     VIEW_MODELRUN,
@@ -236,7 +235,7 @@ class ResponseListApi(ResearcherApi):
         options = self.given(request.query_params)
         rows = [
             row
-            for row in long_rows(load_study_data(study), include_free_text=options["include_free_text"])
+            for row in study_long_rows(study, include_free_text=options["include_free_text"])
             if (not options.get("unit") or row["unit"] == options["unit"])
             and (options["include_excluded"] or not row["excluded"])
             and (options["include_attention_checks"] or not row["is_attention_check"])
@@ -347,7 +346,7 @@ class StudyResultsApi(ResearcherApi):
     )
     def get(self, request: Request, study_id: int) -> Response:
         study = self.study(request, study_id)
-        data = load_study_data(study, answers=False)
+        data = results_data(study, answers=False)
         form = ResultsFilterForm(self.given(request.query_params), data_for=data)
         if not form.is_valid():
             return Response(form.errors, status=status.HTTP_400_BAD_REQUEST)
@@ -389,7 +388,7 @@ class StudyExportApi(ResearcherApi):
         if fmt not in FORMATS:
             raise Http404(f"No export format {fmt!r}; known: {', '.join(FORMATS)}.")
         given = self.given(request.query_params)
-        exported = export_study(load_study_data(study), fmt, include_free_text=given["include_free_text"])
+        exported = study_export(study, fmt, include_free_text=given["include_free_text"])
         response = HttpResponse(exported.content, content_type=exported.content_type)
         response["Content-Disposition"] = f'attachment; filename="{exported.filename}"'
         return response

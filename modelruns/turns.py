@@ -7,7 +7,7 @@ waits for a shard of it, not for all of it (a worker gives way after each shard 
 waits: `modelruns.shards.modelrun_work`). A background run (the demo's own, queued by `setup_demo`)
 takes the priorities below every other run's: a researcher's run waits only for the shard in hand,
 not for the first shards of the demo's runs. The results' tasks come before every shard
-(`results.computing.tasks.PRIORITY`). RQ serves its queue in order of arrival."""
+(`results.pipeline.PRIORITY`). RQ serves its queue in order of arrival."""
 
 from __future__ import annotations
 

@@ -245,8 +245,8 @@ def compute_timings(*, name: str, repeat: int) -> None:
     alone, in this process (medians of `repeat`); prints one JSON line of seconds."""
     from results.computing.assemble import study_results
     from results.computing.comparison import comparison_sections
+    from results.computing.rows import human_ratings, human_rows, run_rows, selected_runs
     from results.loading.filters import ResultFilters
-    from results.loading.rows import human_ratings, human_rows, run_rows, selected_runs
     from results.loading.selectors import load_study_data
     from studies.models import Study
 
@@ -299,7 +299,7 @@ def page_timings(*, name: str, repeat: int) -> None:
 
     # the rows were written in bulk, past the services: queue what their last write would have (a
     # large study's results; a small one's are computed by the first request)
-    from results.presenting.cache import study_results_refresh
+    from results.pipeline import study_results_refresh
 
     study_results_refresh(study.pk)
     began = time.perf_counter()

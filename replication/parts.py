@@ -30,8 +30,8 @@ from parity.reporting.references import references_bib
 from prolific.selectors import study_currency
 from replication.archive import dumps, jsonl
 from replication.software import software_versions
-from results.computing.checklist import study_checklist
 from results.computing.spine import StudyResults
+from results.pipeline import study_checklist
 from results.presenting.report import render_report
 from results.presenting.report.materials import Materials, study_materials
 from studies.models import Participant, Response, Study, UnitItem

@@ -20,7 +20,7 @@ class ResultsConfig(AppConfig):
 
 def _review_signals_enqueue(study_id: int) -> None:
     # imported when first asked, not at start-up
-    from results.computing.tasks import review_signals_enqueue
+    from results.pipeline import review_signals_enqueue
 
     review_signals_enqueue(study_id)
 
@@ -33,6 +33,6 @@ def _study_results_refresh(study_id: int) -> None:
 
     if answers_at_most(study_id) <= settings.RESULTS_INLINE_ANSWERS:
         return
-    from results.presenting.cache import study_results_refresh
+    from results.pipeline import study_results_refresh
 
     study_results_refresh(study_id)

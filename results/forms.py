@@ -152,7 +152,7 @@ class ChecklistCorrectionForm(forms.Form):
 
 class OriginalStudyForm(forms.Form):
     """An imported study's original study as its paper describes it: for each of its fields
-    (`studies.services_checklist.ORIGINAL_FIELDS`) the paper's words and the page they are on."""
+    (`studies.setup.checklist.ORIGINAL_FIELDS`) the paper's words and the page they are on."""
 
     def __init__(self, *args, original: Mapping[str, Mapping[str, str]], **kwargs) -> None:
         super().__init__(*args, **kwargs)

@@ -14,11 +14,6 @@ from modelruns.prompts import PromptError, item_prompts
 from modelruns.selectors import item_answers, study_runs
 from parity.reporting.checklist import contradictions, counts
 from prolific.currency import money
-from results.computing.assemble import study_results_tree
-from results.computing.checklist import study_checklist
-from results.computing.headlines import study_headlines
-from results.computing.monitor import study_monitor
-from results.computing.spine import StudyResults
 from results.forms import (
     ChecklistCorrectionForm,
     ChecklistNotesForm,
@@ -28,8 +23,17 @@ from results.forms import (
     ResultFilters,
     ResultsFilterForm,
 )
-from results.loading.selectors import load_study_data
-from results.presenting.cache import Computed, results_lookup
+from results.pipeline import (
+    current_results,
+    results_data,
+    results_lookup,
+    study_checklist,
+    study_export,
+    study_headlines,
+    study_monitor,
+    study_report,
+)
+from results.presenting.cache import Computed
 from results.presenting.charts import arrivals_chart
 from results.presenting.display import (
     CEILING_MARK,
@@ -38,10 +42,8 @@ from results.presenting.display import (
     headline_cells,
     summary_cards,
 )
-from results.presenting.exports import FORMATS, ExportForm, export_study
+from results.presenting.exports import FORMATS, ExportForm
 from results.presenting.report import FORMATS as REPORT_FORMATS
-from results.presenting.report import render_report
-from results.presenting.report.materials import study_materials
 from results.presenting.tables import paper_tables
 from studies.access import CHANGE_STUDY, EXPORT_STUDY, get_study_for_researcher, researcher_studies
 from studies.design.closing_questions import asked, study_keys
@@ -106,7 +108,7 @@ def results(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
     the task queue while the page says so and asks again every `RESULTS_REFRESH_SECONDS`."""
     study = get_study_for_researcher(request.user, study_id)
     # units, items and runs: the filters' choices (the answers are read only if the results are computed here)
-    data = load_study_data(study, answers=False)
+    data = results_data(study, answers=False)
     form = ResultsFilterForm(request.GET, data_for=data)
     valid = form.is_valid()
     lookup = results_lookup(study, form.filters() if valid else ResultFilters(), data)
@@ -159,8 +161,8 @@ def export(request: HtmxHttpRequest, study_id: int, fmt: str) -> HttpResponse:
     form = ExportForm({"format": fmt, "include_free_text": request.GET.get("include_free_text")})
     if not form.is_valid():
         raise Http404(f"No export format {fmt!r}.")
-    exported = export_study(
-        load_study_data(study), form.cleaned_data["format"], include_free_text=form.cleaned_data["include_free_text"]
+    exported = study_export(
+        study, form.cleaned_data["format"], include_free_text=form.cleaned_data["include_free_text"]
     )
     response = HttpResponse(exported.content, content_type=exported.content_type)
     response["Content-Disposition"] = f'attachment; filename="{exported.filename}"'
@@ -179,18 +181,12 @@ def report(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
         asked = request.GET.get("format", "")
         return HttpResponseBadRequest(f"No report format {asked!r}; known: {known}.", content_type="text/plain")
     fmt = form.cleaned_data["format"]
-    numbers = _current_results(study)
+    numbers = current_results(study)
     content_type, suffix = REPORT_FORMATS[fmt]
-    report = render_report(numbers, fmt, study_checklist(study, numbers), study.public_title, study_materials(study))
+    report = study_report(study, fmt, numbers)
     response = HttpResponse(report, content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{slugify(study.name) or f"study-{study.pk}"}-{suffix}"'
     return response
-
-
-def _current_results(study: Study) -> StudyResults:
-    lookup = results_lookup(study, ResultFilters())
-    kept = lookup.computed if lookup.current else None
-    return kept.results if kept else study_results_tree(load_study_data(study))
 
 
 @login_required
@@ -201,7 +197,7 @@ def checklist(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
     computed (with a reason) or remove a correction, and, for an imported study, what the original
     paper says of its study; saved, the page is shown again (POST, redirect)."""
     study = get_study_for_researcher(request.user, study_id, CHANGE_STUDY)
-    answers = study_checklist(study, _current_results(study))
+    answers = study_checklist(study, current_results(study))
     action = request.POST.get("action", "notes") if request.method == "POST" else None
     form = ChecklistNotesForm(request.POST if action == "notes" else None, answers=answers, notes=study.checklist_notes)
     correction = ChecklistCorrectionForm(request.POST if action == "correct" else None, answers=answers)
@@ -257,17 +253,21 @@ MONITOR_REFRESH_SECONDS = 10
 def monitor(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
     """The live monitor; htmx asks for its fragment again every `MONITOR_REFRESH_SECONDS`."""
     study = get_study_for_researcher(request.user, study_id)
-    data = study_monitor(study)
-    pay = data["pay"]
+    shown = study_monitor(study)
+    pay = shown.pay
     # the study's amounts in its Prolific workspace's currency; Prolific's minimum and recommended
     # rates are the ones it states in pounds
-    amounts = {key: money(pay[key], pay["currency"]) for key in ("reward_pence", "hourly_pence")}
-    amounts.update({key: money(pay[key], "GBP") for key in ("minimum_pence", "recommended_pence")})
+    amounts = {
+        "reward_pence": money(pay.reward_pence, pay.currency),
+        "hourly_pence": money(pay.hourly_pence, pay.currency),
+        "minimum_pence": money(pay.minimum_pence, "GBP"),
+        "recommended_pence": money(pay.recommended_pence, "GBP"),
+    }
     context = {
         "study": study,
-        "monitor": data,
+        "monitor": shown,
         "amounts": amounts,
-        "chart": arrivals_chart(data["timeline"]),
+        "chart": arrivals_chart(shown.timeline),
         "refresh_seconds": MONITOR_REFRESH_SECONDS,
     }
     if request.htmx:

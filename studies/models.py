@@ -117,7 +117,7 @@ class Study(models.Model):
     closing_questions = models.JSONField(
         default=list,
         blank=True,
-        help_text="the optional questions asked after the items (keys of studies.closing.QUESTIONS)",
+        help_text="the optional questions asked after the items (keys of studies.design.closing_questions.QUESTIONS)",
     )
     explanations = models.CharField(
         max_length=5,
@@ -163,27 +163,27 @@ class Study(models.Model):
     power_analysis = models.JSONField(
         default=dict,
         blank=True,
-        help_text="the design's power analysis (studies.power): its inputs, where the variance came from, "
+        help_text="the design's power analysis (studies.design.power): its inputs, where the variance came from, "
         "the smallest gap detected with 80% power and the human CI's expected half-width",
     )
     checklist_notes = models.JSONField(
         default=dict,
         blank=True,
         help_text="the researcher's answers to reporting-checklist entries Parity cannot answer from its own "
-        "records, by entry number (studies.services_checklist); never in place of a figure Parity computes",
+        "records, by entry number (studies.setup.checklist); never in place of a figure Parity computes",
     )
     checklist_corrections = models.JSONField(
         default=dict,
         blank=True,
         help_text="the researcher's corrections of answers Parity computed, by entry number: each its text and "
-        "the reason (studies.services_checklist); shown as corrected, beside what Parity computed",
+        "the reason (studies.setup.checklist); shown as corrected, beside what Parity computed",
     )
     original_study = models.JSONField(
         default=dict,
         blank=True,
         help_text="for a study whose human answers were imported: what the original paper says of its own study "
         "(materials, pay, exclusions, attrition), each as the researcher entered it with the paper's page "
-        "(studies.services_checklist); never what describes this study's model runs",
+        "(studies.setup.checklist); never what describes this study's model runs",
     )
     # who may take part (Prolific's prescreening, sent with the study: studies.design.screening) and which items
     # they see (parity.sampling): what the reporting checklist asks of recruitment and item sampling
@@ -205,7 +205,7 @@ class Study(models.Model):
     prolific_filters = models.JSONField(
         default=dict,
         blank=True,
-        help_text="Prolific prescreening (studies.screening.Screening): age range, sex, languages, countries, "
+        help_text="Prolific prescreening (studies.design.screening.Screening): age range, sex, languages, countries, "
         "approval rate, earlier studies' participants excluded",
     )
     item_sampling = models.CharField(

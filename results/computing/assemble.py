@@ -49,6 +49,15 @@ from results.computing.demographics import closing_summary
 from results.computing.gold_errors import possible_gold_errors
 from results.computing.methods import methods_section
 from results.computing.robustness import robustness_section
+from results.computing.rows import (
+    averaged_item_scores,
+    human_ratings,
+    human_rows,
+    model_item_scores,
+    model_ratings,
+    run_rows,
+    selected_runs,
+)
 from results.computing.spine import (
     AnnotatorAccuracy,
     GenerativeScore,
@@ -62,15 +71,6 @@ from results.computing.spine import (
     UnitResults,
 )
 from results.loading.filters import ResultFilters
-from results.loading.rows import (
-    averaged_item_scores,
-    human_ratings,
-    human_rows,
-    model_item_scores,
-    model_ratings,
-    run_rows,
-    selected_runs,
-)
 from results.loading.study_data import ModelAnswer, RunInfo, StudyData, UnitInfo
 from studies.models import Participant
 

@@ -14,10 +14,10 @@ from parity.benchmarks.base import ResultsInput
 from parity.stats import accuracy_summary
 from parity.stats.results import finite_or_none
 from parity.stats.table import UNSCORED
+from results.computing.rows import human_ratings, item_passes, model_item_scores
 from results.computing.spine import Breakdowns, ByCategory, CategoryHumans, CategoryModel, CategoryRow
 from results.loading.columns import HumanAnswers, HumanColumns
 from results.loading.filters import ResultFilters
-from results.loading.rows import human_ratings, item_passes, model_item_scores
 from results.loading.study_data import ModelAnswer, RunInfo, StudyData, generic_setting_label
 
 SEED = 0

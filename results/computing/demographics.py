@@ -1,4 +1,4 @@
-"""Who the included participants said they were: the study's closing questions (`studies.closing`)
+"""Who the included participants said they were: the study's closing questions (`studies.design.closing_questions`)
 summarised over the participants whose answers are in the results, and the headline human accuracy
 again without those who said they used an AI tool (the same `accuracy_summary`, fewer people).
 
@@ -9,19 +9,18 @@ withheld unless asked for)."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
 from statistics import median
 from typing import Any
 
 import numpy as np
 
 from parity.stats import AccuracySummary, accuracy_summary
+from results.computing.rows import human_ratings
 from results.computing.spine import AccuracyWithout, AgeSummary, ClosingSummary
 from results.loading.columns import HumanColumns
-from results.loading.rows import human_ratings
 from results.loading.study_data import StudyData
 from studies.design.closing_questions import asked, study_keys
-from studies.models import Participant
+from studies.models import Study
 
 #: the answers to "did you use an AI tool?" that say yes
 AI_YES = frozenset({"some", "most"})
@@ -29,21 +28,21 @@ AI_YES = frozenset({"some", "most"})
 COUNTED = ("gender", "first_language", "education", "ai_tool")
 
 
-def closing_answers(data: StudyData, participant_ids: list[int]) -> dict[int, Mapping[str, Any]]:
-    """The closing answers of these participants, by participant id (an empty mapping: none sent)."""
-    rows = Participant.objects.filter(study=data.study, pk__in=participant_ids).values_list("pk", "closing_answers")
-    return {pk: answers or {} for pk, answers in rows}
+def summarised(study: Study) -> bool:
+    """Whether the study asks a closing question the results summarise (their answers are read then)."""
+    keys = [question.key for question in asked(study_keys(study))]
+    return any(key in keys for key in ("age", *COUNTED))
 
 
 def closing_summary(data: StudyData, humans: HumanColumns, *, n_boot: int, seed: int) -> ClosingSummary | None:
     """The closing questions over the participants of `humans` (those in the results under the
     filters); None when the study asks none that is summarised."""
-    keys = [question.key for question in asked(study_keys(data.study))]
-    if not any(key in keys for key in ("age", *COUNTED)):
+    if not summarised(data.study):
         return None
+    keys = [question.key for question in asked(study_keys(data.study))]
     present = sorted(set(np.unique(humans.participant).tolist()))
     people = [humans.participants[p] for p in present]
-    answers = closing_answers(data, [person.participant_id for person in people])
+    answers = data.closing_answers  # read with the data (`results.loading`)
     given = [answers.get(person.participant_id, {}) for person in people]
     ages = [int(a["age"]) for a in given if isinstance(a.get("age"), int | float | str) and str(a["age"]).isdigit()]
     counts = {

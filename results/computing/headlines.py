@@ -2,29 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from modelruns.models import ModelRun
-from modelruns.selectors import active_run_counts
 from parity.stats import accuracy_summary, agreement_by_unit, kappa_across_units, krippendorff_alpha, paired_gap
 from parity.stats.table import distinct
 from results.computing.assemble import N_BOOT, SEED, constant_answer, interval, mean_or_none, participants_section
+from results.computing.rows import human_ratings, human_rows, model_item_scores, run_rows
 from results.loading.filters import ResultFilters
-from results.loading.rows import human_ratings, human_rows, model_item_scores, run_rows
-from results.loading.selectors import load_studies_data
-from studies.models import Study
+from results.loading.study_data import HeadlinesData
 
 
-def study_headlines(studies: Iterable[Study], *, n_boot: int = N_BOOT) -> list[dict[str, Any]]:
+def study_headlines(loaded: HeadlinesData, *, n_boot: int = N_BOOT) -> list[dict[str, Any]]:
     """Per study: participants, human accuracy (mean, 95% CI), mean pairwise kappa, alpha, and the
     best model run's accuracy on all its items and its gap to the humans on the items both answered
     (with their number), and the one answer it gave where it gave the same to every item; by
     benchmark, then newest."""
-    # no methods section here: the Prolific studies are not read
-    everything = load_studies_data(studies, recruitment=False)
-    # the results read done runs only; the list counts the others too (queued demo runs are no "0")
-    active = active_run_counts(list(everything))
+    everything, active = loaded.studies, loaded.active_runs
     filters = ResultFilters()
     rows: list[dict[str, Any]] = []
     for data in everything.values():

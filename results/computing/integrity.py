@@ -2,12 +2,12 @@
 
 The rules are pure, in `parity.stats.likeness`; here they read a study's answers and its finished
 runs (`StudyData`) and the flags they raise are kept on each participant with their figures
-(`studies.services_signals.participants_signals_set`), so that the admin's "flagged for review"
-filter, the monitor and the exports read them like the flags `studies.flags` computes itself. They
+(`studies.participants.review_evidence.participants_signals_set`), so that the admin's "flagged for review"
+filter, the monitor and the exports read them like the flags `studies.participants.flags` computes itself. They
 live here, not in `studies`, because they read model runs (`modelruns` sits above `studies`).
 
 When: the label signal (`model_like`, cheap: a few array operations) is kept current once per
-state of the study (`review_signals_keep`) by a task that the services changing its inputs queue (a
+state of the study (`results.pipeline.review_signals_keep`) by a task that the services changing its inputs queue (a
 participant finishing or returning, an erasure, a model run done: `signals_refresh_queue`), by the
 results task on the worker and by `manage.py study_results`. A results page reads the flags kept and
 writes nothing. The written-answer signal (`model_text`) needs a sentence model and is computed by
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -25,14 +26,12 @@ from django.conf import settings
 from django.core.cache import caches
 
 from parity.stats.likeness import ModelLikeness, TextLikeness, model_likeness, text_likeness
-from results.loading.rows import model_ratings
-from results.loading.selectors import load_study_data
+from results.computing.rows import model_ratings
 from results.loading.study_data import StudyData
 from studies.models import Study
-from studies.participants.review_evidence import participants_signals_set
-from studies.results_token import RESULTS_CACHE, results_version
+from studies.results_token import RESULTS_CACHE
 
-#: what `review_signals_refresh` computes: the label signal always, the text one when given an encoder
+#: what `signals_change` computes: the label signal always, the text one when given an encoder
 LABEL_FLAGS = ("model_like",)
 TEXT_FLAGS = ("model_text",)
 
@@ -146,9 +145,18 @@ def study_signals(data: StudyData, *, encode: Encoder | None = None) -> Signals:
     return signals
 
 
-def review_signals_refresh(data: StudyData, *, encode: Encoder | None = None) -> int:
-    """Compute the study's model-likeness flags and keep them on its participants; writes only when
-    they differ from those kept (read with the data), and returns how many participants changed."""
+@dataclass(frozen=True)
+class SignalsChange:
+    """The model-likeness flags to keep on a study's participants, where they differ from those kept."""
+
+    #: the flags computed (the others kept on the participants stay as they are)
+    names: tuple[str, ...]
+    signals: Signals
+
+
+def signals_change(data: StudyData, *, encode: Encoder | None = None) -> SignalsChange | None:
+    """The study's model-likeness flags, computed; None when they are those kept (read with the data).
+    `results.pipeline.review_signals_refresh` keeps them."""
     names = LABEL_FLAGS + (TEXT_FLAGS if encode is not None else ())
     signals = study_signals(data, encode=encode)
     kept = {
@@ -157,8 +165,8 @@ def review_signals_refresh(data: StudyData, *, encode: Encoder | None = None) ->
     }
     wanted = {person.participant_id: signals.get(person.participant_id, {}) for person in data.columns.participants}
     if kept == wanted:
-        return 0
-    return participants_signals_set(study=data.study, names=names, signals=signals)
+        return None
+    return SignalsChange(names=names, signals=signals)
 
 
 def _signals_key(study: Study) -> str:
@@ -173,19 +181,6 @@ def cache_signals_stale(study: Study, version: str) -> bool:
 
 def signals_computed(study: Study, version: str) -> None:
     caches[RESULTS_CACHE].set(_signals_key(study), version, timeout=None)
-
-
-def review_signals_keep(study: Study, data: StudyData | None = None) -> int:
-    """Compute the label flags again when the study changed since they last were (once per state of
-    the study, whatever the filters), and keep them; returns how many participants changed. Called
-    where results are computed off a page request (the results task, `manage.py study_results`),
-    never by a page: a GET writes nothing."""
-    version = results_version(study.pk)  # before the data, as for the results
-    if not cache_signals_stale(study, version):
-        return 0
-    changed = review_signals_refresh(data if data is not None else load_study_data(study))
-    signals_computed(study, version)
-    return changed
 
 
 @functools.cache

@@ -41,7 +41,6 @@ from results.computing.spine import (
 )
 from results.loading.study_data import RunInfo, StudyData
 from studies.design import explanations
-from studies.design.explanations_given import explanation_counts
 from studies.models import Participant, Study
 
 #: the CIs' level, as every interval of the results is computed
@@ -190,7 +189,7 @@ def methods_section(
         statistics=StatisticsSettings(
             ci_level=CI_LEVEL, n_boot=n_boot, seed=seed, human_ci_method=human_ci_method, gap_ci_method=CROSSED
         ),
-        # entered by the researchers while drafting, and the design's power analysis (studies.power)
+        # entered by the researchers while drafting, and the design's power analysis (studies.design.power)
         reporting=Reporting(
             population=study.population,
             ethics={
@@ -203,12 +202,12 @@ def methods_section(
         ),
         recruiting=_recruiting(data),
         training=_training(data),
-        explanations=_explanations(study),
+        explanations=_explanations(data),
     )
 
 
-def _explanations(study: Study) -> Explanations:
-    counts = explanation_counts(study)
+def _explanations(data: StudyData) -> Explanations:
+    study, counts = data.study, data.explanations
     return Explanations(
         mode=study.explanations,
         every=study.explanation_every if study.explanations == Study.Explanations.NTH else None,

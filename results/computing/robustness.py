@@ -7,7 +7,7 @@ The rules, each against the analysis (never combined):
   attention checks (`Study.exclude_at`) counted in; their failures are read from their answers to
   the checks, not from the reason's words (translated, and free to edit);
 - `hand_exclusions_put_back`: the complete participants excluded other than by the attention-check
-  rule counted in: those a researcher excluded by hand (`studies.services.participants_exclude`),
+  rule counted in: those a researcher excluded by hand (`studies.participants.decisions.participants_exclude`),
   their exclusion not explained by their failed checks. One excluded by hand who had also failed
   `exclude_at` checks is the attention rule's, which would have excluded them anyway;
 - `failed_check_left_out`: the analysed participants who failed at least one attention check (fewer
@@ -36,10 +36,10 @@ import numpy as np
 
 from parity.stats import AccuracySummary, paired_gap
 from parity.stats.table import RatingTable
+from results.computing.rows import human_ratings, human_rows, model_item_scores
 from results.computing.spine import Robustness, RobustnessRow, RunGapUnderRule
 from results.loading.columns import HumanColumns
 from results.loading.filters import ResultFilters
-from results.loading.rows import human_ratings, human_rows, model_item_scores
 from results.loading.study_data import ModelAnswer, RunInfo, StudyData
 from studies.models import Participant
 

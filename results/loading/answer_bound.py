@@ -9,7 +9,7 @@ cache, so that a study it puts at or under the limit needs no count at all; one 
 exactly by the results cache, which remembers a large study for a while.
 
 The bound never falls below the committed answers: every write that adds answers renews the study's
-results token (`studies.results_versions.results_changed`), whose hooks run once it has committed,
+results token (`studies.results_token.results_changed`), whose hooks run once it has committed,
 so each answer either raises the bound after it was counted or was itself counted. Changes that
 add no answer (an exclusion, a finished run) and erasures only raise it above the count, which costs
 an exact count earlier, never a missed queueing. The entry expires, and is then counted again.

@@ -176,7 +176,7 @@ class HumanColumns:
 
     def given_answers(self) -> dict[int, GivenAnswers]:
         """Each participant's answers to study items (attention checks left out), as the review
-        flags read them (`studies.flags.answers_by_participant`), by participant id; imported
+        flags read them (`studies.participants.flags.answers_by_participant`), by participant id; imported
         participants are not judged by the flags and are left out."""
         imported = self.per_participant([info.is_imported for info in self.participants], bool)
         rows = np.flatnonzero(~self.is_attention_check & ~imported)
@@ -249,8 +249,8 @@ class HumanColumns:
             correct=np.array([bool(h.correct) for h in answers], dtype=bool),
             is_attention_check=np.array([h.is_attention_check for h in answers], dtype=bool),
             duration_ms=np.array([h.duration_ms for h in answers], dtype=np.int64),
-            raw_answer=objects([h.raw_answer for h in answers]),
-            scores=objects([h.scores for h in answers]) if any(h.scores for h in answers) else None,
+            raw_answer=object_array([h.raw_answer for h in answers]),
+            scores=object_array([h.scores for h in answers]) if any(h.scores for h in answers) else None,
         )
 
 
@@ -276,7 +276,7 @@ class HumanAnswers(Sequence[HumanAnswer]):
         return (self.columns.row(r) for r in range(len(self)))
 
 
-def objects(values: Sequence[Any]) -> np.ndarray:
+def object_array(values: Sequence[Any]) -> np.ndarray:
     """A one-dimensional object array of `values` (numpy would make a 2-D array of equal-length lists)."""
     array = np.empty(len(values), dtype=object)
     array[:] = values

@@ -21,7 +21,7 @@ from results.loading.columns import (
     HumanColumns,
     ItemInfo,
     ParticipantInfo,
-    objects,
+    object_array,
     positions_in,
     training_of,
 )
@@ -117,7 +117,7 @@ def load_humans(data: dict[int, StudyData]) -> None:
         row["pk"]: ItemInfo(row["pk"], row["key"], row["gold"], row["meta"] or {}, row["is_attention_check"], (), 0)
         for row in Item.objects.filter(pk__in=answered - held).values("pk", "key", "gold", "meta", "is_attention_check")
     }
-    text = objects(list(texts))
+    text = object_array(list(texts))
     for study_id, study_data in data.items():
         study_data.participants = infos[study_id]
         study_data.humans = HumanAnswers(
@@ -198,7 +198,7 @@ def _scores(data: StudyData, pks: np.ndarray, marks: dict[int, bool]) -> np.ndar
         extras = dict(Response.objects.filter(participant__study=data.study).values_list("pk", "extra"))
     if not extras and not marks:
         return None
-    return objects(
+    return object_array(
         [
             {
                 **{key: value for key, value in (extras.get(pk) or {}).items() if key in _SCORE_KEYS},

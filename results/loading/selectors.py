@@ -14,11 +14,14 @@ from typing import Any
 
 from annotation.models import Item
 from modelruns.models import InstructionScore, ModelResponse, ModelRun
+from modelruns.selectors import active_run_counts
 from prolific.models import ProlificStudy
 from results.loading.columns import ItemInfo
 from results.loading.human_answers import load_humans
 from results.loading.study_data import (
     BaselineScore,
+    ChecklistRecords,
+    HeadlinesData,
     ModelAnswer,
     Recruitment,
     RunInfo,
@@ -26,11 +29,49 @@ from results.loading.study_data import (
     UnitInfo,
     setting_label,
 )
-from studies.models import Study, UnitItem
+from studies.models import Preregistration, Response, Study, UnitItem
 
 
 def load_study_data(study: Study, *, answers: bool = True) -> StudyData:
     return load_studies_data([study], answers=answers)[study.pk]
+
+
+def load_headlines_data(studies: Iterable[Study]) -> HeadlinesData:
+    # no methods section here: the Prolific studies are not read
+    everything = load_studies_data(studies, recruitment=False)
+    # the results read done runs only; the list counts the others too (queued demo runs are no "0")
+    return HeadlinesData(studies=everything, active_runs=active_run_counts(list(everything)))
+
+
+def load_results_records(data: StudyData, *, closing: bool) -> None:
+    """Read what the results are computed from besides the answers, before they are computed (the
+    computing queries nothing): the participants flagged for review (for data read with its answers),
+    their closing answers (with `closing`: the study asks a question the results summarise), the
+    explanations they wrote."""
+    # each is a cached property of the data, read once here
+    if data.participants is not None:
+        data.flagged_participants  # noqa: B018
+    if closing:
+        data.closing_answers  # noqa: B018
+    data.explanations  # noqa: B018
+
+
+def study_found(study_id: int) -> Study | None:
+    """The study, or None when it was deleted (a task queued before)."""
+    return Study.objects.filter(pk=study_id).first()
+
+
+def study_answer_count(study_id: int) -> int:
+    return Response.objects.filter(participant__study_id=study_id).count()
+
+
+def load_checklist_records(study: Study) -> ChecklistRecords:
+    found = Preregistration.objects.filter(study=study).first()
+    return ChecklistRecords(
+        item_set_size=study_item_set_size(study),
+        preregistration_frozen_at=found.frozen_at if found is not None else None,
+        preregistration_sha256=found.sha256 if found is not None else "",
+    )
 
 
 def load_studies_data(

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from results.loading.columns import HumanAnswer, HumanAnswers, HumanColumns, ItemInfo, ParticipantInfo
+from studies.design.explanations_given import ExplanationCounts, explanation_counts
 from studies.models import Participant, Study
 from studies.participants.flags import participant_flags
 
@@ -97,6 +98,17 @@ class BaselineScore:
     scored_at: datetime | None = None
 
 
+@dataclass(frozen=True)
+class ChecklistRecords:
+    """What the reporting checklist reads of a study besides its results."""
+
+    #: the items of the study's item set, attention checks aside (`selectors.study_item_set_size`)
+    item_set_size: int
+    #: when the study's plan was frozen in Parity, and the frozen document's SHA-256 (None, "": never)
+    preregistration_frozen_at: datetime | None
+    preregistration_sha256: str
+
+
 @dataclass
 class StudyData:
     study: Study
@@ -128,11 +140,24 @@ class StudyData:
 
     @cached_property
     def flagged_participants(self) -> frozenset[int]:
-        """The ids of the study's participants flagged for review (every flag of `studies.flags`, the
+        """The ids of the study's participants flagged for review (every flag of `studies.participants.flags`, the
         model-likeness ones kept on the participant included); read only when asked for."""
         # the answers are those already read (`columns`), not read again
         given = self.columns.given_answers()
         return frozenset(participant_flags(Participant.objects.filter(study=self.study), given=given))
+
+    @cached_property
+    def closing_answers(self) -> dict[int, Mapping[str, Any]]:
+        """The closing answers of the study's participants, by participant id (an empty mapping: none
+        sent); read only when asked for."""
+        rows = Participant.objects.filter(study=self.study).values_list("pk", "closing_answers")
+        return {pk: answers or {} for pk, answers in rows}
+
+    @cached_property
+    def explanations(self) -> ExplanationCounts:
+        """What the study's participants wrote when asked why they answered, whole study (the results'
+        filters aside); read only when asked for, with no query when the study asks none."""
+        return explanation_counts(self.study)
 
     @cached_property
     def answers_by_run(self) -> dict[int, list[ModelAnswer]]:
@@ -213,3 +238,12 @@ def setting_label(study: Study, setting: Mapping[str, Any]) -> str:
         return str(study.definition.model_setting_label(setting))
     except (AttributeError, KeyError, TypeError, ValueError):
         return generic_setting_label(setting)
+
+
+@dataclass(frozen=True)
+class HeadlinesData:
+    """What the list of studies shows their headline numbers from."""
+
+    studies: dict[int, StudyData]
+    #: (study id, status) -> how many model runs are queued or running
+    active_runs: dict[tuple[int, str], int]

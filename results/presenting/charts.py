@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
     from matplotlib.text import Text
 
+    from results.computing.monitor import TimePoint
+
 from results.computing.spine import (
     Irt,  # noqa: E402
     StudyResults,  # noqa: E402
@@ -311,17 +313,17 @@ def study_charts(results: StudyResults) -> dict[str, str]:
     return charts
 
 
-def arrivals_chart(timeline: list[dict[str, Any]]) -> str | None:
+def arrivals_chart(timeline: list[TimePoint]) -> str | None:
     """Cumulative arrivals and completions over time (minutes since the first arrival), as steps."""
     if not timeline:
         return None
-    start = timeline[0]["at"]
-    minutes = [(point["at"] - start).total_seconds() / 60 for point in timeline]
+    start = timeline[0].at
+    minutes = [(point.at - start).total_seconds() / 60 for point in timeline]
     figure = _figure(7.5, 2.6)
     ax = figure.subplots()
     ax.step(
         minutes,
-        [point["arrivals"] for point in timeline],
+        [point.arrivals for point in timeline],
         where="post",
         label="arrivals",
         color=MODEL_COLOURS[0],
@@ -329,7 +331,7 @@ def arrivals_chart(timeline: list[dict[str, Any]]) -> str | None:
     )
     ax.step(
         minutes,
-        [point["completions"] for point in timeline],
+        [point.completions for point in timeline],
         where="post",
         label="completions",
         color=HUMAN_COLOUR,
@@ -337,7 +339,7 @@ def arrivals_chart(timeline: list[dict[str, Any]]) -> str | None:
     )
     ax.set_xlabel(f"minutes since the first arrival ({start:%Y-%m-%d %H:%M} UTC)")
     ax.set_ylabel("participants")
-    ax.set_ylim(0, max(point["arrivals"] for point in timeline) + 1)
+    ax.set_ylim(0, max(point.arrivals for point in timeline) + 1)
     ax.set_xlim(0, max(minutes[-1], 1))
     _grid(ax)
     ax.legend(fontsize=8, frameon=False, loc="upper left")

@@ -10,14 +10,14 @@ AmbiBench's "x" is data, and its raw form is kept. Anything else (an own item's 
 AmbiBench answer that is not X or Y, a written instruction in instruction induction) is free text:
 its `answer` and `raw_answer` are left empty and `free_text_withheld` is true. Free text asked for
 still has every Prolific ID, study id and session id of the study's participants replaced by
-`[withheld]`, whatever its case (`studies.withholding`, as in the replication bundle): a participant
+`[withheld]`, whatever its case (`studies.participants.withholding`, as in the replication bundle): a participant
 who typed their ID into an answer does not put it in an export. An item without a
 gold has an empty `correct` (neither right nor wrong). Annotators are the
 pseudonyms A1..An. Excluded participants and attention checks are in the long and wide exports,
 flagged; they are never in the statistics. The long and the participants' exports carry one column
-per review flag (`flag_<name>`, true or false, for every flag of `studies.flags.FLAGS`), and the
+per review flag (`flag_<name>`, true or false, for every flag of `studies.participants.flags.FLAGS`), and the
 participants' export the flags' figures in words (`flag_evidence`). Where the study asked why
-people answered (`studies.explanations`), the long export's `explanation` holds what they wrote with
+people answered (`studies.design.explanations`), the long export's `explanation` holds what they wrote with
 the answer: free text, so left empty (and `free_text_withheld` true) unless asked for; asked once at
 the end, it is the participants' export's `closing_explanation`.
 """
@@ -34,18 +34,14 @@ from typing import Any
 from django import forms
 from django.utils.text import slugify
 
-from results.computing.assemble import study_results_tree
 from results.computing.spine import StudyResults
 from results.loading.columns import HumanAnswer
+from results.loading.exports import ExportRecords
 from results.loading.study_data import StudyData
 from results.presenting.table_writers import to_latex, to_markdown
 from results.presenting.tables import paper_tables
 from studies.design.closing_questions import asked, study_keys
-from studies.design.explanations_given import explanations_by_answer
-from studies.models import Participant
-from studies.participants.flags import FLAGS, evidence, participant_evidence, participant_flags
-from studies.participants.withholding import study_withholder
-from studies.selectors import participants_in_order
+from studies.participants.flags import FLAGS, evidence
 
 #: format -> (content type, file suffix)
 FORMATS: dict[str, tuple[str, str]] = {
@@ -116,20 +112,15 @@ def shown_answer(data: StudyData, answer: HumanAnswer, *, include_free_text: boo
     return "", "", withheld
 
 
-def study_flags(data: StudyData) -> dict[int, list[str]]:
-    """The review flags of the study's participants (participant id -> flag names)."""
-    return participant_flags(Participant.objects.filter(study=data.study))
-
-
 def flag_cells(names: list[str]) -> dict[str, bool]:
     return {f"flag_{name}": name in names for name in FLAGS}
 
 
-def long_rows(data: StudyData, *, include_free_text: bool = False) -> list[dict[str, Any]]:
+def long_rows(data: StudyData, records: ExportRecords, *, include_free_text: bool = False) -> list[dict[str, Any]]:
     study = data.study
-    flagged = study_flags(data)
-    withholder = study_withholder(study)
-    written = explanations_by_answer(study)
+    flagged = records.flags
+    withholder = records.withholder
+    written = records.explanations
     rows = []
     for h in data.humans:
         shown, raw, withheld = shown_answer(data, h, include_free_text=include_free_text)
@@ -170,12 +161,14 @@ def _annotator_order(name: str) -> tuple[int, str]:
     return (int(match.group(1)) if match else 1 << 30, name)
 
 
-def wide_table(data: StudyData, *, include_free_text: bool = False) -> tuple[list[str], list[dict[str, Any]]]:
+def wide_table(
+    data: StudyData, records: ExportRecords, *, include_free_text: bool = False
+) -> tuple[list[str], list[dict[str, Any]]]:
     """One row per item, one column per annotator (an excluded annotator's column says so)."""
     excluded = {h.annotator for h in data.humans if h.excluded}
     annotators = sorted({h.annotator for h in data.humans}, key=_annotator_order)
     header = {name: f"{name} (excluded)" if name in excluded else name for name in annotators}
-    withholder = study_withholder(data.study)
+    withholder = records.withholder
     rows: dict[str, dict[str, Any]] = {}
     for h in data.humans:
         row = rows.setdefault(
@@ -227,7 +220,9 @@ PARTICIPANT_COLUMNS: tuple[str, ...] = (
 )
 
 
-def participant_table(data: StudyData, *, include_free_text: bool = False) -> tuple[list[str], list[dict[str, Any]]]:
+def participant_table(
+    data: StudyData, records: ExportRecords, *, include_free_text: bool = False
+) -> tuple[list[str], list[dict[str, Any]]]:
     """One row per participant: their unit, status and the study's closing questions (a column each,
     `closing_<key>`). Answers typed in the participant's own words are left empty unless
     `include_free_text`, as in the long export; the column `closing_free_text_withheld` says so."""
@@ -236,26 +231,26 @@ def participant_table(data: StudyData, *, include_free_text: bool = False) -> tu
     withholds = not include_free_text and any(question.free_text for question in questions)
     if withholds:
         columns.append("closing_free_text_withheld")
-    flagged = study_flags(data)
-    figures = participant_evidence(Participant.objects.filter(study=data.study))
-    withholder = study_withholder(data.study)
+    flagged = records.flags
+    figures = records.evidence
+    withholder = records.withholder
     rows = []
-    for participant in participants_in_order(data.study):
+    for participant in records.participants:
         answers = participant.closing_answers
-        names = flagged.get(participant.pk, [])
+        names = flagged.get(participant.participant_id, [])
         row: dict[str, Any] = {
             "study": data.study.name,
             "annotator": participant.pseudonym,
-            "unit": participant.unit.label if participant.unit else "",
+            "unit": participant.unit,
             "participant_status": participant.status,
             "excluded": participant.excluded,
             "attention_failures": participant.attention_failures,
             "answered": participant.answered,
             "duration_s": round(participant.duration_seconds) if participant.duration_seconds is not None else "",
-            "closing_answered": participant.closing_answered_at is not None,
+            "closing_answered": participant.closing_answered,
             **flag_cells(names),
             "flag_evidence": "; ".join(
-                evidence(name, participant.review_signals, figures.get(participant.pk)) for name in names
+                evidence(name, participant.review_signals, figures.get(participant.participant_id)) for name in names
             ),
         }
         for question in questions:
@@ -320,22 +315,30 @@ def _parquet(rows: list[dict[str, Any]]) -> bytes:
 
 
 def export_study(
-    data: StudyData, fmt: str, *, include_free_text: bool = False, results: StudyResults | None = None
+    data: StudyData,
+    fmt: str,
+    *,
+    records: ExportRecords,
+    include_free_text: bool = False,
+    results: StudyResults | None = None,
 ) -> ExportFile:
-    """One export of a study in `fmt` (see FORMATS)."""
+    """One export of a study in `fmt` (see FORMATS), from its data, the `records` the format shows
+    besides the answers (`results.loading.exports.load_export_records`) and, for the paper tables'
+    formats, its `results`."""
     if fmt not in FORMATS:
         raise ExportError(f"unknown export format {fmt!r}; known: {', '.join(FORMATS)}")
     content_type, suffix = FORMATS[fmt]
     filename = f"{slugify(data.study.name) or f'study-{data.study.pk}'}-{suffix}"
     if fmt in {"latex", "markdown"}:
-        results = results if results is not None else study_results_tree(data)
+        if results is None:
+            raise ValueError(f"the {fmt} export is written from the study's results: give them")
         writer = to_latex if fmt == "latex" else to_markdown
         return ExportFile(filename, content_type, writer(results, paper_tables(results)).encode("utf-8"))
     if fmt in {"wide-csv", "participants-csv"}:
         table = wide_table if fmt == "wide-csv" else participant_table
-        columns, rows = table(data, include_free_text=include_free_text)
+        columns, rows = table(data, records, include_free_text=include_free_text)
         return ExportFile(filename, content_type, _csv(columns, rows))
-    rows = long_rows(data, include_free_text=include_free_text)
+    rows = long_rows(data, records, include_free_text=include_free_text)
     if fmt == "csv":
         content = _csv(LONG_COLUMNS, rows)
     elif fmt == "jsonl":

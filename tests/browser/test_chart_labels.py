@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from results.computing.monitor import TimePoint
 from results.presenting.charts import arrivals_chart, bar_chart, position_chart
 
 pytestmark = [pytest.mark.browser]
@@ -55,7 +56,7 @@ CHARTS = {
     "positions": lambda: position_chart(_positions_section()),
     "arrivals": lambda: arrivals_chart(
         [
-            {"at": datetime(2026, 1, 1, tzinfo=UTC) + timedelta(minutes=3 * n), "arrivals": n + 1, "completions": n}
+            TimePoint(at=datetime(2026, 1, 1, tzinfo=UTC) + timedelta(minutes=3 * n), arrivals=n + 1, completions=n)
             for n in range(12)
         ]
     ),

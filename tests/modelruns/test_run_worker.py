@@ -218,4 +218,4 @@ def test_a_fresh_worker_finishes_a_run_whose_only_worker_was_killed_holding_its_
     # and the run done asked for the model-likeness flags' refresh, on the queue of the results' tasks
     assert database.rows(
         "SELECT task_path, queue_name FROM django_tasks_database_dbtaskresult WHERE status = 'READY'"
-    ) == [("results.computing.tasks.review_signals_task", "default")]
+    ) == [("results.pipeline.review_signals_task", "default")]

@@ -192,16 +192,16 @@ def test_an_approval_sent_again_and_applied_reads_approved_after_that_sync(impli
 
 
 def test_the_monitor_warns_of_the_flags_open_about_what_prolific_changed(implicature, standin, admin_client):
-    from results.computing.monitor import study_monitor
+    from results.pipeline import study_monitor
 
     study, found, participant, submission = _completed(standin)
-    before = study_monitor(study)["warnings"]  # the study's own (a unit not filling, a fast participant)
+    before = study_monitor(study).warnings  # the study's own (a unit not filling, a fast participant)
     assert not [warning for warning in before if "Prolific flag" in warning]
     standin.time_out(submission)
     prolific_sync(prolific_study=found)
     flag = _flag(found, ProlificFlag.Kind.COMPLETED_TIMED_OUT)
     said = f"1 Prolific flag open for the reviewer ({flag.get_kind_display()}: 1): see Prolific flags."
-    assert study_monitor(study)["warnings"] == [*before, said]
+    assert study_monitor(study).warnings == [*before, said]
     assert said in admin_client.get(f"/studies/{study.pk}/monitor/").content.decode()
     ProlificFlag.objects.filter(pk=flag.pk).update(resolved=True)
-    assert study_monitor(study)["warnings"] == before
+    assert study_monitor(study).warnings == before

@@ -18,9 +18,9 @@ from prolific.models import ProlificFlag, ProlificStudy, RecruitmentPoint
 from prolific.recruitment import prolific_recruit_configure, recruitment_step
 from prolific.services import ProlificStudyError, prolific_study_create, prolific_study_transition
 from results.computing.assemble import study_results
-from results.computing.monitor import study_monitor
 from results.computing.spine import StudyResults
 from results.loading.selectors import load_study_data
+from results.pipeline import study_monitor
 from results.presenting.report import render_report
 from tests.factories import small_study
 from tests.prolific.helpers import arrive
@@ -120,7 +120,7 @@ def test_places_are_raised_in_steps_until_the_ci_is_narrow_enough(implicature, s
     calls = len(standin.calls)
     assert recruitment_step(found).action == "wait" and len(standin.calls) == calls
 
-    monitor = study_monitor(found.study)["recruitment"]
+    monitor = study_monitor(found.study).recruitment
     assert monitor["target"] == "95% confidence sequence of human accuracy at most 50 points wide"
     assert monitor["remaining_pence"] == 450 * (20 - points[-1].places) and not monitor["budget_reached"]
     assert [p["ci_width"] for p in monitor["points"] if p["action"] != "wait"] == [p.ci_width for p in points]
@@ -129,7 +129,7 @@ def test_places_are_raised_in_steps_until_the_ci_is_narrow_enough(implicature, s
 def test_the_monitor_shows_no_recruitment_without_a_target(implicature, standin, admin_client):
     study = small_study("no target")
     prolific_study_create(study=study, places=2)
-    assert study_monitor(study)["recruitment"] is None
+    assert study_monitor(study).recruitment is None
     assert "Recruiting until precise" not in admin_client.get(f"/studies/{study.pk}/monitor/").content.decode()
 
 
@@ -152,7 +152,7 @@ def test_the_budget_stops_recruitment_before_the_target_with_a_flag(implicature,
     flag = ProlificFlag.objects.get(kind=ProlificFlag.Kind.BUDGET_REACHED)
     assert flag.prolific_study == found and "budget reached before the target" in flag.detail
 
-    monitor = study_monitor(found.study)["recruitment"]
+    monitor = study_monitor(found.study).recruitment
     assert monitor["budget_reached"] and monitor["remaining_pence"] == 0
     page = admin_client.get(f"/studies/{found.study.pk}/monitor/").content.decode()
     assert "£27.00 of the £27.00 budget" in page and "<strong>£0.00 left</strong>" in page
@@ -246,7 +246,7 @@ def test_a_new_study_recruits_by_planned_looks_and_stops_only_at_a_look(implicat
     assert "Recruitment stopped at the last of up to three planned looks" in report
     assert "the mean ± half the target of 14.0 points" in report
 
-    monitor = study_monitor(found.study)["recruitment"]
+    monitor = study_monitor(found.study).recruitment
     assert monitor["rule"] == "planned_looks" and monitor["stopped_at"] == last and monitor["forecast"] is None
     assert [(look["n"], look["needed"]) for look in monitor["looks"]] == [
         (FIRST_LOOK, asks(FIRST_LOOK)),

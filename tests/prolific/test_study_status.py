@@ -151,7 +151,7 @@ def test_a_study_prolific_moved_to_awaiting_review_when_full_is_raised_not_left_
 
 
 def test_the_monitor_shows_prolific_s_status_beside_parity_s_and_when_it_was_read(implicature, standin, admin_client):
-    from results.computing.monitor import study_monitor
+    from results.pipeline import study_monitor
     from studies.models import Study
     from studies.setup.studies import study_set_status
 
@@ -159,7 +159,7 @@ def test_the_monitor_shows_prolific_s_status_beside_parity_s_and_when_it_was_rea
     prolific_sync(prolific_study=found)
     study_set_status(study=study, status=Study.Status.PAUSED)
     found.refresh_from_db()
-    shown = study_monitor(study)["prolific"]
+    shown = study_monitor(study).prolific
     assert (shown["parity_status"], shown["status"], shown["status_at"]) == ("Paused", "ACTIVE", found.status_at)
     assert shown["follow"].startswith("Paused here, still recruiting on Prolific (4 of 4 places open")
     page = admin_client.get(f"/studies/{study.pk}/monitor/").content.decode()

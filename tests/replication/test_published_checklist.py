@@ -10,8 +10,8 @@ import pytest
 
 from parity.reporting.checklist import COMPUTED, ENTERED, Status, counts
 from results.computing.assemble import study_results_tree
-from results.computing.checklist import study_checklist
 from results.loading.selectors import load_study_data
+from results.pipeline import study_checklist
 from studies.models import Study
 from studies.setup.checklist import study_checklist_notes_set, study_original_study_set
 from tests.replication.conftest import Bundled

@@ -13,8 +13,8 @@ from django.urls import reverse
 
 from parity.preregistration_plan import sha256_of
 from replication.archive import read_bundle
-from results.computing.checklist import study_checklist
 from results.computing.spine import StudyResults
+from results.pipeline import study_checklist
 from results.presenting.report import render_report
 from results.presenting.report.materials import study_materials
 from studies.models import Preregistration, Study

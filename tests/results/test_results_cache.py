@@ -17,7 +17,7 @@ from modelruns.shards import shard_complete
 from parity.benchmarks.base import ModelAnswer
 from results.computing.spine import Participants
 from results.loading.filters import ResultFilters
-from results.presenting.cache import results_lookup
+from results.pipeline import results_lookup
 from studies.models import Participant, Study
 from studies.participants.decisions import participants_exclude, participants_include
 from tests.factories import Bot, pid, small_study
@@ -140,7 +140,7 @@ def _worker_step() -> None:
 def test_a_large_studys_page_says_computing_then_shows_the_results(implicature, researcher, client, large):
     from django_tasks_db.models import DBTaskResult
 
-    from results.presenting.cache import study_results_task
+    from results.pipeline import study_results_task
 
     study = _study(researcher, "large")
     client.force_login(researcher)

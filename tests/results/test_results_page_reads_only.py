@@ -15,9 +15,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django_tasks_db.models import DBTaskResult
 
-from results.computing.tasks import review_signals_task
 from results.loading.filters import ResultFilters
-from results.presenting.cache import study_results_task
+from results.pipeline import review_signals_task, study_results_task
 from studies.models import Participant
 from studies.participants.decisions import participants_exclude
 from studies.results_token import results_changed
@@ -142,11 +141,12 @@ def test_the_study_results_command_keeps_the_flags_current(implicature, research
 def test_a_change_during_a_computation_queues_the_next_when_it_ends(
     implicature, researcher, settings, monkeypatch, django_capture_on_commit_callbacks
 ):
+    from results import pipeline
     from results.presenting import cache
 
     settings.RESULTS_INLINE_ANSWERS = 0
     study = _study_with_a_stale_flag(researcher)
-    keep = cache.study_results_keep
+    keep = pipeline.study_results_keep
 
     def keep_while_a_participant_is_excluded(*args, **kwargs):
         computed = keep(*args, **kwargs)
@@ -156,7 +156,7 @@ def test_a_change_during_a_computation_queues_the_next_when_it_ends(
         assert _results_tasks() == []
         return computed
 
-    monkeypatch.setattr(cache, "study_results_keep", keep_while_a_participant_is_excluded)
+    monkeypatch.setattr(pipeline, "study_results_keep", keep_while_a_participant_is_excluded)
     cache.caches[cache.RESULTS_CACHE].add(f"{cache._key(study, ResultFilters())}:queued", True)
     study_results_task.call(study.pk, {})
     (queued,) = _results_tasks()

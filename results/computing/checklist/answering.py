@@ -7,11 +7,12 @@ from collections.abc import Callable
 
 from parity.reporting.checklist import BY_ID, Answer, Record, computed, entered, not_answered, note_name
 from results.computing.spine import Spread, StudyResults
+from results.loading.study_data import ChecklistRecords
 from studies.models import Study
 
 NOT_RECORDED = "not recorded by this study"
 IMPORTED = "the human answers were imported from a published study"
-#: the record 0.8 rests on: the items of the study's item set (`results.loading.selectors.study_item_set_size`)
+#: the record 0.8 rests on: the items of the study's item set (`ChecklistRecords.item_set_size`)
 DATASET_ITEMS = "items in the study's item set"
 
 Answerer = Callable[[Study, StudyResults], Answer]
@@ -27,13 +28,26 @@ def answers(entry_id: str) -> Callable[[Answerer], Answerer]:
     return register
 
 
+#: an answer that reads the study's records besides its results (`ChecklistRecords`, loaded with them)
+RecordedAnswerer = Callable[[Study, StudyResults, ChecklistRecords], Answer]
+RECORDED: dict[str, RecordedAnswerer] = {}
+
+
+def answers_from_records(entry_id: str) -> Callable[[RecordedAnswerer], RecordedAnswerer]:
+    def register(function: RecordedAnswerer) -> RecordedAnswerer:
+        RECORDED[entry_id] = function
+        return function
+
+    return register
+
+
 #: an imported study's entry the original paper answers, while the researcher has not entered it
 NOT_KNOWN = "not known for the original study"
 
 
 def original(study: Study, entry_id: str, field: str, lead: str = "", tail: str = "") -> Answer:
     """An imported study's entry from what the researcher entered of the original paper
-    (`Study.original_study[field]`, set by `studies.services_checklist.study_original_study_set`),
+    (`Study.original_study[field]`, set by `studies.setup.checklist.study_original_study_set`),
     with the paper's page; "not known for the original study" where nothing was entered. The records
     Parity made when it imported the answers describe the import, not the original study."""
     said = (study.original_study or {}).get(field)

@@ -103,7 +103,7 @@ def execution_criteria(study: Study, results: StudyResults) -> Answer:
     )
     if attention.answer_floor_ms:
         text += f"; answers sooner than {attention.answer_floor_ms} ms after the item was shown refused"
-    # studies.flags and results.computing.integrity raise these for the researcher's review
+    # studies.participants.flags and results.computing.integrity raise these for the researcher's review
     text += "; participants flagged for review on fast completion, fast items, straight-lining, pasting"
     return computed(BY_ID["3.2.1"], text, *records)
 

@@ -21,6 +21,7 @@ from parity.stats import power as stats_power
 from results.computing.checklist.answering import (
     DATASET_ITEMS,
     answers,
+    answers_from_records,
     imported,
     missing,
     plural,
@@ -29,8 +30,8 @@ from results.computing.checklist.answering import (
     with_public_address,
 )
 from results.computing.spine import StudyResults
-from results.loading.selectors import study_item_set_size
-from studies.models import Preregistration, Study
+from results.loading.study_data import ChecklistRecords
+from studies.models import Study
 
 # -- paper information -------------------------------------------------------------------------
 
@@ -82,11 +83,11 @@ def eval_language(study: Study, results: StudyResults) -> Answer:
     )
 
 
-@answers("0.8")
-def dataset_size(study: Study, results: StudyResults) -> Answer:
+@answers_from_records("0.8")
+def dataset_size(study: Study, results: StudyResults, recorded: ChecklistRecords) -> Answer:
     # the study's item set (the implicature test set), not every item Parity holds of the benchmark:
     # its dev pool, practice items and attention checks are no part of the evaluation
-    n = study_item_set_size(study)
+    n = recorded.item_set_size
     split = study.design.get("split")
     of = f"the {split} set of " if isinstance(split, str) and split else ""
     return computed(
@@ -331,13 +332,13 @@ def ethics(study: Study, results: StudyResults) -> Answer:
     return missing("1.9", *records)
 
 
-@answers("1.10")
-def preregistration(study: Study, results: StudyResults) -> Answer:
+@answers_from_records("1.10")
+def preregistration(study: Study, results: StudyResults, recorded: ChecklistRecords) -> Answer:
     # a plan frozen in Parity is the researchers' own record, not a public registration (OSF, AsPredicted):
     # only the researchers can say where one is, as this entry's note
-    found = Preregistration.objects.filter(study=study).first()
-    frozen = found.frozen_at.date().isoformat() if found is not None and found.frozen_at is not None else None
-    sha256 = found.sha256 if found is not None and frozen else ""
+    at = recorded.preregistration_frozen_at
+    frozen = at.date().isoformat() if at is not None else None
+    sha256 = recorded.preregistration_sha256 if frozen else ""
     records = (Record("preregistration.frozen_at", frozen), Record("preregistration.sha256", sha256 or None))
     if frozen is None:
         note = (study.checklist_notes or {}).get("1.10", "")

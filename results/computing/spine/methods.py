@@ -130,7 +130,7 @@ class StatisticsSettings(Node):
 class Reporting(Node):
     """What the researchers entered while drafting (the population of interest, the ethics review
     and the paper, as mappings of the form's fields), and the design's power analysis
-    (`studies.power`), None where none was recorded."""
+    (`studies.design.power`), None where none was recorded."""
 
     population: str
     ethics: dict[str, str]
@@ -152,7 +152,7 @@ class ItemSample(Node):
 @dataclass(frozen=True)
 class Recruiting(Node):
     """Who could take part and who was kept out: the Prolific prescreening as stored
-    (`studies.screening`), the people refused for an earlier study of the group, the items sampled, and
+    (`studies.design.screening`), the people refused for an earlier study of the group, the items sampled, and
     the closing question "seen before" counted (None when it was not asked)."""
 
     prescreening: dict[str, Any]
@@ -182,7 +182,7 @@ class TrainingPhase(Node):
 
 @dataclass(frozen=True)
 class Explanations(Node):
-    """Whether participants were asked why they answered (`studies.explanations`): `mode` "off",
+    """Whether participants were asked why they answered (`studies.design.explanations`): `mode` "off",
     "nth" (after every `every`-th item of a sequence), "every" or "end" (one closing question), in
     words as `asked`; what they wrote counted over the whole study, and the file of a replication
     bundle that holds it."""

@@ -3,9 +3,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from parity.reporting.checklist import CITATION, checklist_json, counts
-from results.computing.assemble import study_results_tree
-from results.computing.checklist import study_checklist
-from results.loading.selectors import load_study_data
+from results.pipeline import study_checklist, study_results
 from results.presenting.checklist_audit import audit_text
 from studies.models import Study
 
@@ -28,7 +26,7 @@ class Command(BaseCommand):
         study = Study.objects.filter(name=name).first()
         if study is None:
             raise CommandError(f"no study named {name!r}")
-        answers = study_checklist(study, study_results_tree(load_study_data(study)))
+        answers = study_checklist(study, study_results(study))
         if json:
             self.stdout.write(checklist_json(answers))
             return

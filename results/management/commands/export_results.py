@@ -5,8 +5,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from results.loading.selectors import load_study_data
-from results.presenting.exports import FORMATS, ExportError, export_study
+from results.pipeline import study_export
+from results.presenting.exports import FORMATS, ExportError
 from studies.models import Study
 
 
@@ -33,7 +33,7 @@ class Command(BaseCommand):
         if study is None:
             raise CommandError(f"no study named {name!r}")
         try:
-            exported = export_study(load_study_data(study), fmt, include_free_text=include_free_text)
+            exported = study_export(study, fmt, include_free_text=include_free_text)
         except ExportError as exc:
             raise CommandError(str(exc)) from exc
         if out == "-":

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from results.computing.integrity import label_likeness, review_signals_refresh, sentence_encoder, written_likeness
-from results.loading.selectors import load_study_data
+from results.computing.integrity import label_likeness, sentence_encoder, written_likeness
+from results.pipeline import results_data, review_signals_refresh
 from studies.models import Study
 
 
@@ -27,7 +27,7 @@ class Command(BaseCommand):
         study = Study.objects.filter(name=name).first()
         if study is None:
             raise CommandError(f"no study named {name!r}")
-        data = load_study_data(study)
+        data = results_data(study)
         if not data.runs:
             raise CommandError(f"study {name!r} has no finished model run to compare with")
         for row in label_likeness(data):

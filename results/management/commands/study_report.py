@@ -4,11 +4,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from results.computing.assemble import study_results_tree
-from results.computing.checklist import study_checklist
-from results.loading.selectors import load_study_data
-from results.presenting.report import FORMATS, render_report
-from results.presenting.report.materials import study_materials
+from results.pipeline import study_report, study_results
+from results.presenting.report import FORMATS
 from studies.models import Study
 
 
@@ -35,10 +32,8 @@ class Command(BaseCommand):
         path = None if out == "-" else Path(out)
         if path is not None and not path.parent.exists():
             raise CommandError(f"--out {out}: the folder {path.parent} does not exist")
-        results = study_results_tree(load_study_data(study))
         # a screenshot already beside the report's file (`study_screenshot`) is shown in it
-        materials = study_materials(study, beside=None if path is None else path.parent)
-        report = render_report(results, fmt, study_checklist(study, results), study.public_title, materials)
+        report = study_report(study, fmt, study_results(study), beside=None if path is None else path.parent)
         if path is None:
             self.stdout.write(report, ending="")
             return

@@ -5,10 +5,8 @@ import json
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from parity.stats.intervals import CI_METHOD_LABELS, CONFIDENCE_SEQUENCE, T_INTERVAL
-from results.computing.assemble import study_results_tree
-from results.computing.integrity import review_signals_keep
 from results.forms import ResultFilters, ResultsFilterForm
-from results.loading.selectors import load_study_data
+from results.pipeline import results_compute, results_data, review_signals_keep
 from results.presenting.table_writers import to_markdown
 from results.presenting.tables import paper_tables
 from studies.models import Study
@@ -42,7 +40,7 @@ class Command(BaseCommand):
         if study is None:
             known = ", ".join(Study.objects.order_by("name").values_list("name", flat=True)[:20])
             raise CommandError(f"no study named {name!r}; known: {known or 'none'}")
-        data = load_study_data(study)
+        data = results_data(study)
         given = {key: options[key] for key in ("unit", "category", "model", "setting", "flagged") if options.get(key)}
         form = ResultsFilterForm(given, data_for=data)
         if not form.is_valid():
@@ -51,7 +49,7 @@ class Command(BaseCommand):
         filters: ResultFilters = form.filters()
         # the flags before the numbers: the filter on flagged participants reads them (when asked)
         review_signals_keep(study, data)
-        results = study_results_tree(data, filters)
+        results = results_compute(data, filters)
         if json:
             self.stdout.write(_dumps(results.to_json()))
         else:

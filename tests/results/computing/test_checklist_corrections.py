@@ -12,8 +12,8 @@ import pytest
 
 from parity.reporting.checklist import COMPUTED, CORRECTED, checklist_json, counts
 from results.computing.assemble import study_results_tree
-from results.computing.checklist import study_checklist
 from results.loading.selectors import load_study_data
+from results.pipeline import study_checklist
 from results.presenting.report import render_report
 from studies.errors import StudyError
 from studies.models import Study, StudyEvent

@@ -9,8 +9,8 @@ import pytest
 from parity.reporting.checklist import ENTERED, Status, counts
 from prolific.models import ProlificStudy
 from results.computing.assemble import study_results_tree
-from results.computing.checklist import study_checklist
 from results.loading.selectors import load_study_data
+from results.pipeline import study_checklist
 from studies.errors import StudyError
 from studies.models import Study
 from studies.setup.checklist import NOTE_MAX_CHARS, study_checklist_notes_set

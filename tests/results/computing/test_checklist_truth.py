@@ -9,8 +9,8 @@ import pytest
 
 from parity.reporting.checklist import Status
 from results.computing.assemble import study_results_tree
-from results.computing.checklist import study_checklist
 from results.loading.selectors import load_study_data
+from results.pipeline import study_checklist
 from results.presenting.report import build_report
 from results.presenting.report.figures import plain
 from studies.models import Study

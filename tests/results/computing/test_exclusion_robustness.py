@@ -185,7 +185,7 @@ def test_the_node_adds_its_key_only_and_is_read_back(study):
 
 
 def test_the_checklist_answers_4_6_with_the_rows(study):
-    from results.computing.checklist import study_checklist
+    from results.pipeline import study_checklist
 
     study.refresh_from_db()
     tree = study_results_tree(load_study_data(study), n_boot=200)

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from results.computing.assemble import study_results_tree
-from results.computing.checklist import study_checklist
 from results.loading.selectors import load_study_data
+from results.pipeline import study_checklist
 from results.presenting.report.render import render_report
 from studies.models import Study
 from tests.results.conftest import model_run

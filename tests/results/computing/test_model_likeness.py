@@ -21,10 +21,9 @@ from django.core.management import call_command
 from django.test import override_settings
 from django.utils import timezone
 
-from results.computing.integrity import label_likeness, review_signals_refresh
-from results.computing.monitor import study_monitor
+from results.computing.integrity import label_likeness
 from results.loading.selectors import load_study_data
-from results.presenting.exports import export_study
+from results.pipeline import data_export, review_signals_refresh, study_monitor
 from studies.models import Participant, Response, Study
 from studies.participants.flags import participant_flags
 
@@ -142,18 +141,18 @@ def test_ten_participants_copying_the_run_with_ten_percent_noise_are_all_flagged
     assert {pk for pk, names in everyone.items() if "model_like" in names} == set(copiers)
 
     # the monitor lists the copiers (live participants; the published ones are not monitored) with figures
-    flagged = study_monitor(study)["flagged"]
-    assert sorted(row["pseudonym"] for row in flagged) == sorted(copiers.values())
+    flagged = study_monitor(study).flagged
+    assert sorted(row.pseudonym for row in flagged) == sorted(copiers.values())
     # smollm2 answers nearly always "no": a copier may carry the straight-lining flag beside this one
-    assert all(any("AC1" in said and "smollm2" in said for said in row["reasons"]) for row in flagged)
+    assert all(any("AC1" in said and "smollm2" in said for said in row.reasons) for row in flagged)
 
     # one column per flag in the exports
-    people = list(csv.DictReader(io.StringIO(export_study(data, "participants-csv").content.decode())))
+    people = list(csv.DictReader(io.StringIO(data_export(data, "participants-csv").content.decode())))
     marked = {row["annotator"] for row in people if row["flag_model_like"] == "true"}
     assert marked == set(copiers.values()) and all(
         "AC1" in row["flag_evidence"] for row in people if row["annotator"] in marked
     )
-    long = list(csv.DictReader(io.StringIO(export_study(data, "csv").content.decode())))
+    long = list(csv.DictReader(io.StringIO(data_export(data, "csv").content.decode())))
     assert sum(row["flag_model_like"] == "true" for row in long) == COPIERS * 150
 
     # the results with and without the flagged participants

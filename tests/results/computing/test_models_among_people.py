@@ -124,7 +124,7 @@ def test_the_results_page_shows_the_placement_chart_and_the_table(staff_client, 
 
 def test_the_placement_is_computed_once_and_again_when_the_data_change(runs) -> None:
     from results.loading.filters import ResultFilters
-    from results.presenting.cache import results_lookup
+    from results.pipeline import results_lookup
     from studies.models import Participant
     from studies.participants.decisions import participants_exclude, participants_include
 

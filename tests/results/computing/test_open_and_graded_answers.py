@@ -14,7 +14,7 @@ from results.computing.assemble import study_results
 from results.computing.spine import StudyResults
 from results.loading.columns import HumanAnswer, ItemInfo
 from results.loading.study_data import ModelAnswer, RunInfo, StudyData, UnitInfo
-from results.presenting.exports import export_study
+from results.pipeline import data_export
 from results.presenting.tables import paper_tables
 from studies.models import Study
 
@@ -119,11 +119,11 @@ def test_written_instructions_are_summarised_per_task_without_accuracy_or_kappa(
 @pytest.mark.django_db  # the export reads the participants' review flags from the database
 def test_written_instructions_are_free_text_and_leave_only_when_asked_for():
     data = _data("induction", "instruction_induction", _instruction_rows())
-    rows = list(csv.DictReader(io.StringIO(export_study(data, "csv").content.decode())))
+    rows = list(csv.DictReader(io.StringIO(data_export(data, "csv").content.decode())))
     assert {(r["answer"], r["raw_answer"], r["free_text_withheld"]) for r in rows} == {("", "", "true")}
     assert {r["verified_correct"] for r in rows} == {"true", "false", ""}
-    assert "Jane Doe" not in export_study(data, "wide-csv").content.decode()
-    assert "Jane Doe" in export_study(data, "csv", include_free_text=True).content.decode()
+    assert "Jane Doe" not in data_export(data, "wide-csv").content.decode()
+    assert "Jane Doe" in data_export(data, "csv", include_free_text=True).content.decode()
 
 
 def test_a_model_answering_each_item_in_two_option_orders_is_scored_by_their_mean():

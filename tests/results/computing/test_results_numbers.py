@@ -126,7 +126,7 @@ def test_the_study_list_takes_the_best_models_gap_on_the_items_both_answered(amb
     """The model is right on the 40 items the two participants answered and wrong on the other 80:
     40/120 on all its items, while on the shared 40 it is 1.0 against the humans' 38/40."""
     from annotation.models import Item
-    from results.computing.headlines import study_headlines
+    from results.pipeline import study_headlines
     from results.presenting.display import headline_cells
     from studies.models import Response
     from tests.results.conftest import model_run

@@ -21,7 +21,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from parity.stats import Rating
 from results.computing.assemble import N_BOOT, SEED, study_results
-from results.loading.rows import model_item_scores, model_ratings
+from results.computing.rows import model_item_scores, model_ratings
 from results.loading.selectors import load_study_data
 from results.loading.study_data import StudyData
 from studies.models import Study

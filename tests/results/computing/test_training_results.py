@@ -11,8 +11,8 @@ import pytest
 
 from parity.reporting.checklist import Status
 from results.computing.assemble import study_results_tree
-from results.computing.checklist import study_checklist
 from results.loading.selectors import load_study_data
+from results.pipeline import study_checklist
 from results.presenting.report.figures import plain
 from results.presenting.report.paragraphs import methods_paragraphs
 from results.presenting.report.render import render_report

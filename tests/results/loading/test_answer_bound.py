@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from django_tasks_db.models import DBTaskResult
 
 from results.loading.answer_bound import answers_at_most
-from results.presenting.cache import study_results_task
+from results.pipeline import study_results_task
 from studies.models import Participant, Response
 from studies.participants.decisions import participants_exclude
 from tests.factories import Bot, pid, small_study

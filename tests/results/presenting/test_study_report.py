@@ -15,8 +15,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from prolific.models import ProlificStudy
-from results.computing.checklist import study_checklist
 from results.computing.spine import StudyResults
+from results.pipeline import study_checklist
 from results.presenting.report import build_report, render_report
 from results.presenting.report.figures import KINDS, Figure, at, plain
 from results.presenting.report.latex import tex

@@ -13,7 +13,8 @@ from knox.models import AuthToken
 from rest_framework.test import APIClient
 
 from results.loading.selectors import load_study_data
-from results.presenting.exports import FORMATS, export_study
+from results.pipeline import data_export
+from results.presenting.exports import FORMATS
 from studies.models import Participant, Response, Study
 from studies.participants.withholding import WITHHELD, Withholder
 from tests.personas import user_with
@@ -49,7 +50,7 @@ def typed(ambi) -> Study:
 
 @pytest.mark.parametrize("fmt", ANSWER_FORMATS)
 def test_an_identity_typed_in_any_case_is_withheld_from_every_export_with_free_text(typed, fmt) -> None:
-    text = _text(fmt, export_study(load_study_data(typed), fmt, include_free_text=True).content)
+    text = _text(fmt, data_export(load_study_data(typed), fmt, include_free_text=True).content)
     for secret in [*AMBI_PIDS, "SESSIONAMBI"]:
         assert secret.lower() not in text.lower()
     assert WITHHELD in text

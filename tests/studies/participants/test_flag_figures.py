@@ -65,11 +65,13 @@ def test_the_monitor_shows_the_figures(left_tab, researcher_client):
 
 
 def test_the_participants_export_carries_the_figures(left_tab, researcher_client):
+    from results.loading.exports import load_export_records
     from results.loading.selectors import load_study_data
     from results.presenting.exports import participant_table
 
     study, _participant = left_tab
-    _columns, rows = participant_table(load_study_data(study))
+    data = load_study_data(study)
+    _columns, rows = participant_table(data, load_export_records(data, "participants-csv"))
     assert LEFT in rows[0]["flag_evidence"]
 
 

@@ -186,7 +186,7 @@ def test_an_id_the_participant_typed_is_withheld_from_their_answers_when_they_ar
     """Once erased, their ids are no longer known, so nothing could withhold them from an export or a
     bundle later: the erasure replaces them in the answers and closing answers themselves."""
     from results.loading.selectors import load_study_data
-    from results.presenting.exports import export_study
+    from results.pipeline import data_export
 
     study, bot = finished
     participant = bot.participant
@@ -199,5 +199,5 @@ def test_an_id_the_participant_typed_is_withheld_from_their_answers_when_they_ar
     participant.refresh_from_db()
     assert (first.raw_answer, first.answer) == ("my id: [withheld]", "my id: [withheld]")
     assert participant.closing_answers == {"feedback": "[withheld] thanks"}
-    exported = export_study(load_study_data(study), "csv", include_free_text=True).content.decode().lower()
+    exported = data_export(load_study_data(study), "csv", include_free_text=True).content.decode().lower()
     assert bot.pid.lower() not in exported
