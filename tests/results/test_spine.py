@@ -13,9 +13,11 @@ from results.computing.spine import (
     CollectionDates,
     Design,
     Entered,
+    Ethics,
     Human,
     HumanAccuracy,
     Methods,
+    Paper,
     Participants,
     Pay,
     Reporting,
@@ -88,7 +90,7 @@ def _methods() -> Methods:
         design=Design("ambibench", "AmbiBench", 1, 2, Spread(2, 2), Spread(1, 1), []),
         models=[],
         statistics=StatisticsSettings(0.95, 10, 0, "t_interval"),
-        reporting=Reporting("", {}, {}, None),
+        reporting=Reporting("", Ethics("", "", ""), Paper("", "", ""), None),
     )
 
 
