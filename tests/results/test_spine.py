@@ -5,6 +5,7 @@ its value is None or its condition is false, a mapping written into its node, le
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from parity.stats.compare import ItemDisagreement
 from results.computing.spine import (
@@ -20,12 +21,15 @@ from results.computing.spine import (
     Paper,
     Participants,
     Pay,
+    PlannedPower,
+    Prescreening,
     Reporting,
     Spread,
     StatisticsSettings,
     StudyResults,
     to_json,
 )
+from studies.screening import Screening
 
 
 def test_a_count_that_is_none_is_left_out_and_zero_is_kept() -> None:
@@ -117,3 +121,24 @@ def test_from_json_reads_back_the_headlines_the_graded_switch_and_keys_left_out(
         again = StudyResults.from_json(json.loads(json.dumps(results.to_json())))
         assert again == results
         assert again.headlines == {"oracle_by_position": [1]} and again.participants.flagged_left_out is None
+
+
+def test_a_power_analysis_and_a_prescreening_are_written_as_the_study_stores_them() -> None:
+    """Both shapes `studies.power.design_power` stores (an analysis, or one the model could not
+    compute) and a prescreening as `Screening.to_json` stores it come back key for key, in order."""
+    golden = json.loads((Path(__file__).parent / "golden" / "native_pilot.json").read_text())
+    computed = golden["methods"]["reporting"]["power"]
+    failed = {
+        "people": 3,
+        "units": 1,
+        "items_per_person": 1,
+        "reason": "not computed: math domain error",
+        "source": computed["source"],
+    }
+    for stored in (computed, failed):
+        assert json.dumps(PlannedPower.from_json(stored).to_json()) == json.dumps(stored)
+    assert PlannedPower.from_json(computed).computed and not PlannedPower.from_json(failed).computed
+    stored = Screening(age_min=18, countries=["GB", "IE"], exclude_earlier=True).to_json()
+    screening = Prescreening.from_json(stored)
+    assert json.dumps(screening.to_json()) == json.dumps(stored) and screening.is_set
+    assert Prescreening.from_json({}).to_json() == {} and not Prescreening.from_json({}).is_set
