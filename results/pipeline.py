@@ -47,6 +47,7 @@ from parity.reporting.checklist import Answer
 from results.computing import checklist
 from results.computing.assemble import N_BOOT, study_results_tree
 from results.computing.demographics import summarised
+from results.computing.headlines import StudyHeadline
 from results.computing.headlines import study_headlines as headlines_of
 from results.computing.integrity import Encoder, cache_signals_stale, signals_change, signals_computed
 from results.computing.monitor import Monitor, monitor_of
@@ -170,7 +171,7 @@ def current_results(study: Study) -> StudyResults:
     return kept.results if kept else study_results(study)
 
 
-def study_headlines(studies: Iterable[Study], *, n_boot: int = N_BOOT) -> list[dict[str, Any]]:
+def study_headlines(studies: Iterable[Study], *, n_boot: int = N_BOOT) -> list[StudyHeadline]:
     """Every study's headline numbers (the list of studies)."""
     return headlines_of(load_headlines_data(studies), n_boot=n_boot)
 

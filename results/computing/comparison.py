@@ -6,6 +6,7 @@ answers to pair: these sections are then None or empty, with the reason in "irt_
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from parity.stats import label_matrix
@@ -96,6 +97,17 @@ def band_section(
     return rows
 
 
+@dataclass(frozen=True)
+class AmongPeople:
+    """The models among people: the joint IRT placement or why not, the paired tests and the human band
+    (the fields of `StudyResults` of the same names)."""
+
+    irt: Irt | None
+    irt_reason: str | None
+    paired: list[RunPaired]
+    human_band: list[RunInBand]
+
+
 def comparison_sections(
     data: StudyData,
     humans: RatingTable,
@@ -103,12 +115,12 @@ def comparison_sections(
     rows_by_run: Mapping[int, list[ModelAnswer]],
     *,
     seed: int,
-) -> dict[str, Any]:
+) -> AmongPeople:
     scores = _scores(data, runs, rows_by_run)
     irt, reason = irt_section(data, humans, runs, scores)
-    return {
-        "irt": irt,
-        "irt_reason": reason,
-        "paired": [] if data.is_graded else paired_section(humans, runs, scores),
-        "human_band": band_section(data, humans, runs, rows_by_run),
-    }
+    return AmongPeople(
+        irt=irt,
+        irt_reason=reason,
+        paired=[] if data.is_graded else paired_section(humans, runs, scores),
+        human_band=band_section(data, humans, runs, rows_by_run),
+    )

@@ -25,16 +25,21 @@ from results.computing.spine import (
     Design,
     DesignSetting,
     Entered,
+    Ethics,
     ExclusionReason,
     Explanations,
     ItemSample,
     Methods,
     ModelResults,
+    Paper,
     Pay,
+    PlannedPower,
+    Prescreening,
     ProlificRecruitment,
     Recruiting,
     Reporting,
     RunProvenance,
+    SeenBefore,
     Spread,
     StatisticsSettings,
     TrainingPhase,
@@ -192,13 +197,10 @@ def methods_section(
         # entered by the researchers while drafting, and the design's power analysis (studies.design.power)
         reporting=Reporting(
             population=study.population,
-            ethics={
-                "body": study.ethics_body,
-                "reference": study.ethics_reference,
-                "exemption": study.ethics_exemption,
-            },
-            paper={"title": study.paper_title, "url": study.paper_url, "venue": study.paper_venue},
-            power=study.power_analysis or None,
+            ethics=Ethics(body=study.ethics_body, reference=study.ethics_reference, exemption=study.ethics_exemption),
+            paper=Paper(title=study.paper_title, url=study.paper_url, venue=study.paper_venue),
+            # as the study keeps it (`studies.design.power.design_power`), read into its node
+            power=PlannedPower.from_json(study.power_analysis) if study.power_analysis else None,
         ),
         recruiting=_recruiting(data),
         training=_training(data),
@@ -224,12 +226,13 @@ def _recruiting(data: StudyData) -> Recruiting:
     drawn = sum(1 for item in data.items.values() if not item.is_attention_check)
     # the pool the subset was drawn from, counted when the units were built (older studies: none)
     available = study.sample_pool if study.item_sampling != "all" and study.sample_pool else drawn
-    seen = None
+    seen: SeenBefore | None = None
     if "seen_before" in study.closing_questions:
         answers = Counter(person.seen_before for person in data.everyone if not person.is_imported)
-        seen = {"yes": answers["yes"], "no": answers["no"]}
+        seen = SeenBefore(yes=answers["yes"], no=answers["no"])
     return Recruiting(
-        prescreening=dict(study.prolific_filters),
+        # as the study stores it (`studies.design.screening.Screening.to_json`), read into its node
+        prescreening=Prescreening.from_json(study.prolific_filters),
         refused_earlier_participation=len(study.refused_earlier),
         items=ItemSample(
             method=study.item_sampling,

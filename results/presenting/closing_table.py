@@ -6,13 +6,8 @@ from __future__ import annotations
 
 from parity.benchmarks.tables import Table, pct
 from results.computing.spine import StudyResults
+from results.presenting.wording import interval
 from studies.design.closing_questions import QUESTIONS
-
-
-def _interval(bounds: list[float | None] | None) -> str:
-    if not bounds or bounds[0] is None or bounds[1] is None:
-        return "—"
-    return f"[{pct(bounds[0])}, {pct(bounds[1])}]"
 
 
 def _answer_label(key: str, value: str) -> str:
@@ -48,7 +43,7 @@ def closing_table(results: StudyResults) -> Table | None:
             rows.append(
                 [
                     "Human accuracy without them",
-                    f"{pct(without.mean)} {_interval(without.ci95)} (all: {pct(results.human.accuracy.mean)})",
+                    f"{pct(without.mean)} {interval(without.ci95)} (all: {pct(results.human.accuracy.mean)})",
                     str(without.n_annotators),
                 ]
             )

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from django.utils.translation import ngettext
 
 from parity.stats.intervals import CEILING, CEILING_COVERAGE, CEILING_FEW
+from results.computing.headlines import StudyHeadline
 from results.computing.spine import ModelResults, StudyResults
 from results.presenting.tables import ci, ci_method_label, constant_answer, count, num, pct, signed_pct, small_n_warning
 
@@ -110,47 +110,43 @@ CEILING_MARK = (
 )
 
 
-def _ci_marks(row: dict[str, Any]) -> str:
+def _ci_marks(row: StudyHeadline) -> str:
     """The study list's marks after a human CI: † below ten annotators, ‡ near the ceiling below thirty."""
-    if not row["human_ci95"]:
+    if not row.human_ci95:
         return ""
-    marks = ("†" if row["human_small_n_warning"] else "") + ("‡" if row.get("human_ci_note") else "")
+    marks = ("†" if row.human_small_n_warning else "") + ("‡" if row.human_ci_note else "")
     return f" {marks}" if marks else ""
 
 
-def headline_cells(row: dict[str, Any]) -> dict[str, str]:
+def headline_cells(row: StudyHeadline) -> dict[str, str]:
     """The study list's cells; a cell's `<key>_note` is its second, smaller line (the list wraps
     there, so that every column fits a 1,366-pixel screen)."""
-    people = row["participants"]  # a `results.computing.spine.Participants`
-    compared = row["best_model"] and row["best_model_gap"] is not None and row["best_model_n_items_same"]
-    running, queued = row.get("n_model_runs_running", 0), row.get("n_model_runs_queued", 0)
+    people = row.participants
+    compared = row.best_model and row.best_model_gap is not None and row.best_model_n_items_same
+    running, queued = row.n_model_runs_running, row.n_model_runs_queued
     waiting = ", ".join(text for n, text in ((running, f"{running} running"), (queued, f"{queued} queued")) if n)
     return {
         "participants": str(people.included),
         "participants_note": f"+{people.excluded} excluded" if people.excluded else "",
-        "n_items": str(row["n_items"]),
-        "human_accuracy": pct(row["human_accuracy"]),
+        "n_items": str(row.n_items),
+        "human_accuracy": pct(row.human_accuracy),
         # † : fewer than ten annotators; ‡ : near the ceiling with fewer than thirty, where the CI may be
         # too narrow (the page's notes say what each means for the CI)
-        "human_ci95": ci(row["human_ci95"]) + _ci_marks(row),
-        "best_worst": f"{pct(row['human_best'])} / {pct(row['human_worst'])}",
-        "kappa": num(row["kappa"]),
-        "alpha": num(row["alpha"]),
+        "human_ci95": ci(row.human_ci95) + _ci_marks(row),
+        "best_worst": f"{pct(row.human_best)} / {pct(row.human_worst)}",
+        "kappa": num(row.kappa),
+        "alpha": num(row.alpha),
         # runs enter the results once done; those still to come are said, not counted as none
-        "n_model_runs": f"{row['n_model_runs']} done" if waiting else str(row["n_model_runs"]),
+        "n_model_runs": f"{row.n_model_runs} done" if waiting else str(row.n_model_runs),
         "n_model_runs_note": waiting,
-        "best_model": row["best_model"] or "—",
+        "best_model": row.best_model or "—",
         # its accuracy is then the share of items where that one answer is right, no skill to compare
-        "best_model_note": (
-            f"answers “{row['best_model_constant']}” to every item" if row.get("best_model_constant") else ""
-        ),
-        "best_model_accuracy": pct(row["best_model_accuracy"]) if row["best_model"] else "—",
-        "best_model_accuracy_note": f"on {count(row['best_model_n_items'], 'item')}" if row["best_model"] else "",
+        "best_model_note": (f"answers “{row.best_model_constant}” to every item" if row.best_model_constant else ""),
+        "best_model_accuracy": pct(row.best_model_accuracy) if row.best_model else "—",
+        "best_model_accuracy_note": f"on {count(row.best_model_n_items, 'item')}" if row.best_model else "",
         # the gap is on the items both answered, which may be fewer than either side's; none: a dash
-        "best_model_gap": signed_pct(row["best_model_gap"]) if compared else "—",
-        "best_model_gap_note": (
-            f"on {count(row['best_model_n_items_same'], 'item')} both answered" if compared else ""
-        ),
+        "best_model_gap": signed_pct(row.best_model_gap) if compared else "—",
+        "best_model_gap_note": (f"on {count(row.best_model_n_items_same, 'item')} both answered" if compared else ""),
     }
 
 

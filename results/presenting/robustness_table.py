@@ -9,12 +9,7 @@ from parity.benchmarks.tables import Table, pct
 from parity.stats import CI_METHOD_LABELS
 from results.computing.robustness import rule_label
 from results.computing.spine import StudyResults
-
-
-def _interval(bounds: list[float | None] | None) -> str:
-    if not bounds or bounds[0] is None or bounds[1] is None:
-        return "—"
-    return f"[{pct(bounds[0])}, {pct(bounds[1])}]"
+from results.presenting.wording import interval
 
 
 def _gap(value: float | None) -> str:
@@ -35,7 +30,7 @@ def robustness_table(results: StudyResults) -> Table | None:
                 str(row.n_annotators),
                 str(row.n_answers),
                 pct(row.mean),
-                _interval(row.ci95),
+                interval(row.ci95),
                 *(_gap(gaps.get(run)) for run, _ in runs),
             ]
         )

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from parity.reporting.checklist import (
     BY_ID,
     Answer,
@@ -29,7 +26,7 @@ from results.computing.checklist.answering import (
     span,
     with_public_address,
 )
-from results.computing.spine import StudyResults
+from results.computing.spine import PlannedPower, StudyResults
 from results.loading.study_data import ChecklistRecords
 from studies.models import Study
 
@@ -38,14 +35,14 @@ from studies.models import Study
 
 @answers("0.1")
 def paper_title(study: Study, results: StudyResults) -> Answer:
-    title = results.methods.reporting.paper.get("title", "")
+    title = results.methods.reporting.paper.title
     record = Record("study.paper_title", title)
     return entered(BY_ID["0.1"], title, record) if title else missing("0.1", record)
 
 
 @answers("0.2")
 def paper_link(study: Study, results: StudyResults) -> Answer:
-    url = results.methods.reporting.paper.get("url", "")
+    url = results.methods.reporting.paper.url
     record = Record("study.paper_url", url)
     return entered(BY_ID["0.2"], url, record) if url else missing("0.2", record)
 
@@ -57,7 +54,7 @@ def publication_year(study: Study, results: StudyResults) -> Answer:
 
 @answers("0.4")
 def paper_venue(study: Study, results: StudyResults) -> Answer:
-    venue = results.methods.reporting.paper.get("venue", "")
+    venue = results.methods.reporting.paper.venue
     record = Record("study.paper_venue", venue)
     return entered(BY_ID["0.4"], venue, record) if venue else missing("0.4", record)
 
@@ -233,18 +230,18 @@ def power_analysis(study: Study, results: StudyResults) -> Answer:
         return missing("1.8", imported(study), Record("power", None))
     if not power:
         return computed(BY_ID["1.8"], "No: no power analysis was run before launch", Record("power", None))
-    if not {"people", "units", "items_per_person"} <= power.keys():
+    if power.people is None or power.units is None or power.items_per_person is None:
         return computed(
             BY_ID["1.8"],
-            "Partial: a power analysis was asked for but could not be computed: " + str(power.get("reason", "")),
-            Record("power.reason", str(power.get("reason", ""))),
+            "Partial: a power analysis was asked for but could not be computed: " + str(power.reason or ""),
+            Record("power.reason", str(power.reason or "")),
         )
     return computed(
         BY_ID["1.8"],
-        f"Yes: before launch, for {power['people']} people {_layout(power)}",
-        Record("power.people", power["people"]),
-        Record("power.units", power["units"]),
-        Record("power.items_per_person", power["items_per_person"]),
+        f"Yes: before launch, for {power.people} people {_layout(power)}",
+        Record("power.people", power.people),
+        Record("power.units", power.units),
+        Record("power.items_per_person", power.items_per_person),
     )
 
 
@@ -255,67 +252,66 @@ def detectable_effect(study: Study, results: StudyResults) -> Answer:
         return missing("1.8.1", imported(study), Record("power", None))
     if not power:
         return not_applicable(BY_ID["1.8.1"], "no power analysis", Record("power", None))
-    if power.get("detectable_above") is None and power.get("detectable_below") is None:
+    if not power.detects:
         return not_answered(
             BY_ID["1.8.1"],
-            str(power.get("reason", "the power analysis found no gap")),
+            str(power.reason if power.reason is not None else "the power analysis found no gap"),
             Record("power.detectable_above", None),
             Record("power.detectable_below", None),
         )
     analysed = results.human.n_annotators
     records = (
-        Record("power.people", power["people"]),
-        Record("power.alpha", power["alpha"]),
-        Record("power.power", power["power"]),
-        Record("power.detectable_above", power.get("detectable_above")),
-        Record("power.detectable_below", power.get("detectable_below")),
+        Record("power.people", power.people),
+        Record("power.alpha", power.alpha),
+        Record("power.power", power.power),
+        Record("power.detectable_above", power.detectable_above),
+        Record("power.detectable_below", power.detectable_below),
         Record("human.n_annotators", analysed),
     )
     # the test of the gap is two-sided (parity.stats.power); each direction has its own detectable gap
     said = (
-        f"With {power['people']} people planned ({_layout(power)}), the two-sided test of the gap at α "
-        f"{power['alpha']:g} detects with {power['power']:.0%} power {_sides(power)}"
+        f"With {power.people} people planned ({_layout(power)}), the two-sided test of the gap at α "
+        f"{power.alpha:g} detects with {power.power:.0%} power {_sides(power.detectable_above, power.detectable_below)}"
     )
-    if analysed != power["people"]:
-        said += f"; {analysed} people were analysed, not {power['people']}"
+    if analysed != power.people:
+        said += f"; {analysed} people were analysed, not {power.people}"
         at = _at_analysed(power, analysed, results.methods.design.items_per_participant.max)
         if at is not None:
-            said += f": at {analysed} the test detects {_sides(at)}"
+            said += f": at {analysed} the test detects {_sides(at.detectable_above, at.detectable_below)}"
     return computed(BY_ID["1.8.1"], said, *records)
 
 
-def _layout(power: dict[str, Any]) -> str:
-    if power["units"] > 1:
-        return f"in {power['units']} units of {power['items_per_person']} items each"
-    return f"each answering all {power['items_per_person']} items"
+def _layout(power: PlannedPower) -> str:
+    if (power.units or 0) > 1:
+        return f"in {power.units} units of {power.items_per_person} items each"
+    return f"each answering all {power.items_per_person} items"
 
 
-def _sides(power: Mapping[str, Any]) -> str:
+def _sides(above: float | None, below: float | None) -> str:
     sides = [
-        f"{'no gap' if power.get(key) is None else f'a gap of {100 * abs(power[key]):.1f} points'} for a model {side} "
-        "the people"
-        for key, side in (("detectable_above", "above"), ("detectable_below", "below"))
+        f"{'no gap' if gap is None else f'a gap of {100 * abs(gap):.1f} points'} for a model {side} the people"
+        for gap, side in ((above, "above"), (below, "below"))
     ]
     return " and ".join(sides)
 
 
-def _at_analysed(power: dict[str, Any], analysed: int, items: int) -> dict[str, Any] | None:
+def _at_analysed(power: PlannedPower, analysed: int, items: int) -> stats_power.PowerAnalysis | None:
     """The planned analysis again at the number of people analysed (its variance components, its α
     and power, the units' items as run), or None where it cannot be computed."""
-    parts = (power.get("source") or {}).get("components")
+    parts = power.source.components if power.source is not None else None
     if not parts or analysed < 2:
         return None
     try:
         return stats_power.power_analysis(
             people=analysed,
-            items_per_person=items or int(power["items_per_person"]),
-            units=max(1, int(power["units"])),
+            items_per_person=items or int(power.items_per_person or 0),
+            units=max(1, int(power.units or 0)),
             components=stats_power.VarianceComponents(
-                baseline=float(parts["baseline"]), person_sd=float(parts["person_sd"]), item_sd=float(parts["item_sd"])
+                baseline=float(parts.baseline), person_sd=float(parts.person_sd), item_sd=float(parts.item_sd)
             ),
-            power=float(power["power"]),
-            alpha=float(power["alpha"]),
-        ).to_dict()
+            power=float(power.power or 0),
+            alpha=float(power.alpha or 0),
+        )
     except (ValueError, ArithmeticError):
         return None
 
@@ -323,12 +319,16 @@ def _at_analysed(power: dict[str, Any], analysed: int, items: int) -> dict[str, 
 @answers("1.9")
 def ethics(study: Study, results: StudyResults) -> Answer:
     found = results.methods.reporting.ethics
-    records = tuple(Record(f"study.ethics_{key}", found.get(key, "")) for key in ("body", "reference", "exemption"))
-    if found.get("body"):
-        reference = f" (reference {found['reference']})" if found.get("reference") else ""
-        return entered(BY_ID["1.9"], f"Yes: {found['body']}{reference}", *records)
-    if found.get("exemption"):
-        return entered(BY_ID["1.9"], f"Yes: exempted: {found['exemption']}", *records)
+    records = (
+        Record("study.ethics_body", found.body),
+        Record("study.ethics_reference", found.reference),
+        Record("study.ethics_exemption", found.exemption),
+    )
+    if found.body:
+        reference = f" (reference {found.reference})" if found.reference else ""
+        return entered(BY_ID["1.9"], f"Yes: {found.body}{reference}", *records)
+    if found.exemption:
+        return entered(BY_ID["1.9"], f"Yes: exempted: {found.exemption}", *records)
     return missing("1.9", *records)
 
 

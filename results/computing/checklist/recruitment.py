@@ -58,7 +58,9 @@ def recruitment_criteria(study: Study, results: StudyResults) -> Answer:
     records = _screening(recruiting, results, Record("study.group", study.group))
     if not _screened(recruiting, results):
         return not_applicable(BY_ID["2.3.1"], "nobody was prescreened or refused at recruitment", *records)
-    said = [Screening.from_json(recruiting.prescreening).describe()] if _prescreened(recruiting, results) else []
+    said = (
+        [Screening.from_json(recruiting.prescreening.to_json()).describe()] if _prescreened(recruiting, results) else []
+    )
     if study.group:
         said.append(f"People who had taken part in another study of the group {study.group!r} were refused at entry.")
     return computed(BY_ID["2.3.1"], " ".join(part for part in said if part), *records)
@@ -111,7 +113,7 @@ def _screening(recruiting: Recruiting, results: StudyResults, *more: Record) -> 
     """The records who was kept out rests on: the prescreening set, whether a Prolific study applied
     it, and the people refused at entry for an earlier study of the group."""
     return (
-        Record("study.prolific_filters", json.dumps(recruiting.prescreening, sort_keys=True)),
+        Record("study.prolific_filters", json.dumps(recruiting.prescreening.to_json(), sort_keys=True)),
         Record("prolific study", results.methods.prolific is not None),
         Record("refused at entry for an earlier study of the group", recruiting.refused_earlier_participation),
         *more,
@@ -121,7 +123,7 @@ def _screening(recruiting: Recruiting, results: StudyResults, *more: Record) -> 
 def _prescreened(recruiting: Recruiting, results: StudyResults) -> bool:
     """Whether Prolific's prescreening applied: filters set on a study that Prolific ran (a study
     without a Prolific study keeps its filters, but nothing applied them)."""
-    return bool(recruiting.prescreening) and results.methods.platform == "prolific"
+    return recruiting.prescreening.is_set and results.methods.platform == "prolific"
 
 
 def _screened(recruiting: Recruiting, results: StudyResults) -> bool:
@@ -141,15 +143,15 @@ def contamination(study: Study, results: StudyResults) -> Answer:
     seen = recruiting.seen_before
     records = (
         *_screening(recruiting, results)[:2],
-        Record("closing answers: seen before, yes", None if seen is None else seen["yes"]),
-        Record("closing answers: seen before, no", None if seen is None else seen["no"]),
+        Record("closing answers: seen before, yes", None if seen is None else seen.yes),
+        Record("closing answers: seen before, no", None if seen is None else seen.no),
     )
     said = []
-    if _prescreened(recruiting, results) and recruiting.prescreening.get("exclude_earlier"):
+    if _prescreened(recruiting, results) and recruiting.prescreening.exclude_earlier:
         said.append("participants of the researchers' earlier studies were excluded by Prolific's prescreening")
     if recruiting.seen_before is not None:
         seen = recruiting.seen_before
-        said.append(f"asked at the end, {seen['yes']} said they had seen items before and {seen['no']} had not")
+        said.append(f"asked at the end, {seen.yes} said they had seen items before and {seen.no} had not")
     if not said:
         return computed(BY_ID["2.5"], "No", *records)
     return computed(BY_ID["2.5"], "Partial: " + "; ".join(said), *records)

@@ -12,6 +12,8 @@ a field's metadata may say otherwise:
 - `present_if`: the key is written only when the named boolean field of the same node is true;
 - `inline`: the value, a mapping or a `parity.stats` result, is written into the node itself (the
   benchmark's headline entries; a run's paired test and its place in the human band);
+- `omit_if_empty`: the key is left out when the value is None, an empty list or False (the Prolific
+  prescreening, as the study stores it);
 - `hidden`: never written (what the tree knows that the JSON does not say).
 
 The sections still held as JSON mappings (the benchmark's own breakdowns and headline entries) come as
@@ -63,22 +65,29 @@ from results.computing.spine.methods import (
     Design,
     DesignSetting,
     Entered,
+    Ethics,
     ExclusionReason,
     Explanations,
     ItemSample,
     Methods,
+    Paper,
     Pay,
+    PlannedPower,
+    Prescreening,
     ProlificRecruitment,
     Recruiting,
     Reporting,
     RunProvenance,
+    SeenBefore,
     Spread,
     StatisticsSettings,
     TrainingPhase,
+    VarianceSource,
 )
 from results.computing.spine.node import (
     HIDDEN,
     INLINE,
+    OMIT_IF_EMPTY,
     OMIT_IF_NONE,
     Node,
     from_json,
@@ -145,6 +154,7 @@ __all__ = [
     "DesignSetting",
     "DivergentItemText",
     "Entered",
+    "Ethics",
     "Explanations",
     "ExclusionReason",
     "GenerativeScore",
@@ -158,10 +168,14 @@ __all__ = [
     "Methods",
     "ModelResults",
     "Node",
+    "OMIT_IF_EMPTY",
     "OMIT_IF_NONE",
+    "Paper",
     "Participants",
     "Pay",
     "PlacedItem",
+    "PlannedPower",
+    "Prescreening",
     "ProlificRecruitment",
     "Recruiting",
     "TrainingPhase",
@@ -174,11 +188,13 @@ __all__ = [
     "RunPaired",
     "RunPlacement",
     "RunProvenance",
+    "SeenBefore",
     "Spread",
     "StatisticsSettings",
     "StudyResults",
     "UnitAnnotator",
     "UnitResults",
+    "VarianceSource",
     "from_json",
     "to_json",
 ]

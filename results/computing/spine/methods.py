@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from parity.reporting.methods import CROSSED
-from results.computing.spine.node import OMIT_IF_NONE, Node
+from parity.stats.power import VarianceComponents
+from results.computing.spine.node import HIDDEN, OMIT_IF_EMPTY, OMIT_IF_NONE, Node
 
 # -- what a methods section says (`results.computing.methods`) --------------------------------------------
 
@@ -127,15 +127,86 @@ class StatisticsSettings(Node):
 
 
 @dataclass(frozen=True)
+class Ethics(Node):
+    """The ethics review as the researchers entered it ("" where they entered nothing)."""
+
+    body: str
+    reference: str
+    exemption: str
+
+
+@dataclass(frozen=True)
+class Paper(Node):
+    """The paper the study is reported in, as the researchers entered it ("" where they entered nothing)."""
+
+    title: str
+    url: str
+    venue: str
+
+
+@dataclass(frozen=True)
+class VarianceSource(Node):
+    """Where a power analysis took its variance from (`studies.design.power.VarianceSource`): a pilot, a
+    published study or a stated default, in words as `label`."""
+
+    kind: str
+    label: str
+    components: VarianceComponents | None
+    study: str = ""
+    n_people: int = 0
+    n_items: int = 0
+
+
+#: the metadata of a power analysis's figures: written when the analysis was computed
+COMPUTED = {"present_if": "computed"}
+
+
+@dataclass(frozen=True)
+class PlannedPower(Node):
+    """The design's power analysis as the study keeps it (`studies.design.power.design_power`): a
+    `parity.stats.power.PowerAnalysis` with its `source`; an analysis the model could not compute
+    keeps only the design and `reason`. The design's figures are None (and left out) where the
+    record does not hold them."""
+
+    people: int | None = field(default=None, metadata=OMIT_IF_NONE)
+    units: int | None = field(default=None, metadata=OMIT_IF_NONE)
+    items_per_person: int | None = field(default=None, metadata=OMIT_IF_NONE)
+    #: whether the analysis was computed, which writes the figures below (the record says it by holding them)
+    computed: bool = field(default=False, metadata=HIDDEN)
+    n_items: int | None = field(default=None, metadata=COMPUTED)
+    baseline: float | None = field(default=None, metadata=COMPUTED)
+    person_sd: float | None = field(default=None, metadata=COMPUTED)
+    item_sd: float | None = field(default=None, metadata=COMPUTED)
+    power: float | None = field(default=None, metadata=COMPUTED)
+    alpha: float | None = field(default=None, metadata=COMPUTED)
+    #: the smallest gap detected with `power`: the larger of the two sides, then each side's (None: none that side)
+    detectable_gap: float | None = field(default=None, metadata=COMPUTED)
+    detectable_above: float | None = field(default=None, metadata=COMPUTED)
+    detectable_below: float | None = field(default=None, metadata=COMPUTED)
+    #: the human CI's expected half-width over participants, and over items too
+    human_half_width: float | None = field(default=None, metadata=COMPUTED)
+    human_half_width_items: float | None = field(default=None, metadata=COMPUTED)
+    target: str | None = field(default=None, metadata=COMPUTED)
+    method: str | None = field(default=None, metadata=COMPUTED)
+    #: why a figure is missing (None when none is)
+    reason: str | None = None
+    source: VarianceSource | None = field(default=None, metadata=OMIT_IF_NONE)
+
+    @property
+    def detects(self) -> bool:
+        """Whether a gap on either side is detected (what the methods and the checklist state)."""
+        return self.detectable_above is not None or self.detectable_below is not None
+
+
+@dataclass(frozen=True)
 class Reporting(Node):
     """What the researchers entered while drafting (the population of interest, the ethics review
-    and the paper, as mappings of the form's fields), and the design's power analysis
-    (`studies.design.power`), None where none was recorded."""
+    and the paper), and the design's power analysis (`studies.design.power`), None where none was recorded."""
 
     population: str
-    ethics: dict[str, str]
-    paper: dict[str, str]
-    power: dict[str, Any] | None
+    ethics: Ethics
+    paper: Paper
+    power: PlannedPower | None
 
 
 @dataclass(frozen=True)
@@ -150,15 +221,44 @@ class ItemSample(Node):
 
 
 @dataclass(frozen=True)
+class Prescreening(Node):
+    """The Prolific prescreening as the study stores it (`studies.design.screening.Screening.to_json`): only
+    what is set is written, the select filters as Prolific's choice ids."""
+
+    age_min: int | None = field(default=None, metadata=OMIT_IF_EMPTY)
+    age_max: int | None = field(default=None, metadata=OMIT_IF_EMPTY)
+    sex: list[str] = field(default_factory=list, metadata=OMIT_IF_EMPTY)
+    first_languages: list[str] = field(default_factory=list, metadata=OMIT_IF_EMPTY)
+    fluent_languages: list[str] = field(default_factory=list, metadata=OMIT_IF_EMPTY)
+    countries: list[str] = field(default_factory=list, metadata=OMIT_IF_EMPTY)
+    approval_rate_min: int | None = field(default=None, metadata=OMIT_IF_EMPTY)
+    #: refuse, on Prolific, the participants of the researchers' earlier Parity studies on Prolific
+    exclude_earlier: bool = field(default=False, metadata=OMIT_IF_EMPTY)
+
+    @property
+    def is_set(self) -> bool:
+        """Whether any filter is set (the stored mapping is not empty)."""
+        return bool(self.to_json())
+
+
+@dataclass(frozen=True)
+class SeenBefore(Node):
+    """The closing question "Had you seen any of these items before this study?", counted."""
+
+    yes: int
+    no: int
+
+
+@dataclass(frozen=True)
 class Recruiting(Node):
     """Who could take part and who was kept out: the Prolific prescreening as stored
     (`studies.design.screening`), the people refused for an earlier study of the group, the items sampled, and
     the closing question "seen before" counted (None when it was not asked)."""
 
-    prescreening: dict[str, Any]
+    prescreening: Prescreening
     refused_earlier_participation: int
     items: ItemSample
-    seen_before: dict[str, int] | None
+    seen_before: SeenBefore | None
 
 
 @dataclass(frozen=True)

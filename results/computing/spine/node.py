@@ -11,6 +11,9 @@ from typing import Any, Self, Union, get_args, get_origin, get_type_hints
 
 #: the metadata of a field written only when not None
 OMIT_IF_NONE = {"omit_if_none": True}
+#: the metadata of a field written only when set: not None, an empty list or False (as
+#: `studies.design.screening.Screening.to_json` stores a prescreening)
+OMIT_IF_EMPTY = {"omit_if_empty": True}
 #: the metadata of a field never written
 HIDDEN = {"hidden": True}
 #: the metadata of a mapping written into its node
@@ -111,6 +114,8 @@ class Node:
         for spec in fields(self):  # type: ignore[arg-type]
             meta, value = spec.metadata, getattr(self, spec.name)
             if meta.get("hidden") or (meta.get("omit_if_none") and value is None):
+                continue
+            if meta.get("omit_if_empty") and value in (None, [], False):
                 continue
             if "present_if" in meta and not getattr(self, meta["present_if"]):
                 continue

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, fields, is_dataclass
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from prolific.currency import symbol
 from results.computing.spine import Node, StudyResults
@@ -140,8 +140,53 @@ def at(results: StudyResults, path: Path) -> Any:
     return value
 
 
-def figure(results: StudyResults, path: Path, kind: str) -> Figure:
-    return Figure(path, at(results, path), kind)
+T = TypeVar("T")
+
+
+class _Traced:
+    """A value of the results tree with its path in the tree's JSON, standing in for the value in a
+    figure's reading (`traced`): an attribute read gives the field's value and adds its JSON key,
+    the field's name, or nothing for a field written into its node (`INLINE`, as `Node.to_json`
+    writes it); an index adds the index. Its own names begin with an underscore, which no field's
+    does (a field named `value` is read as one)."""
+
+    __slots__ = ("_path", "_value")
+
+    def __init__(self, value: Any, path: Path) -> None:
+        self._value = value
+        self._path = path
+
+    def __getattr__(self, name: str) -> _Traced:
+        value = self._value
+        inline = is_dataclass(value) and any(
+            spec.name == name and spec.metadata.get("inline") for spec in fields(value)
+        )
+        return _Traced(getattr(value, name), self._path if inline else (*self._path, name))
+
+    def __getitem__(self, key: int) -> _Traced:
+        return _Traced(self._value[key], (*self._path, key))
+
+
+def traced(results: StudyResults) -> StudyResults:
+    """The results tree read by attribute for figures: what an attribute read on it gives is only to
+    be handed to `figure`, which takes the value and the path it was read at (`t.tree.methods.pay.currency`
+    is the value at ("methods", "pay", "currency")); a sentence's own decisions read the tree itself."""
+    return cast(StudyResults, _Traced(results, ()))
+
+
+def figure(read: object, kind: str) -> Figure:
+    """The figure read from the traced tree (`traced`), with its path in the tree's JSON, which a report
+    prints beside it and a test holds against `study_results --json` (`at`)."""
+    if not isinstance(read, _Traced):
+        raise TypeError("a figure is read from the traced results tree")
+    return Figure(read._path, read._value, kind)
+
+
+def present(value: T | None) -> T:
+    """`value`, which the sentence reading it has found set: a figure read from an optional node."""
+    if value is None:
+        raise ValueError("a figure is read from a node the results do not have")
+    return value
 
 
 def plain(parts: list[Part]) -> str:

@@ -6,41 +6,52 @@ Each paragraph is a list of parts: plain words, and figures taken from the resul
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from parity.reporting.methods import MODEL_CI, gap_ci, human_ci, reliability
 from parity.stats import CONFIDENCE_SEQUENCE
 from parity.stats.intervals import FIXED_WIDTH
-from results.computing.spine import StudyResults
+from results.computing.spine import Design, Entered, Pay, PlannedPower, Spread, StudyResults
 from results.presenting.report import recruiting, training
-from results.presenting.report.figures import Part, figure, series
+from results.presenting.report.figures import Part, figure, present, series, traced
 from results.presenting.report.materials import Materials, original_sentence
+from results.presenting.wording import plural
 
 Paragraph = list[Part]
 
 #: the design settings the methods already state in words (the units, their size, the people per
 #: unit, the attention checks and the exclusion rule)
 STATED = frozenset({"units", "unit_size", "per_unit", "attention_checks", "exclude_at"})
+#: what became of the people who entered, as the methods name each fate, in the order they are said
+FATES: tuple[tuple[Callable[[Entered], int], str], ...] = (
+    (lambda people: people.completed, "completed it"),
+    (lambda people: people.screened_out, "failed the comprehension check"),
+    (lambda people: people.declined, "declined consent"),
+    (lambda people: people.returned, "returned it"),
+    (lambda people: people.timed_out, "timed out"),
+    (lambda people: people.in_progress, "still answering"),
+)
 
 
 class _Text:
-    """Builds one paragraph: `add` words and figures, `f` a figure at a path."""
+    """Builds one paragraph: `add` words and figures, `f` a figure read from `tree`."""
 
     def __init__(self, results: StudyResults, materials: Materials | None = None) -> None:
         self.results = results
+        #: the results read for figures (`figures.traced`): `t.f(t.tree.methods.pay.currency)`
+        self.tree = traced(results)
         self.methods = results.methods
         #: the study's texts and, for an imported study, the original study as entered (None: the
         #: report is written from the results alone, and an imported study's original is not known)
         self.materials = materials
         self.parts: list[Part] = []
 
-    def f(self, *path: str | int, kind: str = "int") -> Part:
-        return figure(self.results, path, kind)
+    def f(self, read: object, kind: str = "int") -> Part:
+        """The figure read from `tree`, with its path in the results' JSON."""
+        return figure(read, kind)
 
     def add(self, *parts: Part) -> None:
         self.parts.extend(parts)
-
-
-def _plural(n: int, one: str, many: str) -> str:
-    return one if n == 1 else many
 
 
 def _recruitment(t: _Text) -> None:
@@ -49,8 +60,8 @@ def _recruitment(t: _Text) -> None:
     if platform == "imported":
         t.add(
             "The human answers are those of a published study, imported into Parity: ",
-            t.f("methods", "participants", "entered"),
-            f" {_plural(people.entered, 'annotator', 'annotators')}. ",
+            t.f(t.tree.methods.participants.entered),
+            f" {plural(people.entered, 'annotator', 'annotators')}. ",
             # the import's records count the published answers, not who began the original study
             original_sentence(t.materials, "attrition", "the original study's attrition"),
         )
@@ -61,31 +72,20 @@ def _recruitment(t: _Text) -> None:
         t.add("Participants answered on Parity through the study's link (no Prolific study was recorded)")
     dates = methods.dates
     if dates.first_start and dates.last_completion and dates.first_start[:10] == dates.last_completion[:10]:
-        t.add(", on ", t.f("methods", "dates", "first_start", kind="day"))
+        t.add(", on ", t.f(t.tree.methods.dates.first_start, kind="day"))
     elif dates.first_start and dates.last_completion:
         t.add(
             ", between ",
-            t.f("methods", "dates", "first_start", kind="day"),
+            t.f(t.tree.methods.dates.first_start, kind="day"),
             " and ",
-            t.f("methods", "dates", "last_completion", kind="day"),
+            t.f(t.tree.methods.dates.last_completion, kind="day"),
         )
     t.add(". ")
-    t.add(t.f("methods", "participants", "entered"), f" {_plural(people.entered, 'person', 'people')} entered")
-    fates = [
-        (key, words)
-        for key, words in (
-            ("completed", "completed it"),
-            ("screened_out", "failed the comprehension check"),
-            ("declined", "declined consent"),
-            ("returned", "returned it"),
-            ("timed_out", "timed out"),
-            ("in_progress", "still answering"),
-        )
-        if getattr(people, key)
-    ]
+    t.add(t.f(t.tree.methods.participants.entered), f" {plural(people.entered, 'person', 'people')} entered")
+    fates = [(read, words) for read, words in FATES if read(people)]
     if fates:
         t.add(": ")
-        t.add(*series([[t.f("methods", "participants", key), f" {words}"] for key, words in fates]))
+        t.add(*series([[t.f(read(t.tree.methods.participants)), f" {words}"] for read, words in fates]))
     t.add(". ")
 
 
@@ -93,14 +93,14 @@ def _exclusions(t: _Text) -> None:
     people = t.methods.participants
     if people.excluded:
         t.add(
-            t.f("methods", "participants", "excluded"),
-            f" {_plural(people.excluded, 'was', 'were')} excluded (",
+            t.f(t.tree.methods.participants.excluded),
+            f" {plural(people.excluded, 'was', 'were')} excluded (",
         )
         reasons = [
             [
-                t.f("methods", "participants", "exclusion_reasons", index, "reason", kind="phrase"),
+                t.f(t.tree.methods.participants.exclusion_reasons[index].reason, kind="phrase"),
                 ": ",
-                t.f("methods", "participants", "exclusion_reasons", index, "n"),
+                t.f(t.tree.methods.participants.exclusion_reasons[index].n),
             ]
             for index in range(len(people.exclusion_reasons))
         ]
@@ -109,7 +109,7 @@ def _exclusions(t: _Text) -> None:
         t.add(original_sentence(t.materials, "exclusions", "the original study's exclusions"))
     t.add(
         "The analysis uses the answers of the ",
-        t.f("participants", "included"),
+        t.f(t.tree.participants.included),
         " participants who completed the study and were not excluded. ",
     )
 
@@ -121,14 +121,14 @@ def _attention(t: _Text) -> None:
     if attention.checks_per_participant:
         t.add(
             "Each participant met ",
-            t.f("methods", "attention", "checks_per_participant"),
-            f" attention {_plural(attention.checks_per_participant, 'check', 'checks')} among the items, at "
+            t.f(t.tree.methods.attention.checks_per_participant),
+            f" attention {plural(attention.checks_per_participant, 'check', 'checks')} among the items, at "
             "random positions",
         )
         if attention.exclude_at:
             t.add(
                 "; a participant who failed ",
-                t.f("methods", "attention", "exclude_at"),
+                t.f(t.tree.methods.attention.exclude_at),
                 " was excluded",
             )
         t.add(". ")
@@ -137,7 +137,7 @@ def _attention(t: _Text) -> None:
     if attention.answer_floor_ms:
         t.add(
             "An answer given less than ",
-            t.f("methods", "attention", "answer_floor_ms"),
+            t.f(t.tree.methods.attention.answer_floor_ms),
             " ms after its item was shown was refused as unread. ",
         )
 
@@ -149,29 +149,32 @@ def _pay(t: _Text) -> None:
         return
     pay = t.methods.pay
 
-    def amount(key: str) -> list[Part]:
+    def amount(read: Callable[[Pay], int | float | None]) -> list[Part]:
         # in the Prolific workspace's currency: its symbol, then the amount
-        return [t.f("methods", "pay", "currency", kind="currency"), t.f("methods", "pay", key, kind="minor")]
+        return [
+            t.f(t.tree.methods.pay.currency, kind="currency"),
+            t.f(read(t.tree.methods.pay), kind="minor"),
+        ]
 
     t.add(
         "The reward was ",
-        *amount("reward_pence"),
+        *amount(lambda pay: pay.reward_pence),
         " for an estimated ",
-        t.f("methods", "pay", "estimated_minutes"),
+        t.f(t.tree.methods.pay.estimated_minutes),
         " minutes (",
-        *amount("estimated_hourly_pence"),
+        *amount(lambda pay: pay.estimated_hourly_pence),
         " an hour)",
     )
     if pay.median_minutes is not None:
         t.add(
             "; the median completion took ",
-            t.f("methods", "pay", "median_minutes", kind="one"),
+            t.f(t.tree.methods.pay.median_minutes, kind="one"),
             " minutes (",
-            *amount("median_hourly_pence"),
+            *amount(lambda pay: pay.median_hourly_pence),
             " an hour)",
         )
     if pay.bonus_per_correct_pence:
-        t.add(", with a bonus of ", *amount("bonus_per_correct_pence"), " per right answer")
+        t.add(", with a bonus of ", *amount(lambda pay: pay.bonus_per_correct_pence), " per right answer")
     t.add(". ")
 
 
@@ -179,20 +182,24 @@ def _design(t: _Text) -> None:
     design = t.methods.design
     t.add(
         "The study (",
-        t.f("methods", "design", "benchmark_title", kind="text"),
+        t.f(t.tree.methods.design.benchmark_title, kind="text"),
         ") had ",
-        t.f("methods", "design", "n_items"),
+        t.f(t.tree.methods.design.n_items),
         " items in ",
-        t.f("methods", "design", "n_units"),
-        f" {_plural(design.n_units, 'unit', 'units')}; each participant answered the items of one unit (",
+        t.f(t.tree.methods.design.n_units),
+        f" {plural(design.n_units, 'unit', 'units')}; each participant answered the items of one unit (",
     )
-    for key, noun in (("items_per_participant", "items"), ("participants_per_unit", "participants per unit")):
-        spread = getattr(design, key)
+    spreads: list[tuple[Callable[[Design], Spread], str, str]] = [
+        (lambda design: design.items_per_participant, "items", ", "),
+        (lambda design: design.participants_per_unit, "participants per unit", ""),
+    ]
+    for read, noun, then in spreads:
+        spread = read(design)
         if spread.min == spread.max:
-            t.add(t.f("methods", "design", key, "min"), f" {noun}")
+            t.add(t.f(read(t.tree.methods.design).min), f" {noun}")
         else:
-            t.add(t.f("methods", "design", key, "min"), "–", t.f("methods", "design", key, "max"), f" {noun}")
-        t.add(", " if key == "items_per_participant" else "")
+            t.add(t.f(read(t.tree.methods.design).min), "–", t.f(read(t.tree.methods.design).max), f" {noun}")
+        t.add(then)
     t.add(" planned). ")
     told = [
         index
@@ -207,13 +214,11 @@ def _design(t: _Text) -> None:
         # not a phrase: "Items from"), a switch on or off, any other setting "set to" its value
         said: list[list[Part]] = []
         for index in told:
-            label = ["“", t.f("methods", "design", "settings", index, "label", kind="text"), "”"]
+            label = ["“", t.f(t.tree.methods.design.settings[index].label, kind="text"), "”"]
             if isinstance(design.settings[index].value, bool):
-                said.append([*label, " was ", t.f("methods", "design", "settings", index, "value", kind="switch")])
+                said.append([*label, " was ", t.f(t.tree.methods.design.settings[index].value, kind="switch")])
             else:
-                said.append(
-                    [*label, " was set to ", t.f("methods", "design", "settings", index, "value", kind="setting")]
-                )
+                said.append([*label, " was set to ", t.f(t.tree.methods.design.settings[index].value, kind="setting")])
         t.add("Of the study's other design settings, ", *series(said), ". ")
 
 
@@ -231,23 +236,23 @@ def _models(t: _Text) -> None:
     t.add("The same items were answered by ")
     described = []
     for index, model in enumerate(models):
-        parts: list[Part] = [t.f("methods", "models", index, "model", kind="text"), " ("]
+        parts: list[Part] = [t.f(t.tree.methods.models[index].model, kind="text"), " ("]
         details: list[list[Part]] = []
         if model.model_id and model.model_id != model.model:
-            details.append([t.f("methods", "models", index, "model_id", kind="text")])
+            details.append([t.f(t.tree.methods.models[index].model_id, kind="text")])
         details.append(
-            ["revision ", t.f("methods", "models", index, "revision", kind="text")]
+            ["revision ", t.f(t.tree.methods.models[index].revision, kind="text")]
             if model.revision
             else ["the default revision"]
         )
         if model.dtype:
-            details.append([t.f("methods", "models", index, "dtype", kind="text")])
-        details.append(["setting: ", t.f("methods", "models", index, "setting", kind="text")])
+            details.append([t.f(t.tree.methods.models[index].dtype, kind="text")])
+        details.append(["setting: ", t.f(t.tree.methods.models[index].setting, kind="text")])
         if model.source == "lm-evaluation-harness":
             details.append(
                 [
                     "answers imported from lm-evaluation-harness's samples file ",
-                    t.f("methods", "models", index, "samples_file", kind="text"),
+                    t.f(t.tree.methods.models[index].samples_file, kind="text"),
                 ]
             )
         for number, detail in enumerate(details):
@@ -262,12 +267,12 @@ def _statistics(t: _Text) -> None:
     method = t.methods.statistics.human_ci_method
     t.add(
         "Human accuracy is the mean over participants of each one's accuracy, with a ",
-        t.f("methods", "statistics", "ci_level", kind="level"),
+        t.f(t.tree.methods.statistics.ci_level, kind="level"),
         f" CI ({human_ci(method)}), about people like these on these items; a model's accuracy "
         f"has a CI by {MODEL_CI} (",
-        t.f("methods", "statistics", "n_boot"),
+        t.f(t.tree.methods.statistics.n_boot),
         " resamples, seed ",
-        t.f("methods", "statistics", "seed"),
+        t.f(t.tree.methods.statistics.seed),
         "), about items like these. Agreement is the mean pairwise Cohen's κ within units, Fleiss' κ and "
         "Krippendorff's α. ",
     )
@@ -277,10 +282,10 @@ def _statistics(t: _Text) -> None:
         # the citation has no year, as a paragraph's only digits are figures
         t.add(
             "Recruitment stopped when the ",
-            t.f("methods", "statistics", "ci_level", kind="level"),
+            t.f(t.tree.methods.statistics.ci_level, kind="level"),
             " confidence sequence of human accuracy (Waudby-Smith and Ramdas), valid at any stopping time, "
             "was at most ",
-            t.f("methods", "prolific", "target_value", kind="one"),
+            t.f(present(t.tree.methods.prolific).target_value, kind="one"),
             " points wide; the interval reported is that sequence at the stop. ",
         )
     if method == FIXED_WIDTH and prolific is not None and prolific.target_kind == "ci_width":
@@ -288,7 +293,7 @@ def _statistics(t: _Text) -> None:
             "Recruitment stopped at the last of up to three planned looks, each of whose numbers of participants "
             "was set by the spread of the accuracies so far, never by their mean (Stein's fixed-width interval); "
             "the interval reported is the mean ± half the target of ",
-            t.f("methods", "prolific", "target_value", kind="one"),
+            t.f(present(t.tree.methods.prolific).target_value, kind="one"),
             " points. ",
         )
     if results.paired:
@@ -307,25 +312,26 @@ def _statistics(t: _Text) -> None:
         t.add(
             "Each model's ability is placed on the scale of the people population (its mean at zero, its SD the "
             "unit) by a ",
-            t.f("irt", "model", kind="text"),
+            t.f(present(t.tree.irt).model, kind="text"),
             " item-response model (the Rasch model by conditional maximum likelihood, the people's mean and SD as "
             "origin and unit, the CI the noncentral-t interval of a standardised mean; the two-parameter model by "
             "marginal maximum likelihood, the CI by the delta method with the items' uncertainty) over ",
-            t.f("irt", "people"),
+            t.f(present(t.tree.irt).people),
             " people and ",
-            t.f("irt", "items_used"),
+            t.f(present(t.tree.irt).items_used),
             " items (",
-            t.f("irt", "items_dropped_all_right"),
+            t.f(present(t.tree.irt).items_dropped_all_right),
             " dropped as answered right by all, ",
-            t.f("irt", "items_dropped_all_wrong"),
+            t.f(present(t.tree.irt).items_dropped_all_wrong),
             " as answered wrong by all)",
         )
         said: list[list[Part]] = [
             # a clamped estimate is said in words (`parity.reporting.methods.reliability`), never as 0.00
-            [f"{name} reliability ", t.f("irt", f"{name}_reliability", kind="num")]
-            if value > 0
-            else [reliability(name, value)]
-            for name, value in (("person", irt.person_reliability), ("item", irt.item_reliability))
+            [f"{name} reliability ", t.f(read, kind="num")] if value > 0 else [reliability(name, value)]
+            for name, value, read in (
+                ("person", irt.person_reliability, present(t.tree.irt).person_reliability),
+                ("item", irt.item_reliability, present(t.tree.irt).item_reliability),
+            )
             if value is not None
         ]
         if said:
@@ -333,7 +339,9 @@ def _statistics(t: _Text) -> None:
         t.add(". ")
         if not irt.calibrated:
             t.add(
-                "The ability CIs are not calibrated at this size: ", t.f("irt", "calibration_note", kind="text"), ". "
+                "The ability CIs are not calibrated at this size: ",
+                t.f(present(t.tree.irt).calibration_note, kind="text"),
+                ". ",
             )
 
 
@@ -343,62 +351,76 @@ def _population_and_ethics(t: _Text) -> None:
     if not reporting:
         return
     if reporting.population:
-        t.add("The population of interest is ", t.f("methods", "reporting", "population", kind="text"), ". ")
+        t.add("The population of interest is ", t.f(t.tree.methods.reporting.population, kind="text"), ". ")
     ethics = reporting.ethics
-    if ethics["body"]:
-        t.add("The study was reviewed by ", t.f("methods", "reporting", "ethics", "body", kind="text"))
-        if ethics["reference"]:
-            t.add(" (reference ", t.f("methods", "reporting", "ethics", "reference", kind="text"), ")")
+    if ethics.body:
+        t.add("The study was reviewed by ", t.f(t.tree.methods.reporting.ethics.body, kind="text"))
+        if ethics.reference:
+            t.add(" (reference ", t.f(t.tree.methods.reporting.ethics.reference, kind="text"), ")")
         t.add(". ")
-    if ethics["exemption"]:
-        t.add(
-            "It was exempt from ethics review: ", t.f("methods", "reporting", "ethics", "exemption", kind="text"), ". "
-        )
-    if not ethics["body"] and not ethics["exemption"] and t.results.methods.platform != "imported":
+    if ethics.exemption:
+        t.add("It was exempt from ethics review: ", t.f(t.tree.methods.reporting.ethics.exemption, kind="text"), ". ")
+    if not ethics.body and not ethics.exemption and t.results.methods.platform != "imported":
         t.add("The researchers did not state an ethics review. ")
     paper = reporting.paper
-    if paper["title"]:
-        t.add("The study is reported in “", t.f("methods", "reporting", "paper", "title", kind="text"), "”")
-        if paper["venue"]:
-            t.add(" (", t.f("methods", "reporting", "paper", "venue", kind="text"), ")")
+    if paper.title:
+        t.add("The study is reported in “", t.f(t.tree.methods.reporting.paper.title, kind="text"), "”")
+        if paper.venue:
+            t.add(" (", t.f(t.tree.methods.reporting.paper.venue, kind="text"), ")")
         t.add(". ")
+
+
+def _planned(results: StudyResults) -> PlannedPower:
+    """The power analysis a sentence of `_power` has found recorded."""
+    return present(results.methods.reporting.power)
 
 
 def _power(t: _Text) -> None:
     """The design's power analysis, as recorded at launch."""
-    reporting = t.results.methods.reporting
-    power = reporting.power if reporting is not None else None
-    if not power or (power.get("detectable_above") is None and power.get("detectable_below") is None):
+    power = t.results.methods.reporting.power
+    if power is None or not power.detects:
         return
-    path = ("methods", "reporting", "power")
-    t.add("Before launch, a power analysis for ", t.f(*path, "people"), " people")
-    if power["units"] > 1:
-        t.add(" in ", t.f(*path, "units"), " units of ", t.f(*path, "items_per_person"), " items each")
+    t.add("Before launch, a power analysis for ", t.f(_planned(t.tree).people), " people")
+    if (power.units or 0) > 1:
+        t.add(
+            " in ",
+            t.f(_planned(t.tree).units),
+            " units of ",
+            t.f(_planned(t.tree).items_per_person),
+            " items each",
+        )
     else:
-        t.add(" answering all ", t.f(*path, "items_per_person"), " items")
-    t.add(" found that the test of the gap over people and items (two-sided, α ", t.f(*path, "alpha", kind="num"), ")")
+        t.add(" answering all ", t.f(_planned(t.tree).items_per_person), " items")
+    t.add(
+        " found that the test of the gap over people and items (two-sided, α ",
+        t.f(_planned(t.tree).alpha, kind="num"),
+        ")",
+    )
     sides = [
-        [t.f(*path, key, kind="points"), f" for a model {side} the people"]
-        for key, side in (("detectable_above", "above"), ("detectable_below", "below"))
-        if power.get(key) is not None
+        [t.f(read, kind="points"), f" for a model {side} the people"]
+        for gap, read, side in (
+            (power.detectable_above, _planned(t.tree).detectable_above, "above"),
+            (power.detectable_below, _planned(t.tree).detectable_below, "below"),
+        )
+        if gap is not None
     ]
-    t.add(" detects a gap of ", *series(sides), " with ", t.f(*path, "power", kind="level"), " power")
+    t.add(" detects a gap of ", *series(sides), " with ", t.f(_planned(t.tree).power, kind="level"), " power")
     t.add(
         "; the human accuracy's CI was expected to be ",
-        t.f(*path, "human_half_width", kind="points"),
+        t.f(_planned(t.tree).human_half_width, kind="points"),
         " either side over participants (",
-        t.f(*path, "human_half_width_items", kind="points"),
+        t.f(_planned(t.tree).human_half_width_items, kind="points"),
         " generalising over items too). Its variance came from ",
-        t.f(*path, "source", "label", kind="text"),
+        t.f(present(_planned(t.tree).source).label, kind="text"),
     )
-    if power["source"].get("components"):
+    if power.source is not None and power.source.components:
         t.add(
             ": people ",
-            t.f(*path, "source", "components", "baseline", kind="pct"),
+            t.f(present(present(_planned(t.tree).source).components).baseline, kind="pct"),
             " right, a person SD of ",
-            t.f(*path, "source", "components", "person_sd", kind="num"),
+            t.f(present(present(_planned(t.tree).source).components).person_sd, kind="num"),
             " and an item SD of ",
-            t.f(*path, "source", "components", "item_sd", kind="num"),
+            t.f(present(present(_planned(t.tree).source).components).item_sd, kind="num"),
             " on the logit scale",
         )
     t.add(". ")
@@ -457,17 +479,17 @@ def results_paragraph(results: StudyResults) -> Paragraph:
     t = _Text(results)
     t.add(
         "Humans answered ",
-        t.f("human", "accuracy", "mean", kind="pct"),
+        t.f(t.tree.human.accuracy.mean, kind="pct"),
         " right on average",
     )
     if results.human.accuracy.ci95:
         t.add(
             " (",
-            t.f("methods", "statistics", "ci_level", kind="level"),
+            t.f(t.tree.methods.statistics.ci_level, kind="level"),
             " CI ",
-            t.f("human", "accuracy", "ci95", 0, kind="pct"),
+            t.f(present(t.tree.human.accuracy.ci95)[0], kind="pct"),
             " to ",
-            t.f("human", "accuracy", "ci95", 1, kind="pct"),
+            t.f(present(t.tree.human.accuracy.ci95)[1], kind="pct"),
             ")",
         )
     t.add(". ")
@@ -475,49 +497,53 @@ def results_paragraph(results: StudyResults) -> Paragraph:
     band = {row.run: index for index, row in enumerate(results.human_band)}
     irt = {row.run: index for index, row in enumerate(results.irt.models if results.irt else [])}
     for index, model in enumerate(results.models):
-        t.add(t.f("models", index, "label", kind="text"), ": ")
+        t.add(t.f(t.tree.models[index].label, kind="text"), ": ")
         if model.constant_answer:
             # its figures compare people with a constant answerer: said before them
-            t.add("a constant answerer, “", t.f("models", index, "constant_answer", kind="text"), "” to every item; ")
+            t.add(
+                "a constant answerer, “",
+                t.f(t.tree.models[index].constant_answer, kind="text"),
+                "” to every item; ",
+            )
         t.add(
-            t.f("models", index, "accuracy", kind="pct"),
+            t.f(t.tree.models[index].accuracy, kind="pct"),
             " on its ",
-            t.f("models", index, "n_items_scored"),
+            t.f(t.tree.models[index].n_items_scored),
             " items; on the ",
-            t.f("models", index, "n_items_same"),
+            t.f(t.tree.models[index].n_items_same),
             " items both answered the gap to the humans is ",
-            t.f("models", index, "gap_to_humans", kind="signed_pp"),
+            t.f(t.tree.models[index].gap_to_humans, kind="signed_pp"),
         )
         if model.gap_ci95:
             t.add(
                 " (CI ",
-                t.f("models", index, "gap_ci95", 0, kind="signed_pp"),
+                t.f(present(t.tree.models[index].gap_ci95)[0], kind="signed_pp"),
                 " to ",
-                t.f("models", index, "gap_ci95", 1, kind="signed_pp"),
+                t.f(present(t.tree.models[index].gap_ci95)[1], kind="signed_pp"),
                 ")",
             )
         if model.run in paired:
             row = paired[model.run]
             t.add(
                 ", p ",
-                t.f("paired", row, "p", kind="p_is"),
+                t.f(t.tree.paired[row].test.p, kind="p_is"),
                 "; against these participants' majority, McNemar p ",
-                t.f("paired", row, "mcnemar", "p", kind="p_is"),
+                t.f(t.tree.paired[row].test.mcnemar.p, kind="p_is"),
             )
         if model.run in band:
             row = band[model.run]
             t.add(
                 "; its κ with people, ",
-                t.f("human_band", row, "model_kappa", kind="num"),
+                t.f(t.tree.human_band[row].placed.model_kappa, kind="num"),
                 ", is ",
-                t.f("human_band", row, "verdict", kind="text"),
+                t.f(t.tree.human_band[row].placed.verdict, kind="text"),
                 " the human band",
             )
         if model.run in irt:
             row = irt[model.run]
             t.add(
                 "; its ability places it at the ",
-                t.f("irt", "models", row, "percentile", kind="one"),
+                t.f(present(t.tree.irt).models[row].percentile, kind="one"),
                 "th percentile of the participants",
             )
         t.add(". ")

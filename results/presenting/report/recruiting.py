@@ -6,57 +6,76 @@ number is a figure of the results tree (`methods.recruiting`, `methods.explanati
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 from parity import sampling
-from results.computing.spine import Methods
-from results.presenting.report.figures import Part, series
+from results.computing.spine import Explanations, Methods, Prescreening, Recruiting, StudyResults
+from results.presenting.report.figures import Part, present, series
 
 
 class Writing(Protocol):
     """What a paragraph being written offers (`paragraphs._Text`): the methods, figures, adding parts."""
 
     methods: Methods
+    tree: StudyResults
 
-    def f(self, *path: str | int, kind: str = "int") -> Part: ...
+    def f(self, read: object, kind: str = "int") -> Part: ...
 
     def add(self, *parts: Part) -> None: ...
 
 
-ROOT = ("methods", "recruiting")
 #: the prescreening's lists of Prolific choice ids, with the words the sentence uses
-SELECTS = (
-    ("sex", "sex"),
-    ("first_languages", "first language"),
-    ("fluent_languages", "fluent language"),
-    ("countries", "country of residence"),
+SELECTS: tuple[tuple[Callable[[Prescreening], list[str]], str], ...] = (
+    (lambda screening: screening.sex, "sex"),
+    (lambda screening: screening.first_languages, "first language"),
+    (lambda screening: screening.fluent_languages, "fluent language"),
+    (lambda screening: screening.countries, "country of residence"),
 )
+
+
+def _recruiting(results: StudyResults) -> Recruiting:
+    """Who could take part, which a sentence here has found recorded."""
+    return present(results.methods.recruiting)
+
+
+def _explanations(results: StudyResults) -> Explanations:
+    return present(results.methods.explanations)
 
 
 def prescreening(t: Writing) -> None:
     """ "Prolific's prescreening admitted only participants aged 18 to 65, ...", when any was set."""
     recruiting = t.methods.recruiting
-    if recruiting is None or not recruiting.prescreening:
+    if recruiting is None or not recruiting.prescreening.is_set:
         return
     screening = recruiting.prescreening
-    path = (*ROOT, "prescreening")
+    # a filter is set where the study stores it: not None, not 0 (`Prescreening.to_json` writes only those)
     parts: list[list[Part]] = []
-    if "age_min" in screening and "age_max" in screening:
-        parts.append(["aged ", t.f(*path, "age_min"), " to ", t.f(*path, "age_max")])
-    elif "age_min" in screening:
-        parts.append(["aged at least ", t.f(*path, "age_min")])
-    elif "age_max" in screening:
-        parts.append(["aged at most ", t.f(*path, "age_max")])
-    for key, words in SELECTS:
-        values = screening.get(key) or []
+    if screening.age_min and screening.age_max:
+        parts.append(
+            [
+                "aged ",
+                t.f(_recruiting(t.tree).prescreening.age_min),
+                " to ",
+                t.f(_recruiting(t.tree).prescreening.age_max),
+            ]
+        )
+    elif screening.age_min:
+        parts.append(["aged at least ", t.f(_recruiting(t.tree).prescreening.age_min)])
+    elif screening.age_max:
+        parts.append(["aged at most ", t.f(_recruiting(t.tree).prescreening.age_max)])
+    for read, words in SELECTS:
+        values = read(screening)
         if values:
-            ids = [[t.f(*path, key, index, kind="text")] for index in range(len(values))]
+            ids = [[t.f(read(_recruiting(t.tree).prescreening)[index], kind="text")] for index in range(len(values))]
             parts.append(
                 [f"with {words} (Prolific's choice {'id' if len(values) == 1 else 'ids'}) ", *series(ids, last=" or ")]
             )
-    if "approval_rate_min" in screening:
-        parts.append(["with an approval rate of at least ", t.f(*path, "approval_rate_min"), "%"])
-    if screening.get("exclude_earlier"):
+    if screening.approval_rate_min:
+        parts.append(
+            ["with an approval rate of at least ", t.f(_recruiting(t.tree).prescreening.approval_rate_min), "%"]
+        )
+    if screening.exclude_earlier:
         parts.append(["who had not taken part in the researchers' earlier studies on Prolific"])
     if not parts:
         return
@@ -78,7 +97,7 @@ def refusals(t: Writing) -> None:
         return
     n = recruiting.refused_earlier_participation
     t.add(
-        t.f(*ROOT, "refused_earlier_participation"),
+        t.f(_recruiting(t.tree).refused_earlier_participation),
         f" {'person was' if n == 1 else 'people were'} refused at entry for having taken part in an earlier "
         "study of the same group. ",
     )
@@ -91,9 +110,9 @@ def seen_before(t: Writing) -> None:
         return
     t.add(
         "Asked whether they had seen any of the items before the study, ",
-        t.f(*ROOT, "seen_before", "yes"),
+        t.f(present(_recruiting(t.tree).seen_before).yes),
         " answered yes and ",
-        t.f(*ROOT, "seen_before", "no"),
+        t.f(present(_recruiting(t.tree).seen_before).no),
         " no. ",
     )
 
@@ -104,14 +123,13 @@ def explanations(t: Writing) -> None:
     asked = t.methods.explanations
     if asked is None or asked.mode == "off":
         return
-    path = ("methods", "explanations")
     t.add(
         "Participants could write, optionally, why they chose their answer ",
-        t.f(*path, "asked", kind="text"),
+        t.f(_explanations(t.tree).asked, kind="text"),
         "; ",
-        t.f(*path, "given"),
+        t.f(_explanations(t.tree).given),
         f" explanation{'' if asked.given == 1 else 's'} from ",
-        t.f(*path, "people"),
+        t.f(_explanations(t.tree).people),
         f" {'person' if asked.people == 1 else 'people'}. ",
     )
 
@@ -121,14 +139,13 @@ def items(t: Writing) -> None:
     recruiting = t.methods.recruiting
     if recruiting is None or recruiting.items.method == "all":
         return
-    path = (*ROOT, "items")
     how = "at random" + sampling.HOW.get(recruiting.items.method, "")
     t.add(
         "The units hold ",
-        t.f(*path, "drawn"),
+        t.f(_recruiting(t.tree).items.drawn),
         " of the ",
-        t.f(*path, "available"),
+        t.f(_recruiting(t.tree).items.available),
         f" items, drawn {how} with seed ",
-        t.f(*path, "seed", kind="text"),
+        t.f(_recruiting(t.tree).items.seed, kind="text"),
         ". ",
     )

@@ -4,25 +4,18 @@ carry its section (`paired`, `human_band`, `irt`), and the placement plot's poin
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from parity.stats.paired import McNemar
 from results.computing.spine import StudyResults
 from results.presenting.report.figures import decimal, one_decimal, p_value
 from results.presenting.tables import Table, pct, signed_pct
+from results.presenting.wording import interval
 
 #: the divergent items listed (the results keep them all)
 DIVERGENT_ROWS = 10
 #: an item's text in a table is cut to this many characters
 ITEM_TEXT_CHARS = 80
-
-
-def _interval(bounds: Sequence[float | None] | None, write: Any) -> str:
-    if not bounds or bounds[0] is None or bounds[1] is None:
-        return "—"
-    return f"[{write(bounds[0])}, {write(bounds[1])}]"
 
 
 def _mcnemar_statistic(test: McNemar) -> str:
@@ -40,7 +33,7 @@ def paired_table(results: StudyResults) -> Table | None:
             str(row.test.n_items),
             signed_pct(row.test.gap),
             # no interval from answers with no spread: the reason stands where it would be
-            row.test.reason or _interval(row.test.ci, signed_pct),
+            row.test.reason or interval(row.test.ci, signed_pct),
             p_value(row.test.p),
             f"{row.test.mcnemar.b} / {row.test.mcnemar.c}",
             _mcnemar_statistic(row.test.mcnemar),
@@ -80,7 +73,7 @@ def band_table(results: StudyResults) -> Table | None:
             row.label,
             decimal(row.placed.model_kappa),
             decimal(row.placed.human_kappa.median),
-            _interval([row.placed.human_kappa.low, row.placed.human_kappa.high], decimal),
+            interval([row.placed.human_kappa.low, row.placed.human_kappa.high], decimal),
             str(row.placed.human_kappa.n_pairs),
             row.placed.verdict,
         ]
@@ -106,7 +99,7 @@ def irt_table(results: StudyResults) -> Table | None:
         [
             row.label,
             decimal(row.ability) + (" †" if row.ci_note else ""),
-            _interval(row.ci, decimal),
+            interval(row.ci, decimal),
             one_decimal(row.percentile),
         ]
         for row in irt.models

@@ -4,14 +4,15 @@ Every number is a figure of the results tree (`methods.training`), as in `paragr
 
 from __future__ import annotations
 
-from results.presenting.report.figures import Part
+from results.computing.spine import StudyResults, TrainingPhase
+from results.presenting.report.figures import present
 from results.presenting.report.recruiting import Writing
+from results.presenting.wording import plural
 
-ROOT = ("methods", "training")
 
-
-def _plural(n: int, one: str, many: str) -> str:
-    return one if n == 1 else many
+def _phase(results: StudyResults) -> TrainingPhase:
+    """The training, which the sentence has found the study had."""
+    return present(results.methods.training)
 
 
 def training(t: Writing) -> None:
@@ -20,19 +21,16 @@ def training(t: Writing) -> None:
     if phase is None:
         return
 
-    def f(key: str, kind: str = "int") -> Part:
-        return t.f(*ROOT, key, kind=kind)
-
     t.add("Before the items, participants ")
     if phase.practice_questions:
         t.add(
             "answered ",
-            f("practice_questions"),
-            f" practice {_plural(phase.practice_questions, 'question', 'questions')}, each followed by its right "
+            t.f(_phase(t.tree).practice_questions),
+            f" practice {plural(phase.practice_questions, 'question', 'questions')}, each followed by its right "
             "answer and the researchers' explanation and never counted in the results (",
-            f("practice_right"),
+            t.f(_phase(t.tree).practice_right),
             " of ",
-            f("practice_answered"),
+            t.f(_phase(t.tree).practice_answered),
             " practice answers were right)",
         )
         if phase.comprehension_questions:
@@ -40,14 +38,14 @@ def training(t: Writing) -> None:
     if phase.comprehension_questions:
         t.add(
             "took a comprehension check of ",
-            f("comprehension_questions"),
-            f" {_plural(phase.comprehension_questions, 'question', 'questions')} on the instructions, every one to be "
+            t.f(_phase(t.tree).comprehension_questions),
+            f" {plural(phase.comprehension_questions, 'question', 'questions')} on the instructions, every one to be "
             "answered right within ",
-            f("comprehension_tries"),
-            f" {_plural(phase.comprehension_tries, 'try', 'tries')}: ",
-            f("screened_out"),
+            t.f(_phase(t.tree).comprehension_tries),
+            f" {plural(phase.comprehension_tries, 'try', 'tries')}: ",
+            t.f(_phase(t.tree).screened_out),
             " of the ",
-            f("began"),
+            t.f(_phase(t.tree).began),
             " who began the training were still wrong after the last try and were asked to return the study, as "
             "Prolific asks",
         )
@@ -55,9 +53,9 @@ def training(t: Writing) -> None:
     if phase.median_minutes is not None:
         t.add(
             "The training took a median of ",
-            f("median_minutes", "one"),
+            t.f(_phase(t.tree).median_minutes, kind="one"),
             " minutes, paid within the reward (",
-            t.f("methods", "pay", "currency", kind="currency"),
-            f("median_pay_pence", "minor"),
+            t.f(t.tree.methods.pay.currency, kind="currency"),
+            t.f(_phase(t.tree).median_pay_pence, kind="minor"),
             " at the study's estimated rate). ",
         )

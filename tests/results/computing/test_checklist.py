@@ -182,7 +182,7 @@ def test_recruitment_entries_state_the_prescreening_the_refusals_and_the_sample(
     seen = results.methods.recruiting.seen_before
     assert answers["2.5"].text == (
         "Partial: participants of the researchers' earlier studies were excluded by Prolific's prescreening; "
-        f"asked at the end, {seen['yes']} said they had seen items before and {seen['no']} had not"
+        f"asked at the end, {seen.yes} said they had seen items before and {seen.no} had not"
     )
 
 

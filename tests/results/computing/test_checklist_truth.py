@@ -185,7 +185,7 @@ def test_a_prescreening_without_a_prolific_study_is_not_said_to_have_applied(pil
         prolific_filters={"age_min": 18, "age_max": 65, "exclude_earlier": True}
     )
     study, results, answers = _answers(pilot.study_id)
-    assert results.methods.platform == "link" and results.methods.recruiting.prescreening
+    assert results.methods.platform == "link" and results.methods.recruiting.prescreening.is_set
     assert answers["2.3"].text == "No"
     assert answers["2.3.1"].status is Status.NOT_APPLICABLE and answers["2.3.2"].status is Status.NOT_APPLICABLE
     assert answers["2.5"].text == "No"
@@ -203,8 +203,8 @@ def test_the_power_analysis_states_alpha_sidedness_both_directions_and_the_analy
 
     study, results, answers = _answers(pilot.study_id)
     power = results.methods.reporting.power
-    assert (power["people"], power["alpha"], power["power"], power["detectable_above"]) == (4, 0.05, 0.8, None)
-    below = 100 * abs(power["detectable_below"])
+    assert (power.people, power.alpha, power.power, power.detectable_above) == (4, 0.05, 0.8, None)
+    below = 100 * abs(power.detectable_below)
     planned = (
         "With 4 people planned (in 2 units of 5 items each), the two-sided test of the gap at α 0.05 detects with "
         f"80% power no gap for a model above the people and a gap of {below:.1f} points for a model below the people"
@@ -214,9 +214,9 @@ def test_the_power_analysis_states_alpha_sidedness_both_directions_and_the_analy
     # planned for 6, analysed 4: the detectable gaps at 4 are given beside the plan's
     Study.objects.filter(pk=study.pk).update(power_analysis={**study.power_analysis, "people": 6})
     study, results, answers = _answers(pilot.study_id)
-    parts = power["source"]["components"]
+    parts = power.source.components
     at_four = power_analysis(
-        people=4, items_per_person=5, units=2, components=VarianceComponents(**parts), power=0.8, alpha=0.05
+        people=4, items_per_person=5, units=2, components=VarianceComponents(**parts.to_dict()), power=0.8, alpha=0.05
     )
     sides = " and ".join(
         f"{'no gap' if gap is None else f'a gap of {100 * abs(gap):.1f} points'} for a model {side} the people"

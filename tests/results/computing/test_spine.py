@@ -5,6 +5,9 @@ its value is None or its condition is false, a mapping written into its node, le
 from __future__ import annotations
 
 import json
+from pathlib import Path
+
+from studies.screening import Screening
 
 from parity.stats.compare import ItemDisagreement
 from results.computing.spine import (
@@ -13,11 +16,15 @@ from results.computing.spine import (
     CollectionDates,
     Design,
     Entered,
+    Ethics,
     Human,
     HumanAccuracy,
     Methods,
+    Paper,
     Participants,
     Pay,
+    PlannedPower,
+    Prescreening,
     Reporting,
     Spread,
     StatisticsSettings,
@@ -88,7 +95,7 @@ def _methods() -> Methods:
         design=Design("ambibench", "AmbiBench", 1, 2, Spread(2, 2), Spread(1, 1), []),
         models=[],
         statistics=StatisticsSettings(0.95, 10, 0, "t_interval"),
-        reporting=Reporting("", {}, {}, None),
+        reporting=Reporting("", Ethics("", "", ""), Paper("", "", ""), None),
     )
 
 
@@ -115,3 +122,24 @@ def test_from_json_reads_back_the_headlines_the_graded_switch_and_keys_left_out(
         again = StudyResults.from_json(json.loads(json.dumps(results.to_json())))
         assert again == results
         assert again.headlines == {"oracle_by_position": [1]} and again.participants.flagged_left_out is None
+
+
+def test_a_power_analysis_and_a_prescreening_are_written_as_the_study_stores_them() -> None:
+    """Both shapes `studies.power.design_power` stores (an analysis, or one the model could not
+    compute) and a prescreening as `Screening.to_json` stores it come back key for key, in order."""
+    golden = json.loads((Path(__file__).parent / "golden" / "native_pilot.json").read_text())
+    computed = golden["methods"]["reporting"]["power"]
+    failed = {
+        "people": 3,
+        "units": 1,
+        "items_per_person": 1,
+        "reason": "not computed: math domain error",
+        "source": computed["source"],
+    }
+    for stored in (computed, failed):
+        assert json.dumps(PlannedPower.from_json(stored).to_json()) == json.dumps(stored)
+    assert PlannedPower.from_json(computed).computed and not PlannedPower.from_json(failed).computed
+    stored = Screening(age_min=18, countries=["GB", "IE"], exclude_earlier=True).to_json()
+    screening = Prescreening.from_json(stored)
+    assert json.dumps(screening.to_json()) == json.dumps(stored) and screening.is_set
+    assert Prescreening.from_json({}).to_json() == {} and not Prescreening.from_json({}).is_set

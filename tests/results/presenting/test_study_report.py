@@ -9,6 +9,7 @@ import json
 import re
 from html import unescape
 from io import StringIO
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,7 +19,8 @@ from prolific.models import ProlificStudy
 from results.computing.spine import StudyResults
 from results.pipeline import study_checklist
 from results.presenting.report import build_report, render_report
-from results.presenting.report.figures import KINDS, Figure, at, plain
+from results.presenting.report import figures as report_figures
+from results.presenting.report.figures import KINDS, Figure, at, plain, traced
 from results.presenting.report.latex import tex
 from results.presenting.report.materials import study_materials
 from results.presenting.table_writers import markdown_table
@@ -27,6 +29,8 @@ from studies.models import Study
 from tests.personas import assistant, signed_in
 from tests.results.latex_check import check_latex
 
+#: the stored results of the golden test
+GOLDEN = Path(__file__).parent / "golden"
 FIGURE = re.compile(r'<span class="figure" data-path="([^"]*)" data-kind="([^"]*)">(.*?)</span>')
 
 
@@ -463,3 +467,24 @@ def test_a_researchers_reason_ending_in_a_full_stop_reads_as_part_of_the_sentenc
     assert "1 was excluded (Did not follow the instructions: 1)" in text
     assert ".:" not in text
     assert KINDS["phrase"]("Too fast, e.g..") == "Too fast, e.g.."  # an ellipsis or the like is the reason's own
+
+
+def test_a_figure_read_by_attribute_is_traced_to_its_path_in_the_json() -> None:
+    """The report reads its figures by attribute from the traced tree; each keeps the path of the JSON
+    key it was read at, a field written into its node (the paired test) adding none."""
+    results = _with_sections(json.loads((GOLDEN / "native_pilot.json").read_text()))
+    tree = traced(StudyResults.from_json(results))
+    read = [
+        (report_figures.figure(tree.methods.participants.entered, "int"), ("methods", "participants", "entered")),
+        (report_figures.figure(tree.paired[0].test.mcnemar.p, "p"), ("paired", 0, "mcnemar", "p")),
+        (report_figures.figure(tree.human_band[0].placed.model_kappa, "num"), ("human_band", 0, "model_kappa")),
+        # a field named `value` is the field's, not the traced value's
+        (
+            report_figures.figure(tree.methods.design.settings[0].value, "setting"),
+            ("methods", "design", "settings", 0, "value"),
+        ),
+    ]
+    for found, path in read:
+        assert found.path == path and found.value == at(results, path)
+    with pytest.raises(TypeError):
+        report_figures.figure(StudyResults.from_json(results).methods.participants.entered, "int")
