@@ -12,7 +12,6 @@ from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
-from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
@@ -38,9 +37,9 @@ from studies.design.screening import SELECTS
 from studies.errors import StudyError
 from studies.models import Study
 from studies.participants.decisions import participants_exclude, participants_include
+from studies.setup.settings_form import DESIGN_PREFIX, StudySettingsForm
 from studies.setup.studies import study_create, study_set_status
-from studies.workflow.forms import DESIGN_PREFIX, StudyForm
-from studies.workflow.selectors import design_estimate
+from studies.setup.units import design_estimate
 
 
 class Conflict(APIException):
@@ -55,7 +54,7 @@ CONFLICT = OpenApiResponse(DETAIL, "The study or run cannot do this in its prese
 API_NAMES = {"reward": "reward_pence", "__all__": api_settings.NON_FIELD_ERRORS_KEY}
 
 
-def form_errors(form: StudyForm) -> dict[str, list[str]]:
+def form_errors(form: StudySettingsForm) -> dict[str, list[str]]:
     """The form's messages under the API's names (a design option's as `design.<key>`)."""
     errors: dict[str, list[str]] = {}
     for name, messages in form.errors.items():
@@ -231,23 +230,10 @@ class StudyCreateApi(ResearcherApi):
         return Response(StudyDetailApi.OutputSerializer(study).data, status=201, headers={"Location": location})
 
     @staticmethod
-    def typed_design(form: StudyForm, data: dict[str, Any]) -> dict[str, Any] | None:
-        """The design `data` gives, as the form's design fields read it within their bounds; None
-        while one does not or the benchmark refuses the design."""
-        typed = {}
-        for option in form.definition.design_options:
-            name = DESIGN_PREFIX + option.key
-            try:
-                typed[option.key] = form.fields[name].clean(data.get(name))
-            except ValidationError:
-                return None
-        design = form.definition.design(typed)
-        return None if form.definition.design_errors(design) else design
-
-    @staticmethod
-    def form(given: dict[str, Any], owner: Any = None) -> StudyForm:
-        """The new-study page's form, filled with what was given and the page's defaults for the rest."""
-        defaults = StudyForm(benchmark=given["benchmark"])
+    def form(given: dict[str, Any], owner: Any = None) -> StudySettingsForm:
+        """The new-study page's settings form, filled with what was given and the page's defaults for
+        the rest."""
+        defaults = StudySettingsForm(benchmark=given["benchmark"])
         data = {name: defaults[name].initial for name in defaults.fields}
         data.update({DESIGN_PREFIX + key: value for key, value in given["design"].items()})
         # a multiple choice comes as a set from its serializer field, the form takes a list
@@ -262,13 +248,13 @@ class StudyCreateApi(ResearcherApi):
             # one given, the other follows it (a missing time: the design's estimate; a missing
             # reward: the recommended rate for the time); neither given, both follow the design.
             # A design is estimated only once its fields read: the form then names what is wrong
-            design = StudyCreateApi.typed_design(defaults, data)
+            design = defaults.design_given(data)
             training = Training.of_fields(given)  # the API's study has no practice: its explanations count
             estimate = design_estimate(given["benchmark"], design, training) if design is not None else None
             minutes, pence = followed_pay(estimate, given.get("estimated_minutes"), given.get("reward_pence"))
             data["estimated_minutes"] = minutes
             data["reward"] = (Decimal(pence) / 100).quantize(Decimal("0.01"))
-        return StudyForm(data, benchmark=given["benchmark"], owner=owner)
+        return StudySettingsForm(data, benchmark=given["benchmark"], owner=owner)
 
 
 class StudyStatusApi(ResearcherApi):

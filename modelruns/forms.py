@@ -13,8 +13,8 @@ from django.http import QueryDict
 from modelruns.models import ModelSpec
 from modelruns.sources import model_name_problem
 from parity.benchmarks.design import DesignOption
+from studies.design.option_fields import option_field
 from studies.models import Study
-from studies.workflow.forms import option_field
 
 
 def parse_setting_pairs(values: Iterable[str]) -> dict[str, str]:

@@ -98,6 +98,7 @@ PROBES = [
     ("studies/preregistration/probe.py", "studies.setup.studies", "The studies app's wings"),
     ("studies/setup/probe.py", "studies.participants.entry", "The studies app's wings"),
     ("studies/participants/probe.py", "studies.workflow.views", "The studies app's wings"),
+    ("api/probe.py", "studies.workflow.forms", "Only the studies app reaches"),
     # a module of the ground floor (the probe's import is added to it, then taken out)
     ("studies/selectors.py", "studies.participants.reads", "The studies app's wings"),
     ("studies/results_token.py", "studies.design.pay", "The studies app's wings"),

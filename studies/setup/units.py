@@ -1,8 +1,10 @@
 """A study's units, built from the imported items as its design says (by `study_create`, and again
-by `study_draft_update`), and the time and pay that follow from them."""
+by `study_draft_update`), and the time and pay that follow from them: a study's, or a design's
+before any study is made (`design_estimate`, which the new-study form and the API show and check)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -10,7 +12,7 @@ from django.db.models import Count
 from django.utils.translation import ngettext
 
 from annotation.models import BenchmarkAsset, Item
-from annotation.selectors import item_set_usable
+from annotation.selectors import item_data, item_set_usable
 from parity import benchmarks, sampling
 from parity.benchmarks.base import ItemData
 from parity.benchmarks.design import ShortPool
@@ -156,3 +158,30 @@ def follows_estimate(study: Study) -> bool:
         estimate.minutes,
         estimate.reward_pence,
     )
+
+
+def design_estimate(
+    benchmark: str, design: Mapping[str, Any], training: Training | None = None
+) -> DesignEstimate | None:
+    """The estimate for `design` of `benchmark` (and `training`): from the design alone where it says
+    how many answers a participant gives, else from the longest unit the imported items make; None
+    when neither can tell (no items yet, or a design the items cannot fill)."""
+    definition = benchmarks.get(benchmark)
+    merged = definition.design(design)
+    try:
+        found = estimate_of(definition, merged, training=training)
+        if found is not None:
+            return found
+        return estimate_of(definition, merged, _imported_units(benchmark, merged), training)
+    except (TypeError, ValueError, KeyError):
+        return None
+
+
+def _imported_units(benchmark: str, design: dict[str, Any]) -> list[list[str]]:
+    """The units the imported items make under `design` (lists of item keys)."""
+    definition = benchmarks.get(benchmark)
+    items = Item.objects.filter(
+        benchmark=benchmark, key__startswith=definition.item_scope(design), is_attention_check=False
+    )
+    assets = {key: definition_asset(benchmark, key) for key in definition.design_assets}
+    return definition.build_units([item_data(item) for item in items], definition.resolve_design(design, assets))

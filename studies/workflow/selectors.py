@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,14 +9,11 @@ from django.conf import settings
 from django.db.models import Count, Sum
 
 from annotation.models import Item
-from annotation.selectors import item_data
 from parity import benchmarks
-from studies.design.estimates import DesignEstimate, Training, estimate_of
 from studies.design.pay import HourlyPay, hourly_pay
 from studies.models import Participant, Preregistration, Study
 from studies.preregistration.document import rendered
 from studies.setup.studies import STATUS_MOVES
-from studies.setup.units import definition_asset
 
 
 @dataclass(frozen=True)
@@ -115,33 +111,6 @@ def study_page(study: Study) -> StudyPage:
         n_completed=participants.filter(status=Participant.Status.COMPLETED).count(),
         pay=hourly_pay(study.reward_pence, study.estimated_minutes),
     )
-
-
-def design_estimate(
-    benchmark: str, design: Mapping[str, Any], training: Training | None = None
-) -> DesignEstimate | None:
-    """The estimate for `design` of `benchmark` (and `training`): from the design alone where it says
-    how many answers a participant gives, else from the longest unit the imported items make; None
-    when neither can tell (no items yet, or a design the items cannot fill)."""
-    definition = benchmarks.get(benchmark)
-    merged = definition.design(design)
-    try:
-        found = estimate_of(definition, merged, training=training)
-        if found is not None:
-            return found
-        return estimate_of(definition, merged, _units(benchmark, merged), training)
-    except (TypeError, ValueError, KeyError):
-        return None
-
-
-def _units(benchmark: str, design: dict[str, Any]) -> list[list[str]]:
-    """The units the imported items make under `design` (lists of item keys)."""
-    definition = benchmarks.get(benchmark)
-    items = Item.objects.filter(
-        benchmark=benchmark, key__startswith=definition.item_scope(design), is_attention_check=False
-    )
-    assets = {key: definition_asset(benchmark, key) for key in definition.design_assets}
-    return definition.build_units([item_data(item) for item in items], definition.resolve_design(design, assets))
 
 
 @dataclass(frozen=True)

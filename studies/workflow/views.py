@@ -22,8 +22,9 @@ from studies.htmx import HtmxHttpRequest
 from studies.models import Study
 from studies.preregistration.services import PreregistrationError, preregistration_update
 from studies.setup.drafts import study_draft_update, study_duplicate
+from studies.setup.settings_form import DESIGN_PREFIX, error_field
 from studies.setup.studies import study_create, study_set_status
-from studies.workflow.forms import DESIGN_PREFIX, StatusForm, StudyForm, error_field
+from studies.workflow.forms import StatusForm, StudyForm
 from studies.workflow.forms_items import BenchmarkChoiceForm, ItemSetImportForm, named_set_choices
 from studies.workflow.forms_preregistration import PreregistrationForm, PreregistrationFormatForm
 from studies.workflow.selectors import (

@@ -1,5 +1,6 @@
-"""The new-study form's training fields: practice questions and a comprehension check, written as
-plain text (`parity.training`), and the check's tries."""
+"""A new study's training settings: practice questions and a comprehension check, written as plain
+text (`parity.training`), and the check's tries; the fields of the study's settings form
+(`studies.setup.settings_form`), read alike from the new-study page and the API."""
 
 from __future__ import annotations
 
@@ -24,7 +25,6 @@ class TrainingFields(forms.Form):
     practice_questions = forms.CharField(
         required=False,
         max_length=MAX_TEXT,
-        widget=forms.Textarea(attrs={"rows": 10}),
         label="Practice questions",
         help_text=f"shown one at a time after the instructions, each followed by its right answer and the lines you "
         f"write after it; never counted in the results; {_FORMAT}",
@@ -32,7 +32,6 @@ class TrainingFields(forms.Form):
     comprehension_questions = forms.CharField(
         required=False,
         max_length=MAX_TEXT,
-        widget=forms.Textarea(attrs={"rows": 10}),
         label="Comprehension check",
         help_text=f"questions on the instructions that must all be answered right before the items; whoever is still "
         f"wrong after the tries below is asked to return the study (Prolific's rule); {_FORMAT}",
@@ -70,9 +69,6 @@ class TrainingFields(forms.Form):
     def clean_comprehension_tries(self) -> int:
         tries = self.cleaned_data.get("comprehension_tries")
         return tries if tries is not None else 2
-
-    def training_fields(self) -> list[forms.BoundField]:
-        return [self[name] for name in TRAINING_FIELDS if name in self.fields]
 
     def training_arguments(self) -> dict[str, Any]:
         """The draw asked for, where the practice questions are left empty (`study_create` draws them)."""
