@@ -10,7 +10,7 @@ from rest_framework.response import Response
 
 from api.base import ResearcherApi
 from results.pipeline import study_monitor
-from studies.participants.flags import FLAGS
+from studies.participants.quality import FLAGS
 
 
 class Counts(serializers.Serializer):

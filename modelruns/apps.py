@@ -6,7 +6,7 @@ class ModelrunsConfig(AppConfig):
     verbose_name = "Model runs"
 
     def ready(self) -> None:
-        from modelruns.preregistration_runs import planned_runs
+        from modelruns.preregistration import planned_runs
         from studies.preregistration.document import register_section
 
         # the preregistration names the models and settings to be run; studies cannot import them

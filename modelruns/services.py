@@ -25,7 +25,7 @@ from annotation.selectors import item_data
 from annotation.services import rating_items_from_answers
 from modelruns import selectors, workers
 from modelruns.models import ModelRun, ModelShard, ModelSpec
-from modelruns.preregistration_runs import run_change_record
+from modelruns.preregistration import run_change_record
 from modelruns.services_instructions import instruction_setting_resolve
 from modelruns.shards import modelrun_end_cancelled, modelrun_finish_if_complete, open_shards
 from modelruns.sources import model_name_problem, model_source_problem

@@ -44,7 +44,7 @@ from modelruns import shard_answers
 from modelruns.models import ModelResponse, ModelRun, ModelShard, ModelSpec
 from modelruns.storable import storable
 from parity.benchmarks.base import ModelAnswer, answer_variants
-from studies.participants.review_evidence import signals_refresh_queue
+from studies.participants.quality_signals import signals_refresh_queue
 from studies.results_token import results_changed
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from django.core.validators import RegexValidator
 from django.http import QueryDict
 from django.utils.translation import gettext_lazy
 
-from parity.stats import behaviour
+from parity.stats.quality import behaviour
 from parity.training import TrainingQuestion
 from studies.design.closing_questions import ClosingQuestion
 from studies.models import Study
@@ -85,7 +85,7 @@ class AnswerForm(forms.Form):
 
 
 class BehaviourForm(forms.Form):
-    """The counts and durations the page's script sends with an answer (`parity.stats.behaviour`),
+    """The counts and durations the page's script sends with an answer (`parity.stats.quality.behaviour`),
     as `behaviour-<figure>` fields. They never refuse the answer: `record()` says what is stored."""
 
     def __init__(self, data: QueryDict) -> None:

@@ -35,7 +35,7 @@ from studies.admin import StudyAdmin
 from studies.admin.base import IdentityGuard, ResearcherAdmin, participant_label
 from studies.admin.participants import REASON_SHOWN, ParticipantAdmin
 from studies.models import Participant, Study
-from studies.participants.flags import participant_flags
+from studies.participants.quality import participant_flags
 
 CHANGE_STUDY = "studies.change_study"
 

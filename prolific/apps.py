@@ -8,7 +8,7 @@ class ProlificConfig(AppConfig):
     verbose_name = "Prolific"
 
     def ready(self) -> None:
-        from prolific.preregistration_recruitment import study_recruitment
+        from prolific.preregistration import study_recruitment
         from prolific.withholding import submission_identities
         from studies.participants.withholding import register_identities
         from studies.preregistration.document import register_section

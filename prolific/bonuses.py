@@ -27,7 +27,7 @@ from prolific.currency import money
 from prolific.models import BonusBatch, BonusLine, ProlificStudy, ProlificSubmission
 from prolific.services import ProlificStudyError, client_default
 from studies.models import Participant
-from studies.participants.flags import FLAGS, participant_flags
+from studies.participants.quality import FLAGS, participant_flags
 
 #: submissions whose participant may receive a bonus
 BONUSABLE = ("AWAITING REVIEW", "APPROVED")

@@ -30,7 +30,7 @@ from parity.stats.recruitment import (
 from prolific.client import ProlificClient
 from prolific.currency import currency_or_default, money
 from prolific.models import ProlificFlag, ProlificStudy, RecruitmentPoint, RecruitRule, RecruitTarget
-from prolific.preregistration_recruitment import prolific_change_record, recruitment_plan
+from prolific.preregistration import prolific_change_record, recruitment_plan
 from prolific.services import ProlificStudyError, prolific_places_raise, prolific_study_transition, study_places
 from studies.models import Participant, Response, StudyEvent, Unit
 

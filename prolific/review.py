@@ -23,7 +23,7 @@ from prolific.models import BonusLine, ProlificFlag, ProlificStudy, ProlificSubm
 from prolific.reconcile import submission_subject
 from prolific.services import ProlificStudyError, client_default, prolific_sync
 from studies.models import Participant, Study
-from studies.participants.flags import FLAGS, participant_flags
+from studies.participants.quality import FLAGS, participant_flags
 
 REJECTION_CATEGORY = "FAILED_CHECK"
 #: Prolific asks for a rejection message of at least this many characters

@@ -18,7 +18,7 @@ from django.utils.dateparse import parse_datetime
 
 from prolific.client import ProlificClient, ProlificError, Submission
 from prolific.models import ProlificEvent, ProlificFlag, ProlificStudy, ProlificSubmission
-from prolific.preregistration_recruitment import prolific_change_record
+from prolific.preregistration import prolific_change_record
 from prolific.reconcile import approvals_resend, completer_reconcile, flag_once, flag_settle, submission_subject
 from prolific.selectors import earlier_prolific_ids, prolific_study_of_submission
 from studies.design.screening import Screening

@@ -30,12 +30,12 @@ from parity.reporting.references import references_bib
 from prolific.selectors import study_currency
 from replication.archive import dumps, jsonl
 from replication.software import software_versions
-from results.computing.spine import StudyResults
+from results.computing.tree import StudyResults
 from results.pipeline import study_checklist
 from results.presenting.report import render_report
 from results.presenting.report.materials import Materials, study_materials
 from studies.models import Participant, Response, Study, UnitItem
-from studies.participants.flags import participant_flags
+from studies.participants.quality import participant_flags
 from studies.preregistration.document import preregistration_export
 
 #: the viewer a participant-independent screen is drawn for (a benchmark that orders options per

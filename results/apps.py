@@ -9,7 +9,7 @@ class ResultsConfig(AppConfig):
     verbose_name = "Results"
 
     def ready(self) -> None:
-        from studies.participants.review_evidence import signals_refresher_register
+        from studies.participants.quality_signals import signals_refresher_register
         from studies.results_token import results_refresher_register
 
         # the services that change a study's data ask for its model-likeness flags and, for a large

@@ -49,9 +49,9 @@ from results.computing.assemble import N_BOOT, study_results_tree
 from results.computing.demographics import summarised
 from results.computing.headlines import StudyHeadline
 from results.computing.headlines import study_headlines as headlines_of
-from results.computing.integrity import Encoder, cache_signals_stale, signals_change, signals_computed
 from results.computing.monitor import Monitor, monitor_of
-from results.computing.spine import StudyResults
+from results.computing.quality import Encoder, cache_signals_stale, signals_change, signals_computed
+from results.computing.tree import StudyResults
 from results.loading.exports import load_export_records
 from results.loading.filters import ResultFilters
 from results.loading.monitor import load_monitor_data
@@ -72,7 +72,7 @@ from results.presenting.exports import ExportFile, export_study, long_rows
 from results.presenting.report import render_report
 from results.presenting.report.materials import study_materials
 from studies.models import Study
-from studies.participants.review_evidence import participants_signals_set
+from studies.participants.quality_signals import participants_signals_set
 from studies.results_token import RESULTS_CACHE, results_version
 
 #: after a computation, the next waits this many times as long as it took
@@ -304,7 +304,7 @@ def review_signals_keep(study: Study, data: StudyData | None = None) -> int:
 @task(queue_name="default")
 def review_signals_task(study_id: int) -> None:
     """Keep the study's model-likeness flags current (`review_signals_keep`): queued by the services
-    that change what they are computed from (`studies.participants.review_evidence.signals_refresh_queue`)."""
+    that change what they are computed from (`studies.participants.quality_signals.signals_refresh_queue`)."""
     # a change from now on asks for another refresh: this one may already have read the data
     caches[RESULTS_CACHE].delete(_signals_queued_key(study_id))
     study = study_found(study_id)

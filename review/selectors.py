@@ -13,12 +13,18 @@ from django.db.models import QuerySet
 from annotation.models import BenchmarkAsset, Item
 from annotation.selectors import item_data
 from parity.stats import cohen_kappa
-from parity.stats.behaviour import INVALID, NONE, RECORDED
+from parity.stats.quality.behaviour import INVALID, NONE, RECORDED
 from prolific.currency import money
 from prolific.models import BonusLine, ProlificSubmission
 from studies.design.explanations_given import closing_explanation
 from studies.models import Participant, Response, Study, VerificationMark
-from studies.participants.flags import INFORMATION, evidence, exclusion_reason, participant_evidence, participant_flags
+from studies.participants.quality import (
+    INFORMATION,
+    evidence,
+    exclusion_reason,
+    participant_evidence,
+    participant_flags,
+)
 from studies.participants.withholding import Withholder
 from studies.selectors import ParticipantScore, score_of, verifiable_responses, with_scores
 

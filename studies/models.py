@@ -8,7 +8,7 @@ from django.db import models
 from django.utils import timezone
 
 from parity import benchmarks
-from parity.stats.behaviour import canary_word
+from parity.stats.quality.behaviour import canary_word
 from studies.bounds import INTEGER_VALIDATORS, PENCE_VALIDATORS
 
 
@@ -395,7 +395,7 @@ class Participant(models.Model):
     closing_answered_at = models.DateTimeField(
         null=True, blank=True, help_text="when the closing questions were sent (empty: not sent)"
     )
-    # signals computed from what this app cannot read (a model's run: `results.computing.integrity`), kept so
+    # signals computed from what this app cannot read (a model's run: `results.computing.quality`), kept so
     # that the admin can filter on them; flag name -> its figures. Written by `participants_signals_set`.
     review_signals = models.JSONField(
         default=dict,

@@ -86,7 +86,7 @@ def contract(starting: str) -> str:
 
 #: (where a probe module goes, what it imports, the contract it breaks)
 PROBES = [
-    ("results/loading/probe.py", "results.computing.spine", "Results flow one way"),
+    ("results/loading/probe.py", "results.computing.tree", "Results flow one way"),
     ("results/computing/probe.py", "results.presenting.charts", "Results flow one way"),
     ("results/loading/probe.py", "results.presenting.tables", "Results flow one way"),
     ("results/probe.py", "api.reads", "Apps import downwards only"),

@@ -1,4 +1,4 @@
-"""A study's results as one typed tree (`results.computing.spine.StudyResults`): humans, units, models and
+"""A study's results as one typed tree (`results.computing.tree.StudyResults`): humans, units, models and
 breakdowns.
 
 The numbers come from `parity.stats`; this module only chooses which rows go in. Fractions are in
@@ -58,7 +58,7 @@ from results.computing.rows import (
     run_rows,
     selected_runs,
 )
-from results.computing.spine import (
+from results.computing.tree import (
     AnnotatorAccuracy,
     GenerativeScore,
     Graded,

@@ -15,7 +15,7 @@ from parity.stats import accuracy_summary
 from parity.stats.results import finite_or_none
 from parity.stats.table import UNSCORED
 from results.computing.rows import human_ratings, item_passes, model_item_scores
-from results.computing.spine import Breakdowns, ByCategory, CategoryHumans, CategoryModel, CategoryRow
+from results.computing.tree import Breakdowns, ByCategory, CategoryHumans, CategoryModel, CategoryRow
 from results.loading.columns import HumanAnswers, HumanColumns
 from results.loading.filters import ResultFilters
 from results.loading.study_data import ModelAnswer, RunInfo, StudyData, generic_setting_label

@@ -15,7 +15,7 @@ from parity.stats.paired import McNemar, PairedTest, item_rates, paired_test
 from parity.stats.placement import joint_placement
 from parity.stats.table import RatingTable
 from results.computing.rows import model_item_scores, model_ratings
-from results.computing.spine import Irt, RunInBand, RunPaired
+from results.computing.tree import Irt, RunInBand, RunPaired
 from results.loading.study_data import ModelAnswer, RunInfo, StudyData
 
 #: an item's text in the divergent items' list is cut at this many characters

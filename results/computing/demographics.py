@@ -16,7 +16,7 @@ import numpy as np
 
 from parity.stats import AccuracySummary, accuracy_summary
 from results.computing.rows import human_ratings
-from results.computing.spine import AccuracyWithout, AgeSummary, ClosingSummary
+from results.computing.tree import AccuracyWithout, AgeSummary, ClosingSummary
 from results.loading.columns import HumanColumns
 from results.loading.study_data import StudyData
 from studies.design.closing_questions import asked, study_keys

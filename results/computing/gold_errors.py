@@ -19,7 +19,7 @@ from collections import Counter
 import numpy as np
 
 from results.computing.comparison import item_text
-from results.computing.spine import PossibleGoldError
+from results.computing.tree import PossibleGoldError
 from results.loading.columns import HumanColumns
 from results.loading.study_data import StudyData
 

@@ -9,7 +9,7 @@ from parity.stats import accuracy_summary, agreement_by_unit, kappa_across_units
 from parity.stats.table import distinct
 from results.computing.assemble import N_BOOT, SEED, constant_answer, interval, mean_or_none, participants_section
 from results.computing.rows import human_ratings, human_rows, model_item_scores, run_rows
-from results.computing.spine import Participants
+from results.computing.tree import Participants
 from results.loading.filters import ResultFilters
 from results.loading.study_data import HeadlinesData
 from studies.models import Study

@@ -1,5 +1,5 @@
 """What a methods section says of a study, as the `methods` node of its results tree
-(`results.computing.spine.Methods`).
+(`results.computing.tree.Methods`).
 
 Recruitment (Prolific, a study link, or a published study's answers imported), dates, who entered
 and what became of them (exclusions counted by their recorded reason), the attention-check rule,
@@ -19,7 +19,7 @@ from modelruns.models import LM_EVAL_SOURCE
 from parity.reporting.methods import CROSSED
 from parity.stats import quality
 from prolific.currency import currency_or_default
-from results.computing.spine import (
+from results.computing.tree import (
     AttentionRule,
     CollectionDates,
     Design,

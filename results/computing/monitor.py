@@ -22,7 +22,7 @@ from typing import Any
 from parity.stats import quality
 from results.loading.monitor import AnswerRow, MonitorData, MonitorPerson, MonitorUnit
 from studies.models import Participant, Study
-from studies.participants.flags import FLAGS, Answers, evidence, stored_flags, study_flags
+from studies.participants.quality import FLAGS, Answers, evidence, stored_flags, study_flags
 
 #: answers per minute are counted over this recent window
 RATE_WINDOW = timedelta(minutes=5)
@@ -136,7 +136,7 @@ class Monitor:
     categories: list[CategoryFill]
     pay: Pay
     attention: Attention
-    #: every flag of `studies.participants.flags.FLAGS`, with how many participants carry it
+    #: every flag of `studies.participants.quality.FLAGS`, with how many participants carry it
     flag_counts: dict[str, int]
     rules: Rules
     flagged: list[Flagged]
@@ -293,7 +293,7 @@ def _flagged(
     people: Sequence[MonitorPerson], computed: dict[int, list[str]], answers: dict[int, Answers]
 ) -> list[Flagged]:
     """Each flagged participant with their flags, those computed here and those kept on them
-    (model-likeness, `results.computing.integrity`), and each flag's evidence in words, with its figures
+    (model-likeness, `results.computing.quality`), and each flag's evidence in words, with its figures
     (those of the page's behaviour from the participant's `answers`)."""
     rows = []
     for p in people:

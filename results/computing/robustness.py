@@ -37,7 +37,7 @@ import numpy as np
 from parity.stats import AccuracySummary, paired_gap
 from parity.stats.table import RatingTable
 from results.computing.rows import human_ratings, human_rows, model_item_scores
-from results.computing.spine import Robustness, RobustnessRow, RunGapUnderRule
+from results.computing.tree import Robustness, RobustnessRow, RunGapUnderRule
 from results.loading.columns import HumanColumns
 from results.loading.filters import ResultFilters
 from results.loading.study_data import ModelAnswer, RunInfo, StudyData

@@ -12,7 +12,7 @@ from typing import Any, overload
 import numpy as np
 
 from studies.models import Participant
-from studies.participants.flags import GivenAnswers, given_answer
+from studies.participants.quality import GivenAnswers, given_answer
 
 
 @dataclass(frozen=True)
@@ -176,7 +176,7 @@ class HumanColumns:
 
     def given_answers(self) -> dict[int, GivenAnswers]:
         """Each participant's answers to study items (attention checks left out), as the review
-        flags read them (`studies.participants.flags.answers_by_participant`), by participant id; imported
+        flags read them (`studies.participants.quality.answers_by_participant`), by participant id; imported
         participants are not judged by the flags and are left out."""
         imported = self.per_participant([info.is_imported for info in self.participants], bool)
         rows = np.flatnonzero(~self.is_attention_check & ~imported)

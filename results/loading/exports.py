@@ -12,7 +12,7 @@ from typing import Any
 from results.loading.study_data import StudyData
 from studies.design.explanations_given import explanations_by_answer
 from studies.models import Participant
-from studies.participants.flags import participant_evidence, participant_flags
+from studies.participants.quality import participant_evidence, participant_flags
 from studies.participants.withholding import Withholder, study_withholder
 from studies.selectors import participants_in_order
 

@@ -15,7 +15,7 @@ class ResultFilters:
     model: str | None = None
     #: a setting as the benchmark names it, such as "template 2, k=0" (see `setting_label`)
     setting: str | None = None
-    #: "exclude": without the participants flagged for review (`studies.participants.flags`); None: with them
+    #: "exclude": without the participants flagged for review (`studies.participants.quality`); None: with them
     flagged: str | None = None
 
     def as_query(self) -> dict[str, str]:

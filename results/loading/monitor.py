@@ -13,7 +13,7 @@ from prolific.currency import currency_or_default
 from prolific.recruitment import recruitment_monitor
 from prolific.selectors import prolific_flags_open, prolific_standing, prolific_study_of
 from studies.models import Participant, Response, Study, Unit
-from studies.participants.flags import Answers, answers_by_participant
+from studies.participants.quality import Answers, answers_by_participant
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class MonitorPerson:
     started_at: datetime
     last_seen_at: datetime
     completed_at: datetime | None
-    #: the model-likeness flags kept on the participant (`results.computing.integrity`)
+    #: the model-likeness flags kept on the participant (`results.computing.quality`)
     review_signals: dict[str, Any] | None
 
 
@@ -90,7 +90,7 @@ class MonitorData:
     #: the participants who entered, oldest first (imported ones aside)
     people: list[MonitorPerson]
     rows: list[AnswerRow]
-    #: the answers by participant id, as the integrity rules read them (`studies.participants.flags`)
+    #: the answers by participant id, as the integrity rules read them (`studies.participants.quality`)
     answers: dict[int, Answers]
     #: the workspace's currency once Prolific gave it, its default until then
     currency: str

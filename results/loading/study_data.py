@@ -17,7 +17,7 @@ import numpy as np
 from results.loading.columns import HumanAnswer, HumanAnswers, HumanColumns, ItemInfo, ParticipantInfo
 from studies.design.explanations_given import ExplanationCounts, explanation_counts
 from studies.models import Participant, Study
-from studies.participants.flags import participant_flags
+from studies.participants.quality import participant_flags
 
 
 @dataclass(frozen=True)
@@ -140,7 +140,7 @@ class StudyData:
 
     @cached_property
     def flagged_participants(self) -> frozenset[int]:
-        """The ids of the study's participants flagged for review (every flag of `studies.participants.flags`, the
+        """The ids of the study's participants flagged for review (every flag of `studies.participants.quality`, the
         model-likeness ones kept on the participant included); read only when asked for."""
         # the answers are those already read (`columns`), not read again
         given = self.columns.given_answers()

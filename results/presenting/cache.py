@@ -1,7 +1,7 @@
 """A study's results kept once computed, per state of the study and choice of filters.
 
 An entry holds what the results page, the API and the exports' links need of one study under one
-choice of filters (the results as a `results.computing.spine.StudyResults` tree, the page's charts,
+choice of filters (the results as a `results.computing.tree.StudyResults` tree, the page's charts,
 whether any answer is free text: the charts are drawn once with the results, which is why the kept
 entry is the presenting's), with the study's token (`studies.results_token`) read before its
 data. Beside the entries, the cache holds the marks the scheduling of their computation reads
@@ -19,7 +19,7 @@ from datetime import datetime
 
 from django.core.cache import caches
 
-from results.computing.spine import Node, StudyResults
+from results.computing.tree import Node, StudyResults
 from results.loading.filters import ResultFilters
 from studies.models import Study
 from studies.results_token import RESULTS_CACHE

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
     from results.computing.monitor import TimePoint
 
-from results.computing.spine import (
+from results.computing.tree import (
     Irt,  # noqa: E402
     StudyResults,  # noqa: E402
 )

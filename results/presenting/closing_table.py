@@ -5,7 +5,7 @@ tables, so the results page and every report format show it."""
 from __future__ import annotations
 
 from parity.benchmarks.tables import Table, pct
-from results.computing.spine import StudyResults
+from results.computing.tree import StudyResults
 from results.presenting.wording import interval
 from studies.design.closing_questions import QUESTIONS
 

@@ -8,7 +8,7 @@ from django.utils.translation import ngettext
 
 from parity.stats.intervals import CEILING, CEILING_COVERAGE, CEILING_FEW
 from results.computing.headlines import StudyHeadline
-from results.computing.spine import ModelResults, StudyResults
+from results.computing.tree import ModelResults, StudyResults
 from results.presenting.tables import ci, ci_method_label, constant_answer, count, num, pct, signed_pct, small_n_warning
 
 

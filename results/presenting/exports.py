@@ -15,7 +15,7 @@ who typed their ID into an answer does not put it in an export. An item without 
 gold has an empty `correct` (neither right nor wrong). Annotators are the
 pseudonyms A1..An. Excluded participants and attention checks are in the long and wide exports,
 flagged; they are never in the statistics. The long and the participants' exports carry one column
-per review flag (`flag_<name>`, true or false, for every flag of `studies.participants.flags.FLAGS`), and the
+per review flag (`flag_<name>`, true or false, for every flag of `studies.participants.quality.FLAGS`), and the
 participants' export the flags' figures in words (`flag_evidence`). Where the study asked why
 people answered (`studies.design.explanations`), the long export's `explanation` holds what they wrote with
 the answer: free text, so left empty (and `free_text_withheld` true) unless asked for; asked once at
@@ -34,14 +34,14 @@ from typing import Any
 from django import forms
 from django.utils.text import slugify
 
-from results.computing.spine import StudyResults
+from results.computing.tree import StudyResults
 from results.loading.columns import HumanAnswer
 from results.loading.exports import ExportRecords
 from results.loading.study_data import StudyData
 from results.presenting.table_writers import to_latex, to_markdown
 from results.presenting.tables import paper_tables
 from studies.design.closing_questions import asked, study_keys
-from studies.participants.flags import FLAGS, evidence
+from studies.participants.quality import FLAGS, evidence
 
 #: format -> (content type, file suffix)
 FORMATS: dict[str, tuple[str, str]] = {

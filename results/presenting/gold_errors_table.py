@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from parity.benchmarks.tables import Table, pct
 from results.computing.gold_errors import MIN_PEOPLE
-from results.computing.spine import RobustnessRow, StudyResults
+from results.computing.tree import RobustnessRow, StudyResults
 
 #: an item's text in the table is cut at this many characters
 TEXT_CHARACTERS = 120

@@ -8,7 +8,7 @@ from __future__ import annotations
 from parity.benchmarks.tables import Table, pct
 from parity.stats import CI_METHOD_LABELS
 from results.computing.robustness import rule_label
-from results.computing.spine import StudyResults
+from results.computing.tree import StudyResults
 from results.presenting.wording import interval
 
 

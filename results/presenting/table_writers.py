@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from parity import markdown
-from results.computing.spine import StudyResults
+from results.computing.tree import StudyResults
 from results.presenting.tables import Table
 
 

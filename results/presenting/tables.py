@@ -1,4 +1,4 @@
-"""The paper tables of a study, built from its results tree (`results.computing.spine.StudyResults`) and
+"""The paper tables of a study, built from its results tree (`results.computing.tree.StudyResults`) and
 written as HTML, Markdown or LaTeX.
 
 1. Humans per unit, as Ruis et al.'s Table 7: each annotator's accuracy, the unit's mean, best,
@@ -24,7 +24,7 @@ from parity.benchmarks.tables import Table, num, pct
 from parity.reporting.methods import gap_ci
 from parity.stats import BOOTSTRAP, CI_METHOD_LABELS, CONFIDENCE_SEQUENCE, SMALL_N, T_INTERVAL
 from parity.stats.intervals import CEILING, CEILING_COVERAGE, CEILING_DOCS, CEILING_FEW, FIXED_WIDTH
-from results.computing.spine import CategoryHumans, ModelResults, StudyResults, UnitResults
+from results.computing.tree import CategoryHumans, ModelResults, StudyResults, UnitResults
 from results.presenting.closing_table import closing_table
 from results.presenting.gold_errors_table import gold_errors_table
 from results.presenting.robustness_table import robustness_table

@@ -16,7 +16,7 @@ from studies.admin.withholding import for_viewer, shown, withheld_for, withheld_
 from studies.design.explanations_given import participant_explanations
 from studies.models import Participant, StudyEvent, Unit
 from studies.participants import decisions, erasure
-from studies.participants.flags import (
+from studies.participants.quality import (
     FLAGS,
     STORED_FLAGS,
     evidence,

@@ -1,7 +1,7 @@
 from django.db import migrations, models
 
 import studies.models
-from parity.stats.behaviour import canary_word
+from parity.stats.quality.behaviour import canary_word
 
 
 def each_study_its_own_word(apps, schema_editor):

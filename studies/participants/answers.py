@@ -17,14 +17,14 @@ from annotation.models import Item
 from annotation.selectors import item_data
 from parity.benchmarks.base import Screen
 from parity.messages import TOO_SOON_MESSAGE
-from parity.stats.behaviour import NONE, carries_canary, checked, reading_floor_ms, shown_words
+from parity.stats.quality.behaviour import NONE, carries_canary, checked, reading_floor_ms, shown_words
 from studies.design import explanations
 from studies.models import Participant, Response, VerificationMark
 from studies.participants.answer_tokens import answer_token_matches, participant_owner
 from studies.participants.entry import slot_take_back
 from studies.participants.locks import participant_lock
+from studies.participants.quality_signals import signals_refresh_queue
 from studies.participants.reads import known_participants, screen_for
-from studies.participants.review_evidence import signals_refresh_queue
 from studies.results_token import results_changed
 from studies.selectors import verifiable_responses
 

@@ -8,7 +8,7 @@ from typing import Any
 from django.db import transaction
 
 from studies.models import Participant, StudyEvent
-from studies.participants.review_evidence import signals_refresh_queue
+from studies.participants.quality_signals import signals_refresh_queue
 from studies.preregistration.events import participants_change_record
 from studies.results_token import results_changed
 

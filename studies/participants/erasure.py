@@ -23,7 +23,7 @@ from django.utils import timezone
 
 from studies.models import Participant, Response, Study, StudyEvent
 from studies.participants.identity import guarded_models, identity_fields
-from studies.participants.review_evidence import signals_refresh_queue
+from studies.participants.quality_signals import signals_refresh_queue
 from studies.participants.withholding import MIN_IDENTITY_CHARS, Withholder
 from studies.preregistration.events import study_event_record
 from studies.results_token import results_changed

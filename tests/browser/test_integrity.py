@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from studies.models import Participant, Response
-from studies.participants.flags import participant_flags
+from studies.participants.quality import participant_flags
 from studies.setup.studies import study_create
 from tests.annotation.helpers import import_instruction_induction
 from tests.browser.helpers import through_consent_and_instructions, wait_until_interactive

@@ -18,7 +18,7 @@ from modelruns.models import ModelResponse, ModelRun
 from modelruns.selectors import study_items
 from parity.engine import load_causal_lm
 from results.computing.assemble import study_results
-from results.computing.spine import StudyResults
+from results.computing.tree import StudyResults
 from results.loading.selectors import load_study_data
 from results.presenting.report import render_report
 from results.presenting.tables import paper_tables

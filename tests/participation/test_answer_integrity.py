@@ -9,7 +9,7 @@ import pytest
 from freezegun import freeze_time
 
 from studies.models import Participant, Response
-from studies.participants.flags import participant_evidence, participant_flags
+from studies.participants.quality import participant_evidence, participant_flags
 from studies.setup.studies import study_create
 from tests.factories import Bot, pid, small_study
 

@@ -17,7 +17,7 @@ from rest_framework.test import APIClient
 from annotation.models import Item
 from annotation.services import benchmark_import, benchmark_records_import
 from results.computing.assemble import study_results, study_results_tree
-from results.computing.spine import StudyResults
+from results.computing.tree import StudyResults
 from results.loading.selectors import load_study_data
 from results.presenting.tables import paper_tables
 from studies.models import Response

@@ -10,7 +10,7 @@ from prolific.recruitment import prolific_recruit_configure
 from prolific.services import prolific_study_create, prolific_sync
 from replication.parts import Source, study_settings
 from results.computing.assemble import study_results
-from results.computing.spine import StudyResults
+from results.computing.tree import StudyResults
 from results.loading.selectors import load_study_data
 from results.presenting.report import build_report
 from results.presenting.report.figures import plain

@@ -18,7 +18,7 @@ from prolific.models import ProlificFlag, ProlificStudy, RecruitmentPoint
 from prolific.recruitment import prolific_recruit_configure, recruitment_step
 from prolific.services import ProlificStudyError, prolific_study_create, prolific_study_transition
 from results.computing.assemble import study_results
-from results.computing.spine import StudyResults
+from results.computing.tree import StudyResults
 from results.loading.selectors import load_study_data
 from results.pipeline import study_monitor
 from results.presenting.report import render_report

@@ -13,13 +13,13 @@ from django.urls import reverse
 
 from parity.preregistration_plan import sha256_of
 from replication.archive import read_bundle
-from results.computing.spine import StudyResults
+from results.computing.tree import StudyResults
 from results.pipeline import study_checklist
 from results.presenting.report import render_report
 from results.presenting.report.materials import study_materials
 from studies.models import Preregistration, Study
 from studies.participants.decisions import participants_exclude
-from studies.participants.flags import participant_flags
+from studies.participants.quality import participant_flags
 from tests.factories import Bot, pid, small_study
 from tests.personas import personas_for, user_with
 

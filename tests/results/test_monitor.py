@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 
 from parity.stats import quality
 from studies.models import Participant, Study
-from studies.participants.flags import FLAGS
+from studies.participants.quality import FLAGS
 from tests.personas import member, personas_for, signed_in
 from tests.studies.monitoring import READ_AT, busy_study, pseudonym
 

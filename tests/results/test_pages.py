@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 #: answers, its Prolific study (for the methods section) (and the runs partial's url); the ownership
 #: check is part of the study query itself; and, the first time a state of the study is seen, the task
 #: that keeps its model-likeness flags current, queued (results.pipeline); and for the
-#: exclusion-robustness table the participants flagged for review (`studies.participants.flags.participant_flags`: the
+#: exclusion-robustness table the participants flagged for review (`studies.participants.quality.participant_flags`: the
 #: completion times, the answers' page figures summed by the database and the answers the speed and
 #: straight-lining rules read, the flags kept, the participants asked about)
 MAX_QUERIES = 18

@@ -15,7 +15,7 @@ from modelruns.models import ModelRun, ModelShard, ModelSpec
 from modelruns.services import modelrun_cancel, setting_key
 from modelruns.shards import shard_complete
 from parity.benchmarks.base import ModelAnswer
-from results.computing.spine import Participants
+from results.computing.tree import Participants
 from results.loading.filters import ResultFilters
 from results.pipeline import results_lookup
 from studies.models import Participant, Study

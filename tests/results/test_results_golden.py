@@ -1,5 +1,5 @@
 """The `study_results --json` text of two studies, byte for byte as it was written before the results
-became a typed tree (`results.computing.spine`): the published implicature study with two model runs beside its
+became a typed tree (`results.computing.tree`): the published implicature study with two model runs beside its
 20 annotators, and a native pilot study answered through the views. The database's numbering (the
 study's and the runs' ids) is replaced by names before the comparison; nothing else is.
 

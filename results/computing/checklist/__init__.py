@@ -1,5 +1,5 @@
 """The study's answers to the human-baselines reporting checklist (`parity.reporting.checklist`),
-each from the results tree (`results.computing.spine.StudyResults`) or a field the researcher
+each from the results tree (`results.computing.tree.StudyResults`) or a field the researcher
 filled in, with the concrete figures: one function per entry, in a module per part of the checklist.
 """
 
@@ -10,7 +10,7 @@ from parity.reporting.checklist import COMPUTED, ENTRIES, Answer, Status, contra
 # the section modules register their entries' functions as they are imported
 from results.computing.checklist import analysis, execution, paper_design, recruitment  # noqa: F401
 from results.computing.checklist.answering import ANSWERS, NOT_RECORDED, PUBLIC_ADDRESS, RECORDED
-from results.computing.spine import StudyResults
+from results.computing.tree import StudyResults
 from results.loading.study_data import ChecklistRecords
 from studies.models import Study
 

@@ -6,7 +6,7 @@ from parity.reporting.checklist import BY_ID, Answer, Record, computed, not_answ
 from parity.reporting.methods import MODEL_CI, gap_ci, human_ci
 from results.computing.checklist.answering import answers, missing, original, plural, runs, with_public_address
 from results.computing.robustness import rule_label
-from results.computing.spine import StudyResults
+from results.computing.tree import StudyResults
 from studies.models import Study
 
 # -- analysis ------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from parity.reporting.checklist import BY_ID, Answer, Record, computed, entered, not_answered, note_name
-from results.computing.spine import Spread, StudyResults
+from results.computing.tree import Spread, StudyResults
 from results.loading.study_data import ChecklistRecords
 from studies.models import Study
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from parity.reporting.checklist import BY_ID, Answer, Record, computed, not_applicable
 from results.computing.checklist.answering import answers, imported, missing, original, plural, runs, span
-from results.computing.spine import StudyResults
+from results.computing.tree import StudyResults
 from studies.models import Study
 
 #: the design setting that shuffles each participant's items (`studies.services._sequence`)
@@ -103,7 +103,7 @@ def execution_criteria(study: Study, results: StudyResults) -> Answer:
     )
     if attention.answer_floor_ms:
         text += f"; answers sooner than {attention.answer_floor_ms} ms after the item was shown refused"
-    # studies.participants.flags and results.computing.integrity raise these for the researcher's review
+    # studies.participants.quality and results.computing.quality raise these for the researcher's review
     text += "; participants flagged for review on fast completion, fast items, straight-lining, pasting"
     return computed(BY_ID["3.2.1"], text, *records)
 

@@ -26,7 +26,7 @@ from results.computing.checklist.answering import (
     span,
     with_public_address,
 )
-from results.computing.spine import PlannedPower, StudyResults
+from results.computing.tree import PlannedPower, StudyResults
 from results.loading.study_data import ChecklistRecords
 from studies.models import Study
 

@@ -7,7 +7,7 @@ import json
 from parity.reporting.checklist import BY_ID, Answer, Record, computed, entered, not_answered, not_applicable, note_name
 from prolific.currency import money
 from results.computing.checklist.answering import IMPORTED, NOT_KNOWN, answers, imported, missing, original
-from results.computing.spine import Recruiting, StudyResults, TrainingPhase
+from results.computing.tree import Recruiting, StudyResults, TrainingPhase
 from studies.design.screening import Screening
 from studies.models import Study
 

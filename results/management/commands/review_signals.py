@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from results.computing.integrity import label_likeness, sentence_encoder, written_likeness
+from results.computing.quality import label_likeness, sentence_encoder, written_likeness
 from results.pipeline import results_data, review_signals_refresh
 from studies.models import Study
 

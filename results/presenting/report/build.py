@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from parity.reporting.checklist import Answer
 from parity.reporting.references import references
-from results.computing.spine import StudyResults
+from results.computing.tree import StudyResults
 from results.presenting.report.checklist_section import limitations
 from results.presenting.report.figures import Part
 from results.presenting.report.materials import Materials

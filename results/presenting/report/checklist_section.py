@@ -12,7 +12,7 @@ from html import escape
 
 from parity.reporting.checklist import CITATION, COMPUTED, SECTIONS, Answer, Status
 from results.computing.checklist.answering import DATASET_ITEMS
-from results.computing.spine import StudyResults
+from results.computing.tree import StudyResults
 from results.presenting.report.figures import Part
 from results.presenting.table_writers import markdown_text
 

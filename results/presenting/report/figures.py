@@ -1,4 +1,4 @@
-"""A figure of the report: a value taken from the results tree (`results.computing.spine.StudyResults`), where
+"""A figure of the report: a value taken from the results tree (`results.computing.tree.StudyResults`), where
 it was taken from (its path in the tree's JSON), and how it is written. The report's texts are built
 of plain words and figures, so a test can hold every figure against `study_results --json` (the
 same path, the same value) and find no number in a text that is not one."""
@@ -10,7 +10,7 @@ from dataclasses import dataclass, fields, is_dataclass
 from typing import Any, TypeVar, cast
 
 from prolific.currency import symbol
-from results.computing.spine import Node, StudyResults
+from results.computing.tree import Node, StudyResults
 from results.presenting.tables import pct, signed_pct
 
 #: a key path into the results' JSON: ("methods", "pay", "reward_pence"), ("models", 0, "accuracy")

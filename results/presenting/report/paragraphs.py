@@ -11,8 +11,8 @@ from collections.abc import Callable
 from parity.reporting.methods import MODEL_CI, gap_ci, human_ci, reliability
 from parity.stats import CONFIDENCE_SEQUENCE
 from parity.stats.intervals import FIXED_WIDTH
-from results.computing.spine import Design, Entered, Pay, PlannedPower, Spread, StudyResults
-from results.presenting.report import recruiting, training
+from results.computing.tree import Design, Entered, Pay, PlannedPower, Spread, StudyResults
+from results.presenting.report import recruitment, training
 from results.presenting.report.figures import Part, figure, present, series, traced
 from results.presenting.report.materials import Materials, original_sentence
 from results.presenting.wording import plural
@@ -430,18 +430,18 @@ def methods_paragraphs(results: StudyResults, materials: Materials | None = None
     """Participants; design and models; statistics: three paragraphs."""
     people, design, stats = _Text(results, materials), _Text(results, materials), _Text(results, materials)
     _recruitment(people)
-    recruiting.prescreening(people)
-    recruiting.refusals(people)
+    recruitment.prescreening(people)
+    recruitment.refusals(people)
     _exclusions(people)
     _attention(people)
     _pay(people)
     _original_materials(people)
     training.training(people)
     _population_and_ethics(people)
-    recruiting.seen_before(people)
-    recruiting.explanations(people)
+    recruitment.seen_before(people)
+    recruitment.explanations(people)
     _design(design)
-    recruiting.items(design)
+    recruitment.items(design)
     _models(design)
     _statistics(stats)
     _power(stats)
@@ -453,14 +453,14 @@ def methods_sections(results: StudyResults, materials: Materials | None = None) 
     control, design, models, analysis), each as long as a paper's appendix subsection; the same
     sentences as `methods_paragraphs`, none left out."""
     headed = [
-        ("Participants", (_recruitment, recruiting.prescreening, recruiting.refusals, _population_and_ethics)),
+        ("Participants", (_recruitment, recruitment.prescreening, recruitment.refusals, _population_and_ethics)),
         (
             "Instructions and training",
-            (_original_materials, training.training, recruiting.seen_before, recruiting.explanations),
+            (_original_materials, training.training, recruitment.seen_before, recruitment.explanations),
         ),
         ("Pay", (_pay,)),
         ("Quality control", (_exclusions, _attention)),
-        ("Design and items", (_design, recruiting.items)),
+        ("Design and items", (_design, recruitment.items)),
         ("Models", (_models,)),
         ("Analysis", (_statistics, _power)),
     ]

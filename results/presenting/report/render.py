@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from parity.reporting.checklist import Answer
-from results.computing.spine import StudyResults
+from results.computing.tree import StudyResults
 from results.presenting.report import html, latex, markdown
 from results.presenting.report.build import FORMATS, build_report
 from results.presenting.report.materials import Materials

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from parity.stats.paired import McNemar
-from results.computing.spine import StudyResults
+from results.computing.tree import StudyResults
 from results.presenting.report.figures import decimal, one_decimal, p_value
 from results.presenting.tables import Table, pct, signed_pct
 from results.presenting.wording import interval

@@ -4,9 +4,9 @@ Every number is a figure of the results tree (`methods.training`), as in `paragr
 
 from __future__ import annotations
 
-from results.computing.spine import StudyResults, TrainingPhase
+from results.computing.tree import StudyResults, TrainingPhase
 from results.presenting.report.figures import present
-from results.presenting.report.recruiting import Writing
+from results.presenting.report.recruitment import Writing
 from results.presenting.wording import plural
 
 

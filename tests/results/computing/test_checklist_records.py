@@ -26,7 +26,7 @@ from parity.reporting.checklist import COMPUTED, ENTRIES, Answer, Status
 from parity.stats.crossed import METHOD as CROSSED_TEST
 from prolific.models import ProlificStudy
 from results.computing.assemble import study_results_tree
-from results.computing.spine import StudyResults
+from results.computing.tree import StudyResults
 from results.loading.selectors import load_study_data
 from results.pipeline import study_checklist
 from studies.models import Participant, Preregistration, Response, Study, Unit, UnitItem

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from results.computing.assemble import study_results, study_results_tree
-from results.computing.spine import StudyResults
+from results.computing.tree import StudyResults
 from results.loading.columns import HumanAnswer, ItemInfo
 from results.loading.study_data import ModelAnswer, RunInfo, StudyData, UnitInfo
 from results.presenting.table_writers import to_latex, to_markdown
@@ -158,7 +158,7 @@ def test_every_written_form_carries_the_items_and_the_notes(twenty_of_320):
 
 
 def test_the_summary_cards_show_no_spread_for_one_annotator(twenty_of_320):
-    from results.computing.spine import StudyResults
+    from results.computing.tree import StudyResults
     from results.presenting.display import summary_cards
 
     # the page's cards read the typed results; the fixture is their JSON, built again here as a tree

@@ -12,7 +12,7 @@ from knox.models import AuthToken
 from rest_framework.test import APIClient
 
 from results.computing.assemble import study_results
-from results.computing.spine import StudyResults
+from results.computing.tree import StudyResults
 from results.loading.selectors import load_study_data
 from results.presenting.tables import paper_tables
 from studies.models import Study

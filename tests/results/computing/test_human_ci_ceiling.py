@@ -14,7 +14,7 @@ from django.utils.html import escape
 
 from parity.stats.intervals import CEILING, CEILING_FEW, ceiling_note
 from results.computing.assemble import study_results
-from results.computing.spine import StudyResults
+from results.computing.tree import StudyResults
 from results.loading.selectors import load_study_data
 from results.presenting.tables import paper_tables, small_n_warning
 from studies.models import Study

@@ -13,7 +13,7 @@ from django.core.management import CommandError, call_command
 
 from parity.benchmarks.implicature.published import SUBSETS as IMPLICATURE_SUBSETS
 from results.computing.assemble import study_results
-from results.computing.spine import StudyResults
+from results.computing.tree import StudyResults
 from results.loading.selectors import load_study_data
 from results.presenting.tables import paper_tables
 from studies.models import Participant, Response, Study

@@ -21,11 +21,11 @@ from django.core.management import call_command
 from django.test import override_settings
 from django.utils import timezone
 
-from results.computing.integrity import label_likeness
+from results.computing.quality import label_likeness
 from results.loading.selectors import load_study_data
 from results.pipeline import data_export, review_signals_refresh, study_monitor
 from studies.models import Participant, Response, Study
-from studies.participants.flags import participant_flags
+from studies.participants.quality import participant_flags
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 

@@ -10,7 +10,7 @@ from freezegun import freeze_time
 
 from results.pipeline import study_monitor
 from studies.models import Participant, Response, Study
-from studies.participants.flags import FLAGS, participant_flags, participants_flagged
+from studies.participants.quality import FLAGS, participant_flags, participants_flagged
 from tests.conftest import committed_world_wipe, dataset
 from tests.factories import Bot, pid, small_study
 from tests.studies.monitoring import READ_AT, T0, busy_study, pseudonym

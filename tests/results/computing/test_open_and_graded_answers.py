@@ -11,7 +11,7 @@ import pytest
 from parity.benchmarks.miqa import RATING_SCALE as MIQA_GRADES
 from parity.stats import Rating, icc2k
 from results.computing.assemble import study_results
-from results.computing.spine import StudyResults
+from results.computing.tree import StudyResults
 from results.loading.columns import HumanAnswer, ItemInfo
 from results.loading.study_data import ModelAnswer, RunInfo, StudyData, UnitInfo
 from results.pipeline import data_export

@@ -14,7 +14,7 @@ from django.utils import timezone
 from annotation.models import Item
 from results.loading.selectors import load_study_data
 from studies.models import Participant, Response
-from studies.participants.flags import answers_by_participant, participant_flags
+from studies.participants.quality import answers_by_participant, participant_flags
 from tests.factories import small_study
 
 pytestmark = [pytest.mark.django_db, pytest.mark.both_databases]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from results.computing.spine import Irt, RunPlacement
+from results.computing.tree import Irt, RunPlacement
 from results.presenting.charts import HUMAN_COLOUR, MODEL_COLOURS, bar_chart, placement_chart
 
 GRID_COLOUR = "#eceef2"  # the grid lines' colour

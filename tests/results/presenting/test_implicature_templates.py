@@ -7,7 +7,7 @@ import pytest
 
 from annotation.models import Item
 from results.computing.assemble import study_results
-from results.computing.spine import StudyResults
+from results.computing.tree import StudyResults
 from results.loading.selectors import load_study_data
 from results.presenting.tables import template_table
 from tests.factories import row_key, small_study

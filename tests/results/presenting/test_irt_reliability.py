@@ -13,7 +13,7 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from results.computing.spine import StudyResults
+from results.computing.tree import StudyResults
 from results.presenting.report import render_report
 from studies.models import Study
 

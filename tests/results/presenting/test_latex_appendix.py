@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from parity.reporting.checklist import SECTIONS
-from results.computing.spine import StudyResults
+from results.computing.tree import StudyResults
 from results.presenting.report import render_report
 from studies.models import Study
 from tests.results.computing.test_checklist_records import full  # noqa: F401 (the study with every optional feature)

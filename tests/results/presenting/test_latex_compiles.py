@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
-from results.computing.spine import StudyResults
+from results.computing.tree import StudyResults
 from results.presenting.report import build_report, render_report
 from results.presenting.report.latex import layout, tex, write
 from results.presenting.tables import paper_tables

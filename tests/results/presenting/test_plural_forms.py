@@ -129,7 +129,7 @@ def test_the_preregistration_of_one_unit_and_one_place_says_unit_and_place(impli
 
 
 def test_one_flagged_answer_is_said_in_the_singular():
-    from studies.participants.flags import PageBehaviour
+    from studies.participants.quality import PageBehaviour
 
     one = PageBehaviour(recorded=4, canary=1, honeypot=1, no_script=1, no_script_fast=1).evidence()
     assert one["canary"]["detail"] == "1 answer carries the canary word"

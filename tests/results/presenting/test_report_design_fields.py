@@ -9,7 +9,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from results.computing.spine import StudyResults
+from results.computing.tree import StudyResults
 from results.presenting.report import build_report
 from results.presenting.report.figures import plain
 from tests.factories import small_study

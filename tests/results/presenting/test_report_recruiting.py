@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from prolific.models import ProlificStudy
-from results.computing.spine import StudyResults
+from results.computing.tree import StudyResults
 from results.presenting.report import build_report
 from results.presenting.report.figures import plain
 from studies.participants.entry import participant_enter

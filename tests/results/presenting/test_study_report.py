@@ -16,7 +16,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from prolific.models import ProlificStudy
-from results.computing.spine import StudyResults
+from results.computing.tree import StudyResults
 from results.pipeline import study_checklist
 from results.presenting.report import build_report, render_report
 from results.presenting.report import figures as report_figures

@@ -124,7 +124,7 @@ MODEL_LIKE = {
 
 
 def test_stored_model_likeness_is_a_filter_and_shows_with_its_figures(busy, researcher_client):
-    from studies.participants.review_evidence import participants_signals_set
+    from studies.participants.quality_signals import participants_signals_set
 
     target = Participant.objects.get(study=busy, prolific_pid=f"{7:024x}")
     assert participants_signals_set(study=busy, names=["model_like"], signals={target.pk: MODEL_LIKE}) == 1
@@ -145,7 +145,7 @@ def test_stored_model_likeness_is_a_filter_and_shows_with_its_figures(busy, rese
 
 
 def test_a_computation_replaces_only_its_own_signals(busy):
-    from studies.participants.review_evidence import participants_signals_set
+    from studies.participants.quality_signals import participants_signals_set
 
     target = Participant.objects.get(study=busy, prolific_pid=f"{7:024x}")
     text = {"model_text": {"evidence": "closer to m on 5 of 6 items"}}

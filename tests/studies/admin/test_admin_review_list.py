@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from parity.stats import behaviour
+from parity.stats.quality import behaviour
 from studies.models import Participant, Response, Study, StudyEvent
 from studies.participants.decisions import participants_include
 from studies.setup.studies import study_set_status

@@ -10,7 +10,7 @@ from freezegun import freeze_time
 
 from annotation.models import Item
 from studies.models import Participant, Response
-from studies.participants.flags import FLAGS, evidence, participant_evidence, participant_flags
+from studies.participants.quality import FLAGS, evidence, participant_evidence, participant_flags
 from studies.setup.studies import study_create
 from tests.factories import Bot, pid, small_study
 

@@ -12,9 +12,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from parity.stats import behaviour
+from parity.stats.quality import behaviour
 from studies.models import Participant, Response
-from studies.participants.flags import participant_evidence, participant_flags
+from studies.participants.quality import participant_evidence, participant_flags
 from tests.factories import small_study
 
 pytestmark = [pytest.mark.django_db, pytest.mark.both_databases]

@@ -11,7 +11,7 @@ import pytest
 
 from modelruns.services import modelrun_cancel, modelrun_start, modelspec_get_or_create
 from prolific.models import ProlificStudy
-from prolific.preregistration_recruitment import recruitment_plan
+from prolific.preregistration import recruitment_plan
 from prolific.recruitment import prolific_recruit_configure
 from prolific.services import prolific_places_raise
 from studies.models import Preregistration, Study, StudyEvent, Unit, UnitItem

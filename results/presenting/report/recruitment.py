@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from parity import sampling
-from results.computing.spine import Explanations, Methods, Prescreening, Recruiting, StudyResults
+from results.computing.tree import Explanations, Methods, Prescreening, Recruiting, StudyResults
 from results.presenting.report.figures import Part, present, series
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from parity.stats import behaviour
+from parity.stats.quality import behaviour
 
 FIGURES = {"pastes": 1, "blurs": 2, "hidden": 1, "hidden_ms": 4000, "keys": 12, "first_input_ms": 900}
 

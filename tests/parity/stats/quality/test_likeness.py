@@ -1,4 +1,4 @@
-"""The model-likeness rules (`parity.stats.likeness`) against hand-checked figures."""
+"""The model-likeness rules (`parity.stats.quality.likeness`) against hand-checked figures."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from parity.stats.likeness import (
+from parity.stats.quality.likeness import (
     MARGIN,
     HumanBand,
     LikenessRule,

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from parity.reporting.methods import CROSSED
 from parity.stats.power import VarianceComponents
-from results.computing.spine.node import HIDDEN, OMIT_IF_EMPTY, OMIT_IF_NONE, Node
+from results.computing.tree.node import HIDDEN, OMIT_IF_EMPTY, OMIT_IF_NONE, Node
 
 # -- what a methods section says (`results.computing.methods`) --------------------------------------------
 

@@ -1,4 +1,4 @@
-"""The typed results tree's JSON rules (`results.computing.spine`): keys in field order, a key left out when
+"""The typed results tree's JSON rules (`results.computing.tree`): keys in field order, a key left out when
 its value is None or its condition is false, a mapping written into its node, leaves of
 `parity.stats` as their `to_dict()`."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 from studies.screening import Screening
 
 from parity.stats.compare import ItemDisagreement
-from results.computing.spine import (
+from results.computing.tree import (
     AttentionRule,
     Breakdowns,
     CollectionDates,

@@ -1,7 +1,7 @@
 """Writes of the review signals computed where this app cannot look (beside a study's model runs,
-in `results.computing.integrity`): kept on each participant (`Participant.review_signals`) so that the
+in `results.computing.quality`): kept on each participant (`Participant.review_signals`) so that the
 admin's "flagged for review" filter, the monitor and the exports read them like the flags computed
-here (`studies.participants.flags`).
+here (`studies.participants.quality`).
 
 When they are computed again: the services that change what they are computed from (a participant
 finishing or returning, a participant erased, a model run done) ask for it with

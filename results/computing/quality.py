@@ -1,9 +1,9 @@
 """Model-likeness beside a study's model runs: who answers like a model rather than like a person.
 
-The rules are pure, in `parity.stats.likeness`; here they read a study's answers and its finished
+The rules are pure, in `parity.stats.quality.likeness`; here they read a study's answers and its finished
 runs (`StudyData`) and the flags they raise are kept on each participant with their figures
-(`studies.participants.review_evidence.participants_signals_set`), so that the admin's "flagged for review"
-filter, the monitor and the exports read them like the flags `studies.participants.flags` computes itself. They
+(`studies.participants.quality_signals.participants_signals_set`), so that the admin's "flagged for review"
+filter, the monitor and the exports read them like the flags `studies.participants.quality` computes itself. They
 live here, not in `studies`, because they read model runs (`modelruns` sits above `studies`).
 
 When: the label signal (`model_like`, cheap: a few array operations) is kept current once per
@@ -25,7 +25,7 @@ import numpy as np
 from django.conf import settings
 from django.core.cache import caches
 
-from parity.stats.likeness import ModelLikeness, TextLikeness, model_likeness, text_likeness
+from parity.stats.quality.likeness import ModelLikeness, TextLikeness, model_likeness, text_likeness
 from results.computing.rows import model_ratings
 from results.loading.study_data import StudyData
 from studies.models import Study

@@ -3,10 +3,10 @@ the integrity signals of their answers (behaviour on the page, the canary, bots)
 a model's.
 
 The participant admin filters on them and the monitor lists them. The rules themselves are pure,
-in `parity.stats.quality` and `parity.stats.behaviour`; here they are applied to a study's stored
+in `parity.stats.quality` and `parity.stats.quality.behaviour`; here they are applied to a study's stored
 rows. Imported participants (a published study's answers) are left out of those: they have no real
 times. The model-likeness flags (`STORED_FLAGS`) are computed beside the model runs
-(`results.computing.integrity`, rules in `parity.stats.likeness`) and kept on the participant
+(`results.computing.quality`, rules in `parity.stats.quality.likeness`) and kept on the participant
 (`Participant.review_signals`, with their figures): they are read here for every participant,
 imported ones included.
 """
@@ -23,7 +23,8 @@ from django.db.models.fields.json import KT
 from django.db.models.functions import Cast, Coalesce
 from django.db.models.lookups import GreaterThan, IsNull, LessThan
 
-from parity.stats import behaviour, quality
+from parity.stats import quality
+from parity.stats.quality import behaviour
 from studies.models import Participant, Response
 
 #: the flags a participant can carry, with the words the pages and the admin show
@@ -46,7 +47,7 @@ INFORMATION: dict[str, str] = {
     "no_behaviour": "no behaviour recorded (the page's script did not run)",
 }
 
-#: flags computed in `results.computing.integrity` and stored on the participant, with their figures
+#: flags computed in `results.computing.quality` and stored on the participant, with their figures
 STORED_FLAGS = ("model_like", "model_text")
 
 #: the flags that are, on their own, grounds for rejecting a submission on Prolific: very fast

@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from results.computing.spine.measures import (
+from results.computing.tree.measures import (
     AnnotatorAccuracy,
     Breakdowns,
     ByCategory,
@@ -56,7 +56,7 @@ from results.computing.spine.measures import (
     UnitAnnotator,
     UnitResults,
 )
-from results.computing.spine.methods import (
+from results.computing.tree.methods import (
     AccuracyWithout,
     AgeSummary,
     AttentionRule,
@@ -84,7 +84,7 @@ from results.computing.spine.methods import (
     TrainingPhase,
     VarianceSource,
 )
-from results.computing.spine.node import (
+from results.computing.tree.node import (
     HIDDEN,
     INLINE,
     OMIT_IF_EMPTY,

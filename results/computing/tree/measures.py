@@ -13,7 +13,7 @@ from parity.stats.band import ModelInBand
 from parity.stats.compare import ItemDisagreement
 from parity.stats.paired import PairedTest
 from parity.stats.placement import DivergentItem, ItemParameters
-from results.computing.spine.node import HIDDEN, INLINE, OMIT_IF_NONE, Node
+from results.computing.tree.node import HIDDEN, INLINE, OMIT_IF_NONE, Node
 
 # -- who is in the results ----------------------------------------------------------------------
 
