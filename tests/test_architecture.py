@@ -105,3 +105,31 @@ def test_every_file_of_a_bundle_has_its_row_in_the_documented_layout() -> None:
         for cell in re.findall(r"`([^`]+)`", line.split("|")[1])
     }
     assert [part.path for part in PARTS if part.path not in rows] == []
+
+
+def test_the_hooks_registered_in_ready_are_the_documented_ones() -> None:
+    """docs/architecture.md's table of what each app registers in its `AppConfig.ready()` lists every
+    registration, each with the module whose hook it calls, and nothing else."""
+    doc = (REPO / "docs" / "architecture.md").read_text().split("**What `ready()` wires.**", 1)[1]
+    table = doc.split("\n| app |", 1)[1].split("\n\n", 1)[0]
+    documented = {
+        tuple(cell.strip().strip("`") for cell in line.strip("|").split("|"))
+        for line in table.splitlines()[2:]
+        if line.startswith("| `")
+    }
+    found = set()
+    for app in APPS:
+        apps_py = REPO / app / "apps.py"
+        tree = ast.parse(apps_py.read_text())
+        ready = [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef) and node.name == "ready"]
+        for function in ready:
+            imported = {
+                alias.asname or alias.name: node.module
+                for node in ast.walk(function)
+                if isinstance(node, ast.ImportFrom)
+                for alias in node.names
+            }
+            for node in ast.walk(function):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and "register" in node.func.id:
+                    found.add((app, node.func.id, imported.get(node.func.id)))
+    assert found == documented
