@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from studies.screening import Screening
-
 from parity.stats.compare import ItemDisagreement
 from results.computing.tree import (
     AttentionRule,
@@ -31,6 +29,7 @@ from results.computing.tree import (
     StudyResults,
     to_json,
 )
+from studies.design.screening import Screening
 
 
 def test_a_count_that_is_none_is_left_out_and_zero_is_kept() -> None:
@@ -125,7 +124,7 @@ def test_from_json_reads_back_the_headlines_the_graded_switch_and_keys_left_out(
 
 
 def test_a_power_analysis_and_a_prescreening_are_written_as_the_study_stores_them() -> None:
-    """Both shapes `studies.power.design_power` stores (an analysis, or one the model could not
+    """Both shapes `studies.design.power.design_power` stores (an analysis, or one the model could not
     compute) and a prescreening as `Screening.to_json` stores it come back key for key, in order."""
     golden = json.loads((Path(__file__).parent / "golden" / "native_pilot.json").read_text())
     computed = golden["methods"]["reporting"]["power"]
