@@ -7,7 +7,7 @@ from results.computing.checklist.answering import answers, imported, missing, or
 from results.computing.tree import StudyResults
 from studies.models import Study
 
-#: the design setting that shuffles each participant's items (`studies.services._sequence`)
+#: the design setting that shuffles each participant's items (`studies.participants.entry._sequence`)
 SHUFFLE = "shuffle_items"
 
 # -- execution -----------------------------------------------------------------------------------
@@ -38,7 +38,7 @@ def randomized_order(study: Study, results: StudyResults) -> Answer:
     if results.methods.platform == "imported":
         return missing("3.1.1", imported(study))
     # the study's own setting, in the words the methods use for it ("“label” was on/off"); a
-    # benchmark without the setting keeps each unit's order (`studies.services._sequence`)
+    # benchmark without the setting keeps each unit's order (`studies.participants.entry._sequence`)
     setting = next((setting for setting in results.methods.design.settings if setting.key == SHUFFLE), None)
     checks = results.methods.attention.checks_per_participant
     placed = "; the attention checks were placed at random positions" if checks else ""
