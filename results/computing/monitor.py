@@ -17,9 +17,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from statistics import median
-from typing import Any
 
 from parity.stats import quality
+from prolific.recruitment import RecruitmentMonitor
+from prolific.selectors import ProlificStanding
 from results.loading.monitor import AnswerRow, MonitorData, MonitorPerson, MonitorUnit
 from studies.models import Participant, Study
 from studies.participants.quality import FLAGS, Answers, evidence, stored_flags, study_flags
@@ -145,9 +146,9 @@ class Monitor:
     rate: Rate
     timeline: list[TimePoint]
     #: recruiting until precise on Prolific (`prolific.recruitment.recruitment_monitor`); None without a target
-    recruitment: dict[str, Any] | None
+    recruitment: RecruitmentMonitor | None
     #: the study on Prolific (`prolific.selectors.prolific_standing`); None when it is not there
-    prolific: dict[str, Any] | None
+    prolific: ProlificStanding | None
     warnings: list[str]
 
 
