@@ -10,8 +10,8 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from prolific.currency import currency_or_default
-from prolific.recruitment import RecruitmentMonitor, recruitment_monitor
-from prolific.selectors import ProlificStanding, prolific_flags_open, prolific_standing, prolific_study_of
+from prolific.monitor import ProlificStanding, RecruitmentMonitor, prolific_standing, recruitment_monitor
+from prolific.selectors import prolific_flags_open, prolific_study_of
 from studies.models import Participant, Response, Study, Unit
 from studies.participants.quality import Answers, answers_by_participant
 
