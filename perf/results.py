@@ -243,7 +243,7 @@ def write_answers(rows: Sequence[tuple[int, int, int, str, bool, int]], *, at: d
 def compute_timings(*, name: str, repeat: int) -> None:
     """Reading the study, `study_results` on what was read, and its models-among-people sections
     alone, in this process (medians of `repeat`); prints one JSON line of seconds."""
-    from results.computing.assemble import study_results
+    from results.computing.assemble import study_results_tree
     from results.computing.comparison import comparison_sections
     from results.computing.rows import human_ratings, human_rows, run_rows, selected_runs
     from results.loading.filters import ResultFilters
@@ -257,7 +257,7 @@ def compute_timings(*, name: str, repeat: int) -> None:
         data = load_study_data(study)
         read.append(time.perf_counter() - began)
         began = time.perf_counter()
-        study_results(data)
+        study_results_tree(data).to_json()
         compute.append(time.perf_counter() - began)
         filters = ResultFilters()
         ratings = human_ratings(data, human_rows(data, filters))

@@ -12,7 +12,7 @@ from typing import Any
 
 from django.db import transaction
 
-from parity.stats.looks import forecast, planned_looks
+from parity.stats.looks import planned_looks
 from parity.stats.recruitment import (
     CI_WIDTH,
     PLANNED_LOOKS,
@@ -28,7 +28,7 @@ from parity.stats.recruitment import (
     precision_interval,
 )
 from prolific.client import ProlificClient
-from prolific.currency import currency_or_default, money
+from prolific.currency import money
 from prolific.models import ProlificFlag, ProlificStudy, RecruitmentPoint, RecruitRule, RecruitTarget
 from prolific.preregistration import prolific_change_record, recruitment_plan
 from prolific.services import ProlificStudyError, prolific_places_raise, prolific_study_transition, study_places
@@ -214,76 +214,3 @@ def recruitment_step(prolific_study: ProlificStudy, client: ProlificClient | Non
             action=decision.action,
             reason=reason,
         )
-
-
-def recruitment_monitor(prolific_study: ProlificStudy | None) -> dict[str, Any] | None:
-    """What the monitor shows of a study's recruitment target: None when it has none (or the study is
-    not on Prolific)."""
-    if prolific_study is None or not prolific_study.target_kind:
-        return None
-    target = recruitment_target(prolific_study)
-    committed = prolific_study.places * target.reward_pence
-    remaining = max(target.max_spend_pence - committed, 0)
-    return {
-        "target": describe(target),
-        "rule": target.rule if target.kind == CI_WIDTH else "",
-        **(looks_monitor(prolific_study, target) if target.by_looks else {}),
-        "kind": target.kind,
-        "value": target.value,
-        "step": target.step,
-        "currency": currency_or_default(prolific_study.currency),
-        "amounts": {
-            "max_spend": money(target.max_spend_pence, prolific_study.currency),
-            "committed": money(committed, prolific_study.currency),
-            "remaining": money(remaining, prolific_study.currency),
-        },
-        "places": prolific_study.places,
-        "max_spend_pence": target.max_spend_pence,
-        "committed_pence": committed,
-        "remaining_pence": remaining,
-        "affordable_places": affordable_places(target.max_spend_pence, target.reward_pence),
-        "budget_reached": prolific_study.flags.filter(kind=ProlificFlag.Kind.BUDGET_REACHED).exists(),
-        "points": [
-            {
-                "at": p.at,
-                "completed": p.completed,
-                "kept": p.kept,
-                "ci_width": p.ci_width,
-                "places": p.places,
-                "action": p.action,
-                "reason": p.reason,
-            }
-            for p in prolific_study.recruitment_points.all()
-        ],
-    }
-
-
-def looks_monitor(prolific_study: ProlificStudy, target: Target) -> dict[str, Any]:
-    """The planned looks so far and the forecast of what the target will take, from the spread of the
-    kept participants' accuracies alone: the monitor shows no estimate of accuracy for such a study,
-    since a stop taken on it would void the interval (`parity.stats.looks`)."""
-    accuracies = kept_accuracies(prolific_study.study_id)
-    plan = planned_looks(accuracies, target.value)
-    ahead = None if plan.stopped else forecast(accuracies, target.value)
-    currency = prolific_study.currency
-    return {
-        "kept": len(accuracies),
-        "looks": [{"number": look.number, "n": look.n, "needed": look.needed} for look in plan.looks],
-        "next_look": plan.next_n,
-        "stopped_at": plan.stopped_at,
-        "forecast": None
-        if ahead is None
-        else {
-            "kept": ahead.kept,
-            "sd": ahead.sd,
-            "expected": ahead.expected,
-            "low": ahead.low,
-            "high": ahead.high,
-            "more": ahead.expected - ahead.kept,
-            "reward_pence": target.reward_pence,
-            "cost": money(ahead.expected * target.reward_pence, currency),
-            "cost_low": money(ahead.low * target.reward_pence, currency),
-            "cost_high": money(ahead.high * target.reward_pence, currency),
-            "cost_more": money((ahead.expected - ahead.kept) * target.reward_pence, currency),
-        },
-    }

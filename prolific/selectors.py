@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from django.conf import settings
 from django.db.models import QuerySet
@@ -106,24 +105,6 @@ def prolific_follow(found: ProlificStudy | None) -> Follow | None:
             f"{open_places} open places again.",
         )
     return None
-
-
-def prolific_standing(found: ProlificStudy | None) -> dict[str, Any] | None:
-    """What the monitor shows of the study on Prolific beside Parity's own status: Prolific's status as
-    last given (read back, a transition's answer, a webhook), when, the last pull, and the move that
-    would follow Parity's status there (`prolific_follow`). None when the study is not on Prolific."""
-    if found is None:
-        return None
-    follow = prolific_follow(found)
-    return {
-        "parity_status": found.study.get_status_display(),
-        "status": found.status,
-        "status_label": found.get_status_display(),
-        "status_at": found.status_at,
-        "synced_at": found.synced_at,
-        "places": found.places,
-        "follow": follow.preview if follow is not None else "",
-    }
 
 
 def prolific_flags_open(found: ProlificStudy | None) -> str:

@@ -275,8 +275,9 @@ def study_results_refresh(study_id: int) -> None:
     study = study_found(study_id)
     if study is None:
         return
-    for query in [{}, *(kept for kept in cache.asked_lately(study) if kept)]:
-        study_results_enqueue(study, ResultFilters(**query))
+    whole = ResultFilters()
+    for filters in [whole, *(kept for kept in cache.asked_lately(study) if kept != whole)]:
+        study_results_enqueue(study, filters)
 
 
 def review_signals_refresh(data: StudyData, *, encode: Encoder | None = None) -> int:

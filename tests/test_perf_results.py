@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from annotation.models import Item
 from perf.results import build, page_timings, write_answers
-from results.computing.assemble import study_results
+from results.computing.assemble import study_results_tree
 from results.loading.selectors import load_study_data
 from studies.models import Participant, Response, Study
 from tests.factories import Bot, pid, small_study
@@ -23,7 +23,7 @@ def test_the_study_is_the_published_design_with_runs_beside_it(implicature, caps
     build(name="perf small", per_unit=3)
     built = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert (built["answers"], built["people"]) == (4 * 150 * 3, 12)
-    results = study_results(load_study_data(Study.objects.get(name="perf small")))
+    results = study_results_tree(load_study_data(Study.objects.get(name="perf small"))).to_json()
     assert results["participants"] == {"included": 8, "excluded": 4, "in_progress": 0, "imported": 0}
     assert results["human"]["n_answers"] == 8 * 150 and len(results["models"]) == 3
     assert results["human"]["cohen_kappa_mean_pairwise"] is not None

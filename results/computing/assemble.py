@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
 
 import numpy as np
 
@@ -352,11 +351,6 @@ def study_results_tree(data: StudyData, filters: ResultFilters | None = None, *,
     # the bootstraps of one size share their resamples (same seed, same draws)
     with shared_resamples():
         return _study_results(data, filters or ResultFilters(), n_boot=n_boot)
-
-
-def study_results(data: StudyData, filters: ResultFilters | None = None, *, n_boot: int = N_BOOT) -> dict[str, Any]:
-    """Everything the results page shows, as plain JSON values (the tree's `to_json()`)."""
-    return study_results_tree(data, filters, n_boot=n_boot).to_json()
 
 
 def _study_results(data: StudyData, filters: ResultFilters, *, n_boot: int) -> StudyResults:

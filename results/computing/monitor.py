@@ -17,9 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from statistics import median
-from typing import Any
 
 from parity.stats import quality
+from prolific.monitor import ProlificStanding, RecruitmentMonitor
 from results.loading.monitor import AnswerRow, MonitorData, MonitorPerson, MonitorUnit
 from studies.models import Participant, Study
 from studies.participants.quality import FLAGS, Answers, evidence, stored_flags, study_flags
@@ -144,10 +144,10 @@ class Monitor:
     items_with_invalid_answers: list[quality.ItemAnswers]
     rate: Rate
     timeline: list[TimePoint]
-    #: recruiting until precise on Prolific (`prolific.recruitment.recruitment_monitor`); None without a target
-    recruitment: dict[str, Any] | None
-    #: the study on Prolific (`prolific.selectors.prolific_standing`); None when it is not there
-    prolific: dict[str, Any] | None
+    #: recruiting until precise on Prolific (`prolific.monitor.recruitment_monitor`); None without a target
+    recruitment: RecruitmentMonitor | None
+    #: the study on Prolific (`prolific.monitor.prolific_standing`); None when it is not there
+    prolific: ProlificStanding | None
     warnings: list[str]
 
 

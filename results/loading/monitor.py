@@ -10,8 +10,8 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from prolific.currency import currency_or_default
-from prolific.recruitment import recruitment_monitor
-from prolific.selectors import prolific_flags_open, prolific_standing, prolific_study_of
+from prolific.monitor import ProlificStanding, RecruitmentMonitor, prolific_standing, recruitment_monitor
+from prolific.selectors import prolific_flags_open, prolific_study_of
 from studies.models import Participant, Response, Study, Unit
 from studies.participants.quality import Answers, answers_by_participant
 
@@ -95,8 +95,8 @@ class MonitorData:
     #: the workspace's currency once Prolific gave it, its default until then
     currency: str
     #: what the monitor shows of the recruitment target and of the study on Prolific (None: none)
-    recruitment: dict[str, Any] | None
-    prolific: dict[str, Any] | None
+    recruitment: RecruitmentMonitor | None
+    prolific: ProlificStanding | None
     #: the Prolific flags still open for the reviewer, in words ("" when none)
     prolific_flags: str
 

@@ -127,10 +127,11 @@ def asked_note(study: Study, filters: ResultFilters) -> None:
     cache.set(_asked_key(study), asked[:ASKED_KEPT], timeout=ASKED_SECONDS)
 
 
-def asked_lately(study: Study) -> list[dict[str, str]]:
-    """The filter sets (`ResultFilters.as_query()`) the study's page was asked for lately, newest first."""
+def asked_lately(study: Study) -> list[ResultFilters]:
+    """The filter sets the study's page was asked for lately, newest first (kept in the cache as
+    their `ResultFilters.as_query()`)."""
     asked: list[dict[str, str]] = caches[RESULTS_CACHE].get(_asked_key(study), [])
-    return asked
+    return [ResultFilters(**query) for query in asked]
 
 
 def _large_key(study_id: int, inline_answers: int) -> str:

@@ -156,37 +156,52 @@ def p_value(value: float | None) -> str:
     return "< 0.001" if value < 0.001 else f"= {value:.3f}"
 
 
-def among_people_rows(results: StudyResults) -> list[dict[str, str]]:
+@dataclass(frozen=True)
+class AmongPeopleRow:
+    """One model run's line of the "among the people" table, as the page prints it."""
+
+    label: str
+    #: why the run is compared as a constant answerer ("" when it is not)
+    constant: str
+    ability: str
+    percentile: str
+    gap: str
+    gap_p: str
+    mcnemar: str
+    kappa: str
+
+
+def among_people_rows(results: StudyResults) -> list[AmongPeopleRow]:
     """Per model run: its place on the joint IRT scale, the paired tests and the human band, as the
     page prints them (a run missing from a section shows "—" there)."""
     irt = {m.run: m for m in (results.irt.models if results.irt else [])}
     paired = {row.run: row.test for row in results.paired}
     band = {row.run: row.placed for row in results.human_band}
-    rows = []
+    rows: list[AmongPeopleRow] = []
     for model in results.models:
         run = model.run
         place, test, kappa = irt.get(run), paired.get(run), band.get(run)
         rows.append(
-            {
-                "label": model.label,
+            AmongPeopleRow(
+                label=model.label,
                 # a run that gave one answer to every item is compared as a constant answerer
-                "constant": constant_answer(model),
-                "ability": (
+                constant=constant_answer(model),
+                ability=(
                     f"{place.ability:+.2f} [{place.ci[0]:+.2f}, {place.ci[1]:+.2f}]" + (" †" if place.ci_note else "")
                     if place
                     else "—"
                 ),
-                "percentile": f"{place.percentile:.0f}" if place else "—",
+                percentile=f"{place.percentile:.0f}" if place else "—",
                 # no interval from answers with no spread: the reason stands where it would be
-                "gap": f"{signed_pct(test.gap)} {test.reason or ci(test.ci)}" if test else "—",
-                "gap_p": f"p {p_value(test.p)}" if test and test.p is not None else "—",
-                "mcnemar": (f"{test.mcnemar.b}, {test.mcnemar.c}, p {p_value(test.mcnemar.p)}" if test else "—"),
-                "kappa": (
+                gap=f"{signed_pct(test.gap)} {test.reason or ci(test.ci)}" if test else "—",
+                gap_p=f"p {p_value(test.p)}" if test and test.p is not None else "—",
+                mcnemar=(f"{test.mcnemar.b}, {test.mcnemar.c}, p {p_value(test.mcnemar.p)}" if test else "—"),
+                kappa=(
                     f"{num(kappa.model_kappa)} (band {num(kappa.human_kappa.low)}–"
                     f"{num(kappa.human_kappa.high)}): {kappa.verdict}"
                     if kappa
                     else "—"
                 ),
-            }
+            )
         )
     return rows

@@ -14,7 +14,7 @@ from modelruns.selectors import study_items
 from parity.benchmarks.custom import score_answer
 from parity.benchmarks.custom.model import cut_at_stops
 from parity.engine.requests import ChoiceRequest, GenerationRequest
-from results.computing.assemble import study_results
+from results.computing.assemble import study_results_tree
 from results.loading.selectors import load_study_data
 from studies.setup.studies import study_create
 from tests.paths import REPO
@@ -73,7 +73,7 @@ def test_a_run_answers_every_kind_keeps_each_options_loglik_and_length_and_score
             assert answer.correct == score_answer(answer.answer, item).correct
         assert 0.0 <= answer.scores["score"] <= 1.0
     assert not answers["summary"].correct
-    results = study_results(load_study_data(study), n_boot=20)
+    results = study_results_tree(load_study_data(study), n_boot=20).to_json()
     by_kind = {row["kind"]: row for row in results["breakdowns"]["by_kind"]}
     (model,) = by_kind["choice"]["models"]
     assert model["accuracy"] == float(capital.correct) and model["accuracy_norm"] == float(
@@ -100,7 +100,7 @@ def test_a_runs_accuracy_counts_only_items_with_a_right_answer_wherever_it_is_sh
     run = services.modelrun_start(study=study, spec=tiny_spec, enqueue=False).run
     shards.modelrun_work(run=run, worker="test")
     correct = ModelResponse.objects.filter(run=run, correct=True).count()
-    (entry,) = study_results(load_study_data(study), n_boot=20)["models"]
+    (entry,) = study_results_tree(load_study_data(study), n_boot=20).to_json()["models"]
     assert entry["accuracy"] == pytest.approx(correct / 6) == pytest.approx(run_accuracy(run))
     (row,) = runs_for_study(study)
     assert (row.n_answered, row.n_scored) == (8, 6)

@@ -15,7 +15,7 @@ from annotation.services import benchmark_import
 from modelruns import services, shards
 from modelruns.models import ModelResponse, ModelRun
 from parity.benchmarks.miqa import generative_prompt
-from results.computing.assemble import study_results
+from results.computing.assemble import study_results_tree
 from results.loading.selectors import load_study_data
 from studies.models import Study
 from studies.setup.studies import study_create
@@ -51,7 +51,7 @@ def test_a_generative_run_writes_one_ungraded_answer_per_implies_question(genera
     ]
     assert all(r.variant == "generative" and r.scores == {"ungraded": True} for r in responses)
     assert generative_run.progress_done == generative_run.progress_total == 6
-    (model,) = study_results(load_study_data(generative_run.study), n_boot=50)["models"]
+    (model,) = study_results_tree(load_study_data(generative_run.study), n_boot=50).to_json()["models"]
     assert model["accuracy"] is None, "written answers are not scored before people grade them"
 
 
@@ -116,7 +116,7 @@ def test_the_command_blocks_answers_and_the_icc_keeps_the_block_with_one_rater_v
 
     for n in range(4):
         Bot(rating, pid(700 + n)).complete(choose=grade)
-    results = study_results(load_study_data(rating), n_boot=50)
+    results = study_results_tree(load_study_data(rating), n_boot=50).to_json()
     graded = results["graded"]
     assert graded["icc2k"] == pytest.approx(8 / 9) == results["human"]["icc2k"]
     assert (graded["n_items"], graded["n_blocks"], graded["n_items_without_icc"]) == (3, 2, 1)

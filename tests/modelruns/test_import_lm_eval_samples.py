@@ -17,7 +17,7 @@ from modelruns import services, shards
 from modelruns.models import ModelResponse, ModelRun
 from modelruns.selectors import study_items
 from parity.engine import load_causal_lm
-from results.computing.assemble import study_results
+from results.computing.assemble import study_results_tree
 from results.computing.tree import StudyResults
 from results.loading.selectors import load_study_data
 from results.presenting.report import render_report
@@ -98,7 +98,7 @@ def test_the_harnesss_own_file_imports_as_the_answers_parity_gives_itself(
     lines = [json.loads(line) for line in path.read_text().splitlines()]
     harness_acc = sum(line["acc"] for line in lines) / len(lines)
 
-    results = study_results(load_study_data(study), n_boot=200)
+    results = study_results_tree(load_study_data(study), n_boot=200).to_json()
     by_run = {model["run"]: model for model in results["models"]}
     assert by_run[imported.pk]["accuracy"] == pytest.approx(harness_acc) == by_run[own.pk]["accuracy"]
     assert by_run[imported.pk]["setting_key"] == f"lm-evaluation-harness samples of {TASK} (filter none)"

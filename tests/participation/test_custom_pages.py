@@ -16,7 +16,7 @@ from rest_framework.test import APIClient
 
 from annotation.models import Item
 from annotation.services import benchmark_import, benchmark_records_import
-from results.computing.assemble import study_results, study_results_tree
+from results.computing.assemble import study_results_tree
 from results.computing.tree import StudyResults
 from results.loading.selectors import load_study_data
 from results.presenting.tables import paper_tables
@@ -129,7 +129,7 @@ def test_participants_answer_every_kind_and_the_results_are_honest_about_items_w
     second = {key: stored[(pid(702), key)] for key in ANSWERS}
     assert not any(second[key].correct for key in ("capital", "boiling", "symbol", "author", "legs", "pi"))
 
-    results = study_results(load_study_data(study), n_boot=50)
+    results = study_results_tree(load_study_data(study), n_boot=50).to_json()
     assert results["human"]["accuracy"]["mean"] == pytest.approx(0.5)  # 6 of 6 and 0 of 6 items with gold
     by_kind = {row["kind"]: row for row in results["breakdowns"]["by_kind"]}
     assert by_kind["rating"]["has_gold"] is False and by_kind["rating"]["human"]["accuracy"] is None

@@ -9,7 +9,7 @@ from prolific.currency import money
 from prolific.recruitment import prolific_recruit_configure
 from prolific.services import prolific_study_create, prolific_sync
 from replication.parts import Source, study_settings
-from results.computing.assemble import study_results
+from results.computing.assemble import study_results_tree
 from results.computing.tree import StudyResults
 from results.loading.selectors import load_study_data
 from results.presenting.report import build_report
@@ -31,7 +31,7 @@ def test_a_usd_workspace_s_amounts_are_written_in_dollars(implicature, standin):
     # Prolific's own minimum and recommended rates are the ones it states, in pounds
     assert "Prolific minimum £6.00, recommended £9.00" in page
 
-    results = study_results(load_study_data(study))
+    results = study_results_tree(load_study_data(study)).to_json()
     assert results["methods"]["pay"]["currency"] == "USD"
     text = plain(build_report(StudyResults.from_json(results)).methods[0])
     assert f"The reward was ${study.reward_pence / 100:.2f} for an estimated" in text and "£" not in text

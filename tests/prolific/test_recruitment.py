@@ -17,7 +17,7 @@ from parity.stats.looks import FIRST_LOOK
 from prolific.models import ProlificFlag, ProlificStudy, RecruitmentPoint
 from prolific.recruitment import prolific_recruit_configure, recruitment_step
 from prolific.services import ProlificStudyError, prolific_study_create, prolific_study_transition
-from results.computing.assemble import study_results
+from results.computing.assemble import study_results_tree
 from results.computing.tree import StudyResults
 from results.loading.selectors import load_study_data
 from results.pipeline import study_monitor
@@ -103,7 +103,7 @@ def test_places_are_raised_in_steps_until_the_ci_is_narrow_enough(implicature, s
     assert not ProlificFlag.objects.filter(kind=ProlificFlag.Kind.BUDGET_REACHED).exists()
 
     # the width is the results page's interval of human accuracy: the sequence the rule stopped on
-    results = study_results(load_study_data(found.study))
+    results = study_results_tree(load_study_data(found.study)).to_json()
     low, high = results["human"]["accuracy"]["ci95"]
     assert abs((high - low) * 100 - points[-1].ci_width) < 1e-9
     assert results["human"]["accuracy"]["ci_method"] == "confidence_sequence"
@@ -121,9 +121,10 @@ def test_places_are_raised_in_steps_until_the_ci_is_narrow_enough(implicature, s
     assert recruitment_step(found).action == "wait" and len(standin.calls) == calls
 
     monitor = study_monitor(found.study).recruitment
-    assert monitor["target"] == "95% confidence sequence of human accuracy at most 50 points wide"
-    assert monitor["remaining_pence"] == 450 * (20 - points[-1].places) and not monitor["budget_reached"]
-    assert [p["ci_width"] for p in monitor["points"] if p["action"] != "wait"] == [p.ci_width for p in points]
+    assert monitor is not None
+    assert monitor.target == "95% confidence sequence of human accuracy at most 50 points wide"
+    assert monitor.remaining_pence == 450 * (20 - points[-1].places) and not monitor.budget_reached
+    assert [p.ci_width for p in monitor.points if p.action != "wait"] == [p.ci_width for p in points]
 
 
 def test_the_monitor_shows_no_recruitment_without_a_target(implicature, standin, admin_client):
@@ -153,7 +154,8 @@ def test_the_budget_stops_recruitment_before_the_target_with_a_flag(implicature,
     assert flag.prolific_study == found and "budget reached before the target" in flag.detail
 
     monitor = study_monitor(found.study).recruitment
-    assert monitor["budget_reached"] and monitor["remaining_pence"] == 0
+    assert monitor is not None
+    assert monitor.budget_reached and monitor.remaining_pence == 0
     page = admin_client.get(f"/studies/{found.study.pk}/monitor/").content.decode()
     assert "£27.00 of the £27.00 budget" in page and "<strong>£0.00 left</strong>" in page
     assert "The budget stopped recruitment before the target." in page
@@ -237,7 +239,7 @@ def test_a_new_study_recruits_by_planned_looks_and_stops_only_at_a_look(implicat
     assert all(p.ci_width is None for p in RecruitmentPoint.objects.filter(prolific_study=found))
 
     # the interval printed is the mean ± 7 points, named as such
-    results = study_results(load_study_data(found.study))
+    results = study_results_tree(load_study_data(found.study)).to_json()
     accuracy = results["human"]["accuracy"]
     assert accuracy["ci_method"] == "fixed_width_planned_looks"
     mean = statistics.fmean(accuracies)
@@ -247,8 +249,10 @@ def test_a_new_study_recruits_by_planned_looks_and_stops_only_at_a_look(implicat
     assert "the mean ± half the target of 14.0 points" in report
 
     monitor = study_monitor(found.study).recruitment
-    assert monitor["rule"] == "planned_looks" and monitor["stopped_at"] == last and monitor["forecast"] is None
-    assert [(look["n"], look["needed"]) for look in monitor["looks"]] == [
+    assert monitor is not None and monitor.planned is not None
+    looks = monitor.planned
+    assert monitor.rule == "planned_looks" and looks.stopped_at == last and looks.forecast is None
+    assert [(look.n, look.needed) for look in looks.looks] == [
         (FIRST_LOOK, asks(FIRST_LOOK)),
         (second, last),
         (last, last),

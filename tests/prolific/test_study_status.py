@@ -160,8 +160,9 @@ def test_the_monitor_shows_prolific_s_status_beside_parity_s_and_when_it_was_rea
     study_set_status(study=study, status=Study.Status.PAUSED)
     found.refresh_from_db()
     shown = study_monitor(study).prolific
-    assert (shown["parity_status"], shown["status"], shown["status_at"]) == ("Paused", "ACTIVE", found.status_at)
-    assert shown["follow"].startswith("Paused here, still recruiting on Prolific (4 of 4 places open")
+    assert shown is not None
+    assert (shown.parity_status, shown.status, shown.status_at) == ("Paused", "ACTIVE", found.status_at)
+    assert shown.follow.startswith("Paused here, still recruiting on Prolific (4 of 4 places open")
     page = admin_client.get(f"/studies/{study.pk}/monitor/").content.decode()
     said = (
         f'Here: paused. On Prolific: <span data-status="ACTIVE">published (recruiting)</span>, 4 places, as '

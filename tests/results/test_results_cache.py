@@ -18,6 +18,7 @@ from parity.benchmarks.base import ModelAnswer
 from results.computing.tree import Participants
 from results.loading.filters import ResultFilters
 from results.pipeline import results_lookup
+from results.presenting.cache import asked_lately, asked_note
 from studies.models import Participant, Study
 from studies.participants.decisions import participants_exclude, participants_include
 from tests.factories import Bot, pid, small_study
@@ -214,3 +215,11 @@ def test_results_kept_by_code_with_another_tree_layout_are_not_read(implicature,
     key = cache._key(study, ResultFilters())
     monkeypatch.setattr(cache, "TREE_LAYOUT", "another")
     assert cache._key(study, ResultFilters()) != key
+
+
+def test_the_filters_asked_lately_come_back_as_filters_newest_first_once_each(researcher):
+    study = small_study("asked", units=2, unit_size=3, per_unit=2, attention_checks=0, exclude_at=0, owner=researcher)
+    for filters in (ResultFilters(unit="U1"), ResultFilters(category="Generalised", flagged="exclude")):
+        asked_note(study, filters)
+    asked_note(study, ResultFilters(unit="U1"))
+    assert asked_lately(study) == [ResultFilters(unit="U1"), ResultFilters(category="Generalised", flagged="exclude")]

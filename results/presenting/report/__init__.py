@@ -1,7 +1,7 @@
 """A study's report, for a paper to paste: the methods paragraphs, the headline results, the paper
 tables, the tests and the placement plot, in LaTeX, Markdown or HTML (`render_report`).
 
-Built from the results dict alone (`results.computing.assemble.study_results`): every number is the page's."""
+Built from the results tree alone (`results.computing.assemble.study_results_tree`): every number is the page's."""
 
 from __future__ import annotations
 

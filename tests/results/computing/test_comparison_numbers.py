@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from results.computing.assemble import study_results, study_results_tree
+from results.computing.assemble import study_results_tree
 from results.computing.tree import StudyResults
 from results.loading.columns import HumanAnswer, ItemInfo
 from results.loading.study_data import ModelAnswer, RunInfo, StudyData, UnitInfo
@@ -94,7 +94,7 @@ def twenty_of_320() -> dict[str, Any]:
     data = _data(humans, ["U1"])
     data.runs = [RunInfo(id=1, model="smollm2", setting={}, status="done", setting_label="default")]
     data.model_answers = [_model(1, n, n % 2 == 0 if n < 20 else n % 3 == 0) for n in range(N_ITEMS)]
-    return study_results(data, n_boot=500)
+    return study_results_tree(data, n_boot=500).to_json()
 
 
 def test_the_default_gap_is_on_the_items_both_answered_and_follows_from_the_accuracies_beside_it(twenty_of_320):
@@ -180,7 +180,7 @@ def test_a_mean_over_one_template_shows_no_spread():
         RunInfo(id=2, model="m", setting={"variant": "ranking", "template": 2, "k": 0}, status="done", setting_label="")
     ]
     data.model_answers = [_model(2, n, n < 7) for n in range(15)]
-    results = study_results(data, n_boot=100)
+    results = study_results_tree(data, n_boot=100).to_json()
     (group,) = results["breakdowns"]["by_template"]
     assert (group["mean"], group["std"], group["natural_std"]) == (pytest.approx(7 / 15), None, None)
     table = _table(results, "by_template")
@@ -197,7 +197,7 @@ def _units_results(per_unit: dict[str, dict[str, int]]) -> dict[str, Any]:
         for annotator, right in annotators.items()
         for n in range(10)
     ]
-    return study_results(_data(humans, list(per_unit), n_items=10 * len(per_unit)), n_boot=100)
+    return study_results_tree(_data(humans, list(per_unit), n_items=10 * len(per_unit)), n_boot=100).to_json()
 
 
 def test_the_unit_tables_summary_rows_say_what_they_are_and_the_total_explains_the_headline():

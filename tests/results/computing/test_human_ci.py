@@ -11,8 +11,7 @@ from django.core.management import call_command
 from knox.models import AuthToken
 from rest_framework.test import APIClient
 
-from results.computing.assemble import study_results
-from results.computing.tree import StudyResults
+from results.computing.assemble import study_results_tree
 from results.loading.selectors import load_study_data
 from results.presenting.tables import paper_tables
 from studies.models import Study
@@ -35,7 +34,7 @@ def test_the_page_names_the_method_and_warns_below_ten_annotators(staff_client, 
 
 
 def test_the_tables_name_the_method_in_their_notes(pilot):
-    results = StudyResults.from_json(study_results(load_study_data(Study.objects.get(pk=pilot.study_id))))
+    results = study_results_tree(load_study_data(Study.objects.get(pk=pilot.study_id)))
     tables = {table.key: table for table in paper_tables(results)}
     accuracy_notes = " ".join(tables["accuracy"].notes)
     assert "its CI is Student's t-interval over annotators (n − 1 degrees of freedom)" in accuracy_notes

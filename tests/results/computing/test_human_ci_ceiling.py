@@ -13,7 +13,7 @@ from django.core.management import call_command
 from django.utils.html import escape
 
 from parity.stats.intervals import CEILING, CEILING_FEW, ceiling_note
-from results.computing.assemble import study_results
+from results.computing.assemble import study_results_tree
 from results.computing.tree import StudyResults
 from results.loading.selectors import load_study_data
 from results.presenting.tables import paper_tables, small_n_warning
@@ -36,7 +36,7 @@ def answered(study: Study, wrong: list[int]) -> None:
 
 
 def results_of(study: Study) -> dict:
-    return study_results(load_study_data(study), n_boot=100)
+    return study_results_tree(load_study_data(study), n_boot=100).to_json()
 
 
 def test_eight_annotators_near_the_ceiling_get_one_note_saying_both(implicature, client):

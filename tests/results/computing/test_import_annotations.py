@@ -12,7 +12,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from parity.benchmarks.implicature.published import SUBSETS as IMPLICATURE_SUBSETS
-from results.computing.assemble import study_results
+from results.computing.assemble import study_results_tree
 from results.computing.tree import StudyResults
 from results.loading.selectors import load_study_data
 from results.presenting.tables import paper_tables
@@ -57,7 +57,7 @@ def test_it_makes_a_closed_study_of_20_imported_annotators_and_3000_answers(base
 
 
 def test_the_numbers_reproduce_table_7(baseline):
-    results = study_results(load_study_data(Study.objects.get(pk=baseline.study_id)))
+    results = study_results_tree(load_study_data(Study.objects.get(pk=baseline.study_id))).to_json()
     for unit in results["units"]:
         annotators, mean, best, worst, kappa = TABLE_7[unit["unit"]]
         assert [a["accuracy"] for a in unit["annotators"]] == pytest.approx([a / 100 for a in annotators], abs=0.001)
@@ -74,7 +74,7 @@ def test_the_numbers_reproduce_table_7(baseline):
 def test_five_annotators_per_subset_get_a_t_interval_with_a_warning_and_the_means_stay(baseline):
     """The CI of each subset's mean is Student's t over its 5 annotators (t(0.975, 4) = 2.776), not a
     bootstrap; the pooled 20 annotators need no warning. Table 7's means are as above."""
-    results = study_results(load_study_data(Study.objects.get(pk=baseline.study_id)))
+    results = study_results_tree(load_study_data(Study.objects.get(pk=baseline.study_id))).to_json()
     for unit in results["units"]:
         accuracies = [a["accuracy"] for a in unit["annotators"]]
         mean = sum(accuracies) / 5

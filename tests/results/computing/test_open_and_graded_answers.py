@@ -10,7 +10,7 @@ import pytest
 
 from parity.benchmarks.miqa import RATING_SCALE as MIQA_GRADES
 from parity.stats import Rating, icc2k
-from results.computing.assemble import study_results
+from results.computing.assemble import study_results_tree
 from results.computing.tree import StudyResults
 from results.loading.columns import HumanAnswer, ItemInfo
 from results.loading.study_data import ModelAnswer, RunInfo, StudyData, UnitInfo
@@ -65,7 +65,7 @@ def test_graded_ratings_get_icc_2k_and_no_accuracy():
         for name, grades in GRADES.items()
         for i, grade in enumerate(grades)
     ]
-    results = study_results(_data("ratings", "miqa_rating", humans), n_boot=100)
+    results = study_results_tree(_data("ratings", "miqa_rating", humans), n_boot=100).to_json()
     expected = icc2k([Rating(h.annotator, h.item_key, h.answer) for h in humans], scores=MIQA_GRADES).icc
     assert results["human"]["icc2k"] == pytest.approx(expected)
     assert results["units"][0]["icc2k"] == pytest.approx(expected)
@@ -104,7 +104,7 @@ def test_written_instructions_are_summarised_per_task_without_accuracy_or_kappa(
         )
         for key, accuracy in (("antonyms-001", 0.8), ("antonyms-002", 0.6), ("sum-001", 1.0))
     ]
-    results = study_results(data, n_boot=100)
+    results = study_results_tree(data, n_boot=100).to_json()
     (model,) = results["breakdowns"]["by_task"]["models"]
     model_tasks = {t["task"]: t for t in model["tasks"]}
     assert model_tasks["antonyms"]["execution_accuracy"] == pytest.approx(0.7)
@@ -148,7 +148,7 @@ def test_a_model_answering_each_item_in_two_option_orders_is_scored_by_their_mea
             ("q2", "a", "ba", "b"),
         )
     ]
-    (model,) = study_results(data, n_boot=200)["models"]
+    (model,) = study_results_tree(data, n_boot=200).to_json()["models"]
     assert model["n_items"] == 2 and model["n_answers"] == 4
     assert model["accuracy"] == pytest.approx((1 + 0.5) / 2)
     # humans: q1 2/2, q2 1/2 right; the orders of q2 disagree, so only q1 enters the majority kappa
@@ -190,7 +190,7 @@ def test_miqa_accuracy_is_over_both_presentations_with_the_averaged_decision_bes
         )
         for key, gold, variant, answer, averaged in rows
     ]
-    results = study_results(data, n_boot=200)
+    results = study_results_tree(data, n_boot=200).to_json()
     (model,) = results["models"]
     assert model["n_answers"] == 6 and model["accuracy"] == pytest.approx(3 / 6)
     assert model["accuracy_averaged_likelihood"] == pytest.approx(2 / 3)
@@ -267,7 +267,7 @@ def test_the_miqa_table_reuses_each_models_best_zero_shot_wording_at_one_and_fiv
                         scores={},
                     )
                 )
-    results = study_results(data, n_boot=100)
+    results = study_results_tree(data, n_boot=100).to_json()
     m1, m2 = results["breakdowns"]["by_wording"]
     assert m1["best_wording"] == "2" and m1["zero_shot"] == {"1": 0.25, "2": 0.625}
     best, empty, pick = m1["rows"]
@@ -303,7 +303,7 @@ def test_graded_ratings_show_the_iccs_interval_in_the_json_and_on_the_card():
         for name, shift in (("A1", 0), ("A2", 1))
         for i in range(30)
     ]
-    tree = StudyResults.from_json(study_results(_data("ratings", "miqa_rating", humans), n_boot=100))
+    tree = study_results_tree(_data("ratings", "miqa_rating", humans), n_boot=100)
     expected = icc_interval([Rating(h.annotator, h.item_key, h.answer) for h in humans], scores=MIQA_GRADES)
     assert expected.icc_ci95 is not None
     json = tree.to_json()

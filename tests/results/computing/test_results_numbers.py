@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from results.computing.assemble import study_results
+from results.computing.assemble import study_results_tree
 from results.loading.filters import ResultFilters
 from results.loading.selectors import load_study_data
 from studies.models import Study
@@ -22,7 +22,7 @@ KAPPA_U2 = (3 / 5 - 17 / 25) / (1 - 17 / 25)  # -1/4
 
 @pytest.fixture(scope="module")
 def pilot_results(pilot):
-    return study_results(load_study_data(Study.objects.get(pk=pilot.study_id)))
+    return study_results_tree(load_study_data(Study.objects.get(pk=pilot.study_id))).to_json()
 
 
 def test_excluded_participants_and_attention_checks_stay_out_of_the_numbers(pilot_results):
@@ -81,24 +81,24 @@ def test_the_implicature_breakdowns_by_template_and_type(pilot_results):
 
 def test_filters_narrow_humans_and_models_to_a_unit_category_and_setting(pilot):
     data = load_study_data(Study.objects.get(pk=pilot.study_id))
-    unit = study_results(data, ResultFilters(unit="U2"), n_boot=200)
+    unit = study_results_tree(data, ResultFilters(unit="U2"), n_boot=200).to_json()
     assert unit["human"]["accuracy"]["mean"] == pytest.approx(0.8)
     assert [u["unit"] for u in unit["units"]] == ["U2"] and unit["participants"]["included"] == 2
     assert {m["n_items"] for m in unit["models"]} == {5}
-    setting = study_results(data, ResultFilters(setting="template 3, k=0"), n_boot=200)
+    setting = study_results_tree(data, ResultFilters(setting="template 3, k=0"), n_boot=200).to_json()
     assert [m["setting"]["template"] for m in setting["models"]] == [3]
-    category = study_results(data, ResultFilters(category="Generalised"), n_boot=200)
+    category = study_results_tree(data, ResultFilters(category="Generalised"), n_boot=200).to_json()
     assert category["human"]["n_items"] == 1  # test row 9, on which A5 is wrong
     assert category["human"]["accuracy"]["mean"] == pytest.approx(0.5)
 
 
 def test_results_are_json_without_nan_and_reproducible(pilot_results, pilot):
     text = json.dumps(pilot_results, allow_nan=False)
-    assert json.loads(text) == study_results(load_study_data(Study.objects.get(pk=pilot.study_id)))
+    assert json.loads(text) == study_results_tree(load_study_data(Study.objects.get(pk=pilot.study_id))).to_json()
 
 
 def test_ambibench_curves_by_position_with_the_oracle(ambi):
-    results = study_results(load_study_data(Study.objects.get(pk=ambi.study_id)))
+    results = study_results_tree(load_study_data(Study.objects.get(pk=ambi.study_id))).to_json()
     oracle = results["oracle_by_position"]
     assert [point["position"] for point in oracle] == list(range(1, 21))
     assert oracle[0]["accuracy"] == 0.5 and oracle[0]["n_episodes"] == 6

@@ -20,7 +20,7 @@ from scipy import stats as scipy_stats
 from sklearn.metrics import cohen_kappa_score
 
 from parity.stats import Rating
-from results.computing.assemble import N_BOOT, SEED, study_results
+from results.computing.assemble import N_BOOT, SEED, study_results_tree
 from results.computing.rows import model_item_scores, model_ratings
 from results.loading.selectors import load_study_data
 from results.loading.study_data import StudyData
@@ -365,7 +365,7 @@ def published(baseline) -> Study:
 
 def test_the_published_study_has_the_numbers_of_the_per_pair_computation(published: Study) -> None:
     data = load_study_data(published)
-    results = study_results(data)
+    results = study_results_tree(data).to_json()
     assert results["human"]["n_answers"] == 3000 and len(results["models"]) == 2
     assert_close(the_apps(results), reference(data))
 
@@ -375,8 +375,8 @@ def test_every_filter_of_the_published_study_reads_the_same_rows(published: Stud
     from results.loading.filters import ResultFilters
 
     data = load_study_data(published)
-    whole = study_results(data, n_boot=200)
+    whole = study_results_tree(data, n_boot=200).to_json()
     for unit in whole["units"]:
-        alone = study_results(data, ResultFilters(unit=unit["unit"]), n_boot=200)
+        alone = study_results_tree(data, ResultFilters(unit=unit["unit"]), n_boot=200).to_json()
         assert alone["units"] == [unit]
         assert alone["human"]["cohen_kappa_mean_pairwise"] == unit["cohen_kappa_mean_pairwise"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import Item
-from results.computing.assemble import study_results
+from results.computing.assemble import study_results_tree
 from results.computing.tree import StudyResults
 from results.loading.selectors import load_study_data
 from results.presenting.tables import template_table
@@ -38,7 +38,7 @@ def results(implicature):
                 {"variant": variant, "template": template, "k": 0, "seed": 0},
                 _answers(golds, n_correct),
             )
-    return study_results(load_study_data(study))
+    return study_results_tree(load_study_data(study)).to_json()
 
 
 def test_ranking_and_contrastive_settings_are_summarised_apart(results):
