@@ -29,11 +29,12 @@ from results.presenting.display import among_people_rows, summary_cards
 from results.presenting.exports import FORMATS, export_study
 from results.presenting.tables import paper_tables
 from tests.factories import Bot, pid, small_study
+from tests.paths import REPO
 from tests.results.conftest import FLIP, model_run
 
 pytestmark = pytest.mark.django_db
 
-RESULTS = Path(__file__).resolve().parents[2] / "results"
+RESULTS = REPO / "results"
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ its value is None or its condition is false, a mapping written into its node, le
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from parity.stats.compare import ItemDisagreement
 from results.computing.tree import (
@@ -30,6 +29,7 @@ from results.computing.tree import (
     to_json,
 )
 from studies.design.screening import Screening
+from tests.paths import REPO
 
 
 def test_a_count_that_is_none_is_left_out_and_zero_is_kept() -> None:
@@ -126,7 +126,7 @@ def test_from_json_reads_back_the_headlines_the_graded_switch_and_keys_left_out(
 def test_a_power_analysis_and_a_prescreening_are_written_as_the_study_stores_them() -> None:
     """Both shapes `studies.design.power.design_power` stores (an analysis, or one the model could not
     compute) and a prescreening as `Screening.to_json` stores it come back key for key, in order."""
-    golden = json.loads((Path(__file__).parent / "golden" / "native_pilot.json").read_text())
+    golden = json.loads((REPO / "tests" / "results" / "golden" / "native_pilot.json").read_text())
     computed = golden["methods"]["reporting"]["power"]
     failed = {
         "people": 3,

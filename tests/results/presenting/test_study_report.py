@@ -9,7 +9,6 @@ import json
 import re
 from html import unescape
 from io import StringIO
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,11 +25,12 @@ from results.presenting.report.materials import study_materials
 from results.presenting.table_writers import markdown_table
 from results.presenting.tables import paper_tables
 from studies.models import Study
+from tests.paths import REPO
 from tests.personas import assistant, signed_in
 from tests.results.latex_check import check_latex
 
 #: the stored results of the golden test
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = REPO / "tests" / "results" / "golden"
 FIGURE = re.compile(r'<span class="figure" data-path="([^"]*)" data-kind="([^"]*)">(.*?)</span>')
 
 
