@@ -10,7 +10,9 @@ under its key:
 - `prompts.py`: what people and models read;
 - `results.py`: its own sections of the results (the papers' breakdowns), computed with its own
   statistics (e.g. `ambibench/oracle.py`, `implicature/stats.py`) and the general ones in
-  `parity.stats`; the results page draws each section it knows by the section's name.
+  `parity.stats`, as the typed records its `sections.py` declares (`parity.benchmarks.sections`:
+  written as JSON and read back by `parity.records`); the results page draws each section it knows
+  by the section's field name (`Breakdowns.section`).
 
 The apps, the engine and the results look a benchmark up by the `benchmark` CharField of a study
 or item and never name one. Adding a benchmark is one package, its line in `_PACKAGES` here and its

@@ -19,6 +19,7 @@ from .design import DesignOption, design_errors
 # the readers of published files, and their error, are part of this contract
 from .files import DatasetError, read_csv_rows, read_jsonl_rows, read_text, sha256_of  # noqa: F401
 from .published import PublishedStudy
+from .sections import Headlines, Sections
 from .setting_values import coerce_setting
 from .tables import Table
 from .timing import AnswerTime, TimeEstimate, time_estimate
@@ -383,21 +384,27 @@ class Benchmark:
         """Whose answer a graded item is (MiQA ratings: the model that wrote it); "" when none."""
         return ""
 
-    def breakdowns(self, results: ResultsInput) -> dict[str, Any]:
+    def breakdowns(self, results: ResultsInput) -> Sections:
         """The benchmark's own sections of the results (the papers' tables beside overall accuracy),
-        by section name; the results page draws a chart and a table for each one it knows."""
-        return {}
+        one field per section; the results page draws a chart and a table for each one it knows."""
+        return Sections()
 
-    def paper_tables(self, breakdowns: Mapping[str, Any]) -> list[Table]:
-        """The benchmark's own paper tables, drawn from its own sections of the results
-        (`Benchmark.breakdowns`, as the results tree holds them); the results put them among the
-        shared ones (`results.presenting.tables`)."""
+    def sections_type(self) -> type[Sections]:
+        """The type `breakdowns` returns, which reads results written as JSON back."""
+        return Sections
+
+    def paper_tables(self, sections: Sections) -> list[Table]:
+        """The benchmark's own paper tables, drawn from its own sections (`breakdowns`, as the results
+        tree holds them); the results put them among the shared ones (`results.presenting.tables`)."""
         return []
 
-    def headline_results(self, breakdowns: Mapping[str, Any]) -> dict[str, Any]:
-        """Entries of the results' top level drawn from the benchmark's own sections (AmbiBench:
-        the oracle's accuracy by position)."""
-        return {}
+    def headline_results(self, sections: Sections) -> Headlines:
+        """Entries of the results' top level drawn from its own sections (AmbiBench: the oracle by position)."""
+        return Headlines()
+
+    def headlines_type(self) -> type[Headlines]:
+        """The type `headline_results` returns, which reads results written as JSON back."""
+        return Headlines
 
     #: True when written instructions are executed by chosen models and scored beside the answers
     #: (the results load those scores for the breakdowns)

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import io
 import textwrap
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -29,6 +29,53 @@ from results.computing.tree import (
     Irt,  # noqa: E402
     StudyResults,  # noqa: E402
 )
+
+# The shapes of the accuracy-by-position section the position chart draws (`Breakdowns.section`), read by
+# attribute: the benchmark that declares it is not named outside the library (tests/test_layers.py).
+
+
+class PositionPoint(Protocol):
+    @property
+    def position(self) -> int: ...
+    @property
+    def accuracy(self) -> float: ...
+    @property
+    def ci_low(self) -> float | None: ...
+    @property
+    def ci_high(self) -> float | None: ...
+
+
+class PositionCurve(Protocol):
+    @property
+    def group(self) -> Mapping[str, str | None]: ...
+    @property
+    def points(self) -> Sequence[PositionPoint]: ...
+
+
+class FeatureCurves(Protocol):
+    """A curve over all episodes, and one per salient feature."""
+
+    @property
+    def overall(self) -> PositionCurve | None: ...
+    @property
+    def by_feature(self) -> Sequence[PositionCurve]: ...
+
+
+class ModelCurves(Protocol):
+    @property
+    def label(self) -> str: ...
+    @property
+    def curves(self) -> FeatureCurves: ...
+
+
+class ByPosition(Protocol):
+    @property
+    def humans(self) -> FeatureCurves: ...
+    @property
+    def models(self) -> Sequence[ModelCurves]: ...
+    @property
+    def oracle(self) -> FeatureCurves: ...
+
 
 HUMAN_COLOUR = "#1d2330"
 ORACLE_COLOUR = "#8a8f99"
@@ -63,18 +110,18 @@ def _svg(figure: Figure, salt: str) -> str:
     return text[text.index("<svg") :]  # inline: no XML declaration or doctype
 
 
-def _curve_xy(curve: dict[str, Any]) -> tuple[list[int], list[float], list[float | None], list[float | None]]:
-    points = curve["points"]
+def _curve_xy(curve: PositionCurve) -> tuple[list[int], list[float], list[float | None], list[float | None]]:
+    points = curve.points
     return (
-        [p["position"] for p in points],
-        [p["accuracy"] for p in points],
-        [p["ci_low"] for p in points],
-        [p["ci_high"] for p in points],
+        [p.position for p in points],
+        [p.accuracy for p in points],
+        [p.ci_low for p in points],
+        [p.ci_high for p in points],
     )
 
 
-def _draw_curve(ax: Axes, curve: dict[str, Any] | None, label: str, colour: str, *, dashed: bool = False) -> None:
-    if not curve or not curve.get("points"):
+def _draw_curve(ax: Axes, curve: PositionCurve | None, label: str, colour: str, *, dashed: bool = False) -> None:
+    if not curve or not curve.points:
         return
     x, y, low, high = _curve_xy(curve)
     ax.plot(
@@ -148,22 +195,24 @@ def _position_axes(ax: Axes, title: str) -> None:
     _grid(ax)
 
 
-def _panel_curve(part: dict[str, Any], feature: str | None) -> dict[str, Any] | None:
+def _panel_curve(part: FeatureCurves, feature: str | None) -> PositionCurve | None:
     """The overall curve of humans, a model or the oracle, or its curve for one salient feature."""
     if feature is None:
-        return part["overall"]
-    return next((c for c in part["by_feature"] if c["group"].get("salient_feature") == feature), None)
+        return part.overall
+    return next((c for c in part.by_feature if c.group.get("salient_feature") == feature), None)
 
 
-def position_chart(section: dict[str, Any]) -> str:
+def position_chart(section: ByPosition) -> str:
     """Accuracy by position 1–20: humans and each model with 95% CI bands, and the oracle; one panel
     for all episodes, then one per salient feature."""
-    humans, models, oracle = section["humans"], section["models"], section["oracle"]
+    humans, models, oracle = section.humans, section.models, section.oracle
+    # `-` binds before `|`: only the models' curves lose a missing feature (a human curve without one
+    # stays, as it always has)
     features = sorted(
-        {c["group"].get("salient_feature") for c in humans["by_feature"]}
-        | {c["group"].get("salient_feature") for m in models for c in m["by_feature"]} - {None}
+        {c.group.get("salient_feature") for c in humans.by_feature}  # type: ignore[type-var]
+        | {c.group.get("salient_feature") for m in models for c in m.curves.by_feature} - {None}
     )
-    panels = [("All episodes", None), *[(f"Salient feature: {f.replace('_', ' ')}", f) for f in features]]
+    panels = [("All episodes", None), *[(f"Salient feature: {f.replace('_', ' ')}", f) for f in features]]  # type: ignore[union-attr]
     columns = min(3, len(panels))
     rows = -(-len(panels) // columns)
     figure = _figure(3.6 * columns, 2.8 * rows + 0.6)
@@ -173,7 +222,8 @@ def position_chart(section: dict[str, Any]) -> str:
         _position_axes(ax, title)
         _draw_curve(ax, _panel_curve(humans, feature), "Humans", HUMAN_COLOUR)
         for number, model in enumerate(models):
-            _draw_curve(ax, _panel_curve(model, feature), model["label"], MODEL_COLOURS[number % len(MODEL_COLOURS)])
+            colour = MODEL_COLOURS[number % len(MODEL_COLOURS)]
+            _draw_curve(ax, _panel_curve(model.curves, feature), model.label, colour)
         _draw_curve(ax, _panel_curve(oracle, feature), "Bayesian oracle", ORACLE_COLOUR, dashed=True)
         if index % columns == 0:
             ax.set_ylabel("accuracy")
@@ -244,12 +294,12 @@ def category_chart(results: StudyResults) -> str | None:
 
 
 def template_chart(results: StudyResults) -> str | None:
-    groups = results.breakdowns.sections.get("by_template")
+    groups = results.breakdowns.section("by_template")
     if not groups:
         return None
-    templates = sorted({int(t) for group in groups for t in group["per_template"]})
-    series = [
-        (f"{g['model']} ({g['setting_key']})", [g["per_template"].get(str(t)) for t in templates]) for g in groups
+    templates = sorted({int(t) for group in groups for t in group.breakdown.per_template})
+    series: list[tuple[str, list[float | None]]] = [
+        (f"{g.model} ({g.setting_key})", [g.breakdown.per_template.get(t) for t in templates]) for g in groups
     ]
     human = results.human.accuracy.mean
     reference = ("Humans", human) if human is not None else None
@@ -300,8 +350,8 @@ def placement_chart(irt: Irt) -> str:
 def study_charts(results: StudyResults) -> dict[str, str]:
     """Every chart that says something for this study, by name."""
     charts: dict[str, str] = {}
-    positions = results.breakdowns.sections.get("by_position")
-    if positions and (positions["humans"]["overall"] or positions["models"] or positions["oracle"]["overall"]):
+    positions = results.breakdowns.section("by_position")
+    if positions and (positions.humans.overall or positions.models or positions.oracle.overall):
         charts["positions"] = position_chart(positions)
     for name, draw in (("templates", template_chart), ("categories", category_chart)):
         svg = draw(results)

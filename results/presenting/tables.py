@@ -393,10 +393,10 @@ def _mean_std(mean: float | None, std: float | None, templates: list[int]) -> st
 
 
 def template_table(results: StudyResults) -> Table | None:
-    groups = results.breakdowns.sections.get("by_template")
+    groups = results.breakdowns.section("by_template")
     if not groups:
         return None
-    templates = sorted({int(t) for group in groups for t in group["per_template"]})
+    templates = sorted({int(t) for group in groups for t in group.breakdown.per_template})
     columns = [
         "Model",
         "Setting",
@@ -408,15 +408,16 @@ def template_table(results: StudyResults) -> Table | None:
     ]
     rows = [
         [
-            group["model"],
-            group["setting_key"],
-            *[pct(group["per_template"].get(str(t))) for t in templates],
-            _mean_std(group["mean"], group["std"], group["templates"]),
-            _mean_std(group["structured_mean"], group["structured_std"], group["structured_templates"]),
-            _mean_std(group["natural_mean"], group["natural_std"], group["natural_templates"]),
-            _mean_std(group["extra_mean"], group["extra_std"], group["extra_templates"]),
+            group.model,
+            group.setting_key,
+            *[pct(breakdown.per_template.get(t)) for t in templates],
+            _mean_std(breakdown.mean, breakdown.std, breakdown.templates),
+            _mean_std(breakdown.structured_mean, breakdown.structured_std, breakdown.structured_templates),
+            _mean_std(breakdown.natural_mean, breakdown.natural_std, breakdown.natural_templates),
+            _mean_std(breakdown.extra_mean, breakdown.extra_std, breakdown.extra_templates),
         ]
         for group in groups
+        for breakdown in [group.breakdown]
     ]
     return Table(
         "by_template",
@@ -433,24 +434,27 @@ def template_table(results: StudyResults) -> Table | None:
 
 
 def position_table(results: StudyResults) -> Table | None:
-    section = results.breakdowns.sections.get("by_position")
+    section = results.breakdowns.section("by_position")
     if not section:
         return None
-    human, oracle = section["humans"]["overall"], section["oracle"]["overall"]
-    curves = [("Humans", human), *[(m["label"], m["overall"]) for m in section["models"]], ("Oracle", oracle)]
-    curves = [(name, curve) for name, curve in curves if curve]
+    named = [
+        ("Humans", section.humans.overall),
+        *[(m.label, m.curves.overall) for m in section.models],
+        ("Oracle", section.oracle.overall),
+    ]
+    curves = [(name, curve) for name, curve in named if curve]
     if not curves:
         return None
-    by_position = {name: {p["position"]: p for p in curve["points"]} for name, curve in curves}
+    by_position = {name: {p.position: p for p in curve.points} for name, curve in curves}
     positions = sorted({position for points in by_position.values() for position in points})
     # each curve is over its own episodes (the humans' may be a few of the model's): say how many
-    episodes = {name: max((p["n_episodes"] for p in curve["points"]), default=0) for name, curve in curves}
+    episodes = {name: max((p.n_episodes for p in curve.points), default=0) for name, curve in curves}
     columns = ["Position", *[f"{name} ({count(episodes[name], 'episode')})" for name, _ in curves], "Humans 95% CI"]
     rows = []
     for position in positions:
-        cells = [pct(by_position[name].get(position, {}).get("accuracy")) for name, _ in curves]
-        point = by_position.get("Humans", {}).get(position)
-        rows.append([str(position), *cells, ci([point["ci_low"], point["ci_high"]]) if point else "—"])
+        cells = [pct(point.accuracy if (point := by_position[name].get(position)) else None) for name, _ in curves]
+        human = by_position.get("Humans", {}).get(position)
+        rows.append([str(position), *cells, ci([human.ci_low, human.ci_high]) if human else "—"])
     return Table(
         "by_position",
         "Accuracy by position in the episode (all salient features and formats)",
@@ -465,7 +469,7 @@ def position_table(results: StudyResults) -> Table | None:
 
 def wording_table(results: StudyResults) -> Table | None:
     """Comsa et al.'s Table 3: accuracy (over both option orders) per direction and k."""
-    groups = results.breakdowns.sections.get("by_wording")
+    groups = results.breakdowns.section("by_wording")
     if not groups:
         return None
     shots = ("0", "1", "5")
@@ -478,14 +482,14 @@ def wording_table(results: StudyResults) -> Table | None:
     ]
     rows = []
     for group in groups:
-        choice = ", ".join(f"{wording}: {pct(score)}" for wording, score in group["zero_shot"].items()) or "—"
-        for row in group["rows"]:
+        choice = ", ".join(f"{wording}: {pct(score)}" for wording, score in group.zero_shot.items()) or "—"
+        for row in group.rows:
             cells = [
-                pct((row["by_k"][k] or {}).get(direction)) for direction in ("implies", "implied-by") for k in shots
+                pct(accuracy.directions.get(direction) if (accuracy := row.by_k[k]) else None)
+                for direction in ("implies", "implied-by")
+                for k in shots
             ]
-            rows.append(
-                [group["model"], row["prompt"], *cells, choice if row["wording"] == group["best_wording"] else ""]
-            )
+            rows.append([group.model, row.prompt, *cells, choice if row.wording == group.best_wording else ""])
     return Table(
         "by_wording",
         "Accuracy per direction and shots, best 0-shot wording and baselines (cf. Comsa et al., Table 3)",
@@ -520,10 +524,10 @@ def generative_table(results: StudyResults) -> Table | None:
 def kind_table(results: StudyResults) -> Table | None:
     """A researcher's own items per kind: accuracy only where items have a right answer, the
     raters' agreement for ratings, the models' length-normalised accuracy and metric score."""
-    rows_in = results.breakdowns.sections.get("by_kind")
+    rows_in = results.breakdowns.section("by_kind")
     if not rows_in:
         return None
-    labels = [m["label"] for m in rows_in[0]["models"]]
+    labels = [m.label for m in rows_in[0].models]
     columns = [
         "Kind",
         "n items",
@@ -535,19 +539,19 @@ def kind_table(results: StudyResults) -> Table | None:
     ]
     rows = [
         [
-            row["kind"].replace("_", " "),
-            str(row["n_items"]),
-            str(row["human"]["n_answers"]),
-            pct(row["human"]["accuracy"]) if row["has_gold"] else "no gold",
-            ci(row["human"]["ci95"]),
-            num(row["human"].get("krippendorff_alpha_ordinal")),
+            row.kind.replace("_", " "),
+            str(row.n_items),
+            str(row.human.n_answers),
+            pct(row.human.accuracy) if row.has_gold else "no gold",
+            ci(row.human.ci95),
+            num(row.human.agreement.krippendorff_alpha_ordinal if row.human.agreement else None),
             *[
                 cell
-                for m in row["models"]
+                for m in row.models
                 for cell in (
-                    pct(m["accuracy"]) if row["has_gold"] else "no gold",
-                    pct(m["accuracy_norm"]),
-                    num(m["mean_score"]),
+                    pct(m.accuracy) if row.has_gold else "no gold",
+                    pct(m.accuracy_norm),
+                    num(m.mean_score),
                 )
             ],
         ]

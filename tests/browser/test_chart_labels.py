@@ -7,6 +7,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from parity.benchmarks.ambibench.positions import PositionCurve, PositionPoint
+from parity.benchmarks.ambibench.sections import ByPosition, Curves, FeatureCurves, ModelCurves
 from results.computing.monitor import TimePoint
 from results.presenting.charts import arrivals_chart, bar_chart, position_chart
 
@@ -22,23 +24,26 @@ def _series(categories: list[str], names: list[str]) -> list[tuple[str, list[flo
     return [(name, [0.4 + 0.5 * ((i + n) % 5) / 5 for i in range(len(categories))]) for n, name in enumerate(names)]
 
 
-def _curve(shift: float) -> dict:
-    return {
-        "points": [
-            {"position": p, "accuracy": min(1.0, 0.5 + shift + p / 50), "ci_low": 0.4, "ci_high": 0.9}
-            for p in range(1, 21)
-        ]
-    }
+def _curve(shift: float, group: dict[str, str | None] | None = None) -> PositionCurve:
+    points = [
+        PositionPoint(position=p, n_episodes=1, accuracy=min(1.0, 0.5 + shift + p / 50), ci_low=0.4, ci_high=0.9)
+        for p in range(1, 21)
+    ]
+    return PositionCurve(group=group or {}, confidence=0.95, points=points)
 
 
-def _positions_section() -> dict:
+def _positions_section() -> ByPosition:
     features = ["subject", "location", "religious"]
-    by_feature = [{"group": {"salient_feature": f}, **_curve(0.05 * n)} for n, f in enumerate(features)]
-    return {
-        "humans": {"overall": _curve(0.1), "by_feature": by_feature},
-        "models": [{"label": MODELS[0], "overall": _curve(0.0), "by_feature": by_feature}],
-        "oracle": {"overall": _curve(0.2), "by_feature": by_feature},
-    }
+    by_feature = [_curve(0.05 * n, {"salient_feature": f}) for n, f in enumerate(features)]
+    return ByPosition(
+        humans=Curves(overall=_curve(0.1), by_feature=by_feature, by_feature_format=[]),
+        models=[
+            ModelCurves(
+                run=1, label=MODELS[0], curves=Curves(overall=_curve(0.0), by_feature=by_feature, by_feature_format=[])
+            )
+        ],
+        oracle=FeatureCurves(overall=_curve(0.2), by_feature=by_feature),
+    )
 
 
 CHARTS = {

@@ -12,6 +12,7 @@ from ...messages import Message, gettext_noop
 from ..base import Asset, Benchmark, ChoicePrompt, DemoSetup, ImportBundle, ItemData, ResultsInput, Scored, Screen
 from ..consent import RECORDED_ON_THE_PAGE
 from ..design import DesignOption
+from ..sections import Headlines, Sections
 from ..timing import AnswerTime
 from . import model
 from .generator import (
@@ -341,15 +342,25 @@ class AmbiBench(Benchmark):
         return model.groups(items)
 
     # -- results (results.py) --------------------------------------------------------------
-    def breakdowns(self, results_input: ResultsInput) -> dict[str, Any]:
+    def breakdowns(self, results_input: ResultsInput) -> Sections:
         # imported here: the position curves need numpy, which a command that only lists the
         # benchmarks (every `manage.py` command, through the models' choices) should not load
         from . import results as results_side
 
         return results_side.breakdowns(results_input)
 
-    def headline_results(self, breakdowns: Mapping[str, Any]) -> dict[str, Any]:
-        from . import results as results_side
+    def sections_type(self) -> type[Sections]:
+        from .sections import AmbiBenchSections
 
-        points = results_side.oracle_points(dict(breakdowns))
-        return {} if points is None else {"oracle_by_position": points}
+        return AmbiBenchSections
+
+    def headline_results(self, sections: Sections) -> Headlines:
+        from . import results as results_side
+        from .sections import AmbiBenchSections
+
+        return results_side.oracle_points(sections) if isinstance(sections, AmbiBenchSections) else Headlines()
+
+    def headlines_type(self) -> type[Headlines]:
+        from .sections import AmbiBenchHeadlines
+
+        return AmbiBenchHeadlines

@@ -6,11 +6,24 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from ..base import ResultsInput
 from .oracle import OracleEpisode, oracle_curve
 from .positions import PositionAnswer, position_curve, position_curves
+from .sections import (
+    AmbiBenchHeadlines,
+    AmbiBenchSections,
+    ByPosition,
+    Curves,
+    FeatureCurves,
+    ModelCurves,
+    ModelRepeats,
+    OraclePoint,
+    Repeats,
+    RepeatSplit,
+)
 
 
 def is_position_item(meta: Any) -> bool:
@@ -28,16 +41,14 @@ def _position_answer(episode: str, meta: Any, correct: bool, valid: bool) -> Pos
     )
 
 
-def _curves(answers: list[PositionAnswer], *, n_boot: int, seed: int) -> dict[str, Any]:
+def _curves(answers: list[PositionAnswer], *, n_boot: int, seed: int) -> Curves:
     if not answers:
-        return {"overall": None, "by_feature": [], "by_feature_format": []}
-    return {
-        "overall": position_curve(answers, n_boot=n_boot, seed=seed).to_dict(),
-        "by_feature": [
-            c.to_dict() for c in position_curves(answers, by=("salient_feature",), n_boot=n_boot, seed=seed)
-        ],
-        "by_feature_format": [c.to_dict() for c in position_curves(answers, n_boot=n_boot, seed=seed)],
-    }
+        return Curves(overall=None, by_feature=[], by_feature_format=[])
+    return Curves(
+        overall=position_curve(answers, n_boot=n_boot, seed=seed),
+        by_feature=position_curves(answers, by=("salient_feature",), n_boot=n_boot, seed=seed),
+        by_feature_format=position_curves(answers, n_boot=n_boot, seed=seed),
+    )
 
 
 def _oracle_episodes(items: Iterable[Any]) -> dict[str | None, list[OracleEpisode]]:
@@ -55,23 +66,23 @@ def _oracle_episodes(items: Iterable[Any]) -> dict[str | None, list[OracleEpisod
     return by_feature
 
 
-def _oracle(results: ResultsInput) -> dict[str, Any]:
+def _oracle(results: ResultsInput) -> FeatureCurves:
     items = [item for key, item in results.items.items() if results.item_passes(key)]
     try:
         groups = _oracle_episodes(items)
-        overall = oracle_curve(groups.get(None, [])).to_dict() if groups.get(None) else None
+        overall = oracle_curve(groups.get(None, [])) if groups.get(None) else None
         features = [
-            {**oracle_curve(episodes).to_dict(), "group": {"salient_feature": feature}}
+            replace(oracle_curve(episodes), group={"salient_feature": feature})
             for feature, episodes in sorted(groups.items(), key=lambda kv: str(kv[0]))
             if feature is not None
         ]
     except ValueError:
         # episodes outside the oracle's task family (not two binary features): no oracle
-        return {"overall": None, "by_feature": []}
-    return {"overall": overall, "by_feature": features}
+        return FeatureCurves(overall=None, by_feature=[])
+    return FeatureCurves(overall=overall, by_feature=features)
 
 
-def by_position(results: ResultsInput) -> dict[str, Any]:
+def by_position(results: ResultsInput) -> ByPosition:
     # For humans one episode is one participant's run through it.
     n_boot, seed, items = results.n_boot, results.seed, results.items
     human_answers = [
@@ -89,11 +100,11 @@ def by_position(results: ResultsInput) -> dict[str, Any]:
             if is_position_item(items[m.item_key].meta)
         ]
         if answers:
-            models.append({"run": run.id, "label": run.label, **_curves(answers, n_boot=n_boot, seed=seed)})
-    return {"humans": _curves(human_answers, n_boot=n_boot, seed=seed), "models": models, "oracle": _oracle(results)}
+            models.append(ModelCurves(run=run.id, label=run.label, curves=_curves(answers, n_boot=n_boot, seed=seed)))
+    return ByPosition(humans=_curves(human_answers, n_boot=n_boot, seed=seed), models=models, oracle=_oracle(results))
 
 
-def _repeat_split(answers: list[tuple[bool, bool]]) -> dict[str, Any]:
+def _repeat_split(answers: list[tuple[bool, bool]]) -> RepeatSplit:
     """(correct, on a repeated sentence) pairs: how many, and accuracy with and without the repeats."""
 
     def accuracy(scores: list[bool]) -> float | None:
@@ -101,23 +112,23 @@ def _repeat_split(answers: list[tuple[bool, bool]]) -> dict[str, Any]:
 
     fresh = [correct for correct, repeat in answers if not repeat]
     repeated = [correct for correct, repeat in answers if repeat]
-    return {
-        "n_answers": len(answers),
-        "n_repeats": len(repeated),
-        "accuracy": accuracy(fresh + repeated),
-        "accuracy_excluding_repeats": accuracy(fresh),
-        "accuracy_on_repeats": accuracy(repeated),
-    }
+    return RepeatSplit(
+        n_answers=len(answers),
+        n_repeats=len(repeated),
+        accuracy=accuracy(fresh + repeated),
+        accuracy_excluding_repeats=accuracy(fresh),
+        accuracy_on_repeats=accuracy(repeated),
+    )
 
 
-def repeats(results: ResultsInput) -> dict[str, Any]:
+def repeats(results: ResultsInput) -> Repeats | None:
     """Answers to a sentence that came earlier in its episode, whose label is then on the screen
     (and in a model's prompt): counted apart, with accuracy excluding them. Items generated before
     the `repeat_of` flag carry none, and then there is no section."""
     items = results.items
     flagged = [key for key, item in items.items() if is_position_item(item.meta) and "repeat_of" in item.meta]
     if not flagged:
-        return {}
+        return None
     humans = [(h.correct, h.meta.get("repeat_of") is not None) for h in results.humans if is_position_item(h.meta)]
     models = []
     for run in results.runs:
@@ -127,21 +138,23 @@ def repeats(results: ResultsInput) -> dict[str, Any]:
             if is_position_item(items[m.item_key].meta)
         ]
         if answers:
-            models.append({"run": run.id, "label": run.label, **_repeat_split(answers)})
-    return {"repeats": {"humans": _repeat_split(humans), "models": models}}
+            models.append(ModelRepeats(run=run.id, label=run.label, split=_repeat_split(answers)))
+    return Repeats(humans=_repeat_split(humans), models=models)
 
 
-def breakdowns(results: ResultsInput) -> dict[str, Any]:
+def breakdowns(results: ResultsInput) -> AmbiBenchSections:
     if any(is_position_item(item.meta) for item in results.items.values()):
-        return {"by_position": by_position(results), **repeats(results)}
-    return {}
+        return AmbiBenchSections(by_position=by_position(results), repeats=repeats(results))
+    return AmbiBenchSections()
 
 
-def oracle_points(sections: dict[str, Any]) -> list[dict[str, Any]] | None:
+def oracle_points(sections: AmbiBenchSections) -> AmbiBenchHeadlines:
     """The oracle's accuracy per position, reported beside the study's headline numbers."""
-    curve = sections.get("by_position", {}).get("oracle", {}).get("overall")
+    curve = sections.by_position.oracle.overall if sections.by_position is not None else None
     if curve is None:
-        return None
-    return [
-        {"position": p["position"], "n_episodes": p["n_episodes"], "accuracy": p["accuracy"]} for p in curve["points"]
-    ]
+        return AmbiBenchHeadlines()
+    return AmbiBenchHeadlines(
+        oracle_by_position=[
+            OraclePoint(position=p.position, n_episodes=p.n_episodes, accuracy=p.accuracy) for p in curve.points
+        ]
+    )

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 from ...messages import Message, gettext_noop
 from ..base import Benchmark, Choice, DatasetError, ImportBundle, ItemData, ResultsInput, Scored
 from ..design import DesignOption
+from ..sections import Sections
 from . import model as model_side
 from . import scoring
 from .prompts import CONSENT, INSTRUCTIONS
@@ -32,6 +33,7 @@ from .records import (
     items_from_file,
     items_from_records,
 )
+from .sections import CustomSections
 
 NAME_RULE = "lower-case letters, digits, '-' and '_'"
 _YES_NO_CHOICES = (
@@ -273,8 +275,11 @@ class CustomItems(Benchmark):
     model_kinds = ("causal", "seq2seq")
 
     # -- results (results.py) ------------------------------------------------------------
-    def breakdowns(self, results_input: ResultsInput) -> dict[str, Any]:
+    def breakdowns(self, results_input: ResultsInput) -> Sections:
         # imported here: the agreement statistics need numpy, which listing the benchmarks should not load
         from . import results as results_side
 
         return results_side.breakdowns(results_input)
+
+    def sections_type(self) -> type[Sections]:
+        return CustomSections

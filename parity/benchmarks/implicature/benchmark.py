@@ -26,6 +26,7 @@ from ..base import (
 from ..design import DesignOption, ShortPool
 from ..rows import normalise_text as normalise
 from ..rows import refuse_duplicate_rows
+from ..sections import Sections
 from ..timing import AnswerTime
 from . import model as model_side
 from . import published
@@ -371,7 +372,12 @@ class Implicature(Benchmark):
         return "dev" if int(setting.get("k", 0)) > 0 else None
 
     # -- results (results.py) --------------------------------------------------------------
-    def breakdowns(self, results_input: ResultsInput) -> dict[str, Any]:
+    def breakdowns(self, results_input: ResultsInput) -> Sections:
         from . import results as results_side  # numpy: loaded when results are computed
 
         return results_side.breakdowns(results_input)
+
+    def sections_type(self) -> type[Sections]:
+        from .sections import ImplicatureSections  # numpy, as above
+
+        return ImplicatureSections

@@ -8,6 +8,7 @@ from collections import defaultdict
 from typing import Any
 
 from ..base import ResultsInput
+from .sections import ImplicatureSections, TemplateGroup
 from .stats import TemplateAnswer, implicature_breakdown
 
 
@@ -18,7 +19,7 @@ def _template_of(run: Any) -> int | None:
         return None
 
 
-def by_template(results: ResultsInput) -> list[dict[str, Any]]:
+def by_template(results: ResultsInput) -> list[TemplateGroup]:
     """One breakdown per model × setting-without-template (e.g. per k), over its template runs."""
     groups: dict[tuple[str, str], list[Any]] = defaultdict(list)
     rest_of: dict[tuple[str, str], dict[str, Any]] = {}
@@ -44,11 +45,10 @@ def by_template(results: ResultsInput) -> list[dict[str, Any]]:
         ]
         if not answers:
             continue
-        breakdown = implicature_breakdown(answers, variant=str(rest_of[key].get("variant", "ranking"))).to_dict()
-        out.append({"model": key[0], "setting": rest_of[key], "setting_key": key[1], **breakdown})
+        breakdown = implicature_breakdown(answers, variant=str(rest_of[key].get("variant", "ranking")))
+        out.append(TemplateGroup(model=key[0], setting=rest_of[key], setting_key=key[1], breakdown=breakdown))
     return out
 
 
-def breakdowns(results: ResultsInput) -> dict[str, Any]:
-    templates = by_template(results)
-    return {"by_template": templates} if templates else {}
+def breakdowns(results: ResultsInput) -> ImplicatureSections:
+    return ImplicatureSections(by_template=by_template(results) or None)

@@ -14,6 +14,7 @@ from ..base import Asset, Benchmark, DatasetError, DemoSetup, ImportBundle, Item
 from ..consent import RECORDED_ON_THE_PAGE
 from ..design import DesignOption
 from ..rows import seeded_rng
+from ..sections import Sections
 from ..tables import Table
 from ..timing import AnswerTime
 from . import model as model_side
@@ -362,10 +363,15 @@ class InstructionInduction(Benchmark):
     model_setting_options: ClassVar[tuple[DesignOption, ...]] = model_side.SETTING_OPTIONS
 
     # -- results (results.py) --------------------------------------------------------------
-    def breakdowns(self, results_input: ResultsInput) -> dict[str, Any]:
+    def breakdowns(self, results_input: ResultsInput) -> Sections:
         from . import results as results_side  # numpy: loaded when results are computed
 
         return results_side.breakdowns(results_input)
 
-    def paper_tables(self, breakdowns: Mapping[str, Any]) -> list[Table]:
-        return tables.induction_tables(breakdowns)
+    def sections_type(self) -> type[Sections]:
+        from .sections import InductionSections  # numpy, as above
+
+        return InductionSections
+
+    def paper_tables(self, sections: Sections) -> list[Table]:
+        return tables.induction_tables(sections)

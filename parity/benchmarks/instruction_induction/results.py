@@ -18,7 +18,8 @@ from typing import Any
 
 from ..base import ResultsInput
 from .model import executed_by, is_self_executed, on_paper_scale
-from .stats import InstructionScore, in_context_by_task, instruction_induction_by_task
+from .sections import ByTask, ExecutorBaseline, InContextRun, InductionSections, ModelInstructions, SimilarityScale
+from .stats import InstructionScore, TaskSummary, in_context_by_task, instruction_induction_by_task
 
 
 def _similarity(scores: Any) -> float | None:
@@ -27,28 +28,25 @@ def _similarity(scores: Any) -> float | None:
     return None if value is None else float(value)
 
 
-def similarity_scale(model: str, scorer: str, layer: Any, rescaled: Any, baseline: Any) -> dict[str, Any]:
+def similarity_scale(model: str, scorer: str, layer: Any, rescaled: Any, baseline: Any) -> SimilarityScale:
     """The scale of a reference similarity, as the results report it."""
     layer = int(layer) if layer is not None else None
-    return {
-        "model": model,
-        "scorer": scorer or "not recorded",
-        "layer": layer,
-        "rescaled": bool(rescaled),
-        "baseline": float(baseline) if baseline is not None else None,
-        "on_paper_scale": on_paper_scale(model, layer, bool(rescaled)),
-    }
+    return SimilarityScale(
+        model=model,
+        scorer=scorer or "not recorded",
+        layer=layer,
+        rescaled=bool(rescaled),
+        baseline=float(baseline) if baseline is not None else None,
+        on_paper_scale=on_paper_scale(model, layer, bool(rescaled)),
+    )
 
 
-def _scales(found: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def _scales(found: Iterable[SimilarityScale]) -> list[SimilarityScale]:
     """The distinct scales, in the order met."""
-    unique: dict[tuple[Any, ...], dict[str, Any]] = {}
-    for scale in found:
-        unique.setdefault(tuple(scale.values()), scale)
-    return list(unique.values())
+    return list(dict.fromkeys(found))
 
 
-def _answer_scale(scores: Mapping[str, Any]) -> dict[str, Any] | None:
+def _answer_scale(scores: Mapping[str, Any]) -> SimilarityScale | None:
     if "similarity_model" not in scores:
         return None
     return similarity_scale(
@@ -60,7 +58,7 @@ def _answer_scale(scores: Mapping[str, Any]) -> dict[str, Any] | None:
     )
 
 
-def _baseline_scale(score: Any) -> dict[str, Any]:
+def _baseline_scale(score: Any) -> SimilarityScale:
     return similarity_scale(
         score.similarity_model,
         score.similarity_scorer,
@@ -111,7 +109,7 @@ def _human_scores(humans: Sequence[Any], written: list[Any]) -> list[Instruction
     return scores
 
 
-def _gold_tasks(scores: list[Any]) -> list[dict[str, Any]]:
+def _gold_tasks(scores: list[Any]) -> list[TaskSummary]:
     gold = [
         InstructionScore(
             task=s.task,
@@ -122,24 +120,24 @@ def _gold_tasks(scores: list[Any]) -> list[dict[str, Any]]:
         for index, s in enumerate(scores)
         if s.source == "gold"
     ]
-    return [t.to_dict() for t in instruction_induction_by_task(gold)]
+    return instruction_induction_by_task(gold)
 
 
 def _task_rows(results: ResultsInput, run: Any) -> list[Any]:
     return [m for m in results.rows_by_run[run.id] if "task" in results.items[m.item_key].meta]
 
 
-def _in_context_entry(results: ResultsInput, run: Any, rows: list[Any]) -> dict[str, Any]:
+def _in_context_entry(results: ResultsInput, run: Any, rows: list[Any]) -> InContextRun:
     """Table 4 for one run: per task, the mean of the task's metric over its prompts."""
     scored = [
         (str(results.items[m.item_key].meta["task"]), str(m.scores.get("metric", "")), m.scores["execution_accuracy"])
         for m in rows
         if m.scores.get("execution_accuracy") is not None
     ]
-    return {"run": run.id, "label": run.label, "tasks": [t.to_dict() for t in in_context_by_task(scored)]}
+    return InContextRun(run=run.id, label=run.label, tasks=in_context_by_task(scored))
 
 
-def _model_entry(results: ResultsInput, run: Any, rows: list[Any]) -> dict[str, Any]:
+def _model_entry(results: ResultsInput, run: Any, rows: list[Any]) -> ModelInstructions:
     scores = [
         InstructionScore(
             task=str(results.items[m.item_key].meta["task"]),
@@ -149,17 +147,17 @@ def _model_entry(results: ResultsInput, run: Any, rows: list[Any]) -> dict[str, 
         )
         for m in rows
     ]
-    return {
-        "run": run.id,
-        "label": run.label,
-        "executor": executed_by(run.setting, run.model),
-        "self_executed": is_self_executed(run.setting),
-        "tasks": [t.to_dict() for t in instruction_induction_by_task(scores)],
-        "similarity_scales": _scales(scale for m in rows if (scale := _answer_scale(m.scores)) is not None),
-    }
+    return ModelInstructions(
+        run=run.id,
+        label=run.label,
+        executor=executed_by(run.setting, run.model),
+        self_executed=is_self_executed(run.setting),
+        tasks=instruction_induction_by_task(scores),
+        similarity_scales=_scales(scale for m in rows if (scale := _answer_scale(m.scores)) is not None),
+    )
 
 
-def by_task(results: ResultsInput) -> dict[str, Any]:
+def by_task(results: ResultsInput) -> ByTask:
     """Per task: the written instructions, the gold ceiling and every model run's own instructions.
     `executor` is the study's executor and `humans`/`gold` are by it; `baselines` holds the same
     for every executor that scored the study; each model names its executor; `in_context` holds
@@ -177,25 +175,25 @@ def by_task(results: ResultsInput) -> dict[str, Any]:
             models.append(_model_entry(results, run, rows))
     executor_baselines = baselines.get(executor, []) if executor is not None else []
     humans_tasks = instruction_induction_by_task(_human_scores(results.humans, executor_baselines))
-    return {
-        "humans": [t.to_dict() for t in humans_tasks],
-        "executor": executor,
-        "gold": _gold_tasks(executor_baselines),
-        "baselines": [
-            {
-                "executor": name,
-                "humans": [t.to_dict() for t in instruction_induction_by_task(_human_scores(results.humans, scores))],
-                "gold": _gold_tasks(scores),
-                "similarity_scales": _scales(_baseline_scale(s) for s in scores if s.reference_similarity is not None),
-            }
+    return ByTask(
+        humans=humans_tasks,
+        executor=executor,
+        gold=_gold_tasks(executor_baselines),
+        baselines=[
+            ExecutorBaseline(
+                executor=name,
+                humans=instruction_induction_by_task(_human_scores(results.humans, scores)),
+                gold=_gold_tasks(scores),
+                similarity_scales=_scales(_baseline_scale(s) for s in scores if s.reference_similarity is not None),
+            )
             for name, scores in baselines.items()
         ],
-        "models": models,
-        "in_context": in_context,
-    }
+        models=models,
+        in_context=in_context,
+    )
 
 
-def breakdowns(results: ResultsInput) -> dict[str, Any]:
+def breakdowns(results: ResultsInput) -> InductionSections:
     if any("task" in item.meta for item in results.items.values()):
-        return {"by_task": by_task(results)}
-    return {}
+        return InductionSections(by_task=by_task(results))
+    return InductionSections()

@@ -10,32 +10,37 @@ are not on the paper's (DeBERTa-xlarge-MNLI, layer 40, baseline-rescaled).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from ...engine.similarity import PAPER_SIMILARITY_MODEL
+from ..sections import Sections
 from ..tables import Table, num, pct
 from .model import PAPER_SIMILARITY_LAYER
+
+if TYPE_CHECKING:  # the section's types need numpy, which listing the benchmarks should not load
+    from .sections import ByTask, SimilarityScale
+    from .stats import InContextSummary, TaskSummary
 
 PAPER_SCALE = f"{PAPER_SIMILARITY_MODEL}, layer {PAPER_SIMILARITY_LAYER}, baseline-rescaled"
 
 
-def scale_text(scale: dict[str, Any]) -> str:
+def scale_text(scale: SimilarityScale) -> str:
     """A similarity scale in words: model, layer, scorer and rescaling."""
-    layer = f"layer {scale['layer']}" if scale["layer"] is not None else "layer not recorded"
-    if scale["rescaled"]:
-        baseline = f" (baseline F1 {scale['baseline']:.3f})" if scale["baseline"] is not None else ""
+    layer = f"layer {scale.layer}" if scale.layer is not None else "layer not recorded"
+    if scale.rescaled:
+        baseline = f" (baseline F1 {scale.baseline:.3f})" if scale.baseline is not None else ""
         rescaling = f"baseline-rescaled{baseline}"
     else:
         rescaling = "raw F1"
-    return f"{scale['model']}, {layer}, {scale['scorer']}, {rescaling}"
+    return f"{scale.model}, {layer}, {scale.scorer}, {rescaling}"
 
 
-def _similarity_notes(scales: list[dict[str, Any]]) -> list[str]:
+def _similarity_notes(scales: list[SimilarityScale]) -> list[str]:
     if not scales:
         return []
     notes = ["Reference similarity by " + "; ".join(scale_text(scale) for scale in scales) + "."]
-    if not all(scale["on_paper_scale"] for scale in scales):
+    if not all(scale.on_paper_scale for scale in scales):
         notes.append(
             f"These similarity figures are not on the paper's scale ({PAPER_SCALE}; the paper prints "
             "them ×100): compare them with each other, not with the paper's."
@@ -43,26 +48,26 @@ def _similarity_notes(scales: list[dict[str, Any]]) -> list[str]:
     return notes
 
 
-def _executors(section: dict[str, Any]) -> list[str]:
+def _executors(section: ByTask) -> list[str]:
     """Every executor of the section: the study's first, then those of other scorings, then those
     of model runs only."""
-    names = [b["executor"] for b in section.get("baselines", [])]
-    for model in section["models"]:
-        if model["executor"] not in names:
-            names.append(model["executor"])
+    names = [b.executor for b in section.baselines]
+    for model in section.models:
+        if model.executor not in names:
+            names.append(model.executor)
     return names
 
 
-def _task_table(section: dict[str, Any], executor: str | None, index: int) -> Table | None:
+def _task_table(section: ByTask, executor: str | None, index: int) -> Table | None:
     """The table of one executor; with `executor` None (nothing executed yet) the written
     instructions and their verification alone."""
-    baseline = next((b for b in section.get("baselines", []) if b["executor"] == executor), None)
-    humans = {t["task"]: t for t in (baseline or {}).get("humans", [])}
-    gold = {t["task"]: t for t in (baseline or {}).get("gold", [])}
+    baseline = next((b for b in section.baselines if b.executor == executor), None)
+    humans = {t.task: t for t in (baseline.humans if baseline else [])}
+    gold = {t.task: t for t in (baseline.gold if baseline else [])}
     if baseline is None:  # the written instructions still count and carry their verification
-        humans = {t["task"]: {**t, "execution_accuracy": None, "reference_similarity": None} for t in section["humans"]}
-    runs = [m for m in section["models"] if m["executor"] == executor]
-    models = [(m["label"], {t["task"]: t for t in m["tasks"]}) for m in runs]
+        humans = {t.task: replace(t, execution_accuracy=None, reference_similarity=None) for t in section.humans}
+    runs = [m for m in section.models if m.executor == executor]
+    models = [(m.label, {t.task: t for t in m.tasks}) for m in runs]
     tasks = sorted(set(humans) | set(gold) | {task for _, scores in models for task in scores})
     if not tasks:
         return None
@@ -78,24 +83,17 @@ def _task_table(section: dict[str, Any], executor: str | None, index: int) -> Ta
     ]
     rows = []
     for task in tasks:
-        human, ceiling = humans.get(task, {}), gold.get(task, {})
+        human, ceiling = humans.get(task), gold.get(task)
         rows.append(
             [
                 task,
-                str(human.get("n_instructions", 0)),
-                pct(human.get("share_verified")),
-                pct(human.get("execution_accuracy")),
-                num(human.get("reference_similarity")),
-                pct(ceiling.get("execution_accuracy")),
-                num(ceiling.get("reference_similarity")),
-                *[
-                    cell
-                    for _, scores in models
-                    for cell in (
-                        pct(scores.get(task, {}).get("execution_accuracy")),
-                        num(scores.get(task, {}).get("reference_similarity")),
-                    )
-                ],
+                str(human.n_instructions if human else 0),
+                pct(human.share_verified if human else None),
+                pct(human.execution_accuracy if human else None),
+                num(human.reference_similarity if human else None),
+                pct(ceiling.execution_accuracy if ceiling else None),
+                num(ceiling.reference_similarity if ceiling else None),
+                *[cell for _, scores in models for cell in _run_cells(scores.get(task))],
             ]
         )
     if executor is None:
@@ -106,12 +104,12 @@ def _task_table(section: dict[str, Any], executor: str | None, index: int) -> Ta
             rows,
             notes=("No model has executed these instructions yet (score_instructions --executor MODEL).",),
         )
-    study = executor == section.get("executor")
+    study = executor == section.executor
     notes = [
         f"Every instruction in this table was executed by {executor}"
         + (" (the study's executor)" if study else "")
         + ": the written and gold instructions and the models' own"
-        + (", self-executed ones included" if any(m["self_executed"] for m in runs) else "")
+        + (", self-executed ones included" if any(m.self_executed for m in runs) else "")
         + "."
     ]
     if baseline is None:
@@ -119,9 +117,8 @@ def _task_table(section: dict[str, Any], executor: str | None, index: int) -> Ta
             f"The study's written and gold instructions have not been executed by {executor} "
             f"(score_instructions --executor {executor}): their execution and similarity are left out here."
         )
-    scales = [*(baseline or {}).get("similarity_scales", []), *[s for m in runs for s in m["similarity_scales"]]]
-    unique = list({tuple(scale.values()): scale for scale in scales}.values())
-    notes += _similarity_notes(unique)
+    scales = [*(baseline.similarity_scales if baseline else []), *[s for m in runs for s in m.similarity_scales]]
+    notes += _similarity_notes(_distinct(scales))
     return Table(
         "by_task" if index == 0 else f"by_task_{index + 1}",
         f"Instruction induction per task, executed by {executor}: humans, gold ceiling and models",
@@ -131,22 +128,37 @@ def _task_table(section: dict[str, Any], executor: str | None, index: int) -> Ta
     )
 
 
-def in_context_table(section: dict[str, Any]) -> Table | None:
+def _run_cells(summary: TaskSummary | None) -> tuple[str, str]:
+    """A model run's execution and similarity on a task ("—" where it has none)."""
+    return (
+        pct(summary.execution_accuracy if summary else None),
+        num(summary.reference_similarity if summary else None),
+    )
+
+
+def _distinct(scales: list[SimilarityScale]) -> list[SimilarityScale]:
+    """The distinct scales, in the order first met."""
+    return list(dict.fromkeys(scales))
+
+
+def in_context_table(section: ByTask) -> Table | None:
     """Table 4: each in-context run's mean score per task, beside the human study's verified share."""
-    runs = section.get("in_context", [])
+    runs = section.in_context
     if not runs:
         return None
-    scores = [(run["label"], {t["task"]: t for t in run["tasks"]}) for run in runs]
-    humans = {t["task"]: t for t in section["humans"]}
+    scores: list[tuple[str, dict[str, InContextSummary]]] = [
+        (run.label, {t.task: t for t in run.tasks}) for run in runs
+    ]
+    humans = {t.task: t for t in section.humans}
     tasks = sorted({task for _, by_task in scores for task in by_task})
-    metric = {task: by_task[task]["metric"] for _, by_task in scores for task in by_task}
+    metric = {task: by_task[task].metric for _, by_task in scores for task in by_task}
     columns = ["Task", "Metric", *[label for label, _ in scores], "Human study (verified correct)"]
     rows = [
         [
             task,
             metric.get(task) or "—",
-            *[pct(by_task.get(task, {}).get("mean_score")) for _, by_task in scores],
-            pct(humans.get(task, {}).get("share_verified")),
+            *[pct(summary.mean_score if (summary := by_task.get(task)) else None) for _, by_task in scores],
+            pct(human.share_verified if (human := humans.get(task)) else None),
         ]
         for task in tasks
     ]
@@ -163,10 +175,12 @@ def in_context_table(section: dict[str, Any]) -> Table | None:
     )
 
 
-def induction_tables(breakdowns: Mapping[str, Any]) -> list[Table]:
+def induction_tables(sections: Sections) -> list[Table]:
     """The tables of a benchmark's own breakdowns (`StudyResults.breakdowns.sections`) where they
     hold instruction induction's per-task section."""
-    section = breakdowns.get("by_task")
+    from .sections import InductionSections
+
+    section = sections.by_task if isinstance(sections, InductionSections) else None
     if not section:
         return []
     executors: list[str | None] = list(_executors(section)) or [None]

@@ -34,6 +34,7 @@ from ..base import (
 )
 from ..design import DesignOption, ShortPool
 from ..rows import content_key, refuse_duplicate_rows, seeded_rng
+from ..sections import Sections
 from ..timing import AnswerTime
 from . import model as model_side
 from .prompts import (
@@ -362,7 +363,12 @@ class MiQA(Benchmark):
         return "test" if int(setting.get("k", 0)) > 0 else None
 
     # -- results (results.py) --------------------------------------------------------------
-    def breakdowns(self, results_input: ResultsInput) -> dict[str, Any]:
+    def breakdowns(self, results_input: ResultsInput) -> Sections:
         from . import results as results_side  # numpy: loaded when results are computed
 
         return results_side.breakdowns(results_input)
+
+    def sections_type(self) -> type[Sections]:
+        from .sections import MiqaSections
+
+        return MiqaSections

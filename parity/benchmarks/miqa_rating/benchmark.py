@@ -19,6 +19,7 @@ from ...messages import Message, gettext_noop
 from ..base import Benchmark, Choice, DatasetError, ImportBundle, ItemData, ResultsInput, Scored
 from ..design import DesignOption
 from ..miqa import RATING_SCALE, generative_prompt, generative_question_id, parse_generative_answers
+from ..sections import Sections
 from ..timing import AnswerTime
 from . import results as results_side
 from .prompts import CONSENT, INSTRUCTIONS
@@ -200,5 +201,5 @@ class MiQARating(Benchmark):
         return [[item.key for item in pool[start : start + size]] for start in range(0, len(pool), size)]
 
     # -- results (results.py) --------------------------------------------------------------
-    def breakdowns(self, results_input: ResultsInput) -> dict[str, Any]:
+    def breakdowns(self, results_input: ResultsInput) -> Sections:
         return results_side.breakdowns(results_input)

@@ -4,13 +4,12 @@ benchmark has an answer scale; the grades are MiQA's one scale (`miqa.RATING_SCA
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..base import ResultsInput
 from ..miqa import RATING_SCALE
+from ..sections import Sections
 
 ANSWER_SCALE = RATING_SCALE
 
 
-def breakdowns(results: ResultsInput) -> dict[str, Any]:
-    return {}
+def breakdowns(results: ResultsInput) -> Sections:
+    return Sections()

@@ -16,9 +16,9 @@ a field's metadata may say otherwise:
   prescreening, as the study stores it);
 - `hidden`: never written (what the tree knows that the JSON does not say).
 
-The sections still held as JSON mappings (the benchmark's own breakdowns and headline entries) come as
-they are from the benchmark's package. The tree is free of
-Django: it names `parity.stats` types only.
+The benchmark's own breakdowns and headline entries are records of the types its package declares
+(`parity.benchmarks.sections`, written and read by `parity.records`); `StudyResults.from_json` asks the
+study's benchmark for them. The tree is free of Django: it names `parity` types only.
 
 The nodes live in `node` (the base and its JSON), `measures` (the humans, units, models, breakdowns,
 models among people, the headline under other exclusion rules) and `methods` (what a methods
@@ -27,9 +27,12 @@ section says); the whole tree is here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Self
 
+from parity import benchmarks
+from parity.benchmarks.sections import Headlines
 from results.computing.tree.measures import (
     AnnotatorAccuracy,
     Breakdowns,
@@ -129,10 +132,29 @@ class StudyResults(Node):
     robustness: Robustness | None = field(default=None, metadata=OMIT_IF_NONE)
     #: the items every analysed person who answered them answered against the gold (None: no such item)
     possible_gold_errors: list[PossibleGoldError] | None = field(default=None, metadata=OMIT_IF_NONE)
-    #: the benchmark's own top-level entries (AmbiBench: the oracle by position)
-    headlines: dict[str, Any] = field(default_factory=dict, metadata=INLINE)
+    #: the benchmark's own top-level entries (AmbiBench: the oracle by position), of the benchmark's
+    #: own type (`Benchmark.headlines_type`)
+    headlines: Headlines = field(default_factory=Headlines, metadata=INLINE)
     #: what a methods paragraph says (`results.computing.methods`); keyword-only, as it follows fields with defaults
     methods: Methods = field(kw_only=True)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Self:
+        """The results `to_json` writes as `data`, the benchmark's own sections and headline entries
+        read as the types its definition names (the base types, which hold none, when no registered
+        benchmark has the study's name)."""
+        read = super().from_json(data)
+        definition = benchmarks.REGISTRY.get(read.benchmark)
+        if definition is None:
+            return read
+        claimed = {spec.name for spec in fields(cls) if not spec.metadata.get("inline")}
+        return replace(
+            read,
+            breakdowns=Breakdowns.from_json(data["breakdowns"], sections=definition.sections_type()),
+            headlines=definition.headlines_type().from_json(
+                {key: item for key, item in data.items() if key not in claimed}
+            ),
+        )
 
     def model(self, run: int) -> ModelResults | None:
         return next((model for model in self.models if model.run == run), None)

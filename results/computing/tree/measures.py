@@ -3,9 +3,11 @@ the models among people, a rating study's grades."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Self
 
+from parity.benchmarks.sections import Sections
 from parity.reporting.methods import reliability
 from parity.stats.accuracy import AccuracyAcrossUnits
 from parity.stats.agreement import IccBlock
@@ -215,7 +217,23 @@ class Breakdowns(Node):
     sections as its package gives them (`Benchmark.breakdowns`: by template, by position, ...)."""
 
     by_category: ByCategory | None = field(default=None, metadata=OMIT_IF_NONE)
-    sections: dict[str, Any] = field(default_factory=dict, metadata=INLINE)
+    #: the benchmark's own type (`Benchmark.sections_type`)
+    sections: Sections = field(default_factory=Sections, metadata=INLINE)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], sections: type[Sections] = Sections) -> Self:
+        """The breakdowns `to_json` writes as `data`, the benchmark's own sections read as `sections`
+        (the benchmark's `sections_type`; the base type holds none)."""
+        read = super().from_json(data)
+        claimed = {spec.name for spec in fields(cls) if not spec.metadata.get("inline")}
+        own = {key: item for key, item in data.items() if key not in claimed}
+        return replace(read, sections=sections.from_json(own))
+
+    def section(self, name: str) -> Any:
+        """The benchmark's own section `name`, a field of its sections (None where they have none):
+        the results' tables and charts read the sections they draw by attribute, without naming the
+        benchmark whose type declares them (tests/test_layers.py)."""
+        return getattr(self.sections, name, None)
 
 
 # -- models among people ------------------------------------------------------------------------

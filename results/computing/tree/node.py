@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from dataclasses import fields, is_dataclass
 from typing import Any, Self, Union, get_args, get_origin, get_type_hints
 
+from parity.records import Record
+
 #: the metadata of a field written only when not None
 OMIT_IF_NONE = {"omit_if_none": True}
 #: the metadata of a field written only when set: not None, an empty list or False (as
@@ -21,9 +23,9 @@ INLINE = {"inline": True}
 
 
 def to_json(value: Any) -> Any:
-    """The JSON value of a node of the tree (or of anything in it: a `parity.stats` leaf gives its
-    `to_dict()`, a tuple a list)."""
-    if isinstance(value, Node):
+    """The JSON value of a node of the tree (or of anything in it: a benchmark's record
+    (`parity.records`) its `to_json()`, a `parity.stats` leaf its `to_dict()`, a tuple a list)."""
+    if isinstance(value, Node | Record):
         return value.to_json()
     if is_dataclass(value) and not isinstance(value, type):
         return value.to_dict()  # type: ignore[attr-defined]

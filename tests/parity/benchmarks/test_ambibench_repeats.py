@@ -15,6 +15,7 @@ from types import SimpleNamespace
 import pytest
 
 from parity.benchmarks.ambibench import AmbiBench
+from parity.benchmarks.ambibench.sections import AmbiBenchSections, RepeatSplit
 from parity.benchmarks.base import ItemData, ResultsInput
 
 BENCH = AmbiBench()
@@ -109,21 +110,25 @@ def test_the_results_count_answers_on_a_repeat_apart_with_accuracy_excluding_the
     # ep-0001 repeats position 7 at 8 and position 1 at 19: the person is wrong at 1-4, right on
     # both repeats; the model is wrong at 8 only
     results = _results(episodes["ep-0001"], {1: False, 2: False, 3: False, 4: False}, {8: False})
-    section = BENCH.breakdowns(results)["repeats"]
-    assert section["humans"] == {
-        "n_answers": 20,
-        "n_repeats": 2,
-        "accuracy": 16 / 20,
-        "accuracy_excluding_repeats": 14 / 18,
-        "accuracy_on_repeats": 1.0,
-    }
-    (model,) = section["models"]
-    assert model["run"] == 1 and (model["n_repeats"], model["accuracy_on_repeats"]) == (2, 0.5)
-    assert model["accuracy_excluding_repeats"] == 1.0 and model["accuracy"] == 19 / 20
+    sections = BENCH.breakdowns(results)
+    assert isinstance(sections, AmbiBenchSections) and sections.repeats is not None
+    section = sections.repeats
+    assert section.humans == RepeatSplit(
+        n_answers=20,
+        n_repeats=2,
+        accuracy=16 / 20,
+        accuracy_excluding_repeats=14 / 18,
+        accuracy_on_repeats=1.0,
+    )
+    (model,) = section.models
+    assert model.run == 1 and (model.split.n_repeats, model.split.accuracy_on_repeats) == (2, 0.5)
+    assert model.split.accuracy_excluding_repeats == 1.0 and model.split.accuracy == 19 / 20
     # items imported before the flag carry no repeat_of: no section rather than one counting none
     unflagged = [
         ItemData(item.key, item.split, item.prompt, item.gold, {k: v for k, v in item.meta.items() if k != "repeat_of"})
         for item in episodes["ep-0001"]
     ]
-    sections = BENCH.breakdowns(_results(unflagged, {}, {}))
-    assert "by_position" in sections and "repeats" not in sections
+    unflagged_sections = BENCH.breakdowns(_results(unflagged, {}, {}))
+    assert isinstance(unflagged_sections, AmbiBenchSections)
+    assert unflagged_sections.by_position is not None and unflagged_sections.repeats is None
+    assert "repeats" not in unflagged_sections.to_json()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from parity.benchmarks.ambibench.sections import AmbiBenchHeadlines, AmbiBenchSections, OraclePoint
 from parity.stats.compare import ItemDisagreement
 from results.computing.tree import (
     AttentionRule,
@@ -111,16 +112,22 @@ def test_the_headlines_are_written_into_the_top_level_after_the_sections() -> No
     assert '"graded"' not in text and '"headlines"' not in text
 
 
+#: a benchmark's own top-level entry, read back as the type its definition names
+HEADLINES = AmbiBenchHeadlines(oracle_by_position=[OraclePoint(position=1, n_episodes=3, accuracy=0.5)])
+
+
 def test_from_json_reads_back_the_headlines_the_graded_switch_and_keys_left_out() -> None:
     people = Participants(1, 0, 0)
     for human in (_human(graded=False, mean_icc=None), _human(graded=True, mean_icc=None)):
         results = StudyResults(
             "s", 1, "ambibench", "live", False, {}, "", 0, 10, people, human,
-            [], [], Breakdowns(), None, "why", [], [], headlines={"oracle_by_position": [1]}, methods=_methods(),
+            [], [], Breakdowns(sections=AmbiBenchSections()), None, "why", [], [], headlines=HEADLINES,
+            methods=_methods(),
         )  # fmt: skip
         again = StudyResults.from_json(json.loads(json.dumps(results.to_json())))
         assert again == results
-        assert again.headlines == {"oracle_by_position": [1]} and again.participants.flagged_left_out is None
+        assert again.headlines == HEADLINES and again.participants.flagged_left_out is None
+        assert again.to_json()["oracle_by_position"] == [{"position": 1, "n_episodes": 3, "accuracy": 0.5}]
 
 
 def test_a_power_analysis_and_a_prescreening_are_written_as_the_study_stores_them() -> None:

@@ -12,6 +12,7 @@ import pytest
 from parity.benchmarks.base import ResultsInput
 from parity.benchmarks.instruction_induction import results as induction_results
 from parity.benchmarks.instruction_induction.model import executor_label, setting_label
+from parity.benchmarks.instruction_induction.sections import InductionSections
 from parity.benchmarks.instruction_induction.tables import induction_tables
 from parity.engine import metrics
 
@@ -68,7 +69,7 @@ def _input(runs: list[Any], rows_by_run: dict[int, list[Any]], baselines: list[A
     )
 
 
-def _breakdowns(section_input: ResultsInput) -> dict[str, Any]:
+def _breakdowns(section_input: ResultsInput) -> InductionSections:
     return induction_results.breakdowns(section_input)
 
 
@@ -112,16 +113,16 @@ def test_table_4_reports_the_mean_f1_of_an_f1_task_not_the_share_of_perfect_answ
     ]
     run = _run(1, "smollm2", {"mode": "in_context", "execute_limit": 0, "executor": "", "similarity_model": "auto"})
     section = induction_results.by_task(_input([run], {1: rows}, []))
-    assert section["models"] == []  # a verification run induces no instruction
-    (entry,) = section["in_context"]
-    by_task = {t["task"]: t for t in entry["tasks"]}
-    assert by_task["common_concept"]["mean_score"] == pytest.approx(0.7)
-    assert by_task["common_concept"]["share_full_score"] == 0.5
-    assert by_task["informal_to_formal"]["mean_score"] == pytest.approx(2 / 3)
-    assert by_task["informal_to_formal"]["share_full_score"] == 0.0
-    assert by_task["antonyms"]["mean_score"] == by_task["antonyms"]["share_full_score"] == 0.5
-    assert by_task["common_concept"]["metric"] == "f1" and by_task["antonyms"]["metric"] == "exact"
-    (table,) = [t for t in induction_tables({"by_task": section}) if t.key == "in_context"]
+    assert section.models == []  # a verification run induces no instruction
+    (entry,) = section.in_context
+    by_task = {t.task: t for t in entry.tasks}
+    assert by_task["common_concept"].mean_score == pytest.approx(0.7)
+    assert by_task["common_concept"].share_full_score == 0.5
+    assert by_task["informal_to_formal"].mean_score == pytest.approx(2 / 3)
+    assert by_task["informal_to_formal"].share_full_score == 0.0
+    assert by_task["antonyms"].mean_score == by_task["antonyms"].share_full_score == 0.5
+    assert by_task["common_concept"].metric == "f1" and by_task["antonyms"].metric == "exact"
+    (table,) = [t for t in induction_tables(InductionSections(by_task=section)) if t.key == "in_context"]
     assert table.title.startswith("In-context verification per task (Table 4)")
     rows_by_task = {row[0]: row for row in table.rows}
     assert rows_by_task["common_concept"][1:3] == ["f1", "70.0%"]
@@ -173,14 +174,14 @@ def test_rows_executed_by_different_executors_are_never_in_one_table() -> None:
     section = induction_results.by_task(
         _input(runs, {1: _model_rows(0.5), 2: _model_rows(0.8), 3: _model_rows(0.1)}, baselines)
     )
-    assert section["executor"] == "llama"  # scored last
-    assert section["gold"][0]["execution_accuracy"] == 0.7
-    assert [(m["run"], m["executor"], m["self_executed"]) for m in section["models"]] == [
+    assert section.executor == "llama"  # scored last
+    assert section.gold[0].execution_accuracy == 0.7
+    assert [(m.run, m.executor, m.self_executed) for m in section.models] == [
         (1, "llama", False),
         (2, "qwen", False),
         (3, "smollm2", True),
     ]
-    tables = [t for t in induction_tables({"by_task": section}) if t.key.startswith("by_task")]
+    tables = [t for t in induction_tables(InductionSections(by_task=section)) if t.key.startswith("by_task")]
     assert [t.title for t in tables] == [
         "Instruction induction per task, executed by llama: humans, gold ceiling and models",
         "Instruction induction per task, executed by qwen: humans, gold ceiling and models",
@@ -222,7 +223,7 @@ def test_each_similarity_figure_says_its_scale_and_when_it_is_not_the_papers() -
         )
     ]
     section = induction_results.by_task(_input([], {}, paper))
-    assert section["baselines"][0]["similarity_scales"] == [
+    assert [scale.to_json() for scale in section.baselines[0].similarity_scales] == [
         {
             "model": "microsoft/deberta-xlarge-mnli",
             "scorer": "bert-score 0.3.13",
