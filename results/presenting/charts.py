@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import io
 import textwrap
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -29,53 +29,13 @@ from results.computing.tree import (
     Irt,  # noqa: E402
     StudyResults,  # noqa: E402
 )
-
-# The shapes of the accuracy-by-position section the position chart draws (`Breakdowns.section`), read by
-# attribute: the benchmark that declares it is not named outside the library (tests/test_layers.py).
-
-
-class PositionPoint(Protocol):
-    @property
-    def position(self) -> int: ...
-    @property
-    def accuracy(self) -> float: ...
-    @property
-    def ci_low(self) -> float | None: ...
-    @property
-    def ci_high(self) -> float | None: ...
-
-
-class PositionCurve(Protocol):
-    @property
-    def group(self) -> Mapping[str, str | None]: ...
-    @property
-    def points(self) -> Sequence[PositionPoint]: ...
-
-
-class FeatureCurves(Protocol):
-    """A curve over all episodes, and one per salient feature."""
-
-    @property
-    def overall(self) -> PositionCurve | None: ...
-    @property
-    def by_feature(self) -> Sequence[PositionCurve]: ...
-
-
-class ModelCurves(Protocol):
-    @property
-    def label(self) -> str: ...
-    @property
-    def curves(self) -> FeatureCurves: ...
-
-
-class ByPosition(Protocol):
-    @property
-    def humans(self) -> FeatureCurves: ...
-    @property
-    def models(self) -> Sequence[ModelCurves]: ...
-    @property
-    def oracle(self) -> FeatureCurves: ...
-
+from results.presenting.own_sections import (  # noqa: E402
+    ByPosition,
+    FeatureCurves,
+    PositionCurve,
+    by_position,
+    by_template,
+)
 
 HUMAN_COLOUR = "#1d2330"
 ORACLE_COLOUR = "#8a8f99"
@@ -294,7 +254,7 @@ def category_chart(results: StudyResults) -> str | None:
 
 
 def template_chart(results: StudyResults) -> str | None:
-    groups = results.breakdowns.section("by_template")
+    groups = by_template(results)
     if not groups:
         return None
     templates = sorted({int(t) for group in groups for t in group.breakdown.per_template})
@@ -350,7 +310,7 @@ def placement_chart(irt: Irt) -> str:
 def study_charts(results: StudyResults) -> dict[str, str]:
     """Every chart that says something for this study, by name."""
     charts: dict[str, str] = {}
-    positions = results.breakdowns.section("by_position")
+    positions = by_position(results)
     if positions and (positions.humans.overall or positions.models or positions.oracle.overall):
         charts["positions"] = position_chart(positions)
     for name, draw in (("templates", template_chart), ("categories", category_chart)):

@@ -25,6 +25,7 @@ from parity.reporting.methods import gap_ci
 from parity.stats import BOOTSTRAP, CI_METHOD_LABELS, CONFIDENCE_SEQUENCE, SMALL_N, T_INTERVAL
 from parity.stats.intervals import CEILING, CEILING_COVERAGE, CEILING_DOCS, CEILING_FEW, FIXED_WIDTH
 from results.computing.tree import CategoryHumans, ModelResults, StudyResults, UnitResults
+from results.presenting import own_sections
 from results.presenting.closing_table import closing_table
 from results.presenting.gold_errors_table import gold_errors_table
 from results.presenting.robustness_table import robustness_table
@@ -382,7 +383,7 @@ def category_table(results: StudyResults) -> Table | None:
     )
 
 
-def _mean_std(mean: float | None, std: float | None, templates: list[int]) -> str:
+def _mean_std(mean: float | None, std: float | None, templates: Sequence[int]) -> str:
     """The mean ± std over the group's templates; the mean alone, naming its one template, where a
     single template was run (no spread to show)."""
     if mean is None:
@@ -393,7 +394,7 @@ def _mean_std(mean: float | None, std: float | None, templates: list[int]) -> st
 
 
 def template_table(results: StudyResults) -> Table | None:
-    groups = results.breakdowns.section("by_template")
+    groups = own_sections.by_template(results)
     if not groups:
         return None
     templates = sorted({int(t) for group in groups for t in group.breakdown.per_template})
@@ -434,7 +435,7 @@ def template_table(results: StudyResults) -> Table | None:
 
 
 def position_table(results: StudyResults) -> Table | None:
-    section = results.breakdowns.section("by_position")
+    section = own_sections.by_position(results)
     if not section:
         return None
     named = [
@@ -469,7 +470,7 @@ def position_table(results: StudyResults) -> Table | None:
 
 def wording_table(results: StudyResults) -> Table | None:
     """Comsa et al.'s Table 3: accuracy (over both option orders) per direction and k."""
-    groups = results.breakdowns.section("by_wording")
+    groups = own_sections.by_wording(results)
     if not groups:
         return None
     shots = ("0", "1", "5")
@@ -524,7 +525,7 @@ def generative_table(results: StudyResults) -> Table | None:
 def kind_table(results: StudyResults) -> Table | None:
     """A researcher's own items per kind: accuracy only where items have a right answer, the
     raters' agreement for ratings, the models' length-normalised accuracy and metric score."""
-    rows_in = results.breakdowns.section("by_kind")
+    rows_in = own_sections.by_kind(results)
     if not rows_in:
         return None
     labels = [m.label for m in rows_in[0].models]
