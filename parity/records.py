@@ -7,7 +7,14 @@ the JSON the sections had as plain mappings. A field's metadata may say:
 - `omit_if_none`: the key is left out when the value is None (a section the study has not);
 - `inline`: the value's keys are written into the record itself: a record's fields (left out when it
   is None), a `parity.stats` result's, or a mapping's, which on reading takes the keys no other field
-  claims.
+  claims;
+- `omit_if_empty`: the key is left out when the value is None, an empty list or False;
+- `present_if`: the key is written only when the named boolean field of the same record is true;
+- `hidden`: never written; a hidden boolean that other fields are `present_if` reads back true when
+  the keys it governs were written.
+
+The results tree's nodes (`results.computing.tree`) are records too, so that a benchmark's sections
+and the tree around them are written and read by the one set of rules.
 
 Values inside are records, `parity.stats` results (written with their `to_dict()`, read back field
 by field), lists, mappings (keys of `dict[int, ...]` come back as ints) and JSON scalars, written as
@@ -26,6 +33,11 @@ from typing import Any, Self, Union, get_args, get_origin, get_type_hints
 OMIT_IF_NONE = {"omit_if_none": True}
 #: the metadata of a field whose keys are written into its record
 INLINE = {"inline": True}
+#: the metadata of a field written only when set: not None, an empty list or False (as
+#: `studies.design.screening.Screening.to_json` stores a prescreening)
+OMIT_IF_EMPTY = {"omit_if_empty": True}
+#: the metadata of a field never written
+HIDDEN = {"hidden": True}
 
 
 def to_json(value: Any) -> Any:
@@ -92,10 +104,14 @@ class Record:
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for spec in fields(self):  # type: ignore[arg-type]
-            value = getattr(self, spec.name)
-            if spec.metadata.get("omit_if_none") and value is None:
+            meta, value = spec.metadata, getattr(self, spec.name)
+            if meta.get("hidden") or (meta.get("omit_if_none") and value is None):
                 continue
-            if spec.metadata.get("inline"):
+            if meta.get("omit_if_empty") and value in (None, [], False):
+                continue
+            if "present_if" in meta and not getattr(self, meta["present_if"]):
+                continue
+            if meta.get("inline"):
                 if value is not None:
                     out.update(to_json(value))
             else:
@@ -104,25 +120,45 @@ class Record:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Self:
-        """The record `to_json` writes as `data`: a key left out gives the field's default; an inlined
-        dataclass takes its own keys (None when none was written), an inlined mapping the keys no
-        other field claims."""
+        """The record `to_json` writes as `data`: a key left out gives the field's default; a hidden
+        switch is true when the keys it governs were written; an inlined dataclass takes its own keys
+        among those no other field claims (None when none was written and the field has a default),
+        an inlined mapping the keys no other field claims."""
         hints = _hints(cls)  # type: ignore[arg-type]
         specs = fields(cls)  # type: ignore[arg-type]
         values: dict[str, Any] = {}
         for spec in specs:
-            if not spec.metadata.get("inline") and spec.name in data:
+            if not (spec.metadata.get("hidden") or spec.metadata.get("inline")) and spec.name in data:
                 values[spec.name] = from_json(hints[spec.name], data[spec.name])
+        for spec in specs:
+            governed = [other.name for other in specs if other.metadata.get("present_if") == spec.name]
+            if spec.metadata.get("hidden") and governed:
+                values[spec.name] = all(name in data for name in governed)
         claimed = {spec.name for spec in specs if not spec.metadata.get("inline")}
         for spec in (spec for spec in specs if spec.metadata.get("inline")):
             hint = hints[spec.name]
+            rest = {key: item for key, item in data.items() if key not in claimed}
             kind = _dataclass_of(hint)
             if kind is not None:
-                own = {key: item for key, item in data.items() if key in {field.name for field in fields(kind)}}
+                own = {key: item for key, item in rest.items() if key in {field.name for field in fields(kind)}}
                 values[spec.name] = from_json(kind, own) if own or not _has_default(spec) else None
                 claimed |= set(own)
             else:
-                rest = {key: item for key, item in data.items() if key not in claimed}
                 values[spec.name] = from_json(hint, rest)
                 claimed |= set(rest)
         return cls(**values)
+
+    def json_item(self, key: str) -> Any:
+        """The value this record writes under `key`: a field's, or one of an inlined value's."""
+        for spec in fields(self):  # type: ignore[arg-type]
+            value = getattr(self, spec.name)
+            if spec.metadata.get("hidden"):
+                continue
+            if not spec.metadata.get("inline"):
+                if spec.name == key:
+                    return value
+            elif isinstance(value, Mapping) and key in value:
+                return value[key]
+            elif is_dataclass(value) and key in {own.name for own in fields(value)}:
+                return getattr(value, key)
+        raise KeyError(key)

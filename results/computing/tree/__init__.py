@@ -33,6 +33,7 @@ from typing import Any, Self
 
 from parity import benchmarks
 from parity.benchmarks.sections import Headlines
+from parity.records import HIDDEN, INLINE, OMIT_IF_EMPTY, OMIT_IF_NONE, from_json, to_json
 from results.computing.tree.measures import (
     AnnotatorAccuracy,
     Breakdowns,
@@ -87,15 +88,7 @@ from results.computing.tree.methods import (
     TrainingPhase,
     VarianceSource,
 )
-from results.computing.tree.node import (
-    HIDDEN,
-    INLINE,
-    OMIT_IF_EMPTY,
-    OMIT_IF_NONE,
-    Node,
-    from_json,
-    to_json,
-)
+from results.computing.tree.node import Node
 
 # -- the whole ----------------------------------------------------------------------------------
 

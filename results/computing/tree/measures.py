@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any, Self
 
 from parity.benchmarks.sections import Sections
+from parity.records import HIDDEN, INLINE, OMIT_IF_NONE
 from parity.reporting.methods import reliability
 from parity.stats.accuracy import AccuracyAcrossUnits
 from parity.stats.agreement import IccBlock
@@ -15,7 +16,7 @@ from parity.stats.band import ModelInBand
 from parity.stats.compare import ItemDisagreement
 from parity.stats.paired import PairedTest
 from parity.stats.placement import DivergentItem, ItemParameters
-from results.computing.tree.node import HIDDEN, INLINE, OMIT_IF_NONE, Node
+from results.computing.tree.node import Node
 
 # -- who is in the results ----------------------------------------------------------------------
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from parity.records import HIDDEN, OMIT_IF_EMPTY, OMIT_IF_NONE
 from parity.reporting.methods import CROSSED
 from parity.stats.power import VarianceComponents
-from results.computing.tree.node import HIDDEN, OMIT_IF_EMPTY, OMIT_IF_NONE, Node
+from results.computing.tree.node import Node
 
 # -- what a methods section says (`results.computing.methods`) --------------------------------------------
 

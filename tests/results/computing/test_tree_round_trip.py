@@ -55,7 +55,7 @@ def test_a_native_study_comes_back_from_its_json(pilot: Built) -> None:
 def test_reading_a_tree_again_resolves_no_class_annotations_again(pilot: Built) -> None:
     # a large study's tree holds hundreds of nodes of a few classes: each class's annotations are
     # resolved once per process, not once per node
-    from results.computing.tree.node import _hints
+    from parity.records import _hints
 
     again = _round_trip(Study.objects.get(pk=pilot.study_id))
     text = again.to_json()
