@@ -118,36 +118,59 @@ def _ci_marks(row: StudyHeadline) -> str:
     return f" {marks}" if marks else ""
 
 
-def headline_cells(row: StudyHeadline) -> dict[str, str]:
+@dataclass(frozen=True)
+class HeadlineCells:
+    """One study's cells in the study list, as the page writes them; a `<name>_note` is the cell's
+    second, smaller line."""
+
+    participants: str
+    participants_note: str
+    n_items: str
+    human_accuracy: str
+    human_ci95: str
+    best_worst: str
+    kappa: str
+    alpha: str
+    n_model_runs: str
+    n_model_runs_note: str
+    best_model: str
+    best_model_note: str
+    best_model_accuracy: str
+    best_model_accuracy_note: str
+    best_model_gap: str
+    best_model_gap_note: str
+
+
+def headline_cells(row: StudyHeadline) -> HeadlineCells:
     """The study list's cells; a cell's `<key>_note` is its second, smaller line (the list wraps
     there, so that every column fits a 1,366-pixel screen)."""
     people = row.participants
     compared = row.best_model and row.best_model_gap is not None and row.best_model_n_items_same
     running, queued = row.n_model_runs_running, row.n_model_runs_queued
     waiting = ", ".join(text for n, text in ((running, f"{running} running"), (queued, f"{queued} queued")) if n)
-    return {
-        "participants": str(people.included),
-        "participants_note": f"+{people.excluded} excluded" if people.excluded else "",
-        "n_items": str(row.n_items),
-        "human_accuracy": pct(row.human_accuracy),
+    return HeadlineCells(
+        participants=str(people.included),
+        participants_note=f"+{people.excluded} excluded" if people.excluded else "",
+        n_items=str(row.n_items),
+        human_accuracy=pct(row.human_accuracy),
         # † : fewer than ten annotators; ‡ : near the ceiling with fewer than thirty, where the CI may be
         # too narrow (the page's notes say what each means for the CI)
-        "human_ci95": ci(row.human_ci95) + _ci_marks(row),
-        "best_worst": f"{pct(row.human_best)} / {pct(row.human_worst)}",
-        "kappa": num(row.kappa),
-        "alpha": num(row.alpha),
+        human_ci95=ci(row.human_ci95) + _ci_marks(row),
+        best_worst=f"{pct(row.human_best)} / {pct(row.human_worst)}",
+        kappa=num(row.kappa),
+        alpha=num(row.alpha),
         # runs enter the results once done; those still to come are said, not counted as none
-        "n_model_runs": f"{row.n_model_runs} done" if waiting else str(row.n_model_runs),
-        "n_model_runs_note": waiting,
-        "best_model": row.best_model or "—",
+        n_model_runs=f"{row.n_model_runs} done" if waiting else str(row.n_model_runs),
+        n_model_runs_note=waiting,
+        best_model=row.best_model or "—",
         # its accuracy is then the share of items where that one answer is right, no skill to compare
-        "best_model_note": (f"answers “{row.best_model_constant}” to every item" if row.best_model_constant else ""),
-        "best_model_accuracy": pct(row.best_model_accuracy) if row.best_model else "—",
-        "best_model_accuracy_note": f"on {count(row.best_model_n_items, 'item')}" if row.best_model else "",
+        best_model_note=(f"answers “{row.best_model_constant}” to every item" if row.best_model_constant else ""),
+        best_model_accuracy=pct(row.best_model_accuracy) if row.best_model else "—",
+        best_model_accuracy_note=f"on {count(row.best_model_n_items, 'item')}" if row.best_model else "",
         # the gap is on the items both answered, which may be fewer than either side's; none: a dash
-        "best_model_gap": signed_pct(row.best_model_gap) if compared else "—",
-        "best_model_gap_note": (f"on {count(row.best_model_n_items_same, 'item')} both answered" if compared else ""),
-    }
+        best_model_gap=signed_pct(row.best_model_gap) if compared else "—",
+        best_model_gap_note=(f"on {count(row.best_model_n_items_same, 'item')} both answered" if compared else ""),
+    )
 
 
 def p_value(value: float | None) -> str:

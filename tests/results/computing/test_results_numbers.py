@@ -143,5 +143,5 @@ def test_the_study_list_takes_the_best_models_gap_on_the_items_both_answered(amb
     assert row.best_model_n_items_same == 40
     assert row.best_model_gap == pytest.approx(1.0 - 38 / 40)
     cells = headline_cells(row)
-    assert (cells["best_model_accuracy"], cells["best_model_accuracy_note"]) == ("33.3%", "on 120 items")
-    assert (cells["best_model_gap"], cells["best_model_gap_note"]) == ("+5.0 pp", "on 40 items both answered")
+    assert (cells.best_model_accuracy, cells.best_model_accuracy_note) == ("33.3%", "on 120 items")
+    assert (cells.best_model_gap, cells.best_model_gap_note) == ("+5.0 pp", "on 40 items both answered")
