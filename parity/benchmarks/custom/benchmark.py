@@ -96,6 +96,7 @@ def score_answer(raw: str, item: ItemData) -> Scored:
             item.meta.get("answers") or [item.gold],
             float(item.meta.get("tolerance", 0)),
             item.meta.get("metric_options", ()),
+            scoring.inspect_scorer(item.meta),
         )
         return Scored(answer=text, correct=scoring.is_correct(metric, value), valid=True)
     return Scored(answer=text, correct=False, valid=True)

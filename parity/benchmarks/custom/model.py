@@ -112,7 +112,14 @@ def generation_answer(item: ItemData, result: Any) -> ModelAnswer:
         if metric == scoring.EXACT_MATCH:  # the harness compares the text as generated, cut at the stops
             text = cut_at_stops(result.raw_text, item.meta["model"]["stop"])
             text = text.strip() if scoring.STRIP in options else text
-        value = scoring.best_score(metric, text, item.meta["answers"], float(item.meta.get("tolerance", 0)), options)
+        value = scoring.best_score(
+            metric,
+            text,
+            item.meta["answers"],
+            float(item.meta.get("tolerance", 0)),
+            options,
+            scoring.inspect_scorer(item.meta),
+        )
         return ModelAnswer(
             answer=text,
             raw_answer=result.raw_text,

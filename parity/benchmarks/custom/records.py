@@ -22,6 +22,7 @@ from string import Formatter
 from typing import Any
 
 from ..base import DatasetError, ImportBundle, ItemData, read_csv_rows, read_jsonl_rows
+from ..from_inspect.scoring import read_spec
 from . import scoring
 from .prompts import default_model_context
 
@@ -229,6 +230,11 @@ def _metric(record: _Record, kind: str, answers: Sequence[str]) -> tuple[str, fl
         wrong = [answer for answer in answers if scoring.parse_number(answer) is None]
         if wrong:
             raise record.error("gold", f"the numeric metric needs numbers, not {wrong[0]!r}")
+    if metric == scoring.INSPECT:
+        try:
+            read_spec(record.text("inspect_scorer", required=True))
+        except ValueError as exc:
+            raise record.error("inspect_scorer", str(exc)) from None
     options = record.strings("metric_options")
     if options and metric != scoring.EXACT_MATCH:
         raise record.error("metric_options", f"only the exact_match metric takes options; this item's is {metric}")

@@ -15,10 +15,15 @@ import math
 import re
 import string
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..from_inspect.scoring import score_typed
 
 EXACT, EXACT_MATCH, CONTAINS, F1, NUMERIC = "exact", "exact_match", "contains", "f1", "numeric"
-METRICS = (EXACT, EXACT_MATCH, CONTAINS, F1, NUMERIC)
+#: the rule of an Inspect task's scorer, kept in the item's `inspect_scorer` field (from_inspect.scoring)
+INSPECT = "inspect"
+METRICS = (EXACT, EXACT_MATCH, CONTAINS, F1, NUMERIC, INSPECT)
 #: what may change how `exact_match` compares (the harness's exact_match arguments and filter)
 IGNORE_CASE, IGNORE_PUNCTUATION, STRIP = "ignore_case", "ignore_punctuation", "strip"
 MATCH_OPTIONS = (IGNORE_CASE, IGNORE_PUNCTUATION, STRIP)
@@ -97,10 +102,23 @@ def numeric_score(prediction: str, answer: str, tolerance: float = 0.0) -> float
     return float(abs(predicted - expected) <= tolerance + 1e-12 * max(1.0, abs(expected)))
 
 
+def inspect_scorer(meta: Mapping[str, Any]) -> str:
+    """The Inspect scorer an item's `inspect` metric applies (its `inspect_scorer` field), or ""."""
+    return str((meta.get("extra") or {}).get("inspect_scorer", ""))
+
+
 def best_score(
-    metric: str, prediction: str, answers: Sequence[str], tolerance: float = 0.0, options: Sequence[str] = ()
+    metric: str,
+    prediction: str,
+    answers: Sequence[str],
+    tolerance: float = 0.0,
+    options: Sequence[str] = (),
+    scorer: str = "",
 ) -> float:
-    """The metric against every accepted answer; the best one counts (0..1)."""
+    """The metric against every accepted answer; the best one counts (0..1). `scorer`: the Inspect
+    scorer of the `inspect` metric (see `inspect_scorer`)."""
+    if metric == INSPECT:
+        return float(score_typed(scorer, prediction, answers))
     if metric == NUMERIC:
         return max((numeric_score(prediction, answer, tolerance) for answer in answers), default=0.0)
     if metric == EXACT_MATCH:
