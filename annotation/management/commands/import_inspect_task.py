@@ -1,0 +1,85 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from annotation.services import benchmark_records_import
+from parity import benchmarks
+from parity.benchmarks.base import DatasetError
+from parity.benchmarks.custom.records import check_name
+
+#: the benchmark of named item sets the task's samples become one set of
+ITEM_SETS = "custom"
+
+
+class Command(BaseCommand):
+    help = (
+        "Import an Inspect task's samples as an item set of `custom`: TASK is file.py@name (or file.py with one "
+        "task) or package/name registered by an installed package (inspect_evals/gpqa_diamond). Inspect builds "
+        "the task with -T arguments and runs its solvers against its mock model, so each item carries the prompt "
+        "the model is sent; choices keep their letters and order, written answers are scored by the task's match "
+        "or includes rule (other scorers: imported unscored). Tasks that need a sandbox, tools, images or more "
+        "than one model call per sample are refused. Atomic and idempotent."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("task", help="file.py@name, file.py, or package/name (e.g. inspect_evals/gpqa_diamond)")
+        parser.add_argument(
+            "-T",
+            dest="task_args",
+            action="append",
+            default=[],
+            metavar="NAME=VALUE",
+            help="a task argument, as `inspect eval -T` takes it (the value read as YAML); repeat for several",
+        )
+        parser.add_argument("--name", help="the item set's name, a slug (default: the task's name)")
+        parser.add_argument("--limit", type=int, help="only the first N samples (as `inspect eval --limit N`)")
+        parser.add_argument(
+            "--owner",
+            help="username of the researcher the new item set belongs to (alone with superusers); "
+            "without it the set is open to every researcher",
+        )
+
+    def handle(self, *args: Any, task: str, task_args: list[str], name: str | None, limit: int | None, **options: Any) -> None:
+        from parity.benchmarks.from_inspect.tasks import read_task, task_arguments
+
+        owner = self._owner(options.get("owner"))
+        if ITEM_SETS not in benchmarks.REGISTRY:
+            raise CommandError(f"an Inspect task imports into the {ITEM_SETS!r} benchmark, which is not installed")
+        try:
+            read = read_task(task, task_arguments(task_args), limit=limit)
+            name = check_name(name or _slug(read.name), "--name")
+            result = benchmark_records_import(
+                name=ITEM_SETS, records=read.records, options={"name": name, "label": task}, owner=owner
+            )
+        except DatasetError as exc:
+            raise CommandError(f"Refused, nothing was written: {exc}") from exc
+        splits = ", ".join(f"{split} {count}" for split, count in sorted(result.splits.items()))
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"{ITEM_SETS} item set {name} (Inspect task {read.name}, version {read.version}, Inspect "
+                f"{read.inspect_version}): {result.created} created, {result.updated} updated, "
+                f"{result.unchanged} unchanged ({splits})"
+            )
+        )
+        if read.unscored:
+            self.stdout.write(
+                f"Note: {read.unscored} of {len(read.records)} samples are scored by {read.scorer}, whose rule Parity "
+                "does not reproduce: people's answers to them are kept unscored (free text), their targets beside them."
+            )
+
+    def _owner(self, username: str | None) -> Any:
+        if not username:
+            return None
+        found = get_user_model().objects.filter(username=username).first()
+        if found is None:
+            raise CommandError(f"--owner {username}: no such user")
+        return found
+
+
+def _slug(name: str) -> str:
+    import re
+
+    return re.sub(r"[^a-z0-9_-]+", "_", name.lower()).strip("_-")[:40] or "inspect"
