@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import transaction
@@ -19,6 +19,13 @@ from annotation.models import BenchmarkAsset, Item, ItemSet
 from annotation.selectors import item_data
 from parity import benchmarks
 from parity.benchmarks.base import DatasetError, ImportBundle, sha256_of
+from parity.benchmarks.custom.records import slug
+
+if TYPE_CHECKING:
+    from parity.benchmarks.from_inspect.tasks import InspectTask
+
+#: the benchmark of named item sets an Inspect task's samples become one set of
+INSPECT_ITEM_SETS = "custom"
 
 
 @dataclass(frozen=True)
@@ -114,6 +121,40 @@ def benchmark_import(
         ImportBundle(items=list(bundle.items) + checks, assets=list(bundle.assets)),
         claim=_claim(definition, options, importer, owner),
     )
+
+
+@dataclass(frozen=True)
+class InspectImportResult:
+    result: ImportResult
+    #: the item set's name
+    name: str
+    task: InspectTask
+
+
+def inspect_task_import(
+    *,
+    spec: str,
+    arguments: Mapping[str, Any],
+    name: str = "",
+    limit: int | None = None,
+    importer: Any = None,
+    owner: Any = None,
+) -> InspectImportResult:
+    """An Inspect task's samples (read through Inspect: `parity.benchmarks.from_inspect.tasks`) as the
+    item set `name` (default: the task's name) of the custom benchmark, written like any records
+    import: all or nothing, idempotent. Raises DatasetError naming the task and the reason."""
+    from parity.benchmarks.from_inspect.tasks import read_task
+
+    task = read_task(spec, arguments, limit=limit)
+    name = name or slug(task.name, "inspect")
+    result = benchmark_records_import(
+        name=INSPECT_ITEM_SETS,
+        records=task.records,
+        options={"name": name, "label": spec},
+        importer=importer,
+        owner=owner,
+    )
+    return InspectImportResult(result=result, name=name, task=task)
 
 
 def item_set_import(*, benchmark: str, name: str, upload: IO[bytes], filename: str, importer: Any) -> ImportResult:

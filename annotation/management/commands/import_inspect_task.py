@@ -5,13 +5,10 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation.services import benchmark_records_import
+from annotation.services import INSPECT_ITEM_SETS, inspect_task_import
 from parity import benchmarks
 from parity.benchmarks.base import DatasetError
 from parity.benchmarks.custom.records import check_name
-
-#: the benchmark of named item sets the task's samples become one set of
-ITEM_SETS = "custom"
 
 
 class Command(BaseCommand):
@@ -42,25 +39,32 @@ class Command(BaseCommand):
             "without it the set is open to every researcher",
         )
 
-    def handle(self, *args: Any, task: str, task_args: list[str], name: str | None, limit: int | None, **options: Any) -> None:
-        from parity.benchmarks.from_inspect.tasks import read_task, task_arguments
+    def handle(
+        self, *args: Any, task: str, task_args: list[str], name: str | None, limit: int | None, **options: Any
+    ) -> None:
+        from parity.benchmarks.from_inspect.tasks import task_arguments
 
         owner = self._owner(options.get("owner"))
-        if ITEM_SETS not in benchmarks.REGISTRY:
-            raise CommandError(f"an Inspect task imports into the {ITEM_SETS!r} benchmark, which is not installed")
+        if INSPECT_ITEM_SETS not in benchmarks.REGISTRY:
+            raise CommandError(
+                f"Inspect tasks import into the {INSPECT_ITEM_SETS!r} benchmark, which is not installed"
+            )
         try:
-            read = read_task(task, task_arguments(task_args), limit=limit)
-            name = check_name(name or _slug(read.name), "--name")
-            result = benchmark_records_import(
-                name=ITEM_SETS, records=read.records, options={"name": name, "label": task}, owner=owner
+            imported = inspect_task_import(
+                spec=task,
+                arguments=task_arguments(task_args),
+                name=check_name(name, "--name") if name else "",
+                limit=limit,
+                owner=owner,
             )
         except DatasetError as exc:
             raise CommandError(f"Refused, nothing was written: {exc}") from exc
+        read, result = imported.task, imported.result
         splits = ", ".join(f"{split} {count}" for split, count in sorted(result.splits.items()))
         self.stdout.write(
             self.style.SUCCESS(
-                f"{ITEM_SETS} item set {name} (Inspect task {read.name}, version {read.version}, Inspect "
-                f"{read.inspect_version}): {result.created} created, {result.updated} updated, "
+                f"{INSPECT_ITEM_SETS} item set {imported.name} (Inspect task {read.name}, version {read.version}, "
+                f"Inspect {read.inspect_version}): {result.created} created, {result.updated} updated, "
                 f"{result.unchanged} unchanged ({splits})"
             )
         )
@@ -77,9 +81,3 @@ class Command(BaseCommand):
         if found is None:
             raise CommandError(f"--owner {username}: no such user")
         return found
-
-
-def _slug(name: str) -> str:
-    import re
-
-    return re.sub(r"[^a-z0-9_-]+", "_", name.lower()).strip("_-")[:40] or "inspect"

@@ -78,6 +78,11 @@ NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}")
 _TRUE, _FALSE = {"true", "yes", "1", "y"}, {"false", "no", "0", "n", ""}
 
 
+def slug(name: str, fallback: str) -> str:
+    """An item set's name made from a task's: lower-case letters, digits, '-' and '_', at most 40."""
+    return re.sub(r"[^a-z0-9_-]+", "_", name.lower()).strip("_-")[:40] or fallback
+
+
 def check_name(name: str, label: str) -> str:
     if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
         raise DatasetError(

@@ -119,14 +119,20 @@ def _task_function(spec: str, label: str) -> Any:
         found = {key: value for key, value in vars(module).items() if is_task(value)}
         if name:
             if name not in found:
-                raise DatasetError(label, f"the file defines no @task named {name!r} (it defines {', '.join(found) or 'none'})")
+                raise DatasetError(
+                    label, f"the file defines no @task named {name!r} (it defines {', '.join(found) or 'none'})"
+                )
             return found[name]
         if len(found) != 1:
-            raise DatasetError(label, f"the file defines {len(found)} @task functions ({', '.join(found)}): name one, file.py@name")
+            raise DatasetError(
+                label, f"the file defines {len(found)} @task functions ({', '.join(found)}): name one, file.py@name"
+            )
         return next(iter(found.values()))
     package, slash, name = spec.partition("/")
     if not slash or not name:
-        raise DatasetError(label, "give an Inspect task as file.py@name, or package/name (e.g. inspect_evals/gpqa_diamond)")
+        raise DatasetError(
+            label, "give an Inspect task as file.py@name, or package/name (e.g. inspect_evals/gpqa_diamond)"
+        )
     points = importlib.metadata.entry_points(group="inspect_ai", name=package)
     if not points:
         raise DatasetError(label, f"no installed package registers Inspect tasks as {package!r} (pip install it first)")
@@ -145,7 +151,9 @@ def _refuse(label: str, problem: str, names: Sequence[str]) -> DatasetError:
 def _check_task(task: Any, label: str) -> None:
     """What a person cannot be given: a sandbox, files or setup the model's tools would act on, media."""
     if task.sandbox is not None:
-        raise DatasetError(label, f"the task runs its samples in a sandbox ({task.sandbox.type}): a person cannot be given one")
+        raise DatasetError(
+            label, f"the task runs its samples in a sandbox ({task.sandbox.type}): a person cannot be given one"
+        )
     needs = [samples.sample_key(sample.id) for sample in task.dataset if sample.sandbox or sample.files or sample.setup]
     if needs:
         raise _refuse(label, "samples that need a sandbox, files or a setup script", needs)
@@ -230,18 +238,26 @@ def _scorer(log: Any, label: str) -> tuple[str, dict[str, Any]]:
     return first.name.removeprefix("inspect_ai/"), dict(first.options or {})
 
 
-def _record(sample: Any, log: Any, spec: str, arguments: Mapping[str, Any], scorer: tuple[str, dict[str, Any]], label: str) -> dict[str, Any]:
+def _record(
+    sample: Any, log: Any, spec: str, arguments: Mapping[str, Any], scorer: tuple[str, dict[str, Any]], label: str
+) -> dict[str, Any]:
     key = samples.sample_key(sample.id)
     calls = [event for event in sample.events if event.event == "model"]
     if len(calls) != 1:
-        raise _refuse(label, f"the task's solvers ask the model {len(calls)} times for a sample; a person answers once", [key])
+        raise _refuse(
+            label, f"the task's solvers ask the model {len(calls)} times for a sample; a person answers once", [key]
+        )
     if calls[0].tools:
-        raise _refuse(label, "the task offers the model tools (" + ", ".join(tool.name for tool in calls[0].tools) + ")", [key])
+        raise _refuse(
+            label, "the task offers the model tools (" + ", ".join(tool.name for tool in calls[0].tools) + ")", [key]
+        )
     # the messages before the model's reply: what it was sent
     prompt = sample.messages[:-1] if sample.messages and sample.messages[-1].role == "assistant" else sample.messages
     model_context, media = _messages_text(prompt)
     if media:
-        raise _refuse(label, f"the task shows the model {', '.join(sorted(set(media)))}, which a text page cannot", [key])
+        raise _refuse(
+            label, f"the task shows the model {', '.join(sorted(set(media)))}, which a text page cannot", [key]
+        )
     text, text_format = _person_text(sample.input)
     targets = [sample.target] if isinstance(sample.target, str) else list(sample.target)
     name, options = scorer
@@ -263,7 +279,11 @@ def _record(sample: Any, log: Any, spec: str, arguments: Mapping[str, Any], scor
     if sample.choices:
         letters = samples.letters(len(sample.choices))
         if len(targets) != 1 or targets[0] not in letters:
-            raise _refuse(label, f"a choice sample's target must be one of its letters ({', '.join(letters)}), not {targets}", [key])
+            raise _refuse(
+                label,
+                f"a choice sample's target must be one of its letters ({', '.join(letters)}), not {targets}",
+                [key],
+            )
         record_options = [f"{letter}) {choice}" for letter, choice in zip(letters, sample.choices, strict=True)]
         extra[samples.LETTERS] = "|".join(letters)
         record.update(

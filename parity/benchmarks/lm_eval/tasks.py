@@ -13,12 +13,12 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..base import DatasetError
+from ..custom.records import slug
 from .taskfile import read_task_file, refuse_code
 
 #: the harness's own default few-shot seed (`lm_eval.defaults.DEFAULT_OTHER_SEED`, `--seed` 4th value)
@@ -67,13 +67,7 @@ def records_for_task(
         _apply_fewshot(harness_task, num_fewshot, seed)
         prefix = f"{task_name}/" if len(tasks) > 1 else ""
         records += _task_records(task_name, harness_task, limit=limit, id_prefix=prefix)
-    return _slug(name), records
-
-
-def _slug(name: str) -> str:
-    """An item set's name from a task's: lower-case letters, digits, '-' and '_', at most 40."""
-    slug = re.sub(r"[^a-z0-9_-]+", "_", name.lower()).strip("_-")
-    return slug[:40] or "lm_eval"
+    return slug(name, "lm_eval"), records
 
 
 # -- loading --------------------------------------------------------------------------------

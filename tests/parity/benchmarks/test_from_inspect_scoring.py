@@ -16,8 +16,25 @@ from inspect_ai.solver import TaskState
 from parity.benchmarks.from_inspect import scoring
 
 ANSWERS = [
-    "42", "The answer is 42.", "42.0", "(42)", "$1,000", "1000", "1,000.", "-3.5", "3.50", "answer: 7 or 8",
-    "forty-two", "1e3", "Paris", "paris!", "I think Paris", "Paris is it", "", "  PARIS  ", "Rome, Italy",
+    "42",
+    "The answer is 42.",
+    "42.0",
+    "(42)",
+    "$1,000",
+    "1000",
+    "1,000.",
+    "-3.5",
+    "3.50",
+    "answer: 7 or 8",
+    "forty-two",
+    "1e3",
+    "Paris",
+    "paris!",
+    "I think Paris",
+    "Paris is it",
+    "",
+    "  PARIS  ",
+    "Rome, Italy",
 ]
 TARGETS = ["42", "Paris", "1000", "-3.5", "8", "paris.", "1,000", "Rome"]
 
@@ -30,7 +47,8 @@ def inspect_says(scorer: Any, answer: str, target: str) -> bool:
 
 
 @pytest.mark.parametrize(
-    ("location", "ignore_case", "numeric"), itertools.product(["begin", "end", "any", "exact"], [True, False], [True, False])
+    ("location", "ignore_case", "numeric"),
+    itertools.product(["begin", "end", "any", "exact"], [True, False], [True, False]),
 )
 def test_match_scores_every_answer_as_inspects_match(location: str, ignore_case: bool, numeric: bool) -> None:
     options = {"location": location, "ignore_case": ignore_case, "numeric": numeric}

@@ -19,10 +19,20 @@ from tests.paths import REPO
 
 EXAMPLE = REPO / "docs" / "examples" / "inspect_implicature.py"
 ITEMS = [
-    {"id": "q1", "input": "Which city is the capital of France?", "choices": ["Paris", "London", "Rome"],
-     "target": "A", "metadata": {"category": "geography"}},
-    {"id": "q2", "input": "Which number is prime?", "choices": ["4", "6", "7", "9"], "target": "C",
-     "metadata": {"category": "arithmetic"}},
+    {
+        "id": "q1",
+        "input": "Which city is the capital of France?",
+        "choices": ["Paris", "London", "Rome"],
+        "target": "A",
+        "metadata": {"category": "geography"},
+    },
+    {
+        "id": "q2",
+        "input": "Which number is prime?",
+        "choices": ["4", "6", "7", "9"],
+        "target": "C",
+        "metadata": {"category": "arithmetic"},
+    },
 ]
 HEADER = """
 from inspect_ai import Task, task
@@ -138,7 +148,8 @@ def test_tasks_a_person_cannot_be_given_are_refused_with_the_reason(tmp_path: Pa
         @task
         def picture():
             image = ContentImage(image="data:image/png;base64,iVBORw0KGgo=")
-            sample = Sample(id="p1", input=[ChatMessageUser(content=[ContentText(text="What is this?"), image])], target="a cat")
+            message = ChatMessageUser(content=[ContentText(text="What is this?"), image])
+            sample = Sample(id="p1", input=[message], target="a cat")
             return Task(dataset=MemoryDataset([sample]), solver=generate(), scorer=includes())
         """,
     )
