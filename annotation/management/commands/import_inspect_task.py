@@ -46,9 +46,7 @@ class Command(BaseCommand):
 
         owner = self._owner(options.get("owner"))
         if INSPECT_ITEM_SETS not in benchmarks.REGISTRY:
-            raise CommandError(
-                f"Inspect tasks import into the {INSPECT_ITEM_SETS!r} benchmark, which is not installed"
-            )
+            raise CommandError(f"Inspect tasks import into the {INSPECT_ITEM_SETS!r} benchmark, which is not installed")
         try:
             imported = inspect_task_import(
                 spec=task,

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from results.computing.checklist.answering import NOT_KNOWN, VERDICTS, where
+from results.loading.item_example import ItemExample, load_item_example
 from studies.models import Study
 
 #: the image of the item page a report shows: a PNG of this name beside the report's file
@@ -47,6 +48,8 @@ class Materials:
     original: dict[str, Entered] = field(default_factory=dict)
     #: the item page's image beside the report ("" where none was captured)
     screenshot: str = ""
+    #: one item as a person saw it and as the model was sent it (items that carry a model's context)
+    example: ItemExample | None = None
 
 
 def study_materials(study: Study, beside: Path | None = None) -> Materials:
@@ -61,6 +64,7 @@ def study_materials(study: Study, beside: Path | None = None) -> Materials:
             name: Entered(text=said["text"], page=said["page"]) for name, said in (study.original_study or {}).items()
         },
         screenshot=shot,
+        example=None if study.is_imported else load_item_example(study),
     )
 
 
@@ -108,6 +112,26 @@ def appendix(materials: Materials) -> list[Shown]:
         Shown("Consent", "The consent form participants read first, verbatim:", materials.consent),
         Shown("Instructions", "The instructions participants read before the items, verbatim:", materials.instructions),
         Shown("Interface", SHOT_SAID if materials.screenshot else NO_SHOT),
+        *item_beside_prompt(materials.example),
+    ]
+
+
+def item_beside_prompt(example: ItemExample | None) -> list[Shown]:
+    """An item's page text and options, then the prompt the model was sent for the same item."""
+    if example is None:
+        return []
+    page = example.text + ("\n\n" + "\n".join(example.options) if example.options else "")
+    if example.inspect_version:
+        built = f"as Inspect {example.inspect_version} sent it to the model (the task's own solvers built it)"
+    elif example.lm_eval_task:
+        built = f"as lm-evaluation-harness's task {example.lm_eval_task} builds the model's context"
+    else:
+        built = "as Parity sends it to a model it runs"
+    return [
+        Shown("An item as a person saw it", f"Item {example.key}: the text and options on its page, verbatim:", page),
+        Shown(
+            "The same item as the model was sent it", f"Item {example.key}, {built}, verbatim:", example.model_context
+        ),
     ]
 
 
