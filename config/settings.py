@@ -292,6 +292,10 @@ MODEL_CACHE_DIR = env_str("PARITY_MODEL_CACHE", str(VAR_DIR / "models"))
 #: "/" ("HuggingFaceTB/"), absolute directories ("/srv/models"), API servers' URLs
 #: ("http://127.0.0.1:8000/v1"); see modelruns/sources.py
 PARITY_MODEL_SOURCES = env_list("PARITY_MODEL_SOURCES", ["smollm2"])
+#: folders whose Inspect task files (file.py@task) the items import page may import: importing one runs
+#: its code, so only the operator's folders (absolute paths); tasks of installed packages
+#: (package/task) are always allowed. Empty: the page imports installed packages' tasks only
+PARITY_INSPECT_TASK_DIRS = env_list("PARITY_INSPECT_TASK_DIRS", [])
 #: a model run's shard that raises (its model failing to load included) is tried again after
 #: MODEL_SHARD_BACKOFF_SECONDS, then twice that, and so on, by whichever worker claims it, until it
 #: has failed this many times: only then does its run fail (modelruns/shards.py)

@@ -17,6 +17,7 @@ app_name = "studies"
 urlpatterns = [
     path("new/", deferred(views.study_new), name="new"),
     path("items/import/", deferred(views.items_import), name="items_import"),
+    path("items/import/inspect/", deferred(views.items_import_inspect), name="items_import_inspect"),
     path("<int:study_id>/", deferred(views.study_detail), name="detail"),
     path("<int:study_id>/status/", deferred(views.study_status), name="status"),
     path("<int:study_id>/edit/", deferred(views.study_edit), name="edit"),

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from django import forms
+from django.conf import settings
 
 from parity import benchmarks
 
@@ -50,3 +52,45 @@ class ItemSetImportForm(forms.Form):
         if upload.size > MAX_UPLOAD_BYTES:
             raise forms.ValidationError(f"The file is larger than {MAX_UPLOAD_BYTES // (1024 * 1024)} MB.")
         return upload
+
+
+class InspectTaskImportForm(forms.Form):
+    """An Inspect task's samples as an item set: a task of an installed package (package/name) or
+    a task file in one of the operator's PARITY_INSPECT_TASK_DIRS (its code runs)."""
+
+    task = forms.CharField(
+        max_length=300,
+        label="Inspect task",
+        help_text="package/name of an installed package's task (inspect_evals/gpqa_diamond), or "
+        "file.py@name in a folder the operator allowed (PARITY_INSPECT_TASK_DIRS)",
+    )
+    arguments = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        label="Task arguments",
+        help_text="one name=value a line, as `inspect eval -T name=value` takes them",
+    )
+    inspect_name = forms.SlugField(
+        max_length=40, required=False, label="Name of the item set", help_text="blank: the task's name"
+    )
+    limit = forms.IntegerField(min_value=1, required=False, label="Only the first N samples")
+
+    def clean_task(self) -> str:
+        task = self.cleaned_data["task"].strip()
+        file_name = task.partition("@")[0]
+        if not file_name.endswith(".py"):
+            if task.count("/") != 1 or "@" in task:
+                raise forms.ValidationError("Give package/name, or file.py@name in an allowed folder.")
+            return task
+        path = Path(file_name)
+        allowed = [Path(folder).resolve() for folder in settings.PARITY_INSPECT_TASK_DIRS]
+        resolved = path.resolve() if path.is_absolute() else None
+        if resolved is None or not any(resolved.is_relative_to(folder) for folder in allowed):
+            raise forms.ValidationError(
+                "This task file is not in a folder the operator allowed (PARITY_INSPECT_TASK_DIRS): "
+                "import it with manage.py import_inspect_task, or ask for its folder to be allowed."
+            )
+        return task
+
+    def clean_arguments(self) -> list[str]:
+        return [line.strip() for line in self.cleaned_data["arguments"].splitlines() if line.strip()]

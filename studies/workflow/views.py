@@ -12,7 +12,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from annotation.services import item_set_import
+from annotation.services import inspect_task_import, item_set_import
 from parity.benchmarks.base import DatasetError
 from studies.access import get_study_for_researcher, has_permission, require_permission
 from studies.bounds import pence_of
@@ -25,7 +25,12 @@ from studies.setup.drafts import study_draft_update, study_duplicate
 from studies.setup.settings_form import DESIGN_PREFIX, error_field
 from studies.setup.studies import study_create, study_set_status
 from studies.workflow.forms import StatusForm, StudyForm
-from studies.workflow.forms_items import BenchmarkChoiceForm, ItemSetImportForm, named_set_choices
+from studies.workflow.forms_items import (
+    BenchmarkChoiceForm,
+    InspectTaskImportForm,
+    ItemSetImportForm,
+    named_set_choices,
+)
 from studies.workflow.forms_preregistration import PreregistrationForm, PreregistrationFormatForm
 from studies.workflow.selectors import (
     benchmark_options,
@@ -207,7 +212,34 @@ def items_import(request: HtmxHttpRequest) -> HttpResponse:
         except DatasetError as exc:
             form.add_error("file", f"Refused, nothing was written: {exc}")
     status = 400 if form.errors else 200
-    return render(request, "studies/items_import.html", {"form": form, "result": result}, status=status)
+    context = {"form": form, "result": result, "inspect_form": InspectTaskImportForm()}
+    return render(request, "studies/items_import.html", context, status=status)
+
+
+@login_required
+@require_POST
+def items_import_inspect(request: HtmxHttpRequest) -> HttpResponse:
+    """Import an Inspect task's samples as a named set (docs/own-items.md, "From Inspect"): a task of
+    an installed package, or a task file in a folder the operator allowed; refused whole, with why."""
+    from parity.benchmarks.from_inspect.tasks import task_arguments
+
+    require_permission(request.user, ADD_STUDY)
+    form = InspectTaskImportForm(request.POST)
+    imported = None
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            imported = inspect_task_import(
+                spec=data["task"],
+                arguments=task_arguments(data["arguments"]),
+                name=data["inspect_name"] or "",
+                limit=data["limit"],
+                importer=request.user,
+            )
+        except DatasetError as exc:
+            form.add_error("task", f"Refused, nothing was written: {exc}")
+    context = {"form": ItemSetImportForm(), "inspect_form": form, "inspect": imported}
+    return render(request, "studies/items_import.html", context, status=400 if form.errors else 200)
 
 
 def _int(value: object) -> int:

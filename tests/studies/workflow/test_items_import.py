@@ -330,3 +330,40 @@ def test_a_launched_studys_items_cannot_change_even_where_nobody_answered(resear
     assert refused.status_code == 400 and "example/check (gold" in refused.content.decode()
     study_set_status(study=study, status=Study.Status.CLOSED, actor=researcher)
     assert upload(researcher_client, changed.encode(), "example.csv", "example").status_code == 400
+
+
+INSPECT_URL = "/studies/items/import/inspect/"
+INSPECT_EXAMPLE = REPO / "docs" / "examples" / "inspect_implicature.py"
+
+
+@pytest.mark.usefixtures("without_session_benchmarks")
+def test_an_inspect_task_file_is_imported_only_from_a_folder_the_operator_allowed(researcher_client, settings):
+    spec = f"{INSPECT_EXAMPLE}@implicature"
+    settings.PARITY_INSPECT_TASK_DIRS = []
+    page = researcher_client.post(INSPECT_URL, {"task": spec, "limit": "3"})
+    assert page.status_code == 400 and "not in a folder the operator allowed" in page.content.decode()
+    assert Client().post(INSPECT_URL, {"task": spec}).status_code == 302  # to the login
+    assert personas.signed_in(personas.member()).post(INSPECT_URL, {"task": spec}).status_code == 403
+    assert not Item.objects.exists()
+    settings.PARITY_INSPECT_TASK_DIRS = [str(INSPECT_EXAMPLE.parent)]
+    page = researcher_client.post(INSPECT_URL, {"task": spec, "limit": "3", "inspect_name": "implicature-dev"})
+    html = page.content.decode()
+    assert page.status_code == 200 and "3 created, 0 updated, 0 unchanged" in html
+    assert "/studies/new/?benchmark=custom&amp;item_set=implicature-dev" in html
+    assert Item.objects.get(key="implicature-dev/1").prompt["options"] == ["A) yes", "B) no"]
+    # a path that climbs out of the allowed folder is not in it
+    climbing = f"{INSPECT_EXAMPLE.parent}/../../tests/paths.py@x"
+    assert (
+        "not in a folder the operator allowed"
+        in researcher_client.post(INSPECT_URL, {"task": climbing}).content.decode()
+    )
+
+
+@pytest.mark.usefixtures("without_session_benchmarks")
+def test_an_installed_packages_task_that_needs_a_sandbox_is_refused_in_words(researcher_client):
+    page = researcher_client.post(INSPECT_URL, {"task": "inspect_evals/mind2web_sc"})
+    html = page.content.decode()
+    assert page.status_code == 400 and "Refused, nothing was written" in html and "sandbox (docker)" in html
+    page = researcher_client.post(INSPECT_URL, {"task": "not a task"})
+    assert page.status_code == 400 and "Give package/name, or file.py@name" in page.content.decode()
+    assert not Item.objects.exists()
