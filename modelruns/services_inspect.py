@@ -25,8 +25,7 @@ from modelruns.models import INSPECT_SOURCE, ModelResponse, ModelRun, ModelSpec
 from modelruns.services import ModelRunError, setting_key
 from modelruns.sources import model_name_problem
 from modelruns.storable import storable
-from parity.benchmarks.custom.model import INSPECT_SETTING
-from parity.benchmarks.from_inspect.logs import InspectLog, LogError, log_answers, read_log
+from parity.benchmarks.from_inspect.logs import SETTING, InspectLog, LogError, log_answers, read_log
 from studies.models import Study
 from studies.results_token import results_changed
 
@@ -106,7 +105,7 @@ def modelrun_import_inspect_log(
     problem = model_name_problem(log.model)
     if problem is not None:
         raise ModelRunError(f"{file_name}: the log's model {log.model!r}: {problem}")
-    setting = {INSPECT_SETTING: {"task": log.task}}
+    setting = {SETTING: {"task": log.task}}
     with transaction.atomic():
         spec = _spec(log.model)
         key = setting_key(setting)

@@ -33,6 +33,9 @@ NAMED = 5
 CORRECT, INCORRECT, PARTIAL, NOANSWER = "C", "I", "P", "N"
 #: the status of a log whose eval ran to its end
 SUCCESS = "success"
+#: the setting of a run whose answers were imported from an Inspect log: {SETTING: {"task": ...}}
+#: (the custom benchmark labels it)
+SETTING = "inspect_log"
 
 
 class LogError(ValueError):
