@@ -118,3 +118,34 @@ class RunStartForm(forms.Form):
             except ValueError as exc:
                 self.add_error(None, str(exc))
         return cleaned
+
+
+#: the largest Inspect log the runs page takes (the command takes any size)
+MAX_LOG_BYTES = 50 * 1024 * 1024
+
+
+class InspectLogForm(forms.Form):
+    """An Inspect eval log to import as a run (`modelruns.services_inspect`)."""
+
+    log = forms.FileField(
+        label="Inspect log (.eval or .json)",
+        help_text="the log `inspect eval` wrote for a task the study's items were imported from",
+    )
+    scorer = forms.CharField(
+        max_length=200, required=False, help_text="whose scores to read, when the task has several (blank: its first)"
+    )
+
+    def __init__(self, data: QueryDict | None = None, files: Any = None) -> None:
+        # its own ids: the results page, which loads this form, has fields of its own
+        super().__init__(data, files, auto_id="inspect_%s")
+
+    def clean_log(self) -> Any:
+        upload = self.cleaned_data["log"]
+        if not upload.name.lower().endswith((".eval", ".json")):
+            raise forms.ValidationError("Upload the .eval or .json file Inspect wrote.")
+        if upload.size > MAX_LOG_BYTES:
+            raise forms.ValidationError(f"The file is larger than {MAX_LOG_BYTES // (1024 * 1024)} MB.")
+        return upload
+
+    def clean_scorer(self) -> str | None:
+        return self.cleaned_data.get("scorer", "").strip() or None

@@ -97,6 +97,8 @@ class ModelSpec(models.Model):
 #: `ModelRun.model_identity["source"]` of a run whose answers were imported from an
 #: lm-evaluation-harness samples file (`modelruns.services_lm_eval`), not scored here
 LM_EVAL_SOURCE = "lm-evaluation-harness"
+#: ... of a run whose answers were imported from an Inspect eval log (`modelruns.services_inspect`)
+INSPECT_SOURCE = "inspect"
 
 
 class ModelRunQuerySet(models.QuerySet):

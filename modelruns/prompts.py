@@ -21,7 +21,7 @@ from modelruns import selectors
 from modelruns.shard_answers import request_inputs
 from parity import benchmarks
 from parity.benchmarks.base import MODEL_KINDS, PairRequest, SimilarityRequest
-from parity.benchmarks.custom.model import IMPORTED_SETTING
+from parity.benchmarks.custom.model import IMPORTED_SETTINGS
 from parity.engine.requests import ChoiceRequest, GenerationRequest, MultiReadRequest
 from studies.models import Study
 
@@ -179,8 +179,9 @@ def item_prompts(
         raise PromptError(f"{definition.title} has no model side: no model reads its items")
     if kind not in MODEL_KINDS or kind not in definition.model_kinds:
         raise PromptError(f"{definition.title} is scored with {' or '.join(definition.model_kinds)} models, not {kind}")
-    # a run imported from lm-evaluation-harness answered the items' own prompts (as the harness built them)
-    setting = {key: value for key, value in (setting or {}).items() if key != IMPORTED_SETTING}
+    # a run imported from lm-evaluation-harness or Inspect answered the items' own prompts (as the
+    # harness or the task's solvers built them)
+    setting = {key: value for key, value in (setting or {}).items() if key not in IMPORTED_SETTINGS}
     try:
         full = definition.model_setting(setting)
     except ValueError as exc:

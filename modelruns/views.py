@@ -1,7 +1,9 @@
-"""The researcher's model-run pages: a study's runs (page or htmx partial), starting and cancelling runs."""
+"""The researcher's model-run pages: a study's runs (page or htmx partial), starting and cancelling
+runs, and importing an Inspect eval log as a run."""
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -9,8 +11,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from modelruns import selectors, services
-from modelruns.forms import RunStartForm
+from modelruns import selectors, services, services_inspect
+from modelruns.forms import InspectLogForm, RunStartForm
 from modelruns.models import ModelRun
 from studies.access import ADD_STUDY, RUN_MODEL, VIEW_MODELRUN, get_study_for_researcher, require_permission
 from studies.htmx import HtmxHttpRequest
@@ -20,12 +22,22 @@ PARTIAL = "modelruns/partials/_runs.html"
 PAGE = "modelruns/study_runs.html"
 
 
-def _render_runs(request: HtmxHttpRequest, study: Study, form: RunStartForm, status: int = 200) -> HttpResponse:
+def _render_runs(
+    request: HtmxHttpRequest,
+    study: Study,
+    form: RunStartForm,
+    status: int = 200,
+    *,
+    log_form: InspectLogForm | None = None,
+    imported: str = "",
+) -> HttpResponse:
     runs = selectors.runs_panel(study)
     context = {
         "study": study,
         "runs": runs,
         "form": form,
+        "log_form": log_form or InspectLogForm(),
+        "imported": imported,
         "specs": selectors.known_specs(request.user),
         "polling": any(run.is_active for run in runs),
     }
@@ -66,6 +78,36 @@ def start(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
             return _render_runs(request, study, RunStartForm(study=study))
     # htmx swaps only 2xx responses: the partial with the form's errors comes back as 200 there
     return _render_runs(request, study, form, status=200 if request.htmx else 400)
+
+
+def _imported_sentence(imported: services_inspect.ImportedLog) -> str:
+    run = imported.run
+    if not imported.created:
+        return f"{run.model_identity.get('file')} was imported before, as run #{run.pk}: nothing changed."
+    return f"Imported {imported.answers} answers of {run.spec.name} ({run.setting_label()}) as run #{run.pk}."
+
+
+@login_required
+@require_POST
+def import_inspect_log(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
+    """An Inspect eval log uploaded as a done run; a log that does not match the study is refused
+    with the service's sentence, and nothing is written."""
+    study = get_study_for_researcher(request.user, study_id, RUN_MODEL)
+    form = InspectLogForm(request.POST, request.FILES)
+    if form.is_valid():
+        upload = form.cleaned_data["log"]
+        try:
+            imported = services_inspect.modelrun_import_inspect_log(
+                study=study, content=upload.read(), file_name=upload.name, scorer=form.cleaned_data["scorer"]
+            )
+        except services.ModelRunError as exc:
+            form.add_error(None, str(exc))
+        else:
+            if not request.htmx:
+                messages.success(request, _imported_sentence(imported))
+                return redirect("modelruns:study_runs", study_id=study.pk)
+            return _render_runs(request, study, RunStartForm(study=study), imported=_imported_sentence(imported))
+    return _render_runs(request, study, RunStartForm(study=study), 200 if request.htmx else 400, log_form=form)
 
 
 @login_required

@@ -169,11 +169,12 @@ def names_a_benchmark(source: str, names: set[str]) -> list[str]:
 
 
 #: the code outside the library's benchmarks that still names one: the importer's own sources and the
-#: model-run services of the harness and the written instructions
+#: model-run services of the harness, of Inspect and of the written instructions
 NAMES_A_BENCHMARK_STILL = {
     "annotation/management/commands/import_benchmark.py",
     "annotation/services.py",
     "modelruns/prompts.py",
+    "modelruns/services_inspect.py",
     "modelruns/services_instructions.py",
     "modelruns/services_lm_eval.py",
 }

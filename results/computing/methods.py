@@ -15,7 +15,7 @@ from math import floor
 from statistics import median
 from typing import Any
 
-from modelruns.models import LM_EVAL_SOURCE
+from modelruns.models import INSPECT_SOURCE, LM_EVAL_SOURCE
 from parity.reporting.methods import CROSSED
 from parity.stats import quality
 from prolific.currency import currency_or_default
@@ -141,21 +141,25 @@ def _design(data: StudyData) -> Design:
 
 def run_provenance(run: RunInfo) -> RunProvenance:
     """A run's model as a methods section names it: the requested revision, or the one the engine
-    resolved when none was asked for; an imported run names its source file."""
+    resolved when none was asked for; an imported run names its source file (and an Inspect log
+    the version of Inspect that wrote it). An Inspect run's precision is not in its log: none is named."""
     identity = run.identity
-    imported = identity.get("source") == LM_EVAL_SOURCE
+    source = identity.get("source")
+    imported = source in (LM_EVAL_SOURCE, INSPECT_SOURCE)
+    inspect = source == INSPECT_SOURCE
     return RunProvenance(
         run=run.id,
         label=run.label,
         model=run.model,
         model_id=run.model_id or str(identity.get("model_id", "")),
         revision=run.revision or str(identity.get("revision", "") or ""),
-        dtype=run.dtype or str(identity.get("dtype", "")),
+        dtype=str(identity.get("dtype", "")) if inspect else run.dtype or str(identity.get("dtype", "")),
         kind=run.kind,
         setting=run.setting_label,
-        source=LM_EVAL_SOURCE if imported else "parity",
+        source=str(source) if imported else "parity",
         samples_file=identity.get("file") if imported else None,
         engine_version=str(identity.get("engine_version", "")) if not imported else None,
+        source_version=str(identity.get("inspect_version", "")) if inspect else None,
     )
 
 

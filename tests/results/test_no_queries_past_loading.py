@@ -128,6 +128,7 @@ MODEL_NAMES_ALLOWED = {
     "studies.models.Study",  # a type, and its Explanations
     "modelruns.models.ModelRun",  # its Status
     "modelruns.models.LM_EVAL_SOURCE",
+    "modelruns.models.INSPECT_SOURCE",
 }
 
 

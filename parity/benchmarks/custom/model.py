@@ -20,6 +20,7 @@ from parity.engine.requests import ChoiceRequest, GenerationRequest
 
 from ..base import ItemData, ModelAnswer, ModelAsk
 from ..design import DesignOption
+from ..from_inspect.logs import SETTING as INSPECT_SETTING
 from . import scoring
 from .records import NUMBER, OPTION_KINDS, RATING, SHORT_TEXT
 
@@ -30,12 +31,17 @@ SETTING_OPTIONS: tuple[DesignOption, ...] = ()
 
 #: the setting of a run whose answers were imported from an lm-evaluation-harness samples file
 IMPORTED_SETTING = "lm_eval_samples"
+#: the settings of runs whose answers were imported, not asked of a model here
+IMPORTED_SETTINGS = (IMPORTED_SETTING, INSPECT_SETTING)
 
 
 def setting_label(setting: Mapping[str, Any]) -> str:
     imported = setting.get(IMPORTED_SETTING)
     if isinstance(imported, Mapping):
         return f"lm-evaluation-harness samples of {imported.get('task')} (filter {imported.get('filter')})"
+    logged = setting.get(INSPECT_SETTING)
+    if isinstance(logged, Mapping):
+        return f"Inspect log of {logged.get('task')}"
     return "the items' own prompts"
 
 

@@ -114,6 +114,8 @@ class RunProvenance(Node):
     source: str
     samples_file: str | None
     engine_version: str | None
+    #: the version of the tool that ran the model elsewhere (Inspect's, for a run imported from its log)
+    source_version: str | None = field(default=None, metadata=OMIT_IF_NONE)
 
 
 @dataclass(frozen=True)

@@ -240,14 +240,22 @@ def _models(t: _Text) -> None:
         details: list[list[Part]] = []
         if model.model_id and model.model_id != model.model:
             details.append([t.f(t.tree.methods.models[index].model_id, kind="text")])
-        details.append(
-            ["revision ", t.f(t.tree.methods.models[index].revision, kind="text")]
-            if model.revision
-            else ["the default revision"]
-        )
+        if model.revision:
+            details.append(["revision ", t.f(t.tree.methods.models[index].revision, kind="text")])
+        elif model.source != "inspect":  # an Inspect log does not say which revision its provider loaded
+            details.append(["the default revision"])
         if model.dtype:
             details.append([t.f(t.tree.methods.models[index].dtype, kind="text")])
         details.append(["setting: ", t.f(t.tree.methods.models[index].setting, kind="text")])
+        if model.source == "inspect":
+            details.append(
+                [
+                    "run in Inspect ",
+                    t.f(t.tree.methods.models[index].source_version, kind="text"),
+                    ", answers imported from its eval log ",
+                    t.f(t.tree.methods.models[index].samples_file, kind="text"),
+                ]
+            )
         if model.source == "lm-evaluation-harness":
             details.append(
                 [

@@ -1,0 +1,157 @@
+"""An Inspect eval log as a model run of a study whose items were imported from the same task: the
+answers Inspect's solvers and scorer gave each sample stored beside Parity's own runs, so they sit
+in the same tables and the same tests without running the model again.
+
+The log is read and matched by `parity.benchmarks.from_inspect.logs`; nothing is written unless every
+sample matches an item of the study and is scored. The run is done at once (nothing is scored
+here), under a spec named as Inspect names the model (`hf/...`, `openai/gpt-4o`), and its
+`model_identity` records where its answers came from: the file's name and sha256, Inspect's
+version, the task, its version and arguments, the dataset, the epochs, the eval's id, the model's
+generate config and the plan's solvers. The same file imported again changes nothing; another log
+of the same model and task is refused while the first one's run stands.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.selectors import item_data
+from modelruns import selectors
+from modelruns.models import INSPECT_SOURCE, ModelResponse, ModelRun, ModelSpec
+from modelruns.services import ModelRunError, setting_key
+from modelruns.sources import model_name_problem
+from modelruns.storable import storable
+from parity.benchmarks.from_inspect.logs import SETTING, InspectLog, LogError, log_answers, read_log
+from studies.models import Study
+from studies.results_token import results_changed
+
+SOURCE = INSPECT_SOURCE
+
+
+@dataclass(frozen=True)
+class ImportedLog:
+    run: ModelRun
+    #: False when this very file was imported before (nothing written)
+    created: bool
+    #: answers stored: one per sample and epoch
+    answers: int
+    items: int
+
+
+def _spec(model: str) -> ModelSpec:
+    """The spec of the model as Inspect names it, its provider first. Parity loads no model by this
+    name (its own runs of a Hugging Face model name it without `hf/`), so the spec only names what
+    answered; an API model is a causal LM to the benchmarks, as `ModelSpec.scored_as` has it."""
+    lookup = {
+        "model": model,
+        "revision": "",
+        "dtype": ModelSpec.Dtype.FLOAT32,
+        "device": "auto",
+        "kind": ModelSpec.Kind.CAUSAL,
+        "api_base_url": "",
+    }
+    found = ModelSpec.objects.filter(**lookup).first()
+    if found is not None:
+        return found
+    base = model[: ModelSpec.NAME_LENGTH - 8]
+    name, number = base, 1
+    while ModelSpec.objects.filter(name=name).exists():
+        number += 1
+        name = f"{base} ({number})"
+    return ModelSpec.objects.create(name=name, **lookup)
+
+
+def _identity(log: InspectLog, file_name: str, answers: int) -> dict[str, Any]:
+    """What the run's record says of where its answers came from (the methods section's source)."""
+    return {
+        "source": SOURCE,
+        "file": file_name,
+        "sha256": log.sha256,
+        "inspect_version": log.inspect_version,
+        "task": log.task,
+        "task_version": log.task_version,
+        "task_args": dict(log.task_args),
+        "dataset": log.dataset_name,
+        "dataset_location": log.dataset_location,
+        "epochs": log.epochs,
+        "eval_id": log.eval_id,
+        "run_id": log.run_id,
+        "status": log.status,
+        "created": log.created,
+        "model_id": log.model,
+        "generate_config": dict(log.generate_config),
+        "plan": [asdict(step) for step in log.plan],
+        "scorer": log.scorer,
+        "samples": len(log.samples),
+        "answers": answers,
+    }
+
+
+def modelrun_import_inspect_log(
+    *, study: Study, content: bytes, file_name: str, scorer: str | None = None
+) -> ImportedLog:
+    """Import an Inspect eval log's answers (`scorer`'s; the log's first scorer by default) as a done
+    run of the model it names on `study`. Raises ModelRunError naming what does not match."""
+    try:
+        log = read_log(content, file_name=file_name, scorer=scorer)
+        rows = selectors.study_items(study)
+        matched = log_answers(log, [item_data(row) for row in rows])
+    except LogError as exc:
+        raise ModelRunError(f"{file_name}: {exc}") from exc
+    problem = model_name_problem(log.model)
+    if problem is not None:
+        raise ModelRunError(f"{file_name}: the log's model {log.model!r}: {problem}")
+    setting = {SETTING: {"task": log.task}}
+    with transaction.atomic():
+        spec = _spec(log.model)
+        key = setting_key(setting)
+        existing = (
+            ModelRun.objects.select_for_update()
+            .filter(study=study, spec=spec, setting_key=key)
+            .exclude(status__in=[ModelRun.Status.FAILED, ModelRun.Status.CANCELLED])
+            .first()
+        )
+        if existing is not None:
+            if existing.model_identity.get("sha256") == log.sha256:
+                return ImportedLog(existing, False, existing.responses.count(), matched.items)
+            raise ModelRunError(
+                f"run #{existing.pk} already holds {spec.name}'s answers to {log.task} from another Inspect log "
+                f"({existing.model_identity.get('file', 'not recorded')}); delete that run first"
+            )
+        now = timezone.now()
+        run = ModelRun.objects.create(
+            study=study,
+            spec=spec,
+            setting=setting,
+            setting_key=key,
+            status=ModelRun.Status.DONE,
+            progress_done=matched.items,
+            progress_total=matched.items,
+            started_at=now,
+            finished_at=now,
+            model_identity=storable(_identity(log, file_name, len(matched.answers))),
+        )
+        ids = {row.key: row.pk for row in rows}
+        ModelResponse.objects.bulk_create(
+            [
+                ModelResponse(
+                    run=run,
+                    item_id=ids[item_key],
+                    variant=answer.variant,
+                    raw_answer=storable(answer.raw_answer),
+                    answer=storable(answer.answer),
+                    valid=answer.valid,
+                    correct=answer.correct,
+                    scores=storable({**answer.scores, "source": SOURCE}),
+                    truncated_tokens=answer.truncated_tokens,
+                )
+                for item_key, answer in matched.answers
+            ],
+            batch_size=500,
+        )
+        results_changed(study_ids=[study.pk])
+    return ImportedLog(run, True, len(matched.answers), matched.items)
