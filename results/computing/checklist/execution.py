@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from modelruns.models import INSPECT_SOURCE
 from parity.reporting.checklist import BY_ID, Answer, Record, computed, not_applicable
 from results.computing.checklist.answering import answers, imported, missing, original, plural, runs, span
 from results.computing.tree import StudyResults
@@ -123,6 +124,22 @@ def execution_exclusions(study: Study, results: StudyResults) -> Answer:
     )
 
 
+def _inspect_runs(results: StudyResults) -> tuple[str, list[Record]]:
+    """The clause on runs made in Inspect ("" when none was): which, which Inspect, what they read."""
+    made = [model for model in results.methods.models if model.source == INSPECT_SOURCE]
+    if not made:
+        return "", []
+    versions = sorted({model.source_version or "of an unrecorded version" for model in made})
+    labels = "; ".join(f"{model.model} ({model.setting})" for model in made)
+    clause = (
+        f"; {plural(len(made), 'run')} ran in Inspect {', '.join(versions)} ({labels}), the model reading the "
+        "prompt the task's own solvers built (the report prints one beside the item's page)"
+    )
+    return clause, [
+        Record(f"run {model.run}: source, Inspect version", f"{model.source} {model.source_version}") for model in made
+    ]
+
+
 @answers("3.3")
 def same_interface(study: Study, results: StudyResults) -> Answer:
     if not results.models:
@@ -135,7 +152,13 @@ def same_interface(study: Study, results: StudyResults) -> Answer:
             runs(results),
             imported(study),
         )
-    return computed(BY_ID["3.3"], "No: people answer on web pages, models read the benchmark's prompt", runs(results))
+    clause, inspect = _inspect_runs(results)
+    return computed(
+        BY_ID["3.3"],
+        f"No: people answer on web pages, models read the benchmark's prompt{clause}",
+        runs(results),
+        *inspect,
+    )
 
 
 @answers("3.3.1")
@@ -175,12 +198,14 @@ def same_instructions(study: Study, results: StudyResults) -> Answer:
             Record("original_study.materials", None),
             runs(results),
         )
+    clause, inspect = _inspect_runs(results)
     return computed(
         BY_ID["3.4"],
         "Partial: the same items; people read the study's instructions, models the prompt of their "
-        f"setting ({'; '.join(settings)})",
+        f"setting ({'; '.join(settings)}){clause}",
         runs(results),
         Record("study.instructions_text", bool(study.instructions_text.strip())),
+        *inspect,
     )
 
 

@@ -203,3 +203,28 @@ def test_a_study_that_never_excludes_says_so_not_excluded_at_0(implicature) -> N
     client.force_login(owner)
     monitor = client.get(f"/studies/{study.pk}/monitor/").content.decode()
     assert "(the study never excludes for them)" in monitor and "excluded at 0" not in monitor
+
+
+def test_runs_made_in_inspect_are_named_with_their_version_in_3_3_and_3_4(tmp_path) -> None:
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from annotation.services import benchmark_records_import
+    from modelruns.models import ModelRun
+    from tests.inspect_logs import MC, MC_REPLIES, MC_TASK, records, write_log
+
+    benchmark_records_import(name="custom", records=records(MC, MC_TASK), options={"name": MC_TASK})
+    call_command(
+        "create_study", "--benchmark", "custom", "--name", "Capitals", "--set", f"item_set={MC_TASK}", stdout=StringIO()
+    )
+    study = Study.objects.get(name="Capitals")
+    call_command("import_inspect_log", study.name, str(write_log(tmp_path, MC, MC_REPLIES)), stdout=StringIO())
+    run = ModelRun.objects.get(study=study)
+    version = run.model_identity["inspect_version"]
+    results = study_results_tree(load_study_data(study), n_boot=50)
+    answers = {answer.entry.id: answer for answer in study_checklist(study, results)}
+    said = f"1 run ran in Inspect {version} (mockllm/model (Inspect log of {MC_TASK})), the model reading the prompt"
+    for entry in ("3.3", "3.4"):
+        assert said in answers[entry].text, answers[entry].text
+        assert f"inspect {version}" in {str(record.value) for record in answers[entry].records}
