@@ -134,7 +134,7 @@ class InspectImportResult:
 def inspect_task_import(
     *,
     spec: str,
-    arguments: Mapping[str, Any],
+    arguments: Sequence[str] = (),
     name: str = "",
     limit: int | None = None,
     importer: Any = None,
@@ -142,10 +142,11 @@ def inspect_task_import(
 ) -> InspectImportResult:
     """An Inspect task's samples (read through Inspect: `parity.benchmarks.from_inspect.tasks`) as the
     item set `name` (default: the task's name) of the custom benchmark, written like any records
-    import: all or nothing, idempotent. Raises DatasetError naming the task and the reason."""
-    from parity.benchmarks.from_inspect.tasks import read_task
+    import: all or nothing, idempotent. `arguments`: the task's, `name=value` as `inspect eval -T`
+    takes them. Raises DatasetError naming the task and the reason."""
+    from parity.benchmarks.from_inspect.tasks import read_task, task_arguments
 
-    task = read_task(spec, arguments, limit=limit)
+    task = read_task(spec, task_arguments(arguments), limit=limit)
     name = name or slug(task.name, "inspect")
     result = benchmark_records_import(
         name=INSPECT_ITEM_SETS,

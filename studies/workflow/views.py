@@ -221,8 +221,6 @@ def items_import(request: HtmxHttpRequest) -> HttpResponse:
 def items_import_inspect(request: HtmxHttpRequest) -> HttpResponse:
     """Import an Inspect task's samples as a named set (docs/own-items.md, "From Inspect"): a task of
     an installed package, or a task file in a folder the operator allowed; refused whole, with why."""
-    from parity.benchmarks.from_inspect.tasks import task_arguments
-
     require_permission(request.user, ADD_STUDY)
     form = InspectTaskImportForm(request.POST)
     imported = None
@@ -231,7 +229,7 @@ def items_import_inspect(request: HtmxHttpRequest) -> HttpResponse:
         try:
             imported = inspect_task_import(
                 spec=data["task"],
-                arguments=task_arguments(data["arguments"]),
+                arguments=data["arguments"],
                 name=data["inspect_name"] or "",
                 limit=data["limit"],
                 importer=request.user,

@@ -8,7 +8,6 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from annotation.services import INSPECT_ITEM_SETS, inspect_task_import
 from parity import benchmarks
 from parity.benchmarks.base import DatasetError
-from parity.benchmarks.custom.records import check_name
 
 
 class Command(BaseCommand):
@@ -42,16 +41,14 @@ class Command(BaseCommand):
     def handle(
         self, *args: Any, task: str, task_args: list[str], name: str | None, limit: int | None, **options: Any
     ) -> None:
-        from parity.benchmarks.from_inspect.tasks import task_arguments
-
         owner = self._owner(options.get("owner"))
         if INSPECT_ITEM_SETS not in benchmarks.REGISTRY:
             raise CommandError(f"Inspect tasks import into the {INSPECT_ITEM_SETS!r} benchmark, which is not installed")
         try:
             imported = inspect_task_import(
                 spec=task,
-                arguments=task_arguments(task_args),
-                name=check_name(name, "--name") if name else "",
+                arguments=task_args,
+                name=name or "",
                 limit=limit,
                 owner=owner,
             )

@@ -20,7 +20,7 @@ EXAMPLE = REPO / "docs" / "examples" / "inspect_implicature.py"
 
 
 def test_an_inspect_items_page_is_shown_beside_the_prompt_inspect_built() -> None:
-    inspect_task_import(spec=str(EXAMPLE), arguments={}, name="implicature-dev", limit=3)
+    inspect_task_import(spec=str(EXAMPLE), name="implicature-dev", limit=3)
     study = study_create(
         name="inspect study",
         benchmark="custom",
