@@ -6,15 +6,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from modelruns.models import ModelRun
+from modelruns.models import INSPECT_SOURCE, ModelRun
 from studies.models import Study, StudyEvent
 from studies.preregistration.events import study_event_record
 
 
+#: what the plan keeps of a run made in Inspect (its record: modelruns.services_inspect)
+INSPECT_PLAN_KEYS = ("inspect_version", "task", "task_version", "task_args", "epochs", "generate_config", "plan")
+
+
 def run_plan(run: ModelRun) -> dict[str, Any]:
-    """A run as the preregistration and the audit trail name it (the same keys, compared as is)."""
+    """A run as the preregistration and the audit trail name it (the same keys, compared as is); a
+    run made in Inspect also names Inspect's version, the task and how the model was asked."""
     spec = run.spec
-    return {
+    plan: dict[str, Any] = {
         "model": spec.name,
         "source": spec.model,
         "revision": spec.revision,
@@ -22,6 +27,10 @@ def run_plan(run: ModelRun) -> dict[str, Any]:
         "kind": spec.kind,
         "setting_key": run.setting_key,
     }
+    identity = run.model_identity or {}
+    if identity.get("source") == INSPECT_SOURCE:
+        plan["inspect"] = {key: identity.get(key) for key in INSPECT_PLAN_KEYS}
+    return plan
 
 
 def planned_runs(study: Study) -> list[dict[str, Any]]:

@@ -191,3 +191,31 @@ def test_what_does_not_match_the_study_is_refused_and_nothing_is_written(study, 
     with pytest.raises(CommandError, match="no such file"):
         _import(study, tmp_path / "missing.eval")
     assert not ModelRun.objects.filter(study=study).exists() and not ModelSpec.objects.exists()
+
+
+def test_a_draft_studys_inspect_run_enters_the_preregistration_with_its_inspect_record(tmp_path, researcher) -> None:
+    from studies.models import Preregistration
+    from studies.setup.studies import study_set_status
+
+    benchmark_records_import(name="custom", records=records(MC, MC_TASK), options={"name": MC_TASK})
+    call_command(
+        "create_study",
+        "--benchmark",
+        "custom",
+        "--name",
+        "Planned",
+        "--set",
+        f"item_set={MC_TASK}",
+        "--draft",
+        stdout=StringIO(),
+    )
+    study = Study.objects.get(name="Planned")
+    _import(study, write_log(tmp_path, MC, MC_REPLIES, temperature=0.0))
+    run = ModelRun.objects.get(study=study)
+    study_set_status(study=study, status=Study.Status.LIVE, actor=researcher)
+    (planned,) = Preregistration.objects.get(study=study).document["runs"]
+    assert planned["model"] == "mockllm/model"
+    recorded = planned["inspect"]
+    assert recorded["inspect_version"] == inspect_ai.__version__ == run.model_identity["inspect_version"]
+    assert recorded["task"] == MC_TASK and recorded["generate_config"]["temperature"] == 0.0
+    assert [step["solver"] for step in recorded["plan"]] == ["multiple_choice"]
