@@ -17,7 +17,9 @@ from django_tasks_db.models import DBTaskResult
 from annotation.services import benchmark_records_import
 from modelruns.models import ModelResponse, ModelRun
 from results.computing.assemble import study_results_tree
+from results.computing.tree import StudyResults
 from results.loading.selectors import load_study_data
+from results.presenting.report import render_report
 from studies.models import Study
 from tests.inspect_logs import MC, MC_TASK, records
 
@@ -76,8 +78,19 @@ def test_inspect_runs_the_tiny_model_here_and_its_log_is_the_run(tmp_path, tiny_
     for answer in answers:  # a random model's text: an answer only where the scorer read a letter the item showed
         assert answer.valid == (answer.answer != "") and answer.scores["scorer"] == "choice"
         assert answer.correct <= answer.valid
-    (model,) = study_results_tree(load_study_data(study), n_boot=50).to_json()["models"]
+    results = study_results_tree(load_study_data(study), n_boot=50).to_json()
+    (model,) = results["models"]
     assert model["n_answers"] == 2 and model["setting_key"] == f"Inspect log of {MC_TASK}"
+    (provenance,) = results["methods"]["models"]
+    assert (provenance["source"], provenance["source_version"], provenance["dtype"]) == (
+        "inspect",
+        inspect_ai.__version__,
+        "float32",
+    )
+    # the log the worker wrote is not kept: the methods name no file
+    report = " ".join(render_report(StudyResults.from_json(results), "markdown").replace("\\_", "_").split())
+    assert f"float32, setting: Inspect log of {MC_TASK}, run in Inspect {inspect_ai.__version__})" in report
+    assert provenance["samples_file"] is None and "eval log" not in report
     assert identity["dtype"] == "float32" and identity["model_args"] == {"dtype": "float32", "device": "cpu"}
     with pytest.raises(CommandError, match=re.escape(f"run #{run.pk} already holds {tiny_spec.name}'s answers")):
         _run(study, tiny_model_dir, "--here", "--trust-task-code")
