@@ -13,6 +13,7 @@ of the same model and task is refused while the first one's run stands.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -65,10 +66,16 @@ def _spec(model: str) -> ModelSpec:
     return ModelSpec.objects.create(name=name, **lookup)
 
 
-def _identity(log: InspectLog, file_name: str, answers: int) -> dict[str, Any]:
+def _identity(log: InspectLog, file_name: str, answers: int, ran_here: Mapping[str, Any] | None) -> dict[str, Any]:
     """What the run's record says of where its answers came from (the methods section's source)."""
+    here: dict[str, Any] = {}
+    if ran_here is not None:  # what Parity's worker gave Inspect's provider (`modelruns.services_inspect_eval`)
+        here = {"model_args": dict(ran_here), "dtype": str(ran_here.get("dtype", ""))}
     return {
         "source": SOURCE,
+        # Parity's worker ran the eval, or the log came from elsewhere
+        "ran_here": ran_here is not None,
+        **here,
         "file": file_name,
         "sha256": log.sha256,
         "inspect_version": log.inspect_version,
@@ -92,10 +99,18 @@ def _identity(log: InspectLog, file_name: str, answers: int) -> dict[str, Any]:
 
 
 def modelrun_import_inspect_log(
-    *, study: Study, content: bytes, file_name: str, scorer: str | None = None
+    *,
+    study: Study,
+    content: bytes,
+    file_name: str,
+    scorer: str | None = None,
+    spec: ModelSpec | None = None,
+    ran_here: Mapping[str, Any] | None = None,
 ) -> ImportedLog:
     """Import an Inspect eval log's answers (`scorer`'s; the log's first scorer by default) as a done
-    run of the model it names on `study`. Raises ModelRunError naming what does not match."""
+    run on `study` of the model it names (or of `spec`: the model Parity had Inspect run, with the
+    provider's arguments `ran_here`).
+    Raises ModelRunError naming what does not match."""
     try:
         log = read_log(content, file_name=file_name, scorer=scorer)
         rows = selectors.study_items(study)
@@ -107,7 +122,7 @@ def modelrun_import_inspect_log(
         raise ModelRunError(f"{file_name}: the log's model {log.model!r}: {problem}")
     setting = {SETTING: {"task": log.task}}
     with transaction.atomic():
-        spec = _spec(log.model)
+        spec = spec or _spec(log.model)
         key = setting_key(setting)
         existing = (
             ModelRun.objects.select_for_update()
@@ -133,7 +148,7 @@ def modelrun_import_inspect_log(
             progress_total=matched.items,
             started_at=now,
             finished_at=now,
-            model_identity=storable(_identity(log, file_name, len(matched.answers))),
+            model_identity=storable(_identity(log, file_name, len(matched.answers), ran_here)),
         )
         ids = {row.key: row.pk for row in rows}
         ModelResponse.objects.bulk_create(

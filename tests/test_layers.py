@@ -175,6 +175,7 @@ NAMES_A_BENCHMARK_STILL = {
     "annotation/services.py",
     "modelruns/prompts.py",
     "modelruns/services_inspect.py",
+    "modelruns/services_inspect_eval.py",
     "modelruns/services_instructions.py",
     "modelruns/services_lm_eval.py",
 }

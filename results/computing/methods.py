@@ -157,7 +157,8 @@ def run_provenance(run: RunInfo) -> RunProvenance:
         kind=run.kind,
         setting=run.setting_label,
         source=str(source) if imported else "parity",
-        samples_file=identity.get("file") if imported else None,
+        # a log Parity's worker wrote (and did not keep) is no file a reader could look up
+        samples_file=identity.get("file") if imported and not identity.get("ran_here") else None,
         engine_version=str(identity.get("engine_version", "")) if not imported else None,
         source_version=str(identity.get("inspect_version", "")) if inspect else None,
     )

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import tempfile
+import zipfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,9 @@ from . import samples as keys
 SUFFIXES = (".eval", ".json")
 #: how many offending samples a refusal names
 NAMED = 5
+#: a `.eval` zip inflates to at most this many bytes, and no member more than RATIO times its packed
+#: size (Inspect's JSON packs some 5 to 20 times): a zip bomb is refused before a byte is inflated
+MAX_INFLATED, RATIO = 2 * 1024**3, 200
 #: Inspect's score values (`inspect_ai.scorer.CORRECT` ...), as its logs write them
 CORRECT, INCORRECT, PARTIAL, NOANSWER = "C", "I", "P", "N"
 #: the status of a log whose eval ran to its end
@@ -194,12 +198,27 @@ def read_log(content: bytes, *, file_name: str, scorer: str | None = None) -> In
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / f"log{suffix}"
         path.write_bytes(content)
+        if suffix == ".eval":
+            _check_zip(path, file_name)
         try:
             log = read_eval_log(str(path))
         # Inspect's reader raises what its zip, JSON and model layers raise on a file not its own
         except Exception as exc:  # noqa: BLE001
             raise LogError(f"{file_name} could not be read as an Inspect log ({type(exc).__name__}: {exc})") from exc
     return log_from(log, sha256=hashlib.sha256(content).hexdigest(), scorer=scorer)
+
+
+def _check_zip(path: Path, file_name: str) -> None:
+    """Refuses a `.eval` file that is no zip, or whose members would inflate past the bounds above."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = archive.infolist()
+    except zipfile.BadZipFile as exc:
+        raise LogError(f"{file_name} could not be read as an Inspect log (not a zip, as a .eval log is)") from exc
+    if sum(member.file_size for member in members) > MAX_INFLATED or any(
+        member.file_size > RATIO * max(member.compress_size, 1) for member in members
+    ):
+        raise LogError(f"{file_name} would inflate to more than an Inspect log does: refused unread")
 
 
 # -- matching samples to items --------------------------------------------------------------

@@ -248,14 +248,13 @@ def _models(t: _Text) -> None:
             details.append([t.f(t.tree.methods.models[index].dtype, kind="text")])
         details.append(["setting: ", t.f(t.tree.methods.models[index].setting, kind="text")])
         if model.source == "inspect":
-            details.append(
-                [
-                    "run in Inspect ",
-                    t.f(t.tree.methods.models[index].source_version, kind="text"),
+            ran: list[Part] = ["run in Inspect ", t.f(t.tree.methods.models[index].source_version, kind="text")]
+            if model.samples_file:
+                ran += [
                     ", answers imported from its eval log ",
                     t.f(t.tree.methods.models[index].samples_file, kind="text"),
                 ]
-            )
+            details.append(ran)
         if model.source == "lm-evaluation-harness":
             details.append(
                 [

@@ -3,6 +3,7 @@ model answering), read and matched to the custom items an import of the same tas
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -181,6 +182,11 @@ def test_a_file_that_is_no_inspect_log_is_refused(tmp_path) -> None:
         read_log(b"{}", file_name="answers.jsonl")
     with pytest.raises(LogError, match="broken.eval could not be read as an Inspect log"):
         read_log(b"not a zip", file_name="broken.eval")
+    bomb = tmp_path / "bomb.eval"
+    with zipfile.ZipFile(bomb, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("header.json", b" " * 10_000_000)
+    with pytest.raises(LogError, match="bomb.eval would inflate to more than an Inspect log does"):
+        read_log(bomb.read_bytes(), file_name=bomb.name)
     path = write_log(tmp_path, MC, MC_REPLIES)
     with pytest.raises(LogError, match="no scorer 'model_graded_qa'; it has choice"):
         read_log(path.read_bytes(), file_name=path.name, scorer="model_graded_qa")
