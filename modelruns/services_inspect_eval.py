@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -141,8 +142,11 @@ def modelrun_run_inspect(*, study: Study, spec: ModelSpec, trust_task_code: bool
 
     task = inspect_run_check(study=study, spec=spec, trust_task_code=trust_task_code)
     model, args = _model_args(spec)
-    with tempfile.TemporaryDirectory() as folder:
-        (log,) = inspect_eval(
+    with tempfile.TemporaryDirectory() as folder, ThreadPoolExecutor(max_workers=1) as thread:
+        # Inspect starts an event loop of its own, which a thread already running one (a caller's
+        # asyncio code) cannot: it runs in a thread of its own
+        (log,) = thread.submit(
+            inspect_eval,
             task.spec,
             task_args=task.args,
             model=model,
@@ -151,7 +155,7 @@ def modelrun_run_inspect(*, study: Study, spec: ModelSpec, trust_task_code: bool
             log_dir=folder,
             log_format="eval",
             display="none",
-        )
+        ).result()
         path = Path(log.location)
         content = path.read_bytes()
     return modelrun_import_inspect_log(study=study, content=content, file_name=path.name, spec=spec, ran_here=args)

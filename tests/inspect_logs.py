@@ -8,6 +8,7 @@ nothing is counted); `rewrite_log` changes a written log through `inspect_ai.log
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -110,15 +111,19 @@ def write_log(
         scorer=choice() if chosen else match(),
         name=task,
     )
-    (log,) = eval(
-        run,
-        model=mock_model(replies),
-        log_dir=str(folder),
-        display="none",
-        epochs=epochs,
-        max_samples=1,
-        **options,
-    )
+    # Inspect starts an event loop of its own: in a thread of its own, beside any the test's process
+    # runs (Playwright's, once a browser test has run in it)
+    with ThreadPoolExecutor(max_workers=1) as thread:
+        (log,) = thread.submit(
+            eval,
+            run,
+            model=mock_model(replies),
+            log_dir=str(folder),
+            display="none",
+            epochs=epochs,
+            max_samples=1,
+            **options,
+        ).result()
     return Path(log.location)
 
 

@@ -4,8 +4,6 @@ the reason on the panel."""
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
 import pytest
 from django.urls import reverse
 
@@ -24,10 +22,8 @@ def test_a_researcher_uploads_an_inspect_log_and_sees_the_run_then_a_refusal(liv
     benchmark_records_import(name="custom", records=records(MC, MC_TASK), options={"name": MC_TASK})
     design = {"item_set": MC_TASK, "unit_size": 0, "per_unit": 3, "attention_checks": 0, "exclude_at": 0}
     study = study_create(name="Capitals", benchmark="custom", design=design, owner=owner)
-    # Inspect runs its own event loop: in a thread of its own, beside the one Playwright's sync API runs
-    with ThreadPoolExecutor(max_workers=1) as thread:
-        first = thread.submit(write_log, tmp_path / "first", MC, MC_REPLIES).result()
-        second = thread.submit(write_log, tmp_path / "second", MC, {word: "ANSWER: A" for word in MC_REPLIES}).result()
+    first = write_log(tmp_path / "first", MC, MC_REPLIES)
+    second = write_log(tmp_path / "second", MC, {word: "ANSWER: A" for word in MC_REPLIES})
 
     sign_in(page, live_server, owner)
     page.goto(live_server.url + reverse("results:study", args=[study.pk]))

@@ -21,10 +21,14 @@ import zipfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..base import ItemData, ModelAnswer
 from . import samples as keys
+
+if TYPE_CHECKING:  # Inspect is imported where a log is read (a model requirement, not the web's)
+    from inspect_ai.log import EvalLog, EvalSample
+    from inspect_ai.scorer import Score
 
 #: the suffixes Inspect writes a log with (`.eval`, its default, a zip; `.json`, the older format)
 SUFFIXES = (".eval", ".json")
@@ -114,14 +118,14 @@ def _input(value: Any) -> Any:
     return [message.model_dump() for message in value]
 
 
-def _score(name: str, score: Any) -> LogScore:
+def _score(name: str, score: Score) -> LogScore:
     value = score.value
     single = value if isinstance(value, (str, int, float, bool)) else None
     answer = None if score.answer is None else str(score.answer)
     return LogScore(name, single, answer, None if score.explanation is None else str(score.explanation))
 
 
-def _sample(sample: Any, scorer: str) -> LogSample:
+def _sample(sample: EvalSample, scorer: str) -> LogSample:
     target = sample.target
     choices = [str(choice) for choice in sample.choices] if sample.choices else None
     scores = sample.scores or {}
@@ -136,7 +140,7 @@ def _sample(sample: Any, scorer: str) -> LogSample:
     )
 
 
-def _scorer(log: Any, chosen: str | None) -> str:
+def _scorer(log: EvalLog, chosen: str | None) -> str:
     """The scorer whose scores are read: `chosen`, else the first the log's results list (the task's
     first), else the first a sample holds."""
     listed = [score.name for score in (log.results.scores if log.results is not None else [])]
@@ -151,7 +155,7 @@ def _scorer(log: Any, chosen: str | None) -> str:
     return known[0]
 
 
-def log_from(log: Any, *, sha256: str, scorer: str | None = None) -> InspectLog:
+def log_from(log: EvalLog, *, sha256: str, scorer: str | None = None) -> InspectLog:
     """What Parity reads of an `inspect_ai.log.EvalLog` (its samples included)."""
     spec = log.eval
     chosen = _scorer(log, scorer)
