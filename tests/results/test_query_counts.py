@@ -103,8 +103,9 @@ def test_the_new_study_form_and_its_power_analysis_cost_the_same_queries_whateve
 #: session and user, the user's permissions (2), the study (with its ownership check), the identities
 #: to withhold (2), then what its parts read, each once whatever the study's size (the units' items in
 #: one query, not one a unit): its units, participants, items, answers and model runs, its results (the
-#: `study_results` command's own reads), its preregistration, events and checklist
-BUNDLE_QUERIES = 40
+#: `study_results` command's own reads), its preregistration, events and checklist, and the report's
+#: one item shown beside its model prompt (results.loading.item_example)
+BUNDLE_QUERIES = 41
 
 
 def test_the_bundle_costs_the_same_queries_for_one_and_three_units(implicature, researcher, researcher_client):
