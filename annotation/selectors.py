@@ -76,3 +76,17 @@ def assets_for_user(user: Any) -> QuerySet[BenchmarkAsset]:
     if user is None or not user.is_authenticated or not user.is_active:
         return BenchmarkAsset.objects.none()
     return BenchmarkAsset.objects.all() if user.is_superuser else BenchmarkAsset.objects.filter(_seen_by(user))
+
+
+def inspect_task_file_allowed(task: str) -> bool:
+    """Whether `task` (what `inspect eval` takes) is safe to load from a page: a task an installed
+    package registers (package/name), or a task file inside a folder the operator listed in
+    PARITY_INSPECT_TASK_DIRS (loading a task file runs its code)."""
+    file_name = task.partition("@")[0]
+    if not file_name.endswith(".py"):
+        return task.count("/") == 1 and "@" not in task
+    path = Path(file_name)
+    if not path.is_absolute():
+        return False
+    resolved = path.resolve()
+    return any(resolved.is_relative_to(Path(folder).resolve()) for folder in settings.PARITY_INSPECT_TASK_DIRS)

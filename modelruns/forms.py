@@ -11,6 +11,7 @@ from django import forms
 from django.http import QueryDict
 
 from modelruns.models import ModelSpec
+from modelruns.services_inspect_eval import study_inspect_task_or_none
 from modelruns.sources import model_name_problem
 from parity.benchmarks.design import DesignOption
 from studies.design.option_fields import option_field
@@ -74,10 +75,20 @@ class RunStartForm(forms.Form):
         for option in self.definition.model_setting_options:
             self.fields[SETTING_PREFIX + option.key] = setting_field(option, defaults[option.key])
         self.fields["sweep"] = sweep  # after the settings it qualifies
+        #: the Inspect task the study's items came from, where they did (a run may go through it)
+        self.inspect_task = study_inspect_task_or_none(study) if self.definition.named_sets and study.pk else None
+        if self.inspect_task is not None:
+            self.fields["through_inspect"] = forms.BooleanField(
+                required=False,
+                label=f"Through the Inspect task {self.inspect_task.name}",
+                help_text="Inspect's own solvers and scorer ask the model (its hf/ provider, on a worker); "
+                "the run appears when its log is in",
+            )
 
     def spec_fields(self) -> list[forms.BoundField]:
-        """Which model, and how it is loaded."""
-        return [self[name] for name in ("model", "kind", "revision", "dtype", "device")]
+        """Which model, and how it is loaded (and, for items of an Inspect task, whether through it)."""
+        names = ["model", "kind", "revision", "dtype", "device"]
+        return [self[name] for name in [*names, *(["through_inspect"] if "through_inspect" in self.fields else [])]]
 
     def setting_fields(self) -> list[forms.BoundField]:
         """The benchmark's model settings, one field each."""

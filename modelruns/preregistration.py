@@ -10,7 +10,6 @@ from modelruns.models import INSPECT_SOURCE, ModelRun
 from studies.models import Study, StudyEvent
 from studies.preregistration.events import study_event_record
 
-
 #: what the plan keeps of a run made in Inspect (its record: modelruns.services_inspect)
 INSPECT_PLAN_KEYS = ("inspect_version", "task", "task_version", "task_args", "epochs", "generate_config", "plan")
 

@@ -89,6 +89,14 @@ def study_inspect_task(study: Study, *, trust_task_code: bool = False) -> Inspec
     return InspectTask(name, spec, parsed, tuple(ids))
 
 
+def study_inspect_task_or_none(study: Study) -> InspectTask | None:
+    """The Inspect task the study's items came from, or None (no such items, or several tasks)."""
+    try:
+        return study_inspect_task(study, trust_task_code=True)
+    except ModelRunError:
+        return None
+
+
 def _check_spec(spec: ModelSpec) -> None:
     if spec.kind != ModelSpec.Kind.CAUSAL:
         raise ModelRunError(

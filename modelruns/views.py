@@ -11,7 +11,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from modelruns import selectors, services, services_inspect
+from annotation.selectors import inspect_task_file_allowed
+from modelruns import selectors, services, services_inspect, services_inspect_eval
 from modelruns.forms import InspectLogForm, RunStartForm
 from modelruns.models import ModelRun
 from studies.access import ADD_STUDY, RUN_MODEL, VIEW_MODELRUN, get_study_for_researcher, require_permission
@@ -30,6 +31,7 @@ def _render_runs(
     *,
     log_form: InspectLogForm | None = None,
     imported: str = "",
+    queued: str = "",
 ) -> HttpResponse:
     runs = selectors.runs_panel(study)
     context = {
@@ -38,6 +40,7 @@ def _render_runs(
         "form": form,
         "log_form": log_form or InspectLogForm(),
         "imported": imported,
+        "queued": queued,
         "specs": selectors.known_specs(request.user),
         "polling": any(run.is_active for run in runs),
     }
@@ -67,15 +70,28 @@ def start(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
                 kind=data["kind"],
                 created_by=request.user,
             )
-            services.modelrun_start_many(
-                study=study, spec=spec, overrides=form.setting_overrides(), sweep=data["sweep"], actor=request.user
-            )
+            queued = ""
+            if data.get("through_inspect") and form.inspect_task is not None:
+                # a task file runs its code on the worker: only one the operator placed in an allowed folder
+                task = services_inspect_eval.modelrun_queue_inspect(
+                    study=study, spec=spec, trust_task_code=inspect_task_file_allowed(form.inspect_task.spec)
+                )
+                queued = (
+                    f"Queued {spec.name} through the Inspect task {task.name} on {len(task.sample_ids)} samples: "
+                    "its run appears here when a worker has run it and its log is imported."
+                )
+            else:
+                services.modelrun_start_many(
+                    study=study, spec=spec, overrides=form.setting_overrides(), sweep=data["sweep"], actor=request.user
+                )
         except services.ModelRunError as exc:
             form.add_error(None, str(exc))
         else:
             if not request.htmx:
+                if queued:
+                    messages.success(request, queued)
                 return redirect("modelruns:study_runs", study_id=study.pk)
-            return _render_runs(request, study, RunStartForm(study=study))
+            return _render_runs(request, study, RunStartForm(study=study), queued=queued)
     # htmx swaps only 2xx responses: the partial with the form's errors comes back as 200 there
     return _render_runs(request, study, form, status=200 if request.htmx else 400)
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from django import forms
-from django.conf import settings
 
+from annotation.selectors import inspect_task_file_allowed
 from parity import benchmarks
 
 
@@ -77,20 +76,14 @@ class InspectTaskImportForm(forms.Form):
 
     def clean_task(self) -> str:
         task = self.cleaned_data["task"].strip()
-        file_name = task.partition("@")[0]
-        if not file_name.endswith(".py"):
-            if task.count("/") != 1 or "@" in task:
-                raise forms.ValidationError("Give package/name, or file.py@name in an allowed folder.")
+        if inspect_task_file_allowed(task):
             return task
-        path = Path(file_name)
-        allowed = [Path(folder).resolve() for folder in settings.PARITY_INSPECT_TASK_DIRS]
-        resolved = path.resolve() if path.is_absolute() else None
-        if resolved is None or not any(resolved.is_relative_to(folder) for folder in allowed):
-            raise forms.ValidationError(
-                "This task file is not in a folder the operator allowed (PARITY_INSPECT_TASK_DIRS): "
-                "import it with manage.py import_inspect_task, or ask for its folder to be allowed."
-            )
-        return task
+        if not task.partition("@")[0].endswith(".py"):
+            raise forms.ValidationError("Give package/name, or file.py@name in an allowed folder.")
+        raise forms.ValidationError(
+            "This task file is not in a folder the operator allowed (PARITY_INSPECT_TASK_DIRS): "
+            "import it with manage.py import_inspect_task, or ask for its folder to be allowed."
+        )
 
     def clean_arguments(self) -> list[str]:
         return [line.strip() for line in self.cleaned_data["arguments"].splitlines() if line.strip()]

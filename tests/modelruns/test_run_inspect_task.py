@@ -124,3 +124,32 @@ def test_a_task_in_a_file_needs_trust_and_a_study_needs_an_inspect_task(tmp_path
     with pytest.raises(CommandError, match="has no items of an Inspect task that say how to run it"):
         _run(Study.objects.get(name="Own"), tiny_model_dir, "--here")
     assert not ModelRun.objects.exists()
+
+
+@pytest.mark.django_db
+def test_the_runs_panel_queues_a_run_through_the_task_whose_file_the_operator_allowed(
+    tmp_path, tiny_model_dir, researcher, researcher_client, settings, django_capture_on_commit_callbacks
+) -> None:
+    study = _study(tmp_path, limit=2)
+    Study.objects.filter(pk=study.pk).update(owner=researcher)
+    panel = researcher_client.get(f"/runs/study/{study.pk}/")
+    assert f"Through the Inspect task {MC_TASK}" in panel.content.decode()
+    form = {
+        "model": str(tiny_model_dir),
+        "kind": "causal",
+        "dtype": "float32",
+        "device": "cpu",
+        "through_inspect": "on",
+    }
+    # the task is a file outside the operator's folders: its code may not run on the worker
+    settings.PARITY_INSPECT_TASK_DIRS = []
+    refused = researcher_client.post(f"/runs/study/{study.pk}/start/", form, HTTP_HX_REQUEST="true")
+    assert "is a file whose Python the worker would run" in refused.content.decode()
+    assert not DBTaskResult.objects.exists()
+    settings.PARITY_INSPECT_TASK_DIRS = [str(tmp_path)]
+    with django_capture_on_commit_callbacks(execute=True):
+        queued = researcher_client.post(f"/runs/study/{study.pk}/start/", form, HTTP_HX_REQUEST="true")
+    assert f"through the Inspect task {MC_TASK} on 2 samples" in queued.content.decode()
+    (task,) = DBTaskResult.objects.filter(queue_name="models")
+    assert task.task_path == "modelruns.services_inspect_eval.run_inspect_eval" and task.args_kwargs["args"][2] is True
+    assert not ModelRun.objects.exists()  # the run appears when the worker has imported its log
