@@ -26,6 +26,7 @@ import importlib.util
 import json
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -171,7 +172,7 @@ def _dry_run(task: Any, label: str, limit: int | None) -> Any:
         output.usage = ModelUsage(input_tokens=0, output_tokens=0, total_tokens=0)
         return output
 
-    with tempfile.TemporaryDirectory() as directory:
+    def run(directory: str) -> Any:
         logs = inspect_eval(
             task,
             model=get_model("mockllm/model", custom_outputs=reply),
@@ -183,7 +184,12 @@ def _dry_run(task: Any, label: str, limit: int | None) -> Any:
             message_limit=20,
         )
         # read whole while its file is there (the returned log loads its samples lazily)
-        log = read_eval_log(logs[0].location)
+        return read_eval_log(logs[0].location)
+
+    # in a thread of its own: Inspect runs its own event loop, which cannot start in a thread
+    # where one already runs (an async server's, a browser driver's)
+    with tempfile.TemporaryDirectory() as directory, ThreadPoolExecutor(max_workers=1) as pool:
+        log = pool.submit(run, directory).result()
     if log.status != "success" or log.samples is None:
         problem = log.error.message if log.error is not None else log.status
         raise DatasetError(label, f"Inspect could not run the task's solvers: {problem}")
