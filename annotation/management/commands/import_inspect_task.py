@@ -15,8 +15,8 @@ class Command(BaseCommand):
         "Import an Inspect task's samples as an item set of `custom`: TASK is file.py@name (or file.py with one "
         "task) or package/name registered by an installed package (inspect_evals/gpqa_diamond). Inspect builds "
         "the task with -T arguments and runs its solvers against its mock model, so each item carries the prompt "
-        "the model is sent; choices keep their letters and order, written answers are scored by the task's match "
-        "or includes rule (other scorers: imported unscored). Tasks that need a sandbox, tools, images or more "
+        "the model is sent; choices keep their letters and order, written answers are scored by the task's match, "
+        "includes or exact rule (other scorers: imported unscored). Tasks that need a sandbox, tools, images or more "
         "than one model call per sample are refused. Atomic and idempotent."
     )
 

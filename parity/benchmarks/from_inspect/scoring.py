@@ -3,12 +3,13 @@
 Inspect runs in the task workers only (the web image leaves it out), so a person's written answer is
 scored here, by the rule of the task's scorer with the options the task gave it (as its log records
 them): `match` (`location` begin/end/any/exact, `ignore_case`, `numeric`; punctuation around the text
-is ignored, as `match` asks of `match_str`) and
-`includes` (`ignore_case`), as `inspect_ai.scorer` 0.3.285 defines them (`_common.match_str`,
-`_match.includes`). tests/parity/benchmarks/test_from_inspect_scoring.py holds this module to
+is ignored, as `match` asks of `match_str`), `includes` (`ignore_case`) and `exact` (both texts
+normalised as its `_classification._normalize` does: case folded, punctuation and articles dropped,
+numbers written as floats), as `inspect_ai.scorer` 0.3.285 defines them. tests/parity/benchmarks/test_from_inspect_scoring.py holds this module to
 Inspect's own scorers, answer by answer. What is left out: numbers written other than in ASCII
-(Inspect also reads "½", "５" and Chinese numerals); other scorers (`exact`, `f1`, `pattern`, a model
-grader, a task's own Python scorer) are not reproduced, and their items are imported unscored.
+(Inspect also reads "½", "５" and Chinese numerals); other scorers (`f1`, whose score is not right
+or wrong; `pattern`, which reads an answer out of a model's templated reply, not a person's; a model
+grader; a task's own Python scorer) are not reproduced, and their items are imported unscored.
 """
 
 from __future__ import annotations
@@ -20,9 +21,9 @@ import string
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-MATCH, INCLUDES = "match", "includes"
+MATCH, INCLUDES, EXACT = "match", "includes", "exact"
 #: the scorers whose rule is reproduced here
-REPRODUCED = (MATCH, INCLUDES)
+REPRODUCED = (MATCH, INCLUDES, EXACT)
 _LOCATIONS = ("begin", "end", "any", "exact")
 #: the punctuation Inspect trims around a number ("42!", "(42)")
 _NUMERIC_TRIM = "!?:;()[]{}'\"`"
@@ -111,8 +112,37 @@ def includes(value: str, target: str, options: Mapping[str, Any]) -> bool:
     return target in value
 
 
+def _finite(text: str) -> bool:
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
+
+
+def _normalise_token(token: str) -> str:
+    token = token.casefold()
+    if not _finite(token):
+        stripped = _strip_punctuation(token)
+        token = stripped if _finite(stripped) else "".join(c for c in token if c not in string.punctuation)
+    if _finite(token):
+        token = str(float(token))
+    token = re.sub(r"\b(a|an|the)\b", " ", token)
+    return " ".join(token.split())
+
+
+def _normalise(text: str) -> str:
+    tokens = [_normalise_token(token) for token in re.split(" |-", text)]
+    return " ".join(token for token in tokens if token.strip()).strip()
+
+
+def exact(value: str, target: str, options: Mapping[str, Any]) -> bool:
+    """Inspect's `exact` scorer on one target (a target with nothing left once normalised never matches)."""
+    expected = _normalise(target)
+    return bool(expected) and _normalise(value) == expected
+
+
 def score_typed(spec: str, answer: str, targets: Sequence[str]) -> bool:
     """Whether the task's scorer (`spec`, see `scorer_spec`) counts `answer` correct for any target."""
     name, options = read_spec(spec)
-    rule = match if name == MATCH else includes
+    rule = {MATCH: match, INCLUDES: includes, EXACT: exact}[name]
     return any(rule(answer, target, options) for target in targets)

@@ -12,7 +12,7 @@ model saw.
 
 A sample becomes: a `choice` item (its choices, in their order, written with the letters the model
 saw: "A) Paris"; gold the target's) where it has choices; a `short_text` item scored by the task's
-scorer where that is one whose rule Parity reproduces (`match`, `includes`: `scoring`); otherwise a
+scorer where that is one whose rule Parity reproduces (`match`, `includes`, `exact`: `scoring`); otherwise a
 `free_text` item, kept unscored, its target among its extra fields. A task that needs a sandbox,
 offers the model tools, shows images or audio, or asks the model more than once per sample is
 refused, naming the reason and the samples.

@@ -1,5 +1,5 @@
 """A person's written answer scored by the rule of the task's Inspect scorer, held answer by answer
-to Inspect's own `match` and `includes` scorers (inspect_ai.scorer, run on a TaskState whose output
+to Inspect's own `match`, `includes` and `exact` scorers (inspect_ai.scorer, run on a TaskState whose output
 is the answer) over every location, case and numeric option."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from inspect_ai.model import ModelOutput
-from inspect_ai.scorer import CORRECT, Target, includes, match
+from inspect_ai.scorer import CORRECT, Target, exact, includes, match
 from inspect_ai.solver import TaskState
 
 from parity.benchmarks.from_inspect import scoring
@@ -72,11 +72,23 @@ def test_includes_scores_every_answer_as_inspects_includes(ignore_case: bool) ->
     assert differ == []
 
 
+def test_exact_scores_every_answer_as_inspects_exact() -> None:
+    spec, reference = scoring.scorer_spec("exact", {}), exact()
+    answers = [*ANSWERS, "the Paris", "PARIS.", "42.00", "a", "Rome-Italy", "rome italy", "(3.14)", "3.14."]
+    targets = [*TARGETS, "3.14", "Rome Italy", "the", "-"]
+    differ = [
+        (answer, target)
+        for answer, target in itertools.product(answers, targets)
+        if scoring.score_typed(spec, answer, [target]) != inspect_says(reference, answer, target)
+    ]
+    assert differ == []
+
+
 def test_any_target_counts_and_other_scorers_are_not_taken() -> None:
     spec = scoring.scorer_spec("match", {})
     assert scoring.score_typed(spec, "It is Roma", ["Rome", "Roma"])
     assert not scoring.score_typed(spec, "It is Milan", ["Rome", "Roma"])
-    with pytest.raises(ValueError, match="match or includes only"):
+    with pytest.raises(ValueError, match="match or includes or exact only"):
         scoring.read_spec(scoring.scorer_spec("model_graded_qa", {}))
     with pytest.raises(ValueError, match="location is one of"):
         scoring.read_spec(scoring.scorer_spec("match", {"location": "middle"}))
