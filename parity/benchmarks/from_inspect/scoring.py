@@ -5,8 +5,9 @@ scored here, by the rule of the task's scorer with the options the task gave it 
 them): `match` (`location` begin/end/any/exact, `ignore_case`, `numeric`; punctuation around the text
 is ignored, as `match` asks of `match_str`), `includes` (`ignore_case`) and `exact` (both texts
 normalised as its `_classification._normalize` does: case folded, punctuation and articles dropped,
-numbers written as floats), as `inspect_ai.scorer` 0.3.285 defines them. tests/parity/benchmarks/test_from_inspect_scoring.py holds this module to
-Inspect's own scorers, answer by answer. What is left out: numbers written other than in ASCII
+numbers written as floats), as `inspect_ai.scorer` 0.3.285 defines them.
+tests/parity/benchmarks/test_from_inspect_scoring.py holds this module to Inspect's own scorers,
+answer by answer. What is left out: numbers written other than in ASCII
 (Inspect also reads "½", "５" and Chinese numerals); other scorers (`f1`, whose score is not right
 or wrong; `pattern`, which reads an answer out of a model's templated reply, not a person's; a model
 grader; a task's own Python scorer) are not reproduced, and their items are imported unscored.
