@@ -19,7 +19,6 @@ from annotation.models import BenchmarkAsset, Item, ItemSet
 from annotation.selectors import item_data
 from parity import benchmarks
 from parity.benchmarks.base import DatasetError, ImportBundle, sha256_of
-from parity.benchmarks.custom.records import slug
 
 if TYPE_CHECKING:
     from parity.benchmarks.from_inspect.tasks import InspectTask
@@ -144,6 +143,7 @@ def inspect_task_import(
     item set `name` (default: the task's name) of the custom benchmark, written like any records
     import: all or nothing, idempotent. `arguments`: the task's, `name=value` as `inspect eval -T`
     takes them. Raises DatasetError naming the task and the reason."""
+    from parity.benchmarks.custom.records import slug
     from parity.benchmarks.from_inspect.tasks import read_task, task_arguments
 
     task = read_task(spec, task_arguments(arguments), limit=limit)
