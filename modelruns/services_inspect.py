@@ -18,17 +18,15 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from django.db import transaction
-from django.utils import timezone
 
 from annotation.selectors import item_data
 from modelruns import selectors
-from modelruns.models import INSPECT_SOURCE, ModelResponse, ModelRun, ModelSpec
+from modelruns.imported_runs import causal_spec, done_run_store, standing_run
+from modelruns.models import INSPECT_SOURCE, ModelRun, ModelSpec
 from modelruns.services import ModelRunError, setting_key
 from modelruns.sources import model_name_problem
-from modelruns.storable import storable
 from parity.benchmarks.from_inspect.logs import SETTING, InspectLog, LogError, log_answers, read_log
 from studies.models import Study
-from studies.results_token import results_changed
 
 SOURCE = INSPECT_SOURCE
 
@@ -41,29 +39,6 @@ class ImportedLog:
     #: answers stored: one per sample and epoch
     answers: int
     items: int
-
-
-def _spec(model: str) -> ModelSpec:
-    """The spec of the model as Inspect names it, its provider first. Parity loads no model by this
-    name (its own runs of a Hugging Face model name it without `hf/`), so the spec only names what
-    answered; an API model is a causal LM to the benchmarks, as `ModelSpec.scored_as` has it."""
-    lookup = {
-        "model": model,
-        "revision": "",
-        "dtype": ModelSpec.Dtype.FLOAT32,
-        "device": "auto",
-        "kind": ModelSpec.Kind.CAUSAL,
-        "api_base_url": "",
-    }
-    found = ModelSpec.objects.filter(**lookup).first()
-    if found is not None:
-        return found
-    base = model[: ModelSpec.NAME_LENGTH - 8]
-    name, number = base, 1
-    while ModelSpec.objects.filter(name=name).exists():
-        number += 1
-        name = f"{base} ({number})"
-    return ModelSpec.objects.create(name=name, **lookup)
 
 
 def _identity(log: InspectLog, file_name: str, answers: int, ran_here: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -122,14 +97,12 @@ def modelrun_import_inspect_log(
         raise ModelRunError(f"{file_name}: the log's model {log.model!r}: {problem}")
     setting = {SETTING: {"task": log.task}}
     with transaction.atomic():
-        spec = spec or _spec(log.model)
+        # the model as Inspect names it, its provider first (`hf/...`, `openai/...`): Parity loads no
+        # model by that name, so the spec only names what answered (an API model is a causal LM to
+        # the benchmarks, as `ModelSpec.scored_as` has it)
+        spec = spec or causal_spec(log.model)
         key = setting_key(setting)
-        existing = (
-            ModelRun.objects.select_for_update()
-            .filter(study=study, spec=spec, setting_key=key)
-            .exclude(status__in=[ModelRun.Status.FAILED, ModelRun.Status.CANCELLED])
-            .first()
-        )
+        existing = standing_run(study=study, spec=spec, key=key)
         if existing is not None:
             if existing.model_identity.get("sha256") == log.sha256:
                 return ImportedLog(existing, False, existing.responses.count(), matched.items)
@@ -137,36 +110,15 @@ def modelrun_import_inspect_log(
                 f"run #{existing.pk} already holds {spec.name}'s answers to {log.task} from another Inspect log "
                 f"({existing.model_identity.get('file', 'not recorded')}); delete that run first"
             )
-        now = timezone.now()
-        run = ModelRun.objects.create(
+        ids = {row.key: row.pk for row in rows}
+        run = done_run_store(
             study=study,
             spec=spec,
             setting=setting,
-            setting_key=key,
-            status=ModelRun.Status.DONE,
-            progress_done=matched.items,
-            progress_total=matched.items,
-            started_at=now,
-            finished_at=now,
-            model_identity=storable(_identity(log, file_name, len(matched.answers), ran_here)),
+            key=key,
+            identity=_identity(log, file_name, len(matched.answers), ran_here),
+            answers=[(ids[item_key], answer) for item_key, answer in matched.answers],
+            items=matched.items,
+            source=SOURCE,
         )
-        ids = {row.key: row.pk for row in rows}
-        ModelResponse.objects.bulk_create(
-            [
-                ModelResponse(
-                    run=run,
-                    item_id=ids[item_key],
-                    variant=answer.variant,
-                    raw_answer=storable(answer.raw_answer),
-                    answer=storable(answer.answer),
-                    valid=answer.valid,
-                    correct=answer.correct,
-                    scores=storable({**answer.scores, "source": SOURCE}),
-                    truncated_tokens=answer.truncated_tokens,
-                )
-                for item_key, answer in matched.answers
-            ],
-            batch_size=500,
-        )
-        results_changed(study_ids=[study.pk])
     return ImportedLog(run, True, len(matched.answers), matched.items)

@@ -14,18 +14,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.db import transaction
-from django.utils import timezone
 
 from annotation.selectors import item_data
 from modelruns import selectors
-from modelruns.models import LM_EVAL_SOURCE, ModelResponse, ModelRun, ModelSpec
+from modelruns.imported_runs import causal_spec, done_run_store, standing_run
+from modelruns.models import LM_EVAL_SOURCE, ModelRun
 from modelruns.services import ModelRunError, setting_key
 from modelruns.sources import model_name_problem
-from modelruns.storable import storable
 from parity.benchmarks.custom.model import IMPORTED_SETTING
 from parity.benchmarks.lm_eval.samples import SamplesError, read_samples, samples_answers
 from studies.models import Study
-from studies.results_token import results_changed
 
 SOURCE = LM_EVAL_SOURCE
 
@@ -38,28 +36,6 @@ class ImportedRun:
     answers: int
     #: documents whose context differs from the item's (another few-shot count or seed)
     contexts_differ: int
-
-
-def _spec(model: str, revision: str) -> ModelSpec:
-    """The spec of `model` at `revision` as a local causal LM would be loaded: the run of it that
-    Parity scores itself and the imported one share it. No source check: nothing is loaded."""
-    lookup = {
-        "model": model,
-        "revision": revision,
-        "dtype": ModelSpec.Dtype.FLOAT32,
-        "device": "auto",
-        "kind": ModelSpec.Kind.CAUSAL,
-        "api_base_url": "",
-    }
-    found = ModelSpec.objects.filter(**lookup).first()
-    if found is not None:
-        return found
-    base = (model + (f"@{revision}" if revision else ""))[: ModelSpec.NAME_LENGTH - 8]
-    name, number = base, 1
-    while ModelSpec.objects.filter(name=name).exists():
-        number += 1
-        name = f"{base} ({number})"
-    return ModelSpec.objects.create(name=name, **lookup)
 
 
 def modelrun_import_lm_eval_samples(
@@ -100,14 +76,9 @@ def modelrun_import_lm_eval_samples(
         "revision": revision,
     }
     with transaction.atomic():
-        spec = _spec(model, revision)
+        spec = causal_spec(model, revision)
         key = setting_key(setting)
-        existing = (
-            ModelRun.objects.select_for_update()
-            .filter(study=study, spec=spec, setting_key=key)
-            .exclude(status__in=[ModelRun.Status.FAILED, ModelRun.Status.CANCELLED])
-            .first()
-        )
+        existing = standing_run(study=study, spec=spec, key=key)
         if existing is not None:
             if existing.model_identity.get("sha256") == samples.sha256:
                 return ImportedRun(existing, False, existing.responses.count(), matched.contexts_differ)
@@ -116,36 +87,15 @@ def modelrun_import_lm_eval_samples(
                 f"({existing.model_identity.get('file', 'not recorded')}); delete that run first, or import this "
                 "one under another --model name"
             )
-        now = timezone.now()
-        run = ModelRun.objects.create(
+        ids = {row.key: row.pk for row in rows}
+        run = done_run_store(
             study=study,
             spec=spec,
             setting=setting,
-            setting_key=key,
-            status=ModelRun.Status.DONE,
-            progress_done=len(matched.answers),
-            progress_total=len(matched.answers),
-            started_at=now,
-            finished_at=now,
-            model_identity=identity,
+            key=key,
+            identity=identity,
+            answers=[(ids[item_key], answer) for item_key, answer in matched.answers.items()],
+            items=len(matched.answers),
+            source=SOURCE,
         )
-        ids = {row.key: row.pk for row in rows}
-        ModelResponse.objects.bulk_create(
-            [
-                ModelResponse(
-                    run=run,
-                    item_id=ids[key],
-                    variant=answer.variant,
-                    raw_answer=storable(answer.raw_answer),
-                    answer=storable(answer.answer),
-                    valid=answer.valid,
-                    correct=answer.correct,
-                    scores=storable({**answer.scores, "source": SOURCE}),
-                    truncated_tokens=answer.truncated_tokens,
-                )
-                for key, answer in matched.answers.items()
-            ],
-            batch_size=500,
-        )
-        results_changed(study_ids=[study.pk])
     return ImportedRun(run, True, len(matched.answers), matched.contexts_differ)

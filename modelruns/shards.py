@@ -42,7 +42,7 @@ from django.utils import timezone
 
 from modelruns import shard_answers
 from modelruns.models import ModelResponse, ModelRun, ModelShard, ModelSpec
-from modelruns.storable import storable
+from modelruns.storable import stored_answer
 from parity.benchmarks.base import ModelAnswer, answer_variants
 from studies.participants.quality_signals import signals_refresh_queue
 from studies.results_token import results_changed
@@ -204,17 +204,7 @@ def shard_complete(
     existing = ModelResponse.objects.filter(run=run, item_id__in=list(answers)).count()
     ModelResponse.objects.bulk_create(
         [
-            ModelResponse(
-                run=run,
-                item_id=item_id,
-                variant=answer.variant,
-                raw_answer=storable(answer.raw_answer),
-                answer=storable(answer.answer),
-                valid=answer.valid,
-                correct=answer.correct,
-                scores=storable(dict(answer.scores)),
-                truncated_tokens=answer.truncated_tokens,
-            )
+            stored_answer(run, item_id, answer, answer.scores)
             for item_id, given in answers.items()
             for answer in answer_variants(given)
         ],

@@ -7,7 +7,12 @@ shard's answers are written on both, keep their length, and show where the model
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from modelruns.models import ModelResponse, ModelRun
+    from parity.benchmarks.base import ModelAnswer
 
 NUL, REPLACEMENT = "\x00", "\ufffd"
 
@@ -21,3 +26,20 @@ def storable(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [storable(item) for item in value]
     return value
+
+
+def stored_answer(run: ModelRun, item_id: int, answer: ModelAnswer, scores: Mapping[str, Any]) -> ModelResponse:
+    """The row of a model's `answer` to an item (unsaved), every text made storable."""
+    from modelruns.models import ModelResponse
+
+    return ModelResponse(
+        run=run,
+        item_id=item_id,
+        variant=answer.variant,
+        raw_answer=storable(answer.raw_answer),
+        answer=storable(answer.answer),
+        valid=answer.valid,
+        correct=answer.correct,
+        scores=storable(dict(scores)),
+        truncated_tokens=answer.truncated_tokens,
+    )

@@ -3,9 +3,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from annotation.management.options import add_owner_option, owner_named
 from annotation.selectors import datasets_dir, download_dir
 from annotation.services import (
     ImportResult,
@@ -39,11 +39,7 @@ class Command(BaseCommand):
         )
         parser.add_argument("--download-to", type=Path, help="where downloaded files go (default var/datasets/<name>)")
         parser.add_argument("--name", help="the item set's name, a slug (benchmarks of named item sets: custom)")
-        parser.add_argument(
-            "--owner",
-            help="username of the researcher a new item set belongs to (alone with "
-            "superusers); without it the set is open to every researcher",
-        )
+        add_owner_option(parser)
         parser.add_argument("--seed", type=int, help="seed for generated benchmarks")
         parser.add_argument("--episodes", type=int, help="episodes for generated benchmarks")
         parser.add_argument(
@@ -78,7 +74,7 @@ class Command(BaseCommand):
         name: str | None = None,
         **options,
     ) -> None:
-        owner = self._owner(options.pop("owner", None))
+        owner = owner_named(options.pop("owner", None))
         if benchmark == LM_EVAL:
             self._report(*self._import_lm_eval(name=name, seed=seed, owner=owner, **options))
             return
@@ -117,14 +113,6 @@ class Command(BaseCommand):
         except DatasetError as exc:
             raise CommandError(f"Refused, nothing was written: {exc}") from exc
         self._report(benchmark, result)
-
-    def _owner(self, username: str | None) -> Any:
-        if not username:
-            return None
-        found = get_user_model().objects.filter(username=username).first()
-        if found is None:
-            raise CommandError(f"--owner {username}: no such user")
-        return found
 
     def _import_lm_eval(
         self,

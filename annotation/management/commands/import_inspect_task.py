@@ -2,9 +2,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from annotation.management.options import add_owner_option, owner_named
 from annotation.services import INSPECT_ITEM_SETS, inspect_task_import
 from parity import benchmarks
 from parity.benchmarks.base import DatasetError
@@ -32,16 +32,12 @@ class Command(BaseCommand):
         )
         parser.add_argument("--name", help="the item set's name, a slug (default: the task's name)")
         parser.add_argument("--limit", type=int, help="only the first N samples (as `inspect eval --limit N`)")
-        parser.add_argument(
-            "--owner",
-            help="username of the researcher the new item set belongs to (alone with superusers); "
-            "without it the set is open to every researcher",
-        )
+        add_owner_option(parser)
 
     def handle(
         self, *args: Any, task: str, task_args: list[str], name: str | None, limit: int | None, **options: Any
     ) -> None:
-        owner = self._owner(options.get("owner"))
+        owner = owner_named(options.get("owner"))
         if INSPECT_ITEM_SETS not in benchmarks.REGISTRY:
             raise CommandError(f"Inspect tasks import into the {INSPECT_ITEM_SETS!r} benchmark, which is not installed")
         try:
@@ -68,11 +64,3 @@ class Command(BaseCommand):
                 f"Note: {read.unscored} of {len(read.records)} samples are scored by {read.scorer}, whose rule Parity "
                 "does not reproduce: people's answers to them are kept unscored (free text), their targets beside them."
             )
-
-    def _owner(self, username: str | None) -> Any:
-        if not username:
-            return None
-        found = get_user_model().objects.filter(username=username).first()
-        if found is None:
-            raise CommandError(f"--owner {username}: no such user")
-        return found
