@@ -24,7 +24,7 @@ from django.utils import timezone
 from studies.models import Participant, Response, Study, StudyEvent
 from studies.participants.identity import guarded_models, identity_fields
 from studies.participants.quality_signals import signals_refresh_queue
-from studies.participants.withholding import MIN_IDENTITY_CHARS, Withholder
+from studies.participants.withholding import MIN_IDENTITY_CHARS, Withholder, shortest_identity
 from studies.preregistration.events import study_event_record
 from studies.results_token import results_changed
 
@@ -131,8 +131,12 @@ def typed_identities_withhold(*, participant: Participant, identities: set[str])
     their ids are no longer known, so the exports and the bundle could not withhold them any more.
     Writes the answers; sets `participant.closing_answers` (the caller saves it) and says whether
     it changed."""
-    withholder = Withholder.of({value for value in identities if len(value.strip()) >= MIN_IDENTITY_CHARS})
-    if withholder.pattern is None:
+    shortest = shortest_identity(participant.study)
+    withholder = Withholder.of(
+        {value for value in identities if len(value.strip()) >= shortest},
+        short_words=shortest < MIN_IDENTITY_CHARS,
+    )
+    if withholder.empty:
         return False
     typed = Q()
     for value in identities:

@@ -178,6 +178,9 @@ def study_document(study: Study, hypotheses: str = "", notes: str = "") -> dict[
             "precision": precision,
             "stopping_rule": _stopping_rule(precision, places),
             "pid_format": study.get_pid_format_display(),
+            # the panel that recruits (parity.panels) and its settings: its link, ids and ways out
+            "panel": study.recruiting_panel.name,
+            "panel_settings": dict(study.panel_settings),
             "group": study.group,
             # Prolific's prescreening as chosen (studies.design.screening), sent with the study
             "prescreening": dict(study.prolific_filters),
