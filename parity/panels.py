@@ -313,6 +313,21 @@ def with_param(url: str, name: str, value: str) -> str:
     return urlunsplit(parts._replace(query=urlencode([*query, (name, value)])))
 
 
+#: the ExternalQuestion schema's namespace (MTURK_EXTERNAL)
+EXTERNAL_QUESTION_SCHEMA = (
+    "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2006-07-14/ExternalQuestion.xsd"
+)
+
+
+def external_question(url: str, frame_height: int = 800) -> str:
+    """The HIT's Question: an ExternalQuestion naming the study's address (MTURK_EXTERNAL)."""
+    escaped = url.replace("&", "&amp;").replace("<", "&lt;")
+    return (
+        f'<ExternalQuestion xmlns="{EXTERNAL_QUESTION_SCHEMA}"><ExternalURL>{escaped}</ExternalURL>'
+        f"<FrameHeight>{frame_height}</FrameHeight></ExternalQuestion>"
+    )
+
+
 def mturk_submit_url(sandbox: bool) -> str:
     return MTURK_HOSTS[sandbox] + MTURK_SUBMIT_PATH
 

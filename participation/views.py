@@ -83,7 +83,8 @@ def _enter(request: HtmxHttpRequest, study: Study) -> HttpResponse:
     known = get_participant_for_request(request, study)
     panel = study.recruiting_panel
     params = _PROLIFIC_PARAMS if study.panel == panels.PROLIFIC else panel.params()
-    if study.panel == panels.MTURK and request.GET.get("assignmentId") == panels.MTURK_PREVIEW_ASSIGNMENT:
+    given = request.POST if request.method == "POST" else request.GET
+    if study.panel == panels.MTURK and given.get("assignmentId") == panels.MTURK_PREVIEW_ASSIGNMENT:
         # MTurk shows the HIT before the worker accepts it: the instructions, no item, no one enters
         return render(request, "participation/mturk_preview.html", {"study": study})
     if request.method == "GET" and not panel.id_optional and not any(name in request.GET for name in params):

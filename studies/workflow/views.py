@@ -13,6 +13,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.services import item_set_import
+from parity import panels
 from parity.benchmarks.base import DatasetError
 from studies.access import get_study_for_researcher, has_permission, require_permission
 from studies.bounds import pence_of
@@ -30,6 +31,7 @@ from studies.workflow.forms_preregistration import PreregistrationForm, Preregis
 from studies.workflow.selectors import (
     benchmark_options,
     preregistration_panel,
+    panel_setup,
     prolific_settings,
     study_page,
 )
@@ -230,7 +232,9 @@ def study_detail(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
         "may_duplicate": has_permission(request.user, ADD_STUDY) and not study.is_imported,
         "moves": [(status, MOVE_LABELS[status]) for status in page.moves],
         # a draft's too: its Prolific study may be set up before the launch here
-        "prolific": prolific_settings(study) if not study.is_imported else [],
+        "prolific": prolific_settings(study) if not study.is_imported and study.panel == panels.PROLIFIC else [],
+        # another panel's setup: its steps and what to paste there
+        "panel_setup": panel_setup(study) if not study.is_imported and study.panel != panels.PROLIFIC else None,
         "preregistration": panel,
         "preregistration_form": PreregistrationForm(initial=panel.initial) if panel else None,
     }
