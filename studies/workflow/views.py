@@ -30,8 +30,8 @@ from studies.workflow.forms_items import BenchmarkChoiceForm, ItemSetImportForm,
 from studies.workflow.forms_preregistration import PreregistrationForm, PreregistrationFormatForm
 from studies.workflow.selectors import (
     benchmark_options,
-    preregistration_panel,
     panel_setup,
+    preregistration_panel,
     prolific_settings,
     study_page,
 )
