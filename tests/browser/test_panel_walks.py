@@ -208,3 +208,19 @@ def test_a_lab_participant_with_a_given_id_and_one_without_end_on_the_thank_you_
     answer_all(page, study, generated.prolific_pid, wrong_checks=True)
     page.wait_for_selector("#thank-you")
     assert page.locator("#completion-code").inner_text() == study.failed_attention_code
+
+
+@pytest.mark.parametrize("panel", [panels.CONNECT, panels.MTURK, panels.SONA, panels.LAB])
+def test_the_study_page_shows_the_panels_link_and_how_to_paste_it(live_server, page, artifacts, panel):
+    from tests.browser.helpers import sign_in
+    from tests.personas import personas_for
+
+    study = study_for(panel, f"{panel} study page")
+    sign_in(page, live_server, personas_for(study).owner)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(f"{live_server.url}/studies/{study.pk}/")
+    section = page.locator("#panel-settings")
+    assert study.participant_url() in section.inner_text() or panel == panels.MTURK
+    assert page.locator("#prolific-settings").count() == 0
+    assert_accessible(page, context=f"the study page of a {panel} study")
+    section.screenshot(path=str(artifacts / f"panel-{panel}-study-page.png"))
