@@ -56,18 +56,21 @@ class Rule:
     source: str
 
 
+SYMBOLS = {"GBP": "£", "USD": "$"}
+
+
 @dataclass(frozen=True)
 class MinimumPay:
-    """A panel's floor for pay, in minor units of its currency per hour."""
+    """A panel's floor for pay, and the rate it recommends, in minor units of its currency per hour."""
 
     minor_per_hour: int
+    recommended_per_hour: int
     currency: str  # "GBP", "USD"
     source: str
 
     @property
     def words(self) -> str:
-        symbol = {"GBP": "£", "USD": "$"}[self.currency]
-        return f"{symbol}{self.minor_per_hour / 100:.2f}/h"
+        return f"{SYMBOLS[self.currency]}{self.minor_per_hour / 100:.2f}/h"
 
 
 @dataclass(frozen=True)
@@ -91,11 +94,10 @@ class Panel:
     required: tuple[str, ...]
     minimum_pay: MinimumPay | None
     rules: tuple[Rule, ...] = field(default=())
+    #: the currency the study's reward is in (Prolific's: its workspace's, GBP until Parity has read it)
+    currency: str = "GBP"
     #: an id may be left out of the link: the participant is given a generated one
     id_optional: bool = False
-
-    def settings_of(self, given: Mapping[str, Any] | None) -> PanelSettings:
-        return PanelSettings.of(given or {})
 
     def params(self) -> tuple[str, ...]:
         return tuple(name for name in (self.id_param, self.study_param, self.session_param) if name)
@@ -145,7 +147,7 @@ PANELS: dict[str, Panel] = {
         lower_case=True,
         required=(),
         # "the minimum pay allowed is £6.00 / $8.00 per hour" (PROLIFIC_PAY)
-        minimum_pay=MinimumPay(600, "GBP", PROLIFIC_PAY),
+        minimum_pay=MinimumPay(600, 900, "GBP", PROLIFIC_PAY),
     ),
     CONNECT: Panel(
         key=CONNECT,
@@ -164,8 +166,9 @@ PANELS: dict[str, Panel] = {
         other_shape=_TOKEN,
         lower_case=False,
         required=("complete_url", "partial_url"),
-        # "the site minimum is $7.50/hour" (CONNECT_COST)
-        minimum_pay=MinimumPay(750, "USD", CONNECT_COST),
+        # "the site minimum is $7.50/hour" and "our baseline for fast data collection is $10/hour" (CONNECT_COST)
+        minimum_pay=MinimumPay(750, 1000, "USD", CONNECT_COST),
+        currency="USD",
         rules=(
             Rule("the end-of-study redirect URL, copied from the end of the Create a Study wizard", CONNECT_COMPLETION),
             Rule(
@@ -192,6 +195,7 @@ PANELS: dict[str, Panel] = {
         lower_case=False,
         required=(),
         minimum_pay=None,  # MTurk sets none
+        currency="USD",  # MTurk pays in US dollars
         rules=(
             Rule("hitId, assignmentId, turkSubmitTo and workerId appended to the ExternalQuestion URL", MTURK_RENDERED),
             Rule("assignmentId ASSIGNMENT_ID_NOT_AVAILABLE while the worker previews the HIT", MTURK_EXTERNAL),

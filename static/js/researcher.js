@@ -24,13 +24,19 @@
     const basis = document.getElementById("hourly-pay-basis");
     if (basis) basis.textContent = judged > mins ? "at the design's estimated " + judged + " minutes " : "";
     const perHour = pence / judged * 60;
+    // the recruiting panel's rates (Prolific's: £6 and £9); a panel without a minimum is judged against none
     const minimum = Number(out.dataset.minimum), recommended = Number(out.dataset.recommended);
-    value.textContent = "£" + (perHour / 100).toFixed(2) + "/h";
-    if (perHour < minimum) {
-      verdict.textContent = "below Prolific's £" + (minimum / 100).toFixed(0) + "/h minimum";
+    const symbol = out.dataset.symbol || "£", panel = out.dataset.panel || "Prolific";
+    const rate = function (minor) { return symbol + (minor / 100).toFixed(minor % 100 ? 2 : 0); };
+    value.textContent = symbol + (perHour / 100).toFixed(2) + "/h";
+    if (!minimum) {
+      verdict.textContent = panel + " sets no minimum";
+      out.className = "pay-ok";
+    } else if (perHour < minimum) {
+      verdict.textContent = "below " + panel + "'s " + rate(minimum) + "/h minimum";
       out.className = "pay-bad";
     } else if (perHour < recommended) {
-      verdict.textContent = "below the recommended £" + (recommended / 100).toFixed(0) + "/h";
+      verdict.textContent = "below the recommended " + rate(recommended) + "/h";
       out.className = "pay-low";
     } else {
       verdict.textContent = "ok";

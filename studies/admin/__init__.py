@@ -176,7 +176,7 @@ class StudyAdmin(NoBulkDeletion, ResearcherAdmin):
     def pay(self, study: Study) -> str:
         median = median_minutes(study) if study.pk else None
         minutes = median or study.estimated_minutes
-        pay = hourly_pay(study.reward_pence, minutes)
+        pay = hourly_pay(study.reward_pence, minutes, study.panel)
         basis = f"median completion {median:.1f} min" if median else f"estimate {study.estimated_minutes} min"
         return f"{pay} on {basis} ({pay.verdict})"
 

@@ -128,7 +128,7 @@ def study_draft_update(*, study: Study, design: Mapping[str, Any] | None = None,
     locked.estimated_minutes, locked.reward_pence = followed_pay(
         estimate, locked.estimated_minutes, locked.reward_pence
     )
-    refusal = pay_refusal(locked.reward_pence, locked.estimated_minutes, estimate)
+    refusal = pay_refusal(locked.reward_pence, locked.estimated_minutes, estimate, locked.panel)
     if refusal:
         raise StudyError(refusal)
     locked.consent_text = locked.consent_text or definition.default_consent

@@ -278,6 +278,10 @@ class StudySettingsForm(TrainingFields, forms.Form):
                 }
         else:
             self.estimate = study_estimate(study)
+        chosen = (self.data.get("panel") if self.is_bound else None) or self.initial.get("panel") or panels.PROLIFIC
+        currency = panels.get(chosen).currency if chosen in panels.PANELS else "GBP"
+        if currency != "GBP":
+            self.fields["reward"].label = f"Reward ({panels.SYMBOLS[currency]})"
         if self.definition.practice_split(defaults) is None:
             del self.fields["practice_drawn"]  # no items of its own to practise on
 
@@ -354,7 +358,12 @@ class StudySettingsForm(TrainingFields, forms.Form):
         self._add_problems(validation.exclusion_problems(design, minutes))
         if minutes and reward is not None:
             self._add_problems(
-                validation.pay_problems(reward_pence=int(reward * 100), minutes=minutes, estimate=self.estimate)
+                validation.pay_problems(
+                    reward_pence=int(reward * 100),
+                    minutes=minutes,
+                    estimate=self.estimate,
+                    panel=cleaned.get("panel") or panels.PROLIFIC,
+                )
             )
         self._add_problems(validation.code_problems(cleaned.get(name) for name in validation.CODE_FIELDS))
         self._add_problems(

@@ -68,7 +68,7 @@ def study_create(
     fields, plan = checked.fields, checked.plan
     assert plan is not None  # a design was given to plan
     fields["estimated_minutes"], fields["reward_pence"] = pay_checked(
-        plan, fields.get("estimated_minutes"), fields.get("reward_pence"), Training.of_fields(fields)
+        plan, fields.get("estimated_minutes"), fields.get("reward_pence"), Training.of_fields(fields), fields["panel"]
     )
     capacity = int(plan.design.get("per_unit", 1))
     fields.setdefault(

@@ -112,9 +112,11 @@ def exclusion_problems(design: Mapping[str, Any], minutes: int | None) -> list[P
     return []
 
 
-def pay_problems(*, reward_pence: int, minutes: int, estimate: DesignEstimate | None) -> list[Problem]:
-    """A reward under Prolific's minimum (`pay_refusal`)."""
-    refusal = pay_refusal(reward_pence, minutes, estimate)
+def pay_problems(
+    *, reward_pence: int, minutes: int, estimate: DesignEstimate | None, panel: str = panels.PROLIFIC
+) -> list[Problem]:
+    """A reward under the panel's minimum (`pay_refusal`)."""
+    refusal = pay_refusal(reward_pence, minutes, estimate, panel)
     return [Problem("reward_pence", refusal)] if refusal else []
 
 

@@ -176,7 +176,7 @@ class StudyPage:
 
     @property
     def reward(self) -> str:
-        return f"£{self.study.reward_pence / 100:.2f}"
+        return f"{panels.SYMBOLS[self.pay.currency]}{self.study.reward_pence / 100:.2f}"
 
 
 def study_page(study: Study) -> StudyPage:
@@ -188,7 +188,7 @@ def study_page(study: Study) -> StudyPage:
         places=places_to_recruit(study),
         n_working=participants.filter(status=Participant.Status.ACTIVE).count(),
         n_completed=participants.filter(status=Participant.Status.COMPLETED).count(),
-        pay=hourly_pay(study.reward_pence, study.estimated_minutes),
+        pay=hourly_pay(study.reward_pence, study.estimated_minutes, study.panel),
     )
 
 

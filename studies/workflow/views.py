@@ -17,7 +17,7 @@ from parity import panels
 from parity.benchmarks.base import DatasetError
 from studies.access import get_study_for_researcher, has_permission, require_permission
 from studies.bounds import pence_of
-from studies.design.pay import PROLIFIC_MINIMUM_PENCE_PER_HOUR, PROLIFIC_RECOMMENDED_PENCE_PER_HOUR, hourly_pay
+from studies.design.pay import PROLIFIC_RECOMMENDED_PENCE_PER_HOUR, hourly_pay
 from studies.errors import StudyError
 from studies.htmx import HtmxHttpRequest
 from studies.models import Study
@@ -170,6 +170,9 @@ def _form_page(request: HtmxHttpRequest, form: StudyForm) -> HttpResponse:
     minutes = _int(form["estimated_minutes"].value()) or 1
     # participants take the design's time whatever is typed: a shorter time would overstate the pay
     judged = max(minutes, estimate.minutes if estimate is not None else 0)
+    chosen = str(form["panel"].value() or panels.PROLIFIC)
+    panel = chosen if chosen in panels.PANELS else panels.PROLIFIC
+    floor = panels.get(panel).minimum_pay
     context = {
         "form": form,
         "study": form.study,
@@ -177,12 +180,22 @@ def _form_page(request: HtmxHttpRequest, form: StudyForm) -> HttpResponse:
         "benchmark": form.benchmark,
         "estimate": estimate,
         **_power_context(request, form),
-        "pay": hourly_pay(pence_of(form["reward"].value()), judged),
+        "pay": hourly_pay(pence_of(form["reward"].value()), judged, panel),
         "pay_minutes": judged if judged > minutes else None,
-        "minimum": PROLIFIC_MINIMUM_PENCE_PER_HOUR,
-        "recommended": PROLIFIC_RECOMMENDED_PENCE_PER_HOUR,
+        # the page's live figure is judged against the chosen panel's rates (none: nothing is said)
+        "minimum": floor.minor_per_hour if floor else 0,
+        "recommended": floor.recommended_per_hour if floor else 0,
+        "minimum_words": _rate(floor.minor_per_hour) if floor else "",
+        "recommended_words": _rate(floor.recommended_per_hour) if floor else "",
+        "symbol": panels.SYMBOLS[panels.get(panel).currency],
+        "panel_name": panels.get(panel).name,
     }
     return render(request, "studies/study_form.html", context, status=400 if form.errors else 200)
+
+
+def _rate(minor: int) -> str:
+    """A rate per hour in major units: 6 for 600, 7.50 for 750."""
+    return f"{minor / 100:.0f}" if minor % 100 == 0 else f"{minor / 100:.2f}"
 
 
 @login_required

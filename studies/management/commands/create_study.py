@@ -241,8 +241,11 @@ class Command(BaseCommand):
             shape += " × " + ngettext("%(n)d participant", "%(n)d participants", per_unit) % {"n": per_unit}
         shape += ", " + ngettext("%(n)d attention check", "%(n)d attention checks", checks) % {"n": checks}
         self.stdout.write(f"Created study {study.name!r} ({study.benchmark}): {shape}")
-        pay = hourly_pay(study.reward_pence, study.estimated_minutes)
-        self.stdout.write(f"Time and reward: {study.estimated_minutes} min, £{study.reward_pence / 100:.2f} ({pay})")
+        pay = hourly_pay(study.reward_pence, study.estimated_minutes, study.panel)
+        symbol = panels.SYMBOLS[pay.currency]
+        self.stdout.write(
+            f"Time and reward: {study.estimated_minutes} min, {symbol}{study.reward_pence / 100:.2f} ({pay})"
+        )
         self.stdout.write(describe(study.power_analysis))
         self.stdout.write(study.participant_url())
 
