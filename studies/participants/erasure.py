@@ -127,7 +127,7 @@ def identities_erase(*, participant: Participant, pid_replacement: str) -> int:
 
 def typed_identities_withhold(*, participant: Participant, identities: set[str]) -> bool:
     """Replace `identities` (the participant's ids, read before their erasure) wherever the participant
-    typed one into an answer or a closing answer, by `[withheld]`, whatever its case. Once erased,
+    typed one into an answer, an explanation or a closing answer, by `[withheld]`, whatever its case. Once erased,
     their ids are no longer known, so the exports and the bundle could not withhold them any more.
     Writes the answers; sets `participant.closing_answers` (the caller saves it) and says whether
     it changed."""
@@ -140,10 +140,11 @@ def typed_identities_withhold(*, participant: Participant, identities: set[str])
         return False
     typed = Q()
     for value in identities:
-        typed |= Q(raw_answer__icontains=value) | Q(answer__icontains=value)
+        typed |= Q(raw_answer__icontains=value) | Q(answer__icontains=value) | Q(explanation__icontains=value)
     for response in Response.objects.select_for_update().filter(typed, participant=participant):
         response.raw_answer, response.answer = withholder.text(response.raw_answer), withholder.text(response.answer)
-        response.save(update_fields=["raw_answer", "answer"])
+        response.explanation = withholder.text(response.explanation)
+        response.save(update_fields=["raw_answer", "answer", "explanation"])
     closing = {key: withholder.cell(value) for key, value in (participant.closing_answers or {}).items()}
     if closing == (participant.closing_answers or {}):
         return False

@@ -115,3 +115,16 @@ def test_a_prolific_studys_withholder_is_what_it_was(implicature):
     study = small_study("prolific short", units=1, unit_size=3, per_unit=2, attention_checks=0, pid_format="token")
     Bot(study, "abc12", session="S1").complete()
     assert study_withholder(study).text("abc12 S1") == "abc12 S1"
+
+
+@pytest.mark.parametrize("panel", ALL)
+def test_erasing_a_participant_of_any_panel_leaves_none_of_their_ids(implicature, panel):
+    from studies.participants.erasure import participant_erase
+
+    study, participant = _planted(panel)
+    participant_erase(study=study, prolific_pid=PARAMS[panel][panels.get(panel).id_param])
+    participant.refresh_from_db()
+    assert participant.erased_at is not None and participant.prolific_session_id == ""
+    stored = [participant.prolific_pid, participant.prolific_study_id, str(participant.closing_answers)]
+    stored += [f"{r.raw_answer} {r.answer} {r.explanation}" for r in Response.objects.filter(participant=participant)]
+    assert _leaks(" ".join(stored), panel) == []
