@@ -105,7 +105,7 @@ class PanelEntryForm(forms.Form):
             self.fields["turkSubmitTo"] = forms.CharField(max_length=200, required=False, error_messages=_LONG)
 
     def clean(self) -> dict:
-        cleaned = super().clean()
+        cleaned = super().clean() or {}
         pid = cleaned.get(self.panel.id_param)
         if pid and not self.panel.id_shape.fullmatch(pid):
             self.add_error(self.panel.id_param, _SHAPE_MESSAGE[self.panel.key])
