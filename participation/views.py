@@ -76,7 +76,12 @@ def enter(request: HtmxHttpRequest, link: str) -> HttpResponse:
     prefetcher, an `<img>` or a crawler holding the link takes no one's place."""
     study = get_study_by_link(link)
     with study_language(study):
-        return _enter(request, study)
+        response = _enter(request, study)
+    if study.panel == panels.MTURK:
+        # MTurk shows the study link in a frame of its own pages (the ExternalQuestion): only there
+        response.xframe_options_exempt = True
+        response["Content-Security-Policy"] = "frame-ancestors " + " ".join(panels.MTURK_HOSTS.values())
+    return response
 
 
 def _enter(request: HtmxHttpRequest, study: Study) -> HttpResponse:
@@ -136,7 +141,11 @@ def _enter(request: HtmxHttpRequest, study: Study) -> HttpResponse:
     if request.method == "GET":
         if known is not None and same_browser and known.prolific_session_id == ids.session_id:
             return redirect(_step_url(study))
-        return render(request, "participation/enter.html", {"study": study, "hidden": form.hidden_values()})
+        # in MTurk's frame this site's cookies are a third party's, which browsers refuse: the study
+        # opens in a window of its own, where the start page's form works (`Sec-Fetch-Dest` says where)
+        framed = study.panel == panels.MTURK and request.headers.get("Sec-Fetch-Dest") == "iframe"
+        context = {"study": study, "hidden": form.hidden_values(), "framed_url": request.get_full_path() if framed else ""}
+        return render(request, "participation/enter.html", context)
     return _admit(request, study, form, same_browser, known)
 
 

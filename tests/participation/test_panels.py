@@ -235,3 +235,20 @@ def test_a_screened_out_connect_participant_goes_to_partial_completes(implicatur
     html = client.post(f"/s/{study.link}/comprehension/", {"attempt": 0, "q0": "yes"}, follow=True).content.decode()
     assert Participant.objects.get(study=study).step == Participant.Step.SCREENED_OUT
     assert _return_link(html) == CONNECT_SETTINGS["partial_url"]
+
+
+def test_mturk_may_frame_the_study_link_and_in_its_frame_the_study_opens_in_a_window_of_its_own(implicature):
+    """MTurk shows the ExternalQuestion in a frame of its own pages; there this site's cookies are a
+    third party's, which browsers refuse, so the start page offers a window of its own instead of a
+    form that could not post. Outside a frame, or on another panel, nothing changes."""
+    study = panel_study(panels.MTURK, "mturk framed")
+    framed = Client().get(f"/s/{study.link}/", PARAMS[panels.MTURK], headers={"Sec-Fetch-Dest": "iframe"})
+    assert "X-Frame-Options" not in framed
+    assert framed["Content-Security-Policy"] == "frame-ancestors https://workersandbox.mturk.com https://www.mturk.com"
+    html = framed.content.decode()
+    assert 'id="open-in-window"' in html and 'target="_blank"' in html and "workerId=AZ3456EXAMPLE" in html
+    assert '<form method="post"' not in html
+    top = Client().get(f"/s/{study.link}/", PARAMS[panels.MTURK], headers={"Sec-Fetch-Dest": "document"})
+    assert '<form method="post"' in top.content.decode() and 'id="open-in-window"' not in top.content.decode()
+    connect = panel_study(panels.CONNECT, "connect not framed")
+    assert Client().get(f"/s/{connect.link}/", PARAMS[panels.CONNECT])["X-Frame-Options"] == "DENY"
