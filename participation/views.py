@@ -144,7 +144,11 @@ def _enter(request: HtmxHttpRequest, study: Study) -> HttpResponse:
         # in MTurk's frame this site's cookies are a third party's, which browsers refuse: the study
         # opens in a window of its own, where the start page's form works (`Sec-Fetch-Dest` says where)
         framed = study.panel == panels.MTURK and request.headers.get("Sec-Fetch-Dest") == "iframe"
-        context = {"study": study, "hidden": form.hidden_values(), "framed_url": request.get_full_path() if framed else ""}
+        context = {
+            "study": study,
+            "hidden": form.hidden_values(),
+            "framed_url": request.get_full_path() if framed else "",
+        }
         return render(request, "participation/enter.html", context)
     return _admit(request, study, form, same_browser, known)
 
