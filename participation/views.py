@@ -86,27 +86,9 @@ def enter(request: HtmxHttpRequest, link: str) -> HttpResponse:
 
 def _enter(request: HtmxHttpRequest, study: Study) -> HttpResponse:
     known = get_participant_for_request(request, study)
-    panel = study.recruiting_panel
-    params = _PROLIFIC_PARAMS if study.panel == panels.PROLIFIC else panel.params()
-    given = request.POST if request.method == "POST" else request.GET
-    if study.panel == panels.MTURK and given.get("assignmentId") == panels.MTURK_PREVIEW_ASSIGNMENT:
-        # MTurk shows the HIT before the worker accepts it: the instructions, no item, no one enters
-        return render(request, "participation/mturk_preview.html", {"study": study})
-    if request.method == "GET" and not panel.id_optional and not any(name in request.GET for name in params):
-        if known is not None:
-            return redirect(_step_url(study))
-        return problem(
-            request,
-            gettext("This link is incomplete"),
-            for_panel(
-                study,
-                gettext("The link has no Prolific ID (PROLIFIC_PID). Please open the study from Prolific."),
-                gettext("The link has no participant ID ({param}). Please open the study from {panel}."),
-                param=panel.id_param,
-            ),
-        )
-    if request.method == "GET" and panel.id_optional and known is not None and not request.GET:
-        return redirect(_step_url(study))
+    before = _before_the_form(request, study, known)
+    if before is not None:
+        return before
     form = entry_form(request.POST if request.method == "POST" else request.GET, study=study)
     if not form.is_valid():
         details = "; ".join(f"{field} {' '.join(map(str, errors))}" for field, errors in form.errors.items())
@@ -121,21 +103,9 @@ def _enter(request: HtmxHttpRequest, study: Study) -> HttpResponse:
             ),
         )
     if signing_enabled() and isinstance(form, EntryForm):
-        recruiting = prolific_study_of(study)
-        try:
-            verify_signed_link(
-                form.signed_token,
-                pid=form.cleaned_data["PROLIFIC_PID"],
-                study_id=form.cleaned_data["STUDY_ID"],
-                session_id=form.cleaned_data["SESSION_ID"],
-                prolific_study_id=recruiting.prolific_id if recruiting is not None else "",
-            )
-        except SignatureError as exc:
-            return problem(
-                request,
-                gettext("This link could not be verified"),
-                gettext("Please open the study from Prolific again ({details}).").format(details=exc),
-            )
+        unsigned = _unverified(request, study, form)
+        if unsigned is not None:
+            return unsigned
     ids = form.ids()
     same_browser = known is not None and bool(ids.pid) and known.prolific_pid == ids.pid
     if request.method == "GET":
@@ -151,6 +121,55 @@ def _enter(request: HtmxHttpRequest, study: Study) -> HttpResponse:
         }
         return render(request, "participation/enter.html", context)
     return _admit(request, study, form, same_browser, known)
+
+
+def _before_the_form(request: HtmxHttpRequest, study: Study, known: Participant | None) -> HttpResponse | None:
+    """What the link shows before its parameters are read: MTurk's preview; this browser's step, or
+    what is missing, for a link without the panel's id (a lab's link needs none)."""
+    panel = study.recruiting_panel
+    params = _PROLIFIC_PARAMS if study.panel == panels.PROLIFIC else panel.params()
+    given = request.POST if request.method == "POST" else request.GET
+    if study.panel == panels.MTURK and given.get("assignmentId") == panels.MTURK_PREVIEW_ASSIGNMENT:
+        # MTurk shows the HIT before the worker accepts it: the instructions, no item, no one enters
+        return render(request, "participation/mturk_preview.html", {"study": study})
+    if request.method != "GET":
+        return None
+    if panel.id_optional:
+        return redirect(_step_url(study)) if known is not None and not request.GET else None
+    if any(name in request.GET for name in params):
+        return None
+    if known is not None:
+        return redirect(_step_url(study))
+    return problem(
+        request,
+        gettext("This link is incomplete"),
+        for_panel(
+            study,
+            gettext("The link has no Prolific ID (PROLIFIC_PID). Please open the study from Prolific."),
+            gettext("The link has no participant ID ({param}). Please open the study from {panel}."),
+            param=panel.id_param,
+        ),
+    )
+
+
+def _unverified(request: HtmxHttpRequest, study: Study, form: EntryForm) -> HttpResponse | None:
+    """Prolific's signed link checked (`prolific.signed_links`): the page saying why it is refused, if it is."""
+    recruiting = prolific_study_of(study)
+    try:
+        verify_signed_link(
+            form.signed_token,
+            pid=form.cleaned_data["PROLIFIC_PID"],
+            study_id=form.cleaned_data["STUDY_ID"],
+            session_id=form.cleaned_data["SESSION_ID"],
+            prolific_study_id=recruiting.prolific_id if recruiting is not None else "",
+        )
+    except SignatureError as exc:
+        return problem(
+            request,
+            gettext("This link could not be verified"),
+            gettext("Please open the study from Prolific again ({details}).").format(details=exc),
+        )
+    return None
 
 
 def _admit(
