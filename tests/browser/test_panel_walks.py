@@ -79,6 +79,21 @@ def answer_all(page, study, pid: str, *, wrong_checks: bool = False) -> None:
     page.wait_for_selector("#done")
 
 
+def through_training(page) -> None:
+    """From the start page through consent, the instructions, the practice questions and the
+    comprehension check (right at once) to the first item, a click on each page's main button."""
+    for selector in ("#start", "#consent", "#instructions"):
+        page.wait_for_selector(selector)
+        page.locator(f"{selector} button.primary").first.click()
+    practise(page, ["no", "ready"])
+    page.wait_for_selector("#comprehension")
+    answer_check(page, "Say whether the answer means yes or no", "no")
+    page.wait_for_selector("#item-area")
+
+
+TRAINING = {"practice_questions": PRACTICE, "comprehension_questions": CHECK}
+
+
 def shot(page, artifacts, panel: str, step: str) -> None:
     page.screenshot(path=str(artifacts / f"panel-{panel}-{step}.png"), full_page=True)
 
@@ -94,13 +109,7 @@ def test_a_connect_participant_is_trained_answers_and_is_sent_to_connects_comple
     page.goto(entry(live_server, study, params))
     page.wait_for_selector("#start")
     shot(page, artifacts, panels.CONNECT, "start")
-    for selector in ("#start", "#consent", "#instructions"):
-        page.wait_for_selector(selector)
-        page.locator(f"{selector} button.primary").first.click()
-    practise(page, ["no", "ready"])
-    page.wait_for_selector("#comprehension")
-    answer_check(page, "Say whether the answer means yes or no", "no")
-    page.wait_for_selector("#item-area")
+    through_training(page)
     answer_all(page, study, params["participantId"])
     assert page.locator("#completion-code").inner_text() == study.completion_code
     assert_accessible(page, context="Connect's done page")
@@ -126,7 +135,7 @@ def test_an_mturk_worker_previews_accepts_answers_and_submits_the_assignment_to_
     live_server, page, artifacts
 ):
     stand_in(page.context, panels.MTURK)
-    study = study_for(panels.MTURK, "MTurk in a browser")
+    study = study_for(panels.MTURK, "MTurk in a browser", **TRAINING)
     params = PARAMS[panels.MTURK]
     page.goto(entry(live_server, study, {**params, "assignmentId": panels.MTURK_PREVIEW_ASSIGNMENT}))
     page.wait_for_selector("#mturk-preview")
@@ -136,7 +145,7 @@ def test_an_mturk_worker_previews_accepts_answers_and_submits_the_assignment_to_
     assert not Participant.objects.filter(study=study).exists()
 
     page.goto(entry(live_server, study, params))  # the worker accepted the HIT
-    through_consent_and_instructions(page)
+    through_training(page)
     answer_all(page, study, params["workerId"])
     assert_accessible(page, context="MTurk's done page")
     shot(page, artifacts, panels.MTURK, "done")
@@ -163,11 +172,11 @@ def test_an_mturk_worker_who_fails_the_checks_submits_the_failed_check_code(live
 
 def test_a_sona_participant_is_sent_to_the_credit_url_with_their_survey_code(live_server, page, artifacts):
     stand_in(page.context, panels.SONA)
-    study = study_for(panels.SONA, "SONA in a browser")
+    study = study_for(panels.SONA, "SONA in a browser", **TRAINING)
     page.goto(entry(live_server, study, PARAMS[panels.SONA]))
     page.wait_for_selector("#start")
     shot(page, artifacts, panels.SONA, "start")
-    through_consent_and_instructions(page)
+    through_training(page)
     answer_all(page, study, "48213")
     assert_accessible(page, context="SONA's done page")
     shot(page, artifacts, panels.SONA, "done")
@@ -191,9 +200,9 @@ def test_a_sona_participant_who_fails_the_checks_is_credited_the_same_way(live_s
 
 
 def test_a_lab_participant_with_a_given_id_and_one_without_end_on_the_thank_you_page(live_server, page, artifacts):
-    study = study_for(panels.LAB, "Lab in a browser")
+    study = study_for(panels.LAB, "Lab in a browser", **TRAINING)
     page.goto(entry(live_server, study, PARAMS[panels.LAB]))
-    through_consent_and_instructions(page)
+    through_training(page)
     answer_all(page, study, "lab-p07")
     page.wait_for_selector("#thank-you")
     assert page.locator("#completion-code").inner_text() == study.completion_code
@@ -203,7 +212,7 @@ def test_a_lab_participant_with_a_given_id_and_one_without_end_on_the_thank_you_
 
     page.context.clear_cookies()
     page.goto(entry(live_server, study, {}))  # the plain link: a pseudonym is given
-    through_consent_and_instructions(page)
+    through_training(page)
     generated = Participant.objects.filter(study=study).exclude(prolific_pid="lab-p07").get()
     answer_all(page, study, generated.prolific_pid, wrong_checks=True)
     page.wait_for_selector("#thank-you")
@@ -224,3 +233,23 @@ def test_the_study_page_shows_the_panels_link_and_how_to_paste_it(live_server, p
     assert page.locator("#prolific-settings").count() == 0
     assert_accessible(page, context=f"the study page of a {panel} study")
     section.screenshot(path=str(artifacts / f"panel-{panel}-study-page.png"))
+
+
+def test_a_connect_participant_screened_out_at_the_comprehension_check_goes_to_partial_completes(
+    live_server, page, artifacts
+):
+    stand_in(page.context, panels.CONNECT)
+    study = study_for(panels.CONNECT, "Connect screened out in a browser", **TRAINING)
+    page.goto(entry(live_server, study, {**PARAMS[panels.CONNECT], "participantId": "CRscreened1"}))
+    for selector in ("#start", "#consent", "#instructions"):
+        page.wait_for_selector(selector)
+        page.locator(f"{selector} button.primary").first.click()
+    practise(page, ["no", "ready"])
+    answer_check(page, "Write a story", "no")
+    page.wait_for_selector("#comprehension-wrong")
+    answer_check(page, "Write a story", "yes")
+    page.wait_for_selector("#screened-out")
+    assert_accessible(page, context="Connect's screened-out page")
+    shot(page, artifacts, panels.CONNECT, "screened-out")
+    page.wait_for_selector("#panel", timeout=15000)  # after 4 s, by itself
+    assert page.inner_text("#url") == CONNECT_SETTINGS["partial_url"]
