@@ -43,6 +43,30 @@
       out.className = "pay-ok";
     }
   }
+  // another panel chosen: its rates judge the pay (the page's JSON of every panel's, `panel-floors`)
+  document.addEventListener("change", function (event) {
+    if (!event.target || event.target.id !== "id_panel") return;
+    const out = document.getElementById("hourly-pay");
+    const data = document.getElementById("panel-floors");
+    if (!out || !data) return;
+    const floor = JSON.parse(data.textContent)[event.target.value];
+    if (!floor) return;
+    out.dataset.minimum = floor.minimum;
+    out.dataset.recommended = floor.recommended;
+    out.dataset.symbol = floor.symbol;
+    out.dataset.panel = floor.name;
+    const label = document.querySelector("label[for=id_reward]");
+    if (label) label.textContent = "Reward (" + floor.symbol + ")";
+    const said = document.getElementById("hourly-pay-floor");
+    const rate = function (minor) { return floor.symbol + (minor / 100).toFixed(minor % 100 ? 2 : 0); };
+    if (said) {
+      said.textContent = floor.minimum
+        ? floor.name + "'s minimum " + rate(floor.minimum) + "/h, recommended " + rate(floor.recommended) +
+          "/h, judged on the median completion time"
+        : floor.name + " sets no minimum; the study's page judges the pay at the median completion time";
+    }
+    updatePay();
+  });
   document.addEventListener("input", function (event) {
     if (event.target && (event.target.id === "id_reward" || event.target.id === "id_estimated_minutes")) {
       // typed by the researcher: the design's estimate no longer replaces them

@@ -189,6 +189,16 @@ def _form_page(request: HtmxHttpRequest, form: StudyForm) -> HttpResponse:
         "recommended_words": _rate(floor.recommended_per_hour) if floor else "",
         "symbol": panels.SYMBOLS[panels.get(panel).currency],
         "panel_name": panels.get(panel).name,
+        # every panel's rates, for the page's script to judge the pay when another panel is chosen
+        "floors": {
+            key: {
+                "minimum": found.minimum_pay.minor_per_hour if found.minimum_pay else 0,
+                "recommended": found.minimum_pay.recommended_per_hour if found.minimum_pay else 0,
+                "symbol": panels.SYMBOLS[found.currency],
+                "name": found.name,
+            }
+            for key, found in panels.PANELS.items()
+        },
     }
     return render(request, "studies/study_form.html", context, status=400 if form.errors else 200)
 

@@ -253,3 +253,34 @@ def test_a_connect_participant_screened_out_at_the_comprehension_check_goes_to_p
     shot(page, artifacts, panels.CONNECT, "screened-out")
     page.wait_for_selector("#panel", timeout=15000)  # after 4 s, by itself
     assert page.inner_text("#url") == CONNECT_SETTINGS["partial_url"]
+
+
+def test_a_researcher_chooses_connect_on_the_new_study_form_and_its_pay_is_judged_in_dollars(
+    live_server, page, artifacts, implicature_source
+):
+    from annotation.services import benchmark_import
+    from studies.models import Study
+    from tests.browser.helpers import fill_study_form, sign_in
+    from tests.personas import researcher
+
+    benchmark_import(name="implicature", source=implicature_source)
+    sign_in(page, live_server, researcher())
+    page.set_viewport_size({"width": 1280, "height": 1000})
+    page.goto(f"{live_server.url}/studies/new/?benchmark=implicature")
+    page.wait_for_function("document.readyState === 'complete' && !!window.htmx")
+    page.select_option("#id_panel", "connect")
+    page.fill("#id_connect_complete_url", CONNECT_SETTINGS["complete_url"])
+    page.fill("#id_connect_partial_url", CONNECT_SETTINGS["partial_url"])
+    design = {"units": "1", "unit_size": "3", "per_unit": "2", "attention_checks": "2", "exclude_at": "2"}
+    # $0.10 for 10 minutes is under Connect's $7.50/h; $2.00 is $12/h, over its recommended $10
+    fill_study_form(page, "Connect on the form", design)
+    assert page.inner_text("#hourly-pay-value") == "$12.00/h"
+    assert "CloudResearch Connect's minimum $7.50/h" in page.inner_text("#hourly-pay-floor")
+    page.locator("#panel-fields").screenshot(path=str(artifacts / "panel-new-study-form.png"))
+    page.focus("#id_name")
+    page.keyboard.press("Enter")
+    page.wait_for_selector('#study-status[data-status="draft"], #form-errors')
+    assert page.locator("#study-form").count() == 0, page.inner_text("#form-errors")
+    study = Study.objects.get(name="Connect on the form")
+    assert (study.panel, study.panel_settings) == ("connect", CONNECT_SETTINGS)
+    assert "participantId={{participantId}}" in page.inner_text("#panel-settings")
