@@ -158,6 +158,7 @@ def panel_setup(study: Study) -> PanelSetup:
     rows += [
         ProlificSetting("Places", str(places_to_recruit(study)), "places"),
         ProlificSetting("Estimated completion time (minutes)", str(study.estimated_minutes), "estimated-minutes"),
+        ProlificSetting(f"Reward ({panels.SYMBOLS[panel.currency]})", f"{study.reward_pence / 100:.2f}", "reward"),
     ]
     steps, source = PANEL_STEPS[study.panel]
     return PanelSetup(panel.name, steps, source, rows)
