@@ -152,6 +152,8 @@ PANELS: dict[str, Panel] = {
     CONNECT: Panel(
         key=CONNECT,
         name="CloudResearch Connect",
+        # the placeholders of Connect's study link; no Connect help page naming them was found to cite
+        # (docs/panels.md asks the researcher to check them against the link Connect's wizard shows)
         id_param="participantId",
         study_param="projectId",
         session_param="assignmentId",
