@@ -50,9 +50,11 @@ class Pay(serializers.Serializer):
     completions = serializers.IntegerField()
     median_minutes = serializers.FloatField(allow_null=True, help_text="median completion time")
     hourly_pence = serializers.FloatField(allow_null=True, help_text="the reward per hour at the median time")
-    minimum_pence = serializers.IntegerField(help_text="Prolific's minimum per hour")
-    recommended_pence = serializers.IntegerField(help_text="Prolific's recommended rate per hour")
-    verdict = serializers.ChoiceField(["below_minimum", "below_recommended", "ok", "unknown"])
+    minimum_pence = serializers.IntegerField(
+        help_text="the recruiting panel's minimum per hour (Prolific's, Connect's; 0: the panel sets none)"
+    )
+    recommended_pence = serializers.IntegerField(help_text="the panel's recommended rate per hour (0: none)")
+    verdict = serializers.ChoiceField(["below_minimum", "below_recommended", "ok", "no_minimum", "unknown"])
 
 
 class Attention(serializers.Serializer):

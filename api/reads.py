@@ -52,6 +52,7 @@ class StudyOutput(serializers.ModelSerializer):
             "is_imported",
             "group",
             "language",
+            "panel",
             "attention_checks",
             "exclude_at",
             "created_at",

@@ -28,7 +28,7 @@ from api.selectors import model_runs_of, participants_of
 from modelruns.models import ModelRun, ModelSpec
 from modelruns.services import ModelRunError, modelrun_cancel, modelrun_start_many, modelspec_get_or_create
 from modelruns.sources import model_name_problem
-from parity import benchmarks
+from parity import benchmarks, panels
 from studies.access import ADD_STUDY, CHANGE_STUDY, EXCLUDE_PARTICIPANT, RUN_MODEL, require_permission
 from studies.bounds import MAX_DESIGN_TEXT, MAX_INTEGER, MAX_PENCE, MAX_TEXT
 from studies.design import closing_questions
@@ -37,7 +37,7 @@ from studies.design.screening import SELECTS
 from studies.errors import StudyError
 from studies.models import Study
 from studies.participants.decisions import participants_exclude, participants_include
-from studies.setup.settings_form import DESIGN_PREFIX, StudySettingsForm
+from studies.setup.settings_form import DESIGN_PREFIX, PANEL_FIELDS, StudySettingsForm
 from studies.setup.studies import study_create, study_set_status
 from studies.setup.units import design_estimate
 
@@ -51,7 +51,32 @@ class Conflict(APIException):
 CONFLICT = OpenApiResponse(DETAIL, "The study or run cannot do this in its present state; `detail` says why.")
 
 #: the form's field names that the API calls otherwise
-API_NAMES = {"reward": "reward_pence", "__all__": api_settings.NON_FIELD_ERRORS_KEY}
+API_NAMES = {
+    "reward": "reward_pence",
+    "__all__": api_settings.NON_FIELD_ERRORS_KEY,
+    **{name: f"panel_settings.{setting}" for name, setting in PANEL_FIELDS.items()},
+}
+
+
+class PanelSettingsSerializer(serializers.Serializer):
+    """The panel's own settings (`parity.panels.PanelSettings`); only the chosen panel's are kept."""
+
+    complete_url = serializers.CharField(
+        max_length=500, required=False, allow_blank=True, help_text="Connect: the completion redirect URL"
+    )
+    partial_url = serializers.CharField(
+        max_length=500, required=False, allow_blank=True, help_text="Connect: the partial-complete redirect URL"
+    )
+    credit_url = serializers.CharField(
+        max_length=500,
+        required=False,
+        allow_blank=True,
+        help_text="SONA: the client-side completion URL (with survey_code=XXXX)",
+    )
+    sandbox = serializers.BooleanField(required=False, help_text="MTurk: the HIT is on the sandbox")
+
+    class Meta:
+        ref_name = "PanelSettingsInput"
 
 
 def form_errors(form: StudySettingsForm) -> dict[str, list[str]]:
@@ -109,6 +134,13 @@ class StudyCreateApi(ResearcherApi):
         )
         group = serializers.CharField(max_length=100, required=False, allow_blank=True)
         pid_format = serializers.ChoiceField(choices=Study.PidFormat.choices, required=False)
+        panel = serializers.ChoiceField(
+            choices=panels.CHOICES,
+            required=False,
+            help_text="where participants come from (default prolific): the link's parameters, the ids' shape and "
+            "where each way out of the study sends them (docs/panels.md)",
+        )
+        panel_settings = PanelSettingsSerializer(required=False)
         language = serializers.ChoiceField(
             choices=settings.LANGUAGES,
             required=False,
@@ -244,6 +276,8 @@ class StudyCreateApi(ResearcherApi):
                 if name in defaults.fields
             }
         )
+        chosen = given.get("panel_settings") or {}
+        data.update({name: chosen[setting] for name, setting in PANEL_FIELDS.items() if setting in chosen})
         if {"estimated_minutes", "reward_pence"} & given.keys():
             # one given, the other follows it (a missing time: the design's estimate; a missing
             # reward: the recommended rate for the time); neither given, both follow the design.

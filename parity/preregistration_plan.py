@@ -86,6 +86,8 @@ PREREGISTERED_SETTINGS = frozenset(
         "instructions_text",
         "language",
         "pid_format",
+        "panel",
+        "panel_settings",
         "group",
         "attention_checks",
         "exclude_at",
@@ -273,6 +275,7 @@ def render_markdown(
         [
             ("Target", _count(recruitment.get("places"), "place")),
             ("Stopping rule", recruitment.get("stopping_rule")),
+            ("Panel", recruitment.get("panel")),
             ("Participant IDs", recruitment.get("pid_format")),
             ("Study group", recruitment.get("group")),
             (

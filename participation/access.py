@@ -11,6 +11,7 @@ from django.http import HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext
 
+from participation.exits import for_panel
 from participation.i18n import study_language
 from participation.selectors import get_participant_by_link
 from studies.htmx import HtmxHttpRequest
@@ -27,11 +28,20 @@ def problem(request: HtmxHttpRequest, title: StrOrPromise, message: StrOrPromise
 
 def no_participant(request: HtmxHttpRequest, link: str) -> HttpResponse:
     """This browser has no participant at `link`: a 404 for a link to no study, else how to get back in."""
-    with study_language(get_study_by_link(link)):
+    study = get_study_by_link(link)
+    with study_language(study):
         return problem(
             request,
             gettext("We could not find your place in this study"),
-            gettext("Please open the study again from Prolific, using the link there: your answers so far are saved."),
+            for_panel(
+                study,
+                gettext(
+                    "Please open the study again from Prolific, using the link there: your answers so far are saved."
+                ),
+                gettext(
+                    "Please open the study again from {panel}, using the link there: your answers so far are saved."
+                ),
+            ),
         )
 
 

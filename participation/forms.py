@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, NamedTuple, TypedDict
 
 from django import forms
 from django.conf import settings
@@ -9,6 +9,7 @@ from django.core.validators import RegexValidator
 from django.http import QueryDict
 from django.utils.translation import gettext_lazy
 
+from parity import panels
 from parity.stats.quality import behaviour
 from parity.training import TrainingQuestion
 from studies.design.closing_questions import ClosingQuestion
@@ -56,10 +57,89 @@ class EntryForm(forms.Form):
     def signed_token(self) -> str:
         return self.cleaned_data.get(settings.PROLIFIC_JWT_PARAM, "")
 
+    def ids(self) -> PanelIds:
+        return PanelIds(
+            self.cleaned_data["PROLIFIC_PID"], self.cleaned_data["STUDY_ID"], self.cleaned_data["SESSION_ID"]
+        )
+
     def hidden_values(self) -> list[tuple[str, str]]:
         """What the start page posts back: the link's parameters as checked."""
         names = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID", settings.PROLIFIC_JWT_PARAM)
         return [(name, self.cleaned_data[name]) for name in names if self.cleaned_data.get(name)]
+
+
+class PanelIds(NamedTuple):
+    """The participant's id, the panel's study (project, HIT) and the assignment or session, as the
+    link gave them (stored as `Participant.prolific_pid`, `prolific_study_id`, `prolific_session_id`)."""
+
+    pid: str
+    study_id: str
+    session_id: str
+
+
+_SHAPE_MESSAGE = {
+    panels.CONNECT: gettext_lazy("must be a Connect ID: letters and digits"),
+    panels.MTURK: gettext_lazy("must be an MTurk ID: upper-case letters and digits"),
+    panels.SONA: gettext_lazy("must be a SONA survey code: a number of 2 to 7 digits"),
+    panels.LAB: gettext_lazy("must be 1–64 letters, digits, '-' or '_'"),
+}
+
+
+class PanelEntryForm(forms.Form):
+    """The study link's parameters for a panel other than Prolific (`parity.panels`): its own names
+    and id shapes. MTurk's `turkSubmitTo` must name the host the study's setting expects."""
+
+    def __init__(self, *args, study: Study, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.study = study
+        self.panel = panels.get(study.panel)
+        self.fields[self.panel.id_param] = forms.CharField(
+            max_length=64,
+            required=not self.panel.id_optional,
+            error_messages={"required": gettext_lazy("is missing from the link"), **_LONG},
+        )
+        for name in (self.panel.study_param, self.panel.session_param):
+            if name:
+                self.fields[name] = forms.CharField(max_length=64, required=False, error_messages=_LONG)
+        if study.panel == panels.MTURK:
+            self.fields["turkSubmitTo"] = forms.CharField(max_length=200, required=False, error_messages=_LONG)
+
+    def clean(self) -> dict:
+        cleaned = super().clean() or {}
+        pid = cleaned.get(self.panel.id_param)
+        if pid and not self.panel.id_shape.fullmatch(pid):
+            self.add_error(self.panel.id_param, _SHAPE_MESSAGE[self.panel.key])
+        for name in (self.panel.study_param, self.panel.session_param):
+            value = cleaned.get(name)
+            if name and value and not self.panel.other_shape.fullmatch(value):
+                self.add_error(name, gettext_lazy("must be 1–64 letters, digits, '-' or '_'"))
+        submit_to = cleaned.get("turkSubmitTo")
+        sandbox = panels.PanelSettings.of(self.study.panel_settings).sandbox
+        if submit_to and not panels.mturk_host_matches(submit_to, sandbox):
+            self.add_error("turkSubmitTo", gettext_lazy("is not the MTurk this study was published on"))
+        return cleaned
+
+    @property
+    def signed_token(self) -> str:
+        return ""
+
+    def ids(self) -> PanelIds:
+        data = self.cleaned_data
+        return PanelIds(
+            data.get(self.panel.id_param) or "",
+            data.get(self.panel.study_param) or "" if self.panel.study_param else "",
+            data.get(self.panel.session_param) or "" if self.panel.session_param else "",
+        )
+
+    def hidden_values(self) -> list[tuple[str, str]]:
+        return [(name, self.cleaned_data[name]) for name in self.fields if self.cleaned_data.get(name)]
+
+
+def entry_form(data, *, study: Study) -> EntryForm | PanelEntryForm:
+    """The study link's form for the study's panel."""
+    if study.panel == panels.PROLIFIC:
+        return EntryForm(data, study=study)
+    return PanelEntryForm(data, study=study)
 
 
 class ConsentForm(forms.Form):

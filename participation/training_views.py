@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from django.conf import settings
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from parity.panels import Outcome
 from participation.access import participant_view
+from participation.exits import exit_context, study_exit
 from participation.forms import ComprehensionForm, PracticeForm
 from studies.htmx import HtmxHttpRequest
 from studies.models import Participant, Study
@@ -84,11 +85,17 @@ def comprehension_page(
     return render(request, "participation/comprehension.html", context, status=422 if form and form.errors else 200)
 
 
-def screened_out_page(request: HtmxHttpRequest, study: Study, preview: dict[str, str] | None = None) -> HttpResponse:
-    """Asked to return the study; with the study's screened-out code where it has one."""
-    code = study.no_consent_code
-    redirect_url = f"{settings.PROLIFIC_COMPLETE_URL}?cc={code}" if code else ""
-    context = {"study": study, "code": code, "redirect_url": redirect_url, "preview": preview}
+def screened_out_page(
+    request: HtmxHttpRequest,
+    study: Study,
+    preview: dict[str, str] | None = None,
+    participant: Participant | None = None,
+) -> HttpResponse:
+    """Asked to return the study, with the study's screened-out code where it has one; or sent on
+    the way the study's panel takes screen-outs (Connect's partial completes, SONA's credit, MTurk's
+    submitted assignment)."""
+    found = study_exit(study, Outcome.SCREENED_OUT, participant)
+    context = {"study": study, "code": found.code, "preview": preview, **exit_context(study, found)}
     return render(request, "participation/screened_out.html", context)
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from django.conf import settings
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -18,9 +17,19 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseClientRedirect
 
 from annotation.models import Item
+from parity import panels
 from participation import cookie, training_views
 from participation.access import no_participant, participant_view, problem
-from participation.forms import AnswerForm, BehaviourForm, ClosingForm, ConsentForm, EntryForm
+from participation.exits import exit_context, finished_exit, for_panel, panel_place, study_exit
+from participation.forms import (
+    AnswerForm,
+    BehaviourForm,
+    ClosingForm,
+    ConsentForm,
+    EntryForm,
+    PanelEntryForm,
+    entry_form,
+)
 from participation.i18n import study_language, translated, translated_choices
 from participation.selectors import (
     browser_entered_as,
@@ -67,61 +76,125 @@ def enter(request: HtmxHttpRequest, link: str) -> HttpResponse:
     prefetcher, an `<img>` or a crawler holding the link takes no one's place."""
     study = get_study_by_link(link)
     with study_language(study):
-        return _enter(request, study)
+        response = _enter(request, study)
+    if study.panel == panels.MTURK:
+        # MTurk shows the study link in a frame of its own pages (the ExternalQuestion): only there
+        response.xframe_options_exempt = True
+        response["Content-Security-Policy"] = "frame-ancestors " + " ".join(panels.MTURK_HOSTS.values())
+    return response
 
 
 def _enter(request: HtmxHttpRequest, study: Study) -> HttpResponse:
     known = get_participant_for_request(request, study)
-    if request.method == "GET" and not any(name in request.GET for name in _PROLIFIC_PARAMS):
-        if known is not None:
-            return redirect(_step_url(study))
-        return problem(
-            request,
-            gettext("This link is incomplete"),
-            gettext("The link has no Prolific ID (PROLIFIC_PID). Please open the study from Prolific."),
-        )
-    form = EntryForm(request.POST if request.method == "POST" else request.GET, study=study)
+    before = _before_the_form(request, study, known)
+    if before is not None:
+        return before
+    form = entry_form(request.POST if request.method == "POST" else request.GET, study=study)
     if not form.is_valid():
         details = "; ".join(f"{field} {' '.join(map(str, errors))}" for field, errors in form.errors.items())
         return problem(
             request,
             gettext("This link is not valid"),
-            gettext("Please open the study from Prolific again ({details}).").format(details=details),
+            for_panel(
+                study,
+                gettext("Please open the study from Prolific again ({details}).").format(details=details),
+                gettext("Please open the study from {panel} again ({details})."),
+                details=details,
+            ),
         )
-    if signing_enabled():
-        recruiting = prolific_study_of(study)
-        try:
-            verify_signed_link(
-                form.signed_token,
-                pid=form.cleaned_data["PROLIFIC_PID"],
-                study_id=form.cleaned_data["STUDY_ID"],
-                session_id=form.cleaned_data["SESSION_ID"],
-                prolific_study_id=recruiting.prolific_id if recruiting is not None else "",
-            )
-        except SignatureError as exc:
-            return problem(
-                request,
-                gettext("This link could not be verified"),
-                gettext("Please open the study from Prolific again ({details}).").format(details=exc),
-            )
-    same_browser = known is not None and known.prolific_pid == form.cleaned_data["PROLIFIC_PID"]
+    if signing_enabled() and isinstance(form, EntryForm):
+        unsigned = _unverified(request, study, form)
+        if unsigned is not None:
+            return unsigned
+    ids = form.ids()
+    same_browser = known is not None and bool(ids.pid) and known.prolific_pid == ids.pid
     if request.method == "GET":
-        if known is not None and same_browser and known.prolific_session_id == form.cleaned_data["SESSION_ID"]:
+        if known is not None and same_browser and known.prolific_session_id == ids.session_id:
             return redirect(_step_url(study))
-        return render(request, "participation/enter.html", {"study": study, "hidden": form.hidden_values()})
-    return _admit(request, study, form, same_browser)
+        # in MTurk's frame this site's cookies are a third party's, which browsers refuse: the study
+        # opens in a window of its own, where the start page's form works (`Sec-Fetch-Dest` says where)
+        framed = study.panel == panels.MTURK and request.headers.get("Sec-Fetch-Dest") == "iframe"
+        context = {
+            "study": study,
+            "hidden": form.hidden_values(),
+            "framed_url": request.get_full_path() if framed else "",
+        }
+        return render(request, "participation/enter.html", context)
+    return _admit(request, study, form, same_browser, known)
 
 
-def _admit(request: HtmxHttpRequest, study: Study, form: EntryForm, same_browser: bool) -> HttpResponse:
+def _before_the_form(request: HtmxHttpRequest, study: Study, known: Participant | None) -> HttpResponse | None:
+    """What the link shows before its parameters are read: MTurk's preview; this browser's step, or
+    what is missing, for a link without the panel's id (a lab's link needs none)."""
+    panel = study.recruiting_panel
+    params = _PROLIFIC_PARAMS if study.panel == panels.PROLIFIC else panel.params()
+    given = request.POST if request.method == "POST" else request.GET
+    if study.panel == panels.MTURK and given.get("assignmentId") == panels.MTURK_PREVIEW_ASSIGNMENT:
+        # MTurk shows the HIT before the worker accepts it: the instructions, no item, no one enters
+        return render(request, "participation/mturk_preview.html", {"study": study})
+    if request.method != "GET":
+        return None
+    if panel.id_optional:
+        return redirect(_step_url(study)) if known is not None and not request.GET else None
+    if any(name in request.GET for name in params):
+        return None
+    if known is not None:
+        return redirect(_step_url(study))
+    return problem(
+        request,
+        gettext("This link is incomplete"),
+        for_panel(
+            study,
+            gettext("The link has no Prolific ID (PROLIFIC_PID). Please open the study from Prolific."),
+            gettext("The link has no participant ID ({param}). Please open the study from {panel}."),
+            param=panel.id_param,
+        ),
+    )
+
+
+def _unverified(request: HtmxHttpRequest, study: Study, form: EntryForm) -> HttpResponse | None:
+    """Prolific's signed link checked (`prolific.signed_links`): the page saying why it is refused, if it is."""
+    recruiting = prolific_study_of(study)
+    try:
+        verify_signed_link(
+            form.signed_token,
+            pid=form.cleaned_data["PROLIFIC_PID"],
+            study_id=form.cleaned_data["STUDY_ID"],
+            session_id=form.cleaned_data["SESSION_ID"],
+            prolific_study_id=recruiting.prolific_id if recruiting is not None else "",
+        )
+    except SignatureError as exc:
+        return problem(
+            request,
+            gettext("This link could not be verified"),
+            gettext("Please open the study from Prolific again ({details}).").format(details=exc),
+        )
+    return None
+
+
+def _admit(
+    request: HtmxHttpRequest,
+    study: Study,
+    form: EntryForm | PanelEntryForm,
+    same_browser: bool,
+    known: Participant | None = None,
+) -> HttpResponse:
+    ids = form.ids()
+    pid = ids.pid
+    if not pid:
+        # the lab's link without an id: this browser's participant again, or a new pseudonym
+        if known is not None:
+            return redirect(_step_url(study))
+        pid = panels.generated_id()
     entry = participant_enter(
         study=study,
-        pid=form.cleaned_data["PROLIFIC_PID"],
-        prolific_study_id=form.cleaned_data["STUDY_ID"],
-        prolific_session_id=form.cleaned_data["SESSION_ID"],
+        pid=pid,
+        prolific_study_id=ids.study_id,
+        prolific_session_id=ids.session_id,
         same_browser=same_browser,
     )
     if entry.participant is None:
-        return _refusal(request, study, entry.refusal, pid=form.cleaned_data["PROLIFIC_PID"])
+        return _refusal(request, study, entry.refusal, pid=pid)
     if entry.resumed and entry.participant.step == Participant.Step.DONE:
         response = render(request, "participation/done.html", _done_context(entry.participant, already=True))
     else:
@@ -146,7 +219,12 @@ _NOT_HERE = (
 
 def _refusal(request: HtmxHttpRequest, study: Study, refusal: Refusal | None, *, pid: str) -> HttpResponse:
     if refusal in _ABOUT_THE_PID and not browser_entered_as(request, pid):
+        if study.panel != panels.PROLIFIC:
+            return problem(request, _NOT_HERE[0], _panel_refusals(study)[None][1], status=403)
         return problem(request, *_NOT_HERE, status=403)
+    if study.panel != panels.PROLIFIC:
+        title, message = _panel_refusals(study).get(refusal, _panel_refusals(study)["default"])
+        return problem(request, title, message, status=403 if refusal is Refusal.OTHER_SESSION else 200)
     messages: dict[Refusal | None, tuple[str, str]] = {
         Refusal.NOT_LIVE: (
             gettext("This study is not open"),
@@ -190,9 +268,65 @@ def _refusal(request: HtmxHttpRequest, study: Study, refusal: Refusal | None, *,
     return problem(request, title, message, status=403 if refusal is Refusal.OTHER_SESSION else 200)
 
 
+def _panel_refusals(study: Study) -> dict[Refusal | str | None, tuple[str, str]]:
+    """The refusals of a study on another panel than Prolific, naming that panel; under None, the
+    neutral page's message (`_NOT_HERE`), under "default" any other refusal's."""
+    place = panel_place(study)
+    return {
+        None: (
+            str(_NOT_HERE[0]),
+            gettext(
+                "If you have already started this study, please continue in the browser where you started "
+                "it: your answers so far are saved. Otherwise, please return the study on {panel}; you will "
+                "not be penalised."
+            ).format(panel=place),
+        ),
+        Refusal.NOT_LIVE: (
+            gettext("This study is not open"),
+            gettext(
+                "The study is not accepting participants at the moment. "
+                "Please return it on {panel}; you will not be penalised."
+            ).format(panel=place),
+        ),
+        Refusal.PAUSED: (
+            gettext("This study is paused"),
+            gettext(
+                "The researchers have paused this study for a while. Please "
+                "come back later, or return it on {panel}; you will not be penalised."
+            ).format(panel=place),
+        ),
+        Refusal.FULL: (
+            gettext("This study is full"),
+            gettext(
+                "All places have been taken. Please return the study on {panel}; you will not be penalised."
+            ).format(panel=place),
+        ),
+        Refusal.OTHER_STUDY_IN_GROUP: (
+            gettext("You have already taken part"),
+            gettext(
+                "Thank you for your interest. You have "
+                "already taken part in a closely related study, so we cannot include you "
+                "again. Please return this study on {panel}."
+            ).format(panel=place),
+        ),
+        Refusal.OTHER_SESSION: (
+            gettext("This ID is taking part elsewhere"),
+            gettext(
+                "This ID has already started this study in another browser. Please continue in the browser "
+                "where you started, or open the study again from {panel}. Your answers so far are saved."
+            ).format(panel=place),
+        ),
+        "default": (
+            gettext("This study is not available"),
+            gettext("Please return the study on {panel}.").format(panel=place),
+        ),
+    }
+
+
 def _done_context(participant: Participant, already: bool = False, closing: ClosingForm | None = None) -> dict:
     """The done page: the code first, then the study's closing questions while they are unanswered
-    (optional: the page then waits instead of going back to Prolific by itself)."""
+    (optional: the page then waits instead of going back to the panel by itself). Where the panel
+    goes on is the study's panel's (`participation.exits`)."""
     code = participant.completion_code()
     questions = asked(study_keys(participant.study)) if participant.closing_answered_at is None else []
     return {
@@ -200,7 +334,7 @@ def _done_context(participant: Participant, already: bool = False, closing: Clos
         "participant": participant,
         "code": code,
         "already": already,
-        "redirect_url": f"{settings.PROLIFIC_COMPLETE_URL}?cc={code}",
+        **exit_context(participant.study, finished_exit(participant)),
         "closing": closing if closing is not None else (ClosingForm(questions=questions) if questions else None),
     }
 
@@ -229,7 +363,7 @@ def _render_step(
         case Participant.Step.COMPREHENSION:
             return training_views.comprehension_page(request, study, participant)
         case Participant.Step.SCREENED_OUT:
-            return training_views.screened_out_page(request, study)
+            return training_views.screened_out_page(request, study, participant=participant)
         case Participant.Step.ITEMS:
             if shown is None:
                 participant = item_mark_shown(participant=participant)
@@ -242,15 +376,11 @@ def _render_step(
                 return HttpResponseClientRedirect(_step_url(study))
             return render(request, "participation/done.html", _done_context(participant))
         case Participant.Step.DECLINED:
-            code = study.no_consent_code
+            found = study_exit(study, panels.Outcome.DECLINED, participant)
             return render(
                 request,
                 "participation/declined.html",
-                {
-                    **context,
-                    "code": code,
-                    "redirect_url": f"{settings.PROLIFIC_COMPLETE_URL}?cc={code}" if code else "",
-                },
+                {**context, "code": found.code, **exit_context(study, found)},
             )
         case _:
             if request.htmx:
@@ -258,9 +388,16 @@ def _render_step(
             return problem(
                 request,
                 gettext("Your place in this study has ended"),
-                gettext(
-                    "Your reserved place timed out or was returned, and it has been given to another "
-                    "participant. Please return the study on Prolific."
+                for_panel(
+                    study,
+                    gettext(
+                        "Your reserved place timed out or was returned, and it has been given to another "
+                        "participant. Please return the study on Prolific."
+                    ),
+                    gettext(
+                        "Your reserved place timed out or was returned, and it has been given to another "
+                        "participant. Please return the study on {panel}."
+                    ),
                 ),
                 status=200,
             )
@@ -340,7 +477,8 @@ def closing(request: HtmxHttpRequest, participant: Participant) -> HttpResponse:
     if not form.is_valid():
         return render(request, "participation/done.html", _done_context(participant, closing=form), status=422)
     participant = participant_answer_closing(participant=participant, answers=form.cleaned_data)
-    return redirect(_done_context(participant)["redirect_url"])
+    # a panel that is returned to by a form (MTurk) or not at all (a lab) shows the done page again
+    return redirect(_done_context(participant)["redirect_url"] or _step_url(participant.study))
 
 
 @require_POST

@@ -164,11 +164,14 @@ def study_settings(source: Source) -> bytes:
             "estimated_minutes": study.estimated_minutes,
             "reward_pence": study.reward_pence,
             # the Prolific workspace's currency of reward_pence (its smallest unit), "" if never read
-            "currency": study_currency(study.pk),
+            "currency": study_currency(study.pk) if study.panel == "prolific" else study.recruiting_panel.currency,
             "reservation_timeout_minutes": study.reservation_timeout_minutes,
             "min_answer_ms": study.min_answer_ms,
             "language": study.language,
             "pid_format": study.pid_format,
+            # the panel that recruited (parity.panels) and its settings: its link, ids and ways out
+            "panel": study.panel,
+            "panel_settings": study.panel_settings,
             "closing_questions": study.closing_questions,
             "explanations": study.explanations,
             "explanation_every": study.explanation_every,

@@ -68,6 +68,8 @@ _REPORTING_FIELDS = (
     "explanations",
     "explanation_every",
     "explanation_prompt",
+    "panel",
+    "panel_settings",
 )
 _SPEC_FIELDS = ("model", "revision", "dtype", "device", "kind", "api_base_url", "api_features", "api_top_k")
 

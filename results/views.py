@@ -255,13 +255,17 @@ def monitor(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
     study = get_study_for_researcher(request.user, study_id)
     shown = study_monitor(study)
     pay = shown.pay
-    # the study's amounts in its Prolific workspace's currency; Prolific's minimum and recommended
-    # rates are the ones it states in pounds
+    # the study's amounts in its Prolific workspace's currency (another panel's: its own); the
+    # minimum and recommended rates in the currency the panel states them in (Prolific's in pounds)
+    floor = study.recruiting_panel.minimum_pay
+    rates = floor.currency if floor else pay.currency
     amounts = {
         "reward_pence": money(pay.reward_pence, pay.currency),
         "hourly_pence": money(pay.hourly_pence, pay.currency),
-        "minimum_pence": money(pay.minimum_pence, "GBP"),
-        "recommended_pence": money(pay.recommended_pence, "GBP"),
+        "minimum_pence": money(pay.minimum_pence, rates),
+        "recommended_pence": money(pay.recommended_pence, rates),
+        "panel": study.recruiting_panel.name,
+        "has_minimum": floor is not None,
     }
     context = {
         "study": study,

@@ -7,7 +7,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from parity import benchmarks
+from parity import benchmarks, panels
 from parity.stats.quality.behaviour import canary_word
 from studies.bounds import INTEGER_VALIDATORS, PENCE_VALIDATORS
 
@@ -106,6 +106,19 @@ class Study(models.Model):
         choices=PidFormat.choices,
         default=PidFormat.PROLIFIC,
         help_text="what a PROLIFIC_PID in the study link must look like; anything else is refused",
+    )
+    panel = models.CharField(
+        max_length=10,
+        choices=panels.CHOICES,
+        default=panels.PROLIFIC,
+        help_text="where participants come from (parity.panels): the link's parameters, the ids' shape, where "
+        "each way out of the study sends them; changed only before launch",
+    )
+    panel_settings = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="the panel's own settings (parity.panels.PanelSettings): Connect's completion and partial-complete "
+        "redirect URLs, SONA's credit URL, MTurk's sandbox",
     )
     is_imported = models.BooleanField(default=False, help_text="answers imported from a published human study")
     language = models.CharField(
@@ -274,10 +287,12 @@ class Study(models.Model):
         return f"/s/{self.link}/"
 
     def participant_url(self) -> str:
-        return (
-            f"{settings.PUBLIC_URL}{self.participant_path()}"
-            "?PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
-        )
+        """The link pasted into the panel, with the panel's placeholders (`parity.panels`)."""
+        return panels.participant_url(self.panel, f"{settings.PUBLIC_URL}{self.participant_path()}")
+
+    @property
+    def recruiting_panel(self) -> panels.Panel:
+        return panels.get(self.panel)
 
     def reservation_cutoff(self):
         return timezone.now() - timedelta(minutes=self.reservation_timeout_minutes)

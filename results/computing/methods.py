@@ -16,6 +16,7 @@ from statistics import median
 from typing import Any
 
 from modelruns.models import INSPECT_SOURCE, LM_EVAL_SOURCE
+from parity import panels
 from parity.reporting.methods import CROSSED
 from parity.stats import quality
 from prolific.currency import currency_or_default
@@ -60,6 +61,14 @@ def _platform(data: StudyData) -> str:
     if data.study.is_imported:
         return "imported"
     return "prolific" if data.recruitment is not None else "link"
+
+
+def _panel(data: StudyData) -> str | None:
+    """The panel that recruited, when another than Prolific (an imported study recruited no one)."""
+    study = data.study
+    if study.is_imported or study.panel == panels.PROLIFIC:
+        return None
+    return study.recruiting_panel.name
 
 
 def _participants(data: StudyData) -> Entered:
@@ -114,7 +123,9 @@ def _pay(data: StudyData) -> Pay:
         bonus_per_correct_pence=data.recruitment.bonus_per_correct_pence if data.recruitment else 0,
         # the Prolific workspace's currency, every amount above in its smallest unit (Prolific's
         # default, GBP, until Parity has read it)
-        currency=currency_or_default(data.recruitment.currency if data.recruitment else ""),
+        currency=currency_or_default(data.recruitment.currency if data.recruitment else "")
+        if study.panel == panels.PROLIFIC
+        else study.recruiting_panel.currency,
     )
 
 
@@ -184,6 +195,7 @@ def methods_section(
     study = data.study
     runs = {run.id: run for run in data.runs}
     return Methods(
+        panel=_panel(data),
         platform=_platform(data),
         prolific=_prolific(data),
         dates=_dates(data),

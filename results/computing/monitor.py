@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from statistics import median
 
+from parity import panels
 from parity.stats import quality
 from prolific.monitor import ProlificStanding, RecruitmentMonitor
 from results.loading.monitor import AnswerRow, MonitorData, MonitorPerson, MonitorUnit
@@ -221,18 +222,34 @@ def _categories(units: Sequence[UnitFill]) -> list[CategoryFill]:
     ]
 
 
+def pay_floor(study: Study) -> quality.PayFloor:
+    """The rates the study's pay is judged against: its panel's (`parity.panels`); Prolific's as before."""
+    if study.panel == panels.PROLIFIC:
+        return quality.PROLIFIC_FLOOR
+    found = study.recruiting_panel
+    least = found.minimum_pay
+    return quality.PayFloor(
+        panel=found.name,
+        minimum=least.minor_per_hour if least else None,
+        recommended=least.recommended_per_hour if least else None,
+        symbol=panels.SYMBOLS[found.currency],
+    )
+
+
 def _pay(study: Study, seconds: list[float], currency: str) -> Pay:
     middle = median(seconds) if seconds else None
     hourly = quality.hourly_pence(study.reward_pence, middle)
+    floor = pay_floor(study)
     return Pay(
         reward_pence=study.reward_pence,
-        currency=currency,
+        # a panel of its own currency (Connect, MTurk: US dollars) pays in it; Prolific's is its workspace's
+        currency=currency if study.panel == panels.PROLIFIC else study.recruiting_panel.currency,
         completions=len(seconds),
         median_minutes=middle / 60 if middle is not None else None,
         hourly_pence=hourly,
-        minimum_pence=quality.MINIMUM_PENCE_PER_HOUR,
-        recommended_pence=quality.RECOMMENDED_PENCE_PER_HOUR,
-        verdict=quality.pay_verdict(hourly),
+        minimum_pence=floor.minimum or 0,
+        recommended_pence=floor.recommended or 0,
+        verdict=quality.pay_verdict(hourly, floor.minimum, floor.recommended),
         too_few_completions=0 < len(seconds) < quality.PAY_MIN_COMPLETIONS,
     )
 
@@ -367,6 +384,7 @@ def monitor_of(data: MonitorData, *, now: datetime) -> Monitor:
                 bots=sum(1 for row in flagged if {"honeypot", "bot_speed"} & set(row.flags)),
                 failing_attention=sum(p.attention_failures > 0 for p in finished),
                 finished=len(finished),
+                floor=pay_floor(study),
             ),
             *filter(None, [data.prolific_flags]),
         ],

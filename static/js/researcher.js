@@ -24,19 +24,49 @@
     const basis = document.getElementById("hourly-pay-basis");
     if (basis) basis.textContent = judged > mins ? "at the design's estimated " + judged + " minutes " : "";
     const perHour = pence / judged * 60;
+    // the recruiting panel's rates (Prolific's: £6 and £9); a panel without a minimum is judged against none
     const minimum = Number(out.dataset.minimum), recommended = Number(out.dataset.recommended);
-    value.textContent = "£" + (perHour / 100).toFixed(2) + "/h";
-    if (perHour < minimum) {
-      verdict.textContent = "below Prolific's £" + (minimum / 100).toFixed(0) + "/h minimum";
+    const symbol = out.dataset.symbol || "£", panel = out.dataset.panel || "Prolific";
+    const rate = function (minor) { return symbol + (minor / 100).toFixed(minor % 100 ? 2 : 0); };
+    value.textContent = symbol + (perHour / 100).toFixed(2) + "/h";
+    if (!minimum) {
+      verdict.textContent = panel + " sets no minimum";
+      out.className = "pay-ok";
+    } else if (perHour < minimum) {
+      verdict.textContent = "below " + panel + "'s " + rate(minimum) + "/h minimum";
       out.className = "pay-bad";
     } else if (perHour < recommended) {
-      verdict.textContent = "below the recommended £" + (recommended / 100).toFixed(0) + "/h";
+      verdict.textContent = "below the recommended " + rate(recommended) + "/h";
       out.className = "pay-low";
     } else {
       verdict.textContent = "ok";
       out.className = "pay-ok";
     }
   }
+  // another panel chosen: its rates judge the pay (the page's JSON of every panel's, `panel-floors`)
+  document.addEventListener("change", function (event) {
+    if (!event.target || event.target.id !== "id_panel") return;
+    const out = document.getElementById("hourly-pay");
+    const data = document.getElementById("panel-floors");
+    if (!out || !data) return;
+    const floor = JSON.parse(data.textContent)[event.target.value];
+    if (!floor) return;
+    out.dataset.minimum = floor.minimum;
+    out.dataset.recommended = floor.recommended;
+    out.dataset.symbol = floor.symbol;
+    out.dataset.panel = floor.name;
+    const label = document.querySelector("label[for=id_reward]");
+    if (label) label.textContent = "Reward (" + floor.symbol + ")";
+    const said = document.getElementById("hourly-pay-floor");
+    const rate = function (minor) { return floor.symbol + (minor / 100).toFixed(minor % 100 ? 2 : 0); };
+    if (said) {
+      said.textContent = floor.minimum
+        ? floor.name + "'s minimum " + rate(floor.minimum) + "/h, recommended " + rate(floor.recommended) +
+          "/h, judged on the median completion time"
+        : floor.name + " sets no minimum; the study's page judges the pay at the median completion time";
+    }
+    updatePay();
+  });
   document.addEventListener("input", function (event) {
     if (event.target && (event.target.id === "id_reward" || event.target.id === "id_estimated_minutes")) {
       // typed by the researcher: the design's estimate no longer replaces them

@@ -76,6 +76,8 @@ class StudyAdmin(NoBulkDeletion, ResearcherAdmin):
             "Prolific",
             {
                 "fields": [
+                    "panel",
+                    "panel_settings",
                     "pid_format",
                     "completion_code",
                     "failed_attention_code",
@@ -96,7 +98,8 @@ class StudyAdmin(NoBulkDeletion, ResearcherAdmin):
         return redirect("studies:new")
 
     def get_readonly_fields(self, request, obj=None):
-        fixed = [*self.readonly_fields]
+        # the panel changes on the study's own form while a draft (`panel_problems`), never here
+        fixed = [*self.readonly_fields, "panel", "panel_settings"]
         if obj is not None:
             # the units were built from the benchmark and design; the status moves through the
             # study page's launch / pause / close (`study_set_status`), never to an arbitrary value
@@ -176,7 +179,7 @@ class StudyAdmin(NoBulkDeletion, ResearcherAdmin):
     def pay(self, study: Study) -> str:
         median = median_minutes(study) if study.pk else None
         minutes = median or study.estimated_minutes
-        pay = hourly_pay(study.reward_pence, minutes)
+        pay = hourly_pay(study.reward_pence, minutes, study.panel)
         basis = f"median completion {median:.1f} min" if median else f"estimate {study.estimated_minutes} min"
         return f"{pay} on {basis} ({pay.verdict})"
 

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from parity import panels
 from parity.benchmarks.base import Benchmark
 from parity.benchmarks.timing import TimeEstimate, explanations_asked, with_training
 from studies.design.pay import (
-    PROLIFIC_MINIMUM_PENCE_PER_HOUR,
     PROLIFIC_RECOMMENDED_PENCE_PER_HOUR,
     hourly_pay,
     reward_for,
@@ -117,24 +117,35 @@ def too_long(estimate: DesignEstimate | None) -> str | None:
     )
 
 
-def pay_refusal(reward_pence: int, minutes: int, estimate: DesignEstimate | None) -> str | None:
-    """Why a reward is refused, with the figure: under Prolific's minimum hourly rate at the typed
-    minutes, or at the design's estimate when that is longer (participants are paid on the time
-    they really take, and the estimate is the best figure for it before anyone has taken part)."""
-    floor = f"Prolific's minimum of £{PROLIFIC_MINIMUM_PENCE_PER_HOUR / 100:.0f}/h"
-    reward = f"£{reward_pence / 100:.2f}"
+def pay_refusal(
+    reward_pence: int, minutes: int, estimate: DesignEstimate | None, panel: str = panels.PROLIFIC
+) -> str | None:
+    """Why a reward is refused, with the figure: under the panel's minimum hourly rate (Prolific's
+    unless another panel recruits; none for a panel without one) at the typed minutes, or at the
+    design's estimate when that is longer (participants are paid on the time they really take, and
+    the estimate is the best figure for it before anyone has taken part)."""
+    found = panels.get(panel)
+    least_rate = found.minimum_pay
+    if least_rate is None:
+        return None
+    symbol = panels.SYMBOLS[least_rate.currency]
+    whole = least_rate.minor_per_hour % 100 == 0
+    rate = f"{least_rate.minor_per_hour / 100:.0f}" if whole else f"{least_rate.minor_per_hour / 100:.2f}"
+    floor = f"{found.name}'s minimum of {symbol}{rate}/h"
+    reward = f"{symbol}{reward_pence / 100:.2f}"
     if estimate is not None and estimate.minutes > minutes:
-        pay = hourly_pay(reward_pence, estimate.minutes)
+        pay = hourly_pay(reward_pence, estimate.minutes, panel)
         if pay.below_minimum:
-            least = reward_for(estimate.minutes, PROLIFIC_MINIMUM_PENCE_PER_HOUR)
+            least = reward_for(estimate.minutes, least_rate.minor_per_hour)
             return (
                 f"{reward} for this design's estimated {estimate.minutes} minutes is {pay}, below {floor} "
-                f"(though {minutes} minutes were given): pay at least £{least / 100:.2f}, or make the design shorter."
+                f"(though {minutes} minutes were given): pay at least {symbol}{least / 100:.2f}, or make the design "
+                "shorter."
             )
-    pay = hourly_pay(reward_pence, minutes)
+    pay = hourly_pay(reward_pence, minutes, panel)
     if pay.below_minimum:
-        least = reward_for(minutes, PROLIFIC_MINIMUM_PENCE_PER_HOUR)
-        return f"{reward} for {minutes} minutes is {pay}, below {floor}: pay at least £{least / 100:.2f}."
+        least = reward_for(minutes, least_rate.minor_per_hour)
+        return f"{reward} for {minutes} minutes is {pay}, below {floor}: pay at least {symbol}{least / 100:.2f}."
     return None
 
 

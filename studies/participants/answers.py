@@ -157,6 +157,8 @@ _UNREAD = (
             "completion_code",
             "failed_attention_code",
             "pid_format",
+            "panel",
+            "panel_settings",
             "is_imported",
             "owner",
             "created_at",

@@ -24,7 +24,7 @@ from django.utils import timezone
 from studies.models import Participant, Response, Study, StudyEvent
 from studies.participants.identity import guarded_models, identity_fields
 from studies.participants.quality_signals import signals_refresh_queue
-from studies.participants.withholding import MIN_IDENTITY_CHARS, Withholder
+from studies.participants.withholding import MIN_IDENTITY_CHARS, Withholder, shortest_identity
 from studies.preregistration.events import study_event_record
 from studies.results_token import results_changed
 
@@ -127,19 +127,24 @@ def identities_erase(*, participant: Participant, pid_replacement: str) -> int:
 
 def typed_identities_withhold(*, participant: Participant, identities: set[str]) -> bool:
     """Replace `identities` (the participant's ids, read before their erasure) wherever the participant
-    typed one into an answer or a closing answer, by `[withheld]`, whatever its case. Once erased,
+    typed one into an answer, an explanation or a closing answer, by `[withheld]`, whatever its case. Once erased,
     their ids are no longer known, so the exports and the bundle could not withhold them any more.
     Writes the answers; sets `participant.closing_answers` (the caller saves it) and says whether
     it changed."""
-    withholder = Withholder.of({value for value in identities if len(value.strip()) >= MIN_IDENTITY_CHARS})
-    if withholder.pattern is None:
+    shortest = shortest_identity(participant.study)
+    withholder = Withholder.of(
+        {value for value in identities if len(value.strip()) >= shortest},
+        short_words=shortest < MIN_IDENTITY_CHARS,
+    )
+    if withholder.empty:
         return False
     typed = Q()
     for value in identities:
-        typed |= Q(raw_answer__icontains=value) | Q(answer__icontains=value)
+        typed |= Q(raw_answer__icontains=value) | Q(answer__icontains=value) | Q(explanation__icontains=value)
     for response in Response.objects.select_for_update().filter(typed, participant=participant):
         response.raw_answer, response.answer = withholder.text(response.raw_answer), withholder.text(response.answer)
-        response.save(update_fields=["raw_answer", "answer"])
+        response.explanation = withholder.text(response.explanation)
+        response.save(update_fields=["raw_answer", "answer", "explanation"])
     closing = {key: withholder.cell(value) for key, value in (participant.closing_answers or {}).items()}
     if closing == (participant.closing_answers or {}):
         return False

@@ -15,11 +15,17 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from parity import panels
 from studies.models import Participant, Study
 
-#: an identity string shorter than this is not searched for (a short token such as "p1" would
-#: match ordinary text); Prolific's IDs are 24 characters
+#: an identity string shorter than this is not searched for inside words (a short token such as "p1"
+#: would match ordinary text); Prolific's IDs are 24 characters
 MIN_IDENTITY_CHARS = 8
+#: a shorter id of a panel whose ids may be short (SONA's survey codes have 2 to 7 digits, a lab's own
+#: ids are what the lab gives) is withheld where it stands as a word of its own, from this length:
+#: "48213" in "my code is 48213." but not in "1482130"; shorter ones are not searched for at all
+MIN_WORD_IDENTITY_CHARS = 3
+_WORD = re.compile(r"[A-Za-z0-9]+")
 WITHHELD = "[withheld]"
 #: up to this many ids, one regular expression of them all; past it, a look-up by prefix (see Withholder)
 REGEX_MAX_IDENTITIES = 400
@@ -37,8 +43,10 @@ def register_identities(source: Callable[[Study], Iterable[str]]) -> None:
 
 
 def identity_strings(study: Study) -> set[str]:
-    """The study's participants' Prolific IDs, study ids and session ids, the changed sessions' too,
-    and what the registered sources know of it (`register_identities`)."""
+    """The study's participants' Prolific IDs, study ids and session ids (or their panel's participant,
+    study and assignment ids), the changed sessions' too, and what the registered sources know of it
+    (`register_identities`). A study on another panel than Prolific keeps its ids from
+    `MIN_WORD_IDENTITY_CHARS` characters (withheld as words, `Withholder`)."""
     found: set[str] = set()
     for source in _SOURCES:
         found |= set(source(study))
@@ -48,7 +56,7 @@ def identity_strings(study: Study) -> set[str]:
         found |= {pid, prolific_study, session}
         for change in changes or []:
             found |= {str(value) for value in (change or {}).values() if isinstance(value, str)}
-    return {value for value in found if len(value.strip()) >= MIN_IDENTITY_CHARS}
+    return {value for value in found if len(value.strip()) >= shortest_identity(study)}
 
 
 @dataclass(frozen=True)
@@ -60,14 +68,39 @@ class Withholder:
     Past that, trying every id at every position costs more than reading the text once in Python:
     each id is filed under its first `MIN_IDENTITY_CHARS` characters in lower case, and the text's
     windows are looked up. Where lower case changes a length (a few Unicode letters), the regular
-    expression is used whatever the number."""
+    expression is used whatever the number. An id shorter than `MIN_IDENTITY_CHARS` (from
+    `MIN_WORD_IDENTITY_CHARS`) is withheld where it is a word of its own: the text's words of letters
+    and digits are looked up in a set (`words`), ids with '-' or '_' by a regular expression of them
+    bounded by what is not a letter or digit (`word_pattern`)."""
 
     by_prefix: dict[str, tuple[str, ...]]
     pattern: re.Pattern[str] | None
+    words: frozenset[str] = frozenset()
+    word_pattern: re.Pattern[str] | None = None
 
     @classmethod
-    def of(cls, identities: set[str]) -> Withholder:
-        kept = {value for value in identities if len(value) >= MIN_IDENTITY_CHARS}
+    def of(cls, identities: set[str], *, short_words: bool = False) -> Withholder:
+        """`short_words`: ids shorter than `MIN_IDENTITY_CHARS` are withheld as words (else left alone)."""
+        long = cls.of_long({value for value in identities if len(value) >= MIN_IDENTITY_CHARS})
+        short = {value for value in identities if MIN_WORD_IDENTITY_CHARS <= len(value) < MIN_IDENTITY_CHARS}
+        if not short or not short_words:
+            return long
+        words = frozenset(value.lower() for value in short if _WORD.fullmatch(value))
+        joined = sorted(
+            (value for value in short if not _WORD.fullmatch(value)), key=lambda value: (-len(value), value)
+        )
+        word_pattern = (
+            re.compile(
+                "(?<![A-Za-z0-9])(?:" + "|".join(re.escape(value) for value in joined) + ")(?![A-Za-z0-9])",
+                re.IGNORECASE,
+            )
+            if joined
+            else None
+        )
+        return cls(long.by_prefix, long.pattern, words, word_pattern)
+
+    @classmethod
+    def of_long(cls, kept: set[str]) -> Withholder:
         if not kept:
             return cls({}, None)
         # longest first, so that an identity containing another is replaced whole
@@ -80,7 +113,19 @@ class Withholder:
             by_prefix.setdefault(value[:MIN_IDENTITY_CHARS].lower(), []).append(value.lower())
         return cls({key: tuple(values) for key, values in by_prefix.items()}, pattern)
 
+    @property
+    def empty(self) -> bool:
+        """Whether it withholds nothing."""
+        return self.pattern is None and not self.words and self.word_pattern is None
+
     def text(self, value: str) -> str:
+        if self.word_pattern is not None:
+            value = self.word_pattern.sub(WITHHELD, value)
+        if self.words:
+            value = _WORD.sub(lambda found: WITHHELD if found.group().lower() in self.words else found.group(), value)
+        return self.long_text(value)
+
+    def long_text(self, value: str) -> str:
         if self.pattern is None or len(value) < MIN_IDENTITY_CHARS:
             return value
         lower = value.lower() if self.by_prefix else ""
@@ -106,7 +151,7 @@ class Withholder:
 
     def content(self, value: bytes) -> bytes:
         """UTF-8 content with the identities withheld (bytes that are not UTF-8 pass unchanged)."""
-        if self.pattern is None:
+        if self.empty:
             return value
         return self.text(value.decode("utf-8", errors="surrogateescape")).encode("utf-8", errors="surrogateescape")
 
@@ -115,8 +160,13 @@ class Withholder:
         return self.text(value) if isinstance(value, str) else value
 
 
+def shortest_identity(study: Study) -> int:
+    """The shortest id of the study that is withheld: Prolific's are long; another panel's may be short."""
+    return MIN_IDENTITY_CHARS if study.panel == panels.PROLIFIC else MIN_WORD_IDENTITY_CHARS
+
+
 def study_withholder(study: Study) -> Withholder:
-    return Withholder.of(identity_strings(study))
+    return Withholder.of(identity_strings(study), short_words=study.panel != panels.PROLIFIC)
 
 
 def withhold(content: bytes, identities: set[str]) -> bytes:

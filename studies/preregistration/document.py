@@ -13,7 +13,7 @@ from typing import Any
 from django.template.loader import render_to_string
 
 from annotation.models import Item
-from parity import preregistration_plan
+from parity import panels, preregistration_plan
 from parity.training import TrainingQuestion, written
 from studies.design import explanations
 from studies.design.pay import hourly_pay
@@ -178,15 +178,18 @@ def study_document(study: Study, hypotheses: str = "", notes: str = "") -> dict[
             "precision": precision,
             "stopping_rule": _stopping_rule(precision, places),
             "pid_format": study.get_pid_format_display(),
+            # the panel that recruits (parity.panels) and its settings: its link, ids and ways out
+            "panel": study.recruiting_panel.name,
+            "panel_settings": dict(study.panel_settings),
             "group": study.group,
             # Prolific's prescreening as chosen (studies.design.screening), sent with the study
             "prescreening": dict(study.prolific_filters),
         },
         "pay": {
             "reward_pence": study.reward_pence,
-            "reward": f"£{study.reward_pence / 100:.2f}",
+            "reward": f"{panels.SYMBOLS[study.recruiting_panel.currency]}{study.reward_pence / 100:.2f}",
             "estimated_minutes": study.estimated_minutes,
-            "hourly": str(hourly_pay(study.reward_pence, study.estimated_minutes)),
+            "hourly": str(hourly_pay(study.reward_pence, study.estimated_minutes, study.panel)),
         },
         "runs": extra.get("runs") or [],
         "statistics": list(preregistration_plan.STATISTICS),

@@ -13,7 +13,7 @@ from studies.design.estimates import followed_pay, pay_refusal
 from studies.errors import StudyError
 from studies.models import Participant, Study, new_code
 from studies.results_token import results_changed
-from studies.setup.studies import practice_added, study_create, study_settings_checked
+from studies.setup.studies import panel_fields_checked, practice_added, study_create, study_settings_checked
 from studies.setup.units import definition_asset, follows_estimate, study_estimate, units_create
 
 #: what a researcher may change in a draft besides its design (`study_draft_update`)
@@ -22,6 +22,8 @@ DRAFT_FIELDS = (
     "public_title",
     "group",
     "pid_format",
+    "panel",
+    "panel_settings",
     "language",
     "consent_text",
     "instructions_text",
@@ -77,6 +79,10 @@ def study_draft_update(*, study: Study, design: Mapping[str, Any] | None = None,
     name = fields.get("name", locked.name)
     if Study.objects.filter(name=name).exclude(pk=locked.pk).exists():
         raise StudyError(f"a study named {name!r} already exists")
+    if "panel" in fields or "panel_settings" in fields:
+        fields.update(
+            panel_fields_checked(fields.get("panel", locked.panel), fields.get("panel_settings", locked.panel_settings))
+        )
     definition = locked.definition
     changed: list[str] = []
     following = follows_estimate(locked)
@@ -122,7 +128,7 @@ def study_draft_update(*, study: Study, design: Mapping[str, Any] | None = None,
     locked.estimated_minutes, locked.reward_pence = followed_pay(
         estimate, locked.estimated_minutes, locked.reward_pence
     )
-    refusal = pay_refusal(locked.reward_pence, locked.estimated_minutes, estimate)
+    refusal = pay_refusal(locked.reward_pence, locked.estimated_minutes, estimate, locked.panel)
     if refusal:
         raise StudyError(refusal)
     locked.consent_text = locked.consent_text or definition.default_consent
@@ -175,6 +181,8 @@ def study_duplicate(*, study: Study, owner: Any) -> Study:
         group=study.group,
         owner=owner,
         pid_format=study.pid_format,
+        panel=study.panel,
+        panel_settings=study.panel_settings,
         language=study.language,
         consent_text=study.consent_text,
         instructions_text=study.instructions_text,

@@ -17,7 +17,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.http import QueryDict
 
-from parity import benchmarks
+from parity import benchmarks, panels
 from parity.sampling import ALL, ItemSampling
 from studies.bounds import MAX_INTEGER, MAX_TEXT
 from studies.design import closing_questions
@@ -38,7 +38,16 @@ DESIGN_PREFIX = "design_"
 
 #: the study's own fields the form shows, in the form's order (the reward is shown in pounds, the
 #: prescreening as one field per filter: `SCREENING_FIELDS`)
-STUDY_FIELDS = tuple(name for name in DRAFT_FIELDS if name not in ("reward_pence", "prolific_filters"))
+STUDY_FIELDS = tuple(
+    name for name in DRAFT_FIELDS if name not in ("reward_pence", "prolific_filters", "panel_settings")
+)
+#: the panel's settings (`parity.panels.PanelSettings`), one field each, stored together as `panel_settings`
+PANEL_FIELDS = {
+    "connect_complete_url": "complete_url",
+    "connect_partial_url": "partial_url",
+    "sona_credit_url": "credit_url",
+    "mturk_sandbox": "sandbox",
+}
 
 
 def study_initial(study: Study) -> dict[str, Any]:
@@ -46,6 +55,8 @@ def study_initial(study: Study) -> dict[str, Any]:
     initial: dict[str, Any] = {name: getattr(study, name) for name in STUDY_FIELDS}
     initial["reward"] = Decimal(study.reward_pence).scaleb(-2)
     initial.update(training_initial(study))
+    for name, setting in PANEL_FIELDS.items():
+        initial[name] = (study.panel_settings or {}).get(setting, False if setting == "sandbox" else "")
     screening = Screening.from_json(study.prolific_filters)
     for name in SCREENING_FIELDS:
         value = getattr(screening, name)
@@ -76,6 +87,37 @@ class StudySettingsForm(TrainingFields, forms.Form):
     )
     pid_format = forms.ChoiceField(
         choices=Study.PidFormat.choices, initial=Study.PidFormat.PROLIFIC, label="Participant IDs"
+    )
+    panel = forms.ChoiceField(
+        choices=panels.CHOICES,
+        initial=panels.PROLIFIC,
+        label="Participants come from",
+        help_text="the panel that recruits them: its link, its ids and where it sends them at the end "
+        "(docs/panels.md); changed only before launch",
+    )
+    connect_complete_url = forms.CharField(
+        max_length=500,
+        required=False,
+        label="Connect: completion redirect URL",
+        help_text="copied from the end of Connect's Create a Study wizard; those who finish are sent there",
+    )
+    connect_partial_url = forms.CharField(
+        max_length=500,
+        required=False,
+        label="Connect: partial-complete redirect URL",
+        help_text="Connect's Partial Completes: those who fail the checks or the comprehension check are sent there",
+    )
+    sona_credit_url = forms.CharField(
+        max_length=500,
+        required=False,
+        label="SONA: completion URL",
+        help_text="the client-side completion URL from the study's page on SONA (with survey_code=XXXX): "
+        "Parity puts the participant's survey code in it",
+    )
+    mturk_sandbox = forms.BooleanField(
+        required=False,
+        label="MTurk: the sandbox",
+        help_text="the HIT is on workersandbox.mturk.com (a test); unticked, on the marketplace",
     )
     language = forms.ChoiceField(
         choices=settings.LANGUAGES,
@@ -236,6 +278,10 @@ class StudySettingsForm(TrainingFields, forms.Form):
                 }
         else:
             self.estimate = study_estimate(study)
+        chosen = (self.data.get("panel") if self.is_bound else None) or self.initial.get("panel") or panels.PROLIFIC
+        currency = panels.get(chosen).currency if chosen in panels.PANELS else "GBP"
+        if currency != "GBP":
+            self.fields["reward"].label = f"Reward ({panels.SYMBOLS[currency]})"
         if self.definition.practice_split(defaults) is None:
             del self.fields["practice_drawn"]  # no items of its own to practise on
 
@@ -312,10 +358,26 @@ class StudySettingsForm(TrainingFields, forms.Form):
         self._add_problems(validation.exclusion_problems(design, minutes))
         if minutes and reward is not None:
             self._add_problems(
-                validation.pay_problems(reward_pence=int(reward * 100), minutes=minutes, estimate=self.estimate)
+                validation.pay_problems(
+                    reward_pence=int(reward * 100),
+                    minutes=minutes,
+                    estimate=self.estimate,
+                    panel=cleaned.get("panel") or panels.PROLIFIC,
+                )
             )
         self._add_problems(validation.code_problems(cleaned.get(name) for name in validation.CODE_FIELDS))
+        self._add_problems(
+            validation.panel_problems(
+                panel=cleaned.get("panel") or panels.PROLIFIC, panel_settings=self.panel_settings(), study=self.study
+            )
+        )
         return cleaned
+
+    def panel_settings(self) -> dict[str, Any]:
+        """The panel's settings as typed, only those of the panel chosen."""
+        data = self.cleaned_data
+        given = {setting: data.get(name) for name, setting in PANEL_FIELDS.items()}
+        return panels.PanelSettings.of(given).to_json(data.get("panel") or panels.PROLIFIC)
 
     def _add_problems(self, problems: list[validation.Problem]) -> None:
         """Each problem beside its field (the reward's as the pounds typed), or the form's own."""
@@ -323,6 +385,7 @@ class StudySettingsForm(TrainingFields, forms.Form):
             name = problem.field
             if name is not None:
                 name = "reward" if name == "reward_pence" else name.replace(validation.DESIGN, DESIGN_PREFIX, 1)
+                name = PANEL_FORM_FIELDS.get(name, name)
             self.add_error(name if name in self.fields else None, problem.message)
 
     def _sample(self) -> ItemSampling | None:
@@ -393,12 +456,17 @@ class StudySettingsForm(TrainingFields, forms.Form):
             "design": self.design(),
             "reward_pence": int(data["reward"] * 100),
             "prolific_filters": self.screening().to_json(),
+            "panel_settings": self.panel_settings(),
             **self.training_arguments(),
         }
 
     def create_arguments(self) -> dict[str, Any]:
         """`study_create`'s keyword arguments (the same service as `manage.py create_study`)."""
         return {**self.study_arguments(), "benchmark": self.benchmark, "status": Study.Status.DRAFT}
+
+
+#: a panel setting's problem (`validation.panel_problems`, named `panel_settings.<setting>`) goes beside its field
+PANEL_FORM_FIELDS = {f"panel_settings.{setting}": name for name, setting in PANEL_FIELDS.items()}
 
 
 def error_field(form: forms.Form, exc: StudyError) -> str | None:

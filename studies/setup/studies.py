@@ -9,7 +9,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
-from parity import benchmarks
+from parity import benchmarks, panels
 from parity.sampling import ALL, ItemSampling
 from studies.design import closing_questions
 from studies.design.estimates import Training
@@ -21,6 +21,7 @@ from studies.preregistration.services import preregistration_freeze
 from studies.results_token import results_changed
 from studies.setup.training import practice_drawn, training_fields
 from studies.setup.units import UnitsPlan, pay_checked, units_create, units_plan
+from studies.setup.validation import panel_problems
 
 
 @transaction.atomic
@@ -55,6 +56,7 @@ def study_create(
     language = fields.get("language", "en")
     if language not in dict(settings.LANGUAGES):
         raise StudyError(f"no participant language {language!r}; known: {', '.join(dict(settings.LANGUAGES))}")
+    fields.update(panel_fields_checked(fields.get("panel", panels.PROLIFIC), fields.get("panel_settings")))
     fields.setdefault("prolific_filters", None)
     fields.setdefault("sample_seed", Study._meta.get_field("sample_seed").get_default())
     sample = ItemSampling(
@@ -66,7 +68,7 @@ def study_create(
     fields, plan = checked.fields, checked.plan
     assert plan is not None  # a design was given to plan
     fields["estimated_minutes"], fields["reward_pence"] = pay_checked(
-        plan, fields.get("estimated_minutes"), fields.get("reward_pence"), Training.of_fields(fields)
+        plan, fields.get("estimated_minutes"), fields.get("reward_pence"), Training.of_fields(fields), fields["panel"]
     )
     capacity = int(plan.design.get("per_unit", 1))
     fields.setdefault(
@@ -92,6 +94,14 @@ def study_create(
     if study.status == Study.Status.LIVE and not study.is_imported:
         preregistration_freeze(study=study, actor=owner)
     return study
+
+
+def panel_fields_checked(panel: str, given: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The panel and its settings as stored (only the panel's own); `StudyError` names what is wrong."""
+    problems = panel_problems(panel=panel, panel_settings=given)
+    if problems:
+        raise StudyError(" ".join(problem.message for problem in problems))
+    return {"panel": panel, "panel_settings": panels.PanelSettings.of(given or {}).to_json(panel)}
 
 
 @dataclass(frozen=True)

@@ -118,13 +118,17 @@ def plan_estimate(plan: UnitsPlan, training: Training | None = None) -> DesignEs
 
 
 def pay_checked(
-    plan: UnitsPlan, minutes: int | None, reward_pence: int | None, training: Training | None = None
+    plan: UnitsPlan,
+    minutes: int | None,
+    reward_pence: int | None,
+    training: Training | None = None,
+    panel: str = "prolific",
 ) -> tuple[int, int]:
     """The minutes and reward for `plan` (and `training`): those given, the design's estimate for
-    those not; `StudyError` (with the figure) when the pay falls under Prolific's minimum."""
+    those not; `StudyError` (with the figure) when the pay falls under the panel's minimum."""
     estimate = plan_estimate(plan, training)
     minutes, reward_pence = followed_pay(estimate, minutes, reward_pence)
-    refusal = pay_refusal(reward_pence, minutes, estimate)
+    refusal = pay_refusal(reward_pence, minutes, estimate, panel)
     if refusal:
         raise StudyError(refusal)
     return minutes, reward_pence

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from parity import panels
 from parity.benchmarks.base import Benchmark
 from parity.sampling import ALL
 from studies.design.estimates import MAX_MINUTES, DesignEstimate, pay_refusal, too_long
@@ -111,9 +112,11 @@ def exclusion_problems(design: Mapping[str, Any], minutes: int | None) -> list[P
     return []
 
 
-def pay_problems(*, reward_pence: int, minutes: int, estimate: DesignEstimate | None) -> list[Problem]:
-    """A reward under Prolific's minimum (`pay_refusal`)."""
-    refusal = pay_refusal(reward_pence, minutes, estimate)
+def pay_problems(
+    *, reward_pence: int, minutes: int, estimate: DesignEstimate | None, panel: str = panels.PROLIFIC
+) -> list[Problem]:
+    """A reward under the panel's minimum (`pay_refusal`)."""
+    refusal = pay_refusal(reward_pence, minutes, estimate, panel)
     return [Problem("reward_pence", refusal)] if refusal else []
 
 
@@ -123,3 +126,16 @@ def code_problems(codes: Iterable[str | None]) -> list[Problem]:
     if len(set(given)) != len(given):
         return [Problem(None, "The completion, failed-check and no-consent codes must differ from each other.")]
     return []
+
+
+def panel_problems(
+    *, panel: str, panel_settings: Mapping[str, Any] | None, study: Study | None = None
+) -> list[Problem]:
+    """The panel is one Parity knows, its settings are whole (`parity.panels.settings_errors`), and a
+    launched study keeps the panel it was launched with (its participants came through that one's link)."""
+    if study is not None and study.pk and study.status != Study.Status.DRAFT and panel != study.panel:
+        return [Problem("panel", "The panel can be changed only before launch.")]
+    return [
+        Problem("panel" if name == "panel" else f"panel_settings.{name}", message)
+        for name, message in panels.settings_errors(panel, panel_settings).items()
+    ]

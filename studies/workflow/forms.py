@@ -13,7 +13,7 @@ from studies.design.estimates import DesignEstimate
 from studies.design.languages import ForeignText, foreign_texts
 from studies.errors import StudyError
 from studies.models import Study
-from studies.setup.settings_form import DESIGN_PREFIX, StudySettingsForm
+from studies.setup.settings_form import DESIGN_PREFIX, PANEL_FIELDS, StudySettingsForm
 from studies.setup.training_fields import TRAINING_FIELDS
 from studies.setup.units import units_plan
 from studies.setup.validation import PARTICIPANT_FIELDS, REPORTING_FIELDS, SAMPLING_FIELDS, SCREENING_FIELDS
@@ -53,6 +53,9 @@ class StudyForm(StudySettingsForm):
 
     def study_fields(self) -> list[forms.BoundField]:
         return [self[name] for name in ("name", "public_title", "group", "pid_format", "language")]
+
+    def panel_fields(self) -> list[forms.BoundField]:
+        return [self[name] for name in ("panel", *PANEL_FIELDS)]
 
     def text_fields(self) -> list[forms.BoundField]:
         return [self[name] for name in ("consent_text", "instructions_text")]
@@ -133,6 +136,7 @@ class StudyForm(StudySettingsForm):
         rows = [("", "", str(message)) for message in self.non_field_errors()]
         shown = [
             *self.study_fields(),
+            *self.panel_fields(),
             *self.design_fields(),
             *self.text_fields(),
             *self.participant_fields(),

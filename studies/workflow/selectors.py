@@ -9,7 +9,7 @@ from django.conf import settings
 from django.db.models import Count, Sum
 
 from annotation.models import Item
-from parity import benchmarks
+from parity import benchmarks, panels
 from studies.design.pay import HourlyPay, hourly_pay
 from studies.models import Participant, Preregistration, Study
 from studies.preregistration.document import rendered
@@ -84,6 +84,86 @@ def prolific_settings(study: Study) -> list[ProlificSetting]:
     return rows
 
 
+#: what the researcher does on the panel with the rows below, and where the panel documents it
+PANEL_STEPS = {
+    panels.CONNECT: (
+        "In Connect's Create a Study wizard, give the survey link below (Connect fills its placeholders) and the "
+        "completion code; copy the wizard's completion redirect URL and, under Partial Completes, its partial "
+        "redirect URL into this study's settings (edit the draft): those who finish are sent to the first, those "
+        "who fail the checks or the comprehension check to the second.",
+        panels.CONNECT_COMPLETION,
+    ),
+    panels.MTURK: (
+        "Create the HIT with the ExternalQuestion below as its question (MTurk appends workerId, assignmentId, "
+        "hitId and turkSubmitTo to the URL); a worker previewing the HIT sees the instructions only, and a "
+        "worker who finishes submits the assignment to the address below with the code in completion_code.",
+        panels.MTURK_EXTERNAL,
+    ),
+    panels.SONA: (
+        "Create an online external study on SONA with the study URL below as its Study URL (SONA puts each "
+        "sign-up's survey code in place of %SURVEY_CODE%); copy the study's client-side completion URL into this "
+        "study's settings: Parity sends each participant there with their survey code, and SONA grants the credit.",
+        panels.SONA_CREDIT,
+    ),
+    panels.LAB: (
+        "Give each participant the link with their own id in place of the placeholder, or the plain link: "
+        "Parity then gives them a pseudonym. At the end they see a thank-you page with the completion code.",
+        "",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class PanelSetup:
+    """What a researcher does on the study's panel (other than Prolific): the steps, their source and
+    the values to paste."""
+
+    name: str
+    steps: str
+    source: str
+    rows: list[ProlificSetting]
+
+
+def panel_setup(study: Study) -> PanelSetup:
+    panel = study.recruiting_panel
+    given = panels.PanelSettings.of(study.panel_settings)
+    base = f"{settings.PUBLIC_URL}{study.participant_path()}"
+    rows: list[ProlificSetting] = []
+    if study.panel == panels.MTURK:
+        rows += [
+            ProlificSetting("ExternalQuestion URL (MTurk appends its parameters)", base, "study-url"),
+            ProlificSetting("ExternalQuestion", panels.external_question(base), "external-question"),
+            ProlificSetting("Assignments are submitted to", panels.mturk_submit_url(given.sandbox), "submit-url"),
+        ]
+    elif study.panel == panels.LAB:
+        rows += [
+            ProlificSetting("Link with the participant's id", study.participant_url(), "study-url"),
+            ProlificSetting("Link without an id (a pseudonym is given)", base, "plain-url"),
+        ]
+    else:
+        rows.append(
+            ProlificSetting(f"Study URL (with {panel.name}'s placeholders)", study.participant_url(), "study-url")
+        )
+    rows.append(ProlificSetting("Completion code", study.completion_code, "completion-code"))
+    rows.append(ProlificSetting("Failed attention checks code", study.failed_attention_code, "failed-code"))
+    if study.no_consent_code:
+        rows.append(ProlificSetting("Declined or screened-out code", study.no_consent_code, "no-consent-code"))
+    if study.panel == panels.CONNECT:
+        rows += [
+            ProlificSetting("Completion redirect (from Connect)", given.complete_url, "complete-redirect"),
+            ProlificSetting("Partial-complete redirect (from Connect)", given.partial_url, "partial-redirect"),
+        ]
+    if study.panel == panels.SONA:
+        rows.append(ProlificSetting("Completion URL (from SONA)", given.credit_url, "credit-url"))
+    rows += [
+        ProlificSetting("Places", str(places_to_recruit(study)), "places"),
+        ProlificSetting("Estimated completion time (minutes)", str(study.estimated_minutes), "estimated-minutes"),
+        ProlificSetting(f"Reward ({panels.SYMBOLS[panel.currency]})", f"{study.reward_pence / 100:.2f}", "reward"),
+    ]
+    steps, source = PANEL_STEPS[study.panel]
+    return PanelSetup(panel.name, steps, source, rows)
+
+
 @dataclass(frozen=True)
 class StudyPage:
     study: Study
@@ -97,7 +177,7 @@ class StudyPage:
 
     @property
     def reward(self) -> str:
-        return f"£{self.study.reward_pence / 100:.2f}"
+        return f"{panels.SYMBOLS[self.pay.currency]}{self.study.reward_pence / 100:.2f}"
 
 
 def study_page(study: Study) -> StudyPage:
@@ -109,7 +189,7 @@ def study_page(study: Study) -> StudyPage:
         places=places_to_recruit(study),
         n_working=participants.filter(status=Participant.Status.ACTIVE).count(),
         n_completed=participants.filter(status=Participant.Status.COMPLETED).count(),
-        pay=hourly_pay(study.reward_pence, study.estimated_minutes),
+        pay=hourly_pay(study.reward_pence, study.estimated_minutes, study.panel),
     )
 
 

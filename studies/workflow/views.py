@@ -13,10 +13,11 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.services import inspect_task_import, item_set_import
+from parity import panels
 from parity.benchmarks.base import DatasetError
 from studies.access import get_study_for_researcher, has_permission, require_permission
 from studies.bounds import pence_of
-from studies.design.pay import PROLIFIC_MINIMUM_PENCE_PER_HOUR, PROLIFIC_RECOMMENDED_PENCE_PER_HOUR, hourly_pay
+from studies.design.pay import PROLIFIC_RECOMMENDED_PENCE_PER_HOUR, hourly_pay
 from studies.errors import StudyError
 from studies.htmx import HtmxHttpRequest
 from studies.models import Study
@@ -34,6 +35,7 @@ from studies.workflow.forms_items import (
 from studies.workflow.forms_preregistration import PreregistrationForm, PreregistrationFormatForm
 from studies.workflow.selectors import (
     benchmark_options,
+    panel_setup,
     preregistration_panel,
     prolific_settings,
     study_page,
@@ -173,6 +175,9 @@ def _form_page(request: HtmxHttpRequest, form: StudyForm) -> HttpResponse:
     minutes = _int(form["estimated_minutes"].value()) or 1
     # participants take the design's time whatever is typed: a shorter time would overstate the pay
     judged = max(minutes, estimate.minutes if estimate is not None else 0)
+    chosen = str(form["panel"].value() or panels.PROLIFIC)
+    panel = chosen if chosen in panels.PANELS else panels.PROLIFIC
+    floor = panels.get(panel).minimum_pay
     context = {
         "form": form,
         "study": form.study,
@@ -180,12 +185,32 @@ def _form_page(request: HtmxHttpRequest, form: StudyForm) -> HttpResponse:
         "benchmark": form.benchmark,
         "estimate": estimate,
         **_power_context(request, form),
-        "pay": hourly_pay(pence_of(form["reward"].value()), judged),
+        "pay": hourly_pay(pence_of(form["reward"].value()), judged, panel),
         "pay_minutes": judged if judged > minutes else None,
-        "minimum": PROLIFIC_MINIMUM_PENCE_PER_HOUR,
-        "recommended": PROLIFIC_RECOMMENDED_PENCE_PER_HOUR,
+        # the page's live figure is judged against the chosen panel's rates (none: nothing is said)
+        "minimum": floor.minor_per_hour if floor else 0,
+        "recommended": floor.recommended_per_hour if floor else 0,
+        "minimum_words": _rate(floor.minor_per_hour) if floor else "",
+        "recommended_words": _rate(floor.recommended_per_hour) if floor else "",
+        "symbol": panels.SYMBOLS[panels.get(panel).currency],
+        "panel_name": panels.get(panel).name,
+        # every panel's rates, for the page's script to judge the pay when another panel is chosen
+        "floors": {
+            key: {
+                "minimum": found.minimum_pay.minor_per_hour if found.minimum_pay else 0,
+                "recommended": found.minimum_pay.recommended_per_hour if found.minimum_pay else 0,
+                "symbol": panels.SYMBOLS[found.currency],
+                "name": found.name,
+            }
+            for key, found in panels.PANELS.items()
+        },
     }
     return render(request, "studies/study_form.html", context, status=400 if form.errors else 200)
+
+
+def _rate(minor: int) -> str:
+    """A rate per hour in major units: 6 for 600, 7.50 for 750."""
+    return f"{minor / 100:.0f}" if minor % 100 == 0 else f"{minor / 100:.2f}"
 
 
 @login_required
@@ -260,7 +285,9 @@ def study_detail(request: HtmxHttpRequest, study_id: int) -> HttpResponse:
         "may_duplicate": has_permission(request.user, ADD_STUDY) and not study.is_imported,
         "moves": [(status, MOVE_LABELS[status]) for status in page.moves],
         # a draft's too: its Prolific study may be set up before the launch here
-        "prolific": prolific_settings(study) if not study.is_imported else [],
+        "prolific": prolific_settings(study) if not study.is_imported and study.panel == panels.PROLIFIC else [],
+        # another panel's setup: its steps and what to paste there
+        "panel_setup": panel_setup(study) if not study.is_imported and study.panel != panels.PROLIFIC else None,
         "preregistration": panel,
         "preregistration_form": PreregistrationForm(initial=panel.initial) if panel else None,
     }

@@ -106,6 +106,8 @@ def test_the_answer_brings_the_next_item_and_the_studys_long_texts_are_read_when
         "completion_code",
         "failed_attention_code",
         "pid_format",
+        "panel",
+        "panel_settings",
         "is_imported",
         "owner_id",
         "created_at",

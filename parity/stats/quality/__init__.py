@@ -123,15 +123,36 @@ def hourly_pence(reward_pence: int, median_seconds: float | None) -> float | Non
     return reward_pence * 3600 / median_seconds
 
 
-def pay_verdict(pence_per_hour: float | None) -> str:
-    """ "below_minimum", "below_recommended", "ok", or "unknown" before any completion."""
+def pay_verdict(
+    pence_per_hour: float | None,
+    minimum: int | None = MINIMUM_PENCE_PER_HOUR,
+    recommended: int | None = RECOMMENDED_PENCE_PER_HOUR,
+) -> str:
+    """ "below_minimum", "below_recommended", "ok", "no_minimum" (a panel that sets none), or
+    "unknown" before any completion; against Prolific's rates unless another panel's are given."""
     if pence_per_hour is None:
         return "unknown"
-    if pence_per_hour < MINIMUM_PENCE_PER_HOUR:
+    if minimum is None:
+        return "no_minimum"
+    if pence_per_hour < minimum:
         return "below_minimum"
-    if pence_per_hour < RECOMMENDED_PENCE_PER_HOUR:
+    if recommended is not None and pence_per_hour < recommended:
         return "below_recommended"
     return "ok"
+
+
+@dataclass(frozen=True)
+class PayFloor:
+    """Whose rates pay is judged against: the panel's name, its minimum and recommended rates per
+    hour in minor units, and its currency's symbol (Prolific's by default)."""
+
+    panel: str = "Prolific"
+    minimum: int | None = MINIMUM_PENCE_PER_HOUR
+    recommended: int | None = RECOMMENDED_PENCE_PER_HOUR
+    symbol: str = "£"
+
+
+PROLIFIC_FLOOR = PayFloor()
 
 
 @dataclass(frozen=True)
@@ -182,10 +203,6 @@ def lagging_units(units: Sequence[UnitFill]) -> list[UnitFill]:
     return [unit for unit in units if unit.capacity and unit.filled / unit.capacity < study_fill / 2]
 
 
-def _pounds(pence: float) -> str:
-    return f"£{pence / 100:.2f}"
-
-
 def warnings(
     *,
     items: Sequence[ItemAnswers],
@@ -201,20 +218,25 @@ def warnings(
     left_tab: int = 0,
     canary: int = 0,
     bots: int = 0,
+    floor: PayFloor = PROLIFIC_FLOOR,
 ) -> list[str]:
-    """What a researcher should look at now, in words, the most urgent first."""
+    """What a researcher should look at now, in words, the most urgent first; pay against the
+    recruiting panel's rates (`floor`: Prolific's unless given)."""
     said: list[str] = []
-    if pence_per_hour is not None and median_minutes is not None:
-        rate = f"{_pounds(pence_per_hour)}/h at the median completion time of {median_minutes:.1f} min"
-        if pence_per_hour < MINIMUM_PENCE_PER_HOUR:
+    if pence_per_hour is not None and median_minutes is not None and floor.minimum is not None:
+
+        def money(amount: float) -> str:
+            return f"{floor.symbol}{amount / 100:.2f}"
+
+        rate = f"{money(pence_per_hour)}/h at the median completion time of {median_minutes:.1f} min"
+        if pence_per_hour < floor.minimum:
             said.append(
-                f"Pay is below Prolific's minimum: {rate} (minimum {_pounds(MINIMUM_PENCE_PER_HOUR)}/h). "
+                f"Pay is below {floor.panel}'s minimum: {rate} (minimum {money(floor.minimum)}/h). "
                 "Raise the reward or shorten the study."
             )
-        elif pence_per_hour < RECOMMENDED_PENCE_PER_HOUR:
+        elif floor.recommended is not None and pence_per_hour < floor.recommended:
             said.append(
-                f"Pay is below Prolific's recommended rate: {rate} "
-                f"(recommended {_pounds(RECOMMENDED_PENCE_PER_HOUR)}/h)."
+                f"Pay is below {floor.panel}'s recommended rate: {rate} (recommended {money(floor.recommended)}/h)."
             )
     for item in broken_items(items):
         said.append(f"Item {item.key} may be broken: {item.invalid} of {item.answers} answers to it are invalid.")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from parity import panels
 from parity.reporting.checklist import BY_ID, Answer, Record, computed, entered, not_answered, not_applicable, note_name
 from prolific.currency import money
 from results.computing.checklist.answering import IMPORTED, NOT_KNOWN, answers, imported, missing, original
@@ -34,12 +35,24 @@ def sampling_strategy(study: Study, results: StudyResults) -> Answer:
     record = Record("prolific study", results.methods.prolific is not None)
     if platform == "prolific":
         return computed(BY_ID["2.2"], "Crowdsource (Prolific), first come first served", record)
+    if results.methods.panel:
+        return computed(BY_ID["2.2"], _panel_strategy(study), Record("study.panel", study.panel))
     return computed(
         BY_ID["2.2"],
         "Through the study's link, first come first served; no Prolific study was recorded, so how people "
         "came by the link is the researchers' to say",
         record,
     )
+
+
+def _panel_strategy(study: Study) -> str:
+    """How a panel other than Prolific recruits (`Study.panel`)."""
+    name = study.recruiting_panel.name
+    if study.panel == panels.SONA:
+        return f"A participant pool ({name}), through the study's link, first come first served"
+    if study.panel == panels.LAB:
+        return f"Through {name}, to the people the researchers gave it; how they were chosen is the researchers' to say"
+    return f"Crowdsource ({name}), first come first served"
 
 
 @answers("2.3")

@@ -316,6 +316,8 @@ class Methods(Node):
     recruiting: Recruiting | None = field(default=None, metadata=OMIT_IF_NONE)
     training: TrainingPhase | None = field(default=None, metadata=OMIT_IF_NONE)
     explanations: Explanations | None = field(default=None, metadata=OMIT_IF_NONE)
+    #: the panel that recruited, by name, when it is not Prolific (`Study.panel`, parity.panels)
+    panel: str | None = field(default=None, metadata=OMIT_IF_NONE)
 
 
 # -- who the participants said they were (`results.computing.demographics`) ------------------

@@ -39,6 +39,12 @@ def limitations(results: StudyResults, checklist: Sequence[Answer]) -> list[Part
             + (f" ({population})" if population else ", not a sample of a wider population")
             + "."
         )
+    elif results.methods.panel:
+        sentences.append(
+            f"They were recruited through {results.methods.panel}, first come first served"
+            + (f" ({population})" if population else ", not a sample of a wider population")
+            + "."
+        )
     elif population:
         sentences.append(f"The population of interest is {population}.")
     dataset = next((answer for answer in checklist if answer.entry.id == "0.8"), None)

@@ -68,6 +68,8 @@ def _recruitment(t: _Text) -> None:
         return
     if platform == "prolific":
         t.add("Participants were recruited on Prolific and answered on Parity through the study's link")
+    elif methods.panel:
+        t.add(f"Participants were recruited through {methods.panel} and answered on Parity through the study's link")
     else:
         t.add("Participants answered on Parity through the study's link (no Prolific study was recorded)")
     dates = methods.dates

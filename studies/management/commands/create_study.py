@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -10,7 +11,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.core.validators import URLValidator
 from django.utils.translation import ngettext
 
-from parity import benchmarks
+from parity import benchmarks, panels
 from parity.stats.power import describe
 from studies.design.estimates import MAX_MINUTES
 from studies.design.pay import hourly_pay
@@ -60,6 +61,20 @@ class Command(BaseCommand):
             default=Study.PidFormat.PROLIFIC,
             help="what a PROLIFIC_PID must look like: 'prolific' (24 hex characters, the default) "
             "or 'token' (any 1-64 letters, digits, '-' or '_', for pilots and other recruiters)",
+        )
+        parser.add_argument(
+            "--panel",
+            choices=list(panels.PANELS),
+            default=panels.PROLIFIC,
+            help="where participants come from (default prolific): connect, mturk, sona or lab (docs/panels.md)",
+        )
+        parser.add_argument(
+            "--panel-setting",
+            action="append",
+            default=[],
+            metavar="KEY=VALUE",
+            help="the panel's own settings (repeatable): complete_url and partial_url (connect), credit_url (sona), "
+            "sandbox=true (mturk)",
         )
         parser.add_argument(
             "--language",
@@ -202,6 +217,8 @@ class Command(BaseCommand):
                 status="draft" if options["draft"] else "live",
                 owner=owner,
                 pid_format=options["pid_format"],
+                panel=options["panel"],
+                panel_settings=_panel_settings(options["panel_setting"]),
                 language=options["language"],
                 estimated_minutes=options["minutes"],
                 reward_pence=reward_pence,
@@ -224,8 +241,11 @@ class Command(BaseCommand):
             shape += " × " + ngettext("%(n)d participant", "%(n)d participants", per_unit) % {"n": per_unit}
         shape += ", " + ngettext("%(n)d attention check", "%(n)d attention checks", checks) % {"n": checks}
         self.stdout.write(f"Created study {study.name!r} ({study.benchmark}): {shape}")
-        pay = hourly_pay(study.reward_pence, study.estimated_minutes)
-        self.stdout.write(f"Time and reward: {study.estimated_minutes} min, £{study.reward_pence / 100:.2f} ({pay})")
+        pay = hourly_pay(study.reward_pence, study.estimated_minutes, study.panel)
+        symbol = panels.SYMBOLS[pay.currency]
+        self.stdout.write(
+            f"Time and reward: {study.estimated_minutes} min, {symbol}{study.reward_pence / 100:.2f} ({pay})"
+        )
         self.stdout.write(describe(study.power_analysis))
         self.stdout.write(study.participant_url())
 
@@ -254,3 +274,16 @@ def _screening(options: dict) -> dict:
         exclude_earlier=options["exclude_earlier"],
         **lists,
     ).to_json()
+
+
+def _panel_settings(pairs: list[str]) -> dict[str, Any]:
+    """--panel-setting KEY=VALUE pairs; sandbox read as true or false."""
+    found: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or key not in panels.SETTING_LABELS:
+            raise CommandError(
+                f"--panel-setting {pair!r}: give KEY=VALUE, KEY one of {', '.join(panels.SETTING_LABELS)}"
+            )
+        found[key] = value.lower() in ("1", "true", "yes") if key == "sandbox" else value
+    return found
