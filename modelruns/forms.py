@@ -11,7 +11,7 @@ from django import forms
 from django.http import QueryDict
 
 from modelruns.models import ModelSpec
-from modelruns.services_inspect_eval import study_inspect_task_or_none
+from modelruns.services_inspect_eval import study_inspect_task_named
 from modelruns.sources import model_name_problem
 from parity.benchmarks.design import DesignOption
 from studies.design.option_fields import option_field
@@ -75,8 +75,8 @@ class RunStartForm(forms.Form):
         for option in self.definition.model_setting_options:
             self.fields[SETTING_PREFIX + option.key] = setting_field(option, defaults[option.key])
         self.fields["sweep"] = sweep  # after the settings it qualifies
-        #: the Inspect task the study's items came from, where they did (a run may go through it)
-        self.inspect_task = study_inspect_task_or_none(study) if self.definition.named_sets and study.pk else None
+        #: the name and spec of the Inspect task the study's items came from, where they did (a run may go through it)
+        self.inspect_task = study_inspect_task_named(study) if self.definition.named_sets and study.pk else None
         if self.inspect_task is not None:
             self.fields["through_inspect"] = forms.BooleanField(
                 required=False,

@@ -16,7 +16,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.db import transaction
@@ -30,10 +30,7 @@ from modelruns.services_inspect import ImportedLog, modelrun_import_inspect_log
 from modelruns.sources import model_source_problem
 from parity.benchmarks.from_inspect import samples as keys
 from parity.benchmarks.from_inspect.logs import SETTING, item_sample
-from studies.models import Study
-
-#: the item's extra fields the task's import writes: what `inspect eval` takes, and the task's arguments
-TASK_SPEC, TASK_ARGS = "inspect_task_spec", "inspect_task_args"
+from studies.models import Study, UnitItem
 
 
 @dataclass(frozen=True)
@@ -62,13 +59,13 @@ def study_inspect_task(study: Study, *, trust_task_code: bool = False) -> Inspec
         item = item_data(row)
         sample = item_sample(item)
         extra = item.meta.get("extra") or {}
-        if sample is None or not extra.get(TASK_SPEC):
+        if sample is None or not extra.get(keys.TASK_SPEC):
             continue
-        found.add((sample[0], str(extra[TASK_SPEC]), str(extra.get(TASK_ARGS) or "{}")))
+        found.add((sample[0], str(extra[keys.TASK_SPEC]), str(extra.get(keys.TASK_ARGS) or "{}")))
         ids.append(sample[1])
     if not found:
         raise ModelRunError(
-            f"study {study.name!r} has no items of an Inspect task that say how to run it ({TASK_SPEC})"
+            f"study {study.name!r} has no items of an Inspect task that say how to run it ({keys.TASK_SPEC})"
         )
     if len(found) > 1:
         raise ModelRunError(
@@ -83,18 +80,32 @@ def study_inspect_task(study: Study, *, trust_task_code: bool = False) -> Inspec
     try:
         parsed = json.loads(args)
     except json.JSONDecodeError as exc:
-        raise ModelRunError(f"the items' {TASK_ARGS} is not JSON ({exc.msg})") from exc
+        raise ModelRunError(f"the items' {keys.TASK_ARGS} is not JSON ({exc.msg})") from exc
     if not isinstance(parsed, dict):
-        raise ModelRunError(f"the items' {TASK_ARGS} is not a JSON object of the task's arguments")
+        raise ModelRunError(f"the items' {keys.TASK_ARGS} is not a JSON object of the task's arguments")
     return InspectTask(name, spec, parsed, tuple(ids))
 
 
-def study_inspect_task_or_none(study: Study) -> InspectTask | None:
-    """The Inspect task the study's items came from, or None (no such items, or several tasks)."""
-    try:
-        return study_inspect_task(study, trust_task_code=True)
-    except ModelRunError:
-        return None
+class NamedTask(NamedTuple):
+    #: the task's name, as its logs write it
+    name: str
+    #: what `inspect eval` takes
+    spec: str
+
+
+def study_inspect_task_named(study: Study) -> NamedTask | None:
+    """The name and spec of the one Inspect task the study's items came from and say how to run, or None
+    (no such items, or several tasks): one narrow query, for a page that only names the task."""
+    found = (
+        UnitItem.objects.filter(
+            unit__study=study, item__is_attention_check=False, item__meta__extra__has_key=keys.TASK_SPEC
+        )
+        .values_list(f"item__meta__extra__{keys.TASK}", f"item__meta__extra__{keys.TASK_SPEC}")
+        .order_by()  # the model's ordering would make every row distinct
+        .distinct()[:2]
+    )
+    tasks = [NamedTask(str(name), str(spec)) for name, spec in found]
+    return tasks[0] if len(tasks) == 1 else None
 
 
 def _check_spec(spec: ModelSpec) -> None:

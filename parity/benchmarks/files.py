@@ -24,6 +24,16 @@ class DatasetError(ValueError):
         self.problem = problem
 
 
+#: how many offending rows, documents or samples a refusal names
+NAMED = 5
+
+
+def some_of(names: Sequence[object], shown: int = NAMED) -> str:
+    """The first `shown` of `names`, and how many more ("a, b, c and 4 more"): what a refusal names."""
+    listed = ", ".join(str(name) for name in names[:shown])
+    return listed + (f" and {len(names) - shown} more" if len(names) > shown else "")
+
+
 def sha256_of(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as handle:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..base import ItemData, ModelAnswer
+from ..files import some_of
 from . import samples as keys
 
 if TYPE_CHECKING:  # Inspect is imported where a log is read (a model requirement, not the web's)
@@ -32,8 +33,6 @@ if TYPE_CHECKING:  # Inspect is imported where a log is read (a model requiremen
 
 #: the suffixes Inspect writes a log with (`.eval`, its default, a zip; `.json`, the older format)
 SUFFIXES = (".eval", ".json")
-#: how many offending samples a refusal names
-NAMED = 5
 #: a `.eval` zip inflates to at most this many bytes, and no member more than RATIO times its packed
 #: size (Inspect's JSON packs some 5 to 20 times): a zip bomb is refused before a byte is inflated
 MAX_INFLATED, RATIO = 2 * 1024**3, 200
@@ -111,13 +110,6 @@ class InspectLog:
     sha256: str
 
 
-def _input(value: Any) -> Any:
-    """A sample's input as `samples.fingerprint` takes it: text, or its chat messages as mappings."""
-    if isinstance(value, str):
-        return value
-    return [message.model_dump() for message in value]
-
-
 def _score(name: str, score: Score) -> LogScore:
     value = score.value
     single = value if isinstance(value, (str, int, float, bool)) else None
@@ -133,7 +125,7 @@ def _sample(sample: EvalSample, scorer: str) -> LogSample:
     return LogSample(
         sample_id=keys.sample_key(sample.id),
         epoch=int(sample.epoch),
-        fingerprint=keys.fingerprint(_input(sample.input), choices, target),
+        fingerprint=keys.fingerprint(keys.sample_input(sample.input), choices, target),
         score=_score(scorer, scores[scorer]) if scorer in scores else None,
         completion=sample.output.completion if sample.output is not None else "",
         error=error,
@@ -246,9 +238,7 @@ def item_sample(item: ItemData) -> tuple[str, str] | None:
 
 
 def _names(samples: Sequence[LogSample], epochs: int) -> str:
-    named = [sample.sample_id + (f" (epoch {sample.epoch})" if epochs > 1 else "") for sample in samples]
-    shown = ", ".join(named[:NAMED])
-    return shown + (f" and {len(named) - NAMED} more" if len(named) > NAMED else "")
+    return some_of([sample.sample_id + (f" (epoch {sample.epoch})" if epochs > 1 else "") for sample in samples])
 
 
 def is_correct(value: str | float | bool | None) -> bool:
@@ -331,9 +321,9 @@ def log_answers(log: InspectLog, items: Iterable[ItemData]) -> MatchedLog:
         raise LogError(f"the log is of task {log.task!r}; the study's items are of task {known}")
     missing = _unfinished(log)
     if missing:
-        shown = ", ".join(missing[:NAMED]) + (f" and {len(missing) - NAMED} more" if len(missing) > NAMED else "")
         raise LogError(
-            f"the eval ended with status {log.status!r} before {len(missing)} samples were scored ({shown}): "
+            f"the eval ended with status {log.status!r} before {len(missing)} samples were scored "
+            f"({some_of(missing)}): "
             "import the log of a finished eval (`inspect eval-retry` finishes this one)"
         )
     if not log.samples:

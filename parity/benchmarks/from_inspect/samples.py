@@ -1,6 +1,7 @@
 """What an item imported from an Inspect sample carries of it, read back by the log import.
 
-An Inspect sample is (id, input, choices, target, metadata). The item keeps, among its extra fields:
+An Inspect sample is (id, input, choices, target, metadata). The item keeps, among its extra fields
+(all named here):
 the task's name (`inspect_task`), the sample's id as Inspect writes it (`inspect_sample_id`), the
 letters its choices were shown with (`inspect_letters`, choice items) and a fingerprint of what it
 asks (`inspect_fingerprint`: the sha256 of its input, choices and target as canonical JSON). A log
@@ -16,6 +17,17 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 TASK, SAMPLE_ID, LETTERS, FINGERPRINT = "inspect_task", "inspect_sample_id", "inspect_letters", "inspect_fingerprint"
+#: what the task's import also keeps: what `inspect eval` takes and the task's arguments (how Parity
+#: runs the task), the scorer whose rule scores a person's written answer, the target as JSON, the
+#: sample's metadata as JSON, and the Inspect version that built the model's prompt
+TASK_SPEC, TASK_ARGS, SCORER, TARGET, METADATA, INSPECT_VERSION = (
+    "inspect_task_spec",
+    "inspect_task_args",
+    "inspect_scorer",
+    "inspect_target",
+    "inspect_metadata",
+    "inspect_version",
+)
 #: Inspect's letters for choices (`inspect_ai.solver.multiple_choice` answers with them)
 ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -45,6 +57,11 @@ def _plain(value: Any) -> Any:
     if isinstance(value, Sequence):
         return [_plain(part) for part in value]
     return str(value)
+
+
+def sample_input(value: Any) -> Any:
+    """A sample's input as `fingerprint` takes it: text, or its chat messages as mappings."""
+    return value if isinstance(value, str) else [message.model_dump() for message in value]
 
 
 def fingerprint(input_: Any, choices: Sequence[str] | None, target: str | Sequence[str]) -> str:

@@ -35,22 +35,12 @@ from typing import Any
 import yaml
 
 from ..base import DatasetError
+from ..files import some_of
 from . import samples, scoring
 
 INSTALL_HINT = "install the model requirements (`.venv/bin/pip install -r requirements-models.txt`)"
 #: the Inspect plan step that writes "A) ..." choices and reads the model's letter
 MULTIPLE_CHOICE_SOLVER = "multiple_choice"
-#: how many samples a refusal names
-NAMED = 5
-#: extra fields an imported item carries beyond `samples`' (see records)
-TASK_SPEC, TASK_ARGS, SCORER, TARGET, METADATA, INSPECT_VERSION = (
-    "inspect_task_spec",
-    "inspect_task_args",
-    "inspect_scorer",
-    "inspect_target",
-    "inspect_metadata",
-    "inspect_version",
-)
 
 
 @dataclass(frozen=True)
@@ -145,8 +135,7 @@ def _task_function(spec: str, label: str) -> Any:
 
 
 def _refuse(label: str, problem: str, names: Sequence[str]) -> DatasetError:
-    shown = ", ".join(names[:NAMED]) + (f" and {len(names) - NAMED} more" if len(names) > NAMED else "")
-    return DatasetError(label, f"{problem} (samples {shown})" if names else problem)
+    return DatasetError(label, f"{problem} (samples {some_of(names)})" if names else problem)
 
 
 def _check_task(task: Any, label: str) -> None:
@@ -232,10 +221,6 @@ def _person_text(input_: Any) -> tuple[str, str]:
     return "\n\n".join(turns), "markdown"
 
 
-def _plain_input(input_: Any) -> Any:
-    return input_ if isinstance(input_, str) else [message.model_dump() for message in input_]
-
-
 def _scorer(log: Any, label: str) -> tuple[str, dict[str, Any]]:
     scorers = log.eval.scorers or []
     if not scorers:
@@ -270,14 +255,14 @@ def _record(
     extra: dict[str, Any] = {
         samples.TASK: log.eval.task,
         samples.SAMPLE_ID: key,
-        samples.FINGERPRINT: samples.fingerprint(_plain_input(sample.input), sample.choices, sample.target),
-        TASK_SPEC: spec,
-        TASK_ARGS: json.dumps(dict(arguments), sort_keys=True),
-        TARGET: json.dumps(targets, ensure_ascii=False),
-        INSPECT_VERSION: log.eval.packages.get("inspect_ai", ""),
+        samples.FINGERPRINT: samples.fingerprint(samples.sample_input(sample.input), sample.choices, sample.target),
+        samples.TASK_SPEC: spec,
+        samples.TASK_ARGS: json.dumps(dict(arguments), sort_keys=True),
+        samples.TARGET: json.dumps(targets, ensure_ascii=False),
+        samples.INSPECT_VERSION: log.eval.packages.get("inspect_ai", ""),
     }
     if sample.metadata:
-        extra[METADATA] = json.dumps(sample.metadata, ensure_ascii=False, sort_keys=True, default=str)
+        extra[samples.METADATA] = json.dumps(sample.metadata, ensure_ascii=False, sort_keys=True, default=str)
     record: dict[str, Any] = {"id": key, "text": text, "format": text_format, "model_context": model_context}
     category = (sample.metadata or {}).get("category")
     if isinstance(category, str) and category:
@@ -301,7 +286,7 @@ def _record(
             continuations=[f"\nANSWER: {letter}" for letter in letters],
         )
     elif name in scoring.REPRODUCED:
-        extra[SCORER] = scoring.scorer_spec(name, options)
+        extra[samples.SCORER] = scoring.scorer_spec(name, options)
         record.update(kind="short_text", gold=targets, metric="inspect", max_tokens=256)
     else:
         record.update(kind="free_text")

@@ -20,18 +20,17 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from parity.engine.requests import ChoiceResult, ContinuationScore, GenerationResult
 
 from ..base import ItemData, ModelAnswer
+from ..files import NAMED, some_of
 
 #: `samples_<task>_<date>.jsonl`, the date as `datetime.now().isoformat()` with ':' made '-'
 FILE_NAME = re.compile(r"samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)\.jsonl")
-#: how many offending documents a refusal names
-NAMED = 5
 
 
 class SamplesError(ValueError):
@@ -198,11 +197,6 @@ class MatchedAnswers:
     contexts_differ: int
 
 
-def _names(doc_ids: Sequence[int]) -> str:
-    shown = ", ".join(str(doc_id) for doc_id in doc_ids[:NAMED])
-    return shown + (f" and {len(doc_ids) - NAMED} more" if len(doc_ids) > NAMED else "")
-
-
 def _result(item: ItemData, sample: Sample) -> ChoiceResult | GenerationResult:
     """What the engine would have returned, from what the harness logged (it logs no token counts)."""
     if sample.generated is not None:
@@ -269,14 +263,14 @@ def samples_answers(samples: SamplesFile, items: Iterable[ItemData], model_answe
     if unmatched:
         raise SamplesError(
             f"{len(unmatched)} of the file's {len(samples.samples)} documents of {samples.task!r} are not among the "
-            f"study's items (doc_id {_names(unmatched)}): import the task with the same --limit, or a study of all "
+            f"study's items (doc_id {some_of(unmatched)}): import the task with the same --limit, or a study of all "
             "its documents"
         )
     matched = [(by_document[(samples.task, sample.doc_id)], sample) for sample in samples.samples]
     other = [sample.doc_id for item, sample in matched if not _target_matches(item, sample)]
     if other:
         raise SamplesError(
-            f"{len(other)} documents have another target than the items with their ids (doc_id {_names(other)}): "
+            f"{len(other)} documents have another target than the items with their ids (doc_id {some_of(other)}): "
             "the file is of another version of the task's documents"
         )
     results = {item.key: _result(item, sample) for item, sample in matched}
